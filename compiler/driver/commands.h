@@ -1,0 +1,30 @@
+// The `plastic` subcommands, one file each; main.cpp parses the command line.
+//
+// Exit codes are distinct per failure kind so scripts can tell them apart:
+// 0 success, 1 the input has errors (a model, a data file), 2 the command line
+// is wrong, 3 an internal error (a bug in Plastic).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace plastic::driver {
+
+enum ExitCode { kOk = 0, kInputError = 1, kUsageError = 2, kInternalError = 3 };
+
+struct CommonOptions {
+  std::map<std::string, double> overrides;  ///< --set name=value
+  bool color = false;                       ///< colour diagnostics (a terminal)
+};
+
+/// `plastic check FILE…`: check models and print a summary of each.
+int run_check(const std::vector<std::string>& files, bool json, const CommonOptions& common);
+
+/// `plastic emit --ast FILE`: print a stage of the compilation.
+int run_emit(const std::string& file, const std::string& stage, const CommonOptions& common);
+
+/// Expands directories into the `*.ode` files below them (sorted).
+std::vector<std::string> expand_model_paths(const std::vector<std::string>& paths);
+
+}  // namespace plastic::driver

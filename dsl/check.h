@@ -1,0 +1,32 @@
+// The checker: from parsed modules to a CheckedModel.
+//
+// Resolves names, evaluates dims (with command-line overrides), instantiates
+// layers, flattens parameters, infers a shape for every expression, checks
+// flows against their states, validates outputs, the loss, the solver and
+// the gradient method, and warns about unused declarations.
+#pragma once
+
+#include "dsl/diagnostics.h"
+#include "dsl/model.h"
+
+#include <map>
+#include <memory>
+#include <string>
+
+namespace plastic::dsl {
+
+struct CheckOptions {
+  std::map<std::string, double> overrides;  ///< --set name=value
+};
+
+struct CheckResult {
+  std::unique_ptr<CheckedModel> model;  ///< null if there were errors
+  bool usage_error = false;             ///< an override named nothing in the model
+};
+
+/// Checks `model` against the prelude. The checked model takes ownership of
+/// both modules (its expressions point into them).
+CheckResult check(std::unique_ptr<Module> prelude, std::unique_ptr<Module> model, const CheckOptions& options,
+                  DiagnosticEngine& diag);
+
+}  // namespace plastic::dsl

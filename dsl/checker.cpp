@@ -1,0 +1,423 @@
+// The checker's declaration-level rules (parameters and layers: layers.cpp;
+// expression shapes: shape_domain.cpp; name resolution: evaluator.h).
+#include "dsl/checker_impl.h"
+
+#include <cmath>
+
+namespace plastic::dsl {
+
+std::string_view to_string(GradientMethod m) {
+  switch (m) {
+  case GradientMethod::Direct: return "direct";
+  case GradientMethod::Checkpoint: return "checkpoint";
+  case GradientMethod::Adjoint: return "adjoint";
+  }
+  return "?";
+}
+
+int64_t CheckedModel::param_count() const {
+  int64_t n = 0;
+  for (const ParamInfo& p : params) n += element_count(p.shape);
+  return n;
+}
+
+int64_t CheckedModel::state_size() const {
+  int64_t n = 0;
+  for (const StateInfo& s : states) n += element_count(s.shape);
+  return n;
+}
+
+const InputInfo* CheckedModel::find_input(std::string_view name) const {
+  for (const InputInfo& in : inputs)
+    if (in.name == name) return &in;
+  return nullptr;
+}
+
+const StateInfo* CheckedModel::find_state(std::string_view name) const {
+  for (const StateInfo& s : states)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+namespace detail {
+
+namespace {
+const std::vector<std::string> kFixedSolvers = {"euler", "midpoint", "heun", "rk3", "rk4", "rk4_38"};
+const std::vector<std::string> kAdaptiveSolvers = {"dopri5", "tsit5", "bosh3"};
+
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+template <class T>
+const T* first_of(const Module& m) {
+  for (const Decl& d : m.decls)
+    if (auto* p = std::get_if<T>(&d)) return p;
+  return nullptr;
+}
+}  // namespace
+
+void Checker::declare(const std::string& name, Span span, const char* what) {
+  auto [it, inserted] = declared_.emplace(name, span);
+  if (inserted) return;
+  auto lc = it->second.valid() ? it->second.file->line_col(it->second.begin) : SourceFile::LineCol{};
+  diag_.error(span, fmt::format("'{}' is already declared", name),
+              it->second.valid() ? fmt::format("the first declaration is on line {}; rename this {}", lc.line, what)
+                                 : "");
+}
+
+std::optional<int64_t> Checker::positive_int(const Expr& e, std::string_view what, const LayerInstance* layer) {
+  auto v = eval_.constant(e, layer);
+  if (!v) return std::nullopt;
+  if (*v != std::floor(*v) || *v <= 0 || *v > 1e9) {
+    bool division = e.kind == ExprKind::Binary && e.text == "/" && *v > 0 && *v != std::floor(*v);
+    if (division)
+      diag_.error(e.span, fmt::format("{} {} does not divide evenly (= {})", what, e.text == "/" ? "division" : "", *v),
+                  "dims are integers; make the numerator a multiple of the denominator");
+    else
+      diag_.error(e.span, fmt::format("{} must be a positive integer, got {}", what, *v));
+    return std::nullopt;
+  }
+  return static_cast<int64_t>(*v);
+}
+
+std::optional<Shape> Checker::shape_of(const std::vector<ExprPtr>& dims, const LayerInstance* layer) {
+  Shape shape;
+  bool ok = true;
+  for (const ExprPtr& d : dims) {
+    auto v = positive_int(*d, "a dimension", layer);
+    if (!v) ok = false;
+    else shape.push_back(*v);
+  }
+  if (!ok) return std::nullopt;
+  return shape;
+}
+
+// dim_decl / const_decl: evaluated in order; --set overrides the value.
+void Checker::check_dim(const DimDecl& d) {
+  declare(d.name.name, d.name.span, d.is_const ? "const" : "dim");
+  DimValue v{d.name.name, 0, d.is_const, false, d.name.span};
+  if (auto it = options_.overrides.find(d.name.name); it != options_.overrides.end()) {
+    used_overrides_.insert(d.name.name);
+    v.value = it->second;
+    v.overridden = true;
+    if (!d.is_const && (v.value != std::floor(v.value) || v.value <= 0)) {
+      diag_.error(d.name.span, fmt::format("--set {}={}: a dim must be a positive integer", d.name.name, v.value));
+      usage_error_ = true;
+    }
+  } else if (d.is_const) {
+    auto c = eval_.constant(*d.value);
+    if (!c) return;
+    v.value = *c;
+  } else {
+    auto n = positive_int(*d.value, fmt::format("dim '{}'", d.name.name));
+    if (!n) return;
+    v.value = static_cast<double>(*n);
+  }
+  m_.dims.push_back(v);
+}
+
+// input_decl: sizes, interpolation, log-signature parameters.
+void Checker::check_input(const InputDecl& in) {
+  declare(in.name.name, in.name.span, "input");
+  InputInfo info;
+  info.name = in.name.name;
+  info.kind = in.kind;
+  info.interp = in.interp;
+  info.per_observation = in.per_observation;
+  info.span = in.name.span;
+  auto shape = shape_of(in.sizes);
+  if (!shape) return;
+  info.shape = *shape;
+  if (in.kind == InputKind::Label) {
+    info.classes = info.shape[0];
+    info.shape = {};
+    if (info.classes < 2) diag_.error(in.sizes[0]->span, "a label needs at least 2 classes");
+  }
+  info.drive_size = in.kind == InputKind::Path ? info.shape[0] : 0;
+  if (in.kind == InputKind::Path && in.interp == Interpolation::LogSig) {
+    auto depth = positive_int(*in.logsig_depth, "the log-signature depth");
+    auto step = positive_int(*in.logsig_step, "the log-signature step");
+    if (!depth || !step) return;
+    if (*depth > 4)
+      diag_.error(in.logsig_depth->span, fmt::format("log-signature depth {} is not supported", *depth),
+                  "depths 1 to 4 are supported (paper 002 uses 1 to 3)");
+    info.logsig_depth = *depth;
+    info.logsig_step = *step;
+    info.drive_size = Evaluator<ShapeDomain>::logsig_dimension(info.shape[0], *depth);
+  }
+  m_.inputs.push_back(info);
+}
+
+void Checker::check_state(const StateDecl& s) {
+  declare(s.name.name, s.name.span, "state");
+  auto shape = shape_of(s.shape);
+  if (!shape) return;
+  StateInfo info;
+  info.name = s.name.name;
+  info.shape = *shape;
+  info.span = s.name.span;
+  info.decl = &s;
+  m_.states.push_back(info);
+}
+
+// Each state: its initial value, exactly one flow of its shape, at most one jump.
+void Checker::check_flows_and_jumps(const Module& user) {
+  for (const Decl& d : user.decls) {
+    const Ident* target = nullptr;
+    bool is_flow = false;
+    if (auto* f = std::get_if<FlowDecl>(&d)) target = &f->state, is_flow = true;
+    else if (auto* j = std::get_if<JumpDecl>(&d)) target = &j->state;
+    else continue;
+    StateInfo* st = nullptr;
+    for (StateInfo& s : m_.states)
+      if (s.name == target->name) st = &s;
+    if (!st) {
+      std::vector<std::string> names;
+      for (const StateInfo& s : m_.states) names.push_back(s.name);
+      std::string near = closest_name(target->name, names);
+      diag_.error(target->span, fmt::format("unknown name '{}': {} needs a state", target->name, is_flow ? "a flow" : "a jump"),
+                  near.empty() ? fmt::format("declare it: `state {} : [n] = 0`", target->name)
+                               : fmt::format("did you mean '{}'?", near));
+      continue;
+    }
+    if (is_flow) {
+      if (st->flow) diag_.error(target->span, fmt::format("a flow for '{}' is already declared", st->name));
+      else st->flow = &std::get<FlowDecl>(d);
+    } else {
+      if (st->jump) diag_.error(target->span, fmt::format("a jump for '{}' is already declared", st->name));
+      else st->jump = &std::get<JumpDecl>(d);
+    }
+  }
+  for (StateInfo& st : m_.states) {
+    auto check_shape = [&](const ShapeValue& v, Span span, const char* what) {
+      if (domain_.failed(v)) return;
+      if (v.kind != ShapeValue::Tensor || (v.shape != st.shape && !v.shape.empty()))
+        diag_.error(span, fmt::format("{} of shape {} does not match state '{}' of shape {}", what,
+                                      format_shape(v.shape), st.name, format_shape(st.shape)),
+                    "a flow gives the state's time derivative, so it has the state's shape (or is a scalar)");
+    };
+    check_shape(eval_.eval_root(*st.decl->init, Where::Init), st.decl->init->span, "the initial value");
+    if (!st.flow) {
+      diag_.error(st.span, fmt::format("state '{}' has no flow", st.name),
+                  fmt::format("add `flow {}' = ...` (write `flow {}' = 0` for a state that only jumps)", st.name, st.name));
+      continue;
+    }
+    check_shape(eval_.eval_root(*st.flow->body, Where::Flow), st.flow->body->span, "the flow");
+    if (st.jump) check_shape(eval_.eval_root(*st.jump->body, Where::Jump), st.jump->body->span, "the jump");
+  }
+}
+
+void Checker::check_outputs(const Module& user) {
+  for (const Decl& d : user.decls) {
+    auto* o = std::get_if<OutputDecl>(&d);
+    if (!o) continue;
+    declare(o->name.name, o->name.span, "output");
+    ShapeValue v = eval_.eval_root(*o->body, o->per_observation ? Where::ObsOutput : Where::Output);
+    if (domain_.failed(v)) continue;
+    m_.outputs.push_back({o->name.name, v.shape, o->per_observation, o});
+  }
+}
+
+void Checker::check_loss(const Module& user) {
+  for (const Decl& d : user.decls) {
+    auto* l = std::get_if<LossDecl>(&d);
+    if (!l) continue;
+    if (m_.loss) {
+      diag_.error(l->keyword, "a loss is already declared", "combine terms in one loss: `loss mse(a, r) + 0.1 * mse(b, s)`");
+      continue;
+    }
+    m_.loss = l;
+    ShapeValue v = eval_.eval_root(*l->body, Where::Loss);
+    if (!domain_.failed(v) && v.kind != ShapeValue::Loss)
+      diag_.error(l->body->span, "the loss must be cross_entropy, bce_with_logits, mse or a weighted sum of them");
+  }
+  if (!m_.loss)
+    diag_.error(user.model.span, fmt::format("model '{}' has no loss", user.model.name),
+                "add e.g. `loss cross_entropy(logits, y)`");
+}
+
+void Checker::check_solver(const SolveDecl* solve) {
+  SolverInfo& s = m_.solver;
+  if (!solve) {
+    s.method = "dopri5";
+    s.adaptive = true;
+    return;
+  }
+  s.span = solve->method.span;
+  s.method = solve->method.name;
+  s.adaptive = contains(kAdaptiveSolvers, s.method);
+  if (!s.adaptive && !contains(kFixedSolvers, s.method)) {
+    std::vector<std::string> all = kFixedSolvers;
+    all.insert(all.end(), kAdaptiveSolvers.begin(), kAdaptiveSolvers.end());
+    std::string near = closest_name(s.method, all);
+    diag_.error(solve->method.span, fmt::format("unknown solver '{}'", s.method),
+                near.empty() ? "fixed step: euler, midpoint, heun, rk3, rk4, rk4_38; adaptive: dopri5, tsit5, bosh3"
+                             : fmt::format("did you mean '{}'?", near));
+    return;
+  }
+  std::vector<std::string> allowed = s.adaptive ? std::vector<std::string>{"rtol", "atol", "max_steps", "step", "dt_min", "dt_max"}
+                                                : std::vector<std::string>{"step", "max_steps"};
+  bool has_step = false;
+  for (const Option& o : solve->options) {
+    if (!contains(allowed, o.name.name)) {
+      std::string near = closest_name(o.name.name, allowed);
+      diag_.error(o.name.span, fmt::format("unknown option '{}' for solver {}", o.name.name, s.method),
+                  near.empty() ? fmt::format("{} takes: {}", s.method, fmt::join(allowed, ", "))
+                               : fmt::format("did you mean '{}'?", near));
+      continue;
+    }
+    auto v = eval_.constant(*o.value);
+    if (!v) continue;
+    if (*v <= 0) {
+      diag_.error(o.value->span, fmt::format("{} must be positive", o.name.name));
+      continue;
+    }
+    if (o.name.name == "step") s.step = *v, has_step = true;
+    if (o.name.name == "rtol") s.rtol = *v;
+    if (o.name.name == "atol") s.atol = *v;
+    if (o.name.name == "dt_min") s.dt_min = *v;
+    if (o.name.name == "dt_max") s.dt_max = *v;
+    if (o.name.name == "max_steps") {
+      if (*v != std::floor(*v)) diag_.error(o.value->span, "max_steps must be a positive integer");
+      s.max_steps = static_cast<int64_t>(*v);
+    }
+  }
+  if (!s.adaptive && !has_step)
+    diag_.error(solve->method.span, fmt::format("fixed-step solver {} needs a step", s.method),
+                fmt::format("write e.g. `solve {} step 0.1`, or use an adaptive solver such as dopri5", s.method));
+}
+
+void Checker::check_gradient(const GradientDecl* g) {
+  GradientInfo& info = m_.gradient;
+  if (!g) return;
+  info.span = g->method.span;
+  const std::string& name = g->method.name;
+  if (name == "direct") info.method = GradientMethod::Direct;
+  else if (name == "checkpoint") info.method = GradientMethod::Checkpoint;
+  else if (name == "adjoint") info.method = GradientMethod::Adjoint;
+  else {
+    std::string near = closest_name(name, {"direct", "checkpoint", "adjoint"});
+    diag_.error(g->method.span, fmt::format("unknown gradient method '{}'", name),
+                near.empty() ? "use direct, checkpoint N or adjoint" : fmt::format("did you mean '{}'?", near));
+    return;
+  }
+  if (info.method == GradientMethod::Checkpoint) {
+    if (!g->count) {
+      diag_.error(g->method.span, "checkpoint needs the number of steps between checkpoints",
+                  "write e.g. `gradient checkpoint 16`");
+    } else if (auto n = positive_int(*g->count, "the checkpoint interval")) {
+      info.checkpoint_every = *n;
+    }
+  } else if (g->count) {
+    diag_.error(g->count->span, fmt::format("gradient {} takes no count", name));
+  }
+  for (const Option& o : g->options) {
+    bool allowed = info.method == GradientMethod::Adjoint && (o.name.name == "rtol" || o.name.name == "atol");
+    if (!allowed) {
+      diag_.error(o.name.span, fmt::format("unknown option '{}' for gradient {}", o.name.name, name),
+                  info.method == GradientMethod::Adjoint ? "adjoint takes rtol and atol" : "only adjoint takes options");
+      continue;
+    }
+    auto v = eval_.constant(*o.value);
+    if (!v) continue;
+    if (*v <= 0) diag_.error(o.value->span, fmt::format("{} must be positive", o.name.name));
+    else (o.name.name == "rtol" ? info.rtol : info.atol) = *v;
+  }
+}
+
+void Checker::warn_unused(const Module& user) {
+  for (const Decl& d : user.decls) {
+    if (auto* dim = std::get_if<DimDecl>(&d)) {
+      if (!uses_.names.count(dim->name.name))
+        diag_.warning(dim->name.span, fmt::format("{} '{}' is never used", dim->is_const ? "const" : "dim", dim->name.name));
+    } else if (auto* in = std::get_if<InputDecl>(&d)) {
+      if (!uses_.names.count(in->name.name))
+        diag_.warning(in->name.span, fmt::format("input '{}' is never used", in->name.name));
+    } else if (auto* p = std::get_if<ParamDecl>(&d)) {
+      bool used = false;
+      if (p->layer) used = uses_.names.count(p->name.name) > 0;
+      for (size_t i = 0; !p->layer && i < m_.params.size(); ++i)
+        if (m_.params[i].name == p->name.name) used = uses_.params.count(static_cast<int>(i)) > 0;
+      if (!used)
+        diag_.warning(p->name.span, fmt::format("parameter '{}' is never used", p->name.name),
+                      "an unused parameter gets no gradient; remove it");
+    } else if (auto* f = std::get_if<FnDecl>(&d)) {
+      if (!uses_.names.count("fn:" + f->name.name))
+        diag_.warning(f->name.span, fmt::format("fn '{}' is never used", f->name.name));
+    }
+  }
+}
+
+bool Checker::run(const Module& prelude, const Module& user) {
+  m_.name = user.model.name;
+  for (const Module* mod : {&prelude, &user})
+    for (const Decl& d : mod->decls) {
+      if (auto* l = std::get_if<LayerDecl>(&d)) {
+        if (l->name.name == "mlp" || layer_defs_.count(l->name.name))
+          diag_.error(l->name.span, fmt::format("layer type '{}' is already declared", l->name.name),
+                      mod == &user ? "the prelude defines it; choose another name" : "");
+        else
+          layer_defs_[l->name.name] = l;
+      } else if (auto* f = std::get_if<FnDecl>(&d)) {
+        if (mod == &user) declare(f->name.name, f->name.span, "fn");
+        if (!m_.fns.emplace(f->name.name, f).second && mod == &prelude)
+          throw InternalError("duplicate fn in the prelude");
+      }
+    }
+  const SolveDecl* solve = nullptr;
+  const GradientDecl* gradient = nullptr;
+  for (const Decl& d : user.decls) {
+    if (auto* dim = std::get_if<DimDecl>(&d)) check_dim(*dim);
+    else if (auto* in = std::get_if<InputDecl>(&d)) check_input(*in);
+    else if (auto* p = std::get_if<ParamDecl>(&d)) check_param(*p, nullptr, "");
+    else if (auto* s = std::get_if<StateDecl>(&d)) check_state(*s);
+    else if (auto* sv = std::get_if<SolveDecl>(&d)) {
+      if (solve) diag_.error(sv->method.span, "a solve declaration is already declared");
+      solve = sv;
+    } else if (auto* g = std::get_if<GradientDecl>(&d)) {
+      if (gradient) diag_.error(g->method.span, "a gradient declaration is already declared");
+      gradient = g;
+    }
+  }
+  for (auto& [name, value] : options_.overrides)
+    if (!used_overrides_.count(name)) {
+      std::vector<std::string> dims;
+      for (const DimValue& d : m_.dims) dims.push_back(d.name);
+      std::string near = closest_name(name, dims);
+      diag_.error({}, fmt::format("--set {}: model '{}' has no dim or const of that name", name, m_.name),
+                  near.empty() ? "" : fmt::format("did you mean '{}'?", near));
+      usage_error_ = true;
+    }
+  check_flows_and_jumps(user);
+  check_outputs(user);
+  check_loss(user);
+  check_solver(solve);
+  check_gradient(gradient);
+  if (!diag_.has_errors()) warn_unused(user);
+
+  int64_t offset = 0;
+  for (ParamInfo& p : m_.params) p.offset = offset, offset += element_count(p.shape);
+  offset = 0;
+  for (StateInfo& s : m_.states) s.offset = offset, offset += element_count(s.shape);
+  return !diag_.has_errors();
+}
+
+}  // namespace detail
+
+CheckResult check(std::unique_ptr<Module> prelude, std::unique_ptr<Module> model, const CheckOptions& options,
+                  DiagnosticEngine& diag) {
+  auto checked = std::make_unique<CheckedModel>();
+  const Module& p = *prelude;
+  const Module& u = *model;
+  checked->modules.push_back(std::move(prelude));
+  checked->modules.push_back(std::move(model));
+  detail::Checker checker(*checked, options, diag);
+  bool ok = checker.run(p, u);
+  CheckResult result;
+  result.usage_error = checker.usage_error();
+  if (ok) result.model = std::move(checked);
+  return result;
+}
+
+}  // namespace plastic::dsl

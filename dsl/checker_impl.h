@@ -1,0 +1,57 @@
+// The checker's internal state, shared by checker.cpp (declarations, flows,
+// outputs, loss, solver) and layers.cpp (parameters, initializers, layers).
+#pragma once
+
+#include "dsl/check.h"
+#include "dsl/shape_domain.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace plastic::dsl::detail {
+
+class Checker {
+public:
+  Checker(CheckedModel& model, const CheckOptions& options, DiagnosticEngine& diag)
+      : m_(model), options_(options), diag_(diag), domain_(model, diag), eval_(model, domain_, diag, &uses_) {}
+
+  bool run(const Module& prelude, const Module& user);
+  bool usage_error() const { return usage_error_; }
+
+private:
+  // checker.cpp
+  void declare(const std::string& name, Span span, const char* what);
+  void check_dim(const DimDecl& d);
+  void check_input(const InputDecl& in);
+  void check_state(const StateDecl& s);
+  void check_flows_and_jumps(const Module& user);
+  void check_outputs(const Module& user);
+  void check_loss(const Module& user);
+  void check_solver(const SolveDecl* solve);
+  void check_gradient(const GradientDecl* gradient);
+  void warn_unused(const Module& user);
+  std::optional<int64_t> positive_int(const Expr& e, std::string_view what, const LayerInstance* layer = nullptr);
+  std::optional<Shape> shape_of(const std::vector<ExprPtr>& dims, const LayerInstance* layer = nullptr);
+
+  // layers.cpp
+  void check_param(const ParamDecl& p, LayerInstance* owner, const std::string& prefix);
+  std::optional<InitInfo> check_init(const ParamDecl& p, const Shape& shape, const LayerInstance* owner);
+  const LayerInstance* instantiate(const Invocation& type, const std::string& path, const LayerInstance* caller);
+  const LayerDecl* find_layer(const std::string& name) const;
+  const LayerDecl* synthesize_mlp(const Invocation& type, const LayerInstance* caller, InitInfo& group_init);
+
+  CheckedModel& m_;
+  const CheckOptions& options_;
+  DiagnosticEngine& diag_;
+  ShapeDomain domain_;
+  Uses uses_;
+  Evaluator<ShapeDomain> eval_;
+  std::map<std::string, Span> declared_;
+  std::set<std::string> used_overrides_;
+  std::map<std::string, const LayerDecl*> layer_defs_;
+  bool usage_error_ = false;
+  int next_group_ = 0;
+};
+
+}  // namespace plastic::dsl::detail

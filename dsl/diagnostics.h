@@ -1,0 +1,64 @@
+// Diagnostics: errors and warnings a person can act on.
+//
+// Every message is `file:line:col: error: …`, then the source line, a caret
+// line underlining the whole span, and a hint when one is known (a near-miss
+// name, which contracted dims differ). The engine collects every diagnostic of
+// a run so the parser and checker can recover and report several at once.
+// User errors live here; internal errors (bugs in Plastic) are a different
+// type, InternalError, and say so.
+#pragma once
+
+#include "dsl/source.h"
+
+#include <ostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace plastic::dsl {
+
+enum class Severity { Error, Warning, Note };
+
+struct Diagnostic {
+  Severity severity = Severity::Error;
+  Span span;
+  std::string message;
+  std::string hint;  ///< empty if none
+};
+
+/// Collects diagnostics; renders them in the classic compiler format.
+class DiagnosticEngine {
+public:
+  void error(Span span, std::string message, std::string hint = {});
+  void warning(Span span, std::string message, std::string hint = {});
+  void note(Span span, std::string message);
+
+  const std::vector<Diagnostic>& all() const { return diags_; }
+  int error_count() const { return errors_; }
+  int warning_count() const { return warnings_; }
+  bool has_errors() const { return errors_ > 0; }
+  /// True once so many errors were reported that more would be noise.
+  bool too_many() const { return errors_ >= max_errors_; }
+  void set_max_errors(int n) { max_errors_ = n; }
+
+  /// Writes every diagnostic in order. `color` adds ANSI colours.
+  void render(std::ostream& os, bool color = false) const;
+  /// Renders one diagnostic.
+  static void render_one(std::ostream& os, const Diagnostic& d, bool color = false);
+
+private:
+  std::vector<Diagnostic> diags_;
+  int errors_ = 0, warnings_ = 0, max_errors_ = 50;
+};
+
+/// A bug in Plastic (an invariant broken), never the user's fault.
+class InternalError : public std::logic_error {
+public:
+  explicit InternalError(const std::string& what)
+      : std::logic_error("internal error (this is a bug in Plastic, please report it): " + what) {}
+};
+
+/// The closest candidate to `name` by edit distance, or "" if none is close.
+std::string closest_name(const std::string& name, const std::vector<std::string>& candidates);
+
+}  // namespace plastic::dsl

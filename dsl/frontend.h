@@ -1,0 +1,28 @@
+// The front end's entry points: source text or a file in, a checked model out.
+//
+// Loads the embedded prelude, parses the model, checks it. Everything the
+// command line, the REPL and the tests need from `dsl/` goes through here.
+#pragma once
+
+#include "dsl/check.h"
+
+#include <string>
+
+namespace plastic::dsl {
+
+/// The prelude's source text (dsl/prelude.ode, embedded at build time).
+std::string_view prelude_source();
+
+/// Parses the prelude (it never has errors; if it had, that is a bug).
+std::unique_ptr<Module> parse_prelude();
+
+/// Parses and checks one model given as text. `name` is used in diagnostics.
+CheckResult check_source(std::string name, std::string text, const CheckOptions& options, DiagnosticEngine& diag);
+
+/// Reads and checks a model file; an unreadable file is an error without a span.
+CheckResult check_file(const std::string& path, const CheckOptions& options, DiagnosticEngine& diag);
+
+/// Reads a whole file; false if it cannot be read.
+bool read_file(const std::string& path, std::string& out);
+
+}  // namespace plastic::dsl

@@ -1,0 +1,113 @@
+// Truncated tensor algebra arithmetic; see tensor_algebra.h.
+#include "runtime/logsig/tensor_algebra.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace plastic::rt {
+
+TensorShape::TensorShape(int channels, int depth) : channels_(channels), depth_(depth) {
+  if (channels < 1) throw std::invalid_argument(fmt::format("tensor algebra needs >= 1 channel, got {}", channels));
+  if (depth < 1 || depth > 12)
+    throw std::invalid_argument(fmt::format("tensor algebra depth must be in [1, 12], got {}", depth));
+  std::size_t total = 0, level = 1;
+  offset_.push_back(0);
+  for (int k = 1; k <= depth; ++k) {
+    level *= static_cast<std::size_t>(channels);
+    total += level;
+    if (total > (std::size_t{1} << 31))
+      throw std::invalid_argument(
+          fmt::format("the depth-{} tensor algebra over {} channels is too large ({}+ coefficients)", depth,
+                      channels, total));
+    offset_.push_back(total);
+  }
+}
+
+void mul_exp_segment(const TensorShape& shape, double* sig, const double* delta, double* scratch) {
+  const std::size_t d = static_cast<std::size_t>(shape.channels());
+  // Level k of sig ⊗ exp(Δ) is Σ_{j=0..k} S_{k-j} ⊗ Δ^{⊗j} / j!. Horner form:
+  //   u_1 = Δ / k,  u_m = (S_{m-1} + u_{m-1}) ⊗ Δ / (k-m+1),  S_k += u_k,
+  // so S_{k-j} picks up the factors 1/j, 1/(j-1), ..., 1/1 = 1/j!. Levels are
+  // updated from N down to 1 so each reads only not-yet-updated lower levels.
+  for (int k = shape.depth(); k >= 1; --k) {
+    double* out = sig + shape.offset(k);
+    if (k == 1) {
+      for (std::size_t j = 0; j < d; ++j) out[j] += delta[j];
+      break;
+    }
+    for (std::size_t j = 0; j < d; ++j) scratch[j] = delta[j] / k;
+    std::size_t len = d;  // u_m has d^m entries
+    for (int m = 2; m < k; ++m) {
+      const double* lower = sig + shape.offset(m - 1);
+      const double inv = 1.0 / (k - m + 1);
+      // In place: entry i spreads to [i·d, i·d + d) >= i; going down, every
+      // overwritten entry other than i itself has been read already.
+      for (std::size_t i = len; i-- > 0;) {
+        const double v = (lower[i] + scratch[i]) * inv;
+        for (std::size_t j = 0; j < d; ++j) scratch[i * d + j] = v * delta[j];
+      }
+      len *= d;
+    }
+    const double* lower = sig + shape.offset(k - 1);
+    for (std::size_t i = 0; i < len; ++i) {
+      const double v = lower[i] + scratch[i];
+      double* row = out + i * d;
+      for (std::size_t j = 0; j < d; ++j) row[j] += v * delta[j];
+    }
+  }
+}
+
+void tensor_mul(const TensorShape& shape, double a0, const double* a, double b0, const double* b, double* out) {
+  for (int k = 1; k <= shape.depth(); ++k) {
+    double* o = out + shape.offset(k);
+    const std::size_t n = shape.level_size(k);
+    const double* ak = a + shape.offset(k);
+    const double* bk = b + shape.offset(k);
+    for (std::size_t i = 0; i < n; ++i) o[i] = a0 * bk[i] + b0 * ak[i];
+    for (int i = 1; i < k; ++i) {  // a_i ⊗ b_{k-i}
+      const double* ai = a + shape.offset(i);
+      const double* bj = b + shape.offset(k - i);
+      const std::size_t ni = shape.level_size(i), nj = shape.level_size(k - i);
+      for (std::size_t p = 0; p < ni; ++p) {
+        const double v = ai[p];
+        if (v == 0.0) continue;
+        double* row = o + p * nj;
+        for (std::size_t q = 0; q < nj; ++q) row[q] += v * bj[q];
+      }
+    }
+  }
+}
+
+void tensor_log(const TensorShape& shape, const double* x, double* out, double* scratch) {
+  const std::size_t n = shape.size();
+  double* power = scratch;      // x^m
+  double* next = scratch + n;   // x^(m+1)
+  std::copy(x, x + n, out);
+  std::copy(x, x + n, power);
+  for (int m = 2; m <= shape.depth(); ++m) {
+    tensor_mul(shape, 0.0, power, 0.0, x, next);
+    std::swap(power, next);
+    const double coeff = (m % 2 == 0 ? -1.0 : 1.0) / m;
+    for (std::size_t i = 0; i < n; ++i) out[i] += coeff * power[i];
+  }
+}
+
+void tensor_exp(const TensorShape& shape, const double* y, double* out, double* scratch) {
+  const std::size_t n = shape.size();
+  double* power = scratch;  // y^m / m!
+  double* next = scratch + n;
+  std::copy(y, y + n, out);
+  std::copy(y, y + n, power);
+  for (int m = 2; m <= shape.depth(); ++m) {
+    tensor_mul(shape, 0.0, power, 0.0, y, next);
+    std::swap(power, next);
+    for (std::size_t i = 0; i < n; ++i) {
+      power[i] /= m;
+      out[i] += power[i];
+    }
+  }
+}
+
+}  // namespace plastic::rt

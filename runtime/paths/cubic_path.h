@@ -1,0 +1,114 @@
+// A piecewise-cubic control path X : [t_0, t_{n-1}] → R^c, the common form of
+// every interpolation scheme Plastic offers (natural cubic spline, Hermite
+// with backward differences, linear, rectilinear; see interpolation.h).
+//
+// On interval k, with s = t - t_k,
+//     x(t)  = a + b s + c s² + d s³,     x'(t) = b + 2c s + 3d s²,
+// channel by channel. Linear schemes simply have c = d = 0: one storage
+// layout and one evaluation loop serve all of them, and the compiled
+// kernels never need to know which scheme built the path.
+//
+// Storage is one contiguous array per series — the n knots, then for each
+// interval its 4·c coefficients [a_0..a_{c-1}, b_0.., c_0.., d_0..] — so an
+// evaluation touches one knot pair and one cache-friendly block. The path is
+// built once per series ("coefficients computed once") and is immutable.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "runtime/paths/locate.h"
+
+namespace plastic::rt {
+
+/// An immutable piecewise-cubic path with `channels` independent channels.
+class CubicPath {
+ public:
+  CubicPath() = default;
+
+  /// Takes n >= 2 strictly increasing knots and (n-1)·4·channels
+  /// coefficients laid out per interval as [a(c), b(c), c(c), d(c)], with
+  /// the local variable s = t - knots[k]. Throws std::invalid_argument on
+  /// malformed input.
+  CubicPath(std::span<const double> knots, std::span<const double> coeffs, int channels);
+
+  /// Number of channels c.
+  int channels() const { return channels_; }
+  /// Number of intervals, n - 1.
+  int intervals() const { return intervals_; }
+  /// The knots t_0 < ... < t_{n-1}.
+  std::span<const double> knots() const {
+    return {data_.data(), static_cast<std::size_t>(intervals_ + 1)};
+  }
+  /// First and last knot: the interval on which the data define the path.
+  double t_begin() const { return data_.front(); }
+  double t_end() const { return data_[static_cast<std::size_t>(intervals_)]; }
+
+  /// The 4·c coefficients of interval k: [a(c), b(c), c(c), d(c)].
+  std::span<const double> interval_coeffs(int k) const {
+    return {coeff_block(k), static_cast<std::size_t>(4 * channels_)};
+  }
+
+  /// Interval owning time t (see locate.h for knots, ends and hints).
+  int locate(double t, Side side = Side::left, int hint = -1) const {
+    return locate_interval(knots(), t, side, hint);
+  }
+
+  /// Writes x(t) (or x'(t)) of every channel i to out[i * stride]. The
+  /// stride lets a caller write one lane of a lane-interleaved buffer
+  /// directly. If `hint` is non-null it is read as the interval of a
+  /// previous query and updated, making monotone sweeps O(1).
+  template <class T>
+  void evaluate(double t, Quantity q, T* out, std::ptrdiff_t stride = 1, Side side = Side::left,
+                int* hint = nullptr) const;
+
+  /// x(t) into out[i * stride].
+  template <class T>
+  void value(double t, T* out, std::ptrdiff_t stride = 1, Side side = Side::left,
+             int* hint = nullptr) const {
+    evaluate(t, Quantity::value, out, stride, side, hint);
+  }
+  /// x'(t) into out[i * stride].
+  template <class T>
+  void derivative(double t, T* out, std::ptrdiff_t stride = 1, Side side = Side::left,
+                  int* hint = nullptr) const {
+    evaluate(t, Quantity::derivative, out, stride, side, hint);
+  }
+
+  /// Convenience scalar evaluations of one channel (tests, debugging).
+  double value(double t, int channel, Side side = Side::left) const;
+  double derivative(double t, int channel, Side side = Side::left) const;
+
+ private:
+  const double* coeff_block(int k) const {
+    return data_.data() + (intervals_ + 1) +
+           static_cast<std::ptrdiff_t>(k) * 4 * channels_;
+  }
+
+  int channels_ = 0;
+  int intervals_ = 0;
+  std::vector<double> data_;  // knots, then per-interval coefficient blocks
+};
+
+template <class T>
+void CubicPath::evaluate(double t, Quantity q, T* out, std::ptrdiff_t stride, Side side,
+                         int* hint) const {
+  const int k = locate(t, side, hint ? *hint : -1);
+  if (hint) *hint = k;
+  const double s = t - data_[static_cast<std::size_t>(k)];
+  const int c = channels_;
+  const double* a = coeff_block(k);
+  const double* b = a + c;
+  const double* c2 = b + c;
+  const double* d3 = c2 + c;
+  if (q == Quantity::value) {
+    for (int i = 0; i < c; ++i)
+      out[i * stride] = static_cast<T>(a[i] + s * (b[i] + s * (c2[i] + s * d3[i])));
+  } else {
+    for (int i = 0; i < c; ++i)
+      out[i * stride] = static_cast<T>(b[i] + s * (2.0 * c2[i] + 3.0 * s * d3[i]));
+  }
+}
+
+}  // namespace plastic::rt

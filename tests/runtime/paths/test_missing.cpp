@@ -1,0 +1,124 @@
+// Missing values (NaN): each scheme fills them as its torchcde counterpart
+// does, checked on small cases worked out by hand in the comments.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "runtime/paths/interpolation.h"
+#include "runtime/paths/missing.h"
+
+using namespace plastic::rt;
+
+namespace {
+const double nan = std::numeric_limits<double>::quiet_NaN();
+}
+
+TEST_CASE("fill_linear: ends from the nearest observation, interior linear in time", "[paths][missing]") {
+  const std::vector<double> t{0, 1, 2, 4, 5};
+  std::vector<double> x{nan, 1, nan, 3, nan};
+  fill_linear(t, x);
+  // Interior t=2 lies a third of the way from t=1 to t=4: 1 + (1/3)·2.
+  CHECK(x == std::vector<double>{1, 1, 1.0 + 2.0 / 3.0, 3, 3});
+  std::vector<double> none{nan, nan, nan, nan, nan};
+  fill_linear(t, none);
+  CHECK(none == std::vector<double>{0, 0, 0, 0, 0});
+}
+
+TEST_CASE("fill_forward: carry forward; leading run back-filled or given", "[paths][missing]") {
+  std::vector<double> x{nan, nan, 2, nan, 5, nan};
+  auto y = x;
+  fill_forward(x);
+  CHECK(x == std::vector<double>{2, 2, 2, 2, 5, 5});
+  fill_forward(y, -1.0);
+  CHECK(y == std::vector<double>{-1, -1, 2, 2, 5, 5});
+  std::vector<double> none{nan, nan};
+  auto none2 = none;
+  fill_forward(none);
+  CHECK(none == std::vector<double>{0, 0});
+  fill_forward(none2, 7.0);
+  CHECK(none2 == std::vector<double>{7, 7});
+}
+
+TEST_CASE("natural spline with NaN: ends filled, interior NaN is not a knot", "[paths][missing][cubic]") {
+  // Data at t = 0..4: (NaN, 1, NaN, 3, NaN). torchcde fills the ends, giving
+  // knots (0,1), (1,1), (3,3), (4,3); t = 2 is not a knot. By hand, with the
+  // second-derivative form (M_0 = M_3 = 0, h = 1, 2, 1):
+  //   6 M_1 + 2 M_2 = 6·((3-1)/2 - 0) = 6
+  //   2 M_1 + 6 M_2 = 6·(0 - (3-1)/2) = -6      ⇒ M_1 = 3/2, M_2 = -3/2.
+  // On [1, 3]: S(t) = M_1 (3-t)³/12 + M_2 (t-1)³/12 + (1/2 - M_1/3)(3-t)
+  //                   + (3/2 - M_2/3)(t-1), so
+  //   S(2)   = 1/8 - 1/8 + 0 + 2             = 2,
+  //   S'(2)  = -M_1/4 + M_2/4 + 2            = 1.25,
+  //   S(1.5) = 1.5·3.375/12 - 1.5·0.125/12 + 2·0.5 = 1.40625.
+  // On [0, 1]: S(0.5) = M_1·0.125/6 + 1·0.5 + (1 - M_1/6)·0.5 = 0.90625.
+  const std::vector<double> t{0, 1, 2, 3, 4};
+  const std::vector<double> x{nan, 1, nan, 3, nan};
+  const CubicPath p = natural_cubic_path(t, x, 1);
+  CHECK(p.value(2.0, 0) == Approx(2.0).margin(1e-14));
+  CHECK(p.derivative(2.0, 0) == Approx(1.25).margin(1e-14));
+  CHECK(p.value(1.5, 0) == Approx(1.40625).margin(1e-14));
+  CHECK(p.value(2.5, 0) == Approx(4.0 - 1.40625).margin(1e-14));  // odd symmetry about (2, 2)
+  CHECK(p.value(0.5, 0) == Approx(0.90625).margin(1e-14));
+  CHECK(p.value(0.0, 0) == Approx(1.0).margin(1e-14));
+  CHECK(p.value(4.0, 0) == Approx(3.0).margin(1e-14));
+}
+
+TEST_CASE("channels are filled independently; a never-observed channel is zero", "[paths][missing]") {
+  const std::vector<double> t{0, 1, 2, 3};
+  // channel 0 complete, channel 1 never observed, channel 2 missing inside.
+  const std::vector<double> x{0, nan, 5,  //
+                              1, nan, nan,  //
+                              4, nan, 7,  //
+                              9, nan, 8};
+  for (auto scheme : {Interpolation::natural_cubic, Interpolation::hermite, Interpolation::linear}) {
+    INFO(interpolation_name(scheme));
+    const CubicPath p = make_path(scheme, t, x, 3);
+    const CubicPath alone = make_path(scheme, t, std::vector<double>{0, 1, 4, 9}, 1);
+    for (double s = 0.0; s <= 3.0; s += 0.25) {
+      CHECK(p.value(s, 0) == Approx(alone.value(s, 0)).margin(1e-14));
+      CHECK(p.value(s, 1) == 0.0);
+      CHECK(p.derivative(s, 1) == 0.0);
+      CHECK(std::isfinite(p.value(s, 2)));
+    }
+  }
+  // Linear and Hermite see channel 2 as (5, 6, 7, 8): linear data, reproduced.
+  const CubicPath lin = linear_path(t, x, 3);
+  const CubicPath her = hermite_path(t, x, 3);
+  CHECK(lin.value(1.0, 2) == Approx(6.0));
+  CHECK(her.value(1.5, 2) == Approx(6.5));
+}
+
+TEST_CASE("rectilinear path: time leads, features follow, forward fill", "[paths][missing][rectilinear]") {
+  // Observations at τ = 0, 1, 3 of one feature (10, NaN, 30). With time
+  // prepended as channel 0, torchcde's rows at s = 0..4 are
+  //   (0,10) (1,10) (1,10) (3,10) (3,30)  — the NaN forward-filled to 10.
+  const std::vector<double> t{0, 1, 3};
+  const std::vector<double> x{10, nan, 30};
+  const CubicPath p = rectilinear_path(t, x, 1);
+  REQUIRE(p.channels() == 2);
+  REQUIRE(p.intervals() == 4);
+  CHECK(p.t_begin() == 0.0);
+  CHECK(p.t_end() == 4.0);
+  const double expect[5][2] = {{0, 10}, {1, 10}, {1, 10}, {3, 10}, {3, 30}};
+  for (int s = 0; s < 5; ++s) {
+    CHECK(p.value(s, 0) == Approx(expect[s][0]));
+    CHECK(p.value(s, 1) == Approx(expect[s][1]));
+  }
+  CHECK(p.value(0.5, 0) == Approx(0.5));
+  CHECK(p.value(3.5, 1) == Approx(20.0));
+  CHECK(p.derivative(2.5, 0) == Approx(2.0));  // time moving, feature held
+  CHECK(p.derivative(2.5, 1) == Approx(0.0));
+  CHECK(p.derivative(3.5, 0) == Approx(0.0));  // feature moving, time held
+  CHECK(p.derivative(3.5, 1) == Approx(20.0));
+
+  // An explicit time channel gives the same path; a leading NaN is
+  // back-filled (torchcde warns that this is not causal).
+  const std::vector<double> with_time{0, nan, 1, nan, 3, 30};
+  const CubicPath q = rectilinear_path(t, with_time, 2, 0);
+  CHECK(q.value(1.5, 1) == Approx(30.0));
+  CHECK(q.value(1.5, 0) == Approx(1.0));
+  const std::vector<double> bad_time{0, 1, nan, 2, 3, 3};
+  CHECK_THROWS_AS(rectilinear_path(t, bad_time, 2, 0), std::invalid_argument);
+}
