@@ -19,6 +19,16 @@ int precedence(const Expr& e) {
   return 6;
 }
 
+// Built by appending: GCC 12 warns falsely (-Wrestrict) on "(" + s + ")".
+std::string paren(const std::string& s) {
+  std::string out;
+  out.reserve(s.size() + 2);
+  out += '(';
+  out += s;
+  out += ')';
+  return out;
+}
+
 std::string number(double v) {
   char buf[64];
   auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);  // shortest round-trip form
@@ -137,7 +147,7 @@ std::string print_expr(const Expr& e) {
     std::string inner = print_expr(a);
     // Parenthesise when needed, and keep `-(1)` from printing as the literal `-1`.
     if (precedence(a) < precedence(e) || a.kind == ExprKind::Number || a.kind == ExprKind::Unary)
-      inner = "(" + inner + ")";
+      inner = paren(inner);
     return "-" + inner;
   }
   case ExprKind::Binary: {
@@ -149,20 +159,20 @@ std::string print_expr(const Expr& e) {
     bool paren_l = right_assoc ? precedence(a) <= p : precedence(a) < p;
     bool paren_r = right_assoc ? precedence(b) < p && b.kind != ExprKind::Unary : precedence(b) <= p;
     if (a.kind == ExprKind::Number && a.number < 0 && p >= 4) paren_l = true;
-    if (paren_l) l = "(" + l + ")";
-    if (paren_r) r = "(" + r + ")";
+    if (paren_l) l = paren(l);
+    if (paren_r) r = paren(r);
     return l + " " + e.text + " " + r;
   }
   case ExprKind::Call: {
     std::string callee = print_expr(e.child(0));
     if (precedence(e.child(0)) < 6 || (e.child(0).kind == ExprKind::Number && e.child(0).number < 0))
-      callee = "(" + callee + ")";
+      callee = paren(callee);
     return callee + "(" + print_args(e.args) + ")";
   }
   case ExprKind::Index: {
     std::string base = print_expr(e.child(0));
     if (precedence(e.child(0)) < 6 || (e.child(0).kind == ExprKind::Number && e.child(0).number < 0))
-      base = "(" + base + ")";
+      base = paren(base);
     std::string out = base + "[";
     for (size_t i = 1; i < e.children.size(); ++i) out += (i > 1 ? ", " : "") + print_expr(e.child(i));
     return out + "]";

@@ -107,11 +107,11 @@ void Checker::check_dim(const DimDecl& d) {
     }
   } else if (d.is_const) {
     auto c = eval_.constant(*d.value);
-    if (!c) return;
+    if (!c) return void(m_.broken.insert(d.name.name));
     v.value = *c;
   } else {
     auto n = positive_int(*d.value, fmt::format("dim '{}'", d.name.name));
-    if (!n) return;
+    if (!n) return void(m_.broken.insert(d.name.name));
     v.value = static_cast<double>(*n);
   }
   m_.dims.push_back(v);
@@ -127,7 +127,7 @@ void Checker::check_input(const InputDecl& in) {
   info.per_observation = in.per_observation;
   info.span = in.name.span;
   auto shape = shape_of(in.sizes);
-  if (!shape) return;
+  if (!shape) return void(m_.broken.insert(in.name.name));
   info.shape = *shape;
   if (in.kind == InputKind::Label) {
     info.classes = info.shape[0];
@@ -138,7 +138,7 @@ void Checker::check_input(const InputDecl& in) {
   if (in.kind == InputKind::Path && in.interp == Interpolation::LogSig) {
     auto depth = positive_int(*in.logsig_depth, "the log-signature depth");
     auto step = positive_int(*in.logsig_step, "the log-signature step");
-    if (!depth || !step) return;
+    if (!depth || !step) return void(m_.broken.insert(in.name.name));
     if (*depth > 4)
       diag_.error(in.logsig_depth->span, fmt::format("log-signature depth {} is not supported", *depth),
                   "depths 1 to 4 are supported (paper 002 uses 1 to 3)");
@@ -152,7 +152,7 @@ void Checker::check_input(const InputDecl& in) {
 void Checker::check_state(const StateDecl& s) {
   declare(s.name.name, s.name.span, "state");
   auto shape = shape_of(s.shape);
-  if (!shape) return;
+  if (!shape) return void(m_.broken.insert(s.name.name));
   StateInfo info;
   info.name = s.name.name;
   info.shape = *shape;
@@ -172,6 +172,7 @@ void Checker::check_flows_and_jumps(const Module& user) {
     StateInfo* st = nullptr;
     for (StateInfo& s : m_.states)
       if (s.name == target->name) st = &s;
+    if (!st && m_.broken.count(target->name)) continue;  // the state's own error was reported
     if (!st) {
       std::vector<std::string> names;
       for (const StateInfo& s : m_.states) names.push_back(s.name);
@@ -214,7 +215,10 @@ void Checker::check_outputs(const Module& user) {
     if (!o) continue;
     declare(o->name.name, o->name.span, "output");
     ShapeValue v = eval_.eval_root(*o->body, o->per_observation ? Where::ObsOutput : Where::Output);
-    if (domain_.failed(v)) continue;
+    if (domain_.failed(v)) {
+      m_.broken.insert(o->name.name);
+      continue;
+    }
     m_.outputs.push_back({o->name.name, v.shape, o->per_observation, o});
   }
 }

@@ -2,6 +2,7 @@
 #include "dsl/diagnostics.h"
 
 #include <algorithm>
+#include <tuple>
 
 namespace plastic::dsl {
 
@@ -20,7 +21,16 @@ void DiagnosticEngine::note(Span span, std::string message) {
 }
 
 void DiagnosticEngine::render(std::ostream& os, bool color) const {
-  for (const Diagnostic& d : diags_) render_one(os, d, color);
+  // In source order within a file (the lexer reports before the parser).
+  std::vector<const Diagnostic*> order;
+  for (const Diagnostic& d : diags_) order.push_back(&d);
+  std::stable_sort(order.begin(), order.end(), [](const Diagnostic* a, const Diagnostic* b) {
+    auto key = [](const Diagnostic* d) {
+      return std::make_tuple(d->span.valid(), reinterpret_cast<uintptr_t>(d->span.file), d->span.begin);
+    };
+    return key(a) < key(b);
+  });
+  for (const Diagnostic* d : order) render_one(os, *d, color);
 }
 
 void DiagnosticEngine::render_one(std::ostream& os, const Diagnostic& d, bool color) {

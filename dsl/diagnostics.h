@@ -32,6 +32,8 @@ public:
   void error(Span span, std::string message, std::string hint = {});
   void warning(Span span, std::string message, std::string hint = {});
   void note(Span span, std::string message);
+  /// Keeps a source file alive as long as the diagnostics that point into it.
+  void keep(SourceFilePtr file) { files_.push_back(std::move(file)); }
 
   const std::vector<Diagnostic>& all() const { return diags_; }
   int error_count() const { return errors_; }
@@ -48,6 +50,7 @@ public:
 
 private:
   std::vector<Diagnostic> diags_;
+  std::vector<SourceFilePtr> files_;
   int errors_ = 0, warnings_ = 0, max_errors_ = 50;
 };
 

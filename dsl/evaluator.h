@@ -154,6 +154,7 @@ private:
   }
 
   Value unknown(const Expr& e, const Scope& s, const std::string& what = "name") {
+    if (!s.layer && model_.broken.count(e.text)) return domain_.error();  // already reported
     std::string near = closest_name(e.text, visible_names(s));
     std::string hint = near.empty() ? "" : fmt::format("did you mean '{}'?", near);
     if (near.empty() && s.layer)
@@ -169,6 +170,7 @@ private:
     case ExprKind::Number: return e.number;
     case ExprKind::Name: {
       if (auto v = dim_value(s, e.text)) return v;
+      if (!s.layer && model_.broken.count(e.text)) return std::nullopt;  // already reported
       diag_.error(e.span, fmt::format("'{}' is not a constant", e.text),
                   s.layer ? "only the layer's arguments and numbers can be used here"
                           : "only dims, consts and numbers can be used here");
@@ -416,6 +418,7 @@ private:
       return domain_.error();
     }
     const std::string& n = callee.text;
+    if (!s.layer && model_.broken.count(n) && !find_local(s, n)) return domain_.error();  // already reported
     if (find_local(s, n)) return not_a_value(callee, fmt::format("'{}' is not a function", n), "it is a value bound by let or a parameter of the function");
     if (s.layer) {
       if (auto it = s.layer->layers.find(n); it != s.layer->layers.end()) return apply_layer(*it->second, e, s);

@@ -136,15 +136,20 @@ void Checker::check_param(const ParamDecl& p, LayerInstance* owner, const std::s
     diag_.error(p.name.span, fmt::format("'{}' is already declared in this layer", p.name.name));
   if (p.layer) {
     const LayerInstance* inst = instantiate(*p.layer, qualified, owner);
-    if (!inst) return;
+    if (!inst) {
+      if (!owner) m_.broken.insert(p.name.name);
+      return;
+    }
     if (owner) owner->layers[p.name.name] = inst;
     else m_.top_layers[p.name.name] = inst;
     return;
   }
   auto shape = shape_of(p.shape, owner);
-  if (!shape) return;
-  auto init = check_init(p, *shape, owner);
-  if (!init) return;
+  auto init = shape ? check_init(p, *shape, owner) : std::nullopt;
+  if (!shape || !init) {
+    if (!owner) m_.broken.insert(p.name.name);
+    return;
+  }
   ParamInfo info{qualified, *shape, *init, 0, p.name.span};
   m_.params.push_back(info);
   if (owner) owner->params[p.name.name] = static_cast<int>(m_.params.size() - 1);
@@ -229,8 +234,9 @@ const LayerDecl* Checker::synthesize_mlp(const Invocation& type, const LayerInst
   auto name_arg = [&](const Arg& a, const std::vector<std::string>& allowed, std::string& out) {
     if (a.value->kind != ExprKind::Name || std::find(allowed.begin(), allowed.end(), a.value->text) == allowed.end()) {
       std::string near = a.value->kind == ExprKind::Name ? closest_name(a.value->text, allowed) : "";
-      diag_.error(a.value->span, fmt::format("mlp {} must be one of {}", a.name.name, fmt::join(allowed, ", ")),
-                  near.empty() ? "" : fmt::format("did you mean '{}'?", near));
+      std::string what = a.name.name == "init" ? "initializer" : "activation";
+      diag_.error(a.value->span, fmt::format("unknown {} '{}' for mlp {}", what, a.value->text, a.name.name),
+                  near.empty() ? fmt::format("one of {}", fmt::join(allowed, ", ")) : fmt::format("did you mean '{}'?", near));
       ok = false;
       return;
     }

@@ -78,7 +78,13 @@ private:
     while (p < src_.size() && (std::isalnum(static_cast<unsigned char>(src_[p])) || src_[p] == '_')) ++p;
     std::string_view word = std::string_view(src_).substr(w, p - w);
     bool decl = is_decl_keyword(word);
-    if (decl && depth_ > 0) depth_ = 0;
+    if (decl) {
+      // A declaration keyword always starts a new declaration.
+      depth_ = 0;
+      if (!tokens_.empty() && tokens_.back().kind != TokenKind::Newline)
+        tokens_.push_back({TokenKind::Newline, span(newline_pos, 0)});
+      return;
+    }
     if (depth_ > 0) return;
     // A line starting with a binary operator continues the expression above
     // ('-' excepted: a line may start with a negation).

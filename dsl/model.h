@@ -11,6 +11,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -115,6 +116,9 @@ struct CheckedModel {
   std::map<std::string, const LayerInstance*> top_layers;  ///< model-level instances by name
   std::map<std::string, const FnDecl*> fns;
   const LossDecl* loss = nullptr;
+  /// Names whose declarations had errors: later uses are not reported again,
+  /// so one mistake gives one error, not a cascade.
+  std::set<std::string> broken;
   SolverInfo solver;
   GradientInfo gradient;
 

@@ -32,7 +32,8 @@ std::string_view to_string(Interpolation interp) {
 namespace detail {
 
 void Parser::fail(Span span, std::string message, std::string hint) {
-  diag_.error(span, std::move(message), std::move(hint));
+  // An invalid token was already reported by the lexer; one error is enough.
+  if (peek().kind != TokenKind::Invalid) diag_.error(span, std::move(message), std::move(hint));
   throw SyntaxError{};
 }
 
@@ -409,6 +410,7 @@ LayerDecl Parser::parse_layer() {
 }  // namespace detail
 
 Module parse(SourceFilePtr source, DiagnosticEngine& diag, bool library) {
+  diag.keep(source);
   std::vector<Token> tokens = lex(*source, diag);
   detail::Parser parser(*source, std::move(tokens), diag);
   return parser.parse_module(std::move(source), library);

@@ -1,7 +1,8 @@
 // Factories of the one general contraction and its familiar spellings
 // (matmul, matvec, outer, dot, transpose).
 //
-// Canonical form: operands ordered by canonical_before, labels renamed by
+// Canonical form: operands ordered by rank (highest first), then by
+// canonical_before, labels renamed by
 // first appearance; a transpose feeding a contraction is absorbed into the
 // labels; a one-operand contraction of a contraction is merged; an identity
 // relabelling returns its operand. So `transpose(transpose(x))`, `outer(a,b)`
@@ -73,8 +74,13 @@ const Node* contract(const EinsumSpec& spec_in, std::vector<const Node*> ops) {
   if (ops.size() > 1) {
     std::vector<size_t> order(ops.size());
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return canonical_before(ops[a], ops[b]); });
+    // Higher-rank operands first (W before k reads as a matvec), then the
+    // canonical order of commutative operands.
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      if (ops[a]->is_constant() == ops[b]->is_constant() && ops[a]->rank() != ops[b]->rank())
+        return ops[a]->rank() > ops[b]->rank();
+      return canonical_before(ops[a], ops[b]);
+    });
     EinsumSpec sorted;
     std::vector<const Node*> sorted_ops;
     for (size_t k : order) {

@@ -144,7 +144,12 @@ std::string LyndonBasis::bracket_string(std::size_t i) const {
   if (w.size() == 1) return std::to_string(w[0]);
   const std::size_t u = find(w.first(static_cast<std::size_t>(split(i))));
   const std::size_t v = find(w.subspan(static_cast<std::size_t>(split(i))));
-  return "[" + bracket_string(u) + "," + bracket_string(v) + "]";
+  std::string s(1, '[');  // appended piecewise: GCC 12 misreports "[" + string&& (-Wrestrict)
+  s += bracket_string(u);
+  s += ',';
+  s += bracket_string(v);
+  s += ']';
+  return s;
 }
 
 std::vector<std::pair<std::size_t, double>> expand_bracket(const LyndonBasis& basis, std::size_t i) {

@@ -82,12 +82,13 @@ struct SolverOptions {
   double dt_max = std::numeric_limits<double>::infinity();
   int64_t max_steps = 0;  ///< attempted steps per solve; 0 = 100000 adaptive, unlimited fixed
   bool use_fused_kernels = true;  ///< use the model's step kernels when they match the tableau
+  bool fixed_step = false;        ///< an embedded pair takes fixed steps of `step` (no error control)
 
   /// Options from the model's `solve` line; fails on unknown methods or bad numbers.
   static Expected<SolverOptions> from_desc(const plastic_solver_desc& desc);
   /// Checks the numbers (step > 0 for fixed methods, tolerances > 0, ...).
   Status check() const;
-  bool adaptive() const { return tableau && tableau->adaptive(); }
+  bool adaptive() const { return tableau && tableau->adaptive() && !fixed_step; }
   int64_t step_limit() const;
 };
 

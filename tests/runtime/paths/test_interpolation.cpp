@@ -166,12 +166,15 @@ TEST_CASE("Hermite with backward differences: C1, backward slopes, causal", "[pa
 
 TEST_CASE("Hermite does not reproduce quadratics (backward slopes lag)", "[paths][hermite]") {
   // Documented limitation of the scheme: with x = t², the slope used at t_k
-  // is the secant of [t_{k-1}, t_k], t_{k-1} + t_k, not 2 t_k.
+  // is the secant of [t_{k-1}, t_k], t_{k-1} + t_k, not 2 t_k. On [2, 3]
+  // the cubic has slopes 3 and 5 at the ends: p(s) = 4 + 3s + 4s² - 2s³,
+  // and p(s) - (2+s)² = -s(1-s)(1-2s): exact at the midpoint only.
   const std::vector<double> t{0, 1, 2, 3};
   const std::vector<double> x{0, 1, 4, 9};
   const CubicPath p = hermite_path(t, x, 1);
   CHECK(p.derivative(2.0, 0, Side::right) == Approx(3.0).margin(1e-12));
-  CHECK(p.value(2.5, 0) != Approx(6.25).margin(1e-3));
+  CHECK(p.value(2.25, 0) == Approx(5.0625 - 0.09375).margin(1e-12));
+  CHECK(p.value(2.5, 0) == Approx(6.25).margin(1e-12));
 }
 
 TEST_CASE("linear path: one-sided derivatives at knots and extension beyond the ends", "[paths][linear]") {

@@ -15,7 +15,7 @@ using namespace plastic::rt;
 
 namespace {
 
-const double nan = std::numeric_limits<double>::quiet_NaN();
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 struct Series {
   std::vector<double> t, x;
@@ -147,7 +147,7 @@ TEST_CASE("missing values are forward-filled before the log-signatures", "[logsi
   // Channel 1 complete: (0, 1, 2, 3, 4). Depth 1, step 4: one window whose
   // log-signature is the increment (3, 4).
   const std::vector<double> t{0, 1, 2, 3, 4};
-  const std::vector<double> x{nan, 0, 1, 1, nan, 2, 4, 3, nan, 4};
+  const std::vector<double> x{kNaN, 0, 1, 1, kNaN, 2, 4, 3, kNaN, 4};
   LogSigOptions o;
   o.depth = 2;
   o.step = 4;

@@ -12,28 +12,28 @@
 using namespace plastic::rt;
 
 namespace {
-const double nan = std::numeric_limits<double>::quiet_NaN();
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
 }
 
 TEST_CASE("fill_linear: ends from the nearest observation, interior linear in time", "[paths][missing]") {
   const std::vector<double> t{0, 1, 2, 4, 5};
-  std::vector<double> x{nan, 1, nan, 3, nan};
+  std::vector<double> x{kNaN, 1, kNaN, 3, kNaN};
   fill_linear(t, x);
   // Interior t=2 lies a third of the way from t=1 to t=4: 1 + (1/3)·2.
   CHECK(x == std::vector<double>{1, 1, 1.0 + 2.0 / 3.0, 3, 3});
-  std::vector<double> none{nan, nan, nan, nan, nan};
+  std::vector<double> none{kNaN, kNaN, kNaN, kNaN, kNaN};
   fill_linear(t, none);
   CHECK(none == std::vector<double>{0, 0, 0, 0, 0});
 }
 
 TEST_CASE("fill_forward: carry forward; leading run back-filled or given", "[paths][missing]") {
-  std::vector<double> x{nan, nan, 2, nan, 5, nan};
+  std::vector<double> x{kNaN, kNaN, 2, kNaN, 5, kNaN};
   auto y = x;
   fill_forward(x);
   CHECK(x == std::vector<double>{2, 2, 2, 2, 5, 5});
   fill_forward(y, -1.0);
   CHECK(y == std::vector<double>{-1, -1, 2, 2, 5, 5});
-  std::vector<double> none{nan, nan};
+  std::vector<double> none{kNaN, kNaN};
   auto none2 = none;
   fill_forward(none);
   CHECK(none == std::vector<double>{0, 0});
@@ -42,36 +42,39 @@ TEST_CASE("fill_forward: carry forward; leading run back-filled or given", "[pat
 }
 
 TEST_CASE("natural spline with NaN: ends filled, interior NaN is not a knot", "[paths][missing][cubic]") {
-  // Data at t = 0..4: (NaN, 1, NaN, 3, NaN). torchcde fills the ends, giving
-  // knots (0,1), (1,1), (3,3), (4,3); t = 2 is not a knot. By hand, with the
+  // Data at t = 0..4: (NaN, 0, NaN, 2, 5). torchcde fills the leading run,
+  // giving knots (0,0), (1,0), (3,2), (4,5); t = 2 is not a knot (a linear
+  // fill would have put a knot (2, 1) there). By hand, with the
   // second-derivative form (M_0 = M_3 = 0, h = 1, 2, 1):
-  //   6 M_1 + 2 M_2 = 6·((3-1)/2 - 0) = 6
-  //   2 M_1 + 6 M_2 = 6·(0 - (3-1)/2) = -6      ⇒ M_1 = 3/2, M_2 = -3/2.
-  // On [1, 3]: S(t) = M_1 (3-t)³/12 + M_2 (t-1)³/12 + (1/2 - M_1/3)(3-t)
-  //                   + (3/2 - M_2/3)(t-1), so
-  //   S(2)   = 1/8 - 1/8 + 0 + 2             = 2,
-  //   S'(2)  = -M_1/4 + M_2/4 + 2            = 1.25,
-  //   S(1.5) = 1.5·3.375/12 - 1.5·0.125/12 + 2·0.5 = 1.40625.
-  // On [0, 1]: S(0.5) = M_1·0.125/6 + 1·0.5 + (1 - M_1/6)·0.5 = 0.90625.
+  //   6 M_1 + 2 M_2 = 6·((2-0)/2 - 0)       = 6
+  //   2 M_1 + 6 M_2 = 6·((5-2)/1 - (2-0)/2) = 12   ⇒ M_1 = 3/8, M_2 = 15/8.
+  // On [1, 3] (h = 2): S(t) = M_1 (3-t)³/12 + M_2 (t-1)³/12
+  //                          + (0/2 - M_1/3)(3-t) + (2/2 - M_2/3)(t-1), so
+  //   S(2)  = (3/8 + 15/8)/12 - 1/8 + 3/8             = 7/16,
+  //   S'(2) = -M_1/4 + M_2/4 + 1/8 + 3/8              = 7/8.
+  // On [0, 1] (h = 1): S(0.5) = M_1·0.125/6 - (M_1/6)·0.5 = -9/384.
   const std::vector<double> t{0, 1, 2, 3, 4};
-  const std::vector<double> x{nan, 1, nan, 3, nan};
+  const std::vector<double> x{kNaN, 0, kNaN, 2, 5};
   const CubicPath p = natural_cubic_path(t, x, 1);
-  CHECK(p.value(2.0, 0) == Approx(2.0).margin(1e-14));
-  CHECK(p.derivative(2.0, 0) == Approx(1.25).margin(1e-14));
-  CHECK(p.value(1.5, 0) == Approx(1.40625).margin(1e-14));
-  CHECK(p.value(2.5, 0) == Approx(4.0 - 1.40625).margin(1e-14));  // odd symmetry about (2, 2)
-  CHECK(p.value(0.5, 0) == Approx(0.90625).margin(1e-14));
-  CHECK(p.value(0.0, 0) == Approx(1.0).margin(1e-14));
-  CHECK(p.value(4.0, 0) == Approx(3.0).margin(1e-14));
+  CHECK(p.value(2.0, 0) == Approx(7.0 / 16.0).margin(1e-14));
+  CHECK(p.derivative(2.0, 0) == Approx(7.0 / 8.0).margin(1e-14));
+  CHECK(p.value(0.5, 0) == Approx(-9.0 / 384.0).margin(1e-14));
+  CHECK(p.value(0.0, 0) == Approx(0.0).margin(1e-14));
+  CHECK(p.value(3.0, 0) == Approx(2.0).margin(1e-14));
+  CHECK(p.value(4.0, 0) == Approx(5.0).margin(1e-14));
+  // A trailing NaN run is filled with the last observation, as a knot.
+  const std::vector<double> tail{0, 1, 2, 3, kNaN};
+  const CubicPath q = natural_cubic_path(t, tail, 1);
+  CHECK(q.value(4.0, 0) == Approx(3.0).margin(1e-14));
 }
 
 TEST_CASE("channels are filled independently; a never-observed channel is zero", "[paths][missing]") {
   const std::vector<double> t{0, 1, 2, 3};
   // channel 0 complete, channel 1 never observed, channel 2 missing inside.
-  const std::vector<double> x{0, nan, 5,  //
-                              1, nan, nan,  //
-                              4, nan, 7,  //
-                              9, nan, 8};
+  const std::vector<double> x{0, kNaN, 5,  //
+                              1, kNaN, kNaN,  //
+                              4, kNaN, 7,  //
+                              9, kNaN, 8};
   for (auto scheme : {Interpolation::natural_cubic, Interpolation::hermite, Interpolation::linear}) {
     INFO(interpolation_name(scheme));
     const CubicPath p = make_path(scheme, t, x, 3);
@@ -95,7 +98,7 @@ TEST_CASE("rectilinear path: time leads, features follow, forward fill", "[paths
   // prepended as channel 0, torchcde's rows at s = 0..4 are
   //   (0,10) (1,10) (1,10) (3,10) (3,30)  — the NaN forward-filled to 10.
   const std::vector<double> t{0, 1, 3};
-  const std::vector<double> x{10, nan, 30};
+  const std::vector<double> x{10, kNaN, 30};
   const CubicPath p = rectilinear_path(t, x, 1);
   REQUIRE(p.channels() == 2);
   REQUIRE(p.intervals() == 4);
@@ -115,10 +118,10 @@ TEST_CASE("rectilinear path: time leads, features follow, forward fill", "[paths
 
   // An explicit time channel gives the same path; a leading NaN is
   // back-filled (torchcde warns that this is not causal).
-  const std::vector<double> with_time{0, nan, 1, nan, 3, 30};
+  const std::vector<double> with_time{0, kNaN, 1, kNaN, 3, 30};
   const CubicPath q = rectilinear_path(t, with_time, 2, 0);
   CHECK(q.value(1.5, 1) == Approx(30.0));
   CHECK(q.value(1.5, 0) == Approx(1.0));
-  const std::vector<double> bad_time{0, 1, nan, 2, 3, 3};
+  const std::vector<double> bad_time{0, 1, kNaN, 2, 3, 3};
   CHECK_THROWS_AS(rectilinear_path(t, bad_time, 2, 0), std::invalid_argument);
 }

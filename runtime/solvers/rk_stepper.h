@@ -1,0 +1,88 @@
+// One explicit Runge–Kutta step of a model, and its VJP.
+//
+// This is the generic RK engine (diffrax style: a method is only a Butcher
+// tableau). It drives the model's `field` kernel stage by stage, or, when the
+// model ships fused kernels for the same tableau (`step`, `step_adaptive`,
+// `step_vjp`), calls those instead; both paths take the same inputs and give
+// the same results up to round-off, so everything above this file (fixed
+// and adaptive drivers, gradient methods) is written once.
+//
+// Stage k_i = f(t + c_i h, z0 + h sum_{j<i} a_ij k_j), z1 = z0 + h sum_i b_i k_i,
+// err = h sum_i e_i k_i. Stages that cannot influence the requested results
+// (e.g. the FSAL stage when no error estimate is needed) are skipped. The
+// VJP holds h constant and recomputes the stages it needs (discretise-then-
+// optimise: the exact gradient of the computed step).
+#pragma once
+
+#include <vector>
+
+#include "runtime/solvers/memory.h"
+#include "runtime/solvers/model_view.h"
+#include "runtime/solvers/problem.h"
+
+namespace plastic::rt {
+
+template <class T>
+class RkStepper {
+ public:
+  /// `scratch` must hold max_scratch_bytes(model) bytes; `input` may be empty when n_input == 0.
+  RkStepper(const ModelView<T>& model, const T* theta, const InputFn<T>& input, const ButcherTableau& tableau,
+            bool use_fused, void* scratch, MemoryMeter* meter);
+
+  const ButcherTableau& tableau() const { return tab_; }
+  bool fused() const { return fused_; }
+
+  /// k[0] = f(t, z) with u at t for use inside [lo, hi]; starts an FSAL chain.
+  void eval_first_stage(double t, double lo, double hi, const T* z, SolveStats& stats);
+  /// out = f(t, z) with u at t for use inside [lo, hi] (leaves the stage buffers alone).
+  void eval_field(double t, double lo, double hi, const T* z, T* out, SolveStats& stats);
+  /// The stage-0 derivative buffer (f(t, z0) once eval_first_stage or an FSAL step ran).
+  T* first_stage() { return k_.data(); }
+
+  /// One step from (t, z0) to t1 = step_end(t, h, ...) (h may be negative). Writes z1
+  /// (must not alias z0) and, when `with_error`, the error estimate (see error()).
+  /// `k0_valid`: first_stage() already holds f(t, z0). For FSAL tableaus with
+  /// `with_error`, afterwards last_stage() holds f(t1, z1).
+  void step(double t, double h, double t1, const T* z0, T* z1, bool with_error, bool k0_valid, SolveStats& stats);
+  const T* error() const { return err_.data(); }
+  /// Moves f(t1, z1) of the last FSAL step into first_stage().
+  void promote_last_stage();
+
+  /// Allocates the buffers the VJP needs (call once before step_vjp).
+  void enable_vjp();
+  /// z0_bar += z1_bar^T dz1/dz0, theta_bar += ..., input cotangents to `sink` (may be null),
+  /// for the step of size h from t to t1 (h held constant).
+  void step_vjp(double t, double h, double t1, const T* z0, const T* z1_bar, T* z0_bar, T* theta_bar,
+                const InputCotangentFn<T>* sink, SolveStats& stats);
+
+ private:
+  double stage_time(int i, double t, double h, double t1) const;
+  void fill_input(int i, double t, double h, double t1);
+  /// out = z0 + h * sum_{j < upto} w[j] k_j.
+  void combine(const T* z0, double h, const double* w, int upto, T* out) const;
+
+  const ModelView<T>& model_;
+  const T* theta_;
+  const InputFn<T>& input_;
+  const ButcherTableau& tab_;
+  bool fused_;
+  void* scratch_;
+  MemoryMeter* meter_;
+  size_t nl_, ml_;
+  int s_;
+  std::vector<char> need_sol_, need_err_;  // per stage, fixed by the tableau
+  Buffer<T> k_;        // s * nL stage derivatives
+  Buffer<T> y_;        // nL stage state
+  Buffer<T> err_;      // nL
+  Buffer<T> u_;        // s * mL stage inputs
+  // VJP only
+  Buffer<T> ys_;       // s * nL stage states
+  Buffer<T> kbar_;     // s * nL
+  Buffer<T> ybar_;     // nL
+  Buffer<T> ubar_;     // s * mL
+};
+
+extern template class RkStepper<float>;
+extern template class RkStepper<double>;
+
+}  // namespace plastic::rt
