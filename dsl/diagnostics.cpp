@@ -22,15 +22,14 @@ void DiagnosticEngine::note(Span span, std::string message) {
 
 void DiagnosticEngine::render(std::ostream& os, bool color) const {
   // In source order within a file (the lexer reports before the parser).
-  std::vector<const Diagnostic*> order;
-  for (const Diagnostic& d : diags_) order.push_back(&d);
-  std::stable_sort(order.begin(), order.end(), [](const Diagnostic* a, const Diagnostic* b) {
-    auto key = [](const Diagnostic* d) {
-      return std::make_tuple(d->span.valid(), reinterpret_cast<uintptr_t>(d->span.file), d->span.begin);
-    };
-    return key(a) < key(b);
-  });
-  for (const Diagnostic* d : order) render_one(os, *d, color);
+  std::vector<size_t> order(diags_.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  auto key = [this](size_t i) {
+    const Diagnostic& d = diags_[i];
+    return std::make_tuple(d.span.valid(), reinterpret_cast<uintptr_t>(d.span.file), d.span.begin, i);
+  };
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key(a) < key(b); });
+  for (size_t i : order) render_one(os, diags_[i], color);
 }
 
 void DiagnosticEngine::render_one(std::ostream& os, const Diagnostic& d, bool color) {

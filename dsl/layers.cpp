@@ -232,6 +232,12 @@ const LayerDecl* Checker::synthesize_mlp(const Invocation& type, const LayerInst
   Span init_span;
   bool ok = true;
   auto name_arg = [&](const Arg& a, const std::vector<std::string>& allowed, std::string& out) {
+    if (a.value->kind == ExprKind::Call) {
+      diag_.error(a.value->span, fmt::format("mlp {} takes a name without arguments", a.name.name),
+                  a.name.name == "init" ? "critical and stability_informed take the mlp's own depth and width" : "");
+      ok = false;
+      return;
+    }
     if (a.value->kind != ExprKind::Name || std::find(allowed.begin(), allowed.end(), a.value->text) == allowed.end()) {
       std::string near = a.value->kind == ExprKind::Name ? closest_name(a.value->text, allowed) : "";
       std::string what = a.name.name == "init" ? "initializer" : "activation";

@@ -12,6 +12,7 @@ ExprPtr make_expr(ExprKind kind, Span span) {
 
 namespace {
 constexpr int kMaxNesting = 256;
+constexpr int kMaxChain = 1000;
 
 int precedence(TokenKind k) {
   switch (k) {
@@ -56,9 +57,12 @@ ExprPtr Parser::parse_binary(int min_precedence) {
   NestingGuard guard(nesting_);
   if (nesting_ > kMaxNesting) fail(peek().span, "expression nested too deeply");
   ExprPtr lhs = parse_unary();
-  while (true) {
+  // Left-associative chains nest the tree without recursing here; bound them
+  // too, so later tree walks cannot overflow the stack.
+  for (int length = 0;; ++length) {
     int p = precedence(peek().kind);
     if (p == 0 || p < min_precedence) return lhs;
+    if (length > kMaxChain) fail(peek().span, "expression too long", "split it into several `let` bindings");
     Token op = advance();
     ExprPtr rhs = parse_binary(p + 1);
     auto e = make_expr(ExprKind::Binary, lhs->span.to(rhs->span));
@@ -108,7 +112,8 @@ ExprPtr Parser::parse_power() {
 // postfix := primary ( '(' args ')' | '[' index (',' index)* ']' )*
 ExprPtr Parser::parse_postfix() {
   ExprPtr e = parse_primary();
-  while (true) {
+  for (int length = 0;; ++length) {
+    if (length > kMaxChain) fail(peek().span, "too many calls or indices in a row");
     if (at(TokenKind::LParen)) {
       advance();
       auto call = make_expr(ExprKind::Call, e->span);

@@ -2,7 +2,10 @@
 #include "compiler/passes/reassociate.h"
 
 #include <algorithm>
+#include <functional>
+#include <span>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "compiler/ir/einsum.h"
 #include "compiler/ir/ops.h"
@@ -16,38 +19,59 @@ namespace {
 
 using Labels = std::vector<int>;
 
+// Limits of the deep expansion (it multiplies terms out).
+constexpr size_t kMaxTerms = 16;
+constexpr size_t kMaxFactors = 12;
+
 bool contains(const Labels& ls, int l) { return std::find(ls.begin(), ls.end(), l) != ls.end(); }
 
 bool is_product(const Node* n) {
   if (!ir::is_float(n->dtype())) return false;
   switch (n->op()) {
-  case Op::Contract: case Op::Mul: case Op::Neg: case Op::Broadcast: return true;
+  case Op::Contract: case Op::Mul: case Op::Neg: case Op::Broadcast: case Op::ReduceSum:
+    return true;
   default: return false;
   }
 }
 
-// The network of one product tree.
-struct Network {
-  struct Factor {
-    const Node* node;  // an original node (mapped through the rewrite later)
-    Labels labels;
-  };
+bool is_sum(const Node* n) { return n->op() == Op::Add || n->op() == Op::Sub; }
+
+// A scalar factor: a splat, or a broadcast of a rank-0 value.
+bool is_scalar_like(const Node* n) {
+  return n->is_splat() || (n->op() == Op::Broadcast && n->operand(0)->rank() == 0);
+}
+
+struct Factor {
+  const Node* node;
+  Labels labels;
+};
+
+// One product of factors times a coefficient. `summed` are the labels this
+// term's own contractions and sums introduced (a summed label no factor
+// carries multiplies the term by its size).
+struct Term {
+  double coef = 1;
   std::vector<Factor> factors;
+  Labels summed;
+};
+
+struct Network {
   std::vector<int64_t> size;  // per label
   Labels output;
-  double coef = 1;
-  double cost = 0;  // loop-space size of the tree as written
+  std::vector<Term> terms;
 };
 
 class Flattener {
 public:
-  Flattener(const std::unordered_map<const Node*, int>& uses) : uses_(uses) {}
+  Flattener(const std::unordered_map<const Node*, int>& uses,
+            const std::function<const Node*(const Node*)>& resolve, bool deep)
+      : uses_(uses), resolve_(resolve), deep_(deep) {}
 
   Network flatten(const Node* root) {
     Network net;
     net_ = &net;
     for (int64_t d : root->shape()) net.output.push_back(new_label(d));
-    expand(root, net.output, /*is_root=*/true);
+    net.terms = expand(root, net.output, true, false);
     return net;
   }
 
@@ -57,66 +81,139 @@ private:
     return static_cast<int>(net_->size.size() - 1);
   }
 
-  bool expandable(const Node* n, bool is_root) const {
-    if (n->is_splat() && ir::is_float(n->dtype())) return true;
-    return is_product(n) && (is_root || uses_.at(n) == 1);
+  int uses_count(const Node* n) const {
+    auto it = uses_.find(n);
+    return it == uses_.end() ? 1 : it->second;
+  }
+  bool single_use(const Node* n) const { return uses_count(n) == 1; }
+
+  // Structure worth contracting through even when shared: products whose
+  // operands are all smaller than the result (outer products, broadcasts).
+  bool low_rank(const Node* n) {
+    if (auto it = low_rank_.find(n); it != low_rank_.end()) return it->second;
+    bool r = false;
+    switch (n->op()) {
+    case Op::Broadcast: r = n->operand(0)->numel() < n->numel(); break;
+    case Op::Neg: r = low_rank(n->operand(0)); break;
+    case Op::Contract:
+      r = std::all_of(n->operands().begin(), n->operands().end(),
+                      [&](const Node* o) { return o->numel() < n->numel(); });
+      break;
+    case Op::Mul: r = low_rank(n->operand(0)) || low_rank(n->operand(1)); break;
+    default: break;
+    }
+    return low_rank_[n] = r;
   }
 
-  void expand(const Node* n, const Labels& ls, bool is_root = false) {
-    if (!expandable(n, is_root)) {
-      net_->factors.push_back({n, ls});
-      return;
-    }
-    if (n->is_splat()) {
-      net_->coef *= n->attrs().reals[0];
-      return;
-    }
+  static std::vector<Term> opaque(const Node* n, const Labels& ls) {
+    return {Term{1, {Factor{n, ls}}, {}}};
+  }
+
+  // Products of two term lists (distributing); false if over the limits.
+  static bool cross(std::vector<Term>& acc, const std::vector<Term>& more) {
+    if (acc.size() * more.size() > kMaxTerms) return false;
+    std::vector<Term> out;
+    for (const Term& a : acc)
+      for (const Term& b : more) {
+        Term t = a;
+        t.coef *= b.coef;
+        t.factors.insert(t.factors.end(), b.factors.begin(), b.factors.end());
+        t.summed.insert(t.summed.end(), b.summed.begin(), b.summed.end());
+        if (t.factors.size() > kMaxFactors) return false;
+        out.push_back(std::move(t));
+      }
+    acc = std::move(out);
+    return true;
+  }
+
+  // `below_product`: a non-scalar product was expanded above (sums are only
+  // distributed at the top of a tree, so expansion cannot blow up).
+  std::vector<Term> expand(const Node* n, const Labels& ls, bool is_root, bool below_product) {
+    n = resolve_(n);
+    if (n->is_splat() && ir::is_float(n->dtype())) return {Term{n->attrs().reals[0], {}, {}}};
+    bool expand_product = is_product(n) && (is_root || single_use(n) || (deep_ && low_rank(n)));
+    bool expand_sum = deep_ && is_sum(n) && !below_product;
+    if (!expand_product && !expand_sum) return opaque(n, ls);
+
     switch (n->op()) {
-    case Op::Neg:
-      net_->coef = -net_->coef;
-      net_->cost += static_cast<double>(n->numel());
-      expand(n->operand(0), ls);
-      break;
-    case Op::Mul:
-      net_->cost += static_cast<double>(n->numel());
-      expand(n->operand(0), ls);
-      expand(n->operand(1), ls);
-      break;
+    case Op::Add:
+    case Op::Sub: {
+      std::vector<Term> a = expand(n->operand(0), ls, false, below_product);
+      std::vector<Term> b = expand(n->operand(1), ls, false, below_product);
+      if (n->op() == Op::Sub)
+        for (Term& t : b) t.coef = -t.coef;
+      a.insert(a.end(), b.begin(), b.end());
+      if (a.size() > kMaxTerms) return opaque(n, ls);
+      return a;
+    }
+    case Op::Neg: {
+      std::vector<Term> t = expand(n->operand(0), ls, false, below_product);
+      for (Term& x : t) x.coef = -x.coef;
+      return t;
+    }
     case Op::Broadcast: {
       Labels inner;
       for (int64_t a : n->attrs().ints) inner.push_back(ls[static_cast<size_t>(a)]);
-      expand(n->operand(0), inner);
-      break;
+      return expand(n->operand(0), inner, false, below_product);
+    }
+    case Op::Mul: {
+      const Node *a = n->operand(0), *b = n->operand(1);
+      bool under = below_product || !(is_root || is_scalar_like(a) || is_scalar_like(b));
+      std::vector<Term> acc = expand(a, ls, false, under);
+      if (!cross(acc, expand(b, ls, false, under))) return opaque(n, ls);
+      return acc;
+    }
+    case Op::ReduceSum: {
+      const Node* x = n->operand(0);
+      Labels inner, fresh;
+      const auto& axes = n->attrs().ints;
+      for (int64_t a = 0, k = 0; a < x->rank(); ++a) {
+        if (std::find(axes.begin(), axes.end(), a) != axes.end()) {
+          inner.push_back(new_label(x->shape()[static_cast<size_t>(a)]));
+          fresh.push_back(inner.back());
+        } else {
+          inner.push_back(ls[static_cast<size_t>(k++)]);
+        }
+      }
+      std::vector<Term> t = expand(x, inner, false, true);
+      for (Term& x2 : t) x2.summed.insert(x2.summed.end(), fresh.begin(), fresh.end());
+      return t;
     }
     case Op::Contract: {
       ir::EinsumSpec spec = ir::EinsumSpec::parse(n->attrs().str);
       std::vector<int> rename(static_cast<size_t>(spec.label_bound()), -1);
       for (size_t j = 0; j < spec.output.size(); ++j)
         rename[static_cast<size_t>(spec.output[j])] = ls[j];
-      double loop = 1;
+      Labels fresh;
       for (size_t k = 0; k < spec.inputs.size(); ++k)
         for (size_t a = 0; a < spec.inputs[k].size(); ++a) {
           int& r = rename[static_cast<size_t>(spec.inputs[k][a])];
           if (r < 0) {
             r = new_label(n->operand(k)->shape()[a]);
-            loop *= static_cast<double>(n->operand(k)->shape()[a]);
+            fresh.push_back(r);
           }
         }
-      for (int64_t d : n->shape()) loop *= static_cast<double>(d);
-      net_->cost += loop;
+      std::vector<Term> acc{Term{}};
       for (size_t k = 0; k < spec.inputs.size(); ++k) {
         Labels inner;
         for (int l : spec.inputs[k]) inner.push_back(rename[static_cast<size_t>(l)]);
-        expand(n->operand(k), inner);
+        bool scalar = spec.inputs.size() == 2 && is_scalar_like(n->operand(1 - k));
+        bool under = below_product || !(is_root || scalar);
+        if (!cross(acc, expand(n->operand(k), inner, false, under)))
+          return opaque(n, ls);
       }
-      break;
+      for (Term& t : acc) t.summed.insert(t.summed.end(), fresh.begin(), fresh.end());
+      return acc;
     }
-    default: net_->factors.push_back({n, ls});
+    default: return opaque(n, ls);
     }
   }
 
   const std::unordered_map<const Node*, int>& uses_;
+  const std::function<const Node*(const Node*)>& resolve_;
+  bool deep_;
   Network* net_ = nullptr;
+  std::unordered_map<const Node*, bool> low_rank_;
 };
 
 // Contraction of labelled operands onto `out` (labels renumbered locally so
@@ -135,68 +232,79 @@ const Node* contract_labeled(const std::vector<const Node*>& ops, const std::vec
   return ir::contract(spec, ops);
 }
 
-// Greedy pairwise plan; returns null if it is not cheaper than `net.cost`.
-const Node* plan(const Network& net, const std::unordered_map<const Node*, const Node*>& done) {
+// Greedy pairwise plan of one term. With `done` null only the cost is
+// computed; otherwise the term is built from the rewritten factor nodes.
+const Node* plan_term(const Network& net, const Term& term, double& cost, bool build,
+                      ir::Context* ctx, ir::DType dtype) {
   struct Item {
     const Node* node;
     Labels labels;
   };
   std::vector<Item> items;
-  for (const auto& f : net.factors) items.push_back({done.at(f.node), f.labels});
-  if (items.size() < 3) return nullptr;
-  auto loop_size = [&](const Labels& a, const Labels& b) {
-    double s = 1;
-    for (int l : a) s *= static_cast<double>(net.size[static_cast<size_t>(l)]);
-    for (int l : b)
-      if (!contains(a, l)) s *= static_cast<double>(net.size[static_cast<size_t>(l)]);
-    return s;
-  };
-  double cost = 0;
+  for (const Factor& f : term.factors) items.push_back({f.node, f.labels});
+  auto size_of = [&](int l) { return static_cast<double>(net.size[static_cast<size_t>(l)]); };
+  double out_numel = 1;
+  for (int l : net.output) out_numel *= size_of(l);
+
+  double coef = term.coef;
+  for (int l : term.summed) {  // summed labels no factor carries
+    bool carried = false;
+    for (const Item& it : items) carried = carried || contains(it.labels, l);
+    if (!carried) coef *= size_of(l);
+  }
+  if (items.empty()) {
+    cost += 0;
+    if (!build) return nullptr;
+    ir::Shape shape;
+    for (int l : net.output) shape.push_back(net.size[static_cast<size_t>(l)]);
+    return ctx->constant(coef, shape, dtype);
+  }
   while (items.size() > 1) {
     size_t bi = 0, bj = 1;
-    double best = -1;
+    double best = -1, best_out = 0;
     Labels best_keep;
     for (size_t i = 0; i < items.size(); ++i)
       for (size_t j = i + 1; j < items.size(); ++j) {
-        Labels keep;
+        Labels keep, all;
         for (const Labels* side : {&items[i].labels, &items[j].labels})
           for (int l : *side) {
-            if (contains(keep, l)) continue;
+            if (contains(all, l)) continue;
+            all.push_back(l);
             bool needed = contains(net.output, l);
             for (size_t k = 0; k < items.size() && !needed; ++k)
               needed = k != i && k != j && contains(items[k].labels, l);
             if (needed) keep.push_back(l);
           }
-        double c = loop_size(items[i].labels, items[j].labels);
-        if (best < 0 || c < best) {
-          best = c;
+        double loop = 1, out = 1;
+        for (int l : all) loop *= size_of(l);
+        for (int l : keep) out *= size_of(l);
+        if (best < 0 || loop < best || (loop == best && out < best_out)) {
+          best = loop;
+          best_out = out;
           bi = i;
           bj = j;
           best_keep = keep;
         }
       }
     cost += best;
-    const Node* c = contract_labeled({items[bi].node, items[bj].node},
-                                     {items[bi].labels, items[bj].labels}, best_keep);
+    const Node* c = nullptr;
+    if (build)
+      c = contract_labeled({items[bi].node, items[bj].node}, {items[bi].labels, items[bj].labels},
+                           best_keep);
     items.erase(items.begin() + static_cast<long>(bj));
     items[bi] = {c, best_keep};
   }
-  // Final relabelling/summation to the output order, broadcast of output
-  // labels no factor carries, and the scalar coefficient (including the size
-  // of summed labels no factor carries: Σ over them of a constant).
-  Item last = items[0];
-  double coef = net.coef;
   Labels present;
   for (int l : net.output)
-    if (contains(last.labels, l)) present.push_back(l);
-  std::vector<bool> in_factor(net.size.size(), false);
-  for (const auto& f : net.factors)
-    for (int l : f.labels) in_factor[static_cast<size_t>(l)] = true;
-  for (size_t l = 0; l < net.size.size(); ++l)
-    if (!in_factor[l] && !contains(net.output, static_cast<int>(l)))
-      coef *= static_cast<double>(net.size[l]);
-  const Node* r = contract_labeled({last.node}, {last.labels}, present);
-  cost += static_cast<double>(r->numel());
+    if (contains(items[0].labels, l)) present.push_back(l);
+  if (present != items[0].labels) {
+    double touched = 1;
+    for (int l : items[0].labels) touched *= size_of(l);
+    cost += touched;
+  }
+  if (coef != 1) cost += out_numel;
+  if (!build) return nullptr;
+  const Node* r = contract_labeled({items[0].node}, {items[0].labels}, present);
   if (present.size() != net.output.size()) {
     std::vector<int64_t> axes;
     ir::Shape shape;
@@ -206,41 +314,175 @@ const Node* plan(const Network& net, const std::unordered_map<const Node*, const
     }
     r = ir::broadcast(r, shape, axes);
   }
-  if (coef != 1) r = ir::scale(r, coef);
-  if (cost >= net.cost) return nullptr;
-  return r;
+  if (coef == -1) return ir::neg(r);
+  return coef == 1 ? r : ir::scale(r, coef);
+}
+
+const Node* build(const Network& net, const Node* root) {
+  const Node* sum = nullptr;
+  for (const Term& t : net.terms) {
+    double ignored = 0;
+    // Build the positive term and subtract it, so signs fold into the sum.
+    Term pos = t;
+    bool negative = t.coef < 0;
+    if (negative) pos.coef = -pos.coef;
+    const Node* r = plan_term(net, pos, ignored, true, &root->context(), root->dtype());
+    if (!sum) sum = negative ? ir::neg(r) : r;
+    else sum = negative ? ir::sub(sum, r) : ir::add(sum, r);
+  }
+  return sum;
+}
+
+// Work of one node (its own op): loop-space size of a contraction, input
+// size of a reduction, output size of other arithmetic; broadcasts,
+// reshapes, leaves and constants are free.
+double own_cost(const Node* n) {
+  if (n->is_leaf() || n->is_constant() || n->op() == Op::Broadcast || n->op() == Op::Reshape)
+    return 0;
+  if (n->op() == Op::ReduceSum || n->op() == Op::ReduceMax)
+    return static_cast<double>(n->operand(0)->numel());
+  if (n->op() != Op::Contract) return static_cast<double>(n->numel());
+  ir::EinsumSpec spec = ir::EinsumSpec::parse(n->attrs().str);
+  std::vector<int64_t> size(static_cast<size_t>(spec.label_bound()), 1);
+  for (size_t k = 0; k < spec.inputs.size(); ++k)
+    for (size_t a = 0; a < spec.inputs[k].size(); ++a)
+      size[static_cast<size_t>(spec.inputs[k][a])] = n->operand(k)->shape()[a];
+  double loop = 1;
+  for (int64_t v : size) loop *= static_cast<double>(v);
+  return loop;
+}
+
+// Live-node bookkeeping of one sweep: use counts of the current graph, kept
+// up to date as replacements are accepted, so that each candidate rewrite is
+// judged by its effect on the whole function's work.
+class LiveGraph {
+public:
+  // `resolve` maps a node to its accepted replacement: operands of nodes of
+  // the original graph are always seen through it.
+  LiveGraph(std::span<const Node* const> roots,
+            const std::function<const Node*(const Node*)>& resolve)
+      : uses_(ir::use_counts(roots)), resolve_(resolve) {}
+
+  const std::unordered_map<const Node*, int>& uses() const { return uses_; }
+  bool live(const Node* n) const { return count(n) > 0; }
+
+  // Change in total work if `n` (live) is replaced by `c`.
+  double delta(const Node* n, const Node* c) const {
+    // Nodes that die with n.
+    std::unordered_map<const Node*, int> dec;
+    std::unordered_set<const Node*> dead{n};
+    std::vector<const Node*> stack{n};
+    double removed = own_cost(n);
+    while (!stack.empty()) {
+      const Node* x = stack.back();
+      stack.pop_back();
+      for (const Node* o0 : x->operands())
+        if (const Node* o = resolve_(o0); ++dec[o] == count(o) && dead.insert(o).second) {
+          removed += own_cost(o);
+          stack.push_back(o);
+        }
+    }
+    // Nodes c needs that are not live afterwards (new, or revived).
+    double added = 0;
+    std::unordered_set<const Node*> seen;
+    stack = {c};
+    while (!stack.empty()) {
+      const Node* x = stack.back();
+      stack.pop_back();
+      if (!seen.insert(x).second) continue;
+      if (live(x) && !dead.count(x)) continue;
+      added += own_cost(x);
+      for (const Node* o : x->operands()) stack.push_back(resolve_(o));
+    }
+    return added - removed;
+  }
+
+  // Accepts the replacement of n by c.
+  void replace(const Node* n, const Node* c) {
+    activate(c, count(n));
+    uses_[n] = 0;
+    release_operands(n);
+  }
+
+private:
+  int count(const Node* n) const {
+    auto it = uses_.find(n);
+    return it == uses_.end() ? 0 : it->second;
+  }
+  void activate(const Node* c, int by) {
+    std::vector<std::pair<const Node*, int>> stack{{c, by}};
+    while (!stack.empty()) {
+      auto [x, k] = stack.back();
+      stack.pop_back();
+      bool was_dead = count(x) == 0;
+      uses_[x] += k;
+      if (was_dead)
+        for (const Node* o : x->operands()) stack.push_back({resolve_(o), 1});
+    }
+  }
+  void release_operands(const Node* n) {
+    std::vector<const Node*> stack{n};
+    while (!stack.empty()) {
+      const Node* x = stack.back();
+      stack.pop_back();
+      for (const Node* o0 : x->operands())
+        if (const Node* o = resolve_(o0); --uses_[o] == 0) stack.push_back(o);
+    }
+  }
+  std::unordered_map<const Node*, int> uses_;
+  const std::function<const Node*(const Node*)>& resolve_;
+};
+
+// One bottom-up sweep; returns the new roots (unchanged if nothing helped).
+std::vector<const Node*> sweep(const std::vector<const Node*>& roots) {
+  std::unordered_map<const Node*, const Node*> replaced;
+  std::function<const Node*(const Node*)> resolve = [&](const Node* x) {
+    for (auto it = replaced.find(x); it != replaced.end(); it = replaced.find(x)) x = it->second;
+    return x;
+  };
+  LiveGraph graph(roots, resolve);
+  std::vector<const Node*> accepted;
+  Flattener shallow(graph.uses(), resolve, false), deep(graph.uses(), resolve, true);
+  for (const Node* n : ir::topo_order(roots)) {
+    if (!is_product(n) || !graph.live(n)) continue;
+    const Node* best = nullptr;
+    double best_delta = -0.5;  // strictly cheaper by at least one operation
+    for (Flattener* fl : {&shallow, &deep}) {
+      Network net = fl->flatten(n);
+      const Node* c = build(net, n);
+      if (c == n) continue;
+      double d = graph.delta(n, c);
+      if (d < best_delta) {
+        best_delta = d;
+        best = c;
+      }
+    }
+    if (!best) continue;
+    graph.replace(n, best);
+    replaced[n] = best;
+    accepted.push_back(n);
+  }
+  if (replaced.empty()) return roots;
+  // A replacement may contain original nodes above earlier replacements
+  // (opaque factors): rebuild each on the replacements accepted before it.
+  std::unordered_map<const Node*, const Node*> final_map;
+  for (const Node* n : accepted) {
+    std::vector<const Node*> one{replaced.at(n)};
+    final_map[n] = ir::substitute(one, final_map)[0];
+  }
+  return ir::substitute(roots, final_map);
 }
 
 }  // namespace
 
 ir::Function reassociate_contractions(const ir::Function& f) {
   std::vector<const Node*> roots = f.output_nodes();
-  std::unordered_map<const Node*, int> uses = ir::use_counts(roots);
-  // A product whose only user is a product is inside that user's tree.
-  std::unordered_map<const Node*, bool> inner;
-  std::vector<const Node*> order = ir::topo_order(roots);
-  for (const Node* n : order)
-    if (is_product(n))
-      for (const Node* o : n->operands())
-        if (uses.at(o) == 1 && is_product(o)) inner[o] = true;
-  for (const Node* r : roots) inner[r] = false;  // an output is always a root
-
-  Flattener flattener(uses);
-  std::unordered_map<const Node*, const Node*> done;
-  std::vector<const Node*> ops;
-  for (const Node* n : order) {
-    ops.clear();
-    for (const Node* o : n->operands()) ops.push_back(done.at(o));
-    const Node* rebuilt = ir::rebuild(n, ops);
-    done[n] = rebuilt;
-    if (is_product(n) && !inner[n]) {
-      Network net = flattener.flatten(n);
-      if (const Node* better = plan(net, done)) done[n] = better;
-    }
+  for (int round = 0; round < 4; ++round) {
+    std::vector<const Node*> next = sweep(roots);
+    if (next == roots) break;
+    roots = std::move(next);
   }
-  std::vector<const Node*> out;
-  for (const Node* r : roots) out.push_back(done.at(r));
-  return f.with_output_nodes(out);
+  return f.with_output_nodes(roots);
 }
 
 }  // namespace plastic::passes

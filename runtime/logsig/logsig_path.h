@@ -52,8 +52,10 @@ struct LogSigOptions {
 };
 
 /// Windowed log-signatures of one series, evaluated as a control path.
+/// Immutable once built; const member functions are thread-safe.
 class LogSigPath {
  public:
+  /// An empty driver: a placeholder to assign to, not to evaluate.
   LogSigPath() = default;
 
   /// Builds from times [n] and values [n][channels] (NaN = missing), n >= 2,

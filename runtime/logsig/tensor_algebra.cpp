@@ -80,18 +80,50 @@ void tensor_mul(const TensorShape& shape, double a0, const double* a, double b0,
   }
 }
 
-void tensor_log(const TensorShape& shape, const double* x, double* out, double* scratch) {
-  const std::size_t n = shape.size();
-  double* power = scratch;      // x^m
-  double* next = scratch + n;   // x^(m+1)
-  std::copy(x, x + n, out);
-  std::copy(x, x + n, power);
-  for (int m = 2; m <= shape.depth(); ++m) {
-    tensor_mul(shape, 0.0, power, 0.0, x, next);
-    std::swap(power, next);
-    const double coeff = (m % 2 == 0 ? -1.0 : 1.0) / m;
-    for (std::size_t i = 0; i < n; ++i) out[i] += coeff * power[i];
+namespace {
+
+// Levels 1..top of x ⊗ (r0 + r), reading only levels < top of r: the
+// truncated products of the Horner scheme below.
+void mul_left_truncated(const TensorShape& shape, const double* x, double r0, const double* r, double* out,
+                        int top) {
+  for (int k = 1; k <= top; ++k) {
+    double* o = out + shape.offset(k);
+    const double* xk = x + shape.offset(k);
+    const std::size_t n = shape.level_size(k);
+    for (std::size_t i = 0; i < n; ++i) o[i] = r0 * xk[i];
+    for (int i = 1; i < k; ++i) {  // x_i ⊗ r_{k-i}
+      const double* xi = x + shape.offset(i);
+      const double* rj = r + shape.offset(k - i);
+      const std::size_t ni = shape.level_size(i), nj = shape.level_size(k - i);
+      for (std::size_t p = 0; p < ni; ++p) {
+        const double v = xi[p];
+        double* row = o + p * nj;
+        for (std::size_t q = 0; q < nj; ++q) row[q] += v * rj[q];
+      }
+    }
   }
+}
+
+}  // namespace
+
+void tensor_log(const TensorShape& shape, const double* x, double* out, double* scratch) {
+  // Horner: log(1+x) = x ⊗ (1 - x ⊗ (1/2 - x ⊗ (1/3 - ... x ⊗ 1/N))).
+  // r_N = 1/N, r_m = 1/m - x ⊗ r_{m+1}, log = x ⊗ r_1. r_m is multiplied by
+  // x m more times, so only its levels <= N-m matter: about N·d^N
+  // multiply-adds in all, against (N-1)²·d^N for summing powers.
+  const int N = shape.depth();
+  double* r = scratch;              // r_{m+1}: levels 1..N-m-1
+  double* next = scratch + shape.size();
+  double r0 = 1.0 / N;
+  for (int m = N - 1; m >= 1; --m) {
+    const int top = N - m;
+    mul_left_truncated(shape, x, r0, r, next, top);
+    const std::size_t end = shape.offset(top) + shape.level_size(top);
+    for (std::size_t i = 0; i < end; ++i) next[i] = -next[i];
+    r0 = 1.0 / m;
+    std::swap(r, next);
+  }
+  mul_left_truncated(shape, x, r0, r, out, N);
 }
 
 void tensor_exp(const TensorShape& shape, const double* y, double* out, double* scratch) {

@@ -23,8 +23,10 @@
 namespace plastic::rt {
 
 /// An immutable piecewise-cubic path with `channels` independent channels.
+/// Const member functions are safe to call from several threads at once.
 class CubicPath {
  public:
+  /// An empty path (no knots): a placeholder to assign to, not to evaluate.
   CubicPath() = default;
 
   /// Takes n >= 2 strictly increasing knots and (n-1)·4·channels

@@ -123,7 +123,7 @@ Status Integrator<T>::fixed_step(Cursor& c, T* z, Item& item) {
     h = grid_.next(c.t, target) - c.t;
   }
   const double t1 = step_end(c.t, h, target);
-  if (++attempts_ > options_.step_limit()) {
+  if (!quiet_ && ++attempts_ > options_.step_limit()) {
     SolveFailure f = located(FailureKind::MaxStepsExceeded, -1, c.t, h);
     f.message = fmt::format("max_steps={} reached at t={} of [{}, {}]", options_.step_limit(), c.t,
                             timeline_.t0, timeline_.t_final);

@@ -66,8 +66,9 @@ class Integrator {
   /// Adaptive: append every accepted step size to `record` (forward) or take them from it (replay).
   void record_steps(ChunkedTape<double>* record) { record_ = record; }
   void replay_steps(const ChunkedTape<double>* replay) { replay_ = replay; }
-  /// Events only change the state (jumps); no outputs or losses (replays).
-  void quiet_events(bool quiet) { quiet_ = quiet; }
+  /// Recomputation of steps already taken: events only change the state
+  /// (jumps, no outputs or losses) and max_steps is not counted again.
+  void replaying(bool on) { quiet_ = on; }
 
   const Timeline& timeline() const { return timeline_; }
   RkStepper<T>& stepper() { return stepper_; }

@@ -125,3 +125,21 @@ TEST_CASE("rectilinear path: time leads, features follow, forward fill", "[paths
   const std::vector<double> bad_time{0, 1, kNaN, 2, 3, 3};
   CHECK_THROWS_AS(rectilinear_path(t, bad_time, 2, 0), std::invalid_argument);
 }
+
+TEST_CASE("two observations give a line; one observation a constant", "[paths][missing]") {
+  const std::vector<double> t2{1.0, 3.0};
+  const std::vector<double> x2{2.0, 6.0};
+  const std::vector<double> t3{0.0, 1.0, 2.0};
+  const std::vector<double> once{kNaN, 5.0, kNaN};
+  for (auto scheme : {Interpolation::natural_cubic, Interpolation::hermite, Interpolation::linear}) {
+    INFO(interpolation_name(scheme));
+    const CubicPath line = make_path(scheme, t2, x2, 1);
+    CHECK(line.value(2.5, 0) == Approx(5.0).margin(1e-14));
+    CHECK(line.derivative(1.2, 0) == Approx(2.0).margin(1e-14));
+    const CubicPath flat = make_path(scheme, t3, once, 1);
+    for (double s : {0.0, 0.4, 1.0, 1.7, 2.0}) {
+      CHECK(flat.value(s, 0) == Approx(5.0).margin(1e-14));
+      CHECK(flat.derivative(s, 0) == Approx(0.0).margin(1e-14));
+    }
+  }
+}
