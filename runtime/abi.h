@@ -47,102 +47,114 @@
 extern "C" {
 #endif
 
-/** Bumped on any incompatible change of the structs or kernel signatures. */
+/// Bumped on any incompatible change of the structs or kernel signatures.
 #define PLASTIC_ABI_VERSION 1
 
-/** Largest tensor rank in a parameter descriptor. */
+/// Largest tensor rank in a parameter descriptor.
 #define PLASTIC_MAX_RANK 8
 
-/** Symbol an AOT object or JIT module exports: `plastic_model_entry_fn`. */
+/// Symbol an AOT object or JIT module exports: `plastic_model_entry_fn`.
 #define PLASTIC_MODEL_ENTRY_SYMBOL "plastic_model_v1"
 
-/** Element type of every array a kernel touches. */
+/// Element type of every array a kernel touches.
 typedef enum plastic_dtype { PLASTIC_F32 = 1, PLASTIC_F64 = 2 } plastic_dtype;
 
 /* ------------------------------------------------------------------------ */
 /* Inputs                                                                    */
 
-/** What the runtime writes into one slot of the input sample u(t). */
+/// What the runtime writes into one slot of the input sample u(t).
 typedef enum plastic_input_kind {
-  PLASTIC_INPUT_PATH_VALUE = 1,    /**< x(t) of a control path (interpolated data) */
-  PLASTIC_INPUT_PATH_DERIV = 2,    /**< dx/dt(t) of a control path (CDE driver)   */
-  PLASTIC_INPUT_STATIC = 3,        /**< per-sample features, constant in time      */
-  PLASTIC_INPUT_LOGSIG_DRIVER = 4  /**< LogSig of the current window / its length (NRDE) */
+  PLASTIC_INPUT_PATH_VALUE = 1,   ///< x(t) of a control path (interpolated data)
+  PLASTIC_INPUT_PATH_DERIV = 2,   ///< dx/dt(t) of a control path (CDE driver)
+  PLASTIC_INPUT_STATIC = 3,       ///< per-sample features, constant in time
+  PLASTIC_INPUT_LOGSIG_DRIVER = 4 ///< LogSig of the current window / its length (NRDE)
 } plastic_input_kind;
 
-/** One slot of u: the runtime fills u[offset .. offset+channels) per sample. */
+/// One slot of u: the runtime fills u[offset .. offset+channels) per sample.
 typedef struct plastic_input_slot {
-  const char* name;      /**< DSL name of the input ("x") */
-  int32_t kind;          /**< plastic_input_kind */
-  int32_t source;        /**< which data input feeds it (index into the model's declared inputs) */
-  int64_t offset;        /**< first element in u (per sample) */
-  int64_t channels;      /**< elements of this slot (for logsig: the log-signature dimension) */
-  int32_t path_channels; /**< channels of the underlying path (logsig: d of the path), else = channels */
-  int32_t logsig_depth;  /**< logsig only: truncation depth N */
-  int32_t logsig_step;   /**< logsig only: samples per window */
-  int32_t interpolation; /**< path only: 0 linear, 1 natural cubic, 2 cubic Hermite with backward differences */
+  const char* name; ///< DSL name of the input ("x")
+  int32_t kind;     ///< plastic_input_kind
+  int32_t source;   ///< which data input feeds it (index into the model's declared inputs)
+  int64_t offset;   ///< first element in u (per sample)
+  int64_t channels; ///< elements of this slot (for logsig: the log-signature dimension)
+  int32_t
+      path_channels; ///< channels of the underlying path (logsig: d of the path), else = channels
+  int32_t logsig_depth;  ///< logsig only: truncation depth N
+  int32_t logsig_step;   ///< logsig only: samples per window
+  int32_t interpolation; ///< path only: 0 linear, 1 natural cubic, 2 cubic Hermite with backward
+                         ///< differences
 } plastic_input_slot;
 
 /* ------------------------------------------------------------------------ */
 /* Parameters                                                                */
 
-/** How a parameter tensor is initialised (args in plastic_param::init_args). */
+/// How a parameter tensor is initialised (args in plastic_param::init_args).
 typedef enum plastic_init_kind {
-  PLASTIC_INIT_UNIFORM_FAN_IN = 1,     /**< U(-1/sqrt(fan_in), 1/sqrt(fan_in)): PyTorch's Linear default */
-  PLASTIC_INIT_GLOROT_UNIFORM = 2,     /**< U(-a, a), a = gain*sqrt(6/(fan_in+fan_out)); args[0] = gain (0 -> 1) */
-  PLASTIC_INIT_GLOROT_NORMAL = 3,      /**< N(0, gain^2 * 2/(fan_in+fan_out)); args[0] = gain */
-  PLASTIC_INIT_KAIMING_UNIFORM = 4,    /**< U(-a, a), a = gain*sqrt(3/fan_in); args[0] = gain (0 -> sqrt 2) */
-  PLASTIC_INIT_KAIMING_NORMAL = 5,     /**< N(0, gain^2/fan_in); args[0] = gain (0 -> sqrt 2) */
+  /// U(-1/sqrt(fan_in), 1/sqrt(fan_in)): PyTorch's Linear default.
+  PLASTIC_INIT_UNIFORM_FAN_IN = 1,
+  /// U(-a, a), a = gain*sqrt(6/(fan_in+fan_out)); args[0] = gain (0 -> 1).
+  PLASTIC_INIT_GLOROT_UNIFORM = 2,
+  /// N(0, gain^2 * 2/(fan_in+fan_out)); args[0] = gain (0 -> 1).
+  PLASTIC_INIT_GLOROT_NORMAL = 3,
+  /// U(-a, a), a = gain*sqrt(3/fan_in); args[0] = gain (0 -> sqrt 2).
+  PLASTIC_INIT_KAIMING_UNIFORM = 4,
+  /// N(0, gain^2/fan_in); args[0] = gain (0 -> sqrt 2).
+  PLASTIC_INIT_KAIMING_NORMAL = 5,
   PLASTIC_INIT_ZEROS = 6,
   PLASTIC_INIT_ONES = 7,
-  PLASTIC_INIT_NORMAL = 8,             /**< N(args[1], args[0]^2) */
-  PLASTIC_INIT_ORTHOGONAL = 9,         /**< (semi-)orthogonal over the last two dims; args[0] = gain */
-  PLASTIC_INIT_CRITICAL = 10,          /**< gated nODE critical init (paper 003 Sec. 4): N(0, sigma_w^2/fan_in),
-                                            args[0] = sigma_w (0 -> sqrt(2^(1-1/layers))), args[1] = layers */
-  PLASTIC_INIT_STABILITY_INFORMED = 11,/**< paper 004 Algorithm 1, jointly over one init_group (the layers of
-                                            one MLP in order init_index); args[0] = solver step h,
-                                            args[1] = max |eigenvalue| radius, args[2] = rejection tries */
-  PLASTIC_INIT_CONSTANT = 12           /**< every element = args[0] */
+  /// N(args[1], args[0]^2).
+  PLASTIC_INIT_NORMAL = 8,
+  /// (Semi-)orthogonal over the last two dims; args[0] = gain.
+  PLASTIC_INIT_ORTHOGONAL = 9,
+  /// Gated nODE critical initialisation (paper 003 Sec. 4): N(0, sigma_w^2/fan_in);
+  /// args[0] = sigma_w (0 -> sqrt(2^(1-1/layers))), args[1] = layers.
+  PLASTIC_INIT_CRITICAL = 10,
+  /// Paper 004 Algorithm 1, jointly over one init_group (the layers of one MLP, in
+  /// init_index order); args[0] = solver step h, args[1] = eigenvalue radius,
+  /// args[2] = rejection-sampling tries.
+  PLASTIC_INIT_STABILITY_INFORMED = 11,
+  /// Every element = args[0].
+  PLASTIC_INIT_CONSTANT = 12
 } plastic_init_kind;
 
-/** One named parameter tensor inside the flat theta vector. */
+/// One named parameter tensor inside the flat theta vector.
 typedef struct plastic_param {
-  const char* name;                 /**< dotted DSL name ("ff.w1") */
-  int32_t rank;                     /**< 0..PLASTIC_MAX_RANK */
-  int32_t init;                     /**< plastic_init_kind */
-  int64_t shape[PLASTIC_MAX_RANK];  /**< row-major, unused dims 0 */
-  int64_t offset;                   /**< first element in theta */
-  int64_t size;                     /**< product of shape (1 for rank 0) */
-  int64_t fan_in;                   /**< decided by the compiler from the tensor's role */
+  const char* name;                ///< dotted DSL name ("ff.w1")
+  int32_t rank;                    ///< 0..PLASTIC_MAX_RANK
+  int32_t init;                    ///< plastic_init_kind
+  int64_t shape[PLASTIC_MAX_RANK]; ///< row-major, unused dims 0
+  int64_t offset;                  ///< first element in theta
+  int64_t size;                    ///< product of shape (1 for rank 0)
+  int64_t fan_in;                  ///< decided by the compiler from the tensor's role
   int64_t fan_out;
-  int32_t init_group;               /**< params initialised jointly share a group id; -1 for none */
-  int32_t init_index;               /**< position within the group (layer order) */
-  double init_args[4];              /**< meaning per plastic_init_kind; unused = 0 */
+  int32_t init_group;  ///< params initialised jointly share a group id; -1 for none
+  int32_t init_index;  ///< position within the group (layer order)
+  double init_args[4]; ///< meaning per plastic_init_kind; unused = 0
 } plastic_param;
 
 /* ------------------------------------------------------------------------ */
 /* Solver and gradient method chosen in the spec (the runtime may override)   */
 
-/** `solve rk4 step 0.1`, `solve dopri5 rtol 1e-4 atol 1e-6`, ... */
+/// `solve rk4 step 0.1`, `solve dopri5 rtol 1e-4 atol 1e-6`, ...
 typedef struct plastic_solver_desc {
-  const char* method;  /**< tableau name ("euler", "rk4", "dopri5", "tsit5", ...) */
-  double step;         /**< fixed step h; adaptive: first step, 0 = automatic (Hairer) */
-  double rtol, atol;   /**< adaptive only */
-  double dt_min;       /**< adaptive: smallest step before failing; 0 = only round-off limits */
-  double dt_max;       /**< adaptive: largest step; 0 = unlimited */
-  int64_t max_steps;   /**< accepted + rejected steps per solve before failing; 0 = default */
+  const char* method; ///< tableau name ("euler", "rk4", "dopri5", "tsit5", ...)
+  double step;        ///< fixed step h; adaptive: first step, 0 = automatic (Hairer)
+  double rtol, atol;  ///< adaptive only
+  double dt_min;      ///< adaptive: smallest step before failing; 0 = only round-off limits
+  double dt_max;      ///< adaptive: largest step; 0 = unlimited
+  int64_t max_steps;  ///< accepted + rejected steps per solve before failing; 0 = default
 } plastic_solver_desc;
 
 typedef enum plastic_gradient_kind {
-  PLASTIC_GRAD_DIRECT = 1,      /**< backpropagate through every stored step */
-  PLASTIC_GRAD_CHECKPOINT = 2,  /**< store every k-th state, recompute segments */
-  PLASTIC_GRAD_ADJOINT = 3      /**< continuous adjoint, integrated backwards */
+  PLASTIC_GRAD_DIRECT = 1,     ///< backpropagate through every stored step
+  PLASTIC_GRAD_CHECKPOINT = 2, ///< store every k-th state, recompute segments
+  PLASTIC_GRAD_ADJOINT = 3     ///< continuous adjoint, integrated backwards
 } plastic_gradient_kind;
 
 typedef struct plastic_gradient_desc {
-  int32_t kind;              /**< plastic_gradient_kind */
-  int32_t checkpoint_every;  /**< checkpoint: k items per segment; 0 = sqrt(N) (fixed step only) */
-  double adjoint_rtol;       /**< adjoint: tolerances of the backward solve; 0 = the forward's */
+  int32_t kind;             ///< plastic_gradient_kind
+  int32_t checkpoint_every; ///< checkpoint: k items per segment; 0 = sqrt(N) (fixed step only)
+  double adjoint_rtol;      ///< adjoint: tolerances of the backward solve; 0 = the forward's
   double adjoint_atol;
 } plastic_gradient_desc;
 
@@ -150,76 +162,75 @@ typedef struct plastic_gradient_desc {
 /* Kernels. Sizes: n = n_state, P = n_params, m = n_input, o = n_outputs,    */
 /* g = n_targets, q = n_static, s = stages of the model's step tableau.       */
 
-/** z0 = init(theta, statics). statics: q*L (NULL if q == 0); z0: n*L. */
+/// z0 = init(theta, statics). statics: q*L (NULL if q == 0); z0: n*L.
 typedef void (*plastic_init_state_fn)(const void* ctx, const void* theta, const void* statics,
                                       void* z0, void* scratch);
-/** theta_bar += sum_lanes z0_bar^T d init/d theta. */
+/// theta_bar += sum_lanes z0_bar^T d init/d theta.
 typedef void (*plastic_init_state_vjp_fn)(const void* ctx, const void* theta, const void* statics,
                                           const void* z0_bar, void* theta_bar, void* scratch);
 
-/** The vector field: dz = f(t, z, theta, u). z, dz: n*L. */
+/// The vector field: dz = f(t, z, theta, u). z, dz: n*L.
 typedef void (*plastic_field_fn)(const void* ctx, double t, const void* z, const void* theta,
                                  const void* u, void* dz, void* scratch);
-/** Field VJP with cotangent a (n*L):
- *  z_bar (n*L) += a^T df/dz;  theta_bar (P) += sum_lanes a^T df/dtheta;
- *  u_bar (m*L) += a^T df/du, skipped when u_bar is NULL. */
+/// Field VJP with cotangent a (n*L):
+///  z_bar (n*L) += a^T df/dz;  theta_bar (P) += sum_lanes a^T df/dtheta;
+///  u_bar (m*L) += a^T df/du, skipped when u_bar is NULL.
 typedef void (*plastic_field_vjp_fn)(const void* ctx, double t, const void* z, const void* theta,
                                      const void* u, const void* a, void* z_bar, void* theta_bar,
                                      void* u_bar, void* scratch);
-/** The augmented backward system of the continuous adjoint (time derivatives, written =):
- *  dz = f;  da = -a^T df/dz (n*L);  dtheta = -sum_lanes a^T df/dtheta (P, summed over the tile).
- *  u_bar (m*L, may be NULL) += a^T df/du (a cotangent density: no minus sign). */
+/// The augmented backward system of the continuous adjoint (time derivatives, written =):
+///  dz = f;  da = -a^T df/dz (n*L);  dtheta = -sum_lanes a^T df/dtheta (P, summed over the tile).
+///  u_bar (m*L, may be NULL) += a^T df/du (a cotangent density: no minus sign).
 typedef void (*plastic_adjoint_field_fn)(const void* ctx, double t, const void* z, const void* a,
                                          const void* theta, const void* u, void* dz, void* da,
                                          void* dtheta, void* u_bar, void* scratch);
 
-/** One step of the model's tableau (`step_method`), all stages fused:
- *  z1 = z0 + h sum_i b_i k_i. u_stages: s*m*L, stage i's sample at t + c_i h
- *  (block i at offset i*m*L). z1 may alias z0. */
+/// One step of the model's tableau (`step_method`), all stages fused:
+///  z1 = z0 + h sum_i b_i k_i. u_stages: s*m*L, stage i's sample at t + c_i h
+///  (block i at offset i*m*L). z1 may alias z0.
 typedef void (*plastic_step_fn)(const void* ctx, double t, double h, const void* z0,
                                 const void* theta, const void* u_stages, void* z1, void* scratch);
-/** VJP of plastic_step_fn with the step size held constant. Recomputes the stages
- *  internally. z0_bar (n*L) += z1_bar^T dz1/dz0; theta_bar (P) += sum_lanes ...;
- *  u_stages_bar (s*m*L, may be NULL) += ... */
+/// VJP of plastic_step_fn with the step size held constant. Recomputes the stages
+///  internally. z0_bar (n*L) += z1_bar^T dz1/dz0; theta_bar (P) += sum_lanes ...;
+///  u_stages_bar (s*m*L, may be NULL) += ...
 typedef void (*plastic_step_vjp_fn)(const void* ctx, double t, double h, const void* z0,
                                     const void* theta, const void* u_stages, const void* z1_bar,
                                     void* z0_bar, void* theta_bar, void* u_stages_bar,
                                     void* scratch);
-/** One step of an embedded pair (adaptive `step_method`): z1 as plastic_step_fn and
- *  err = h sum_i e_i k_i (n*L). k_first (n*L) = f(t, z0, u_stages[0]) is given by the
- *  caller (the previous step's k_last for FSAL tableaus, else a field call). For FSAL
- *  tableaus k_last (n*L) = f(t+h, z1, u_stages[s-1]) on return, else untouched (may be NULL).
- *  No output aliases an input. */
+/// One step of an embedded pair (adaptive `step_method`): z1 as plastic_step_fn and
+///  err = h sum_i e_i k_i (n*L). k_first (n*L) = f(t, z0, u_stages[0]) is given by the
+///  caller (the previous step's k_last for FSAL tableaus, else a field call). For FSAL
+///  tableaus k_last (n*L) = f(t+h, z1, u_stages[s-1]) on return, else untouched (may be NULL).
+///  No output aliases an input.
 typedef void (*plastic_step_adaptive_fn)(const void* ctx, double t, double h, const void* z0,
                                          const void* theta, const void* u_stages,
                                          const void* k_first, void* z1, void* err, void* k_last,
                                          void* scratch);
 
-/** Readout y = output(t, z, theta, u). y: o*L. */
+/// Readout y = output(t, z, theta, u). y: o*L.
 typedef void (*plastic_output_fn)(const void* ctx, double t, const void* z, const void* theta,
                                   const void* u, void* y, void* scratch);
-/** z_bar (n*L) += ..., theta_bar (P) += sum_lanes ..., u_bar (m*L, may be NULL) += ... */
+/// z_bar (n*L) += ..., theta_bar (P) += sum_lanes ..., u_bar (m*L, may be NULL) += ...
 typedef void (*plastic_output_vjp_fn)(const void* ctx, double t, const void* z, const void* theta,
                                       const void* u, const void* y_bar, void* z_bar,
                                       void* theta_bar, void* u_bar, void* scratch);
-/** Loss per lane: loss[l] = loss(y_l, target_l). y: o*L, target: g*L, loss: L (written). */
+/// Loss per lane: loss[l] = loss(y_l, target_l). y: o*L, target: g*L, loss: L (written).
 typedef void (*plastic_loss_fn)(const void* ctx, const void* y, const void* target, void* loss,
                                 void* scratch);
-/** y_bar (o*L) += loss_bar[l] * d loss_l / d y_l. loss_bar: L. */
+/// y_bar (o*L) += loss_bar[l] * d loss_l / d y_l. loss_bar: L.
 typedef void (*plastic_loss_vjp_fn)(const void* ctx, const void* y, const void* target,
                                     const void* loss_bar, void* y_bar, void* scratch);
 
-/** Discrete update at an observation time (ODE-RNN / ODE-RFWP, paper 000 Eqs. 26-27):
- *  z_plus = jump(t, z_minus, theta, u). n*L each; u is the sample at t. */
+/// Discrete update at an observation time (ODE-RNN / ODE-RFWP, paper 000 Eqs. 26-27):
+///  z_plus = jump(t, z_minus, theta, u). n*L each; u is the sample at t.
 typedef void (*plastic_jump_fn)(const void* ctx, double t, const void* z_minus, const void* theta,
                                 const void* u, void* z_plus, void* scratch);
-/** z_minus_bar (n*L) += ..., theta_bar (P) += sum_lanes ..., u_bar (may be NULL) += ... */
+/// z_minus_bar (n*L) += ..., theta_bar (P) += sum_lanes ..., u_bar (may be NULL) += ...
 typedef void (*plastic_jump_vjp_fn)(const void* ctx, double t, const void* z_minus,
                                     const void* theta, const void* u, const void* z_plus_bar,
-                                    void* z_minus_bar, void* theta_bar, void* u_bar,
-                                    void* scratch);
+                                    void* z_minus_bar, void* theta_bar, void* u_bar, void* scratch);
 
-/** All kernels; any may be NULL. */
+/// All kernels; any may be NULL.
 typedef struct plastic_kernels {
   plastic_init_state_fn init_state;
   plastic_init_state_vjp_fn init_state_vjp;
@@ -237,7 +248,7 @@ typedef struct plastic_kernels {
   plastic_jump_vjp_fn jump_vjp;
 } plastic_kernels;
 
-/** Scratch bytes each kernel needs (0 = none); same order as plastic_kernels. */
+/// Scratch bytes each kernel needs (0 = none); same order as plastic_kernels.
 typedef struct plastic_scratch_sizes {
   uint64_t init_state, init_state_vjp, field, field_vjp, adjoint_field, step, step_vjp,
       step_adaptive, output, output_vjp, loss, loss_vjp, jump, jump_vjp;
@@ -247,42 +258,42 @@ typedef struct plastic_scratch_sizes {
 /* The table                                                                 */
 
 typedef struct plastic_model {
-  uint32_t abi_version;  /**< PLASTIC_ABI_VERSION of the producer */
-  uint32_t struct_size;  /**< sizeof(plastic_model) seen by the producer */
-  const char* name;      /**< model name from the spec */
-  int32_t dtype;         /**< plastic_dtype */
-  int32_t lanes;         /**< L, 1..64 */
+  uint32_t abi_version; ///< PLASTIC_ABI_VERSION of the producer
+  uint32_t struct_size; ///< sizeof(plastic_model) seen by the producer
+  const char* name;     ///< model name from the spec
+  int32_t dtype;        ///< plastic_dtype
+  int32_t lanes;        ///< L, 1..64
 
-  int64_t n_state;       /**< per sample */
-  int64_t n_params;      /**< shared */
-  int64_t n_input;       /**< per-time input sample u, per sample */
-  int64_t n_static;      /**< static features given to init_state, per sample */
-  int64_t n_outputs;     /**< per observation, per sample */
-  int64_t n_targets;     /**< per observation, per sample */
+  int64_t n_state;   ///< per sample
+  int64_t n_params;  ///< shared
+  int64_t n_input;   ///< per-time input sample u, per sample
+  int64_t n_static;  ///< static features given to init_state, per sample
+  int64_t n_outputs; ///< per observation, per sample
+  int64_t n_targets; ///< per observation, per sample
 
   int32_t n_input_slots;
-  const plastic_input_slot* input_slots;  /**< cover u exactly, in offset order */
+  const plastic_input_slot* input_slots; ///< cover u exactly, in offset order
   int32_t n_param_entries;
-  const plastic_param* params;            /**< disjoint, cover theta */
+  const plastic_param* params; ///< disjoint, cover theta
 
-  plastic_solver_desc solver;             /**< the spec's `solve` line */
-  plastic_gradient_desc gradient;         /**< the spec's `gradient` line */
-  const char* step_method;                /**< tableau the fused step kernels implement (NULL if none) */
+  plastic_solver_desc solver;     ///< the spec's `solve` line
+  plastic_gradient_desc gradient; ///< the spec's `gradient` line
+  const char* step_method;        ///< tableau the fused step kernels implement (NULL if none)
 
-  /** Nonzero: at an observation with a jump, the output reads the state after the jump
-   *  (RNN convention y_n = g(h_n)); zero: before it (a prediction of the observation). */
+  /// Nonzero: at an observation with a jump, the output reads the state after the jump
+  ///  (RNN convention y_n = g(h_n)); zero: before it (a prediction of the observation).
   int32_t observe_after_jump;
 
-  const void* ctx;                        /**< passed to every kernel */
+  const void* ctx; ///< passed to every kernel
   plastic_scratch_sizes scratch;
   plastic_kernels kernels;
 } plastic_model;
 
-/** Entry point exported as PLASTIC_MODEL_ENTRY_SYMBOL; the table lives as long as the module. */
+/// Entry point exported as PLASTIC_MODEL_ENTRY_SYMBOL; the table lives as long as the module.
 typedef const plastic_model* (*plastic_model_entry_fn)(void);
 
 #ifdef __cplusplus
-}  /* extern "C" */
+} /* extern "C" */
 #endif
 
 #endif /* PLASTIC_RUNTIME_ABI_H */

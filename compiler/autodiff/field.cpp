@@ -18,14 +18,21 @@ FieldSignature field_signature(const Function& field) {
   for (const Node* in : field.inputs()) {
     switch (in->op()) {
     case Op::Time:
-      if (sig.time)
-        throw ir::IRError(fmt::format("field '{}' has two time inputs", field.name()));
+      if (sig.time) throw ir::IRError(fmt::format("field '{}' has two time inputs", field.name()));
       sig.time = in;
       break;
-    case Op::State: sig.states.push_back(in); break;
-    case Op::Param: sig.params.push_back(in); break;
-    case Op::Input: sig.controls.push_back(in); break;
-    default: sig.others.push_back(in); break;
+    case Op::State:
+      sig.states.push_back(in);
+      break;
+    case Op::Param:
+      sig.params.push_back(in);
+      break;
+    case Op::Input:
+      sig.controls.push_back(in);
+      break;
+    default:
+      sig.others.push_back(in);
+      break;
     }
   }
   if (sig.states.empty())
@@ -50,7 +57,8 @@ Function field_vjp(const Function& field) {
   FieldSignature sig = field_signature(field);
   VjpSpec spec;
   for (const auto* group : {&sig.states, &sig.params, &sig.controls})
-    for (const Node* n : *group) spec.wrt.push_back(n->name());
+    for (const Node* n : *group)
+      spec.wrt.push_back(n->name());
   spec.name = field.name() + ".vjp";
   return vjp_function(field, spec);
 }
@@ -77,4 +85,4 @@ Function adjoint_system(const Function& field) {
   return Function(field.name() + ".adjoint", std::move(inputs), std::move(outs));
 }
 
-}  // namespace plastic::ad
+} // namespace plastic::ad

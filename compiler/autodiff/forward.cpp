@@ -12,8 +12,7 @@
 
 namespace plastic::ad {
 
-std::vector<const Node*> jvp(std::span<const Node* const> outputs,
-                             std::span<const Node* const> wrt,
+std::vector<const Node*> jvp(std::span<const Node* const> outputs, std::span<const Node* const> wrt,
                              std::span<const Node* const> tangents) {
   PLASTIC_CHECK(wrt.size() == tangents.size(), "jvp: {} wrt nodes but {} tangents", wrt.size(),
                 tangents.size());
@@ -58,8 +57,9 @@ std::vector<const Node*> jvp_dense(std::span<const Node* const> outputs,
                                    std::span<const Node* const> wrt,
                                    std::span<const Node* const> tangents) {
   std::vector<const Node*> out = jvp(outputs, wrt, tangents);
-  for (size_t i = 0; i < out.size(); ++i) out[i] = detail::or_zeros(out[i], outputs[i]);
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i] = detail::or_zeros(out[i], outputs[i]);
   return out;
 }
 
-}  // namespace plastic::ad
+} // namespace plastic::ad

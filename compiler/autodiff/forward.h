@@ -15,8 +15,7 @@ using ir::Node;
 
 /// Tangents of `outputs` given tangents of `wrt` (same count; null = zero).
 /// An entry is null when the output does not depend on any wrt node.
-std::vector<const Node*> jvp(std::span<const Node* const> outputs,
-                             std::span<const Node* const> wrt,
+std::vector<const Node*> jvp(std::span<const Node* const> outputs, std::span<const Node* const> wrt,
                              std::span<const Node* const> tangents);
 
 /// Same, with zero tangents materialised as zero constants.
@@ -24,4 +23,4 @@ std::vector<const Node*> jvp_dense(std::span<const Node* const> outputs,
                                    std::span<const Node* const> wrt,
                                    std::span<const Node* const> tangents);
 
-}  // namespace plastic::ad
+} // namespace plastic::ad

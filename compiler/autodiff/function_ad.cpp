@@ -21,14 +21,13 @@ std::vector<const Node*> pick_inputs(const Function& f, const std::vector<std::s
   std::vector<const Node*> out;
   for (const std::string& n : names) {
     const Node* in = f.input(n);
-    if (!in)
-      throw ir::IRError(fmt::format("'{}' is not an input of function '{}'", n, f.name()));
+    if (!in) throw ir::IRError(fmt::format("'{}' is not an input of function '{}'", n, f.name()));
     out.push_back(in);
   }
   return out;
 }
 
-}  // namespace
+} // namespace
 
 Function vjp_function(const Function& f, const VjpSpec& spec) {
   ir::Context& ctx = f.context();
@@ -50,7 +49,8 @@ Function vjp_function(const Function& f, const VjpSpec& spec) {
   std::vector<const Node*> grads = vjp_dense(outs, cts, wrt);
   std::vector<Output> results;
   if (spec.keep_outputs) results = f.outputs();
-  for (size_t i = 0; i < wrt.size(); ++i) results.push_back({"d." + wrt[i]->name(), grads[i]});
+  for (size_t i = 0; i < wrt.size(); ++i)
+    results.push_back({"d." + wrt[i]->name(), grads[i]});
   return Function(spec.name.empty() ? f.name() + ".vjp" : spec.name, std::move(inputs),
                   std::move(results));
 }
@@ -68,9 +68,10 @@ Function jvp_function(const Function& f, const JvpSpec& spec) {
   std::vector<const Node*> t = jvp_dense(outs, wrt, tans);
   std::vector<Output> results;
   if (spec.keep_outputs) results = f.outputs();
-  for (size_t i = 0; i < outs.size(); ++i) results.push_back({"tan." + f.outputs()[i].name, t[i]});
+  for (size_t i = 0; i < outs.size(); ++i)
+    results.push_back({"tan." + f.outputs()[i].name, t[i]});
   return Function(spec.name.empty() ? f.name() + ".jvp" : spec.name, std::move(inputs),
                   std::move(results));
 }
 
-}  // namespace plastic::ad
+} // namespace plastic::ad

@@ -51,4 +51,4 @@ struct JvpSpec {
 /// one tangent per output ("tan.<output>").
 ir::Function jvp_function(const ir::Function& f, const JvpSpec& spec = {});
 
-}  // namespace plastic::ad
+} // namespace plastic::ad

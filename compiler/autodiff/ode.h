@@ -27,11 +27,11 @@ namespace plastic::ad {
 
 /// A field's inputs split by role (see the file comment).
 struct FieldSignature {
-  const ir::Node* time = nullptr;         ///< null if the field does not take t
-  std::vector<const ir::Node*> states;    ///< z_i, in input order
-  std::vector<const ir::Node*> params;    ///< θ, in input order
-  std::vector<const ir::Node*> controls;  ///< Input leaves, in input order
-  std::vector<const ir::Node*> others;    ///< Arg leaves
+  const ir::Node* time = nullptr;        ///< null if the field does not take t
+  std::vector<const ir::Node*> states;   ///< z_i, in input order
+  std::vector<const ir::Node*> params;   ///< θ, in input order
+  std::vector<const ir::Node*> controls; ///< Input leaves, in input order
+  std::vector<const ir::Node*> others;   ///< Arg leaves
 };
 
 /// Classifies the inputs of `field` and checks the field contract; throws
@@ -68,11 +68,11 @@ struct RkStep {
   /// Outputs: z_{n+1} per state, named after the state; for embedded pairs
   /// then "err.<state>" = h Σ e_i k_i (the local error estimate).
   ir::Function fn;
-  std::vector<double> nodes;     ///< distinct stage nodes c, in first-use order
-  std::vector<int> stage_node;   ///< stage i evaluates its controls at nodes[stage_node[i]]
-  std::vector<std::string> states;    ///< state names = the z_{n+1} outputs
-  std::vector<std::string> controls;  ///< names of the per-node control inputs, all nodes
-  std::vector<std::string> params;    ///< param names
+  std::vector<double> nodes;         ///< distinct stage nodes c, in first-use order
+  std::vector<int> stage_node;       ///< stage i evaluates its controls at nodes[stage_node[i]]
+  std::vector<std::string> states;   ///< state names = the z_{n+1} outputs
+  std::vector<std::string> controls; ///< names of the per-node control inputs, all nodes
+  std::vector<std::string> params;   ///< param names
   bool adaptive = false;
 };
 
@@ -88,7 +88,8 @@ RkStep build_rk_step(const ir::Function& field, const rt::ButcherTableau& tablea
 /// + "ct.<state>" per state (cotangents of z_{n+1}); outputs = "d.<state>"
 /// per state (cotangent of z_n), then "d.<param>" per param, then
 /// "d.<control>@<k>" per per-node control input. The error estimate is not
-/// differentiated (step-size control is not part of the gradient).
+/// differentiated (step-size control is not part of the gradient), nor are
+/// t, h, static inputs and Arg leaves (use vjp_function directly for those).
 ir::Function build_step_vjp(const RkStep& step);
 
-}  // namespace plastic::ad
+} // namespace plastic::ad

@@ -30,10 +30,11 @@ std::vector<const Node*> vjp(std::span<const Node* const> outputs,
   PLASTIC_CHECK(wrt_set.size() == wrt.size(), "vjp: repeated wrt node");
 
   std::vector<const Node*> order = ir::topo_order(outputs);
-  std::unordered_set<const Node*> depends;  // nodes with a path from some wrt node
+  std::unordered_set<const Node*> depends; // nodes with a path from some wrt node
   for (const Node* n : order) {
     bool d = wrt_set.count(n) > 0;
-    for (const Node* o : n->operands()) d = d || depends.count(o);
+    for (const Node* o : n->operands())
+      d = d || depends.count(o);
     if (d) depends.insert(n);
   }
 
@@ -54,7 +55,8 @@ std::vector<const Node*> vjp(std::span<const Node* const> outputs,
     if (!any) continue;
     // std::vector<bool> is not contiguous; rules take a span of bools.
     std::unique_ptr<bool[]> flags(new bool[need.size()]);
-    for (size_t k = 0; k < need.size(); ++k) flags[k] = need[k];
+    for (size_t k = 0; k < need.size(); ++k)
+      flags[k] = need[k];
     std::vector<const Node*> cts =
         diff_rule(n->op()).vjp(n, it->second, std::span<const bool>(flags.get(), need.size()));
     PLASTIC_CHECK(cts.size() == n->num_operands(), "vjp rule of {} returned {} cotangents",
@@ -82,8 +84,9 @@ std::vector<const Node*> vjp_dense(std::span<const Node* const> outputs,
                                    std::span<const Node* const> cotangents,
                                    std::span<const Node* const> wrt) {
   std::vector<const Node*> out = vjp(outputs, cotangents, wrt);
-  for (size_t i = 0; i < out.size(); ++i) out[i] = detail::or_zeros(out[i], wrt[i]);
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i] = detail::or_zeros(out[i], wrt[i]);
   return out;
 }
 
-}  // namespace plastic::ad
+} // namespace plastic::ad

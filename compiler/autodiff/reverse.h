@@ -28,4 +28,4 @@ std::vector<const Node*> vjp_dense(std::span<const Node* const> outputs,
                                    std::span<const Node* const> cotangents,
                                    std::span<const Node* const> wrt);
 
-}  // namespace plastic::ad
+} // namespace plastic::ad

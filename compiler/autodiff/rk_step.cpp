@@ -32,21 +32,22 @@ const Node* weighted_sum(const std::vector<double>& w, const std::vector<const N
   return sum;
 }
 
-}  // namespace
+} // namespace
 
 RkStep build_rk_step(const Function& field, const rt::ButcherTableau& tab,
                      const RkStepOptions& options) {
   FieldSignature sig = field_signature(field);
   ir::Context& ctx = field.context();
   const int s = tab.stages;
-  if (s <= 0 || tab.a.size() != static_cast<size_t>(s * s) || tab.b.size() != static_cast<size_t>(s) ||
-      tab.c.size() != static_cast<size_t>(s) || (!tab.e.empty() && tab.e.size() != static_cast<size_t>(s)))
+  if (s <= 0 || tab.a.size() != static_cast<size_t>(s * s) ||
+      tab.b.size() != static_cast<size_t>(s) || tab.c.size() != static_cast<size_t>(s) ||
+      (!tab.e.empty() && tab.e.size() != static_cast<size_t>(s)))
     throw ir::IRError(fmt::format("tableau '{}' is malformed", tab.name));
   for (int i = 0; i < s; ++i)
     for (int j = i; j < s; ++j)
       if (tab.A(i, j) != 0)
-        throw ir::IRError(fmt::format("tableau '{}' is not explicit (a[{}][{}] != 0)", tab.name,
-                                      i, j));
+        throw ir::IRError(
+            fmt::format("tableau '{}' is not explicit (a[{}][{}] != 0)", tab.name, i, j));
 
   // Everything but the function itself; assembled into an RkStep at the end.
   struct {
@@ -77,13 +78,15 @@ RkStep build_rk_step(const Function& field, const rt::ButcherTableau& tab,
   for (const Node* u : sig.controls) {
     bool is_static = std::find(options.static_inputs.begin(), options.static_inputs.end(),
                                u->name()) != options.static_inputs.end();
-    if (is_static) inputs.push_back(u);
-    else varying.push_back(u);
+    if (is_static)
+      inputs.push_back(u);
+    else
+      varying.push_back(u);
   }
   for (const std::string& name : options.static_inputs)
     if (!field.input(name) || field.input(name)->op() != Op::Input)
-      throw ir::IRError(fmt::format("static input '{}' is not an input sample of field '{}'",
-                                    name, field.name()));
+      throw ir::IRError(fmt::format("static input '{}' is not an input sample of field '{}'", name,
+                                    field.name()));
   // per_node[k][j]: control j at node k
   std::vector<std::vector<const Node*>> per_node(step.nodes.size());
   for (size_t k = 0; k < step.nodes.size(); ++k)
@@ -95,7 +98,7 @@ RkStep build_rk_step(const Function& field, const rt::ButcherTableau& tab,
     }
 
   const size_t m = sig.states.size();
-  std::vector<std::vector<const Node*>> k_stage;  // k_stage[i][state]
+  std::vector<std::vector<const Node*>> k_stage; // k_stage[i][state]
   std::vector<const Node*> roots = field.output_nodes();
   for (int i = 0; i < s; ++i) {
     std::unordered_map<const Node*, const Node*> sub;
@@ -113,14 +116,16 @@ RkStep build_rk_step(const Function& field, const rt::ButcherTableau& tab,
       sub[z] = incr ? ir::add(z, detail::times_scalar(incr, h)) : z;
     }
     const auto& controls = per_node[static_cast<size_t>(step.stage_node[static_cast<size_t>(i)])];
-    for (size_t j = 0; j < varying.size(); ++j) sub[varying[j]] = controls[j];
+    for (size_t j = 0; j < varying.size(); ++j)
+      sub[varying[j]] = controls[j];
     k_stage.push_back(ir::substitute(roots, sub));
   }
 
   std::vector<ir::Output> outs;
   for (size_t st = 0; st < m; ++st) {
     std::vector<const Node*> ks;
-    for (int i = 0; i < s; ++i) ks.push_back(k_stage[static_cast<size_t>(i)][st]);
+    for (int i = 0; i < s; ++i)
+      ks.push_back(k_stage[static_cast<size_t>(i)][st]);
     const Node* z = sig.states[st];
     const Node* incr = weighted_sum(tab.b, ks);
     outs.push_back({z->name(), incr ? ir::add(z, detail::times_scalar(incr, h)) : z});
@@ -129,17 +134,17 @@ RkStep build_rk_step(const Function& field, const rt::ButcherTableau& tab,
   if (step.adaptive) {
     for (size_t st = 0; st < m; ++st) {
       std::vector<const Node*> ks;
-      for (int i = 0; i < s; ++i) ks.push_back(k_stage[static_cast<size_t>(i)][st]);
+      for (int i = 0; i < s; ++i)
+        ks.push_back(k_stage[static_cast<size_t>(i)][st]);
       const Node* err = weighted_sum(tab.e, ks);
       const Node* z = sig.states[st];
-      outs.push_back({"err." + z->name(),
-                      err ? detail::times_scalar(err, h) : ir::zeros_like(z)});
+      outs.push_back({"err." + z->name(), err ? detail::times_scalar(err, h) : ir::zeros_like(z)});
     }
   }
-  for (const Node* p : sig.params) step.params.push_back(p->name());
-  std::string name = options.name.empty()
-                         ? fmt::format("{}.step.{}", field.name(), tab.name)
-                         : options.name;
+  for (const Node* p : sig.params)
+    step.params.push_back(p->name());
+  std::string name =
+      options.name.empty() ? fmt::format("{}.step.{}", field.name(), tab.name) : options.name;
   return RkStep{Function(std::move(name), std::move(inputs), std::move(outs)),
                 std::move(step.nodes),
                 std::move(step.stage_node),
@@ -158,4 +163,4 @@ Function build_step_vjp(const RkStep& step) {
   return vjp_function(step.fn, spec);
 }
 
-}  // namespace plastic::ad
+} // namespace plastic::ad

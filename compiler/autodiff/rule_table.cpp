@@ -24,7 +24,7 @@ RuleTable build() {
   return t;
 }
 
-}  // namespace
+} // namespace
 
 const DiffRule& diff_rule(ir::Op op) {
   static const RuleTable table = build();
@@ -33,4 +33,4 @@ const DiffRule& diff_rule(ir::Op op) {
   return r;
 }
 
-}  // namespace plastic::ad
+} // namespace plastic::ad

@@ -32,4 +32,4 @@ inline const Node* times_scalar(const Node* x, const Node* s) {
   return ir::mul(x, ir::broadcast(s, x->shape(), {}));
 }
 
-}  // namespace plastic::ad::detail
+} // namespace plastic::ad::detail

@@ -48,4 +48,4 @@ void register_structural_rules(RuleTable& table);
 void register_contract_rules(RuleTable& table);
 void register_composite_rules(RuleTable& table);
 
-}  // namespace plastic::ad
+} // namespace plastic::ad

@@ -16,7 +16,9 @@ namespace {
 using namespace ir;
 using detail::along;
 
-int64_t axis_of(const Node* n) { return n->attrs().ints[0]; }
+int64_t axis_of(const Node* n) {
+  return n->attrs().ints[0];
+}
 
 // y ⊙ (v − Σ_axis(v ⊙ y))
 const Node* softmax_apply(const Node* y, const Node* v, int64_t axis) {
@@ -46,8 +48,8 @@ const Node* layernorm_apply(const Node* y, const Node* v) {
   double eps = y->attrs().reals[0];
   const Node* xc = sub(x, along(mean(x, {axis}), x, axis));
   const Node* r = reciprocal(sqrt(shift(mean(square(xc), {axis}), eps)));
-  const Node* inner = sub(sub(v, along(mean(v, {axis}), v, axis)),
-                          mul(y, along(mean(mul(v, y), {axis}), y, axis)));
+  const Node* inner =
+      sub(sub(v, along(mean(v, {axis}), v, axis)), mul(y, along(mean(mul(v, y), {axis}), y, axis)));
   return mul(along(r, x, axis), inner);
 }
 
@@ -58,7 +60,7 @@ const Node* layernorm_jvp(const Node* n, std::span<const Node* const> t) {
   return layernorm_apply(n, t[0]);
 }
 
-}  // namespace
+} // namespace
 
 void register_composite_rules(RuleTable& t) {
   t[static_cast<size_t>(Op::Softmax)] = {softmax_vjp, softmax_jvp};
@@ -66,4 +68,4 @@ void register_composite_rules(RuleTable& t) {
   t[static_cast<size_t>(Op::LayerNorm)] = {layernorm_vjp, layernorm_jvp};
 }
 
-}  // namespace plastic::ad
+} // namespace plastic::ad

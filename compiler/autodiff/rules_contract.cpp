@@ -18,7 +18,9 @@ namespace {
 
 using namespace ir;
 
-bool has(const std::vector<int>& v, int l) { return std::find(v.begin(), v.end(), l) != v.end(); }
+bool has(const std::vector<int>& v, int l) {
+  return std::find(v.begin(), v.end(), l) != v.end();
+}
 
 std::vector<const Node*> contract_vjp(const Node* n, const Node* ct, std::span<const bool> need) {
   EinsumSpec spec = EinsumSpec::parse(n->attrs().str);
@@ -36,7 +38,7 @@ std::vector<const Node*> contract_vjp(const Node* n, const Node* ct, std::span<c
       ops.push_back(n->operand(m));
       available.insert(available.end(), spec.inputs[m].begin(), spec.inputs[m].end());
     }
-    std::vector<int64_t> axes;  // axes of operand k the contraction can produce
+    std::vector<int64_t> axes; // axes of operand k the contraction can produce
     for (size_t a = 0; a < spec.inputs[k].size(); ++a) {
       int l = spec.inputs[k][a];
       if (!has(available, l)) continue;
@@ -61,10 +63,10 @@ const Node* contract_jvp(const Node* n, std::span<const Node* const> t) {
   return sum;
 }
 
-}  // namespace
+} // namespace
 
 void register_contract_rules(RuleTable& t) {
   t[static_cast<size_t>(Op::Contract)] = {contract_vjp, contract_jvp};
 }
 
-}  // namespace plastic::ad
+} // namespace plastic::ad

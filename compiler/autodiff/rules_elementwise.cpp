@@ -53,12 +53,16 @@ template <Partial P> const Node* unary_jvp(const Node* n, std::span<const Node* 
 std::vector<const Node*> zero_vjp(const Node* n, const Node*, std::span<const bool>) {
   return std::vector<const Node*>(n->num_operands(), nullptr);
 }
-const Node* zero_jvp(const Node*, std::span<const Node* const>) { return nullptr; }
+const Node* zero_jvp(const Node*, std::span<const Node* const>) {
+  return nullptr;
+}
 
 std::vector<const Node*> add_vjp(const Node*, const Node* ct, std::span<const bool>) {
   return {ct, ct};
 }
-const Node* add_jvp(const Node*, std::span<const Node* const> t) { return add_or(t[0], t[1]); }
+const Node* add_jvp(const Node*, std::span<const Node* const> t) {
+  return add_or(t[0], t[1]);
+}
 
 std::vector<const Node*> sub_vjp(const Node*, const Node* ct, std::span<const bool> need) {
   return {ct, need[1] ? neg(ct) : nullptr};
@@ -112,7 +116,7 @@ const Node* select_jvp(const Node* n, std::span<const Node* const> t) {
   return select(n->operand(0), or_zeros(t[1], n), or_zeros(t[2], n));
 }
 
-}  // namespace
+} // namespace
 
 void register_elementwise_rules(RuleTable& t) {
   auto set = [&](Op op, VjpRule v, JvpRule j) { t[static_cast<size_t>(op)] = {v, j}; };
@@ -144,4 +148,4 @@ void register_elementwise_rules(RuleTable& t) {
   set(Op::Select, select_vjp, select_jvp);
 }
 
-}  // namespace plastic::ad
+} // namespace plastic::ad

@@ -67,7 +67,8 @@ std::vector<const Node*> slice_vjp(const Node* n, const Node* ct, std::span<cons
   const Shape& in = n->operand(0)->shape();
   const auto& start = n->attrs().ints;
   std::vector<int64_t> hi;
-  for (size_t i = 0; i < in.size(); ++i) hi.push_back(in[i] - start[i] - n->shape()[i]);
+  for (size_t i = 0; i < in.size(); ++i)
+    hi.push_back(in[i] - start[i] - n->shape()[i]);
   return {pad(ct, start, hi)};
 }
 const Node* slice_jvp(const Node* n, std::span<const Node* const> t) {
@@ -99,11 +100,12 @@ std::vector<const Node*> concat_vjp(const Node* n, const Node* ct, std::span<con
 }
 const Node* concat_jvp(const Node* n, std::span<const Node* const> t) {
   std::vector<const Node*> parts;
-  for (size_t i = 0; i < t.size(); ++i) parts.push_back(or_zeros(t[i], n->operand(i)));
+  for (size_t i = 0; i < t.size(); ++i)
+    parts.push_back(or_zeros(t[i], n->operand(i)));
   return concat(parts, n->attrs().ints[0]);
 }
 
-}  // namespace
+} // namespace
 
 void register_structural_rules(RuleTable& t) {
   auto set = [&](Op op, VjpRule v, JvpRule j) { t[static_cast<size_t>(op)] = {v, j}; };
@@ -116,4 +118,4 @@ void register_structural_rules(RuleTable& t) {
   set(Op::Concat, concat_vjp, concat_jvp);
 }
 
-}  // namespace plastic::ad
+} // namespace plastic::ad

@@ -5,6 +5,7 @@
 // is wrong, 3 an internal error (a bug in Plastic).
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -21,8 +22,13 @@ struct CommonOptions {
 /// `plastic check FILE…`: check models and print a summary of each.
 int run_check(const std::vector<std::string>& files, bool json, const CommonOptions& common);
 
-/// `plastic emit --ast FILE`: print a stage of the compilation.
-int run_emit(const std::string& file, const std::string& stage, const CommonOptions& common);
+/// `plastic emit --ast|--ir|--grad-ir|--step-ir|--stats FILE`: print a stage of the compilation.
+int run_emit(const std::string& file, const std::string& stage, const CommonOptions& common,
+             bool print_after_all = false);
+
+/// `plastic gradcheck FILE…`: symbolic VJPs against finite differences.
+int run_gradcheck(const std::vector<std::string>& files, double tolerance, uint64_t seed,
+                  const CommonOptions& common);
 
 /// Expands directories into the `*.ode` files below them (sorted).
 std::vector<std::string> expand_model_paths(const std::vector<std::string>& paths);

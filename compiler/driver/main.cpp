@@ -52,11 +52,26 @@ int main(int argc, char** argv) {
   add_set(check);
 
   std::string emit_file;
-  bool emit_ast = false;
+  bool emit_ast = false, emit_ir = false, emit_grad = false, emit_step = false, emit_stats = false;
+  bool print_after_all = false;
   CLI::App* emit = app.add_subcommand("emit", "Print one stage of the compilation");
   emit->add_option("file", emit_file, "Model file (*.ode)")->required();
   emit->add_flag("--ast", emit_ast, "The parsed model, printed back as source");
+  emit->add_flag("--ir", emit_ir, "The model's IR functions: field, initial state, outputs, jump, loss");
+  emit->add_flag("--grad-ir", emit_grad, "Their VJPs and the continuous adjoint system");
+  emit->add_flag("--step-ir", emit_step, "The fused step of the model's solver (and dopri5) and its VJP");
+  emit->add_flag("--stats", emit_stats, "Node counts per function");
+  emit->add_flag("--print-after-all", print_after_all, "Print every function after every optimisation pass");
   add_set(emit);
+
+  std::vector<std::string> gradcheck_files;
+  double tolerance = 1e-6;
+  uint64_t seed = 1;
+  CLI::App* gradcheck = app.add_subcommand("gradcheck", "Check every symbolic VJP against finite differences");
+  gradcheck->add_option("files", gradcheck_files, "Model files (*.ode) or folders of them")->required();
+  gradcheck->add_option("--tolerance", tolerance, "Largest relative error accepted (default 1e-6)");
+  gradcheck->add_option("--seed", seed, "Seed of the random points (default 1)");
+  add_set(gradcheck);
 
   try {
     app.parse(argc, argv);
@@ -72,12 +87,15 @@ int main(int argc, char** argv) {
   try {
     if (check->parsed()) return run_check(check_files, json, common);
     if (emit->parsed()) {
-      if (!emit_ast) {
-        std::cerr << "plastic emit: choose a stage, e.g. --ast\n";
+      int chosen = emit_ast + emit_ir + emit_grad + emit_step + emit_stats;
+      if (chosen != 1) {
+        std::cerr << "plastic emit: choose one stage: --ast, --ir, --grad-ir, --step-ir or --stats\n";
         return kUsageError;
       }
-      return run_emit(emit_file, "ast", common);
+      std::string stage = emit_ast ? "ast" : emit_ir ? "ir" : emit_grad ? "grad-ir" : emit_step ? "step-ir" : "stats";
+      return run_emit(emit_file, stage, common, print_after_all);
     }
+    if (gradcheck->parsed()) return run_gradcheck(gradcheck_files, tolerance, seed, common);
   } catch (const std::exception& e) {
     std::string what = e.what();
     if (what.find("internal error") == std::string::npos)

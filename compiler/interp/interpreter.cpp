@@ -28,10 +28,14 @@ Tensor<T> evaluate_node(const Node* n, std::span<const Tensor<T>* const> operand
   case OpCategory::Unary:
   case OpCategory::Binary:
   case OpCategory::Compare:
-  case OpCategory::Select: return detail::eval_elementwise<T>(n, operands);
-  case OpCategory::Contract: return detail::eval_contract<T>(n, operands);
-  case OpCategory::Composite: return detail::eval_composite<T>(n, operands);
-  default: return detail::eval_structural<T>(n, operands);
+  case OpCategory::Select:
+    return detail::eval_elementwise<T>(n, operands);
+  case OpCategory::Contract:
+    return detail::eval_contract<T>(n, operands);
+  case OpCategory::Composite:
+    return detail::eval_composite<T>(n, operands);
+  default:
+    return detail::eval_structural<T>(n, operands);
   }
   return {};
 }
@@ -46,8 +50,10 @@ std::vector<Tensor<T>> evaluate_nodes(std::span<const Node* const> roots,
   // would otherwise hold every intermediate at once.
   std::unordered_map<const Node*, size_t> last_use;
   for (size_t i = 0; i < order.size(); ++i)
-    for (const Node* o : order[i]->operands()) last_use[o] = i;
-  for (const Node* r : roots) last_use[r] = order.size();
+    for (const Node* o : order[i]->operands())
+      last_use[o] = i;
+  for (const Node* r : roots)
+    last_use[r] = order.size();
 
   std::vector<const Tensor<T>*> args;
   for (size_t i = 0; i < order.size(); ++i) {
@@ -56,19 +62,21 @@ std::vector<Tensor<T>> evaluate_nodes(std::span<const Node* const> roots,
     if (n->is_leaf()) {
       auto it = leaves.find(n);
       if (it == leaves.end())
-        throw ir::IRError(fmt::format("no value given for {} '{}'", ir::op_name(n->op()),
-                                      n->name()));
+        throw ir::IRError(
+            fmt::format("no value given for {} '{}'", ir::op_name(n->op()), n->name()));
       values[i] = it->second;
       continue;
     }
     args.clear();
-    for (const Node* o : n->operands()) args.push_back(&values[index.at(o)]);
+    for (const Node* o : n->operands())
+      args.push_back(&values[index.at(o)]);
     values[i] = evaluate_node<T>(n, args);
     for (const Node* o : n->operands())
       if (last_use.at(o) == i) values[index.at(o)] = Tensor<T>();
   }
   std::vector<Tensor<T>> out;
-  for (const Node* r : roots) out.push_back(values[index.at(r)]);
+  for (const Node* r : roots)
+    out.push_back(values[index.at(r)]);
   return out;
 }
 
@@ -98,18 +106,17 @@ std::vector<Tensor<T>> evaluate(const ir::Function& f,
   for (const Node* in : f.inputs()) {
     auto it = inputs.find(in->name());
     if (it == inputs.end())
-      throw ir::IRError(fmt::format("no value given for input '{}' of '{}'", in->name(),
-                                    f.name()));
+      throw ir::IRError(fmt::format("no value given for input '{}' of '{}'", in->name(), f.name()));
     ordered.push_back(it->second);
   }
   if (inputs.size() != ordered.size())
-    throw ir::IRError(fmt::format("'{}' was given values for names that are not its inputs",
-                                  f.name()));
+    throw ir::IRError(
+        fmt::format("'{}' was given values for names that are not its inputs", f.name()));
   return evaluate<T>(f, std::span<const Tensor<T>>(ordered));
 }
 
 #define PLASTIC_INSTANTIATE(T)                                                                     \
-  template Tensor<T> evaluate_node(const Node*, std::span<const Tensor<T>* const>);               \
+  template Tensor<T> evaluate_node(const Node*, std::span<const Tensor<T>* const>);                \
   template std::vector<Tensor<T>> evaluate_nodes(                                                  \
       std::span<const Node* const>, const std::unordered_map<const Node*, Tensor<T>>&);            \
   template std::vector<Tensor<T>> evaluate(const ir::Function&, std::span<const Tensor<T>>);       \
@@ -119,4 +126,4 @@ PLASTIC_INSTANTIATE(double)
 PLASTIC_INSTANTIATE(float)
 #undef PLASTIC_INSTANTIATE
 
-}  // namespace plastic::interp
+} // namespace plastic::interp

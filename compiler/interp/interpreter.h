@@ -50,4 +50,4 @@ extern template std::vector<Tensor<double>> evaluate(const ir::Function&,
 extern template std::vector<Tensor<float>> evaluate(const ir::Function&,
                                                     std::span<const Tensor<float>>);
 
-}  // namespace plastic::interp
+} // namespace plastic::interp

@@ -31,12 +31,14 @@ void walk(const ir::Shape& shape, const std::vector<std::vector<int64_t>>& strid
     f(static_cast<const int64_t*>(off.data()));
     for (size_t d = r; d-- > 0;) {
       ++idx[d];
-      for (size_t s = 0; s < m; ++s) off[s] += strides[s][d];
+      for (size_t s = 0; s < m; ++s)
+        off[s] += strides[s][d];
       if (idx[d] < shape[d]) break;
-      for (size_t s = 0; s < m; ++s) off[s] -= strides[s][d] * shape[d];
+      for (size_t s = 0; s < m; ++s)
+        off[s] -= strides[s][d] * shape[d];
       idx[d] = 0;
     }
   }
 }
 
-}  // namespace plastic::interp::detail
+} // namespace plastic::interp::detail

@@ -14,8 +14,10 @@ template <typename T> Tensor<T> eval_composite(const ir::Node* n, Args<T> args) 
   const Tensor<T>& x = *args[0];
   size_t axis = static_cast<size_t>(n->attrs().ints[0]);
   int64_t outer = 1, len = x.shape[axis], inner = 1;
-  for (size_t a = 0; a < axis; ++a) outer *= x.shape[a];
-  for (size_t a = axis + 1; a < x.shape.size(); ++a) inner *= x.shape[a];
+  for (size_t a = 0; a < axis; ++a)
+    outer *= x.shape[a];
+  for (size_t a = axis + 1; a < x.shape.size(); ++a)
+    inner *= x.shape[a];
   Tensor<T> out(n->shape());
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t i = 0; i < inner; ++i) {
@@ -25,10 +27,12 @@ template <typename T> Tensor<T> eval_composite(const ir::Node* n, Args<T> args) 
       case Op::Softmax:
       case Op::LogSumExp: {
         T m = -std::numeric_limits<T>::infinity();
-        for (int64_t j = 0; j < len; ++j) m = std::max(m, xi(j));
+        for (int64_t j = 0; j < len; ++j)
+          m = std::max(m, xi(j));
         if (!std::isfinite(m)) m = T(0);
         T s = T(0);
-        for (int64_t j = 0; j < len; ++j) s += std::exp(xi(j) - m);
+        for (int64_t j = 0; j < len; ++j)
+          s += std::exp(xi(j) - m);
         if (n->op() == Op::LogSumExp) {
           out.data[static_cast<size_t>(o * inner + i)] = m + std::log(s);
         } else {
@@ -39,16 +43,19 @@ template <typename T> Tensor<T> eval_composite(const ir::Node* n, Args<T> args) 
       }
       case Op::LayerNorm: {
         T mu = T(0), var = T(0);
-        for (int64_t j = 0; j < len; ++j) mu += xi(j);
+        for (int64_t j = 0; j < len; ++j)
+          mu += xi(j);
         mu /= static_cast<T>(len);
-        for (int64_t j = 0; j < len; ++j) var += (xi(j) - mu) * (xi(j) - mu);
+        for (int64_t j = 0; j < len; ++j)
+          var += (xi(j) - mu) * (xi(j) - mu);
         var /= static_cast<T>(len);
         T rs = T(1) / std::sqrt(var + static_cast<T>(n->attrs().reals[0]));
         for (int64_t j = 0; j < len; ++j)
           out.data[base + static_cast<size_t>(j * inner)] = (xi(j) - mu) * rs;
         break;
       }
-      default: PLASTIC_CHECK(false, "eval_composite on {}", ir::op_name(n->op()));
+      default:
+        PLASTIC_CHECK(false, "eval_composite on {}", ir::op_name(n->op()));
       }
     }
   }
@@ -58,4 +65,4 @@ template <typename T> Tensor<T> eval_composite(const ir::Node* n, Args<T> args) 
 template Tensor<double> eval_composite(const ir::Node*, Args<double>);
 template Tensor<float> eval_composite(const ir::Node*, Args<float>);
 
-}  // namespace plastic::interp::detail
+} // namespace plastic::interp::detail

@@ -20,12 +20,13 @@ template <typename T> Tensor<T> eval_contract(const ir::Node* n, Args<T> args) {
     for (size_t a = 0; a < spec.inputs[k].size(); ++a)
       size[static_cast<size_t>(spec.inputs[k][a])] = args[k]->shape[a];
 
-  std::vector<int> loop = spec.output;  // output labels, then the summed ones
+  std::vector<int> loop = spec.output; // output labels, then the summed ones
   for (size_t l = 0; l < nl; ++l)
     if (std::find(loop.begin(), loop.end(), static_cast<int>(l)) == loop.end())
       loop.push_back(static_cast<int>(l));
   ir::Shape loop_shape;
-  for (int l : loop) loop_shape.push_back(size[static_cast<size_t>(l)]);
+  for (int l : loop)
+    loop_shape.push_back(size[static_cast<size_t>(l)]);
 
   // strides[0] is the output, strides[1 + k] operand k; indexed by loop position.
   auto strides_for = [&](const std::vector<int>& labels, const ir::Shape& shape) {
@@ -40,9 +41,10 @@ template <typename T> Tensor<T> eval_contract(const ir::Node* n, Args<T> args) {
   for (size_t k = 0; k < args.size(); ++k)
     strides.push_back(strides_for(spec.inputs[k], args[k]->shape));
 
-  if (loop.empty()) {  // product of scalars
+  if (loop.empty()) { // product of scalars
     T p = T(1);
-    for (const Tensor<T>* a : args) p *= a->data[0];
+    for (const Tensor<T>* a : args)
+      p *= a->data[0];
     out.data[0] = p;
     return out;
   }
@@ -62,16 +64,19 @@ template <typename T> Tensor<T> eval_contract(const ir::Node* n, Args<T> args) {
       T* dst = out.data.data() + o[0];
       if (so == 0) {
         T acc = T(0);
-        for (int64_t i = 0; i < inner; ++i) acc += a[i * sa] * b[i * sb];
+        for (int64_t i = 0; i < inner; ++i)
+          acc += a[i * sa] * b[i * sb];
         *dst += acc;
       } else {
-        for (int64_t i = 0; i < inner; ++i) dst[i * so] += a[i * sa] * b[i * sb];
+        for (int64_t i = 0; i < inner; ++i)
+          dst[i * so] += a[i * sa] * b[i * sb];
       }
       return;
     }
     for (int64_t i = 0; i < inner; ++i) {
       T p = T(1);
-      for (size_t k = 0; k < m; ++k) p *= args[k]->data[o[k + 1] + i * inner_stride[k + 1]];
+      for (size_t k = 0; k < m; ++k)
+        p *= args[k]->data[o[k + 1] + i * inner_stride[k + 1]];
       out.data[o[0] + i * inner_stride[0]] += p;
     }
   });
@@ -81,4 +86,4 @@ template <typename T> Tensor<T> eval_contract(const ir::Node* n, Args<T> args) {
 template Tensor<double> eval_contract(const ir::Node*, Args<double>);
 template Tensor<float> eval_contract(const ir::Node*, Args<float>);
 
-}  // namespace plastic::interp::detail
+} // namespace plastic::interp::detail

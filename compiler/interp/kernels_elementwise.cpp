@@ -14,12 +14,14 @@ template <typename T> Tensor<T> eval_elementwise(const ir::Node* n, Args<T> args
   switch (ir::op_category(n->op())) {
   case OpCategory::Unary: {
     double p = n->attrs().reals.empty() ? 0.0 : n->attrs().reals[0];
-    for (size_t i = 0; i < size; ++i) out.data[i] = ir::apply_unary<T>(n->op(), a[i], p);
+    for (size_t i = 0; i < size; ++i)
+      out.data[i] = ir::apply_unary<T>(n->op(), a[i], p);
     break;
   }
   case OpCategory::Binary: {
     const std::vector<T>& b = args[1]->data;
-    for (size_t i = 0; i < size; ++i) out.data[i] = ir::apply_binary<T>(n->op(), a[i], b[i]);
+    for (size_t i = 0; i < size; ++i)
+      out.data[i] = ir::apply_binary<T>(n->op(), a[i], b[i]);
     break;
   }
   case OpCategory::Compare: {
@@ -30,10 +32,12 @@ template <typename T> Tensor<T> eval_elementwise(const ir::Node* n, Args<T> args
   }
   case OpCategory::Select: {
     const std::vector<T>&b = args[1]->data, &c = args[2]->data;
-    for (size_t i = 0; i < size; ++i) out.data[i] = a[i] != T(0) ? b[i] : c[i];
+    for (size_t i = 0; i < size; ++i)
+      out.data[i] = a[i] != T(0) ? b[i] : c[i];
     break;
   }
-  default: PLASTIC_CHECK(false, "eval_elementwise on {}", ir::op_name(n->op()));
+  default:
+    PLASTIC_CHECK(false, "eval_elementwise on {}", ir::op_name(n->op()));
   }
   return out;
 }
@@ -41,4 +45,4 @@ template <typename T> Tensor<T> eval_elementwise(const ir::Node* n, Args<T> args
 template Tensor<double> eval_elementwise(const ir::Node*, Args<double>);
 template Tensor<float> eval_elementwise(const ir::Node*, Args<float>);
 
-}  // namespace plastic::interp::detail
+} // namespace plastic::interp::detail

@@ -20,7 +20,8 @@ template <typename T> Tensor<T> eval_structural(const ir::Node* n, Args<T> args)
   case OpCategory::Broadcast: {
     // Walk the output; the input advances only along the mapped axes.
     std::vector<int64_t> in(n->shape().size(), 0);
-    for (size_t i = 0; i < ints.size(); ++i) in[static_cast<size_t>(ints[i])] = xs[i];
+    for (size_t i = 0; i < ints.size(); ++i)
+      in[static_cast<size_t>(ints[i])] = xs[i];
     walk(n->shape(), {os, in}, [&](const int64_t* o) { out.data[o[0]] = x.data[o[1]]; });
     break;
   }
@@ -36,21 +37,25 @@ template <typename T> Tensor<T> eval_structural(const ir::Node* n, Args<T> args)
       std::fill(out.data.begin(), out.data.end(), -std::numeric_limits<T>::infinity());
       walk(x.shape, {xs, to}, [&](const int64_t* o) {
         T v = x.data[o[0]], &m = out.data[o[1]];
-        if (v != v || v > m) m = v;  // NaN wins, so missing data is never hidden
+        if (v != v || v > m) m = v; // NaN wins, so missing data is never hidden
       });
     }
     break;
   }
-  case OpCategory::Reshape: out.data = x.data; break;
+  case OpCategory::Reshape:
+    out.data = x.data;
+    break;
   case OpCategory::Slice: {
     int64_t base = 0;
-    for (size_t i = 0; i < ints.size(); ++i) base += ints[i] * xs[i];
+    for (size_t i = 0; i < ints.size(); ++i)
+      base += ints[i] * xs[i];
     walk(n->shape(), {os, xs}, [&](const int64_t* o) { out.data[o[0]] = x.data[base + o[1]]; });
     break;
   }
   case OpCategory::Pad: {
     int64_t base = 0;
-    for (size_t i = 0; i < x.shape.size(); ++i) base += ints[i] * os[i];
+    for (size_t i = 0; i < x.shape.size(); ++i)
+      base += ints[i] * os[i];
     walk(x.shape, {xs, os}, [&](const int64_t* o) { out.data[base + o[1]] = x.data[o[0]]; });
     break;
   }
@@ -65,7 +70,8 @@ template <typename T> Tensor<T> eval_structural(const ir::Node* n, Args<T> args)
     }
     break;
   }
-  default: PLASTIC_CHECK(false, "eval_structural on {}", ir::op_name(n->op()));
+  default:
+    PLASTIC_CHECK(false, "eval_structural on {}", ir::op_name(n->op()));
   }
   return out;
 }
@@ -73,4 +79,4 @@ template <typename T> Tensor<T> eval_structural(const ir::Node* n, Args<T> args)
 template Tensor<double> eval_structural(const ir::Node*, Args<double>);
 template Tensor<float> eval_structural(const ir::Node*, Args<float>);
 
-}  // namespace plastic::interp::detail
+} // namespace plastic::interp::detail

@@ -34,9 +34,10 @@ template <typename T> struct Tensor {
 private:
   size_t offset(std::initializer_list<int64_t> index) const {
     size_t off = 0, d = 0;
-    for (int64_t i : index) off = off * static_cast<size_t>(shape[d++]) + static_cast<size_t>(i);
+    for (int64_t i : index)
+      off = off * static_cast<size_t>(shape[d++]) + static_cast<size_t>(i);
     return off;
   }
 };
 
-}  // namespace plastic::interp
+} // namespace plastic::interp

@@ -24,18 +24,23 @@ uint64_t structural_hash(Op op, DType dtype, const Shape& shape,
                          const std::vector<const Node*>& operands, const Attrs& attrs) {
   uint64_t h = mix(static_cast<uint64_t>(op), static_cast<uint64_t>(dtype));
   h = mix(h, shape.size());
-  for (int64_t d : shape) h = mix(h, static_cast<uint64_t>(d));
+  for (int64_t d : shape)
+    h = mix(h, static_cast<uint64_t>(d));
   h = mix(h, operands.size());
-  for (const Node* o : operands) h = mix(h, o->hash());
-  for (char c : attrs.str) h = mix(h, static_cast<unsigned char>(c));
+  for (const Node* o : operands)
+    h = mix(h, o->hash());
+  for (char c : attrs.str)
+    h = mix(h, static_cast<unsigned char>(c));
   h = mix(h, attrs.ints.size());
-  for (int64_t v : attrs.ints) h = mix(h, static_cast<uint64_t>(v));
+  for (int64_t v : attrs.ints)
+    h = mix(h, static_cast<uint64_t>(v));
   h = mix(h, attrs.reals.size());
-  for (double v : attrs.reals) h = mix(h, std::bit_cast<uint64_t>(v));
+  for (double v : attrs.reals)
+    h = mix(h, std::bit_cast<uint64_t>(v));
   return h;
 }
 
-}  // namespace
+} // namespace
 
 bool Attrs::operator==(const Attrs& o) const {
   if (str != o.str || ints != o.ints || reals.size() != o.reals.size()) return false;
@@ -61,7 +66,8 @@ const Node* Context::make(Op op, DType dtype, Shape shape, std::vector<const Nod
   int arity = op_arity(op);
   PLASTIC_CHECK(arity < 0 ? !operands.empty() : operands.size() == static_cast<size_t>(arity),
                 "{} made with {} operands", op_name(op), operands.size());
-  for (int64_t d : shape) PLASTIC_CHECK(d >= 0, "negative dimension in {}", shape_str(shape));
+  for (int64_t d : shape)
+    PLASTIC_CHECK(d >= 0, "negative dimension in {}", shape_str(shape));
 
   Node probe;
   probe.op_ = op;
@@ -118,8 +124,7 @@ const Node* Context::constant(double value, Shape shape, std::optional<DType> dt
   return make(Op::Constant, t, std::move(shape), {}, Attrs{{}, {}, {value}});
 }
 
-const Node* Context::constant(std::vector<double> values, Shape shape,
-                              std::optional<DType> dtype) {
+const Node* Context::constant(std::vector<double> values, Shape shape, std::optional<DType> dtype) {
   DType t = dtype.value_or(default_dtype_);
   if (static_cast<int64_t>(values.size()) != ir::numel(shape))
     throw IRError(fmt::format("constant of shape {} needs {} values, got {}", shape_str(shape),
@@ -150,4 +155,4 @@ void Context::set_location(SourceLoc loc) {
   loc_ = loc.valid() || !loc.file.empty() ? location(loc.file, loc.line, loc.col) : SourceLoc{};
 }
 
-}  // namespace plastic::ir
+} // namespace plastic::ir

@@ -65,8 +65,7 @@ public:
   /// Creates or finds a node. Unchecked beyond internal consistency: use the
   /// factories of ops.h, which infer and check types, fold and canonicalise.
   /// The parser and rewriters use this for data that is already verified.
-  const Node* make(Op op, DType dtype, Shape shape, std::vector<const Node*> operands,
-                   Attrs attrs);
+  const Node* make(Op op, DType dtype, Shape shape, std::vector<const Node*> operands, Attrs attrs);
 
   /// Number of nodes ever created in this Context.
   size_t size() const { return nodes_.size(); }
@@ -100,4 +99,4 @@ private:
   SourceLoc saved_;
 };
 
-}  // namespace plastic::ir
+} // namespace plastic::ir

@@ -16,7 +16,7 @@ int label_of(char c) {
   return -1;
 }
 
-}  // namespace
+} // namespace
 
 char einsum_letter(int label) {
   PLASTIC_CHECK(label >= 0 && label < 52, "einsum label {} out of range", label);
@@ -45,9 +45,8 @@ EinsumSpec EinsumSpec::parse(std::string_view text) {
   size_t start = 0;
   while (true) {
     size_t comma = lhs.find(',', start);
-    spec.inputs.push_back(labels(lhs.substr(start, comma == std::string_view::npos
-                                                       ? std::string_view::npos
-                                                       : comma - start)));
+    spec.inputs.push_back(labels(lhs.substr(
+        start, comma == std::string_view::npos ? std::string_view::npos : comma - start)));
     if (comma == std::string_view::npos) break;
     start = comma + 1;
   }
@@ -67,10 +66,12 @@ std::string EinsumSpec::str() const {
   std::string s;
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (i) s += ',';
-    for (int l : inputs[i]) s += einsum_letter(l);
+    for (int l : inputs[i])
+      s += einsum_letter(l);
   }
   s += "->";
-  for (int l : output) s += einsum_letter(l);
+  for (int l : output)
+    s += einsum_letter(l);
   return s;
 }
 
@@ -86,7 +87,8 @@ EinsumSpec EinsumSpec::canonical() const {
     return out;
   };
   EinsumSpec c;
-  for (const auto& in : inputs) c.inputs.push_back(map(in));
+  for (const auto& in : inputs)
+    c.inputs.push_back(map(in));
   c.output = map(output);
   return c;
 }
@@ -94,8 +96,10 @@ EinsumSpec EinsumSpec::canonical() const {
 int EinsumSpec::label_bound() const {
   int m = 0;
   for (const auto& in : inputs)
-    for (int l : in) m = std::max(m, l + 1);
-  for (int l : output) m = std::max(m, l + 1);
+    for (int l : in)
+      m = std::max(m, l + 1);
+  for (int l : output)
+    m = std::max(m, l + 1);
   return m;
 }
 
@@ -127,4 +131,4 @@ std::string check_einsum(const EinsumSpec& spec, std::span<const Shape* const> s
   return "";
 }
 
-}  // namespace plastic::ir
+} // namespace plastic::ir

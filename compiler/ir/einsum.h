@@ -44,4 +44,4 @@ std::string check_einsum(const EinsumSpec& spec, std::span<const Shape* const> s
 /// Letter of a label.
 char einsum_letter(int label);
 
-}  // namespace plastic::ir
+} // namespace plastic::ir

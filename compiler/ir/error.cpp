@@ -19,4 +19,4 @@ void internal_error(const char* file, int line, const std::string& message) {
   throw InternalError(fmt::format("{} [{}:{}]", message, file, line));
 }
 
-}  // namespace plastic::ir
+} // namespace plastic::ir

@@ -39,7 +39,7 @@ public:
 /// Throws an InternalError naming the source position of the failed check.
 [[noreturn]] void internal_error(const char* file, int line, const std::string& message);
 
-}  // namespace plastic::ir
+} // namespace plastic::ir
 
 /// Checks an internal invariant; on failure throws ir::InternalError with a
 /// fmt-formatted message. Always on: the checks are cheap next to the work.

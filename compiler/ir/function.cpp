@@ -10,8 +10,7 @@
 
 namespace plastic::ir {
 
-Function::Function(std::string name, std::vector<const Node*> inputs,
-                   std::vector<Output> outputs)
+Function::Function(std::string name, std::vector<const Node*> inputs, std::vector<Output> outputs)
     : name_(std::move(name)), inputs_(std::move(inputs)), outputs_(std::move(outputs)) {
   if (outputs_.empty()) throw IRError(fmt::format("function '{}' has no outputs", name_));
   ctx_ = &outputs_[0].node->context();
@@ -21,8 +20,8 @@ Function::Function(std::string name, std::vector<const Node*> inputs,
     if (!in || !in->is_leaf())
       throw IRError(fmt::format("function '{}': input is not a leaf", name_));
     if (&in->context() != ctx_)
-      throw IRError(fmt::format("function '{}': input '{}' is from another Context", name_,
-                                in->name()));
+      throw IRError(
+          fmt::format("function '{}': input '{}' is from another Context", name_, in->name()));
     if (!names.insert(in->name()).second || !inputs_set.insert(in).second)
       throw IRError(fmt::format("function '{}': two inputs are called '{}'", name_, in->name()));
   }
@@ -30,8 +29,8 @@ Function::Function(std::string name, std::vector<const Node*> inputs,
   for (const Output& o : outputs_) {
     if (!o.node) throw IRError(fmt::format("function '{}': output '{}' is null", name_, o.name));
     if (&o.node->context() != ctx_)
-      throw IRError(fmt::format("function '{}': output '{}' is from another Context", name_,
-                                o.name));
+      throw IRError(
+          fmt::format("function '{}': output '{}' is from another Context", name_, o.name));
     if (!names.insert(o.name).second)
       throw IRError(fmt::format("function '{}': two outputs are called '{}'", name_, o.name));
   }
@@ -64,7 +63,8 @@ size_t Function::input_index(std::string_view name) const {
 
 std::vector<const Node*> Function::output_nodes() const {
   std::vector<const Node*> v;
-  for (const Output& o : outputs_) v.push_back(o.node);
+  for (const Output& o : outputs_)
+    v.push_back(o.node);
   return v;
 }
 
@@ -79,8 +79,9 @@ Function Function::with_output_nodes(const std::vector<const Node*>& nodes) cons
   PLASTIC_CHECK(nodes.size() == outputs_.size(), "with_output_nodes: {} nodes for {} outputs",
                 nodes.size(), outputs_.size());
   std::vector<Output> outs = outputs_;
-  for (size_t i = 0; i < outs.size(); ++i) outs[i].node = nodes[i];
+  for (size_t i = 0; i < outs.size(); ++i)
+    outs[i].node = nodes[i];
   return Function(name_, inputs_, std::move(outs));
 }
 
-}  // namespace plastic::ir
+} // namespace plastic::ir

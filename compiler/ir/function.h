@@ -53,4 +53,4 @@ private:
   Context* ctx_ = nullptr;
 };
 
-}  // namespace plastic::ir
+} // namespace plastic::ir

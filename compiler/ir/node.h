@@ -23,9 +23,9 @@ class Context;
 /// Per-op attributes (tinygrad's `arg`). Which fields an op uses is fixed by
 /// its AttrLayout in op_list.h; unused fields stay empty.
 struct Attrs {
-  std::string str;             ///< leaf name; contraction spec
-  std::vector<int64_t> ints;   ///< leaf slot; axes; slice starts; pad widths
-  std::vector<double> reals;   ///< constant values; powc exponent; layernorm eps
+  std::string str;           ///< leaf name; contraction spec
+  std::vector<int64_t> ints; ///< leaf slot; axes; slice starts; pad widths
+  std::vector<double> reals; ///< constant values; powc exponent; layernorm eps
 
   /// Bitwise equality of reals (-0 != 0; a NaN equals the same NaN).
   bool operator==(const Attrs& o) const;
@@ -79,4 +79,4 @@ private:
   Context* ctx_ = nullptr;
 };
 
-}  // namespace plastic::ir
+} // namespace plastic::ir

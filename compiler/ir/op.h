@@ -25,8 +25,20 @@ constexpr int kNumOps = 0
 
 /// Families of ops that share typing, printing and interpretation.
 enum class OpCategory : uint8_t {
-  Leaf, Constant, Unary, Binary, Compare, Select, Broadcast, Reduce, Contract, Reshape,
-  Slice, Pad, Concat, Composite
+  Leaf,
+  Constant,
+  Unary,
+  Binary,
+  Compare,
+  Select,
+  Broadcast,
+  Reduce,
+  Contract,
+  Reshape,
+  Slice,
+  Pad,
+  Concat,
+  Composite
 };
 
 /// Which parts of ir::Attrs an op uses (bit flags).
@@ -43,6 +55,8 @@ OpCategory op_category(Op op);
 uint8_t op_attr_layout(Op op);
 /// a op b == b op a (the factories order such operands canonically).
 bool op_is_commutative(Op op);
-inline bool op_is_leaf(Op op) { return op_category(op) == OpCategory::Leaf; }
+inline bool op_is_leaf(Op op) {
+  return op_category(op) == OpCategory::Leaf;
+}
 
-}  // namespace plastic::ir
+} // namespace plastic::ir

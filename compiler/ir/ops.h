@@ -35,7 +35,9 @@ enum class Broadcasting { Strict, Numpy };
 /// A splat constant with x's shape and dtype.
 const Node* splat_like(const Node* x, double value);
 /// A zero splat with x's shape and dtype.
-inline const Node* zeros_like(const Node* x) { return splat_like(x, 0.0); }
+inline const Node* zeros_like(const Node* x) {
+  return splat_like(x, 0.0);
+}
 
 // ---- elementwise unary -------------------------------------------------------
 
@@ -113,10 +115,15 @@ const Node* mean(const Node* x, std::vector<int64_t> axes);
 /// einsum: `contract("hij,hj->hi", {W, k})`. See einsum.h for the spec.
 const Node* contract(std::string_view spec, std::vector<const Node*> operands);
 const Node* contract(const EinsumSpec& spec, std::vector<const Node*> operands);
-/// [..., m, k] @ [..., k, n] -> [..., m, n] with equal batch dims; a rank-1
-/// right operand makes a matvec, a rank-1 left operand a vecmat.
+/// Batched matrix product over leading batch axes (not numpy's rules):
+///   [..., m, k] @ [..., k, n] -> [..., m, n]  (equal batch dims)
+///   [..., m, k] @ [k, n]      -> [..., m, n]  (one matrix for the batch)
+///   [..., m, k] @ [..., k] or [k] -> [..., m] (matvec; e.g. the multi-head
+///                                               [h,d,d] @ [h,d] -> [h,d])
+///   [k] @ [k, n] -> [n];  [k] @ [k] -> []
 const Node* matmul(const Node* a, const Node* b);
-/// [..., m, k] · [..., k] -> [..., m] (equal batch dims).
+/// [..., m, k] · [..., k] -> [..., m] (equal batch dims), or
+/// [..., m, k] · [k] -> [..., m] (one vector for the whole batch).
 const Node* matvec(const Node* a, const Node* x);
 /// Outer product over the trailing axes with `batch_dims` shared leading
 /// axes: outer(v[h,i], k[h,j], 1) -> [h,i,j]; batch_dims = 0 is a ⊗ b.
@@ -157,4 +164,4 @@ const Node* rebuild(const Node* n, std::span<const Node* const> operands);
 /// structural hash (stable across runs), then by creation id.
 bool canonical_before(const Node* a, const Node* b);
 
-}  // namespace plastic::ir
+} // namespace plastic::ir

@@ -30,18 +30,26 @@ const Node* rebuild(const Node* n, std::span<const Node* const> operands) {
   auto x = [&](size_t i) { return operands[i]; };
   switch (op_category(n->op())) {
   case OpCategory::Leaf:
-  case OpCategory::Constant: return n;
-  case OpCategory::Unary: return unary(n->op(), x(0), a.reals.empty() ? 0.0 : a.reals[0]);
-  case OpCategory::Binary: return binary(n->op(), x(0), x(1));
-  case OpCategory::Compare: return compare(n->op(), x(0), x(1));
-  case OpCategory::Select: return select(x(0), x(1), x(2));
-  case OpCategory::Broadcast: return broadcast(x(0), n->shape(), a.ints);
+  case OpCategory::Constant:
+    return n;
+  case OpCategory::Unary:
+    return unary(n->op(), x(0), a.reals.empty() ? 0.0 : a.reals[0]);
+  case OpCategory::Binary:
+    return binary(n->op(), x(0), x(1));
+  case OpCategory::Compare:
+    return compare(n->op(), x(0), x(1));
+  case OpCategory::Select:
+    return select(x(0), x(1), x(2));
+  case OpCategory::Broadcast:
+    return broadcast(x(0), n->shape(), a.ints);
   case OpCategory::Reduce:
     return n->op() == Op::ReduceSum ? reduce_sum(x(0), a.ints) : reduce_max(x(0), a.ints);
   case OpCategory::Contract:
     return contract(a.str, std::vector<const Node*>(operands.begin(), operands.end()));
-  case OpCategory::Reshape: return reshape(x(0), n->shape());
-  case OpCategory::Slice: return slice(x(0), a.ints, n->shape());
+  case OpCategory::Reshape:
+    return reshape(x(0), n->shape());
+  case OpCategory::Slice:
+    return slice(x(0), a.ints, n->shape());
   case OpCategory::Pad: {
     size_t r = a.ints.size() / 2;
     return pad(x(0), std::vector<int64_t>(a.ints.begin(), a.ints.begin() + static_cast<long>(r)),
@@ -51,10 +59,14 @@ const Node* rebuild(const Node* n, std::span<const Node* const> operands) {
     return concat(std::vector<const Node*>(operands.begin(), operands.end()), a.ints[0]);
   case OpCategory::Composite:
     switch (n->op()) {
-    case Op::Softmax: return softmax(x(0), a.ints[0]);
-    case Op::LogSumExp: return logsumexp(x(0), a.ints[0]);
-    case Op::LayerNorm: return layernorm(x(0), a.ints[0], a.reals[0]);
-    default: break;
+    case Op::Softmax:
+      return softmax(x(0), a.ints[0]);
+    case Op::LogSumExp:
+      return logsumexp(x(0), a.ints[0]);
+    case Op::LayerNorm:
+      return layernorm(x(0), a.ints[0], a.reals[0]);
+    default:
+      break;
     }
     break;
   }
@@ -62,4 +74,4 @@ const Node* rebuild(const Node* n, std::span<const Node* const> operands) {
   return n;
 }
 
-}  // namespace plastic::ir
+} // namespace plastic::ir

@@ -44,7 +44,8 @@ void absorb(EinsumSpec& spec, std::vector<const Node*>& ops, size_t i, const Nod
     }
     for (size_t m = 0; m < in.inputs.size(); ++m) {
       std::vector<int> ls;
-      for (int l : in.inputs[m]) ls.push_back(rename[static_cast<size_t>(l)]);
+      for (int l : in.inputs[m])
+        ls.push_back(rename[static_cast<size_t>(l)]);
       new_inputs.push_back(ls);
       new_ops.push_back(inner->operand(m));
     }
@@ -53,7 +54,7 @@ void absorb(EinsumSpec& spec, std::vector<const Node*>& ops, size_t i, const Nod
   ops = std::move(new_ops);
 }
 
-}  // namespace
+} // namespace
 
 const Node* contract(const EinsumSpec& spec_in, std::vector<const Node*> ops) {
   if (ops.empty()) throw IRError("contract of nothing");
@@ -67,7 +68,7 @@ const Node* contract(const EinsumSpec& spec_in, std::vector<const Node*> ops) {
   for (size_t i = 0; i < ops.size(); ++i) {
     if (is_permutation_contract(ops[i]) || (ops.size() == 1 && ops[i]->op() == Op::Contract)) {
       absorb(spec, ops, i, ops[i]);
-      i = static_cast<size_t>(-1);  // restart: absorbed operands may absorb further
+      i = static_cast<size_t>(-1); // restart: absorbed operands may absorb further
     }
   }
 
@@ -125,18 +126,19 @@ IRError shape_error(const char* what, const Node* a, const Node* b) {
                  a->context().current_location());
 }
 
-}  // namespace
+} // namespace
 
 const Node* matvec(const Node* a, const Node* x) {
   int r = a->rank();
-  if (r < 2 || x->rank() != r - 1) throw shape_error("matvec", a, x);
+  // x is batched like a ([..., k]) or one vector shared by the batch ([k]).
+  if (r < 2 || (x->rank() != r - 1 && x->rank() != 1)) throw shape_error("matvec", a, x);
   // batch labels 0..r-3, then m = r-2, k = r-1
   EinsumSpec s;
   std::vector<int> batch = iota_labels(0, r - 2);
   s.inputs.push_back(batch);
   s.inputs[0].push_back(r - 2);
   s.inputs[0].push_back(r - 1);
-  s.inputs.push_back(batch);
+  s.inputs.push_back(x->rank() == 1 ? std::vector<int>{} : batch);
   s.inputs[1].push_back(r - 1);
   s.output = batch;
   s.output.push_back(r - 2);
@@ -144,18 +146,26 @@ const Node* matvec(const Node* a, const Node* x) {
 }
 
 const Node* matmul(const Node* a, const Node* b) {
-  if (b->rank() == 1 && a->rank() >= 2) return matvec(a, b);
+  if (a->rank() >= 2 && b->rank() == 1) return matvec(a, b);
+  if (a->rank() >= 2 && b->rank() == a->rank() - 1) {
+    // [..., m, k] @ [..., k] is a batched matvec when the batch dims agree;
+    // otherwise (rank 2 only) b is a matrix shared by the batch.
+    const Shape &sa = a->shape(), &sb = b->shape();
+    if (std::equal(sb.begin(), sb.end() - 1, sa.begin()) && sb.back() == sa.back())
+      return matvec(a, b);
+  }
   if (a->rank() == 1 && b->rank() == 1) return dot(a, b);
-  if (a->rank() == 1) {  // vecmat: x · B over B's first axis
+  if (a->rank() == 1) { // vecmat: x · B over B's first axis
     if (b->rank() != 2) throw shape_error("matmul", a, b);
     return contract("a,ab->b", {a, b});
   }
   int r = a->rank();
-  if (b->rank() != r) throw shape_error("matmul", a, b);
+  // b is batched like a ([..., k, n]) or one matrix shared by the batch ([k, n]).
+  if (b->rank() != r && b->rank() != 2) throw shape_error("matmul", a, b);
   std::vector<int> batch = iota_labels(0, r - 2);
   int m = r - 2, k = r - 1, n = r;
   EinsumSpec s;
-  s.inputs = {batch, batch};
+  s.inputs = {batch, b->rank() == 2 ? std::vector<int>{} : batch};
   s.inputs[0].insert(s.inputs[0].end(), {m, k});
   s.inputs[1].insert(s.inputs[1].end(), {k, n});
   s.output = batch;
@@ -196,8 +206,9 @@ const Node* transpose(const Node* x, const std::vector<int64_t>& perm) {
                     x->context().current_location());
   EinsumSpec s;
   s.inputs = {iota_labels(0, x->rank())};
-  for (int64_t p : perm) s.output.push_back(static_cast<int>(p));
+  for (int64_t p : perm)
+    s.output.push_back(static_cast<int>(p));
   return contract(s, {x});
 }
 
-}  // namespace plastic::ir
+} // namespace plastic::ir

@@ -31,7 +31,8 @@ template <typename F>
 const Node* fold(Context& ctx, const Shape& shape, DType dtype, bool splat, F f) {
   if (splat) return ctx.constant(f(0), shape, dtype);
   std::vector<double> v(static_cast<size_t>(numel(shape)));
-  for (size_t i = 0; i < v.size(); ++i) v[i] = f(static_cast<int64_t>(i));
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = f(static_cast<int64_t>(i));
   return ctx.constant(std::move(v), shape, dtype);
 }
 
@@ -56,7 +57,7 @@ std::pair<const Node*, const Node*> numpy_pair(const Node* a, const Node* b, Bro
   return {a, b};
 }
 
-}  // namespace
+} // namespace
 
 const Node* splat_like(const Node* x, double value) {
   return x->context().constant(value, x->shape(), x->dtype());
@@ -93,28 +94,63 @@ const Node* unary(Op op, const Node* x, double p) {
   case Op::Square:
     if (x->op() == Op::Neg || x->op() == Op::Abs) return square(x->operand(0));
     break;
-  default: break;
+  default:
+    break;
   }
   return detail::make(op, std::move(t), {x}, std::move(attrs));
 }
 
-const Node* neg(const Node* x) { return unary(Op::Neg, x); }
-const Node* exp(const Node* x) { return unary(Op::Exp, x); }
-const Node* log(const Node* x) { return unary(Op::Log, x); }
-const Node* tanh(const Node* x) { return unary(Op::Tanh, x); }
-const Node* sigmoid(const Node* x) { return unary(Op::Sigmoid, x); }
-const Node* relu(const Node* x) { return unary(Op::Relu, x); }
-const Node* elu(const Node* x) { return unary(Op::Elu, x); }
-const Node* softplus(const Node* x) { return unary(Op::Softplus, x); }
-const Node* sqrt(const Node* x) { return unary(Op::Sqrt, x); }
-const Node* abs(const Node* x) { return unary(Op::Abs, x); }
-const Node* square(const Node* x) { return unary(Op::Square, x); }
-const Node* reciprocal(const Node* x) { return unary(Op::Reciprocal, x); }
-const Node* sin(const Node* x) { return unary(Op::Sin, x); }
-const Node* cos(const Node* x) { return unary(Op::Cos, x); }
-const Node* step(const Node* x) { return unary(Op::Step, x); }
-const Node* sign(const Node* x) { return unary(Op::Sign, x); }
-const Node* powc(const Node* x, double p) { return unary(Op::PowC, x, p); }
+const Node* neg(const Node* x) {
+  return unary(Op::Neg, x);
+}
+const Node* exp(const Node* x) {
+  return unary(Op::Exp, x);
+}
+const Node* log(const Node* x) {
+  return unary(Op::Log, x);
+}
+const Node* tanh(const Node* x) {
+  return unary(Op::Tanh, x);
+}
+const Node* sigmoid(const Node* x) {
+  return unary(Op::Sigmoid, x);
+}
+const Node* relu(const Node* x) {
+  return unary(Op::Relu, x);
+}
+const Node* elu(const Node* x) {
+  return unary(Op::Elu, x);
+}
+const Node* softplus(const Node* x) {
+  return unary(Op::Softplus, x);
+}
+const Node* sqrt(const Node* x) {
+  return unary(Op::Sqrt, x);
+}
+const Node* abs(const Node* x) {
+  return unary(Op::Abs, x);
+}
+const Node* square(const Node* x) {
+  return unary(Op::Square, x);
+}
+const Node* reciprocal(const Node* x) {
+  return unary(Op::Reciprocal, x);
+}
+const Node* sin(const Node* x) {
+  return unary(Op::Sin, x);
+}
+const Node* cos(const Node* x) {
+  return unary(Op::Cos, x);
+}
+const Node* step(const Node* x) {
+  return unary(Op::Step, x);
+}
+const Node* sign(const Node* x) {
+  return unary(Op::Sign, x);
+}
+const Node* powc(const Node* x, double p) {
+  return unary(Op::PowC, x, p);
+}
 
 bool canonical_before(const Node* a, const Node* b) {
   if (a->is_constant() != b->is_constant()) return !a->is_constant();
@@ -164,19 +200,36 @@ const Node* binary(Op op, const Node* a, const Node* b, Broadcasting mode) {
   case Op::Min:
     if (a == b) return a;
     break;
-  default: break;
+  default:
+    break;
   }
   return detail::make(op, std::move(t), {a, b}, {});
 }
 
-const Node* add(const Node* a, const Node* b, Broadcasting m) { return binary(Op::Add, a, b, m); }
-const Node* sub(const Node* a, const Node* b, Broadcasting m) { return binary(Op::Sub, a, b, m); }
-const Node* mul(const Node* a, const Node* b, Broadcasting m) { return binary(Op::Mul, a, b, m); }
-const Node* div(const Node* a, const Node* b, Broadcasting m) { return binary(Op::Div, a, b, m); }
-const Node* max(const Node* a, const Node* b, Broadcasting m) { return binary(Op::Max, a, b, m); }
-const Node* min(const Node* a, const Node* b, Broadcasting m) { return binary(Op::Min, a, b, m); }
-const Node* scale(const Node* x, double c) { return mul(x, splat_like(x, c)); }
-const Node* shift(const Node* x, double c) { return add(x, splat_like(x, c)); }
+const Node* add(const Node* a, const Node* b, Broadcasting m) {
+  return binary(Op::Add, a, b, m);
+}
+const Node* sub(const Node* a, const Node* b, Broadcasting m) {
+  return binary(Op::Sub, a, b, m);
+}
+const Node* mul(const Node* a, const Node* b, Broadcasting m) {
+  return binary(Op::Mul, a, b, m);
+}
+const Node* div(const Node* a, const Node* b, Broadcasting m) {
+  return binary(Op::Div, a, b, m);
+}
+const Node* max(const Node* a, const Node* b, Broadcasting m) {
+  return binary(Op::Max, a, b, m);
+}
+const Node* min(const Node* a, const Node* b, Broadcasting m) {
+  return binary(Op::Min, a, b, m);
+}
+const Node* scale(const Node* x, double c) {
+  return mul(x, splat_like(x, c));
+}
+const Node* shift(const Node* x, double c) {
+  return add(x, splat_like(x, c));
+}
 
 const Node* compare(Op op, const Node* a, const Node* b, Broadcasting mode) {
   if (op_category(op) != OpCategory::Compare)
@@ -198,12 +251,24 @@ const Node* compare(Op op, const Node* a, const Node* b, Broadcasting mode) {
   return detail::make(op, std::move(t), {a, b}, {});
 }
 
-const Node* lt(const Node* a, const Node* b) { return compare(Op::Lt, a, b); }
-const Node* le(const Node* a, const Node* b) { return compare(Op::Le, a, b); }
-const Node* gt(const Node* a, const Node* b) { return compare(Op::Gt, a, b); }
-const Node* ge(const Node* a, const Node* b) { return compare(Op::Ge, a, b); }
-const Node* eq(const Node* a, const Node* b) { return compare(Op::Eq, a, b); }
-const Node* ne(const Node* a, const Node* b) { return compare(Op::Ne, a, b); }
+const Node* lt(const Node* a, const Node* b) {
+  return compare(Op::Lt, a, b);
+}
+const Node* le(const Node* a, const Node* b) {
+  return compare(Op::Le, a, b);
+}
+const Node* gt(const Node* a, const Node* b) {
+  return compare(Op::Gt, a, b);
+}
+const Node* ge(const Node* a, const Node* b) {
+  return compare(Op::Ge, a, b);
+}
+const Node* eq(const Node* a, const Node* b) {
+  return compare(Op::Eq, a, b);
+}
+const Node* ne(const Node* a, const Node* b) {
+  return compare(Op::Ne, a, b);
+}
 
 const Node* select(const Node* cond, const Node* a, const Node* b) {
   TypeResult t = detail::check(Op::Select, {cond, a, b}, {});
@@ -212,4 +277,4 @@ const Node* select(const Node* cond, const Node* a, const Node* b) {
   return detail::make(Op::Select, std::move(t), {cond, a, b}, {});
 }
 
-}  // namespace plastic::ir
+} // namespace plastic::ir

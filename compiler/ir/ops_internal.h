@@ -16,8 +16,7 @@ inline TypeResult check(Op op, const std::vector<const Node*>& operands, const A
   for (const Node* o : operands)
     PLASTIC_CHECK(&o->context() == &ctx, "{} mixes nodes of different Contexts", op_name(op));
   TypeResult t = infer_type(op, operands, attrs, declared, DType::F64);
-  if (!t.ok())
-    throw IRError(fmt::format("{}: {}", op_name(op), t.error), ctx.current_location());
+  if (!t.ok()) throw IRError(fmt::format("{}: {}", op_name(op), t.error), ctx.current_location());
   return t;
 }
 
@@ -44,4 +43,4 @@ inline double constant_at(const Node* c, int64_t i) {
 /// to the constant-folding pass.
 constexpr int64_t kFoldLimit = 4096;
 
-}  // namespace plastic::ir::detail
+} // namespace plastic::ir::detail

@@ -17,7 +17,8 @@ const Node* broadcast(const Node* x, Shape shape, std::vector<int64_t> axes) {
   if (x->is_splat()) return x->context().constant(x->attrs().reals[0], shape, x->dtype());
   if (x->op() == Op::Broadcast) {
     std::vector<int64_t> composed;
-    for (int64_t a : x->attrs().ints) composed.push_back(axes[static_cast<size_t>(a)]);
+    for (int64_t a : x->attrs().ints)
+      composed.push_back(axes[static_cast<size_t>(a)]);
     return broadcast(x->operand(0), std::move(shape), std::move(composed));
   }
   return detail::make(Op::Broadcast, std::move(t), {x}, std::move(attrs));
@@ -40,9 +41,9 @@ const Node* broadcast_to(const Node* x, const Shape& shape) {
   Context& ctx = x->context();
   size_t R = shape.size(), r = static_cast<size_t>(x->rank());
   auto bad = [&] {
-    return IRError(fmt::format("cannot broadcast {} to {}", shape_str(x->shape()),
-                               shape_str(shape)),
-                   ctx.current_location());
+    return IRError(
+        fmt::format("cannot broadcast {} to {}", shape_str(x->shape()), shape_str(shape)),
+        ctx.current_location());
   };
   if (r > R) throw bad();
   std::vector<int64_t> axes;
@@ -81,7 +82,7 @@ const Node* reduce(Op op, const Node* x, std::vector<int64_t> axes) {
   return detail::make(op, std::move(t), {x}, std::move(attrs));
 }
 
-}  // namespace
+} // namespace
 
 const Node* reduce_sum(const Node* x, std::vector<int64_t> axes) {
   return reduce(Op::ReduceSum, x, std::move(axes));
@@ -111,7 +112,8 @@ const Node* slice(const Node* x, std::vector<int64_t> starts, Shape sizes) {
   if (sizes == x->shape()) return x;
   if (x->is_splat()) return x->context().constant(x->attrs().reals[0], sizes, x->dtype());
   if (x->op() == Op::Slice) {
-    for (size_t i = 0; i < starts.size(); ++i) starts[i] += x->attrs().ints[i];
+    for (size_t i = 0; i < starts.size(); ++i)
+      starts[i] += x->attrs().ints[i];
     return slice(x->operand(0), std::move(starts), std::move(sizes));
   }
   return detail::make(Op::Slice, std::move(t), {x}, std::move(attrs));
@@ -122,8 +124,7 @@ const Node* pad(const Node* x, const std::vector<int64_t>& lo, const std::vector
   attrs.ints = lo;
   attrs.ints.insert(attrs.ints.end(), hi.begin(), hi.end());
   TypeResult t = detail::check(Op::Pad, {x}, attrs);
-  if (std::all_of(attrs.ints.begin(), attrs.ints.end(), [](int64_t v) { return v == 0; }))
-    return x;
+  if (std::all_of(attrs.ints.begin(), attrs.ints.end(), [](int64_t v) { return v == 0; })) return x;
   return detail::make(Op::Pad, std::move(t), {x}, std::move(attrs));
 }
 
@@ -135,4 +136,4 @@ const Node* concat(std::vector<const Node*> xs, int64_t axis) {
   return detail::make(Op::Concat, std::move(t), std::move(xs), std::move(attrs));
 }
 
-}  // namespace plastic::ir
+} // namespace plastic::ir

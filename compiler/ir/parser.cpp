@@ -76,7 +76,8 @@ private:
     if (layout & kAttrReals) attrs.reals = real_list();
     std::vector<const Node*> operands;
     if (peek() == '%') {
-      do operands.push_back(value());
+      do
+        operands.push_back(value());
       while (accept(','));
     }
     expect(':');
@@ -99,8 +100,8 @@ private:
     TypeResult t = infer_type(*op, operands, attrs, shape, dtype);
     if (!t.ok()) throw error(fmt::format("{}: {}", name, t.error), at);
     if (t.dtype != dtype || t.shape != shape)
-      throw error(fmt::format("{} gives {}, not the declared {}", name,
-                              type_str(t.dtype, t.shape), type_str(dtype, shape)),
+      throw error(fmt::format("{} gives {}, not the declared {}", name, type_str(t.dtype, t.shape),
+                              type_str(dtype, shape)),
                   at);
     SourceLoc saved = ctx_.current_location();
     ctx_.set_location(loc);
@@ -126,7 +127,8 @@ private:
     expect(open);
     std::vector<int64_t> v;
     if (!accept(close)) {
-      do v.push_back(integer());
+      do
+        v.push_back(integer());
       while (accept(','));
       expect(close);
     }
@@ -137,7 +139,8 @@ private:
     expect('(');
     std::vector<double> v;
     if (!accept(')')) {
-      do v.push_back(real());
+      do
+        v.push_back(real());
       while (accept(','));
       expect(')');
     }
@@ -148,7 +151,8 @@ private:
     skip_space();
     size_t start = pos_;
     if (pos_ < text_.size() && text_[pos_] == '-') ++pos_;
-    while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+    while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_])))
+      ++pos_;
     if (start == pos_ || (pos_ == start + 1 && text_[start] == '-'))
       throw error("expected an integer");
     return std::strtoll(std::string(text_.substr(start, pos_ - start)).c_str(), nullptr, 10);
@@ -158,8 +162,7 @@ private:
     skip_space();
     size_t start = pos_;
     while (pos_ < text_.size() && (std::isalnum(static_cast<unsigned char>(text_[pos_])) ||
-                                   text_[pos_] == '-' || text_[pos_] == '+' ||
-                                   text_[pos_] == '.'))
+                                   text_[pos_] == '-' || text_[pos_] == '+' || text_[pos_] == '.'))
       ++pos_;
     std::string s(text_.substr(start, pos_ - start));
     char* end = nullptr;
@@ -199,8 +202,9 @@ private:
     while (pos_ < text_.size()) {
       if (std::isspace(static_cast<unsigned char>(text_[pos_]))) {
         ++pos_;
-      } else if (text_.substr(pos_, 2) == "//") {  // comments, e.g. print-after-all banners
-        while (pos_ < text_.size() && text_[pos_] != '\n') ++pos_;
+      } else if (text_.substr(pos_, 2) == "//") { // comments, e.g. print-after-all banners
+        while (pos_ < text_.size() && text_[pos_] != '\n')
+          ++pos_;
       } else {
         break;
       }
@@ -257,7 +261,7 @@ private:
   std::vector<const Node*> values_;
 };
 
-}  // namespace
+} // namespace
 
 Function parse_function(Context& ctx, std::string_view text, std::string_view file) {
   Parser p(ctx, text, file);
@@ -266,12 +270,12 @@ Function parse_function(Context& ctx, std::string_view text, std::string_view fi
   return f;
 }
 
-std::vector<Function> parse_functions(Context& ctx, std::string_view text,
-                                      std::string_view file) {
+std::vector<Function> parse_functions(Context& ctx, std::string_view text, std::string_view file) {
   Parser p(ctx, text, file);
   std::vector<Function> fs;
-  while (!p.at_end()) fs.push_back(p.function());
+  while (!p.at_end())
+    fs.push_back(p.function());
   return fs;
 }
 
-}  // namespace plastic::ir
+} // namespace plastic::ir

@@ -20,4 +20,4 @@ Function parse_function(Context& ctx, std::string_view text, std::string_view fi
 std::vector<Function> parse_functions(Context& ctx, std::string_view text,
                                       std::string_view file = "<ir>");
 
-}  // namespace plastic::ir
+} // namespace plastic::ir

@@ -30,7 +30,7 @@ std::string quoted(std::string_view s) {
   return out + "\"";
 }
 
-}  // namespace
+} // namespace
 
 std::string print(const Function& f, const PrintOptions& options) {
   std::unordered_map<const Node*, size_t> number;
@@ -42,8 +42,8 @@ std::string print(const Function& f, const PrintOptions& options) {
   for (const Node* n : topo_order(f.output_nodes()))
     if (number.emplace(n, order.size()).second) order.push_back(n);
 
-  std::string out = fmt::format("func @{} {{\n", is_plain_name(f.name()) ? f.name()
-                                                                            : quoted(f.name()));
+  std::string out =
+      fmt::format("func @{} {{\n", is_plain_name(f.name()) ? f.name() : quoted(f.name()));
   for (const Node* n : order) {
     out += fmt::format("  %{} = {}", number.at(n), op_name(n->op()));
     uint8_t layout = op_attr_layout(n->op());
@@ -66,6 +66,8 @@ std::string print(const Function& f, const PrintOptions& options) {
   return out;
 }
 
-std::ostream& operator<<(std::ostream& os, const Function& f) { return os << print(f); }
+std::ostream& operator<<(std::ostream& os, const Function& f) {
+  return os << print(f);
+}
 
-}  // namespace plastic::ir
+} // namespace plastic::ir

@@ -27,7 +27,7 @@
 namespace plastic::ir {
 
 struct PrintOptions {
-  bool locations = false;  ///< append loc("file":line:col) where known
+  bool locations = false; ///< append loc("file":line:col) where known
 };
 
 /// The text of `f` (ends with a newline).
@@ -35,4 +35,4 @@ std::string print(const Function& f, const PrintOptions& options = {});
 /// Streams print(f).
 std::ostream& operator<<(std::ostream& os, const Function& f);
 
-}  // namespace plastic::ir
+} // namespace plastic::ir

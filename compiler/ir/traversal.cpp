@@ -35,24 +35,28 @@ std::unordered_map<const Node*, int> use_counts(std::span<const Node* const> roo
   std::unordered_map<const Node*, int> uses;
   for (const Node* n : topo_order(roots)) {
     uses.try_emplace(n, 0);
-    for (const Node* o : n->operands()) ++uses[o];
+    for (const Node* o : n->operands())
+      ++uses[o];
   }
-  for (const Node* r : roots) ++uses[r];
+  for (const Node* r : roots)
+    ++uses[r];
   return uses;
 }
 
-std::vector<const Node*> rewrite(
-    std::span<const Node* const> roots,
-    const std::function<const Node*(const Node* original, const Node* rebuilt)>& visit) {
+std::vector<const Node*>
+rewrite(std::span<const Node* const> roots,
+        const std::function<const Node*(const Node* original, const Node* rebuilt)>& visit) {
   std::unordered_map<const Node*, const Node*> done;
   std::vector<const Node*> ops;
   for (const Node* n : topo_order(roots)) {
     ops.clear();
-    for (const Node* o : n->operands()) ops.push_back(done.at(o));
+    for (const Node* o : n->operands())
+      ops.push_back(done.at(o));
     done[n] = visit(n, rebuild(n, ops));
   }
   std::vector<const Node*> out;
-  for (const Node* r : roots) out.push_back(done.at(r));
+  for (const Node* r : roots)
+    out.push_back(done.at(r));
   return out;
 }
 
@@ -67,12 +71,14 @@ std::vector<const Node*> substitute(std::span<const Node* const> roots,
       continue;
     }
     ops.clear();
-    for (const Node* o : n->operands()) ops.push_back(done.at(o));
+    for (const Node* o : n->operands())
+      ops.push_back(done.at(o));
     done[n] = rebuild(n, ops);
   }
   std::vector<const Node*> out;
-  for (const Node* r : roots) out.push_back(done.at(r));
+  for (const Node* r : roots)
+    out.push_back(done.at(r));
   return out;
 }
 
-}  // namespace plastic::ir
+} // namespace plastic::ir

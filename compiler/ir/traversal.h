@@ -27,9 +27,9 @@ std::unordered_map<const Node*, int> use_counts(std::span<const Node* const> roo
 /// (through its checked factory; the same node if nothing changed), then
 /// `visit(original, rebuilt)` picks the replacement. Returns the rewritten
 /// roots. Shared nodes are visited once.
-std::vector<const Node*> rewrite(
-    std::span<const Node* const> roots,
-    const std::function<const Node*(const Node* original, const Node* rebuilt)>& visit);
+std::vector<const Node*>
+rewrite(std::span<const Node* const> roots,
+        const std::function<const Node*(const Node* original, const Node* rebuilt)>& visit);
 
 /// Replaces the keys of `replace` by their values wherever they occur under
 /// `roots` and rebuilds everything above them (folding and simplifying on
@@ -37,4 +37,4 @@ std::vector<const Node*> rewrite(
 std::vector<const Node*> substitute(std::span<const Node* const> roots,
                                     const std::unordered_map<const Node*, const Node*>& replace);
 
-}  // namespace plastic::ir
+} // namespace plastic::ir

@@ -17,7 +17,9 @@ TypeResult fail(std::string msg) {
   return r;
 }
 
-TypeResult ok(DType t, Shape s) { return TypeResult{t, std::move(s), {}}; }
+TypeResult ok(DType t, Shape s) {
+  return TypeResult{t, std::move(s), {}};
+}
 
 std::string operand_types(std::span<const Node* const> ops) {
   std::string s;
@@ -26,9 +28,11 @@ std::string operand_types(std::span<const Node* const> ops) {
   return s;
 }
 
-bool axis_ok(int64_t axis, int rank) { return axis >= 0 && axis < rank; }
+bool axis_ok(int64_t axis, int rank) {
+  return axis >= 0 && axis < rank;
+}
 
-}  // namespace
+} // namespace
 
 TypeResult infer_type(Op op, std::span<const Node* const> operands, const Attrs& attrs,
                       const Shape& declared, DType declared_dtype) {
@@ -61,10 +65,9 @@ TypeResult infer_type(Op op, std::span<const Node* const> operands, const Attrs&
 
   case OpCategory::Unary:
     if (!is_float(x->dtype()))
-      return fail(fmt::format("{} needs a floating-point operand, got {}", name,
-                              operand_types(operands)));
-    if (op == Op::PowC && attrs.reals.size() != 1)
-      return fail("powc needs one exponent");
+      return fail(
+          fmt::format("{} needs a floating-point operand, got {}", name, operand_types(operands)));
+    if (op == Op::PowC && attrs.reals.size() != 1) return fail("powc needs one exponent");
     return ok(x->dtype(), x->shape());
 
   case OpCategory::Binary:
@@ -96,8 +99,7 @@ TypeResult infer_type(Op op, std::span<const Node* const> operands, const Attrs&
                               x->rank(), axes.size()));
     for (size_t i = 0; i < axes.size(); ++i) {
       if (!axis_ok(axes[i], static_cast<int>(declared.size())) || (i && axes[i] <= axes[i - 1]))
-        return fail(fmt::format("broadcast axes must be increasing and below {}",
-                                declared.size()));
+        return fail(fmt::format("broadcast axes must be increasing and below {}", declared.size()));
       if (declared[static_cast<size_t>(axes[i])] != x->shape()[i])
         return fail(fmt::format("cannot broadcast {} to {}: axis {} is {} but output axis {} "
                                 "is {}",
@@ -112,8 +114,8 @@ TypeResult infer_type(Op op, std::span<const Node* const> operands, const Attrs&
     Shape out;
     for (size_t i = 0; i < attrs.ints.size(); ++i)
       if (!axis_ok(attrs.ints[i], x->rank()) || (i && attrs.ints[i] <= attrs.ints[i - 1]))
-        return fail(fmt::format("{} axes must be increasing and below the rank {}", name,
-                                x->rank()));
+        return fail(
+            fmt::format("{} axes must be increasing and below the rank {}", name, x->rank()));
     for (int a = 0; a < x->rank(); ++a)
       if (std::find(attrs.ints.begin(), attrs.ints.end(), a) == attrs.ints.end())
         out.push_back(x->shape()[static_cast<size_t>(a)]);
@@ -138,7 +140,8 @@ TypeResult infer_type(Op op, std::span<const Node* const> operands, const Attrs&
     std::string err = check_einsum(spec, shapes, size);
     if (!err.empty()) return fail(err);
     Shape out;
-    for (int l : spec.output) out.push_back(size[static_cast<size_t>(l)]);
+    for (int l : spec.output)
+      out.push_back(size[static_cast<size_t>(l)]);
     return ok(x->dtype(), out);
   }
 
@@ -152,8 +155,8 @@ TypeResult infer_type(Op op, std::span<const Node* const> operands, const Attrs&
   case OpCategory::Slice: {
     if (static_cast<int>(attrs.ints.size()) != x->rank() ||
         static_cast<int>(declared.size()) != x->rank())
-      return fail(fmt::format("slice of {} needs one start and size per axis",
-                              shape_str(x->shape())));
+      return fail(
+          fmt::format("slice of {} needs one start and size per axis", shape_str(x->shape())));
     for (size_t i = 0; i < declared.size(); ++i)
       if (attrs.ints[i] < 0 || attrs.ints[i] + declared[i] > x->shape()[i])
         return fail(fmt::format("slice [{}, {}) of axis {} is outside [0, {})", attrs.ints[i],
@@ -163,8 +166,8 @@ TypeResult infer_type(Op op, std::span<const Node* const> operands, const Attrs&
 
   case OpCategory::Pad: {
     if (static_cast<int>(attrs.ints.size()) != 2 * x->rank())
-      return fail(fmt::format("pad of {} needs low and high widths per axis",
-                              shape_str(x->shape())));
+      return fail(
+          fmt::format("pad of {} needs low and high widths per axis", shape_str(x->shape())));
     Shape out = x->shape();
     for (size_t i = 0; i < out.size(); ++i) {
       int64_t lo = attrs.ints[i], hi = attrs.ints[out.size() + i];
@@ -183,13 +186,13 @@ TypeResult infer_type(Op op, std::span<const Node* const> operands, const Attrs&
     for (const Node* o : operands) {
       Shape s = o->shape();
       if (o->dtype() != x->dtype() || s.size() != out.size())
-        return fail(fmt::format("concat operands differ in type or rank: {}",
-                                operand_types(operands)));
+        return fail(
+            fmt::format("concat operands differ in type or rank: {}", operand_types(operands)));
       out[axis] += s[axis];
       s[axis] = out[axis];
       if (s != out)
-        return fail(fmt::format("concat operands differ off axis {}: {}", axis,
-                                operand_types(operands)));
+        return fail(
+            fmt::format("concat operands differ off axis {}: {}", axis, operand_types(operands)));
     }
     return ok(x->dtype(), out);
   }
@@ -209,4 +212,4 @@ TypeResult infer_type(Op op, std::span<const Node* const> operands, const Attrs&
   return fail(fmt::format("unknown op {}", name));
 }
 
-}  // namespace plastic::ir
+} // namespace plastic::ir

@@ -25,4 +25,4 @@ struct TypeResult {
 TypeResult infer_type(Op op, std::span<const Node* const> operands, const Attrs& attrs,
                       const Shape& declared_shape, DType declared_dtype);
 
-}  // namespace plastic::ir
+} // namespace plastic::ir

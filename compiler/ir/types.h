@@ -23,7 +23,9 @@ using Shape = std::vector<int64_t>;
 std::string_view dtype_name(DType t);
 /// Inverse of dtype_name; false if unknown.
 bool parse_dtype(std::string_view s, DType& out);
-inline bool is_float(DType t) { return t == DType::F32 || t == DType::F64; }
+inline bool is_float(DType t) {
+  return t == DType::F32 || t == DType::F64;
+}
 
 /// Number of elements (1 for a scalar).
 int64_t numel(const Shape& s);
@@ -44,4 +46,4 @@ struct SourceLoc {
   bool valid() const { return line > 0; }
 };
 
-}  // namespace plastic::ir
+} // namespace plastic::ir

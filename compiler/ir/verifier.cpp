@@ -42,8 +42,8 @@ void verify(const Function& f, std::string_view after_pass) {
   if (err.empty()) return;
   if (after_pass.empty())
     throw InternalError(fmt::format("IR verification failed in '{}': {}", f.name(), err));
-  throw InternalError(fmt::format("IR verification failed in '{}' after pass '{}': {}", f.name(),
-                                  after_pass, err));
+  throw InternalError(
+      fmt::format("IR verification failed in '{}' after pass '{}': {}", f.name(), after_pass, err));
 }
 
-}  // namespace plastic::ir
+} // namespace plastic::ir

@@ -17,4 +17,4 @@ std::string verify_error(const Function& f);
 /// naming the violated invariant and the pass, if `after_pass` is given.
 void verify(const Function& f, std::string_view after_pass = {});
 
-}  // namespace plastic::ir
+} // namespace plastic::ir

@@ -11,15 +11,17 @@ namespace {
 
 template <typename T> const Node* fold(const Node* n) {
   std::vector<interp::Tensor<T>> values;
-  for (const Node* o : n->operands()) values.push_back(interp::evaluate_node<T>(o, {}));
+  for (const Node* o : n->operands())
+    values.push_back(interp::evaluate_node<T>(o, {}));
   std::vector<const interp::Tensor<T>*> args;
-  for (const auto& v : values) args.push_back(&v);
+  for (const auto& v : values)
+    args.push_back(&v);
   interp::Tensor<T> r = interp::evaluate_node<T>(n, args);
   return n->context().constant(std::vector<double>(r.data.begin(), r.data.end()), n->shape(),
                                n->dtype());
 }
 
-}  // namespace
+} // namespace
 
 ir::Function constant_fold(const ir::Function& f, int64_t max_elements) {
   auto visit = [&](const Node*, const Node* n) -> const Node* {
@@ -32,4 +34,4 @@ ir::Function constant_fold(const ir::Function& f, int64_t max_elements) {
   return f.with_output_nodes(ir::rewrite(f.output_nodes(), visit));
 }
 
-}  // namespace plastic::passes
+} // namespace plastic::passes

@@ -16,4 +16,4 @@ namespace plastic::passes {
 /// elements folded.
 ir::Function constant_fold(const ir::Function& f, int64_t max_elements = 1 << 16);
 
-}  // namespace plastic::passes
+} // namespace plastic::passes

@@ -13,7 +13,8 @@ using ir::Node;
 ir::Function eliminate_dead_code(const ir::Function& f, const DceOptions& options) {
   if (!options.prune_inputs) return f;
   std::unordered_set<const Node*> live;
-  for (const Node* n : ir::topo_order(f.output_nodes())) live.insert(n);
+  for (const Node* n : ir::topo_order(f.output_nodes()))
+    live.insert(n);
   std::vector<const Node*> inputs;
   for (const Node* in : f.inputs())
     if (live.count(in)) inputs.push_back(in);
@@ -24,17 +25,20 @@ ir::Function compact_into(const ir::Function& f, ir::Context& into) {
   std::unordered_map<const Node*, const Node*> copy;
   auto copy_node = [&](const Node* n) {
     std::vector<const Node*> ops;
-    for (const Node* o : n->operands()) ops.push_back(copy.at(o));
+    for (const Node* o : n->operands())
+      ops.push_back(copy.at(o));
     ir::LocationScope at(into, n->loc());
     return into.make(n->op(), n->dtype(), n->shape(), std::move(ops), n->attrs());
   };
   std::vector<const Node*> inputs;
-  for (const Node* in : f.inputs()) inputs.push_back(copy[in] = copy_node(in));
+  for (const Node* in : f.inputs())
+    inputs.push_back(copy[in] = copy_node(in));
   for (const Node* n : ir::topo_order(f.output_nodes()))
     if (!copy.count(n)) copy[n] = copy_node(n);
   std::vector<ir::Output> outs;
-  for (const ir::Output& o : f.outputs()) outs.push_back({o.name, copy.at(o.node)});
+  for (const ir::Output& o : f.outputs())
+    outs.push_back({o.name, copy.at(o.node)});
   return ir::Function(f.name(), std::move(inputs), std::move(outs));
 }
 
-}  // namespace plastic::passes
+} // namespace plastic::passes

@@ -26,4 +26,4 @@ ir::Function eliminate_dead_code(const ir::Function& f, const DceOptions& option
 /// node structure, attributes and locations are preserved exactly).
 ir::Function compact_into(const ir::Function& f, ir::Context& into);
 
-}  // namespace plastic::passes
+} // namespace plastic::passes

@@ -28,7 +28,8 @@ ir::Function PassPipeline::run(const ir::Function& f, const PipelineOptions& opt
 
 std::vector<std::string> PassPipeline::names() const {
   std::vector<std::string> v;
-  for (const auto& p : passes_) v.push_back(p.first);
+  for (const auto& p : passes_)
+    v.push_back(p.first);
   return v;
 }
 
@@ -48,4 +49,4 @@ std::function<void(std::string_view, const ir::Function&)> print_after_all(std::
   };
 }
 
-}  // namespace plastic::passes
+} // namespace plastic::passes

@@ -45,4 +45,4 @@ private:
 /// skips, so the stream stays parseable).
 std::function<void(std::string_view, const ir::Function&)> print_after_all(std::ostream& os);
 
-}  // namespace plastic::passes
+} // namespace plastic::passes

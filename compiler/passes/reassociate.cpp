@@ -1,4 +1,7 @@
-// Re-association of product trees (see reassociate.h).
+// The reassociate-contractions pass (see reassociate.h): bottom-up sweeps
+// that replace product trees by cheaper contraction orders, each judged by
+// its effect on the work of the whole function. The networks and their
+// contraction plans are in product_network.cpp.
 #include "compiler/passes/reassociate.h"
 
 #include <algorithm>
@@ -7,350 +10,15 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "compiler/ir/einsum.h"
 #include "compiler/ir/ops.h"
 #include "compiler/ir/traversal.h"
+#include "compiler/passes/product_network.h"
 
 namespace plastic::passes {
 using ir::Node;
-using ir::Op;
+using namespace detail;
 
 namespace {
-
-using Labels = std::vector<int>;
-
-// Limits of the deep expansion (it multiplies terms out).
-constexpr size_t kMaxTerms = 16;
-constexpr size_t kMaxFactors = 12;
-
-bool contains(const Labels& ls, int l) { return std::find(ls.begin(), ls.end(), l) != ls.end(); }
-
-bool is_product(const Node* n) {
-  if (!ir::is_float(n->dtype())) return false;
-  switch (n->op()) {
-  case Op::Contract: case Op::Mul: case Op::Neg: case Op::Broadcast: case Op::ReduceSum:
-    return true;
-  default: return false;
-  }
-}
-
-bool is_sum(const Node* n) { return n->op() == Op::Add || n->op() == Op::Sub; }
-
-// A scalar factor: a splat, or a broadcast of a rank-0 value.
-bool is_scalar_like(const Node* n) {
-  return n->is_splat() || (n->op() == Op::Broadcast && n->operand(0)->rank() == 0);
-}
-
-struct Factor {
-  const Node* node;
-  Labels labels;
-};
-
-// One product of factors times a coefficient. `summed` are the labels this
-// term's own contractions and sums introduced (a summed label no factor
-// carries multiplies the term by its size).
-struct Term {
-  double coef = 1;
-  std::vector<Factor> factors;
-  Labels summed;
-};
-
-struct Network {
-  std::vector<int64_t> size;  // per label
-  Labels output;
-  std::vector<Term> terms;
-};
-
-class Flattener {
-public:
-  Flattener(const std::unordered_map<const Node*, int>& uses,
-            const std::function<const Node*(const Node*)>& resolve, bool deep)
-      : uses_(uses), resolve_(resolve), deep_(deep) {}
-
-  Network flatten(const Node* root) {
-    Network net;
-    net_ = &net;
-    for (int64_t d : root->shape()) net.output.push_back(new_label(d));
-    net.terms = expand(root, net.output, true, false);
-    return net;
-  }
-
-private:
-  int new_label(int64_t size) {
-    net_->size.push_back(size);
-    return static_cast<int>(net_->size.size() - 1);
-  }
-
-  int uses_count(const Node* n) const {
-    auto it = uses_.find(n);
-    return it == uses_.end() ? 1 : it->second;
-  }
-  bool single_use(const Node* n) const { return uses_count(n) == 1; }
-
-  // Structure worth contracting through even when shared: products whose
-  // operands are all smaller than the result (outer products, broadcasts).
-  bool low_rank(const Node* n) {
-    if (auto it = low_rank_.find(n); it != low_rank_.end()) return it->second;
-    bool r = false;
-    switch (n->op()) {
-    case Op::Broadcast: r = n->operand(0)->numel() < n->numel(); break;
-    case Op::Neg: r = low_rank(n->operand(0)); break;
-    case Op::Contract:
-      r = std::all_of(n->operands().begin(), n->operands().end(),
-                      [&](const Node* o) { return o->numel() < n->numel(); });
-      break;
-    case Op::Mul: r = low_rank(n->operand(0)) || low_rank(n->operand(1)); break;
-    default: break;
-    }
-    return low_rank_[n] = r;
-  }
-
-  static std::vector<Term> opaque(const Node* n, const Labels& ls) {
-    return {Term{1, {Factor{n, ls}}, {}}};
-  }
-
-  // Products of two term lists (distributing); false if over the limits.
-  static bool cross(std::vector<Term>& acc, const std::vector<Term>& more) {
-    if (acc.size() * more.size() > kMaxTerms) return false;
-    std::vector<Term> out;
-    for (const Term& a : acc)
-      for (const Term& b : more) {
-        Term t = a;
-        t.coef *= b.coef;
-        t.factors.insert(t.factors.end(), b.factors.begin(), b.factors.end());
-        t.summed.insert(t.summed.end(), b.summed.begin(), b.summed.end());
-        if (t.factors.size() > kMaxFactors) return false;
-        out.push_back(std::move(t));
-      }
-    acc = std::move(out);
-    return true;
-  }
-
-  // `below_product`: a non-scalar product was expanded above (sums are only
-  // distributed at the top of a tree, so expansion cannot blow up).
-  std::vector<Term> expand(const Node* n, const Labels& ls, bool is_root, bool below_product) {
-    n = resolve_(n);
-    if (n->is_splat() && ir::is_float(n->dtype())) return {Term{n->attrs().reals[0], {}, {}}};
-    bool expand_product = is_product(n) && (is_root || single_use(n) || (deep_ && low_rank(n)));
-    bool expand_sum = deep_ && is_sum(n) && !below_product;
-    if (!expand_product && !expand_sum) return opaque(n, ls);
-
-    switch (n->op()) {
-    case Op::Add:
-    case Op::Sub: {
-      std::vector<Term> a = expand(n->operand(0), ls, false, below_product);
-      std::vector<Term> b = expand(n->operand(1), ls, false, below_product);
-      if (n->op() == Op::Sub)
-        for (Term& t : b) t.coef = -t.coef;
-      a.insert(a.end(), b.begin(), b.end());
-      if (a.size() > kMaxTerms) return opaque(n, ls);
-      return a;
-    }
-    case Op::Neg: {
-      std::vector<Term> t = expand(n->operand(0), ls, false, below_product);
-      for (Term& x : t) x.coef = -x.coef;
-      return t;
-    }
-    case Op::Broadcast: {
-      Labels inner;
-      for (int64_t a : n->attrs().ints) inner.push_back(ls[static_cast<size_t>(a)]);
-      return expand(n->operand(0), inner, false, below_product);
-    }
-    case Op::Mul: {
-      const Node *a = n->operand(0), *b = n->operand(1);
-      bool under = below_product || !(is_root || is_scalar_like(a) || is_scalar_like(b));
-      std::vector<Term> acc = expand(a, ls, false, under);
-      if (!cross(acc, expand(b, ls, false, under))) return opaque(n, ls);
-      return acc;
-    }
-    case Op::ReduceSum: {
-      const Node* x = n->operand(0);
-      Labels inner, fresh;
-      const auto& axes = n->attrs().ints;
-      for (int64_t a = 0, k = 0; a < x->rank(); ++a) {
-        if (std::find(axes.begin(), axes.end(), a) != axes.end()) {
-          inner.push_back(new_label(x->shape()[static_cast<size_t>(a)]));
-          fresh.push_back(inner.back());
-        } else {
-          inner.push_back(ls[static_cast<size_t>(k++)]);
-        }
-      }
-      std::vector<Term> t = expand(x, inner, false, true);
-      for (Term& x2 : t) x2.summed.insert(x2.summed.end(), fresh.begin(), fresh.end());
-      return t;
-    }
-    case Op::Contract: {
-      ir::EinsumSpec spec = ir::EinsumSpec::parse(n->attrs().str);
-      std::vector<int> rename(static_cast<size_t>(spec.label_bound()), -1);
-      for (size_t j = 0; j < spec.output.size(); ++j)
-        rename[static_cast<size_t>(spec.output[j])] = ls[j];
-      Labels fresh;
-      for (size_t k = 0; k < spec.inputs.size(); ++k)
-        for (size_t a = 0; a < spec.inputs[k].size(); ++a) {
-          int& r = rename[static_cast<size_t>(spec.inputs[k][a])];
-          if (r < 0) {
-            r = new_label(n->operand(k)->shape()[a]);
-            fresh.push_back(r);
-          }
-        }
-      std::vector<Term> acc{Term{}};
-      for (size_t k = 0; k < spec.inputs.size(); ++k) {
-        Labels inner;
-        for (int l : spec.inputs[k]) inner.push_back(rename[static_cast<size_t>(l)]);
-        bool scalar = spec.inputs.size() == 2 && is_scalar_like(n->operand(1 - k));
-        bool under = below_product || !(is_root || scalar);
-        if (!cross(acc, expand(n->operand(k), inner, false, under)))
-          return opaque(n, ls);
-      }
-      for (Term& t : acc) t.summed.insert(t.summed.end(), fresh.begin(), fresh.end());
-      return acc;
-    }
-    default: return opaque(n, ls);
-    }
-  }
-
-  const std::unordered_map<const Node*, int>& uses_;
-  const std::function<const Node*(const Node*)>& resolve_;
-  bool deep_;
-  Network* net_ = nullptr;
-  std::unordered_map<const Node*, bool> low_rank_;
-};
-
-// Contraction of labelled operands onto `out` (labels renumbered locally so
-// any number of network labels fits the 52 letters of a spec).
-const Node* contract_labeled(const std::vector<const Node*>& ops, const std::vector<Labels>& ls,
-                             const Labels& out) {
-  std::unordered_map<int, int> local;
-  auto map = [&](const Labels& v) {
-    Labels r;
-    for (int l : v) r.push_back(local.emplace(l, static_cast<int>(local.size())).first->second);
-    return r;
-  };
-  ir::EinsumSpec spec;
-  for (const Labels& v : ls) spec.inputs.push_back(map(v));
-  spec.output = map(out);
-  return ir::contract(spec, ops);
-}
-
-// Greedy pairwise plan of one term. With `done` null only the cost is
-// computed; otherwise the term is built from the rewritten factor nodes.
-const Node* plan_term(const Network& net, const Term& term, double& cost, bool build,
-                      ir::Context* ctx, ir::DType dtype) {
-  struct Item {
-    const Node* node;
-    Labels labels;
-  };
-  std::vector<Item> items;
-  for (const Factor& f : term.factors) items.push_back({f.node, f.labels});
-  auto size_of = [&](int l) { return static_cast<double>(net.size[static_cast<size_t>(l)]); };
-  double out_numel = 1;
-  for (int l : net.output) out_numel *= size_of(l);
-
-  double coef = term.coef;
-  for (int l : term.summed) {  // summed labels no factor carries
-    bool carried = false;
-    for (const Item& it : items) carried = carried || contains(it.labels, l);
-    if (!carried) coef *= size_of(l);
-  }
-  if (items.empty()) {
-    cost += 0;
-    if (!build) return nullptr;
-    ir::Shape shape;
-    for (int l : net.output) shape.push_back(net.size[static_cast<size_t>(l)]);
-    return ctx->constant(coef, shape, dtype);
-  }
-  while (items.size() > 1) {
-    size_t bi = 0, bj = 1;
-    double best = -1, best_out = 0;
-    Labels best_keep;
-    for (size_t i = 0; i < items.size(); ++i)
-      for (size_t j = i + 1; j < items.size(); ++j) {
-        Labels keep, all;
-        for (const Labels* side : {&items[i].labels, &items[j].labels})
-          for (int l : *side) {
-            if (contains(all, l)) continue;
-            all.push_back(l);
-            bool needed = contains(net.output, l);
-            for (size_t k = 0; k < items.size() && !needed; ++k)
-              needed = k != i && k != j && contains(items[k].labels, l);
-            if (needed) keep.push_back(l);
-          }
-        double loop = 1, out = 1;
-        for (int l : all) loop *= size_of(l);
-        for (int l : keep) out *= size_of(l);
-        if (best < 0 || loop < best || (loop == best && out < best_out)) {
-          best = loop;
-          best_out = out;
-          bi = i;
-          bj = j;
-          best_keep = keep;
-        }
-      }
-    cost += best;
-    const Node* c = nullptr;
-    if (build)
-      c = contract_labeled({items[bi].node, items[bj].node}, {items[bi].labels, items[bj].labels},
-                           best_keep);
-    items.erase(items.begin() + static_cast<long>(bj));
-    items[bi] = {c, best_keep};
-  }
-  Labels present;
-  for (int l : net.output)
-    if (contains(items[0].labels, l)) present.push_back(l);
-  if (present != items[0].labels) {
-    double touched = 1;
-    for (int l : items[0].labels) touched *= size_of(l);
-    cost += touched;
-  }
-  if (coef != 1) cost += out_numel;
-  if (!build) return nullptr;
-  const Node* r = contract_labeled({items[0].node}, {items[0].labels}, present);
-  if (present.size() != net.output.size()) {
-    std::vector<int64_t> axes;
-    ir::Shape shape;
-    for (size_t a = 0; a < net.output.size(); ++a) {
-      shape.push_back(net.size[static_cast<size_t>(net.output[a])]);
-      if (contains(present, net.output[a])) axes.push_back(static_cast<int64_t>(a));
-    }
-    r = ir::broadcast(r, shape, axes);
-  }
-  if (coef == -1) return ir::neg(r);
-  return coef == 1 ? r : ir::scale(r, coef);
-}
-
-const Node* build(const Network& net, const Node* root) {
-  const Node* sum = nullptr;
-  for (const Term& t : net.terms) {
-    double ignored = 0;
-    // Build the positive term and subtract it, so signs fold into the sum.
-    Term pos = t;
-    bool negative = t.coef < 0;
-    if (negative) pos.coef = -pos.coef;
-    const Node* r = plan_term(net, pos, ignored, true, &root->context(), root->dtype());
-    if (!sum) sum = negative ? ir::neg(r) : r;
-    else sum = negative ? ir::sub(sum, r) : ir::add(sum, r);
-  }
-  return sum;
-}
-
-// Work of one node (its own op): loop-space size of a contraction, input
-// size of a reduction, output size of other arithmetic; broadcasts,
-// reshapes, leaves and constants are free.
-double own_cost(const Node* n) {
-  if (n->is_leaf() || n->is_constant() || n->op() == Op::Broadcast || n->op() == Op::Reshape)
-    return 0;
-  if (n->op() == Op::ReduceSum || n->op() == Op::ReduceMax)
-    return static_cast<double>(n->operand(0)->numel());
-  if (n->op() != Op::Contract) return static_cast<double>(n->numel());
-  ir::EinsumSpec spec = ir::EinsumSpec::parse(n->attrs().str);
-  std::vector<int64_t> size(static_cast<size_t>(spec.label_bound()), 1);
-  for (size_t k = 0; k < spec.inputs.size(); ++k)
-    for (size_t a = 0; a < spec.inputs[k].size(); ++a)
-      size[static_cast<size_t>(spec.inputs[k][a])] = n->operand(k)->shape()[a];
-  double loop = 1;
-  for (int64_t v : size) loop *= static_cast<double>(v);
-  return loop;
-}
 
 // Live-node bookkeeping of one sweep: use counts of the current graph, kept
 // up to date as replacements are accepted, so that each candidate rewrite is
@@ -392,10 +60,14 @@ public:
       if (!seen.insert(x).second) continue;
       if (live(x) && !dead.count(x)) continue;
       added += own_cost(x);
-      for (const Node* o : x->operands()) stack.push_back(resolve_(o));
+      for (const Node* o : x->operands())
+        stack.push_back(resolve_(o));
     }
     return added - removed;
   }
+
+  void snapshot() { saved_ = uses_; }
+  void restore() { uses_ = saved_; }
 
   // Accepts the replacement of n by c.
   void replace(const Node* n, const Node* c) {
@@ -417,7 +89,8 @@ private:
       bool was_dead = count(x) == 0;
       uses_[x] += k;
       if (was_dead)
-        for (const Node* o : x->operands()) stack.push_back({resolve_(o), 1});
+        for (const Node* o : x->operands())
+          stack.push_back({resolve_(o), 1});
     }
   }
   void release_operands(const Node* n) {
@@ -429,51 +102,128 @@ private:
         if (const Node* o = resolve_(o0); --uses_[o] == 0) stack.push_back(o);
     }
   }
-  std::unordered_map<const Node*, int> uses_;
+  std::unordered_map<const Node*, int> uses_, saved_;
   const std::function<const Node*(const Node*)>& resolve_;
 };
+
+// The roots with every replacement applied, including inside replacements
+// (which may contain original nodes whose operands were replaced later).
+std::vector<const Node*>
+apply_replacements(const std::vector<const Node*>& roots,
+                   const std::unordered_map<const Node*, const Node*>& replaced) {
+  std::unordered_map<const Node*, const Node*> done;
+  // Iterative post-order where a replaced node's only "child" is its replacement.
+  std::vector<std::pair<const Node*, size_t>> stack;
+  std::vector<const Node*> ops;
+  auto children = [&](const Node* x) -> std::vector<const Node*> {
+    auto it = replaced.find(x);
+    if (it != replaced.end()) return {it->second};
+    return {x->operands().begin(), x->operands().end()};
+  };
+  for (const Node* r : roots) {
+    if (done.count(r)) continue;
+    stack.emplace_back(r, 0);
+    while (!stack.empty()) {
+      auto& [x, i] = stack.back();
+      std::vector<const Node*> ch = children(x);
+      if (i < ch.size()) {
+        const Node* c = ch[i++];
+        if (!done.count(c)) stack.emplace_back(c, 0);
+        continue;
+      }
+      if (auto it = replaced.find(x); it != replaced.end()) {
+        done[x] = done.at(it->second);
+      } else {
+        ops.clear();
+        for (const Node* o : x->operands())
+          ops.push_back(done.at(o));
+        done[x] = ir::rebuild(x, ops);
+      }
+      stack.pop_back();
+    }
+  }
+  std::vector<const Node*> out;
+  for (const Node* r : roots)
+    out.push_back(done.at(r));
+  return out;
+}
 
 // One bottom-up sweep; returns the new roots (unchanged if nothing helped).
 std::vector<const Node*> sweep(const std::vector<const Node*>& roots) {
   std::unordered_map<const Node*, const Node*> replaced;
   std::function<const Node*(const Node*)> resolve = [&](const Node* x) {
-    for (auto it = replaced.find(x); it != replaced.end(); it = replaced.find(x)) x = it->second;
+    for (auto it = replaced.find(x); it != replaced.end(); it = replaced.find(x))
+      x = it->second;
     return x;
   };
   LiveGraph graph(roots, resolve);
-  std::vector<const Node*> accepted;
-  Flattener shallow(graph.uses(), resolve, false), deep(graph.uses(), resolve, true);
-  for (const Node* n : ir::topo_order(roots)) {
-    if (!is_product(n) || !graph.live(n)) continue;
+
+  std::vector<const Node*> order = ir::topo_order(roots);
+  std::unordered_map<const Node*, size_t> position;
+  std::unordered_map<const Node*, std::vector<const Node*>> users;
+  for (size_t i = 0; i < order.size(); ++i) {
+    position[order[i]] = i;
+    for (const Node* o : order[i]->operands())
+      users[o].push_back(order[i]);
+  }
+  auto best_candidate = [&](const Node* n, double& delta) -> const Node* {
     const Node* best = nullptr;
-    double best_delta = -0.5;  // strictly cheaper by at least one operation
-    for (Flattener* fl : {&shallow, &deep}) {
-      Network net = fl->flatten(n);
-      const Node* c = build(net, n);
+    delta = 0;
+    for (bool deep : {false, true}) {
+      const Node* c = build(flatten_product(n, graph.uses(), resolve, deep), n);
       if (c == n) continue;
       double d = graph.delta(n, c);
-      if (d < best_delta) {
-        best_delta = d;
+      if (!best || d < delta) {
+        delta = d;
         best = c;
       }
     }
-    if (!best) continue;
-    graph.replace(n, best);
-    replaced[n] = best;
-    accepted.push_back(n);
+    return best;
+  };
+  bool changed = false;
+  for (const Node* n : order) {
+    if (!is_product(n) || !graph.live(n)) continue;
+    double delta = 0;
+    if (const Node* c = best_candidate(n, delta); c && delta < -0.5) {
+      graph.replace(n, c);
+      replaced[n] = c;
+      changed = true;
+    }
+    // A shared sum (or product of sums) of low-rank terms dies only if all
+    // its users contract through it: try them together, at the last of them.
+    for (const Node* s : n->operands()) {
+      if (!(is_sum(s) || is_product(s)) || !graph.live(s) || replaced.count(s)) continue;
+      const std::vector<const Node*>& us = users[s];
+      if (us.size() < 2 || us.size() != static_cast<size_t>(graph.uses().at(s))) continue;
+      bool ready = std::all_of(us.begin(), us.end(), [&](const Node* u) {
+        return is_product(u) && !replaced.count(u) && graph.live(u) && position[u] <= position[n];
+      });
+      if (!ready || position[us.back()] != position[n]) continue;
+      graph.snapshot();
+      double total = 0;
+      std::vector<std::pair<const Node*, const Node*>> moves;
+      for (const Node* u : us) {
+        const Node* c = build(flatten_product(u, graph.uses(), resolve, true), u);
+        if (c == u) break;
+        total += graph.delta(u, c);
+        graph.replace(u, c);
+        replaced[u] = c;
+        moves.emplace_back(u, c);
+      }
+      if (moves.size() == us.size() && total < -0.5) {
+        changed = true;
+      } else {
+        graph.restore();
+        for (const auto& m : moves)
+          replaced.erase(m.first);
+      }
+    }
   }
-  if (replaced.empty()) return roots;
-  // A replacement may contain original nodes above earlier replacements
-  // (opaque factors): rebuild each on the replacements accepted before it.
-  std::unordered_map<const Node*, const Node*> final_map;
-  for (const Node* n : accepted) {
-    std::vector<const Node*> one{replaced.at(n)};
-    final_map[n] = ir::substitute(one, final_map)[0];
-  }
-  return ir::substitute(roots, final_map);
+  if (!changed) return roots;
+  return apply_replacements(roots, replaced);
 }
 
-}  // namespace
+} // namespace
 
 ir::Function reassociate_contractions(const ir::Function& f) {
   std::vector<const Node*> roots = f.output_nodes();
@@ -485,4 +235,4 @@ ir::Function reassociate_contractions(const ir::Function& f) {
   return f.with_output_nodes(roots);
 }
 
-}  // namespace plastic::passes
+} // namespace plastic::passes

@@ -29,4 +29,4 @@ namespace plastic::passes {
 /// The function with every product tree re-associated where cheaper.
 ir::Function reassociate_contractions(const ir::Function& f);
 
-}  // namespace plastic::passes
+} // namespace plastic::passes

@@ -13,7 +13,9 @@ using ir::OpCategory;
 
 namespace {
 
-bool is_broadcast(const Node* n) { return n->op() == Op::Broadcast; }
+bool is_broadcast(const Node* n) {
+  return n->op() == Op::Broadcast;
+}
 
 // One local rewrite of an already rebuilt node, or the node itself.
 const Node* rewrite_once(const Node* n) {
@@ -21,9 +23,9 @@ const Node* rewrite_once(const Node* n) {
   case OpCategory::Unary: {
     const Node* x = n->operand(0);
     if (is_broadcast(x))
-      return ir::broadcast(ir::unary(n->op(), x->operand(0),
-                                     n->attrs().reals.empty() ? 0.0 : n->attrs().reals[0]),
-                           n->shape(), x->attrs().ints);
+      return ir::broadcast(
+          ir::unary(n->op(), x->operand(0), n->attrs().reals.empty() ? 0.0 : n->attrs().reals[0]),
+          n->shape(), x->attrs().ints);
     break;
   }
   case OpCategory::Binary: {
@@ -48,7 +50,7 @@ const Node* rewrite_once(const Node* n) {
     std::vector<const Node*> ops;
     for (const Node* o : n->operands()) {
       bool neg = o->op() == Op::Neg;
-      any_neg = any_neg != neg;  // parity of negations
+      any_neg = any_neg != neg; // parity of negations
       ops.push_back(neg ? o->operand(0) : o);
     }
     if (!std::equal(ops.begin(), ops.end(), n->operands().begin())) {
@@ -87,12 +89,13 @@ const Node* rewrite_once(const Node* n) {
     }
     break;
   }
-  default: break;
+  default:
+    break;
   }
   return n;
 }
 
-}  // namespace
+} // namespace
 
 ir::Function simplify(const ir::Function& f) {
   std::vector<const Node*> roots = f.output_nodes();
@@ -105,4 +108,4 @@ ir::Function simplify(const ir::Function& f) {
   return f.with_output_nodes(roots);
 }
 
-}  // namespace plastic::passes
+} // namespace plastic::passes

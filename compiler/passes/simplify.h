@@ -21,4 +21,4 @@ namespace plastic::passes {
 /// The simplified function (same inputs and output names).
 ir::Function simplify(const ir::Function& f);
 
-}  // namespace plastic::passes
+} // namespace plastic::passes

@@ -9,12 +9,13 @@
 namespace plastic::rt {
 
 template <class T>
-Status GradientSession<T>::open(const TileProblem<T>& problem, const SolverOptions& solver, GradientMethod method,
-                                const T* z0, const GradientOutputs<T>& out) {
+Status GradientSession<T>::open(const TileProblem<T>& problem, const SolverOptions& solver,
+                                GradientMethod method, const T* z0, const GradientOutputs<T>& out) {
   if (Status s = check_problem<T>(problem, solver, &method); !s) return s;
   if (Status s = check_initial_state(problem, z0); !s) return s;
   if (!out.theta_bar && problem.model->n_params > 0)
-    return invalid_argument("GradientOutputs::theta_bar is null", "pass a buffer of n_params elements");
+    return invalid_argument("GradientOutputs::theta_bar is null",
+                            "pass a buffer of n_params elements");
   view.emplace(*problem.model);
   Expected<Timeline> tl = build_timeline(problem, view->lanes, &meter);
   if (!tl) return tl.status();
@@ -24,9 +25,10 @@ Status GradientSession<T>::open(const TileProblem<T>& problem, const SolverOptio
 }
 
 template <class T>
-EventBackprop<T>::EventBackprop(const ModelView<T>& model, const TileProblem<T>& problem, const Timeline& timeline,
-                                void* scratch, MemoryMeter* meter)
-    : model_(model), problem_(problem), timeline_(timeline), scratch_(scratch), nl_(model.state_size()) {
+EventBackprop<T>::EventBackprop(const ModelView<T>& model, const TileProblem<T>& problem,
+                                const Timeline& timeline, void* scratch, MemoryMeter* meter)
+    : model_(model), problem_(problem), timeline_(timeline), scratch_(scratch),
+      nl_(model.state_size()) {
   u_ = make_buffer<T>(std::max<size_t>(model.input_size(), 1), meter);
   ubar_ = make_buffer<T>(std::max<size_t>(model.input_size(), 1), meter);
   z_post_ = make_buffer<T>(nl_, meter);
@@ -38,20 +40,22 @@ EventBackprop<T>::EventBackprop(const ModelView<T>& model, const TileProblem<T>&
 }
 
 template <class T>
-void EventBackprop<T>::loss_vjp_at(double t, const Observation<T>& obs, const T* z, const T* u, T* a, T* theta_bar,
-                                   T* u_bar) {
+void EventBackprop<T>::loss_vjp_at(double t, const Observation<T>& obs, const T* z, const T* u,
+                                   T* a, T* theta_bar, T* u_bar) {
   // y = output(z); y_bar = d(sum over observed lanes of loss)/dy; a += y_bar^T dy/dz.
   model_.output(t, z, problem_.theta, u, y_.data(), scratch_);
-  for (int l = 0; l < model_.lanes; ++l) lane_weight_[static_cast<size_t>(l)] = has_lane(obs.lanes, l) ? T{1} : T{0};
+  for (int l = 0; l < model_.lanes; ++l)
+    lane_weight_[static_cast<size_t>(l)] = has_lane(obs.lanes, l) ? T{1} : T{0};
   tile::zero(ybar_.size(), ybar_.data());
   model_.loss_vjp(y_.data(), obs.target, lane_weight_.data(), ybar_.data(), scratch_);
   model_.output_vjp(t, z, problem_.theta, u, ybar_.data(), a, theta_bar, u_bar, scratch_);
 }
 
 template <class T>
-void EventBackprop<T>::apply(size_t e, const T* z_pre, T* a, T* theta_bar, const InputCotangentFn<T>* sink) {
+void EventBackprop<T>::apply(size_t e, const T* z_pre, T* a, T* theta_bar,
+                             const InputCotangentFn<T>* sink) {
   const TimelineEvent& ev = timeline_.events[e];
-  if (ev.observation < 0) return;  // knots and series ends: identity
+  if (ev.observation < 0) return; // knots and series ends: identity
   const Observation<T>& obs = problem_.observations[static_cast<size_t>(ev.observation)];
   if (!obs.target && !obs.jump) return;
   const double t = ev.t;
@@ -70,14 +74,16 @@ void EventBackprop<T>::apply(size_t e, const T* z_pre, T* a, T* theta_bar, const
   if (obs.jump && obs.target && after) {
     // The output reads the post-jump state: recompute it (masked like the forward pass).
     model_.jump(t, z_pre, problem_.theta, u, z_post_.data(), scratch_);
-    tile::copy_lanes(model_.n, model_.lanes, ~mask & all_lanes(model_.lanes), z_pre, z_post_.data());
+    tile::copy_lanes(model_.n, model_.lanes, ~mask & all_lanes(model_.lanes), z_pre,
+                     z_post_.data());
     loss_vjp_at(t, obs, z_post_.data(), u, a, theta_bar, ubar);
   }
   if (obs.jump) {
     tile::copy(nl_, a, a_in_.data());
     tile::zero_lanes(model_.n, model_.lanes, ~mask, a_in_.data());
     tile::zero(nl_, a_out_.data());
-    model_.jump_vjp(t, z_pre, problem_.theta, u, a_in_.data(), a_out_.data(), theta_bar, ubar, scratch_);
+    model_.jump_vjp(t, z_pre, problem_.theta, u, a_in_.data(), a_out_.data(), theta_bar, ubar,
+                    scratch_);
     tile::copy_lanes(model_.n, model_.lanes, ~mask & all_lanes(model_.lanes), a, a_out_.data());
     tile::copy(nl_, a_out_.data(), a);
   }
@@ -94,8 +100,8 @@ StepBackprop<T>::StepBackprop(const ModelView<T>& model, RkStepper<T>& stepper, 
 }
 
 template <class T>
-void StepBackprop<T>::apply(const typename Integrator<T>::Item& item, const T* z0, T* a, T* theta_bar,
-                            const InputCotangentFn<T>* sink, SolveStats& stats) {
+void StepBackprop<T>::apply(const typename Integrator<T>::Item& item, const T* z0, T* a,
+                            T* theta_bar, const InputCotangentFn<T>* sink, SolveStats& stats) {
   const LaneMask frozen = ~item.active & all_lanes(model_.lanes);
   const T* a_in = a;
   if (frozen) {
@@ -116,4 +122,4 @@ template class EventBackprop<double>;
 template class StepBackprop<float>;
 template class StepBackprop<double>;
 
-}  // namespace plastic::rt
+} // namespace plastic::rt

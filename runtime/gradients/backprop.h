@@ -20,31 +20,30 @@
 namespace plastic::rt {
 
 /// Validation, timeline and scratch of one gradient computation; owns the meter.
-template <class T>
-struct GradientSession {
+template <class T> struct GradientSession {
   MemoryMeter meter;
   std::optional<ModelView<T>> view;
   std::optional<Timeline> timeline;
   std::optional<Scratch> scratch;
 
   /// Checks everything and prepares; `method` selects the kernels required.
-  Status open(const TileProblem<T>& problem, const SolverOptions& solver, GradientMethod method, const T* z0,
-              const GradientOutputs<T>& out);
+  Status open(const TileProblem<T>& problem, const SolverOptions& solver, GradientMethod method,
+              const T* z0, const GradientOutputs<T>& out);
 };
 
 /// Reverse sweep through events (observation losses and jumps).
-template <class T>
-class EventBackprop {
- public:
-  EventBackprop(const ModelView<T>& model, const TileProblem<T>& problem, const Timeline& timeline, void* scratch,
-                MemoryMeter* meter);
+template <class T> class EventBackprop {
+public:
+  EventBackprop(const ModelView<T>& model, const TileProblem<T>& problem, const Timeline& timeline,
+                void* scratch, MemoryMeter* meter);
 
   /// `a`: in, the cotangent of the state just after event e; out, just before it.
   /// z_pre: the state just before the event. Adds to theta_bar; sends input cotangents to sink.
   void apply(size_t e, const T* z_pre, T* a, T* theta_bar, const InputCotangentFn<T>* sink);
 
- private:
-  void loss_vjp_at(double t, const Observation<T>& obs, const T* z, const T* u, T* a, T* theta_bar, T* u_bar);
+private:
+  void loss_vjp_at(double t, const Observation<T>& obs, const T* z, const T* u, T* a, T* theta_bar,
+                   T* u_bar);
 
   const ModelView<T>& model_;
   const TileProblem<T>& problem_;
@@ -55,16 +54,15 @@ class EventBackprop {
 };
 
 /// Reverse sweep through one recorded step, with frozen lanes.
-template <class T>
-class StepBackprop {
- public:
+template <class T> class StepBackprop {
+public:
   StepBackprop(const ModelView<T>& model, RkStepper<T>& stepper, MemoryMeter* meter);
 
   /// `a`: in, the cotangent of the state after the step; out, before it. z0: the state before it.
   void apply(const typename Integrator<T>::Item& item, const T* z0, T* a, T* theta_bar,
              const InputCotangentFn<T>* sink, SolveStats& stats);
 
- private:
+private:
   const ModelView<T>& model_;
   RkStepper<T>& stepper_;
   size_t nl_;
@@ -72,8 +70,7 @@ class StepBackprop {
 };
 
 /// Runs `body` and converts allocation failures and callback exceptions into a Status.
-template <class F>
-GradientResult guarded(F&& body) noexcept {
+template <class F> GradientResult guarded(F&& body) noexcept {
   GradientResult r;
   try {
     r = body();
@@ -94,4 +91,4 @@ extern template class EventBackprop<double>;
 extern template class StepBackprop<float>;
 extern template class StepBackprop<double>;
 
-}  // namespace plastic::rt
+} // namespace plastic::rt

@@ -32,7 +32,7 @@ int64_t count_fixed_items(const Timeline& tl, const FixedGrid& grid) {
   return items;
 }
 
-}  // namespace
+} // namespace
 
 template <class T>
 GradientResult gradient_checkpoint(const TileProblem<T>& problem, const SolverOptions& solver,
@@ -44,7 +44,8 @@ GradientResult gradient_checkpoint(const TileProblem<T>& problem, const SolverOp
     r.status = session.open(problem, solver, GradientMethod::Checkpoint, z0, out);
     if (!r.status) return r;
     if (options.checkpoint_every < 0) {
-      r.status = invalid_argument("checkpoint_every must be >= 0", "0 chooses sqrt(number of steps)");
+      r.status =
+          invalid_argument("checkpoint_every must be >= 0", "0 chooses sqrt(number of steps)");
       return r;
     }
     const ModelView<T>& view = *session.view;
@@ -72,7 +73,8 @@ GradientResult gradient_checkpoint(const TileProblem<T>& problem, const SolverOp
       } else {
         items = count_fixed_items(timeline, FixedGrid{timeline.t0, solver.step});
       }
-      k = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(std::sqrt(static_cast<double>(items)))));
+      k = std::max<int64_t>(1,
+                            static_cast<int64_t>(std::ceil(std::sqrt(static_cast<double>(items)))));
     }
 
     // Forward: checkpoint the cursor and state before items 0, k, 2k, ...
@@ -123,7 +125,7 @@ GradientResult gradient_checkpoint(const TileProblem<T>& problem, const SolverOp
       for (size_t j = 0; j < count; ++j) {
         tile::copy(nl, z.data(), seg_states.data() + j * nl);
         r.status = replay.advance(c, z.data(), seg_items[j]);
-        if (!r.status) return r;  // cannot happen for a replay of a successful forward pass
+        if (!r.status) return r; // cannot happen for a replay of a successful forward pass
       }
       for (size_t j = count; j-- > 0;) {
         const typename Walk::Item& item = seg_items[j];
@@ -134,7 +136,7 @@ GradientResult gradient_checkpoint(const TileProblem<T>& problem, const SolverOp
           steps.apply(item, z_before, a.data(), out.theta_bar, sink, r.backward);
       }
     }
-    r.backward += replay.stats;  // the recomputation is part of the backward cost
+    r.backward += replay.stats; // the recomputation is part of the backward cost
     r.backward.accepted_steps = r.forward.accepted_steps;
     if (out.z0_bar) tile::copy(nl, a.data(), out.z0_bar);
     if (out.loss) std::copy(loss.begin(), loss.end(), out.loss);
@@ -146,8 +148,9 @@ GradientResult gradient_checkpoint(const TileProblem<T>& problem, const SolverOp
 template GradientResult gradient_checkpoint<float>(const TileProblem<float>&, const SolverOptions&,
                                                    const GradientOptions&, const float*,
                                                    const GradientOutputs<float>&) noexcept;
-template GradientResult gradient_checkpoint<double>(const TileProblem<double>&, const SolverOptions&,
-                                                    const GradientOptions&, const double*,
+template GradientResult gradient_checkpoint<double>(const TileProblem<double>&,
+                                                    const SolverOptions&, const GradientOptions&,
+                                                    const double*,
                                                     const GradientOutputs<double>&) noexcept;
 
-}  // namespace plastic::rt
+} // namespace plastic::rt

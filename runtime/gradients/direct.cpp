@@ -12,8 +12,8 @@
 namespace plastic::rt {
 
 template <class T>
-GradientResult gradient_direct(const TileProblem<T>& problem, const SolverOptions& solver, const T* z0,
-                               const GradientOutputs<T>& out) noexcept {
+GradientResult gradient_direct(const TileProblem<T>& problem, const SolverOptions& solver,
+                               const T* z0, const GradientOutputs<T>& out) noexcept {
   return guarded([&]() {
     GradientResult r;
     GradientSession<T> session;
@@ -66,9 +66,11 @@ GradientResult gradient_direct(const TileProblem<T>& problem, const SolverOption
   });
 }
 
-template GradientResult gradient_direct<float>(const TileProblem<float>&, const SolverOptions&, const float*,
+template GradientResult gradient_direct<float>(const TileProblem<float>&, const SolverOptions&,
+                                               const float*,
                                                const GradientOutputs<float>&) noexcept;
-template GradientResult gradient_direct<double>(const TileProblem<double>&, const SolverOptions&, const double*,
+template GradientResult gradient_direct<double>(const TileProblem<double>&, const SolverOptions&,
+                                                const double*,
                                                 const GradientOutputs<double>&) noexcept;
 
-}  // namespace plastic::rt
+} // namespace plastic::rt

@@ -42,8 +42,8 @@ namespace plastic::rt {
 /// How to differentiate. Built from plastic_gradient_desc or set by hand.
 struct GradientOptions {
   GradientMethod method = GradientMethod::Direct;
-  int64_t checkpoint_every = 0;  ///< checkpoint: items per segment; 0 = ceil(sqrt(N))
-  double adjoint_rtol = 0;       ///< adjoint: backward tolerances; 0 = the forward's
+  int64_t checkpoint_every = 0; ///< checkpoint: items per segment; 0 = ceil(sqrt(N))
+  double adjoint_rtol = 0;      ///< adjoint: backward tolerances; 0 = the forward's
   double adjoint_atol = 0;
   /// Adjoint: leave the parameter cotangent out of the error norm ("seminorm",
   /// Kidger, Chen & Lyons 2021). Off by default: like torchdiffeq, the
@@ -54,38 +54,40 @@ struct GradientOptions {
 };
 
 /// Where the results go. theta_bar is required; the rest may be null/empty.
-template <class T>
-struct GradientOutputs {
-  T* theta_bar = nullptr;         ///< n_params, ACCUMULATED (+=): tiles sum into one gradient
-  T* z0_bar = nullptr;            ///< n_state*L, written: dL/dz0
-  double* loss = nullptr;         ///< L, written: each lane's summed loss
-  InputCotangentFn<T> input_bar;  ///< receives dL/du at every input sample the solve used
+template <class T> struct GradientOutputs {
+  T* theta_bar = nullptr;        ///< n_params, ACCUMULATED (+=): tiles sum into one gradient
+  T* z0_bar = nullptr;           ///< n_state*L, written: dL/dz0
+  double* loss = nullptr;        ///< L, written: each lane's summed loss
+  InputCotangentFn<T> input_bar; ///< receives dL/du at every input sample the solve used
 };
 
 struct GradientResult {
   Status status;
-  SolveStats forward;       ///< the forward pass (and, for checkpoint, its replays count as backward)
-  SolveStats backward;      ///< the backward pass
-  size_t peak_bytes = 0;    ///< most bytes held at once by the method's buffers
-  int64_t stored_states = 0;  ///< states kept at once at the peak (tape, checkpoints, segment)
+  SolveStats forward;    ///< the forward pass (and, for checkpoint, its replays count as backward)
+  SolveStats backward;   ///< the backward pass
+  size_t peak_bytes = 0; ///< most bytes held at once by the method's buffers
+  int64_t stored_states = 0; ///< states kept at once at the peak (tape, checkpoints, segment)
   bool ok() const { return status.ok(); }
 };
 
 /// Dispatches on options.method.
 template <class T>
 GradientResult loss_and_gradient(const TileProblem<T>& problem, const SolverOptions& solver,
-                                 const GradientOptions& options, const T* z0, const GradientOutputs<T>& out) noexcept;
+                                 const GradientOptions& options, const T* z0,
+                                 const GradientOutputs<T>& out) noexcept;
 
 template <class T>
-GradientResult gradient_direct(const TileProblem<T>& problem, const SolverOptions& solver, const T* z0,
-                               const GradientOutputs<T>& out) noexcept;
+GradientResult gradient_direct(const TileProblem<T>& problem, const SolverOptions& solver,
+                               const T* z0, const GradientOutputs<T>& out) noexcept;
 
 template <class T>
 GradientResult gradient_checkpoint(const TileProblem<T>& problem, const SolverOptions& solver,
-                                   const GradientOptions& options, const T* z0, const GradientOutputs<T>& out) noexcept;
+                                   const GradientOptions& options, const T* z0,
+                                   const GradientOutputs<T>& out) noexcept;
 
 template <class T>
 GradientResult gradient_adjoint(const TileProblem<T>& problem, const SolverOptions& solver,
-                                const GradientOptions& options, const T* z0, const GradientOutputs<T>& out) noexcept;
+                                const GradientOptions& options, const T* z0,
+                                const GradientOutputs<T>& out) noexcept;
 
-}  // namespace plastic::rt
+} // namespace plastic::rt

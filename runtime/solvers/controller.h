@@ -21,7 +21,7 @@
 namespace plastic::rt {
 
 class PiController {
- public:
+public:
   explicit PiController(const ButcherTableau& tab) {
     const double k = std::min(tab.order, tab.embedded_order) + 1.0;
     alpha_ = 0.7 / k;
@@ -30,7 +30,7 @@ class PiController {
 
   struct Decision {
     bool accept;
-    double factor;  ///< multiply |h| by this for the next attempt
+    double factor; ///< multiply |h| by this for the next attempt
   };
 
   /// Decides on a step whose error norm is `err` (<= 1 accepts).
@@ -52,11 +52,11 @@ class PiController {
     return {false, f};
   }
 
- private:
+private:
   double alpha_ = 0.2, beta_ = 0.0;
   double safety_ = 0.9, facmin_ = 0.2, facmax_ = 10.0;
   double err_prev_ = 1e-4;
   bool rejected_last_ = false;
 };
 
-}  // namespace plastic::rt
+} // namespace plastic::rt

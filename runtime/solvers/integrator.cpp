@@ -13,17 +13,13 @@
 namespace plastic::rt {
 
 template <class T>
-Integrator<T>::Integrator(const ModelView<T>& model, const TileProblem<T>& problem, const Timeline& timeline,
-                          const SolverOptions& options, void* scratch, MemoryMeter* meter)
-    : model_(model),
-      problem_(problem),
-      timeline_(timeline),
-      options_(options),
-      scratch_(scratch),
-      stepper_(model, problem.theta, problem.input, *options.tableau, options.use_fused_kernels, scratch, meter),
-      controller_(*options.tableau),
-      grid_{timeline.t0, options.step},
-      nl_(model.state_size()) {
+Integrator<T>::Integrator(const ModelView<T>& model, const TileProblem<T>& problem,
+                          const Timeline& timeline, const SolverOptions& options, void* scratch,
+                          MemoryMeter* meter)
+    : model_(model), problem_(problem), timeline_(timeline), options_(options), scratch_(scratch),
+      stepper_(model, problem.theta, problem.input, *options.tableau, options.use_fused_kernels,
+               scratch, meter),
+      controller_(*options.tableau), grid_{timeline.t0, options.step}, nl_(model.state_size()) {
   z_new_ = make_buffer<T>(nl_, meter);
   u_ = make_buffer<T>(std::max<size_t>(model.input_size(), 1), meter);
   y_ = make_buffer<T>(std::max<size_t>(model.output_size(), 1), meter);
@@ -32,8 +28,7 @@ Integrator<T>::Integrator(const ModelView<T>& model, const TileProblem<T>& probl
   if (options.adaptive() && options.step > 0) h_next_ = options.step;
 }
 
-template <class T>
-typename Integrator<T>::Cursor Integrator<T>::start() const {
+template <class T> typename Integrator<T>::Cursor Integrator<T>::start() const {
   Cursor c;
   c.t = timeline_.t0;
   c.at_event = !timeline_.events.empty() && timeline_.events[0].t == timeline_.t0;
@@ -51,8 +46,7 @@ SolveFailure Integrator<T>::located(FailureKind kind, int lane, double t, double
   return f;
 }
 
-template <class T>
-Status Integrator<T>::advance(Cursor& c, T* z, Item& item) {
+template <class T> Status Integrator<T>::advance(Cursor& c, T* z, Item& item) {
   stats.t_reached = c.t;
   if (c.at_event) return do_event(c, z, item);
   Status s = (options_.adaptive() && !replay_) ? adaptive_step(c, z, item) : fixed_step(c, z, item);
@@ -69,16 +63,17 @@ void Integrator<T>::read_output(size_t obs_index, double t, double lo, const T* 
     u = u_.data();
   }
   model_.output(t, z, problem_.theta, u, y_.data(), scratch_);
-  if (outputs_) tile::copy(model_.output_size(), y_.data(), outputs_ + obs_index * model_.output_size());
+  if (outputs_)
+    tile::copy(model_.output_size(), y_.data(), outputs_ + obs_index * model_.output_size());
   if (loss_ && obs.target) {
     model_.loss(y_.data(), obs.target, lane_loss_.data(), scratch_);
     for (int l = 0; l < model_.lanes; ++l)
-      if (has_lane(obs.lanes, l)) loss_[l] += static_cast<double>(lane_loss_[static_cast<size_t>(l)]);
+      if (has_lane(obs.lanes, l))
+        loss_[l] += static_cast<double>(lane_loss_[static_cast<size_t>(l)]);
   }
 }
 
-template <class T>
-Status Integrator<T>::do_event(Cursor& c, T* z, Item& item) {
+template <class T> Status Integrator<T>::do_event(Cursor& c, T* z, Item& item) {
   const TimelineEvent& ev = timeline_.events[c.event];
   item = Item{ItemKind::Event, ev.t, 0, ev.t, c.event, 0};
   if (ev.observation >= 0) {
@@ -109,12 +104,11 @@ Status Integrator<T>::do_event(Cursor& c, T* z, Item& item) {
   }
   ++c.event;
   c.at_event = false;
-  k0_valid_ = false;  // the input piece (and after a jump the state) changes here
+  k0_valid_ = false; // the input piece (and after a jump the state) changes here
   return {};
 }
 
-template <class T>
-Status Integrator<T>::fixed_step(Cursor& c, T* z, Item& item) {
+template <class T> Status Integrator<T>::fixed_step(Cursor& c, T* z, Item& item) {
   const double target = timeline_.events[c.event].t;
   double h;
   if (replay_) {
@@ -133,14 +127,17 @@ Status Integrator<T>::fixed_step(Cursor& c, T* z, Item& item) {
   const LaneMask active = timeline_.active_after(c.t);
   stepper_.step(c.t, h, t1, z, z_new_.data(), false, false, stats);
   tile::copy_lanes(model_.n, model_.lanes, ~active & all_lanes(model_.lanes), z, z_new_.data());
-  if (int lane = tile::first_nonfinite_lane(model_.n, model_.lanes, active, z_new_.data()); lane >= 0) {
+  if (int lane = tile::first_nonfinite_lane(model_.n, model_.lanes, active, z_new_.data());
+      lane >= 0) {
     SolveFailure f = located(FailureKind::NonFiniteState, lane, c.t, h);
-    f.message = fmt::format("the state became non-finite (inf or NaN) in the {} step from t={} to t={} (h={})",
-                            stepper_.tableau().name, c.t, t1, h);
-    f.advice = "the solution may blow up here (a finite-time singularity), or the step is outside the "
-               "method's stability region. Try a smaller step or an adaptive method (dopri5, tsit5) "
-               "whose step follows the dynamics, and check this sample's inputs and the parameters for "
-               "NaN or huge values";
+    f.message = fmt::format(
+        "the state became non-finite (inf or NaN) in the {} step from t={} to t={} (h={})",
+        stepper_.tableau().name, c.t, t1, h);
+    f.advice =
+        "the solution may blow up here (a finite-time singularity), or the step is outside the "
+        "method's stability region. Try a smaller step or an adaptive method (dopri5, tsit5) "
+        "whose step follows the dynamics, and check this sample's inputs and the parameters for "
+        "NaN or huge values";
     return f;
   }
   tile::copy(nl_, z_new_.data(), z);
@@ -152,8 +149,7 @@ Status Integrator<T>::fixed_step(Cursor& c, T* z, Item& item) {
   return {};
 }
 
-template <class T>
-void Integrator<T>::initial_step_size(double t, const T* z, double target) {
+template <class T> void Integrator<T>::initial_step_size(double t, const T* z, double target) {
   // Hairer, Nørsett & Wanner I, Sec. II.4 ("starting step size"), per lane; the tile takes the
   // smallest. Needs f0 = f(t, z) in the stepper's first stage.
   const int L = model_.lanes;
@@ -174,8 +170,9 @@ void Integrator<T>::initial_step_size(double t, const T* z, double target) {
   tile::copy(nl_, z, y1);
   tile::axpy(nl_, h0, f0, y1);
   T* f1 = f1_.data();
-  stepper_.eval_field(step_end(t, h0, target), t, target, y1, f1, stats);
-  tile::axpy(nl_, -1.0, f0, f1);  // f1 - f0
+  const double t_probe = step_end(t, h0, target);
+  stepper_.eval_field(t_probe, t, t_probe, y1, f1, stats);
+  tile::axpy(nl_, -1.0, f0, f1); // f1 - f0
   const double p = stepper_.tableau().order;
   double h = std::numeric_limits<double>::infinity();
   for (int l = 0; l < L; ++l) {
@@ -183,15 +180,15 @@ void Integrator<T>::initial_step_size(double t, const T* z, double target) {
     const double d1 = tile::rms_scaled_lane(model_.n, L, l, f0, z, rtol, atol);
     const double d2 = tile::rms_scaled_lane(model_.n, L, l, f1, z, rtol, atol) / h0;
     const double dmax = std::max(d1, d2);
-    const double h1 = dmax <= 1e-15 ? std::max(1e-6, h0 * 1e-3) : std::pow(0.01 / dmax, 1.0 / (p + 1));
+    const double h1 =
+        dmax <= 1e-15 ? std::max(1e-6, h0 * 1e-3) : std::pow(0.01 / dmax, 1.0 / (p + 1));
     h = std::min(h, std::min(100 * h0, h1));
   }
   // A non-finite derivative gives NaN here; start small and let the controller report it.
   h_next_ = std::isfinite(h) && h > 0 ? std::min(h, options_.dt_max) : h0;
 }
 
-template <class T>
-Status Integrator<T>::adaptive_step(Cursor& c, T* z, Item& item) {
+template <class T> Status Integrator<T>::adaptive_step(Cursor& c, T* z, Item& item) {
   const double target = timeline_.events[c.event].t;
   const LaneMask active = timeline_.active_after(c.t);
   const LaneMask frozen = ~active & all_lanes(model_.lanes);
@@ -201,34 +198,51 @@ Status Integrator<T>::adaptive_step(Cursor& c, T* z, Item& item) {
   }
   if (h_next_ <= 0) initial_step_size(c.t, z, target);
   bool last_nonfinite = false;
-  int worst_lane = -1;
   int64_t rejected_here = 0;
   for (;;) {
     double h = std::min(h_next_, options_.dt_max);
     const bool clipped = h >= target - c.t;
     if (clipped) h = target - c.t;
     if (attempts_ >= options_.step_limit()) {
-      SolveFailure f = located(FailureKind::MaxStepsExceeded, worst_lane, c.t, h);
-      f.message = fmt::format("{} steps attempted (max_steps) and the solve only reached t={} of [{}, {}]",
-                              attempts_, c.t, timeline_.t0, timeline_.t_final);
-      f.advice = fmt::format("raise max_steps, loosen rtol/atol (now {:g}/{:g}), or use a fixed-step method; "
-                             "a field that needs this many steps may be stiff here",
-                             options_.rtol, options_.atol);
+      SolveFailure f = located(FailureKind::MaxStepsExceeded, worst_lane_, c.t, h);
+      f.message =
+          fmt::format("{} steps attempted (max_steps) and the solve only reached t={} of [{}, {}]",
+                      attempts_, c.t, timeline_.t0, timeline_.t_final);
+      f.advice = fmt::format(
+          "raise max_steps, loosen rtol/atol (now {:g}/{:g}), or use a fixed-step method; "
+          "a field that needs this many steps may be stiff here",
+          options_.rtol, options_.atol);
       return f;
     }
-    const bool round_off = !(std::abs(h) > 8 * std::numeric_limits<double>::epsilon() * std::abs(c.t)) ||
-                           c.t + h == c.t;
-    if ((!clipped && h < options_.dt_min) || round_off) {
-      SolveFailure f = located(FailureKind::StepSizeUnderflow, worst_lane, c.t, h);
-      f.message = fmt::format("the step size fell to h={:.3g} (dt_min={:g}) after {} rejected attempts{}", h,
-                              options_.dt_min, rejected_here,
-                              last_nonfinite ? "; the last attempts produced non-finite values" : "");
-      f.advice = fmt::format(
-          "the field is stiff or the solution blows up near t={:.6g}. If the solution should stay bounded, "
-          "check this sample's inputs and the parameters (a large learning rate can make the learned "
-          "field stiff); otherwise a fixed-step solver with a small step, or a looser atol/rtol, gets "
-          "past this point at the cost of accuracy",
-          c.t);
+    const bool round_off =
+        !(std::abs(h) > 8 * std::numeric_limits<double>::epsilon() * std::abs(c.t)) ||
+        c.t + h == c.t;
+    // A step cut to land on an event may be tiny: it ends exactly on the event, so only
+    // steps the controller chose can underflow.
+    if (!clipped && (h < options_.dt_min || round_off)) {
+      if (last_nonfinite) {
+        // Shrinking the step did not help: the field itself gives inf/NaN here.
+        SolveFailure f = located(FailureKind::NonFiniteState, worst_lane_, c.t, h);
+        f.message = fmt::format(
+            "every attempted step down to h={:.3g} produced non-finite values ({} rejected)", h,
+            rejected_here);
+        f.advice = "the field is inf or NaN just after this time for this sample: check its inputs "
+                   "(missing "
+                   "values must not reach the field as NaN) and the parameters for divergence";
+        return f;
+      }
+      SolveFailure f = located(FailureKind::StepSizeUnderflow, worst_lane_, c.t, h);
+      f.message =
+          fmt::format("the step size fell to h={:.3g} (dt_min={:g}) after {} rejected attempts", h,
+                      options_.dt_min, rejected_here);
+      f.advice = fmt::format("the field is stiff or the solution blows up near t={:.6g}. If the "
+                             "solution should stay bounded, "
+                             "check this sample's inputs and the parameters (a large learning rate "
+                             "can make the learned "
+                             "field stiff); otherwise a fixed-step solver with a small step, or a "
+                             "looser atol/rtol, gets "
+                             "past this point at the cost of accuracy",
+                             c.t);
       return f;
     }
     ++attempts_;
@@ -236,20 +250,21 @@ Status Integrator<T>::adaptive_step(Cursor& c, T* z, Item& item) {
     stepper_.step(c.t, h, t1, z, z_new_.data(), true, true, stats);
     tile::copy_lanes(model_.n, model_.lanes, frozen, z, z_new_.data());
     tile::LaneMax norm;
-    tile::rms_error_norm(model_.n, model_.lanes, active, stepper_.error(), z, z_new_.data(), options_.rtol,
-                         options_.atol, norm);
+    tile::rms_error_norm(model_.n, model_.lanes, active, stepper_.error(), z, z_new_.data(),
+                         options_.rtol, options_.atol, norm);
     const PiController::Decision d = controller_.decide(norm.value);
+    worst_lane_ = norm.lane; // the lane that limits the step size
     if (!d.accept) {
       ++stats.rejected_steps;
       ++rejected_here;
       last_nonfinite = !std::isfinite(norm.value);
-      worst_lane = norm.lane;
       h_next_ = h * d.factor;
       continue;
     }
     const double wanted = h_next_;
     h_next_ = h * d.factor;
-    if (clipped) h_next_ = std::max(h_next_, wanted);  // a cut step says nothing against the proposal
+    if (clipped)
+      h_next_ = std::max(h_next_, wanted); // a cut step says nothing against the proposal
     tile::copy(nl_, z_new_.data(), z);
     if (stepper_.tableau().fsal) {
       stepper_.promote_last_stage();
@@ -269,4 +284,4 @@ Status Integrator<T>::adaptive_step(Cursor& c, T* z, Item& item) {
 template class Integrator<float>;
 template class Integrator<double>;
 
-}  // namespace plastic::rt
+} // namespace plastic::rt

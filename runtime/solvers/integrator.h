@@ -28,9 +28,8 @@
 
 namespace plastic::rt {
 
-template <class T>
-class Integrator {
- public:
+template <class T> class Integrator {
+public:
   /// Where the walk is. Copyable: checkpoints store it next to the state.
   struct Cursor {
     double t = 0;
@@ -42,9 +41,9 @@ class Integrator {
   /// What `advance` just did.
   struct Item {
     ItemKind kind = ItemKind::Step;
-    double t = 0, h = 0, t1 = 0;  ///< step from t to t1 (h = its size); events: t
+    double t = 0, h = 0, t1 = 0; ///< step from t to t1 (h = its size); events: t
     size_t event = 0;
-    LaneMask active = 0;          ///< lanes integrating during the step
+    LaneMask active = 0; ///< lanes integrating during the step
   };
 
   /// `scratch` holds max_scratch_bytes(model) bytes and outlives the integrator.
@@ -74,7 +73,7 @@ class Integrator {
   RkStepper<T>& stepper() { return stepper_; }
   SolveStats stats;
 
- private:
+private:
   Status do_event(Cursor& c, T* z, Item& item);
   Status fixed_step(Cursor& c, T* z, Item& item);
   Status adaptive_step(Cursor& c, T* z, Item& item);
@@ -98,11 +97,12 @@ class Integrator {
   const ChunkedTape<double>* replay_ = nullptr;
   bool quiet_ = false;
   bool k0_valid_ = false;
-  double h_next_ = 0;  // adaptive proposal (> 0)
+  double h_next_ = 0; // adaptive proposal (> 0)
   int64_t attempts_ = 0;
+  int worst_lane_ = -1; // lane with the largest error in the last attempt
 };
 
 extern template class Integrator<float>;
 extern template class Integrator<double>;
 
-}  // namespace plastic::rt
+} // namespace plastic::rt

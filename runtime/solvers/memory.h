@@ -17,7 +17,7 @@ namespace plastic::rt {
 
 /// Bytes currently held and the peak, for one solve or gradient computation.
 class MemoryMeter {
- public:
+public:
   void allocated(size_t bytes) {
     current_ += bytes;
     if (current_ > peak_) peak_ = current_;
@@ -26,20 +26,19 @@ class MemoryMeter {
   size_t current() const { return current_; }
   size_t peak() const { return peak_; }
 
- private:
+private:
   size_t current_ = 0;
   size_t peak_ = 0;
 };
 
 /// std::allocator that reports to a MemoryMeter (or to nobody when null).
-template <class T>
-class MeteredAllocator {
- public:
+template <class T> class MeteredAllocator {
+public:
   using value_type = T;
   MeteredAllocator() = default;
   explicit MeteredAllocator(MemoryMeter* meter) : meter_(meter) {}
   template <class U>
-  MeteredAllocator(const MeteredAllocator<U>& other) : meter_(other.meter()) {}  // NOLINT
+  MeteredAllocator(const MeteredAllocator<U>& other) : meter_(other.meter()) {} // NOLINT
 
   T* allocate(size_t n) {
     T* p = std::allocator<T>{}.allocate(n);
@@ -51,26 +50,25 @@ class MeteredAllocator {
     if (meter_) meter_->released(n * sizeof(T));
   }
   MemoryMeter* meter() const { return meter_; }
-  template <class U>
-  bool operator==(const MeteredAllocator<U>& o) const { return meter_ == o.meter(); }
+  template <class U> bool operator==(const MeteredAllocator<U>& o) const {
+    return meter_ == o.meter();
+  }
 
- private:
+private:
   MemoryMeter* meter_ = nullptr;
 };
 
 /// A metered array.
-template <class T>
-using Buffer = std::vector<T, MeteredAllocator<T>>;
+template <class T> using Buffer = std::vector<T, MeteredAllocator<T>>;
 
 /// A zero-filled metered array of n elements.
-template <class T>
-Buffer<T> make_buffer(size_t n, MemoryMeter* meter) {
+template <class T> Buffer<T> make_buffer(size_t n, MemoryMeter* meter) {
   return Buffer<T>(n, T{}, MeteredAllocator<T>(meter));
 }
 
 /// Kernel scratch: `bytes` usable bytes, 64-byte aligned as abi.h promises.
 class Scratch {
- public:
+public:
   Scratch() = default;
   Scratch(size_t bytes, MemoryMeter* meter)
       : raw_(bytes ? bytes + 64 : 0, std::byte{0}, MeteredAllocator<std::byte>(meter)) {}
@@ -80,24 +78,22 @@ class Scratch {
     return raw_.data() + ((64 - address % 64) % 64);
   }
 
- private:
+private:
   Buffer<std::byte> raw_;
 };
 
 /// Stores fixed-size records (a state of n*L elements, say) in chunks, so a
 /// growing tape never copies itself and its bytes grow linearly.
-template <class T>
-class ChunkedTape {
- public:
+template <class T> class ChunkedTape {
+public:
   ChunkedTape(size_t record_size, size_t records_per_chunk, MemoryMeter* meter)
-      : record_(record_size),
-        per_chunk_(records_per_chunk),
-        meter_(meter),
+      : record_(record_size), per_chunk_(records_per_chunk), meter_(meter),
         chunks_(MeteredAllocator<Buffer<T>>(meter)) {}
 
   /// Appends a record and returns where to write it.
   T* push() {
-    if (size_ == chunks_.size() * per_chunk_) chunks_.push_back(make_buffer<T>(record_ * per_chunk_, meter_));
+    if (size_ == chunks_.size() * per_chunk_)
+      chunks_.push_back(make_buffer<T>(record_ * per_chunk_, meter_));
     T* slot = chunks_.back().data() + (size_ % per_chunk_) * record_;
     ++size_;
     return slot;
@@ -112,7 +108,7 @@ class ChunkedTape {
     size_ = 0;
   }
 
- private:
+private:
   size_t record_;
   size_t per_chunk_;
   MemoryMeter* meter_;
@@ -120,4 +116,4 @@ class ChunkedTape {
   size_t size_ = 0;
 };
 
-}  // namespace plastic::rt
+} // namespace plastic::rt

@@ -17,8 +17,7 @@
 namespace plastic::rt {
 
 /// PLASTIC_F32 for float, PLASTIC_F64 for double.
-template <class T>
-constexpr int32_t dtype_of() {
+template <class T> constexpr int32_t dtype_of() {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "f32 or f64 only");
   return std::is_same_v<T, float> ? PLASTIC_F32 : PLASTIC_F64;
 }
@@ -41,33 +40,31 @@ bool fused_kernels_match(const plastic_model& m, const ButcherTableau& tableau);
 /// Largest scratch any kernel of the table asks for.
 uint64_t max_scratch_bytes(const plastic_model& m);
 
-template <class T>
-class ModelView {
- public:
+template <class T> class ModelView {
+public:
   explicit ModelView(const plastic_model& m)
-      : model(m),
-        lanes(m.lanes),
-        n(m.n_state),
-        params(m.n_params),
-        inputs(m.n_input),
-        outputs(m.n_outputs),
-        targets(m.n_targets),
-        k_(m.kernels),
-        ctx_(m.ctx) {}
+      : model(m), lanes(m.lanes), n(m.n_state), params(m.n_params), inputs(m.n_input),
+        outputs(m.n_outputs), targets(m.n_targets), k_(m.kernels), ctx_(m.ctx) {}
 
   const plastic_model& model;
-  const int lanes;            ///< L
-  const int64_t n;            ///< state elements per sample
-  const int64_t params;       ///< P
-  const int64_t inputs;       ///< m
-  const int64_t outputs;      ///< o
-  const int64_t targets;      ///< g
+  const int lanes;       ///< L
+  const int64_t n;       ///< state elements per sample
+  const int64_t params;  ///< P
+  const int64_t inputs;  ///< m
+  const int64_t outputs; ///< o
+  const int64_t targets; ///< g
 
   size_t state_size() const { return static_cast<size_t>(n * lanes); }
   size_t input_size() const { return static_cast<size_t>(inputs * lanes); }
   size_t output_size() const { return static_cast<size_t>(outputs * lanes); }
   const plastic_kernels& kernels() const { return k_; }
 
+  void init_state(const T* th, const T* statics, T* z0, void* s) const {
+    k_.init_state(ctx_, th, statics, z0, s);
+  }
+  void init_state_vjp(const T* th, const T* statics, const T* z0_bar, T* th_bar, void* s) const {
+    k_.init_state_vjp(ctx_, th, statics, z0_bar, th_bar, s);
+  }
   void field(double t, const T* z, const T* th, const T* u, T* dz, void* s) const {
     k_.field(ctx_, t, z, th, u, dz, s);
   }
@@ -97,21 +94,23 @@ class ModelView {
                   T* th_bar, T* u_bar, void* s) const {
     k_.output_vjp(ctx_, t, z, th, u, y_bar, z_bar, th_bar, u_bar, s);
   }
-  void loss(const T* y, const T* target, T* loss, void* s) const { k_.loss(ctx_, y, target, loss, s); }
+  void loss(const T* y, const T* target, T* loss, void* s) const {
+    k_.loss(ctx_, y, target, loss, s);
+  }
   void loss_vjp(const T* y, const T* target, const T* loss_bar, T* y_bar, void* s) const {
     k_.loss_vjp(ctx_, y, target, loss_bar, y_bar, s);
   }
   void jump(double t, const T* z, const T* th, const T* u, T* z_plus, void* s) const {
     k_.jump(ctx_, t, z, th, u, z_plus, s);
   }
-  void jump_vjp(double t, const T* z, const T* th, const T* u, const T* zp_bar, T* z_bar,
-                T* th_bar, T* u_bar, void* s) const {
+  void jump_vjp(double t, const T* z, const T* th, const T* u, const T* zp_bar, T* z_bar, T* th_bar,
+                T* u_bar, void* s) const {
     k_.jump_vjp(ctx_, t, z, th, u, zp_bar, z_bar, th_bar, u_bar, s);
   }
 
- private:
+private:
   plastic_kernels k_;
   const void* ctx_;
 };
 
-}  // namespace plastic::rt
+} // namespace plastic::rt

@@ -11,10 +11,11 @@ namespace plastic::rt {
 namespace {
 std::string known_methods() {
   std::string names;
-  for (const ButcherTableau& t : all_tableaus()) names += (names.empty() ? "" : ", ") + std::string(t.name);
+  for (const ButcherTableau& t : all_tableaus())
+    names += (names.empty() ? "" : ", ") + std::string(t.name);
   return names;
 }
-}  // namespace
+} // namespace
 
 Expected<SolverOptions> SolverOptions::from_desc(const plastic_solver_desc& desc) {
   SolverOptions o;
@@ -34,12 +35,14 @@ Expected<SolverOptions> SolverOptions::from_desc(const plastic_solver_desc& desc
 }
 
 Status SolverOptions::check() const {
-  if (!tableau) return invalid_argument("no solver method chosen", "use one of: " + known_methods());
+  if (!tableau)
+    return invalid_argument("no solver method chosen", "use one of: " + known_methods());
   if (!adaptive() && !(step > 0 && std::isfinite(step)))
     return invalid_argument(
         fmt::format("the fixed-step method {} needs a step size > 0 (got {})", tableau->name, step),
-        fmt::format("write e.g. `solve {} step 0.1`, or pick an adaptive method (dopri5, tsit5, bosh3)",
-                    tableau->name));
+        fmt::format(
+            "write e.g. `solve {} step 0.1`, or pick an adaptive method (dopri5, tsit5, bosh3)",
+            tableau->name));
   if (adaptive()) {
     if (!(rtol > 0) || !(atol > 0))
       return invalid_argument(fmt::format("rtol and atol must be > 0 (got {}, {})", rtol, atol),
@@ -58,4 +61,4 @@ int64_t SolverOptions::step_limit() const {
   return adaptive() ? 100000 : INT64_MAX;
 }
 
-}  // namespace plastic::rt
+} // namespace plastic::rt

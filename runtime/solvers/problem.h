@@ -28,8 +28,12 @@ namespace plastic::rt {
 using LaneMask = std::uint64_t;
 
 /// Mask with the first L lanes set.
-inline LaneMask all_lanes(int lanes) { return lanes >= 64 ? ~LaneMask{0} : ((LaneMask{1} << lanes) - 1); }
-inline bool has_lane(LaneMask m, int lane) { return (m >> lane) & 1u; }
+inline LaneMask all_lanes(int lanes) {
+  return lanes >= 64 ? ~LaneMask{0} : ((LaneMask{1} << lanes) - 1);
+}
+inline bool has_lane(LaneMask m, int lane) {
+  return (m >> lane) & 1u;
+}
 
 /// Where the solver needs the input sample u: at time t, for use inside the
 /// interval [lo, hi] (a step, or at an observation the interval that ends
@@ -42,8 +46,7 @@ struct InputRequest {
 };
 
 /// Fills u (n_input*L elements, lane-interleaved) for a request.
-template <class T>
-using InputFn = std::function<void(const InputRequest&, T* u)>;
+template <class T> using InputFn = std::function<void(const InputRequest&, T* u)>;
 
 /// Receives the cotangent of one input sample (n_input*L), already weighted:
 /// dL/d(parameters of the path) = sum over calls of u_bar . du/dparameters.
@@ -51,38 +54,36 @@ template <class T>
 using InputCotangentFn = std::function<void(const InputRequest&, const T* u_bar)>;
 
 /// A time at which the output is read (and a loss taken) and/or a jump applied.
-template <class T>
-struct Observation {
+template <class T> struct Observation {
   double t = 0;
-  LaneMask lanes = ~LaneMask{0};  ///< lanes observed here; others pass through unchanged
-  const T* target = nullptr;      ///< n_targets*L; null: no loss here
-  bool jump = false;              ///< apply the model's jump kernel (masked to `lanes`)
+  LaneMask lanes = ~LaneMask{0}; ///< lanes observed here; others pass through unchanged
+  const T* target = nullptr;     ///< n_targets*L; null: no loss here
+  bool jump = false;             ///< apply the model's jump kernel (masked to `lanes`)
 };
 
 /// The problem for one tile of L samples.
-template <class T>
-struct TileProblem {
+template <class T> struct TileProblem {
   const plastic_model* model = nullptr;
-  const T* theta = nullptr;        ///< n_params
+  const T* theta = nullptr; ///< n_params
   double t0 = 0;
-  std::span<const double> t_end;   ///< 1 value (all lanes) or L values
-  std::span<const Observation<T>> observations;  ///< strictly increasing times in [t0, max t_end]
-  std::span<const double> knots;   ///< times where u may kink or jump; steps land on them
-  InputFn<T> input;                ///< may be empty when n_input == 0
-  int64_t first_sample = 0;        ///< data set index of lane 0, for messages
+  std::span<const double> t_end;                ///< 1 value (all lanes) or L values
+  std::span<const Observation<T>> observations; ///< strictly increasing times in [t0, max t_end]
+  std::span<const double> knots; ///< times where u may kink or jump; steps land on them
+  InputFn<T> input;              ///< may be empty when n_input == 0
+  int64_t first_sample = 0;      ///< data set index of lane 0, for messages
 };
 
 /// How to integrate. Built from plastic_solver_desc or set by hand.
 struct SolverOptions {
   const ButcherTableau* tableau = nullptr;
-  double step = 0;       ///< fixed: the step h (> 0); adaptive: first step, 0 = Hairer's choice
-  double rtol = 1e-6;    ///< adaptive only
-  double atol = 1e-9;    ///< adaptive only
-  double dt_min = 0;     ///< adaptive: fail below this step size (0: only round-off)
+  double step = 0;    ///< fixed: the step h (> 0); adaptive: first step, 0 = Hairer's choice
+  double rtol = 1e-6; ///< adaptive only
+  double atol = 1e-9; ///< adaptive only
+  double dt_min = 0;  ///< adaptive: fail below this step size (0: only round-off)
   double dt_max = std::numeric_limits<double>::infinity();
-  int64_t max_steps = 0;  ///< attempted steps per solve; 0 = 100000 adaptive, unlimited fixed
-  bool use_fused_kernels = true;  ///< use the model's step kernels when they match the tableau
-  bool fixed_step = false;        ///< an embedded pair takes fixed steps of `step` (no error control)
+  int64_t max_steps = 0; ///< attempted steps per solve; 0 = 100000 adaptive, unlimited fixed
+  bool use_fused_kernels = true; ///< use the model's step kernels when they match the tableau
+  bool fixed_step = false; ///< an embedded pair takes fixed steps of `step` (no error control)
 
   /// Options from the model's `solve` line; fails on unknown methods or bad numbers.
   static Expected<SolverOptions> from_desc(const plastic_solver_desc& desc);
@@ -94,8 +95,8 @@ struct SolverOptions {
 
 /// Work done by one solve (forward or backward).
 struct SolveStats {
-  int64_t field_evals = 0;     ///< evaluations of f (a fused step counts its stages)
-  int64_t vjp_evals = 0;       ///< evaluations of a field / augmented-field VJP
+  int64_t field_evals = 0; ///< evaluations of f (a fused step counts its stages)
+  int64_t vjp_evals = 0;   ///< evaluations of a field / augmented-field VJP
   int64_t accepted_steps = 0;
   int64_t rejected_steps = 0;
   double t_reached = std::numeric_limits<double>::quiet_NaN();
@@ -109,4 +110,4 @@ struct SolveStats {
   }
 };
 
-}  // namespace plastic::rt
+} // namespace plastic::rt

@@ -8,33 +8,31 @@
 
 namespace plastic::rt {
 
+void needed_stages(const ButcherTableau& tab, std::vector<char>& sol, std::vector<char>& err) {
+  const int s = tab.stages;
+  sol.assign(static_cast<size_t>(s), 0);
+  err.assign(static_cast<size_t>(s), 0);
+  for (int i = s - 1; i >= 0; --i) {
+    bool si = tab.b[static_cast<size_t>(i)] != 0.0;
+    bool ei = tab.adaptive() && tab.e[static_cast<size_t>(i)] != 0.0;
+    for (int j = i + 1; j < s; ++j) {
+      if (tab.A(j, i) == 0.0) continue;
+      si = si || sol[static_cast<size_t>(j)];
+      ei = ei || err[static_cast<size_t>(j)];
+    }
+    sol[static_cast<size_t>(i)] = si;
+    err[static_cast<size_t>(i)] = ei;
+  }
+}
+
 template <class T>
 RkStepper<T>::RkStepper(const ModelView<T>& model, const T* theta, const InputFn<T>& input,
-                        const ButcherTableau& tableau, bool use_fused, void* scratch, MemoryMeter* meter)
-    : model_(model),
-      theta_(theta),
-      input_(input),
-      tab_(tableau),
-      fused_(use_fused && fused_kernels_match(model.model, tableau)),
-      scratch_(scratch),
-      meter_(meter),
-      nl_(model.state_size()),
-      ml_(model.input_size()),
-      s_(tableau.stages) {
-  // Which stages can influence z1, and which the error estimate (backwards closure over a_ij).
-  need_sol_.assign(static_cast<size_t>(s_), 0);
-  need_err_.assign(static_cast<size_t>(s_), 0);
-  for (int i = s_ - 1; i >= 0; --i) {
-    bool sol = tab_.b[static_cast<size_t>(i)] != 0.0;
-    bool err = tab_.adaptive() && tab_.e[static_cast<size_t>(i)] != 0.0;
-    for (int j = i + 1; j < s_; ++j) {
-      if (tab_.A(j, i) == 0.0) continue;
-      sol = sol || need_sol_[static_cast<size_t>(j)];
-      err = err || need_err_[static_cast<size_t>(j)];
-    }
-    need_sol_[static_cast<size_t>(i)] = sol;
-    need_err_[static_cast<size_t>(i)] = err;
-  }
+                        const ButcherTableau& tableau, bool use_fused, void* scratch,
+                        MemoryMeter* meter)
+    : model_(model), theta_(theta), input_(input), tab_(tableau),
+      fused_(use_fused && fused_kernels_match(model.model, tableau)), scratch_(scratch),
+      meter_(meter), nl_(model.state_size()), ml_(model.input_size()), s_(tableau.stages) {
+  needed_stages(tab_, need_sol_, need_err_);
   const size_t s = static_cast<size_t>(s_);
   k_ = make_buffer<T>(s * nl_, meter);
   y_ = make_buffer<T>(nl_, meter);
@@ -42,8 +40,7 @@ RkStepper<T>::RkStepper(const ModelView<T>& model, const T* theta, const InputFn
   u_ = make_buffer<T>(std::max<size_t>(s * ml_, 1), meter);
 }
 
-template <class T>
-void RkStepper<T>::enable_vjp() {
+template <class T> void RkStepper<T>::enable_vjp() {
   const size_t s = static_cast<size_t>(s_);
   if (!fused_ || !model_.kernels().step_vjp) {
     ys_ = make_buffer<T>(s * nl_, meter_);
@@ -53,15 +50,13 @@ void RkStepper<T>::enable_vjp() {
   ubar_ = make_buffer<T>(std::max<size_t>(s * ml_, 1), meter_);
 }
 
-template <class T>
-double RkStepper<T>::stage_time(int i, double t, double h, double t1) const {
+template <class T> double RkStepper<T>::stage_time(int i, double t, double h, double t1) const {
   // c_i = 1 evaluates exactly at the step end, which may be an event time.
   const double c = tab_.c[static_cast<size_t>(i)];
   return c == 1.0 ? t1 : t + c * h;
 }
 
-template <class T>
-void RkStepper<T>::fill_input(int i, double t, double h, double t1) {
+template <class T> void RkStepper<T>::fill_input(int i, double t, double h, double t1) {
   if (ml_ == 0) return;
   const InputRequest r{stage_time(i, t, h, t1), std::min(t, t1), std::max(t, t1)};
   input_(r, u_.data() + static_cast<size_t>(i) * ml_);
@@ -82,7 +77,8 @@ void RkStepper<T>::eval_first_stage(double t, double lo, double hi, const T* z, 
 }
 
 template <class T>
-void RkStepper<T>::eval_field(double t, double lo, double hi, const T* z, T* out, SolveStats& stats) {
+void RkStepper<T>::eval_field(double t, double lo, double hi, const T* z, T* out,
+                              SolveStats& stats) {
   // The last stage's input slot is free outside a step.
   T* u = ml_ ? u_.data() + static_cast<size_t>(s_ - 1) * ml_ : nullptr;
   if (u) input_(InputRequest{t, lo, hi}, u);
@@ -90,28 +86,30 @@ void RkStepper<T>::eval_field(double t, double lo, double hi, const T* z, T* out
   ++stats.field_evals;
 }
 
-template <class T>
-void RkStepper<T>::promote_last_stage() {
+template <class T> void RkStepper<T>::promote_last_stage() {
   tile::copy(nl_, k_.data() + static_cast<size_t>(s_ - 1) * nl_, k_.data());
 }
 
 template <class T>
-void RkStepper<T>::step(double t, double h, double t1, const T* z0, T* z1, bool with_error, bool k0_valid,
-                        SolveStats& stats) {
+void RkStepper<T>::step(double t, double h, double t1, const T* z0, T* z1, bool with_error,
+                        bool k0_valid, SolveStats& stats) {
   const T* u = ml_ ? u_.data() : nullptr;
   T* k_last = k_.data() + static_cast<size_t>(s_ - 1) * nl_;
   if (fused_ && with_error && model_.kernels().step_adaptive) {
-    for (int i = 0; i < s_; ++i) fill_input(i, t, h, t1);
+    for (int i = 0; i < s_; ++i)
+      fill_input(i, t, h, t1);
     if (!k0_valid) {
       model_.field(t, z0, theta_, u, k_.data(), scratch_);
       ++stats.field_evals;
     }
-    model_.step_adaptive(t, h, z0, theta_, u, k_.data(), z1, err_.data(), tab_.fsal ? k_last : nullptr, scratch_);
+    model_.step_adaptive(t, h, z0, theta_, u, k_.data(), z1, err_.data(),
+                         tab_.fsal ? k_last : nullptr, scratch_);
     stats.field_evals += s_ - 1;
     return;
   }
   if (fused_ && !with_error && model_.kernels().step) {
-    for (int i = 0; i < s_; ++i) fill_input(i, t, h, t1);
+    for (int i = 0; i < s_; ++i)
+      fill_input(i, t, h, t1);
     model_.step(t, h, z0, theta_, u, z1, scratch_);
     stats.field_evals += std::count(need_sol_.begin(), need_sol_.end(), 1);
     return;
@@ -121,7 +119,8 @@ void RkStepper<T>::step(double t, double h, double t1, const T* z0, T* z1, bool 
   bool z1_done = false;
   for (int i = 0; i < s_; ++i) {
     const size_t iu = static_cast<size_t>(i);
-    const bool needed = need_sol_[iu] || (with_error && need_err_[iu]) || (keep_last && i == s_ - 1);
+    const bool needed =
+        need_sol_[iu] || (with_error && need_err_[iu]) || (keep_last && i == s_ - 1);
     if (!needed || (i == 0 && k0_valid)) continue;
     const T* y = z0;
     if (tab_.fsal && i == s_ - 1) {
@@ -143,7 +142,8 @@ void RkStepper<T>::step(double t, double h, double t1, const T* z0, T* z1, bool 
     tile::zero(nl_, err_.data());
     for (int j = 0; j < s_; ++j)
       if (tab_.e[static_cast<size_t>(j)] != 0.0)
-        tile::axpy(nl_, h * tab_.e[static_cast<size_t>(j)], k_.data() + static_cast<size_t>(j) * nl_, err_.data());
+        tile::axpy(nl_, h * tab_.e[static_cast<size_t>(j)],
+                   k_.data() + static_cast<size_t>(j) * nl_, err_.data());
   }
 }
 
@@ -154,13 +154,16 @@ void RkStepper<T>::step_vjp(double t, double h, double t1, const T* z0, const T*
   if (want_u) tile::zero(ubar_.size(), ubar_.data());
   T* ubar = want_u ? ubar_.data() : nullptr;
   if (fused_ && model_.kernels().step_vjp) {
-    for (int i = 0; i < s_; ++i) fill_input(i, t, h, t1);
-    model_.step_vjp(t, h, z0, theta_, ml_ ? u_.data() : nullptr, z1_bar, z0_bar, theta_bar, ubar, scratch_);
+    for (int i = 0; i < s_; ++i)
+      fill_input(i, t, h, t1);
+    model_.step_vjp(t, h, z0, theta_, ml_ ? u_.data() : nullptr, z1_bar, z0_bar, theta_bar, ubar,
+                    scratch_);
     stats.vjp_evals += s_;
   } else {
     // Recompute the stage states; the last needed stage's derivative is never needed.
     int last = s_ - 1;
-    while (last > 0 && !need_sol_[static_cast<size_t>(last)]) --last;
+    while (last > 0 && !need_sol_[static_cast<size_t>(last)])
+      --last;
     for (int i = 0; i <= last; ++i) {
       const size_t iu = static_cast<size_t>(i);
       if (!need_sol_[iu]) continue;
@@ -184,13 +187,14 @@ void RkStepper<T>::step_vjp(double t, double h, double t1, const T* z0, const T*
       if (!need_sol_[iu]) continue;
       tile::zero(nl_, ybar_.data());
       model_.field_vjp(stage_time(i, t, h, t1), ys_.data() + iu * nl_, theta_,
-                       ml_ ? u_.data() + iu * ml_ : nullptr, kbar_.data() + iu * nl_, ybar_.data(), theta_bar,
-                       ubar ? ubar + iu * ml_ : nullptr, scratch_);
+                       ml_ ? u_.data() + iu * ml_ : nullptr, kbar_.data() + iu * nl_, ybar_.data(),
+                       theta_bar, ubar ? ubar + iu * ml_ : nullptr, scratch_);
       ++stats.vjp_evals;
       tile::axpy(nl_, 1.0, ybar_.data(), z0_bar);
       for (int j = 0; j < i; ++j)
         if (tab_.A(i, j) != 0.0)
-          tile::axpy(nl_, h * tab_.A(i, j), ybar_.data(), kbar_.data() + static_cast<size_t>(j) * nl_);
+          tile::axpy(nl_, h * tab_.A(i, j), ybar_.data(),
+                     kbar_.data() + static_cast<size_t>(j) * nl_);
     }
   }
   if (want_u)
@@ -202,4 +206,4 @@ void RkStepper<T>::step_vjp(double t, double h, double t1, const T* z0, const T*
 template class RkStepper<float>;
 template class RkStepper<double>;
 
-}  // namespace plastic::rt
+} // namespace plastic::rt

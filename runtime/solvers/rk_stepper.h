@@ -22,12 +22,15 @@
 
 namespace plastic::rt {
 
-template <class T>
-class RkStepper {
- public:
+/// Which stages can influence the solution (sol[i]) and the error estimate
+/// (err[i]): the backward closure over the nonzero a_ij of b != 0 / e != 0.
+void needed_stages(const ButcherTableau& tab, std::vector<char>& sol, std::vector<char>& err);
+
+template <class T> class RkStepper {
+public:
   /// `scratch` must hold max_scratch_bytes(model) bytes; `input` may be empty when n_input == 0.
-  RkStepper(const ModelView<T>& model, const T* theta, const InputFn<T>& input, const ButcherTableau& tableau,
-            bool use_fused, void* scratch, MemoryMeter* meter);
+  RkStepper(const ModelView<T>& model, const T* theta, const InputFn<T>& input,
+            const ButcherTableau& tableau, bool use_fused, void* scratch, MemoryMeter* meter);
 
   const ButcherTableau& tableau() const { return tab_; }
   bool fused() const { return fused_; }
@@ -43,7 +46,8 @@ class RkStepper {
   /// (must not alias z0) and, when `with_error`, the error estimate (see error()).
   /// `k0_valid`: first_stage() already holds f(t, z0). For FSAL tableaus with
   /// `with_error`, afterwards last_stage() holds f(t1, z1).
-  void step(double t, double h, double t1, const T* z0, T* z1, bool with_error, bool k0_valid, SolveStats& stats);
+  void step(double t, double h, double t1, const T* z0, T* z1, bool with_error, bool k0_valid,
+            SolveStats& stats);
   const T* error() const { return err_.data(); }
   /// Moves f(t1, z1) of the last FSAL step into first_stage().
   void promote_last_stage();
@@ -52,10 +56,10 @@ class RkStepper {
   void enable_vjp();
   /// z0_bar += z1_bar^T dz1/dz0, theta_bar += ..., input cotangents to `sink` (may be null),
   /// for the step of size h from t to t1 (h held constant).
-  void step_vjp(double t, double h, double t1, const T* z0, const T* z1_bar, T* z0_bar, T* theta_bar,
-                const InputCotangentFn<T>* sink, SolveStats& stats);
+  void step_vjp(double t, double h, double t1, const T* z0, const T* z1_bar, T* z0_bar,
+                T* theta_bar, const InputCotangentFn<T>* sink, SolveStats& stats);
 
- private:
+private:
   double stage_time(int i, double t, double h, double t1) const;
   void fill_input(int i, double t, double h, double t1);
   /// out = z0 + h * sum_{j < upto} w[j] k_j.
@@ -70,19 +74,19 @@ class RkStepper {
   MemoryMeter* meter_;
   size_t nl_, ml_;
   int s_;
-  std::vector<char> need_sol_, need_err_;  // per stage, fixed by the tableau
-  Buffer<T> k_;        // s * nL stage derivatives
-  Buffer<T> y_;        // nL stage state
-  Buffer<T> err_;      // nL
-  Buffer<T> u_;        // s * mL stage inputs
+  std::vector<char> need_sol_, need_err_; // per stage, fixed by the tableau
+  Buffer<T> k_;                           // s * nL stage derivatives
+  Buffer<T> y_;                           // nL stage state
+  Buffer<T> err_;                         // nL
+  Buffer<T> u_;                           // s * mL stage inputs
   // VJP only
-  Buffer<T> ys_;       // s * nL stage states
-  Buffer<T> kbar_;     // s * nL
-  Buffer<T> ybar_;     // nL
-  Buffer<T> ubar_;     // s * mL
+  Buffer<T> ys_;   // s * nL stage states
+  Buffer<T> kbar_; // s * nL
+  Buffer<T> ybar_; // nL
+  Buffer<T> ubar_; // s * mL
 };
 
 extern template class RkStepper<float>;
 extern template class RkStepper<double>;
 
-}  // namespace plastic::rt
+} // namespace plastic::rt

@@ -14,15 +14,18 @@
 namespace plastic::rt {
 
 template <class T>
-Status check_problem(const TileProblem<T>& p, const SolverOptions& options, const GradientMethod* gradient) {
+Status check_problem(const TileProblem<T>& p, const SolverOptions& options,
+                     const GradientMethod* gradient) {
   if (!p.model) return invalid_argument("the problem has no model");
   if (Status s = validate_model(*p.model, dtype_of<T>()); !s) return s;
   if (Status s = options.check(); !s) return s;
-  if (p.model->n_params > 0 && !p.theta) return invalid_argument("the problem has no parameters (theta is null)");
+  if (p.model->n_params > 0 && !p.theta)
+    return invalid_argument("the problem has no parameters (theta is null)");
   if (p.model->n_input > 0 && !p.input)
-    return invalid_argument(fmt::format("the model reads {} input channels but the problem has no input function",
-                                        p.model->n_input),
-                            "set TileProblem::input to the control path of this tile");
+    return invalid_argument(
+        fmt::format("the model reads {} input channels but the problem has no input function",
+                    p.model->n_input),
+        "set TileProblem::input to the control path of this tile");
   bool targets = false, jumps = false;
   for (const Observation<T>& o : p.observations) {
     targets = targets || o.target;
@@ -31,26 +34,27 @@ Status check_problem(const TileProblem<T>& p, const SolverOptions& options, cons
   return check_kernels(*p.model, options, gradient, targets, jumps);
 }
 
-template <class T>
-Status check_initial_state(const TileProblem<T>& p, const T* z0) {
+template <class T> Status check_initial_state(const TileProblem<T>& p, const T* z0) {
   const plastic_model& m = *p.model;
   if (!z0) return invalid_argument("no initial state given");
-  if (int lane = tile::first_nonfinite_lane(m.n_state, m.lanes, all_lanes(m.lanes), z0); lane >= 0) {
+  if (int lane = tile::first_nonfinite_lane(m.n_state, m.lanes, all_lanes(m.lanes), z0);
+      lane >= 0) {
     SolveFailure f;
     f.kind = FailureKind::NonFiniteState;
     f.lane = lane;
     f.sample = p.first_sample + lane;
     f.t = p.t0;
     f.message = "the initial state holds inf or NaN";
-    f.advice = "check this sample's static features and the parameters of the initial-state network";
+    f.advice =
+        "check this sample's static features and the parameters of the initial-state network";
     return f;
   }
   return {};
 }
 
 template <class T>
-SolveResult solve(const TileProblem<T>& problem, const SolverOptions& options, T* z, T* outputs,
-                  double* loss) noexcept {
+SolveResult solve(const TileProblem<T>& problem, const SolverOptions& options, T* z,
+                  std::type_identity_t<T>* outputs, double* loss) noexcept {
   SolveResult r;
   try {
     r.status = check_problem<T>(problem, options, nullptr);
@@ -83,12 +87,15 @@ SolveResult solve(const TileProblem<T>& problem, const SolverOptions& options, T
   return r;
 }
 
-template Status check_problem<float>(const TileProblem<float>&, const SolverOptions&, const GradientMethod*);
-template Status check_problem<double>(const TileProblem<double>&, const SolverOptions&, const GradientMethod*);
+template Status check_problem<float>(const TileProblem<float>&, const SolverOptions&,
+                                     const GradientMethod*);
+template Status check_problem<double>(const TileProblem<double>&, const SolverOptions&,
+                                      const GradientMethod*);
 template Status check_initial_state<float>(const TileProblem<float>&, const float*);
 template Status check_initial_state<double>(const TileProblem<double>&, const double*);
-template SolveResult solve<float>(const TileProblem<float>&, const SolverOptions&, float*, float*, double*) noexcept;
-template SolveResult solve<double>(const TileProblem<double>&, const SolverOptions&, double*, double*,
-                                   double*) noexcept;
+template SolveResult solve<float>(const TileProblem<float>&, const SolverOptions&, float*, float*,
+                                  double*) noexcept;
+template SolveResult solve<double>(const TileProblem<double>&, const SolverOptions&, double*,
+                                   double*, double*) noexcept;
 
-}  // namespace plastic::rt
+} // namespace plastic::rt

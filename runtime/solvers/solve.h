@@ -10,6 +10,8 @@
 // advice.
 #pragma once
 
+#include <type_traits>
+
 #include "runtime/solvers/model_view.h"
 #include "runtime/solvers/problem.h"
 #include "runtime/solvers/status.h"
@@ -26,21 +28,21 @@ struct SolveResult {
 /// accepted state on failure). outputs: n_obs*n_outputs*L or null. loss: L
 /// per-lane sums over the observations with targets, accumulated (+=), or null.
 template <class T>
-SolveResult solve(const TileProblem<T>& problem, const SolverOptions& options, T* z, T* outputs = nullptr,
-                  double* loss = nullptr) noexcept;
+SolveResult solve(const TileProblem<T>& problem, const SolverOptions& options, T* z,
+                  std::type_identity_t<T>* outputs = nullptr, double* loss = nullptr) noexcept;
 
 /// The checks every solve and gradient computation starts with: the model table,
 /// the options, the kernels they need, inputs and observations.
 template <class T>
-Status check_problem(const TileProblem<T>& problem, const SolverOptions& options, const GradientMethod* gradient);
+Status check_problem(const TileProblem<T>& problem, const SolverOptions& options,
+                     const GradientMethod* gradient);
 
 /// Fails with NonFiniteState when an active lane of z0 holds inf or NaN.
-template <class T>
-Status check_initial_state(const TileProblem<T>& problem, const T* z0);
+template <class T> Status check_initial_state(const TileProblem<T>& problem, const T* z0);
 
-extern template SolveResult solve<float>(const TileProblem<float>&, const SolverOptions&, float*, float*,
-                                         double*) noexcept;
-extern template SolveResult solve<double>(const TileProblem<double>&, const SolverOptions&, double*, double*,
-                                          double*) noexcept;
+extern template SolveResult solve<float>(const TileProblem<float>&, const SolverOptions&, float*,
+                                         float*, double*) noexcept;
+extern template SolveResult solve<double>(const TileProblem<double>&, const SolverOptions&, double*,
+                                          double*, double*) noexcept;
 
-}  // namespace plastic::rt
+} // namespace plastic::rt

@@ -9,12 +9,18 @@ namespace plastic::rt {
 
 const char* failure_kind_name(FailureKind kind) {
   switch (kind) {
-    case FailureKind::InvalidModel: return "invalid model";
-    case FailureKind::InvalidArgument: return "invalid argument";
-    case FailureKind::NonFiniteState: return "non-finite state";
-    case FailureKind::StepSizeUnderflow: return "step size underflow";
-    case FailureKind::MaxStepsExceeded: return "max_steps exceeded";
-    case FailureKind::Internal: return "internal error";
+  case FailureKind::InvalidModel:
+    return "invalid model";
+  case FailureKind::InvalidArgument:
+    return "invalid argument";
+  case FailureKind::NonFiniteState:
+    return "non-finite state";
+  case FailureKind::StepSizeUnderflow:
+    return "step size underflow";
+  case FailureKind::MaxStepsExceeded:
+    return "max_steps exceeded";
+  case FailureKind::Internal:
+    return "internal error";
   }
   return "unknown failure";
 }
@@ -56,4 +62,4 @@ SolveFailure internal_failure(std::string message) {
   return f;
 }
 
-}  // namespace plastic::rt
+} // namespace plastic::rt

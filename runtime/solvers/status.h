@@ -19,12 +19,12 @@ namespace plastic::rt {
 
 /// Why a solve or gradient computation stopped.
 enum class FailureKind {
-  InvalidModel,       ///< the ABI table is inconsistent or lacks a needed kernel
-  InvalidArgument,    ///< bad options, times or buffers from the caller
-  NonFiniteState,     ///< the state (or error estimate) became inf/NaN
-  StepSizeUnderflow,  ///< the adaptive step size fell below dt_min or round-off
-  MaxStepsExceeded,   ///< more than max_steps steps were attempted
-  Internal,           ///< out of memory, or an exception from a caller callback
+  InvalidModel,      ///< the ABI table is inconsistent or lacks a needed kernel
+  InvalidArgument,   ///< bad options, times or buffers from the caller
+  NonFiniteState,    ///< the state (or error estimate) became inf/NaN
+  StepSizeUnderflow, ///< the adaptive step size fell below dt_min or round-off
+  MaxStepsExceeded,  ///< more than max_steps steps were attempted
+  Internal,          ///< out of memory, or an exception from a caller callback
 };
 
 /// Short lower-case name ("step size underflow").
@@ -33,12 +33,12 @@ const char* failure_kind_name(FailureKind kind);
 /// A failure with its location and advice.
 struct SolveFailure {
   FailureKind kind = FailureKind::Internal;
-  int lane = -1;          ///< lane of the tile that failed, -1 if not lane specific
-  int64_t sample = -1;    ///< sample index (tile's first sample + lane), -1 if unknown
-  double t = std::numeric_limits<double>::quiet_NaN();  ///< time of failure
-  double h = std::numeric_limits<double>::quiet_NaN();  ///< step size in use
-  std::string message;    ///< what happened, with numbers
-  std::string advice;     ///< what to try
+  int lane = -1;       ///< lane of the tile that failed, -1 if not lane specific
+  int64_t sample = -1; ///< sample index (tile's first sample + lane), -1 if unknown
+  double t = std::numeric_limits<double>::quiet_NaN(); ///< time of failure
+  double h = std::numeric_limits<double>::quiet_NaN(); ///< step size in use
+  std::string message;                                 ///< what happened, with numbers
+  std::string advice;                                  ///< what to try
 
   /// "step size underflow at t=0.99999 in sample 5: ... Advice: ..."
   std::string describe() const;
@@ -46,9 +46,9 @@ struct SolveFailure {
 
 /// Ok, or a failure. Cheap to return when ok (no allocation).
 class Status {
- public:
+public:
   Status() = default;
-  Status(SolveFailure failure) : failure_(std::move(failure)) {}  // NOLINT: implicit on purpose
+  Status(SolveFailure failure) : failure_(std::move(failure)) {} // NOLINT: implicit on purpose
   static Status ok_status() { return {}; }
 
   bool ok() const { return !failure_.has_value(); }
@@ -59,16 +59,15 @@ class Status {
   FailureKind kind() const { return failure_ ? failure_->kind : FailureKind::Internal; }
   std::string describe() const { return failure_ ? failure_->describe() : std::string("ok"); }
 
- private:
+private:
   std::optional<SolveFailure> failure_;
 };
 
 /// A value or a failure (std::expected is C++23).
-template <class V>
-class Expected {
- public:
-  Expected(V value) : v_(std::move(value)) {}              // NOLINT: implicit on purpose
-  Expected(SolveFailure failure) : v_(std::move(failure)) {}  // NOLINT
+template <class V> class Expected {
+public:
+  Expected(V value) : v_(std::move(value)) {}                // NOLINT: implicit on purpose
+  Expected(SolveFailure failure) : v_(std::move(failure)) {} // NOLINT
   bool ok() const { return v_.index() == 0; }
   explicit operator bool() const { return ok(); }
   const V& value() const { return std::get<0>(v_); }
@@ -76,7 +75,7 @@ class Expected {
   const SolveFailure& failure() const { return std::get<1>(v_); }
   Status status() const { return ok() ? Status{} : Status{failure()}; }
 
- private:
+private:
   std::variant<V, SolveFailure> v_;
 };
 
@@ -85,4 +84,4 @@ SolveFailure invalid_model(std::string message, std::string advice = {});
 SolveFailure invalid_argument(std::string message, std::string advice = {});
 SolveFailure internal_failure(std::string message);
 
-}  // namespace plastic::rt
+} // namespace plastic::rt

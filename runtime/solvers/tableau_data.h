@@ -2,11 +2,13 @@
 // Each entry states its order, stages, FSAL property and source. Included
 // only by tableau.h. Fixed-step methods come first, then the embedded pairs
 // used by the adaptive driver (their `e` = b - b̂ gives the error estimate).
+// The matrices are laid out row by row, so formatting is off for the table.
 #pragma once
 
 namespace plastic::rt {
 namespace tableau_detail {
 
+// clang-format off
 inline const std::vector<ButcherTableau>& tables() {
   static const std::vector<ButcherTableau> t = {
       // Forward Euler: order 1, 1 stage.
@@ -151,10 +153,13 @@ inline const std::vector<ButcherTableau>& tables() {
   };
   return t;
 }
+// clang-format on
 
-}  // namespace tableau_detail
+} // namespace tableau_detail
 
-inline std::span<const ButcherTableau> all_tableaus() { return tableau_detail::tables(); }
+inline std::span<const ButcherTableau> all_tableaus() {
+  return tableau_detail::tables();
+}
 
 inline const ButcherTableau* find_tableau(std::string_view name) {
   for (const ButcherTableau& t : tableau_detail::tables())
@@ -162,4 +167,4 @@ inline const ButcherTableau* find_tableau(std::string_view name) {
   return nullptr;
 }
 
-}  // namespace plastic::rt
+} // namespace plastic::rt

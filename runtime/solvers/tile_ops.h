@@ -16,19 +16,17 @@
 namespace plastic::rt::tile {
 
 /// y += alpha * x over `count` elements.
-template <class T>
-inline void axpy(size_t count, double alpha, const T* x, T* y) {
+template <class T> inline void axpy(size_t count, double alpha, const T* x, T* y) {
   const T a = static_cast<T>(alpha);
-  for (size_t i = 0; i < count; ++i) y[i] += a * x[i];
+  for (size_t i = 0; i < count; ++i)
+    y[i] += a * x[i];
 }
 
-template <class T>
-inline void copy(size_t count, const T* x, T* y) {
+template <class T> inline void copy(size_t count, const T* x, T* y) {
   std::copy(x, x + count, y);
 }
 
-template <class T>
-inline void zero(size_t count, T* y) {
+template <class T> inline void zero(size_t count, T* y) {
   std::fill(y, y + count, T{0});
 }
 
@@ -41,8 +39,7 @@ inline void copy_lanes(int64_t n, int lanes, LaneMask mask, const T* src, T* dst
 }
 
 /// x[i, l] = 0 for the lanes in `mask`.
-template <class T>
-inline void zero_lanes(int64_t n, int lanes, LaneMask mask, T* x) {
+template <class T> inline void zero_lanes(int64_t n, int lanes, LaneMask mask, T* x) {
   for (int64_t i = 0; i < n; ++i)
     for (int l = 0; l < lanes; ++l)
       if (has_lane(mask, l)) x[i * lanes + l] = T{0};
@@ -58,8 +55,7 @@ inline int first_nonfinite_lane(int64_t n, int lanes, LaneMask mask, const T* x)
 }
 
 /// True when every element (all lanes) is finite.
-template <class T>
-inline bool all_finite(size_t count, const T* x) {
+template <class T> inline bool all_finite(size_t count, const T* x) {
   for (size_t i = 0; i < count; ++i)
     if (!std::isfinite(x[i])) return false;
   return true;
@@ -84,8 +80,8 @@ struct LaneMax {
 /// A non-finite z1 makes the lane's norm infinite (a scale of inf would
 /// otherwise hide it).
 template <class T>
-inline void rms_error_norm(int64_t n, int lanes, LaneMask mask, const T* err, const T* z0, const T* z1,
-                           double rtol, double atol, LaneMax& out) {
+inline void rms_error_norm(int64_t n, int lanes, LaneMask mask, const T* err, const T* z0,
+                           const T* z1, double rtol, double atol, LaneMax& out) {
   for (int l = 0; l < lanes; ++l) {
     if (!has_lane(mask, l)) continue;
     double sum = 0;
@@ -102,16 +98,35 @@ inline void rms_error_norm(int64_t n, int lanes, LaneMask mask, const T* err, co
   }
 }
 
+/// Hairer's RMS norm of a shared (not lane-interleaved) vector, e.g. the
+/// parameter cotangent of the adjoint: err / (atol + rtol max(|x0|, |x1|)).
+template <class T>
+inline double rms_error_shared(size_t count, const T* err, const T* x0, const T* x1, double rtol,
+                               double atol) {
+  if (count == 0) return 0;
+  double sum = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const double scale = atol + rtol * std::max(std::abs(static_cast<double>(x0[i])),
+                                                std::abs(static_cast<double>(x1[i])));
+    const double r = static_cast<double>(err[i]) / scale;
+    sum += r * r;
+  }
+  const double v = std::sqrt(sum / static_cast<double>(count));
+  return std::isnan(v) ? INFINITY : v;
+}
+
 /// RMS of x / (atol + rtol |ref|) per lane (Hairer's initial-step norms).
 template <class T>
-inline double rms_scaled_lane(int64_t n, int lanes, int l, const T* x, const T* ref, double rtol, double atol) {
+inline double rms_scaled_lane(int64_t n, int lanes, int l, const T* x, const T* ref, double rtol,
+                              double atol) {
   double sum = 0;
   for (int64_t i = 0; i < n; ++i) {
     const size_t k = static_cast<size_t>(i * lanes + l);
-    const double r = static_cast<double>(x[k]) / (atol + rtol * std::abs(static_cast<double>(ref[k])));
+    const double r =
+        static_cast<double>(x[k]) / (atol + rtol * std::abs(static_cast<double>(ref[k])));
     sum += r * r;
   }
   return std::sqrt(sum / static_cast<double>(std::max<int64_t>(n, 1)));
 }
 
-}  // namespace plastic::rt::tile
+} // namespace plastic::rt::tile

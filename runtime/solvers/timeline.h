@@ -24,16 +24,16 @@ namespace plastic::rt {
 
 struct TimelineEvent {
   double t = 0;
-  int observation = -1;  ///< index into TileProblem::observations, or -1
-  LaneMask ending = 0;   ///< lanes whose series ends here (frozen afterwards)
+  int observation = -1; ///< index into TileProblem::observations, or -1
+  LaneMask ending = 0;  ///< lanes whose series ends here (frozen afterwards)
 };
 
 struct Timeline {
   double t0 = 0;
-  double t_final = 0;  ///< max over lanes of t_end
+  double t_final = 0; ///< max over lanes of t_end
   int lanes = 1;
-  Buffer<double> lane_end;         ///< L final times
-  Buffer<TimelineEvent> events;    ///< sorted, distinct times in [t0, t_final]; last at t_final
+  Buffer<double> lane_end;      ///< L final times
+  Buffer<TimelineEvent> events; ///< sorted, distinct times in [t0, t_final]; last at t_final
 
   /// Lanes still integrating on a step that starts at t (t_end > t).
   LaneMask active_after(double t) const {
@@ -47,7 +47,9 @@ struct Timeline {
 /// The end of a step of size h from t that is meant to land on `target` when
 /// h == target - t. Forward passes and replays share this rule so replayed
 /// steps are bit-identical.
-inline double step_end(double t, double h, double target) { return h == target - t ? target : t + h; }
+inline double step_end(double t, double h, double target) {
+  return h == target - t ? target : t + h;
+}
 
 /// Grid t0 + j*h of a fixed-step method. Events split grid cells but never
 /// shift the grid; grid points within 1e-9 h of an event snap to it.
@@ -79,13 +81,15 @@ Expected<Timeline> build_timeline(const TileProblem<T>& p, int lanes, MemoryMete
   tl.events = Buffer<TimelineEvent>(MeteredAllocator<TimelineEvent>(meter));
   if (!std::isfinite(p.t0)) return invalid_argument("t0 is not finite");
   if (p.t_end.size() != 1 && p.t_end.size() != static_cast<size_t>(lanes))
-    return invalid_argument(fmt::format("t_end has {} values; give 1 or one per lane ({})", p.t_end.size(), lanes));
+    return invalid_argument(
+        fmt::format("t_end has {} values; give 1 or one per lane ({})", p.t_end.size(), lanes));
   tl.t_final = p.t0;
   for (int l = 0; l < lanes; ++l) {
     const double te = p.t_end.size() == 1 ? p.t_end[0] : p.t_end[static_cast<size_t>(l)];
     if (!std::isfinite(te) || te < p.t0)
-      return invalid_argument(fmt::format("lane {} ends at t={} before t0={} (or not finite)", l, te, p.t0),
-                              "solves run forward in time: give t_end >= t0");
+      return invalid_argument(
+          fmt::format("lane {} ends at t={} before t0={} (or not finite)", l, te, p.t0),
+          "solves run forward in time: give t_end >= t0");
     tl.lane_end[static_cast<size_t>(l)] = te;
     tl.t_final = std::max(tl.t_final, te);
   }
@@ -93,7 +97,8 @@ Expected<Timeline> build_timeline(const TileProblem<T>& p, int lanes, MemoryMete
     const double t = p.observations[k].t;
     if (!(t >= p.t0 && t <= tl.t_final) || (k > 0 && !(t > p.observations[k - 1].t)))
       return invalid_argument(
-          fmt::format("observation {} at t={} is out of order or outside [{}, {}]", k, t, p.t0, tl.t_final),
+          fmt::format("observation {} at t={} is out of order or outside [{}, {}]", k, t, p.t0,
+                      tl.t_final),
           "observation times must be strictly increasing and inside the solve interval");
     tl.events.push_back({t, static_cast<int>(k), 0});
   }
@@ -137,4 +142,4 @@ Expected<Timeline> build_timeline(const TileProblem<T>& p, int lanes, MemoryMete
   return tl;
 }
 
-}  // namespace plastic::rt
+} // namespace plastic::rt

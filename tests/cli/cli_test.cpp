@@ -8,6 +8,7 @@
 #include <sstream>
 #include <string>
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 struct Run {
@@ -15,9 +16,17 @@ struct Run {
   std::string out, err;
 };
 
+// Each run gets its own capture files: CTest runs the cases of this file in
+// parallel processes, and a shared file would mix their outputs.
+std::string capture_file(const char* suffix) {
+  static int counter = 0;
+  return std::string(PLASTIC_BINARY_DIR) + "/cli_test." + std::to_string(::getpid()) + "." +
+         std::to_string(counter++) + suffix;
+}
+
 Run run(const std::string& args) {
-  std::string out_file = std::string(PLASTIC_BINARY_DIR) + "/cli_test.out";
-  std::string err_file = std::string(PLASTIC_BINARY_DIR) + "/cli_test.err";
+  std::string out_file = capture_file(".out");
+  std::string err_file = capture_file(".err");
   std::string cmd = std::string(PLASTIC_EXE) + " " + args + " >" + out_file + " 2>" + err_file;
   int status = std::system(cmd.c_str());
   auto slurp = [](const std::string& f) {
@@ -26,7 +35,10 @@ Run run(const std::string& args) {
     ss << in.rdbuf();
     return ss.str();
   };
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out_file), slurp(err_file)};
+  Run result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out_file), slurp(err_file)};
+  std::remove(out_file.c_str());
+  std::remove(err_file.c_str());
+  return result;
 }
 
 std::string src(const std::string& rel) { return std::string(PLASTIC_SOURCE_DIR) + "/" + rel; }
@@ -72,7 +84,7 @@ TEST_CASE("a missing file is an input error", "[cli]") {
   CHECK_THAT(r.err, Catch::Contains("cannot read '/nonexistent/model.ode'"));
 }
 
-TEST_CASE("--json is valid JSON with the summary fields", "[cli]") {
+TEST_CASE("check --json is valid JSON with the summary fields", "[cli]") {
   Run r = run("check --json --set d_head=8 " + src("examples/fwp_delta_cde.ode"));
   REQUIRE(r.exit_code == 0);
   auto j = nlohmann::json::parse(r.out);
@@ -87,7 +99,7 @@ TEST_CASE("--json is valid JSON with the summary fields", "[cli]") {
 TEST_CASE("emit --ast prints source that checks like the original", "[cli]") {
   Run r = run("emit --ast " + src("examples/fwp_delta_cde.ode"));
   REQUIRE(r.exit_code == 0);
-  std::string printed = std::string(PLASTIC_BINARY_DIR) + "/cli_test_printed.ode";
+  std::string printed = capture_file(".ode");
   std::ofstream(printed) << r.out;
   Run again = run("check --json " + printed);
   Run original = run("check --json " + src("examples/fwp_delta_cde.ode"));
@@ -98,7 +110,7 @@ TEST_CASE("emit --ast prints source that checks like the original", "[cli]") {
   CHECK(a == b);
 }
 
-TEST_CASE("--version and --help", "[cli]") {
+TEST_CASE("plastic --version and --help", "[cli]") {
   Run v = run("--version");
   CHECK(v.exit_code == 0);
   CHECK_THAT(v.out, Catch::Contains("plastic "));

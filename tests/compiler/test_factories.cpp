@@ -15,8 +15,8 @@ TEST_CASE("identical requests give the same node", "[ir]") {
   const Node* W = ctx.param("W", {3, 4});
   const Node* x = ctx.state("x", {4});
   CHECK(ctx.param("W", {3, 4}) == W);
-  CHECK(ctx.param("W", {3, 4}, 1) != W);  // slot is part of a leaf's identity
-  CHECK(ctx.state("W", {3, 4}) != W);     // so is its kind
+  CHECK(ctx.param("W", {3, 4}, 1) != W); // slot is part of a leaf's identity
+  CHECK(ctx.state("W", {3, 4}) != W);    // so is its kind
   const Node* a = tanh(matvec(W, x));
   const Node* b = tanh(contract("ij,j->i", {W, x}));
   CHECK(a == b);
@@ -29,12 +29,29 @@ TEST_CASE("identical requests give the same node", "[ir]") {
   CHECK(transpose(transpose(W, {1, 0}), {1, 0}) == W);
 }
 
+TEST_CASE("matmul spells batched products as contractions", "[ir]") {
+  Context ctx;
+  const Node* W = ctx.state("W", {4, 20, 20});
+  const Node* k = ctx.param("k", {4, 20});
+  const Node* Wk = ctx.param("Wk", {4, 20, 21});
+  const Node* dx = ctx.input("dx", {21});
+  CHECK(matmul(W, k)->attrs().str == "abc,ac->ab"); // multi-head matvec
+  CHECK(matmul(W, k)->shape() == Shape{4, 20});
+  CHECK(matmul(Wk, dx)->attrs().str == "abc,c->ab"); // one vector for all heads
+  CHECK(matmul(Wk, dx)->shape() == Shape{4, 20});
+  CHECK(matmul(W, W)->attrs().str == "abc,acd->abd");
+  CHECK(matmul(Wk, ctx.param("M", {21, 3}))->shape() == Shape{4, 20, 3});
+  CHECK(matmul(dx, ctx.param("N", {21, 2}))->shape() == Shape{2});
+  CHECK(matmul(dx, dx)->shape() == Shape{});
+  CHECK_THROWS_AS(matmul(Wk, W), IRError);
+}
+
 TEST_CASE("structural hashes do not depend on construction order", "[ir]") {
   Context c1, c2;
   const Node* x1 = c1.state("x", {3});
   const Node* y1 = c1.state("y", {3});
   const Node* e1 = exp(add(x1, y1));
-  const Node* y2 = c2.state("y", {3});  // created in the other order
+  const Node* y2 = c2.state("y", {3}); // created in the other order
   const Node* x2 = c2.state("x", {3});
   const Node* e2 = exp(add(y2, x2));
   CHECK(e1->hash() == e2->hash());
@@ -93,8 +110,8 @@ TEST_CASE("factories reject ill-typed requests with clear errors", "[ir]") {
   CHECK_THROWS_AS(contract("ab,bc->ad", {k, k}), IRError);
   CHECK_THROWS_AS(contract("aa->a", {ctx.param("S", {3, 3})}), IRError);
   CHECK_THROWS_AS(broadcast_to(k, {4, 20}), IRError);
-  CHECK_THROWS_AS(select(k, k, k), IRError);  // condition must be i1
-  CHECK_THROWS_AS(exp(lt(k, k)), IRError);    // arithmetic on masks
+  CHECK_THROWS_AS(select(k, k, k), IRError); // condition must be i1
+  CHECK_THROWS_AS(exp(lt(k, k)), IRError);   // arithmetic on masks
   // numpy broadcasting on request
   const Node* s = add(ctx.param("b", {20, 1}), W, Broadcasting::Numpy);
   CHECK(s->shape() == Shape{4, 20, 20});
@@ -130,7 +147,8 @@ TEST_CASE("deep graphs are walked without recursion", "[ir]") {
   Context ctx;
   const Node* x = ctx.state("x", {2});
   const Node* y = x;
-  for (int i = 0; i < 200000; ++i) y = add(tanh(y), x);
+  for (int i = 0; i < 200000; ++i)
+    y = add(tanh(y), x);
   std::vector<const Node*> roots{y};
   CHECK(topo_order(roots).size() == 400001);
   Function f("deep", {x}, {{"y", y}});

@@ -58,13 +58,14 @@ double work(const Function& f) {
       for (size_t a = 0; a < s.inputs[k].size(); ++a)
         size[static_cast<size_t>(s.inputs[k][a])] = n->operand(k)->shape()[a];
     double loop = 1;
-    for (int64_t v : size) loop *= static_cast<double>(v);
+    for (int64_t v : size)
+      loop *= static_cast<double>(v);
     total += loop;
   }
   return total;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("Delta-rule field: VJP and JVP match finite differences", "[fastweight]") {
   for (int seed = 0; seed < 6; ++seed) {
@@ -79,8 +80,24 @@ TEST_CASE("Delta-rule field: VJP and JVP match finite differences", "[fastweight
   }
 }
 
-TEST_CASE("Delta-rule RK4 step VJP: simplified, cheaper, and free of duplicates",
-          "[fastweight]") {
+TEST_CASE("Delta-rule RK4 step: VJP and JVP match finite differences", "[fastweight]") {
+  for (int seed = 0; seed < 3; ++seed) {
+    Context ctx;
+    Function field = delta_field(ctx, 2, 3, 4);
+    ad::RkStep step = ad::build_rk_step(field, *rt::find_tableau("rk4"));
+    test::Rng rng(static_cast<uint64_t>(seed) + 50);
+    std::vector<Tensor<double>> x = test::random_inputs(step.fn, rng);
+    x[step.fn.input_index("step.h")] = Tensor<double>::scalar(0.3);
+    std::vector<std::string> wrt{"W", "Wk", "Wv", "wb"};
+    wrt.insert(wrt.end(), step.controls.begin(), step.controls.end());
+    test::DerivativeErrors e = test::check_derivatives(step.fn, x, rng, wrt);
+    INFO("seed " << seed << " " << e.where);
+    CHECK(e.vjp < 1e-7);
+    CHECK(e.jvp < 1e-7);
+  }
+}
+
+TEST_CASE("Delta-rule RK4 step VJP: simplified, cheaper, and free of duplicates", "[fastweight]") {
   Context ctx;
   const int64_t H = 2, d = 16, din = 5;
   Function field = delta_field(ctx, H, d, din);
@@ -104,7 +121,7 @@ TEST_CASE("Delta-rule RK4 step VJP: simplified, cheaper, and free of duplicates"
   // Contracting through outer products made the contractions cheaper.
   double before = work(vjp), after = work(simple);
   INFO("work before " << before << ", after " << after);
-  CHECK(after < 0.8 * before);
+  CHECK(after < 0.7 * before);
 
   // No two distinct nodes print the same text.
   std::string text = print(simple);

@@ -16,13 +16,15 @@ using interp::Tensor;
 
 namespace {
 
-Tensor<double> T(Shape s, std::vector<double> v) { return Tensor<double>(std::move(s), std::move(v)); }
+Tensor<double> T(Shape s, std::vector<double> v) {
+  return Tensor<double>(std::move(s), std::move(v));
+}
 
 std::vector<double> eval1(const Function& f, const std::vector<Tensor<double>>& in) {
   return interp::evaluate(f, in).at(0).data;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("contractions compute einsums", "[interp]") {
   Context ctx;
@@ -54,8 +56,7 @@ TEST_CASE("structural ops move elements as specified", "[interp]") {
   Tensor<double> av = T({2, 3}, {1, 2, 3, 4, 5, 6});
   CHECK(eval1(Function("f", {a}, {{"y", broadcast(a, {2, 2, 3}, {0, 2})}}), {av}) ==
         std::vector<double>{1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6});
-  CHECK(eval1(Function("f", {a}, {{"y", reduce_sum(a, {1})}}), {av}) ==
-        std::vector<double>{6, 15});
+  CHECK(eval1(Function("f", {a}, {{"y", reduce_sum(a, {1})}}), {av}) == std::vector<double>{6, 15});
   CHECK(eval1(Function("f", {a}, {{"y", reduce_max(a, {0})}}), {av}) ==
         std::vector<double>{4, 5, 6});
   CHECK(eval1(Function("f", {a}, {{"y", slice(a, {1, 1}, {1, 2})}}), {av}) ==
@@ -70,7 +71,7 @@ TEST_CASE("structural ops move elements as specified", "[interp]") {
 TEST_CASE("composites and elementwise ops use stable forms", "[interp]") {
   Context ctx;
   const Node* a = ctx.param("a", {1, 3});
-  Tensor<double> av = T({1, 3}, {1000, 1001, 1002});  // overflows exp() naively
+  Tensor<double> av = T({1, 3}, {1000, 1001, 1002}); // overflows exp() naively
   std::vector<double> sm = eval1(Function("f", {a}, {{"y", softmax(a, 1)}}), {av});
   double e1 = std::exp(-1.0), e2 = std::exp(-2.0), s = 1 + e1 + e2;
   CHECK(sm[0] == Approx(e2 / s).epsilon(1e-14));
@@ -96,7 +97,7 @@ TEST_CASE("f32 evaluation rounds like f32 code", "[interp]") {
   Function f("f", {x}, {{"y", add(x, ctx.constant(1e-8, {2}))}});
   std::vector<Tensor<float>> in{Tensor<float>({2}, {1.0f, 1e-8f})};
   std::vector<Tensor<float>> out = interp::evaluate(f, in);
-  CHECK(out[0].data[0] == 1.0f);  // 1 + 1e-8 rounds to 1 in f32
+  CHECK(out[0].data[0] == 1.0f); // 1 + 1e-8 rounds to 1 in f32
   CHECK(out[0].data[1] == 2e-8f);
 }
 
@@ -110,8 +111,7 @@ TEST_CASE("the interpreter checks its inputs", "[interp]") {
   CHECK(interp::evaluate(f, named)[0].data == std::vector<double>{1, std::exp(1.0)});
 }
 
-TEST_CASE("a 4-head 20x20 fast-weight field evaluates in well under a millisecond",
-          "[interp]") {
+TEST_CASE("a 4-head 20x20 fast-weight field evaluates in well under a millisecond", "[interp]") {
   Context ctx;
   const int H = 4, d = 20, din = 21;
   const Node* W = ctx.state("W", {H, d, d});
@@ -129,13 +129,18 @@ TEST_CASE("a 4-head 20x20 fast-weight field evaluates in well under a millisecon
   Function f("delta", {W, Wk, Wv, wb, x, dx}, {{"dW", dW}});
   test::Rng rng(1);
   std::vector<Tensor<double>> in = test::random_inputs(f, rng);
-  interp::evaluate(f, in);  // warm up
+  interp::evaluate(f, in); // warm up
   const int reps = 200;
   auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < reps; ++i) interp::evaluate(f, in);
-  double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
-                  .count() /
-              reps;
+  for (int i = 0; i < reps; ++i)
+    interp::evaluate(f, in);
+  double us =
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() /
+      reps;
   INFO("one evaluation: " << us << " us");
+#if defined(__OPTIMIZE__) && !defined(__SANITIZE_ADDRESS__)
   CHECK(us < 1000);
+#else
+  CHECK(us < 20000); // unoptimised or instrumented build: only not absurd
+#endif
 }

@@ -27,17 +27,32 @@ ad::RkStepOptions static_opt(const char* name) {
   o.static_inputs = {name};
   return o;
 }
-ad::RkStepOptions static_s() { return static_opt("s"); }
+ad::RkStepOptions static_s() {
+  return static_opt("s");
+}
 
 // The runtime's tableaus, plus two embedded pairs defined here so the
 // adaptive path is exercised whatever the runtime ships today.
 std::vector<rt::ButcherTableau> tableaus() {
   std::vector<rt::ButcherTableau> v(rt::all_tableaus().begin(), rt::all_tableaus().end());
-  v.push_back({"test-heun-euler", 2, 2, 1, false, {0, 0, 1, 0}, {0.5, 0.5}, {0, 1},
-               {0.5 - 1, 0.5}, "Heun/Euler embedded pair"});
-  v.push_back({"test-bosh3", 4, 3, 2, true,
+  v.push_back({"test-heun-euler",
+               2,
+               2,
+               1,
+               false,
+               {0, 0, 1, 0},
+               {0.5, 0.5},
+               {0, 1},
+               {0.5 - 1, 0.5},
+               "Heun/Euler embedded pair"});
+  v.push_back({"test-bosh3",
+               4,
+               3,
+               2,
+               true,
                {0, 0, 0, 0, 0.5, 0, 0, 0, 0, 0.75, 0, 0, 2.0 / 9, 1.0 / 3, 4.0 / 9, 0},
-               {2.0 / 9, 1.0 / 3, 4.0 / 9, 0}, {0, 0.5, 0.75, 1},
+               {2.0 / 9, 1.0 / 3, 4.0 / 9, 0},
+               {0, 0.5, 0.75, 1},
                {2.0 / 9 - 7.0 / 24, 1.0 / 3 - 0.25, 4.0 / 9 - 1.0 / 3, -0.125},
                "Bogacki–Shampine 3(2)"});
   return v;
@@ -56,9 +71,8 @@ Function coupled_field(Context& ctx) {
   const Node* x = ctx.input("x", {3});
   const Node* s = ctx.input("s", {3}, 1);
   const Node* pre = add(matvec(W, z), mul(x, broadcast(sin(t), {3}, {})));
-  const Node* dz = add(add(sub(tanh(pre), scale(z, 0.3)),
-                           broadcast(scale(reduce_sum(m, {0, 1}), 0.1), {3}, {})),
-                       s);
+  const Node* dz = add(
+      add(sub(tanh(pre), scale(z, 0.3)), broadcast(scale(reduce_sum(m, {0, 1}), 0.1), {3}, {})), s);
   const Node* u = tanh(matvec(U, z));
   const Node* dm = sub(outer(u, u), scale(m, 0.5));
   return Function("coupled", {t, z, m, W, U, x, s}, {{"dz", dz}, {"dm", dm}});
@@ -85,7 +99,8 @@ Point random_point(test::Rng& rng) {
 
 Tensor<double> axpy(const Tensor<double>& y, double a, const Tensor<double>& x) {
   Tensor<double> r = y;
-  for (size_t i = 0; i < r.data.size(); ++i) r.data[i] += a * x.data[i];
+  for (size_t i = 0; i < r.data.size(); ++i)
+    r.data[i] += a * x.data[i];
   return r;
 }
 
@@ -100,8 +115,13 @@ std::vector<Tensor<double>> step_by_hand(const Function& field, const rt::Butche
       mi = axpy(mi, p.h * tab.A(i, j), k[static_cast<size_t>(j)][1]);
     }
     double ti = p.t + tab.c[static_cast<size_t>(i)] * p.h;
-    Inputs in{{"t", Tensor<double>::scalar(ti)}, {"z", zi}, {"m", mi}, {"W", p.W},
-              {"U", p.U}, {"x", control_at(ti)}, {"s", p.s}};
+    Inputs in{{"t", Tensor<double>::scalar(ti)},
+              {"z", zi},
+              {"m", mi},
+              {"W", p.W},
+              {"U", p.U},
+              {"x", control_at(ti)},
+              {"s", p.s}};
     k.push_back(interp::evaluate(field, in));
   }
   std::vector<Tensor<double>> out{p.z, p.m};
@@ -110,15 +130,20 @@ std::vector<Tensor<double>> step_by_hand(const Function& field, const rt::Butche
     for (size_t st = 0; st < 2; ++st) {
       out[st] = axpy(out[st], p.h * tab.b[static_cast<size_t>(i)], k[static_cast<size_t>(i)][st]);
       if (err && tab.adaptive())
-        (*err)[st] = axpy((*err)[st], p.h * tab.e[static_cast<size_t>(i)],
-                          k[static_cast<size_t>(i)][st]);
+        (*err)[st] =
+            axpy((*err)[st], p.h * tab.e[static_cast<size_t>(i)], k[static_cast<size_t>(i)][st]);
     }
   return out;
 }
 
 Inputs step_inputs(const ad::RkStep& step, const Point& p) {
-  Inputs in{{"t", Tensor<double>::scalar(p.t)}, {"step.h", Tensor<double>::scalar(p.h)},
-            {"z", p.z}, {"m", p.m}, {"W", p.W}, {"U", p.U}, {"s", p.s}};
+  Inputs in{{"t", Tensor<double>::scalar(p.t)},
+            {"step.h", Tensor<double>::scalar(p.h)},
+            {"z", p.z},
+            {"m", p.m},
+            {"W", p.W},
+            {"U", p.U},
+            {"s", p.s}};
   for (size_t k = 0; k < step.nodes.size(); ++k)
     in[fmt::format("x@{}", k)] = control_at(p.t + step.nodes[k] * p.h);
   return in;
@@ -133,7 +158,7 @@ double max_rel_diff(const Tensor<double>& a, const Tensor<double>& b) {
   return d / std::max(s, 1e-300);
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("fused RK steps equal stage-by-stage evaluation of the field", "[ode]") {
   REQUIRE(rt::find_tableau("euler"));
@@ -169,11 +194,11 @@ TEST_CASE("distinct stage nodes get one control input each", "[ode]") {
   CHECK(rk4.stage_node == std::vector<int>{0, 1, 1, 2});
   CHECK(rk4.controls == std::vector<std::string>{"x@0", "x@1", "x@2"});
   std::vector<std::string> names;
-  for (const Node* in : rk4.fn.inputs()) names.push_back(in->name());
-  CHECK(names == std::vector<std::string>{"t", "step.h", "z", "m", "W", "U", "s", "x@0", "x@1",
-                                          "x@2"});
-  CHECK_THROWS_AS(ad::build_rk_step(field, *rt::find_tableau("rk4"), static_opt("W")),
-                  IRError);
+  for (const Node* in : rk4.fn.inputs())
+    names.push_back(in->name());
+  CHECK(names ==
+        std::vector<std::string>{"t", "step.h", "z", "m", "W", "U", "s", "x@0", "x@1", "x@2"});
+  CHECK_THROWS_AS(ad::build_rk_step(field, *rt::find_tableau("rk4"), static_opt("W")), IRError);
 }
 
 TEST_CASE("step VJPs match finite differences of the step", "[ode]") {
@@ -191,7 +216,8 @@ TEST_CASE("step VJPs match finite differences of the step", "[ode]") {
       Point p = random_point(rng);
       Inputs named = step_inputs(step, p);
       std::vector<Tensor<double>> x;
-      for (const Node* in : step.fn.inputs()) x.push_back(named.at(in->name()));
+      for (const Node* in : step.fn.inputs())
+        x.push_back(named.at(in->name()));
       std::vector<std::string> wrt{"z", "m", "W", "U"};
       wrt.insert(wrt.end(), step.controls.begin(), step.controls.end());
       test::DerivativeErrors e = test::check_derivatives(state_only, x, rng, wrt);
@@ -225,14 +251,20 @@ TEST_CASE("the adjoint system is the field and minus its VJP", "[ode]") {
   Function adj = ad::adjoint_system(field);
   Function fv = ad::field_vjp(field);
   std::vector<std::string> names;
-  for (const Output& o : adj.outputs()) names.push_back(o.name);
+  for (const Output& o : adj.outputs())
+    names.push_back(o.name);
   CHECK(names == std::vector<std::string>{"dz", "dm", "adj.z", "adj.m", "adj.W", "adj.U"});
   for (int seed = 0; seed < 5; ++seed) {
     test::Rng rng(static_cast<uint64_t>(seed));
     Point p = random_point(rng);
     Tensor<double> az = test::random_tensor({3}, rng), am = test::random_tensor({2, 2}, rng);
-    Inputs base{{"t", Tensor<double>::scalar(p.t)}, {"z", p.z}, {"m", p.m}, {"W", p.W},
-                {"U", p.U}, {"x", control_at(p.t)}, {"s", p.s}};
+    Inputs base{{"t", Tensor<double>::scalar(p.t)},
+                {"z", p.z},
+                {"m", p.m},
+                {"W", p.W},
+                {"U", p.U},
+                {"x", control_at(p.t)},
+                {"s", p.s}};
     Inputs ain = base, vin = base;
     ain["a.z"] = az;
     ain["a.m"] = am;
@@ -240,17 +272,19 @@ TEST_CASE("the adjoint system is the field and minus its VJP", "[ode]") {
     vin["ct.dm"] = am;
     std::vector<Tensor<double>> A = interp::evaluate(adj, ain);
     std::vector<Tensor<double>> F = interp::evaluate(field, base);
-    std::vector<Tensor<double>> V = interp::evaluate(fv, vin);  // d.z d.m d.W d.U d.x d.s
+    std::vector<Tensor<double>> V = interp::evaluate(fv, vin); // d.z d.m d.W d.U d.x d.s
     CHECK(max_rel_diff(A[0], F[0]) < 1e-15);
     CHECK(max_rel_diff(A[1], F[1]) < 1e-15);
     for (size_t i = 0; i < 4; ++i) {
       Tensor<double> minus = V[i];
-      for (double& v : minus.data) v = -v;
+      for (double& v : minus.data)
+        v = -v;
       CHECK(max_rel_diff(A[2 + i], minus) < 1e-14);
     }
     // and the field's VJP itself is right
     std::vector<Tensor<double>> x;
-    for (const Node* in : field.inputs()) x.push_back(base.at(in->name()));
+    for (const Node* in : field.inputs())
+      x.push_back(base.at(in->name()));
     test::DerivativeErrors e = test::check_derivatives(field, x, rng);
     CHECK(e.vjp < 1e-7);
     CHECK(e.jvp < 1e-7);

@@ -41,7 +41,7 @@ std::vector<Function> sample_functions(Context& ctx) {
   return fs;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("golden text of a small function", "[printer]") {
   Context ctx;
@@ -113,13 +113,17 @@ TEST_CASE("the parser reports malformed text with a location", "[parser]") {
       CHECK(e.loc().valid());
     }
   };
-  fails("func @f {\n  %0 = state \"z\" [0] : f64[3]\n  %1 = frob %0 : f64[3]\n  return \"y\" = %1\n}",
-        "unknown op 'frob'");
-  fails("func @f {\n  %0 = state \"z\" [0] : f64[3]\n  %1 = exp %0 : f64[4]\n  return \"y\" = %1\n}",
-        "not the declared");
-  fails("func @f {\n  %0 = state \"z\" [0] : f64[3]\n  %1 = exp %2 : f64[3]\n  return \"y\" = %1\n}",
-        "used before it is defined");
-  fails("func @f {\n  %0 = state \"z\" [0] : f64[3]\n  %1 = add %0 : f64[3]\n  return \"y\" = %1\n}",
-        "takes 2 operands");
+  fails(
+      "func @f {\n  %0 = state \"z\" [0] : f64[3]\n  %1 = frob %0 : f64[3]\n  return \"y\" = %1\n}",
+      "unknown op 'frob'");
+  fails(
+      "func @f {\n  %0 = state \"z\" [0] : f64[3]\n  %1 = exp %0 : f64[4]\n  return \"y\" = %1\n}",
+      "not the declared");
+  fails(
+      "func @f {\n  %0 = state \"z\" [0] : f64[3]\n  %1 = exp %2 : f64[3]\n  return \"y\" = %1\n}",
+      "used before it is defined");
+  fails(
+      "func @f {\n  %0 = state \"z\" [0] : f64[3]\n  %1 = add %0 : f64[3]\n  return \"y\" = %1\n}",
+      "takes 2 operands");
   fails("func @f {\n  %0 = state \"z\" [0] : f64[3]\n  return \"y\" = %0\n", "expected '}'");
 }

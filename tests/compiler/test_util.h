@@ -31,22 +31,25 @@ inline Tensor<double> random_tensor(const ir::Shape& shape, Rng& rng, double lo 
 }
 
 /// Random tensors matching the inputs of f.
-inline std::vector<Tensor<double>> random_inputs(const ir::Function& f, Rng& rng,
-                                                 double lo = -1.0, double hi = 1.0) {
+inline std::vector<Tensor<double>> random_inputs(const ir::Function& f, Rng& rng, double lo = -1.0,
+                                                 double hi = 1.0) {
   std::vector<Tensor<double>> xs;
-  for (const ir::Node* in : f.inputs()) xs.push_back(random_tensor(in->shape(), rng, lo, hi));
+  for (const ir::Node* in : f.inputs())
+    xs.push_back(random_tensor(in->shape(), rng, lo, hi));
   return xs;
 }
 
 inline double dot(const Tensor<double>& a, const Tensor<double>& b) {
   double s = 0;
-  for (size_t i = 0; i < a.data.size(); ++i) s += a.data[i] * b.data[i];
+  for (size_t i = 0; i < a.data.size(); ++i)
+    s += a.data[i] * b.data[i];
   return s;
 }
 
 inline double abs_dot(const Tensor<double>& a, const Tensor<double>& b) {
   double s = 0;
-  for (size_t i = 0; i < a.data.size(); ++i) s += std::abs(a.data[i] * b.data[i]);
+  for (size_t i = 0; i < a.data.size(); ++i)
+    s += std::abs(a.data[i] * b.data[i]);
   return s;
 }
 
@@ -61,22 +64,23 @@ inline std::vector<Tensor<double>> fd_directional(const ir::Function& f,
     std::vector<Tensor<double>> xs = x;
     for (size_t i = 0; i < xs.size(); ++i)
       if (!v[i].data.empty())
-        for (size_t k = 0; k < xs[i].data.size(); ++k) xs[i].data[k] += s * v[i].data[k];
+        for (size_t k = 0; k < xs[i].data.size(); ++k)
+          xs[i].data[k] += s * v[i].data[k];
     return interp::evaluate(f, xs);
   };
   auto p1 = at(eps), m1 = at(-eps), p2 = at(2 * eps), m2 = at(-2 * eps);
   std::vector<Tensor<double>> d = p1;
   for (size_t o = 0; o < d.size(); ++o)
     for (size_t k = 0; k < d[o].data.size(); ++k)
-      d[o].data[k] = (8 * (p1[o].data[k] - m1[o].data[k]) - (p2[o].data[k] - m2[o].data[k])) /
-                     (12 * eps);
+      d[o].data[k] =
+          (8 * (p1[o].data[k] - m1[o].data[k]) - (p2[o].data[k] - m2[o].data[k])) / (12 * eps);
   return d;
 }
 
 /// Result of check_derivatives: the worst relative errors seen.
 struct DerivativeErrors {
-  double vjp = 0;  ///< max over inputs of |<g_i, v_i> - <w, J_i v_i>| / Σ|w ⊙ J_i v_i|
-  double jvp = 0;  ///< max over outputs of ‖Jv - fd‖∞ / ‖fd‖∞
+  double vjp = 0; ///< max over inputs of |<g_i, v_i> - <w, J_i v_i>| / Σ|w ⊙ J_i v_i|
+  double jvp = 0; ///< max over outputs of ‖Jv - fd‖∞ / ‖fd‖∞
   std::string where;
 };
 
@@ -86,7 +90,8 @@ inline DerivativeErrors check_derivatives(const ir::Function& f,
                                           const std::vector<Tensor<double>>& x, Rng& rng,
                                           std::vector<std::string> wrt = {}) {
   if (wrt.empty())
-    for (const ir::Node* in : f.inputs()) wrt.push_back(in->name());
+    for (const ir::Node* in : f.inputs())
+      wrt.push_back(in->name());
   ad::VjpSpec vs;
   vs.wrt = wrt;
   ir::Function vjp = ad::vjp_function(f, vs);
@@ -94,7 +99,7 @@ inline DerivativeErrors check_derivatives(const ir::Function& f,
   js.wrt = wrt;
   ir::Function jvp = ad::jvp_function(f, js);
 
-  std::vector<Tensor<double>> v(x.size());  // directions; empty = not differentiated
+  std::vector<Tensor<double>> v(x.size()); // directions; empty = not differentiated
   std::vector<Tensor<double>> tangents;
   for (const std::string& name : wrt) {
     size_t i = f.input_index(name);
@@ -102,7 +107,8 @@ inline DerivativeErrors check_derivatives(const ir::Function& f,
     tangents.push_back(v[i]);
   }
   std::vector<Tensor<double>> w;
-  for (const auto& o : f.outputs()) w.push_back(random_tensor(o.node->shape(), rng));
+  for (const auto& o : f.outputs())
+    w.push_back(random_tensor(o.node->shape(), rng));
 
   DerivativeErrors err;
   // JVP of all directions at once.
@@ -145,4 +151,4 @@ inline DerivativeErrors check_derivatives(const ir::Function& f,
   return err;
 }
 
-}  // namespace plastic::test
+} // namespace plastic::test

@@ -45,7 +45,8 @@ Setup oscillator(double t1) {
 
 /// Max over lanes of the inf-norm error at s.t1.
 template <class T>
-double solve_error(const rt::SolverOptions& options, TestModel<T>& tm, const Setup& s, rt::SolveStats* stats = nullptr) {
+double solve_error(const rt::SolverOptions& options, TestModel<T>& tm, const Setup& s,
+                   rt::SolveStats* stats = nullptr) {
   const std::vector<T> theta = cast_values<T>(s.theta);
   std::vector<T> z = cast_values<T>(s.z0);
   rt::TileProblem<T> p;
@@ -67,13 +68,14 @@ double solve_error(const rt::SolverOptions& options, TestModel<T>& tm, const Set
   return err;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("every method converges with its declared order", "[convergence]") {
   auto tm = linear_model<double>(kL, kN, kM);
   for (const rt::ButcherTableau& tab : rt::all_tableaus()) {
     INFO("method " << tab.name);
-    // Spans and step counts chosen so errors stay well above round-off and inside the asymptotic regime.
+    // Spans and step counts chosen so errors stay well above round-off and inside the asymptotic
+    // regime.
     const Setup s = oscillator(tab.order <= 4 ? kT0 + 2.0 : kT0 + 40.0);
     const double span = s.t1 - kT0;
     const std::vector<int> counts = tab.order <= 2   ? std::vector<int>{16, 32, 64, 128}
@@ -92,8 +94,9 @@ TEST_CASE("every method converges with its declared order", "[convergence]") {
       CHECK(stats.rejected_steps == 0);
     }
     const double slope = loglog_slope(hs, errs);
-    INFO("errors " << errs[0] << " " << errs[1] << " " << errs[2] << " " << errs[3] << " slope " << slope);
-    CHECK(errs.back() > 1e-13);  // still above round-off: the fit measures truncation error
+    INFO("errors " << errs[0] << " " << errs[1] << " " << errs[2] << " " << errs[3] << " slope "
+                   << slope);
+    CHECK(errs.back() > 1e-13); // still above round-off: the fit measures truncation error
     CHECK(std::abs(slope - tab.order) < 0.2);
   }
 }
@@ -142,8 +145,8 @@ TEST_CASE("adaptive methods track the tolerance", "[convergence][adaptive]") {
       INFO("tol " << tol << " error " << err << " steps " << stats.accepted_steps << " rejected "
                   << stats.rejected_steps << " evals " << stats.field_evals);
       CHECK(err < previous_error);
-      CHECK(err < 10 * tol);  // the global error stays within a modest factor of the tolerance
-      CHECK(err > 1e-4 * tol);  // and the controller does not waste work far below it
+      CHECK(err < 10 * tol);   // the global error stays within a modest factor of the tolerance
+      CHECK(err > 1e-4 * tol); // and the controller does not waste work far below it
       CHECK(stats.accepted_steps > previous_steps);
       previous_error = err;
       previous_steps = stats.accepted_steps;

@@ -19,7 +19,9 @@ using Vec = std::vector<double>;
 struct KernelUnderTest {
   size_t nz, nth, nu, nout;
   std::function<void(const Vec& z, const Vec& th, const Vec& u, Vec& out)> forward;
-  std::function<void(const Vec& z, const Vec& th, const Vec& u, const Vec& a, Vec& zb, Vec& thb, Vec& ub)> vjp;
+  std::function<void(const Vec& z, const Vec& th, const Vec& u, const Vec& a, Vec& zb, Vec& thb,
+                     Vec& ub)>
+      vjp;
 };
 
 /// Largest mismatch between the VJP and central differences of <a, F>, relative
@@ -34,12 +36,14 @@ double vjp_mismatch(const KernelUnderTest& k, unsigned seed) {
     Vec out(k.nout);
     k.forward(zz, tt, uu, out);
     double s = 0;
-    for (size_t i = 0; i < k.nout; ++i) s += a[i] * out[i];
+    for (size_t i = 0; i < k.nout; ++i)
+      s += a[i] * out[i];
     return s;
   };
   double worst = 0, scale = 0;
   for (const Vec* v : {&zb, &thb, &ub})
-    for (double x : *v) scale = std::max(scale, std::abs(x));
+    for (double x : *v)
+      scale = std::max(scale, std::abs(x));
   auto check = [&](const Vec& analytic, int which) {
     for (size_t i = 0; i < analytic.size(); ++i) {
       auto f = [&](const Vec& x) {
@@ -57,23 +61,28 @@ double vjp_mismatch(const KernelUnderTest& k, unsigned seed) {
   return worst;
 }
 
-template <class Model>
-KernelUnderTest field_of(const Model& tm) {
+template <class Model> KernelUnderTest field_of(const Model& tm) {
   const plastic_model& m = *tm.get();
   const size_t L = static_cast<size_t>(m.lanes);
-  KernelUnderTest k{static_cast<size_t>(m.n_state) * L, static_cast<size_t>(m.n_params),
-                    static_cast<size_t>(m.n_input) * L, static_cast<size_t>(m.n_state) * L, {}, {}};
+  KernelUnderTest k{static_cast<size_t>(m.n_state) * L,
+                    static_cast<size_t>(m.n_params),
+                    static_cast<size_t>(m.n_input) * L,
+                    static_cast<size_t>(m.n_state) * L,
+                    {},
+                    {}};
   k.forward = [&m](const Vec& z, const Vec& th, const Vec& u, Vec& out) {
-    m.kernels.field(m.ctx, 0.3, z.data(), th.data(), u.empty() ? nullptr : u.data(), out.data(), nullptr);
+    m.kernels.field(m.ctx, 0.3, z.data(), th.data(), u.empty() ? nullptr : u.data(), out.data(),
+                    nullptr);
   };
-  k.vjp = [&m](const Vec& z, const Vec& th, const Vec& u, const Vec& a, Vec& zb, Vec& thb, Vec& ub) {
-    m.kernels.field_vjp(m.ctx, 0.3, z.data(), th.data(), u.empty() ? nullptr : u.data(), a.data(), zb.data(),
-                        thb.data(), ub.empty() ? nullptr : ub.data(), nullptr);
+  k.vjp = [&m](const Vec& z, const Vec& th, const Vec& u, const Vec& a, Vec& zb, Vec& thb,
+               Vec& ub) {
+    m.kernels.field_vjp(m.ctx, 0.3, z.data(), th.data(), u.empty() ? nullptr : u.data(), a.data(),
+                        zb.data(), thb.data(), ub.empty() ? nullptr : ub.data(), nullptr);
   };
   return k;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("hand-written field VJPs match finite differences", "[vjp]") {
   const auto linear = linear_model<double>(3, 3);
@@ -94,9 +103,10 @@ TEST_CASE("hand-written output, jump and loss VJPs match finite differences", "[
   output.forward = [&](const Vec& z, const Vec& th, const Vec& u, Vec& y) {
     m.kernels.output(m.ctx, 1.0, z.data(), th.data(), u.data(), y.data(), nullptr);
   };
-  output.vjp = [&](const Vec& z, const Vec& th, const Vec& u, const Vec& a, Vec& zb, Vec& thb, Vec& ub) {
-    m.kernels.output_vjp(m.ctx, 1.0, z.data(), th.data(), u.data(), a.data(), zb.data(), thb.data(), ub.data(),
-                         nullptr);
+  output.vjp = [&](const Vec& z, const Vec& th, const Vec& u, const Vec& a, Vec& zb, Vec& thb,
+                   Vec& ub) {
+    m.kernels.output_vjp(m.ctx, 1.0, z.data(), th.data(), u.data(), a.data(), zb.data(), thb.data(),
+                         ub.data(), nullptr);
   };
   CHECK(vjp_mismatch(output, 21) < 1e-8);
 
@@ -104,9 +114,10 @@ TEST_CASE("hand-written output, jump and loss VJPs match finite differences", "[
   jump.forward = [&](const Vec& z, const Vec& th, const Vec& u, Vec& zp) {
     m.kernels.jump(m.ctx, 1.0, z.data(), th.data(), u.data(), zp.data(), nullptr);
   };
-  jump.vjp = [&](const Vec& z, const Vec& th, const Vec& u, const Vec& a, Vec& zb, Vec& thb, Vec& ub) {
-    m.kernels.jump_vjp(m.ctx, 1.0, z.data(), th.data(), u.data(), a.data(), zb.data(), thb.data(), ub.data(),
-                       nullptr);
+  jump.vjp = [&](const Vec& z, const Vec& th, const Vec& u, const Vec& a, Vec& zb, Vec& thb,
+                 Vec& ub) {
+    m.kernels.jump_vjp(m.ctx, 1.0, z.data(), th.data(), u.data(), a.data(), zb.data(), thb.data(),
+                       ub.data(), nullptr);
   };
   CHECK(vjp_mismatch(jump, 22) < 1e-8);
 
@@ -115,10 +126,12 @@ TEST_CASE("hand-written output, jump and loss VJPs match finite differences", "[
   loss.forward = [&](const Vec& y, const Vec& target, const Vec&, Vec& out) {
     m.kernels.loss(m.ctx, y.data(), target.data(), out.data(), nullptr);
   };
-  loss.vjp = [&](const Vec& y, const Vec& target, const Vec&, const Vec& lb, Vec& yb, Vec& tb, Vec&) {
+  loss.vjp = [&](const Vec& y, const Vec& target, const Vec&, const Vec& lb, Vec& yb, Vec& tb,
+                 Vec&) {
     m.kernels.loss_vjp(m.ctx, y.data(), target.data(), lb.data(), yb.data(), nullptr);
     // The target is data: its cotangent is by definition -y_bar; fill it so the check is complete.
-    for (size_t i = 0; i < yb.size(); ++i) tb[i] = -yb[i];
+    for (size_t i = 0; i < yb.size(); ++i)
+      tb[i] = -yb[i];
   };
   CHECK(vjp_mismatch(loss, 23) < 1e-8);
 }
@@ -134,9 +147,10 @@ TEST_CASE("fused test step kernels agree with their own VJP", "[vjp]") {
   step.forward = [&](const Vec& z, const Vec& th, const Vec& us, Vec& z1) {
     m.kernels.step(m.ctx, 0.2, 0.3, z.data(), th.data(), us.data(), z1.data(), nullptr);
   };
-  step.vjp = [&](const Vec& z, const Vec& th, const Vec& us, const Vec& a, Vec& zb, Vec& thb, Vec& usb) {
-    m.kernels.step_vjp(m.ctx, 0.2, 0.3, z.data(), th.data(), us.data(), a.data(), zb.data(), thb.data(),
-                       usb.data(), nullptr);
+  step.vjp = [&](const Vec& z, const Vec& th, const Vec& us, const Vec& a, Vec& zb, Vec& thb,
+                 Vec& usb) {
+    m.kernels.step_vjp(m.ctx, 0.2, 0.3, z.data(), th.data(), us.data(), a.data(), zb.data(),
+                       thb.data(), usb.data(), nullptr);
   };
   CHECK(vjp_mismatch(step, 31) < 1e-8);
 }

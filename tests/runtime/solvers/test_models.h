@@ -34,18 +34,21 @@ using rt::ButcherTableau;
 struct Ctx {
   int L = 1;
   int n = 0, P = 0, m = 0, o = 0;
-  int d_out = 0, d_key = 0, d_in = 0;  // DeltaModel only
+  int d_out = 0, d_key = 0, d_in = 0; // DeltaModel only
   const ButcherTableau* fused = nullptr;
   plastic_field_fn field = nullptr;
   plastic_field_vjp_fn field_vjp = nullptr;
 };
 
-inline const Ctx& C(const void* ctx) { return *static_cast<const Ctx*>(ctx); }
+inline const Ctx& C(const void* ctx) {
+  return *static_cast<const Ctx*>(ctx);
+}
 
 // ---------------------------------------------------------------- linear
 
 template <class T>
-void linear_field(const void* ctx, double, const void* zv, const void* thv, const void* uv, void* dzv, void*) {
+void linear_field(const void* ctx, double, const void* zv, const void* thv, const void* uv,
+                  void* dzv, void*) {
   const Ctx& c = C(ctx);
   const T* z = static_cast<const T*>(zv);
   const T* A = static_cast<const T*>(thv);
@@ -55,15 +58,17 @@ void linear_field(const void* ctx, double, const void* zv, const void* thv, cons
   for (int i = 0; i < c.n; ++i)
     for (int l = 0; l < c.L; ++l) {
       T acc = 0;
-      for (int j = 0; j < c.n; ++j) acc += A[i * c.n + j] * z[j * c.L + l];
-      for (int k = 0; k < c.m; ++k) acc += B[i * c.m + k] * u[k * c.L + l];
+      for (int j = 0; j < c.n; ++j)
+        acc += A[i * c.n + j] * z[j * c.L + l];
+      for (int k = 0; k < c.m; ++k)
+        acc += B[i * c.m + k] * u[k * c.L + l];
       dz[i * c.L + l] = acc;
     }
 }
 
 template <class T>
-void linear_field_vjp(const void* ctx, double, const void* zv, const void* thv, const void* uv, const void* av,
-                      void* zbv, void* thbv, void* ubv, void*) {
+void linear_field_vjp(const void* ctx, double, const void* zv, const void* thv, const void* uv,
+                      const void* av, void* zbv, void* thbv, void* ubv, void*) {
   const Ctx& c = C(ctx);
   const T* z = static_cast<const T*>(zv);
   const T* A = static_cast<const T*>(thv);
@@ -103,11 +108,12 @@ struct DeltaLayout {
   }
 };
 
-inline double sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+inline double sigmoid(double x) {
+  return 1.0 / (1.0 + std::exp(-x));
+}
 
 /// The per-lane forward quantities of the Delta field.
-template <class T>
-struct DeltaLane {
+template <class T> struct DeltaLane {
   std::vector<double> k, v, r;
   double s = 0;
   void compute(const Ctx& c, const DeltaLayout& p, const T* W, const T* th, const T* u, int l) {
@@ -115,26 +121,31 @@ struct DeltaLane {
     v.assign(static_cast<size_t>(c.d_out), 0.0);
     r.assign(static_cast<size_t>(c.d_out), 0.0);
     double beta = 0;
-    for (int x = 0; x < c.d_in; ++x) beta += th[p.wb + x] * u[x * c.L + l];
+    for (int x = 0; x < c.d_in; ++x)
+      beta += th[p.wb + x] * u[x * c.L + l];
     s = sigmoid(beta);
     for (int j = 0; j < c.d_key; ++j) {
       double acc = 0;
-      for (int x = 0; x < c.d_in; ++x) acc += th[p.Wk + j * c.d_in + x] * u[x * c.L + l];
+      for (int x = 0; x < c.d_in; ++x)
+        acc += th[p.Wk + j * c.d_in + x] * u[x * c.L + l];
       k[static_cast<size_t>(j)] = std::tanh(acc);
     }
     for (int i = 0; i < c.d_out; ++i) {
       double acc = 0;
-      for (int x = 0; x < c.d_in; ++x) acc += th[p.Wv + i * c.d_in + x] * u[x * c.L + l];
+      for (int x = 0; x < c.d_in; ++x)
+        acc += th[p.Wv + i * c.d_in + x] * u[x * c.L + l];
       v[static_cast<size_t>(i)] = std::tanh(acc);
       double wk = 0;
-      for (int j = 0; j < c.d_key; ++j) wk += W[(i * c.d_key + j) * c.L + l] * k[static_cast<size_t>(j)];
+      for (int j = 0; j < c.d_key; ++j)
+        wk += W[(i * c.d_key + j) * c.L + l] * k[static_cast<size_t>(j)];
       r[static_cast<size_t>(i)] = v[static_cast<size_t>(i)] - wk;
     }
   }
 };
 
 template <class T>
-void delta_field(const void* ctx, double, const void* zv, const void* thv, const void* uv, void* dzv, void*) {
+void delta_field(const void* ctx, double, const void* zv, const void* thv, const void* uv,
+                 void* dzv, void*) {
   const Ctx& c = C(ctx);
   const DeltaLayout p(c);
   const T* W = static_cast<const T*>(zv);
@@ -146,13 +157,14 @@ void delta_field(const void* ctx, double, const void* zv, const void* thv, const
     q.compute(c, p, W, th, u, l);
     for (int i = 0; i < c.d_out; ++i)
       for (int j = 0; j < c.d_key; ++j)
-        dW[(i * c.d_key + j) * c.L + l] = static_cast<T>(q.s * q.r[static_cast<size_t>(i)] * q.k[static_cast<size_t>(j)]);
+        dW[(i * c.d_key + j) * c.L + l] =
+            static_cast<T>(q.s * q.r[static_cast<size_t>(i)] * q.k[static_cast<size_t>(j)]);
   }
 }
 
 template <class T>
-void delta_field_vjp(const void* ctx, double, const void* zv, const void* thv, const void* uv, const void* av,
-                     void* zbv, void* thbv, void* ubv, void*) {
+void delta_field_vjp(const void* ctx, double, const void* zv, const void* thv, const void* uv,
+                     const void* av, void* zbv, void* thbv, void* ubv, void*) {
   const Ctx& c = C(ctx);
   const DeltaLayout p(c);
   const T* W = static_cast<const T*>(zv);
@@ -170,7 +182,8 @@ void delta_field_vjp(const void* ctx, double, const void* zv, const void* thv, c
     std::vector<double> ak(static_cast<size_t>(c.d_out), 0.0), rbar(static_cast<size_t>(c.d_out));
     double sbar = 0;
     for (int i = 0; i < c.d_out; ++i) {
-      for (int j = 0; j < c.d_key; ++j) ak[static_cast<size_t>(i)] += A(i, j) * q.k[static_cast<size_t>(j)];
+      for (int j = 0; j < c.d_key; ++j)
+        ak[static_cast<size_t>(i)] += A(i, j) * q.k[static_cast<size_t>(j)];
       rbar[static_cast<size_t>(i)] = q.s * ak[static_cast<size_t>(i)];
       sbar += q.r[static_cast<size_t>(i)] * ak[static_cast<size_t>(i)];
     }
@@ -179,8 +192,10 @@ void delta_field_vjp(const void* ctx, double, const void* zv, const void* thv, c
     for (int i = 0; i < c.d_out; ++i)
       for (int j = 0; j < c.d_key; ++j) {
         const double wij = W[(i * c.d_key + j) * c.L + l];
-        Wb[(i * c.d_key + j) * c.L + l] += static_cast<T>(-rbar[static_cast<size_t>(i)] * q.k[static_cast<size_t>(j)]);
-        kbar[static_cast<size_t>(j)] += q.s * A(i, j) * q.r[static_cast<size_t>(i)] - wij * rbar[static_cast<size_t>(i)];
+        Wb[(i * c.d_key + j) * c.L + l] +=
+            static_cast<T>(-rbar[static_cast<size_t>(i)] * q.k[static_cast<size_t>(j)]);
+        kbar[static_cast<size_t>(j)] +=
+            q.s * A(i, j) * q.r[static_cast<size_t>(i)] - wij * rbar[static_cast<size_t>(i)];
       }
     const double betabar = sbar * q.s * (1 - q.s);
     for (int x = 0; x < c.d_in; ++x) {
@@ -188,13 +203,15 @@ void delta_field_vjp(const void* ctx, double, const void* zv, const void* thv, c
       double ubx = betabar * th[p.wb + x];
       thb[p.wb + x] += static_cast<T>(betabar * ux);
       for (int j = 0; j < c.d_key; ++j) {
-        const double pre = kbar[static_cast<size_t>(j)] * (1 - q.k[static_cast<size_t>(j)] * q.k[static_cast<size_t>(j)]);
+        const double pre = kbar[static_cast<size_t>(j)] *
+                           (1 - q.k[static_cast<size_t>(j)] * q.k[static_cast<size_t>(j)]);
         thb[p.Wk + j * c.d_in + x] += static_cast<T>(pre * ux);
         ubx += pre * th[p.Wk + j * c.d_in + x];
       }
       for (int i = 0; i < c.d_out; ++i) {
         // v_bar = r_bar; through tanh.
-        const double pre = rbar[static_cast<size_t>(i)] * (1 - q.v[static_cast<size_t>(i)] * q.v[static_cast<size_t>(i)]);
+        const double pre = rbar[static_cast<size_t>(i)] *
+                           (1 - q.v[static_cast<size_t>(i)] * q.v[static_cast<size_t>(i)]);
         thb[p.Wv + i * c.d_in + x] += static_cast<T>(pre * ux);
         ubx += pre * th[p.Wv + i * c.d_in + x];
       }
@@ -205,7 +222,8 @@ void delta_field_vjp(const void* ctx, double, const void* zv, const void* thv, c
 
 /// y = W q.
 template <class T>
-void delta_output(const void* ctx, double, const void* zv, const void* thv, const void*, void* yv, void*) {
+void delta_output(const void* ctx, double, const void* zv, const void* thv, const void*, void* yv,
+                  void*) {
   const Ctx& c = C(ctx);
   const DeltaLayout p(c);
   const T* W = static_cast<const T*>(zv);
@@ -214,14 +232,15 @@ void delta_output(const void* ctx, double, const void* zv, const void* thv, cons
   for (int i = 0; i < c.d_out; ++i)
     for (int l = 0; l < c.L; ++l) {
       T acc = 0;
-      for (int j = 0; j < c.d_key; ++j) acc += W[(i * c.d_key + j) * c.L + l] * th[p.q + j];
+      for (int j = 0; j < c.d_key; ++j)
+        acc += W[(i * c.d_key + j) * c.L + l] * th[p.q + j];
       y[i * c.L + l] = acc;
     }
 }
 
 template <class T>
-void delta_output_vjp(const void* ctx, double, const void* zv, const void* thv, const void*, const void* ybv,
-                      void* zbv, void* thbv, void*, void*) {
+void delta_output_vjp(const void* ctx, double, const void* zv, const void* thv, const void*,
+                      const void* ybv, void* zbv, void* thbv, void*, void*) {
   const Ctx& c = C(ctx);
   const DeltaLayout p(c);
   const T* W = static_cast<const T*>(zv);
@@ -239,7 +258,8 @@ void delta_output_vjp(const void* ctx, double, const void* zv, const void* thv, 
 
 /// W+ = tanh(W) + J u_0.
 template <class T>
-void delta_jump(const void* ctx, double, const void* zv, const void* thv, const void* uv, void* zpv, void*) {
+void delta_jump(const void* ctx, double, const void* zv, const void* thv, const void* uv, void* zpv,
+                void*) {
   const Ctx& c = C(ctx);
   const DeltaLayout p(c);
   const T* W = static_cast<const T*>(zv);
@@ -247,12 +267,13 @@ void delta_jump(const void* ctx, double, const void* zv, const void* thv, const 
   const T* u = static_cast<const T*>(uv);
   T* Wp = static_cast<T*>(zpv);
   for (int e = 0; e < c.d_out * c.d_key; ++e)
-    for (int l = 0; l < c.L; ++l) Wp[e * c.L + l] = std::tanh(W[e * c.L + l]) + th[p.J + e] * u[l];
+    for (int l = 0; l < c.L; ++l)
+      Wp[e * c.L + l] = std::tanh(W[e * c.L + l]) + th[p.J + e] * u[l];
 }
 
 template <class T>
-void delta_jump_vjp(const void* ctx, double, const void* zv, const void* thv, const void* uv, const void* zpbv,
-                    void* zbv, void* thbv, void* ubv, void*) {
+void delta_jump_vjp(const void* ctx, double, const void* zv, const void* thv, const void* uv,
+                    const void* zpbv, void* zbv, void* thbv, void* ubv, void*) {
   const Ctx& c = C(ctx);
   const DeltaLayout p(c);
   const T* W = static_cast<const T*>(zv);
@@ -283,49 +304,57 @@ void squared_loss(const void* ctx, const void* yv, const void* tv, void* lossv, 
   T* loss = static_cast<T*>(lossv);
   for (int l = 0; l < c.L; ++l) {
     T acc = 0;
-    for (int i = 0; i < c.o; ++i) acc += T(0.5) * (y[i * c.L + l] - tg[i * c.L + l]) * (y[i * c.L + l] - tg[i * c.L + l]);
+    for (int i = 0; i < c.o; ++i)
+      acc += T(0.5) * (y[i * c.L + l] - tg[i * c.L + l]) * (y[i * c.L + l] - tg[i * c.L + l]);
     loss[l] = acc;
   }
 }
 
 template <class T>
-void squared_loss_vjp(const void* ctx, const void* yv, const void* tv, const void* lbv, void* ybv, void*) {
+void squared_loss_vjp(const void* ctx, const void* yv, const void* tv, const void* lbv, void* ybv,
+                      void*) {
   const Ctx& c = C(ctx);
   const T* y = static_cast<const T*>(yv);
   const T* tg = static_cast<const T*>(tv);
   const T* lb = static_cast<const T*>(lbv);
   T* yb = static_cast<T*>(ybv);
   for (int i = 0; i < c.o; ++i)
-    for (int l = 0; l < c.L; ++l) yb[i * c.L + l] += lb[l] * (y[i * c.L + l] - tg[i * c.L + l]);
+    for (int l = 0; l < c.L; ++l)
+      yb[i * c.L + l] += lb[l] * (y[i * c.L + l] - tg[i * c.L + l]);
 }
 
 /// y = z (the linear model's readout).
 template <class T>
-void identity_output(const void* ctx, double, const void* zv, const void*, const void*, void* yv, void*) {
+void identity_output(const void* ctx, double, const void* zv, const void*, const void*, void* yv,
+                     void*) {
   const Ctx& c = C(ctx);
-  for (int e = 0; e < c.n * c.L; ++e) static_cast<T*>(yv)[e] = static_cast<const T*>(zv)[e];
+  for (int e = 0; e < c.n * c.L; ++e)
+    static_cast<T*>(yv)[e] = static_cast<const T*>(zv)[e];
 }
 
 template <class T>
-void identity_output_vjp(const void* ctx, double, const void*, const void*, const void*, const void* ybv, void* zbv,
-                         void*, void*, void*) {
+void identity_output_vjp(const void* ctx, double, const void*, const void*, const void*,
+                         const void* ybv, void* zbv, void*, void*, void*) {
   const Ctx& c = C(ctx);
-  for (int e = 0; e < c.n * c.L; ++e) static_cast<T*>(zbv)[e] += static_cast<const T*>(ybv)[e];
+  for (int e = 0; e < c.n * c.L; ++e)
+    static_cast<T*>(zbv)[e] += static_cast<const T*>(ybv)[e];
 }
 
 // ---------------------------------------------------------------- quadratic blow-up
 
 template <class T>
-void quadratic_field(const void* ctx, double, const void* zv, const void* thv, const void*, void* dzv, void*) {
+void quadratic_field(const void* ctx, double, const void* zv, const void* thv, const void*,
+                     void* dzv, void*) {
   const Ctx& c = C(ctx);
   const T* z = static_cast<const T*>(zv);
   const T cc = static_cast<const T*>(thv)[0];
-  for (int l = 0; l < c.L; ++l) static_cast<T*>(dzv)[l] = cc * z[l] * z[l];
+  for (int l = 0; l < c.L; ++l)
+    static_cast<T*>(dzv)[l] = cc * z[l] * z[l];
 }
 
 template <class T>
-void quadratic_field_vjp(const void* ctx, double, const void* zv, const void* thv, const void*, const void* av,
-                         void* zbv, void* thbv, void*, void*) {
+void quadratic_field_vjp(const void* ctx, double, const void* zv, const void* thv, const void*,
+                         const void* av, void* zbv, void* thbv, void*, void*) {
   const Ctx& c = C(ctx);
   const T* z = static_cast<const T*>(zv);
   const T* a = static_cast<const T*>(av);
@@ -339,18 +368,18 @@ void quadratic_field_vjp(const void* ctx, double, const void* zv, const void* th
 // ---------------------------------------------------------------- fused steps
 
 /// Stage states and derivatives of one RK step, computed by a plain loop.
-template <class T>
-struct PlainRk {
+template <class T> struct PlainRk {
   std::vector<std::vector<T>> Y, K;
-  void run(const Ctx& c, const ButcherTableau& tab, double t, double h, const T* z0, const T* th, const T* us,
-           const T* k_first) {
+  void run(const Ctx& c, const ButcherTableau& tab, double t, double h, const T* z0, const T* th,
+           const T* us, const T* k_first) {
     const size_t nl = static_cast<size_t>(c.n * c.L), ml = static_cast<size_t>(c.m * c.L);
     Y.assign(static_cast<size_t>(tab.stages), std::vector<T>(nl));
     K = Y;
     for (int i = 0; i < tab.stages; ++i) {
       for (size_t e = 0; e < nl; ++e) {
         T acc = z0[e];
-        for (int j = 0; j < i; ++j) acc += static_cast<T>(h * tab.A(i, j)) * K[static_cast<size_t>(j)][e];
+        for (int j = 0; j < i; ++j)
+          acc += static_cast<T>(h * tab.A(i, j)) * K[static_cast<size_t>(j)][e];
         Y[static_cast<size_t>(i)][e] = acc;
       }
       if (i == 0 && k_first) {
@@ -358,31 +387,37 @@ struct PlainRk {
         continue;
       }
       c.field(&c, t + tab.c[static_cast<size_t>(i)] * h, Y[static_cast<size_t>(i)].data(), th,
-              c.m ? us + static_cast<size_t>(i) * ml : nullptr, K[static_cast<size_t>(i)].data(), nullptr);
+              c.m ? us + static_cast<size_t>(i) * ml : nullptr, K[static_cast<size_t>(i)].data(),
+              nullptr);
     }
   }
 };
 
 template <class T>
-void fused_step(const void* ctx, double t, double h, const void* z0, const void* th, const void* us, void* z1, void*) {
+void fused_step(const void* ctx, double t, double h, const void* z0, const void* th, const void* us,
+                void* z1, void*) {
   const Ctx& c = C(ctx);
   PlainRk<T> rk;
-  rk.run(c, *c.fused, t, h, static_cast<const T*>(z0), static_cast<const T*>(th), static_cast<const T*>(us), nullptr);
+  rk.run(c, *c.fused, t, h, static_cast<const T*>(z0), static_cast<const T*>(th),
+         static_cast<const T*>(us), nullptr);
   const size_t nl = static_cast<size_t>(c.n * c.L);
   std::vector<T> out(static_cast<const T*>(z0), static_cast<const T*>(z0) + nl);
   for (int i = 0; i < c.fused->stages; ++i)
-    for (size_t e = 0; e < nl; ++e) out[e] += static_cast<T>(h * c.fused->b[static_cast<size_t>(i)]) * rk.K[static_cast<size_t>(i)][e];
+    for (size_t e = 0; e < nl; ++e)
+      out[e] +=
+          static_cast<T>(h * c.fused->b[static_cast<size_t>(i)]) * rk.K[static_cast<size_t>(i)][e];
   std::copy(out.begin(), out.end(), static_cast<T*>(z1));
 }
 
 template <class T>
-void fused_step_adaptive(const void* ctx, double t, double h, const void* z0, const void* th, const void* us,
-                         const void* k_first, void* z1, void* err, void* k_last, void*) {
+void fused_step_adaptive(const void* ctx, double t, double h, const void* z0, const void* th,
+                         const void* us, const void* k_first, void* z1, void* err, void* k_last,
+                         void*) {
   const Ctx& c = C(ctx);
   const ButcherTableau& tab = *c.fused;
   PlainRk<T> rk;
-  rk.run(c, tab, t, h, static_cast<const T*>(z0), static_cast<const T*>(th), static_cast<const T*>(us),
-         static_cast<const T*>(k_first));
+  rk.run(c, tab, t, h, static_cast<const T*>(z0), static_cast<const T*>(th),
+         static_cast<const T*>(us), static_cast<const T*>(k_first));
   const size_t nl = static_cast<size_t>(c.n * c.L);
   for (size_t e = 0; e < nl; ++e) {
     T zz = static_cast<const T*>(z0)[e], ee = 0;
@@ -397,35 +432,40 @@ void fused_step_adaptive(const void* ctx, double t, double h, const void* z0, co
 }
 
 template <class T>
-void fused_step_vjp(const void* ctx, double t, double h, const void* z0, const void* th, const void* us,
-                    const void* z1b, void* z0b, void* thb, void* usb, void*) {
+void fused_step_vjp(const void* ctx, double t, double h, const void* z0, const void* th,
+                    const void* us, const void* z1b, void* z0b, void* thb, void* usb, void*) {
   const Ctx& c = C(ctx);
   const ButcherTableau& tab = *c.fused;
   PlainRk<T> rk;
-  rk.run(c, tab, t, h, static_cast<const T*>(z0), static_cast<const T*>(th), static_cast<const T*>(us), nullptr);
+  rk.run(c, tab, t, h, static_cast<const T*>(z0), static_cast<const T*>(th),
+         static_cast<const T*>(us), nullptr);
   const size_t nl = static_cast<size_t>(c.n * c.L), ml = static_cast<size_t>(c.m * c.L);
   const T* zb1 = static_cast<const T*>(z1b);
   std::vector<std::vector<T>> kb(static_cast<size_t>(tab.stages), std::vector<T>(nl));
   for (int i = 0; i < tab.stages; ++i)
-    for (size_t e = 0; e < nl; ++e) kb[static_cast<size_t>(i)][e] = static_cast<T>(h * tab.b[static_cast<size_t>(i)]) * zb1[e];
-  for (size_t e = 0; e < nl; ++e) static_cast<T*>(z0b)[e] += zb1[e];
+    for (size_t e = 0; e < nl; ++e)
+      kb[static_cast<size_t>(i)][e] = static_cast<T>(h * tab.b[static_cast<size_t>(i)]) * zb1[e];
+  for (size_t e = 0; e < nl; ++e)
+    static_cast<T*>(z0b)[e] += zb1[e];
   std::vector<T> yb(nl);
   for (int i = tab.stages - 1; i >= 0; --i) {
     std::fill(yb.begin(), yb.end(), T{0});
     c.field_vjp(&c, t + tab.c[static_cast<size_t>(i)] * h, rk.Y[static_cast<size_t>(i)].data(), th,
-                c.m ? static_cast<const T*>(us) + static_cast<size_t>(i) * ml : nullptr, kb[static_cast<size_t>(i)].data(),
-                yb.data(), thb, usb && c.m ? static_cast<T*>(usb) + static_cast<size_t>(i) * ml : nullptr, nullptr);
-    for (size_t e = 0; e < nl; ++e) static_cast<T*>(z0b)[e] += yb[e];
+                c.m ? static_cast<const T*>(us) + static_cast<size_t>(i) * ml : nullptr,
+                kb[static_cast<size_t>(i)].data(), yb.data(), thb,
+                usb && c.m ? static_cast<T*>(usb) + static_cast<size_t>(i) * ml : nullptr, nullptr);
+    for (size_t e = 0; e < nl; ++e)
+      static_cast<T*>(z0b)[e] += yb[e];
     for (int j = 0; j < i; ++j)
-      for (size_t e = 0; e < nl; ++e) kb[static_cast<size_t>(j)][e] += static_cast<T>(h * tab.A(i, j)) * yb[e];
+      for (size_t e = 0; e < nl; ++e)
+        kb[static_cast<size_t>(j)][e] += static_cast<T>(h * tab.A(i, j)) * yb[e];
   }
 }
 
 // ---------------------------------------------------------------- tables
 
 /// A model table with its ctx and the storage the table points to.
-template <class T>
-struct TestModel {
+template <class T> struct TestModel {
   std::unique_ptr<Ctx> ctx = std::make_unique<Ctx>();
   plastic_model table{};
   std::vector<plastic_param> params;
@@ -481,8 +521,7 @@ struct TestModel {
 };
 
 /// z' = A z + B u, u = (cos t, sin t) (m = 2) or no input (m = 0).
-template <class T>
-TestModel<T> linear_model(int L, int n, int m = 2) {
+template <class T> TestModel<T> linear_model(int L, int n, int m = 2) {
   TestModel<T> tm;
   tm.ctx->field = &linear_field<T>;
   tm.ctx->field_vjp = &linear_field_vjp<T>;
@@ -494,8 +533,7 @@ TestModel<T> linear_model(int L, int n, int m = 2) {
   return tm;
 }
 
-template <class T>
-TestModel<T> delta_model(int L, int d_out = 3, int d_key = 2, int d_in = 2) {
+template <class T> TestModel<T> delta_model(int L, int d_out = 3, int d_key = 2, int d_in = 2) {
   TestModel<T> tm;
   tm.ctx->field = &delta_field<T>;
   tm.ctx->field_vjp = &delta_field_vjp<T>;
@@ -513,8 +551,7 @@ TestModel<T> delta_model(int L, int d_out = 3, int d_key = 2, int d_in = 2) {
   return tm;
 }
 
-template <class T>
-TestModel<T> quadratic_model(int L) {
+template <class T> TestModel<T> quadratic_model(int L) {
   TestModel<T> tm;
   tm.ctx->field = &quadratic_field<T>;
   tm.ctx->field_vjp = &quadratic_field_vjp<T>;
@@ -522,4 +559,4 @@ TestModel<T> quadratic_model(int L) {
   return tm;
 }
 
-}  // namespace plastic::test
+} // namespace plastic::test

@@ -18,33 +18,34 @@
 namespace plastic::test {
 
 /// Deterministic pseudo-random numbers in [lo, hi).
-inline std::vector<double> random_values(size_t count, unsigned seed, double lo = -1, double hi = 1) {
+inline std::vector<double> random_values(size_t count, unsigned seed, double lo = -1,
+                                         double hi = 1) {
   std::mt19937 gen(seed);
   std::uniform_real_distribution<double> dist(lo, hi);
   std::vector<double> v(count);
-  for (double& x : v) x = dist(gen);
+  for (double& x : v)
+    x = dist(gen);
   return v;
 }
 
-template <class T>
-std::vector<T> cast_values(const std::vector<double>& v) {
+template <class T> std::vector<T> cast_values(const std::vector<double>& v) {
   return std::vector<T>(v.begin(), v.end());
 }
 
 /// A = a fixed, well-conditioned 3x3 with complex eigenvalues (rotation plus decay); B random.
 inline std::vector<double> linear_theta(int n, int m, unsigned seed = 7) {
   std::vector<double> th = random_values(static_cast<size_t>(n * n + n * m), seed, -0.6, 0.6);
-  for (int i = 0; i < n; ++i) th[static_cast<size_t>(i * n + i)] -= 0.4;  // decay
+  for (int i = 0; i < n; ++i)
+    th[static_cast<size_t>(i * n + i)] -= 0.4; // decay
   if (n >= 2) {
-    th[1] += 1.0;      // A(0,1)
-    th[static_cast<size_t>(n)] -= 1.0;  // A(1,0): rotation
+    th[1] += 1.0;                      // A(0,1)
+    th[static_cast<size_t>(n)] -= 1.0; // A(1,0): rotation
   }
   return th;
 }
 
 /// u = (cos t, sin t) for every lane.
-template <class T>
-rt::InputFn<T> cos_sin_input(int L) {
+template <class T> rt::InputFn<T> cos_sin_input(int L) {
   return [L](const rt::InputRequest& r, T* u) {
     for (int l = 0; l < L; ++l) {
       u[l] = static_cast<T>(std::cos(r.t));
@@ -55,15 +56,17 @@ rt::InputFn<T> cos_sin_input(int L) {
 
 /// Exact z(t1) of z' = A z + B (cos t, sin t) from z(t0) = z0 (one lane), via the
 /// matrix exponential of the augmented linear system [z; cos t; sin t].
-inline Eigen::VectorXd linear_exact(const std::vector<double>& theta, int n, const Eigen::VectorXd& z0, double t0,
-                                    double t1) {
+inline Eigen::VectorXd linear_exact(const std::vector<double>& theta, int n,
+                                    const Eigen::VectorXd& z0, double t0, double t1) {
   Eigen::MatrixXd M = Eigen::MatrixXd::Zero(n + 2, n + 2);
   for (int i = 0; i < n; ++i) {
-    for (int j = 0; j < n; ++j) M(i, j) = theta[static_cast<size_t>(i * n + j)];
-    for (int k = 0; k < 2; ++k) M(i, n + k) = theta[static_cast<size_t>(n * n + i * 2 + k)];
+    for (int j = 0; j < n; ++j)
+      M(i, j) = theta[static_cast<size_t>(i * n + j)];
+    for (int k = 0; k < 2; ++k)
+      M(i, n + k) = theta[static_cast<size_t>(n * n + i * 2 + k)];
   }
-  M(n, n + 1) = -1.0;  // (cos t)' = -sin t
-  M(n + 1, n) = 1.0;   // (sin t)' = cos t
+  M(n, n + 1) = -1.0; // (cos t)' = -sin t
+  M(n + 1, n) = 1.0;  // (sin t)' = cos t
   Eigen::VectorXd w0(n + 2);
   w0.head(n) = z0;
   w0(n) = std::cos(t0);
@@ -73,20 +76,22 @@ inline Eigen::VectorXd linear_exact(const std::vector<double>& theta, int n, con
 }
 
 /// Lane l of an interleaved tile.
-template <class T>
-Eigen::VectorXd lane_of(const std::vector<T>& tile, int n, int L, int l) {
+template <class T> Eigen::VectorXd lane_of(const std::vector<T>& tile, int n, int L, int l) {
   Eigen::VectorXd v(n);
-  for (int i = 0; i < n; ++i) v(i) = static_cast<double>(tile[static_cast<size_t>(i * L + l)]);
+  for (int i = 0; i < n; ++i)
+    v(i) = static_cast<double>(tile[static_cast<size_t>(i * L + l)]);
   return v;
 }
 
-/// u_x(t) = sin(w_x t + 0.3 l) + 0.2 x, the Delta model's input path (per-lane phase).
+/// u_x(t) = sin(w_x t + 0.3 (l + first_lane)) + 0.2 x, the Delta model's input path
+/// (per-lane phase; first_lane lets a one-lane solve reproduce lane l of a tile).
 template <class T>
-rt::InputFn<T> wave_input(int L, int d_in, double amplitude = 1.0) {
-  return [L, d_in, amplitude](const rt::InputRequest& r, T* u) {
+rt::InputFn<T> wave_input(int L, int d_in, double amplitude = 1.0, int first_lane = 0) {
+  return [L, d_in, amplitude, first_lane](const rt::InputRequest& r, T* u) {
     for (int x = 0; x < d_in; ++x)
       for (int l = 0; l < L; ++l)
-        u[x * L + l] = static_cast<T>(amplitude * std::sin((1.3 - 0.6 * x) * r.t + 0.3 * l) + 0.2 * x);
+        u[x * L + l] = static_cast<T>(
+            amplitude * std::sin((1.3 - 0.6 * x) * r.t + 0.3 * (l + first_lane)) + 0.2 * x);
   };
 }
 
@@ -117,4 +122,4 @@ inline double loglog_slope(const std::vector<double>& h, const std::vector<doubl
   return sxy / sxx;
 }
 
-}  // namespace plastic::test
+} // namespace plastic::test

@@ -25,20 +25,24 @@ struct Tree {
   std::vector<Tree> kids;
   std::string text() const {
     std::vector<std::string> parts;
-    for (const Tree& k : kids) parts.push_back(k.text());
+    for (const Tree& k : kids)
+      parts.push_back(k.text());
     std::sort(parts.begin(), parts.end());
     std::string s = "[";
-    for (const std::string& p : parts) s += p;
+    for (const std::string& p : parts)
+      s += p;
     return s + "]";
   }
   int order() const {
     int n = 1;
-    for (const Tree& k : kids) n += k.order();
+    for (const Tree& k : kids)
+      n += k.order();
     return n;
   }
   double gamma() const {
     double g = order();
-    for (const Tree& k : kids) g *= k.gamma();
+    for (const Tree& k : kids)
+      g *= k.gamma();
     return g;
   }
 };
@@ -113,20 +117,22 @@ double worst_residual(const ButcherTableau& tab, const std::vector<double>& w,
   return worst;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("rooted tree enumeration gives the known counts", "[tableau]") {
   const auto trees = trees_up_to(6);
-  const size_t expected[] = {0, 1, 1, 2, 4, 9, 20};  // OEIS A000081
-  for (int n = 1; n <= 6; ++n) CHECK(trees[static_cast<size_t>(n)].size() == expected[n]);
+  const size_t expected[] = {0, 1, 1, 2, 4, 9, 20}; // OEIS A000081
+  for (int n = 1; n <= 6; ++n)
+    CHECK(trees[static_cast<size_t>(n)].size() == expected[n]);
 }
 
 TEST_CASE("every tableau is well formed and satisfies its order conditions exactly", "[tableau]") {
   const auto trees = trees_up_to(6);
-  const std::vector<std::string> expected_names = {"euler", "midpoint", "heun",   "rk3",  "rk4",
-                                                   "rk4_38", "bosh3",   "dopri5", "tsit5"};
+  const std::vector<std::string> expected_names = {"euler",  "midpoint", "heun",   "rk3",  "rk4",
+                                                   "rk4_38", "bosh3",    "dopri5", "tsit5"};
   std::vector<std::string> names;
-  for (const ButcherTableau& tab : plastic::rt::all_tableaus()) names.emplace_back(tab.name);
+  for (const ButcherTableau& tab : plastic::rt::all_tableaus())
+    names.emplace_back(tab.name);
   CHECK(names == expected_names);
 
   for (const ButcherTableau& tab : plastic::rt::all_tableaus()) {
@@ -150,7 +156,8 @@ TEST_CASE("every tableau is well formed and satisfies its order conditions exact
     if (tab.fsal) {
       CHECK(tab.c.back() == 1.0);
       CHECK(tab.b.back() == 0.0);
-      for (int j = 0; j < tab.stages; ++j) CHECK(tab.A(tab.stages - 1, j) == tab.b[static_cast<size_t>(j)]);
+      for (int j = 0; j < tab.stages; ++j)
+        CHECK(tab.A(tab.stages - 1, j) == tab.b[static_cast<size_t>(j)]);
     }
     // Order conditions of the propagated solution: all hold up to `order`, one fails after.
     for (int n = 1; n <= tab.order; ++n) {
@@ -159,13 +166,15 @@ TEST_CASE("every tableau is well formed and satisfies its order conditions exact
       INFO("residual " << r);
       CHECK(r < 1e-15);
     }
-    if (tab.order < 6) CHECK(worst_residual(tab, tab.b, trees[static_cast<size_t>(tab.order) + 1]) > 1e-6);
+    if (tab.order < 6)
+      CHECK(worst_residual(tab, tab.b, trees[static_cast<size_t>(tab.order) + 1]) > 1e-6);
 
     if (tab.adaptive()) {
       REQUIRE(tab.e.size() == s);
       REQUIRE(tab.embedded_order >= 1);
       std::vector<double> bhat(s);
-      for (size_t i = 0; i < s; ++i) bhat[i] = tab.b[i] - tab.e[i];
+      for (size_t i = 0; i < s; ++i)
+        bhat[i] = tab.b[i] - tab.e[i];
       for (int n = 1; n <= tab.embedded_order; ++n) {
         INFO("embedded order condition group " << n);
         CHECK(worst_residual(tab, bhat, trees[static_cast<size_t>(n)]) < 1e-15);

@@ -1,0 +1,97 @@
+// Target selection and the optimisation pipeline (target.h).
+#include "compiler/codegen/llvm/target.h"
+
+#include <algorithm>
+#include <mutex>
+#include <vector>
+
+#include <fmt/format.h>
+#include <llvm/Analysis/CGSCCPassManager.h>
+#include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/PassManager.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Target/TargetOptions.h>
+#include <llvm/TargetParser/Host.h>
+
+#include "compiler/codegen/error.h"
+
+namespace plastic::codegen {
+
+namespace detail {
+
+void initialize_llvm() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+  });
+}
+
+TargetSpec resolve_target(const CompileOptions& options) {
+  TargetSpec spec;
+  spec.triple = llvm::sys::getProcessTriple();
+  spec.cpu = options.cpu.empty() ? llvm::sys::getHostCPUName().str() : options.cpu;
+  if (!options.features.empty()) {
+    spec.features = options.features;
+  } else if (options.cpu.empty()) {
+    // Sorted so the string (and thus the generated code) is reproducible.
+    std::vector<std::string> feats;
+    for (const auto& f : llvm::sys::getHostCPUFeatures())
+      feats.push_back((f.second ? "+" : "-") + f.first().str());
+    std::sort(feats.begin(), feats.end());
+    for (const auto& f : feats) spec.features += (spec.features.empty() ? "" : ",") + f;
+  }
+  return spec;
+}
+
+std::unique_ptr<llvm::TargetMachine> make_target_machine(const TargetSpec& spec, int opt_level) {
+  initialize_llvm();
+  std::string error;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(spec.triple, error);
+  if (!target) throw CodegenError(fmt::format("no LLVM backend for target '{}': {}", spec.triple, error));
+  const llvm::CodeGenOptLevel level = opt_level <= 0   ? llvm::CodeGenOptLevel::None
+                                      : opt_level == 1 ? llvm::CodeGenOptLevel::Less
+                                      : opt_level == 2 ? llvm::CodeGenOptLevel::Default
+                                                       : llvm::CodeGenOptLevel::Aggressive;
+  llvm::TargetOptions to;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      spec.triple, spec.cpu, spec.features, to, llvm::Reloc::PIC_, std::nullopt, level));
+  if (!tm) throw CodegenError(fmt::format("cannot create a target machine for '{}' (cpu '{}')", spec.triple, spec.cpu));
+  return tm;
+}
+
+void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder pb(&tm);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  const llvm::OptimizationLevel level = opt_level <= 0   ? llvm::OptimizationLevel::O0
+                                        : opt_level == 1 ? llvm::OptimizationLevel::O1
+                                        : opt_level == 2 ? llvm::OptimizationLevel::O2
+                                                         : llvm::OptimizationLevel::O3;
+  llvm::ModulePassManager mpm = level == llvm::OptimizationLevel::O0
+                                    ? pb.buildO0DefaultPipeline(level)
+                                    : pb.buildPerModuleDefaultPipeline(level);
+  mpm.run(module, mam);
+}
+
+}  // namespace detail
+
+std::string describe_target(const CompileOptions& options) {
+  const detail::TargetSpec spec = detail::resolve_target(options);
+  return fmt::format("{}, cpu {}, features {}", spec.triple, spec.cpu,
+                     spec.features.empty() ? "(cpu defaults)" : spec.features);
+}
+
+}  // namespace plastic::codegen

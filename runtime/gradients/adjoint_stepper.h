@@ -1,0 +1,69 @@
+// One explicit RK step of the continuous adjoint's augmented system,
+// backwards in time (h < 0):
+//   Y = [z; a] (2n elements per lane, lane-interleaved: the z block, then a),
+//   Y' = [f(t, z, u); -a^T df/dz],   g' = -sum_lanes a^T df/dtheta.
+// The parameter cotangent g is summed over the tile (P elements, not per
+// lane): it never feeds back into the dynamics, so its RK "stages" are a
+// quadrature that is accumulated on the fly (dg = h sum_i b_i G_i), and
+// only the augmented state needs stage storage. Carrying it per lane would
+// cost L*P memory for nothing: the runtime sums lanes anyway.
+//
+// Uses the model's adjoint_field kernel, or composes it from field and
+// field_vjp. There is no fused adjoint step in ABI v1.
+#pragma once
+
+#include <vector>
+
+#include "runtime/solvers/memory.h"
+#include "runtime/solvers/model_view.h"
+#include "runtime/solvers/problem.h"
+
+namespace plastic::rt {
+
+template <class T> class AdjointStepper {
+public:
+  AdjointStepper(const ModelView<T>& model, const T* theta, const InputFn<T>& input,
+                 const ButcherTableau& tableau, bool want_inputs, void* scratch,
+                 MemoryMeter* meter);
+
+  /// Stage 0 of the next step: K_0 = G(t, Y), with u at t inside [lo, hi].
+  void eval_first_stage(double t, double lo, double hi, const T* Y, SolveStats& stats);
+  const T* first_stage() const { return k_.data(); }
+
+  /// One step from (t, Y0) of size h to t1; writes Y1 (2nL), the parameter increment
+  /// theta_increment() (P) and, with `with_error`, error() (2nL) and theta_error() (P).
+  void step(double t, double h, double t1, const T* Y0, T* Y1, bool with_error, bool k0_valid,
+            SolveStats& stats);
+  const T* error() const { return err_.data(); }
+  const T* theta_increment() const { return gstep_.data(); }
+  const T* theta_error() const { return gerr_.data(); }
+  /// After an accepted FSAL step: its last stage becomes the next first stage.
+  void promote_last_stage();
+  /// After an accepted step: input cotangents |h| b_i a^T df/du at each stage to `sink`.
+  void emit_inputs(double t, double h, double t1, const InputCotangentFn<T>& sink);
+
+private:
+  void eval(double t, double lo, double hi, const T* Y, T* dY, T* dtheta, T* ubar,
+            SolveStats& stats);
+  double stage_time(int i, double t, double h, double t1) const;
+  void combine(const T* Y0, double h, const double* w, int upto, T* out) const;
+
+  const ModelView<T>& model_;
+  const T* theta_;
+  const InputFn<T>& input_;
+  const ButcherTableau& tab_;
+  bool want_u_;
+  void* scratch_;
+  size_t nl_, yl_, ml_, P_;
+  int s_;
+  std::vector<char> need_sol_, need_err_;
+  Buffer<T> k_, y_, err_, u_;                             // s*2nL, 2nL, 2nL, mL
+  Buffer<T> g_stage_, g_first_, g_last_;                  // P each
+  Buffer<T> gstep_, gerr_;                                // P each
+  Buffer<T> ubar_, ubar_first_, ubar_last_, ubar_scaled_; // s*mL, mL, mL, mL
+};
+
+extern template class AdjointStepper<float>;
+extern template class AdjointStepper<double>;
+
+} // namespace plastic::rt

@@ -1,0 +1,88 @@
+// Failures of the training utilities, as values.
+//
+// Checkpoints, logs and plots touch the file system, and a training run must
+// never die on a bad file: every fallible call returns a TrainStatus or a
+// TrainResult<V> whose error names the file, says what is wrong with it and,
+// where one is known, what to do. Nothing in runtime/train throws across its
+// public API (nlohmann::json is used with exceptions disabled or caught at
+// the boundary).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace plastic::rt {
+
+/// Why a training utility failed.
+enum class TrainErrorKind {
+  InvalidArgument, ///< the caller passed inconsistent sizes or options
+  Io,              ///< the operating system refused (open, write, rename, fsync ...)
+  Format,          ///< a file exists but its contents are malformed
+  Mismatch,        ///< a well-formed file does not fit the model (names, shapes, dtypes)
+  NotFound,        ///< no such file, or no usable checkpoint
+  Unavailable,     ///< an external tool (gnuplot) is missing or failed
+  Undefined,       ///< a metric is undefined for this data (AUROC with one class)
+};
+
+/// Short lower-case name ("format error").
+const char* train_error_kind_name(TrainErrorKind kind);
+
+/// One failure: its kind, the file concerned (may be empty) and a message.
+struct TrainError {
+  TrainErrorKind kind = TrainErrorKind::InvalidArgument;
+  std::string file;    ///< path of the file concerned, empty when none
+  std::string message; ///< what is wrong, with numbers
+  std::string advice;  ///< what to try, empty when nothing useful is known
+
+  /// "ckpt.safetensors: format error: tensor 'w' ... (advice)"
+  std::string describe() const;
+};
+
+/// Ok, or a TrainError. Cheap when ok.
+class [[nodiscard]] TrainStatus {
+public:
+  TrainStatus() = default;
+  TrainStatus(TrainError error) : error_(std::move(error)) {} // NOLINT: implicit on purpose
+  bool ok() const { return !error_.has_value(); }
+  explicit operator bool() const { return ok(); }
+  /// Requires !ok().
+  const TrainError& error() const { return *error_; }
+  std::string describe() const { return error_ ? error_->describe() : std::string("ok"); }
+
+private:
+  std::optional<TrainError> error_;
+};
+
+/// A value or a TrainError (std::expected is C++23).
+template <class V> class [[nodiscard]] TrainResult {
+public:
+  TrainResult(V value) : v_(std::move(value)) {}          // NOLINT: implicit on purpose
+  TrainResult(TrainError error) : v_(std::move(error)) {} // NOLINT
+  bool ok() const { return v_.index() == 0; }
+  explicit operator bool() const { return ok(); }
+  /// Require ok().
+  const V& value() const& { return std::get<0>(v_); }
+  V& value() & { return std::get<0>(v_); }
+  /// By value on temporaries, so `for (x : f().value())` does not dangle.
+  V value() && { return std::get<0>(std::move(v_)); }
+  /// Requires !ok().
+  const TrainError& error() const { return std::get<1>(v_); }
+  TrainStatus status() const { return ok() ? TrainStatus{} : TrainStatus{error()}; }
+  std::string describe() const { return ok() ? std::string("ok") : error().describe(); }
+
+private:
+  std::variant<V, TrainError> v_;
+};
+
+/// Shorthands.
+TrainError invalid_argument_error(std::string message, std::string advice = {});
+TrainError io_error(std::string file, std::string message, std::string advice = {});
+TrainError format_error(std::string file, std::string message);
+TrainError mismatch_error(std::string file, std::string message, std::string advice = {});
+
+/// `what` followed by strerror(errno_value): "cannot open for writing: No such file or directory".
+std::string errno_message(const std::string& what, int errno_value);
+
+} // namespace plastic::rt

@@ -1,0 +1,145 @@
+// Parameters and optimiser state <-> named tensors (layout in state_tensors.h).
+#include "runtime/train/state_tensors.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace plastic::rt {
+
+namespace {
+/// The parameter name a tensor name stands for under `prefix`, or empty.
+std::string_view owned_name(std::string_view name, std::string_view prefix) {
+  if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix) return {};
+  const std::string_view rest = name.substr(prefix.size());
+  return rest.find('/') == std::string_view::npos ? rest : std::string_view{};
+}
+} // namespace
+
+bool has_prefix(const SafetensorsFile& tensors, std::string_view prefix) {
+  return std::any_of(tensors.tensors.begin(), tensors.tensors.end(),
+                     [&](const NamedTensor& t) { return !owned_name(t.name, prefix).empty(); });
+}
+
+template <class T>
+TrainResult<std::vector<NamedTensor>>
+params_to_tensors(const ParamTable& table, std::span<const T> theta, std::string_view prefix) {
+  if (static_cast<int64_t>(theta.size()) != table.total())
+    return invalid_argument_error(fmt::format("theta has {} elements but the parameter table {}",
+                                              theta.size(), table.total()));
+  std::vector<NamedTensor> out;
+  for (const ParamTensor& p : table.tensors())
+    out.push_back(NamedTensor::of<T>(std::string(prefix) + p.name, p.shape,
+                                     theta.subspan(p.offset, p.size())));
+  return out;
+}
+
+template <class T>
+TrainStatus params_from_tensors(const ParamTable& table, const SafetensorsFile& tensors,
+                                std::span<T> theta, std::string_view prefix,
+                                const std::string& file) {
+  if (static_cast<int64_t>(theta.size()) != table.total())
+    return invalid_argument_error(fmt::format("theta has {} elements but the parameter table {}",
+                                              theta.size(), table.total()));
+  for (const NamedTensor& t : tensors.tensors) {
+    const std::string_view name = owned_name(t.name, prefix);
+    if (!name.empty() && !table.find(name))
+      return mismatch_error(
+          file, fmt::format("the checkpoint has a parameter '{}' that the model does not", name),
+          "the checkpoint was saved by a different model");
+  }
+  // Check everything before writing anything, so a failed load leaves theta as it was.
+  std::vector<std::pair<const ParamTensor*, const NamedTensor*>> plan;
+  for (const ParamTensor& p : table.tensors()) {
+    const NamedTensor* t = tensors.find(std::string(prefix) + p.name);
+    if (!t)
+      return mismatch_error(file,
+                            fmt::format("the checkpoint has no parameter '{}{}'", prefix, p.name),
+                            "the checkpoint was saved by a different model");
+    if (t->shape != p.shape)
+      return mismatch_error(
+          file,
+          fmt::format("parameter '{}' has shape {} in the checkpoint but {} in the model", p.name,
+                      shape_string(t->shape), shape_string(p.shape)),
+          "dims changed since the checkpoint was saved");
+    if (t->dtype != dtype_of<T>())
+      return mismatch_error(
+          file,
+          fmt::format("parameter '{}' is {} in the checkpoint but the model uses {}", p.name,
+                      dtype_name(t->dtype), dtype_name(dtype_of<T>())),
+          "resume with the element type the checkpoint was trained with");
+    plan.emplace_back(&p, t);
+  }
+  for (const auto& [p, t] : plan)
+    if (!t->bytes.empty()) std::memcpy(theta.data() + p->offset, t->bytes.data(), t->bytes.size());
+  return {};
+}
+
+template <class T>
+TrainResult<SafetensorsFile> optimizer_to_file(const ParamTable& table,
+                                               const OptimizerState<T>& state) {
+  SafetensorsFile f;
+  f.metadata["optimizer"] = state.kind;
+  f.metadata["hyper"] = state.hyper.dump();
+  const int64_t step = state.step;
+  f.tensors.push_back(NamedTensor::of<int64_t>("step", {}, std::span<const int64_t>(&step, 1)));
+  for (const auto& [buffer, values] : state.buffers) {
+    TrainResult<std::vector<NamedTensor>> parts = params_to_tensors<T>(table, values, buffer + "/");
+    if (!parts) return parts.error();
+    for (NamedTensor& t : parts.value())
+      f.tensors.push_back(std::move(t));
+  }
+  return f;
+}
+
+template <class T>
+TrainResult<OptimizerState<T>> optimizer_from_file(const ParamTable& table,
+                                                   const SafetensorsFile& tensors,
+                                                   const std::string& file) {
+  OptimizerState<T> s;
+  auto kind = tensors.metadata.find("optimizer");
+  auto hyper = tensors.metadata.find("hyper");
+  if (kind == tensors.metadata.end() || hyper == tensors.metadata.end())
+    return format_error(file, "optimizer state lacks the 'optimizer' and 'hyper' metadata");
+  s.kind = kind->second;
+  s.hyper = nlohmann::json::parse(hyper->second, nullptr, /*allow_exceptions=*/false);
+  if (s.hyper.is_discarded() || !s.hyper.is_object())
+    return format_error(file, "optimizer metadata 'hyper' is not a JSON object");
+  const NamedTensor* step = tensors.find("step");
+  if (!step || step->dtype != DType::I64 || !step->shape.empty())
+    return format_error(file, "optimizer state lacks the I64 scalar 'step'");
+  std::memcpy(&s.step, step->bytes.data(), sizeof(int64_t));
+  // Buffer names are the parts before '/'; each must cover the whole table.
+  std::set<std::string> buffers;
+  for (const NamedTensor& t : tensors.tensors) {
+    const size_t slash = t.name.find('/');
+    if (slash != std::string::npos)
+      buffers.insert(t.name.substr(0, slash));
+    else if (t.name != "step")
+      return format_error(file, fmt::format("unexpected tensor '{}' in optimizer state", t.name));
+  }
+  for (const std::string& b : buffers) {
+    std::vector<T> values(table.total());
+    if (TrainStatus st = params_from_tensors<T>(table, tensors, values, b + "/", file); !st)
+      return st.error();
+    s.buffers.emplace_back(b, std::move(values));
+  }
+  return s;
+}
+
+#define PLASTIC_STATE_TENSORS_INSTANTIATE(T)                                                       \
+  template TrainResult<std::vector<NamedTensor>> params_to_tensors<T>(                             \
+      const ParamTable&, std::span<const T>, std::string_view);                                    \
+  template TrainStatus params_from_tensors<T>(const ParamTable&, const SafetensorsFile&,           \
+                                              std::span<T>, std::string_view, const std::string&); \
+  template TrainResult<SafetensorsFile> optimizer_to_file<T>(const ParamTable&,                    \
+                                                             const OptimizerState<T>&);            \
+  template TrainResult<OptimizerState<T>> optimizer_from_file<T>(                                  \
+      const ParamTable&, const SafetensorsFile&, const std::string&);
+PLASTIC_STATE_TENSORS_INSTANTIATE(float)
+PLASTIC_STATE_TENSORS_INSTANTIATE(double)
+#undef PLASTIC_STATE_TENSORS_INSTANTIATE
+
+} // namespace plastic::rt

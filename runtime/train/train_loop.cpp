@@ -1,0 +1,427 @@
+// The training loop (behaviour and files in train_loop.h).
+#include "runtime/train/train_loop.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "runtime/train/atomic_file.h"
+#include "runtime/train/checkpoint.h"
+#include "runtime/train/clip.h"
+#include "runtime/train/early_stopping.h"
+#include "runtime/train/interrupt.h"
+#include "runtime/train/json_util.h"
+#include "runtime/train/lr_schedule.h"
+#include "runtime/train/plot.h"
+#include "runtime/train/progress.h"
+#include "runtime/train/state_tensors.h"
+
+namespace plastic::rt {
+
+namespace {
+
+namespace fs = std::filesystem;
+constexpr const char* kBestPrefix = "best/";
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+/// Where an epoch stands: enough to continue it exactly after an interruption.
+struct EpochProgress {
+  int64_t next_batch = 0;
+  double loss_sum = 0; ///< sum of batch mean losses times batch sizes
+  int64_t samples = 0;
+  double seconds = 0;
+  int64_t skipped = 0;
+};
+
+template <class T> class Run {
+public:
+  Run(const ParamTable& table, std::span<T> params, const TrainHooks<T>& hooks,
+      const TrainConfig& config)
+      : table_(table), params_(params), hooks_(hooks), c_(config) {}
+
+  TrainResult<TrainOutcome> run();
+
+private:
+  MetricMode monitor_mode() const {
+    return c_.monitor == Monitor::ValidMetric ? c_.metric_mode : MetricMode::Min;
+  }
+  TrainStatus setup();
+  TrainStatus restore(const Checkpoint& ckpt, const std::string& file);
+  TrainStatus restore_unchecked(const Checkpoint& ckpt, const std::string& file);
+  TrainStatus open_log();
+  /// Runs (the rest of) one epoch; sets interrupted_ when a signal stopped it mid-way.
+  TrainStatus train_epoch(int64_t epoch, Rng& rng, EpochProgress& p);
+  TrainStatus end_epoch(int64_t epoch, const EpochProgress& p, const Rng& rng);
+  TrainStatus save(int64_t epochs_done, const EpochProgress* partial, const Rng& rng);
+  void finish();
+
+  const ParamTable& table_;
+  std::span<T> params_;
+  const TrainHooks<T>& hooks_;
+  const TrainConfig& c_;
+  std::unique_ptr<Optimizer<T>> opt_;
+  std::unique_ptr<LrSchedule> schedule_;
+  std::optional<EarlyStopping<T>> stopper_;
+  std::optional<CheckpointDir> ckpts_;
+  std::optional<JsonlLog> log_;
+  std::vector<T> grads_;
+  TrainOutcome out_;
+  int64_t start_epoch_ = 1;
+  std::optional<EpochProgress> resume_progress_;
+  std::optional<Rng> resume_rng_;
+  bool interrupted_ = false;
+  bool warned_monitor_ = false;
+};
+
+template <class T> TrainStatus Run<T>::setup() {
+  if (static_cast<int64_t>(params_.size()) != table_.total())
+    return invalid_argument_error(fmt::format("the parameter vector has {} elements, the table {}",
+                                              params_.size(), table_.total()));
+  if (!hooks_.train_batch || hooks_.batches_per_epoch <= 0)
+    return invalid_argument_error(
+        "training needs a train_batch function and at least one batch per epoch");
+  if (c_.epochs < 0 || c_.checkpoint_every <= 0)
+    return invalid_argument_error(
+        fmt::format("bad epochs ({}) or checkpoint_every ({})", c_.epochs, c_.checkpoint_every));
+  auto opt = make_optimizer<T>(c_.optimizer, table_.total());
+  if (!opt) return opt.error();
+  opt_ = std::move(opt).value();
+  nlohmann::json sched = c_.schedule;
+  if (sched.is_object() && sched.value("kind", std::string()) == "plateau" &&
+      !sched.contains("mode"))
+    sched["mode"] = monitor_mode() == MetricMode::Min ? "min" : "max";
+  auto schedule = make_schedule(sched, c_.optimizer.lr);
+  if (!schedule) return schedule.error();
+  schedule_ = std::move(schedule).value();
+  // Early stopping also keeps the best parameters for the final roll-back, so it always runs.
+  stopper_.emplace(EarlyStoppingOptions{monitor_mode(), c_.early_stopping_patience, 0.0});
+  grads_.assign(params_.size(), T(0));
+  if (c_.run_dir.empty()) return {};
+  auto dir = CheckpointDir::open(c_.run_dir / "checkpoints", c_.keep_checkpoints);
+  if (!dir) return dir.error();
+  ckpts_.emplace(std::move(dir).value());
+  if (c_.resume && !ckpts_->list().empty()) {
+    // Checkpoints exist: resume from one, or fail rather than silently start over.
+    auto latest = ckpts_->load_latest();
+    if (!latest) return latest.error();
+    for (const TrainError& e : latest.value().skipped)
+      out_.warnings.push_back("skipped checkpoint: " + e.describe());
+    if (TrainStatus s = restore(latest.value().checkpoint, latest.value().entry.json.string()); !s)
+      return s;
+  }
+  return open_log();
+}
+
+template <class T> TrainStatus Run<T>::restore(const Checkpoint& ck, const std::string& file) {
+  // The JSON fields below were written by save(); a hand-edited file may
+  // have other types, which nlohmann reports by throwing.
+  try {
+    return restore_unchecked(ck, file);
+  } catch (const nlohmann::json::exception& e) {
+    return format_error(file, fmt::format("malformed training state: {}", e.what()));
+  }
+}
+
+template <class T>
+TrainStatus Run<T>::restore_unchecked(const Checkpoint& ck, const std::string& file) {
+  if (TrainStatus s = check_model_hash(ck.meta, c_.model_hash, file); !s) return s;
+  std::vector<T> theta(params_.size());
+  if (TrainStatus s = params_from_tensors<T>(table_, ck.params, theta, "", file); !s) return s;
+  auto state = optimizer_from_file<T>(table_, ck.optimizer, file);
+  if (!state) return state.error();
+  if (TrainStatus s = opt_->load_state(state.value()); !s) return s;
+  const nlohmann::json& x = ck.meta.extra;
+  if (!x.is_object() || !x.contains("schedule") || !x.contains("early_stopping") ||
+      !x.contains("epoch"))
+    return format_error(file, "the checkpoint lacks the training loop's state");
+  if (TrainStatus s = schedule_->load_state(x["schedule"]); !s) return s;
+  std::vector<T> best;
+  if (has_prefix(ck.params, kBestPrefix)) {
+    best.resize(params_.size());
+    if (TrainStatus s = params_from_tensors<T>(table_, ck.params, best, kBestPrefix, file); !s)
+      return s;
+  }
+  if (TrainStatus s = stopper_->load_state(x["early_stopping"], std::move(best)); !s) return s;
+  const nlohmann::json& e = x["epoch"];
+  if (e.is_object()) { // saved in the middle of an epoch
+    EpochProgress p;
+    const auto loss = read_json_double(e, "loss_sum"), secs = read_json_double(e, "seconds");
+    if (!loss || !secs || !e.contains("next_batch") || !e.contains("samples") ||
+        !e.contains("skipped"))
+      return format_error(file, "malformed epoch progress in the checkpoint");
+    p.next_batch = e["next_batch"].get<int64_t>();
+    p.samples = e["samples"].get<int64_t>();
+    p.skipped = e["skipped"].get<int64_t>();
+    p.loss_sum = *loss;
+    p.seconds = *secs;
+    auto rng = Rng::from_state(ck.meta.rng_state);
+    if (!rng) return rng.error();
+    resume_progress_ = p;
+    resume_rng_ = rng.value();
+  }
+  std::copy(theta.begin(), theta.end(), params_.begin());
+  start_epoch_ = ck.meta.epoch + 1;
+  out_.steps = ck.meta.step;
+  out_.skipped_steps = x.value("skipped_steps", int64_t{0});
+  if (static_cast<uint64_t>(x.value("seed", c_.seed)) != c_.seed)
+    out_.warnings.push_back(
+        "resumed with a different seed than the checkpoint's: the run is no longer reproducible");
+  out_.resumed = true;
+  return {};
+}
+
+template <class T> TrainStatus Run<T>::open_log() {
+  const fs::path path = c_.run_dir / "train.jsonl";
+  if (out_.resumed) {
+    // Keep the epochs the checkpoint covers; later ones (logged just before a
+    // crash) will be trained and logged again.
+    if (auto old = read_jsonl_log(path); old) {
+      std::string text;
+      for (const EpochRecord& r : old.value().records)
+        if (r.epoch < start_epoch_) {
+          out_.history.push_back(r);
+          text += r.to_json().dump() + "\n";
+        }
+      if (TrainStatus s = write_file_atomic(path, text); !s) return s;
+    }
+  }
+  auto log = JsonlLog::open(path, /*truncate=*/!out_.resumed);
+  if (!log) return log.error();
+  log_.emplace(std::move(log).value());
+  return {};
+}
+
+template <class T> TrainStatus Run<T>::train_epoch(int64_t epoch, Rng& rng, EpochProgress& p) {
+  std::optional<ProgressBar> bar;
+  if (c_.progress) {
+    ProgressOptions po;
+    po.label = fmt::format("epoch {}/{}", epoch, c_.epochs);
+    po.unit = "batch";
+    bar.emplace(hooks_.batches_per_epoch, po);
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  const double seconds_before = p.seconds;
+  for (; p.next_batch < hooks_.batches_per_epoch; ++p.next_batch) {
+    if (InterruptGuard::requested()) {
+      interrupted_ = true;
+      break;
+    }
+    std::fill(grads_.begin(), grads_.end(), T(0));
+    auto r = hooks_.train_batch(epoch, p.next_batch, params_, grads_, rng);
+    if (!r) {
+      TrainError e = r.error();
+      e.message = fmt::format("epoch {}, batch {}: {}", epoch, p.next_batch, e.message);
+      return e;
+    }
+    const BatchResult& b = r.value();
+    const double norm = c_.clip_norm > 0 ? clip_grad_norm<T>(grads_, c_.clip_norm)
+                                         : grad_norm<T>(std::span<const T>(grads_));
+    if (!std::isfinite(b.loss) || !std::isfinite(norm)) {
+      ++p.skipped; // a NaN step would poison the optimiser's moments for good
+      continue;
+    }
+    if (c_.clip_value > 0) clip_grad_value<T>(grads_, c_.clip_value);
+    if (TrainStatus s = opt_->step(params_, grads_); !s) return s;
+    ++out_.steps;
+    p.loss_sum += b.loss * static_cast<double>(b.samples);
+    p.samples += b.samples;
+    if (bar)
+      bar->update(p.next_batch + 1, p.samples ? p.loss_sum / static_cast<double>(p.samples) : NAN);
+  }
+  p.seconds = seconds_before + seconds_since(t0);
+  if (bar) bar->finish();
+  return {};
+}
+
+template <class T>
+TrainStatus Run<T>::end_epoch(int64_t epoch, const EpochProgress& p, const Rng& rng) {
+  out_.skipped_steps += p.skipped;
+  if (p.skipped == hooks_.batches_per_epoch)
+    return TrainError{
+        TrainErrorKind::InvalidArgument,
+        {},
+        fmt::format("training diverged: every step of epoch {} had a non-finite loss or gradient",
+                    epoch),
+        "lower the learning rate, clip gradients (clip_norm), or check the data for NaN"};
+  EpochRecord rec;
+  rec.epoch = epoch;
+  rec.train_loss = p.samples ? p.loss_sum / static_cast<double>(p.samples) : NAN;
+  rec.lr = opt_->lr();
+  rec.seconds = p.seconds;
+  rec.evals_per_second = p.seconds > 0 ? static_cast<double>(p.samples) / p.seconds : NAN;
+  rec.metric_name = c_.metric_name;
+  if (p.skipped) rec.extra["skipped_steps"] = p.skipped;
+  if (hooks_.validate) {
+    auto ev = hooks_.validate(params_);
+    if (!ev) {
+      TrainError e = ev.error();
+      e.message = fmt::format("validation after epoch {}: {}", epoch, e.message);
+      return e;
+    }
+    rec.valid_loss = ev.value().loss;
+    rec.valid_metric = ev.value().metric;
+  }
+  double monitored = c_.monitor == Monitor::ValidLoss     ? rec.valid_loss
+                     : c_.monitor == Monitor::ValidMetric ? rec.valid_metric
+                                                          : rec.train_loss;
+  if (!hooks_.validate && c_.monitor != Monitor::TrainLoss) {
+    monitored = rec.train_loss;
+    if (!warned_monitor_)
+      out_.warnings.push_back(
+          "no validation: the schedule and early stopping watch the train loss");
+    warned_monitor_ = true;
+  }
+  schedule_->step(monitored);
+  stopper_->update(epoch, monitored, params_);
+  if (c_.progress) {
+    std::string line =
+        fmt::format("epoch {}/{}: train loss {:.4g}", epoch, c_.epochs, rec.train_loss);
+    if (!std::isnan(rec.valid_loss)) line += fmt::format(", valid loss {:.4g}", rec.valid_loss);
+    if (!std::isnan(rec.valid_metric))
+      line += fmt::format(", {} {:.4g}", rec.metric_name, rec.valid_metric);
+    line += fmt::format(", lr {:.3g}, {:.1f} s", rec.lr, rec.seconds);
+    if (p.skipped) line += fmt::format(", {} steps skipped (non-finite)", p.skipped);
+    fmt::print(stderr, "{}\n", line);
+  }
+  out_.history.push_back(rec);
+  if (log_)
+    if (TrainStatus s = log_->append(rec); !s) return s;
+  const bool last = epoch == c_.epochs || stopper_->should_stop() || InterruptGuard::requested();
+  if (ckpts_ && (epoch % c_.checkpoint_every == 0 || last))
+    if (TrainStatus s = save(epoch, nullptr, rng); !s) return s;
+  return {};
+}
+
+template <class T>
+TrainStatus Run<T>::save(int64_t epochs_done, const EpochProgress* partial, const Rng& rng) {
+  Checkpoint ck;
+  auto params = params_to_tensors<T>(table_, params_);
+  if (!params) return params.error();
+  ck.params.tensors = std::move(params).value();
+  if (stopper_->has_best()) {
+    auto best = params_to_tensors<T>(table_, stopper_->best_params(), kBestPrefix);
+    if (!best) return best.error();
+    for (NamedTensor& t : best.value())
+      ck.params.tensors.push_back(std::move(t));
+  }
+  auto optim = optimizer_to_file(table_, opt_->state());
+  if (!optim) return optim.error();
+  ck.optimizer = std::move(optim).value();
+  CheckpointMeta& m = ck.meta;
+  m.epoch = epochs_done;
+  m.step = out_.steps;
+  m.model_hash = c_.model_hash;
+  m.dims = c_.dims;
+  m.rng_state = rng.state();
+  m.best_metric = stopper_->best_metric();
+  m.config = c_.run_config;
+  m.extra = {{"schedule", schedule_->state()},
+             {"early_stopping", stopper_->state()},
+             {"skipped_steps", out_.skipped_steps},
+             {"seed", c_.seed},
+             {"epoch", nullptr}};
+  if (partial)
+    m.extra["epoch"] = {{"next_batch", partial->next_batch},
+                        {"loss_sum", json_double(partial->loss_sum)},
+                        {"samples", partial->samples},
+                        {"seconds", json_double(partial->seconds)},
+                        {"skipped", partial->skipped}};
+  auto saved = ckpts_->save(ck);
+  return saved ? TrainStatus{} : TrainStatus{saved.error()};
+}
+
+template <class T> void Run<T>::finish() {
+  out_.best_epoch = stopper_->best_epoch();
+  out_.best_value = stopper_->best_metric();
+  const bool rolled_back =
+      !out_.interrupted && c_.restore_best && hooks_.validate && stopper_->has_best();
+  if (rolled_back) (void)stopper_->restore_best(params_);
+  if (!c_.run_dir.empty() && !out_.interrupted) {
+    SafetensorsFile model;
+    model.tensors = params_to_tensors<T>(table_, params_).value();
+    model.metadata = {
+        {"model_hash", c_.model_hash},
+        {"epochs", std::to_string(out_.epochs_completed)},
+        {"parameters", rolled_back ? fmt::format("best epoch {}", out_.best_epoch) : "last epoch"}};
+    if (TrainStatus s = write_safetensors(c_.run_dir / "model.safetensors", model); !s)
+      out_.warnings.push_back(s.describe());
+  }
+  if (c_.print_summary) print_summary(out_.history, c_.metric_mode, stdout, out_.best_epoch);
+  if (c_.plot && !c_.run_dir.empty()) {
+    PlotOptions po;
+    po.title = c_.model_hash.empty() ? "learning curve" : "learning curve of " + c_.model_hash;
+    po.best_epoch = out_.best_epoch;
+    if (auto r = plot_learning_curve(out_.history, c_.run_dir / "learning_curve.png", po); !r)
+      out_.warnings.push_back(r.error().describe());
+  }
+}
+
+template <class T> TrainResult<TrainOutcome> Run<T>::run() {
+  if (TrainStatus s = setup(); !s) return s.error();
+  InterruptGuard guard(/*quiet=*/!c_.progress);
+  for (int64_t epoch = start_epoch_; epoch <= c_.epochs; ++epoch) {
+    Rng rng = Rng::for_epoch(c_.seed, epoch);
+    if (hooks_.begin_epoch) hooks_.begin_epoch(epoch, rng);
+    EpochProgress p;
+    if (resume_progress_ && epoch == start_epoch_) {
+      p = *resume_progress_;
+      rng = *resume_rng_; // after begin_epoch: the data order is rebuilt, the stream continues
+    }
+    opt_->set_lr(schedule_->lr());
+    if (TrainStatus s = train_epoch(epoch, rng, p); !s) return s.error();
+    if (interrupted_) {
+      out_.interrupted = true;
+      if (ckpts_)
+        if (TrainStatus s = save(epoch - 1, &p, rng); !s) return s.error();
+      break;
+    }
+    if (TrainStatus s = end_epoch(epoch, p, rng); !s) return s.error();
+    out_.epochs_completed = epoch;
+    if (c_.early_stopping_patience > 0 && stopper_->should_stop()) {
+      out_.early_stopped = true;
+      break;
+    }
+    if (InterruptGuard::requested()) { // arrived during the last batch or validation; already saved
+      out_.interrupted = true;
+      break;
+    }
+  }
+  if (out_.epochs_completed == 0 && start_epoch_ > 1) out_.epochs_completed = start_epoch_ - 1;
+  finish();
+  return std::move(out_);
+}
+
+} // namespace
+
+TrainConfig neural_rde_config(int64_t batch_size, int64_t max_epochs) {
+  TrainConfig c;
+  c.epochs = max_epochs;
+  c.optimizer.kind = "adam";
+  c.optimizer.lr = 0.032 / static_cast<double>(std::max<int64_t>(batch_size, 1));
+  c.schedule = {{"kind", "plateau"}, {"factor", 0.1}, {"patience", 15}, {"mode", "min"}};
+  c.monitor = Monitor::ValidLoss;
+  c.early_stopping_patience = 60;
+  c.restore_best = true;
+  return c;
+}
+
+template <class T>
+TrainResult<TrainOutcome> train(const ParamTable& table, std::span<T> params,
+                                const TrainHooks<T>& hooks, const TrainConfig& config) {
+  Run<T> run(table, params, hooks, config);
+  return run.run();
+}
+
+template TrainResult<TrainOutcome> train<float>(const ParamTable&, std::span<float>,
+                                                const TrainHooks<float>&, const TrainConfig&);
+template TrainResult<TrainOutcome> train<double>(const ParamTable&, std::span<double>,
+                                                 const TrainHooks<double>&, const TrainConfig&);
+
+} // namespace plastic::rt
