@@ -114,7 +114,9 @@ typedef enum plastic_init_kind {
   /// args[2] = rejection-sampling tries.
   PLASTIC_INIT_STABILITY_INFORMED = 11,
   /// Every element = args[0].
-  PLASTIC_INIT_CONSTANT = 12
+  PLASTIC_INIT_CONSTANT = 12,
+  /// U(args[0], args[1]).
+  PLASTIC_INIT_UNIFORM = 13
 } plastic_init_kind;
 
 /// One named parameter tensor inside the flat theta vector.
@@ -160,14 +162,17 @@ typedef struct plastic_gradient_desc {
 
 /* ------------------------------------------------------------------------ */
 /* Kernels. Sizes: n = n_state, P = n_params, m = n_input, o = n_outputs,    */
-/* g = n_targets, q = n_static, s = stages of the model's step tableau.       */
+/* g = n_targets, s = stages of the model's step tableau.                      */
 
-/// z0 = init(theta, statics). statics: q*L (NULL if q == 0); z0: n*L.
-typedef void (*plastic_init_state_fn)(const void* ctx, const void* theta, const void* statics,
-                                      void* z0, void* scratch);
-/// theta_bar += sum_lanes z0_bar^T d init/d theta.
-typedef void (*plastic_init_state_vjp_fn)(const void* ctx, const void* theta, const void* statics,
-                                          const void* z0_bar, void* theta_bar, void* scratch);
+/// z0 = init(theta, u0). u0 (m*L, may be NULL when m == 0) is the input
+///  sample at the series' first time t0 (the same slots as u: x(t0), static
+///  features, ...); z0: n*L.
+typedef void (*plastic_init_state_fn)(const void* ctx, const void* theta, const void* u0, void* z0,
+                                      void* scratch);
+/// theta_bar (P) += sum_lanes z0_bar^T d init/d theta; u0_bar (m*L, may be NULL) += ...
+typedef void (*plastic_init_state_vjp_fn)(const void* ctx, const void* theta, const void* u0,
+                                          const void* z0_bar, void* theta_bar, void* u0_bar,
+                                          void* scratch);
 
 /// The vector field: dz = f(t, z, theta, u). z, dz: n*L.
 typedef void (*plastic_field_fn)(const void* ctx, double t, const void* z, const void* theta,
@@ -255,6 +260,27 @@ typedef struct plastic_scratch_sizes {
 } plastic_scratch_sizes;
 
 /* ------------------------------------------------------------------------ */
+/* What the model predicts and how its targets are encoded                  */
+
+/// When outputs are read and losses taken.
+typedef enum plastic_readout {
+  PLASTIC_READOUT_FINAL = 1,           ///< once, at each series' final time T
+  PLASTIC_READOUT_EACH_OBSERVATION = 2 ///< at every observation time (regression per step, flip-flop)
+} plastic_readout;
+
+/// The task the loss defines; it fixes the target encoding and the metric.
+typedef enum plastic_task {
+  /// cross_entropy over n_outputs classes: target = one-hot (n_targets = classes);
+  /// metric accuracy; prediction = argmax of the output.
+  PLASTIC_TASK_CLASSIFICATION = 1,
+  /// bce_with_logits: target = the 0/1 label (n_targets = 1); metric AUROC.
+  PLASTIC_TASK_BINARY = 2,
+  /// mse: target = the regression values (n_targets); metric MSE. NaN targets
+  /// (no value at this observation) are masked by the runtime.
+  PLASTIC_TASK_REGRESSION = 3
+} plastic_task;
+
+/* ------------------------------------------------------------------------ */
 /* The table                                                                 */
 
 typedef struct plastic_model {
@@ -267,7 +293,7 @@ typedef struct plastic_model {
   int64_t n_state;   ///< per sample
   int64_t n_params;  ///< shared
   int64_t n_input;   ///< per-time input sample u, per sample
-  int64_t n_static;  ///< static features given to init_state, per sample
+  int64_t n_static;  ///< static features per sample (informational: they are STATIC slots of u)
   int64_t n_outputs; ///< per observation, per sample
   int64_t n_targets; ///< per observation, per sample
 
@@ -279,6 +305,9 @@ typedef struct plastic_model {
   plastic_solver_desc solver;     ///< the spec's `solve` line
   plastic_gradient_desc gradient; ///< the spec's `gradient` line
   const char* step_method;        ///< tableau the fused step kernels implement (NULL if none)
+
+  int32_t readout; ///< plastic_readout
+  int32_t task;    ///< plastic_task
 
   /// Nonzero: at an observation with a jump, the output reads the state after the jump
   ///  (RNN convention y_n = g(h_n)); zero: before it (a prediction of the observation).

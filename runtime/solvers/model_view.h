@@ -59,11 +59,12 @@ public:
   size_t output_size() const { return static_cast<size_t>(outputs * lanes); }
   const plastic_kernels& kernels() const { return k_; }
 
-  void init_state(const T* th, const T* statics, T* z0, void* s) const {
-    k_.init_state(ctx_, th, statics, z0, s);
+  void init_state(const T* th, const T* u0, T* z0, void* s) const {
+    k_.init_state(ctx_, th, u0, z0, s);
   }
-  void init_state_vjp(const T* th, const T* statics, const T* z0_bar, T* th_bar, void* s) const {
-    k_.init_state_vjp(ctx_, th, statics, z0_bar, th_bar, s);
+  void init_state_vjp(const T* th, const T* u0, const T* z0_bar, T* th_bar, T* u0_bar,
+                      void* s) const {
+    k_.init_state_vjp(ctx_, th, u0, z0_bar, th_bar, u0_bar, s);
   }
   void field(double t, const T* z, const T* th, const T* u, T* dz, void* s) const {
     k_.field(ctx_, t, z, th, u, dz, s);
