@@ -2,7 +2,7 @@
 // (--ast), its IR functions (--ir), their derivatives (--grad-ir), the fused
 // solver steps (--step-ir), or node counts per function (--stats).
 #include "compiler/driver/commands.h"
-#include "compiler/driver/model_functions.h"
+#include "compiler/driver/load_model.h"
 #include "compiler/passes/pipeline.h"
 #include "dsl/ast_printer.h"
 #include "dsl/parser.h"
@@ -35,10 +35,10 @@ int run_emit(const std::string& file, const std::string& stage, const CommonOpti
   int code = kOk;
   std::function<void(std::string_view, const ir::Function&)> after;
   if (print_after_all) after = passes::print_after_all(std::cout);
-  auto fns = build_model_functions(file, common, code, after);
+  auto fns = load_model(file, common, code, after);
   if (!fns) return code;
-  auto print_all = [](const std::vector<NamedFunction>& list) {
-    for (const NamedFunction& f : list) std::cout << ir::print(f.fn) << "\n";
+  auto print_all = [](const std::vector<model::NamedFunction>& list) {
+    for (const model::NamedFunction& f : list) std::cout << ir::print(f.fn) << "\n";
   };
   if (stage == "ir") print_all(fns->primal);
   else if (stage == "grad-ir") print_all(fns->derived);
@@ -46,9 +46,9 @@ int run_emit(const std::string& file, const std::string& stage, const CommonOpti
   else if (stage == "stats") {
     std::cout << fmt::format("{:<32} {:>8} {:>8} {:>8}\n", "function", "inputs", "outputs", "nodes");
     for (const auto* list : {&fns->primal, &fns->derived, &fns->steps})
-      for (const NamedFunction& f : *list)
+      for (const model::NamedFunction& f : *list)
         std::cout << fmt::format("{:<32} {:>8} {:>8} {:>8}\n", f.role, f.fn.inputs().size(), f.fn.outputs().size(),
-                                 node_count(f.fn));
+                                 model::node_count(f.fn));
   } else {
     std::cerr << fmt::format("plastic emit: unknown stage '{}'\n", stage);
     return kUsageError;

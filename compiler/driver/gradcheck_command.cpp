@@ -4,7 +4,7 @@
 // interpreter. Prints the worst relative error per function input and exits
 // non-zero when any exceeds the tolerance.
 #include "compiler/driver/commands.h"
-#include "compiler/driver/model_functions.h"
+#include "compiler/driver/load_model.h"
 #include "compiler/verify/gradcheck.h"
 
 #include <fmt/format.h>
@@ -23,7 +23,7 @@ int run_gradcheck(const std::vector<std::string>& paths, double tolerance, uint6
   int worst_code = kOk;
   for (const std::string& file : files) {
     int code = kOk;
-    auto fns = build_model_functions(file, common, code);
+    auto fns = load_model(file, common, code);
     if (!fns) {
       worst_code = std::max(worst_code, code);
       continue;

@@ -1,5 +1,5 @@
 // Lowering a model file and deriving its functions (see model_functions.h).
-#include "compiler/driver/model_functions.h"
+#include "compiler/model/model_functions.h"
 
 #include "compiler/autodiff/function_ad.h"
 #include "compiler/autodiff/ode.h"
@@ -8,7 +8,7 @@
 
 #include <iostream>
 
-namespace plastic::driver {
+namespace plastic::model {
 
 size_t node_count(const ir::Function& f) {
   std::vector<const ir::Node*> roots;
@@ -16,14 +16,14 @@ size_t node_count(const ir::Function& f) {
   return ir::topo_order(roots).size();
 }
 
-std::optional<ModelFunctions> build_model_functions(
-    const std::string& file, const CommonOptions& common, int& code,
-    const std::function<void(std::string_view, const ir::Function&)>& after_pass) {
+std::optional<ModelFunctions> build_model_functions(const std::string& file,
+                                                    const BuildOptions& options,
+                                                    BuildStatus& status) {
   dsl::DiagnosticEngine diag;
-  dsl::CheckResult r = dsl::check_file(file, {common.overrides}, diag);
-  diag.render(std::cerr, common.color);
+  dsl::CheckResult r = dsl::check_file(file, {options.overrides}, diag);
+  diag.render(std::cerr, options.color);
   if (!r.model) {
-    code = r.usage_error ? kUsageError : kInputError;
+    status = r.usage_error ? BuildStatus::UsageError : BuildStatus::InputError;
     return std::nullopt;
   }
   ModelFunctions out;
@@ -33,7 +33,7 @@ std::optional<ModelFunctions> build_model_functions(
 
   passes::PassPipeline pipeline = passes::PassPipeline::standard();
   passes::PipelineOptions popts;
-  popts.after_pass = after_pass;
+  popts.after_pass = options.after_pass;
   auto optimise = [&](const ir::Function& f) { return pipeline.run(f, popts); };
 
   out.primal.push_back({"field", optimise(lowered.field)});
@@ -68,14 +68,15 @@ std::optional<ModelFunctions> build_model_functions(
     ir::Function step_vjp = ad::build_step_vjp(step);
     out.steps.push_back({"step." + method, optimise(step.fn)});
     out.steps.push_back({"step." + method + ".vjp", optimise(step_vjp)});
+    out.step_info.push_back(std::move(step));
   }
 
   // What gradcheck compares: each primal with its VJP, each step with its VJP.
   out.vjp_pairs.push_back({&out.primal[0].fn, &out.derived[0].fn});
   for (size_t i = 1; i < out.primal.size(); ++i) out.vjp_pairs.push_back({&out.primal[i].fn, &out.derived[i + 1].fn});
   for (size_t i = 0; i + 1 < out.steps.size(); i += 2) out.vjp_pairs.push_back({&out.steps[i].fn, &out.steps[i + 1].fn});
-  code = kOk;
+  status = BuildStatus::Ok;
   return out;
 }
 
-}  // namespace plastic::driver
+}  // namespace plastic::model
