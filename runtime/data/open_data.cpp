@@ -1,0 +1,165 @@
+// Resolving a --data argument (see open_data.h).
+#include "runtime/data/open_data.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "runtime/data/flipflop.h"
+#include "runtime/data/normalise.h"
+#include "runtime/data/npy.h"
+#include "runtime/data/physionet.h"
+#include "runtime/data/split.h"
+#include "runtime/data/transforms.h"
+#include "runtime/data/ts_reader.h"
+
+namespace plastic::rt {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Files of `dir` whose names end with `suffix`, sorted.
+std::vector<fs::path> files_ending(const fs::path& dir, const std::string& suffix) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    std::string name = e.path().filename().string();
+    if (e.is_regular_file() && name.size() >= suffix.size() &&
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+      out.push_back(e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+DataSplits split_three(Dataset all, uint64_t seed) {
+  std::vector<int> labels = all.labels();
+  SplitIndices idx = stratified_split(labels, seed);
+  DataSplits s;
+  s.train = subset(all, idx.train);
+  s.validation = subset(all, idx.validation);
+  s.test = subset(all, idx.test);
+  return s;
+}
+
+DataSplits split_given_test(Dataset train_file, Dataset test_file, const DataOptions& o) {
+  std::vector<int> labels = train_file.labels();
+  SplitIndices idx = validation_split(labels, o.validation_fraction, o.seed);
+  DataSplits s;
+  s.train = subset(train_file, idx.train);
+  s.validation = subset(train_file, idx.validation);
+  s.test = std::move(test_file);
+  return s;
+}
+
+DataResult<DataSplits> read_spec(const std::string& spec, const DataOptions& o) {
+  if (spec.rfind("synthetic:", 0) == 0) {
+    std::string what = spec.substr(10);
+    FlipFlopOptions ff;
+    ff.seed = o.seed;
+    if (what.rfind("flipflop", 0) == 0) {
+      if (what.size() > 8) {
+        if (what[8] != ':') return file_error(spec, "expected synthetic:flipflop or synthetic:flipflop:BITS");
+        try {
+          ff.bits = std::stoi(what.substr(9));
+        } catch (...) {
+          ff.bits = 0;
+        }
+        if (ff.bits < 1 || ff.bits > 64) return file_error(spec, "the number of bits must be 1..64");
+      }
+      Dataset all = make_flipflop(ff);
+      DataSplits s;
+      std::vector<size_t> train(500), valid(100);
+      for (size_t i = 0; i < 500; ++i) train[i] = i;
+      for (size_t i = 0; i < 100; ++i) valid[i] = 500 + i;
+      s.train = subset(all, train);
+      s.validation = subset(all, valid);
+      s.test.channels = all.channels;
+      s.test.target_kind = all.target_kind;
+      s.test.targets = all.targets;
+      s.description = fmt::format("{}: 500 training and 100 validation trials (paper 003 App. F)", all.name);
+      return s;
+    }
+    return file_error(spec, "unknown synthetic task; known: synthetic:flipflop[:BITS]");
+  }
+
+  fs::path p(spec);
+  std::error_code ec;
+  if (!fs::exists(p, ec)) return file_error(spec, "no such file or directory");
+  if (fs::is_directory(p, ec)) {
+    auto train_ts = files_ending(p, "_TRAIN.ts"), test_ts = files_ending(p, "_TEST.ts");
+    if (train_ts.size() == 1 && test_ts.size() == 1) {
+      auto train = read_ts(train_ts[0]);
+      if (!train) return train.error();
+      auto test = read_ts(test_ts[0]);
+      if (!test) return test.error();
+      DataSplits s = split_given_test(std::move(train.value()), std::move(test.value()), o);
+      s.description = fmt::format("{} + {}: the given test file, {:.0f}% of training held out for validation",
+                                  train_ts[0].filename().string(), test_ts[0].filename().string(),
+                                  100 * o.validation_fraction);
+      return s;
+    }
+    if (!files_ending(p, ".psv").empty()) {
+      auto data = read_physionet2019(p, PhysioNetOptions::kidger2020(o.observational_intensity));
+      if (!data) return data.error();
+      DataSplits s = split_three(std::move(data.value()), o.seed);
+      s.description = fmt::format("PhysioNet 2019 stays in {} ({}), split 70/15/15 by label", spec,
+                                  o.observational_intensity ? "OI" : "no-OI");
+      return s;
+    }
+    if (!files_ending(p, ".npy").empty()) {
+      auto data = read_npy_series(p);
+      if (!data) return data.error();
+      DataSplits s = split_three(std::move(data.value()), o.seed);
+      s.description = fmt::format("{} .npy series in {}, split 70/15/15", s.train.size() + s.validation.size() + s.test.size(), spec);
+      return s;
+    }
+    return file_error(spec, "a data folder needs *_TRAIN.ts and *_TEST.ts (UEA), *.psv (PhysioNet 2019) or *.npy files");
+  }
+  std::string ext = p.extension().string();
+  if (ext == ".ts") {
+    auto data = read_ts(p);
+    if (!data) return data.error();
+    DataSplits s = split_three(std::move(data.value()), o.seed);
+    s.description = fmt::format("{}, split 70/15/15 by label", spec);
+    return s;
+  }
+  if (ext == ".csv") {
+    auto data = read_csv(p, o.csv);
+    if (!data) return data.error();
+    DataSplits s = split_three(std::move(data.value()), o.seed);
+    s.description = fmt::format("{}, split 70/15/15", spec);
+    return s;
+  }
+  return file_error(spec, "unknown data format; expected a .ts, .csv file, a folder of .ts/.psv/.npy "
+                          "files, or synthetic:flipflop");
+}
+
+} // namespace
+
+DataResult<DataSplits> open_data(const std::string& spec, const DataOptions& o) {
+  auto result = read_spec(spec, o);
+  if (!result) return result;
+  DataSplits& s = result.value();
+  if (s.train.size() == 0) return file_error(spec, "no training samples");
+  if (o.model_channels > 0 && o.model_channels == static_cast<int64_t>(s.train.num_channels()) + 1) {
+    for (Dataset* d : {&s.train, &s.validation, &s.test}) add_time_channel(*d);
+    s.description += "; time channel prepended";
+  }
+  // Generated tasks are already on the scale their targets use; normalising
+  // the sparse flip-flop pulses would blow them up to ~5 while the targets
+  // stay in [-1, 1].
+  bool synthetic = spec.rfind("synthetic:", 0) == 0;
+  if (o.normalise && !synthetic) {
+    Normaliser n = fit_normaliser(s.train);
+    for (Dataset* d : {&s.train, &s.validation, &s.test})
+      if (d->size() > 0)
+        if (auto st = n.apply(*d); !st) return st.error();
+    s.description += "; normalised with training statistics";
+  }
+  return result;
+}
+
+} // namespace plastic::rt

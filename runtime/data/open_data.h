@@ -1,0 +1,56 @@
+// From what a user types after `--data` to normalised train / validation /
+// test sets.
+//
+// One place decides what a data argument means, so `plastic train`,
+// `plastic eval` and ahead-of-time model binaries agree:
+//   synthetic:flipflop[:BITS]  the generated n-bit flip-flop (flipflop.h):
+//                              500 training and 100 validation trials (App. F)
+//   DIR with *_TRAIN.ts and *_TEST.ts   a UEA archive folder: the given test
+//                              file, validation taken from the training file
+//   FILE.ts                    one UEA file, split 70 / 15 / 15
+//   DIR with *.psv             PhysioNet 2019 stays (Kidger et al.'s settings;
+//                              `oi` chooses the OI or no-OI channels), 70/15/15
+//   DIR with *.npy             one series per file (npy_series), 70/15/15
+//   FILE.csv                   a wide CSV, one series per id column value
+// Splits are stratified by label where there are labels and seeded.
+// Normalisation uses training statistics only (normalise.h). The time
+// channel is prepended when the model's path has exactly one channel more
+// than the data — the CDE convention of Kidger et al. and paper 000, whose
+// inputs are [time, features].
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "runtime/data/csv_reader.h"
+#include "runtime/data/data_error.h"
+#include "runtime/data/dataset.h"
+
+namespace plastic::rt {
+
+struct DataOptions {
+  uint64_t seed = 0;
+  /// Channels the model's path input expects; when it is one more than the
+  /// data has, a time channel is prepended. 0: leave the channels alone.
+  int64_t model_channels = 0;
+  bool normalise = true;
+  /// PhysioNet: the "OI" setting (observational intensity channels).
+  bool observational_intensity = false;
+  /// Fraction of a given training file held out for validation (UEA).
+  double validation_fraction = 0.15;
+  /// CSV files (wide layout by default).
+  CsvOptions csv;
+};
+
+struct DataSplits {
+  Dataset train, validation, test;
+  std::string description; ///< one line: what was read and how it was split
+};
+
+/// Resolves `spec` (see file comment) and returns the three splits; the test
+/// split may be empty (the flip-flop task has none). Errors name the file,
+/// line and column where the data went wrong, or say what `spec` should be.
+DataResult<DataSplits> open_data(const std::string& spec, const DataOptions& options);
+
+} // namespace plastic::rt
