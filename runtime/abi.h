@@ -110,8 +110,9 @@ typedef enum plastic_init_kind {
   /// args[0] = sigma_w (0 -> sqrt(2^(1-1/layers))), args[1] = layers.
   PLASTIC_INIT_CRITICAL = 10,
   /// Paper 004 Algorithm 1, jointly over one init_group (the layers of one MLP, in
-  /// init_index order); args[0] = solver step h, args[1] = eigenvalue radius,
-  /// args[2] = rejection-sampling tries.
+  /// init_index order); args[0] = solver step h (0 -> the model's), args[1] = half-width R
+  /// of the eigenvalue sampling box (0 -> 3), args[2] = rejection-sampling tries
+  /// (0 -> 100 d_x + 100), args[3] = use_complex (nonzero: complex-conjugate pairs).
   PLASTIC_INIT_STABILITY_INFORMED = 11,
   /// Every element = args[0].
   PLASTIC_INIT_CONSTANT = 12,
