@@ -45,7 +45,7 @@ void EventBackprop<T>::loss_vjp_at(double t, const Observation<T>& obs, const T*
   // y = output(z); y_bar = d(sum over observed lanes of loss)/dy; a += y_bar^T dy/dz.
   model_.output(t, z, problem_.theta, u, y_.data(), scratch_);
   for (int l = 0; l < model_.lanes; ++l)
-    lane_weight_[static_cast<size_t>(l)] = has_lane(obs.lanes, l) ? T{1} : T{0};
+    lane_weight_[static_cast<size_t>(l)] = has_lane(obs.lanes & obs.loss_lanes, l) ? T{1} : T{0};
   tile::zero(ybar_.size(), ybar_.data());
   model_.loss_vjp(y_.data(), obs.target, lane_weight_.data(), ybar_.data(), scratch_);
   model_.output_vjp(t, z, problem_.theta, u, ybar_.data(), a, theta_bar, u_bar, scratch_);

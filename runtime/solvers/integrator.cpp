@@ -68,7 +68,7 @@ void Integrator<T>::read_output(size_t obs_index, double t, double lo, const T* 
   if (loss_ && obs.target) {
     model_.loss(y_.data(), obs.target, lane_loss_.data(), scratch_);
     for (int l = 0; l < model_.lanes; ++l)
-      if (has_lane(obs.lanes, l))
+      if (has_lane(obs.lanes & obs.loss_lanes, l))
         loss_[l] += static_cast<double>(lane_loss_[static_cast<size_t>(l)]);
   }
 }

@@ -48,7 +48,7 @@ Status validate_model(const plastic_model& m, int32_t dtype) {
       return invalid_model(
           fmt::format("parameter {} (offset {}, size {}) does not fit theta of {} elements", name,
                       p.offset, p.size, m.n_params));
-    if (p.init < PLASTIC_INIT_UNIFORM_FAN_IN || p.init > PLASTIC_INIT_CONSTANT)
+    if (p.init < PLASTIC_INIT_UNIFORM_FAN_IN || p.init > PLASTIC_INIT_UNIFORM)
       return invalid_model(fmt::format("parameter {} has unknown initializer {}", name, p.init));
     ranges.emplace_back(p.offset, p.offset + p.size);
   }

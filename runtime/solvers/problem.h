@@ -59,6 +59,9 @@ template <class T> struct Observation {
   LaneMask lanes = ~LaneMask{0}; ///< lanes observed here; others pass through unchanged
   const T* target = nullptr;     ///< n_targets*L; null: no loss here
   bool jump = false;             ///< apply the model's jump kernel (masked to `lanes`)
+  /// Lanes whose loss counts here, intersected with `lanes`: a lane may jump at this time
+  /// without a target of its own (its series goes on, or its target is missing).
+  LaneMask loss_lanes = ~LaneMask{0};
 };
 
 /// The problem for one tile of L samples.

@@ -37,7 +37,7 @@ std::string build(const Module& module, const CompileOptions& options, bool opti
   std::unique_ptr<llvm::Module> mod = detail::lower_module(module, ctx, spec, tm->createDataLayout(), options);
   local.lower_ms = ms_since(t0);
   t0 = std::chrono::steady_clock::now();
-  if (optimized) detail::optimize(*mod, *tm, options.opt_level);
+  if (optimized) detail::optimize(*mod, *tm, options.opt_level, options.unroll_loops);
   local.optimize_ms = ms_since(t0);
   t0 = std::chrono::steady_clock::now();
   std::string out = emit(*mod, *tm);

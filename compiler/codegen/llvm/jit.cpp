@@ -77,7 +77,7 @@ JitModule Jit::add(const Module& module) {
   out.stats_.lower_ms = ms_since(t0);
 
   t0 = std::chrono::steady_clock::now();
-  detail::optimize(*mod, *e.tm, e.options.opt_level);
+  detail::optimize(*mod, *e.tm, e.options.opt_level, e.options.unroll_loops);
   out.stats_.optimize_ms = ms_since(t0);
 
   t0 = std::chrono::steady_clock::now();

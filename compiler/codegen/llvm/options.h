@@ -23,6 +23,12 @@ struct CompileOptions {
   MathMode math = MathMode::Polynomial;
   /// Optimisation pipeline of the new pass manager: 0..3 (O0..O3).
   int opt_level = 3;
+  /// Let LLVM unroll loops (fully or partly). Kernels already do one SIMD
+  /// operation per scalar op of the math, so unrolling their small static
+  /// loops gains little, while it multiplies the IR (5x for a fused RK4 VJP)
+  /// and the compile time with it. Off by default so that a model recompiles
+  /// in well under a second; `plastic bench-kernels` measures both.
+  bool unroll_loops = false;
   /// Target CPU; empty = the host (llvm::sys::getHostCPUName()).
   std::string cpu;
   /// Target features ("+avx2,+fma,..."); empty = the host's when `cpu` is

@@ -65,12 +65,16 @@ std::unique_ptr<llvm::TargetMachine> make_target_machine(const TargetSpec& spec,
   return tm;
 }
 
-void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level) {
+void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level, bool unroll_loops) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder pb(&tm);
+  // LoopUnrolling = false also keeps LoopFullUnrollPass to loops that ask
+  // for it (PassBuilderPipelines: OnlyWhenForced = !LoopUnrolling).
+  llvm::PipelineTuningOptions pto;
+  pto.LoopUnrolling = unroll_loops;
+  llvm::PassBuilder pb(&tm, pto);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);

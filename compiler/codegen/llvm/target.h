@@ -38,6 +38,6 @@ std::unique_ptr<llvm::TargetMachine> make_target_machine(const TargetSpec& spec,
 
 /// Runs the new pass manager's default per-module pipeline at `opt_level`
 /// (O3 by default) with the target's cost model.
-void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level);
+void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level, bool unroll_loops);
 
 }  // namespace plastic::codegen::detail

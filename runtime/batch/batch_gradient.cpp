@@ -1,0 +1,168 @@
+// loss_and_gradient() over a batch: tiles on threads, ordered reduction.
+#include "runtime/batch/batch_gradient.h"
+
+#include <algorithm>
+#include <exception>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "runtime/batch/ordered_sum.h"
+#include "runtime/batch/parallel.h"
+#include "runtime/batch/tile_work.h"
+#include "runtime/gradients/gradient.h"
+
+namespace plastic::rt {
+
+template <class T>
+Status check_batch(const plastic_model& model, const PreparedData& data,
+                   std::span<const int64_t> samples, std::span<const T> theta) {
+  if (Status s = validate_model(model, dtype_of<T>()); !s) return s;
+  if (Status s = data.check_model(model); !s) return s;
+  if (theta.size() != static_cast<size_t>(model.n_params))
+    return invalid_argument(fmt::format("theta has {} values; the model has {} parameters",
+                                        theta.size(), model.n_params));
+  if (samples.empty()) return invalid_argument("the batch has no samples");
+  for (int64_t s : samples)
+    if (s < 0 || static_cast<size_t>(s) >= data.size())
+      return invalid_argument(
+          fmt::format("sample index {} is outside the data set of {} samples", s, data.size()));
+  return {};
+}
+
+template <class T>
+BatchLoss loss_and_gradient(const plastic_model& model, const PreparedData& data,
+                            std::span<const int64_t> samples, std::span<const T> theta,
+                            std::span<T> grad, const BatchOptions& options) noexcept {
+  BatchLoss r;
+  try {
+    r.status = check_batch(model, data, samples, theta);
+    if (!r.status) return r;
+    if (grad.size() != theta.size()) {
+      r.status = invalid_argument(fmt::format("grad has {} values; the model has {} parameters",
+                                              grad.size(), theta.size()));
+      return r;
+    }
+    Expected<SolverOptions> solver = resolve_solver(model, options);
+    Expected<GradientOptions> method = resolve_gradient(model, options);
+    if (!solver || !method) {
+      r.status = !solver ? solver.status() : method.status();
+      return r;
+    }
+    if (model.kernels.init_state && !model.kernels.init_state_vjp) {
+      r.status = invalid_model("the model has init_state but no init_state_vjp, needed for "
+                               "gradients");
+      return r;
+    }
+    for (int64_t s : samples)
+      r.terms += data.sample(static_cast<size_t>(s)).target_terms;
+    if (r.terms == 0) {
+      r.status = invalid_argument(
+          fmt::format("none of the {} samples of the batch has a target", samples.size()),
+          "training needs labelled data (prepare it with require_targets)");
+      return r;
+    }
+
+    const ModelView<T> view(model);
+    const int L = view.lanes;
+    const size_t tiles = tile_count(samples.size(), L);
+    const int workers = resolve_threads(options.threads, tiles);
+    std::vector<std::unique_ptr<TileWorkspace<T>>> spaces(static_cast<size_t>(workers));
+    std::vector<Status> status(tiles);
+    std::vector<double> tile_loss(tiles, 0.0);
+    std::vector<GradientResult> stats(tiles);
+    OrderedSum sum(theta.size());
+
+    parallel_for(tiles, workers, [&](size_t k, int w) {
+      auto& space = spaces[static_cast<size_t>(w)];
+      if (!space) space = std::make_unique<TileWorkspace<T>>(model);
+      TileWorkspace<T>& ws = *space;
+      const size_t first = k * static_cast<size_t>(L);
+      const auto chunk = samples.subspan(first, std::min<size_t>(L, samples.size() - first));
+      Expected<TileLayout> layout = layout_tile(data, chunk, L);
+      if (!layout) {
+        status[k] = layout.status();
+        return false;
+      }
+      const TileLayout& lay = layout.value();
+      build_targets(data, lay, ws.targets);
+      TileInput<T> input(data, lay);
+      TileProblem<T> p;
+      p.model = &model;
+      p.theta = theta.data();
+      p.t0 = lay.t0;
+      p.t_end = lay.t_end;
+      p.observations = ws.targets.observations;
+      p.knots = lay.knots;
+      if (view.inputs > 0) p.input = input.function();
+      initial_state(view, theta.data(), input, ws);
+
+      std::fill(ws.theta_bar.begin(), ws.theta_bar.end(), T{0});
+      GradientOutputs<T> out;
+      out.theta_bar = ws.theta_bar.data();
+      out.z0_bar = ws.z0_bar.data();
+      out.loss = ws.lane_loss.data();
+      stats[k] = rt::loss_and_gradient<T>(p, solver.value(), method.value(), ws.z0.data(), out);
+      if (!stats[k].ok()) {
+        status[k] = locate_failure(std::move(stats[k].status), lay, data);
+        return false;
+      }
+      if (view.kernels().init_state) {
+        // Padding lanes carry no loss; make sure nothing of theirs reaches theta_bar.
+        for (int64_t i = 0; i < view.n; ++i)
+          for (int l = 0; l < L; ++l)
+            if (!has_lane(lay.real, l)) ws.z0_bar[static_cast<size_t>(i * L + l)] = T{0};
+        view.init_state_vjp(theta.data(), view.inputs > 0 ? ws.u0.data() : nullptr,
+                            ws.z0_bar.data(), ws.theta_bar.data(), nullptr, ws.scratch.data());
+      }
+      double loss = 0;
+      for (int l = 0; l < L; ++l)
+        if (has_lane(lay.real, l)) loss += ws.lane_loss[static_cast<size_t>(l)];
+      tile_loss[k] = loss;
+      sum.deposit(k, ws.theta_bar.data());
+      return true;
+    });
+
+    for (size_t k = 0; k < tiles; ++k)
+      if (!status[k]) {
+        r.status = std::move(status[k]);
+        return r;
+      }
+    r.samples = static_cast<int64_t>(samples.size());
+    r.tiles = static_cast<int64_t>(tiles);
+    for (size_t k = 0; k < tiles; ++k) {
+      r.loss_sum += tile_loss[k];
+      r.forward += stats[k].forward;
+      r.backward += stats[k].backward;
+      r.peak_bytes = std::max(r.peak_bytes, stats[k].peak_bytes);
+    }
+    const double terms = static_cast<double>(r.terms);
+    r.loss = r.loss_sum / terms;
+    const std::vector<double>& g = sum.sum();
+    for (size_t i = 0; i < grad.size(); ++i)
+      grad[i] += static_cast<T>(g[i] / terms);
+  } catch (const std::bad_alloc&) {
+    r.status = internal_failure("out of memory computing a batch gradient");
+  } catch (const std::exception& e) {
+    r.status = internal_failure(std::string("exception in a batch gradient: ") + e.what());
+  } catch (...) {
+    r.status = internal_failure("unknown exception in a batch gradient");
+  }
+  return r;
+}
+
+template Status check_batch<float>(const plastic_model&, const PreparedData&,
+                                   std::span<const int64_t>, std::span<const float>);
+template Status check_batch<double>(const plastic_model&, const PreparedData&,
+                                    std::span<const int64_t>, std::span<const double>);
+template BatchLoss loss_and_gradient<float>(const plastic_model&, const PreparedData&,
+                                            std::span<const int64_t>, std::span<const float>,
+                                            std::span<float>, const BatchOptions&) noexcept;
+template BatchLoss loss_and_gradient<double>(const plastic_model&, const PreparedData&,
+                                             std::span<const int64_t>, std::span<const double>,
+                                             std::span<double>, const BatchOptions&) noexcept;
+
+} // namespace plastic::rt

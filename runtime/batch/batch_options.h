@@ -1,0 +1,29 @@
+// Options shared by the batch entry points (loss_and_gradient, predict,
+// evaluate) and how they resolve against the model table.
+#pragma once
+
+#include <optional>
+
+#include "runtime/abi.h"
+#include "runtime/gradients/gradient.h"
+#include "runtime/solvers/problem.h"
+#include "runtime/solvers/status.h"
+
+namespace plastic::rt {
+
+struct BatchOptions {
+  /// The solver; default: the model's `solve` line (plastic_model::solver).
+  std::optional<SolverOptions> solver;
+  /// The gradient method; default: the model's `gradient` line.
+  std::optional<GradientOptions> gradient;
+  /// Threads over tiles; 0 = all hardware threads. Results are bitwise the
+  /// same for every thread count (per-tile results reduced in tile order).
+  int threads = 1;
+};
+
+/// The solver options to use: the override, else the table's solve line.
+Expected<SolverOptions> resolve_solver(const plastic_model& model, const BatchOptions& options);
+/// The gradient options to use: the override, else the table's gradient line.
+Expected<GradientOptions> resolve_gradient(const plastic_model& model, const BatchOptions& options);
+
+} // namespace plastic::rt

@@ -1,0 +1,175 @@
+// plan_inputs(): the input slots of a model table matched against a Dataset.
+#include "runtime/batch/input_plan.h"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "runtime/logsig/lyndon.h"
+
+namespace plastic::rt {
+
+namespace {
+
+std::string slot_name(const plastic_input_slot& s) {
+  return s.name && *s.name ? std::string(s.name) : std::string("?");
+}
+
+bool is_path_kind(int32_t kind) {
+  return kind == PLASTIC_INPUT_PATH_VALUE || kind == PLASTIC_INPUT_PATH_DERIV ||
+         kind == PLASTIC_INPUT_LOGSIG_DRIVER;
+}
+
+template <class V> int index_of(std::vector<V>& list, const V& v) {
+  auto it = std::find(list.begin(), list.end(), v);
+  if (it != list.end()) return static_cast<int>(it - list.begin());
+  list.push_back(v);
+  return static_cast<int>(list.size() - 1);
+}
+
+} // namespace
+
+Expected<Interpolation> slot_interpolation(const plastic_input_slot& slot) {
+  switch (slot.interpolation) {
+  case 0:
+    return Interpolation::linear;
+  case 1:
+    return Interpolation::natural_cubic;
+  case 2:
+    return Interpolation::hermite;
+  default:
+    return invalid_model(fmt::format("model input {} has unknown interpolation {}", slot_name(slot),
+                                     slot.interpolation));
+  }
+}
+
+Expected<InputPlan> plan_inputs(const plastic_model& m, const Dataset& data) {
+  InputPlan plan;
+  const int64_t channels = static_cast<int64_t>(data.num_channels());
+  const int64_t statics = static_cast<int64_t>(data.num_statics());
+
+  // One path source at most: a Dataset holds one series per sample.
+  int path_source = -1;
+  std::string path_name;
+  for (int32_t i = 0; i < m.n_input_slots; ++i) {
+    const plastic_input_slot& s = m.input_slots[i];
+    if (!is_path_kind(s.kind)) continue;
+    if (path_source >= 0 && s.source != path_source)
+      return invalid_argument(
+          fmt::format("the model reads two path inputs ({} and {}); more than one path input "
+                      "is not supported yet",
+                      path_name, slot_name(s)),
+          "merge them into one path input with all channels");
+    path_source = s.source;
+    path_name = slot_name(s);
+  }
+
+  // Static inputs: distinct sources in source order, as consecutive blocks of the statics.
+  std::map<int32_t, int64_t> static_width; // source -> channels
+  for (int32_t i = 0; i < m.n_input_slots; ++i) {
+    const plastic_input_slot& s = m.input_slots[i];
+    if (s.kind != PLASTIC_INPUT_STATIC) continue;
+    auto [it, fresh] = static_width.emplace(s.source, s.channels);
+    if (!fresh && it->second != s.channels)
+      return invalid_model(fmt::format("static input {} appears with {} and {} channels",
+                                       slot_name(s), it->second, s.channels));
+  }
+  std::map<int32_t, int64_t> static_first;
+  for (auto [source, width] : static_width) {
+    static_first[source] = plan.statics;
+    plan.statics += width;
+  }
+  if (plan.statics > 0 && statics == 0)
+    return invalid_argument(
+        fmt::format("the model has a static input ({} features) but the data has no static "
+                    "features",
+                    plan.statics),
+        "give the data static features (e.g. a statics file) or remove the static input");
+  if (plan.statics != statics && plan.statics > 0) {
+    std::string names;
+    for (int32_t i = 0; i < m.n_input_slots; ++i)
+      if (m.input_slots[i].kind == PLASTIC_INPUT_STATIC)
+        names += (names.empty() ? "" : ", ") + slot_name(m.input_slots[i]);
+    return invalid_argument(fmt::format("model input {} is static[{}] but the data has {} static "
+                                        "features",
+                                        names, plan.statics, statics),
+                            "set the input's size to the data's static features");
+  }
+
+  // Log-signature drivers first, so PATH_VALUE slots can refer to them.
+  for (int32_t i = 0; i < m.n_input_slots; ++i) {
+    const plastic_input_slot& s = m.input_slots[i];
+    if (s.kind != PLASTIC_INPUT_LOGSIG_DRIVER) continue;
+    if (s.logsig_depth < 1 || s.logsig_step < 1)
+      return invalid_model(fmt::format("model input {} has log-signature depth {} and step {}",
+                                       slot_name(s), s.logsig_depth, s.logsig_step));
+    if (s.path_channels != channels)
+      return invalid_argument(
+          fmt::format("model input {} is path[{}] logsig(depth {}, step {}) but the data has {} "
+                      "channels",
+                      slot_name(s), s.path_channels, s.logsig_depth, s.logsig_step, channels),
+          "set the input's size to the data's channels");
+    const int64_t beta = logsig_dim(static_cast<int>(channels), s.logsig_depth);
+    if (s.channels != beta)
+      return invalid_model(fmt::format(
+          "model input {} expects {} log-signature channels, but {} channels at depth {} give {}",
+          slot_name(s), s.channels, channels, s.logsig_depth, beta));
+    index_of(plan.logsigs, LogSigBuild{s.logsig_depth, s.logsig_step, beta});
+  }
+
+  for (int32_t i = 0; i < m.n_input_slots; ++i) {
+    const plastic_input_slot& s = m.input_slots[i];
+    SlotPlan p;
+    p.name = slot_name(s);
+    p.offset = s.offset;
+    p.channels = s.channels;
+    switch (s.kind) {
+    case PLASTIC_INPUT_STATIC:
+      p.feed = SlotFeed::Static;
+      p.static_first = static_first[s.source];
+      break;
+    case PLASTIC_INPUT_LOGSIG_DRIVER:
+      p.feed = SlotFeed::LogSigDriver;
+      p.source = index_of(plan.logsigs, LogSigBuild{s.logsig_depth, s.logsig_step, s.channels});
+      break;
+    case PLASTIC_INPUT_PATH_VALUE:
+    case PLASTIC_INPUT_PATH_DERIV: {
+      const bool deriv = s.kind == PLASTIC_INPUT_PATH_DERIV;
+      if (s.channels != channels) {
+        // x(t) of a logsig input may be the path in log-signature space.
+        auto ls = std::find_if(plan.logsigs.begin(), plan.logsigs.end(),
+                               [&](const LogSigBuild& b) { return b.channels == s.channels; });
+        if (deriv || ls == plan.logsigs.end())
+          return invalid_argument(
+              fmt::format("model input {} is path[{}] but the data has {} channels", p.name,
+                          s.channels, channels),
+              "set the input's size to the data's channels");
+        p.feed = SlotFeed::LogSigValue;
+        p.source = static_cast<int>(ls - plan.logsigs.begin());
+        break;
+      }
+      Expected<Interpolation> scheme = slot_interpolation(s);
+      if (!scheme) return scheme.failure();
+      p.feed = SlotFeed::DataPath;
+      p.derivative = deriv;
+      p.source = index_of(plan.paths, scheme.value());
+      if (scheme.value() == Interpolation::linear ||
+          (deriv && scheme.value() == Interpolation::hermite))
+        plan.kinks_at_data_times = true;
+      break;
+    }
+    default:
+      return invalid_model(fmt::format("model input {} has unknown kind {}", p.name, s.kind));
+    }
+    plan.slots.push_back(std::move(p));
+  }
+  plan.data_channels = path_source >= 0 ? channels : 0;
+  if (path_source >= 0 && channels == 0)
+    return invalid_argument(fmt::format("model input {} is a path but the data has no time-series "
+                                        "channels",
+                                        path_name));
+  return plan;
+}
+
+} // namespace plastic::rt

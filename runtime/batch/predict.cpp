@@ -1,0 +1,235 @@
+// predict() and evaluate(): forward solves over tiles, then the task's metric.
+#include "runtime/batch/predict.h"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <memory>
+#include <new>
+
+#include <fmt/format.h>
+
+#include "runtime/batch/batch_gradient.h"
+#include "runtime/batch/parallel.h"
+#include "runtime/batch/tile_work.h"
+#include "runtime/solvers/solve.h"
+#include "runtime/train/metrics.h"
+
+namespace plastic::rt {
+
+namespace {
+
+template <class T>
+Status predict_into(const plastic_model& model, const PreparedData& data,
+                    std::span<const int64_t> samples, std::span<const T> theta,
+                    const BatchOptions& options, Predictions<T>& pr) {
+  if (Status s = check_batch(model, data, samples, theta); !s) return s;
+  if (!model.kernels.output)
+    return invalid_model("the model has no output kernel, so it predicts nothing");
+  Expected<SolverOptions> solver = resolve_solver(model, options);
+  if (!solver) return solver.status();
+
+  const size_t count = samples.size();
+  pr.width = model.n_outputs;
+  pr.samples.assign(samples.begin(), samples.end());
+  pr.first_row.assign(count + 1, 0);
+  for (size_t i = 0; i < count; ++i)
+    pr.first_row[i + 1] =
+        pr.first_row[i] +
+        static_cast<size_t>(data.sample(static_cast<size_t>(samples[i])).readouts);
+  const size_t rows = pr.first_row[count];
+  const size_t o = static_cast<size_t>(pr.width);
+  pr.times.assign(rows, 0.0);
+  pr.outputs.assign(rows * o, T{0});
+  pr.loss_sum.assign(count, 0.0);
+  pr.terms.assign(count, 0);
+  for (size_t i = 0; i < count; ++i) {
+    const PreparedSample& s = data.sample(static_cast<size_t>(samples[i]));
+    pr.terms[i] = s.target_terms;
+    for (const SampleObservation& ob : s.observations)
+      if (ob.readout >= 0)
+        pr.times[pr.first_row[i] + static_cast<size_t>(ob.readout)] = ob.t + s.shift;
+  }
+
+  const ModelView<T> view(model);
+  const int L = view.lanes;
+  const size_t tiles = tile_count(count, L);
+  const int workers = resolve_threads(options.threads, tiles);
+  std::vector<std::unique_ptr<TileWorkspace<T>>> spaces(static_cast<size_t>(workers));
+  std::vector<Status> status(tiles);
+  parallel_for(tiles, workers, [&](size_t k, int w) {
+    auto& space = spaces[static_cast<size_t>(w)];
+    if (!space) space = std::make_unique<TileWorkspace<T>>(model);
+    TileWorkspace<T>& ws = *space;
+    const size_t first = k * static_cast<size_t>(L);
+    const auto chunk = samples.subspan(first, std::min<size_t>(L, count - first));
+    Expected<TileLayout> layout = layout_tile(data, chunk, L);
+    if (!layout) {
+      status[k] = layout.status();
+      return false;
+    }
+    const TileLayout& lay = layout.value();
+    build_targets(data, lay, ws.targets);
+    TileInput<T> input(data, lay);
+    TileProblem<T> p;
+    p.model = &model;
+    p.theta = theta.data();
+    p.t0 = lay.t0;
+    p.t_end = lay.t_end;
+    p.observations = ws.targets.observations;
+    p.knots = lay.knots;
+    if (view.inputs > 0) p.input = input.function();
+    initial_state(view, theta.data(), input, ws);
+    const size_t block = o * static_cast<size_t>(L);
+    ws.outputs.assign(lay.observations.size() * block, T{0});
+    std::fill(ws.lane_loss.begin(), ws.lane_loss.end(), 0.0);
+    SolveResult sr = solve(p, solver.value(), ws.z0.data(), ws.outputs.data(), ws.lane_loss.data());
+    if (!sr.ok()) {
+      status[k] = locate_failure(std::move(sr.status), lay, data);
+      return false;
+    }
+    for (size_t l = 0; l < chunk.size(); ++l) {
+      const size_t pos = first + l;
+      const PreparedSample& s = data.sample(static_cast<size_t>(chunk[l]));
+      pr.loss_sum[pos] = ws.lane_loss[l];
+      for (size_t ob = 0; ob < lay.observations.size(); ++ob) {
+        const int32_t r = lay.row(ob, static_cast<int>(l));
+        if (r < 0) continue;
+        const int32_t ro = s.observations[static_cast<size_t>(r)].readout;
+        if (ro < 0) continue;
+        T* dst = pr.outputs.data() + (pr.first_row[pos] + static_cast<size_t>(ro)) * o;
+        for (size_t c = 0; c < o; ++c)
+          dst[c] = ws.outputs[ob * block + c * static_cast<size_t>(L) + l];
+      }
+    }
+    return true;
+  });
+  for (size_t k = 0; k < tiles; ++k)
+    if (!status[k]) return status[k];
+  return {};
+}
+
+SolveFailure metric_failure(const TrainError& e) {
+  return invalid_argument("cannot compute the metric: " + e.describe());
+}
+
+} // namespace
+
+template <class T>
+Expected<Predictions<T>> predict(const plastic_model& model, const PreparedData& data,
+                                 std::span<const int64_t> samples, std::span<const T> theta,
+                                 const BatchOptions& options) {
+  Predictions<T> pr;
+  Status s;
+  try {
+    s = predict_into(model, data, samples, theta, options, pr);
+  } catch (const std::bad_alloc&) {
+    s = internal_failure("out of memory while predicting");
+  } catch (const std::exception& e) {
+    s = internal_failure(std::string("exception while predicting: ") + e.what());
+  }
+  if (!s) return s.failure();
+  return pr;
+}
+
+MetricInfo task_metric(int32_t task) {
+  switch (task) {
+  case PLASTIC_TASK_CLASSIFICATION:
+    return {"accuracy", MetricMode::Max};
+  case PLASTIC_TASK_BINARY:
+    return {"auroc", MetricMode::Max};
+  default:
+    return {"mse", MetricMode::Min};
+  }
+}
+
+std::vector<int64_t> all_samples(const PreparedData& data) {
+  std::vector<int64_t> v(data.size());
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = static_cast<int64_t>(i);
+  return v;
+}
+
+template <class T>
+Expected<Evaluation> evaluate(const plastic_model& model, const PreparedData& data,
+                              std::span<const int64_t> samples, std::span<const T> theta,
+                              const BatchOptions& options) {
+  if (!data.targets().has_targets)
+    return invalid_argument("the data has no targets to evaluate against");
+  Expected<Predictions<T>> pred = predict(model, data, samples, theta, options);
+  if (!pred) return pred.failure();
+  const Predictions<T>& pr = pred.value();
+  Evaluation ev;
+  ev.samples = static_cast<int64_t>(samples.size());
+  ev.metric_name = task_metric(model.task).name;
+  double loss = 0;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    loss += pr.loss_sum[i];
+    ev.terms += pr.terms[i];
+  }
+  ev.loss = ev.terms ? loss / static_cast<double>(ev.terms) : ev.loss;
+
+  const size_t o = static_cast<size_t>(pr.width);
+  if (model.task == PLASTIC_TASK_CLASSIFICATION || model.task == PLASTIC_TASK_BINARY) {
+    std::vector<int64_t> labels(samples.size());
+    for (size_t i = 0; i < samples.size(); ++i)
+      labels[i] = data.label(static_cast<size_t>(samples[i]));
+    if (pr.rows() != samples.size())
+      return invalid_argument("classification metrics need one output row per sample");
+    TrainResult<double> m = model.task == PLASTIC_TASK_CLASSIFICATION
+                                ? accuracy_from_logits<T>(pr.outputs, pr.width, labels)
+                                : (o == 1 ? auroc<T>(pr.outputs, labels)
+                                          : TrainResult<double>(invalid_argument_error(fmt::format(
+                                                "AUROC needs one score per sample; the model "
+                                                "has {} outputs",
+                                                o))));
+    if (m) {
+      ev.metric = m.value();
+    } else if (m.error().kind == TrainErrorKind::Undefined) {
+      ev.note = m.error().message;
+    } else {
+      return metric_failure(m.error());
+    }
+    return ev;
+  }
+  // Regression: outputs against the targets at every readout row that has one.
+  const size_t g = static_cast<size_t>(data.targets().width);
+  if (o != g)
+    return invalid_argument(fmt::format(
+        "MSE compares outputs with targets, but the model has {} outputs and {} targets", o, g));
+  std::vector<T> predicted, target;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const PreparedSample& s = data.sample(static_cast<size_t>(samples[i]));
+    for (const SampleObservation& ob : s.observations) {
+      if (ob.readout < 0 || ob.target < 0) continue;
+      std::span<const T> y = pr.row(pr.first_row[i] + static_cast<size_t>(ob.readout));
+      predicted.insert(predicted.end(), y.begin(), y.end());
+      for (size_t c = 0; c < g; ++c)
+        target.push_back(static_cast<T>(s.targets[static_cast<size_t>(ob.target) * g + c]));
+    }
+  }
+  if (predicted.empty()) {
+    ev.note = "no observation of these samples has a target";
+    return ev;
+  }
+  TrainResult<double> m = mse<T>(predicted, target);
+  if (!m) return metric_failure(m.error());
+  ev.metric = m.value();
+  return ev;
+}
+
+template Expected<Predictions<float>> predict<float>(const plastic_model&, const PreparedData&,
+                                                     std::span<const int64_t>,
+                                                     std::span<const float>, const BatchOptions&);
+template Expected<Predictions<double>> predict<double>(const plastic_model&, const PreparedData&,
+                                                       std::span<const int64_t>,
+                                                       std::span<const double>,
+                                                       const BatchOptions&);
+template Expected<Evaluation> evaluate<float>(const plastic_model&, const PreparedData&,
+                                              std::span<const int64_t>, std::span<const float>,
+                                              const BatchOptions&);
+template Expected<Evaluation> evaluate<double>(const plastic_model&, const PreparedData&,
+                                               std::span<const int64_t>, std::span<const double>,
+                                               const BatchOptions&);
+
+} // namespace plastic::rt

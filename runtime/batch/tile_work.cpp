@@ -1,0 +1,41 @@
+// initial_state() and locate_failure(): see tile_work.h.
+#include "runtime/batch/tile_work.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace plastic::rt {
+
+template <class T>
+void initial_state(const ModelView<T>& view, const T* theta, TileInput<T>& input,
+                   TileWorkspace<T>& ws) {
+  if (view.inputs > 0) input.initial(ws.u0.data());
+  if (view.kernels().init_state)
+    view.init_state(theta, view.inputs > 0 ? ws.u0.data() : nullptr, ws.z0.data(),
+                    ws.scratch.data());
+  else
+    std::fill(ws.z0.begin(), ws.z0.end(), T{0});
+}
+
+Status locate_failure(Status status, const TileLayout& layout, const PreparedData& data) {
+  if (status.ok()) return status;
+  SolveFailure& f = status.failure();
+  if (f.lane >= 0 && f.lane < layout.lanes) {
+    const size_t index = static_cast<size_t>(layout.samples[static_cast<size_t>(f.lane)]);
+    f.sample = static_cast<int64_t>(index);
+    const std::string& id = data.id(index);
+    if (!id.empty()) f.message += fmt::format(" (data sample '{}')", id);
+  } else {
+    f.sample = -1;
+    f.message += fmt::format(" (in the tile of data samples {}..)", layout.samples.front());
+  }
+  return status;
+}
+
+template void initial_state<float>(const ModelView<float>&, const float*, TileInput<float>&,
+                                   TileWorkspace<float>&);
+template void initial_state<double>(const ModelView<double>&, const double*, TileInput<double>&,
+                                    TileWorkspace<double>&);
+
+} // namespace plastic::rt

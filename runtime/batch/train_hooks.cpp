@@ -1,0 +1,86 @@
+// make_train_hooks(): shuffling, batching and validation for train_loop.h.
+#include "runtime/batch/train_hooks.h"
+
+#include <algorithm>
+#include <memory>
+#include <numeric>
+#include <vector>
+
+namespace plastic::rt {
+
+TrainError to_train_error(const Status& status) {
+  TrainError e;
+  e.kind = TrainErrorKind::InvalidArgument;
+  if (!status.ok()) {
+    const SolveFailure& f = status.failure();
+    e.message = status.describe();
+    if (f.kind == FailureKind::InvalidModel) e.kind = TrainErrorKind::Mismatch;
+  }
+  return e;
+}
+
+namespace {
+bool numerical(FailureKind k) {
+  return k == FailureKind::NonFiniteState || k == FailureKind::StepSizeUnderflow ||
+         k == FailureKind::MaxStepsExceeded;
+}
+} // namespace
+
+template <class T>
+TrainHooks<T> make_train_hooks(const plastic_model& model, const PreparedData& train,
+                               const PreparedData* valid, const HookOptions& options) {
+  TrainHooks<T> hooks;
+  const int64_t batch = std::max<int64_t>(1, options.batch_size);
+  const int64_t n = static_cast<int64_t>(train.size());
+  hooks.batches_per_epoch = (n + batch - 1) / batch;
+  auto order = std::make_shared<std::vector<int64_t>>(static_cast<size_t>(n));
+  std::iota(order->begin(), order->end(), int64_t{0});
+  const HookOptions* opt = &options;
+  hooks.begin_epoch = [order, opt](int64_t, Rng& rng) {
+    std::iota(order->begin(), order->end(), int64_t{0});
+    if (!opt->shuffle) return;
+    for (size_t i = order->size(); i > 1; --i) // Fisher-Yates with the epoch's generator
+      std::swap((*order)[i - 1], (*order)[rng.below(i)]);
+  };
+  const plastic_model* m = &model;
+  const PreparedData* data = &train;
+  hooks.train_batch = [order, opt, m, data, batch, n](int64_t, int64_t b, std::span<const T> params,
+                                                      std::span<T> grads,
+                                                      Rng&) -> TrainResult<BatchResult> {
+    const int64_t first = b * batch;
+    const int64_t size = std::min(batch, n - first);
+    std::span<const int64_t> ids(order->data() + first, static_cast<size_t>(size));
+    BatchLoss r = loss_and_gradient<T>(*m, *data, ids, params, grads, opt->batch);
+    BatchResult out;
+    out.samples = size;
+    if (r.ok()) {
+      out.loss = r.loss;
+    } else if (numerical(r.status.kind())) {
+      if (opt->on_failure) opt->on_failure(r.status.describe());
+    } else {
+      return to_train_error(r.status);
+    }
+    return out;
+  };
+  if (valid) {
+    auto ids = std::make_shared<std::vector<int64_t>>(all_samples(*valid));
+    hooks.validate = [ids, opt, m,
+                      valid](std::span<const T> params) -> TrainResult<ValidationResult> {
+      Expected<Evaluation> ev = evaluate<T>(*m, *valid, *ids, params, opt->batch);
+      if (!ev) {
+        if (!numerical(ev.failure().kind)) return to_train_error(ev.status());
+        if (opt->on_failure) opt->on_failure(ev.failure().describe());
+        return ValidationResult{};
+      }
+      return ValidationResult{ev.value().loss, ev.value().metric};
+    };
+  }
+  return hooks;
+}
+
+template TrainHooks<float> make_train_hooks<float>(const plastic_model&, const PreparedData&,
+                                                   const PreparedData*, const HookOptions&);
+template TrainHooks<double> make_train_hooks<double>(const plastic_model&, const PreparedData&,
+                                                     const PreparedData*, const HookOptions&);
+
+} // namespace plastic::rt

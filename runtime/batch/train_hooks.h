@@ -1,0 +1,46 @@
+// The glue between a prepared data set and runtime/train's training loop:
+// TrainHooks that shuffle the training samples each epoch (with the epoch's
+// generator, so runs are reproducible and resumable), cut them into
+// batches, and validate with evaluate().
+//
+// A numerical solver failure in a batch (non-finite state, step size
+// underflow, too many steps) makes that batch's loss NaN, which the
+// training loop counts as a skipped step; `on_failure` receives its
+// description. Any other failure (bad model, bad data) stops training with
+// a TrainError.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "runtime/batch/batch_gradient.h"
+#include "runtime/batch/predict.h"
+#include "runtime/train/train_loop.h"
+
+namespace plastic::rt {
+
+struct HookOptions {
+  int64_t batch_size = 32;
+  bool shuffle = true;
+  BatchOptions batch;
+  std::function<void(const std::string&)> on_failure; ///< skipped batches; optional
+};
+
+/// Hooks over `train` (and `valid`, may be null: no validation). The model,
+/// the data sets and `options` must outlive the hooks.
+template <class T>
+TrainHooks<T> make_train_hooks(const plastic_model& model, const PreparedData& train,
+                               const PreparedData* valid, const HookOptions& options);
+
+/// A Status as a TrainError (for hooks and drivers).
+TrainError to_train_error(const Status& status);
+
+extern template TrainHooks<float> make_train_hooks<float>(const plastic_model&, const PreparedData&,
+                                                          const PreparedData*, const HookOptions&);
+extern template TrainHooks<double> make_train_hooks<double>(const plastic_model&,
+                                                            const PreparedData&,
+                                                            const PreparedData*,
+                                                            const HookOptions&);
+
+} // namespace plastic::rt
