@@ -82,7 +82,7 @@ typedef struct plastic_input_slot {
   int32_t logsig_depth;  ///< logsig only: truncation depth N
   int32_t logsig_step;   ///< logsig only: samples per window
   int32_t interpolation; ///< path only: 0 linear, 1 natural cubic, 2 cubic Hermite with backward
-                         ///< differences
+                         ///< differences, 3 rectilinear
 } plastic_input_slot;
 
 /* ------------------------------------------------------------------------ */

@@ -30,6 +30,18 @@ int run_emit(const std::string& file, const std::string& stage, const CommonOpti
 int run_gradcheck(const std::vector<std::string>& files, double tolerance, uint64_t seed,
                   const CommonOptions& common);
 
+/// `plastic emit --loops|--llvm [--opt] FILE`: the ABI kernels as loop IR or LLVM IR.
+int run_emit_kernels(const std::string& file, const std::string& stage, bool optimized, const std::string& dtype,
+                     const CommonOptions& common);
+
+/// `plastic build FILE --emit-obj -o OUT`: OUT.o (kernels + model table) and OUT.h.
+int run_build(const std::string& file, const std::string& out, bool emit_obj, const std::string& dtype,
+              const CommonOptions& common);
+
+/// `plastic bench-kernels FILE`: time and GFLOP/s of every kernel on random data.
+int run_bench_kernels(const std::string& file, const std::string& dtype, double min_seconds,
+                      const CommonOptions& common);
+
 /// Expands directories into the `*.ode` files below them (sorted).
 std::vector<std::string> expand_model_paths(const std::vector<std::string>& paths);
 

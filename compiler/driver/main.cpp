@@ -4,6 +4,7 @@
 // (commands.h). Every exception that escapes a subcommand is a bug and is
 // reported as one, with its own exit code.
 #include "compiler/driver/commands.h"
+#include "compiler/driver/model_commands.h"
 #include "dsl/diagnostics.h"
 
 #include <CLI/CLI.hpp>
@@ -54,6 +55,8 @@ int main(int argc, char** argv) {
   std::string emit_file;
   bool emit_ast = false, emit_ir = false, emit_grad = false, emit_step = false, emit_stats = false;
   bool print_after_all = false;
+  bool emit_loops = false, emit_llvm = false, emit_opt = false;
+  std::string emit_dtype = "f64";
   CLI::App* emit = app.add_subcommand("emit", "Print one stage of the compilation");
   emit->add_option("file", emit_file, "Model file (*.ode)")->required();
   emit->add_flag("--ast", emit_ast, "The parsed model, printed back as source");
@@ -62,7 +65,33 @@ int main(int argc, char** argv) {
   emit->add_flag("--step-ir", emit_step, "The fused step of the model's solver (and dopri5) and its VJP");
   emit->add_flag("--stats", emit_stats, "Node counts per function");
   emit->add_flag("--print-after-all", print_after_all, "Print every function after every optimisation pass");
+  emit->add_flag("--loops", emit_loops, "The model's ABI kernels as loop IR");
+  emit->add_flag("--llvm", emit_llvm, "The model's ABI kernels as LLVM IR (unoptimised unless --opt)");
+  emit->add_flag("--opt", emit_opt, "With --llvm: after the O3 pipeline");
+  emit->add_option("--dtype", emit_dtype, "Element type of --loops/--llvm kernels: f32 or f64 (default f64)")
+      ->check(CLI::IsMember({"f32", "f64"}));
   add_set(emit);
+
+  std::string build_file, build_out, build_dtype = "f64";
+  bool build_obj = false;
+  CLI::App* build = app.add_subcommand("build", "Compile a model ahead of time");
+  build->add_option("file", build_file, "Model file (*.ode)")->required();
+  build->add_option("-o", build_out, "Output path without extension (writes OUT.o and OUT.h)")->required();
+  build->add_flag("--emit-obj", build_obj, "Write an object exporting the kernels and the model table, and its header");
+  build->add_option("--dtype", build_dtype, "Element type: f32 or f64 (default f64)")
+      ->check(CLI::IsMember({"f32", "f64"}));
+  add_set(build);
+
+  std::string bench_file, bench_dtype = "f32";
+  double bench_seconds = 0.2;
+  CLI::App* bench = app.add_subcommand("bench-kernels", "Time every kernel of a model on random data");
+  bench->add_option("file", bench_file, "Model file (*.ode)")->required();
+  bench->add_option("--dtype", bench_dtype, "Element type: f32 or f64 (default f32)")
+      ->check(CLI::IsMember({"f32", "f64"}));
+  bench->add_option("--seconds", bench_seconds, "Least time spent timing each kernel (default 0.2)");
+  add_set(bench);
+
+  ModelCommands model_commands(app, sets);
 
   std::vector<std::string> gradcheck_files;
   double tolerance = 1e-6;
@@ -87,15 +116,20 @@ int main(int argc, char** argv) {
   try {
     if (check->parsed()) return run_check(check_files, json, common);
     if (emit->parsed()) {
-      int chosen = emit_ast + emit_ir + emit_grad + emit_step + emit_stats;
+      int chosen = emit_ast + emit_ir + emit_grad + emit_step + emit_stats + emit_loops + emit_llvm;
       if (chosen != 1) {
-        std::cerr << "plastic emit: choose one stage: --ast, --ir, --grad-ir, --step-ir or --stats\n";
+        std::cerr << "plastic emit: choose one stage: --ast, --ir, --grad-ir, --step-ir, --stats, --loops or --llvm\n";
         return kUsageError;
       }
+      if (emit_loops || emit_llvm)
+        return run_emit_kernels(emit_file, emit_loops ? "loops" : "llvm", emit_opt, emit_dtype, common);
       std::string stage = emit_ast ? "ast" : emit_ir ? "ir" : emit_grad ? "grad-ir" : emit_step ? "step-ir" : "stats";
       return run_emit(emit_file, stage, common, print_after_all);
     }
     if (gradcheck->parsed()) return run_gradcheck(gradcheck_files, tolerance, seed, common);
+    if (build->parsed()) return run_build(build_file, build_out, build_obj, build_dtype, common);
+    if (bench->parsed()) return run_bench_kernels(bench_file, bench_dtype, bench_seconds, common);
+    if (auto code = model_commands.run(common)) return *code;
   } catch (const std::exception& e) {
     std::string what = e.what();
     if (what.find("internal error") == std::string::npos)

@@ -68,6 +68,13 @@ std::optional<ModelFunctions> build_model_functions(const std::string& file,
     ir::Function step_vjp = ad::build_step_vjp(step);
     out.steps.push_back({"step." + method, optimise(step.fn)});
     out.steps.push_back({"step." + method + ".vjp", optimise(step_vjp)});
+    if (!sopts.static_inputs.empty()) {
+      ad::VjpSpec spec;
+      spec.wrt = sopts.static_inputs;
+      spec.seeds = step.states;
+      spec.name = step.fn.name() + ".vjp.static";
+      out.step_static_vjps.push_back({"step." + method + ".vjp.static", optimise(ad::vjp_function(step.fn, spec))});
+    }
     out.step_info.push_back(std::move(step));
   }
 

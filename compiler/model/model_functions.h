@@ -31,6 +31,10 @@ struct ModelFunctions {
   /// Per entry pair of `steps`: the step's stage nodes and input naming
   /// (its fn is the unoptimised step; use steps[2*i].fn).
   std::vector<ad::RkStep> step_info;
+  /// Per step whose field reads static inputs: "step.<method>.vjp.static",
+  /// the step's VJP with respect to those statics (build_step_vjp leaves
+  /// them out; the model ABI's step_vjp returns their cotangent too).
+  std::vector<NamedFunction> step_static_vjps;
   /// Pairs (function, its VJP) to check by finite differences.
   std::vector<std::pair<const ir::Function*, const ir::Function*>> vjp_pairs;
 };

@@ -24,7 +24,9 @@ namespace {
 std::optional<model::ModelFunctions> build(const std::string& file,
                                            std::map<std::string, double> overrides = {}) {
   model::BuildStatus status{};
-  return model::build_model_functions(PLASTIC_SOURCE_DIR "/examples/" + file, {overrides}, status);
+  model::BuildOptions options;
+  options.overrides = std::move(overrides);
+  return model::build_model_functions(PLASTIC_SOURCE_DIR "/examples/" + file, options, status);
 }
 
 std::string primal_text(const model::ModelFunctions& fns) {

@@ -1,0 +1,23 @@
+// Compiling a model file for the commands that run it (train, eval,
+// predict): check and lower it, build and JIT its kernels for the requested
+// element type, and hand the ABI table to the runtime. The runtime's
+// commands (runtime/app) know nothing about how the kernels were made.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "compiler/driver/commands.h"
+#include "runtime/abi.h"
+
+#include <nlohmann/json.hpp>
+
+namespace plastic::driver {
+
+/// Compiles `file` with `dtype` ("f32" | "f64") and calls `body` with the
+/// table and the model's dims; returns body's exit code, or the code of the
+/// compile failure (which has been printed).
+int run_compiled(const std::string& file, const std::string& dtype, const CommonOptions& common,
+                 const std::function<int(const plastic_model&, const nlohmann::json& dims)>& body);
+
+}  // namespace plastic::driver

@@ -1,0 +1,64 @@
+// Helpers shared by the kernel families (kernels_*.cpp): declaring ABI
+// parameters that may be empty, and output maps laid out like the state.
+// Internal to compiler/model/assemble.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "compiler/codegen/loop_builder.h"
+#include "compiler/model/assemble/bind.h"
+#include "compiler/model/assemble/kernels.h"
+
+namespace plastic::model::detail {
+
+/// A per-sample array parameter of `size` elements. An empty array (n_input
+/// = 0, ...) keeps its pointer in the C signature as an opaque parameter the
+/// kernel never touches, and gives an invalid Place.
+inline Place varying(codegen::Builder& b, const std::string& name, int64_t size, codegen::BufferOptions o = {}) {
+  if (size <= 0) {
+    b.opaque_param(name);
+    return {};
+  }
+  return {b.varying_param(name, size, o), 0};
+}
+/// The same for shared (theta-like) arrays.
+inline Place uniform(codegen::Builder& b, const std::string& name, int64_t size, codegen::BufferOptions o = {}) {
+  if (size <= 0) {
+    b.opaque_param(name);
+    return {};
+  }
+  return {b.uniform_param(name, size, o), 0};
+}
+
+inline constexpr codegen::BufferOptions kIn{.readonly = true};
+inline constexpr codegen::BufferOptions kNullableOut{.nullable = true};
+
+/// Outputs named "<prefix><state>" stored at the state's offset in `p`.
+inline std::map<std::string, Place> state_outputs(const ModelLayout& L, Place p, const std::string& prefix = "") {
+  std::map<std::string, Place> m;
+  for (const Slice& s : L.states) m[prefix + s.name] = {p.buffer, p.base + s.offset};
+  return m;
+}
+
+inline KernelEnv env_of(const KernelContext& k) {
+  KernelEnv e;
+  e.layout = &k.layout;
+  e.model = k.fns.model.get();
+  return e;
+}
+
+/// Emits `fn` with `env`'s inputs and the given output placement.
+void emit(codegen::Builder& b, const ir::Function& fn, const KernelEnv& env, const GradEnv& grad,
+          const std::map<std::string, Place>& plain = {}, double theta_scale = 1.0);
+
+/// The model's fused step for its own method, with its RkStep info; nulls if none.
+struct StepFunctions {
+  const ir::Function* step = nullptr;
+  const ir::Function* vjp = nullptr;
+  const ir::Function* static_vjp = nullptr;  ///< d.<static> of the step, if the field reads statics
+  const ad::RkStep* info = nullptr;
+};
+StepFunctions model_step(const KernelContext& k);
+
+}  // namespace plastic::model::detail

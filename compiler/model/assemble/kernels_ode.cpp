@@ -1,0 +1,135 @@
+// Kernels of the initial state and the vector field: init_state and its VJP,
+// field, field_vjp and the continuous adjoint system (see kernels.h for the
+// choices the ABI leaves open).
+#include "compiler/codegen/error.h"
+#include "compiler/model/assemble/kernel_util.h"
+
+namespace plastic::model::detail {
+
+using codegen::Builder;
+using codegen::BufferOptions;
+
+namespace {
+
+const ir::Function& need(const KernelContext& k, std::string_view role) {
+  const ir::Function* f = find_function(k.fns, role);
+  if (!f) throw codegen::InternalError(fmt::format("model assembler: {} has no function '{}'", k.layout.name, role));
+  return *f;
+}
+
+
+}  // namespace
+
+bool build_init_state(const KernelContext& k, codegen::Function& out) {
+  const ModelLayout& L = k.layout;
+  Builder b(k.prefix + "init_state", k.type, k.lanes);
+  b.opaque_param("ctx");
+  KernelEnv env = env_of(k);
+  env.theta = uniform(b, "theta", L.n_params, kIn);
+  env.u = varying(b, "u0", L.n_input, kIn);
+  Place z0 = varying(b, "z0", L.n_state);
+  b.scratch_param();
+  emit(b, need(k, "init"), env, {}, state_outputs(L, z0));
+  out = b.finish();
+  return true;
+}
+
+bool build_init_state_vjp(const KernelContext& k, codegen::Function& out) {
+  const ModelLayout& L = k.layout;
+  Builder b(k.prefix + "init_state_vjp", k.type, k.lanes);
+  b.opaque_param("ctx");
+  KernelEnv env = env_of(k);
+  env.theta = uniform(b, "theta", L.n_params, kIn);
+  env.u = varying(b, "u0", L.n_input, kIn);
+  env.ct_states = varying(b, "z0_bar", L.n_state, kIn);
+  GradEnv g;
+  g.theta_bar = uniform(b, "theta_bar", L.n_params);
+  g.u_bar = varying(b, "u0_bar", L.n_input, kNullableOut);
+  b.scratch_param();
+  emit(b, need(k, "init.vjp"), env, g);
+  out = b.finish();
+  return true;
+}
+
+bool build_field(const KernelContext& k, codegen::Function& out) {
+  const ModelLayout& L = k.layout;
+  Builder b(k.prefix + "field", k.type, k.lanes);
+  b.opaque_param("ctx");
+  KernelEnv env = env_of(k);
+  env.t = b.scalar_param("t");
+  env.z = varying(b, "z", L.n_state, kIn);
+  env.theta = uniform(b, "theta", L.n_params, kIn);
+  env.u = varying(b, "u", L.n_input, kIn);
+  Place dz = varying(b, "dz", L.n_state);
+  b.scratch_param();
+  emit(b, need(k, "field"), env, {}, state_outputs(L, dz));
+  out = b.finish();
+  return true;
+}
+
+bool build_field_vjp(const KernelContext& k, codegen::Function& out) {
+  const ModelLayout& L = k.layout;
+  Builder b(k.prefix + "field_vjp", k.type, k.lanes);
+  b.opaque_param("ctx");
+  KernelEnv env = env_of(k);
+  env.t = b.scalar_param("t");
+  env.z = varying(b, "z", L.n_state, kIn);
+  env.theta = uniform(b, "theta", L.n_params, kIn);
+  env.u = varying(b, "u", L.n_input, kIn);
+  env.ct_states = varying(b, "a", L.n_state, kIn);
+  GradEnv g;
+  g.z_bar = varying(b, "z_bar", L.n_state);
+  g.theta_bar = uniform(b, "theta_bar", L.n_params);
+  g.u_bar = varying(b, "u_bar", L.n_input, kNullableOut);
+  b.scratch_param();
+  emit(b, need(k, "field.vjp"), env, g);
+  out = b.finish();
+  return true;
+}
+
+bool build_adjoint_field(const KernelContext& k, codegen::Function& out) {
+  const ModelLayout& L = k.layout;
+  Builder b(k.prefix + "adjoint_field", k.type, k.lanes);
+  b.opaque_param("ctx");
+  KernelEnv env = env_of(k);
+  env.t = b.scalar_param("t");
+  env.z = varying(b, "z", L.n_state, kIn);
+  env.a_states = varying(b, "a", L.n_state, kIn);
+  env.theta = uniform(b, "theta", L.n_params, kIn);
+  env.u = varying(b, "u", L.n_input, kIn);
+  Place dz = varying(b, "dz", L.n_state);
+  Place da = varying(b, "da", L.n_state);
+  Place dtheta = uniform(b, "dtheta", L.n_params);
+  Place u_bar = varying(b, "u_bar", L.n_input, kNullableOut);
+  b.scratch_param();
+  // dtheta is written (=) with the tile's lane sum: zero it, then accumulate.
+  if (dtheta.valid()) {
+    b.comment("dtheta = 0, then += lane sums of -a^T df/dtheta");
+    b.loop("i", 0, L.n_params, [&](codegen::Index i) { b.store(dtheta.buffer, i, b.constant(0)); });
+  }
+  std::map<std::string, Place> plain = state_outputs(L, dz);
+  for (auto& [name, p] : state_outputs(L, da, "adj.")) plain[name] = p;
+  GradEnv g;  // adj.<param> are the field's -a^T df/dtheta: summed into dtheta
+  const ir::Function& adj = need(k, "adjoint");
+  std::vector<kernels::InputBinding> in = bind_inputs(adj, env);
+  std::vector<kernels::OutputBinding> outs = bind_outputs(adj, env, g, plain);
+  for (size_t i = 0; i < adj.outputs().size(); ++i) {
+    const std::string& name = adj.outputs()[i].name;
+    if (name.rfind("adj.", 0) != 0) continue;
+    if (const ParamEntry* p = L.param(name.substr(4)); p && dtheta.valid())
+      outs[i] = kernels::OutputBinding::to(dtheta.buffer, p->c.offset, codegen::StoreMode::AddLaneSum);
+  }
+  kernels::emit_function(b, adj, in, outs);
+  // u_bar += a^T df/du: the control part of the field VJP, with cotangent a.
+  if (u_bar.valid()) {
+    KernelEnv venv = env;
+    venv.ct_states = env.a_states;
+    GradEnv vg;
+    vg.u_bar = u_bar;
+    emit(b, need(k, "field.vjp"), venv, vg);
+  }
+  out = b.finish();
+  return true;
+}
+
+}  // namespace plastic::model::detail

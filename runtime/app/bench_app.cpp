@@ -1,0 +1,119 @@
+// The `bench-train` command (see bench_app.h).
+#include "runtime/app/bench_app.h"
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "runtime/app/synthetic_data.h"
+#include "runtime/batch/batch_gradient.h"
+#include "runtime/init/init.h"
+#include "runtime/train/optimizer.h"
+
+namespace plastic::rt {
+
+namespace {
+
+// VmHWM of this process in MiB (0 when /proc is unavailable).
+double high_water_mib() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+  return 0;
+}
+
+void reset_high_water() { std::ofstream("/proc/self/clear_refs") << "5"; }
+
+template <class T> int bench_typed(const plastic_model& m, const BenchRequest& r) {
+  int64_t length = r.length > 0 ? r.length : 100;
+  Dataset data = synthetic_dataset(m, r.batch, length, r.seed);
+  PrepareOptions po;
+  po.threads = r.threads;
+  auto prepared = prepare(m, data, po);
+  if (!prepared) {
+    fmt::print(stderr, "plastic: {}\n", prepared.status().describe());
+    return 1;
+  }
+  BatchOptions options;
+  options.threads = r.threads;
+  if (!r.gradient.empty()) {
+    auto g = GradientOptions::from_desc(m.gradient);
+    if (!g) {
+      fmt::print(stderr, "plastic: {}\n", g.status().describe());
+      return 1;
+    }
+    GradientOptions go = g.value();
+    go.method = r.gradient == "adjoint"      ? GradientMethod::Adjoint
+                : r.gradient == "checkpoint" ? GradientMethod::Checkpoint
+                                             : GradientMethod::Direct;
+    options.gradient = go;
+  }
+  std::vector<T> theta(static_cast<size_t>(m.n_params)), grad(theta.size());
+  if (auto init = initialise_parameters<T>(m, std::span<T>(theta), r.seed); !init) {
+    fmt::print(stderr, "plastic: {}\n", init.error().describe());
+    return 1;
+  }
+  OptimizerConfig oc;
+  auto adam = make_optimizer<T>(oc, m.n_params);
+  std::vector<int64_t> samples(static_cast<size_t>(r.batch));
+  for (int64_t i = 0; i < r.batch; ++i) samples[static_cast<size_t>(i)] = i;
+
+  auto one_step = [&]() -> BatchLoss {
+    std::fill(grad.begin(), grad.end(), T(0));
+    BatchLoss loss = loss_and_gradient<T>(m, prepared.value(), samples, theta, grad, options);
+    if (loss.ok()) (void)adam.value()->step(theta, grad);
+    return loss;
+  };
+  BatchLoss warm = one_step();
+  if (!warm.ok()) {
+    fmt::print(stderr, "plastic: {}\n", warm.status.describe());
+    return 1;
+  }
+  reset_high_water();
+  double base = high_water_mib();
+  std::vector<double> seconds;
+  BatchLoss last;
+  for (int64_t s = 0; s < r.steps; ++s) {
+    auto start = std::chrono::steady_clock::now();
+    last = one_step();
+    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(seconds.begin(), seconds.end());
+  double median = seconds[seconds.size() / 2];
+  double peak = high_water_mib();
+  nlohmann::ordered_json j;
+  j["model"] = m.name;
+  j["dtype"] = m.dtype == PLASTIC_F64 ? "f64" : "f32";
+  j["batch"] = r.batch;
+  j["length"] = length;
+  j["threads"] = r.threads;
+  j["gradient"] = r.gradient.empty() ? "model" : r.gradient;
+  j["steps"] = r.steps;
+  j["median_s"] = median;
+  j["min_s"] = seconds.front();
+  j["peak_rss_mb"] = peak;
+  j["step_rss_growth_mb"] = peak - base;
+  j["forward_evals"] = last.forward.field_evals;
+  j["backward_evals"] = last.backward.vjp_evals;
+  j["loss"] = last.loss;
+  if (r.json)
+    fmt::print("{}\n", j.dump());
+  else
+    fmt::print("{}: {:.4f} s per training step (median of {}), batch {}, length {}, peak RSS {:.0f} MiB "
+               "({:+.0f} MiB during the steps)\n",
+               m.name, median, r.steps, r.batch, length, peak, peak - base);
+  return 0;
+}
+
+} // namespace
+
+int run_bench_train(const plastic_model& m, const BenchRequest& r) {
+  return m.dtype == PLASTIC_F64 ? bench_typed<double>(m, r) : bench_typed<float>(m, r);
+}
+
+} // namespace plastic::rt

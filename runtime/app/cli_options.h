@@ -1,0 +1,17 @@
+// The command-line flags of `train`, `eval` and `predict`, registered on a
+// CLI11 subcommand. Shared by the `plastic` driver and by model binaries
+// built ahead of time, so a flag means the same everywhere.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include "runtime/app/requests.h"
+
+namespace plastic::rt {
+
+void add_run_options(CLI::App& cmd, RunOptions& run);
+void add_train_options(CLI::App& cmd, TrainRequest& request);
+void add_eval_options(CLI::App& cmd, EvalRequest& request);
+void add_predict_options(CLI::App& cmd, PredictRequest& request);
+
+} // namespace plastic::rt

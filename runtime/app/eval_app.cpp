@@ -1,0 +1,135 @@
+// The `eval` and `predict` commands (see eval_app.h).
+#include "runtime/app/eval_app.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "runtime/app/model_data.h"
+#include "runtime/app/model_hash.h"
+#include "runtime/batch/predict.h"
+#include "runtime/train/param_table.h"
+#include "runtime/train/safetensors.h"
+#include "runtime/train/state_tensors.h"
+
+namespace plastic::rt {
+
+namespace {
+
+// Reads trained parameters into theta, refusing those of another model.
+template <class T>
+std::optional<AppError> load_parameters(const plastic_model& m, const std::string& where,
+                                        std::vector<T>& theta) {
+  std::filesystem::path path(where);
+  if (std::filesystem::is_directory(path)) path /= "model.safetensors";
+  auto file = read_safetensors(path);
+  if (!file) return AppError{1, file.error().describe()};
+  auto hash = file.value().metadata.find("model_hash");
+  if (hash != file.value().metadata.end() && hash->second != model_hash(m))
+    return AppError{1, fmt::format("{}: these parameters belong to model {}, not {} (the model "
+                                   "file or its --set dims changed since training)",
+                                   path.string(), hash->second, model_hash(m))};
+  auto table = ParamTable::from_abi(m.params, m.n_param_entries, m.n_params);
+  if (!table) return AppError{3, "internal error (a bug): " + table.error().describe()};
+  theta.assign(static_cast<size_t>(m.n_params), T(0));
+  if (TrainStatus s = params_from_tensors<T>(table.value(), file.value(), std::span<T>(theta), "",
+                                             path.string());
+      !s)
+    return AppError{1, s.describe()};
+  return std::nullopt;
+}
+
+const PreparedData* pick_split(const ModelData& md, const std::string& split) {
+  if (split == "train") return md.train ? &*md.train : nullptr;
+  if (split == "validation") return md.validation ? &*md.validation : nullptr;
+  return md.test ? &*md.test : nullptr;
+}
+
+template <class T> int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* csv) {
+  std::vector<T> theta;
+  if (auto e = load_parameters<T>(m, r.parameters, theta)) {
+    fmt::print(stderr, "plastic: {}\n", e->message);
+    return e->exit_code;
+  }
+  auto data = open_model_data(m, r.run);
+  if (!data) {
+    fmt::print(stderr, "plastic: {}\n", data.error().message);
+    return data.error().exit_code;
+  }
+  BatchOptions options;
+  options.threads = r.run.threads;
+  std::vector<std::string> splits = r.split == "all" ? std::vector<std::string>{"train", "validation", "test"}
+                                                     : std::vector<std::string>{r.split};
+  std::ofstream file;
+  std::ostream* out = &std::cout;
+  if (csv && !csv->empty() && *csv != "-") {
+    file.open(*csv);
+    if (!file) {
+      fmt::print(stderr, "plastic: cannot write {}\n", *csv);
+      return 1;
+    }
+    out = &file;
+  }
+  bool header = false;
+  for (const std::string& split : splits) {
+    const PreparedData* prepared = pick_split(data.value(), split);
+    if (!prepared) {
+      if (r.split != "all") {
+        fmt::print(stderr, "plastic: the {} split of {} is empty\n", split, r.run.data);
+        return 1;
+      }
+      continue;
+    }
+    std::vector<int64_t> samples = all_samples(*prepared);
+    if (!csv) {
+      auto ev = evaluate<T>(m, *prepared, samples, std::span<const T>(theta), options);
+      if (!ev) {
+        fmt::print(stderr, "plastic: {}\n", ev.status().describe());
+        return 1;
+      }
+      fmt::print("{:<12}{} {:.4f}   loss {:.4f}   ({} samples){}\n", split, ev.value().metric_name,
+                 ev.value().metric, ev.value().loss, ev.value().samples,
+                 ev.value().note.empty() ? "" : "  " + ev.value().note);
+      continue;
+    }
+    auto pred = predict<T>(m, *prepared, samples, std::span<const T>(theta), options);
+    if (!pred) {
+      fmt::print(stderr, "plastic: {}\n", pred.status().describe());
+      return 1;
+    }
+    const Predictions<T>& p = pred.value();
+    const Dataset& source = split == "train" ? data.value().splits.train
+                            : split == "validation" ? data.value().splits.validation
+                                                    : data.value().splits.test;
+    if (!header) {
+      *out << "split,sample,time";
+      for (int64_t j = 0; j < p.width; ++j) *out << ",y" << j;
+      *out << "\n";
+      header = true;
+    }
+    for (size_t i = 0; i < p.samples.size(); ++i)
+      for (size_t row = p.first_row[i]; row < p.first_row[i + 1]; ++row) {
+        *out << split << "," << source.samples[static_cast<size_t>(p.samples[i])].id << ","
+             << fmt::format("{}", p.times[row]);
+        for (T v : p.row(row)) *out << "," << fmt::format("{}", v);
+        *out << "\n";
+      }
+  }
+  return 0;
+}
+
+} // namespace
+
+int run_eval(const plastic_model& m, const EvalRequest& r) {
+  return m.dtype == PLASTIC_F64 ? eval_typed<double>(m, r, nullptr) : eval_typed<float>(m, r, nullptr);
+}
+
+int run_predict(const plastic_model& m, const PredictRequest& r) {
+  return m.dtype == PLASTIC_F64 ? eval_typed<double>(m, r.eval, &r.output)
+                                : eval_typed<float>(m, r.eval, &r.output);
+}
+
+} // namespace plastic::rt

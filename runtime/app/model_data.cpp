@@ -1,0 +1,43 @@
+// Opening and preparing a model's data (see model_data.h).
+#include "runtime/app/model_data.h"
+
+#include <fmt/format.h>
+
+namespace plastic::rt {
+
+int64_t model_path_channels(const plastic_model& m) {
+  for (int32_t i = 0; i < m.n_input_slots; ++i) {
+    const plastic_input_slot& s = m.input_slots[i];
+    if (s.kind != PLASTIC_INPUT_STATIC) return s.path_channels;
+  }
+  return 0;
+}
+
+AppResult<ModelData> open_model_data(const plastic_model& m, const RunOptions& run) {
+  DataOptions o;
+  o.seed = run.seed;
+  o.model_channels = model_path_channels(m);
+  o.observational_intensity = run.oi;
+  auto splits = open_data(run.data, o);
+  if (!splits) return AppError{1, splits.error().describe()};
+  ModelData md;
+  md.splits = std::move(splits.value());
+  PrepareOptions po;
+  po.require_targets = true;
+  po.threads = run.threads;
+  auto prep = [&](const Dataset& d, const char* which,
+                  std::optional<PreparedData>& out) -> std::optional<AppError> {
+    if (d.size() == 0) return std::nullopt;
+    auto p = prepare(m, d, po);
+    if (!p) return AppError{1, fmt::format("{} ({} split of {}): {}", m.name, which, run.data,
+                                           p.status().describe())};
+    out = std::move(p.value());
+    return std::nullopt;
+  };
+  if (auto e = prep(md.splits.train, "training", md.train)) return *e;
+  if (auto e = prep(md.splits.validation, "validation", md.validation)) return *e;
+  if (auto e = prep(md.splits.test, "test", md.test)) return *e;
+  return md;
+}
+
+} // namespace plastic::rt

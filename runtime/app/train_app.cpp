@@ -1,0 +1,139 @@
+// The `train` command (see train_app.h).
+#include "runtime/app/train_app.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "runtime/app/model_data.h"
+#include "runtime/app/model_hash.h"
+#include "runtime/batch/predict.h"
+#include "runtime/batch/train_hooks.h"
+#include "runtime/init/init.h"
+#include "runtime/train/param_table.h"
+#include "runtime/train/train_loop.h"
+
+namespace plastic::rt {
+
+namespace {
+
+nlohmann::json schedule_config(const TrainRequest& r, int64_t steps) {
+  if (r.schedule == "plateau") return {{"kind", "plateau"}, {"factor", 0.1}, {"patience", 15}};
+  if (r.schedule == "cosine") return {{"kind", "cosine"}, {"total_steps", steps}};
+  return {{"kind", "constant"}};
+}
+
+template <class T> int train_typed(const plastic_model& m, const TrainRequest& r) {
+  auto data = open_model_data(m, r.run);
+  if (!data) {
+    fmt::print(stderr, "plastic: {}\n", data.error().message);
+    return data.error().exit_code;
+  }
+  ModelData& md = data.value();
+  fmt::print("data      {}\n", md.splits.description);
+  fmt::print("          {} training, {} validation, {} test samples\n", md.splits.train.size(),
+             md.splits.validation.size(), md.splits.test.size());
+
+  std::vector<T> theta(static_cast<size_t>(m.n_params));
+  auto init = initialise_parameters<T>(m, std::span<T>(theta), r.run.seed);
+  if (!init) {
+    fmt::print(stderr, "plastic: initialising {}: {}\n", m.name, init.error().describe());
+    return 1;
+  }
+  auto table = ParamTable::from_abi(m.params, m.n_param_entries, m.n_params);
+  if (!table) {
+    fmt::print(stderr, "plastic: internal error (a bug): {}\n", table.error().describe());
+    return 3;
+  }
+
+  HookOptions ho;
+  ho.batch_size = r.run.batch;
+  ho.batch.threads = r.run.threads;
+  ho.on_failure = [](const std::string& what) { fmt::print(stderr, "\nplastic: batch skipped: {}\n", what); };
+  const PreparedData* valid = md.validation ? &*md.validation : nullptr;
+  TrainHooks<T> hooks = make_train_hooks<T>(m, *md.train, valid, ho);
+
+  MetricInfo metric = task_metric(m.task);
+  TrainConfig cfg;
+  cfg.epochs = r.epochs;
+  cfg.seed = r.run.seed;
+  cfg.optimizer.kind = r.optimizer;
+  cfg.optimizer.lr = r.lr;
+  cfg.optimizer.momentum = r.momentum;
+  if (r.weight_decay >= 0) cfg.optimizer.weight_decay = r.weight_decay;
+  cfg.schedule = schedule_config(r, r.epochs * hooks.batches_per_epoch);
+  cfg.clip_norm = r.clip_norm;
+  cfg.monitor = valid ? Monitor::ValidLoss : Monitor::TrainLoss;
+  cfg.metric_mode = metric.mode;
+  cfg.metric_name = metric.name;
+  cfg.early_stopping_patience = r.patience;
+  cfg.run_dir = r.out;
+  cfg.resume = r.resume;
+  cfg.plot = r.plot;
+  cfg.progress = r.progress;
+  cfg.model_hash = model_hash(m);
+  cfg.dims = r.run.dims;
+  cfg.run_config = {{"data", r.run.data}, {"batch", r.run.batch}, {"dtype", r.run.dtype},
+                    {"optimizer", r.optimizer}, {"lr", r.lr}, {"schedule", r.schedule},
+                    {"seed", r.run.seed}, {"oi", r.run.oi}};
+  // A new run in a folder that holds an old one replaces it: a later
+  // --resume must never pick up the old run's checkpoints.
+  std::filesystem::path old_checkpoints = std::filesystem::path(r.out) / "checkpoints";
+  if (!r.resume && !r.out.empty() && std::filesystem::exists(old_checkpoints)) {
+    std::error_code ec;
+    std::filesystem::remove_all(old_checkpoints, ec);
+    if (ec) {
+      fmt::print(stderr, "plastic: cannot clear the old run in {}: {}\n", r.out, ec.message());
+      return 1;
+    }
+    fmt::print("run       {} (a new run; the previous one there was replaced)\n", r.out);
+  }
+
+  auto outcome = train<T>(table.value(), std::span<T>(theta), hooks, cfg);
+  if (!outcome) {
+    fmt::print(stderr, "plastic: training stopped: {}\n", outcome.error().describe());
+    return 1;
+  }
+  for (const std::string& w : outcome.value().warnings) fmt::print(stderr, "plastic: warning: {}\n", w);
+  if (outcome.value().interrupted) {
+    fmt::print("interrupted: checkpoint saved in {}; continue with --resume\n", r.out);
+    return 0;
+  }
+
+  nlohmann::ordered_json summary;
+  summary["model"] = m.name;
+  summary["model_hash"] = cfg.model_hash;
+  summary["epochs"] = outcome.value().epochs_completed;
+  summary["best_epoch"] = outcome.value().best_epoch;
+  summary["skipped_steps"] = outcome.value().skipped_steps;
+  BatchOptions eval_options;
+  eval_options.threads = r.run.threads;
+  for (auto [name, prepared] : {std::pair{"validation", &md.validation}, std::pair{"test", &md.test}}) {
+    if (!*prepared) continue;
+    auto ev = evaluate<T>(m, **prepared, all_samples(**prepared), std::span<const T>(theta), eval_options);
+    if (!ev) {
+      fmt::print(stderr, "plastic: evaluating on the {} split: {}\n", name, ev.status().describe());
+      return 1;
+    }
+    const Evaluation& e = ev.value();
+    fmt::print("{:<12}{} {:.4f}   loss {:.4f}   ({} samples){}\n", name, e.metric_name, e.metric, e.loss,
+               e.samples, e.note.empty() ? "" : "  " + e.note);
+    summary[name] = {{"loss", e.loss}, {e.metric_name, e.metric}, {"samples", e.samples}};
+  }
+  if (!r.out.empty()) {
+    std::ofstream(std::filesystem::path(r.out) / "summary.json") << summary.dump(2) << "\n";
+    fmt::print("parameters {}/model.safetensors\n", r.out);
+  }
+  return 0;
+}
+
+} // namespace
+
+int run_train(const plastic_model& m, const TrainRequest& r) {
+  if (m.dtype == PLASTIC_F64) return train_typed<double>(m, r);
+  return train_typed<float>(m, r);
+}
+
+} // namespace plastic::rt
