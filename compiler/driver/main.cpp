@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <iostream>
 #include <unistd.h>
 
@@ -35,6 +36,9 @@ static bool parse_overrides(const std::vector<std::string>& sets, CommonOptions&
 }
 
 int main(int argc, char** argv) {
+  // Line-buffered even into a file or a pipe: a long training run piped
+  // through tee shows each epoch as it ends.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   CLI::App app{"Plastic: a compiler for neural differential equations whose vector fields are learning rules.\n"
                "Exit codes: 0 ok, 1 errors in the input, 2 usage error, 3 internal error (a bug)."};
   app.set_version_flag("--version", std::string("plastic ") + PLASTIC_VERSION);

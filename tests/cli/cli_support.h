@@ -1,0 +1,47 @@
+// Running the `plastic` binary as a user does, for the command-line tests:
+// its exit code and what it printed, each run with private capture files
+// (CTest runs the cases of these files in parallel processes).
+#pragma once
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace plastic::test {
+
+struct Run {
+  int exit_code;
+  std::string out, err;
+};
+
+// Each run gets its own capture files: CTest runs the cases of this file in
+// parallel processes, and a shared file would mix their outputs.
+inline std::string capture_file(const char* suffix) {
+  static int counter = 0;
+  return std::string(PLASTIC_BINARY_DIR) + "/cli_test." + std::to_string(::getpid()) + "." +
+         std::to_string(counter++) + suffix;
+}
+
+inline Run run(const std::string& args) {
+  std::string out_file = capture_file(".out");
+  std::string err_file = capture_file(".err");
+  std::string cmd = std::string(PLASTIC_EXE) + " " + args + " >" + out_file + " 2>" + err_file;
+  int status = std::system(cmd.c_str());
+  auto slurp = [](const std::string& f) {
+    std::ifstream in(f);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  Run result{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out_file), slurp(err_file)};
+  std::remove(out_file.c_str());
+  std::remove(err_file.c_str());
+  return result;
+}
+
+inline std::string src(const std::string& rel) { return std::string(PLASTIC_SOURCE_DIR) + "/" + rel; }
+
+}  // namespace plastic::test
