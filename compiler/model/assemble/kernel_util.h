@@ -48,6 +48,30 @@ inline KernelEnv env_of(const KernelContext& k) {
   return e;
 }
 
+/// The parameters most kernels start with, in ABI order: (ctx, t, <z>,
+/// theta, u), with t, z, theta and u bound in the returned environment.
+inline KernelEnv begin_pointwise(codegen::Builder& b, const KernelContext& k, const std::string& z_name) {
+  const ModelLayout& L = k.layout;
+  b.opaque_param("ctx");
+  KernelEnv env = env_of(k);
+  env.t = b.scalar_param("t");
+  env.z = varying(b, z_name, L.n_state, kIn);
+  env.theta = uniform(b, "theta", L.n_params, kIn);
+  env.u = varying(b, "u", L.n_input, kIn);
+  return env;
+}
+
+/// The outputs every VJP kernel ends with, in ABI order: <z_bar> (+=),
+/// theta_bar (+= sum over lanes), <u_bar> (+=, may be NULL).
+inline GradEnv vjp_outputs(codegen::Builder& b, const ModelLayout& L, const std::string& z_bar,
+                           const std::string& u_bar) {
+  GradEnv g;
+  g.z_bar = varying(b, z_bar, L.n_state);
+  g.theta_bar = uniform(b, "theta_bar", L.n_params);
+  g.u_bar = varying(b, u_bar, L.n_input, kNullableOut);
+  return g;
+}
+
 /// Emits `fn` with `env`'s inputs and the given output placement.
 void emit(codegen::Builder& b, const ir::Function& fn, const KernelEnv& env, const GradEnv& grad,
           const std::map<std::string, Place>& plain = {}, double theta_scale = 1.0);

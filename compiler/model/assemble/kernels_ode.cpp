@@ -54,12 +54,7 @@ bool build_init_state_vjp(const KernelContext& k, codegen::Function& out) {
 bool build_field(const KernelContext& k, codegen::Function& out) {
   const ModelLayout& L = k.layout;
   Builder b(k.prefix + "field", k.type, k.lanes);
-  b.opaque_param("ctx");
-  KernelEnv env = env_of(k);
-  env.t = b.scalar_param("t");
-  env.z = varying(b, "z", L.n_state, kIn);
-  env.theta = uniform(b, "theta", L.n_params, kIn);
-  env.u = varying(b, "u", L.n_input, kIn);
+  KernelEnv env = begin_pointwise(b, k, "z");
   Place dz = varying(b, "dz", L.n_state);
   b.scratch_param();
   emit(b, need(k, "field"), env, {}, state_outputs(L, dz));
@@ -70,17 +65,9 @@ bool build_field(const KernelContext& k, codegen::Function& out) {
 bool build_field_vjp(const KernelContext& k, codegen::Function& out) {
   const ModelLayout& L = k.layout;
   Builder b(k.prefix + "field_vjp", k.type, k.lanes);
-  b.opaque_param("ctx");
-  KernelEnv env = env_of(k);
-  env.t = b.scalar_param("t");
-  env.z = varying(b, "z", L.n_state, kIn);
-  env.theta = uniform(b, "theta", L.n_params, kIn);
-  env.u = varying(b, "u", L.n_input, kIn);
+  KernelEnv env = begin_pointwise(b, k, "z");
   env.ct_states = varying(b, "a", L.n_state, kIn);
-  GradEnv g;
-  g.z_bar = varying(b, "z_bar", L.n_state);
-  g.theta_bar = uniform(b, "theta_bar", L.n_params);
-  g.u_bar = varying(b, "u_bar", L.n_input, kNullableOut);
+  GradEnv g = vjp_outputs(b, L, "z_bar", "u_bar");
   b.scratch_param();
   emit(b, need(k, "field.vjp"), env, g);
   out = b.finish();

@@ -26,12 +26,7 @@ bool build_output(const KernelContext& k, codegen::Function& out) {
   if (!fn) return false;
   const ModelLayout& L = k.layout;
   Builder b(k.prefix + "output", k.type, k.lanes);
-  b.opaque_param("ctx");
-  KernelEnv env = env_of(k);
-  env.t = b.scalar_param("t");  // also the final time T of final outputs
-  env.z = varying(b, "z", L.n_state, kIn);
-  env.theta = uniform(b, "theta", L.n_params, kIn);
-  env.u = varying(b, "u", L.n_input, kIn);
+  KernelEnv env = begin_pointwise(b, k, "z");  // t is also the final time T of final outputs
   Place y = varying(b, "y", L.n_outputs);
   b.scratch_param();
   emit(b, *fn, env, {}, output_places(L, y));
@@ -44,17 +39,9 @@ bool build_output_vjp(const KernelContext& k, codegen::Function& out) {
   if (!fn) return false;
   const ModelLayout& L = k.layout;
   Builder b(k.prefix + "output_vjp", k.type, k.lanes);
-  b.opaque_param("ctx");
-  KernelEnv env = env_of(k);
-  env.t = b.scalar_param("t");
-  env.z = varying(b, "z", L.n_state, kIn);
-  env.theta = uniform(b, "theta", L.n_params, kIn);
-  env.u = varying(b, "u", L.n_input, kIn);
+  KernelEnv env = begin_pointwise(b, k, "z");
   env.ct_named = output_places(L, varying(b, "y_bar", L.n_outputs, kIn));
-  GradEnv g;
-  g.z_bar = varying(b, "z_bar", L.n_state);
-  g.theta_bar = uniform(b, "theta_bar", L.n_params);
-  g.u_bar = varying(b, "u_bar", L.n_input, kNullableOut);
+  GradEnv g = vjp_outputs(b, L, "z_bar", "u_bar");
   b.scratch_param();
   emit(b, *fn, env, g);
   out = b.finish();
@@ -100,12 +87,7 @@ bool build_jump(const KernelContext& k, codegen::Function& out) {
   if (!fn) return false;
   const ModelLayout& L = k.layout;
   Builder b(k.prefix + "jump", k.type, k.lanes);
-  b.opaque_param("ctx");
-  KernelEnv env = env_of(k);
-  env.t = b.scalar_param("t");
-  env.z = varying(b, "z_minus", L.n_state, kIn);
-  env.theta = uniform(b, "theta", L.n_params, kIn);
-  env.u = varying(b, "u", L.n_input, kIn);
+  KernelEnv env = begin_pointwise(b, k, "z_minus");
   Place zp = varying(b, "z_plus", L.n_state);
   b.scratch_param();
   emit(b, *fn, env, {}, state_outputs(L, zp));
@@ -118,17 +100,9 @@ bool build_jump_vjp(const KernelContext& k, codegen::Function& out) {
   if (!fn) return false;
   const ModelLayout& L = k.layout;
   Builder b(k.prefix + "jump_vjp", k.type, k.lanes);
-  b.opaque_param("ctx");
-  KernelEnv env = env_of(k);
-  env.t = b.scalar_param("t");
-  env.z = varying(b, "z_minus", L.n_state, kIn);
-  env.theta = uniform(b, "theta", L.n_params, kIn);
-  env.u = varying(b, "u", L.n_input, kIn);
+  KernelEnv env = begin_pointwise(b, k, "z_minus");
   env.ct_states = varying(b, "z_plus_bar", L.n_state, kIn);
-  GradEnv g;
-  g.z_bar = varying(b, "z_minus_bar", L.n_state);
-  g.theta_bar = uniform(b, "theta_bar", L.n_params);
-  g.u_bar = varying(b, "u_bar", L.n_input, kNullableOut);
+  GradEnv g = vjp_outputs(b, L, "z_minus_bar", "u_bar");
   b.scratch_param();
   emit(b, *fn, env, g);
   out = b.finish();
