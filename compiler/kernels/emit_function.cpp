@@ -91,7 +91,11 @@ void emit_function(codegen::Builder& b, const ir::Function& fn, std::span<const 
   for (size_t j = 0; j < outputs.size(); ++j) {
     const OutputBinding& out = outputs[j];
     const ir::Output& o = fn.outputs()[j];
-    bool live = out.kind == OutputBinding::Kind::Buffer;
+    // Adding a zero constant changes nothing: the gradients of parameters an
+    // output does not depend on (every θ of a model's init_state_vjp whose
+    // initial state is 0) would otherwise cost a lane-sum per element.
+    bool adds_zero = out.mode != StoreMode::Set && o.node->is_splat_of(0.0);
+    bool live = out.kind == OutputBinding::Kind::Buffer && !adds_zero;
     sin.output_live.push_back(live);
     sin.output_region.push_back(kTopRegion);
     if (!live) continue;
