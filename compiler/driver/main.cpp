@@ -5,6 +5,7 @@
 // reported as one, with its own exit code.
 #include "compiler/driver/commands.h"
 #include "compiler/driver/model_commands.h"
+#include "runtime/app/allocator.h"
 #include "dsl/diagnostics.h"
 
 #include <CLI/CLI.hpp>
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
   // Line-buffered even into a file or a pipe: a long training run piped
   // through tee shows each epoch as it ends.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  plastic::rt::keep_freed_memory();
   CLI::App app{"Plastic: a compiler for neural differential equations whose vector fields are learning rules.\n"
                "Exit codes: 0 ok, 1 errors in the input, 2 usage error, 3 internal error (a bug)."};
   app.set_version_flag("--version", std::string("plastic ") + PLASTIC_VERSION);

@@ -28,7 +28,7 @@ int run_compiled(const std::string& file, const std::string& dtype, const Common
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const plastic_model& m = compiled.table();
-  std::cout << fmt::format("model     {} ({}), {} parameters, state {}, {} x {} lanes, compiled in {:.2f} s\n",
+  std::cerr << fmt::format("model     {} ({}), {} parameters, state {}, {} x {} lanes, compiled in {:.2f} s\n",
                            m.name, file, m.n_params, m.n_state, dtype, m.lanes, seconds);
   return body(m, dims);
 }

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# bench/run.sh — Plastic against the tuned PyTorch reference, back to back on
+# the same machine, for every configuration of configs.sh; REPEATS runs of
+# each side (alternating, so a change in machine load hits both), then a
+# table of medians and ratios.
+#
+#   bash bench/run.sh                          # the issue's sizes
+#   REPEATS=5 STEPS=20 bash bench/run.sh
+# Environment: as run_reference.sh, plus REPEATS (3), PLASTIC (build/plastic),
+# OUT (/tmp/plastic-bench-compare.jsonl).
+#
+# ---- Plastic hook ----------------------------------------------------------
+# The Plastic side is one command per configuration:
+#   $PLASTIC bench-train FILE --batch B --threads N --steps K --dtype f32 \
+#       --gradient direct|adjoint [--set name=value] --json
+# printing one JSON line {"median_s": ..., "peak_rss_mb": ..., "steps": ...}
+# (extra keys are kept). Until `plastic bench-train` exists, only the
+# reference side runs and the script says so.
+# ----------------------------------------------------------------------------
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+source "$here/configs.sh"
+PYTHON=${PYTHON:-/usr/bin/python3}
+PLASTIC=${PLASTIC:-$root/build/plastic}
+STEPS=${STEPS:-10} WARMUP=${WARMUP:-2} BATCH=${BATCH:-128} THREADS=${THREADS:-2} DTYPE=${DTYPE:-f32}
+REPEATS=${REPEATS:-3}
+OUT=${OUT:-/tmp/plastic-bench-compare.jsonl}
+: >"$OUT"
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=$THREADS
+
+have_plastic=0
+# CLI11 answers `--help` with exit 0 even for an unknown subcommand, so look
+# for the subcommand in the list instead.
+if [[ -x "$PLASTIC" ]] && "$PLASTIC" --help 2>/dev/null | grep -qE '^ +bench-train( |$)'; then
+  have_plastic=1
+else
+  echo "plastic bench-train not available yet ($PLASTIC): running the reference side only" >&2
+fi
+
+# Tags a JSON line with the side and configuration so table.py can pair them.
+tag() { "$PYTHON" -c '
+import json, sys
+side, cfg, grad = sys.argv[1:4]
+for line in sys.stdin:
+    line = line.strip()
+    if line.startswith("{"):
+        r = json.loads(line)
+        r.update(side=side, config=cfg, gradient=grad)
+        print(json.dumps(r), flush=True)
+    elif line:
+        print(line, file=sys.stderr)
+' "$@"; }
+
+echo "# $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+for line in "${BENCH_CONFIGS[@]}"; do
+  IFS='|' read -r name ode script gradients flags <<<"$line"
+  [[ -n "${ONLY:-}" && "$ONLY" != "$name" ]] && continue
+  for gradient in $gradients; do
+    for ((r = 1; r <= REPEATS; r++)); do
+      echo "# $name $gradient run $r/$REPEATS" >&2
+      if ((have_plastic)); then
+        # shellcheck disable=SC2086
+        "$PLASTIC" bench-train "$root/$ode" --batch "$BATCH" --threads "$THREADS" --steps "$STEPS" \
+          --dtype "$DTYPE" --gradient "$gradient" $flags --json | tag plastic "$name" "$gradient" | tee -a "$OUT" ||
+          echo "# plastic bench-train failed on $name $gradient" >&2
+      fi
+      # shellcheck disable=SC2086
+      "$PYTHON" "$here/reference/$script" --batch "$BATCH" --threads "$THREADS" --dtype "$DTYPE" \
+        --steps "$STEPS" --warmup "$WARMUP" --gradient "$gradient" --tuned $flags |
+        tag reference "$name" "$gradient" | tee -a "$OUT"
+    done
+  done
+done
+echo
+"$PYTHON" "$here/table.py" compare "$OUT"
