@@ -33,6 +33,7 @@ template <class T> inline void zero(size_t count, T* y) {
 /// dst[i, l] = src[i, l] for the lanes in `mask` (n elements per lane).
 template <class T>
 inline void copy_lanes(int64_t n, int lanes, LaneMask mask, const T* src, T* dst) {
+  if (mask == 0) return;  // the common case: every lane still active
   for (int64_t i = 0; i < n; ++i)
     for (int l = 0; l < lanes; ++l)
       if (has_lane(mask, l)) dst[i * lanes + l] = src[i * lanes + l];
@@ -48,6 +49,12 @@ template <class T> inline void zero_lanes(int64_t n, int lanes, LaneMask mask, T
 /// First lane in `mask` holding a non-finite value, or -1.
 template <class T>
 inline int first_nonfinite_lane(int64_t n, int lanes, LaneMask mask, const T* x) {
+  // Fast path, run after every step: x - x is 0 for finite x and NaN for
+  // inf or NaN, and an OR of the comparisons vectorises. Only a tile that
+  // fails it is searched lane by lane.
+  int bad = 0;
+  for (int64_t i = 0; i < n * lanes; ++i) bad |= (x[i] - x[i] != T(0));
+  if (!bad) return -1;
   for (int64_t i = 0; i < n; ++i)
     for (int l = 0; l < lanes; ++l)
       if (has_lane(mask, l) && !std::isfinite(x[i * lanes + l])) return l;
