@@ -1,6 +1,7 @@
 // The `train` command (see train_app.h).
 #include "runtime/app/train_app.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -17,13 +18,15 @@
 
 namespace plastic::rt {
 
-namespace {
-
-nlohmann::json schedule_config(const TrainRequest& r, int64_t steps) {
-  if (r.schedule == "plateau") return {{"kind", "plateau"}, {"factor", 0.1}, {"patience", 15}};
-  if (r.schedule == "cosine") return {{"kind", "cosine"}, {"total_steps", steps}};
+nlohmann::json schedule_config(const std::string& schedule, int64_t epochs) {
+  if (schedule == "plateau") return {{"kind", "plateau"}, {"factor", 0.1}, {"patience", 15}};
+  // The training loop steps the schedule once per epoch (lr_schedule.h), so
+  // the cosine's length is the number of epochs, not of batches.
+  if (schedule == "cosine") return {{"kind", "cosine"}, {"total_steps", std::max<int64_t>(epochs, 1)}};
   return {{"kind", "constant"}};
 }
+
+namespace {
 
 template <class T> int train_typed(const plastic_model& m, const TrainRequest& r) {
   auto data = open_model_data(m, r.run);
@@ -63,7 +66,7 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& r
   cfg.optimizer.lr = r.lr;
   cfg.optimizer.momentum = r.momentum;
   if (r.weight_decay >= 0) cfg.optimizer.weight_decay = r.weight_decay;
-  cfg.schedule = schedule_config(r, r.epochs * hooks.batches_per_epoch);
+  cfg.schedule = schedule_config(r.schedule, r.epochs);
   cfg.clip_norm = r.clip_norm;
   cfg.monitor = valid ? Monitor::ValidLoss : Monitor::TrainLoss;
   cfg.metric_mode = metric.mode;

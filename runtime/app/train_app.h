@@ -6,6 +6,11 @@
 // the JIT driver and ahead-of-time model binaries share it.
 #pragma once
 
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
 #include "runtime/abi.h"
 #include "runtime/app/requests.h"
 
@@ -15,5 +20,10 @@ namespace plastic::rt {
 /// Returns the process exit code (0 ok, 1 bad input or a failed run, 2 bad
 /// options).
 int run_train(const plastic_model& model, const TrainRequest& request);
+
+/// The training loop's schedule configuration for `--schedule` (constant |
+/// plateau | cosine) over a run of `epochs` epochs. The loop steps schedules
+/// once per epoch, so a cosine schedule spans `epochs` steps.
+nlohmann::json schedule_config(const std::string& schedule, int64_t epochs);
 
 } // namespace plastic::rt

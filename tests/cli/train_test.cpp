@@ -90,7 +90,7 @@ TEST_CASE("parameters of another model are refused", "[train]") {
   CHECK_THAT(e.err, Catch::Contains("belong to model"));
 }
 
-TEST_CASE("--resume continues bit for bit in f64", "[train][resume]") {
+TEST_CASE("train --resume continues bit for bit in f64", "[train][resume]") {
   fs::path dir = fresh_dir("resume");
   REQUIRE(run(train_args(dir / "straight", 4)).exit_code == 0);
   REQUIRE(run(train_args(dir / "split", 2)).exit_code == 0);

@@ -2,6 +2,8 @@
 // headers so that drivers and tests can include them cheaply.
 #pragma once
 
+#include "compiler/codegen/loop_ir.h"
+
 #include <cstdint>
 #include <string>
 
@@ -47,6 +49,12 @@ struct CompileStats {
   double codegen_ms = 0;   ///< instruction selection, register allocation, (JIT) linking
   double total_ms() const { return lower_ms + optimize_ms + codegen_ms; }
 };
+
+/// Samples per tile that fill the widest SIMD register of the target the
+/// options resolve to: 16 x f32 / 8 x f64 with AVX-512, 8 / 4 with AVX,
+/// 4 / 2 otherwise. A tile as wide as the register makes every scalar
+/// operation of the math exactly one vector instruction.
+int target_lanes(ElemType type, const CompileOptions& options = {});
 
 /// "x86_64-pc-linux-gnu, cpu znver4, +avx2,+fma,...": the target the
 /// options resolve to on this machine.

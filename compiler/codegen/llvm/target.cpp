@@ -92,6 +92,22 @@ void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level, bool
 
 }  // namespace detail
 
+int target_lanes(ElemType type, const CompileOptions& options) {
+  const detail::TargetSpec spec = detail::resolve_target(options);
+  auto has = [&](const char* feature) {
+    return ("," + spec.features + ",").find(std::string(",+") + feature + ",") != std::string::npos;
+  };
+  int bytes = 16;
+  if (spec.features.empty()) {
+    bytes = 32;  // a named cpu with its default features: assume AVX, the design's tile
+  } else if (has("avx512f")) {
+    bytes = 64;
+  } else if (has("avx")) {
+    bytes = 32;
+  }
+  return bytes / elem_size(type);
+}
+
 std::string describe_target(const CompileOptions& options) {
   const detail::TargetSpec spec = detail::resolve_target(options);
   return fmt::format("{}, cpu {}, features {}", spec.triple, spec.cpu,

@@ -62,7 +62,8 @@ private:
 };
 
 /// Builds every kernel of `fns` for `type` with `lanes` samples per tile
-/// (0 = the SIMD width: 8 x f32, 4 x f64) and JIT-compiles them. Throws
+/// (0 = one 256-bit vector: 8 x f32, 4 x f64; codegen::target_lanes gives the
+/// widest register of the target, e.g. 16 x f32 with AVX-512) and JIT-compiles them. Throws
 /// LayoutError when the model needs something the ABI cannot express,
 /// codegen::InternalError on a compiler bug.
 CompiledModel compile_model(const ModelFunctions& fns, codegen::ElemType type, int lanes = 0,

@@ -1,0 +1,40 @@
+# Shared helpers of the acceptance scripts (sourced, not run).
+#
+#   PLASTIC_DATA   the real-data folder (default: ../shared/data beside the repo)
+#   PLASTIC_BUILD  the build folder holding `plastic` (default: build/)
+#   THREADS        threads for training (default 2)
+#   OUT            run folder (default: build/runs/<experiment>)
+#   PLASTIC_SKIP_CODE  exit code when the data are absent (default 0; the
+#                  CTest registration sets 77 = SKIP_RETURN_CODE)
+set -euo pipefail
+EXPERIMENTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$EXPERIMENTS_DIR/../.." && pwd)
+BUILD=${PLASTIC_BUILD:-$ROOT/build}
+PLASTIC=$BUILD/plastic
+DATA=${PLASTIC_DATA:-$ROOT/../shared/data}
+THREADS=${THREADS:-2}
+
+skip() {
+  echo "SKIP: $*"
+  exit "${PLASTIC_SKIP_CODE:-0}"
+}
+
+need_plastic() {
+  [ -x "$PLASTIC" ] || { echo "error: $PLASTIC not found; build it (cmake --build build --target plastic)" >&2; exit 1; }
+}
+
+# summary_value RUN_DIR SPLIT KEY: a number from the run's summary.json.
+summary_value() {
+  python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]][sys.argv[3]])' \
+    "$1/summary.json" "$2" "$3"
+}
+
+# check_at_least VALUE MIN WHAT: fails (exit 1) when VALUE < MIN.
+check_at_least() {
+  if python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) >= float(sys.argv[2]) else 1)' "$1" "$2"; then
+    echo "PASS: $3 $1 >= $2"
+  else
+    echo "FAIL: $3 $1 < $2"
+    exit 1
+  fi
+}
