@@ -10,9 +10,8 @@
 #
 # Channels: the reader gives the 34 time-varying columns (+ 34 observation
 # counts with --oi) and the loader prepends time, so the model's path input
-# is 35 channels (no-OI) or 69 (OI), set with --set d_in=...; the file's
-# default 41 (= time + 40 columns, as its header says) does not match these
-# data. The archive is extracted into $PLASTIC_BUILD/data/physionet2019
+# is 35 channels (no-OI: the file's d_in = 1 + d_feat) or 69 (OI), set
+# with --set d_in=... so one model file serves both settings. The archive is extracted into $PLASTIC_BUILD/data/physionet2019
 # (never into the source tree). Training is shortened to EPOCHS (default 30)
 # epochs at lr 1e-3, batch 128 (Table 3's lr 4e-5 / batch 1024 would need far
 # more epochs than a ~15 minute budget); all stays are used.
