@@ -8,6 +8,9 @@ void add_run_options(CLI::App& cmd, RunOptions& run) {
                  "Data: a UEA folder or .ts file, a PhysioNet folder, a folder of .npy, a .csv, "
                  "or synthetic:flipflop[:BITS]")
       ->required();
+  cmd.add_option("--valid", run.valid,
+                 "A separate validation set (same formats as --data); --data's own validation part is "
+                 "then trained on");
   cmd.add_option("--seed", run.seed, "Seed of splits, initialisation and shuffling (default 0)");
   cmd.add_option("--threads", run.threads, "Threads (default: every core)")->check(CLI::NonNegativeNumber);
   cmd.add_option("--batch", run.batch, "Batch size (default 32)")->check(CLI::PositiveNumber);

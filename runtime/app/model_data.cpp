@@ -22,6 +22,22 @@ AppResult<ModelData> open_model_data(const plastic_model& m, const RunOptions& r
   if (!splits) return AppError{1, splits.error().describe()};
   ModelData md;
   md.splits = std::move(splits.value());
+  if (!run.valid.empty()) {
+    // A validation set of its own: read whole, normalised with the training
+    // statistics of --data; --data's held-out validation part joins training.
+    DataOptions vo = o;
+    vo.whole = true;
+    vo.normalise = false;
+    auto valid = open_data(run.valid, vo);
+    if (!valid) return AppError{1, valid.error().describe()};
+    Dataset v = std::move(valid.value().train);
+    if (md.splits.normaliser)
+      if (auto st = md.splits.normaliser->apply(v); !st) return AppError{1, run.valid + ": " + st.error().describe()};
+    Dataset& train = md.splits.train;
+    for (Sample& s : md.splits.validation.samples) train.samples.push_back(std::move(s));
+    md.splits.validation = std::move(v);
+    md.splits.description += "; validation from " + run.valid;
+  }
   PrepareOptions po;
   po.require_targets = true;
   po.threads = run.threads;

@@ -14,6 +14,7 @@ namespace plastic::rt {
 /// Options every command shares.
 struct RunOptions {
   std::string data;          ///< --data: see runtime/data/open_data.h
+  std::string valid;         ///< --valid: a separate validation set (then --data's own is trained on)
   uint64_t seed = 0;         ///< splits, initialisation, shuffling
   int threads = 0;           ///< tiles over threads; 0 = every core
   bool oi = false;           ///< PhysioNet: observational-intensity channels

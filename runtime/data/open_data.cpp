@@ -34,7 +34,14 @@ std::vector<fs::path> files_ending(const fs::path& dir, const std::string& suffi
   return out;
 }
 
-DataSplits split_three(Dataset all, uint64_t seed) {
+DataSplits split_three(Dataset all, uint64_t seed, bool whole = false) {
+  if (whole) {
+    DataSplits s;
+    s.validation = subset(all, {});
+    s.test = subset(all, {});
+    s.train = std::move(all);
+    return s;
+  }
   std::vector<int> labels = all.labels();
   SplitIndices idx = stratified_split(labels, seed);
   DataSplits s;
@@ -45,6 +52,13 @@ DataSplits split_three(Dataset all, uint64_t seed) {
 }
 
 DataSplits split_given_test(Dataset train_file, Dataset test_file, const DataOptions& o) {
+  if (o.whole) {
+    DataSplits s;
+    s.validation = subset(train_file, {});
+    s.train = std::move(train_file);
+    s.test = std::move(test_file);
+    return s;
+  }
   std::vector<int> labels = train_file.labels();
   SplitIndices idx = validation_split(labels, o.validation_fraction, o.seed);
   DataSplits s;
@@ -104,7 +118,7 @@ DataResult<DataSplits> read_spec(const std::string& spec, const DataOptions& o) 
     if (!files_ending(p, ".psv").empty()) {
       auto data = read_physionet2019(p, PhysioNetOptions::kidger2020(o.observational_intensity));
       if (!data) return data.error();
-      DataSplits s = split_three(std::move(data.value()), o.seed);
+      DataSplits s = split_three(std::move(data.value()), o.seed, o.whole);
       s.description = fmt::format("PhysioNet 2019 stays in {} ({}), split 70/15/15 by label", spec,
                                   o.observational_intensity ? "OI" : "no-OI");
       return s;
@@ -112,7 +126,7 @@ DataResult<DataSplits> read_spec(const std::string& spec, const DataOptions& o) 
     if (!files_ending(p, ".npy").empty()) {
       auto data = read_npy_series(p);
       if (!data) return data.error();
-      DataSplits s = split_three(std::move(data.value()), o.seed);
+      DataSplits s = split_three(std::move(data.value()), o.seed, o.whole);
       s.description = fmt::format("{} .npy series in {}, split 70/15/15", s.train.size() + s.validation.size() + s.test.size(), spec);
       return s;
     }
@@ -122,14 +136,14 @@ DataResult<DataSplits> read_spec(const std::string& spec, const DataOptions& o) 
   if (ext == ".ts") {
     auto data = read_ts(p);
     if (!data) return data.error();
-    DataSplits s = split_three(std::move(data.value()), o.seed);
+    DataSplits s = split_three(std::move(data.value()), o.seed, o.whole);
     s.description = fmt::format("{}, split 70/15/15 by label", spec);
     return s;
   }
   if (ext == ".csv") {
     auto data = read_csv(p, o.csv);
     if (!data) return data.error();
-    DataSplits s = split_three(std::move(data.value()), o.seed);
+    DataSplits s = split_three(std::move(data.value()), o.seed, o.whole);
     s.description = fmt::format("{}, split 70/15/15", spec);
     return s;
   }
@@ -154,6 +168,7 @@ DataResult<DataSplits> open_data(const std::string& spec, const DataOptions& o) 
   bool synthetic = spec.rfind("synthetic:", 0) == 0;
   if (o.normalise && !synthetic) {
     Normaliser n = fit_normaliser(s.train);
+    s.normaliser = n;
     for (Dataset* d : {&s.train, &s.validation, &s.test})
       if (d->size() > 0)
         if (auto st = n.apply(*d); !st) return st.error();

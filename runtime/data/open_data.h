@@ -26,6 +26,7 @@
 #include "runtime/data/csv_reader.h"
 #include "runtime/data/data_error.h"
 #include "runtime/data/dataset.h"
+#include "runtime/data/normalise.h"
 
 namespace plastic::rt {
 
@@ -41,11 +42,17 @@ struct DataOptions {
   double validation_fraction = 0.15;
   /// CSV files (wide layout by default).
   CsvOptions csv;
+  /// Keep every sample in `train` (no split): for a separate validation
+  /// set given with --valid. A UEA folder still keeps its test file apart.
+  bool whole = false;
 };
 
 struct DataSplits {
   Dataset train, validation, test;
   std::string description; ///< one line: what was read and how it was split
+  /// The statistics the splits were normalised with (when normalise was on),
+  /// to apply to data read separately (--valid).
+  std::optional<Normaliser> normaliser;
 };
 
 /// Resolves `spec` (see file comment) and returns the three splits; the test

@@ -58,3 +58,19 @@ TEST_CASE("a UEA folder gives the given test file and a validation split", "[ope
   CHECK(r->train.num_channels() == 4);
   CHECK(r->train.classes.size() == 20);
 }
+
+TEST_CASE("whole keeps every sample for training and returns the normaliser", "[open_data]") {
+  auto dir = find_data_dir(PLASTIC_SOURCE_DIR);
+  if (!dir) {
+    WARN("shared data not found (../shared/data or $PLASTIC_DATA): skipped");
+    return;
+  }
+  DataOptions o;
+  o.whole = true;
+  auto r = open_data((*dir / "uea/CharacterTrajectories/CharacterTrajectories_TEST.ts").string(), o);
+  REQUIRE(r.ok());
+  CHECK(r->train.size() == 428);
+  CHECK(r->validation.size() == 0);
+  CHECK(r->test.size() == 0);
+  CHECK(r->normaliser.has_value());
+}
