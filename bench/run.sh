@@ -54,7 +54,7 @@ for line in sys.stdin:
 
 echo "# $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 for line in "${BENCH_CONFIGS[@]}"; do
-  IFS='|' read -r name ode script gradients flags <<<"$line"
+  IFS='|' read -r name ode script gradients flags plastic_flags <<<"$line"
   [[ -n "${ONLY:-}" && "$ONLY" != "$name" ]] && continue
   for gradient in $gradients; do
     for ((r = 1; r <= REPEATS; r++)); do
@@ -62,7 +62,7 @@ for line in "${BENCH_CONFIGS[@]}"; do
       if ((have_plastic)); then
         # shellcheck disable=SC2086
         "$PLASTIC" bench-train "$root/$ode" --batch "$BATCH" --threads "$THREADS" --steps "$STEPS" \
-          --dtype "$DTYPE" --gradient "$gradient" $flags --json | tag plastic "$name" "$gradient" | tee -a "$OUT" ||
+          --dtype "$DTYPE" --gradient "$gradient" $flags $plastic_flags --json | tag plastic "$name" "$gradient" | tee -a "$OUT" ||
           echo "# plastic bench-train failed on $name $gradient" >&2
       fi
       # shellcheck disable=SC2086

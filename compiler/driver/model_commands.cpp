@@ -43,6 +43,7 @@ ModelCommands::ModelCommands(CLI::App& app, std::vector<std::string>& sets) : st
   s.bench_cmd->add_option("--threads", s.bench.threads, "Threads (default: every core)");
   s.bench_cmd->add_option("--steps", s.bench.steps, "Timed steps (default 5)")->check(CLI::PositiveNumber);
   s.bench_cmd->add_option("--length", s.bench.length, "Observations per series (default 100)");
+  s.bench_cmd->add_option("--dt", s.bench.dt, "Time between observations (default 1)")->check(CLI::PositiveNumber);
   s.bench_cmd->add_option("--gradient", s.bench.gradient, "direct | checkpoint | adjoint (default: the model's)")
       ->check(CLI::IsMember({"direct", "checkpoint", "adjoint"}));
   s.bench_cmd->add_option("--dtype", s.bench_dtype, "f32 | f64 (default f32)")->check(CLI::IsMember({"f32", "f64"}));

@@ -31,7 +31,7 @@ void reset_high_water() { std::ofstream("/proc/self/clear_refs") << "5"; }
 
 template <class T> int bench_typed(const plastic_model& m, const BenchRequest& r) {
   int64_t length = r.length > 0 ? r.length : 100;
-  Dataset data = synthetic_dataset(m, r.batch, length, r.seed);
+  Dataset data = synthetic_dataset(m, r.batch, length, r.seed, r.dt);
   PrepareOptions po;
   po.threads = r.threads;
   auto prepared = prepare(m, data, po);
@@ -91,6 +91,7 @@ template <class T> int bench_typed(const plastic_model& m, const BenchRequest& r
   j["dtype"] = m.dtype == PLASTIC_F64 ? "f64" : "f32";
   j["batch"] = r.batch;
   j["length"] = length;
+  j["dt"] = r.dt;
   j["threads"] = r.threads;
   j["gradient"] = r.gradient.empty() ? "model" : r.gradient;
   j["steps"] = r.steps;

@@ -8,7 +8,8 @@
 
 namespace plastic::rt {
 
-Dataset synthetic_dataset(const plastic_model& m, int64_t samples, int64_t length, uint64_t seed) {
+Dataset synthetic_dataset(const plastic_model& m, int64_t samples, int64_t length, uint64_t seed,
+                          double dt) {
   Rng rng(seed);
   Dataset d;
   d.name = std::string("synthetic data for ") + (m.name ? m.name : "a model");
@@ -37,7 +38,7 @@ Dataset synthetic_dataset(const plastic_model& m, int64_t samples, int64_t lengt
     s.id = "s" + std::to_string(i);
     std::vector<double> x(static_cast<size_t>(channels), 0.0);
     for (int64_t t = 0; t < length; ++t) {
-      s.times.push_back(static_cast<double>(t));
+      s.times.push_back(static_cast<double>(t) * dt);
       for (double& v : x) {
         v += 0.3 * rng.normal();
         s.values.push_back(v);

@@ -154,8 +154,15 @@ Expected<InputPlan> plan_inputs(const plastic_model& m, const Dataset& data) {
       p.feed = SlotFeed::DataPath;
       p.derivative = deriv;
       p.source = index_of(plan.paths, scheme.value());
-      if (scheme.value() == Interpolation::linear ||
-          (deriv && scheme.value() == Interpolation::hermite))
+      // Steps must not straddle a kink of what the kernels read. Not so for
+      // the value of a log-signature input: the log-ODE method (paper 002,
+      // Eqs. 9-10) sees the path inside a window only through the window's
+      // log-signature and steps window by window, whose boundaries are
+      // knots already; forcing a step at every sample would multiply the
+      // work by the window length.
+      const bool logsig_value = s.logsig_step > 0;
+      if (!logsig_value && (scheme.value() == Interpolation::linear ||
+                            (deriv && scheme.value() == Interpolation::hermite)))
         plan.kinks_at_data_times = true;
       break;
     }
