@@ -5,6 +5,7 @@
 #include <chrono>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -99,6 +100,11 @@ template <class T> int bench_typed(const plastic_model& m, const BenchRequest& r
   j["min_s"] = seconds.front();
   j["peak_rss_mb"] = peak;
   j["step_rss_growth_mb"] = peak - base;
+  // What the gradient method itself held at its peak (its MemoryMeter), per
+  // tile, times the tiles in flight at once: malloc keeps freed pages, so
+  // the resident set after the warm-up step no longer shows it.
+  const int64_t in_flight = std::min<int64_t>(last.tiles, r.threads > 0 ? r.threads : std::max(1u, std::thread::hardware_concurrency()));
+  j["gradient_peak_mb"] = static_cast<double>(last.peak_bytes) * static_cast<double>(in_flight) / (1 << 20);
   j["forward_evals"] = last.forward.field_evals;
   j["backward_evals"] = last.backward.vjp_evals;
   j["loss"] = last.loss;
