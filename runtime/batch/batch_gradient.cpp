@@ -82,23 +82,13 @@ BatchLoss loss_and_gradient(const plastic_model& model, const PreparedData& data
       TileWorkspace<T>& ws = *space;
       const size_t first = k * static_cast<size_t>(L);
       const auto chunk = samples.subspan(first, std::min<size_t>(L, samples.size() - first));
-      Expected<TileLayout> layout = layout_tile(data, chunk, L);
-      if (!layout) {
-        status[k] = layout.status();
+      OpenTile<T> tile;
+      if (Status st = tile.open(model, view, data, chunk, theta, ws); !st) {
+        status[k] = std::move(st);
         return false;
       }
-      const TileLayout& lay = layout.value();
-      build_targets(data, lay, ws.targets);
-      TileInput<T> input(data, lay);
-      TileProblem<T> p;
-      p.model = &model;
-      p.theta = theta.data();
-      p.t0 = lay.t0;
-      p.t_end = lay.t_end;
-      p.observations = ws.targets.observations;
-      p.knots = lay.knots;
-      if (view.inputs > 0) p.input = input.function();
-      initial_state(view, theta.data(), input, ws);
+      const TileLayout& lay = tile.layout();
+      TileProblem<T>& p = tile.problem;
 
       std::fill(ws.theta_bar.begin(), ws.theta_bar.end(), T{0});
       GradientOutputs<T> out;

@@ -63,23 +63,13 @@ Status predict_into(const plastic_model& model, const PreparedData& data,
     TileWorkspace<T>& ws = *space;
     const size_t first = k * static_cast<size_t>(L);
     const auto chunk = samples.subspan(first, std::min<size_t>(L, count - first));
-    Expected<TileLayout> layout = layout_tile(data, chunk, L);
-    if (!layout) {
-      status[k] = layout.status();
+    OpenTile<T> tile;
+    if (Status st = tile.open(model, view, data, chunk, theta, ws); !st) {
+      status[k] = std::move(st);
       return false;
     }
-    const TileLayout& lay = layout.value();
-    build_targets(data, lay, ws.targets);
-    TileInput<T> input(data, lay);
-    TileProblem<T> p;
-    p.model = &model;
-    p.theta = theta.data();
-    p.t0 = lay.t0;
-    p.t_end = lay.t_end;
-    p.observations = ws.targets.observations;
-    p.knots = lay.knots;
-    if (view.inputs > 0) p.input = input.function();
-    initial_state(view, theta.data(), input, ws);
+    const TileLayout& lay = tile.layout();
+    TileProblem<T>& p = tile.problem;
     const size_t block = o * static_cast<size_t>(L);
     ws.outputs.assign(lay.observations.size() * block, T{0});
     std::fill(ws.lane_loss.begin(), ws.lane_loss.end(), 0.0);

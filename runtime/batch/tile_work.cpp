@@ -1,4 +1,4 @@
-// initial_state() and locate_failure(): see tile_work.h.
+// OpenTile, initial_state() and locate_failure(): see tile_work.h.
 #include "runtime/batch/tile_work.h"
 
 #include <algorithm>
@@ -17,6 +17,31 @@ void initial_state(const ModelView<T>& view, const T* theta, TileInput<T>& input
   else
     std::fill(ws.z0.begin(), ws.z0.end(), T{0});
 }
+
+template <class T>
+Status OpenTile<T>::open(const plastic_model& model, const ModelView<T>& view, const PreparedData& data,
+                         std::span<const int64_t> samples, std::span<const T> theta,
+                         TileWorkspace<T>& ws) {
+  Expected<TileLayout> layout = layout_tile(data, samples, view.lanes);
+  if (!layout) return layout.status();
+  input_.reset();  // refers to the old layout
+  layout_ = std::move(layout.value());
+  input_.emplace(data, *layout_);
+  build_targets(data, *layout_, ws.targets);
+  problem = TileProblem<T>{};
+  problem.model = &model;
+  problem.theta = theta.data();
+  problem.t0 = layout_->t0;
+  problem.t_end = layout_->t_end;
+  problem.observations = ws.targets.observations;
+  problem.knots = layout_->knots;
+  if (view.inputs > 0) problem.input = input_->function();
+  initial_state(view, theta.data(), *input_, ws);
+  return {};
+}
+
+template class OpenTile<float>;
+template class OpenTile<double>;
 
 Status locate_failure(Status status, const TileLayout& layout, const PreparedData& data) {
   if (status.ok()) return status;

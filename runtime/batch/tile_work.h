@@ -8,6 +8,8 @@
 // aligned, as abi.h promises the kernels.
 #pragma once
 
+#include <optional>
+#include <span>
 #include <vector>
 
 #include "runtime/batch/prepared_data.h"
@@ -37,10 +39,35 @@ template <class T>
 void initial_state(const ModelView<T>& view, const T* theta, TileInput<T>& input,
                    TileWorkspace<T>& ws);
 
+/// One tile made ready to solve: its layout, its input sample u(t), its
+/// targets in the workspace, the TileProblem over them, and z0 in ws.z0.
+/// Shared by the batch gradient and by predictions. Not movable: the
+/// problem's input function and the input refer to the members.
+template <class T> class OpenTile {
+public:
+  OpenTile() = default;
+  OpenTile(const OpenTile&) = delete;
+  OpenTile& operator=(const OpenTile&) = delete;
+
+  /// Lays out `samples` (at most L data set indices) and prepares them; a
+  /// layout failure comes back as the status.
+  Status open(const plastic_model& model, const ModelView<T>& view, const PreparedData& data,
+              std::span<const int64_t> samples, std::span<const T> theta, TileWorkspace<T>& ws);
+
+  const TileLayout& layout() const { return *layout_; }
+  TileProblem<T> problem;
+
+private:
+  std::optional<TileLayout> layout_;
+  std::optional<TileInput<T>> input_;
+};
+
 /// The failure of a tile solve, with the lane turned into the data set index
 /// and the sample's id added to the message.
 Status locate_failure(Status status, const TileLayout& layout, const PreparedData& data);
 
+extern template class OpenTile<float>;
+extern template class OpenTile<double>;
 extern template void initial_state<float>(const ModelView<float>&, const float*, TileInput<float>&,
                                           TileWorkspace<float>&);
 extern template void initial_state<double>(const ModelView<double>&, const double*,
