@@ -5,13 +5,13 @@
 #include <chrono>
 #include <fstream>
 #include <string>
-#include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "runtime/app/synthetic_data.h"
 #include "runtime/batch/batch_gradient.h"
+#include "runtime/batch/parallel.h"
 #include "runtime/init/init.h"
 #include "runtime/train/optimizer.h"
 
@@ -103,7 +103,7 @@ template <class T> int bench_typed(const plastic_model& m, const BenchRequest& r
   // What the gradient method itself held at its peak (its MemoryMeter), per
   // tile, times the tiles in flight at once: malloc keeps freed pages, so
   // the resident set after the warm-up step no longer shows it.
-  const int64_t in_flight = std::min<int64_t>(last.tiles, r.threads > 0 ? r.threads : std::max(1u, std::thread::hardware_concurrency()));
+  const int64_t in_flight = resolve_threads(r.threads, static_cast<size_t>(last.tiles));
   j["gradient_peak_mb"] = static_cast<double>(last.peak_bytes) * static_cast<double>(in_flight) / (1 << 20);
   j["forward_evals"] = last.forward.field_evals;
   j["backward_evals"] = last.backward.vjp_evals;

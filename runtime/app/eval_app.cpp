@@ -42,12 +42,6 @@ std::optional<AppError> load_parameters(const plastic_model& m, const std::strin
   return std::nullopt;
 }
 
-const PreparedData* pick_split(const ModelData& md, const std::string& split) {
-  if (split == "train") return md.train ? &*md.train : nullptr;
-  if (split == "validation") return md.validation ? &*md.validation : nullptr;
-  return md.test ? &*md.test : nullptr;
-}
-
 template <class T> int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* csv) {
   std::vector<T> theta;
   if (auto e = load_parameters<T>(m, r.parameters, theta)) {
@@ -75,7 +69,8 @@ template <class T> int eval_typed(const plastic_model& m, const EvalRequest& r, 
   }
   bool header = false;
   for (const std::string& split : splits) {
-    const PreparedData* prepared = pick_split(data.value(), split);
+    const ModelData::Split chosen = data.value().split(split);
+    const PreparedData* prepared = chosen.prepared;
     if (!prepared) {
       if (r.split != "all") {
         fmt::print(stderr, "plastic: the {} split of {} is empty\n", split, r.run.data);
@@ -90,9 +85,7 @@ template <class T> int eval_typed(const plastic_model& m, const EvalRequest& r, 
         fmt::print(stderr, "plastic: {}\n", ev.status().describe());
         return 1;
       }
-      fmt::print("{:<12}{} {:.4f}   loss {:.4f}   ({} samples){}\n", split, ev.value().metric_name,
-                 ev.value().metric, ev.value().loss, ev.value().samples,
-                 ev.value().note.empty() ? "" : "  " + ev.value().note);
+      print_evaluation(split, ev.value());
       continue;
     }
     auto pred = predict<T>(m, *prepared, samples, std::span<const T>(theta), options);
@@ -101,9 +94,7 @@ template <class T> int eval_typed(const plastic_model& m, const EvalRequest& r, 
       return 1;
     }
     const Predictions<T>& p = pred.value();
-    const Dataset& source = split == "train" ? data.value().splits.train
-                            : split == "validation" ? data.value().splits.validation
-                                                    : data.value().splits.test;
+    const Dataset& source = chosen.data;
     if (!header) {
       *out << "split,sample,time";
       for (int64_t j = 0; j < p.width; ++j) *out << ",y" << j;

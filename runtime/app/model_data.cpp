@@ -13,6 +13,18 @@ int64_t model_path_channels(const plastic_model& m) {
   return 0;
 }
 
+ModelData::Split ModelData::split(const std::string& name) const {
+  auto of = [](const Dataset& d, const std::optional<PreparedData>& p) { return Split{d, p ? &*p : nullptr}; };
+  if (name == "train") return of(splits.train, train);
+  if (name == "validation") return of(splits.validation, validation);
+  return of(splits.test, test);
+}
+
+void print_evaluation(const std::string& split, const Evaluation& e) {
+  fmt::print("{:<12}{} {:.4f}   loss {:.4f}   ({} samples){}\n", split, e.metric_name, e.metric, e.loss,
+             e.samples, e.note.empty() ? "" : "  " + e.note);
+}
+
 AppResult<ModelData> open_model_data(const plastic_model& m, const RunOptions& run) {
   DataOptions o;
   o.seed = run.seed;

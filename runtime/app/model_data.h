@@ -9,6 +9,7 @@
 #include "runtime/abi.h"
 #include "runtime/app/app_error.h"
 #include "runtime/app/requests.h"
+#include "runtime/batch/predict.h"
 #include "runtime/batch/prepared_data.h"
 #include "runtime/data/open_data.h"
 
@@ -17,10 +18,22 @@ namespace plastic::rt {
 struct ModelData {
   DataSplits splits;
   std::optional<PreparedData> train, validation, test; ///< absent for an empty split
+
+  /// A split by name ("train", "validation", "test"): its samples and their
+  /// prepared form (null when the split is empty).
+  struct Split {
+    const Dataset& data;
+    const PreparedData* prepared;
+  };
+  Split split(const std::string& name) const;
 };
 
 /// Opens run.data for `model` and prepares its non-empty splits.
 AppResult<ModelData> open_model_data(const plastic_model& model, const RunOptions& run);
+
+/// "test        accuracy 0.9696   loss 0.0912   (428 samples)": one line
+/// per evaluated split, the same in train, eval and model binaries.
+void print_evaluation(const std::string& split, const Evaluation& e);
 
 /// Channels the model's path input expects (0 when it reads no path).
 int64_t model_path_channels(const plastic_model& model);

@@ -113,16 +113,16 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& r
   summary["skipped_steps"] = outcome.value().skipped_steps;
   BatchOptions eval_options;
   eval_options.threads = r.run.threads;
-  for (auto [name, prepared] : {std::pair{"validation", &md.validation}, std::pair{"test", &md.test}}) {
-    if (!*prepared) continue;
-    auto ev = evaluate<T>(m, **prepared, all_samples(**prepared), std::span<const T>(theta), eval_options);
+  for (const char* name : {"validation", "test"}) {
+    const PreparedData* prepared = md.split(name).prepared;
+    if (!prepared) continue;
+    auto ev = evaluate<T>(m, *prepared, all_samples(*prepared), std::span<const T>(theta), eval_options);
     if (!ev) {
       fmt::print(stderr, "plastic: evaluating on the {} split: {}\n", name, ev.status().describe());
       return 1;
     }
     const Evaluation& e = ev.value();
-    fmt::print("{:<12}{} {:.4f}   loss {:.4f}   ({} samples){}\n", name, e.metric_name, e.metric, e.loss,
-               e.samples, e.note.empty() ? "" : "  " + e.note);
+    print_evaluation(name, e);
     summary[name] = {{"loss", e.loss}, {e.metric_name, e.metric}, {"samples", e.samples}};
   }
   if (!r.out.empty()) {
