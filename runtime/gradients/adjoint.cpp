@@ -209,6 +209,7 @@ GradientResult gradient_adjoint(const TileProblem<T>& problem, const SolverOptio
       tile::copy(nl, z0, z.data());
       Walk walk(view, problem, timeline, solver, session.scratch->data(), meter);
       walk.collect(nullptr, loss.data());
+      walk.discards_state_on_failure(true);
       typename Walk::Cursor c = walk.start();
       typename Walk::Item item;
       while (!walk.finished(c)) {

@@ -100,19 +100,19 @@ StepBackprop<T>::StepBackprop(const ModelView<T>& model, RkStepper<T>& stepper, 
 }
 
 template <class T>
-void StepBackprop<T>::apply(const typename Integrator<T>::Item& item, const T* z0, T* a,
+void StepBackprop<T>::apply(const typename Integrator<T>::Item& item, const T* z0, Buffer<T>& a,
                             T* theta_bar, const InputCotangentFn<T>* sink, SolveStats& stats) {
   const LaneMask frozen = ~item.active & all_lanes(model_.lanes);
-  const T* a_in = a;
+  const T* a_in = a.data();
   if (frozen) {
-    tile::copy(nl_, a, a_in_.data());
+    tile::copy(nl_, a.data(), a_in_.data());
     tile::zero_lanes(model_.n, model_.lanes, frozen, a_in_.data());
     a_in = a_in_.data();
   }
   tile::zero(nl_, a_out_.data());
   stepper_.step_vjp(item.t, item.h, item.t1, z0, a_in, a_out_.data(), theta_bar, sink, stats);
-  if (frozen) tile::copy_lanes(model_.n, model_.lanes, frozen, a, a_out_.data());
-  tile::copy(nl_, a_out_.data(), a);
+  if (frozen) tile::copy_lanes(model_.n, model_.lanes, frozen, a.data(), a_out_.data());
+  a.swap(a_out_);
 }
 
 template struct GradientSession<float>;

@@ -59,7 +59,9 @@ public:
   StepBackprop(const ModelView<T>& model, RkStepper<T>& stepper, MemoryMeter* meter);
 
   /// `a`: in, the cotangent of the state after the step; out, before it. z0: the state before it.
-  void apply(const typename Integrator<T>::Item& item, const T* z0, T* a, T* theta_bar,
+  /// The result is computed into a buffer of this object, which is then
+  /// swapped with `a` (no copy of the state per step).
+  void apply(const typename Integrator<T>::Item& item, const T* z0, Buffer<T>& a, T* theta_bar,
              const InputCotangentFn<T>* sink, SolveStats& stats);
 
 private:

@@ -86,6 +86,7 @@ GradientResult gradient_checkpoint(const TileProblem<T>& problem, const SolverOp
     {
       Walk walk(view, problem, timeline, solver, session.scratch->data(), meter);
       walk.collect(nullptr, loss.data());
+      walk.discards_state_on_failure(true);
       if (solver.adaptive()) walk.record_steps(&step_sizes);
       tile::copy(nl, z0, z.data());
       typename Walk::Cursor c = walk.start();
@@ -108,6 +109,7 @@ GradientResult gradient_checkpoint(const TileProblem<T>& problem, const SolverOp
     // Backward: replay each segment from its checkpoint, then sweep it in reverse.
     Walk replay(view, problem, timeline, solver, session.scratch->data(), meter);
     replay.replaying(true);
+    replay.discards_state_on_failure(true);
     if (solver.adaptive()) replay.replay_steps(&step_sizes);
     EventBackprop<T> events(view, problem, timeline, session.scratch->data(), meter);
     StepBackprop<T> steps(view, replay.stepper(), meter);
@@ -133,7 +135,7 @@ GradientResult gradient_checkpoint(const TileProblem<T>& problem, const SolverOp
         if (item.kind == Walk::ItemKind::Event)
           events.apply(item.event, z_before, a.data(), out.theta_bar, sink);
         else
-          steps.apply(item, z_before, a.data(), out.theta_bar, sink, r.backward);
+          steps.apply(item, z_before, a, out.theta_bar, sink, r.backward);
       }
     }
     r.backward += replay.stats; // the recomputation is part of the backward cost

@@ -27,6 +27,7 @@ GradientResult gradient_direct(const TileProblem<T>& problem, const SolverOption
     Walk walk(view, problem, *session.timeline, solver, session.scratch->data(), meter);
     Buffer<double> loss = make_buffer<double>(static_cast<size_t>(view.lanes), meter);
     walk.collect(nullptr, loss.data());
+    walk.discards_state_on_failure(true);
     ChunkedTape<T> states(nl, 16, meter);
     ChunkedTape<typename Walk::Item> items(1, 64, meter);
     Buffer<T> z = make_buffer<T>(nl, meter);
@@ -56,7 +57,7 @@ GradientResult gradient_direct(const TileProblem<T>& problem, const SolverOption
       if (item.kind == Walk::ItemKind::Event)
         events.apply(item.event, states[i], a.data(), out.theta_bar, sink);
       else
-        steps.apply(item, states[i], a.data(), out.theta_bar, sink, r.backward);
+        steps.apply(item, states[i], a, out.theta_bar, sink, r.backward);
     }
     r.backward.accepted_steps = r.forward.accepted_steps;
     if (out.z0_bar) tile::copy(nl, a.data(), out.z0_bar);

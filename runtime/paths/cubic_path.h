@@ -96,8 +96,24 @@ class CubicPath {
 template <class T>
 void CubicPath::evaluate(double t, Quantity q, T* out, std::ptrdiff_t stride, Side side,
                          int* hint) const {
-  const int k = locate(t, side, hint ? *hint : -1);
-  if (hint) *hint = k;
+  const int previous = hint ? *hint : -1;
+  const int k = locate(t, side, previous);
+  if (hint) {
+    *hint = k;
+    // A sweep that moved to a new interval will soon need the one after it
+    // (before it, sweeping backwards). A tile's lanes read many series at
+    // once, each from its own block, which hardware prefetchers do not
+    // anticipate: the coefficient loads were most of this function's time.
+    if (previous >= 0 && k != previous) {
+      const int next = k + (k > previous ? 1 : -1);
+      if (next >= 0 && next < intervals_) {
+        const char* block = reinterpret_cast<const char*>(coeff_block(next));
+        const std::size_t bytes = sizeof(double) * 4 * static_cast<std::size_t>(channels_);
+        for (std::size_t off = 0; off < bytes; off += 64)
+          __builtin_prefetch(block + off);
+      }
+    }
+  }
   const double s = t - data_[static_cast<std::size_t>(k)];
   const int c = channels_;
   const double* a = coeff_block(k);

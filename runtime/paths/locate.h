@@ -15,7 +15,8 @@
 // Outside [t_0, t_{n-1}] the index is clamped to the first / last interval,
 // so evaluation extends that interval's polynomial (torchcde clamps the same
 // way in `_interpret_t`). Lookup is O(1) when the caller passes the interval
-// of its previous (monotone) query as a hint, O(log n) otherwise.
+// of its previous (monotone, either direction) query as a hint, O(log n)
+// otherwise.
 #pragma once
 
 #include <algorithm>
@@ -31,8 +32,8 @@ enum class Quantity { value, derivative };
 
 /// Index k in [0, knots.size()-2] of the interval that owns `t` (see the
 /// file comment for the convention at knots and beyond the ends). `hint`
-/// is a previous answer or -1; checking it and its successor first makes
-/// monotone sweeps O(1). Requires knots.size() >= 2, strictly increasing.
+/// is a previous answer or -1; checking it and its two neighbours first
+/// makes monotone sweeps, forward or backward, O(1). Requires knots.size() >= 2, strictly increasing.
 inline int locate_interval(std::span<const double> knots, double t, Side side = Side::left,
                            int hint = -1) {
   const int last = static_cast<int>(knots.size()) - 2;
@@ -45,6 +46,8 @@ inline int locate_interval(std::span<const double> knots, double t, Side side = 
   if (hint >= 0 && hint <= last) {
     if (owns(hint)) return hint;
     if (hint < last && owns(hint + 1)) return hint + 1;
+    // Reverse sweeps (the backward pass of a gradient) walk down the knots.
+    if (hint > 0 && owns(hint - 1)) return hint - 1;
   }
   const double* end = k + knots.size();
   const double* it = side == Side::left ? std::lower_bound(k, end, t) : std::upper_bound(k, end, t);

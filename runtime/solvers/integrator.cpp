@@ -125,10 +125,12 @@ template <class T> Status Integrator<T>::fixed_step(Cursor& c, T* z, Item& item)
     return f;
   }
   const LaneMask active = timeline_.active_after(c.t);
-  stepper_.step(c.t, h, t1, z, z_new_.data(), false, false, stats);
-  tile::copy_lanes(model_.n, model_.lanes, ~active & all_lanes(model_.lanes), z, z_new_.data());
-  if (int lane = tile::first_nonfinite_lane(model_.n, model_.lanes, active, z_new_.data());
-      lane >= 0) {
+  const LaneMask frozen = ~active & all_lanes(model_.lanes);
+  const bool in_place = in_place_ && !frozen;
+  T* z1 = in_place ? z : z_new_.data();
+  stepper_.step(c.t, h, t1, z, z1, false, false, stats);
+  tile::copy_lanes(model_.n, model_.lanes, frozen, z, z1);
+  if (int lane = tile::first_nonfinite_lane(model_.n, model_.lanes, active, z1); lane >= 0) {
     SolveFailure f = located(FailureKind::NonFiniteState, lane, c.t, h);
     f.message = fmt::format(
         "the state became non-finite (inf or NaN) in the {} step from t={} to t={} (h={})",
@@ -140,7 +142,7 @@ template <class T> Status Integrator<T>::fixed_step(Cursor& c, T* z, Item& item)
         "NaN or huge values";
     return f;
   }
-  tile::copy(nl_, z_new_.data(), z);
+  if (!in_place) tile::copy(nl_, z1, z);
   item = Item{ItemKind::Step, c.t, h, t1, c.event, active};
   c.t = t1;
   ++c.steps;

@@ -54,8 +54,14 @@ public:
   bool finished(const Cursor& c) const { return c.event >= timeline_.events.size(); }
 
   /// Performs the next item on z (n*L, in place). Adaptive steps retry until
-  /// one is accepted. On failure z holds the last accepted state.
+  /// one is accepted. On failure z holds the last accepted state, unless
+  /// the caller chose `discards_state_on_failure`.
   Status advance(Cursor& c, T* z, Item& item);
+  /// The caller discards z when a step fails (the gradient methods only
+  /// report the failure), so a failed fixed step may leave z clobbered:
+  /// while every lane is active the step kernel then writes z in place (the
+  /// ABI allows z1 == z0), saving two state copies per step.
+  void discards_state_on_failure(bool on) { in_place_ = on; }
 
   /// Forward passes may collect outputs (n_obs*o*L) and per-lane losses (L, +=) at observations.
   void collect(T* outputs, double* loss) {
@@ -96,6 +102,7 @@ private:
   ChunkedTape<double>* record_ = nullptr;
   const ChunkedTape<double>* replay_ = nullptr;
   bool quiet_ = false;
+  bool in_place_ = false;
   bool k0_valid_ = false;
   double h_next_ = 0; // adaptive proposal (> 0)
   int64_t attempts_ = 0;

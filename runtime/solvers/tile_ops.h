@@ -3,7 +3,8 @@
 // The runtime's own arithmetic between kernel calls: stage combinations,
 // per-lane finiteness checks, freezing inactive lanes, per-lane RMS norms.
 // All are O(n*L) and allocation-free; the compiler vectorises the plain
-// loops.
+// loops, and the check that runs over every state after every step lives
+// in tile_ops.cpp with versions for wider vectors.
 #pragma once
 
 #include <algorithm>
@@ -46,15 +47,17 @@ template <class T> inline void zero_lanes(int64_t n, int lanes, LaneMask mask, T
       if (has_lane(mask, l)) x[i * lanes + l] = T{0};
 }
 
+/// True when any of x[0..count) is inf or NaN (tile_ops.cpp: one vectorised
+/// pass, in the machine's widest vectors).
+bool any_nonfinite(size_t count, const float* x);
+bool any_nonfinite(size_t count, const double* x);
+
 /// First lane in `mask` holding a non-finite value, or -1.
 template <class T>
 inline int first_nonfinite_lane(int64_t n, int lanes, LaneMask mask, const T* x) {
-  // Fast path, run after every step: x - x is 0 for finite x and NaN for
-  // inf or NaN, and an OR of the comparisons vectorises. Only a tile that
+  // Fast path, run after every step over the whole tile; only a tile that
   // fails it is searched lane by lane.
-  int bad = 0;
-  for (int64_t i = 0; i < n * lanes; ++i) bad |= (x[i] - x[i] != T(0));
-  if (!bad) return -1;
+  if (!any_nonfinite(static_cast<size_t>(n * lanes), x)) return -1;
   for (int64_t i = 0; i < n; ++i)
     for (int l = 0; l < lanes; ++l)
       if (has_lane(mask, l) && !std::isfinite(x[i * lanes + l])) return l;
