@@ -1,6 +1,7 @@
 // The general contraction (einsum) as one loop nest: loops over the output
-// labels, and when labels are summed, an accumulator register reset per
-// output element and updated by fma in loops over the summed labels. Every
+// labels, and when labels are summed, accumulator registers reset per block
+// of output elements and updated by fma in loops over the summed labels
+// (register blocking: see kContractBlock and the comment below). Every
 // operand is addressed per axis from the loop of each of its labels, so
 // transposes, batched heads, outer products and full contractions are all
 // the same code; fused operand chains are evaluated in the innermost loop
@@ -12,6 +13,8 @@
 
 #include "compiler/ir/einsum.h"
 #include "compiler/kernels/emitter.h"
+
+#include <fmt/format.h>
 
 namespace plastic::kernels::detail {
 
@@ -52,25 +55,80 @@ void Emitter::emit_contract(const ir::Node* n, const Sink& sink) {
     return p;
   };
 
-  for_each(n->shape(), [&](std::vector<Index> out) {
+  const size_t last = n->num_operands() - 1;
+  auto set_outputs = [&](const std::vector<Index>& out) {
     for (size_t a = 0; a < out.size(); ++a)
       label[static_cast<size_t>(spec.output[a])] = out[a];
-    Index flat = flat_of(Pos::at_axes(out), n->shape());
-    size_t last = n->num_operands() - 1;
-    if (summed.empty()) {
+  };
+  if (summed.empty()) {
+    for_each(n->shape(), [&](std::vector<Index> out) {
+      set_outputs(out);
       Expr p = leading_product();
-      sink(flat, p.valid() ? b.mul(p, operand(last)) : operand(last));
-      return;
+      sink(flat_of(Pos::at_axes(out), n->shape()), p.valid() ? b.mul(p, operand(last)) : operand(last));
+    });
+    return;
+  }
+
+  // Register blocking: `width` consecutive elements of the last output axis
+  // are summed together, each in its own accumulator. An operand that does
+  // not depend on that axis (the vector of a mat-vec, the shared weight row
+  // of a batched one) is then loaded once per summed index for all of them
+  // instead of once per element, and the independent fma chains hide the
+  // fma latency that a single accumulator per element exposes. Each
+  // element's own sum still runs over the summed labels in label order.
+  const size_t rank = n->shape().size();
+  const int64_t extent = rank ? n->shape()[rank - 1] : 1;
+  const int64_t width = extent >= kContractBlock ? kContractBlock : 1;
+  auto sum_block = [&](std::vector<Index> out, int64_t lanes_in_block) {
+    std::vector<codegen::Var> acc;
+    for (int64_t r = 0; r < lanes_in_block; ++r) {
+      acc.push_back(var(fmt::format("acc{}", r), uniform(n)));
+      b.assign(acc.back(), b.constant(0));
     }
-    codegen::Var acc = var("acc", uniform(n));
-    b.assign(acc, b.constant(0));
+    const Index base = rank ? out[rank - 1] : Index(0);
     for_each(sum_shape, [&](std::vector<Index> inner) {
       for (size_t s = 0; s < summed.size(); ++s)
         label[static_cast<size_t>(summed[s])] = inner[s];
-      Expr p = leading_product();
-      b.assign(acc, p.valid() ? b.fma(p, operand(last), b.read(acc)) : b.add(b.read(acc), operand(last)));
+      for (int64_t r = 0; r < lanes_in_block; ++r) {
+        if (rank) out[rank - 1] = base + r;
+        set_outputs(out);
+        Expr p = leading_product();
+        b.assign(acc[static_cast<size_t>(r)],
+                 p.valid() ? b.fma(p, operand(last), b.read(acc[static_cast<size_t>(r)]))
+                           : b.add(b.read(acc[static_cast<size_t>(r)]), operand(last)));
+      }
     });
-    sink(flat, b.read(acc));
+    for (int64_t r = 0; r < lanes_in_block; ++r) {
+      if (rank) out[rank - 1] = base + r;
+      sink(flat_of(Pos::at_axes(out), n->shape()), b.read(acc[static_cast<size_t>(r)]));
+    }
+  };
+  std::vector<std::pair<int64_t, int64_t>> outer;
+  for (size_t a = 0; a + 1 < rank; ++a)
+    outer.emplace_back(0, n->shape()[a]);
+  const int64_t blocks = extent / width, blocked = blocks * width;
+  for_box(outer, [&](std::vector<Index> out) {
+    out.push_back(Index(0));
+    if (rank == 0) out.clear();
+    // Full blocks: base = width * j.
+    if (blocks == 1) {
+      sum_block(out, width);
+    } else if (blocks > 1) {
+      b.loop(fmt::format("i{}", loop_counter_++), 0, blocks, [&](Index j) {
+        std::vector<Index> o = out;
+        o[rank - 1] = j * width;
+        sum_block(o, width);
+      });
+      --loop_counter_;
+    }
+    // The remainder, one element at a time.
+    if (blocked < extent) {
+      for_box({{blocked, extent}}, [&](std::vector<Index> tail) {
+        std::vector<Index> o = out;
+        o[rank - 1] = tail[0];
+        sum_block(o, 1);
+      });
+    }
   });
 }
 

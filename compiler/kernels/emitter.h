@@ -84,6 +84,11 @@ public:
 
   // ---- per-family emission (emit_*.cpp) --------------------------------------
 
+  /// Output elements a summing contraction accumulates side by side (see
+  /// emit_contract.cpp): 4 fma chains cover the fma latency on two ports
+  /// and fit the 16 vector registers of AVX2 with the shared operands.
+  static constexpr int64_t kContractBlock = 4;
+
   codegen::Expr eval_elementwise(const ir::Node* n, const Pos& pos);
   codegen::Expr eval_view(const ir::Node* n, const Pos& pos);
   void emit_contract(const ir::Node* n, const Sink& sink);

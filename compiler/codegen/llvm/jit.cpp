@@ -1,7 +1,13 @@
 // In-process compilation with ORC LLJIT (jit.h).
 #include "compiler/codegen/llvm/jit.h"
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
 #include <mutex>
 
 #include <fmt/format.h>
@@ -64,6 +70,30 @@ Jit::~Jit() = default;
 
 const CompileOptions& Jit::options() const { return engine_->options; }
 
+namespace {
+
+// PLASTIC_PERF_MAP=1 names JIT code for `perf report`: perf reads
+// /tmp/perf-<pid>.map ("start size name" in hex per line). ORC does not
+// report function sizes here, so each symbol extends to the next one's
+// start (functions of a module are laid out one after another); the last
+// gets 64 KiB. Good enough to attribute samples to kernels.
+void write_perf_map(const std::unordered_map<std::string, void*>& symbols) {
+  std::vector<std::pair<uintptr_t, std::string>> sorted;
+  for (const auto& [name, ptr] : symbols)
+    sorted.emplace_back(reinterpret_cast<uintptr_t>(ptr), name);
+  std::sort(sorted.begin(), sorted.end());
+  std::FILE* f = std::fopen(fmt::format("/tmp/perf-{}.map", getpid()).c_str(), "a");
+  if (!f) return;
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    uintptr_t size = i + 1 < sorted.size() ? sorted[i + 1].first - sorted[i].first : 65536;
+    std::fprintf(f, "%lx %lx %s\n", static_cast<unsigned long>(sorted[i].first), static_cast<unsigned long>(size),
+                 sorted[i].second.c_str());
+  }
+  std::fclose(f);
+}
+
+}  // namespace
+
 JitModule Jit::add(const Module& module) {
   Engine& e = *engine_;
   std::lock_guard<std::mutex> lock(e.mutex);
@@ -108,6 +138,7 @@ JitModule Jit::add(const Module& module) {
     if (e.options.packed_entries) lookup(fn.name + "__packed");
   }
   out.stats_.codegen_ms = ms_since(t0);
+  if (std::getenv("PLASTIC_PERF_MAP")) write_perf_map(out.symbols_);
   return out;
 }
 
