@@ -1,70 +1,21 @@
 // `plastic bench-kernels FILE [--dtype f32|f64]`: JIT-compiles the model and
 // times every ABI kernel on random data, one tile per call, reporting time
 // per sample and GFLOP/s (FLOPs counted from the loop IR, flops.h). Numbers
-// only: nothing here asserts a time.
+// only: nothing here asserts a time. The random arguments are
+// model::random_kernel_args, the same as bench/kernel_bench.cpp uses.
 #include "compiler/driver/commands.h"
 #include "compiler/driver/load_model.h"
 #include "compiler/model/assemble/compiled_model.h"
 #include "compiler/model/assemble/flops.h"
+#include "compiler/model/assemble/random_args.h"
 
 #include <fmt/format.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <iostream>
-#include <memory>
 #include <random>
 
 namespace plastic::driver {
-
-namespace {
-
-struct Free {
-  void operator()(void* p) const { std::free(p); }
-};
-using Block = std::unique_ptr<void, Free>;
-
-Block aligned_block(size_t bytes) { return Block(std::aligned_alloc(64, std::max<size_t>(64, (bytes + 63) / 64 * 64))); }
-
-// Random arguments for one kernel, from its loop-IR signature.
-struct KernelArgs {
-  std::vector<Block> blocks;
-  codegen::Args args;
-};
-
-KernelArgs make_args(const codegen::Function& f, double step, std::mt19937_64& rng) {
-  KernelArgs k;
-  std::uniform_real_distribution<double> U(-0.5, 0.5);
-  const size_t esize = f.type == codegen::ElemType::F32 ? 4 : 8;
-  for (const codegen::Param& p : f.params) {
-    switch (p.kind) {
-    case codegen::ParamKind::Scalar: k.args.scalar(p.name == "h" ? step : 0.3); break;
-    case codegen::ParamKind::Opaque: k.args.ptr(nullptr); break;
-    case codegen::ParamKind::Scratch:
-      k.blocks.push_back(aligned_block(static_cast<size_t>(f.scratch_bytes)));
-      k.args.ptr(k.blocks.back().get());
-      break;
-    case codegen::ParamKind::Buffer: {
-      const codegen::BufferDecl& b = f.buffers.at(p.buffer);
-      const size_t n = static_cast<size_t>(f.elements(b));
-      k.blocks.push_back(aligned_block(n * esize));
-      void* data = k.blocks.back().get();
-      // Shared weights small, per-sample data O(1): activations stay in range.
-      const double scale = b.lanes == codegen::Lanes::Uniform ? 0.2 : 1.0;
-      for (size_t i = 0; i < n; ++i) {
-        double v = scale * U(rng);
-        if (esize == 4) static_cast<float*>(data)[i] = static_cast<float>(v);
-        else static_cast<double*>(data)[i] = v;
-      }
-      k.args.ptr(data);
-      break;
-    }
-    }
-  }
-  return k;
-}
-
-}  // namespace
 
 int run_bench_kernels(const std::string& file, const std::string& dtype, double min_seconds,
                       const CommonOptions& common) {
@@ -89,7 +40,7 @@ int run_bench_kernels(const std::string& file, const std::string& dtype, double 
     const codegen::Function* f = cm.kernels().get(id);
     if (!f) continue;
     codegen::PackedKernel run = cm.packed(id);
-    KernelArgs args = make_args(*f, step, rng);
+    model::KernelArgs args = model::random_kernel_args(*f, step, rng);
     const double flops = model::count_flops(*f);
     // Warm up, then double the repetitions until the batch takes long enough.
     run(args.args.data());
