@@ -4,6 +4,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <memory>
+#include <optional>
+#include <type_traits>
+
+#include <fmt/format.h>
 
 namespace plastic::test {
 
@@ -35,31 +39,44 @@ template <class T> CaseResult run_typed(const KernelCase& k, int L, int batch, u
     else
       for (int s = 0; s < batch; ++s) per_sample[a.name].push_back(round(gen(a)));
   }
-  // Expected outputs.
-  std::map<std::string, std::vector<Vec>> expect_v;
-  std::map<std::string, Vec> expect_u;
-  for (const ArgSpec& a : k.args) {
-    if (a.role == ArgSpec::In) continue;
-    if (a.uniform) expect_u[a.name] = a.role == ArgSpec::Acc ? shared[a.name] : Vec(static_cast<size_t>(a.size), 0.0);
-    else expect_v[a.name] = a.role == ArgSpec::Acc ? per_sample[a.name] : std::vector<Vec>(batch, Vec(a.size, 0.0));
-  }
+  // Expected outputs: from the f64 interpreter and, for f32 kernels, from the
+  // interpreter in f32 (the yardstick of judge()).
+  struct Expected {
+    std::map<std::string, std::vector<Vec>> v;
+    std::map<std::string, Vec> u;
+  };
   std::map<std::string, std::vector<double>> floors;
-  for (int s = 0; s < batch; ++s) {
-    std::map<std::string, Vec> sample = shared;
-    for (auto& [name, v] : per_sample) sample[name] = v[static_cast<size_t>(s)];
-    sample["t"] = {t};
-    sample["h"] = {h};
-    std::map<std::string, Vec> r = k.reference(sample);
-    for (const ArgSpec& a : k.args)
-      floors[a.name].push_back(k.scale_floor ? k.scale_floor(a.name, sample, r) : 0.0);
+  auto expected = [&](bool f32) {
+    std::optional<F32Reference> in_f32;
+    if (f32) in_f32.emplace();
+    Expected e;
     for (const ArgSpec& a : k.args) {
       if (a.role == ArgSpec::In) continue;
-      auto it = r.find(a.name);
-      if (it == r.end()) continue;  // no contribution
-      Vec& dst = a.uniform ? expect_u[a.name] : expect_v[a.name][static_cast<size_t>(s)];
-      for (size_t i = 0; i < dst.size(); ++i) dst[i] += it->second.at(i);
+      if (a.uniform) e.u[a.name] = a.role == ArgSpec::Acc ? shared[a.name] : Vec(static_cast<size_t>(a.size), 0.0);
+      else e.v[a.name] = a.role == ArgSpec::Acc ? per_sample[a.name] : std::vector<Vec>(batch, Vec(a.size, 0.0));
     }
-  }
+    for (int s = 0; s < batch; ++s) {
+      std::map<std::string, Vec> sample = shared;
+      for (auto& [name, v] : per_sample) sample[name] = v[static_cast<size_t>(s)];
+      sample["t"] = {t};
+      sample["h"] = {h};
+      std::map<std::string, Vec> r = k.reference(sample);
+      if (!f32)
+        for (const ArgSpec& a : k.args)
+          floors[a.name].push_back(k.scale_floor ? k.scale_floor(a.name, sample, r) : 0.0);
+      for (const ArgSpec& a : k.args) {
+        if (a.role == ArgSpec::In) continue;
+        auto it = r.find(a.name);
+        if (it == r.end()) continue;  // no contribution
+        Vec& dst = a.uniform ? e.u[a.name] : e.v[a.name][static_cast<size_t>(s)];
+        for (size_t i = 0; i < dst.size(); ++i) dst[i] += it->second.at(i);
+      }
+    }
+    return e;
+  };
+  const Expected want = expected(false);
+  const bool f32 = std::is_same_v<T, float>;
+  const Expected want_f32 = f32 ? expected(true) : Expected{};
   // Run the kernel tile by tile.
   std::map<std::string, std::vector<Vec>> got_v;
   std::map<std::string, Vec> got_u = shared;  // uniform outputs accumulate across tiles (Set: per tile, summed below)
@@ -111,23 +128,30 @@ template <class T> CaseResult run_typed(const KernelCase& k, int L, int batch, u
     }
   }
   CaseResult res;
-  auto compare = [&](const std::string& name, const Vec& got, const Vec& want, double floor) {
-    double scale = floor, err = 0;
-    for (size_t i = 0; i < want.size(); ++i) scale = std::max(scale, std::abs(want[i]));
+  res.batch = batch;
+  auto max_error = [](const Vec& got, const Vec& want) {
+    double err = 0;
     for (size_t i = 0; i < want.size(); ++i) {
       double e = std::abs(got[i] - want[i]);
       if (std::isnan(got[i]) != std::isnan(want[i])) e = INFINITY;
       err = std::max(err, e);
     }
-    double rel = err / std::max(scale, 1e-30);
-    if (err == 0) rel = 0;
-    if (rel > res.max_rel_error || std::isnan(rel)) res.max_rel_error = rel, res.worst = name, res.worst_abs = err, res.worst_scale = scale;
+    return err;
   };
-  for (auto& [name, want] : expect_u) compare(name, got_u[name], want, 0.0);
-  for (auto& [name, want] : expect_v)
-    for (int s = 0; s < batch; ++s)
-      compare(name, got_v[name][static_cast<size_t>(s)], want[static_cast<size_t>(s)],
-              floors[name][static_cast<size_t>(s)]);
+  auto compare = [&](const std::string& name, const Vec& got, const Vec& ref, const Vec* ref_f32, double floor) {
+    OutputErrors& o = res.outputs[name];
+    double scale = floor;
+    for (double x : ref) scale = std::max(scale, std::abs(x));
+    o.kernel.push_back(max_error(got, ref));
+    o.scale.push_back(scale);
+    double e32 = ref_f32 ? max_error(*ref_f32, ref) : 0.0;
+    o.f32_reference.push_back(std::isfinite(e32) ? e32 : 0.0);
+  };
+  for (auto& [name, ref] : want.u)
+    compare(name, got_u[name], ref, f32 ? &want_f32.u.at(name) : nullptr, 0.0);
+  for (auto& [name, ref] : want.v)
+    for (size_t s = 0; s < static_cast<size_t>(batch); ++s)
+      compare(name, got_v[name][s], ref[s], f32 ? &want_f32.v.at(name)[s] : nullptr, floors[name][s]);
   return res;
 }
 
@@ -137,6 +161,31 @@ CaseResult run_case(const KernelCase& k, plastic_dtype dtype, int lanes, int bat
                     double h) {
   return dtype == PLASTIC_F64 ? run_typed<double>(k, lanes, batch, seed, t, h)
                               : run_typed<float>(k, lanes, batch, seed, t, h);
+}
+
+Verdict judge(const std::vector<CaseResult>& runs, double tol, double C) {
+  std::map<std::string, double> yardstick;
+  for (const CaseResult& r : runs)
+    for (const auto& [name, o] : r.outputs)
+      for (double e : o.f32_reference) yardstick[name] = std::max(yardstick[name], e);
+  Verdict v;
+  for (const CaseResult& r : runs)
+    for (const auto& [name, o] : r.outputs)
+      for (size_t s = 0; s < o.kernel.size(); ++s) {
+        const double bound = std::max(tol * o.scale[s], C * yardstick[name]);
+        double ratio = o.kernel[s] == 0 ? 0.0 : o.kernel[s] / std::max(bound, 1e-300);
+        if (std::isnan(ratio)) ratio = INFINITY;
+        if (!v.message.empty() && !(ratio > v.worst)) continue;
+        v.worst = ratio;
+        const std::string f32_note =
+            yardstick[name] > 0 ? fmt::format(", f32 interpreter error up to {:.3g}", yardstick[name]) : "";
+        v.message = fmt::format("worst: {} of sample {} in batch {}: error {:.3g}, scale {:.3g} (relative {:.3g}){}; "
+                                "{:.3g} x the bound",
+                                name, s, r.batch, o.kernel[s], o.scale[s],
+                                o.kernel[s] / std::max(o.scale[s], 1e-300), f32_note, ratio);
+      }
+  v.ok = v.worst <= 1;
+  return v;
 }
 
 }  // namespace plastic::test

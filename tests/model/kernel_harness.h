@@ -2,7 +2,8 @@
 // per-sample inputs, lane-interleaved tiles (the last one padded), the
 // kernel called per tile, its outputs compared with the reference per
 // sample (accumulated outputs start from random values to check +=, lane-
-// summed θ cotangents against the sum of per-sample gradients).
+// summed θ cotangents against the sum of per-sample gradients), with errors
+// judged against the interpreter's own f32 rounding (judge).
 #pragma once
 
 #include <functional>
@@ -44,15 +45,47 @@ struct KernelCase {
   std::map<std::string, std::function<Vec(std::mt19937_64&)>> generate;
 };
 
-/// The scalars t and h are passed to the references as sample["t"], sample["h"].
-/// Largest relative error (max-norm over each output array) over the batch.
-struct CaseResult {
-  double max_rel_error = 0;
-  std::string worst;  ///< "arg" of the worst error
-  double worst_abs = 0, worst_scale = 0;  ///< its absolute error and the array's max norm
+/// Errors of one output array, per sample of the batch (a uniform output: one
+/// entry, the lane sum): the max-norm error of the kernel against the f64
+/// interpreter, the array's scale (its reference's max norm, or the case's
+/// scale_floor if larger) and, for f32 kernels, the max-norm error of the
+/// interpreter itself run in f32 on the same inputs (F32Reference; 0 in f64,
+/// and where f32 overflows to inf or NaN that f64 does not: that says nothing
+/// about rounding).
+struct OutputErrors {
+  std::vector<double> kernel, f32_reference, scale;
 };
 
+struct CaseResult {
+  int batch = 0;
+  std::map<std::string, OutputErrors> outputs;  ///< by arg name
+};
+
+/// The scalars t and h are passed to the references as sample["t"], sample["h"].
 CaseResult run_case(const KernelCase& k, plastic_dtype dtype, int lanes, int batch, uint64_t seed, double t,
                     double h);
+
+/// The accuracy check of one kernel over several runs (batches): every
+/// output array of every sample must satisfy
+///
+///   kernel error <= max(tol * scale, C * f32 yardstick)
+///
+/// where the yardstick of an output is the largest f32_reference error over
+/// all runs. A relative tolerance alone is wrong for f32 where an output is a
+/// sum of terms much larger than itself (a dot product that nearly cancels):
+/// the rounding of the terms, ~1e-7 of their size, is then a large fraction
+/// of the result whatever the order of the sums, and the f32 interpreter
+/// shows how large. The yardstick is pooled over every sample of every run
+/// because one sample's rounding error can be near 0 by luck; it is an
+/// absolute error because rounding in a sum scales with its terms, not with
+/// the result. C allows the kernel's different (blocked, fused) order of
+/// operations a few times the interpreter's rounding; anything beyond is not
+/// rounding. In f64 the yardstick is 0 and this is tol * scale.
+struct Verdict {
+  bool ok = true;
+  double worst = 0;     ///< largest kernel error / bound
+  std::string message;  ///< where the worst one is, with its numbers
+};
+Verdict judge(const std::vector<CaseResult>& runs, double tol, double C);
 
 }  // namespace plastic::test

@@ -2,6 +2,7 @@
 #include "tests/model/reference.h"
 
 #include <stdexcept>
+#include <type_traits>
 
 #include "compiler/interp/interpreter.h"
 #include "compiler/ir/node.h"
@@ -13,12 +14,35 @@ namespace {
 
 using interp::Tensor;
 
+thread_local bool f32_reference = false;
+
 Tensor<double> slice(const Vec* v, int64_t offset, const ir::Shape& shape, const std::string& what) {
   if (!v) throw std::runtime_error("reference: no array for " + what);
   Tensor<double> t(shape);
   if (offset + t.numel() > static_cast<int64_t>(v->size())) throw std::runtime_error("reference: out of range " + what);
   for (int64_t i = 0; i < t.numel(); ++i) t.data[static_cast<size_t>(i)] = (*v)[static_cast<size_t>(offset + i)];
   return t;
+}
+
+// The interpreter in T on the f64 inputs (rounded to T), outputs widened back.
+template <class T>
+std::map<std::string, Vec> evaluate_as(const ir::Function& fn, const std::map<std::string, Tensor<double>>& in) {
+  std::vector<Tensor<T>> outs;
+  if constexpr (std::is_same_v<T, double>) {
+    outs = interp::evaluate<double>(fn, in);
+  } else {
+    std::map<std::string, Tensor<T>> typed;
+    for (const auto& [name, t] : in) {
+      Tensor<T> x(t.shape);
+      for (size_t i = 0; i < t.data.size(); ++i) x.data[i] = static_cast<T>(t.data[i]);
+      typed[name] = std::move(x);
+    }
+    outs = interp::evaluate<T>(fn, typed);
+  }
+  std::map<std::string, Vec> r;
+  for (size_t i = 0; i < outs.size(); ++i)
+    r[fn.outputs()[i].name] = Vec(outs[i].data.begin(), outs[i].data.end());
+  return r;
 }
 
 // "x@3" -> ("x", 3); -1 when no integer suffix.
@@ -86,11 +110,11 @@ std::map<std::string, Vec> evaluate_sample(const model::ModelFunctions& fns, con
     default: throw std::runtime_error("reference: leaf " + n);
     }
   }
-  std::vector<Tensor<double>> outs = interp::evaluate<double>(fn, in);
-  std::map<std::string, Vec> r;
-  for (size_t i = 0; i < outs.size(); ++i) r[fn.outputs()[i].name] = outs[i].data;
-  return r;
+  return f32_reference ? evaluate_as<float>(fn, in) : evaluate_as<double>(fn, in);
 }
+
+F32Reference::F32Reference() : previous_(f32_reference) { f32_reference = true; }
+F32Reference::~F32Reference() { f32_reference = previous_; }
 
 GradPlace grad_place(const model::ModelFunctions& fns, const model::ModelLayout& L, const ir::Function& fn,
                      const std::string& output) {

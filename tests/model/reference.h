@@ -32,9 +32,25 @@ struct SampleArrays {
   double t = 0, h = 0;
 };
 
-/// Evaluates `fn` on one sample; outputs by name, flattened.
+/// Evaluates `fn` on one sample; outputs by name, flattened. In f64, unless
+/// an F32Reference lives on this thread.
 std::map<std::string, Vec> evaluate_sample(const model::ModelFunctions& fns, const model::ModelLayout& layout,
                                            const ir::Function& fn, const SampleArrays& s);
+
+/// While one lives, evaluate_sample on this thread runs the interpreter in
+/// f32 (inputs rounded to f32): an independent f32 evaluation of the same IR
+/// whose error against the f64 reference shows how much rounding the math
+/// itself forces (cancellation), the yardstick of f32 kernel errors.
+class F32Reference {
+public:
+  F32Reference();
+  ~F32Reference();
+  F32Reference(const F32Reference&) = delete;
+  F32Reference& operator=(const F32Reference&) = delete;
+
+private:
+  bool previous_;
+};
 
 /// Where a gradient output "d.<name>" lands in ABI arrays: ("z"|"theta"|
 /// "u"|"y", offset, node or -1); role empty when it has no ABI place.
