@@ -56,19 +56,28 @@ ModelCommands::~ModelCommands() = default;
 std::optional<int> ModelCommands::run(const CommonOptions& common) {
   State& s = *state_;
   if (s.train_cmd->parsed())
-    return run_compiled(s.file, s.train.run.dtype, common, [&](const plastic_model& m, const nlohmann::json& dims) {
-      s.train.run.dims = dims;
-      return rt::run_train(m, s.train);
-    });
+    return run_compiled(
+        s.file, s.train.run.dtype, common,
+        [&](const plastic_model& m, const nlohmann::json& dims) {
+          s.train.run.dims = dims;
+          return rt::run_train(m, s.train);
+        },
+        s.train.run.batch, s.train.run.threads);
   if (s.eval_cmd->parsed())
-    return run_compiled(s.file, s.eval.run.dtype, common,
-                        [&](const plastic_model& m, const nlohmann::json&) { return rt::run_eval(m, s.eval); });
+    return run_compiled(
+        s.file, s.eval.run.dtype, common,
+        [&](const plastic_model& m, const nlohmann::json&) { return rt::run_eval(m, s.eval); }, s.eval.run.batch,
+        s.eval.run.threads);
   if (s.predict_cmd->parsed())
-    return run_compiled(s.file, s.predict.eval.run.dtype, common,
-                        [&](const plastic_model& m, const nlohmann::json&) { return rt::run_predict(m, s.predict); });
+    return run_compiled(
+        s.file, s.predict.eval.run.dtype, common,
+        [&](const plastic_model& m, const nlohmann::json&) { return rt::run_predict(m, s.predict); },
+        s.predict.eval.run.batch, s.predict.eval.run.threads);
   if (s.bench_cmd->parsed())
-    return run_compiled(s.file, s.bench_dtype, common,
-                        [&](const plastic_model& m, const nlohmann::json&) { return rt::run_bench_train(m, s.bench); });
+    return run_compiled(
+        s.file, s.bench_dtype, common,
+        [&](const plastic_model& m, const nlohmann::json&) { return rt::run_bench_train(m, s.bench); }, s.bench.batch,
+        s.bench.threads);
   return std::nullopt;
 }
 

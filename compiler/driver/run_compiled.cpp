@@ -5,16 +5,40 @@
 #include "compiler/codegen/llvm/options.h"
 #include "compiler/model/assemble/compiled_model.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
+#include <thread>
 
 #include <fmt/format.h>
 
 namespace plastic::driver {
 
+namespace {
+
+// Samples per tile. PLASTIC_LANES sets it: a number, or "native" for the
+// widest register of this machine. Otherwise the widest register (16 x f32
+// with AVX-512: 1.3x faster per sample than one 256-bit vector on the Delta
+// CDE) unless its fewer, wider tiles leave threads idle that 256-bit tiles
+// would keep busy: the README's batch of 10 on two cores is one 16-lane tile
+// on one core (11.7 s) or two 8-lane tiles on two (9.9 s). Both widths are
+// checked against the interpreter (tests/model/kernels_test.cpp).
+int tile_lanes(codegen::ElemType type, int64_t batch, int threads) {
+  if (const char* env = std::getenv("PLASTIC_LANES"))
+    return std::string(env) == "native" ? codegen::target_lanes(type) : std::atoi(env);
+  const int narrow = 32 / codegen::elem_size(type), wide = codegen::target_lanes(type);
+  if (batch <= 0 || wide <= narrow) return 0;
+  const int64_t workers = threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
+  auto tiles = [&](int lanes) { return (batch + lanes - 1) / lanes; };
+  return tiles(wide) >= std::min(workers, tiles(narrow)) ? wide : 0;
+}
+
+}  // namespace
+
 int run_compiled(const std::string& file, const std::string& dtype, const CommonOptions& common,
-                 const std::function<int(const plastic_model&, const nlohmann::json& dims)>& body) {
+                 const std::function<int(const plastic_model&, const nlohmann::json& dims)>& body, int64_t batch,
+                 int threads) {
   int code = kOk;
   auto start = std::chrono::steady_clock::now();
   auto fns = load_model(file, common, code);
@@ -23,16 +47,8 @@ int run_compiled(const std::string& file, const std::string& dtype, const Common
   for (const auto& d : fns->model->dims) dims[d.name] = d.value;
   model::CompiledModel compiled;
   try {
-    // PLASTIC_LANES sets the tile width (samples per SIMD vector): a number,
-    // or "native" for the widest register of this machine (16 x f32 with
-    // AVX-512, 1.4x faster on the speech Delta CDE). The default stays one
-    // 256-bit vector, the width the kernels' f32 accuracy tests run at.
-    int lanes = 0;
-    if (const char* env = std::getenv("PLASTIC_LANES"))
-      lanes = std::string(env) == "native"
-                  ? codegen::target_lanes(dtype == "f64" ? codegen::ElemType::F64 : codegen::ElemType::F32)
-                  : std::atoi(env);
-    compiled = model::compile_model(*fns, dtype == "f64" ? codegen::ElemType::F64 : codegen::ElemType::F32, lanes);
+    const codegen::ElemType type = dtype == "f64" ? codegen::ElemType::F64 : codegen::ElemType::F32;
+    compiled = model::compile_model(*fns, type, tile_lanes(type, batch, threads));
   } catch (const model::LayoutError& e) {
     std::cerr << fmt::format("plastic: {}: {}\n", file, e.what());
     return kInputError;

@@ -4,6 +4,7 @@
 // commands (runtime/app) know nothing about how the kernels were made.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -16,8 +17,11 @@ namespace plastic::driver {
 
 /// Compiles `file` with `dtype` ("f32" | "f64") and calls `body` with the
 /// table and the model's dims; returns body's exit code, or the code of the
-/// compile failure (which has been printed).
+/// compile failure (which has been printed). `batch` and `threads` (0 = every
+/// core) are the samples and workers the command will run with: they choose
+/// the tile width (run_compiled.cpp); batch 0 = unknown.
 int run_compiled(const std::string& file, const std::string& dtype, const CommonOptions& common,
-                 const std::function<int(const plastic_model&, const nlohmann::json& dims)>& body);
+                 const std::function<int(const plastic_model&, const nlohmann::json& dims)>& body,
+                 int64_t batch = 0, int threads = 0);
 
 }  // namespace plastic::driver
