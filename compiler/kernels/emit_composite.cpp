@@ -48,14 +48,25 @@ void Emitter::emit_composite(const ir::Node* n, const Sink& sink) {
       Expr cur = b.read(m);
       b.assign(m, b.select(b.lt(b.abs(cur), b.constant(inf)), cur, b.constant(0)));
       b.assign(s, b.constant(0));
-      over_row([&](Index j) { b.assign(s, b.add(b.read(s), b.exp(b.sub(x_at(j), b.read(m))))); });
+      // Softmax keeps exp(x - m) of the row in a borrowed scratch row, so
+      // each exponential is computed once (it dominated small softmaxes).
+      const bool keep = n->op() == Op::Softmax && scratch_;
+      codegen::Buffer e = keep ? scratch_->acquire(u ? codegen::Lanes::Uniform : codegen::Lanes::Varying, len)
+                               : codegen::Buffer{};
+      over_row([&](Index j) {
+        Expr ej = b.exp(b.sub(x_at(j), b.read(m)));
+        if (keep) b.store(e, j, ej);
+        b.assign(s, b.add(b.read(s), ej));
+      });
       if (n->op() == Op::LogSumExp) {
         sink(flat_of(Pos::at_axes(row), n->shape()), b.add(b.read(m), b.log(b.read(s))));
       } else {
         over_row([&](Index j) {
-          sink(flat_of(at(j), n->shape()), b.div(b.exp(b.sub(x_at(j), b.read(m))), b.read(s)));
+          Expr ej = keep ? b.load(e, j) : b.exp(b.sub(x_at(j), b.read(m)));
+          sink(flat_of(at(j), n->shape()), b.div(ej, b.read(s)));
         });
       }
+      if (keep) scratch_->release(e);
       return;
     }
 

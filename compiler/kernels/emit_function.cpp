@@ -139,6 +139,7 @@ void emit_function(codegen::Builder& b, const ir::Function& fn, std::span<const 
 
   detail::Emitter em(b, fn, sched, inputs);
   ScratchAllocator scratch(b);
+  em.set_scratch(&scratch);
 
   auto store_out = [&](size_t j, const Index& flat, Expr v) {
     const OutputBinding& out = outputs[j];

@@ -59,6 +59,9 @@ public:
   void emit_root(const ir::Node* n, const Sink& sink);
 
   void set_location(const ir::Node* n, Location loc) { stored_[n] = loc; }
+  /// Where emitters may borrow a scratch row for the duration of one root
+  /// (softmax keeps its exponentials there); null: they recompute instead.
+  void set_scratch(ScratchAllocator* scratch) { scratch_ = scratch; }
 
   // ---- helpers shared by the family emitters --------------------------------
 
@@ -106,6 +109,7 @@ private:
   std::span<const InputBinding> inputs_;
   std::unordered_map<const ir::Node*, Location> stored_;
   std::unordered_map<std::string, codegen::Var> vars_;
+  ScratchAllocator* scratch_ = nullptr;
   int loop_counter_ = 0;
 };
 
