@@ -185,7 +185,8 @@ typedef void (*plastic_field_vjp_fn)(const void* ctx, double t, const void* z, c
                                      const void* u, const void* a, void* z_bar, void* theta_bar,
                                      void* u_bar, void* scratch);
 /// The augmented backward system of the continuous adjoint (time derivatives, written =):
-///  dz = f;  da = -a^T df/dz (n*L);  dtheta = -sum_lanes a^T df/dtheta (P, summed over the tile).
+///  dz = f;  da = -a^T df/dz (n*L);  dtheta = -sum_lanes a^T df/dtheta (P, summed over the tile;
+///  written on [field_theta_begin, field_theta_end) only, the rest is not touched).
 ///  u_bar (m*L, may be NULL) += a^T df/du (a cotangent density: no minus sign).
 typedef void (*plastic_adjoint_field_fn)(const void* ctx, double t, const void* z, const void* a,
                                          const void* theta, const void* u, void* dz, void* da,
@@ -313,6 +314,14 @@ typedef struct plastic_model {
   /// Nonzero: at an observation with a jump, the output reads the state after the jump
   ///  (RNN convention y_n = g(h_n)); zero: before it (a prediction of the observation).
   int32_t observe_after_jump;
+
+  /// The part [field_theta_begin, field_theta_end) of theta that the field
+  ///  reads (its parameters are laid out together when possible). The field's
+  ///  derivative in every other parameter is zero: adjoint_field writes dtheta
+  ///  only inside this span, and the runtime integrates only this span of the
+  ///  adjoint's parameter cotangent (most of theta usually belongs to the readout).
+  int64_t field_theta_begin;
+  int64_t field_theta_end;
 
   const void* ctx; ///< passed to every kernel
   plastic_scratch_sizes scratch;

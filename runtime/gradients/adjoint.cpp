@@ -96,10 +96,12 @@ public:
                            norm);
       double err = norm.value;
       if (!seminorm_ && P_ > 0) {
-        for (size_t i = 0; i < P_; ++i)
+        // Over the field's span of theta; the rest has zero error but counts in the mean.
+        const size_t b = stepper_.theta_begin(), e = stepper_.theta_end();
+        for (size_t i = b; i < e; ++i)
           g_new_[i] = g_[i] + stepper_.theta_increment()[i];
-        err = std::max(err, tile::rms_error_shared(P_, stepper_.theta_error(), g_.data(),
-                                                   g_new_.data(), rtol_, atol_));
+        err = std::max(err, tile::rms_error_shared(e - b, stepper_.theta_error() + b, g_.data() + b,
+                                                   g_new_.data() + b, rtol_, atol_, P_));
       }
       const PiController::Decision d = controller_.decide(err);
       worst_lane_ = norm.lane;
@@ -125,7 +127,8 @@ public:
 private:
   void accept(double t, double h, double t1, T* Y) {
     tile::copy(2 * nl_, y_new_.data(), Y);
-    tile::axpy(P_, 1.0, stepper_.theta_increment(), g_.data());
+    const size_t b = stepper_.theta_begin();
+    tile::axpy(stepper_.theta_end() - b, 1.0, stepper_.theta_increment() + b, g_.data() + b);
     if (sink_) stepper_.emit_inputs(t, h, t1, *sink_);
     ++result_.backward.accepted_steps;
   }

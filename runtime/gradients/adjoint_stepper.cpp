@@ -16,7 +16,8 @@ AdjointStepper<T>::AdjointStepper(const ModelView<T>& model, const T* theta,
     : model_(model), theta_(theta), input_(input), tab_(tableau),
       want_u_(want_inputs && model.inputs > 0), scratch_(scratch), nl_(model.state_size()),
       yl_(2 * model.state_size()), ml_(model.input_size()), P_(static_cast<size_t>(model.params)),
-      s_(tableau.stages) {
+      tb_(static_cast<size_t>(model.model.field_theta_begin)),
+      te_(static_cast<size_t>(model.model.field_theta_end)), s_(tableau.stages) {
   needed_stages(tab_, need_sol_, need_err_);
   const size_t s = static_cast<size_t>(s_);
   k_ = make_buffer<T>(s * yl_, meter);
@@ -40,9 +41,7 @@ double AdjointStepper<T>::stage_time(int i, double t, double h, double t1) const
 
 template <class T>
 void AdjointStepper<T>::combine(const T* Y0, double h, const double* w, int upto, T* out) const {
-  tile::copy(yl_, Y0, out);
-  for (int j = 0; j < upto; ++j)
-    if (w[j] != 0.0) tile::axpy(yl_, h * w[j], k_.data() + static_cast<size_t>(j) * yl_, out);
+  tile::combine(yl_, Y0, k_.data(), yl_, w, upto, h, out);
 }
 
 template <class T>
@@ -64,11 +63,11 @@ void AdjointStepper<T>::eval(double t, double lo, double hi, const T* Y, T* dY, 
   // Composed: dz = f; da = -a^T df/dz; dtheta = -a^T df/dtheta.
   model_.field(t, z, theta_, u, dY, scratch_);
   tile::zero(nl_, dY + nl_);
-  tile::zero(P_, dtheta);
+  tile::zero(te_ - tb_, dtheta + tb_);
   model_.field_vjp(t, z, theta_, u, a, dY + nl_, dtheta, ubar, scratch_);
   for (size_t i = 0; i < nl_; ++i)
     dY[nl_ + i] = -dY[nl_ + i];
-  for (size_t i = 0; i < P_; ++i)
+  for (size_t i = tb_; i < te_; ++i)
     dtheta[i] = -dtheta[i];
   ++stats.field_evals;
   ++stats.vjp_evals;
@@ -91,8 +90,9 @@ void AdjointStepper<T>::step(double t, double h, double t1, const T* Y0, T* Y1, 
                              bool k0_valid, SolveStats& stats) {
   const double lo = std::min(t, t1), hi = std::max(t, t1);
   const bool keep_last = with_error && tab_.fsal;
-  tile::zero(P_, gstep_.data());
-  if (with_error) tile::zero(P_, gerr_.data());
+  const size_t span = te_ - tb_;
+  tile::zero(span, gstep_.data() + tb_);
+  if (with_error) tile::zero(span, gerr_.data() + tb_);
   bool y1_done = false;
   for (int i = 0; i < s_; ++i) {
     const size_t iu = static_cast<size_t>(i);
@@ -120,8 +120,8 @@ void AdjointStepper<T>::step(double t, double h, double t1, const T* Y0, T* Y1, 
       if (want_u_ && keep_last && i == s_ - 1) tile::copy(ml_, ubar_i, ubar_last_.data());
     }
     const double b = tab_.b[iu];
-    if (b != 0.0) tile::axpy(P_, h * b, g, gstep_.data());
-    if (with_error && tab_.e[iu] != 0.0) tile::axpy(P_, h * tab_.e[iu], g, gerr_.data());
+    if (b != 0.0) tile::axpy(span, h * b, g + tb_, gstep_.data() + tb_);
+    if (with_error && tab_.e[iu] != 0.0) tile::axpy(span, h * tab_.e[iu], g + tb_, gerr_.data() + tb_);
   }
   if (!y1_done) combine(Y0, h, tab_.b.data(), s_, Y1);
   if (with_error) {

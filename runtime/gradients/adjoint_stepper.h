@@ -35,8 +35,12 @@ public:
   void step(double t, double h, double t1, const T* Y0, T* Y1, bool with_error, bool k0_valid,
             SolveStats& stats);
   const T* error() const { return err_.data(); }
+  /// P elements; only [theta_begin(), theta_end()) can be nonzero: the span
+  /// of theta the field reads (abi.h field_theta_begin/end).
   const T* theta_increment() const { return gstep_.data(); }
   const T* theta_error() const { return gerr_.data(); }
+  size_t theta_begin() const { return tb_; }
+  size_t theta_end() const { return te_; }
   /// After an accepted FSAL step: its last stage becomes the next first stage.
   void promote_last_stage();
   /// After an accepted step: input cotangents |h| b_i a^T df/du at each stage to `sink`.
@@ -55,6 +59,7 @@ private:
   bool want_u_;
   void* scratch_;
   size_t nl_, yl_, ml_, P_;
+  size_t tb_, te_;  // the field's span of theta: every parameter loop runs over it only
   int s_;
   std::vector<char> need_sol_, need_err_;
   Buffer<T> k_, y_, err_, u_;                             // s*2nL, 2nL, 2nL, mL

@@ -32,6 +32,10 @@ Status validate_model(const plastic_model& m, int32_t dtype) {
     return invalid_model(
         fmt::format("bad sizes: state {}, params {}, input {}, static {}, outputs {}, targets {}",
                     m.n_state, m.n_params, m.n_input, m.n_static, m.n_outputs, m.n_targets));
+  if (m.field_theta_begin < 0 || m.field_theta_end < m.field_theta_begin ||
+      m.field_theta_end > m.n_params)
+    return invalid_model(fmt::format("the field's span of theta [{}, {}) is not inside theta of {} elements",
+                                     m.field_theta_begin, m.field_theta_end, m.n_params));
   // Parameter entries: disjoint, inside theta, sizes match shapes.
   if (m.n_param_entries < 0 || (m.n_param_entries > 0 && !m.params))
     return invalid_model("parameter table pointer is null");

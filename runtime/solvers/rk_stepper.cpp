@@ -64,9 +64,7 @@ template <class T> void RkStepper<T>::fill_input(int i, double t, double h, doub
 
 template <class T>
 void RkStepper<T>::combine(const T* z0, double h, const double* w, int upto, T* out) const {
-  tile::copy(nl_, z0, out);
-  for (int j = 0; j < upto; ++j)
-    if (w[j] != 0.0) tile::axpy(nl_, h * w[j], k_.data() + static_cast<size_t>(j) * nl_, out);
+  tile::combine(nl_, z0, k_.data(), nl_, w, upto, h, out);
 }
 
 template <class T>

@@ -31,6 +31,50 @@ template <class T> inline void zero(size_t count, T* y) {
   std::fill(y, y + count, T{0});
 }
 
+/// out = y0 + sum_j h w[j] k[j] over j < upto with w[j] != 0, where stage j
+/// is k + j * k_stride: an RK stage state or solution. One pass over the
+/// data per three terms (a copy and then one axpy per term read and wrote
+/// `out` once per term: these are the largest loops of a step outside the
+/// kernels).
+template <class T>
+inline void combine(size_t count, const T* y0, const T* k, size_t k_stride, const double* w, int upto,
+                    double h, T* out) {
+  const T* src[3];
+  T c[3];
+  int n = 0;
+  const T* base = y0;
+  auto flush = [&]() {
+    switch (n) {
+    case 0:
+      if (base != out) std::copy(base, base + count, out);
+      break;
+    case 1:
+      for (size_t i = 0; i < count; ++i) out[i] = base[i] + c[0] * src[0][i];
+      break;
+    case 2:
+      for (size_t i = 0; i < count; ++i) out[i] = base[i] + c[0] * src[0][i] + c[1] * src[1][i];
+      break;
+    default:
+      for (size_t i = 0; i < count; ++i)
+        out[i] = base[i] + c[0] * src[0][i] + c[1] * src[1][i] + c[2] * src[2][i];
+      break;
+    }
+    base = out;
+    n = 0;
+  };
+  bool flushed = false;
+  for (int j = 0; j < upto; ++j) {
+    if (w[j] == 0.0) continue;
+    src[n] = k + static_cast<size_t>(j) * k_stride;
+    c[n] = static_cast<T>(h * w[j]);
+    if (++n == 3) {
+      flush();
+      flushed = true;
+    }
+  }
+  if (n > 0 || !flushed) flush();
+}
+
 /// dst[i, l] = src[i, l] for the lanes in `mask` (n elements per lane).
 template <class T>
 inline void copy_lanes(int64_t n, int lanes, LaneMask mask, const T* src, T* dst) {
@@ -112,8 +156,11 @@ inline void rms_error_norm(int64_t n, int lanes, LaneMask mask, const T* err, co
 /// parameter cotangent of the adjoint: err / (atol + rtol max(|x0|, |x1|)).
 template <class T>
 inline double rms_error_shared(size_t count, const T* err, const T* x0, const T* x1, double rtol,
-                               double atol) {
-  if (count == 0) return 0;
+                               double atol, size_t mean_over = 0) {
+  // mean_over > count: the other elements have zero error (the adjoint's
+  // parameter cotangent outside the field's span of theta).
+  if (mean_over < count) mean_over = count;
+  if (mean_over == 0) return 0;
   double sum = 0;
   for (size_t i = 0; i < count; ++i) {
     const double scale = atol + rtol * std::max(std::abs(static_cast<double>(x0[i])),
@@ -121,7 +168,7 @@ inline double rms_error_shared(size_t count, const T* err, const T* x0, const T*
     const double r = static_cast<double>(err[i]) / scale;
     sum += r * r;
   }
-  const double v = std::sqrt(sum / static_cast<double>(count));
+  const double v = std::sqrt(sum / static_cast<double>(mean_over));
   return std::isnan(v) ? INFINITY : v;
 }
 

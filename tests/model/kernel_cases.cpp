@@ -127,7 +127,8 @@ std::vector<KernelCase> make_cases(const model::ModelFunctions& fns, const model
       });
   add(KernelId::AdjointField, (void*)K.adjoint_field, S.adjoint_field,
       {{"z", n}, {"a", n, false, A::In, true}, {"theta", P, true}, {"u", mi}, {"dz", n, false, A::Set},
-       {"da", n, false, A::Set}, {"dtheta", P, true, A::Set}, {"u_bar", mi, false, A::Acc}},
+       {"da", n, false, A::Set}, {"dtheta", P, true, A::Set, false, m.field_theta_begin, m.field_theta_end},
+       {"u_bar", mi, false, A::Acc}},
       [](void* f, const std::vector<void*>& p, double t, double, void* s) {
         as<plastic_adjoint_field_fn>(f)(nullptr, t, p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], s);
       },

@@ -116,8 +116,15 @@ template <class T> CaseResult run_typed(const KernelCase& k, int L, int batch, u
       if (a.role == ArgSpec::In) continue;
       if (a.uniform) {
         Vec& dst = got_u[a.name];
-        for (size_t i = 0; i < dst.size(); ++i)
-          dst[i] = a.role == ArgSpec::Set ? dst[i] + bufs[j][i] : static_cast<double>(bufs[j][i]);
+        const size_t wb = static_cast<size_t>(a.written_begin);
+        const size_t we = a.written_end < 0 ? dst.size() : static_cast<size_t>(a.written_end);
+        for (size_t i = 0; i < dst.size(); ++i) {
+          double v = bufs[j][i];
+          // Outside the written span the garbage must still be there: it then
+          // counts as 0 (the reference's value), anything else as written.
+          if (a.role == ArgSpec::Set && (i < wb || i >= we) && v == 12345) v = 0;
+          dst[i] = a.role == ArgSpec::Set ? dst[i] + v : v;
+        }
         continue;
       }
       for (int l = 0; l < L && tile0 + l < batch; ++l) {

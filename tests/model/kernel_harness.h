@@ -24,6 +24,9 @@ struct ArgSpec {
   bool uniform = false;
   Role role = In;
   bool cotangent = false;  ///< zero in padded lanes
+  /// A uniform Set output written only on [written_begin, written_end) (-1:
+  /// to the end); the kernel must leave the rest as it found it.
+  int64_t written_begin = 0, written_end = -1;
 };
 
 struct KernelCase {

@@ -61,7 +61,8 @@ Types make_types(llvm::LLVMContext& c) {
   t.kernels = StructType::create(c, std::vector<Type*>(kKernelCount, t.ptr), "plastic_kernels");
   t.model = StructType::create(c,
                                {t.i32, t.i32, t.ptr, t.i32, t.i32, t.i64, t.i64, t.i64, t.i64, t.i64, t.i64, t.i32,
-                                t.ptr, t.i32, t.ptr, t.solver, t.gradient, t.ptr, t.i32, t.i32, t.i32, t.ptr,
+                                t.ptr, t.i32, t.ptr, t.solver, t.gradient, t.ptr, t.i32, t.i32, t.i32, t.i64, t.i64,
+                                t.ptr,
                                 t.scratch, t.kernels},
                                "plastic_model");
   return t;
@@ -103,6 +104,7 @@ void check_layout(const Types& t, const llvm::DataLayout& dl) {
          OFF(plastic_model, input_slots), OFF(plastic_model, n_param_entries), OFF(plastic_model, params),
          OFF(plastic_model, solver), OFF(plastic_model, gradient), OFF(plastic_model, step_method),
          OFF(plastic_model, readout), OFF(plastic_model, task), OFF(plastic_model, observe_after_jump),
+         OFF(plastic_model, field_theta_begin), OFF(plastic_model, field_theta_end),
          OFF(plastic_model, ctx), OFF(plastic_model, scratch), OFF(plastic_model, kernels)});
 #undef OFF
   if (dl.getTypeAllocSize(t.scratch) != sizeof(plastic_scratch_sizes) ||
@@ -172,7 +174,8 @@ public:
                                                f64(s.dt_max), i64(s.max_steps)}),
          llvm::ConstantStruct::get(t_.gradient,
                                    {i32(g.kind), i32(g.checkpoint_every), f64(g.adjoint_rtol), f64(g.adjoint_atol)}),
-         str(m.step_method), i32(m.readout), i32(m.task), i32(m.observe_after_jump), null(),
+         str(m.step_method), i32(m.readout), i32(m.task), i32(m.observe_after_jump),
+         i64(m.field_theta_begin), i64(m.field_theta_end), null(),
          llvm::ConstantStruct::get(t_.scratch, scratch), llvm::ConstantStruct::get(t_.kernels, fns)});
     return new llvm::GlobalVariable(m_, t_.model, true, llvm::GlobalValue::PrivateLinkage, table, "plastic.model");
   }

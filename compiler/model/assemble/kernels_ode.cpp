@@ -89,10 +89,14 @@ bool build_adjoint_field(const KernelContext& k, codegen::Function& out) {
   Place dtheta = uniform(b, "dtheta", L.n_params);
   Place u_bar = varying(b, "u_bar", L.n_input, kNullableOut);
   b.scratch_param();
-  // dtheta is written (=) with the tile's lane sum: zero it, then accumulate.
-  if (dtheta.valid()) {
-    b.comment("dtheta = 0, then += lane sums of -a^T df/dtheta");
-    b.loop("i", 0, L.n_params, [&](codegen::Index i) { b.store(dtheta.buffer, i, b.constant(0)); });
+  // dtheta is written (=) with the tile's lane sum on the span of theta the
+  // field reads (abi.h field_theta_begin/end): zero the span, then
+  // accumulate. The field's parameters all lie in it; nothing outside is
+  // touched.
+  if (dtheta.valid() && L.field_theta_end > L.field_theta_begin) {
+    b.comment("dtheta[span] = 0, then += lane sums of -a^T df/dtheta");
+    b.loop("i", L.field_theta_begin, L.field_theta_end,
+           [&](codegen::Index i) { b.store(dtheta.buffer, i, b.constant(0)); });
   }
   std::map<std::string, Place> plain = state_outputs(L, dz);
   for (auto& [name, p] : state_outputs(L, da, "adj.")) plain[name] = p;

@@ -1,6 +1,8 @@
 // Layout of a compiled model (see layout.h).
 #include "compiler/model/assemble/layout.h"
 
+#include "compiler/ir/traversal.h"
+
 #include <fmt/format.h>
 
 #include "compiler/ir/node.h"
@@ -132,6 +134,25 @@ ModelLayout compute_layout(const ModelFunctions& fns) {
     L.n_params = std::max(L.n_params, p.offset + e.c.size);
     L.params.push_back(std::move(e));
   }
+
+  // The span of theta the field reads: the offsets, min to max, of the
+  // parameters its outputs depend on (its inputs list every parameter).
+  L.field_theta_begin = L.n_params;
+  L.field_theta_end = 0;
+  for (const NamedFunction& nf : fns.primal) {
+    if (nf.role != "field") continue;
+    std::vector<const ir::Node*> roots;
+    for (const ir::Output& o : nf.fn.outputs()) roots.push_back(o.node);
+    for (const ir::Node* leaf : ir::topo_order(roots)) {
+      if (leaf->op() != ir::Op::Param) continue;
+      for (const ParamEntry& e : L.params)
+        if (e.name == leaf->name()) {
+          L.field_theta_begin = std::min(L.field_theta_begin, e.c.offset);
+          L.field_theta_end = std::max(L.field_theta_end, e.c.offset + e.c.size);
+        }
+    }
+  }
+  if (L.field_theta_end <= L.field_theta_begin) L.field_theta_begin = L.field_theta_end = 0;
 
   // Which samples the model reads anywhere (every primal function but the
   // loss: its inputs are targets).

@@ -60,6 +60,8 @@ struct ModelLayout {
   int32_t readout = PLASTIC_READOUT_FINAL;
   int32_t task = PLASTIC_TASK_REGRESSION;
   int32_t observe_after_jump = 1;
+  /// The span of theta the field reads (abi.h field_theta_begin/end).
+  int64_t field_theta_begin = 0, field_theta_end = 0;
 
   /// The u slot of a path value (deriv = false) or derivative of DSL input
   /// `input`, or of a static input; nullptr if the model does not read it.

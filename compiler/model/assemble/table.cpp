@@ -57,6 +57,8 @@ void fill_table(const ModelLayout& L, const ModelKernels& kernels, codegen::Elem
   m.readout = L.readout;
   m.task = L.task;
   m.observe_after_jump = L.observe_after_jump;
+  m.field_theta_begin = L.field_theta_begin;
+  m.field_theta_end = L.field_theta_end;
   m.ctx = nullptr;  // compiled kernels carry their constants in their code
   for (int i = 0; i < kKernelCount; ++i) {
     KernelId id = static_cast<KernelId>(i);
