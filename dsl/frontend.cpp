@@ -35,7 +35,11 @@ CheckResult check_source(std::string name, std::string text, const CheckOptions&
   auto file = std::make_shared<SourceFile>(std::move(name), std::move(text));
   auto module = std::make_unique<Module>(parse(file, diag, false));
   if (diag.has_errors()) return {};  // shapes of a broken parse would only add noise
-  return check(parse_prelude(), std::move(module), options, diag);
+  std::unique_ptr<Module> prelude = parse_prelude();
+  // Diagnostics may point into the prelude (a layer's definition): its text
+  // must outlive the checked model, which a failed check destroys.
+  diag.keep(prelude->source);
+  return check(std::move(prelude), std::move(module), options, diag);
 }
 
 bool read_file(const std::string& path, std::string& out) {

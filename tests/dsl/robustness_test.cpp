@@ -73,3 +73,27 @@ TEST_CASE("pathological shapes of input are bounded", "[dsl][robustness]") {
     CHECK_FALSE(out.empty());
   }
 }
+
+TEST_CASE("a diagnostic inside the prelude outlives the failed check", "[dsl][robustness]") {
+  // The checker reports a misapplied layer at its definition in the prelude;
+  // a failed check destroys the parsed modules, so the engine must keep the
+  // prelude's text for rendering (found by the fuzzer: a use after free,
+  // caught under AddressSanitizer by .ci/sanitize).
+  const std::string text = R"(model prelude_error
+dim d_in = 3, hidden = 8, classes = 4
+input x : path[d_in] cubic
+input y : label[classes]
+param out : linear[d_in, classes]
+state z : [hidden] = 0
+flow z' = -z
+output logits = out(z(T))
+loss cross_entropy(logits, y)
+solve rk4 step 1.0
+gradient direct
+)";
+  dsl::CheckResult r;
+  std::string rendered = test::check_text(text, &r);
+  CHECK(r.model == nullptr);
+  CHECK(rendered.find("<prelude>:") != std::string::npos);
+  CHECK(rendered.find("einsum(") != std::string::npos);  // the prelude's source line is shown
+}
