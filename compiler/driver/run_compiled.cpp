@@ -27,7 +27,7 @@ namespace {
 int tile_lanes(codegen::ElemType type, int64_t batch, int threads) {
   if (const char* env = std::getenv("PLASTIC_LANES"))
     return std::string(env) == "native" ? codegen::target_lanes(type) : std::atoi(env);
-  const int narrow = 32 / codegen::elem_size(type), wide = codegen::target_lanes(type);
+  const int narrow = codegen::default_lanes(type), wide = codegen::target_lanes(type);
   if (batch <= 0 || wide <= narrow) return 0;
   const int64_t workers = threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
   auto tiles = [&](int lanes) { return (batch + lanes - 1) / lanes; };

@@ -106,29 +106,23 @@ void Emitter::emit_contract(const ir::Node* n, const Sink& sink) {
   std::vector<std::pair<int64_t, int64_t>> outer;
   for (size_t a = 0; a + 1 < rank; ++a)
     outer.emplace_back(0, n->shape()[a]);
+  if (rank == 0) {  // a full contraction: one sum
+    sum_block({}, 1);
+    return;
+  }
   const int64_t blocks = extent / width, blocked = blocks * width;
   for_box(outer, [&](std::vector<Index> out) {
     out.push_back(Index(0));
-    if (rank == 0) out.clear();
-    // Full blocks: base = width * j.
-    if (blocks == 1) {
+    // Full blocks of `width` elements, then the remainder one at a time.
+    for_box({{0, blocks}}, [&](std::vector<Index> j) {
+      out[rank - 1] = j[0] * width;
       sum_block(out, width);
-    } else if (blocks > 1) {
-      b.loop(fmt::format("i{}", loop_counter_++), 0, blocks, [&](Index j) {
-        std::vector<Index> o = out;
-        o[rank - 1] = j * width;
-        sum_block(o, width);
-      });
-      --loop_counter_;
-    }
-    // The remainder, one element at a time.
-    if (blocked < extent) {
+    });
+    if (blocked < extent)
       for_box({{blocked, extent}}, [&](std::vector<Index> tail) {
-        std::vector<Index> o = out;
-        o[rank - 1] = tail[0];
-        sum_block(o, 1);
+        out[rank - 1] = tail[0];
+        sum_block(out, 1);
       });
-    }
   });
 }
 

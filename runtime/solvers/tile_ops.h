@@ -62,17 +62,13 @@ inline void combine(size_t count, const T* y0, const T* k, size_t k_stride, cons
     base = out;
     n = 0;
   };
-  bool flushed = false;
   for (int j = 0; j < upto; ++j) {
     if (w[j] == 0.0) continue;
     src[n] = k + static_cast<size_t>(j) * k_stride;
     c[n] = static_cast<T>(h * w[j]);
-    if (++n == 3) {
-      flush();
-      flushed = true;
-    }
+    if (++n == 3) flush();
   }
-  if (n > 0 || !flushed) flush();
+  if (n > 0 || base == y0) flush();  // the rest, or the copy when no term was flushed
 }
 
 /// dst[i, l] = src[i, l] for the lanes in `mask` (n elements per lane).

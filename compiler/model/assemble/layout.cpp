@@ -144,12 +144,10 @@ ModelLayout compute_layout(const ModelFunctions& fns) {
     std::vector<const ir::Node*> roots;
     for (const ir::Output& o : nf.fn.outputs()) roots.push_back(o.node);
     for (const ir::Node* leaf : ir::topo_order(roots)) {
-      if (leaf->op() != ir::Op::Param) continue;
-      for (const ParamEntry& e : L.params)
-        if (e.name == leaf->name()) {
-          L.field_theta_begin = std::min(L.field_theta_begin, e.c.offset);
-          L.field_theta_end = std::max(L.field_theta_end, e.c.offset + e.c.size);
-        }
+      const ParamEntry* e = leaf->op() == ir::Op::Param ? L.param(leaf->name()) : nullptr;
+      if (!e) continue;
+      L.field_theta_begin = std::min(L.field_theta_begin, e->c.offset);
+      L.field_theta_end = std::max(L.field_theta_end, e->c.offset + e->c.size);
     }
   }
   if (L.field_theta_end <= L.field_theta_begin) L.field_theta_begin = L.field_theta_end = 0;
