@@ -7,7 +7,7 @@
 // So this program first runs the single-thread peak probes of peak_probes.h
 // (the AVX2 and AVX-512 f32 FMA loops and a large Eigen f32 GEMM), keeps their
 // rates, and then times `field`, `field_vjp`, `step` and `step_vjp`, each as
-// JIT-compiled by the project (model::compile_model, f32, the project's own
+// JIT-compiled by the project (backend::compile_model, f32, the project's own
 // code generation flags), on single-thread tiles of random data:
 //   * the speech Delta CDE (examples/fwp_delta_cde.ode, 4 heads) with
 //     d_head in {8, 16, 20, 32, 64} (the per-head matrices are d_head²: small
@@ -22,7 +22,7 @@
 //     one thread), so large batches show the cost of a state that no longer
 //     fits in L1/L2.
 // Counters (README.md, "Kernel microbenchmarks"): GFLOPS (FLOPs counted from
-// the loop IR, model::count_flops), ns_per_sample, frac_fma_peak and
+// the loop IR, abi::count_flops), ns_per_sample, frac_fma_peak and
 // frac_gemm_peak (the rate over the probes' rates; the FMA peak of the tile's
 // vector width: AVX2 for 8 lanes, AVX-512 for 16), working_set_KiB.
 //
@@ -37,10 +37,10 @@
 //   --gemm_n=N     GEMM size of the probe (default 1024; 64 with --quick)
 //   --fma_iters=K  inner iterations of the FMA probe (default 1 << 16)
 #include "bench/peak_probes.h"
-#include "compiler/codegen/llvm/options.h"
-#include "compiler/model/assemble/compiled_model.h"
-#include "compiler/model/assemble/flops.h"
-#include "compiler/model/assemble/random_args.h"
+#include "compiler/backend/llvm/options.h"
+#include "compiler/backend/compiled_model.h"
+#include "compiler/abi/flops.h"
+#include "compiler/abi/random_args.h"
 #include "compiler/model/model_functions.h"
 
 #include <benchmark/benchmark.h>
@@ -61,7 +61,9 @@
 
 namespace {
 
-namespace cg = plastic::codegen;
+namespace lp = plastic::loops;
+namespace be = plastic::backend;
+namespace abi = plastic::abi;
 namespace pb = plastic::bench;
 namespace pm = plastic::model;
 
@@ -119,7 +121,7 @@ struct ModelConfig {
 
 struct Compiled {
   pm::ModelFunctions fns;
-  pm::CompiledModel cm;
+  be::CompiledModel cm;
   double step = 0.1;  ///< h: the model's fixed step
 };
 
@@ -139,10 +141,10 @@ Compiled& compiled(const ModelConfig& config, int lanes) {
       pm::build_model_functions(std::string(PLASTIC_SOURCE_DIR) + "/" + config.file, options, status);
   if (!fns) throw std::runtime_error("cannot build " + config.file + " (diagnostics above)");
   // As `plastic bench-kernels`: packed entries so one Args drives any kernel.
-  cg::CompileOptions copts;
+  be::CompileOptions copts;
   copts.packed_entries = true;
   auto c = std::make_unique<Compiled>(Compiled{std::move(*fns), {}, 0.1});
-  c->cm = pm::compile_model(c->fns, cg::ElemType::F32, lanes, copts);
+  c->cm = be::compile_model(c->fns, lp::ElemType::F32, lanes, copts);
   if (c->cm.table().solver.step > 0) c->step = c->cm.table().solver.step;
   slot = std::move(c);
   return *slot;
@@ -157,7 +159,7 @@ Compiled& compiled(const ModelConfig& config, int lanes) {
 struct TileCache {
   std::string key;
   std::mt19937_64 rng;
-  std::vector<pm::KernelArgs> tiles;
+  std::vector<abi::KernelArgs> tiles;
 };
 TileCache g_tiles;
 
@@ -165,11 +167,11 @@ bool is_cotangent(const std::string& name) { return name.size() > 4 && name.ends
 
 // Whether every element of every buffer the kernel writes is finite; on
 // failure `why` names the buffer.
-bool outputs_finite(const cg::Function& f, const pm::KernelArgs& a, std::string& why) {
+bool outputs_finite(const lp::Function& f, const abi::KernelArgs& a, std::string& why) {
   for (size_t i = 0; i < f.params.size(); ++i) {
-    const cg::Param& p = f.params[i];
-    if (p.kind != cg::ParamKind::Buffer) continue;
-    const cg::BufferDecl& b = f.buffers.at(p.buffer);
+    const lp::Param& p = f.params[i];
+    if (p.kind != lp::ParamKind::Buffer) continue;
+    const lp::BufferDecl& b = f.buffers.at(p.buffer);
     if (b.readonly) continue;
     const float* data = static_cast<const float*>(a.args.pointer_at(i));
     const int64_t n = f.elements(b);
@@ -184,11 +186,11 @@ bool outputs_finite(const cg::Function& f, const pm::KernelArgs& a, std::string&
 
 // Runs the kernel once on `a` with its plain outputs set to NaN (so an
 // element it fails to write is caught) and its accumulated cotangents zeroed.
-bool check_once(const cg::Function& f, cg::PackedKernel run, pm::KernelArgs& a, std::string& why) {
+bool check_once(const lp::Function& f, lp::PackedKernel run, abi::KernelArgs& a, std::string& why) {
   for (size_t i = 0; i < f.params.size(); ++i) {
-    const cg::Param& p = f.params[i];
-    if (p.kind != cg::ParamKind::Buffer) continue;
-    const cg::BufferDecl& b = f.buffers.at(p.buffer);
+    const lp::Param& p = f.params[i];
+    if (p.kind != lp::ParamKind::Buffer) continue;
+    const lp::BufferDecl& b = f.buffers.at(p.buffer);
     if (b.readonly) continue;
     float* data = static_cast<float*>(a.args.pointer_at(i));
     std::fill_n(data, f.elements(b), is_cotangent(p.name) ? 0.0f : std::numeric_limits<float>::quiet_NaN());
@@ -197,7 +199,7 @@ bool check_once(const cg::Function& f, cg::PackedKernel run, pm::KernelArgs& a, 
   return outputs_finite(f, a, why);
 }
 
-std::vector<pm::KernelArgs>& tiles_for(const std::string& key, const cg::Function& f, cg::PackedKernel run,
+std::vector<abi::KernelArgs>& tiles_for(const std::string& key, const lp::Function& f, lp::PackedKernel run,
                                        double step, size_t count, std::string& why) {
   if (g_tiles.key != key) {
     g_tiles.tiles.clear();  // free the previous kernel's tiles first
@@ -205,8 +207,8 @@ std::vector<pm::KernelArgs>& tiles_for(const std::string& key, const cg::Functio
     g_tiles.rng.seed(1);
   }
   while (g_tiles.tiles.size() < count) {
-    const pm::KernelArgs* share = g_tiles.tiles.empty() ? nullptr : &g_tiles.tiles.front();
-    g_tiles.tiles.push_back(pm::random_kernel_args(f, step, g_tiles.rng, share));
+    const abi::KernelArgs* share = g_tiles.tiles.empty() ? nullptr : &g_tiles.tiles.front();
+    g_tiles.tiles.push_back(abi::random_kernel_args(f, step, g_tiles.rng, share));
     if (g_tiles.tiles.size() == 1 && !check_once(f, run, g_tiles.tiles.front(), why)) break;
   }
   return g_tiles.tiles;
@@ -214,13 +216,13 @@ std::vector<pm::KernelArgs>& tiles_for(const std::string& key, const cg::Functio
 
 // Bytes one iteration touches through the kernel's parameters: per-sample
 // buffers once per tile, shared ones (parameters, scratch) once.
-double working_set_bytes(const cg::Function& f, size_t tiles) {
+double working_set_bytes(const lp::Function& f, size_t tiles) {
   double bytes = static_cast<double>(f.scratch_bytes);
-  for (const cg::Param& p : f.params) {
-    if (p.kind != cg::ParamKind::Buffer) continue;
-    const cg::BufferDecl& b = f.buffers.at(p.buffer);
+  for (const lp::Param& p : f.params) {
+    if (p.kind != lp::ParamKind::Buffer) continue;
+    const lp::BufferDecl& b = f.buffers.at(p.buffer);
     const double one = 4.0 * static_cast<double>(f.elements(b));
-    bytes += b.lanes == cg::Lanes::Varying ? one * static_cast<double>(tiles) : one;
+    bytes += b.lanes == lp::Lanes::Varying ? one * static_cast<double>(tiles) : one;
   }
   return bytes;
 }
@@ -237,19 +239,19 @@ void fail(benchmark::State& state, const std::string& why) {
 }
 
 // One benchmark: `batch` samples of `config` through `kernel`, `lanes` per tile.
-void bench_kernel(benchmark::State& state, const ModelConfig& config, pm::KernelId kernel, int lanes,
+void bench_kernel(benchmark::State& state, const ModelConfig& config, abi::KernelId kernel, int lanes,
                   int batch) {
-  const std::string kname(pm::kernel_name(kernel));
+  const std::string kname(abi::kernel_name(kernel));
   try {
     Compiled& c = compiled(config, lanes);
-    const cg::Function* f = c.cm.kernels().get(kernel);
+    const lp::Function* f = c.cm.kernels().get(kernel);
     if (!f) return fail(state, config.name + " has no " + kname + " kernel");
-    const cg::PackedKernel run = c.cm.packed(kernel);
-    const double flops_per_call = pm::count_flops(*f);
+    const lp::PackedKernel run = c.cm.packed(kernel);
+    const double flops_per_call = abi::count_flops(*f);
     if (!(flops_per_call > 0)) return fail(state, kname + ": no floating-point operations counted");
     const size_t n_tiles = static_cast<size_t>(batch / lanes);
     std::string why;
-    std::vector<pm::KernelArgs>& tiles =
+    std::vector<abi::KernelArgs>& tiles =
         tiles_for(config.name + "/" + std::to_string(lanes) + "/" + kname, *f, run, c.step, n_tiles, why);
     if (!why.empty()) return fail(state, why);
 
@@ -301,9 +303,9 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
 
-  const bool avx512 = pb::have_avx512() && cg::target_lanes(cg::ElemType::F32) >= 16;
+  const bool avx512 = pb::have_avx512() && be::target_lanes(lp::ElemType::F32) >= 16;
   // The target without its long feature list: "x86_64-..., cpu znver5".
-  const std::string target = cg::describe_target();
+  const std::string target = be::describe_target();
   benchmark::AddCustomContext("jit_target", target.substr(0, target.find(", features")));
   benchmark::AddCustomContext("fma_peak", avx512 ? "AVX2 for 8 lanes, AVX-512 for 16" : "AVX2 (no AVX-512)");
 
@@ -325,15 +327,15 @@ int main(int argc, char** argv) {
   std::vector<int> lane_counts{8};
   if (avx512 && !quick) lane_counts.push_back(16);
   const std::vector<int> batches = quick ? std::vector<int>{8} : std::vector<int>{8, 128, 1024};
-  const pm::KernelId kernels[] = {pm::KernelId::Field, pm::KernelId::FieldVjp, pm::KernelId::Step,
-                                  pm::KernelId::StepVjp};
+  const abi::KernelId kernels[] = {abi::KernelId::Field, abi::KernelId::FieldVjp, abi::KernelId::Step,
+                                  abi::KernelId::StepVjp};
   // Grouped by model, lanes, kernel, batch: the caches above rely on it.
   for (const ModelConfig& config : configs)
     for (int lanes : lane_counts)
-      for (pm::KernelId kernel : kernels)
+      for (abi::KernelId kernel : kernels)
         for (int batch : batches) {
           if (batch < lanes) continue;  // not even one full tile
-          const std::string name = std::string(pm::kernel_name(kernel)) + "/" + config.name +
+          const std::string name = std::string(abi::kernel_name(kernel)) + "/" + config.name +
                                    "/lanes:" + std::to_string(lanes) + "/batch:" + std::to_string(batch);
           benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) {
             bench_kernel(s, config, kernel, lanes, batch);

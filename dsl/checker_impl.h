@@ -1,5 +1,7 @@
 // The checker's internal state, shared by checker.cpp (declarations, flows,
 // outputs, loss, solver) and layers.cpp (parameters, initializers, layers).
+//
+// Internal header of dsl/: nothing outside that folder includes it.
 #pragma once
 
 #include "dsl/check.h"

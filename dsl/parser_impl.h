@@ -1,5 +1,7 @@
 // The parser's internal state, shared by the declaration parser
 // (parser.cpp) and the expression parser (parser_expr.cpp).
+//
+// Internal header of dsl/: nothing outside that folder includes it.
 #pragma once
 
 #include "dsl/ast.h"

@@ -1,4 +1,6 @@
 // Small helpers shared by the rule files (internal header).
+//
+// Internal header of compiler/autodiff/: nothing outside that folder includes it.
 #pragma once
 
 #include "compiler/ir/ops.h"

@@ -12,6 +12,8 @@
 // no rule: a missing rule is a loud internal error, never a silent zero.
 // Ops whose derivative is zero almost everywhere (step, sign, comparisons)
 // have an explicit zero rule.
+//
+// Internal header of compiler/autodiff/: nothing outside that folder includes it.
 #pragma once
 
 #include <array>

@@ -2,12 +2,12 @@
 // times every ABI kernel on random data, one tile per call, reporting time
 // per sample and GFLOP/s (FLOPs counted from the loop IR, flops.h). Numbers
 // only: nothing here asserts a time. The random arguments are
-// model::random_kernel_args, the same as bench/kernel_bench.cpp uses.
+// abi::random_kernel_args, the same as bench/kernel_bench.cpp uses.
 #include "compiler/driver/commands.h"
 #include "compiler/driver/load_model.h"
-#include "compiler/model/assemble/compiled_model.h"
-#include "compiler/model/assemble/flops.h"
-#include "compiler/model/assemble/random_args.h"
+#include "compiler/backend/compiled_model.h"
+#include "compiler/abi/flops.h"
+#include "compiler/abi/random_args.h"
 
 #include <fmt/format.h>
 
@@ -22,11 +22,11 @@ int run_bench_kernels(const std::string& file, const std::string& dtype, double 
   int code = kOk;
   auto fns = load_model(file, common, code);
   if (!fns) return code;
-  codegen::ElemType type = dtype == "f64" ? codegen::ElemType::F64 : codegen::ElemType::F32;
-  codegen::CompileOptions options;
+  loops::ElemType type = dtype == "f64" ? loops::ElemType::F64 : loops::ElemType::F32;
+  backend::CompileOptions options;
   options.packed_entries = true;
   auto t0 = std::chrono::steady_clock::now();
-  model::CompiledModel cm = model::compile_model(*fns, type, 0, options);
+  backend::CompiledModel cm = backend::compile_model(*fns, type, 0, options);
   double compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   const plastic_model& m = cm.table();
   std::cout << fmt::format("{}: {} x {} lanes, state {}, params {}, compiled in {:.0f} ms (loop IR {:.0f} ms)\n",
@@ -35,13 +35,13 @@ int run_bench_kernels(const std::string& file, const std::string& dtype, double 
   std::cout << fmt::format("{:<16} {:>14} {:>14} {:>10}\n", "kernel", "flop/sample", "ns/sample", "GFLOP/s");
   std::mt19937_64 rng(1);
   const double step = m.solver.step > 0 ? m.solver.step : 0.1;
-  for (int i = 0; i < model::kKernelCount; ++i) {
-    auto id = static_cast<model::KernelId>(i);
-    const codegen::Function* f = cm.kernels().get(id);
+  for (int i = 0; i < abi::kKernelCount; ++i) {
+    auto id = static_cast<abi::KernelId>(i);
+    const loops::Function* f = cm.kernels().get(id);
     if (!f) continue;
-    codegen::PackedKernel run = cm.packed(id);
-    model::KernelArgs args = model::random_kernel_args(*f, step, rng);
-    const double flops = model::count_flops(*f);
+    loops::PackedKernel run = cm.packed(id);
+    abi::KernelArgs args = abi::random_kernel_args(*f, step, rng);
+    const double flops = abi::count_flops(*f);
     // Warm up, then double the repetitions until the batch takes long enough.
     run(args.args.data());
     int64_t reps = 1;
@@ -54,7 +54,7 @@ int run_bench_kernels(const std::string& file, const std::string& dtype, double 
       reps *= 2;
     }
     const double per_call = seconds / static_cast<double>(reps);
-    std::cout << fmt::format("{:<16} {:>14.0f} {:>14.1f} {:>10.2f}\n", model::kernel_name(id), flops / m.lanes,
+    std::cout << fmt::format("{:<16} {:>14.0f} {:>14.1f} {:>10.2f}\n", abi::kernel_name(id), flops / m.lanes,
                              per_call * 1e9 / m.lanes, flops / per_call * 1e-9);
   }
   return kOk;

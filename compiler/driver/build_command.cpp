@@ -1,10 +1,10 @@
 // `plastic build FILE --emit-obj -o OUT`: an AOT object OUT.o exporting the
 // model's kernels and its plastic_model table (PLASTIC_MODEL_ENTRY_SYMBOL),
 // and the C header OUT.h declaring them.
-#include "compiler/codegen/error.h"
+#include "compiler/loops/error.h"
 #include "compiler/driver/commands.h"
 #include "compiler/driver/load_model.h"
-#include "compiler/model/assemble/compiled_model.h"
+#include "compiler/backend/compiled_model.h"
 
 #include <fmt/format.h>
 
@@ -21,14 +21,14 @@ int run_build(const std::string& file, const std::string& out, bool emit_obj, co
   int code = kOk;
   auto fns = load_model(file, common, code);
   if (!fns) return code;
-  codegen::ElemType type = dtype == "f32" ? codegen::ElemType::F32 : codegen::ElemType::F64;
+  loops::ElemType type = dtype == "f32" ? loops::ElemType::F32 : loops::ElemType::F64;
   try {
-    codegen::CompileStats stats = model::emit_model_object(*fns, type, out + ".o", out + ".h");
+    backend::CompileStats stats = backend::emit_model_object(*fns, type, out + ".o", out + ".h");
     std::cerr << fmt::format("plastic build: wrote {0}.o and {0}.h ({1:.0f} ms in LLVM)\n", out, stats.total_ms());
-  } catch (const model::LayoutError& e) {
+  } catch (const abi::LayoutError& e) {
     std::cerr << fmt::format("plastic build: {}\n", e.what());
     return kInputError;
-  } catch (const codegen::CodegenError& e) {
+  } catch (const loops::CodegenError& e) {
     std::cerr << fmt::format("plastic build: {}\n", e.what());
     return kInputError;
   }

@@ -5,7 +5,7 @@
 // non-zero when any exceeds the tolerance.
 #include "compiler/driver/commands.h"
 #include "compiler/driver/load_model.h"
-#include "compiler/verify/gradcheck.h"
+#include "compiler/model/gradcheck.h"
 
 #include <fmt/format.h>
 
@@ -28,13 +28,13 @@ int run_gradcheck(const std::vector<std::string>& paths, double tolerance, uint6
       worst_code = std::max(worst_code, code);
       continue;
     }
-    verify::GradcheckOptions options;
+    model::GradcheckOptions options;
     options.seed = seed;
     double worst = 0;
     std::string worst_where;
     std::cout << fmt::format("{}  ({})\n", fns->model->name, file);
     for (auto [f, vjp] : fns->vjp_pairs) {
-      auto entries = verify::gradcheck(*f, *vjp, options);
+      auto entries = model::gradcheck(*f, *vjp, options);
       double fn_worst = 0;
       std::string fn_where;
       for (const auto& e : entries)

@@ -2,8 +2,8 @@
 #include "compiler/driver/run_compiled.h"
 
 #include "compiler/driver/load_model.h"
-#include "compiler/codegen/llvm/options.h"
-#include "compiler/model/assemble/compiled_model.h"
+#include "compiler/backend/llvm/options.h"
+#include "compiler/backend/compiled_model.h"
 
 #include <algorithm>
 #include <chrono>
@@ -23,11 +23,11 @@ namespace {
 // CDE) unless its fewer, wider tiles leave threads idle that 256-bit tiles
 // would keep busy: the README's batch of 10 on two cores is one 16-lane tile
 // on one core (11.7 s) or two 8-lane tiles on two (9.9 s). Both widths are
-// checked against the interpreter (tests/model/kernels_test.cpp).
-int tile_lanes(codegen::ElemType type, int64_t batch, int threads) {
+// checked against the interpreter (tests/compiler/abi/kernels_test.cpp).
+int tile_lanes(loops::ElemType type, int64_t batch, int threads) {
   if (const char* env = std::getenv("PLASTIC_LANES"))
-    return std::string(env) == "native" ? codegen::target_lanes(type) : std::atoi(env);
-  const int narrow = codegen::default_lanes(type), wide = codegen::target_lanes(type);
+    return std::string(env) == "native" ? backend::target_lanes(type) : std::atoi(env);
+  const int narrow = loops::default_lanes(type), wide = backend::target_lanes(type);
   if (batch <= 0 || wide <= narrow) return 0;
   const int64_t workers = threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
   auto tiles = [&](int lanes) { return (batch + lanes - 1) / lanes; };
@@ -45,11 +45,11 @@ int run_compiled(const std::string& file, const std::string& dtype, const Common
   if (!fns) return code;
   nlohmann::json dims = nlohmann::json::object();
   for (const auto& d : fns->model->dims) dims[d.name] = d.value;
-  model::CompiledModel compiled;
+  backend::CompiledModel compiled;
   try {
-    const codegen::ElemType type = dtype == "f64" ? codegen::ElemType::F64 : codegen::ElemType::F32;
-    compiled = model::compile_model(*fns, type, tile_lanes(type, batch, threads));
-  } catch (const model::LayoutError& e) {
+    const loops::ElemType type = dtype == "f64" ? loops::ElemType::F64 : loops::ElemType::F32;
+    compiled = backend::compile_model(*fns, type, tile_lanes(type, batch, threads));
+  } catch (const abi::LayoutError& e) {
     std::cerr << fmt::format("plastic: {}: {}\n", file, e.what());
     return kInputError;
   }

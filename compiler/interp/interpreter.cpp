@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "compiler/interp/kernels.h"
+#include "compiler/interp/eval_ops.h"
 #include "compiler/ir/error.h"
 #include "compiler/ir/traversal.h"
 

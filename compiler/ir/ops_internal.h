@@ -1,4 +1,6 @@
 // Shared plumbing of the factory files (ops_*.cpp); not a public header.
+//
+// Internal header of compiler/ir/: nothing outside that folder includes it.
 #pragma once
 
 #include "compiler/ir/error.h"

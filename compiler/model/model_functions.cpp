@@ -29,7 +29,7 @@ std::optional<ModelFunctions> build_model_functions(const std::string& file,
   ModelFunctions out;
   out.model = std::move(r.model);
   out.ctx = std::make_unique<ir::Context>();
-  lower::LoweredModel lowered = lower::lower_model(*out.model, *out.ctx);
+  irgen::ModelIR lowered = irgen::model_to_ir(*out.model, *out.ctx);
 
   passes::PassPipeline pipeline = passes::PassPipeline::standard();
   passes::PipelineOptions popts;

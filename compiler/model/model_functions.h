@@ -6,7 +6,7 @@
 #pragma once
 
 #include "compiler/autodiff/ode.h"
-#include "compiler/lower/lower_model.h"
+#include "compiler/irgen/model_to_ir.h"
 #include "dsl/frontend.h"
 
 #include <functional>

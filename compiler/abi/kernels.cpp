@@ -1,0 +1,70 @@
+// The kernel table of a model (see kernels.h): dispatch over the families.
+#include "compiler/abi/kernels.h"
+
+#include "compiler/abi/kernel_util.h"
+
+namespace plastic::abi {
+
+std::string_view kernel_name(KernelId id) {
+  static constexpr std::string_view names[kKernelCount] = {
+      "init_state", "init_state_vjp", "field", "field_vjp", "adjoint_field", "step", "step_vjp",
+      "step_adaptive", "output", "output_vjp", "loss", "loss_vjp", "jump", "jump_vjp"};
+  return names[static_cast<int>(id)];
+}
+
+const ir::Function* find_function(const model::ModelFunctions& fns, std::string_view role) {
+  for (const auto* group : {&fns.primal, &fns.derived, &fns.steps, &fns.step_static_vjps})
+    for (const model::NamedFunction& nf : *group)
+      if (nf.role == role) return &nf.fn;
+  return nullptr;
+}
+
+ModelKernels build_kernels(const model::ModelFunctions& fns, const ModelLayout& layout, loops::ElemType type, int lanes,
+                           const std::string& prefix) {
+  using Builder = bool (*)(const detail::KernelContext&, loops::Function&);
+  static constexpr Builder builders[kKernelCount] = {
+      detail::build_init_state, detail::build_init_state_vjp, detail::build_field,
+      detail::build_field_vjp,  detail::build_adjoint_field,  detail::build_step,
+      detail::build_step_vjp,   detail::build_step_adaptive,  detail::build_output,
+      detail::build_output_vjp, detail::build_loss,           detail::build_loss_vjp,
+      detail::build_jump,       detail::build_jump_vjp};
+  detail::KernelContext k{fns, layout, type, lanes, prefix};
+  ModelKernels out;
+  out.module.name = prefix.empty() ? layout.name : prefix + "module";
+  for (int i = 0; i < kKernelCount; ++i) {
+    loops::Function f;
+    if (builders[i](k, f)) {
+      out.index[static_cast<size_t>(i)] = static_cast<int>(out.module.functions.size());
+      out.module.functions.push_back(std::move(f));
+    } else {
+      out.index[static_cast<size_t>(i)] = -1;
+    }
+  }
+  return out;
+}
+
+namespace detail {
+
+void emit(loops::Builder& b, const ir::Function& fn, const KernelEnv& env, const GradEnv& grad,
+          const std::map<std::string, Place>& plain, double theta_scale) {
+  std::vector<loopgen::InputBinding> in = bind_inputs(fn, env);
+  std::vector<loopgen::OutputBinding> out = bind_outputs(fn, env, grad, plain, theta_scale);
+  loopgen::emit_function(b, fn, in, out);
+}
+
+StepFunctions model_step(const KernelContext& k) {
+  StepFunctions s;
+  if (k.layout.step_method.empty()) return s;
+  const std::string role = "step." + k.layout.step_method;
+  s.step = find_function(k.fns, role);
+  s.vjp = find_function(k.fns, role + ".vjp");
+  s.static_vjp = find_function(k.fns, role + ".vjp.static");
+  for (size_t i = 0; i < k.fns.step_info.size(); ++i)
+    if (2 * i < k.fns.steps.size() && k.fns.steps[2 * i].role == role) s.info = &k.fns.step_info[i];
+  if (!s.info) s.step = s.vjp = nullptr;
+  return s;
+}
+
+}  // namespace detail
+
+}  // namespace plastic::abi

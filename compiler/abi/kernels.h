@@ -1,0 +1,92 @@
+// The kernels of a plastic_model, as loop-IR functions with the exact C
+// signatures of runtime/abi.h.
+//
+// Each ABI kernel is one loops::Function built on a Builder: the ABI's
+// parameters in order (ctx opaque, t/h scalars, per-sample arrays varying,
+// theta and its cotangent uniform, "may be NULL" arrays nullable, z1
+// may-alias z0), then one or more loopgen::emit_function calls that evaluate
+// the model's IR functions with their leaves bound to slices of those
+// parameters (bind.h). Families live in kernels_ode.cpp (init, field,
+// adjoint), kernels_step.cpp (fused steps) and kernels_readout.cpp (output,
+// loss, jump).
+//
+// Choices the ABI leaves open, and what this assembler does:
+//  * adjoint_field: dtheta is zeroed, then the lane sums of adj.<param> are
+//    accumulated into it (the ABI writes dtheta, summed over the tile);
+//    u_bar (+= aᵀ∂f/∂u) evaluates the field VJP's control part under
+//    if_present.
+//  * step_vjp: controls shared by several stages (rk4's two c = 1/2 stages)
+//    get their whole cotangent in the block of the first stage using that
+//    node — the blocks hold the same sample, so the sum is what matters.
+//    Statics are read from block 0 and their cotangent goes to block 0.
+//  * step_adaptive ignores k_first (the fused step recomputes stage 1) and,
+//    for FSAL tableaus, computes k_last = f(t+h, z1, u_stages[s-1]) by a
+//    second field evaluation on the fresh z1.
+#pragma once
+
+#include <array>
+#include <string>
+#include <string_view>
+
+#include "compiler/loops/loop_ir.h"
+#include "compiler/abi/layout.h"
+#include "compiler/model/model_functions.h"
+
+namespace plastic::abi {
+
+/// The ABI kernels, in plastic_kernels order.
+enum class KernelId {
+  InitState, InitStateVjp, Field, FieldVjp, AdjointField, Step, StepVjp, StepAdaptive,
+  Output, OutputVjp, Loss, LossVjp, Jump, JumpVjp,
+};
+inline constexpr int kKernelCount = 14;
+/// "init_state", "field_vjp", ...: the plastic_kernels member name.
+std::string_view kernel_name(KernelId id);
+
+/// The loop module of one model and which ABI slot each function fills.
+struct ModelKernels {
+  loops::Module module;
+  /// Index into module.functions per KernelId; -1 when the model has no
+  /// such kernel (no jump, no fused step for its method, ...).
+  std::array<int, kKernelCount> index;
+  const loops::Function* get(KernelId id) const {
+    int i = index[static_cast<size_t>(id)];
+    return i < 0 ? nullptr : &module.functions[static_cast<size_t>(i)];
+  }
+};
+
+/// Builds every kernel. Function symbols are "<prefix><kernel name>".
+ModelKernels build_kernels(const model::ModelFunctions& fns, const ModelLayout& layout, loops::ElemType type,
+                           int lanes, const std::string& prefix);
+
+/// The IR function of role `role` among fns' primal, derived and step
+/// functions; nullptr if absent.
+const ir::Function* find_function(const model::ModelFunctions& fns, std::string_view role);
+
+namespace detail {
+// One builder per kernel family (kernels_*.cpp); each returns false when the
+// model has nothing for that kernel.
+struct KernelContext {
+  const model::ModelFunctions& fns;
+  const ModelLayout& layout;
+  loops::ElemType type;
+  int lanes;
+  std::string prefix;
+};
+bool build_init_state(const KernelContext& k, loops::Function& out);
+bool build_init_state_vjp(const KernelContext& k, loops::Function& out);
+bool build_field(const KernelContext& k, loops::Function& out);
+bool build_field_vjp(const KernelContext& k, loops::Function& out);
+bool build_adjoint_field(const KernelContext& k, loops::Function& out);
+bool build_step(const KernelContext& k, loops::Function& out);
+bool build_step_vjp(const KernelContext& k, loops::Function& out);
+bool build_step_adaptive(const KernelContext& k, loops::Function& out);
+bool build_output(const KernelContext& k, loops::Function& out);
+bool build_output_vjp(const KernelContext& k, loops::Function& out);
+bool build_loss(const KernelContext& k, loops::Function& out);
+bool build_loss_vjp(const KernelContext& k, loops::Function& out);
+bool build_jump(const KernelContext& k, loops::Function& out);
+bool build_jump_vjp(const KernelContext& k, loops::Function& out);
+}  // namespace detail
+
+}  // namespace plastic::abi

@@ -1,0 +1,138 @@
+// Kernels of the fused solver step of the model's method: step, step_vjp and
+// step_adaptive (see kernels.h for how stage blocks, statics, aliasing and
+// FSAL are handled).
+#include <fmt/format.h>
+
+#include "compiler/loops/error.h"
+#include "compiler/abi/kernel_util.h"
+#include "runtime/solvers/tableau.h"
+
+namespace plastic::abi::detail {
+
+using loops::Builder;
+using loops::BufferOptions;
+
+namespace {
+
+// Block of u_stages holding node k: the first stage that evaluates at it.
+int64_t block_of_node(const ad::RkStep& info, int node) {
+  for (size_t i = 0; i < info.stage_node.size(); ++i)
+    if (info.stage_node[i] == node) return static_cast<int64_t>(i);
+  throw loops::InternalError(fmt::format("model assembler: no stage uses node {}", node));
+}
+
+int64_t stages(const StepFunctions& s) { return static_cast<int64_t>(s.info->stage_node.size()); }
+
+// Where every leaf of a step function lives: controls of node k in the block
+// of its first stage, statics in block 0.
+void bind_stages(KernelEnv& env, const StepFunctions& s, Place u_stages, int64_t m) {
+  const ad::RkStep* info = s.info;
+  env.u = u_stages;
+  env.u_node = [info, u_stages, m](int node) {
+    if (!u_stages.valid()) return Place{};
+    return Place{u_stages.buffer, u_stages.base + block_of_node(*info, node) * m};
+  };
+}
+
+}  // namespace
+
+bool build_step(const KernelContext& k, loops::Function& out) {
+  StepFunctions s = model_step(k);
+  if (!s.step) return false;
+  const ModelLayout& L = k.layout;
+  Builder b(k.prefix + "step", k.type, k.lanes);
+  b.opaque_param("ctx");
+  KernelEnv env = env_of(k);
+  env.t = b.scalar_param("t");
+  env.h = b.scalar_param("h");
+  env.z = varying(b, "z0", L.n_state, {.readonly = true, .may_alias = true});
+  env.theta = uniform(b, "theta", L.n_params, kIn);
+  bind_stages(env, s, varying(b, "u_stages", stages(s) * L.n_input, kIn), L.n_input);
+  Place z1 = varying(b, "z1", L.n_state, {.may_alias = true});
+  b.scratch_param();
+  // z1 may be z0: the new state goes to scratch first and is copied out once
+  // every read of z0 is done (one n*L copy, small next to the stages).
+  Place tmp{b.scratch_buffer("z1_new", loops::Lanes::Varying, L.n_state), 0};
+  emit(b, *s.step, env, {}, state_outputs(L, tmp));
+  b.comment("z1 = z1_new (z1 may alias z0)");
+  b.loop("i", 0, L.n_state, [&](loops::Index i) { b.store(z1.buffer, i, b.load(tmp.buffer, i)); });
+  out = b.finish();
+  return true;
+}
+
+bool build_step_vjp(const KernelContext& k, loops::Function& out) {
+  StepFunctions s = model_step(k);
+  if (!s.vjp) return false;
+  const ModelLayout& L = k.layout;
+  Builder b(k.prefix + "step_vjp", k.type, k.lanes);
+  b.opaque_param("ctx");
+  KernelEnv env = env_of(k);
+  env.t = b.scalar_param("t");
+  env.h = b.scalar_param("h");
+  env.z = varying(b, "z0", L.n_state, kIn);
+  env.theta = uniform(b, "theta", L.n_params, kIn);
+  const int64_t m = L.n_input;
+  bind_stages(env, s, varying(b, "u_stages", stages(s) * m, kIn), m);
+  env.ct_states = varying(b, "z1_bar", L.n_state, kIn);
+  GradEnv g;
+  g.z_bar = varying(b, "z0_bar", L.n_state);
+  g.theta_bar = uniform(b, "theta_bar", L.n_params);
+  Place us_bar = varying(b, "u_stages_bar", stages(s) * m, kNullableOut);
+  g.u_bar = us_bar;  // statics: block 0
+  const ad::RkStep* info = s.info;
+  g.u_node_bar = [info, us_bar, m](int node) {
+    if (!us_bar.valid()) return Place{};
+    return Place{us_bar.buffer, us_bar.base + block_of_node(*info, node) * m};
+  };
+  b.scratch_param();
+  emit(b, *s.vjp, env, g);
+  if (s.static_vjp && us_bar.valid()) {
+    GradEnv sg;
+    sg.u_bar = us_bar;
+    emit(b, *s.static_vjp, env, sg);
+  }
+  out = b.finish();
+  return true;
+}
+
+bool build_step_adaptive(const KernelContext& k, loops::Function& out) {
+  StepFunctions s = model_step(k);
+  if (!s.step || !s.info->adaptive) return false;
+  const rt::ButcherTableau* tab = rt::find_tableau(k.layout.step_method);
+  if (!tab) return false;
+  const ModelLayout& L = k.layout;
+  Builder b(k.prefix + "step_adaptive", k.type, k.lanes);
+  b.opaque_param("ctx");
+  KernelEnv env = env_of(k);
+  loops::Expr t = b.scalar_param("t");
+  loops::Expr h = b.scalar_param("h");
+  env.t = t;
+  env.h = h;
+  env.z = varying(b, "z0", L.n_state, kIn);
+  env.theta = uniform(b, "theta", L.n_params, kIn);
+  const int64_t m = L.n_input;
+  Place u_stages = varying(b, "u_stages", stages(s) * m, kIn);
+  bind_stages(env, s, u_stages, m);
+  varying(b, "k_first", L.n_state, kIn);  // unused: the fused step recomputes stage 1
+  Place z1 = varying(b, "z1", L.n_state);
+  Place err = varying(b, "err", L.n_state);
+  Place k_last = varying(b, "k_last", L.n_state, kNullableOut);
+  b.scratch_param();
+  std::map<std::string, Place> plain = state_outputs(L, z1);
+  for (auto& [name, p] : state_outputs(L, err, "err.")) plain[name] = p;
+  emit(b, *s.step, env, {}, plain);
+  if (tab->fsal) {
+    // k_last = f(t + h, z1, u_stages[s-1]).
+    KernelEnv fenv = env_of(k);
+    fenv.t = b.add(t, h);
+    fenv.z = z1;
+    fenv.theta = env.theta;
+    fenv.u = u_stages.valid() ? Place{u_stages.buffer, (stages(s) - 1) * m} : Place{};
+    const ir::Function* field = find_function(k.fns, "field");
+    emit(b, *field, fenv, {}, state_outputs(L, k_last));
+  }
+  out = b.finish();
+  return true;
+}
+
+}  // namespace plastic::abi::detail

@@ -1,0 +1,205 @@
+// In-process compilation with ORC LLJIT (jit.h).
+#include "compiler/backend/llvm/jit.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+#include <mutex>
+
+#include <fmt/format.h>
+#include <llvm/ExecutionEngine/Orc/Core.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Triple.h>
+
+#include "compiler/loops/error.h"
+#include "compiler/backend/llvm/translate.h"
+#include "compiler/backend/llvm/target.h"
+
+namespace plastic::backend {
+
+using namespace ::plastic::loops;
+
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string message(llvm::Error err) { return llvm::toString(std::move(err)); }
+
+}  // namespace
+
+struct Jit::Engine {
+  CompileOptions options;
+  detail::TargetSpec spec;
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  std::unique_ptr<llvm::TargetMachine> tm;  // cost model of the IR pipeline
+  std::mutex mutex;                         // one compilation at a time
+};
+
+struct JitModule::State {
+  std::shared_ptr<Jit::Engine> engine;
+  llvm::orc::ResourceTrackerSP tracker;
+};
+
+Jit::Jit(CompileOptions options) : engine_(std::make_shared<Engine>()) {
+  detail::initialize_llvm();
+  Engine& e = *engine_;
+  e.options = std::move(options);
+  e.spec = detail::resolve_target(e.options);
+  e.tm = detail::make_target_machine(e.spec, e.options.opt_level);
+
+  llvm::orc::JITTargetMachineBuilder jtmb{llvm::Triple(e.spec.triple)};
+  jtmb.setCPU(e.spec.cpu);
+  jtmb.setFeatures(e.spec.features);
+  jtmb.setCodeGenOptLevel(e.tm->getOptLevel());
+  jtmb.setRelocationModel(llvm::Reloc::PIC_);
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(jtmb)).create();
+  if (!jit) throw CodegenError("cannot create the JIT: " + message(jit.takeError()));
+  e.jit = std::move(*jit);
+}
+
+Jit::~Jit() = default;
+
+const CompileOptions& Jit::options() const { return engine_->options; }
+
+namespace {
+
+// PLASTIC_PERF_MAP=1 names JIT code for `perf report`: perf reads
+// /tmp/perf-<pid>.map ("start size name" in hex per line). ORC does not
+// report function sizes here, so each symbol extends to the next one's
+// start (functions of a module are laid out one after another); the last
+// gets 64 KiB. Good enough to attribute samples to kernels.
+void write_perf_map(const std::unordered_map<std::string, void*>& symbols) {
+  std::vector<std::pair<uintptr_t, std::string>> sorted;
+  for (const auto& [name, ptr] : symbols)
+    sorted.emplace_back(reinterpret_cast<uintptr_t>(ptr), name);
+  std::sort(sorted.begin(), sorted.end());
+  std::FILE* f = std::fopen(fmt::format("/tmp/perf-{}.map", getpid()).c_str(), "a");
+  if (!f) return;
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    uintptr_t size = i + 1 < sorted.size() ? sorted[i + 1].first - sorted[i].first : 65536;
+    std::fprintf(f, "%lx %lx %s\n", static_cast<unsigned long>(sorted[i].first), static_cast<unsigned long>(size),
+                 sorted[i].second.c_str());
+  }
+  std::fclose(f);
+}
+
+}  // namespace
+
+JitModule Jit::add(const Module& module) {
+  Engine& e = *engine_;
+  std::lock_guard<std::mutex> lock(e.mutex);
+  JitModule out;
+  auto t0 = std::chrono::steady_clock::now();
+
+  // A fresh context per module: freed with the module once it is compiled.
+  llvm::orc::ThreadSafeContext tsctx(std::make_unique<llvm::LLVMContext>());
+  std::unique_ptr<llvm::Module> mod =
+      detail::lower_module(module, *tsctx.getContext(), e.spec, e.jit->getDataLayout(), e.options);
+  out.stats_.lower_ms = ms_since(t0);
+
+  t0 = std::chrono::steady_clock::now();
+  detail::optimize(*mod, *e.tm, e.options.opt_level, e.options.unroll_loops);
+  out.stats_.optimize_ms = ms_since(t0);
+
+  t0 = std::chrono::steady_clock::now();
+  llvm::orc::JITDylib& jd = e.jit->getMainJITDylib();
+  out.state_ = std::make_unique<JitModule::State>();
+  out.state_->engine = engine_;
+  out.state_->tracker = jd.createResourceTracker();
+  // On failure, release what was added while still holding the lock (the
+  // JitModule destructor would take it again).
+  auto fail = [&](std::string why) {
+    llvm::consumeError(out.state_->tracker->remove());
+    out.state_.reset();
+    out.symbols_.clear();
+    throw CodegenError(std::move(why));
+  };
+  if (llvm::Error err = e.jit->addIRModule(out.state_->tracker, llvm::orc::ThreadSafeModule(std::move(mod), tsctx)))
+    fail(fmt::format("JIT: cannot add module '{}': {}", module.name, message(std::move(err))));
+
+  // Eager: the first lookup materialises (compiles and links) the module.
+  auto lookup = [&](const std::string& name) {
+    auto addr = e.jit->lookup(jd, name);
+    if (!addr) fail(fmt::format("JIT: cannot compile '{}' of module '{}': {}", name, module.name,
+                                message(addr.takeError())));
+    out.symbols_[name] = addr->toPtr<void*>();
+  };
+  for (const Function& fn : module.functions) {
+    lookup(fn.name);
+    if (e.options.packed_entries) lookup(fn.name + "__packed");
+  }
+  out.stats_.codegen_ms = ms_since(t0);
+  if (std::getenv("PLASTIC_PERF_MAP")) write_perf_map(out.symbols_);
+  return out;
+}
+
+JitModule::JitModule() = default;
+JitModule::~JitModule() {
+  try {
+    drop();
+  } catch (const CodegenError&) {
+    // Nothing to do in a destructor: the code stays mapped until exit.
+  }
+}
+JitModule::JitModule(JitModule&& other) noexcept = default;
+
+JitModule& JitModule::operator=(JitModule&& other) noexcept {
+  if (this != &other) {
+    try {
+      drop();
+    } catch (const CodegenError&) {
+      // As in the destructor.
+    }
+    state_ = std::move(other.state_);
+    symbols_ = std::move(other.symbols_);
+    stats_ = other.stats_;
+  }
+  return *this;
+}
+
+bool JitModule::loaded() const { return state_ != nullptr; }
+
+void* JitModule::address(std::string_view function) const {
+  auto it = symbols_.find(std::string(function));
+  if (!state_ || it == symbols_.end())
+    throw CodegenError(fmt::format("JIT: no function '{}' in this module{}", function,
+                                   state_ ? "" : " (dropped)"));
+  return it->second;
+}
+
+PackedKernel JitModule::packed(std::string_view function) const {
+  auto it = symbols_.find(std::string(function) + "__packed");
+  if (!state_ || it == symbols_.end())
+    throw CodegenError(fmt::format("JIT: no packed entry for '{}' (compile with packed_entries)", function));
+  return reinterpret_cast<PackedKernel>(it->second);
+}
+
+void JitModule::drop() {
+  if (!state_) return;
+  {
+    std::lock_guard<std::mutex> lock(state_->engine->mutex);
+    if (llvm::Error err = state_->tracker->remove()) {
+      // Removal fails only on internal ORC errors; the code stays mapped.
+      std::string why = message(std::move(err));
+      state_.reset();
+      symbols_.clear();
+      throw CodegenError("JIT: cannot remove module: " + why);
+    }
+    state_->tracker.reset();
+  }
+  state_.reset();
+  symbols_.clear();
+}
+
+}  // namespace plastic::backend

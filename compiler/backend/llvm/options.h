@@ -1,0 +1,63 @@
+// Options and statistics of the LLVM backend (JIT and AOT), free of LLVM
+// headers so that drivers and tests can include them cheaply.
+#pragma once
+
+#include "compiler/loops/loop_ir.h"
+
+#include <cstdint>
+#include <string>
+
+namespace plastic::backend {
+
+/// How exp, expm1, log, log1p, tanh (and sigmoid, softplus, elu, powc, which
+/// are built from them) are generated.
+enum class MathMode : uint8_t {
+  /// Vectorised Cephes/fdlibm-style approximations emitted inline as IR
+  /// (llvm/vector_math.h): full-width SIMD, accuracy documented and tested.
+  Polynomial,
+  /// LLVM intrinsics (llvm.exp, llvm.log, llvm.tanh) and libm calls. Without
+  /// a vector math library, x86 codegen scalarises them into one libm call
+  /// per lane; kept for comparison and as an accuracy fallback.
+  Libm,
+};
+
+struct CompileOptions {
+  MathMode math = MathMode::Polynomial;
+  /// Optimisation pipeline of the new pass manager: 0..3 (O0..O3).
+  int opt_level = 3;
+  /// Let LLVM unroll loops (fully or partly). Kernels already do one SIMD
+  /// operation per scalar op of the math, so unrolling their small static
+  /// loops gains little, while it multiplies the IR (5x for a fused RK4 VJP)
+  /// and the compile time with it. Off by default so that a model recompiles
+  /// in well under a second; `plastic bench-kernels` measures both.
+  bool unroll_loops = false;
+  /// Target CPU; empty = the host (llvm::sys::getHostCPUName()).
+  std::string cpu;
+  /// Target features ("+avx2,+fma,..."); empty = the host's when `cpu` is
+  /// empty, the CPU's defaults otherwise.
+  std::string features;
+  /// Allow a*b+c to be fused into an FMA (LLVM's `contract` flag).
+  bool contract = true;
+  /// Also emit `<name>__packed(const uint64_t* slots)` per kernel (args.h).
+  bool packed_entries = false;
+};
+
+/// Where compile time went (milliseconds).
+struct CompileStats {
+  double lower_ms = 0;     ///< loop IR -> LLVM IR (incl. verification)
+  double optimize_ms = 0;  ///< the O-level pipeline
+  double codegen_ms = 0;   ///< instruction selection, register allocation, (JIT) linking
+  double total_ms() const { return lower_ms + optimize_ms + codegen_ms; }
+};
+
+/// Samples per tile that fill the widest SIMD register of the target the
+/// options resolve to: 16 x f32 / 8 x f64 with AVX-512, 8 / 4 with AVX,
+/// 4 / 2 otherwise. A tile as wide as the register makes every scalar
+/// operation of the math exactly one vector instruction.
+int target_lanes(loops::ElemType type, const CompileOptions& options = {});
+
+/// "x86_64-pc-linux-gnu, cpu znver4, +avx2,+fma,...": the target the
+/// options resolve to on this machine.
+std::string describe_target(const CompileOptions& options = {});
+
+}  // namespace plastic::backend

@@ -1,0 +1,119 @@
+// Target selection and the optimisation pipeline (target.h).
+#include "compiler/backend/llvm/target.h"
+
+#include <algorithm>
+#include <mutex>
+#include <vector>
+
+#include <fmt/format.h>
+#include <llvm/Analysis/CGSCCPassManager.h>
+#include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/PassManager.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Target/TargetOptions.h>
+#include <llvm/TargetParser/Host.h>
+
+#include "compiler/loops/error.h"
+
+namespace plastic::backend {
+
+using namespace ::plastic::loops;
+
+namespace detail {
+
+void initialize_llvm() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+  });
+}
+
+TargetSpec resolve_target(const CompileOptions& options) {
+  TargetSpec spec;
+  spec.triple = llvm::sys::getProcessTriple();
+  spec.cpu = options.cpu.empty() ? llvm::sys::getHostCPUName().str() : options.cpu;
+  if (!options.features.empty()) {
+    spec.features = options.features;
+  } else if (options.cpu.empty()) {
+    // Sorted so the string (and thus the generated code) is reproducible.
+    std::vector<std::string> feats;
+    for (const auto& f : llvm::sys::getHostCPUFeatures())
+      feats.push_back((f.second ? "+" : "-") + f.first().str());
+    std::sort(feats.begin(), feats.end());
+    for (const auto& f : feats) spec.features += (spec.features.empty() ? "" : ",") + f;
+  }
+  return spec;
+}
+
+std::unique_ptr<llvm::TargetMachine> make_target_machine(const TargetSpec& spec, int opt_level) {
+  initialize_llvm();
+  std::string error;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(spec.triple, error);
+  if (!target) throw CodegenError(fmt::format("no LLVM backend for target '{}': {}", spec.triple, error));
+  const llvm::CodeGenOptLevel level = opt_level <= 0   ? llvm::CodeGenOptLevel::None
+                                      : opt_level == 1 ? llvm::CodeGenOptLevel::Less
+                                      : opt_level == 2 ? llvm::CodeGenOptLevel::Default
+                                                       : llvm::CodeGenOptLevel::Aggressive;
+  llvm::TargetOptions to;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      spec.triple, spec.cpu, spec.features, to, llvm::Reloc::PIC_, std::nullopt, level));
+  if (!tm) throw CodegenError(fmt::format("cannot create a target machine for '{}' (cpu '{}')", spec.triple, spec.cpu));
+  return tm;
+}
+
+void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level, bool unroll_loops) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  // LoopUnrolling = false also keeps LoopFullUnrollPass to loops that ask
+  // for it (PassBuilderPipelines: OnlyWhenForced = !LoopUnrolling).
+  llvm::PipelineTuningOptions pto;
+  pto.LoopUnrolling = unroll_loops;
+  llvm::PassBuilder pb(&tm, pto);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  const llvm::OptimizationLevel level = opt_level <= 0   ? llvm::OptimizationLevel::O0
+                                        : opt_level == 1 ? llvm::OptimizationLevel::O1
+                                        : opt_level == 2 ? llvm::OptimizationLevel::O2
+                                                         : llvm::OptimizationLevel::O3;
+  llvm::ModulePassManager mpm = level == llvm::OptimizationLevel::O0
+                                    ? pb.buildO0DefaultPipeline(level)
+                                    : pb.buildPerModuleDefaultPipeline(level);
+  mpm.run(module, mam);
+}
+
+}  // namespace detail
+
+int target_lanes(ElemType type, const CompileOptions& options) {
+  const detail::TargetSpec spec = detail::resolve_target(options);
+  auto has = [&](const char* feature) {
+    return ("," + spec.features + ",").find(std::string(",+") + feature + ",") != std::string::npos;
+  };
+  int bytes = 16;
+  if (spec.features.empty()) {
+    bytes = 32;  // a named cpu with its default features: assume AVX, the design's tile
+  } else if (has("avx512f")) {
+    bytes = 64;
+  } else if (has("avx")) {
+    bytes = 32;
+  }
+  return bytes / elem_size(type);
+}
+
+std::string describe_target(const CompileOptions& options) {
+  const detail::TargetSpec spec = detail::resolve_target(options);
+  return fmt::format("{}, cpu {}, features {}", spec.triple, spec.cpu,
+                     spec.features.empty() ? "(cpu defaults)" : spec.features);
+}
+
+}  // namespace plastic::backend

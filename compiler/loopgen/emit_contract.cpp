@@ -1,0 +1,147 @@
+// The general contraction (einsum) as one loop nest: loops over the output
+// labels, and when labels are summed, accumulator registers reset per block
+// of output elements and updated by fma in loops over the summed labels
+// (register blocking: see kContractBlock and the comment below). Every
+// operand is addressed per axis from the loop of each of its labels, so
+// transposes, batched heads, outer products and full contractions are all
+// the same code; fused operand chains are evaluated in the innermost loop
+// (the schedule only fuses those that are cheap to re-read).
+//
+// Summed labels run in label order, as the interpreter's walk does, so the
+// two sum in the same order.
+#include <algorithm>
+
+#include "compiler/ir/einsum.h"
+#include "compiler/loopgen/emitter.h"
+
+#include <fmt/format.h>
+
+namespace plastic::loopgen::detail {
+
+using loops::Expr;
+using loops::Index;
+
+void Emitter::emit_contract(const ir::Node* n, const Sink& sink) {
+  ir::EinsumSpec spec = ir::EinsumSpec::parse(n->attrs().str);
+  size_t nl = static_cast<size_t>(spec.label_bound());
+  std::vector<int64_t> size(nl, 1);
+  for (size_t k = 0; k < n->num_operands(); ++k)
+    for (size_t a = 0; a < spec.inputs[k].size(); ++a)
+      size[static_cast<size_t>(spec.inputs[k][a])] = n->operand(k)->shape()[a];
+  std::vector<int> summed;
+  for (size_t l = 0; l < nl; ++l) {
+    bool used = false;
+    for (const auto& in : spec.inputs)
+      used = used || std::find(in.begin(), in.end(), static_cast<int>(l)) != in.end();
+    if (used && std::find(spec.output.begin(), spec.output.end(), static_cast<int>(l)) == spec.output.end())
+      summed.push_back(static_cast<int>(l));
+  }
+  ir::Shape sum_shape;
+  for (int l : summed)
+    sum_shape.push_back(size[static_cast<size_t>(l)]);
+
+  std::vector<Index> label(nl);
+  auto operand = [&](size_t k) {
+    std::vector<Index> axes;
+    for (int l : spec.inputs[k])
+      axes.push_back(label[static_cast<size_t>(l)]);
+    return eval(n->operand(k), Pos::at_axes(std::move(axes)));
+  };
+  // v0 * v1 * ... * v(m-2), or nothing for one operand.
+  auto leading_product = [&]() {
+    Expr p;
+    for (size_t k = 0; k + 1 < n->num_operands(); ++k)
+      p = p.valid() ? b.mul(p, operand(k)) : operand(k);
+    return p;
+  };
+
+  const size_t last = n->num_operands() - 1;
+  auto set_outputs = [&](const std::vector<Index>& out) {
+    for (size_t a = 0; a < out.size(); ++a)
+      label[static_cast<size_t>(spec.output[a])] = out[a];
+  };
+  if (summed.empty()) {
+    for_each(n->shape(), [&](std::vector<Index> out) {
+      set_outputs(out);
+      Expr p = leading_product();
+      sink(flat_of(Pos::at_axes(out), n->shape()), p.valid() ? b.mul(p, operand(last)) : operand(last));
+    });
+    return;
+  }
+
+  // Register blocking: `width` consecutive elements of the last output axis
+  // are summed together, each in its own accumulator. An operand that does
+  // not depend on that axis (the vector of a mat-vec, the shared weight row
+  // of a batched one) is then loaded once per summed index for all of them
+  // instead of once per element, and the independent fma chains hide the
+  // fma latency that a single accumulator per element exposes. Each
+  // element's own sum still runs over the summed labels in label order.
+  const size_t rank = n->shape().size();
+  const int64_t extent = rank ? n->shape()[rank - 1] : 1;
+  const int64_t width = extent >= kContractBlock ? kContractBlock : 1;
+  auto sum_block = [&](std::vector<Index> out, int64_t lanes_in_block) {
+    std::vector<loops::Var> acc;
+    for (int64_t r = 0; r < lanes_in_block; ++r) {
+      acc.push_back(var(fmt::format("acc{}", r), uniform(n)));
+      b.assign(acc.back(), b.constant(0));
+    }
+    const Index base = rank ? out[rank - 1] : Index(0);
+    for_each(sum_shape, [&](std::vector<Index> inner) {
+      for (size_t s = 0; s < summed.size(); ++s)
+        label[static_cast<size_t>(summed[s])] = inner[s];
+      for (int64_t r = 0; r < lanes_in_block; ++r) {
+        if (rank) out[rank - 1] = base + r;
+        set_outputs(out);
+        Expr p = leading_product();
+        b.assign(acc[static_cast<size_t>(r)],
+                 p.valid() ? b.fma(p, operand(last), b.read(acc[static_cast<size_t>(r)]))
+                           : b.add(b.read(acc[static_cast<size_t>(r)]), operand(last)));
+      }
+    });
+    for (int64_t r = 0; r < lanes_in_block; ++r) {
+      if (rank) out[rank - 1] = base + r;
+      sink(flat_of(Pos::at_axes(out), n->shape()), b.read(acc[static_cast<size_t>(r)]));
+    }
+  };
+  std::vector<std::pair<int64_t, int64_t>> outer;
+  for (size_t a = 0; a + 1 < rank; ++a)
+    outer.emplace_back(0, n->shape()[a]);
+  if (rank == 0) {  // a full contraction: one sum
+    sum_block({}, 1);
+    return;
+  }
+  const int64_t blocks = extent / width, blocked = blocks * width;
+  for_box(outer, [&](std::vector<Index> out) {
+    out.push_back(Index(0));
+    // Full blocks of `width` elements, then the remainder one at a time.
+    for_box({{0, blocks}}, [&](std::vector<Index> j) {
+      out[rank - 1] = j[0] * width;
+      sum_block(out, width);
+    });
+    if (blocked < extent)
+      for_box({{blocked, extent}}, [&](std::vector<Index> tail) {
+        out[rank - 1] = tail[0];
+        sum_block(out, 1);
+      });
+  });
+}
+
+Expr Emitter::eval_product(const ir::Node* n, const Pos& pos) {
+  ir::EinsumSpec spec = ir::EinsumSpec::parse(n->attrs().str);
+  std::vector<Index> out = axes_of(pos, n);
+  std::vector<Index> label(static_cast<size_t>(spec.label_bound()));
+  for (size_t a = 0; a < out.size(); ++a)
+    label[static_cast<size_t>(spec.output[a])] = out[a];
+  // Same association as emit_contract: ((v0 * v1) * ...) * v(m-1).
+  Expr p;
+  for (size_t k = 0; k < n->num_operands(); ++k) {
+    std::vector<Index> axes;
+    for (int l : spec.inputs[k])
+      axes.push_back(label[static_cast<size_t>(l)]);
+    Expr v = eval(n->operand(k), Pos::at_axes(std::move(axes)));
+    p = p.valid() ? b.mul(p, v) : v;
+  }
+  return p;
+}
+
+} // namespace plastic::loopgen::detail

@@ -1,0 +1,328 @@
+// Scheduling decisions of the function emitter (see schedule.h for the
+// rules). Everything here is a pass over the live DAG in topological order
+// or its reverse; nothing builds loop IR.
+#include "compiler/loopgen/schedule.h"
+
+#include <algorithm>
+
+#include "compiler/loops/error.h"
+#include "compiler/ir/einsum.h"
+#include "compiler/ir/traversal.h"
+
+namespace plastic::loopgen {
+namespace {
+
+using ir::Op;
+using ir::OpCategory;
+
+constexpr int kUnset = -2;
+/// Fused chains longer than this are cut by materialising. Deep enough that
+/// real fields never hit it; shallow enough that the emitter's recursion and
+/// one statement's expression tree stay small.
+constexpr int kMaxFusedDepth = 48;
+
+} // namespace
+
+bool contract_sums(const ir::Node* n) {
+  if (n->op() != Op::Contract) return false;
+  ir::EinsumSpec spec = ir::EinsumSpec::parse(n->attrs().str);
+  for (const auto& in : spec.inputs)
+    for (int l : in)
+      if (std::find(spec.output.begin(), spec.output.end(), l) == spec.output.end()) return true;
+  return false;
+}
+
+namespace {
+
+bool always_materialised(const ir::Node* n) {
+  switch (ir::op_category(n->op())) {
+  case OpCategory::Contract:
+    // Without summed labels a contraction is a product of broadcasts
+    // (outer products, scalings): elementwise, so it may fuse.
+    return contract_sums(n);
+  case OpCategory::Reduce:
+  case OpCategory::Composite:
+  case OpCategory::Pad:
+  case OpCategory::Concat:
+    return true;
+  case OpCategory::Constant:
+    return !n->is_splat();
+  default:
+    return false;
+  }
+}
+
+/// How many times a consumer evaluates one element of its operand `k` per
+/// element it produces is > 1 (so the operand had better be cheap).
+bool rereads_operand(const ir::Node* c, size_t k) {
+  const ir::Node* o = c->operand(k);
+  switch (ir::op_category(c->op())) {
+  case OpCategory::Broadcast:
+    return c->numel() > o->numel();
+  case OpCategory::Composite:
+    return true;
+  case OpCategory::Contract: {
+    ir::EinsumSpec spec = ir::EinsumSpec::parse(c->attrs().str);
+    std::vector<int64_t> size(static_cast<size_t>(spec.label_bound()), 1);
+    for (size_t i = 0; i < spec.inputs.size(); ++i)
+      for (size_t a = 0; a < spec.inputs[i].size(); ++a)
+        size[static_cast<size_t>(spec.inputs[i][a])] = c->operand(i)->shape()[a];
+    int64_t factor = 1;
+    for (size_t l = 0; l < size.size(); ++l)
+      if (std::find(spec.inputs[k].begin(), spec.inputs[k].end(), static_cast<int>(l)) ==
+          spec.inputs[k].end())
+        factor *= size[l];
+    return factor > 1;
+  }
+  default:
+    return false;
+  }
+}
+
+} // namespace
+
+Schedule::Schedule(const ir::Function& fn, const ScheduleInput& in) {
+  decide(fn, in);
+  plan(fn, in);
+}
+
+const NodeSchedule& Schedule::at(const ir::Node* n) const {
+  auto it = info_.find(n);
+  PLASTIC_LOOPS_CHECK(it != info_.end(), "kernel emitter: node %{} ({}) is not scheduled", n->id(),
+                        ir::op_name(n->op()));
+  return it->second;
+}
+
+bool Schedule::addressable(const ir::Node* n) const {
+  return n->is_leaf() || at(n).materialise;
+}
+
+bool Schedule::cheap(const ir::Node* n) const {
+  if (addressable(n) || n->is_splat()) return true;
+  switch (ir::op_category(n->op())) {
+  case OpCategory::Contract: // a transpose is a view
+    return n->num_operands() == 1 && !contract_sums(n) && cheap(n->operand(0));
+  case OpCategory::Broadcast:
+  case OpCategory::Reshape:
+  case OpCategory::Slice:
+    return cheap(n->operand(0));
+  default:
+    return false;
+  }
+}
+
+// cheap() as it will be once the operands' own consumer rules have run: a
+// broadcast that expands forces its operand to be cheap.
+bool Schedule::cheap_after(const ir::Node* n) const {
+  if (addressable(n) || n->is_constant() || always_materialised(n)) return true;
+  switch (ir::op_category(n->op())) {
+  case OpCategory::Contract:
+    return n->num_operands() == 1 && cheap_after(n->operand(0));
+  case OpCategory::Broadcast:
+    return n->numel() > n->operand(0)->numel() || cheap_after(n->operand(0));
+  case OpCategory::Reshape:
+  case OpCategory::Slice:
+    return cheap_after(n->operand(0));
+  default:
+    return false;
+  }
+}
+
+bool Schedule::needs_axes(const ir::Node* n) const {
+  if (addressable(n) || n->is_splat()) return false;
+  return op_needs_axes(n);
+}
+
+bool Schedule::op_needs_axes(const ir::Node* n) const {
+  if (n->is_leaf() || n->is_constant()) return false;
+  switch (ir::op_category(n->op())) {
+  case OpCategory::Broadcast:
+    return n->rank() > 1 && n->operand(0)->rank() > 0;
+  case OpCategory::Slice: {
+    // Slicing only the first axis is a constant shift of the flat offset.
+    const ir::Shape& in = n->operand(0)->shape();
+    for (int a = 1; a < n->rank(); ++a)
+      if (n->shape()[static_cast<size_t>(a)] != in[static_cast<size_t>(a)]) return true;
+    return needs_axes(n->operand(0));
+  }
+  case OpCategory::Reshape:
+    return false;
+  case OpCategory::Contract:
+    // Operands are addressed per label.
+    if (n->rank() > 1) return true;
+    [[fallthrough]];
+  default:
+    for (const ir::Node* o : n->operands())
+      if (needs_axes(o)) return true;
+    return false;
+  }
+}
+
+void Schedule::decide(const ir::Function& fn, const ScheduleInput& in) {
+  std::vector<const ir::Node*> roots;
+  for (size_t j = 0; j < fn.outputs().size(); ++j)
+    if (in.output_live[j]) roots.push_back(fn.outputs()[j].node);
+  order_ = ir::topo_order(roots);
+  for (const ir::Node* n : order_)
+    info_[n].region = kUnset;
+
+  // Uses and lane classes.
+  std::unordered_map<const ir::Node*, int> operand_uses;
+  for (const ir::Node* n : order_) {
+    NodeSchedule& s = info_[n];
+    if (n->is_leaf()) {
+      s.uniform = in.input_uniform[fn.input_index(n->name())];
+    } else if (n->is_constant()) {
+      s.uniform = true;
+    } else {
+      s.uniform = true;
+      for (const ir::Node* o : n->operands())
+        s.uniform = s.uniform && info_[o].uniform;
+    }
+    for (const ir::Node* o : n->operands()) {
+      ++info_[o].uses;
+      ++operand_uses[o];
+    }
+  }
+  auto merge = [](int& region, int r) {
+    if (region == kUnset) region = r;
+    else if (region != r) region = kTopRegion;
+  };
+  std::unordered_map<const ir::Node*, std::vector<int>> out_regions;
+  for (size_t j = 0; j < fn.outputs().size(); ++j) {
+    if (!in.output_live[j]) continue;
+    const ir::Node* n = fn.outputs()[j].node;
+    ++info_[n].uses;
+    merge(info_[n].region, in.output_region[j]);
+    out_regions[n].push_back(in.output_region[j]);
+  }
+  for (auto it = order_.rbegin(); it != order_.rend(); ++it)
+    for (const ir::Node* o : (*it)->operands())
+      merge(info_[o].region, info_[*it].region);
+
+  // Base decisions, operands first so that cheap_after sees them.
+  for (const ir::Node* n : order_) {
+    NodeSchedule& s = info_[n];
+    auto outs = out_regions.find(n);
+    bool output_only = operand_uses[n] == 0 && outs != out_regions.end();
+    if (outs != out_regions.end() && in.outputs_may_alias) {
+      // Computed into scratch before any output store; splats read nothing.
+      s.materialise = !n->is_splat() && n->dtype() != ir::DType::I1;
+      continue;
+    }
+    if (output_only &&
+        std::all_of(outs->second.begin(), outs->second.end(),
+                    [&](int r) { return r == outs->second.front(); }) &&
+        !n->is_leaf() && !n->is_splat()) {
+      s.direct = true;
+      continue;
+    }
+    if (ir::op_category(n->op()) == OpCategory::Compare || n->is_leaf() || n->is_splat()) continue;
+    s.materialise = always_materialised(n) || (s.uses > 1 && !cheap_after(n));
+  }
+
+  // Consumer rules, consumers first.
+  for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
+    const ir::Node* c = *it;
+    for (size_t k = 0; k < c->num_operands(); ++k) {
+      const ir::Node* o = c->operand(k);
+      NodeSchedule& so = info_[o];
+      if (so.materialise || o->is_leaf() || o->is_constant()) continue;
+      bool is_compare = ir::op_category(o->op()) == OpCategory::Compare;
+      if (ir::op_category(c->op()) == OpCategory::Reshape && needs_axes(o)) {
+        so.materialise = true;
+      } else if ((rereads_operand(c, k) ||
+                  (ir::op_category(c->op()) == OpCategory::Compare && info_[c].uses > 1)) &&
+                 !cheap_after(o) && !is_compare) {
+        so.materialise = true;
+      }
+    }
+  }
+
+  // Cut deep fused chains.
+  std::unordered_map<const ir::Node*, int> depth;
+  for (const ir::Node* n : order_) {
+    if (addressable(n) || n->is_constant()) {
+      depth[n] = 0;
+      continue;
+    }
+    int d = 0;
+    for (const ir::Node* o : n->operands())
+      d = std::max(d, depth[o]);
+    if (d + 1 > kMaxFusedDepth) {
+      if (ir::op_category(n->op()) == OpCategory::Compare || info_[n].direct) {
+        for (const ir::Node* o : n->operands())
+          if (!o->is_leaf() && !o->is_constant() &&
+              ir::op_category(o->op()) != OpCategory::Compare)
+            info_[o].materialise = true;
+        d = 1;
+      } else {
+        info_[n].materialise = true;
+        d = 0;
+      }
+    } else {
+      d += 1;
+    }
+    depth[n] = d;
+  }
+}
+
+void Schedule::mark_reads(const ir::Node* root, bool include_root, int64_t step) {
+  if (include_root && info_[root].materialise) {
+    info_[root].last_use = std::max(info_[root].last_use, step);
+    return;
+  }
+  for (const ir::Node* o : root->operands())
+    mark_reads(o, true, step);
+}
+
+void Schedule::plan(const ir::Function& fn, const ScheduleInput& in) {
+  auto computes = [&](int region) {
+    for (const ir::Node* n : order_) {
+      const NodeSchedule& s = info_[n];
+      if (s.region == region && (s.materialise || s.direct))
+        steps_.push_back({Step::Kind::Compute, n, -1, region});
+    }
+  };
+  auto outputs = [&](int region) {
+    for (size_t j = 0; j < fn.outputs().size(); ++j)
+      if (in.output_live[j] && in.output_region[j] == region && !info_[fn.outputs()[j].node].direct)
+        steps_.push_back({Step::Kind::Output, nullptr, static_cast<int>(j), region});
+  };
+  auto used = [&](int region) {
+    for (size_t j = 0; j < fn.outputs().size(); ++j)
+      if (in.output_live[j] && in.output_region[j] == region) return true;
+    return false;
+  };
+  auto in_region = [&](int region, auto&& body) {
+    if (!used(region)) return;
+    steps_.push_back({Step::Kind::Open, nullptr, -1, region});
+    body(region);
+    steps_.push_back({Step::Kind::Close, nullptr, -1, region});
+  };
+  computes(kTopRegion);
+  if (in.outputs_may_alias) {
+    for (int r = 0; r < in.num_regions; ++r)
+      in_region(r, computes);
+    outputs(kTopRegion);
+    for (int r = 0; r < in.num_regions; ++r)
+      in_region(r, outputs);
+  } else {
+    outputs(kTopRegion);
+    for (int r = 0; r < in.num_regions; ++r)
+      in_region(r, [&](int region) {
+        computes(region);
+        outputs(region);
+      });
+  }
+
+  for (size_t s = 0; s < steps_.size(); ++s) {
+    const Step& st = steps_[s];
+    if (st.kind == Step::Kind::Compute)
+      mark_reads(st.node, false, static_cast<int64_t>(s));
+    else if (st.kind == Step::Kind::Output)
+      mark_reads(fn.outputs()[static_cast<size_t>(st.output)].node, true, static_cast<int64_t>(s));
+  }
+}
+
+} // namespace plastic::loopgen

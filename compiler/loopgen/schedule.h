@@ -1,0 +1,101 @@
+// The schedule of one emitted ir::Function: which nodes get a buffer of
+// their own, which are fused into their consumer's loop, which are uniform,
+// in which if_present region each node is computed, and the linear order of
+// emission steps with the last use of every buffer.
+//
+// It is decided before any loop IR is built so that the emitters
+// (emit_*.cpp) only follow it. The rules (emit_function.h states the
+// contract) in short:
+//   * contractions, reductions, composites, pad, concat and non-splat
+//     constants are materialised;
+//   * a node used more than once is materialised unless re-evaluating it is
+//     free (a leaf, a splat, or a broadcast/reshape/slice view of such);
+//   * a fused operand that its consumer would read more than once per
+//     element it produces (broadcasts, contractions, composites) must be
+//     free to re-evaluate, else it is materialised;
+//   * a reshape addresses its operand by flat offset, so an operand that
+//     needs per-axis indices (a fused broadcast or slice) is materialised;
+//   * comparisons are never materialised (masks have no memory form);
+//   * fused chains deeper than a bound are cut (keeps expression trees and
+//     the emitter's recursion small).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include "compiler/ir/function.h"
+
+namespace plastic::loopgen {
+
+/// True for a contraction that sums over at least one label (one that
+/// needs an accumulator loop); the others are elementwise products.
+bool contract_sums(const ir::Node* n);
+
+/// Region of a node or output: kTopRegion, or the index of a nullable
+/// output buffer's if_present block.
+inline constexpr int kTopRegion = -1;
+
+struct NodeSchedule {
+  bool uniform = false;
+  bool materialise = false; ///< gets a scratch buffer
+  bool direct = false;      ///< only feeds outputs: computed straight into them
+  int uses = 0;             ///< operand uses by live nodes + output appearances
+  int region = kTopRegion;
+  int64_t last_use = -1;    ///< last step reading its buffer (materialised nodes)
+};
+
+/// One emission step, in execution order.
+struct Step {
+  enum class Kind : uint8_t { Compute, Output, Open, Close };
+  Kind kind = Kind::Compute;
+  const ir::Node* node = nullptr; ///< Compute: the node (materialised or direct)
+  int output = -1;                ///< Output: index into fn.outputs()
+  int region = kTopRegion;        ///< Open/Close: the region
+};
+
+/// What the schedule needs to know about the bindings.
+struct ScheduleInput {
+  std::vector<bool> input_uniform;  ///< per fn.inputs()[i]
+  std::vector<bool> output_live;    ///< per fn.outputs()[j]: false = Discard
+  std::vector<int> output_region;   ///< per output: kTopRegion or a region id
+  int num_regions = 0;
+  /// An output buffer may alias an input: every output is computed into
+  /// scratch before the first output store.
+  bool outputs_may_alias = false;
+};
+
+class Schedule {
+public:
+  Schedule(const ir::Function& fn, const ScheduleInput& in);
+
+  const NodeSchedule& at(const ir::Node* n) const;
+  bool live(const ir::Node* n) const { return info_.count(n) != 0; }
+  const std::vector<Step>& steps() const { return steps_; }
+  /// Live nodes, operands first.
+  const std::vector<const ir::Node*>& order() const { return order_; }
+
+  /// True when n is read through index arithmetic alone: a leaf, a splat, a
+  /// materialised node, or a broadcast/reshape/slice view of one.
+  bool cheap(const ir::Node* n) const;
+  /// True when evaluating n in a fused loop needs a per-axis index (a fused
+  /// broadcast or slice of rank > 1 below it), not only a flat offset.
+  bool needs_axes(const ir::Node* n) const;
+  /// needs_axes of n's own computation from its operands (n as a loop root).
+  bool op_needs_axes(const ir::Node* n) const;
+  /// Has its own storage: a materialised node or a leaf (bindings give it).
+  bool addressable(const ir::Node* n) const;
+
+private:
+  bool cheap_after(const ir::Node* n) const;
+  void decide(const ir::Function& fn, const ScheduleInput& in);
+  void plan(const ir::Function& fn, const ScheduleInput& in);
+  void mark_reads(const ir::Node* root, bool include_root, int64_t step);
+
+  std::unordered_map<const ir::Node*, NodeSchedule> info_;
+  std::vector<const ir::Node*> order_;
+  std::vector<Step> steps_;
+};
+
+} // namespace plastic::loopgen

@@ -1,0 +1,194 @@
+// Every kernel of every example model, JIT-compiled in f64 and f32, against
+// the reference interpreter on the same IR functions and the same random
+// inputs, for batches of 1, L-1, L+1 and 3L+2 samples (one tile, a padded
+// tile, several tiles with the last one padded), at the default 256-bit tile
+// and again at the target's widest vector (16 x f32 with AVX-512), the width
+// the driver runs; every table passes the runtime's validate_model. f32
+// errors are judged against the interpreter's own f32 rounding
+// (kernel_harness.h, judge), which a 1e-4 error still exceeds.
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include "compiler/backend/compiled_model.h"
+#include "runtime/solvers/model_view.h"
+#include "tests/compiler/abi/kernel_cases.h"
+#include "tests/compiler/abi/model_fixture.h"
+
+using namespace plastic;
+using namespace plastic::model;
+using namespace plastic::abi;
+using namespace plastic::backend;
+
+namespace {
+
+// How many times the f32 interpreter's rounding error a kernel may show
+// (test::judge): the kernels sum in another order (register-blocked
+// contractions, FMA contraction), so their rounding differs from the
+// interpreter's but is of the same size. Where the bound is the
+// interpreter's error at all, the kernels' worst over every example was 0.9x
+// of it (fwp_delta_cde_predelta's output at 16 lanes).
+constexpr double kRoundingFactor = 4;
+
+// Lanes 0: the default tile, one 256-bit vector. Wide tiles (the target's
+// widest vector) run on batches 1 and L + 1 only: one padded tile, and a
+// full tile followed by a padded one.
+void check_model(const std::string& file, loops::ElemType type, int lanes = 0) {
+  ModelFunctions fns = test::load_example(file);
+  CompiledModel cm = compile_model(fns, type, lanes);
+  const plastic_model& m = cm.table();
+  const plastic_dtype dtype = type == loops::ElemType::F64 ? PLASTIC_F64 : PLASTIC_F32;
+  rt::Status st = rt::validate_model(m, dtype);
+  INFO(st.describe());
+  REQUIRE(st.ok());
+  // The table offers what the runtime needs for the spec's own method.
+  CHECK(m.kernels.field);
+  CHECK(m.kernels.field_vjp);
+  CHECK(m.kernels.adjoint_field);
+  CHECK(m.kernels.init_state);
+  CHECK(m.kernels.loss);
+  CHECK(m.kernels.output);
+  const double tol = type == loops::ElemType::F64 ? 1e-10 : 1e-5;
+  const int L = m.lanes;
+  std::vector<int> batches = lanes == 0 ? std::vector<int>{1, L - 1, L + 1, 3 * L + 2} : std::vector<int>{1, L + 1};
+  std::vector<test::KernelCase> cases = test::make_cases(fns, cm.layout(), m);
+  // Steps at the spec's own step size (tsit5's large coefficients amplify
+  // f32 rounding at larger h), at most 1: the random drivers here are O(1)
+  // where a real log-ODE driver over a window of `step` samples is
+  // O(1/step), so h * u stays at the size a real step sees; 0.1 where the
+  // spec leaves the step automatic.
+  const double h = m.solver.step > 0 ? std::min(m.solver.step, 1.0) : 0.1;
+  uint64_t seed = 1;
+  for (const test::KernelCase& k : cases) {
+    std::vector<test::CaseResult> runs;
+    for (int batch : batches)
+      if (batch >= 1) runs.push_back(test::run_case(k, dtype, L, batch, seed++, 0.3, h));
+    test::Verdict v = test::judge(runs, tol, kRoundingFactor);
+    INFO(fmt::format("{} {} x {} lanes, kernel {}: {}", file, type == loops::ElemType::F64 ? "f64" : "f32", L,
+                     k.name, v.message));
+    CHECK(v.ok);
+  }
+}
+
+// `k` with its written (Set) output `arg` scaled by 1 + eps, as an f32
+// kernel wrong by a relative eps would write it.
+test::KernelCase perturbed(const test::KernelCase& k, const std::string& arg, double eps, int L) {
+  size_t j = 0;
+  while (j < k.args.size() && k.args[j].name != arg) ++j;
+  REQUIRE(j < k.args.size());
+  REQUIRE(k.args[j].role == test::ArgSpec::Set);
+  const size_t n = static_cast<size_t>(k.args[j].uniform ? k.args[j].size : k.args[j].size * L);
+  test::KernelCase p = k;
+  p.call = [call = k.call, j, n, eps](void* fn, const std::vector<void*>& ptrs, double t, double h, void* s) {
+    call(fn, ptrs, t, h, s);
+    float* out = static_cast<float*>(ptrs[j]);
+    for (size_t i = 0; i < n; ++i) out[i] = static_cast<float>(out[i] * (1 + eps));
+  };
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("every kernel of every example matches the interpreter (f64)", "[model][kernels]") {
+  for (const std::string& file : test::example_files()) {
+    SECTION(file) { check_model(file, loops::ElemType::F64); }
+  }
+}
+
+TEST_CASE("every kernel of every example matches the interpreter (f32)", "[model][kernels]") {
+  for (const std::string& file : test::example_files()) {
+    SECTION(file) { check_model(file, loops::ElemType::F32); }
+  }
+}
+
+TEST_CASE("every kernel of every example matches the interpreter at the widest vector (f64)", "[model][kernels]") {
+  const int lanes = backend::target_lanes(loops::ElemType::F64);
+  if (lanes == 4) return;  // the default tile already is the widest
+  for (const std::string& file : test::example_files()) {
+    SECTION(file) { check_model(file, loops::ElemType::F64, lanes); }
+  }
+}
+
+TEST_CASE("every kernel of every example matches the interpreter at the widest vector (f32)", "[model][kernels]") {
+  const int lanes = backend::target_lanes(loops::ElemType::F32);
+  if (lanes == 8) return;  // the default tile already is the widest
+  for (const std::string& file : test::example_files()) {
+    SECTION(file) { check_model(file, loops::ElemType::F32, lanes); }
+  }
+}
+
+TEST_CASE("the f32 check catches an output off by 1e-4", "[model][kernels]") {
+  // fwp_hebb_node's output is a dot product that nearly cancels, so its f32
+  // bound rests on the interpreter's rounding (the yardstick of judge) rather
+  // than on tol * scale: a relative error of 1e-4 must still stand out. Every
+  // written output is perturbed in turn (accumulated ones are measured with
+  // their random starting values, so a small increment's error is below the
+  // check's resolution by design); outputs that are 0 for every sample (the
+  // Hebb field does not read W, so its adjoint's da is 0) cannot be.
+  const std::string file = "fwp_hebb_node.ode";
+  ModelFunctions fns = test::load_example(file);
+  CompiledModel cm = compile_model(fns, loops::ElemType::F32);
+  const plastic_model& m = cm.table();
+  const int L = m.lanes;
+  const double h = m.solver.step > 0 ? std::min(m.solver.step, 1.0) : 0.1;
+  auto run = [&](const test::KernelCase& k) {
+    std::vector<test::CaseResult> runs;
+    for (int batch : {1, L + 1}) runs.push_back(test::run_case(k, PLASTIC_F32, L, batch, 11 + batch, 0.3, h));
+    return runs;
+  };
+  int perturbed_outputs = 0;
+  for (const test::KernelCase& k : test::make_cases(fns, cm.layout(), m)) {
+    const std::vector<test::CaseResult> exact = run(k);
+    REQUIRE(test::judge(exact, 1e-5, kRoundingFactor).ok);
+    for (const test::ArgSpec& a : k.args) {
+      if (a.role != test::ArgSpec::Set) continue;
+      double scale = 0;
+      for (const test::CaseResult& r : exact)
+        for (double x : r.outputs.at(a.name).scale) scale = std::max(scale, x);
+      if (scale == 0) continue;
+      test::Verdict v = test::judge(run(perturbed(k, a.name, 1e-4, L)), 1e-5, kRoundingFactor);
+      INFO(fmt::format("{} kernel {}, {} x (1 + 1e-4): {}", file, k.name, a.name, v.message));
+      CHECK_FALSE(v.ok);
+      ++perturbed_outputs;
+    }
+  }
+  CHECK(perturbed_outputs >= 5);
+}
+
+TEST_CASE("step with z1 aliasing z0 gives the same state", "[model][kernels]") {
+  ModelFunctions fns = test::load_example("fwp_delta_cde.ode");
+  CompiledModel cm = compile_model(fns, loops::ElemType::F64);
+  const plastic_model& m = cm.table();
+  REQUIRE(m.kernels.step);
+  const size_t L = static_cast<size_t>(m.lanes);
+  std::vector<double> z(m.n_state * L), theta(m.n_params), u(4 * m.n_input * L), z1(z.size());
+  for (size_t i = 0; i < z.size(); ++i) z[i] = std::sin(0.37 * i);
+  for (size_t i = 0; i < theta.size(); ++i) theta[i] = 0.2 * std::cos(0.11 * i);
+  for (size_t i = 0; i < u.size(); ++i) u[i] = std::sin(0.05 * i + 1);
+  std::vector<char> scratch(m.scratch.step + 64);
+  void* s = reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) & ~uintptr_t(63));
+  m.kernels.step(m.ctx, 0.0, 0.5, z.data(), theta.data(), u.data(), z1.data(), s);
+  m.kernels.step(m.ctx, 0.0, 0.5, z.data(), theta.data(), u.data(), z.data(), s);
+  CHECK(z == z1);
+}
+
+TEST_CASE("nullable cotangent outputs may be NULL", "[model][kernels]") {
+  ModelFunctions fns = test::load_example("ncde_sepsis_static.ode");
+  CompiledModel cm = compile_model(fns, loops::ElemType::F64);
+  const plastic_model& m = cm.table();
+  const size_t L = static_cast<size_t>(m.lanes);
+  std::vector<double> z(m.n_state * L, 0.1), theta(m.n_params, 0.05), u(m.n_input * L, 0.2), a(z.size(), 1.0);
+  std::vector<double> z_bar(z.size()), th_bar(theta.size()), u_bar(u.size());
+  std::vector<char> scratch(m.scratch.field_vjp + 64);
+  void* s = reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) & ~uintptr_t(63));
+  m.kernels.field_vjp(m.ctx, 0.0, z.data(), theta.data(), u.data(), a.data(), z_bar.data(), th_bar.data(), nullptr,
+                      s);
+  std::vector<double> z_bar2(z.size()), th_bar2(theta.size());
+  m.kernels.field_vjp(m.ctx, 0.0, z.data(), theta.data(), u.data(), a.data(), z_bar2.data(), th_bar2.data(),
+                      u_bar.data(), s);
+  CHECK(z_bar == z_bar2);
+  CHECK(th_bar == th_bar2);
+  double norm = 0;
+  for (double x : u_bar) norm += std::abs(x);
+  CHECK(norm > 0);
+}
