@@ -8,6 +8,8 @@
 // type, InternalError, and say so.
 #pragma once
 
+#include "runtime/support/internal_error.h"
+
 #include "dsl/source.h"
 
 #include <ostream>
@@ -52,13 +54,6 @@ private:
   std::vector<Diagnostic> diags_;
   std::vector<SourceFilePtr> files_;
   int errors_ = 0, warnings_ = 0, max_errors_ = 50;
-};
-
-/// A bug in Plastic (an invariant broken), never the user's fault.
-class InternalError : public std::logic_error {
-public:
-  explicit InternalError(const std::string& what)
-      : std::logic_error("internal error (this is a bug in Plastic, please report it): " + what) {}
 };
 
 /// The closest candidate to `name` by edit distance, or "" if none is close.

@@ -15,7 +15,7 @@ using loopgen::OutputBinding;
 namespace {
 
 [[noreturn]] void unbound(const ir::Function& fn, const std::string& what) {
-  throw loops::InternalError(fmt::format("model assembler: {} of function {} has no place in its kernel", what,
+  throw plastic::InternalError(fmt::format("model assembler: {} of function {} has no place in its kernel", what,
                                            fn.name()));
 }
 

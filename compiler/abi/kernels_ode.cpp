@@ -13,7 +13,7 @@ namespace {
 
 const ir::Function& need(const KernelContext& k, std::string_view role) {
   const ir::Function* f = find_function(k.fns, role);
-  if (!f) throw loops::InternalError(fmt::format("model assembler: {} has no function '{}'", k.layout.name, role));
+  if (!f) throw plastic::InternalError(fmt::format("model assembler: {} has no function '{}'", k.layout.name, role));
   return *f;
 }
 

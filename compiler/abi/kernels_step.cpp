@@ -18,7 +18,7 @@ namespace {
 int64_t block_of_node(const ad::RkStep& info, int node) {
   for (size_t i = 0; i < info.stage_node.size(); ++i)
     if (info.stage_node[i] == node) return static_cast<int64_t>(i);
-  throw loops::InternalError(fmt::format("model assembler: no stage uses node {}", node));
+  throw plastic::InternalError(fmt::format("model assembler: no stage uses node {}", node));
 }
 
 int64_t stages(const StepFunctions& s) { return static_cast<int64_t>(s.info->stage_node.size()); }

@@ -41,7 +41,7 @@ struct DiffRule {
 
 using RuleTable = std::array<DiffRule, ir::kNumOps>;
 
-/// The rule of `op`; throws ir::InternalError if it has none.
+/// The rule of `op`; throws plastic::InternalError if it has none.
 const DiffRule& diff_rule(ir::Op op);
 
 // Registration hooks, one per rule file.

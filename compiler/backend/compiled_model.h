@@ -65,7 +65,7 @@ private:
 /// (0 = one 256-bit vector: 8 x f32, 4 x f64; backend::target_lanes gives the
 /// widest register of the target, e.g. 16 x f32 with AVX-512) and JIT-compiles them. Throws
 /// abi::LayoutError when the model needs something the ABI cannot express,
-/// loops::InternalError on a compiler bug.
+/// plastic::InternalError on a compiler bug.
 CompiledModel compile_model(const model::ModelFunctions& fns, loops::ElemType type, int lanes = 0,
                             const backend::CompileOptions& options = {});
 

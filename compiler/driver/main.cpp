@@ -7,6 +7,7 @@
 #include "compiler/driver/model_commands.h"
 #include "runtime/app/allocator.h"
 #include "dsl/diagnostics.h"
+#include "runtime/support/internal_error.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -136,11 +137,13 @@ int main(int argc, char** argv) {
     if (build->parsed()) return run_build(build_file, build_out, build_obj, build_dtype, common);
     if (bench->parsed()) return run_bench_kernels(bench_file, bench_dtype, bench_seconds, common);
     if (auto code = model_commands.run(common)) return *code;
+  } catch (const plastic::InternalError& e) {
+    std::cerr << "plastic: " << e.what() << "\n";
+    return kInternalError;
   } catch (const std::exception& e) {
-    std::string what = e.what();
-    if (what.find("internal error") == std::string::npos)
-      what = "internal error (this is a bug in Plastic, please report it): " + what;
-    std::cerr << "plastic: " << what << "\n";
+    // Any other exception escaping a command is a bug too: commands report
+    // the user's errors themselves and return their exit code.
+    std::cerr << "plastic: " << plastic::InternalError(e.what()).what() << "\n";
     return kInternalError;
   }
   return kUsageError;

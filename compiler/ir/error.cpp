@@ -11,12 +11,4 @@ std::string IRError::describe() const {
   return fmt::format("{}:{}:{}: error: {}", loc_.file, loc_.line, loc_.col, what());
 }
 
-InternalError::InternalError(const std::string& message)
-    : std::logic_error("internal compiler error (this is a bug in Plastic, please report it): " +
-                       message) {}
-
-void internal_error(const char* file, int line, const std::string& message) {
-  throw InternalError(fmt::format("{} [{}:{}]", message, file, line));
-}
-
 } // namespace plastic::ir

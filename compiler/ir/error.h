@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "compiler/ir/types.h"
+#include "runtime/support/internal_error.h"
 
 namespace plastic::ir {
 
@@ -30,20 +31,4 @@ private:
   SourceLoc loc_;
 };
 
-/// A bug in Plastic: an internal invariant does not hold.
-class InternalError : public std::logic_error {
-public:
-  explicit InternalError(const std::string& message);
-};
-
-/// Throws an InternalError naming the source position of the failed check.
-[[noreturn]] void internal_error(const char* file, int line, const std::string& message);
-
 } // namespace plastic::ir
-
-/// Checks an internal invariant; on failure throws ir::InternalError with a
-/// fmt-formatted message. Always on: the checks are cheap next to the work.
-#define PLASTIC_CHECK(cond, ...)                                                                   \
-  do {                                                                                             \
-    if (!(cond)) ::plastic::ir::internal_error(__FILE__, __LINE__, ::fmt::format(__VA_ARGS__));    \
-  } while (0)

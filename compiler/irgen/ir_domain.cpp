@@ -15,14 +15,14 @@ dsl::Shape from_ir(const ir::Shape& s) { return dsl::Shape(s.begin(), s.end()); 
 
 dsl::Shape expect_shape(const dsl::ShapeResult& r) {
   if (auto* e = std::get_if<dsl::ShapeError>(&r))
-    throw dsl::InternalError("a checked model failed a shape rule while lowering: " + e->message);
+    throw plastic::InternalError("a checked model failed a shape rule while lowering: " + e->message);
   return std::get<dsl::Shape>(r);
 }
 
 // Letters for einsum specs: batch axes first, then the operands' own axes.
 std::string letters(size_t from, size_t count) {
   static const std::string alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-  if (from + count > alphabet.size()) throw dsl::InternalError("tensor rank too large for an einsum spec");
+  if (from + count > alphabet.size()) throw plastic::InternalError("tensor rank too large for an einsum spec");
   return alphabet.substr(from, count);
 }
 
@@ -126,7 +126,7 @@ const ir::Node* language_einsum(const std::string& spec, const std::vector<const
 IrDomain::Value IrDomain::binary(std::string_view op, Value a, Value b, dsl::Span) {
   if (op == "@") return language_matmul(a, b);
   if (op == "^") {
-    if (!b->is_splat()) throw dsl::InternalError("the exponent of '^' is not a constant");
+    if (!b->is_splat()) throw plastic::InternalError("the exponent of '^' is not a constant");
     return ir::powc(a, b->attrs().reals[0]);
   }
   using ir::Broadcasting;
@@ -134,7 +134,7 @@ IrDomain::Value IrDomain::binary(std::string_view op, Value a, Value b, dsl::Spa
   if (op == "-") return ir::sub(a, b, Broadcasting::Numpy);
   if (op == "*") return ir::mul(a, b, Broadcasting::Numpy);
   if (op == "/") return ir::div(a, b, Broadcasting::Numpy);
-  throw dsl::InternalError(fmt::format("no lowering for operator '{}'", op));
+  throw plastic::InternalError(fmt::format("no lowering for operator '{}'", op));
 }
 
 IrDomain::Value IrDomain::loss(dsl::Builtin id, Value prediction, Value target) {
@@ -153,7 +153,7 @@ IrDomain::Value IrDomain::loss(dsl::Builtin id, Value prediction, Value target) 
   }
   default: break;
   }
-  throw dsl::InternalError("not a loss builtin");
+  throw plastic::InternalError("not a loss builtin");
 }
 
 IrDomain::Value IrDomain::builtin(dsl::Builtin id, std::vector<Value>& args, const dsl::BuiltinConsts& c,
@@ -204,7 +204,7 @@ IrDomain::Value IrDomain::builtin(dsl::Builtin id, std::vector<Value>& args, con
   case Builtin::BceWithLogits:
   case Builtin::Mse: return loss(id, x, args[1]);
   }
-  throw dsl::InternalError("unhandled builtin in lowering");
+  throw plastic::InternalError("unhandled builtin in lowering");
 }
 
 IrDomain::Value IrDomain::index(Value base, const std::vector<dsl::IndexItem>& items, dsl::Span) {

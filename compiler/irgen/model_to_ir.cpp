@@ -52,7 +52,7 @@ public:
       if (leaf.when == When::Now) return extra(ctx_.time("t"));
       return extra(ctx_.arg(leaf.when == When::Final ? "T" : "t0", {}));
     }
-    throw dsl::InternalError("unhandled leaf kind in lowering");
+    throw plastic::InternalError("unhandled leaf kind in lowering");
   }
 
   const ir::Node* param(int i) {
@@ -89,7 +89,7 @@ public:
     if (!v) {
       std::ostringstream os;
       diag_.render(os);
-      throw dsl::InternalError("a checked model failed to lower:\n" + os.str());
+      throw plastic::InternalError("a checked model failed to lower:\n" + os.str());
     }
     if (broadcast_to && v->shape() != to_ir(*broadcast_to)) v = ir::broadcast_to(v, to_ir(*broadcast_to));
     return v;

@@ -38,7 +38,7 @@ struct ModelIR {
   ir::Function loss;
 };
 
-/// Lowers every declaration; throws dsl::InternalError if the checked
+/// Lowers every declaration; throws plastic::InternalError if the checked
 /// model fails to lower (a bug: checking guarantees lowering succeeds).
 ModelIR model_to_ir(const dsl::CheckedModel& model, ir::Context& ctx);
 

@@ -38,7 +38,7 @@ UnaryOp unary_op(Op op) {
   case Op::PowC: return UnaryOp::PowC;
   default: break;
   }
-  PLASTIC_LOOPS_CHECK(false, "kernel emitter: no loop-IR unary op for {}", ir::op_name(op));
+  PLASTIC_CHECK(false, "kernel emitter: no loop-IR unary op for {}", ir::op_name(op));
   return UnaryOp::Neg;
 }
 
@@ -52,7 +52,7 @@ BinaryOp binary_op(Op op) {
   case Op::Min: return BinaryOp::Min;
   default: break;
   }
-  PLASTIC_LOOPS_CHECK(false, "kernel emitter: no loop-IR binary op for {}", ir::op_name(op));
+  PLASTIC_CHECK(false, "kernel emitter: no loop-IR binary op for {}", ir::op_name(op));
   return BinaryOp::Add;
 }
 
@@ -66,7 +66,7 @@ CompareOp compare_op(Op op) {
   case Op::Ne: return CompareOp::Ne;
   default: break;
   }
-  PLASTIC_LOOPS_CHECK(false, "kernel emitter: no loop-IR comparison for {}", ir::op_name(op));
+  PLASTIC_CHECK(false, "kernel emitter: no loop-IR comparison for {}", ir::op_name(op));
   return CompareOp::Eq;
 }
 
@@ -92,7 +92,7 @@ Expr Emitter::eval_elementwise(const ir::Node* n, const Pos& pos) {
     } else {
       // A folded condition (an i1 constant, stored as 0/1 like the
       // interpreter's masks): test it against zero.
-      PLASTIC_LOOPS_CHECK(cond->is_constant(),
+      PLASTIC_CHECK(cond->is_constant(),
                             "kernel emitter: {}: the condition must be a comparison or constant",
                             describe(n));
       mask = b.ne(eval(cond, pos), b.constant(0));
@@ -100,7 +100,7 @@ Expr Emitter::eval_elementwise(const ir::Node* n, const Pos& pos) {
     return b.select(mask, eval(n->operand(1), pos), eval(n->operand(2), pos));
   }
   default:
-    PLASTIC_LOOPS_CHECK(false, "kernel emitter: {} is not elementwise", describe(n));
+    PLASTIC_CHECK(false, "kernel emitter: {} is not elementwise", describe(n));
   }
   return {};
 }

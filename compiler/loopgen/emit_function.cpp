@@ -33,7 +33,7 @@ const char* mode_name(StoreMode m) {
 
 void check_inputs(const loops::Builder& b, const ir::Function& fn,
                   std::span<const InputBinding> inputs, std::vector<bool>& uniform) {
-  PLASTIC_LOOPS_CHECK(inputs.size() == fn.inputs().size(),
+  PLASTIC_CHECK(inputs.size() == fn.inputs().size(),
                         "emit_function '{}': {} input bindings for {} inputs", fn.name(), inputs.size(),
                         fn.inputs().size());
   const loops::Function& lf = b.function();
@@ -42,16 +42,16 @@ void check_inputs(const loops::Builder& b, const ir::Function& fn,
     const InputBinding& in = inputs[i];
     switch (in.kind) {
     case InputBinding::Kind::Buffer: {
-      PLASTIC_LOOPS_CHECK(in.buffer.valid() && in.buffer.id < lf.buffers.size(),
+      PLASTIC_CHECK(in.buffer.valid() && in.buffer.id < lf.buffers.size(),
                             "emit_function '{}': input '{}' bound to an invalid buffer", fn.name(),
                             leaf->name());
       const loops::BufferDecl& d = lf.buffer(in.buffer);
-      PLASTIC_LOOPS_CHECK(in.offset >= 0 && in.offset + leaf->numel() <= d.size,
+      PLASTIC_CHECK(in.offset >= 0 && in.offset + leaf->numel() <= d.size,
                             "emit_function '{}': input '{}' ({}) at offset {} overruns buffer '{}' of "
                             "size {}",
                             fn.name(), leaf->name(), ir::type_str(leaf->dtype(), leaf->shape()),
                             in.offset, d.name, d.size);
-      PLASTIC_LOOPS_CHECK(!d.nullable,
+      PLASTIC_CHECK(!d.nullable,
                             "emit_function '{}': input '{}' bound to nullable buffer '{}' (bind an "
                             "absent input as zero)",
                             fn.name(), leaf->name(), d.name);
@@ -59,10 +59,10 @@ void check_inputs(const loops::Builder& b, const ir::Function& fn,
       break;
     }
     case InputBinding::Kind::Scalar:
-      PLASTIC_LOOPS_CHECK(leaf->numel() == 1 && in.scalar.valid(),
+      PLASTIC_CHECK(leaf->numel() == 1 && in.scalar.valid(),
                             "emit_function '{}': input '{}' of shape {} bound to a scalar", fn.name(),
                             leaf->name(), ir::shape_str(leaf->shape()));
-      PLASTIC_LOOPS_CHECK(b.lanes_of(in.scalar) == Lanes::Uniform,
+      PLASTIC_CHECK(b.lanes_of(in.scalar) == Lanes::Uniform,
                             "emit_function '{}': input '{}' bound to a varying scalar expression",
                             fn.name(), leaf->name());
       uniform[i] = true;
@@ -78,7 +78,7 @@ void check_inputs(const loops::Builder& b, const ir::Function& fn,
 
 void emit_function(loops::Builder& b, const ir::Function& fn, std::span<const InputBinding> inputs,
                    std::span<const OutputBinding> outputs) {
-  PLASTIC_LOOPS_CHECK(outputs.size() == fn.outputs().size(),
+  PLASTIC_CHECK(outputs.size() == fn.outputs().size(),
                         "emit_function '{}': {} output bindings for {} outputs", fn.name(),
                         outputs.size(), fn.outputs().size());
   ScheduleInput sin;
@@ -99,18 +99,18 @@ void emit_function(loops::Builder& b, const ir::Function& fn, std::span<const In
     sin.output_live.push_back(live);
     sin.output_region.push_back(kTopRegion);
     if (!live) continue;
-    PLASTIC_LOOPS_CHECK(out.buffer.valid() && out.buffer.id < lf.buffers.size(),
+    PLASTIC_CHECK(out.buffer.valid() && out.buffer.id < lf.buffers.size(),
                           "emit_function '{}': output '{}' bound to an invalid buffer", fn.name(), o.name);
     const loops::BufferDecl& d = lf.buffer(out.buffer);
-    PLASTIC_LOOPS_CHECK(out.offset >= 0 && out.offset + o.node->numel() <= d.size,
+    PLASTIC_CHECK(out.offset >= 0 && out.offset + o.node->numel() <= d.size,
                           "emit_function '{}': output '{}' ({}) at offset {} overruns buffer '{}' of "
                           "size {}",
                           fn.name(), o.name, ir::type_str(o.node->dtype(), o.node->shape()), out.offset,
                           d.name, d.size);
-    PLASTIC_LOOPS_CHECK(o.node->dtype() != ir::DType::I1,
+    PLASTIC_CHECK(o.node->dtype() != ir::DType::I1,
                           "emit_function '{}': output '{}' is a mask (%{} {}); masks only feed select",
                           fn.name(), o.name, o.node->id(), ir::op_name(o.node->op()));
-    PLASTIC_LOOPS_CHECK(out.mode != StoreMode::AddLaneSum || d.lanes == Lanes::Uniform,
+    PLASTIC_CHECK(out.mode != StoreMode::AddLaneSum || d.lanes == Lanes::Uniform,
                           "emit_function '{}': output '{}' sums over lanes into varying buffer '{}'",
                           fn.name(), o.name, d.name);
     if (!d.noalias) sin.outputs_may_alias = true;
@@ -129,7 +129,7 @@ void emit_function(loops::Builder& b, const ir::Function& fn, std::span<const In
     if (!sin.output_live[j]) continue;
     const ir::Output& o = fn.outputs()[j];
     const loops::BufferDecl& d = lf.buffer(outputs[j].buffer);
-    PLASTIC_LOOPS_CHECK(outputs[j].mode == StoreMode::AddLaneSum || d.lanes == Lanes::Varying ||
+    PLASTIC_CHECK(outputs[j].mode == StoreMode::AddLaneSum || d.lanes == Lanes::Varying ||
                               sched.at(o.node).uniform,
                           "emit_function '{}': output '{}' (%{} {}) is varying but stored with {} into "
                           "uniform buffer '{}' (a θ gradient needs AddLaneSum)",

@@ -82,7 +82,7 @@ struct OutputBinding {
 
 /// Emits `fn` into `b`. `inputs[i]` binds fn.inputs()[i]; `outputs[j]` binds
 /// fn.outputs()[j]. Outputs bound to a nullable buffer are emitted inside
-/// if_present (only the work they alone need). Throws loops::InternalError
+/// if_present (only the work they alone need). Throws plastic::InternalError
 /// for an ill-formed binding (sizes, lane classes) or an op it cannot lower
 /// — a bug of the caller or of the emitter, never of the user.
 void emit_function(loops::Builder& b, const ir::Function& fn,

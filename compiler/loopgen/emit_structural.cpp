@@ -40,7 +40,7 @@ Expr Emitter::eval_view(const ir::Node* n, const Pos& pos) {
     return eval(x, Pos::at_axes(std::move(in)));
   }
   default:
-    PLASTIC_LOOPS_CHECK(false, "kernel emitter: {} is not a view", describe(n));
+    PLASTIC_CHECK(false, "kernel emitter: {} is not a view", describe(n));
   }
   return {};
 }
@@ -52,7 +52,7 @@ void Emitter::emit_pad(const ir::Node* n, const Sink& sink) {
   const ir::Shape& out = n->shape();
   std::vector<int64_t> lo(ints.begin(), ints.begin() + static_cast<long>(r));
   for (int64_t w : ints)
-    PLASTIC_LOOPS_CHECK(w >= 0, "kernel emitter: {} has a negative pad width", describe(n));
+    PLASTIC_CHECK(w >= 0, "kernel emitter: {} has a negative pad width", describe(n));
   auto out_pos = [&](std::vector<Index> axes) { return flat_of(Pos::at_axes(std::move(axes)), out); };
 
   // The border: slab (axis k, side) spans the interior on axes < k, one side

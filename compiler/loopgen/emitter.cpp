@@ -40,7 +40,7 @@ std::vector<Index> Emitter::axes_of(const Pos& pos, const ir::Node* n) const {
   if (n->rank() == 1) return {flat};
   // A constant offset splits into constant per-axis indices; a loop-carried
   // one cannot be split affinely (the schedule prevents that case).
-  PLASTIC_LOOPS_CHECK(flat.is_constant(),
+  PLASTIC_CHECK(flat.is_constant(),
                         "kernel emitter: {} needs per-axis indices but is addressed by a flat "
                         "loop offset (a scheduling bug)",
                         describe(n));
@@ -128,7 +128,7 @@ Expr Emitter::eval_op(const ir::Node* n, const Pos& pos) {
   case OpCategory::Constant: {
     if (n->is_splat()) return b.constant(n->attrs().reals[0]);
     Index flat = flat_of(pos, n->shape());
-    PLASTIC_LOOPS_CHECK(flat.is_constant(), "kernel emitter: {} read in a loop without a buffer",
+    PLASTIC_CHECK(flat.is_constant(), "kernel emitter: {} read in a loop without a buffer",
                           describe(n));
     return b.constant(n->attrs().reals.at(static_cast<size_t>(flat.offset)));
   }
@@ -145,14 +145,14 @@ Expr Emitter::eval_op(const ir::Node* n, const Pos& pos) {
     if (!contract_sums(n)) return eval_product(n, pos);
     [[fallthrough]];
   default:
-    PLASTIC_LOOPS_CHECK(false, "kernel emitter: {} is used before it is computed (a scheduling bug)",
+    PLASTIC_CHECK(false, "kernel emitter: {} is used before it is computed (a scheduling bug)",
                           describe(n));
   }
   return {};
 }
 
 void Emitter::emit_root(const ir::Node* n, const Sink& sink) {
-  PLASTIC_LOOPS_CHECK(n->dtype() != ir::DType::I1 || n->is_constant(),
+  PLASTIC_CHECK(n->dtype() != ir::DType::I1 || n->is_constant(),
                         "kernel emitter: {} is a mask; masks (i1) may only feed select", describe(n));
   switch (ir::op_category(n->op())) {
   case OpCategory::Contract:

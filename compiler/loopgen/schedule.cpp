@@ -88,7 +88,7 @@ Schedule::Schedule(const ir::Function& fn, const ScheduleInput& in) {
 
 const NodeSchedule& Schedule::at(const ir::Node* n) const {
   auto it = info_.find(n);
-  PLASTIC_LOOPS_CHECK(it != info_.end(), "kernel emitter: node %{} ({}) is not scheduled", n->id(),
+  PLASTIC_CHECK(it != info_.end(), "kernel emitter: node %{} ({}) is not scheduled", n->id(),
                         ir::op_name(n->op()));
   return it->second;
 }

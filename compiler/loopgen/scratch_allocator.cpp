@@ -25,11 +25,11 @@ loops::Buffer ScratchAllocator::acquire(loops::Lanes lanes, int64_t size) {
 void ScratchAllocator::release(loops::Buffer buf) {
   for (Slot& s : slots_)
     if (s.buf.id == buf.id) {
-      PLASTIC_LOOPS_CHECK(!s.free, "kernel emitter: scratch buffer released twice");
+      PLASTIC_CHECK(!s.free, "kernel emitter: scratch buffer released twice");
       s.free = true;
       return;
     }
-  PLASTIC_LOOPS_CHECK(false, "kernel emitter: releasing a buffer the allocator does not own");
+  PLASTIC_CHECK(false, "kernel emitter: releasing a buffer the allocator does not own");
 }
 
 } // namespace plastic::loopgen

@@ -7,14 +7,16 @@
 // broken — a malformed loop program handed over by the lowering, LLVM IR that
 // fails LLVM's verifier — so it is a bug in Plastic and says so.
 //
-// The code generator links neither the tensor IR nor the front end, so it has
-// its own pair of types rather than reusing plastic::ir's.
+// InternalError is the project's one type (runtime/support/internal_error.h),
+// checked with PLASTIC_CHECK.
 #pragma once
 
 #include <stdexcept>
 #include <string>
 
 #include <fmt/format.h>
+
+#include "runtime/support/internal_error.h"
 
 namespace plastic::loops {
 
@@ -24,21 +26,4 @@ public:
   explicit CodegenError(const std::string& message) : std::runtime_error(message) {}
 };
 
-/// A bug in Plastic: a malformed loop program or invalid generated LLVM IR.
-class InternalError : public std::logic_error {
-public:
-  explicit InternalError(const std::string& message);
-};
-
-/// Throws an InternalError naming the source position of the failed check.
-[[noreturn]] void internal_error(const char* file, int line, const std::string& message);
-
 }  // namespace plastic::loops
-
-/// Checks an internal invariant of the code generator; on failure throws
-/// loops::InternalError with a fmt-formatted message. Always on.
-#define PLASTIC_LOOPS_CHECK(cond, ...)                                                           \
-  do {                                                                                             \
-    if (!(cond))                                                                                   \
-      ::plastic::loops::internal_error(__FILE__, __LINE__, ::fmt::format(__VA_ARGS__));          \
-  } while (0)

@@ -20,7 +20,7 @@ Builder::Builder(std::string name, ElemType type, int lanes) {
   fn_.name = std::move(name);
   fn_.type = type;
   fn_.lanes = lanes == 0 ? default_lanes(type) : lanes;
-  PLASTIC_LOOPS_CHECK(fn_.lanes >= 1 && fn_.lanes <= 64, "function '{}': lanes {} not in 1..64",
+  PLASTIC_CHECK(fn_.lanes >= 1 && fn_.lanes <= 64, "function '{}': lanes {} not in 1..64",
                         fn_.name, fn_.lanes);
 }
 
@@ -28,7 +28,7 @@ Builder::Builder(std::string name, ElemType type, int lanes) {
 
 Buffer Builder::add_buffer(std::string name, Lanes lanes, int64_t size, BufferOptions opts,
                            bool param) {
-  PLASTIC_LOOPS_CHECK(size > 0, "function '{}': buffer '{}' has size {}", fn_.name, name, size);
+  PLASTIC_CHECK(size > 0, "function '{}': buffer '{}' has size {}", fn_.name, name, size);
   BufferDecl d;
   d.name = std::move(name);
   d.lanes = lanes;
@@ -70,7 +70,7 @@ void Builder::opaque_param(std::string name) {
 }
 
 void Builder::scratch_param(std::string name) {
-  PLASTIC_LOOPS_CHECK(fn_.scratch_param() == kNone, "function '{}': second scratch parameter '{}'",
+  PLASTIC_CHECK(fn_.scratch_param() == kNone, "function '{}': second scratch parameter '{}'",
                         fn_.name, name);
   fn_.params.push_back({std::move(name), ParamKind::Scratch, kNone});
 }
@@ -87,26 +87,26 @@ Var Builder::var(std::string name, Lanes lanes) {
 // ---- expressions -------------------------------------------------------------
 
 Expr Builder::push(ExprNode node) {
-  PLASTIC_LOOPS_CHECK(!finished_, "function '{}': builder used after finish()", fn_.name);
+  PLASTIC_CHECK(!finished_, "function '{}': builder used after finish()", fn_.name);
   fn_.exprs.push_back(node);
   return Expr{static_cast<uint32_t>(fn_.exprs.size() - 1)};
 }
 
 const ExprNode& Builder::node(Expr e, const char* what) const {
-  PLASTIC_LOOPS_CHECK(e.id < fn_.exprs.size(), "function '{}': invalid expression handle in {}",
+  PLASTIC_CHECK(e.id < fn_.exprs.size(), "function '{}': invalid expression handle in {}",
                         fn_.name, what);
   return fn_.exprs[e.id];
 }
 
 const ExprNode& Builder::value_node(Expr e, const char* what) const {
   const ExprNode& n = node(e, what);
-  PLASTIC_LOOPS_CHECK(!n.is_mask, "function '{}': {} of a mask (masks only feed select)", fn_.name,
+  PLASTIC_CHECK(!n.is_mask, "function '{}': {} of a mask (masks only feed select)", fn_.name,
                         what);
   return n;
 }
 
 const BufferDecl& Builder::buffer_decl(Buffer b, const char* what) const {
-  PLASTIC_LOOPS_CHECK(b.id < fn_.buffers.size(), "function '{}': invalid buffer handle in {}",
+  PLASTIC_CHECK(b.id < fn_.buffers.size(), "function '{}': invalid buffer handle in {}",
                         fn_.name, what);
   return fn_.buffers[b.id];
 }
@@ -122,7 +122,7 @@ Expr Builder::constant(double value) {
 
 uint32_t Builder::add_index(const Index& index, const char* what) {
   for (const auto& t : index.terms)
-    PLASTIC_LOOPS_CHECK(std::find(open_loops_.begin(), open_loops_.end(), t.loop) != open_loops_.end(),
+    PLASTIC_CHECK(std::find(open_loops_.begin(), open_loops_.end(), t.loop) != open_loops_.end(),
                           "function '{}': {} indexed by a loop variable that is not in scope",
                           fn_.name, what);
   fn_.indices.push_back(index);
@@ -140,7 +140,7 @@ Expr Builder::load(Buffer buf, const Index& index) {
 }
 
 Expr Builder::read(Var v) {
-  PLASTIC_LOOPS_CHECK(v.id < fn_.vars.size(), "function '{}': invalid variable handle", fn_.name);
+  PLASTIC_CHECK(v.id < fn_.vars.size(), "function '{}': invalid variable handle", fn_.name);
   ExprNode n;
   n.kind = ExprKind::VarRef;
   n.lanes = fn_.vars[v.id].lanes;
@@ -150,7 +150,7 @@ Expr Builder::read(Var v) {
 
 Expr Builder::unary(UnaryOp op, Expr a, double attr) {
   const ExprNode& x = value_node(a, op_name(op).data());
-  PLASTIC_LOOPS_CHECK(!has_attribute(op) || std::isfinite(attr),
+  PLASTIC_CHECK(!has_attribute(op) || std::isfinite(attr),
                         "function '{}': {} with non-finite attribute {}", fn_.name, op_name(op), attr);
   ExprNode n;
   n.kind = ExprKind::Unary;
@@ -198,7 +198,7 @@ Expr Builder::fma(Expr a, Expr b, Expr c) {
 
 Expr Builder::select(Expr mask, Expr a, Expr b) {
   const ExprNode& m = node(mask, "select");
-  PLASTIC_LOOPS_CHECK(m.is_mask, "function '{}': select condition is not a comparison", fn_.name);
+  PLASTIC_CHECK(m.is_mask, "function '{}': select condition is not a comparison", fn_.name);
   const Lanes l = join(m.lanes, join(value_node(a, "select").lanes, value_node(b, "select").lanes));
   ExprNode n;
   n.kind = ExprKind::Select;
@@ -212,14 +212,14 @@ Expr Builder::select(Expr mask, Expr a, Expr b) {
 // ---- statements --------------------------------------------------------------
 
 std::vector<Stmt>& Builder::current() {
-  PLASTIC_LOOPS_CHECK(!finished_, "function '{}': builder used after finish()", fn_.name);
+  PLASTIC_CHECK(!finished_, "function '{}': builder used after finish()", fn_.name);
   return open_.empty() ? fn_.body : open_.back()->body;
 }
 
 void Builder::assign(Var v, Expr value) {
-  PLASTIC_LOOPS_CHECK(v.id < fn_.vars.size(), "function '{}': invalid variable handle", fn_.name);
+  PLASTIC_CHECK(v.id < fn_.vars.size(), "function '{}': invalid variable handle", fn_.name);
   const ExprNode& n = value_node(value, "assignment");
-  PLASTIC_LOOPS_CHECK(!(fn_.vars[v.id].lanes == Lanes::Uniform && n.lanes == Lanes::Varying),
+  PLASTIC_CHECK(!(fn_.vars[v.id].lanes == Lanes::Uniform && n.lanes == Lanes::Varying),
                         "function '{}': varying value assigned to uniform variable '{}'", fn_.name,
                         fn_.vars[v.id].name);
   Stmt s;
@@ -232,12 +232,12 @@ void Builder::assign(Var v, Expr value) {
 void Builder::add_store(Buffer buf, const Index& index, Expr value, StoreMode mode) {
   const BufferDecl& d = buffer_decl(buf, "store");
   const ExprNode& n = value_node(value, "store");
-  PLASTIC_LOOPS_CHECK(!d.readonly, "function '{}': store to read-only buffer '{}'", fn_.name, d.name);
+  PLASTIC_CHECK(!d.readonly, "function '{}': store to read-only buffer '{}'", fn_.name, d.name);
   if (mode == StoreMode::AddLaneSum) {
-    PLASTIC_LOOPS_CHECK(d.lanes == Lanes::Uniform,
+    PLASTIC_CHECK(d.lanes == Lanes::Uniform,
                           "function '{}': accumulate_lanes into varying buffer '{}'", fn_.name, d.name);
   } else {
-    PLASTIC_LOOPS_CHECK(!(d.lanes == Lanes::Uniform && n.lanes == Lanes::Varying),
+    PLASTIC_CHECK(!(d.lanes == Lanes::Uniform && n.lanes == Lanes::Varying),
                           "function '{}': varying value stored into uniform buffer '{}' (a lane "
                           "sum needs accumulate_lanes)",
                           fn_.name, d.name);
@@ -269,7 +269,7 @@ void Builder::comment(std::string text) {
 }
 
 Index Builder::begin_loop(std::string name, int64_t begin, int64_t end) {
-  PLASTIC_LOOPS_CHECK(end > begin, "function '{}': empty loop '{}' over [{}, {})", fn_.name, name,
+  PLASTIC_CHECK(end > begin, "function '{}': empty loop '{}' over [{}, {})", fn_.name, name,
                         begin, end);
   const auto id = static_cast<uint32_t>(fn_.loops.size());
   fn_.loops.push_back({std::move(name), begin, end});
@@ -285,7 +285,7 @@ Index Builder::begin_loop(std::string name, int64_t begin, int64_t end) {
 }
 
 void Builder::end_loop() {
-  PLASTIC_LOOPS_CHECK(!open_.empty() && open_.back()->kind == StmtKind::Loop,
+  PLASTIC_CHECK(!open_.empty() && open_.back()->kind == StmtKind::Loop,
                         "function '{}': end_loop without an open loop", fn_.name);
   open_.pop_back();
   open_loops_.pop_back();
@@ -293,7 +293,7 @@ void Builder::end_loop() {
 
 void Builder::begin_if_present(Buffer buf) {
   const BufferDecl& d = buffer_decl(buf, "if_present");
-  PLASTIC_LOOPS_CHECK(!d.is_scratch(), "function '{}': if_present on scratch buffer '{}'", fn_.name,
+  PLASTIC_CHECK(!d.is_scratch(), "function '{}': if_present on scratch buffer '{}'", fn_.name,
                         d.name);
   Stmt s;
   s.kind = StmtKind::IfPresent;
@@ -304,14 +304,14 @@ void Builder::begin_if_present(Buffer buf) {
 }
 
 void Builder::end_if_present() {
-  PLASTIC_LOOPS_CHECK(!open_.empty() && open_.back()->kind == StmtKind::IfPresent,
+  PLASTIC_CHECK(!open_.empty() && open_.back()->kind == StmtKind::IfPresent,
                         "function '{}': end_if_present without an open if_present", fn_.name);
   open_.pop_back();
 }
 
 Function Builder::finish() {
-  PLASTIC_LOOPS_CHECK(!finished_, "function '{}': finish() called twice", fn_.name);
-  PLASTIC_LOOPS_CHECK(open_.empty(), "function '{}': finish() with {} open block(s)", fn_.name,
+  PLASTIC_CHECK(!finished_, "function '{}': finish() called twice", fn_.name);
+  PLASTIC_CHECK(open_.empty(), "function '{}': finish() with {} open block(s)", fn_.name,
                         open_.size());
   finished_ = true;
   verify_or_throw(fn_);

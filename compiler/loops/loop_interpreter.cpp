@@ -14,7 +14,7 @@ namespace {
 class Interpreter {
 public:
   Interpreter(const Function& fn, const Args& args) : fn_(fn), L_(fn.lanes) {
-    PLASTIC_LOOPS_CHECK(args.size() == fn.params.size(), "interpret '{}': {} arguments for {} parameters",
+    PLASTIC_CHECK(args.size() == fn.params.size(), "interpret '{}': {} arguments for {} parameters",
                           fn.name, args.size(), fn.params.size());
     char* scratch = nullptr;
     for (size_t i = 0; i < fn.params.size(); ++i)
@@ -71,9 +71,9 @@ private:
     int64_t e = ix.offset;
     for (const auto& t : ix.terms) e += t.stride * loop_value_[t.loop];
     const BufferDecl& d = fn_.buffers[buf];
-    PLASTIC_LOOPS_CHECK(e >= 0 && e < d.size, "interpret '{}': index {} outside '{}'[{}]", fn_.name, e,
+    PLASTIC_CHECK(e >= 0 && e < d.size, "interpret '{}': index {} outside '{}'[{}]", fn_.name, e,
                           d.name, d.size);
-    PLASTIC_LOOPS_CHECK(base_[buf], "interpret '{}': access to NULL buffer '{}'", fn_.name, d.name);
+    PLASTIC_CHECK(base_[buf], "interpret '{}': access to NULL buffer '{}'", fn_.name, d.name);
     return d.lanes == Lanes::Varying ? e * L_ + lane : e;
   }
 

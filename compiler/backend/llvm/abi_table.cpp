@@ -79,7 +79,7 @@ void check_layout(const Types& t, const llvm::DataLayout& dl) {
     unsigned i = 0;
     for (size_t off : c_offsets) ok = ok && i < s->getNumElements() && sl->getElementOffset(i++) == off;
     if (!ok)
-      throw loops::InternalError(fmt::format("the AOT table's LLVM type {} does not match runtime/abi.h",
+      throw plastic::InternalError(fmt::format("the AOT table's LLVM type {} does not match runtime/abi.h",
                                                s->getName().str()));
   };
 #define OFF(S, f) offsetof(S, f)
@@ -112,7 +112,7 @@ void check_layout(const Types& t, const llvm::DataLayout& dl) {
 #undef OFF
   if (dl.getTypeAllocSize(t.scratch) != sizeof(plastic_scratch_sizes) ||
       dl.getTypeAllocSize(t.kernels) != sizeof(plastic_kernels))
-    throw loops::InternalError("the AOT table's kernel structs do not match runtime/abi.h");
+    throw plastic::InternalError("the AOT table's kernel structs do not match runtime/abi.h");
 }
 
 class TableEmitter {
@@ -162,7 +162,7 @@ public:
       scratch.push_back(i64(static_cast<int64_t>(*scratch_slot(sizes, id))));
       const loops::Function* f = kernels.get(id);
       llvm::Function* fn = f ? m_.getFunction(f->name) : nullptr;
-      if (f && !fn) throw loops::InternalError(fmt::format("AOT table: kernel {} is not in the module", f->name));
+      if (f && !fn) throw plastic::InternalError(fmt::format("AOT table: kernel {} is not in the module", f->name));
       fns.push_back(fn ? static_cast<Constant*>(fn) : null());
     }
     const plastic_solver_desc& s = m.solver;

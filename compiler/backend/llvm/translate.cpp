@@ -286,7 +286,7 @@ private:
     Value* off = b_.getInt64(static_cast<uint64_t>(ix.offset * scale));
     for (const auto& t : ix.terms) {
       Value* iv = iv_[t.loop];
-      PLASTIC_LOOPS_CHECK(iv, "lowering '{}': loop variable used outside its loop", fn_.name);
+      PLASTIC_CHECK(iv, "lowering '{}': loop variable used outside its loop", fn_.name);
       // nsw only: strides may be negative (the verifier bounds the result).
       off = b_.CreateAdd(off, b_.CreateMul(iv, b_.getInt64(static_cast<uint64_t>(t.stride * scale)), "", false, true),
                          "", false, true);
@@ -329,7 +329,7 @@ private:
       return b_.CreateSelect(mask, arg(1), arg(2));
     }
     }
-    PLASTIC_LOOPS_CHECK(false, "lowering '{}': unknown expression kind", fn_.name);
+    PLASTIC_CHECK(false, "lowering '{}': unknown expression kind", fn_.name);
     return nullptr;
   }
 
@@ -434,7 +434,7 @@ std::unique_ptr<llvm::Module> lower_module(const Module& module, llvm::LLVMConte
   std::string problems;
   llvm::raw_string_ostream os(problems);
   if (llvm::verifyModule(*mod, &os))
-    PLASTIC_LOOPS_CHECK(false, "LLVM IR of module '{}' fails verification:\n{}", module.name, os.str());
+    PLASTIC_CHECK(false, "LLVM IR of module '{}' fails verification:\n{}", module.name, os.str());
   return mod;
 }
 

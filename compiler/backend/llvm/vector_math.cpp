@@ -27,7 +27,7 @@ class Math {
 public:
   Math(llvm::IRBuilderBase& b, llvm::Type* ty, MathMode mode) : b_(b), ty_(ty), mode_(mode) {
     f32_ = ty->getScalarType()->isFloatTy();
-    PLASTIC_LOOPS_CHECK(f32_ || ty->getScalarType()->isDoubleTy(), "vector math on a non-float type");
+    PLASTIC_CHECK(f32_ || ty->getScalarType()->isDoubleTy(), "vector math on a non-float type");
     ity_ = ty->getWithNewType(b.getIntNTy(f32_ ? 32 : 64));
     i32ty_ = ty->getWithNewType(b.getInt32Ty());
   }
@@ -47,7 +47,7 @@ public:
     case UnaryOp::PowC: return powc(x, attr);
     default: break;
     }
-    PLASTIC_LOOPS_CHECK(false, "emit_math on op {}", op_name(op));
+    PLASTIC_CHECK(false, "emit_math on op {}", op_name(op));
     return nullptr;
   }
 

@@ -95,5 +95,5 @@ TEST_CASE("JIT reports name clashes and unknown functions as user errors", "[bac
 TEST_CASE("JIT refuses malformed loop IR as an internal error", "[backend][jit]") {
   Function f = matvec(ElemType::F64, 0, 2, 3);
   f.indices.back().offset = 100;  // the store now runs past y
-  CHECK_THROWS_AS(test_jit().add(Module{"bad", {f}}), InternalError);
+  CHECK_THROWS_AS(test_jit().add(Module{"bad", {f}}), plastic::InternalError);
 }

@@ -122,7 +122,7 @@ TEST_CASE("internal errors say they are bugs", "[ir]") {
   try {
     ctx.make(Op::Exp, DType::F64, {2}, {}, {});
     FAIL("make with a wrong operand count did not throw");
-  } catch (const InternalError& e) {
+  } catch (const plastic::InternalError& e) {
     CHECK(std::string(e.what()).find("bug in Plastic") != std::string::npos);
   }
 }
@@ -139,7 +139,7 @@ TEST_CASE("functions check their inputs and the verifier checks nodes", "[ir]") 
   // a node made by hand with a wrong type is caught by the verifier
   const Node* bad = ctx.make(Op::Tanh, DType::F64, {4}, {x}, {});
   Function g("g", {x}, {{"y", bad}});
-  CHECK_THROWS_AS(verify(g, "some-pass"), InternalError);
+  CHECK_THROWS_AS(verify(g, "some-pass"), plastic::InternalError);
   CHECK_THROWS_WITH(verify(g, "some-pass"), Catch::Contains("after pass 'some-pass'"));
 }
 

@@ -295,7 +295,7 @@ TEST_CASE("bindings: impossible bindings are internal errors naming the culprit"
   loops::Buffer V = b.varying_param("v", 3);
   b.scratch_param();
   std::vector<InputBinding> ok{InputBinding::in(X), InputBinding::in(W)};
-  using E = loops::InternalError;
+  using E = plastic::InternalError;
   // A varying value stored plainly into a uniform buffer.
   CHECK_THROWS_AS(emit_function(b, f, ok, std::vector{OutputBinding::to(U)}), E);
   CHECK_THROWS_WITH(emit_function(b, f, ok, std::vector{OutputBinding::to(U)}), Contains("'y'") && Contains("uniform"));

@@ -87,18 +87,18 @@ TEST_CASE("builder rejects ill-typed programs at the call site", "[loops]") {
   Buffer th = b.uniform_param("theta", 4);
   Var u = b.var("u", Lanes::Uniform);
   Expr xv = b.load(x, 0);
-  CHECK_THROWS_AS(b.store(th, 0, xv), InternalError);             // varying into uniform
-  CHECK_THROWS_AS(b.assign(u, xv), InternalError);                // varying into uniform var
-  CHECK_THROWS_AS(b.store(x, 0, xv), InternalError);              // read-only
-  CHECK_THROWS_AS(b.exp(b.lt(xv, xv)), InternalError);            // mask as a value
-  CHECK_THROWS_AS(b.select(xv, xv, xv), InternalError);           // value as a mask
-  CHECK_THROWS_AS(b.begin_loop("e", 3, 3), InternalError);        // empty range
-  CHECK_THROWS_AS(b.end_loop(), InternalError);                   // nothing open
-  CHECK_THROWS_AS(b.accumulate_lanes(x, 0, xv), InternalError);   // lane sum into varying
+  CHECK_THROWS_AS(b.store(th, 0, xv), plastic::InternalError);             // varying into uniform
+  CHECK_THROWS_AS(b.assign(u, xv), plastic::InternalError);                // varying into uniform var
+  CHECK_THROWS_AS(b.store(x, 0, xv), plastic::InternalError);              // read-only
+  CHECK_THROWS_AS(b.exp(b.lt(xv, xv)), plastic::InternalError);            // mask as a value
+  CHECK_THROWS_AS(b.select(xv, xv, xv), plastic::InternalError);           // value as a mask
+  CHECK_THROWS_AS(b.begin_loop("e", 3, 3), plastic::InternalError);        // empty range
+  CHECK_THROWS_AS(b.end_loop(), plastic::InternalError);                   // nothing open
+  CHECK_THROWS_AS(b.accumulate_lanes(x, 0, xv), plastic::InternalError);   // lane sum into varying
   b.accumulate_lanes(th, 0, xv);                                  // the right way
   Index outside;
   b.loop("i", 0, 2, [&](Index i) { outside = i; });
-  CHECK_THROWS_AS(b.load(x, outside), InternalError);             // loop variable out of scope
+  CHECK_THROWS_AS(b.load(x, outside), plastic::InternalError);             // loop variable out of scope
   CHECK_NOTHROW(b.finish());
 }
 
@@ -127,7 +127,7 @@ TEST_CASE("verifier reports bounds, definedness and nullable access", "[loops]")
     Function f;
     try {
       b.finish();
-    } catch (const InternalError& e) {
+    } catch (const plastic::InternalError& e) {
       CHECK_THAT(e.what(), Catch::Contains("read before it is assigned"));
       CHECK_THAT(e.what(), Catch::Contains("outside if_present(y)"));
       CHECK_THAT(e.what(), Catch::Contains("bug in Plastic"));
