@@ -70,9 +70,9 @@ std::optional<int64_t> Checker::positive_int(const Expr& e, std::string_view wha
   auto v = eval_.constant(e, layer);
   if (!v) return std::nullopt;
   if (*v != std::floor(*v) || *v <= 0 || *v > 1e9) {
-    bool division = e.kind == ExprKind::Binary && e.text == "/" && *v > 0 && *v != std::floor(*v);
+    bool division = e.kind == ExprKind::Binary && e.binary_op == BinaryOp::Div && *v > 0 && *v != std::floor(*v);
     if (division)
-      diag_.error(e.span, fmt::format("{} {} does not divide evenly (= {})", what, e.text == "/" ? "division" : "", *v),
+      diag_.error(e.span, fmt::format("{} division does not divide evenly (= {})", what, *v),
                   "dims are integers; make the numerator a multiple of the denominator");
     else
       diag_.error(e.span, fmt::format("{} must be a positive integer, got {}", what, *v));

@@ -12,7 +12,7 @@
 //   Value number(double v, Span);
 //   Value leaf(const Leaf&, Span);
 //   Value unary(const Value&, Span);                          // negation
-//   Value binary(std::string_view op, const Value&, const Value&, Span);  // + - * / ^ @
+//   Value binary(BinaryOp, const Value&, const Value&, Span);  // + - * / ^ @
 //   Value builtin(Builtin, std::vector<Value>&, const BuiltinConsts&, Span, const std::vector<Span>&);
 //   Value index(const Value&, const std::vector<IndexItem>&, Span);
 #pragma once
@@ -184,18 +184,20 @@ private:
       auto a = const_eval(e.child(0), s);
       auto b = const_eval(e.child(1), s);
       if (!a || !b) return std::nullopt;
-      if (e.text == "+") return *a + *b;
-      if (e.text == "-") return *a - *b;
-      if (e.text == "*") return *a * *b;
-      if (e.text == "^") return std::pow(*a, *b);
-      if (e.text == "/") {
+      switch (e.binary_op) {
+      case BinaryOp::Add: return *a + *b;
+      case BinaryOp::Sub: return *a - *b;
+      case BinaryOp::Mul: return *a * *b;
+      case BinaryOp::Pow: return std::pow(*a, *b);
+      case BinaryOp::Div:
         if (*b == 0) {
           diag_.error(e.span, "division by zero in a constant expression");
           return std::nullopt;
         }
         return *a / *b;
+      case BinaryOp::MatMul: break;
       }
-      diag_.error(e.span, fmt::format("'{}' is not allowed in a constant expression", e.text));
+      diag_.error(e.span, fmt::format("'{}' is not allowed in a constant expression", to_string(e.binary_op)));
       return std::nullopt;
     }
     case ExprKind::Call:
@@ -268,14 +270,14 @@ private:
     }
     case ExprKind::Binary: {
       Value a = eval(e.child(0), s);
-      if (e.text == "^") {
+      if (e.binary_op == BinaryOp::Pow) {
         auto exponent = const_eval(e.child(1), s);
         if (!exponent || domain_.failed(a)) return domain_.error();
-        return domain_.binary("^", a, domain_.number(*exponent, e.child(1).span), e.span);
+        return domain_.binary(BinaryOp::Pow, a, domain_.number(*exponent, e.child(1).span), e.span);
       }
       Value b = eval(e.child(1), s);
       if (domain_.failed(a) || domain_.failed(b)) return domain_.error();
-      return domain_.binary(e.text, a, b, e.span);
+      return domain_.binary(e.binary_op, a, b, e.span);
     }
     case ExprKind::Call: return eval_call(e, s);
     case ExprKind::Index: return eval_index(e, s);

@@ -48,31 +48,35 @@ ShapeValue ShapeDomain::unary(const Value& a, Span span) {
   return r;
 }
 
-ShapeValue ShapeDomain::binary(std::string_view op, const Value& a, const Value& b, Span span) {
+ShapeValue ShapeDomain::binary(BinaryOp op, const Value& a, const Value& b, Span span) {
   // Losses form weighted sums: loss + loss, number * loss, loss / number.
   if (a.kind == ShapeValue::Loss || b.kind == ShapeValue::Loss) {
     bool both = a.kind == ShapeValue::Loss && b.kind == ShapeValue::Loss;
     bool scaled_a = a.kind == ShapeValue::Tensor && a.shape.empty();
     bool scaled_b = b.kind == ShapeValue::Tensor && b.shape.empty();
-    if (((op == "+" || op == "-") && both) || (op == "*" && (scaled_a || scaled_b)) || (op == "/" && scaled_b))
+    if (((op == BinaryOp::Add || op == BinaryOp::Sub) && both) || (op == BinaryOp::Mul && (scaled_a || scaled_b)) ||
+        (op == BinaryOp::Div && scaled_b))
       return {ShapeValue::Loss, {}, false, 0, {}};
-    return fail(span, fmt::format("a loss cannot be combined with '{}' like this", op),
+    return fail(span, fmt::format("a loss cannot be combined with '{}' like this", to_string(op)),
                 "a loss is a weighted sum of cross_entropy, bce_with_logits and mse terms");
   }
   if (!expect_tensor(a, span, "an arithmetic expression") || !expect_tensor(b, span, "an arithmetic expression"))
     return error();
   bool per_obs = a.per_observation || b.per_observation;
-  if (op == "@") return from(matmul_shape(a.shape, b.shape), span, per_obs);
-  if (op == "^") {
+  if (op == BinaryOp::MatMul) return from(matmul_shape(a.shape, b.shape), span, per_obs);
+  if (op == BinaryOp::Pow) {
     if (!b.shape.empty()) return fail(span, "the exponent of '^' must be a scalar constant");
     return tensor(a.shape, per_obs);
   }
   Value r = from(broadcast_shapes(a.shape, b.shape), span, per_obs);
   if (a.constant && b.constant && !failed(r)) {
-    if (op == "+") r.constant = *a.constant + *b.constant;
-    if (op == "-") r.constant = *a.constant - *b.constant;
-    if (op == "*") r.constant = *a.constant * *b.constant;
-    if (op == "/") r.constant = *a.constant / *b.constant;
+    switch (op) {
+    case BinaryOp::Add: r.constant = *a.constant + *b.constant; break;
+    case BinaryOp::Sub: r.constant = *a.constant - *b.constant; break;
+    case BinaryOp::Mul: r.constant = *a.constant * *b.constant; break;
+    case BinaryOp::Div: r.constant = *a.constant / *b.constant; break;
+    case BinaryOp::Pow: case BinaryOp::MatMul: break;  // handled above
+    }
   }
   return r;
 }

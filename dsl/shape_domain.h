@@ -28,7 +28,7 @@ public:
   Value number(double v, Span) { return {ShapeValue::Tensor, {}, false, 0, v}; }
   Value leaf(const Leaf& leaf, Span span);
   Value unary(const Value& a, Span span);
-  Value binary(std::string_view op, const Value& a, const Value& b, Span span);
+  Value binary(BinaryOp op, const Value& a, const Value& b, Span span);
   Value builtin(Builtin id, std::vector<Value>& args, const BuiltinConsts& c, Span span,
                 const std::vector<Span>& arg_spans);
   Value index(const Value& base, const std::vector<IndexItem>& items, Span span);

@@ -123,18 +123,20 @@ const ir::Node* language_einsum(const std::string& spec, const std::vector<const
   return ir::contract(new_spec + "->" + rhs, ops);
 }
 
-IrDomain::Value IrDomain::binary(std::string_view op, Value a, Value b, dsl::Span) {
-  if (op == "@") return language_matmul(a, b);
-  if (op == "^") {
+IrDomain::Value IrDomain::binary(dsl::BinaryOp op, Value a, Value b, dsl::Span) {
+  using dsl::BinaryOp;
+  using ir::Broadcasting;
+  switch (op) {
+  case BinaryOp::MatMul: return language_matmul(a, b);
+  case BinaryOp::Pow:
     if (!b->is_splat()) throw plastic::InternalError("the exponent of '^' is not a constant");
     return ir::powc(a, b->attrs().reals[0]);
+  case BinaryOp::Add: return ir::add(a, b, Broadcasting::Numpy);
+  case BinaryOp::Sub: return ir::sub(a, b, Broadcasting::Numpy);
+  case BinaryOp::Mul: return ir::mul(a, b, Broadcasting::Numpy);
+  case BinaryOp::Div: return ir::div(a, b, Broadcasting::Numpy);
   }
-  using ir::Broadcasting;
-  if (op == "+") return ir::add(a, b, Broadcasting::Numpy);
-  if (op == "-") return ir::sub(a, b, Broadcasting::Numpy);
-  if (op == "*") return ir::mul(a, b, Broadcasting::Numpy);
-  if (op == "/") return ir::div(a, b, Broadcasting::Numpy);
-  throw plastic::InternalError(fmt::format("no lowering for operator '{}'", op));
+  throw plastic::InternalError(fmt::format("no lowering for operator '{}'", dsl::to_string(op)));
 }
 
 IrDomain::Value IrDomain::loss(dsl::Builtin id, Value prediction, Value target) {

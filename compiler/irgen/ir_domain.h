@@ -29,7 +29,7 @@ public:
   Value number(double v, dsl::Span) { return ctx_.constant(v); }
   Value leaf(const dsl::Leaf& leaf, dsl::Span) { return leaves_(leaf); }
   Value unary(Value a, dsl::Span) { return ir::neg(a); }
-  Value binary(std::string_view op, Value a, Value b, dsl::Span span);
+  Value binary(dsl::BinaryOp op, Value a, Value b, dsl::Span span);
   Value builtin(dsl::Builtin id, std::vector<Value>& args, const dsl::BuiltinConsts& c, dsl::Span span,
                 const std::vector<dsl::Span>& arg_spans);
   Value index(Value base, const std::vector<dsl::IndexItem>& items, dsl::Span span);
