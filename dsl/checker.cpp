@@ -330,24 +330,37 @@ void Checker::check_gradient(const GradientDecl* g) {
   }
 }
 
+namespace {
+/// Whether the entry of `table` named `name` has its index in `used`.
+template <class Info>
+bool used_by_name(const std::vector<Info>& table, const std::string& name, const std::set<int>& used) {
+  for (size_t i = 0; i < table.size(); ++i)
+    if (table[i].name == name) return used.count(static_cast<int>(i)) > 0;
+  return false;
+}
+}  // namespace
+
 void Checker::warn_unused(const Module& user) {
   for (const Decl& d : user.decls) {
     if (auto* dim = std::get_if<DimDecl>(&d)) {
-      if (!uses_.names.count(dim->name.name))
+      if (!used_by_name(m_.dims, dim->name.name, uses_.dims))
         diag_.warning(dim->name.span, fmt::format("{} '{}' is never used", dim->is_const ? "const" : "dim", dim->name.name));
     } else if (auto* in = std::get_if<InputDecl>(&d)) {
-      if (!uses_.names.count(in->name.name))
+      if (!used_by_name(m_.inputs, in->name.name, uses_.inputs))
         diag_.warning(in->name.span, fmt::format("input '{}' is never used", in->name.name));
     } else if (auto* p = std::get_if<ParamDecl>(&d)) {
       bool used = false;
-      if (p->layer) used = uses_.names.count(p->name.name) > 0;
-      for (size_t i = 0; !p->layer && i < m_.params.size(); ++i)
-        if (m_.params[i].name == p->name.name) used = uses_.params.count(static_cast<int>(i)) > 0;
+      if (p->layer) {
+        auto it = m_.top_layers.find(p->name.name);
+        used = it != m_.top_layers.end() && uses_.layers.count(it->second) > 0;
+      } else {
+        used = used_by_name(m_.params, p->name.name, uses_.params);
+      }
       if (!used)
         diag_.warning(p->name.span, fmt::format("parameter '{}' is never used", p->name.name),
                       "an unused parameter gets no gradient; remove it");
     } else if (auto* f = std::get_if<FnDecl>(&d)) {
-      if (!uses_.names.count("fn:" + f->name.name))
+      if (!uses_.fns.count(f))
         diag_.warning(f->name.span, fmt::format("fn '{}' is never used", f->name.name));
     }
   }

@@ -48,10 +48,13 @@ struct IndexItem {
   std::optional<int64_t> lo, hi;
 };
 
-/// Which declarations an evaluation touched (for "is never used" warnings).
+/// Which declarations an evaluation touched (for "is never used" warnings):
+/// one set per kind of declaration, keyed by its index in CheckedModel's
+/// tables (dims, inputs, params, states, outputs) or by its declaration.
 struct Uses {
-  std::set<int> params;
-  std::set<std::string> names;  ///< dims, consts, inputs, fns, layer instances, states
+  std::set<int> params, dims, inputs, states, outputs;
+  std::set<const FnDecl*> fns;            ///< model-level fns
+  std::set<const LayerInstance*> layers;  ///< model-level layer instances
 };
 
 template <class Domain>
@@ -116,16 +119,18 @@ private:
       if (it != s.layer->dims.end()) return it->second;
       return std::nullopt;  // layers see only their own arguments
     }
-    for (const DimValue& d : model_.dims)
-      if (d.name == name) {
-        use(name);
-        return d.value;
+    for (size_t i = 0; i < model_.dims.size(); ++i)
+      if (model_.dims[i].name == name) {
+        use(&Uses::dims, static_cast<int>(i));
+        return model_.dims[i].value;
       }
     return std::nullopt;
   }
 
-  void use(const std::string& name) {
-    if (uses_) uses_->names.insert(name);
+  /// Records a use of the declaration `key` of the kind `set` names.
+  template <class Key>
+  void use(std::set<Key> Uses::*set, Key key) {
+    if (uses_) (uses_->*set).insert(key);
   }
 
   std::vector<std::string> visible_names(const Scope& s) {
@@ -319,7 +324,7 @@ private:
     if (const Value* v = find_local(s, n)) return *v;
     if (s.layer) {
       if (auto it = s.layer->params.find(n); it != s.layer->params.end()) {
-        if (uses_) uses_->params.insert(it->second);
+        use(&Uses::params, it->second);
         return domain_.leaf({Leaf::Param, it->second}, e.span);
       }
       if (auto it = s.layer->dims.find(n); it != s.layer->dims.end()) return domain_.number(it->second, e.span);
@@ -329,13 +334,13 @@ private:
     }
     for (size_t i = 0; i < model_.params.size(); ++i)
       if (model_.params[i].name == n) {
-        if (uses_) uses_->params.insert(static_cast<int>(i));
+        use(&Uses::params, static_cast<int>(i));
         return domain_.leaf({Leaf::Param, static_cast<int>(i)}, e.span);
       }
-    for (const DimValue& d : model_.dims)
-      if (d.name == n) {
-        use(n);
-        return domain_.number(d.value, e.span);
+    for (size_t i = 0; i < model_.dims.size(); ++i)
+      if (model_.dims[i].name == n) {
+        use(&Uses::dims, static_cast<int>(i));
+        return domain_.number(model_.dims[i].value, e.span);
       }
     for (size_t i = 0; i < model_.states.size(); ++i)
       if (model_.states[i].name == n) return state_leaf(static_cast<int>(i), When::Now, e, s);
@@ -345,7 +350,7 @@ private:
       if (model_.outputs[i].name == n) {
         if (s.where != Where::Loss)
           return not_a_value(e, fmt::format("output '{}' can only be used in the loss", n));
-        use("output:" + n);
+        use(&Uses::outputs, static_cast<int>(i));
         return domain_.leaf({Leaf::Output, static_cast<int>(i)}, e.span);
       }
     if (n == "t" || n == "T" || n == "t0") {
@@ -366,7 +371,7 @@ private:
 
   Value state_leaf(int index, When when, const Expr& e, const Scope& s) {
     const StateInfo& st = model_.states[index];
-    use("state:" + st.name);
+    use(&Uses::states, index);
     if (s.where == Where::Init)
       return not_a_value(e, fmt::format("state '{}' has no value while initial values are computed", st.name),
                          "initial values may use parameters, static inputs and x(t0)");
@@ -381,7 +386,7 @@ private:
 
   Value input_leaf(int index, const Expr& e, const Scope& s) {
     const InputInfo& in = model_.inputs[index];
-    use(in.name);
+    use(&Uses::inputs, index);
     switch (in.kind) {
     case InputKind::Path:
       return not_a_value(e, fmt::format("path '{}' must be read at a time", in.name),
@@ -428,11 +433,11 @@ private:
       if (s.layer->params.count(n)) return not_a_value(callee, fmt::format("'{}' is not a function", n), "it is a parameter tensor");
     } else {
       if (auto it = model_.top_layers.find(n); it != model_.top_layers.end()) {
-        use(n);
+        use(&Uses::layers, it->second);
         return apply_layer(*it->second, e, s);
       }
       if (auto it = model_.fns.find(n); it != model_.fns.end()) {
-        use("fn:" + n);
+        use(&Uses::fns, it->second);
         return call_fn(*it->second, nullptr, e, s);
       }
       for (size_t i = 0; i < model_.states.size(); ++i)
@@ -458,7 +463,7 @@ private:
       for (size_t i = 0; i < model_.inputs.size(); ++i) {
         const InputInfo& in = model_.inputs[i];
         if (in.name != base) continue;
-        use(in.name);
+        use(&Uses::inputs, static_cast<int>(i));
         if (in.kind != InputKind::Path) {
           diag_.error(e.child(0).span, fmt::format("'{}' is not a path", in.name),
                       derivative ? "only path inputs have a derivative dx(t)" : "only path inputs are read at a time");
