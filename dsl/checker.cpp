@@ -144,7 +144,7 @@ void Checker::check_input(const InputDecl& in) {
                   "depths 1 to 4 are supported (paper 002 uses 1 to 3)");
     info.logsig_depth = *depth;
     info.logsig_step = *step;
-    info.drive_size = Evaluator<ShapeDomain>::logsig_dimension(info.shape[0], *depth);
+    info.drive_size = logsig_dimension(info.shape[0], *depth);
   }
   m_.inputs.push_back(info);
 }

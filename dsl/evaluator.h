@@ -2,8 +2,9 @@
 //
 // Name resolution, `let` scopes, calls of `fn`s and layers (inlined, with
 // recursion detected), paths and states at a time (`x(t)`, `dx(T)`,
-// `W(T)`), built-in calls checked against their table, and constant folding
-// of dims — all of it lives here once. What a value *is* belongs to a Domain:
+// `W(T)`), built-in calls checked against their table — all of it lives here
+// once; the constant parts (dims, indices, axes, `^`'s exponent) are folded
+// by constants.h, which needs no Domain. What a value *is* belongs to a Domain:
 // the checker's ShapeDomain computes shapes and reports errors; the
 // compiler's lowering domain builds IR nodes. A Domain provides:
 //
@@ -18,6 +19,7 @@
 #pragma once
 
 #include "dsl/builtins.h"
+#include "dsl/constants.h"
 #include "dsl/diagnostics.h"
 #include "dsl/model.h"
 
@@ -48,22 +50,13 @@ struct IndexItem {
   std::optional<int64_t> lo, hi;
 };
 
-/// Which declarations an evaluation touched (for "is never used" warnings):
-/// one set per kind of declaration, keyed by its index in CheckedModel's
-/// tables (dims, inputs, params, states, outputs) or by its declaration.
-struct Uses {
-  std::set<int> params, dims, inputs, states, outputs;
-  std::set<const FnDecl*> fns;            ///< model-level fns
-  std::set<const LayerInstance*> layers;  ///< model-level layer instances
-};
-
 template <class Domain>
 class Evaluator {
 public:
   using Value = typename Domain::Value;
 
   Evaluator(const CheckedModel& model, Domain& domain, DiagnosticEngine& diag, Uses* uses = nullptr)
-      : model_(model), domain_(domain), diag_(diag), uses_(uses) {}
+      : model_(model), domain_(domain), diag_(diag), uses_(uses), consts_(model, diag, uses, model.broken) {}
 
   /// Evaluates a declaration's right-hand side.
   Value eval_root(const Expr& e, Where where) {
@@ -74,9 +67,7 @@ public:
 
   /// Folds an expression of dims, consts and numbers (in a layer: its args).
   std::optional<double> constant(const Expr& e, const LayerInstance* layer = nullptr) {
-    Scope scope;
-    scope.layer = layer;
-    return const_eval(e, scope);
+    return consts_.eval(e, layer);
   }
 
 private:
@@ -111,20 +102,6 @@ private:
     const Scope* p = &s;
     while (p->parent) p = p->parent;
     return *p;
-  }
-
-  std::optional<double> dim_value(const Scope& s, const std::string& name) {
-    if (s.layer) {
-      auto it = s.layer->dims.find(name);
-      if (it != s.layer->dims.end()) return it->second;
-      return std::nullopt;  // layers see only their own arguments
-    }
-    for (size_t i = 0; i < model_.dims.size(); ++i)
-      if (model_.dims[i].name == name) {
-        use(&Uses::dims, static_cast<int>(i));
-        return model_.dims[i].value;
-      }
-    return std::nullopt;
   }
 
   /// Records a use of the declaration `key` of the kind `set` names.
@@ -168,97 +145,14 @@ private:
     return domain_.error();
   }
 
-  // ---- constants ----------------------------------------------------------
+  // ---- constants (constants.cpp) -----------------------------------------
 
-  std::optional<double> const_eval(const Expr& e, const Scope& s) {
-    switch (e.kind) {
-    case ExprKind::Number: return e.number;
-    case ExprKind::Name: {
-      if (auto v = dim_value(s, e.text)) return v;
-      if (!s.layer && model_.broken.count(e.text)) return std::nullopt;  // already reported
-      diag_.error(e.span, fmt::format("'{}' is not a constant", e.text),
-                  s.layer ? "only the layer's arguments and numbers can be used here"
-                          : "only dims, consts and numbers can be used here");
-      return std::nullopt;
-    }
-    case ExprKind::Unary: {
-      auto a = const_eval(e.child(0), s);
-      return a ? std::optional<double>(-*a) : std::nullopt;
-    }
-    case ExprKind::Binary: {
-      auto a = const_eval(e.child(0), s);
-      auto b = const_eval(e.child(1), s);
-      if (!a || !b) return std::nullopt;
-      switch (e.binary_op) {
-      case BinaryOp::Add: return *a + *b;
-      case BinaryOp::Sub: return *a - *b;
-      case BinaryOp::Mul: return *a * *b;
-      case BinaryOp::Pow: return std::pow(*a, *b);
-      case BinaryOp::Div:
-        if (*b == 0) {
-          diag_.error(e.span, "division by zero in a constant expression");
-          return std::nullopt;
-        }
-        return *a / *b;
-      case BinaryOp::MatMul: break;
-      }
-      diag_.error(e.span, fmt::format("'{}' is not allowed in a constant expression", to_string(e.binary_op)));
-      return std::nullopt;
-    }
-    case ExprKind::Call:
-      if (e.child(0).kind == ExprKind::Name && e.child(0).text == "logsig_dim" && e.args.size() == 2) {
-        auto d = const_eval(*e.args[0].value, s);
-        auto n = const_eval(*e.args[1].value, s);
-        if (!d || !n) return std::nullopt;
-        return static_cast<double>(logsig_dimension(static_cast<int64_t>(*d), static_cast<int64_t>(*n)));
-      }
-      [[fallthrough]];
-    default:
-      diag_.error(e.span, "expected a constant expression",
-                  "dims, consts, numbers, + - * / and logsig_dim(d, depth)");
-      return std::nullopt;
-    }
-  }
+  std::optional<double> const_eval(const Expr& e, const Scope& s) { return consts_.eval(e, s.layer); }
 
   std::optional<int64_t> const_int(const Expr& e, const Scope& s, std::string_view what) {
-    auto v = const_eval(e, s);
-    if (!v) return std::nullopt;
-    if (*v != std::floor(*v) || std::abs(*v) > 1e15) {
-      diag_.error(e.span, fmt::format("{} must be an integer, got {}", what, *v));
-      return std::nullopt;
-    }
-    return static_cast<int64_t>(*v);
+    return consts_.integer(e, s.layer, what);
   }
 
-public:
-  /// β(d, N) of paper 002 App. A: the dimension of the depth-N log-signature.
-  static int64_t logsig_dimension(int64_t d, int64_t depth) {
-    if (d <= 0 || depth <= 0 || depth > 16) return 0;
-    auto mobius = [](int64_t n) {
-      int64_t m = 1;
-      for (int64_t p = 2; p * p <= n; ++p)
-        if (n % p == 0) {
-          n /= p;
-          if (n % p == 0) return int64_t{0};
-          m = -m;
-        }
-      return n > 1 ? -m : m;
-    };
-    int64_t total = 0;
-    for (int64_t k = 1; k <= depth; ++k) {
-      int64_t sum = 0;
-      for (int64_t i = 1; i <= k; ++i)
-        if (k % i == 0) {
-          int64_t power = 1;
-          for (int64_t j = 0; j < i; ++j) power *= d;
-          sum += mobius(k / i) * power;
-        }
-      total += sum / k;
-    }
-    return total;
-  }
-
-private:
   // ---- expressions --------------------------------------------------------
 
   Value eval(const Expr& e, const Scope& s) {
@@ -562,13 +456,10 @@ private:
       if (o.integer && !consts.axis && o.name == "axis" && spec.id != Builtin::Sum && spec.id != Builtin::Mean &&
           spec.id != Builtin::Max)
         consts.axis = static_cast<int64_t>(o.default_value);
-    // Walk the signature.
-    std::string_view sig = spec.signature;
-    size_t required = sig.find('?') == std::string_view::npos ? sig.size() : sig.find('?');
-    bool variadic = !sig.empty() && sig.back() == '*';
-    std::string kinds;
-    for (char c : sig) if (c != '?' && c != '*') kinds += c;
-    if (variadic) required = kinds.size();
+    // Walk the signature (parsed once with the table, builtins.cpp).
+    const std::string& kinds = spec.kinds;
+    size_t required = spec.required;
+    bool variadic = spec.variadic;
     size_t max_args = variadic ? SIZE_MAX : kinds.size();
     if (positional.size() < required || positional.size() > max_args) {
       std::string want = variadic ? fmt::format("at least {}", required)
@@ -657,6 +548,7 @@ private:
   Domain& domain_;
   DiagnosticEngine& diag_;
   Uses* uses_;
+  ConstantEvaluator consts_;
   std::vector<const FnDecl*> stack_;
   std::set<uint32_t> warned_lets_;
 };
