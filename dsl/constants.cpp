@@ -33,7 +33,7 @@ std::optional<double> ConstantEvaluator::eval(const Expr& e, const LayerInstance
   case ExprKind::Number: return e.number;
   case ExprKind::Name: {
     if (auto v = dim(e.text, layer)) return v;
-    if (!layer && broken_.count(e.text)) return std::nullopt;  // already reported
+    if (!layer && bindings_.broken.count(e.text)) return std::nullopt;  // already reported
     diag_.error(e.span, fmt::format("'{}' is not a constant", e.text),
                 layer ? "only the layer's arguments and numbers can be used here"
                       : "only dims, consts and numbers can be used here");

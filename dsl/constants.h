@@ -9,6 +9,7 @@
 // Internal header of dsl/: the checker and the evaluator use it.
 #pragma once
 
+#include "dsl/bindings.h"
 #include "dsl/diagnostics.h"
 #include "dsl/model.h"
 
@@ -37,11 +38,10 @@ int64_t logsig_dimension(int64_t d, int64_t depth);
 /// instance's arguments), reporting what is not constant.
 class ConstantEvaluator {
 public:
-  /// `broken` names declarations whose errors were already reported; a use
-  /// of one is not reported again.
-  ConstantEvaluator(const CheckedModel& model, DiagnosticEngine& diag, Uses* uses,
-                    const std::set<std::string>& broken)
-      : model_(model), diag_(diag), uses_(uses), broken_(broken) {}
+  /// `bindings.broken` names declarations whose errors were already
+  /// reported; a use of one is not reported again.
+  ConstantEvaluator(const CheckedModel& model, const Bindings& bindings, DiagnosticEngine& diag, Uses* uses)
+      : model_(model), bindings_(bindings), diag_(diag), uses_(uses) {}
 
   /// The value of the dim or const `name` (in a layer: of its argument), or
   /// nothing if there is none; reports nothing.
@@ -53,9 +53,9 @@ public:
 
 private:
   const CheckedModel& model_;
+  const Bindings& bindings_;
   DiagnosticEngine& diag_;
   Uses* uses_;
-  const std::set<std::string>& broken_;
 };
 
 }  // namespace plastic::dsl

@@ -1,12 +1,13 @@
-// The evaluator: one walk over expressions, many meanings.
+// The evaluator: one walk over expressions, name resolution in one place.
 //
 // Name resolution, `let` scopes, calls of `fn`s and layers (inlined, with
 // recursion detected), paths and states at a time (`x(t)`, `dx(T)`,
 // `W(T)`), built-in calls checked against their table — all of it lives here
 // once; the constant parts (dims, indices, axes, `^`'s exponent) are folded
-// by constants.h, which needs no Domain. What a value *is* belongs to a Domain:
-// the checker's ShapeDomain computes shapes and reports errors; the
-// compiler's lowering domain builds IR nodes. A Domain provides:
+// by constants.h, which needs no Domain. What a value *is* belongs to a
+// Domain: the checker's ShapeDomain computes shapes, reports errors and
+// records the resolved form (resolved.h) the compiler lowers, so the walk
+// runs once per expression, in the checker. A Domain provides:
 //
 //   using Value = ...;                       // cheap to copy
 //   Value error();  bool failed(const Value&);
@@ -16,12 +17,15 @@
 //   Value binary(BinaryOp, const Value&, const Value&, Span);  // + - * / ^ @
 //   Value builtin(Builtin, std::vector<Value>&, const BuiltinConsts&, Span, const std::vector<Span>&);
 //   Value index(const Value&, const std::vector<IndexItem>&, Span);
+//
+// Internal header of dsl/: the checker uses it.
 #pragma once
 
 #include "dsl/builtins.h"
 #include "dsl/constants.h"
 #include "dsl/diagnostics.h"
 #include "dsl/model.h"
+#include "dsl/resolved.h"
 
 #include <fmt/format.h>
 
@@ -33,30 +37,15 @@ namespace plastic::dsl {
 /// Where an expression is evaluated; decides which names mean what.
 enum class Where { Init, Flow, Jump, Output, ObsOutput, Loss };
 
-/// A time at which a path or state is read.
-enum class When { Now, Final, Initial };
-
-/// A leaf of an expression: something the model provides at run time.
-struct Leaf {
-  enum Kind { Param, State, PathValue, PathDerivative, Static, Label, Target, Output, Time } kind;
-  int index = 0;  ///< into CheckedModel::params / states / inputs / outputs
-  When when = When::Now;
-};
-
-/// One item of `x[...]`: an index, a slice or `...` (constants only).
-struct IndexItem {
-  enum Kind { Index, Slice, Ellipsis } kind = Index;
-  int64_t index = 0;
-  std::optional<int64_t> lo, hi;
-};
-
 template <class Domain>
 class Evaluator {
 public:
   using Value = typename Domain::Value;
 
-  Evaluator(const CheckedModel& model, Domain& domain, DiagnosticEngine& diag, Uses* uses = nullptr)
-      : model_(model), domain_(domain), diag_(diag), uses_(uses), consts_(model, diag, uses, model.broken) {}
+  Evaluator(const CheckedModel& model, const Bindings& bindings, Domain& domain, DiagnosticEngine& diag,
+            Uses* uses = nullptr)
+      : model_(model), bindings_(bindings), domain_(domain), diag_(diag), uses_(uses),
+        consts_(model, bindings, diag, uses) {}
 
   /// Evaluates a declaration's right-hand side.
   Value eval_root(const Expr& e, Where where) {
@@ -124,11 +113,11 @@ private:
       for (const DimValue& d : model_.dims) names.push_back(d.name);
       for (const ParamInfo& p : model_.params)
         if (p.name.find('.') == std::string::npos) names.push_back(p.name);
-      for (auto& [n, l] : model_.top_layers) names.push_back(n);
+      for (auto& [n, l] : bindings_.top_layers) names.push_back(n);
       for (const StateInfo& st : model_.states) names.push_back(st.name);
       for (const InputInfo& in : model_.inputs) names.push_back(in.name);
       for (const OutputInfo& o : model_.outputs) names.push_back(o.name);
-      for (auto& [n, f] : model_.fns) names.push_back(n);
+      for (auto& [n, f] : bindings_.fns) names.push_back(n);
     }
     for (const char* n : {"t", "T", "t0"}) names.emplace_back(n);
     for (auto& b : builtin_names()) names.push_back(b);
@@ -136,7 +125,7 @@ private:
   }
 
   Value unknown(const Expr& e, const Scope& s, const std::string& what = "name") {
-    if (!s.layer && model_.broken.count(e.text)) return domain_.error();  // already reported
+    if (!s.layer && bindings_.broken.count(e.text)) return domain_.error();  // already reported
     std::string near = closest_name(e.text, visible_names(s));
     std::string hint = near.empty() ? "" : fmt::format("did you mean '{}'?", near);
     if (near.empty() && s.layer)
@@ -253,7 +242,7 @@ private:
         return not_a_value(e, "'t' is the current time, which exists only in flows, jumps and per-observation outputs");
       return domain_.leaf({Leaf::Time, 0, w}, e.span);
     }
-    if (model_.top_layers.count(n) || model_.fns.count(n) || find_builtin(n))
+    if (bindings_.top_layers.count(n) || bindings_.fns.count(n) || find_builtin(n))
       return not_a_value(e, fmt::format("'{}' is a function; call it with arguments", n));
     return unknown(e, s);
   }
@@ -319,18 +308,18 @@ private:
       return domain_.error();
     }
     const std::string& n = callee.text;
-    if (!s.layer && model_.broken.count(n) && !find_local(s, n)) return domain_.error();  // already reported
+    if (!s.layer && bindings_.broken.count(n) && !find_local(s, n)) return domain_.error();  // already reported
     if (find_local(s, n)) return not_a_value(callee, fmt::format("'{}' is not a function", n), "it is a value bound by let or a parameter of the function");
     if (s.layer) {
       if (auto it = s.layer->layers.find(n); it != s.layer->layers.end()) return apply_layer(*it->second, e, s);
       if (const FnDecl* f = layer_fn(s.layer, n)) return call_fn(*f, s.layer, e, s);
       if (s.layer->params.count(n)) return not_a_value(callee, fmt::format("'{}' is not a function", n), "it is a parameter tensor");
     } else {
-      if (auto it = model_.top_layers.find(n); it != model_.top_layers.end()) {
+      if (auto it = bindings_.top_layers.find(n); it != bindings_.top_layers.end()) {
         use(&Uses::layers, it->second);
         return apply_layer(*it->second, e, s);
       }
-      if (auto it = model_.fns.find(n); it != model_.fns.end()) {
+      if (auto it = bindings_.fns.find(n); it != bindings_.fns.end()) {
         use(&Uses::fns, it->second);
         return call_fn(*it->second, nullptr, e, s);
       }
@@ -545,6 +534,7 @@ private:
   }
 
   const CheckedModel& model_;
+  const Bindings& bindings_;
   Domain& domain_;
   DiagnosticEngine& diag_;
   Uses* uses_;

@@ -22,7 +22,69 @@ bool ShapeDomain::expect_tensor(const Value& v, Span span, std::string_view what
   return false;
 }
 
+ShapeValue ShapeDomain::record(Value v, ResolvedNode node) {
+  if (!sink_ || failed(v)) return v;
+  for (int a : node.args)
+    PLASTIC_CHECK(a >= 0 && a < static_cast<int>(sink_->nodes.size()), "an operand of a resolved node was not recorded");
+  node.value = v.kind == ShapeValue::Label ? ValueKind::Label
+               : v.kind == ShapeValue::Loss ? ValueKind::Loss
+                                            : ValueKind::Tensor;
+  node.shape = v.shape;
+  node.per_observation = v.per_observation;
+  v.node = static_cast<int>(sink_->nodes.size());
+  sink_->nodes.push_back(std::move(node));
+  return v;
+}
+
+ShapeValue ShapeDomain::number(double v, Span) {
+  ResolvedNode n;
+  n.kind = ResolvedKind::Number;
+  n.number = v;
+  return record({ShapeValue::Tensor, {}, false, 0, v}, std::move(n));
+}
+
 ShapeValue ShapeDomain::leaf(const Leaf& leaf, Span) {
+  ResolvedNode n;
+  n.kind = ResolvedKind::Leaf;
+  n.leaf = leaf;
+  return record(leaf_shape(leaf), std::move(n));
+}
+
+ShapeValue ShapeDomain::unary(const Value& a, Span span) {
+  ResolvedNode n;
+  n.kind = ResolvedKind::Unary;
+  n.unary_op = UnaryOp::Neg;
+  n.args = {a.node};
+  return record(unary_shape(a, span), std::move(n));
+}
+
+ShapeValue ShapeDomain::binary(BinaryOp op, const Value& a, const Value& b, Span span) {
+  ResolvedNode n;
+  n.kind = ResolvedKind::Binary;
+  n.binary_op = op;
+  n.args = {a.node, b.node};
+  return record(binary_shape(op, a, b, span), std::move(n));
+}
+
+ShapeValue ShapeDomain::builtin(Builtin id, std::vector<Value>& args, const BuiltinConsts& c, Span span,
+                                const std::vector<Span>& arg_spans) {
+  ResolvedNode n;
+  n.kind = ResolvedKind::Builtin;
+  n.builtin = id;
+  n.consts = c;
+  for (const Value& a : args) n.args.push_back(a.node);
+  return record(builtin_shape(id, args, c, span, arg_spans), std::move(n));
+}
+
+ShapeValue ShapeDomain::index(const Value& base, const std::vector<IndexItem>& items, Span span) {
+  ResolvedNode n;
+  n.kind = ResolvedKind::Index;
+  n.items = items;
+  n.args = {base.node};
+  return record(index_shape(base, items, span), std::move(n));
+}
+
+ShapeValue ShapeDomain::leaf_shape(const Leaf& leaf) {
   switch (leaf.kind) {
   case Leaf::Param: return tensor(model_.params[leaf.index].shape);
   case Leaf::State: return tensor(model_.states[leaf.index].shape);
@@ -40,7 +102,7 @@ ShapeValue ShapeDomain::leaf(const Leaf& leaf, Span) {
   throw InternalError("unhandled leaf kind");
 }
 
-ShapeValue ShapeDomain::unary(const Value& a, Span span) {
+ShapeValue ShapeDomain::unary_shape(const Value& a, Span span) {
   if (a.kind == ShapeValue::Loss) return a;
   if (!expect_tensor(a, span, "an arithmetic expression")) return error();
   Value r = a;
@@ -48,7 +110,7 @@ ShapeValue ShapeDomain::unary(const Value& a, Span span) {
   return r;
 }
 
-ShapeValue ShapeDomain::binary(BinaryOp op, const Value& a, const Value& b, Span span) {
+ShapeValue ShapeDomain::binary_shape(BinaryOp op, const Value& a, const Value& b, Span span) {
   // Losses form weighted sums: loss + loss, number * loss, loss / number.
   if (a.kind == ShapeValue::Loss || b.kind == ShapeValue::Loss) {
     bool both = a.kind == ShapeValue::Loss && b.kind == ShapeValue::Loss;
@@ -81,8 +143,8 @@ ShapeValue ShapeDomain::binary(BinaryOp op, const Value& a, const Value& b, Span
   return r;
 }
 
-ShapeValue ShapeDomain::builtin(Builtin id, std::vector<Value>& args, const BuiltinConsts& c, Span span,
-                                const std::vector<Span>& arg_spans) {
+ShapeValue ShapeDomain::builtin_shape(Builtin id, std::vector<Value>& args, const BuiltinConsts& c, Span span,
+                                      const std::vector<Span>& arg_spans) {
   if (is_loss_builtin(id)) return loss(id, args, span, arg_spans);
   const BuiltinSpec& spec = builtin_spec(id);
   bool per_obs = false;
@@ -155,7 +217,7 @@ ShapeValue ShapeDomain::loss(Builtin id, std::vector<Value>& args, Span span, co
   return {ShapeValue::Loss, {}, false, 0, {}};
 }
 
-ShapeValue ShapeDomain::index(const Value& base, const std::vector<IndexItem>& items, Span span) {
+ShapeValue ShapeDomain::index_shape(const Value& base, const std::vector<IndexItem>& items, Span span) {
   if (!expect_tensor(base, span, "indexing")) return error();
   const Shape& x = base.shape;
   size_t explicit_items = 0, ellipses = 0;
