@@ -6,7 +6,7 @@
 // once; the constant parts (dims, indices, axes, `^`'s exponent) are folded
 // by constants.h, which needs no Domain. What a value *is* belongs to a
 // Domain: the checker's ShapeDomain computes shapes, reports errors and
-// records the resolved form (resolved.h) the compiler lowers, so the walk
+// records the resolved form (resolved.h) irgen builds IR from, so the walk
 // runs once per expression, in the checker. A Domain provides:
 //
 //   using Value = ...;                       // cheap to copy

@@ -2,9 +2,9 @@
 //
 // Every name resolved, every dim evaluated, every parameter flattened to a
 // qualified name, shape and initializer, every state with its flow. Each
-// expression the compiler lowers (initial values, flows, jumps, outputs, the
+// expression irgen turns into IR (initial values, flows, jumps, outputs, the
 // loss) comes resolved (resolved.h): bound to these tables, calls inlined,
-// constants folded, shapes known, so lowering repeats no name lookup and
+// constants folded, shapes known, so irgen repeats no name lookup and
 // reports nothing. The AST stays (owned by `modules`) for its spans. What
 // only the checker needs — scopes, layer instances, which declarations had
 // errors — stays in the checker.

@@ -1,6 +1,6 @@
-// The resolved form of an expression: what the compiler lowers.
+// The resolved form of an expression: what irgen builds IR from.
 //
-// The checker evaluates each expression the compiler lowers — every state's
+// The checker evaluates each expression irgen needs — every state's
 // initial value, flow and jump, every output, the loss — exactly once, and
 // records each operation it checks as a node: names are bound (a leaf is an
 // index into the checked model's tables), `let`s, `fn`s and layer calls are
@@ -10,7 +10,7 @@
 // diagnostics.
 //
 // Nodes are kept in the order the checker evaluated them, operands first,
-// unused `let` values included: lowering visits them in that order, so the
+// unused `let` values included: irgen visits them in that order, so the
 // IR nodes are created and a function's extra inputs (path samples,
 // statics, targets) first used in the same order as the source reads them.
 #pragma once

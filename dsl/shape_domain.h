@@ -5,7 +5,7 @@
 // kinds of their own so `cross_entropy(logits, y)` can be checked, and a
 // per-observation flag keeps final-time and per-observation quantities apart.
 // While it checks, it records each value it computes as a node of the
-// expression's resolved form (resolved.h), the form the compiler lowers.
+// expression's resolved form (resolved.h), the form irgen builds IR from.
 //
 // Internal header of dsl/: the checker uses it.
 #pragma once

@@ -37,7 +37,7 @@ dsl::CheckResult checked() {
 
 }  // namespace
 
-TEST_CASE("every lowered expression comes resolved", "[dsl][resolved]") {
+TEST_CASE("every expression irgen needs comes resolved", "[dsl][resolved]") {
   dsl::CheckResult r = checked();
   const dsl::CheckedModel& m = *r.model;
   REQUIRE(m.states.size() == 1);
