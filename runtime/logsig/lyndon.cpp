@@ -2,6 +2,8 @@
 // bracket expansion; see lyndon.h for the order and its source.
 #include "runtime/logsig/lyndon.h"
 
+#include "runtime/support/witt.h"
+
 #include <algorithm>
 #include <map>
 #include <stdexcept>
@@ -12,15 +14,7 @@ namespace plastic::rt {
 
 int mobius(int n) {
   if (n < 1) throw std::invalid_argument(fmt::format("mobius({}) is undefined", n));
-  int result = 1;
-  for (int p = 2; p * p <= n; ++p) {
-    if (n % p != 0) continue;
-    n /= p;
-    if (n % p == 0) return 0;  // p² divides n
-    result = -result;
-  }
-  if (n > 1) result = -result;  // one prime factor left
-  return result;
+  return support::mobius(n);
 }
 
 namespace {
@@ -48,14 +42,7 @@ bool is_lyndon(std::span<const int> w) {
 
 std::int64_t logsig_dim(int channels, int depth) {
   check_args(channels, depth);
-  std::int64_t total = 0;
-  for (int k = 1; k <= depth; ++k) {
-    std::int64_t sum = 0;  // Σ_{i|k} μ(k/i) d^i, always divisible by k
-    for (int i = 1; i <= k; ++i)
-      if (k % i == 0) sum += mobius(k / i) * ipow(channels, i);
-    total += sum / k;
-  }
-  return total;
+  return support::logsig_dim(channels, depth);
 }
 
 std::int64_t tensor_dim(int channels, int depth) {

@@ -1,5 +1,5 @@
-// Language operators as IR (see ir_domain.h).
-#include "compiler/irgen/ir_domain.h"
+// Resolved expressions as IR (see expr_to_ir.h).
+#include "compiler/irgen/expr_to_ir.h"
 
 #include "dsl/shape.h"
 
@@ -123,21 +123,61 @@ const ir::Node* language_einsum(const std::string& spec, const std::vector<const
   return ir::contract(new_spec + "->" + rhs, ops);
 }
 
-IrDomain::Value IrDomain::binary(std::string_view op, Value a, Value b, dsl::Span) {
-  if (op == "@") return language_matmul(a, b);
-  if (op == "^") {
-    if (!b->is_splat()) throw plastic::InternalError("the exponent of '^' is not a constant");
-    return ir::powc(a, b->attrs().reals[0]);
+ExprToIr::Value ExprToIr::build(const dsl::ResolvedExpr& e) {
+  PLASTIC_CHECK(!e.empty(), "a resolved expression has no value");
+  std::vector<Value> values;
+  values.reserve(e.nodes.size());
+  std::vector<Value> args;
+  for (const dsl::ResolvedNode& n : e.nodes) {
+    args.clear();
+    for (int a : n.args) {
+      PLASTIC_CHECK(a >= 0 && static_cast<size_t>(a) < values.size(), "resolved node uses a later node {}", a);
+      args.push_back(values[static_cast<size_t>(a)]);
+    }
+    Value v = node(n, args);
+    // Labels are read one-hot and losses are scalars; every tensor has the
+    // shape the checker proved.
+    if (n.value == dsl::ValueKind::Tensor)
+      PLASTIC_CHECK(from_ir(v->shape()) == n.shape, "the IR of a node has shape {}, the checker proved {}",
+                    dsl::format_shape(from_ir(v->shape())), dsl::format_shape(n.shape));
+    values.push_back(v);
   }
-  using ir::Broadcasting;
-  if (op == "+") return ir::add(a, b, Broadcasting::Numpy);
-  if (op == "-") return ir::sub(a, b, Broadcasting::Numpy);
-  if (op == "*") return ir::mul(a, b, Broadcasting::Numpy);
-  if (op == "/") return ir::div(a, b, Broadcasting::Numpy);
-  throw plastic::InternalError(fmt::format("no lowering for operator '{}'", op));
+  return values.at(static_cast<size_t>(e.root));
 }
 
-IrDomain::Value IrDomain::loss(dsl::Builtin id, Value prediction, Value target) {
+ExprToIr::Value ExprToIr::node(const dsl::ResolvedNode& n, std::vector<Value>& args) {
+  switch (n.kind) {
+  case dsl::ResolvedKind::Number: return ctx_.constant(n.number);
+  case dsl::ResolvedKind::Leaf: return leaves_(n.leaf);
+  case dsl::ResolvedKind::Unary:
+    switch (n.unary_op) {
+    case dsl::UnaryOp::Neg: return ir::neg(args.at(0));
+    }
+    break;
+  case dsl::ResolvedKind::Binary: return binary(n.binary_op, args.at(0), args.at(1));
+  case dsl::ResolvedKind::Builtin: return builtin(n.builtin, args, n.consts);
+  case dsl::ResolvedKind::Index: return index(args.at(0), n.items);
+  }
+  throw plastic::InternalError("unhandled resolved node kind");
+}
+
+ExprToIr::Value ExprToIr::binary(dsl::BinaryOp op, Value a, Value b) {
+  using dsl::BinaryOp;
+  using ir::Broadcasting;
+  switch (op) {
+  case BinaryOp::MatMul: return language_matmul(a, b);
+  case BinaryOp::Pow:
+    if (!b->is_splat()) throw plastic::InternalError("the exponent of '^' is not a constant");
+    return ir::powc(a, b->attrs().reals[0]);
+  case BinaryOp::Add: return ir::add(a, b, Broadcasting::Numpy);
+  case BinaryOp::Sub: return ir::sub(a, b, Broadcasting::Numpy);
+  case BinaryOp::Mul: return ir::mul(a, b, Broadcasting::Numpy);
+  case BinaryOp::Div: return ir::div(a, b, Broadcasting::Numpy);
+  }
+  throw plastic::InternalError(fmt::format("no lowering for operator '{}'", dsl::to_string(op)));
+}
+
+ExprToIr::Value ExprToIr::loss(dsl::Builtin id, Value prediction, Value target) {
   switch (id) {
   case dsl::Builtin::CrossEntropy:
     // Labels arrive one-hot: logsumexp(z) - <z, onehot>, stable for any logits.
@@ -156,8 +196,7 @@ IrDomain::Value IrDomain::loss(dsl::Builtin id, Value prediction, Value target) 
   throw plastic::InternalError("not a loss builtin");
 }
 
-IrDomain::Value IrDomain::builtin(dsl::Builtin id, std::vector<Value>& args, const dsl::BuiltinConsts& c,
-                                  dsl::Span, const std::vector<dsl::Span>&) {
+ExprToIr::Value ExprToIr::builtin(dsl::Builtin id, std::vector<Value>& args, const dsl::BuiltinConsts& c) {
   using dsl::Builtin;
   Value x = args.empty() ? nullptr : args[0];
   auto axis = [&](std::optional<int64_t> a) {
@@ -207,7 +246,7 @@ IrDomain::Value IrDomain::builtin(dsl::Builtin id, std::vector<Value>& args, con
   throw plastic::InternalError("unhandled builtin in lowering");
 }
 
-IrDomain::Value IrDomain::index(Value base, const std::vector<dsl::IndexItem>& items, dsl::Span) {
+ExprToIr::Value ExprToIr::index(Value base, const std::vector<dsl::IndexItem>& items) {
   const ir::Shape& s = base->shape();
   size_t explicit_items = 0;
   for (const auto& it : items) explicit_items += it.kind != dsl::IndexItem::Ellipsis;
