@@ -24,13 +24,13 @@ std::string sample_label(const Dataset& data, size_t i) {
 /// Log-signature engines of one worker, one per driver build (reused across samples).
 using Engines = std::vector<std::unique_ptr<LogSignature>>;
 
-Status prepare_sample(const InputPlan& in, const TargetPlan& tp, const Dataset& data, size_t index,
+Status<SolveFailure> prepare_sample(const InputPlan& in, const TargetPlan& tp, const Dataset& data, size_t index,
                       const PrepareOptions& options, Engines& engines, PreparedSample& out,
                       int64_t& partly_missing) {
   const Sample& s = data.samples[index];
   const size_t n = s.length();
   const size_t channels = data.num_channels();
-  auto fail = [&](const std::string& what, std::string advice = {}) -> Status {
+  auto fail = [&](const std::string& what, std::string advice = {}) -> Status<SolveFailure> {
     return invalid_argument(sample_label(data, index) + ": " + what, std::move(advice));
   };
   if (n == 0) return fail("the series has no observation");
@@ -113,18 +113,18 @@ bool same_slot(const plastic_input_slot& a, const plastic_input_slot& b) {
 
 } // namespace
 
-Expected<PreparedData> prepare(const plastic_model& m, const Dataset& data,
+Result<PreparedData, SolveFailure> prepare(const plastic_model& m, const Dataset& data,
                                const PrepareOptions& options) {
-  if (Status s = validate_model(m, m.dtype); !s) return s.failure();
+  if (Status<SolveFailure> s = validate_model(m, m.dtype); !s) return s.error();
   if (std::optional<std::string> bad = data.check())
     return invalid_argument("the data set is inconsistent: " + *bad);
   PreparedData pd;
   pd.n_input_ = m.n_input;
-  Expected<InputPlan> in = plan_inputs(m, data);
-  if (!in) return in.failure();
+  Result<InputPlan, SolveFailure> in = plan_inputs(m, data);
+  if (!in) return in.error();
   pd.inputs_ = std::move(in.value());
-  Expected<TargetPlan> tp = plan_targets(m, data);
-  if (!tp) return tp.failure();
+  Result<TargetPlan, SolveFailure> tp = plan_targets(m, data);
+  if (!tp) return tp.error();
   pd.targets_ = tp.value();
   if (options.require_targets && !pd.targets_.has_targets)
     return invalid_argument(fmt::format("the data set '{}' has no targets", data.name),
@@ -143,7 +143,7 @@ Expected<PreparedData> prepare(const plastic_model& m, const Dataset& data,
   std::vector<Engines> engines(static_cast<size_t>(workers));
   for (Engines& e : engines)
     e.resize(pd.inputs_.logsigs.size());
-  std::vector<Status> status(count);
+  std::vector<Status<SolveFailure>> status(count);
   std::vector<int64_t> partly(count, 0);
   parallel_for(count, workers, [&](size_t i, int w) {
     status[i] = prepare_sample(pd.inputs_, pd.targets_, data, i, options,
@@ -151,13 +151,13 @@ Expected<PreparedData> prepare(const plastic_model& m, const Dataset& data,
     return true;
   });
   for (size_t i = 0; i < count; ++i) {
-    if (!status[i]) return status[i].failure();
+    if (!status[i]) return status[i].error();
     pd.partly_missing_ += partly[i];
   }
   return pd;
 }
 
-Status PreparedData::check_model(const plastic_model& m) const {
+Status<SolveFailure> PreparedData::check_model(const plastic_model& m) const {
   // Compares copies, not the table pointer: a REPL recompile may free the old table.
   bool same = m.n_input == n_input_ && m.n_input_slots == static_cast<int32_t>(slots_.size()) &&
               m.n_targets == targets_.width && m.task == targets_.task &&
