@@ -35,7 +35,7 @@ std::optional<AppError> load_parameters(const plastic_model& m, const std::strin
   auto table = ParamTable::from_abi(m.params, m.n_param_entries, m.n_params);
   if (!table) return AppError{3, "internal error (a bug): " + table.error().describe()};
   theta.assign(static_cast<size_t>(m.n_params), T(0));
-  if (TrainStatus s = params_from_tensors<T>(table.value(), file.value(), std::span<T>(theta), "",
+  if (Status<TrainError> s = params_from_tensors<T>(table.value(), file.value(), std::span<T>(theta), "",
                                              path.string());
       !s)
     return AppError{1, s.describe()};

@@ -166,10 +166,10 @@ Result<Evaluation, SolveFailure> evaluate(const plastic_model& model, const Prep
       labels[i] = data.label(static_cast<size_t>(samples[i]));
     if (pr.rows() != samples.size())
       return invalid_argument("classification metrics need one output row per sample");
-    TrainResult<double> m = model.task == PLASTIC_TASK_CLASSIFICATION
+    Result<double, TrainError> m = model.task == PLASTIC_TASK_CLASSIFICATION
                                 ? accuracy_from_logits<T>(pr.outputs, pr.width, labels)
                                 : (o == 1 ? auroc<T>(pr.outputs, labels)
-                                          : TrainResult<double>(invalid_argument_error(fmt::format(
+                                          : Result<double, TrainError>(invalid_argument_error(fmt::format(
                                                 "AUROC needs one score per sample; the model "
                                                 "has {} outputs",
                                                 o))));
@@ -202,7 +202,7 @@ Result<Evaluation, SolveFailure> evaluate(const plastic_model& model, const Prep
     ev.note = "no observation of these samples has a target";
     return ev;
   }
-  TrainResult<double> m = mse<T>(predicted, target);
+  Result<double, TrainError> m = mse<T>(predicted, target);
   if (!m) return metric_failure(m.error());
   ev.metric = m.value();
   return ev;

@@ -46,7 +46,7 @@ TrainHooks<T> make_train_hooks(const plastic_model& model, const PreparedData& t
   const PreparedData* data = &train;
   hooks.train_batch = [order, opt, m, data, batch, n](int64_t, int64_t b, std::span<const T> params,
                                                       std::span<T> grads,
-                                                      Rng&) -> TrainResult<BatchResult> {
+                                                      Rng&) -> Result<BatchResult, TrainError> {
     const int64_t first = b * batch;
     const int64_t size = std::min(batch, n - first);
     std::span<const int64_t> ids(order->data() + first, static_cast<size_t>(size));
@@ -65,7 +65,7 @@ TrainHooks<T> make_train_hooks(const plastic_model& model, const PreparedData& t
   if (valid) {
     auto ids = std::make_shared<std::vector<int64_t>>(all_samples(*valid));
     hooks.validate = [ids, opt, m,
-                      valid](std::span<const T> params) -> TrainResult<ValidationResult> {
+                      valid](std::span<const T> params) -> Result<ValidationResult, TrainError> {
       Result<Evaluation, SolveFailure> ev = evaluate<T>(*m, *valid, *ids, params, opt->batch);
       if (!ev) {
         if (!numerical(ev.error().kind)) return to_train_error(ev.status());

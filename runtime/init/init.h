@@ -70,7 +70,7 @@ struct InitReport {
 /// Initialises every parameter of `params` into theta (theta.size() must cover
 /// every offset+size). T = float or double.
 template <class T>
-TrainResult<InitReport> initialise_parameters(std::span<const plastic_param> params,
+Result<InitReport, TrainError> initialise_parameters(std::span<const plastic_param> params,
                                               std::span<T> theta, uint64_t seed,
                                               const InitOptions& options = {});
 
@@ -78,19 +78,19 @@ TrainResult<InitReport> initialise_parameters(std::span<const plastic_param> par
 /// and takes the solver (and fallback step) from the model unless `options`
 /// overrides them.
 template <class T>
-TrainResult<InitReport> initialise_parameters(const plastic_model& model, std::span<T> theta,
+Result<InitReport, TrainError> initialise_parameters(const plastic_model& model, std::span<T> theta,
                                               uint64_t seed, const InitOptions& options = {});
 
-extern template TrainResult<InitReport>
+extern template Result<InitReport, TrainError>
 initialise_parameters<float>(std::span<const plastic_param>, std::span<float>, uint64_t,
                              const InitOptions&);
-extern template TrainResult<InitReport>
+extern template Result<InitReport, TrainError>
 initialise_parameters<double>(std::span<const plastic_param>, std::span<double>, uint64_t,
                               const InitOptions&);
-extern template TrainResult<InitReport> initialise_parameters<float>(const plastic_model&,
+extern template Result<InitReport, TrainError> initialise_parameters<float>(const plastic_model&,
                                                                      std::span<float>, uint64_t,
                                                                      const InitOptions&);
-extern template TrainResult<InitReport> initialise_parameters<double>(const plastic_model&,
+extern template Result<InitReport, TrainError> initialise_parameters<double>(const plastic_model&,
                                                                       std::span<double>, uint64_t,
                                                                       const InitOptions&);
 

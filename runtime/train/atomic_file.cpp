@@ -53,7 +53,7 @@ bool is_temporary_name(std::string_view name) {
   return name.size() > 1 && name[0] == '.' && name.find(".tmp.") != std::string_view::npos;
 }
 
-TrainStatus sync_directory(const std::filesystem::path& dir) {
+Status<TrainError> sync_directory(const std::filesystem::path& dir) {
   Fd d{::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
   if (d.fd < 0) return io_error(dir.string(), errno_message("cannot open directory", errno));
   if (::fsync(d.fd) != 0 && errno != EINVAL) // some file systems cannot sync directories
@@ -61,7 +61,7 @@ TrainStatus sync_directory(const std::filesystem::path& dir) {
   return {};
 }
 
-TrainStatus write_file_atomic(const std::filesystem::path& path,
+Status<TrainError> write_file_atomic(const std::filesystem::path& path,
                               std::span<const std::span<const std::byte>> pieces) {
   static std::atomic<uint64_t> counter{0};
   const std::filesystem::path dir = parent_or_dot(path);
@@ -75,7 +75,7 @@ TrainStatus write_file_atomic(const std::filesystem::path& path,
     const int e = errno;
     ::close(f.release());
     ::unlink(tmp.c_str());
-    return TrainStatus(
+    return Status<TrainError>(
         io_error(path.string(), errno_message(what, e), "check free space and permissions"));
   };
   for (std::span<const std::byte> piece : pieces)
@@ -95,13 +95,13 @@ TrainStatus write_file_atomic(const std::filesystem::path& path,
   return sync_directory(dir);
 }
 
-TrainStatus write_file_atomic(const std::filesystem::path& path, std::string_view text) {
+Status<TrainError> write_file_atomic(const std::filesystem::path& path, std::string_view text) {
   const std::span<const std::byte> piece(reinterpret_cast<const std::byte*>(text.data()),
                                          text.size());
   return write_file_atomic(path, std::span<const std::span<const std::byte>>(&piece, 1));
 }
 
-TrainResult<std::vector<std::byte>> read_file(const std::filesystem::path& path,
+Result<std::vector<std::byte>, TrainError> read_file(const std::filesystem::path& path,
                                               uint64_t max_bytes) {
   Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (f.fd < 0) {
@@ -132,7 +132,7 @@ TrainResult<std::vector<std::byte>> read_file(const std::filesystem::path& path,
   return data;
 }
 
-TrainStatus remove_file(const std::filesystem::path& path) {
+Status<TrainError> remove_file(const std::filesystem::path& path) {
   if (::unlink(path.c_str()) != 0 && errno != ENOENT)
     return io_error(path.string(), errno_message("cannot remove", errno));
   return {};

@@ -23,22 +23,22 @@
 namespace plastic::rt {
 
 /// Replaces `path` atomically by the concatenation of `pieces`.
-TrainStatus write_file_atomic(const std::filesystem::path& path,
+Status<TrainError> write_file_atomic(const std::filesystem::path& path,
                               std::span<const std::span<const std::byte>> pieces);
 
 /// Replaces `path` atomically by `text`.
-TrainStatus write_file_atomic(const std::filesystem::path& path, std::string_view text);
+Status<TrainError> write_file_atomic(const std::filesystem::path& path, std::string_view text);
 
 /// Reads a whole file; fails (Format) when it is larger than `max_bytes`.
-TrainResult<std::vector<std::byte>>
+Result<std::vector<std::byte>, TrainError>
 read_file(const std::filesystem::path& path,
           uint64_t max_bytes = std::numeric_limits<uint64_t>::max());
 
 /// fsync of a directory, making renames and removals inside it durable.
-TrainStatus sync_directory(const std::filesystem::path& dir);
+Status<TrainError> sync_directory(const std::filesystem::path& dir);
 
 /// Removes `path` if it exists (no error when it does not).
-TrainStatus remove_file(const std::filesystem::path& path);
+Status<TrainError> remove_file(const std::filesystem::path& path);
 
 /// Whether a directory entry is a temporary left by write_file_atomic.
 bool is_temporary_name(std::string_view filename);

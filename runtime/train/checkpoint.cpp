@@ -132,8 +132,8 @@ nlohmann::json file_record(const std::string& name, uint64_t bytes, uint64_t has
 }
 
 /// Writes one safetensors file atomically, returning its record.
-TrainResult<nlohmann::json> write_tensor_file(const fs::path& path, const SafetensorsFile& file) {
-  TrainResult<SafetensorsLayout> layout = layout_safetensors(file);
+Result<nlohmann::json, TrainError> write_tensor_file(const fs::path& path, const SafetensorsFile& file) {
+  Result<SafetensorsLayout, TrainError> layout = layout_safetensors(file);
   if (!layout) {
     TrainError e = layout.error();
     e.file = path.string();
@@ -150,12 +150,12 @@ TrainResult<nlohmann::json> write_tensor_file(const fs::path& path, const Safete
     sum.update(piece);
     bytes += piece.size();
   }
-  if (TrainStatus s = write_file_atomic(path, pieces); !s) return s.error();
+  if (Status<TrainError> s = write_file_atomic(path, pieces); !s) return s.error();
   return file_record(path.filename().string(), bytes, sum.finish());
 }
 
 /// Reads a tensor file named by a JSON record, checking name, size and hash.
-TrainResult<SafetensorsFile> read_tensor_file(const fs::path& dir, const nlohmann::json& record,
+Result<SafetensorsFile, TrainError> read_tensor_file(const fs::path& dir, const nlohmann::json& record,
                                               const std::string& expected_name,
                                               const std::string& json_file) {
   if (!record.is_object() || !record.contains("name") || !record["name"].is_string() ||
@@ -169,7 +169,7 @@ TrainResult<SafetensorsFile> read_tensor_file(const fs::path& dir, const nlohman
                                                record["name"].get<std::string>(), expected_name));
   const fs::path path = dir / expected_name;
   const uint64_t bytes = record["bytes"].get<uint64_t>();
-  TrainResult<std::vector<std::byte>> data = read_file(path, bytes);
+  Result<std::vector<std::byte>, TrainError> data = read_file(path, bytes);
   if (!data) return data.error();
   if (data.value().size() != bytes)
     return format_error(path.string(), fmt::format("has {} bytes, the checkpoint recorded {}",
@@ -186,7 +186,7 @@ TrainResult<SafetensorsFile> read_tensor_file(const fs::path& dir, const nlohman
 
 } // namespace
 
-TrainStatus check_model_hash(const CheckpointMeta& meta, const std::string& model_hash,
+Status<TrainError> check_model_hash(const CheckpointMeta& meta, const std::string& model_hash,
                              const std::string& file) {
   if (meta.model_hash == model_hash) return {};
   return mismatch_error(
@@ -197,7 +197,7 @@ TrainStatus check_model_hash(const CheckpointMeta& meta, const std::string& mode
       "new checkpoint directory");
 }
 
-TrainResult<CheckpointDir> CheckpointDir::open(const fs::path& dir, int keep_last) {
+Result<CheckpointDir, TrainError> CheckpointDir::open(const fs::path& dir, int keep_last) {
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return io_error(dir.string(), "cannot create the checkpoint directory: " + ec.message());
@@ -211,7 +211,7 @@ TrainResult<CheckpointDir> CheckpointDir::open(const fs::path& dir, int keep_las
   int64_t newest = 0;
   for (const auto& [p, path] : scan(dir))
     newest = std::max(newest, p.seq);
-  if (TrainStatus s = d.prune(newest); !s) return s.error();
+  if (Status<TrainError> s = d.prune(newest); !s) return s.error();
   return d;
 }
 
@@ -224,7 +224,7 @@ std::vector<CheckpointEntry> CheckpointDir::list() const {
   return out;
 }
 
-TrainStatus CheckpointDir::prune(int64_t newest_seq) const {
+Status<TrainError> CheckpointDir::prune(int64_t newest_seq) const {
   const std::vector<CheckpointEntry> entries = list();
   std::set<int64_t> kept;
   for (size_t i = 0; i < entries.size(); ++i) {
@@ -233,18 +233,18 @@ TrainStatus CheckpointDir::prune(int64_t newest_seq) const {
       continue;
     }
     // The commit record goes first: from then on the checkpoint no longer exists.
-    if (TrainStatus s = remove_file(entries[i].json); !s) return s;
+    if (Status<TrainError> s = remove_file(entries[i].json); !s) return s;
   }
   // Data files without a commit record: old pruned checkpoints, or saves
   // interrupted before their JSON was written. Never touch a newer sequence
   // number than ours (there is none with one writer).
   for (const auto& [p, path] : scan(dir_))
     if (p.suffix != kJsonSuffix && !kept.count(p.seq) && p.seq <= newest_seq)
-      if (TrainStatus s = remove_file(path); !s) return s;
+      if (Status<TrainError> s = remove_file(path); !s) return s;
   return sync_directory(dir_);
 }
 
-TrainResult<CheckpointEntry> CheckpointDir::save(const Checkpoint& ckpt) {
+Result<CheckpointEntry, TrainError> CheckpointDir::save(const Checkpoint& ckpt) {
   if (ckpt.meta.epoch < 0 || ckpt.meta.step < 0)
     return invalid_argument_error(fmt::format("checkpoint epoch {} and step {} must be >= 0",
                                               ckpt.meta.epoch, ckpt.meta.step));
@@ -253,9 +253,9 @@ TrainResult<CheckpointEntry> CheckpointDir::save(const Checkpoint& ckpt) {
     seq = std::max(seq, p.seq);
   ++seq;
   const std::string s = stem(seq, ckpt.meta.epoch);
-  TrainResult<nlohmann::json> params = write_tensor_file(dir_ / (s + kParamsSuffix), ckpt.params);
+  Result<nlohmann::json, TrainError> params = write_tensor_file(dir_ / (s + kParamsSuffix), ckpt.params);
   if (!params) return params.error();
-  TrainResult<nlohmann::json> optim = write_tensor_file(dir_ / (s + kOptimSuffix), ckpt.optimizer);
+  Result<nlohmann::json, TrainError> optim = write_tensor_file(dir_ / (s + kOptimSuffix), ckpt.optimizer);
   if (!optim) return optim.error();
   const CheckpointMeta& m = ckpt.meta;
   nlohmann::json j = {{"format", kFormat},
@@ -277,14 +277,14 @@ TrainResult<CheckpointEntry> CheckpointDir::save(const Checkpoint& ckpt) {
         fmt::format("checkpoint metadata is not valid UTF-8: {}", e.what()));
   }
   const fs::path json = dir_ / (s + kJsonSuffix);
-  if (TrainStatus st = write_file_atomic(json, text); !st) return st.error();
-  if (TrainStatus st = prune(seq); !st) return st.error();
+  if (Status<TrainError> st = write_file_atomic(json, text); !st) return st.error();
+  if (Status<TrainError> st = prune(seq); !st) return st.error();
   return CheckpointEntry{seq, m.epoch, json};
 }
 
-TrainResult<Checkpoint> CheckpointDir::load(const CheckpointEntry& entry) const {
+Result<Checkpoint, TrainError> CheckpointDir::load(const CheckpointEntry& entry) const {
   const std::string file = entry.json.string();
-  TrainResult<std::vector<std::byte>> data = read_file(entry.json, kMaxJsonBytes);
+  Result<std::vector<std::byte>, TrainError> data = read_file(entry.json, kMaxJsonBytes);
   if (!data) return data.error();
   const auto* text = reinterpret_cast<const char*>(data.value().data());
   const nlohmann::json j = nlohmann::json::parse(text, text + data.value().size(), nullptr, false);
@@ -327,10 +327,10 @@ TrainResult<Checkpoint> CheckpointDir::load(const CheckpointEntry& entry) const 
                         fmt::format("records epoch {} but its name says {}", m.epoch, entry.epoch));
   const std::string s = stem(entry.seq, entry.epoch);
   const nlohmann::json& files = j["files"];
-  TrainResult<SafetensorsFile> params = read_tensor_file(
+  Result<SafetensorsFile, TrainError> params = read_tensor_file(
       dir_, files.contains("params") ? files["params"] : nlohmann::json(), s + kParamsSuffix, file);
   if (!params) return params.error();
-  TrainResult<SafetensorsFile> optim =
+  Result<SafetensorsFile, TrainError> optim =
       read_tensor_file(dir_, files.contains("optimizer") ? files["optimizer"] : nlohmann::json(),
                        s + kOptimSuffix, file);
   if (!optim) return optim.error();
@@ -339,10 +339,10 @@ TrainResult<Checkpoint> CheckpointDir::load(const CheckpointEntry& entry) const 
   return c;
 }
 
-TrainResult<LoadedCheckpoint> CheckpointDir::load_latest() const {
+Result<LoadedCheckpoint, TrainError> CheckpointDir::load_latest() const {
   std::vector<TrainError> skipped;
   for (const CheckpointEntry& e : list()) {
-    TrainResult<Checkpoint> c = load(e);
+    Result<Checkpoint, TrainError> c = load(e);
     if (c) return LoadedCheckpoint{std::move(c).value(), e, std::move(skipped)};
     skipped.push_back(c.error());
   }

@@ -64,7 +64,7 @@ struct LoadedCheckpoint {
 };
 
 /// Fails (Mismatch) unless the checkpoint was saved by the model with this hash.
-TrainStatus check_model_hash(const CheckpointMeta& meta, const std::string& model_hash,
+Status<TrainError> check_model_hash(const CheckpointMeta& meta, const std::string& model_hash,
                              const std::string& file);
 
 /// A directory of checkpoints.
@@ -72,27 +72,27 @@ class CheckpointDir {
 public:
   /// Opens (creating if needed) `dir`, removing temporaries and files of
   /// interrupted saves. keep_last <= 0 keeps every checkpoint.
-  static TrainResult<CheckpointDir> open(const std::filesystem::path& dir, int keep_last = 3);
+  static Result<CheckpointDir, TrainError> open(const std::filesystem::path& dir, int keep_last = 3);
 
   const std::filesystem::path& path() const { return dir_; }
 
   /// Saves a checkpoint as the newest one and prunes old ones. Returns its entry.
-  TrainResult<CheckpointEntry> save(const Checkpoint& checkpoint);
+  Result<CheckpointEntry, TrainError> save(const Checkpoint& checkpoint);
 
   /// Committed checkpoints, newest first.
   std::vector<CheckpointEntry> list() const;
 
   /// Loads and validates one checkpoint (sizes, hashes, safetensors structure).
-  TrainResult<Checkpoint> load(const CheckpointEntry& entry) const;
+  Result<Checkpoint, TrainError> load(const CheckpointEntry& entry) const;
 
   /// The newest checkpoint that validates; NotFound when there is none.
-  TrainResult<LoadedCheckpoint> load_latest() const;
+  Result<LoadedCheckpoint, TrainError> load_latest() const;
 
 private:
   CheckpointDir(std::filesystem::path dir, int keep_last)
       : dir_(std::move(dir)), keep_last_(keep_last) {}
   /// Removes checkpoints beyond keep_last and data files without a commit record.
-  TrainStatus prune(int64_t newest_seq) const;
+  Status<TrainError> prune(int64_t newest_seq) const;
 
   std::filesystem::path dir_;
   int keep_last_ = 3;

@@ -27,7 +27,7 @@ nlohmann::ordered_json EpochRecord::to_json() const {
   return j;
 }
 
-TrainResult<EpochRecord> EpochRecord::from_json(const nlohmann::json& j) {
+Result<EpochRecord, TrainError> EpochRecord::from_json(const nlohmann::json& j) {
   EpochRecord r;
   if (!j.is_object() || !j.contains("epoch") || !j["epoch"].is_number_integer())
     return invalid_argument_error("a log record needs an integer 'epoch'");
@@ -48,7 +48,7 @@ TrainResult<EpochRecord> EpochRecord::from_json(const nlohmann::json& j) {
   return r;
 }
 
-TrainResult<JsonlLog> JsonlLog::open(const std::filesystem::path& path, bool truncate) {
+Result<JsonlLog, TrainError> JsonlLog::open(const std::filesystem::path& path, bool truncate) {
   std::FILE* f = std::fopen(path.c_str(), truncate ? "w" : "a+");
   if (!f) return io_error(path.string(), errno_message("cannot open the log", errno));
   // A crash mid-line leaves no newline at the end; terminate that line so
@@ -80,7 +80,7 @@ JsonlLog::~JsonlLog() {
   if (f_) std::fclose(f_);
 }
 
-TrainStatus JsonlLog::append(const EpochRecord& record) {
+Status<TrainError> JsonlLog::append(const EpochRecord& record) {
   if (!f_) return io_error(path_.string(), "the log is closed");
   std::string line;
   try {
@@ -94,7 +94,7 @@ TrainStatus JsonlLog::append(const EpochRecord& record) {
   return {};
 }
 
-TrainResult<LogContents> read_jsonl_log(const std::filesystem::path& path) {
+Result<LogContents, TrainError> read_jsonl_log(const std::filesystem::path& path) {
   std::ifstream in(path);
   if (!in) return TrainError{TrainErrorKind::NotFound, path.string(), "cannot open the log", {}};
   LogContents out;
@@ -106,7 +106,7 @@ TrainResult<LogContents> read_jsonl_log(const std::filesystem::path& path) {
       out.skipped.push_back(fmt::format("line {}: not valid JSON (cut short by a crash?)", n));
       continue;
     }
-    TrainResult<EpochRecord> r = EpochRecord::from_json(j);
+    Result<EpochRecord, TrainError> r = EpochRecord::from_json(j);
     if (!r) {
       out.skipped.push_back(fmt::format("line {}: {}", n, r.error().message));
       continue;

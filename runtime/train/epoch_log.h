@@ -39,14 +39,14 @@ struct EpochRecord {
 
   /// Keys in the order of the line above (ordered_json keeps insertion order).
   nlohmann::ordered_json to_json() const;
-  static TrainResult<EpochRecord> from_json(const nlohmann::json& j);
+  static Result<EpochRecord, TrainError> from_json(const nlohmann::json& j);
 };
 
 /// An append-only JSONL file.
 class JsonlLog {
 public:
   /// Opens `path` for appending (truncate = true starts it afresh).
-  static TrainResult<JsonlLog> open(const std::filesystem::path& path, bool truncate = false);
+  static Result<JsonlLog, TrainError> open(const std::filesystem::path& path, bool truncate = false);
   JsonlLog(JsonlLog&& other) noexcept;
   JsonlLog& operator=(JsonlLog&& other) noexcept;
   JsonlLog(const JsonlLog&) = delete;
@@ -54,7 +54,7 @@ public:
   ~JsonlLog();
 
   /// Writes one line and flushes it.
-  TrainStatus append(const EpochRecord& record);
+  Status<TrainError> append(const EpochRecord& record);
   const std::filesystem::path& path() const { return path_; }
 
 private:
@@ -70,7 +70,7 @@ struct LogContents {
 };
 
 /// Reads a JSONL log written by JsonlLog.
-TrainResult<LogContents> read_jsonl_log(const std::filesystem::path& path);
+Result<LogContents, TrainError> read_jsonl_log(const std::filesystem::path& path);
 
 /// The summary table of a run: one row per epoch (first and last few when
 /// there are many), the best epoch marked with '*'. The best epoch is

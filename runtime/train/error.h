@@ -1,17 +1,16 @@
 // Failures of the training utilities, as values.
 //
 // Checkpoints, logs and plots touch the file system, and a training run must
-// never die on a bad file: every fallible call returns a TrainStatus or a
-// TrainResult<V> whose error names the file, says what is wrong with it and,
-// where one is known, what to do. Nothing in runtime/train throws across its
+// never die on a bad file: every fallible call returns a Status<TrainError>
+// or a Result<V, TrainError> (runtime/support/result.h) whose error names the
+// file, says what is wrong with it and, where one is known, what to do. Nothing in runtime/train throws across its
 // public API (nlohmann::json is used with exceptions disabled or caught at
 // the boundary).
 #pragma once
 
-#include <optional>
 #include <string>
-#include <utility>
-#include <variant>
+
+#include "runtime/support/result.h"
 
 namespace plastic::rt {
 
@@ -38,42 +37,6 @@ struct TrainError {
 
   /// "ckpt.safetensors: format error: tensor 'w' ... (advice)"
   std::string describe() const;
-};
-
-/// Ok, or a TrainError. Cheap when ok.
-class [[nodiscard]] TrainStatus {
-public:
-  TrainStatus() = default;
-  TrainStatus(TrainError error) : error_(std::move(error)) {} // NOLINT: implicit on purpose
-  bool ok() const { return !error_.has_value(); }
-  explicit operator bool() const { return ok(); }
-  /// Requires !ok().
-  const TrainError& error() const { return *error_; }
-  std::string describe() const { return error_ ? error_->describe() : std::string("ok"); }
-
-private:
-  std::optional<TrainError> error_;
-};
-
-/// A value or a TrainError (std::expected is C++23).
-template <class V> class [[nodiscard]] TrainResult {
-public:
-  TrainResult(V value) : v_(std::move(value)) {}          // NOLINT: implicit on purpose
-  TrainResult(TrainError error) : v_(std::move(error)) {} // NOLINT
-  bool ok() const { return v_.index() == 0; }
-  explicit operator bool() const { return ok(); }
-  /// Require ok().
-  const V& value() const& { return std::get<0>(v_); }
-  V& value() & { return std::get<0>(v_); }
-  /// By value on temporaries, so `for (x : f().value())` does not dangle.
-  V value() && { return std::get<0>(std::move(v_)); }
-  /// Requires !ok().
-  const TrainError& error() const { return std::get<1>(v_); }
-  TrainStatus status() const { return ok() ? TrainStatus{} : TrainStatus{error()}; }
-  std::string describe() const { return ok() ? std::string("ok") : error().describe(); }
-
-private:
-  std::variant<V, TrainError> v_;
 };
 
 /// Shorthands.

@@ -20,7 +20,7 @@ std::string shape_string(const std::vector<int64_t>& shape) {
   return fmt::format("[{}]", fmt::join(shape, ", "));
 }
 
-TrainResult<ParamTable> ParamTable::make(std::vector<ParamTensor> tensors, int64_t total) {
+Result<ParamTable, TrainError> ParamTable::make(std::vector<ParamTensor> tensors, int64_t total) {
   if (total < 0)
     return invalid_argument_error(fmt::format("parameter count {} is negative", total));
   std::set<std::string_view> names;
@@ -74,7 +74,7 @@ TrainResult<ParamTable> ParamTable::make(std::vector<ParamTensor> tensors, int64
   return table;
 }
 
-TrainResult<ParamTable> ParamTable::from_abi(const plastic_param* params, int32_t count,
+Result<ParamTable, TrainError> ParamTable::from_abi(const plastic_param* params, int32_t count,
                                              int64_t n_params) {
   if (count < 0 || (count > 0 && !params))
     return invalid_argument_error("the model's parameter table is missing");
@@ -90,7 +90,7 @@ TrainResult<ParamTable> ParamTable::from_abi(const plastic_param* params, int32_
     tensors.push_back(std::move(t));
   }
   // make() checks the dims first, so the sizes below cannot overflow.
-  TrainResult<ParamTable> table = make(std::move(tensors), n_params);
+  Result<ParamTable, TrainError> table = make(std::move(tensors), n_params);
   if (!table) return table;
   for (int32_t i = 0; i < count; ++i) {
     const ParamTensor& t = table.value().tensors()[i];

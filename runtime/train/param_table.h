@@ -35,10 +35,10 @@ public:
 
   /// Checks that `tensors` have unique non-empty names without '/', non-negative dims and
   /// disjoint ranges covering exactly [0, total). Order is kept as given.
-  static TrainResult<ParamTable> make(std::vector<ParamTensor> tensors, int64_t total);
+  static Result<ParamTable, TrainError> make(std::vector<ParamTensor> tensors, int64_t total);
 
   /// Builds the table from the ABI's descriptors (`plastic_model::params`).
-  static TrainResult<ParamTable> from_abi(const plastic_param* params, int32_t count,
+  static Result<ParamTable, TrainError> from_abi(const plastic_param* params, int32_t count,
                                           int64_t n_params);
 
   /// Appends a tensor right after the last one (building tables by hand).

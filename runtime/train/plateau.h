@@ -39,7 +39,7 @@ struct PlateauOptions {
   /// Paper 002 App. C: factor 0.1 after 15 epochs without improvement of the validation loss.
   static PlateauOptions neural_rde(double base_lr);
   /// torch's checks: 0 <= factor < 1, patience, cooldown >= 0, min_lr >= 0.
-  TrainStatus check() const;
+  Status<TrainError> check() const;
 };
 
 class ReduceLrOnPlateau final : public LrSchedule {
@@ -50,7 +50,7 @@ public:
   /// One epoch's monitored value.
   void step(double metric) override;
   nlohmann::json state() const override;
-  TrainStatus load_state(const nlohmann::json& state) override;
+  Status<TrainError> load_state(const nlohmann::json& state) override;
 
   /// Whether the last step() lowered the rate.
   bool reduced_last_step() const { return reduced_; }

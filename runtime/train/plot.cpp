@@ -55,7 +55,7 @@ std::string tail_of(const fs::path& log) {
 }
 
 /// Runs `exe script` with output to `log`; returns the exit status or an error.
-TrainResult<int> run(const fs::path& exe, const fs::path& script, const fs::path& log) {
+Result<int, TrainError> run(const fs::path& exe, const fs::path& script, const fs::path& log) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
@@ -149,7 +149,7 @@ std::optional<fs::path> find_executable(const std::string& name) {
   return std::nullopt;
 }
 
-TrainResult<PlotFiles> plot_learning_curve(const std::vector<EpochRecord>& records,
+Result<PlotFiles, TrainError> plot_learning_curve(const std::vector<EpochRecord>& records,
                                            const fs::path& png, const PlotOptions& options) {
   std::error_code ec;
   PlotFiles f;
@@ -162,8 +162,8 @@ TrainResult<PlotFiles> plot_learning_curve(const std::vector<EpochRecord>& recor
   for (const EpochRecord& r : records)
     data += fmt::format("{} {} {} {} {}\n", r.epoch, value(r.train_loss), value(r.valid_loss),
                         value(r.valid_metric), value(r.lr));
-  if (TrainStatus s = write_file_atomic(f.data, data); !s) return s.error();
-  if (TrainStatus s = write_file_atomic(f.script, script_text(records, f, options)); !s)
+  if (Status<TrainError> s = write_file_atomic(f.data, data); !s) return s.error();
+  if (Status<TrainError> s = write_file_atomic(f.script, script_text(records, f, options)); !s)
     return s.error();
   const auto exe = find_executable(options.gnuplot);
   if (!exe)
@@ -175,7 +175,7 @@ TrainResult<PlotFiles> plot_learning_curve(const std::vector<EpochRecord>& recor
         fmt::format("install gnuplot (Debian: apt-get install gnuplot-nox) and run `gnuplot {}`",
                     f.script.string())};
   (void)remove_file(f.png);
-  TrainResult<int> rc = run(*exe, f.script, f.log);
+  Result<int, TrainError> rc = run(*exe, f.script, f.log);
   if (!rc) return rc.error();
   if (rc.value() != 0)
     return TrainError{

@@ -35,7 +35,7 @@ struct PlotFiles {
 
 /// Writes `<png stem>.dat` and `.gp` next to `png` and runs gnuplot on them.
 /// Unavailable when gnuplot is missing or fails (with its message).
-TrainResult<PlotFiles> plot_learning_curve(const std::vector<EpochRecord>& records,
+Result<PlotFiles, TrainError> plot_learning_curve(const std::vector<EpochRecord>& records,
                                            const std::filesystem::path& png,
                                            const PlotOptions& options = {});
 

@@ -90,7 +90,7 @@ std::string Rng::state() const {
   return fmt::format("philox4x32-10:{:016x}:{:016x}:{:016x}:{}", seed_, stream_, block_, used_);
 }
 
-TrainResult<Rng> Rng::from_state(std::string_view s) {
+Result<Rng, TrainError> Rng::from_state(std::string_view s) {
   auto bad = [&] {
     return invalid_argument_error(fmt::format("not a random generator state: '{}'", s));
   };

@@ -70,7 +70,7 @@ public:
   /// "philox4x32-10:<seed>:<stream>:<block>:<used>" (hex, decimal used).
   std::string state() const;
   /// Restores state(); fails on anything else.
-  static TrainResult<Rng> from_state(std::string_view state);
+  static Result<Rng, TrainError> from_state(std::string_view state);
 
   friend bool operator==(const Rng& a, const Rng& b) {
     return a.seed_ == b.seed_ && a.stream_ == b.stream_ && a.block_ == b.block_ &&

@@ -100,7 +100,7 @@ const NamedTensor* SafetensorsFile::find(std::string_view name) const {
   return nullptr;
 }
 
-TrainResult<SafetensorsLayout> layout_safetensors(const SafetensorsFile& file) {
+Result<SafetensorsLayout, TrainError> layout_safetensors(const SafetensorsFile& file) {
   SafetensorsLayout layout;
   std::set<std::string_view> names;
   for (const NamedTensor& t : file.tensors) {
@@ -150,8 +150,8 @@ TrainResult<SafetensorsLayout> layout_safetensors(const SafetensorsFile& file) {
   return layout;
 }
 
-TrainResult<std::vector<std::byte>> encode_safetensors(const SafetensorsFile& file) {
-  TrainResult<SafetensorsLayout> layout = layout_safetensors(file);
+Result<std::vector<std::byte>, TrainError> encode_safetensors(const SafetensorsFile& file) {
+  Result<SafetensorsLayout, TrainError> layout = layout_safetensors(file);
   if (!layout) return layout.error();
   const SafetensorsLayout& l = layout.value();
   std::vector<std::byte> out(l.header.size() + l.data_bytes);
@@ -164,7 +164,7 @@ TrainResult<std::vector<std::byte>> encode_safetensors(const SafetensorsFile& fi
   return out;
 }
 
-TrainResult<SafetensorsFile> decode_safetensors(std::span<const std::byte> data,
+Result<SafetensorsFile, TrainError> decode_safetensors(std::span<const std::byte> data,
                                                 const std::string& name) {
   auto bad = [&](std::string message) { return format_error(name, std::move(message)); };
   if (data.size() < 8)
@@ -282,8 +282,8 @@ TrainResult<SafetensorsFile> decode_safetensors(std::span<const std::byte> data,
   return file;
 }
 
-TrainStatus write_safetensors(const std::filesystem::path& path, const SafetensorsFile& file) {
-  TrainResult<SafetensorsLayout> layout = layout_safetensors(file);
+Status<TrainError> write_safetensors(const std::filesystem::path& path, const SafetensorsFile& file) {
+  Result<SafetensorsLayout, TrainError> layout = layout_safetensors(file);
   if (!layout) {
     TrainError e = layout.error();
     e.file = path.string();
@@ -298,8 +298,8 @@ TrainStatus write_safetensors(const std::filesystem::path& path, const Safetenso
   return write_file_atomic(path, pieces);
 }
 
-TrainResult<SafetensorsFile> read_safetensors(const std::filesystem::path& path) {
-  TrainResult<std::vector<std::byte>> data = read_file(path);
+Result<SafetensorsFile, TrainError> read_safetensors(const std::filesystem::path& path) {
+  Result<std::vector<std::byte>, TrainError> data = read_file(path);
   if (!data) return data.error();
   return decode_safetensors(data.value(), path.string());
 }

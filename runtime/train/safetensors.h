@@ -110,7 +110,7 @@ struct NamedTensor {
   }
 
   /// The elements as T; fails when the dtype is not T's.
-  template <class T> TrainResult<std::vector<T>> values() const {
+  template <class T> Result<std::vector<T>, TrainError> values() const {
     if (dtype != dtype_of<T>())
       return mismatch_error({}, std::string("tensor '") + name + "' has dtype " +
                                     dtype_name(dtype) + ", expected " + dtype_name(dtype_of<T>()));
@@ -142,19 +142,19 @@ struct SafetensorsLayout {
 
 /// Plans a file: checks names (non-empty, unique, not "__metadata__") and
 /// that each tensor's byte count matches its dtype and shape.
-TrainResult<SafetensorsLayout> layout_safetensors(const SafetensorsFile& file);
+Result<SafetensorsLayout, TrainError> layout_safetensors(const SafetensorsFile& file);
 
 /// The whole file in memory.
-TrainResult<std::vector<std::byte>> encode_safetensors(const SafetensorsFile& file);
+Result<std::vector<std::byte>, TrainError> encode_safetensors(const SafetensorsFile& file);
 
 /// Parses and validates a whole file held in memory; `file_name` labels errors.
-TrainResult<SafetensorsFile> decode_safetensors(std::span<const std::byte> data,
+Result<SafetensorsFile, TrainError> decode_safetensors(std::span<const std::byte> data,
                                                 const std::string& file_name);
 
 /// Writes atomically (temporary file, fsync, rename, fsync of the directory).
-TrainStatus write_safetensors(const std::filesystem::path& path, const SafetensorsFile& file);
+Status<TrainError> write_safetensors(const std::filesystem::path& path, const SafetensorsFile& file);
 
 /// Reads and validates a file.
-TrainResult<SafetensorsFile> read_safetensors(const std::filesystem::path& path);
+Result<SafetensorsFile, TrainError> read_safetensors(const std::filesystem::path& path);
 
 } // namespace plastic::rt
