@@ -21,8 +21,8 @@ namespace {
 
 // Reads trained parameters into theta, refusing those of another model.
 template <class T>
-std::optional<AppError> load_parameters(const plastic_model& m, const std::string& where,
-                                        std::vector<T>& theta) {
+Status<AppError> load_parameters(const plastic_model& m, const std::string& where,
+                                 std::vector<T>& theta) {
   std::filesystem::path path(where);
   if (std::filesystem::is_directory(path)) path /= "model.safetensors";
   auto file = read_safetensors(path);
@@ -39,14 +39,14 @@ std::optional<AppError> load_parameters(const plastic_model& m, const std::strin
                                              path.string());
       !s)
     return AppError{1, s.describe()};
-  return std::nullopt;
+  return {};
 }
 
 template <class T> int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* csv) {
   std::vector<T> theta;
-  if (auto e = load_parameters<T>(m, r.parameters, theta)) {
-    fmt::print(stderr, "plastic: {}\n", e->message);
-    return e->exit_code;
+  if (Status<AppError> s = load_parameters<T>(m, r.parameters, theta); !s) {
+    fmt::print(stderr, "plastic: {}\n", s.error().message);
+    return s.error().exit_code;
   }
   auto data = open_model_data(m, r.run);
   if (!data) {
