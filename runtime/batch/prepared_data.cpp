@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
-#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -56,21 +55,26 @@ Status<SolveFailure> prepare_sample(const InputPlan& in, const TargetPlan& tp, c
   out.t0 = times.front();
   out.t_end = times.back();
   const int c = static_cast<int>(channels);
-  try {
-    out.paths.clear();
-    for (Interpolation scheme : in.paths)
-      out.paths.push_back(make_path(scheme, times, s.values, c));
-    out.logsigs.clear();
-    for (size_t k = 0; k < in.logsigs.size(); ++k) {
-      const LogSigBuild& b = in.logsigs[k];
-      if (!engines[k]) engines[k] = std::make_unique<LogSignature>(c, b.depth);
-      LogSigOptions lo;
-      lo.depth = b.depth;
-      lo.step = b.step;
-      out.logsigs.emplace_back(times, s.values, c, lo, *engines[k]);
+  out.paths.clear();
+  for (Interpolation scheme : in.paths) {
+    Result<CubicPath, PathError> path = make_path(scheme, times, s.values, c);
+    if (!path) return fail(path.error().describe());
+    out.paths.push_back(std::move(path).value());
+  }
+  out.logsigs.clear();
+  for (size_t k = 0; k < in.logsigs.size(); ++k) {
+    const LogSigBuild& b = in.logsigs[k];
+    if (!engines[k]) {
+      Result<LogSignature, PathError> engine = LogSignature::make(c, b.depth);
+      if (!engine) return fail(engine.error().describe());
+      engines[k] = std::make_unique<LogSignature>(std::move(engine).value());
     }
-  } catch (const std::invalid_argument& e) {
-    return fail(e.what());
+    LogSigOptions lo;
+    lo.depth = b.depth;
+    lo.step = b.step;
+    Result<LogSigPath, PathError> driver = LogSigPath::make(times, s.values, c, lo, *engines[k]);
+    if (!driver) return fail(driver.error().describe());
+    out.logsigs.push_back(std::move(driver).value());
   }
 
   out.statics.assign(static_cast<size_t>(in.statics), 0.0);

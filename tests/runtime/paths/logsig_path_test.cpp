@@ -40,7 +40,7 @@ TEST_CASE("windows of step samples; the last one shorter", "[logsig][driver]") {
   LogSigOptions o;
   o.depth = 3;
   o.step = 4;  // windows [0,4], [4,8], [8,10]
-  const LogSigPath path(s.t, s.x, c, o);
+  const LogSigPath path = LogSigPath::make(s.t, s.x, c, o).value();
   REQUIRE(path.windows() == 3);
   REQUIRE(path.channels() == 5);  // β(2, 3)
   CHECK(path.knots()[0] == s.t[0]);
@@ -67,9 +67,9 @@ TEST_CASE("windows of step samples; the last one shorter", "[logsig][driver]") {
   }
   // With step dividing n-1 no window is short.
   o.step = 5;
-  CHECK(LogSigPath(s.t, s.x, c, o).windows() == 2);
+  CHECK(LogSigPath::make(s.t, s.x, c, o).value().windows() == 2);
   o.step = 100;  // one window holding everything
-  CHECK(LogSigPath(s.t, s.x, c, o).windows() == 1);
+  CHECK(LogSigPath::make(s.t, s.x, c, o).value().windows() == 1);
 }
 
 TEST_CASE("depth 1, step 1 reduces to the linear-interpolation derivative", "[logsig][driver]") {
@@ -79,8 +79,8 @@ TEST_CASE("depth 1, step 1 reduces to the linear-interpolation derivative", "[lo
   const auto s = random_series(n, c, 2);
   LogSigOptions o;
   o.depth = 1;
-  const LogSigPath drv(s.t, s.x, c, o);
-  const CubicPath lin = linear_path(s.t, s.x, c);
+  const LogSigPath drv = LogSigPath::make(s.t, s.x, c, o).value();
+  const CubicPath lin = linear_path(s.t, s.x, c).value();
   std::vector<double> a(c), b(c), va(c), vb(c);
   for (double t = s.t[0] - 0.3; t < s.t.back() + 0.3; t += 0.037) {
     drv.derivative(t, a.data());
@@ -100,7 +100,7 @@ TEST_CASE("x is continuous and integrates dx; Side picks the window at boundarie
   LogSigOptions o;
   o.depth = 2;
   o.step = 3;
-  const LogSigPath path(s.t, s.x, c, o);
+  const LogSigPath path = LogSigPath::make(s.t, s.x, c, o).value();
   const int beta = path.channels();
   std::vector<double> left(beta), right(beta), dl(beta), dr(beta), total(beta, 0.0);
   for (int i = 1; i < path.windows(); ++i) {
@@ -129,9 +129,9 @@ TEST_CASE("time rescaling scales dx and leaves the log-signatures alone", "[logs
   LogSigOptions o;
   o.depth = 3;
   o.step = 2;
-  const LogSigPath a(s.t, s.x, c, o);
+  const LogSigPath a = LogSigPath::make(s.t, s.x, c, o).value();
   for (double& t : s.t) t = 3.0 * t + 1.0;
-  const LogSigPath b(s.t, s.x, c, o);
+  const LogSigPath b = LogSigPath::make(s.t, s.x, c, o).value();
   std::vector<double> da(a.channels()), db(b.channels());
   for (int i = 0; i < a.windows(); ++i) {
     for (int k = 0; k < a.channels(); ++k) CHECK(a.window_logsig(i)[k] == b.window_logsig(i)[k]);
@@ -151,7 +151,7 @@ TEST_CASE("missing values are forward-filled before the log-signatures", "[logsi
   LogSigOptions o;
   o.depth = 2;
   o.step = 4;
-  const LogSigPath path(t, x, 2, o);
+  const LogSigPath path = LogSigPath::make(t, x, 2, o).value();
   REQUIRE(path.windows() == 1);
   // Filled path (1,0) (1,1) (1,2) (4,3) (4,4): depth-2 word 01 is the Lévy
   // area ½∫(x0 - x0(0)) dx1 - (x1 - x1(0)) dx0; only segment (1,2)→(4,3)
@@ -163,10 +163,10 @@ TEST_CASE("missing values are forward-filled before the log-signatures", "[logsi
 
   // A supplied leading fill (e.g. the dataset mean) replaces the back-fill.
   o.leading_fill = {-2.0, 0.0};
-  const LogSigPath with_mean(t, x, 2, o);
+  const LogSigPath with_mean = LogSigPath::make(t, x, 2, o).value();
   CHECK(with_mean.window_logsig(0)[0] == Approx(6.0));  // 4 - (-2)
   o.leading_fill = {1.0};
-  CHECK_THROWS_AS(LogSigPath(t, x, 2, o), std::invalid_argument);
+  CHECK(LogSigPath::make(t, x, 2, o).describe() == "leading_fill has 1 values for 2 channels");
 }
 
 TEST_CASE("prepend_time adds the time channel; lanes fill works on drivers", "[logsig][driver][lanes]") {
@@ -177,7 +177,7 @@ TEST_CASE("prepend_time adds the time channel; lanes fill works on drivers", "[l
   o.step = 3;
   o.prepend_time = true;
   LogSignature engine(2, 2);
-  const LogSigPath a(s.t, s.x, c, o, engine);
+  const LogSigPath a = LogSigPath::make(s.t, s.x, c, o, engine).value();
   REQUIRE(a.input_channels() == 2);
   REQUIRE(a.channels() == 3);
   // Depth-1 time coordinate: the window length, so dx_time = 1.
@@ -185,7 +185,7 @@ TEST_CASE("prepend_time adds the time channel; lanes fill works on drivers", "[l
   a.derivative(0.5 * (s.t[0] + s.t[3]), dx.data());
   CHECK(dx[0] == Approx(1.0).margin(1e-14));
 
-  const LogSigPath b(s.t, std::vector<double>(s.x.rbegin(), s.x.rend()), c, o, engine);
+  const LogSigPath b = LogSigPath::make(s.t, std::vector<double>(s.x.rbegin(), s.x.rend()), c, o, engine).value();
   const std::vector<const LogSigPath*> lanes{&a, &b};
   std::vector<double> buf(3 * 2);
   const double t = 0.5 * (s.t[4] + s.t[5]);
@@ -195,5 +195,7 @@ TEST_CASE("prepend_time adds the time channel; lanes fill works on drivers", "[l
   for (int k = 0; k < 3; ++k) CHECK(buf[k * 2 + 1] == one[k]);
 
   LogSignature wrong(1, 2);
-  CHECK_THROWS_AS(LogSigPath(s.t, s.x, c, o, wrong), std::invalid_argument);
+  const auto mismatched = LogSigPath::make(s.t, s.x, c, o, wrong);
+  REQUIRE_FALSE(mismatched.ok());
+  CHECK(mismatched.error().message.find("log-signature engine is for d=1") != std::string::npos);
 }

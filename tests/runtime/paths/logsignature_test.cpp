@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/logsig/logsignature.h"
+#include "runtime/support/internal_error.h"
 
 using namespace plastic::rt;
 
@@ -223,15 +224,17 @@ TEST_CASE("modes agree: words = Lyndon entries of expand; brackets rebuild the l
   check_close(full, rebuilt, 1e-12);
 }
 
-TEST_CASE("a single point has zero log-signature; bad input throws", "[logsig]") {
+TEST_CASE("a single point has zero log-signature; bad input is refused", "[logsig]") {
   const std::vector<double> one{1.0, 2.0};
   const auto ls = logsig(one, 2, 3);
   for (double v : ls) CHECK(v == 0.0);
   LogSignature engine(2, 2);
   std::vector<double> out(engine.size());
   const std::vector<double> ragged{1.0, 2.0, 3.0};
-  CHECK_THROWS_AS(engine.compute(ragged, out.data()), std::invalid_argument);
-  CHECK_THROWS_AS(LogSignature(0, 2), std::invalid_argument);
+  CHECK_THROWS_AS(engine.compute(ragged, out.data()), plastic::InternalError);  // LogSigPath never does this
+  const auto no_channels = LogSignature::make(0, 2);
+  REQUIRE_FALSE(no_channels.ok());
+  CHECK(no_channels.error().message == "tensor algebra needs >= 1 channel, got 0");
   CHECK(parse_logsig_mode("words") == LogSigMode::words);
   CHECK(!parse_logsig_mode("lyndon").has_value());
 }
