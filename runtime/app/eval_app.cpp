@@ -11,8 +11,8 @@
 #include "runtime/app/model_data.h"
 #include "runtime/app/model_hash.h"
 #include "runtime/batch/predict.h"
-#include "runtime/train/param_table.h"
-#include "runtime/train/safetensors.h"
+#include "runtime/io/param_table.h"
+#include "runtime/io/safetensors.h"
 #include "runtime/train/state_tensors.h"
 
 namespace plastic::rt {

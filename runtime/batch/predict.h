@@ -23,7 +23,7 @@
 
 #include "runtime/batch/batch_options.h"
 #include "runtime/batch/prepared_data.h"
-#include "runtime/train/plateau.h"
+#include "runtime/support/metric_mode.h"
 
 namespace plastic::rt {
 

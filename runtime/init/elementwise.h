@@ -9,8 +9,8 @@
 #include <span>
 
 #include "runtime/abi.h"
-#include "runtime/train/error.h"
-#include "runtime/train/rng.h"
+#include "runtime/support/train_error.h"
+#include "runtime/support/rng.h"
 
 namespace plastic::rt::init_detail {
 

@@ -18,7 +18,7 @@
 #include "runtime/init/orthogonal.h"
 #include "runtime/init/param_dims.h"
 #include "runtime/init/stability_informed.h"
-#include "runtime/train/rng.h"
+#include "runtime/support/rng.h"
 
 namespace plastic::rt {
 

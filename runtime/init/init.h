@@ -10,7 +10,7 @@
 // Guarantees:
 //  * Deterministic for a seed and independent of thread count and of the
 //    order in which parameters are processed: each parameter draws from its
-//    own Philox stream (runtime/train/rng.h) keyed by the seed and a hash of
+//    own Philox stream (runtime/support/rng.h) keyed by the seed and a hash of
 //    its name (joint groups: of the group id), so adding or resizing one
 //    parameter leaves the values of every other parameter unchanged.
 //  * All arithmetic is in double; values are rounded to T once, at the end.
@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "runtime/abi.h"
-#include "runtime/train/error.h"
+#include "runtime/support/train_error.h"
 
 namespace plastic::rt {
 

@@ -31,8 +31,8 @@
 
 #include "runtime/abi.h"
 #include "runtime/init/init.h"
-#include "runtime/train/error.h"
-#include "runtime/train/rng.h"
+#include "runtime/support/train_error.h"
+#include "runtime/support/rng.h"
 
 namespace plastic::rt::init_detail {
 

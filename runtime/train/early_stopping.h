@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runtime/train/error.h"
+#include "runtime/support/train_error.h"
 #include "runtime/train/plateau.h"
 
 namespace plastic::rt {

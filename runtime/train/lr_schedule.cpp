@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "runtime/train/json_util.h"
+#include "runtime/support/json_util.h"
 #include "runtime/train/plateau.h"
 
 namespace plastic::rt {

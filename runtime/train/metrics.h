@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <span>
 
-#include "runtime/train/error.h"
+#include "runtime/support/train_error.h"
 
 namespace plastic::rt {
 

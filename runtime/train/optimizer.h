@@ -22,7 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runtime/train/error.h"
+#include "runtime/support/train_error.h"
 
 namespace plastic::rt {
 

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "runtime/train/json_util.h"
+#include "runtime/support/json_util.h"
 
 namespace plastic::rt {
 

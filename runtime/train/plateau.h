@@ -14,12 +14,10 @@
 // the validation loss — PlateauOptions::neural_rde().
 #pragma once
 
+#include "runtime/support/metric_mode.h"
 #include "runtime/train/lr_schedule.h"
 
 namespace plastic::rt {
-
-/// Whether smaller or larger monitored values are better.
-enum class MetricMode { Min, Max };
 
 /// How the improvement threshold is measured.
 enum class ThresholdMode { Rel, Abs };

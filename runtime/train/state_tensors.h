@@ -14,10 +14,10 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/train/error.h"
+#include "runtime/support/train_error.h"
 #include "runtime/train/optimizer.h"
-#include "runtime/train/param_table.h"
-#include "runtime/train/safetensors.h"
+#include "runtime/io/param_table.h"
+#include "runtime/io/safetensors.h"
 
 namespace plastic::rt {
 

@@ -9,15 +9,15 @@
 
 #include <fmt/format.h>
 
-#include "runtime/train/atomic_file.h"
-#include "runtime/train/checkpoint.h"
+#include "runtime/io/atomic_file.h"
+#include "runtime/io/checkpoint.h"
 #include "runtime/train/clip.h"
 #include "runtime/train/early_stopping.h"
-#include "runtime/train/interrupt.h"
-#include "runtime/train/json_util.h"
+#include "runtime/support/interrupt.h"
+#include "runtime/support/json_util.h"
 #include "runtime/train/lr_schedule.h"
-#include "runtime/train/plot.h"
-#include "runtime/train/progress.h"
+#include "runtime/io/plot.h"
+#include "runtime/io/progress.h"
 #include "runtime/train/state_tensors.h"
 
 namespace plastic::rt {

@@ -28,12 +28,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runtime/train/epoch_log.h"
-#include "runtime/train/error.h"
+#include "runtime/io/epoch_log.h"
+#include "runtime/support/train_error.h"
 #include "runtime/train/optimizer.h"
-#include "runtime/train/param_table.h"
+#include "runtime/io/param_table.h"
 #include "runtime/train/plateau.h"
-#include "runtime/train/rng.h"
+#include "runtime/support/rng.h"
 
 namespace plastic::rt {
 

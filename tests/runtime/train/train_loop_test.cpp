@@ -8,12 +8,12 @@
 #include <fstream>
 #include <numeric>
 
-#include "runtime/train/checkpoint.h"
+#include "runtime/io/checkpoint.h"
 #include "runtime/train/lr_schedule.h"
 #include "runtime/train/metrics.h"
-#include "runtime/train/plot.h"
+#include "runtime/io/plot.h"
 #include "runtime/train/train_loop.h"
-#include "tests/runtime/train/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 using namespace plastic::rt;
 using plastic::rt::test::TempDir;

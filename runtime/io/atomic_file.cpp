@@ -1,5 +1,5 @@
 // Crash-safe file replacement with POSIX calls (write, fsync, rename).
-#include "runtime/train/atomic_file.h"
+#include "runtime/io/atomic_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

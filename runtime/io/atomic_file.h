@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/train/error.h"
+#include "runtime/support/train_error.h"
 
 namespace plastic::rt {
 

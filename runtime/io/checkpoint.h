@@ -25,8 +25,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runtime/train/error.h"
-#include "runtime/train/safetensors.h"
+#include "runtime/support/train_error.h"
+#include "runtime/io/safetensors.h"
 
 namespace plastic::rt {
 

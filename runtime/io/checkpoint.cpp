@@ -1,5 +1,5 @@
 // Checkpoint directories (file layout and crash-safety argument in checkpoint.h).
-#include "runtime/train/checkpoint.h"
+#include "runtime/io/checkpoint.h"
 
 #include <algorithm>
 #include <cstring>
@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "runtime/train/atomic_file.h"
-#include "runtime/train/json_util.h"
+#include "runtime/io/atomic_file.h"
+#include "runtime/support/json_util.h"
 
 namespace plastic::rt {
 

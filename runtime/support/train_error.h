@@ -3,9 +3,12 @@
 // Checkpoints, logs and plots touch the file system, and a training run must
 // never die on a bad file: every fallible call returns a Status<TrainError>
 // or a Result<V, TrainError> (runtime/support/result.h) whose error names the
-// file, says what is wrong with it and, where one is known, what to do. Nothing in runtime/train throws across its
-// public API (nlohmann::json is used with exceptions disabled or caught at
-// the boundary).
+// file, says what is wrong with it and, where one is known, what to do. The
+// same error serves optimisers and schedules (runtime/train), files
+// (runtime/io), initialisation (runtime/init) and RNG states, so it lives
+// here. Nothing in those folders throws across its public API
+// (nlohmann::json is used with exceptions disabled or caught at the
+// boundary).
 #pragma once
 
 #include <string>

@@ -5,7 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "runtime/train/interrupt.h"
+#include "runtime/support/interrupt.h"
 
 using namespace plastic::rt;
 

@@ -1,5 +1,5 @@
 // JSONL epoch log and the summary table.
-#include "runtime/train/epoch_log.h"
+#include "runtime/io/epoch_log.h"
 
 #include <cerrno>
 #include <cmath>
@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "runtime/train/json_util.h"
+#include "runtime/support/json_util.h"
 
 namespace plastic::rt {
 

@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/train/error.h"
+#include "runtime/support/train_error.h"
 
 namespace plastic::rt {
 

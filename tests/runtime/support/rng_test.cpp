@@ -6,7 +6,7 @@
 #include <set>
 #include <vector>
 
-#include "runtime/train/rng.h"
+#include "runtime/support/rng.h"
 
 using namespace plastic::rt;
 

@@ -1,5 +1,5 @@
 // Describing training-utility failures.
-#include "runtime/train/error.h"
+#include "runtime/support/train_error.h"
 
 #include <system_error>
 

@@ -1,5 +1,5 @@
 // Building and checking parameter tables.
-#include "runtime/train/param_table.h"
+#include "runtime/io/param_table.h"
 
 #include <algorithm>
 #include <limits>

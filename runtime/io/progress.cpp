@@ -1,5 +1,5 @@
 // The progress bar (behaviour in progress.h).
-#include "runtime/train/progress.h"
+#include "runtime/io/progress.h"
 
 #include <sys/ioctl.h>
 #include <unistd.h>

@@ -1,5 +1,5 @@
 // Learning-curve plots through gnuplot (behaviour in plot.h).
-#include "runtime/train/plot.h"
+#include "runtime/io/plot.h"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -14,7 +14,7 @@
 
 #include <fmt/format.h>
 
-#include "runtime/train/atomic_file.h"
+#include "runtime/io/atomic_file.h"
 
 extern char** environ;
 

@@ -29,7 +29,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "runtime/train/error.h"
+#include "runtime/support/train_error.h"
 
 namespace plastic::rt {
 

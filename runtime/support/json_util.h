@@ -1,4 +1,4 @@
-// JSON helpers shared by the training utilities.
+// JSON helpers shared by the training utilities (runtime/io, runtime/train).
 //
 // JSON has no inf or NaN, yet a best-so-far loss starts at +inf and a
 // missing validation metric is NaN; nlohmann::json would write both as null

@@ -5,8 +5,8 @@
 #include <fstream>
 #include <vector>
 
-#include "runtime/train/plot.h"
-#include "tests/runtime/train/temp_dir.h"
+#include "runtime/io/plot.h"
+#include "tests/support/temp_dir.h"
 
 using namespace plastic::rt;
 using plastic::rt::test::TempDir;

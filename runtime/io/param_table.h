@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "runtime/abi.h"
-#include "runtime/train/error.h"
+#include "runtime/support/train_error.h"
 
 namespace plastic::rt {
 

@@ -1,5 +1,5 @@
 // Philox4x32-10 and the distributions on top of it (see rng.h).
-#include "runtime/train/rng.h"
+#include "runtime/support/rng.h"
 
 #include <charconv>
 #include <cmath>

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <string>
 
-#include "runtime/train/progress.h"
+#include "runtime/io/progress.h"
 
 using namespace plastic::rt;
 

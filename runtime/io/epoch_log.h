@@ -19,8 +19,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runtime/train/error.h"
-#include "runtime/train/plateau.h"
+#include "runtime/support/metric_mode.h"
+#include "runtime/support/train_error.h"
 
 namespace plastic::rt {
 

@@ -11,11 +11,11 @@
 #include <thread>
 
 #include "runtime/train/adam.h"
-#include "runtime/train/checkpoint.h"
-#include "runtime/train/param_table.h"
-#include "runtime/train/rng.h"
+#include "runtime/io/checkpoint.h"
+#include "runtime/io/param_table.h"
+#include "runtime/support/rng.h"
 #include "runtime/train/state_tensors.h"
-#include "tests/runtime/train/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 using namespace plastic::rt;
 using plastic::rt::test::TempDir;

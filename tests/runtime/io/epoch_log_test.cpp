@@ -4,8 +4,8 @@
 #include <cmath>
 #include <fstream>
 
-#include "runtime/train/epoch_log.h"
-#include "tests/runtime/train/temp_dir.h"
+#include "runtime/io/epoch_log.h"
+#include "tests/support/temp_dir.h"
 
 using namespace plastic::rt;
 using plastic::rt::test::TempDir;

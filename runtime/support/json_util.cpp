@@ -1,5 +1,5 @@
 // Non-finite doubles in JSON.
-#include "runtime/train/json_util.h"
+#include "runtime/support/json_util.h"
 
 #include <cmath>
 #include <limits>

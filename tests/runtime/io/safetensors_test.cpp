@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "runtime/train/rng.h"
-#include "runtime/train/safetensors.h"
-#include "tests/runtime/train/temp_dir.h"
+#include "runtime/support/rng.h"
+#include "runtime/io/safetensors.h"
+#include "tests/support/temp_dir.h"
 
 using namespace plastic::rt;
 using plastic::rt::test::TempDir;

@@ -1,5 +1,5 @@
 // safetensors encoding and validating decoding (format notes in safetensors.h).
-#include "runtime/train/safetensors.h"
+#include "runtime/io/safetensors.h"
 
 #include <algorithm>
 #include <limits>
@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "runtime/train/atomic_file.h"
-#include "runtime/train/param_table.h"
+#include "runtime/io/atomic_file.h"
+#include "runtime/io/param_table.h"
 
 namespace plastic::rt {
 

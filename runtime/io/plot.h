@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/train/epoch_log.h"
-#include "runtime/train/error.h"
+#include "runtime/io/epoch_log.h"
+#include "runtime/support/train_error.h"
 
 namespace plastic::rt {
 

@@ -1,5 +1,5 @@
 // SIGINT/SIGTERM to a polled flag (behaviour in interrupt.h).
-#include "runtime/train/interrupt.h"
+#include "runtime/support/interrupt.h"
 
 #include <unistd.h>
 
