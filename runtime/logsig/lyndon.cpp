@@ -6,14 +6,13 @@
 
 #include <algorithm>
 #include <map>
-#include <stdexcept>
 
-#include <fmt/format.h>
+#include "runtime/support/internal_error.h"
 
 namespace plastic::rt {
 
 int mobius(int n) {
-  if (n < 1) throw std::invalid_argument(fmt::format("mobius({}) is undefined", n));
+  PLASTIC_CHECK(n >= 1, "mobius({}) is undefined", n);
   return support::mobius(n);
 }
 
@@ -25,9 +24,10 @@ std::int64_t ipow(std::int64_t base, int exp) {
   return r;
 }
 
+// Callers check channels and depth first (input plans, check_tensor_shape).
 void check_args(int channels, int depth) {
-  if (channels < 1) throw std::invalid_argument(fmt::format("log-signature needs >= 1 channel, got {}", channels));
-  if (depth < 1) throw std::invalid_argument(fmt::format("log-signature depth must be >= 1, got {}", depth));
+  PLASTIC_CHECK(channels >= 1, "log-signature needs >= 1 channel, got {}", channels);
+  PLASTIC_CHECK(depth >= 1, "log-signature depth must be >= 1, got {}", depth);
 }
 
 // True if `w` is a Lyndon word: strictly smaller than each proper suffix.
@@ -92,9 +92,9 @@ LyndonBasis::LyndonBasis(int channels, int depth) : channels_(channels), depth_(
   level_begin_[0] = 0;
   for (std::size_t k = level_begin_.size() - 1; k-- > 1;)  // empty levels (d = 1) start where the next does
     level_begin_[k] = std::min(level_begin_[k], level_begin_[k + 1]);
-  if (static_cast<std::int64_t>(size()) != logsig_dim(channels, depth))
-    throw std::logic_error(fmt::format("internal error in Plastic: {} Lyndon words for d={}, N={}, expected {}",
-                                       size(), channels, depth, logsig_dim(channels, depth)));
+  PLASTIC_CHECK(static_cast<std::int64_t>(size()) == logsig_dim(channels, depth),
+                "{} Lyndon words for d={}, N={}, expected {}", size(), channels, depth,
+                logsig_dim(channels, depth));
 }
 
 std::size_t LyndonBasis::find(std::span<const int> letters) const {
