@@ -59,10 +59,6 @@ struct ModelKernels {
 ModelKernels build_kernels(const model::ModelFunctions& fns, const ModelLayout& layout, loops::ElemType type,
                            int lanes, const std::string& prefix);
 
-/// The IR function of role `role` among fns' primal, derived and step
-/// functions; nullptr if absent.
-const ir::Function* find_function(const model::ModelFunctions& fns, std::string_view role);
-
 namespace detail {
 // One builder per kernel family (kernels_*.cpp); each returns false when the
 // model has nothing for that kernel.
