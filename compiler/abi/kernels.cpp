@@ -8,8 +8,9 @@ namespace plastic::abi {
 
 std::string_view kernel_name(KernelId id) {
   static constexpr std::string_view names[kKernelCount] = {
-      "init_state", "init_state_vjp", "field", "field_vjp", "adjoint_field", "step", "step_vjp",
-      "step_adaptive", "output", "output_vjp", "loss", "loss_vjp", "jump", "jump_vjp"};
+#define PLASTIC_ABI_KERNEL(name, Id) #name,
+#include "runtime/abi_kernels.def"
+  };
   return names[static_cast<int>(id)];
 }
 
@@ -17,11 +18,9 @@ ModelKernels build_kernels(const model::ModelFunctions& fns, const ModelLayout& 
                            const std::string& prefix) {
   using Builder = bool (*)(const detail::KernelContext&, loops::Function&);
   static constexpr Builder builders[kKernelCount] = {
-      detail::build_init_state, detail::build_init_state_vjp, detail::build_field,
-      detail::build_field_vjp,  detail::build_adjoint_field,  detail::build_step,
-      detail::build_step_vjp,   detail::build_step_adaptive,  detail::build_output,
-      detail::build_output_vjp, detail::build_loss,           detail::build_loss_vjp,
-      detail::build_jump,       detail::build_jump_vjp};
+#define PLASTIC_ABI_KERNEL(name, Id) detail::build_##name,
+#include "runtime/abi_kernels.def"
+  };
   detail::KernelContext k{fns, layout, type, lanes, prefix};
   ModelKernels out;
   out.module.name = prefix.empty() ? layout.name : prefix + "module";
