@@ -1,6 +1,7 @@
 // Kernels of the initial state and the vector field: init_state and its VJP,
 // field, field_vjp and the continuous adjoint system (see kernels.h for the
 // choices the ABI leaves open).
+#include "compiler/autodiff/names.h"
 #include "compiler/loops/error.h"
 #include "compiler/abi/kernel_util.h"
 
@@ -101,15 +102,17 @@ bool build_adjoint_field(const KernelContext& k, loops::Function& out) {
            [&](loops::Index i) { b.store(dtheta.buffer, i, b.constant(0)); });
   }
   std::map<std::string, Place> plain = state_outputs(L, dz);
-  for (auto& [name, p] : state_outputs(L, da, "adj.")) plain[name] = p;
+  const std::string adj_prefix(ad::prefix(ad::Derived::AdjointRate));
+  for (auto& [name, p] : state_outputs(L, da, adj_prefix)) plain[name] = p;
   GradEnv g;  // adj.<param> are the field's -a^T df/dtheta: summed into dtheta
   const ir::Function& adj = need(k, model::FnKind::AdjointSystem);
   std::vector<loopgen::InputBinding> in = bind_inputs(adj, env);
   std::vector<loopgen::OutputBinding> outs = bind_outputs(adj, env, g, plain);
   for (size_t i = 0; i < adj.outputs().size(); ++i) {
     const std::string& name = adj.outputs()[i].name;
-    if (name.rfind("adj.", 0) != 0) continue;
-    if (const ParamEntry* p = L.param(name.substr(4)); p && dtheta.valid())
+    std::optional<std::string_view> of = ad::derived_from(ad::Derived::AdjointRate, name);
+    if (!of) continue;
+    if (const ParamEntry* p = L.param(*of); p && dtheta.valid())
       outs[i] = loopgen::OutputBinding::to(dtheta.buffer, p->c.offset, loops::StoreMode::AddLaneSum);
   }
   loopgen::emit_function(b, adj, in, outs);

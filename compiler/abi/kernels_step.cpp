@@ -3,6 +3,7 @@
 // FSAL are handled).
 #include <fmt/format.h>
 
+#include "compiler/autodiff/names.h"
 #include "compiler/loops/error.h"
 #include "compiler/abi/kernel_util.h"
 #include "runtime/solvers/tableau.h"
@@ -121,7 +122,8 @@ bool build_step_adaptive(const KernelContext& k, loops::Function& out) {
   Place k_last = varying(b, "k_last", L.n_state, kNullableOut);
   b.scratch_param();
   std::map<std::string, Place> plain = state_outputs(L, z1);
-  for (auto& [name, p] : state_outputs(L, err, "err.")) plain[name] = p;
+  const std::string err_prefix(ad::prefix(ad::Derived::ErrorEstimate));
+  for (auto& [name, p] : state_outputs(L, err, err_prefix)) plain[name] = p;
   emit(b, s.step.fn, env, {}, plain);
   if (tab->fsal) {
     // k_last = f(t + h, z1, u_stages[s-1]).
