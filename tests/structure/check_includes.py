@@ -47,10 +47,10 @@ ALLOWED = {
     'compiler/loops': ['runtime/support'],
     'compiler/loopgen': ['compiler/ir', 'compiler/loops', 'runtime/support'],
     'compiler/abi': ['dsl', 'compiler/ir', 'compiler/autodiff', 'compiler/irgen', 'compiler/model',
-                     'compiler/loops', 'compiler/loopgen', 'runtime/abi.h', 'runtime/solvers/tableau.h',
-                     'runtime/support'],
+                     'compiler/loops', 'compiler/loopgen', 'runtime/abi.h', 'runtime/abi_kernels.def',
+                     'runtime/solvers/tableau.h', 'runtime/support'],
     'compiler/backend': ['compiler/ir', 'compiler/model', 'compiler/loops', 'compiler/abi',
-                         'runtime/abi.h', 'runtime/support', '<llvm', '<clang'],
+                         'runtime/abi.h', 'runtime/abi_kernels.def', 'runtime/support', '<llvm', '<clang'],
     'compiler/driver': ['dsl', 'compiler', 'runtime'],
 }
 CHECKED_ROOTS = ('dsl', 'compiler', 'runtime')
