@@ -113,10 +113,10 @@ Status<SolveFailure> check_kernels(const plastic_model& m, const SolverOptions& 
 }
 
 uint64_t max_scratch_bytes(const plastic_model& m) {
-  const plastic_scratch_sizes& s = m.scratch;
-  return std::max({s.init_state, s.init_state_vjp, s.field, s.field_vjp, s.adjoint_field, s.step,
-                   s.step_vjp, s.step_adaptive, s.output, s.output_vjp, s.loss, s.loss_vjp, s.jump,
-                   s.jump_vjp});
+  uint64_t most = 0;
+#define PLASTIC_ABI_KERNEL(name, Id) most = std::max(most, m.scratch.name);
+#include "runtime/abi_kernels.def"
+  return most;
 }
 
 } // namespace plastic::rt
