@@ -15,8 +15,8 @@ namespace plastic::driver {
 enum ExitCode { kOk = 0, kInputError = 1, kUsageError = 2, kInternalError = 3 };
 
 struct CommonOptions {
-  std::map<std::string, double> overrides;  ///< --set name=value
-  bool color = false;                       ///< colour diagnostics (a terminal)
+  std::map<std::string, double> overrides; ///< --set name=value
+  bool color = false;                      ///< colour diagnostics (a terminal)
 };
 
 /// `plastic check FILE…`: check models and print a summary of each.
@@ -31,12 +31,12 @@ int run_gradcheck(const std::vector<std::string>& files, double tolerance, uint6
                   const CommonOptions& common);
 
 /// `plastic emit --loops|--llvm [--opt] FILE`: the ABI kernels as loop IR or LLVM IR.
-int run_emit_kernels(const std::string& file, const std::string& stage, bool optimized, const std::string& dtype,
-                     const CommonOptions& common);
+int run_emit_kernels(const std::string& file, const std::string& stage, bool optimized,
+                     const std::string& dtype, const CommonOptions& common);
 
 /// `plastic build FILE --emit-obj -o OUT`: OUT.o (kernels + model table) and OUT.h.
-int run_build(const std::string& file, const std::string& out, bool emit_obj, const std::string& dtype,
-              const CommonOptions& common);
+int run_build(const std::string& file, const std::string& out, bool emit_obj,
+              const std::string& dtype, const CommonOptions& common);
 
 /// `plastic bench-kernels FILE`: time and GFLOP/s of every kernel on random data.
 int run_bench_kernels(const std::string& file, const std::string& dtype, double min_seconds,
@@ -45,4 +45,4 @@ int run_bench_kernels(const std::string& file, const std::string& dtype, double 
 /// Expands directories into the `*.ode` files below them (sorted).
 std::vector<std::string> expand_model_paths(const std::vector<std::string>& paths);
 
-}  // namespace plastic::driver
+} // namespace plastic::driver
