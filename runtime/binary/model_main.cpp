@@ -105,7 +105,8 @@ nlohmann::ordered_json describe(const plastic_model& m, const nlohmann::json& in
 std::string key_values(const nlohmann::json& object) {
   std::string s;
   for (auto it = object.begin(); it != object.end(); ++it)
-    s += fmt::format("{}{}={}", s.empty() ? "" : " ", it.key(), it.value().dump());
+    s += fmt::format("{}{}={}", s.empty() ? "" : " ", it.key(),
+                     it.value().is_number() ? fmt::format("{:g}", it.value().get<double>()) : it.value().dump());
   return s.empty() ? "(none)" : s;
 }
 
@@ -122,7 +123,9 @@ void print_info(const plastic_model& m, const nlohmann::ordered_json& j) {
              s.rtol > 0 ? fmt::format("rtol {:g} atol {:g}", s.rtol, s.atol) : fmt::format("step {:g}", s.step));
   fmt::print("gradient    {}\n", gradient_name(m.gradient.kind));
   fmt::print("dtype       {}, {} lanes per tile\n", dtype_name(m.dtype), m.lanes);
-  fmt::print("target      {}\n", j["target"].value("description", "(not recorded)"));
+  // The feature list is long; `info --json` has it whole.
+  const std::string target = j["target"].value("description", "(not recorded)");
+  fmt::print("target      {}\n", target.substr(0, target.find(", features")));
   fmt::print("sizes       state {}, input {}, outputs {}, targets {}\n", m.n_state, m.n_input, m.n_outputs,
              m.n_targets);
   fmt::print("parameters  {} in {} tensors\n", m.n_params, m.n_param_entries);
