@@ -41,3 +41,23 @@ $<TARGET_FILE:plastic_runtime>
 ${PLASTIC_MODEL_FMT}
 ${_plastic_link_flags_text}
 ")
+
+# The installed tree: `cmake --install build --prefix P` puts `plastic` in
+# P/bin and the libraries with a manifest of relative names in P/lib/plastic,
+# where the driver looks when it runs from P/bin.
+if(TARGET plastic_fmt_static)
+  set(_plastic_install_fmt "$<TARGET_FILE_NAME:plastic_fmt_static>")
+  install(FILES $<TARGET_FILE:plastic_fmt_static> DESTINATION lib/plastic)
+else()
+  set(_plastic_install_fmt "${PLASTIC_MODEL_FMT}")
+endif()
+file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/install/plastic-model-link.txt CONTENT
+"# Link line of a model binary after its object (cmake/PlasticModelLink.cmake)
+$<TARGET_FILE_NAME:plastic_model_main>
+$<TARGET_FILE_NAME:plastic_runtime>
+${_plastic_install_fmt}
+${_plastic_link_flags_text}
+")
+install(FILES $<TARGET_FILE:plastic_model_main> $<TARGET_FILE:plastic_runtime>
+              ${PROJECT_BINARY_DIR}/install/plastic-model-link.txt
+        DESTINATION lib/plastic)

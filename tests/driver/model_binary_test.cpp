@@ -303,3 +303,28 @@ TEST_CASE("model binary: flags, --dtype it was not built for, --version, and a m
   CHECK(obj.exit_code == 0);
   CHECK(fs::exists(dir / "obj.o"));
 }
+
+TEST_CASE("model binary: an installed plastic links with the installed runtime", "[build][binary]") {
+  // `cmake --install` into a fresh prefix; the installed driver must find
+  // the runtime libraries relative to itself (P/lib/plastic), not in the build tree.
+  const fs::path prefix = fresh_dir("install") / "prefix";
+  Run install = shell(std::string(PLASTIC_CMAKE_COMMAND) + " --install " + PLASTIC_BINARY_DIR + " --prefix " +
+                      prefix.string());
+  INFO(install.out << install.err);
+  REQUIRE(install.exit_code == 0);
+  REQUIRE(fs::exists(prefix / "lib/plastic/plastic-model-link.txt"));
+  const fs::path bin = prefix.parent_path() / "gnode";
+  Run b = shell((prefix / "bin/plastic").string() + " build " + src("examples/gnode_flipflop.ode") +
+                " --set N=6 --set H=8 -o " + bin.string());
+  INFO(b.err);
+  REQUIRE(b.exit_code == 0);
+  Run info = shell(bin.string() + " info --json");
+  REQUIRE(info.exit_code == 0);
+  CHECK(nlohmann::json::parse(info.out)["dims"]["N"] == 6);
+  // Taking the manifest away shows the build really used the installed one.
+  fs::remove(prefix / "lib/plastic/plastic-model-link.txt");
+  Run missing = shell((prefix / "bin/plastic").string() + " build " + src("examples/gnode_flipflop.ode") + " -o " +
+                      (prefix.parent_path() / "none").string());
+  CHECK(missing.exit_code == 3);
+  CHECK_THAT(missing.err, Catch::Contains("runtime libraries"));
+}
