@@ -22,8 +22,8 @@ enum class ExprKind {
   Number,    ///< 1.5
   String,    ///< "ij,j->i"            text = contents without quotes
   Name,      ///< W, x, t, T, t0       text = the name
-  Unary,     ///< -a                   text = "-", children = [a]
-  Binary,    ///< a + b                text = operator, children = [a, b]
+  Unary,     ///< -a                   unary_op, children = [a]
+  Binary,    ///< a + b                binary_op, children = [a, b]
   Call,      ///< f(a, axis = -1)      children = [callee], args
   Index,     ///< a[0:2, ...]          children = [base, item...]
   Slice,     ///< lo:hi inside an Index; children = [lo, hi], each may be null
@@ -31,6 +31,17 @@ enum class ExprKind {
   List,      ///< [a, b]               children = items
   Block,     ///< let x = a  <NL>  e   children = [a, ..., e], lets name all but the last
 };
+
+/// The operators of a Unary expression (only negation: `-a`).
+enum class UnaryOp { Neg };
+
+/// The operators of a Binary expression: + - * / ^ @.
+enum class BinaryOp { Add, Sub, Mul, Div, Pow, MatMul };
+
+/// The operator as written in source ("-"; "+", "-", "*", "/", "^", "@"),
+/// for the printer and for diagnostics.
+std::string_view to_string(UnaryOp op);
+std::string_view to_string(BinaryOp op);
 
 struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;
@@ -50,8 +61,10 @@ struct Arg {
 struct Expr {
   ExprKind kind = ExprKind::Number;
   Span span;
-  std::string text;
+  std::string text;          ///< String and Name only
   double number = 0;
+  UnaryOp unary_op = UnaryOp::Neg;     ///< Unary only
+  BinaryOp binary_op = BinaryOp::Add;  ///< Binary only
   std::vector<ExprPtr> children;
   std::vector<Arg> args;     ///< Call only
   std::vector<Ident> lets;   ///< Block only: names bound to children[0..n-2]

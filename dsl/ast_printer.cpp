@@ -10,10 +10,12 @@ namespace {
 
 int precedence(const Expr& e) {
   if (e.kind == ExprKind::Binary) {
-    if (e.text == "+" || e.text == "-") return 1;
-    if (e.text == "*" || e.text == "/") return 2;
-    if (e.text == "@") return 3;
-    if (e.text == "^") return 5;
+    switch (e.binary_op) {
+    case BinaryOp::Add: case BinaryOp::Sub: return 1;
+    case BinaryOp::Mul: case BinaryOp::Div: return 2;
+    case BinaryOp::MatMul: return 3;
+    case BinaryOp::Pow: return 5;
+    }
   }
   if (e.kind == ExprKind::Unary) return 4;
   return 6;
@@ -148,20 +150,20 @@ std::string print_expr(const Expr& e) {
     // Parenthesise when needed, and keep `-(1)` from printing as the literal `-1`.
     if (precedence(a) < precedence(e) || a.kind == ExprKind::Number || a.kind == ExprKind::Unary)
       inner = paren(inner);
-    return "-" + inner;
+    return std::string(to_string(e.unary_op)) + inner;
   }
   case ExprKind::Binary: {
     int p = precedence(e);
     const Expr& a = e.child(0);
     const Expr& b = e.child(1);
-    bool right_assoc = e.text == "^";
+    bool right_assoc = e.binary_op == BinaryOp::Pow;
     std::string l = print_expr(a), r = print_expr(b);
     bool paren_l = right_assoc ? precedence(a) <= p : precedence(a) < p;
     bool paren_r = right_assoc ? precedence(b) < p && b.kind != ExprKind::Unary : precedence(b) <= p;
     if (a.kind == ExprKind::Number && a.number < 0 && p >= 4) paren_l = true;
     if (paren_l) l = paren(l);
     if (paren_r) r = paren(r);
-    return l + " " + e.text + " " + r;
+    return l + " " + std::string(to_string(e.binary_op)) + " " + r;
   }
   case ExprKind::Call: {
     std::string callee = print_expr(e.child(0));

@@ -3,12 +3,14 @@
 
 #include "dsl/diagnostics.h"
 
+#include <algorithm>
+
 namespace plastic::dsl {
 
 static const std::vector<BuiltinSpec>& table() {
   static const std::vector<BuiltinSpec> specs = [] {
     std::vector<BuiltinSpec> v = {
-#define X(id, name, sig) {Builtin::id, name, sig, {}},
+#define X(id, name, sig) {Builtin::id, name, sig, {}, {}, 0, false},
         PLASTIC_BUILTINS(X)
 #undef X
     };
@@ -18,6 +20,11 @@ static const std::vector<BuiltinSpec>& table() {
       if (s.id == Builtin::LayerNorm) s.options = {{"eps", 1e-5, false}};
       if (s.id == Builtin::Sum || s.id == Builtin::Mean || s.id == Builtin::Max)
         s.options = {{"axis", 0, true}};
+      std::string_view sig = s.signature;
+      for (char c : sig)
+        if (c != '?' && c != '*') s.kinds += c;
+      s.variadic = !sig.empty() && sig.back() == '*';
+      s.required = s.variadic ? s.kinds.size() : std::min(sig.find('?'), sig.size());
     }
     return v;
   }();

@@ -46,6 +46,10 @@ struct BuiltinSpec {
   /// repeats the previous kind (at least one).
   std::string_view signature;
   std::vector<BuiltinOption> options;
+  // The signature parsed once, when the table is built:
+  std::string kinds;      ///< the argument kinds without `?` and `*`
+  size_t required = 0;    ///< positional arguments that must be given
+  bool variadic = false;  ///< a trailing `*`: any number beyond `required`
 };
 
 const BuiltinSpec* find_builtin(std::string_view name);

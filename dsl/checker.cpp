@@ -1,5 +1,6 @@
 // The checker's declaration-level rules (parameters and layers: layers.cpp;
-// expression shapes: shape_domain.cpp; name resolution: evaluator.h).
+// expression shapes and their resolved form: shape_domain.cpp; name
+// resolution: evaluator.h; constants: constants.cpp).
 #include "dsl/checker_impl.h"
 
 #include <cmath>
@@ -70,9 +71,9 @@ std::optional<int64_t> Checker::positive_int(const Expr& e, std::string_view wha
   auto v = eval_.constant(e, layer);
   if (!v) return std::nullopt;
   if (*v != std::floor(*v) || *v <= 0 || *v > 1e9) {
-    bool division = e.kind == ExprKind::Binary && e.text == "/" && *v > 0 && *v != std::floor(*v);
+    bool division = e.kind == ExprKind::Binary && e.binary_op == BinaryOp::Div && *v > 0 && *v != std::floor(*v);
     if (division)
-      diag_.error(e.span, fmt::format("{} {} does not divide evenly (= {})", what, e.text == "/" ? "division" : "", *v),
+      diag_.error(e.span, fmt::format("{} division does not divide evenly (= {})", what, *v),
                   "dims are integers; make the numerator a multiple of the denominator");
     else
       diag_.error(e.span, fmt::format("{} must be a positive integer, got {}", what, *v));
@@ -107,11 +108,11 @@ void Checker::check_dim(const DimDecl& d) {
     }
   } else if (d.is_const) {
     auto c = eval_.constant(*d.value);
-    if (!c) return void(m_.broken.insert(d.name.name));
+    if (!c) return void(bindings_.broken.insert(d.name.name));
     v.value = *c;
   } else {
     auto n = positive_int(*d.value, fmt::format("dim '{}'", d.name.name));
-    if (!n) return void(m_.broken.insert(d.name.name));
+    if (!n) return void(bindings_.broken.insert(d.name.name));
     v.value = static_cast<double>(*n);
   }
   m_.dims.push_back(v);
@@ -127,7 +128,7 @@ void Checker::check_input(const InputDecl& in) {
   info.per_observation = in.per_observation;
   info.span = in.name.span;
   auto shape = shape_of(in.sizes);
-  if (!shape) return void(m_.broken.insert(in.name.name));
+  if (!shape) return void(bindings_.broken.insert(in.name.name));
   info.shape = *shape;
   if (in.kind == InputKind::Label) {
     info.classes = info.shape[0];
@@ -138,13 +139,13 @@ void Checker::check_input(const InputDecl& in) {
   if (in.kind == InputKind::Path && in.interp == Interpolation::LogSig) {
     auto depth = positive_int(*in.logsig_depth, "the log-signature depth");
     auto step = positive_int(*in.logsig_step, "the log-signature step");
-    if (!depth || !step) return void(m_.broken.insert(in.name.name));
+    if (!depth || !step) return void(bindings_.broken.insert(in.name.name));
     if (*depth > 4)
       diag_.error(in.logsig_depth->span, fmt::format("log-signature depth {} is not supported", *depth),
                   "depths 1 to 4 are supported (paper 002 uses 1 to 3)");
     info.logsig_depth = *depth;
     info.logsig_step = *step;
-    info.drive_size = Evaluator<ShapeDomain>::logsig_dimension(info.shape[0], *depth);
+    info.drive_size = logsig_dimension(info.shape[0], *depth);
   }
   m_.inputs.push_back(info);
 }
@@ -152,7 +153,7 @@ void Checker::check_input(const InputDecl& in) {
 void Checker::check_state(const StateDecl& s) {
   declare(s.name.name, s.name.span, "state");
   auto shape = shape_of(s.shape);
-  if (!shape) return void(m_.broken.insert(s.name.name));
+  if (!shape) return void(bindings_.broken.insert(s.name.name));
   StateInfo info;
   info.name = s.name.name;
   info.shape = *shape;
@@ -172,7 +173,7 @@ void Checker::check_flows_and_jumps(const Module& user) {
     StateInfo* st = nullptr;
     for (StateInfo& s : m_.states)
       if (s.name == target->name) st = &s;
-    if (!st && m_.broken.count(target->name)) continue;  // the state's own error was reported
+    if (!st && bindings_.broken.count(target->name)) continue;  // the state's own error was reported
     if (!st) {
       std::vector<std::string> names;
       for (const StateInfo& s : m_.states) names.push_back(s.name);
@@ -198,15 +199,24 @@ void Checker::check_flows_and_jumps(const Module& user) {
                                       format_shape(v.shape), st.name, format_shape(st.shape)),
                     "a flow gives the state's time derivative, so it has the state's shape (or is a scalar)");
     };
-    check_shape(eval_.eval_root(*st.decl->init, Where::Init), st.decl->init->span, "the initial value");
+    check_shape(resolve(*st.decl->init, Where::Init, st.init_value), st.decl->init->span, "the initial value");
     if (!st.flow) {
       diag_.error(st.span, fmt::format("state '{}' has no flow", st.name),
                   fmt::format("add `flow {}' = ...` (write `flow {}' = 0` for a state that only jumps)", st.name, st.name));
       continue;
     }
-    check_shape(eval_.eval_root(*st.flow->body, Where::Flow), st.flow->body->span, "the flow");
-    if (st.jump) check_shape(eval_.eval_root(*st.jump->body, Where::Jump), st.jump->body->span, "the jump");
+    check_shape(resolve(*st.flow->body, Where::Flow, st.flow_value), st.flow->body->span, "the flow");
+    if (st.jump) check_shape(resolve(*st.jump->body, Where::Jump, st.jump_value), st.jump->body->span, "the jump");
   }
+}
+
+ShapeValue Checker::resolve(const Expr& e, Where where, ResolvedExpr& out) {
+  out = {};
+  domain_.record_into(&out);
+  ShapeValue v = eval_.eval_root(e, where);
+  domain_.record_into(nullptr);
+  out.root = v.node;
+  return v;
 }
 
 void Checker::check_outputs(const Module& user) {
@@ -214,12 +224,13 @@ void Checker::check_outputs(const Module& user) {
     auto* o = std::get_if<OutputDecl>(&d);
     if (!o) continue;
     declare(o->name.name, o->name.span, "output");
-    ShapeValue v = eval_.eval_root(*o->body, o->per_observation ? Where::ObsOutput : Where::Output);
+    ResolvedExpr value;
+    ShapeValue v = resolve(*o->body, o->per_observation ? Where::ObsOutput : Where::Output, value);
     if (domain_.failed(v)) {
-      m_.broken.insert(o->name.name);
+      bindings_.broken.insert(o->name.name);
       continue;
     }
-    m_.outputs.push_back({o->name.name, v.shape, o->per_observation, o});
+    m_.outputs.push_back({o->name.name, v.shape, o->per_observation, o, std::move(value)});
   }
 }
 
@@ -232,7 +243,7 @@ void Checker::check_loss(const Module& user) {
       continue;
     }
     m_.loss = l;
-    ShapeValue v = eval_.eval_root(*l->body, Where::Loss);
+    ShapeValue v = resolve(*l->body, Where::Loss, m_.loss_value);
     if (!domain_.failed(v) && v.kind != ShapeValue::Loss)
       diag_.error(l->body->span, "the loss must be cross_entropy, bce_with_logits, mse or a weighted sum of them");
   }
@@ -330,24 +341,37 @@ void Checker::check_gradient(const GradientDecl* g) {
   }
 }
 
+namespace {
+/// Whether the entry of `table` named `name` has its index in `used`.
+template <class Info>
+bool used_by_name(const std::vector<Info>& table, const std::string& name, const std::set<int>& used) {
+  for (size_t i = 0; i < table.size(); ++i)
+    if (table[i].name == name) return used.count(static_cast<int>(i)) > 0;
+  return false;
+}
+}  // namespace
+
 void Checker::warn_unused(const Module& user) {
   for (const Decl& d : user.decls) {
     if (auto* dim = std::get_if<DimDecl>(&d)) {
-      if (!uses_.names.count(dim->name.name))
+      if (!used_by_name(m_.dims, dim->name.name, uses_.dims))
         diag_.warning(dim->name.span, fmt::format("{} '{}' is never used", dim->is_const ? "const" : "dim", dim->name.name));
     } else if (auto* in = std::get_if<InputDecl>(&d)) {
-      if (!uses_.names.count(in->name.name))
+      if (!used_by_name(m_.inputs, in->name.name, uses_.inputs))
         diag_.warning(in->name.span, fmt::format("input '{}' is never used", in->name.name));
     } else if (auto* p = std::get_if<ParamDecl>(&d)) {
       bool used = false;
-      if (p->layer) used = uses_.names.count(p->name.name) > 0;
-      for (size_t i = 0; !p->layer && i < m_.params.size(); ++i)
-        if (m_.params[i].name == p->name.name) used = uses_.params.count(static_cast<int>(i)) > 0;
+      if (p->layer) {
+        auto it = bindings_.top_layers.find(p->name.name);
+        used = it != bindings_.top_layers.end() && uses_.layers.count(it->second) > 0;
+      } else {
+        used = used_by_name(m_.params, p->name.name, uses_.params);
+      }
       if (!used)
         diag_.warning(p->name.span, fmt::format("parameter '{}' is never used", p->name.name),
                       "an unused parameter gets no gradient; remove it");
     } else if (auto* f = std::get_if<FnDecl>(&d)) {
-      if (!uses_.names.count("fn:" + f->name.name))
+      if (!uses_.fns.count(f))
         diag_.warning(f->name.span, fmt::format("fn '{}' is never used", f->name.name));
     }
   }
@@ -365,7 +389,7 @@ bool Checker::run(const Module& prelude, const Module& user) {
           layer_defs_[l->name.name] = l;
       } else if (auto* f = std::get_if<FnDecl>(&d)) {
         if (mod == &user) declare(f->name.name, f->name.span, "fn");
-        if (!m_.fns.emplace(f->name.name, f).second && mod == &prelude)
+        if (!bindings_.fns.emplace(f->name.name, f).second && mod == &prelude)
           throw InternalError("duplicate fn in the prelude");
       }
     }

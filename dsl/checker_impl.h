@@ -16,7 +16,7 @@ namespace plastic::dsl::detail {
 class Checker {
 public:
   Checker(CheckedModel& model, const CheckOptions& options, DiagnosticEngine& diag)
-      : m_(model), options_(options), diag_(diag), domain_(model, diag), eval_(model, domain_, diag, &uses_) {}
+      : m_(model), options_(options), diag_(diag), domain_(model, diag), eval_(model, bindings_, domain_, diag, &uses_) {}
 
   bool run(const Module& prelude, const Module& user);
   bool usage_error() const { return usage_error_; }
@@ -33,6 +33,8 @@ private:
   void check_solver(const SolveDecl* solve);
   void check_gradient(const GradientDecl* gradient);
   void warn_unused(const Module& user);
+  /// Evaluates `e` (checking it) and records its resolved form into `out`.
+  ShapeValue resolve(const Expr& e, Where where, ResolvedExpr& out);
   std::optional<int64_t> positive_int(const Expr& e, std::string_view what, const LayerInstance* layer = nullptr);
   std::optional<Shape> shape_of(const std::vector<ExprPtr>& dims, const LayerInstance* layer = nullptr);
 
@@ -48,6 +50,7 @@ private:
   DiagnosticEngine& diag_;
   ShapeDomain domain_;
   Uses uses_;
+  Bindings bindings_;
   Evaluator<ShapeDomain> eval_;
   std::map<std::string, Span> declared_;
   std::set<std::string> used_overrides_;

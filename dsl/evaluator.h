@@ -1,25 +1,31 @@
-// The evaluator: one walk over expressions, many meanings.
+// The evaluator: one walk over expressions, name resolution in one place.
 //
 // Name resolution, `let` scopes, calls of `fn`s and layers (inlined, with
 // recursion detected), paths and states at a time (`x(t)`, `dx(T)`,
-// `W(T)`), built-in calls checked against their table, and constant folding
-// of dims — all of it lives here once. What a value *is* belongs to a Domain:
-// the checker's ShapeDomain computes shapes and reports errors; the
-// compiler's lowering domain builds IR nodes. A Domain provides:
+// `W(T)`), built-in calls checked against their table — all of it lives here
+// once; the constant parts (dims, indices, axes, `^`'s exponent) are folded
+// by constants.h, which needs no Domain. What a value *is* belongs to a
+// Domain: the checker's ShapeDomain computes shapes, reports errors and
+// records the resolved form (resolved.h) irgen builds IR from, so the walk
+// runs once per expression, in the checker. A Domain provides:
 //
 //   using Value = ...;                       // cheap to copy
 //   Value error();  bool failed(const Value&);
 //   Value number(double v, Span);
 //   Value leaf(const Leaf&, Span);
 //   Value unary(const Value&, Span);                          // negation
-//   Value binary(std::string_view op, const Value&, const Value&, Span);  // + - * / ^ @
+//   Value binary(BinaryOp, const Value&, const Value&, Span);  // + - * / ^ @
 //   Value builtin(Builtin, std::vector<Value>&, const BuiltinConsts&, Span, const std::vector<Span>&);
 //   Value index(const Value&, const std::vector<IndexItem>&, Span);
+//
+// Internal header of dsl/: the checker uses it.
 #pragma once
 
 #include "dsl/builtins.h"
+#include "dsl/constants.h"
 #include "dsl/diagnostics.h"
 #include "dsl/model.h"
+#include "dsl/resolved.h"
 
 #include <fmt/format.h>
 
@@ -31,36 +37,15 @@ namespace plastic::dsl {
 /// Where an expression is evaluated; decides which names mean what.
 enum class Where { Init, Flow, Jump, Output, ObsOutput, Loss };
 
-/// A time at which a path or state is read.
-enum class When { Now, Final, Initial };
-
-/// A leaf of an expression: something the model provides at run time.
-struct Leaf {
-  enum Kind { Param, State, PathValue, PathDerivative, Static, Label, Target, Output, Time } kind;
-  int index = 0;  ///< into CheckedModel::params / states / inputs / outputs
-  When when = When::Now;
-};
-
-/// One item of `x[...]`: an index, a slice or `...` (constants only).
-struct IndexItem {
-  enum Kind { Index, Slice, Ellipsis } kind = Index;
-  int64_t index = 0;
-  std::optional<int64_t> lo, hi;
-};
-
-/// Which declarations an evaluation touched (for "is never used" warnings).
-struct Uses {
-  std::set<int> params;
-  std::set<std::string> names;  ///< dims, consts, inputs, fns, layer instances, states
-};
-
 template <class Domain>
 class Evaluator {
 public:
   using Value = typename Domain::Value;
 
-  Evaluator(const CheckedModel& model, Domain& domain, DiagnosticEngine& diag, Uses* uses = nullptr)
-      : model_(model), domain_(domain), diag_(diag), uses_(uses) {}
+  Evaluator(const CheckedModel& model, const Bindings& bindings, Domain& domain, DiagnosticEngine& diag,
+            Uses* uses = nullptr)
+      : model_(model), bindings_(bindings), domain_(domain), diag_(diag), uses_(uses),
+        consts_(model, bindings, diag, uses) {}
 
   /// Evaluates a declaration's right-hand side.
   Value eval_root(const Expr& e, Where where) {
@@ -71,9 +56,7 @@ public:
 
   /// Folds an expression of dims, consts and numbers (in a layer: its args).
   std::optional<double> constant(const Expr& e, const LayerInstance* layer = nullptr) {
-    Scope scope;
-    scope.layer = layer;
-    return const_eval(e, scope);
+    return consts_.eval(e, layer);
   }
 
 private:
@@ -110,22 +93,10 @@ private:
     return *p;
   }
 
-  std::optional<double> dim_value(const Scope& s, const std::string& name) {
-    if (s.layer) {
-      auto it = s.layer->dims.find(name);
-      if (it != s.layer->dims.end()) return it->second;
-      return std::nullopt;  // layers see only their own arguments
-    }
-    for (const DimValue& d : model_.dims)
-      if (d.name == name) {
-        use(name);
-        return d.value;
-      }
-    return std::nullopt;
-  }
-
-  void use(const std::string& name) {
-    if (uses_) uses_->names.insert(name);
+  /// Records a use of the declaration `key` of the kind `set` names.
+  template <class Key>
+  void use(std::set<Key> Uses::*set, Key key) {
+    if (uses_) (uses_->*set).insert(key);
   }
 
   std::vector<std::string> visible_names(const Scope& s) {
@@ -142,11 +113,11 @@ private:
       for (const DimValue& d : model_.dims) names.push_back(d.name);
       for (const ParamInfo& p : model_.params)
         if (p.name.find('.') == std::string::npos) names.push_back(p.name);
-      for (auto& [n, l] : model_.top_layers) names.push_back(n);
+      for (auto& [n, l] : bindings_.top_layers) names.push_back(n);
       for (const StateInfo& st : model_.states) names.push_back(st.name);
       for (const InputInfo& in : model_.inputs) names.push_back(in.name);
       for (const OutputInfo& o : model_.outputs) names.push_back(o.name);
-      for (auto& [n, f] : model_.fns) names.push_back(n);
+      for (auto& [n, f] : bindings_.fns) names.push_back(n);
     }
     for (const char* n : {"t", "T", "t0"}) names.emplace_back(n);
     for (auto& b : builtin_names()) names.push_back(b);
@@ -154,7 +125,7 @@ private:
   }
 
   Value unknown(const Expr& e, const Scope& s, const std::string& what = "name") {
-    if (!s.layer && model_.broken.count(e.text)) return domain_.error();  // already reported
+    if (!s.layer && bindings_.broken.count(e.text)) return domain_.error();  // already reported
     std::string near = closest_name(e.text, visible_names(s));
     std::string hint = near.empty() ? "" : fmt::format("did you mean '{}'?", near);
     if (near.empty() && s.layer)
@@ -163,95 +134,14 @@ private:
     return domain_.error();
   }
 
-  // ---- constants ----------------------------------------------------------
+  // ---- constants (constants.cpp) -----------------------------------------
 
-  std::optional<double> const_eval(const Expr& e, const Scope& s) {
-    switch (e.kind) {
-    case ExprKind::Number: return e.number;
-    case ExprKind::Name: {
-      if (auto v = dim_value(s, e.text)) return v;
-      if (!s.layer && model_.broken.count(e.text)) return std::nullopt;  // already reported
-      diag_.error(e.span, fmt::format("'{}' is not a constant", e.text),
-                  s.layer ? "only the layer's arguments and numbers can be used here"
-                          : "only dims, consts and numbers can be used here");
-      return std::nullopt;
-    }
-    case ExprKind::Unary: {
-      auto a = const_eval(e.child(0), s);
-      return a ? std::optional<double>(-*a) : std::nullopt;
-    }
-    case ExprKind::Binary: {
-      auto a = const_eval(e.child(0), s);
-      auto b = const_eval(e.child(1), s);
-      if (!a || !b) return std::nullopt;
-      if (e.text == "+") return *a + *b;
-      if (e.text == "-") return *a - *b;
-      if (e.text == "*") return *a * *b;
-      if (e.text == "^") return std::pow(*a, *b);
-      if (e.text == "/") {
-        if (*b == 0) {
-          diag_.error(e.span, "division by zero in a constant expression");
-          return std::nullopt;
-        }
-        return *a / *b;
-      }
-      diag_.error(e.span, fmt::format("'{}' is not allowed in a constant expression", e.text));
-      return std::nullopt;
-    }
-    case ExprKind::Call:
-      if (e.child(0).kind == ExprKind::Name && e.child(0).text == "logsig_dim" && e.args.size() == 2) {
-        auto d = const_eval(*e.args[0].value, s);
-        auto n = const_eval(*e.args[1].value, s);
-        if (!d || !n) return std::nullopt;
-        return static_cast<double>(logsig_dimension(static_cast<int64_t>(*d), static_cast<int64_t>(*n)));
-      }
-      [[fallthrough]];
-    default:
-      diag_.error(e.span, "expected a constant expression",
-                  "dims, consts, numbers, + - * / and logsig_dim(d, depth)");
-      return std::nullopt;
-    }
-  }
+  std::optional<double> const_eval(const Expr& e, const Scope& s) { return consts_.eval(e, s.layer); }
 
   std::optional<int64_t> const_int(const Expr& e, const Scope& s, std::string_view what) {
-    auto v = const_eval(e, s);
-    if (!v) return std::nullopt;
-    if (*v != std::floor(*v) || std::abs(*v) > 1e15) {
-      diag_.error(e.span, fmt::format("{} must be an integer, got {}", what, *v));
-      return std::nullopt;
-    }
-    return static_cast<int64_t>(*v);
+    return consts_.integer(e, s.layer, what);
   }
 
-public:
-  /// β(d, N) of paper 002 App. A: the dimension of the depth-N log-signature.
-  static int64_t logsig_dimension(int64_t d, int64_t depth) {
-    if (d <= 0 || depth <= 0 || depth > 16) return 0;
-    auto mobius = [](int64_t n) {
-      int64_t m = 1;
-      for (int64_t p = 2; p * p <= n; ++p)
-        if (n % p == 0) {
-          n /= p;
-          if (n % p == 0) return int64_t{0};
-          m = -m;
-        }
-      return n > 1 ? -m : m;
-    };
-    int64_t total = 0;
-    for (int64_t k = 1; k <= depth; ++k) {
-      int64_t sum = 0;
-      for (int64_t i = 1; i <= k; ++i)
-        if (k % i == 0) {
-          int64_t power = 1;
-          for (int64_t j = 0; j < i; ++j) power *= d;
-          sum += mobius(k / i) * power;
-        }
-      total += sum / k;
-    }
-    return total;
-  }
-
-private:
   // ---- expressions --------------------------------------------------------
 
   Value eval(const Expr& e, const Scope& s) {
@@ -268,14 +158,14 @@ private:
     }
     case ExprKind::Binary: {
       Value a = eval(e.child(0), s);
-      if (e.text == "^") {
+      if (e.binary_op == BinaryOp::Pow) {
         auto exponent = const_eval(e.child(1), s);
         if (!exponent || domain_.failed(a)) return domain_.error();
-        return domain_.binary("^", a, domain_.number(*exponent, e.child(1).span), e.span);
+        return domain_.binary(BinaryOp::Pow, a, domain_.number(*exponent, e.child(1).span), e.span);
       }
       Value b = eval(e.child(1), s);
       if (domain_.failed(a) || domain_.failed(b)) return domain_.error();
-      return domain_.binary(e.text, a, b, e.span);
+      return domain_.binary(e.binary_op, a, b, e.span);
     }
     case ExprKind::Call: return eval_call(e, s);
     case ExprKind::Index: return eval_index(e, s);
@@ -317,7 +207,7 @@ private:
     if (const Value* v = find_local(s, n)) return *v;
     if (s.layer) {
       if (auto it = s.layer->params.find(n); it != s.layer->params.end()) {
-        if (uses_) uses_->params.insert(it->second);
+        use(&Uses::params, it->second);
         return domain_.leaf({Leaf::Param, it->second}, e.span);
       }
       if (auto it = s.layer->dims.find(n); it != s.layer->dims.end()) return domain_.number(it->second, e.span);
@@ -327,13 +217,13 @@ private:
     }
     for (size_t i = 0; i < model_.params.size(); ++i)
       if (model_.params[i].name == n) {
-        if (uses_) uses_->params.insert(static_cast<int>(i));
+        use(&Uses::params, static_cast<int>(i));
         return domain_.leaf({Leaf::Param, static_cast<int>(i)}, e.span);
       }
-    for (const DimValue& d : model_.dims)
-      if (d.name == n) {
-        use(n);
-        return domain_.number(d.value, e.span);
+    for (size_t i = 0; i < model_.dims.size(); ++i)
+      if (model_.dims[i].name == n) {
+        use(&Uses::dims, static_cast<int>(i));
+        return domain_.number(model_.dims[i].value, e.span);
       }
     for (size_t i = 0; i < model_.states.size(); ++i)
       if (model_.states[i].name == n) return state_leaf(static_cast<int>(i), When::Now, e, s);
@@ -343,7 +233,7 @@ private:
       if (model_.outputs[i].name == n) {
         if (s.where != Where::Loss)
           return not_a_value(e, fmt::format("output '{}' can only be used in the loss", n));
-        use("output:" + n);
+        use(&Uses::outputs, static_cast<int>(i));
         return domain_.leaf({Leaf::Output, static_cast<int>(i)}, e.span);
       }
     if (n == "t" || n == "T" || n == "t0") {
@@ -352,7 +242,7 @@ private:
         return not_a_value(e, "'t' is the current time, which exists only in flows, jumps and per-observation outputs");
       return domain_.leaf({Leaf::Time, 0, w}, e.span);
     }
-    if (model_.top_layers.count(n) || model_.fns.count(n) || find_builtin(n))
+    if (bindings_.top_layers.count(n) || bindings_.fns.count(n) || find_builtin(n))
       return not_a_value(e, fmt::format("'{}' is a function; call it with arguments", n));
     return unknown(e, s);
   }
@@ -364,7 +254,7 @@ private:
 
   Value state_leaf(int index, When when, const Expr& e, const Scope& s) {
     const StateInfo& st = model_.states[index];
-    use("state:" + st.name);
+    use(&Uses::states, index);
     if (s.where == Where::Init)
       return not_a_value(e, fmt::format("state '{}' has no value while initial values are computed", st.name),
                          "initial values may use parameters, static inputs and x(t0)");
@@ -379,7 +269,7 @@ private:
 
   Value input_leaf(int index, const Expr& e, const Scope& s) {
     const InputInfo& in = model_.inputs[index];
-    use(in.name);
+    use(&Uses::inputs, index);
     switch (in.kind) {
     case InputKind::Path:
       return not_a_value(e, fmt::format("path '{}' must be read at a time", in.name),
@@ -418,19 +308,19 @@ private:
       return domain_.error();
     }
     const std::string& n = callee.text;
-    if (!s.layer && model_.broken.count(n) && !find_local(s, n)) return domain_.error();  // already reported
+    if (!s.layer && bindings_.broken.count(n) && !find_local(s, n)) return domain_.error();  // already reported
     if (find_local(s, n)) return not_a_value(callee, fmt::format("'{}' is not a function", n), "it is a value bound by let or a parameter of the function");
     if (s.layer) {
       if (auto it = s.layer->layers.find(n); it != s.layer->layers.end()) return apply_layer(*it->second, e, s);
       if (const FnDecl* f = layer_fn(s.layer, n)) return call_fn(*f, s.layer, e, s);
       if (s.layer->params.count(n)) return not_a_value(callee, fmt::format("'{}' is not a function", n), "it is a parameter tensor");
     } else {
-      if (auto it = model_.top_layers.find(n); it != model_.top_layers.end()) {
-        use(n);
+      if (auto it = bindings_.top_layers.find(n); it != bindings_.top_layers.end()) {
+        use(&Uses::layers, it->second);
         return apply_layer(*it->second, e, s);
       }
-      if (auto it = model_.fns.find(n); it != model_.fns.end()) {
-        use("fn:" + n);
+      if (auto it = bindings_.fns.find(n); it != bindings_.fns.end()) {
+        use(&Uses::fns, it->second);
         return call_fn(*it->second, nullptr, e, s);
       }
       for (size_t i = 0; i < model_.states.size(); ++i)
@@ -456,7 +346,7 @@ private:
       for (size_t i = 0; i < model_.inputs.size(); ++i) {
         const InputInfo& in = model_.inputs[i];
         if (in.name != base) continue;
-        use(in.name);
+        use(&Uses::inputs, static_cast<int>(i));
         if (in.kind != InputKind::Path) {
           diag_.error(e.child(0).span, fmt::format("'{}' is not a path", in.name),
                       derivative ? "only path inputs have a derivative dx(t)" : "only path inputs are read at a time");
@@ -555,13 +445,10 @@ private:
       if (o.integer && !consts.axis && o.name == "axis" && spec.id != Builtin::Sum && spec.id != Builtin::Mean &&
           spec.id != Builtin::Max)
         consts.axis = static_cast<int64_t>(o.default_value);
-    // Walk the signature.
-    std::string_view sig = spec.signature;
-    size_t required = sig.find('?') == std::string_view::npos ? sig.size() : sig.find('?');
-    bool variadic = !sig.empty() && sig.back() == '*';
-    std::string kinds;
-    for (char c : sig) if (c != '?' && c != '*') kinds += c;
-    if (variadic) required = kinds.size();
+    // Walk the signature (parsed once with the table, builtins.cpp).
+    const std::string& kinds = spec.kinds;
+    size_t required = spec.required;
+    bool variadic = spec.variadic;
     size_t max_args = variadic ? SIZE_MAX : kinds.size();
     if (positional.size() < required || positional.size() > max_args) {
       std::string want = variadic ? fmt::format("at least {}", required)
@@ -647,9 +534,11 @@ private:
   }
 
   const CheckedModel& model_;
+  const Bindings& bindings_;
   Domain& domain_;
   DiagnosticEngine& diag_;
   Uses* uses_;
+  ConstantEvaluator consts_;
   std::vector<const FnDecl*> stack_;
   std::set<uint32_t> warned_lets_;
 };

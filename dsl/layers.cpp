@@ -137,17 +137,17 @@ void Checker::check_param(const ParamDecl& p, LayerInstance* owner, const std::s
   if (p.layer) {
     const LayerInstance* inst = instantiate(*p.layer, qualified, owner);
     if (!inst) {
-      if (!owner) m_.broken.insert(p.name.name);
+      if (!owner) bindings_.broken.insert(p.name.name);
       return;
     }
     if (owner) owner->layers[p.name.name] = inst;
-    else m_.top_layers[p.name.name] = inst;
+    else bindings_.top_layers[p.name.name] = inst;
     return;
   }
   auto shape = shape_of(p.shape, owner);
   auto init = shape ? check_init(p, *shape, owner) : std::nullopt;
   if (!shape || !init) {
-    if (!owner) m_.broken.insert(p.name.name);
+    if (!owner) bindings_.broken.insert(p.name.name);
     return;
   }
   ParamInfo info{qualified, *shape, *init, 0, p.name.span};
@@ -208,7 +208,7 @@ const LayerInstance* Checker::instantiate(const Invocation& type, const std::str
     }
     if (!ok) return nullptr;
   }
-  m_.layers.push_back(std::move(inst));
+  bindings_.layers.push_back(std::move(inst));
   size_t first_param = m_.params.size();
   for (const ParamDecl& p : def->params) check_param(p, raw, path + ".");
   if (group_init.group >= 0)

@@ -1,17 +1,21 @@
 // The checked model: what the front end hands to the compiler.
 //
 // Every name resolved, every dim evaluated, every parameter flattened to a
-// qualified name, shape and initializer, every state with its flow. The
-// expressions stay in the AST (owned by `modules`); the compiler walks them
-// with the same Evaluator the checker used (evaluator.h), in its own domain.
+// qualified name, shape and initializer, every state with its flow. Each
+// expression irgen turns into IR (initial values, flows, jumps, outputs, the
+// loss) comes resolved (resolved.h): bound to these tables, calls inlined,
+// constants folded, shapes known, so irgen repeats no name lookup and
+// reports nothing. The AST stays (owned by `modules`) for its spans. What
+// only the checker needs — scopes, layer instances, which declarations had
+// errors — stays in the checker.
 #pragma once
 
 #include "dsl/ast.h"
+#include "dsl/resolved.h"
 #include "dsl/shape.h"
 
 #include <map>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -65,7 +69,9 @@ struct StateInfo {
   Span span;
   const StateDecl* decl = nullptr;
   const FlowDecl* flow = nullptr;
-  const JumpDecl* jump = nullptr;
+  const JumpDecl* jump = nullptr;  ///< null: the state does not jump
+  ResolvedExpr init_value, flow_value;
+  ResolvedExpr jump_value;  ///< empty without a jump
 };
 
 struct OutputInfo {
@@ -73,6 +79,7 @@ struct OutputInfo {
   Shape shape;
   bool per_observation = false;
   const OutputDecl* decl = nullptr;
+  ResolvedExpr value;
 };
 
 struct SolverInfo {
@@ -95,15 +102,6 @@ struct GradientInfo {
   Span span;
 };
 
-/// A layer instance: `param ff : ffn[80, 320]`; nested instances inside.
-struct LayerInstance {
-  std::string path;  ///< qualified name, "ff" or "ff.norm"
-  const LayerDecl* def = nullptr;
-  std::map<std::string, double> dims;                   ///< the layer's arguments
-  std::map<std::string, int> params;                    ///< member name -> index in CheckedModel::params
-  std::map<std::string, const LayerInstance*> layers;   ///< member name -> nested instance
-};
-
 struct CheckedModel {
   std::string name;
   std::vector<std::unique_ptr<Module>> modules;  ///< prelude, the model, generated layers (own the AST)
@@ -112,13 +110,8 @@ struct CheckedModel {
   std::vector<ParamInfo> params;
   std::vector<StateInfo> states;
   std::vector<OutputInfo> outputs;
-  std::vector<std::unique_ptr<LayerInstance>> layers;  ///< every instance, nested ones included
-  std::map<std::string, const LayerInstance*> top_layers;  ///< model-level instances by name
-  std::map<std::string, const FnDecl*> fns;
   const LossDecl* loss = nullptr;
-  /// Names whose declarations had errors: later uses are not reported again,
-  /// so one mistake gives one error, not a cascade.
-  std::set<std::string> broken;
+  ResolvedExpr loss_value;
   SolverInfo solver;
   GradientInfo gradient;
 

@@ -29,6 +29,25 @@ std::string_view to_string(Interpolation interp) {
   return "?";
 }
 
+std::string_view to_string(UnaryOp op) {
+  switch (op) {
+  case UnaryOp::Neg: return "-";
+  }
+  return "?";
+}
+
+std::string_view to_string(BinaryOp op) {
+  switch (op) {
+  case BinaryOp::Add: return "+";
+  case BinaryOp::Sub: return "-";
+  case BinaryOp::Mul: return "*";
+  case BinaryOp::Div: return "/";
+  case BinaryOp::Pow: return "^";
+  case BinaryOp::MatMul: return "@";
+  }
+  return "?";
+}
+
 namespace detail {
 
 void Parser::fail(Span span, std::string message, std::string hint) {

@@ -23,6 +23,17 @@ int precedence(TokenKind k) {
   }
 }
 
+// Only called for the tokens `precedence` gives a level.
+BinaryOp binary_op(TokenKind k) {
+  switch (k) {
+  case TokenKind::Plus: return BinaryOp::Add;
+  case TokenKind::Minus: return BinaryOp::Sub;
+  case TokenKind::Star: return BinaryOp::Mul;
+  case TokenKind::Slash: return BinaryOp::Div;
+  default: return BinaryOp::MatMul;
+  }
+}
+
 /// Bounds recursion depth so hostile input reports an error instead of
 /// overflowing the stack.
 struct NestingGuard {
@@ -66,7 +77,7 @@ ExprPtr Parser::parse_binary(int min_precedence) {
     Token op = advance();
     ExprPtr rhs = parse_binary(p + 1);
     auto e = make_expr(ExprKind::Binary, lhs->span.to(rhs->span));
-    e->text = std::string(op.text());
+    e->binary_op = binary_op(op.kind);
     e->children.push_back(std::move(lhs));
     e->children.push_back(std::move(rhs));
     lhs = std::move(e);
@@ -87,7 +98,7 @@ ExprPtr Parser::parse_unary() {
       return operand;
     }
     auto e = make_expr(ExprKind::Unary, minus.span.to(operand->span));
-    e->text = "-";
+    e->unary_op = UnaryOp::Neg;
     e->children.push_back(std::move(operand));
     return e;
   }
@@ -103,7 +114,7 @@ ExprPtr Parser::parse_power() {
   advance();
   ExprPtr exponent = parse_unary();
   auto e = make_expr(ExprKind::Binary, base->span.to(exponent->span));
-  e->text = "^";
+  e->binary_op = BinaryOp::Pow;
   e->children.push_back(std::move(base));
   e->children.push_back(std::move(exponent));
   return e;

@@ -22,7 +22,69 @@ bool ShapeDomain::expect_tensor(const Value& v, Span span, std::string_view what
   return false;
 }
 
+ShapeValue ShapeDomain::record(Value v, ResolvedNode node) {
+  if (!sink_ || failed(v)) return v;
+  for (int a : node.args)
+    PLASTIC_CHECK(a >= 0 && a < static_cast<int>(sink_->nodes.size()), "an operand of a resolved node was not recorded");
+  node.value = v.kind == ShapeValue::Label ? ValueKind::Label
+               : v.kind == ShapeValue::Loss ? ValueKind::Loss
+                                            : ValueKind::Tensor;
+  node.shape = v.shape;
+  node.per_observation = v.per_observation;
+  v.node = static_cast<int>(sink_->nodes.size());
+  sink_->nodes.push_back(std::move(node));
+  return v;
+}
+
+ShapeValue ShapeDomain::number(double v, Span) {
+  ResolvedNode n;
+  n.kind = ResolvedKind::Number;
+  n.number = v;
+  return record({ShapeValue::Tensor, {}, false, 0, v}, std::move(n));
+}
+
 ShapeValue ShapeDomain::leaf(const Leaf& leaf, Span) {
+  ResolvedNode n;
+  n.kind = ResolvedKind::Leaf;
+  n.leaf = leaf;
+  return record(leaf_shape(leaf), std::move(n));
+}
+
+ShapeValue ShapeDomain::unary(const Value& a, Span span) {
+  ResolvedNode n;
+  n.kind = ResolvedKind::Unary;
+  n.unary_op = UnaryOp::Neg;
+  n.args = {a.node};
+  return record(unary_shape(a, span), std::move(n));
+}
+
+ShapeValue ShapeDomain::binary(BinaryOp op, const Value& a, const Value& b, Span span) {
+  ResolvedNode n;
+  n.kind = ResolvedKind::Binary;
+  n.binary_op = op;
+  n.args = {a.node, b.node};
+  return record(binary_shape(op, a, b, span), std::move(n));
+}
+
+ShapeValue ShapeDomain::builtin(Builtin id, std::vector<Value>& args, const BuiltinConsts& c, Span span,
+                                const std::vector<Span>& arg_spans) {
+  ResolvedNode n;
+  n.kind = ResolvedKind::Builtin;
+  n.builtin = id;
+  n.consts = c;
+  for (const Value& a : args) n.args.push_back(a.node);
+  return record(builtin_shape(id, args, c, span, arg_spans), std::move(n));
+}
+
+ShapeValue ShapeDomain::index(const Value& base, const std::vector<IndexItem>& items, Span span) {
+  ResolvedNode n;
+  n.kind = ResolvedKind::Index;
+  n.items = items;
+  n.args = {base.node};
+  return record(index_shape(base, items, span), std::move(n));
+}
+
+ShapeValue ShapeDomain::leaf_shape(const Leaf& leaf) {
   switch (leaf.kind) {
   case Leaf::Param: return tensor(model_.params[leaf.index].shape);
   case Leaf::State: return tensor(model_.states[leaf.index].shape);
@@ -40,7 +102,7 @@ ShapeValue ShapeDomain::leaf(const Leaf& leaf, Span) {
   throw InternalError("unhandled leaf kind");
 }
 
-ShapeValue ShapeDomain::unary(const Value& a, Span span) {
+ShapeValue ShapeDomain::unary_shape(const Value& a, Span span) {
   if (a.kind == ShapeValue::Loss) return a;
   if (!expect_tensor(a, span, "an arithmetic expression")) return error();
   Value r = a;
@@ -48,37 +110,41 @@ ShapeValue ShapeDomain::unary(const Value& a, Span span) {
   return r;
 }
 
-ShapeValue ShapeDomain::binary(std::string_view op, const Value& a, const Value& b, Span span) {
+ShapeValue ShapeDomain::binary_shape(BinaryOp op, const Value& a, const Value& b, Span span) {
   // Losses form weighted sums: loss + loss, number * loss, loss / number.
   if (a.kind == ShapeValue::Loss || b.kind == ShapeValue::Loss) {
     bool both = a.kind == ShapeValue::Loss && b.kind == ShapeValue::Loss;
     bool scaled_a = a.kind == ShapeValue::Tensor && a.shape.empty();
     bool scaled_b = b.kind == ShapeValue::Tensor && b.shape.empty();
-    if (((op == "+" || op == "-") && both) || (op == "*" && (scaled_a || scaled_b)) || (op == "/" && scaled_b))
+    if (((op == BinaryOp::Add || op == BinaryOp::Sub) && both) || (op == BinaryOp::Mul && (scaled_a || scaled_b)) ||
+        (op == BinaryOp::Div && scaled_b))
       return {ShapeValue::Loss, {}, false, 0, {}};
-    return fail(span, fmt::format("a loss cannot be combined with '{}' like this", op),
+    return fail(span, fmt::format("a loss cannot be combined with '{}' like this", to_string(op)),
                 "a loss is a weighted sum of cross_entropy, bce_with_logits and mse terms");
   }
   if (!expect_tensor(a, span, "an arithmetic expression") || !expect_tensor(b, span, "an arithmetic expression"))
     return error();
   bool per_obs = a.per_observation || b.per_observation;
-  if (op == "@") return from(matmul_shape(a.shape, b.shape), span, per_obs);
-  if (op == "^") {
+  if (op == BinaryOp::MatMul) return from(matmul_shape(a.shape, b.shape), span, per_obs);
+  if (op == BinaryOp::Pow) {
     if (!b.shape.empty()) return fail(span, "the exponent of '^' must be a scalar constant");
     return tensor(a.shape, per_obs);
   }
   Value r = from(broadcast_shapes(a.shape, b.shape), span, per_obs);
   if (a.constant && b.constant && !failed(r)) {
-    if (op == "+") r.constant = *a.constant + *b.constant;
-    if (op == "-") r.constant = *a.constant - *b.constant;
-    if (op == "*") r.constant = *a.constant * *b.constant;
-    if (op == "/") r.constant = *a.constant / *b.constant;
+    switch (op) {
+    case BinaryOp::Add: r.constant = *a.constant + *b.constant; break;
+    case BinaryOp::Sub: r.constant = *a.constant - *b.constant; break;
+    case BinaryOp::Mul: r.constant = *a.constant * *b.constant; break;
+    case BinaryOp::Div: r.constant = *a.constant / *b.constant; break;
+    case BinaryOp::Pow: case BinaryOp::MatMul: break;  // handled above
+    }
   }
   return r;
 }
 
-ShapeValue ShapeDomain::builtin(Builtin id, std::vector<Value>& args, const BuiltinConsts& c, Span span,
-                                const std::vector<Span>& arg_spans) {
+ShapeValue ShapeDomain::builtin_shape(Builtin id, std::vector<Value>& args, const BuiltinConsts& c, Span span,
+                                      const std::vector<Span>& arg_spans) {
   if (is_loss_builtin(id)) return loss(id, args, span, arg_spans);
   const BuiltinSpec& spec = builtin_spec(id);
   bool per_obs = false;
@@ -151,7 +217,7 @@ ShapeValue ShapeDomain::loss(Builtin id, std::vector<Value>& args, Span span, co
   return {ShapeValue::Loss, {}, false, 0, {}};
 }
 
-ShapeValue ShapeDomain::index(const Value& base, const std::vector<IndexItem>& items, Span span) {
+ShapeValue ShapeDomain::index_shape(const Value& base, const std::vector<IndexItem>& items, Span span) {
   if (!expect_tensor(base, span, "indexing")) return error();
   const Shape& x = base.shape;
   size_t explicit_items = 0, ellipses = 0;

@@ -237,28 +237,21 @@ typedef void (*plastic_jump_vjp_fn)(const void* ctx, double t, const void* z_min
                                     const void* theta, const void* u, const void* z_plus_bar,
                                     void* z_minus_bar, void* theta_bar, void* u_bar, void* scratch);
 
+/* The members of the two structs below come from abi_kernels.def, the one
+ * list of the kernels (the compiler generates its own tables from it too):
+ * one member per kernel type above, in the same order, named like the type
+ * (`plastic_field_fn field`, ...). */
+
 /// All kernels; any may be NULL.
 typedef struct plastic_kernels {
-  plastic_init_state_fn init_state;
-  plastic_init_state_vjp_fn init_state_vjp;
-  plastic_field_fn field;
-  plastic_field_vjp_fn field_vjp;
-  plastic_adjoint_field_fn adjoint_field;
-  plastic_step_fn step;
-  plastic_step_vjp_fn step_vjp;
-  plastic_step_adaptive_fn step_adaptive;
-  plastic_output_fn output;
-  plastic_output_vjp_fn output_vjp;
-  plastic_loss_fn loss;
-  plastic_loss_vjp_fn loss_vjp;
-  plastic_jump_fn jump;
-  plastic_jump_vjp_fn jump_vjp;
+#define PLASTIC_ABI_KERNEL(name, Id) plastic_##name##_fn name;
+#include "abi_kernels.def"
 } plastic_kernels;
 
-/// Scratch bytes each kernel needs (0 = none); same order as plastic_kernels.
+/// Scratch bytes each kernel needs (0 = none); same members and order as plastic_kernels.
 typedef struct plastic_scratch_sizes {
-  uint64_t init_state, init_state_vjp, field, field_vjp, adjoint_field, step, step_vjp,
-      step_adaptive, output, output_vjp, loss, loss_vjp, jump, jump_vjp;
+#define PLASTIC_ABI_KERNEL(name, Id) uint64_t name;
+#include "abi_kernels.def"
 } plastic_scratch_sizes;
 
 /* ------------------------------------------------------------------------ */

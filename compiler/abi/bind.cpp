@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "compiler/autodiff/names.h"
 #include "compiler/loops/error.h"
 #include "compiler/ir/node.h"
 #include "compiler/ir/op.h"
@@ -20,6 +21,12 @@ namespace {
 }
 
 InputBinding at(const Place& p, int64_t offset) { return InputBinding::in(p.buffer, p.base + offset); }
+
+// The state whose adjoint "a.<state>" the leaf `name` is, if any.
+const Slice* adjoint_state(const ModelLayout& L, const std::string& name) {
+  std::optional<std::string_view> of = ad::derived_from(ad::Derived::Adjoint, name);
+  return of ? L.state(*of) : nullptr;
+}
 
 // The u offset of an Input leaf of a path or static input (node suffix removed).
 std::optional<int64_t> sample_offset(const KernelEnv& env, const ir::Node* leaf, const std::string& name) {
@@ -94,11 +101,11 @@ std::vector<InputBinding> bind_inputs(const ir::Function& fn, const KernelEnv& e
       if (name == "T" || name == "t") {
         if (!env.t) unbound(fn, "time " + name);
         out.push_back(InputBinding::value(*env.t));
-      } else if (name == "step.h") {
+      } else if (name == ad::kStepSizeName) {
         if (!env.h) unbound(fn, "step size");
         out.push_back(InputBinding::value(*env.h));
-      } else if (name.rfind("ct.", 0) == 0) {
-        std::string of = name.substr(3);
+      } else if (auto ct = ad::derived_from(ad::Derived::Cotangent, name)) {
+        std::string of(*ct);
         if (auto it = env.ct_named.find(of); it != env.ct_named.end()) {
           out.push_back(at(it->second, 0));
         } else if (const Slice* s = L.state(of); s && env.ct_states.valid()) {
@@ -106,8 +113,7 @@ std::vector<InputBinding> bind_inputs(const ir::Function& fn, const KernelEnv& e
         } else {
           unbound(fn, "cotangent " + name);
         }
-      } else if (const Slice* a = name.rfind("a.", 0) == 0 ? L.state(name.substr(2)) : nullptr;
-                 a && env.a_states.valid()) {
+      } else if (const Slice* a = adjoint_state(L, name); a && env.a_states.valid()) {
         out.push_back(at(env.a_states, a->offset));
       } else if (const Slice* o = L.output(name); o && env.y.valid()) {
         out.push_back(at(env.y, o->offset));
@@ -133,8 +139,8 @@ std::vector<OutputBinding> bind_outputs(const ir::Function& fn, const KernelEnv&
       continue;
     }
     OutputBinding b = OutputBinding::discard();
-    if (o.name.rfind("d.", 0) == 0) {
-      std::string of = o.name.substr(2);
+    if (auto d = ad::derived_from(ad::Derived::Gradient, o.name)) {
+      std::string of(*d);
       const ir::Node* leaf = fn.input(of);
       if (const Slice* s = L.state(of); s && grad.z_bar.valid()) {
         b = OutputBinding::to(grad.z_bar.buffer, grad.z_bar.base + s->offset, StoreMode::Add);

@@ -78,13 +78,7 @@ inline GradEnv vjp_outputs(loops::Builder& b, const ModelLayout& L, const std::s
 void emit(loops::Builder& b, const ir::Function& fn, const KernelEnv& env, const GradEnv& grad,
           const std::map<std::string, Place>& plain = {}, double theta_scale = 1.0);
 
-/// The model's fused step for its own method, with its RkStep info; nulls if none.
-struct StepFunctions {
-  const ir::Function* step = nullptr;
-  const ir::Function* vjp = nullptr;
-  const ir::Function* static_vjp = nullptr;  ///< d.<static> of the step, if the field reads statics
-  const ad::RkStep* info = nullptr;
-};
-StepFunctions model_step(const KernelContext& k);
+/// The model's fused step for its own method (layout.step_method); null if none.
+const model::ModelStep* model_step(const KernelContext& k);
 
 }  // namespace plastic::abi::detail

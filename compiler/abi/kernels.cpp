@@ -2,32 +2,25 @@
 #include "compiler/abi/kernels.h"
 
 #include "compiler/abi/kernel_util.h"
+#include "runtime/solvers/tableau.h"
 
 namespace plastic::abi {
 
 std::string_view kernel_name(KernelId id) {
   static constexpr std::string_view names[kKernelCount] = {
-      "init_state", "init_state_vjp", "field", "field_vjp", "adjoint_field", "step", "step_vjp",
-      "step_adaptive", "output", "output_vjp", "loss", "loss_vjp", "jump", "jump_vjp"};
+#define PLASTIC_ABI_KERNEL(name, Id) #name,
+#include "runtime/abi_kernels.def"
+  };
   return names[static_cast<int>(id)];
-}
-
-const ir::Function* find_function(const model::ModelFunctions& fns, std::string_view role) {
-  for (const auto* group : {&fns.primal, &fns.derived, &fns.steps, &fns.step_static_vjps})
-    for (const model::NamedFunction& nf : *group)
-      if (nf.role == role) return &nf.fn;
-  return nullptr;
 }
 
 ModelKernels build_kernels(const model::ModelFunctions& fns, const ModelLayout& layout, loops::ElemType type, int lanes,
                            const std::string& prefix) {
   using Builder = bool (*)(const detail::KernelContext&, loops::Function&);
   static constexpr Builder builders[kKernelCount] = {
-      detail::build_init_state, detail::build_init_state_vjp, detail::build_field,
-      detail::build_field_vjp,  detail::build_adjoint_field,  detail::build_step,
-      detail::build_step_vjp,   detail::build_step_adaptive,  detail::build_output,
-      detail::build_output_vjp, detail::build_loss,           detail::build_loss_vjp,
-      detail::build_jump,       detail::build_jump_vjp};
+#define PLASTIC_ABI_KERNEL(name, Id) detail::build_##name,
+#include "runtime/abi_kernels.def"
+  };
   detail::KernelContext k{fns, layout, type, lanes, prefix};
   ModelKernels out;
   out.module.name = prefix.empty() ? layout.name : prefix + "module";
@@ -52,17 +45,10 @@ void emit(loops::Builder& b, const ir::Function& fn, const KernelEnv& env, const
   loopgen::emit_function(b, fn, in, out);
 }
 
-StepFunctions model_step(const KernelContext& k) {
-  StepFunctions s;
-  if (k.layout.step_method.empty()) return s;
-  const std::string role = "step." + k.layout.step_method;
-  s.step = find_function(k.fns, role);
-  s.vjp = find_function(k.fns, role + ".vjp");
-  s.static_vjp = find_function(k.fns, role + ".vjp.static");
-  for (size_t i = 0; i < k.fns.step_info.size(); ++i)
-    if (2 * i < k.fns.steps.size() && k.fns.steps[2 * i].role == role) s.info = &k.fns.step_info[i];
-  if (!s.info) s.step = s.vjp = nullptr;
-  return s;
+const model::ModelStep* model_step(const KernelContext& k) {
+  // The layout names the method the way the ABI table does; its tableau is
+  // the typed key of the step.
+  return k.fns.step(rt::find_tableau(k.layout.step_method));
 }
 
 }  // namespace detail

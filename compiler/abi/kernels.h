@@ -34,12 +34,16 @@
 
 namespace plastic::abi {
 
-/// The ABI kernels, in plastic_kernels order.
+/// The ABI kernels, in plastic_kernels order (runtime/abi_kernels.def).
 enum class KernelId {
-  InitState, InitStateVjp, Field, FieldVjp, AdjointField, Step, StepVjp, StepAdaptive,
-  Output, OutputVjp, Loss, LossVjp, Jump, JumpVjp,
+#define PLASTIC_ABI_KERNEL(name, Id) Id,
+#include "runtime/abi_kernels.def"
 };
-inline constexpr int kKernelCount = 14;
+/// How many kernels the ABI has.
+inline constexpr int kKernelCount = 0
+#define PLASTIC_ABI_KERNEL(name, Id) +1
+#include "runtime/abi_kernels.def"
+    ;
 /// "init_state", "field_vjp", ...: the plastic_kernels member name.
 std::string_view kernel_name(KernelId id);
 
@@ -59,10 +63,6 @@ struct ModelKernels {
 ModelKernels build_kernels(const model::ModelFunctions& fns, const ModelLayout& layout, loops::ElemType type,
                            int lanes, const std::string& prefix);
 
-/// The IR function of role `role` among fns' primal, derived and step
-/// functions; nullptr if absent.
-const ir::Function* find_function(const model::ModelFunctions& fns, std::string_view role);
-
 namespace detail {
 // One builder per kernel family (kernels_*.cpp); each returns false when the
 // model has nothing for that kernel.
@@ -73,20 +73,9 @@ struct KernelContext {
   int lanes;
   std::string prefix;
 };
-bool build_init_state(const KernelContext& k, loops::Function& out);
-bool build_init_state_vjp(const KernelContext& k, loops::Function& out);
-bool build_field(const KernelContext& k, loops::Function& out);
-bool build_field_vjp(const KernelContext& k, loops::Function& out);
-bool build_adjoint_field(const KernelContext& k, loops::Function& out);
-bool build_step(const KernelContext& k, loops::Function& out);
-bool build_step_vjp(const KernelContext& k, loops::Function& out);
-bool build_step_adaptive(const KernelContext& k, loops::Function& out);
-bool build_output(const KernelContext& k, loops::Function& out);
-bool build_output_vjp(const KernelContext& k, loops::Function& out);
-bool build_loss(const KernelContext& k, loops::Function& out);
-bool build_loss_vjp(const KernelContext& k, loops::Function& out);
-bool build_jump(const KernelContext& k, loops::Function& out);
-bool build_jump_vjp(const KernelContext& k, loops::Function& out);
+// build_init_state, build_init_state_vjp, ...: one per kernel.
+#define PLASTIC_ABI_KERNEL(name, Id) bool build_##name(const KernelContext& k, loops::Function& out);
+#include "runtime/abi_kernels.def"
 }  // namespace detail
 
 }  // namespace plastic::abi

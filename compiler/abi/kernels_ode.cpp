@@ -1,6 +1,7 @@
 // Kernels of the initial state and the vector field: init_state and its VJP,
 // field, field_vjp and the continuous adjoint system (see kernels.h for the
 // choices the ABI leaves open).
+#include "compiler/autodiff/names.h"
 #include "compiler/loops/error.h"
 #include "compiler/abi/kernel_util.h"
 
@@ -11,9 +12,11 @@ using loops::BufferOptions;
 
 namespace {
 
-const ir::Function& need(const KernelContext& k, std::string_view role) {
-  const ir::Function* f = find_function(k.fns, role);
-  if (!f) throw plastic::InternalError(fmt::format("model assembler: {} has no function '{}'", k.layout.name, role));
+const ir::Function& need(const KernelContext& k, model::FnRole role) {
+  const ir::Function* f = k.fns.find(role);
+  if (!f)
+    throw plastic::InternalError(
+        fmt::format("model assembler: {} has no function '{}'", k.layout.name, model::to_string(role)));
   return *f;
 }
 
@@ -29,7 +32,7 @@ bool build_init_state(const KernelContext& k, loops::Function& out) {
   env.u = varying(b, "u0", L.n_input, kIn);
   Place z0 = varying(b, "z0", L.n_state);
   b.scratch_param();
-  emit(b, need(k, "init"), env, {}, state_outputs(L, z0));
+  emit(b, need(k, model::FnKind::Init), env, {}, state_outputs(L, z0));
   out = b.finish();
   return true;
 }
@@ -46,7 +49,7 @@ bool build_init_state_vjp(const KernelContext& k, loops::Function& out) {
   g.theta_bar = uniform(b, "theta_bar", L.n_params);
   g.u_bar = varying(b, "u0_bar", L.n_input, kNullableOut);
   b.scratch_param();
-  emit(b, need(k, "init.vjp"), env, g);
+  emit(b, need(k, model::FnKind::InitVjp), env, g);
   out = b.finish();
   return true;
 }
@@ -57,7 +60,7 @@ bool build_field(const KernelContext& k, loops::Function& out) {
   KernelEnv env = begin_pointwise(b, k, "z");
   Place dz = varying(b, "dz", L.n_state);
   b.scratch_param();
-  emit(b, need(k, "field"), env, {}, state_outputs(L, dz));
+  emit(b, need(k, model::FnKind::Field), env, {}, state_outputs(L, dz));
   out = b.finish();
   return true;
 }
@@ -69,7 +72,7 @@ bool build_field_vjp(const KernelContext& k, loops::Function& out) {
   env.ct_states = varying(b, "a", L.n_state, kIn);
   GradEnv g = vjp_outputs(b, L, "z_bar", "u_bar");
   b.scratch_param();
-  emit(b, need(k, "field.vjp"), env, g);
+  emit(b, need(k, model::FnKind::FieldVjp), env, g);
   out = b.finish();
   return true;
 }
@@ -99,15 +102,17 @@ bool build_adjoint_field(const KernelContext& k, loops::Function& out) {
            [&](loops::Index i) { b.store(dtheta.buffer, i, b.constant(0)); });
   }
   std::map<std::string, Place> plain = state_outputs(L, dz);
-  for (auto& [name, p] : state_outputs(L, da, "adj.")) plain[name] = p;
+  const std::string adj_prefix(ad::prefix(ad::Derived::AdjointRate));
+  for (auto& [name, p] : state_outputs(L, da, adj_prefix)) plain[name] = p;
   GradEnv g;  // adj.<param> are the field's -a^T df/dtheta: summed into dtheta
-  const ir::Function& adj = need(k, "adjoint");
+  const ir::Function& adj = need(k, model::FnKind::AdjointSystem);
   std::vector<loopgen::InputBinding> in = bind_inputs(adj, env);
   std::vector<loopgen::OutputBinding> outs = bind_outputs(adj, env, g, plain);
   for (size_t i = 0; i < adj.outputs().size(); ++i) {
     const std::string& name = adj.outputs()[i].name;
-    if (name.rfind("adj.", 0) != 0) continue;
-    if (const ParamEntry* p = L.param(name.substr(4)); p && dtheta.valid())
+    std::optional<std::string_view> of = ad::derived_from(ad::Derived::AdjointRate, name);
+    if (!of) continue;
+    if (const ParamEntry* p = L.param(*of); p && dtheta.valid())
       outs[i] = loopgen::OutputBinding::to(dtheta.buffer, p->c.offset, loops::StoreMode::AddLaneSum);
   }
   loopgen::emit_function(b, adj, in, outs);
@@ -117,7 +122,7 @@ bool build_adjoint_field(const KernelContext& k, loops::Function& out) {
     venv.ct_states = env.a_states;
     GradEnv vg;
     vg.u_bar = u_bar;
-    emit(b, need(k, "field.vjp"), venv, vg);
+    emit(b, need(k, model::FnKind::FieldVjp), venv, vg);
   }
   out = b.finish();
   return true;

@@ -8,9 +8,11 @@ using loops::Builder;
 
 namespace {
 
-// "outputs" (read at T) or "observation_outputs" (read at every observation).
-std::string output_role(const KernelContext& k) {
-  return k.layout.readout == PLASTIC_READOUT_EACH_OBSERVATION ? "observation_outputs" : "outputs";
+// The final outputs (read at T) or the observation outputs (read at every
+// observation).
+model::FnKind output_kind(const KernelContext& k) {
+  return k.layout.readout == PLASTIC_READOUT_EACH_OBSERVATION ? model::FnKind::ObservationOutputs
+                                                              : model::FnKind::FinalOutputs;
 }
 
 std::map<std::string, Place> output_places(const ModelLayout& L, Place y) {
@@ -22,7 +24,7 @@ std::map<std::string, Place> output_places(const ModelLayout& L, Place y) {
 }  // namespace
 
 bool build_output(const KernelContext& k, loops::Function& out) {
-  const ir::Function* fn = find_function(k.fns, output_role(k));
+  const ir::Function* fn = k.fns.find(output_kind(k));
   if (!fn) return false;
   const ModelLayout& L = k.layout;
   Builder b(k.prefix + "output", k.type, k.lanes);
@@ -35,7 +37,7 @@ bool build_output(const KernelContext& k, loops::Function& out) {
 }
 
 bool build_output_vjp(const KernelContext& k, loops::Function& out) {
-  const ir::Function* fn = find_function(k.fns, output_role(k) + ".vjp");
+  const ir::Function* fn = k.fns.find(model::vjp_of(output_kind(k)));
   if (!fn) return false;
   const ModelLayout& L = k.layout;
   Builder b(k.prefix + "output_vjp", k.type, k.lanes);
@@ -49,7 +51,7 @@ bool build_output_vjp(const KernelContext& k, loops::Function& out) {
 }
 
 bool build_loss(const KernelContext& k, loops::Function& out) {
-  const ir::Function* fn = find_function(k.fns, "loss");
+  const ir::Function* fn = k.fns.find(model::FnKind::Loss);
   if (!fn) return false;
   const ModelLayout& L = k.layout;
   Builder b(k.prefix + "loss", k.type, k.lanes);
@@ -65,7 +67,7 @@ bool build_loss(const KernelContext& k, loops::Function& out) {
 }
 
 bool build_loss_vjp(const KernelContext& k, loops::Function& out) {
-  const ir::Function* fn = find_function(k.fns, "loss.vjp");
+  const ir::Function* fn = k.fns.find(model::FnKind::LossVjp);
   if (!fn) return false;
   const ModelLayout& L = k.layout;
   Builder b(k.prefix + "loss_vjp", k.type, k.lanes);
@@ -83,7 +85,7 @@ bool build_loss_vjp(const KernelContext& k, loops::Function& out) {
 }
 
 bool build_jump(const KernelContext& k, loops::Function& out) {
-  const ir::Function* fn = find_function(k.fns, "jump");
+  const ir::Function* fn = k.fns.find(model::FnKind::Jump);
   if (!fn) return false;
   const ModelLayout& L = k.layout;
   Builder b(k.prefix + "jump", k.type, k.lanes);
@@ -96,7 +98,7 @@ bool build_jump(const KernelContext& k, loops::Function& out) {
 }
 
 bool build_jump_vjp(const KernelContext& k, loops::Function& out) {
-  const ir::Function* fn = find_function(k.fns, "jump.vjp");
+  const ir::Function* fn = k.fns.find(model::FnKind::JumpVjp);
   if (!fn) return false;
   const ModelLayout& L = k.layout;
   Builder b(k.prefix + "jump_vjp", k.type, k.lanes);

@@ -3,6 +3,7 @@
 // FSAL are handled).
 #include <fmt/format.h>
 
+#include "compiler/autodiff/names.h"
 #include "compiler/loops/error.h"
 #include "compiler/abi/kernel_util.h"
 #include "runtime/solvers/tableau.h"
@@ -21,12 +22,12 @@ int64_t block_of_node(const ad::RkStep& info, int node) {
   throw plastic::InternalError(fmt::format("model assembler: no stage uses node {}", node));
 }
 
-int64_t stages(const StepFunctions& s) { return static_cast<int64_t>(s.info->stage_node.size()); }
+int64_t stages(const model::ModelStep& s) { return static_cast<int64_t>(s.info.stage_node.size()); }
 
 // Where every leaf of a step function lives: controls of node k in the block
 // of its first stage, statics in block 0.
-void bind_stages(KernelEnv& env, const StepFunctions& s, Place u_stages, int64_t m) {
-  const ad::RkStep* info = s.info;
+void bind_stages(KernelEnv& env, const model::ModelStep& s, Place u_stages, int64_t m) {
+  const ad::RkStep* info = &s.info;
   env.u = u_stages;
   env.u_node = [info, u_stages, m](int node) {
     if (!u_stages.valid()) return Place{};
@@ -37,8 +38,9 @@ void bind_stages(KernelEnv& env, const StepFunctions& s, Place u_stages, int64_t
 }  // namespace
 
 bool build_step(const KernelContext& k, loops::Function& out) {
-  StepFunctions s = model_step(k);
-  if (!s.step) return false;
+  const model::ModelStep* step = model_step(k);
+  if (!step) return false;
+  const model::ModelStep& s = *step;
   const ModelLayout& L = k.layout;
   Builder b(k.prefix + "step", k.type, k.lanes);
   b.opaque_param("ctx");
@@ -53,7 +55,7 @@ bool build_step(const KernelContext& k, loops::Function& out) {
   // z1 may be z0: the new state goes to scratch first and is copied out once
   // every read of z0 is done (one n*L copy, small next to the stages).
   Place tmp{b.scratch_buffer("z1_new", loops::Lanes::Varying, L.n_state), 0};
-  emit(b, *s.step, env, {}, state_outputs(L, tmp));
+  emit(b, s.step.fn, env, {}, state_outputs(L, tmp));
   b.comment("z1 = z1_new (z1 may alias z0)");
   b.loop("i", 0, L.n_state, [&](loops::Index i) { b.store(z1.buffer, i, b.load(tmp.buffer, i)); });
   out = b.finish();
@@ -61,8 +63,9 @@ bool build_step(const KernelContext& k, loops::Function& out) {
 }
 
 bool build_step_vjp(const KernelContext& k, loops::Function& out) {
-  StepFunctions s = model_step(k);
-  if (!s.vjp) return false;
+  const model::ModelStep* step = model_step(k);
+  if (!step) return false;
+  const model::ModelStep& s = *step;
   const ModelLayout& L = k.layout;
   Builder b(k.prefix + "step_vjp", k.type, k.lanes);
   b.opaque_param("ctx");
@@ -79,27 +82,27 @@ bool build_step_vjp(const KernelContext& k, loops::Function& out) {
   g.theta_bar = uniform(b, "theta_bar", L.n_params);
   Place us_bar = varying(b, "u_stages_bar", stages(s) * m, kNullableOut);
   g.u_bar = us_bar;  // statics: block 0
-  const ad::RkStep* info = s.info;
+  const ad::RkStep* info = &s.info;
   g.u_node_bar = [info, us_bar, m](int node) {
     if (!us_bar.valid()) return Place{};
     return Place{us_bar.buffer, us_bar.base + block_of_node(*info, node) * m};
   };
   b.scratch_param();
-  emit(b, *s.vjp, env, g);
+  emit(b, s.vjp.fn, env, g);
   if (s.static_vjp && us_bar.valid()) {
     GradEnv sg;
     sg.u_bar = us_bar;
-    emit(b, *s.static_vjp, env, sg);
+    emit(b, s.static_vjp->fn, env, sg);
   }
   out = b.finish();
   return true;
 }
 
 bool build_step_adaptive(const KernelContext& k, loops::Function& out) {
-  StepFunctions s = model_step(k);
-  if (!s.step || !s.info->adaptive) return false;
-  const rt::ButcherTableau* tab = rt::find_tableau(k.layout.step_method);
-  if (!tab) return false;
+  const model::ModelStep* step = model_step(k);
+  if (!step || !step->info.adaptive) return false;
+  const model::ModelStep& s = *step;
+  const rt::ButcherTableau* tab = s.method;
   const ModelLayout& L = k.layout;
   Builder b(k.prefix + "step_adaptive", k.type, k.lanes);
   b.opaque_param("ctx");
@@ -119,8 +122,9 @@ bool build_step_adaptive(const KernelContext& k, loops::Function& out) {
   Place k_last = varying(b, "k_last", L.n_state, kNullableOut);
   b.scratch_param();
   std::map<std::string, Place> plain = state_outputs(L, z1);
-  for (auto& [name, p] : state_outputs(L, err, "err.")) plain[name] = p;
-  emit(b, *s.step, env, {}, plain);
+  const std::string err_prefix(ad::prefix(ad::Derived::ErrorEstimate));
+  for (auto& [name, p] : state_outputs(L, err, err_prefix)) plain[name] = p;
+  emit(b, s.step.fn, env, {}, plain);
   if (tab->fsal) {
     // k_last = f(t + h, z1, u_stages[s-1]).
     KernelEnv fenv = env_of(k);
@@ -128,7 +132,7 @@ bool build_step_adaptive(const KernelContext& k, loops::Function& out) {
     fenv.z = z1;
     fenv.theta = env.theta;
     fenv.u = u_stages.valid() ? Place{u_stages.buffer, (stages(s) - 1) * m} : Place{};
-    const ir::Function* field = find_function(k.fns, "field");
+    const ir::Function* field = k.fns.find(model::FnKind::Field);
     emit(b, *field, fenv, {}, state_outputs(L, k_last));
   }
   out = b.finish();

@@ -139,10 +139,9 @@ ModelLayout compute_layout(const model::ModelFunctions& fns) {
   // parameters its outputs depend on (its inputs list every parameter).
   L.field_theta_begin = L.n_params;
   L.field_theta_end = 0;
-  for (const model::NamedFunction& nf : fns.primal) {
-    if (nf.role != "field") continue;
+  if (const ir::Function* field = fns.find(model::FnKind::Field)) {
     std::vector<const ir::Node*> roots;
-    for (const ir::Output& o : nf.fn.outputs()) roots.push_back(o.node);
+    for (const ir::Output& o : field->outputs()) roots.push_back(o.node);
     for (const ir::Node* leaf : ir::topo_order(roots)) {
       const ParamEntry* e = leaf->op() == ir::Op::Param ? L.param(leaf->name()) : nullptr;
       if (!e) continue;
@@ -156,10 +155,11 @@ ModelLayout compute_layout(const model::ModelFunctions& fns) {
   // loss: its inputs are targets).
   std::vector<bool> reads_value(m.inputs.size()), reads_deriv(m.inputs.size()), reads_static(m.inputs.size());
   for (const model::NamedFunction& nf : fns.primal) {
-    if (nf.role == "loss") continue;
+    if (nf.role.kind == model::FnKind::Loss) continue;
     for (const ir::Node* leaf : nf.fn.inputs()) {
       if (leaf->op() == ir::Op::Arg && leaf->name() == "t0")
-        throw LayoutError(fmt::format("{}: the {} reads t0, which the model ABI does not pass", m.name, nf.role));
+        throw LayoutError(fmt::format("{}: the {} reads t0, which the model ABI does not pass", m.name,
+                                      model::to_string(nf.role)));
       if (leaf->op() != ir::Op::Input) continue;
       size_t i = static_cast<size_t>(leaf->slot());
       const dsl::InputInfo& in = m.inputs.at(i);
@@ -213,9 +213,7 @@ ModelLayout compute_layout(const model::ModelFunctions& fns) {
   L.readout = per_obs ? PLASTIC_READOUT_EACH_OBSERVATION : PLASTIC_READOUT_FINAL;
 
   // Targets: the loss's Input leaves, in declaration order.
-  const ir::Function* loss = nullptr;
-  for (const model::NamedFunction& nf : fns.primal)
-    if (nf.role == "loss") loss = &nf.fn;
+  const ir::Function* loss = fns.find(model::FnKind::Loss);
   for (size_t i = 0; i < m.inputs.size(); ++i) {
     const dsl::InputInfo& in = m.inputs[i];
     if (in.kind != dsl::InputKind::Label && in.kind != dsl::InputKind::Target) continue;
@@ -244,8 +242,7 @@ ModelLayout compute_layout(const model::ModelFunctions& fns) {
     L.gradient.adjoint_atol = m.gradient.atol;
   }
   // The fused kernels implement the model's own method when it has a tableau.
-  for (const model::NamedFunction& s : fns.steps)
-    if (s.role == "step." + m.solver.method) L.step_method = m.solver.method;
+  if (fns.step(rt::find_tableau(m.solver.method))) L.step_method = m.solver.method;
   // Per-observation outputs read the state after that time's jumps (GRAMMAR.md
   // "Outputs": an ODE-RNN reads out h_n = jump(u_n, x_n), paper 000 Eq. 27).
   L.observe_after_jump = 1;

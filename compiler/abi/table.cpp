@@ -3,20 +3,42 @@
 
 #include <cstring>
 
+#include <fmt/format.h>
+
+#include "runtime/support/internal_error.h"
+
 namespace plastic::abi {
 
+// Both structs and KernelId come from runtime/abi_kernels.def: the member of
+// each id is found by name, not by its position. The AOT table's LLVM types
+// also rely on the members being in KernelId order, one pointer (uint64_t)
+// each.
+namespace {
+constexpr size_t nth(KernelId id, size_t size) { return static_cast<size_t>(id) * size; }
+}  // namespace
+#define PLASTIC_ABI_KERNEL(name, Id)                                               \
+  static_assert(offsetof(plastic_kernels, name) == nth(KernelId::Id, sizeof(void*))); \
+  static_assert(offsetof(plastic_scratch_sizes, name) == nth(KernelId::Id, sizeof(uint64_t)));
+#include "runtime/abi_kernels.def"
+static_assert(sizeof(plastic_kernels) == kKernelCount * sizeof(void*));
+static_assert(sizeof(plastic_scratch_sizes) == kKernelCount * sizeof(uint64_t));
+
 void** kernel_slot(plastic_kernels& k, KernelId id) {
-  // plastic_kernels is 14 function pointers in KernelId order (checked below).
-  static_assert(sizeof(plastic_kernels) == kKernelCount * sizeof(void*));
-  static_assert(offsetof(plastic_kernels, jump_vjp) == 13 * sizeof(void*));
-  static_assert(offsetof(plastic_kernels, step_adaptive) == 7 * sizeof(void*));
-  return reinterpret_cast<void**>(&k) + static_cast<int>(id);
+  switch (id) {
+#define PLASTIC_ABI_KERNEL(name, Id) \
+  case KernelId::Id: return reinterpret_cast<void**>(&k.name);
+#include "runtime/abi_kernels.def"
+  }
+  throw plastic::InternalError(fmt::format("no kernel slot for kernel id {}", static_cast<int>(id)));
 }
 
 uint64_t* scratch_slot(plastic_scratch_sizes& s, KernelId id) {
-  static_assert(sizeof(plastic_scratch_sizes) == kKernelCount * sizeof(uint64_t));
-  static_assert(offsetof(plastic_scratch_sizes, step_adaptive) == 7 * sizeof(uint64_t));
-  return reinterpret_cast<uint64_t*>(&s) + static_cast<int>(id);
+  switch (id) {
+#define PLASTIC_ABI_KERNEL(name, Id) \
+  case KernelId::Id: return &s.name;
+#include "runtime/abi_kernels.def"
+  }
+  throw plastic::InternalError(fmt::format("no scratch slot for kernel id {}", static_cast<int>(id)));
 }
 
 void fill_table(const ModelLayout& L, const ModelKernels& kernels, loops::ElemType type, int lanes,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "compiler/autodiff/function_ad.h"
+#include "compiler/autodiff/names.h"
 #include "compiler/autodiff/ode.h"
 #include "compiler/autodiff/reverse.h"
 #include "compiler/ir/error.h"
@@ -73,7 +74,7 @@ Function adjoint_system(const Function& field) {
   for (size_t i = 0; i < sig.states.size(); ++i) {
     const Node* z = sig.states[i];
     adjoints.push_back(
-        ctx.leaf(Op::Arg, "a." + z->name(), z->shape(), static_cast<int64_t>(i), z->dtype()));
+        ctx.leaf(Op::Arg, derived_name(Derived::Adjoint, z->name()), z->shape(), static_cast<int64_t>(i), z->dtype()));
     inputs.push_back(adjoints.back());
   }
   std::vector<const Node*> wrt = sig.states;
@@ -81,7 +82,7 @@ Function adjoint_system(const Function& field) {
   std::vector<const Node*> grads = vjp_dense(field.output_nodes(), adjoints, wrt);
   std::vector<ir::Output> outs = field.outputs();
   for (size_t i = 0; i < wrt.size(); ++i)
-    outs.push_back({"adj." + wrt[i]->name(), ir::neg(grads[i])});
+    outs.push_back({derived_name(Derived::AdjointRate, wrt[i]->name()), ir::neg(grads[i])});
   return Function(field.name() + ".adjoint", std::move(inputs), std::move(outs));
 }
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "compiler/autodiff/forward.h"
+#include "compiler/autodiff/names.h"
 #include "compiler/autodiff/reverse.h"
 #include "compiler/ir/error.h"
 
@@ -39,7 +40,7 @@ Function vjp_function(const Function& f, const VjpSpec& spec) {
     bool seeded = spec.seeds.empty() ||
                   std::find(spec.seeds.begin(), spec.seeds.end(), name) != spec.seeds.end();
     if (!seeded) continue;
-    cts[i] = ctx.leaf(ir::Op::Arg, "ct." + name, outs[i]->shape(), static_cast<int64_t>(i),
+    cts[i] = ctx.leaf(ir::Op::Arg, derived_name(Derived::Cotangent, name), outs[i]->shape(), static_cast<int64_t>(i),
                       outs[i]->dtype());
     inputs.push_back(cts[i]);
   }
@@ -50,7 +51,7 @@ Function vjp_function(const Function& f, const VjpSpec& spec) {
   std::vector<Output> results;
   if (spec.keep_outputs) results = f.outputs();
   for (size_t i = 0; i < wrt.size(); ++i)
-    results.push_back({"d." + wrt[i]->name(), grads[i]});
+    results.push_back({derived_name(Derived::Gradient, wrt[i]->name()), grads[i]});
   return Function(spec.name.empty() ? f.name() + ".vjp" : spec.name, std::move(inputs),
                   std::move(results));
 }

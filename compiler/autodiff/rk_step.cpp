@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "compiler/autodiff/function_ad.h"
+#include "compiler/autodiff/names.h"
 #include "compiler/autodiff/ode.h"
 #include "compiler/autodiff/rule_util.h"
 #include "compiler/ir/error.h"
@@ -68,7 +69,7 @@ RkStep build_rk_step(const Function& field, const rt::ButcherTableau& tab,
 
   const Node* t = sig.time ? sig.time : ctx.time("t");
   if (!t->shape().empty()) throw ir::IRError("the time input of a field must be a scalar");
-  const Node* h = ctx.leaf(Op::Arg, "step.h", {}, 0, t->dtype());
+  const Node* h = ctx.leaf(Op::Arg, std::string(kStepSizeName), {}, 0, t->dtype());
 
   std::vector<const Node*> inputs{t, h};
   inputs.insert(inputs.end(), sig.states.begin(), sig.states.end());
@@ -138,7 +139,7 @@ RkStep build_rk_step(const Function& field, const rt::ButcherTableau& tab,
         ks.push_back(k_stage[static_cast<size_t>(i)][st]);
       const Node* err = weighted_sum(tab.e, ks);
       const Node* z = sig.states[st];
-      outs.push_back({"err." + z->name(), err ? detail::times_scalar(err, h) : ir::zeros_like(z)});
+      outs.push_back({derived_name(Derived::ErrorEstimate, z->name()), err ? detail::times_scalar(err, h) : ir::zeros_like(z)});
     }
   }
   for (const Node* p : sig.params)

@@ -42,13 +42,13 @@ int run_emit(const std::string& file, const std::string& stage, const CommonOpti
   };
   if (stage == "ir") print_all(fns->primal);
   else if (stage == "grad-ir") print_all(fns->derived);
-  else if (stage == "step-ir") print_all(fns->steps);
-  else if (stage == "stats") {
+  else if (stage == "step-ir") {
+    for (const model::NamedFunction* f : fns->step_functions()) std::cout << ir::print(f->fn) << "\n";
+  } else if (stage == "stats") {
     std::cout << fmt::format("{:<32} {:>8} {:>8} {:>8}\n", "function", "inputs", "outputs", "nodes");
-    for (const auto* list : {&fns->primal, &fns->derived, &fns->steps})
-      for (const model::NamedFunction& f : *list)
-        std::cout << fmt::format("{:<32} {:>8} {:>8} {:>8}\n", f.role, f.fn.inputs().size(), f.fn.outputs().size(),
-                                 model::node_count(f.fn));
+    for (const model::NamedFunction* f : fns->functions())
+      std::cout << fmt::format("{:<32} {:>8} {:>8} {:>8}\n", model::to_string(f->role), f->fn.inputs().size(),
+                               f->fn.outputs().size(), model::node_count(f->fn));
   } else {
     std::cerr << fmt::format("plastic emit: unknown stage '{}'\n", stage);
     return kUsageError;

@@ -33,7 +33,7 @@ int run_gradcheck(const std::vector<std::string>& paths, double tolerance, uint6
     double worst = 0;
     std::string worst_where;
     std::cout << fmt::format("{}  ({})\n", fns->model->name, file);
-    for (auto [f, vjp] : fns->vjp_pairs) {
+    for (auto [f, vjp] : fns->vjp_pairs()) {
       auto entries = model::gradcheck(*f, *vjp, options);
       double fn_worst = 0;
       std::string fn_where;

@@ -1,12 +1,11 @@
-// Lowering a checked model to IR functions (see lower_model.h).
+// A checked model to IR functions (see model_to_ir.h).
 #include "compiler/irgen/model_to_ir.h"
 
-#include "compiler/irgen/ir_domain.h"
+#include "compiler/irgen/expr_to_ir.h"
 
 #include <fmt/format.h>
 
 #include <map>
-#include <sstream>
 
 namespace plastic::irgen {
 
@@ -78,19 +77,14 @@ private:
   std::vector<const ir::Node*> extras_;
 };
 
-/// Evaluates declarations of one function and assembles it.
+/// Builds the resolved expressions of one function and assembles it.
 class FunctionBuilder {
 public:
   FunctionBuilder(const dsl::CheckedModel& m, ir::Context& ctx)
-      : m_(m), ctx_(ctx), leaves_(m, ctx), domain_(ctx, std::ref(leaves_)), eval_(m, domain_, diag_) {}
+      : m_(m), ctx_(ctx), leaves_(m, ctx), exprs_(ctx, std::ref(leaves_)) {}
 
-  const ir::Node* eval(const dsl::Expr& e, dsl::Where where, const dsl::Shape* broadcast_to = nullptr) {
-    const ir::Node* v = eval_.eval_root(e, where);
-    if (!v) {
-      std::ostringstream os;
-      diag_.render(os);
-      throw plastic::InternalError("a checked model failed to lower:\n" + os.str());
-    }
+  const ir::Node* eval(const dsl::ResolvedExpr& e, const dsl::Shape* broadcast_to = nullptr) {
+    const ir::Node* v = exprs_.build(e);
     if (broadcast_to && v->shape() != to_ir(*broadcast_to)) v = ir::broadcast_to(v, to_ir(*broadcast_to));
     return v;
   }
@@ -114,10 +108,8 @@ public:
 private:
   const dsl::CheckedModel& m_;
   ir::Context& ctx_;
-  dsl::DiagnosticEngine diag_;
   LeafCollector leaves_;
-  IrDomain domain_;
-  dsl::Evaluator<IrDomain> eval_;
+  ExprToIr exprs_;
 };
 
 }  // namespace
@@ -126,13 +118,13 @@ ModelIR model_to_ir(const dsl::CheckedModel& m, ir::Context& ctx) {
   auto field = [&] {
     FunctionBuilder b(m, ctx);
     std::vector<ir::Output> outs;
-    for (const dsl::StateInfo& s : m.states) outs.push_back({s.name, b.eval(*s.flow->body, dsl::Where::Flow, &s.shape)});
+    for (const dsl::StateInfo& s : m.states) outs.push_back({s.name, b.eval(s.flow_value, &s.shape)});
     return b.build(m.name + ".field", std::move(outs), true, true, true);
   }();
   auto init = [&] {
     FunctionBuilder b(m, ctx);
     std::vector<ir::Output> outs;
-    for (const dsl::StateInfo& s : m.states) outs.push_back({s.name, b.eval(*s.decl->init, dsl::Where::Init, &s.shape)});
+    for (const dsl::StateInfo& s : m.states) outs.push_back({s.name, b.eval(s.init_value, &s.shape)});
     return b.build(m.name + ".init", std::move(outs), false, false, true);
   }();
   auto outputs = [&](bool per_observation) -> std::optional<ir::Function> {
@@ -140,14 +132,14 @@ ModelIR model_to_ir(const dsl::CheckedModel& m, ir::Context& ctx) {
     std::vector<ir::Output> outs;
     for (const dsl::OutputInfo& o : m.outputs)
       if (o.per_observation == per_observation)
-        outs.push_back({o.name, b.eval(*o.decl->body, per_observation ? dsl::Where::ObsOutput : dsl::Where::Output)});
+        outs.push_back({o.name, b.eval(o.value)});
     if (outs.empty()) return std::nullopt;
     return b.build(m.name + (per_observation ? ".observation_outputs" : ".final_outputs"), std::move(outs),
                    per_observation, true, true);
   };
   std::optional<ir::Function> jump;
   bool any_jump = false;
-  for (const dsl::StateInfo& s : m.states) any_jump |= s.jump != nullptr;
+  for (const dsl::StateInfo& s : m.states) any_jump |= !s.jump_value.empty();
   if (any_jump) {
     FunctionBuilder b(m, ctx);
     std::vector<ir::Output> outs;
@@ -155,7 +147,7 @@ ModelIR model_to_ir(const dsl::CheckedModel& m, ir::Context& ctx) {
     for (size_t i = 0; i < m.states.size(); ++i) {
       const dsl::StateInfo& s = m.states[i];
       // A state without a jump keeps its value: z ↦ z (an identity output).
-      const ir::Node* v = s.jump ? b.eval(*s.jump->body, dsl::Where::Jump, &s.shape)
+      const ir::Node* v = !s.jump_value.empty() ? b.eval(s.jump_value, &s.shape)
                                  : ir::add(plain.state(static_cast<int>(i)), ctx.constant(0.0, to_ir(s.shape)));
       outs.push_back({s.name, v});
     }
@@ -163,7 +155,7 @@ ModelIR model_to_ir(const dsl::CheckedModel& m, ir::Context& ctx) {
   }
   auto loss = [&] {
     FunctionBuilder b(m, ctx);
-    std::vector<ir::Output> outs{{"loss", b.eval(*m.loss->body, dsl::Where::Loss)}};
+    std::vector<ir::Output> outs{{"loss", b.eval(m.loss_value)}};
     return b.build(m.name + ".loss", std::move(outs), false, false, false);
   }();
   return ModelIR{std::move(field), std::move(init), outputs(false), outputs(true), std::move(jump),

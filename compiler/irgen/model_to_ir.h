@@ -1,9 +1,9 @@
-// Lowering a checked model to IR functions.
+// A checked model to IR functions.
 //
-// One walk per declaration with the front end's Evaluator in the IR domain
-// (ir_domain.h) turns the model into the functions the model ABI is built
-// from: the vector field, the initial state, the jump map, the outputs and
-// the loss. Everything else — VJPs, the adjoint system, fused solver steps —
+// One pass over each resolved expression the checker handed over
+// (dsl/resolved.h; expr_to_ir.h) turns the model into the functions the
+// model ABI is built from: the vector field, the initial state, the jump
+// map, the outputs and the loss. Everything else — VJPs, the adjoint system, fused solver steps —
 // is derived from these by compiler/autodiff.
 //
 // Leaves and their names: parameters by qualified name (slot = index in the
@@ -38,8 +38,8 @@ struct ModelIR {
   ir::Function loss;
 };
 
-/// Lowers every declaration; throws plastic::InternalError if the checked
-/// model fails to lower (a bug: checking guarantees lowering succeeds).
+/// Builds every function; throws plastic::InternalError if the IR disagrees
+/// with the checked model (a bug: checking guarantees irgen succeeds).
 ModelIR model_to_ir(const dsl::CheckedModel& model, ir::Context& ctx);
 
 }  // namespace plastic::irgen

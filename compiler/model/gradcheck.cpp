@@ -1,6 +1,7 @@
 // Finite-difference checks of symbolic derivatives (see gradcheck.h).
 #include "compiler/model/gradcheck.h"
 
+#include "compiler/autodiff/names.h"
 #include "compiler/interp/interpreter.h"
 
 #include <cmath>
@@ -42,7 +43,7 @@ double max_abs(const std::vector<Tensor>& ts) {
 void shrink_step_until_stable(const ir::Function& f, std::vector<Tensor>& inputs) {
   size_t h_index = f.inputs().size();
   for (size_t i = 0; i < f.inputs().size(); ++i)
-    if (f.inputs()[i]->name() == "step.h") h_index = i;
+    if (f.inputs()[i]->name() == ad::kStepSizeName) h_index = i;
   if (h_index == f.inputs().size()) return;
   double bound = 10 * (1 + max_abs(inputs));
   for (int tries = 0; tries < 12; ++tries) {
@@ -62,7 +63,7 @@ std::vector<GradcheckEntry> gradcheck(const ir::Function& f, const ir::Function&
     Tensor t = random_tensor(in->shape(), rng, options.scale);
     // Times and step sizes: small positive values, where fields are defined.
     if (in->op() == ir::Op::Time) t.data.assign(t.data.size(), 0.25);
-    if (in->name() == "step.h") t.data.assign(t.data.size(), 0.01);
+    if (in->name() == ad::kStepSizeName) t.data.assign(t.data.size(), 0.01);
     inputs.push_back(std::move(t));
   }
   shrink_step_until_stable(f, inputs);
@@ -73,8 +74,9 @@ std::vector<GradcheckEntry> gradcheck(const ir::Function& f, const ir::Function&
   std::vector<Tensor> ct_in_vjp_order;
   for (size_t k = f.inputs().size(); k < vjp.inputs().size(); ++k) {
     const std::string& name = vjp.inputs()[k]->name();
+    std::optional<std::string_view> seeds = ad::derived_from(ad::Derived::Cotangent, name);
     size_t o = 0;
-    while (o < f.outputs().size() && "ct." + f.outputs()[o].name != name) ++o;
+    while (o < f.outputs().size() && seeds != f.outputs()[o].name) ++o;
     if (o == f.outputs().size()) throw ir::IRError("gradcheck: VJP input '" + name + "' seeds no output of " + f.name());
     cotangents[o] = random_tensor(f.outputs()[o].node->shape(), rng, 1.0);
     seeded[o] = true;
@@ -98,7 +100,7 @@ std::vector<GradcheckEntry> gradcheck(const ir::Function& f, const ir::Function&
   std::vector<GradcheckEntry> entries;
   for (size_t i = 0; i < f.inputs().size(); ++i) {
     const ir::Node* in = f.inputs()[i];
-    auto it = by_name.find("d." + in->name());
+    auto it = by_name.find(ad::derived_name(ad::Derived::Gradient, in->name()));
     if (it == by_name.end()) continue;
     GradcheckEntry worst{f.name(), in->name(), 0, 0, 0};
     for (int d = 0; d < options.directions; ++d) {

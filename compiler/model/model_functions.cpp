@@ -5,10 +5,99 @@
 #include "compiler/autodiff/ode.h"
 #include "compiler/passes/pipeline.h"
 #include "runtime/solvers/tableau.h"
+#include "runtime/support/internal_error.h"
+
+#include <fmt/format.h>
 
 #include <iostream>
 
 namespace plastic::model {
+
+FnKind vjp_of(FnKind primal) {
+  switch (primal) {
+  case FnKind::Field: return FnKind::FieldVjp;
+  case FnKind::Init: return FnKind::InitVjp;
+  case FnKind::FinalOutputs: return FnKind::FinalOutputsVjp;
+  case FnKind::ObservationOutputs: return FnKind::ObservationOutputsVjp;
+  case FnKind::Jump: return FnKind::JumpVjp;
+  case FnKind::Loss: return FnKind::LossVjp;
+  case FnKind::Step: return FnKind::StepVjp;
+  default: break;
+  }
+  throw plastic::InternalError(fmt::format("the function '{}' has no VJP", to_string(FnRole(primal))));
+}
+
+std::string to_string(const FnRole& role) {
+  // The step kinds carry their method in the name: "step.rk4.vjp".
+  auto step = [&](std::string_view suffix) {
+    return "step." + std::string(role.method ? role.method->name : "?") + std::string(suffix);
+  };
+  switch (role.kind) {
+  case FnKind::Field: return "field";
+  case FnKind::Init: return "init";
+  case FnKind::FinalOutputs: return "outputs";
+  case FnKind::ObservationOutputs: return "observation_outputs";
+  case FnKind::Jump: return "jump";
+  case FnKind::Loss: return "loss";
+  case FnKind::FieldVjp: return "field.vjp";
+  case FnKind::AdjointSystem: return "adjoint";
+  case FnKind::InitVjp: return "init.vjp";
+  case FnKind::FinalOutputsVjp: return "outputs.vjp";
+  case FnKind::ObservationOutputsVjp: return "observation_outputs.vjp";
+  case FnKind::JumpVjp: return "jump.vjp";
+  case FnKind::LossVjp: return "loss.vjp";
+  case FnKind::Step: return step("");
+  case FnKind::StepVjp: return step(".vjp");
+  case FnKind::StepStaticVjp: return step(".vjp.static");
+  }
+  throw plastic::InternalError("unknown function kind");
+}
+
+const ir::Function* ModelFunctions::find(const FnRole& role) const {
+  for (const auto* group : {&primal, &derived})
+    for (const NamedFunction& nf : *group)
+      if (nf.role == role) return &nf.fn;
+  for (const ModelStep& s : steps) {
+    if (s.step.role == role) return &s.step.fn;
+    if (s.vjp.role == role) return &s.vjp.fn;
+    if (s.static_vjp && s.static_vjp->role == role) return &s.static_vjp->fn;
+  }
+  return nullptr;
+}
+
+const ModelStep* ModelFunctions::step(const rt::ButcherTableau* method) const {
+  for (const ModelStep& s : steps)
+    if (method && s.method == method) return &s;
+  return nullptr;
+}
+
+std::vector<const NamedFunction*> ModelFunctions::step_functions() const {
+  std::vector<const NamedFunction*> out;
+  for (const ModelStep& s : steps) {
+    out.push_back(&s.step);
+    out.push_back(&s.vjp);
+  }
+  return out;
+}
+
+std::vector<const NamedFunction*> ModelFunctions::functions() const {
+  std::vector<const NamedFunction*> out;
+  for (const auto* group : {&primal, &derived})
+    for (const NamedFunction& nf : *group) out.push_back(&nf);
+  for (const NamedFunction* nf : step_functions()) out.push_back(nf);
+  return out;
+}
+
+std::vector<std::pair<const ir::Function*, const ir::Function*>> ModelFunctions::vjp_pairs() const {
+  std::vector<std::pair<const ir::Function*, const ir::Function*>> out;
+  for (const NamedFunction& p : primal) {
+    const ir::Function* vjp = find(vjp_of(p.role.kind));
+    if (!vjp) throw plastic::InternalError(fmt::format("the {} has no VJP", to_string(p.role)));
+    out.push_back({&p.fn, vjp});
+  }
+  for (const ModelStep& s : steps) out.push_back({&s.step.fn, &s.vjp.fn});
+  return out;
+}
 
 size_t node_count(const ir::Function& f) {
   std::vector<const ir::Node*> roots;
@@ -36,18 +125,19 @@ std::optional<ModelFunctions> build_model_functions(const std::string& file,
   popts.after_pass = options.after_pass;
   auto optimise = [&](const ir::Function& f) { return pipeline.run(f, popts); };
 
-  out.primal.push_back({"field", optimise(lowered.field)});
-  out.primal.push_back({"init", optimise(lowered.init)});
-  if (lowered.final_outputs) out.primal.push_back({"outputs", optimise(*lowered.final_outputs)});
-  if (lowered.observation_outputs) out.primal.push_back({"observation_outputs", optimise(*lowered.observation_outputs)});
-  if (lowered.jump) out.primal.push_back({"jump", optimise(*lowered.jump)});
-  out.primal.push_back({"loss", optimise(lowered.loss)});
+  out.primal.push_back({FnKind::Field, optimise(lowered.field)});
+  out.primal.push_back({FnKind::Init, optimise(lowered.init)});
+  if (lowered.final_outputs) out.primal.push_back({FnKind::FinalOutputs, optimise(*lowered.final_outputs)});
+  if (lowered.observation_outputs) out.primal.push_back({FnKind::ObservationOutputs, optimise(*lowered.observation_outputs)});
+  if (lowered.jump) out.primal.push_back({FnKind::Jump, optimise(*lowered.jump)});
+  out.primal.push_back({FnKind::Loss, optimise(lowered.loss)});
 
   const ir::Function& field = out.primal[0].fn;
-  out.derived.push_back({"field.vjp", optimise(ad::field_vjp(field))});
-  out.derived.push_back({"adjoint", optimise(ad::adjoint_system(field))});
-  for (size_t i = 1; i < out.primal.size(); ++i)
-    out.derived.push_back({out.primal[i].role + ".vjp", optimise(ad::vjp_function(out.primal[i].fn))});
+  out.derived.push_back({FnKind::FieldVjp, optimise(ad::field_vjp(field))});
+  out.derived.push_back({FnKind::AdjointSystem, optimise(ad::adjoint_system(field))});
+  for (const NamedFunction& p : out.primal)
+    if (p.role.kind != FnKind::Field)
+      out.derived.push_back({vjp_of(p.role.kind), optimise(ad::vjp_function(p.fn))});
 
   // The fused step of the model's solver, and dopri5's (the adaptive
   // reference) when the model uses another method.
@@ -66,22 +156,19 @@ std::optional<ModelFunctions> build_model_functions(const std::string& file,
     }
     ad::RkStep step = ad::build_rk_step(field, *tableau, sopts);
     ir::Function step_vjp = ad::build_step_vjp(step);
-    out.steps.push_back({"step." + method, optimise(step.fn)});
-    out.steps.push_back({"step." + method + ".vjp", optimise(step_vjp)});
+    NamedFunction fused{{FnKind::Step, tableau}, optimise(step.fn)};
+    NamedFunction vjp{{FnKind::StepVjp, tableau}, optimise(step_vjp)};
+    std::optional<NamedFunction> static_vjp;
     if (!sopts.static_inputs.empty()) {
       ad::VjpSpec spec;
       spec.wrt = sopts.static_inputs;
       spec.seeds = step.states;
       spec.name = step.fn.name() + ".vjp.static";
-      out.step_static_vjps.push_back({"step." + method + ".vjp.static", optimise(ad::vjp_function(step.fn, spec))});
+      static_vjp = NamedFunction{{FnKind::StepStaticVjp, tableau}, optimise(ad::vjp_function(step.fn, spec))};
     }
-    out.step_info.push_back(std::move(step));
+    out.steps.push_back({tableau, std::move(fused), std::move(vjp), std::move(static_vjp), std::move(step)});
   }
 
-  // What gradcheck compares: each primal with its VJP, each step with its VJP.
-  out.vjp_pairs.push_back({&out.primal[0].fn, &out.derived[0].fn});
-  for (size_t i = 1; i < out.primal.size(); ++i) out.vjp_pairs.push_back({&out.primal[i].fn, &out.derived[i + 1].fn});
-  for (size_t i = 0; i + 1 < out.steps.size(); i += 2) out.vjp_pairs.push_back({&out.steps[i].fn, &out.steps[i + 1].fn});
   status = BuildStatus::Ok;
   return out;
 }

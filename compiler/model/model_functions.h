@@ -2,41 +2,100 @@
 // derived functions the runtime needs (field VJP, adjoint system, the fused
 // step of the model's solver and its VJP), optimised by the standard pass
 // pipeline. Shared by `plastic emit`, `plastic gradcheck` and the model
-// assembler that compiles these functions into kernels.
+// assembler that compiles these functions into kernels. Consumers find a
+// function by its typed role (FnRole), never by its name or its position.
 #pragma once
 
 #include "compiler/autodiff/ode.h"
 #include "compiler/irgen/model_to_ir.h"
 #include "dsl/frontend.h"
+#include "runtime/solvers/tableau.h"
 
+#include <compare>
 #include <functional>
 #include <map>
 #include <string>
 #include <memory>
 #include <optional>
+#include <utility>
+#include <vector>
 
 namespace plastic::model {
 
+/// What a function of a model is for. Stages look functions up by this
+/// key, never by their printed name.
+enum class FnKind {
+  // Primal functions, lowered from the model.
+  Field, Init, FinalOutputs, ObservationOutputs, Jump, Loss,
+  // Derived: the field's VJP and adjoint system, the VJP of each other primal.
+  FieldVjp, AdjointSystem, InitVjp, FinalOutputsVjp, ObservationOutputsVjp, JumpVjp, LossVjp,
+  // The fused step of one solver method, its VJP, and its VJP with respect
+  // to static inputs.
+  Step, StepVjp, StepStaticVjp,
+};
+
+/// The VJP kind of a primal kind (Field -> FieldVjp, Step -> StepVjp, ...):
+/// the one place that pairs a function with its derivative.
+FnKind vjp_of(FnKind primal);
+
+/// A function's typed key: its kind and, for the step kinds, the method.
+struct FnRole {
+  FnKind kind;
+  /// The step kinds' solver method (one of rt::all_tableaus()); null otherwise.
+  const rt::ButcherTableau* method = nullptr;
+
+  constexpr FnRole(FnKind k, const rt::ButcherTableau* m = nullptr) : kind(k), method(m) {}
+  /// Orders by kind, then method (the tableaus live in one array), so a
+  /// role can key a map.
+  friend auto operator<=>(const FnRole&, const FnRole&) = default;
+};
+
+/// The printed name: "field", "field.vjp", "adjoint", "outputs.vjp",
+/// "step.rk4", "step.rk4.vjp", "step.rk4.vjp.static", ... (what `plastic
+/// emit --stats` and diagnostics show).
+std::string to_string(const FnRole& role);
+
+/// A function of a model under its typed key.
 struct NamedFunction {
-  std::string role;  ///< "field", "field.vjp", "step.rk4", ...
+  FnRole role;
   ir::Function fn;
+};
+
+/// The fused step of one solver method and everything that belongs to it.
+struct ModelStep {
+  const rt::ButcherTableau* method = nullptr;  ///< never null
+  NamedFunction step;                          ///< {Step, method}
+  NamedFunction vjp;                           ///< {StepVjp, method}
+  /// {StepStaticVjp, method}, when the field reads static inputs: the step's
+  /// VJP with respect to those statics (build_step_vjp leaves them out; the
+  /// model ABI's step_vjp returns their cotangent too).
+  std::optional<NamedFunction> static_vjp;
+  /// The step's stage nodes and input naming (its fn is the unoptimised step;
+  /// use `step.fn`).
+  ad::RkStep info;
 };
 
 struct ModelFunctions {
   std::unique_ptr<dsl::CheckedModel> model;
   std::unique_ptr<ir::Context> ctx;  ///< owns every node of every function below
   std::vector<NamedFunction> primal;   ///< field, init, outputs, jump, loss
-  std::vector<NamedFunction> derived;  ///< VJPs, adjoint system
-  std::vector<NamedFunction> steps;    ///< fused solver steps and their VJPs
-  /// Per entry pair of `steps`: the step's stage nodes and input naming
-  /// (its fn is the unoptimised step; use steps[2*i].fn).
-  std::vector<ad::RkStep> step_info;
-  /// Per step whose field reads static inputs: "step.<method>.vjp.static",
-  /// the step's VJP with respect to those statics (build_step_vjp leaves
-  /// them out; the model ABI's step_vjp returns their cotangent too).
-  std::vector<NamedFunction> step_static_vjps;
-  /// Pairs (function, its VJP) to check by finite differences.
-  std::vector<std::pair<const ir::Function*, const ir::Function*>> vjp_pairs;
+  std::vector<NamedFunction> derived;  ///< field VJP, adjoint system, the other primals' VJPs
+  std::vector<ModelStep> steps;        ///< fused solver steps, one per method
+
+  /// The function with key `role` (primal, derived or step); nullptr if the
+  /// model has none.
+  const ir::Function* find(const FnRole& role) const;
+  /// The fused step of `method`; nullptr if none (or `method` is null).
+  const ModelStep* step(const rt::ButcherTableau* method) const;
+  /// Each step and its VJP, method by method (what `plastic emit --step-ir`
+  /// prints).
+  std::vector<const NamedFunction*> step_functions() const;
+  /// Primal, derived, then step_functions(): every function a listing shows
+  /// (`plastic emit --stats`); the steps' static VJPs are left out.
+  std::vector<const NamedFunction*> functions() const;
+  /// Pairs (function, its VJP) to check by finite differences: each primal,
+  /// then each step.
+  std::vector<std::pair<const ir::Function*, const ir::Function*>> vjp_pairs() const;
 };
 
 struct BuildOptions {

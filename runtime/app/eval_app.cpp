@@ -11,8 +11,8 @@
 #include "runtime/app/model_data.h"
 #include "runtime/app/model_hash.h"
 #include "runtime/batch/predict.h"
-#include "runtime/train/param_table.h"
-#include "runtime/train/safetensors.h"
+#include "runtime/io/param_table.h"
+#include "runtime/io/safetensors.h"
 #include "runtime/train/state_tensors.h"
 
 namespace plastic::rt {
@@ -21,8 +21,8 @@ namespace {
 
 // Reads trained parameters into theta, refusing those of another model.
 template <class T>
-std::optional<AppError> load_parameters(const plastic_model& m, const std::string& where,
-                                        std::vector<T>& theta) {
+Status<AppError> load_parameters(const plastic_model& m, const std::string& where,
+                                 std::vector<T>& theta) {
   std::filesystem::path path(where);
   if (std::filesystem::is_directory(path)) path /= "model.safetensors";
   auto file = read_safetensors(path);
@@ -35,18 +35,18 @@ std::optional<AppError> load_parameters(const plastic_model& m, const std::strin
   auto table = ParamTable::from_abi(m.params, m.n_param_entries, m.n_params);
   if (!table) return AppError{3, "internal error (a bug): " + table.error().describe()};
   theta.assign(static_cast<size_t>(m.n_params), T(0));
-  if (TrainStatus s = params_from_tensors<T>(table.value(), file.value(), std::span<T>(theta), "",
+  if (Status<TrainError> s = params_from_tensors<T>(table.value(), file.value(), std::span<T>(theta), "",
                                              path.string());
       !s)
     return AppError{1, s.describe()};
-  return std::nullopt;
+  return {};
 }
 
 template <class T> int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* csv) {
   std::vector<T> theta;
-  if (auto e = load_parameters<T>(m, r.parameters, theta)) {
-    fmt::print(stderr, "plastic: {}\n", e->message);
-    return e->exit_code;
+  if (Status<AppError> s = load_parameters<T>(m, r.parameters, theta); !s) {
+    fmt::print(stderr, "plastic: {}\n", s.error().message);
+    return s.error().exit_code;
   }
   auto data = open_model_data(m, r.run);
   if (!data) {

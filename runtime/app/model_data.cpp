@@ -25,7 +25,7 @@ void print_evaluation(const std::string& split, const Evaluation& e) {
              e.samples, e.note.empty() ? "" : "  " + e.note);
 }
 
-AppResult<ModelData> open_model_data(const plastic_model& m, const RunOptions& run) {
+Result<ModelData, AppError> open_model_data(const plastic_model& m, const RunOptions& run) {
   DataOptions o;
   o.seed = run.seed;
   o.model_channels = model_path_channels(m);
@@ -54,17 +54,17 @@ AppResult<ModelData> open_model_data(const plastic_model& m, const RunOptions& r
   po.require_targets = true;
   po.threads = run.threads;
   auto prep = [&](const Dataset& d, const char* which,
-                  std::optional<PreparedData>& out) -> std::optional<AppError> {
-    if (d.size() == 0) return std::nullopt;
+                  std::optional<PreparedData>& out) -> Status<AppError> {
+    if (d.size() == 0) return {};
     auto p = prepare(m, d, po);
     if (!p) return AppError{1, fmt::format("{} ({} split of {}): {}", m.name, which, run.data,
                                            p.status().describe())};
     out = std::move(p.value());
-    return std::nullopt;
+    return {};
   };
-  if (auto e = prep(md.splits.train, "training", md.train)) return *e;
-  if (auto e = prep(md.splits.validation, "validation", md.validation)) return *e;
-  if (auto e = prep(md.splits.test, "test", md.test)) return *e;
+  if (Status<AppError> s = prep(md.splits.train, "training", md.train); !s) return s.error();
+  if (Status<AppError> s = prep(md.splits.validation, "validation", md.validation); !s) return s.error();
+  if (Status<AppError> s = prep(md.splits.test, "test", md.test); !s) return s.error();
   return md;
 }
 

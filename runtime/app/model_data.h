@@ -29,7 +29,7 @@ struct ModelData {
 };
 
 /// Opens run.data for `model` and prepares its non-empty splits.
-AppResult<ModelData> open_model_data(const plastic_model& model, const RunOptions& run);
+Result<ModelData, AppError> open_model_data(const plastic_model& model, const RunOptions& run);
 
 /// "test        accuracy 0.9696   loss 0.0912   (428 samples)": one line
 /// per evaluated split, the same in train, eval and model binaries.

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "runtime/app/model_data.h"
-#include "runtime/train/rng.h"
+#include "runtime/support/rng.h"
 
 namespace plastic::rt {
 

@@ -13,7 +13,7 @@
 #include "runtime/batch/predict.h"
 #include "runtime/batch/train_hooks.h"
 #include "runtime/init/init.h"
-#include "runtime/train/param_table.h"
+#include "runtime/io/param_table.h"
 #include "runtime/train/train_loop.h"
 
 namespace plastic::rt {

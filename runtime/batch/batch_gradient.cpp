@@ -18,10 +18,10 @@
 namespace plastic::rt {
 
 template <class T>
-Status check_batch(const plastic_model& model, const PreparedData& data,
+Status<SolveFailure> check_batch(const plastic_model& model, const PreparedData& data,
                    std::span<const int64_t> samples, std::span<const T> theta) {
-  if (Status s = validate_model(model, dtype_of<T>()); !s) return s;
-  if (Status s = data.check_model(model); !s) return s;
+  if (Status<SolveFailure> s = validate_model(model, dtype_of<T>()); !s) return s;
+  if (Status<SolveFailure> s = data.check_model(model); !s) return s;
   if (theta.size() != static_cast<size_t>(model.n_params))
     return invalid_argument(fmt::format("theta has {} values; the model has {} parameters",
                                         theta.size(), model.n_params));
@@ -46,8 +46,8 @@ BatchLoss loss_and_gradient(const plastic_model& model, const PreparedData& data
                                               grad.size(), theta.size()));
       return r;
     }
-    Expected<SolverOptions> solver = resolve_solver(model, options);
-    Expected<GradientOptions> method = resolve_gradient(model, options);
+    Result<SolverOptions, SolveFailure> solver = resolve_solver(model, options);
+    Result<GradientOptions, SolveFailure> method = resolve_gradient(model, options);
     if (!solver || !method) {
       r.status = !solver ? solver.status() : method.status();
       return r;
@@ -71,7 +71,7 @@ BatchLoss loss_and_gradient(const plastic_model& model, const PreparedData& data
     const size_t tiles = tile_count(samples.size(), L);
     const int workers = resolve_threads(options.threads, tiles);
     std::vector<std::unique_ptr<TileWorkspace<T>>> spaces(static_cast<size_t>(workers));
-    std::vector<Status> status(tiles);
+    std::vector<Status<SolveFailure>> status(tiles);
     std::vector<double> tile_loss(tiles, 0.0);
     std::vector<GradientResult> stats(tiles);
     OrderedSum sum(theta.size());
@@ -83,7 +83,7 @@ BatchLoss loss_and_gradient(const plastic_model& model, const PreparedData& data
       const size_t first = k * static_cast<size_t>(L);
       const auto chunk = samples.subspan(first, std::min<size_t>(L, samples.size() - first));
       OpenTile<T> tile;
-      if (Status st = tile.open(model, view, data, chunk, theta, ws); !st) {
+      if (Status<SolveFailure> st = tile.open(model, view, data, chunk, theta, ws); !st) {
         status[k] = std::move(st);
         return false;
       }
@@ -144,9 +144,9 @@ BatchLoss loss_and_gradient(const plastic_model& model, const PreparedData& data
   return r;
 }
 
-template Status check_batch<float>(const plastic_model&, const PreparedData&,
+template Status<SolveFailure> check_batch<float>(const plastic_model&, const PreparedData&,
                                    std::span<const int64_t>, std::span<const float>);
-template Status check_batch<double>(const plastic_model&, const PreparedData&,
+template Status<SolveFailure> check_batch<double>(const plastic_model&, const PreparedData&,
                                     std::span<const int64_t>, std::span<const double>);
 template BatchLoss loss_and_gradient<float>(const plastic_model&, const PreparedData&,
                                             std::span<const int64_t>, std::span<const float>,

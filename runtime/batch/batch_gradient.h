@@ -36,7 +36,7 @@
 namespace plastic::rt {
 
 struct BatchLoss {
-  Status status;
+  Status<SolveFailure> status;
   double loss = std::numeric_limits<double>::quiet_NaN(); ///< mean over (sample, target) pairs
   double loss_sum = 0;                                    ///< sum over those pairs
   int64_t terms = 0; ///< number of (sample, observation-with-target) pairs
@@ -65,7 +65,7 @@ extern template BatchLoss loss_and_gradient<double>(const plastic_model&, const 
 /// Checks shared by the batch entry points: the model fits the data and T,
 /// theta has n_params values, the indices are in range and not empty.
 template <class T>
-Status check_batch(const plastic_model& model, const PreparedData& data,
+Status<SolveFailure> check_batch(const plastic_model& model, const PreparedData& data,
                    std::span<const int64_t> samples, std::span<const T> theta);
 
 } // namespace plastic::rt

@@ -3,15 +3,15 @@
 
 namespace plastic::rt {
 
-Expected<SolverOptions> resolve_solver(const plastic_model& model, const BatchOptions& options) {
+Result<SolverOptions, SolveFailure> resolve_solver(const plastic_model& model, const BatchOptions& options) {
   if (options.solver) {
-    if (Status s = options.solver->check(); !s) return s.failure();
+    if (Status<SolveFailure> s = options.solver->check(); !s) return s.error();
     return *options.solver;
   }
   return SolverOptions::from_desc(model.solver);
 }
 
-Expected<GradientOptions> resolve_gradient(const plastic_model& model,
+Result<GradientOptions, SolveFailure> resolve_gradient(const plastic_model& model,
                                            const BatchOptions& options) {
   if (options.gradient) return *options.gradient;
   return GradientOptions::from_desc(model.gradient);

@@ -30,7 +30,7 @@ template <class V> int index_of(std::vector<V>& list, const V& v) {
 
 } // namespace
 
-Expected<Interpolation> slot_interpolation(const plastic_input_slot& slot) {
+Result<Interpolation, SolveFailure> slot_interpolation(const plastic_input_slot& slot) {
   switch (slot.interpolation) {
   case 0:
     return Interpolation::linear;
@@ -44,7 +44,7 @@ Expected<Interpolation> slot_interpolation(const plastic_input_slot& slot) {
   }
 }
 
-Expected<InputPlan> plan_inputs(const plastic_model& m, const Dataset& data) {
+Result<InputPlan, SolveFailure> plan_inputs(const plastic_model& m, const Dataset& data) {
   InputPlan plan;
   const int64_t channels = static_cast<int64_t>(data.num_channels());
   const int64_t statics = static_cast<int64_t>(data.num_statics());
@@ -149,8 +149,8 @@ Expected<InputPlan> plan_inputs(const plastic_model& m, const Dataset& data) {
         p.source = static_cast<int>(ls - plan.logsigs.begin());
         break;
       }
-      Expected<Interpolation> scheme = slot_interpolation(s);
-      if (!scheme) return scheme.failure();
+      Result<Interpolation, SolveFailure> scheme = slot_interpolation(s);
+      if (!scheme) return scheme.error();
       p.feed = SlotFeed::DataPath;
       p.derivative = deriv;
       p.source = index_of(plan.paths, scheme.value());

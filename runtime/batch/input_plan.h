@@ -75,10 +75,10 @@ struct InputPlan {
 };
 
 /// The slot scheme of a PATH slot (0 linear, 1 natural cubic, 2 Hermite).
-Expected<Interpolation> slot_interpolation(const plastic_input_slot& slot);
+Result<Interpolation, SolveFailure> slot_interpolation(const plastic_input_slot& slot);
 
 /// Matches the table's input slots against the data; fails with a message
 /// naming the model input when they do not fit.
-Expected<InputPlan> plan_inputs(const plastic_model& model, const Dataset& data);
+Result<InputPlan, SolveFailure> plan_inputs(const plastic_model& model, const Dataset& data);
 
 } // namespace plastic::rt

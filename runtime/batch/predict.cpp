@@ -20,13 +20,13 @@ namespace plastic::rt {
 namespace {
 
 template <class T>
-Status predict_into(const plastic_model& model, const PreparedData& data,
+Status<SolveFailure> predict_into(const plastic_model& model, const PreparedData& data,
                     std::span<const int64_t> samples, std::span<const T> theta,
                     const BatchOptions& options, Predictions<T>& pr) {
-  if (Status s = check_batch(model, data, samples, theta); !s) return s;
+  if (Status<SolveFailure> s = check_batch(model, data, samples, theta); !s) return s;
   if (!model.kernels.output)
     return invalid_model("the model has no output kernel, so it predicts nothing");
-  Expected<SolverOptions> solver = resolve_solver(model, options);
+  Result<SolverOptions, SolveFailure> solver = resolve_solver(model, options);
   if (!solver) return solver.status();
 
   const size_t count = samples.size();
@@ -56,7 +56,7 @@ Status predict_into(const plastic_model& model, const PreparedData& data,
   const size_t tiles = tile_count(count, L);
   const int workers = resolve_threads(options.threads, tiles);
   std::vector<std::unique_ptr<TileWorkspace<T>>> spaces(static_cast<size_t>(workers));
-  std::vector<Status> status(tiles);
+  std::vector<Status<SolveFailure>> status(tiles);
   parallel_for(tiles, workers, [&](size_t k, int w) {
     auto& space = spaces[static_cast<size_t>(w)];
     if (!space) space = std::make_unique<TileWorkspace<T>>(model);
@@ -64,7 +64,7 @@ Status predict_into(const plastic_model& model, const PreparedData& data,
     const size_t first = k * static_cast<size_t>(L);
     const auto chunk = samples.subspan(first, std::min<size_t>(L, count - first));
     OpenTile<T> tile;
-    if (Status st = tile.open(model, view, data, chunk, theta, ws); !st) {
+    if (Status<SolveFailure> st = tile.open(model, view, data, chunk, theta, ws); !st) {
       status[k] = std::move(st);
       return false;
     }
@@ -106,11 +106,11 @@ SolveFailure metric_failure(const TrainError& e) {
 } // namespace
 
 template <class T>
-Expected<Predictions<T>> predict(const plastic_model& model, const PreparedData& data,
+Result<Predictions<T>, SolveFailure> predict(const plastic_model& model, const PreparedData& data,
                                  std::span<const int64_t> samples, std::span<const T> theta,
                                  const BatchOptions& options) {
   Predictions<T> pr;
-  Status s;
+  Status<SolveFailure> s;
   try {
     s = predict_into(model, data, samples, theta, options, pr);
   } catch (const std::bad_alloc&) {
@@ -118,7 +118,7 @@ Expected<Predictions<T>> predict(const plastic_model& model, const PreparedData&
   } catch (const std::exception& e) {
     s = internal_failure(std::string("exception while predicting: ") + e.what());
   }
-  if (!s) return s.failure();
+  if (!s) return s.error();
   return pr;
 }
 
@@ -141,13 +141,13 @@ std::vector<int64_t> all_samples(const PreparedData& data) {
 }
 
 template <class T>
-Expected<Evaluation> evaluate(const plastic_model& model, const PreparedData& data,
+Result<Evaluation, SolveFailure> evaluate(const plastic_model& model, const PreparedData& data,
                               std::span<const int64_t> samples, std::span<const T> theta,
                               const BatchOptions& options) {
   if (!data.targets().has_targets)
     return invalid_argument("the data has no targets to evaluate against");
-  Expected<Predictions<T>> pred = predict(model, data, samples, theta, options);
-  if (!pred) return pred.failure();
+  Result<Predictions<T>, SolveFailure> pred = predict(model, data, samples, theta, options);
+  if (!pred) return pred.error();
   const Predictions<T>& pr = pred.value();
   Evaluation ev;
   ev.samples = static_cast<int64_t>(samples.size());
@@ -166,10 +166,10 @@ Expected<Evaluation> evaluate(const plastic_model& model, const PreparedData& da
       labels[i] = data.label(static_cast<size_t>(samples[i]));
     if (pr.rows() != samples.size())
       return invalid_argument("classification metrics need one output row per sample");
-    TrainResult<double> m = model.task == PLASTIC_TASK_CLASSIFICATION
+    Result<double, TrainError> m = model.task == PLASTIC_TASK_CLASSIFICATION
                                 ? accuracy_from_logits<T>(pr.outputs, pr.width, labels)
                                 : (o == 1 ? auroc<T>(pr.outputs, labels)
-                                          : TrainResult<double>(invalid_argument_error(fmt::format(
+                                          : Result<double, TrainError>(invalid_argument_error(fmt::format(
                                                 "AUROC needs one score per sample; the model "
                                                 "has {} outputs",
                                                 o))));
@@ -202,23 +202,23 @@ Expected<Evaluation> evaluate(const plastic_model& model, const PreparedData& da
     ev.note = "no observation of these samples has a target";
     return ev;
   }
-  TrainResult<double> m = mse<T>(predicted, target);
+  Result<double, TrainError> m = mse<T>(predicted, target);
   if (!m) return metric_failure(m.error());
   ev.metric = m.value();
   return ev;
 }
 
-template Expected<Predictions<float>> predict<float>(const plastic_model&, const PreparedData&,
+template Result<Predictions<float>, SolveFailure> predict<float>(const plastic_model&, const PreparedData&,
                                                      std::span<const int64_t>,
                                                      std::span<const float>, const BatchOptions&);
-template Expected<Predictions<double>> predict<double>(const plastic_model&, const PreparedData&,
+template Result<Predictions<double>, SolveFailure> predict<double>(const plastic_model&, const PreparedData&,
                                                        std::span<const int64_t>,
                                                        std::span<const double>,
                                                        const BatchOptions&);
-template Expected<Evaluation> evaluate<float>(const plastic_model&, const PreparedData&,
+template Result<Evaluation, SolveFailure> evaluate<float>(const plastic_model&, const PreparedData&,
                                               std::span<const int64_t>, std::span<const float>,
                                               const BatchOptions&);
-template Expected<Evaluation> evaluate<double>(const plastic_model&, const PreparedData&,
+template Result<Evaluation, SolveFailure> evaluate<double>(const plastic_model&, const PreparedData&,
                                                std::span<const int64_t>, std::span<const double>,
                                                const BatchOptions&);
 

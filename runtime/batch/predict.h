@@ -23,7 +23,7 @@
 
 #include "runtime/batch/batch_options.h"
 #include "runtime/batch/prepared_data.h"
-#include "runtime/train/plateau.h"
+#include "runtime/support/metric_mode.h"
 
 namespace plastic::rt {
 
@@ -48,7 +48,7 @@ template <class T> struct Predictions {
 };
 
 template <class T>
-Expected<Predictions<T>> predict(const plastic_model& model, const PreparedData& data,
+Result<Predictions<T>, SolveFailure> predict(const plastic_model& model, const PreparedData& data,
                                  std::span<const int64_t> samples, std::span<const T> theta,
                                  const BatchOptions& options = {});
 
@@ -62,7 +62,7 @@ struct Evaluation {
 };
 
 template <class T>
-Expected<Evaluation> evaluate(const plastic_model& model, const PreparedData& data,
+Result<Evaluation, SolveFailure> evaluate(const plastic_model& model, const PreparedData& data,
                               std::span<const int64_t> samples, std::span<const T> theta,
                               const BatchOptions& options = {});
 
@@ -76,16 +76,16 @@ MetricInfo task_metric(int32_t task);
 /// 0, 1, ..., n-1: "every sample" for predict and evaluate.
 std::vector<int64_t> all_samples(const PreparedData& data);
 
-extern template Expected<Predictions<float>>
+extern template Result<Predictions<float>, SolveFailure>
 predict<float>(const plastic_model&, const PreparedData&, std::span<const int64_t>,
                std::span<const float>, const BatchOptions&);
-extern template Expected<Predictions<double>>
+extern template Result<Predictions<double>, SolveFailure>
 predict<double>(const plastic_model&, const PreparedData&, std::span<const int64_t>,
                 std::span<const double>, const BatchOptions&);
-extern template Expected<Evaluation> evaluate<float>(const plastic_model&, const PreparedData&,
+extern template Result<Evaluation, SolveFailure> evaluate<float>(const plastic_model&, const PreparedData&,
                                                      std::span<const int64_t>,
                                                      std::span<const float>, const BatchOptions&);
-extern template Expected<Evaluation> evaluate<double>(const plastic_model&, const PreparedData&,
+extern template Result<Evaluation, SolveFailure> evaluate<double>(const plastic_model&, const PreparedData&,
                                                       std::span<const int64_t>,
                                                       std::span<const double>, const BatchOptions&);
 

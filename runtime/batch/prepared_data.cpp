@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
-#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -24,13 +23,13 @@ std::string sample_label(const Dataset& data, size_t i) {
 /// Log-signature engines of one worker, one per driver build (reused across samples).
 using Engines = std::vector<std::unique_ptr<LogSignature>>;
 
-Status prepare_sample(const InputPlan& in, const TargetPlan& tp, const Dataset& data, size_t index,
+Status<SolveFailure> prepare_sample(const InputPlan& in, const TargetPlan& tp, const Dataset& data, size_t index,
                       const PrepareOptions& options, Engines& engines, PreparedSample& out,
                       int64_t& partly_missing) {
   const Sample& s = data.samples[index];
   const size_t n = s.length();
   const size_t channels = data.num_channels();
-  auto fail = [&](const std::string& what, std::string advice = {}) -> Status {
+  auto fail = [&](const std::string& what, std::string advice = {}) -> Status<SolveFailure> {
     return invalid_argument(sample_label(data, index) + ": " + what, std::move(advice));
   };
   if (n == 0) return fail("the series has no observation");
@@ -56,21 +55,26 @@ Status prepare_sample(const InputPlan& in, const TargetPlan& tp, const Dataset& 
   out.t0 = times.front();
   out.t_end = times.back();
   const int c = static_cast<int>(channels);
-  try {
-    out.paths.clear();
-    for (Interpolation scheme : in.paths)
-      out.paths.push_back(make_path(scheme, times, s.values, c));
-    out.logsigs.clear();
-    for (size_t k = 0; k < in.logsigs.size(); ++k) {
-      const LogSigBuild& b = in.logsigs[k];
-      if (!engines[k]) engines[k] = std::make_unique<LogSignature>(c, b.depth);
-      LogSigOptions lo;
-      lo.depth = b.depth;
-      lo.step = b.step;
-      out.logsigs.emplace_back(times, s.values, c, lo, *engines[k]);
+  out.paths.clear();
+  for (Interpolation scheme : in.paths) {
+    Result<CubicPath, PathError> path = make_path(scheme, times, s.values, c);
+    if (!path) return fail(path.error().describe());
+    out.paths.push_back(std::move(path).value());
+  }
+  out.logsigs.clear();
+  for (size_t k = 0; k < in.logsigs.size(); ++k) {
+    const LogSigBuild& b = in.logsigs[k];
+    if (!engines[k]) {
+      Result<LogSignature, PathError> engine = LogSignature::make(c, b.depth);
+      if (!engine) return fail(engine.error().describe());
+      engines[k] = std::make_unique<LogSignature>(std::move(engine).value());
     }
-  } catch (const std::invalid_argument& e) {
-    return fail(e.what());
+    LogSigOptions lo;
+    lo.depth = b.depth;
+    lo.step = b.step;
+    Result<LogSigPath, PathError> driver = LogSigPath::make(times, s.values, c, lo, *engines[k]);
+    if (!driver) return fail(driver.error().describe());
+    out.logsigs.push_back(std::move(driver).value());
   }
 
   out.statics.assign(static_cast<size_t>(in.statics), 0.0);
@@ -113,18 +117,18 @@ bool same_slot(const plastic_input_slot& a, const plastic_input_slot& b) {
 
 } // namespace
 
-Expected<PreparedData> prepare(const plastic_model& m, const Dataset& data,
+Result<PreparedData, SolveFailure> prepare(const plastic_model& m, const Dataset& data,
                                const PrepareOptions& options) {
-  if (Status s = validate_model(m, m.dtype); !s) return s.failure();
+  if (Status<SolveFailure> s = validate_model(m, m.dtype); !s) return s.error();
   if (std::optional<std::string> bad = data.check())
     return invalid_argument("the data set is inconsistent: " + *bad);
   PreparedData pd;
   pd.n_input_ = m.n_input;
-  Expected<InputPlan> in = plan_inputs(m, data);
-  if (!in) return in.failure();
+  Result<InputPlan, SolveFailure> in = plan_inputs(m, data);
+  if (!in) return in.error();
   pd.inputs_ = std::move(in.value());
-  Expected<TargetPlan> tp = plan_targets(m, data);
-  if (!tp) return tp.failure();
+  Result<TargetPlan, SolveFailure> tp = plan_targets(m, data);
+  if (!tp) return tp.error();
   pd.targets_ = tp.value();
   if (options.require_targets && !pd.targets_.has_targets)
     return invalid_argument(fmt::format("the data set '{}' has no targets", data.name),
@@ -143,7 +147,7 @@ Expected<PreparedData> prepare(const plastic_model& m, const Dataset& data,
   std::vector<Engines> engines(static_cast<size_t>(workers));
   for (Engines& e : engines)
     e.resize(pd.inputs_.logsigs.size());
-  std::vector<Status> status(count);
+  std::vector<Status<SolveFailure>> status(count);
   std::vector<int64_t> partly(count, 0);
   parallel_for(count, workers, [&](size_t i, int w) {
     status[i] = prepare_sample(pd.inputs_, pd.targets_, data, i, options,
@@ -151,13 +155,13 @@ Expected<PreparedData> prepare(const plastic_model& m, const Dataset& data,
     return true;
   });
   for (size_t i = 0; i < count; ++i) {
-    if (!status[i]) return status[i].failure();
+    if (!status[i]) return status[i].error();
     pd.partly_missing_ += partly[i];
   }
   return pd;
 }
 
-Status PreparedData::check_model(const plastic_model& m) const {
+Status<SolveFailure> PreparedData::check_model(const plastic_model& m) const {
   // Compares copies, not the table pointer: a REPL recompile may free the old table.
   bool same = m.n_input == n_input_ && m.n_input_slots == static_cast<int32_t>(slots_.size()) &&
               m.n_targets == targets_.width && m.task == targets_.task &&

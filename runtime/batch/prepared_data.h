@@ -75,10 +75,10 @@ public:
   int64_t partly_missing_rows() const { return partly_missing_; }
   /// Fails unless `model` reads its inputs and targets exactly as the table
   /// this was prepared for (the same table, or a recompiled one with the same inputs).
-  Status check_model(const plastic_model& model) const;
+  Status<SolveFailure> check_model(const plastic_model& model) const;
 
 private:
-  friend Expected<PreparedData> prepare(const plastic_model&, const Dataset&,
+  friend Result<PreparedData, SolveFailure> prepare(const plastic_model&, const Dataset&,
                                         const PrepareOptions&);
   InputPlan inputs_;
   int64_t n_input_ = 0;
@@ -92,7 +92,7 @@ private:
 
 /// Checks the data against the model and builds every sample's inputs.
 /// Errors name the model input or the sample ("sample 'a01' (index 3): ...").
-Expected<PreparedData> prepare(const plastic_model& model, const Dataset& data,
+Result<PreparedData, SolveFailure> prepare(const plastic_model& model, const Dataset& data,
                                const PrepareOptions& options = {});
 
 } // namespace plastic::rt

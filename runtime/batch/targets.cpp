@@ -7,7 +7,7 @@
 
 namespace plastic::rt {
 
-Expected<TargetPlan> plan_targets(const plastic_model& m, const Dataset& data) {
+Result<TargetPlan, SolveFailure> plan_targets(const plastic_model& m, const Dataset& data) {
   TargetPlan plan;
   plan.task = m.task;
   plan.readout = m.readout;

@@ -49,7 +49,7 @@ struct TargetPlan {
 };
 
 /// Checks the data's target kind and sizes against the model's task, readout and n_targets.
-Expected<TargetPlan> plan_targets(const plastic_model& model, const Dataset& data);
+Result<TargetPlan, SolveFailure> plan_targets(const plastic_model& model, const Dataset& data);
 
 /// The sample's observations (times already shifted by `shift`) and its
 /// encoded target rows; `partly_missing` counts rows dropped for a NaN in some

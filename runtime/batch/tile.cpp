@@ -8,7 +8,7 @@
 
 namespace plastic::rt {
 
-Expected<TileLayout> layout_tile(const PreparedData& data, std::span<const int64_t> samples,
+Result<TileLayout, SolveFailure> layout_tile(const PreparedData& data, std::span<const int64_t> samples,
                                  int lanes) {
   if (samples.empty() || samples.size() > static_cast<size_t>(lanes) || lanes > 64)
     return invalid_argument(

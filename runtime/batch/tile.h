@@ -57,7 +57,7 @@ inline size_t tile_count(size_t samples, int lanes) {
 }
 
 /// Lays out one tile from 1..lanes sample indices (data set indices into `data`).
-Expected<TileLayout> layout_tile(const PreparedData& data, std::span<const int64_t> samples,
+Result<TileLayout, SolveFailure> layout_tile(const PreparedData& data, std::span<const int64_t> samples,
                                  int lanes);
 
 /// The solver's observations for a tile, pointing into `values` (targets,

@@ -19,10 +19,10 @@ void initial_state(const ModelView<T>& view, const T* theta, TileInput<T>& input
 }
 
 template <class T>
-Status OpenTile<T>::open(const plastic_model& model, const ModelView<T>& view, const PreparedData& data,
+Status<SolveFailure> OpenTile<T>::open(const plastic_model& model, const ModelView<T>& view, const PreparedData& data,
                          std::span<const int64_t> samples, std::span<const T> theta,
                          TileWorkspace<T>& ws) {
-  Expected<TileLayout> layout = layout_tile(data, samples, view.lanes);
+  Result<TileLayout, SolveFailure> layout = layout_tile(data, samples, view.lanes);
   if (!layout) return layout.status();
   input_.reset();  // refers to the old layout
   layout_ = std::move(layout.value());
@@ -43,9 +43,9 @@ Status OpenTile<T>::open(const plastic_model& model, const ModelView<T>& view, c
 template class OpenTile<float>;
 template class OpenTile<double>;
 
-Status locate_failure(Status status, const TileLayout& layout, const PreparedData& data) {
+Status<SolveFailure> locate_failure(Status<SolveFailure> status, const TileLayout& layout, const PreparedData& data) {
   if (status.ok()) return status;
-  SolveFailure& f = status.failure();
+  SolveFailure& f = status.error();
   if (f.lane >= 0 && f.lane < layout.lanes) {
     const size_t index = static_cast<size_t>(layout.samples[static_cast<size_t>(f.lane)]);
     f.sample = static_cast<int64_t>(index);

@@ -51,7 +51,7 @@ public:
 
   /// Lays out `samples` (at most L data set indices) and prepares them; a
   /// layout failure comes back as the status.
-  Status open(const plastic_model& model, const ModelView<T>& view, const PreparedData& data,
+  Status<SolveFailure> open(const plastic_model& model, const ModelView<T>& view, const PreparedData& data,
               std::span<const int64_t> samples, std::span<const T> theta, TileWorkspace<T>& ws);
 
   const TileLayout& layout() const { return *layout_; }
@@ -64,7 +64,7 @@ private:
 
 /// The failure of a tile solve, with the lane turned into the data set index
 /// and the sample's id added to the message.
-Status locate_failure(Status status, const TileLayout& layout, const PreparedData& data);
+Status<SolveFailure> locate_failure(Status<SolveFailure> status, const TileLayout& layout, const PreparedData& data);
 
 extern template class OpenTile<float>;
 extern template class OpenTile<double>;

@@ -8,11 +8,11 @@
 
 namespace plastic::rt {
 
-TrainError to_train_error(const Status& status) {
+TrainError to_train_error(const Status<SolveFailure>& status) {
   TrainError e;
   e.kind = TrainErrorKind::InvalidArgument;
   if (!status.ok()) {
-    const SolveFailure& f = status.failure();
+    const SolveFailure& f = status.error();
     e.message = status.describe();
     if (f.kind == FailureKind::InvalidModel) e.kind = TrainErrorKind::Mismatch;
   }
@@ -46,7 +46,7 @@ TrainHooks<T> make_train_hooks(const plastic_model& model, const PreparedData& t
   const PreparedData* data = &train;
   hooks.train_batch = [order, opt, m, data, batch, n](int64_t, int64_t b, std::span<const T> params,
                                                       std::span<T> grads,
-                                                      Rng&) -> TrainResult<BatchResult> {
+                                                      Rng&) -> Result<BatchResult, TrainError> {
     const int64_t first = b * batch;
     const int64_t size = std::min(batch, n - first);
     std::span<const int64_t> ids(order->data() + first, static_cast<size_t>(size));
@@ -55,7 +55,7 @@ TrainHooks<T> make_train_hooks(const plastic_model& model, const PreparedData& t
     out.samples = size;
     if (r.ok()) {
       out.loss = r.loss;
-    } else if (numerical(r.status.kind())) {
+    } else if (numerical(r.status.error().kind)) {
       if (opt->on_failure) opt->on_failure(r.status.describe());
     } else {
       return to_train_error(r.status);
@@ -65,11 +65,11 @@ TrainHooks<T> make_train_hooks(const plastic_model& model, const PreparedData& t
   if (valid) {
     auto ids = std::make_shared<std::vector<int64_t>>(all_samples(*valid));
     hooks.validate = [ids, opt, m,
-                      valid](std::span<const T> params) -> TrainResult<ValidationResult> {
-      Expected<Evaluation> ev = evaluate<T>(*m, *valid, *ids, params, opt->batch);
+                      valid](std::span<const T> params) -> Result<ValidationResult, TrainError> {
+      Result<Evaluation, SolveFailure> ev = evaluate<T>(*m, *valid, *ids, params, opt->batch);
       if (!ev) {
-        if (!numerical(ev.failure().kind)) return to_train_error(ev.status());
-        if (opt->on_failure) opt->on_failure(ev.failure().describe());
+        if (!numerical(ev.error().kind)) return to_train_error(ev.status());
+        if (opt->on_failure) opt->on_failure(ev.error().describe());
         return ValidationResult{};
       }
       return ValidationResult{ev.value().loss, ev.value().metric};

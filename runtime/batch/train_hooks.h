@@ -34,7 +34,7 @@ TrainHooks<T> make_train_hooks(const plastic_model& model, const PreparedData& t
                                const PreparedData* valid, const HookOptions& options);
 
 /// A Status as a TrainError (for hooks and drivers).
-TrainError to_train_error(const Status& status);
+TrainError to_train_error(const Status<SolveFailure>& status);
 
 extern template TrainHooks<float> make_train_hooks<float>(const plastic_model&, const PreparedData&,
                                                           const PreparedData*, const HookOptions&);

@@ -164,7 +164,7 @@ std::string dataset_name(const std::string& file) {
 
 } // namespace data_detail
 
-DataResult<Dataset> parse_csv(std::string text, const std::string& file_name,
+Result<Dataset, DataError> parse_csv(std::string text, const std::string& file_name,
                               const CsvOptions& options) {
   try {
     if (options.decimal_point == options.separator)
@@ -180,7 +180,7 @@ DataResult<Dataset> parse_csv(std::string text, const std::string& file_name,
   }
 }
 
-DataResult<Dataset> read_csv(const std::filesystem::path& file, const CsvOptions& options) {
+Result<Dataset, DataError> read_csv(const std::filesystem::path& file, const CsvOptions& options) {
   const std::string shown = file.string();
   std::string text;
   try {

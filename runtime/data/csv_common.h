@@ -66,7 +66,7 @@ private:
 /// The dataset name for a file: its stem.
 std::string dataset_name(const std::string& file);
 
-DataResult<Dataset> read_wide_csv(const CsvContext& ctx);
-DataResult<Dataset> read_long_csv(const CsvContext& ctx);
+Result<Dataset, DataError> read_wide_csv(const CsvContext& ctx);
+Result<Dataset, DataError> read_long_csv(const CsvContext& ctx);
 
 } // namespace plastic::rt::data_detail

@@ -19,7 +19,7 @@ struct Observation {
 
 } // namespace
 
-DataResult<Dataset> read_long_csv(const CsvContext& ctx) {
+Result<Dataset, DataError> read_long_csv(const CsvContext& ctx) {
   const CsvTable& table = ctx.table();
   const CsvOptions& o = ctx.options();
   if (!o.targets.empty())

@@ -74,10 +74,10 @@ struct CsvOptions {
 };
 
 /// Reads a CSV file; errors name the path as given.
-DataResult<Dataset> read_csv(const std::filesystem::path& file, const CsvOptions& options);
+Result<Dataset, DataError> read_csv(const std::filesystem::path& file, const CsvOptions& options);
 
 /// Parses CSV text; `file_name` is used in messages and as the dataset name.
-DataResult<Dataset> parse_csv(std::string text, const std::string& file_name,
+Result<Dataset, DataError> parse_csv(std::string text, const std::string& file_name,
                               const CsvOptions& options);
 
 } // namespace plastic::rt

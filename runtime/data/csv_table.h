@@ -44,7 +44,7 @@ public:
   int64_t end_line() const { return end_line_; }
 
 private:
-  friend DataResult<CsvTable> tokenize_csv(std::string text, const std::string& file,
+  friend Result<CsvTable, DataError> tokenize_csv(std::string text, const std::string& file,
                                            char separator);
   struct Cell {
     std::size_t offset, length; // offsets, not views: the table may be moved
@@ -62,6 +62,6 @@ private:
 /// Tokenises `text` (taken over: quoted cells are unescaped in place).
 /// Errors: no header, unterminated quote, text after a closing quote, a row
 /// with the wrong number of cells, a header name used twice.
-DataResult<CsvTable> tokenize_csv(std::string text, const std::string& file, char separator);
+Result<CsvTable, DataError> tokenize_csv(std::string text, const std::string& file, char separator);
 
 } // namespace plastic::rt::data_detail

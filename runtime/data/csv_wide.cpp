@@ -60,7 +60,7 @@ std::optional<DataError> resolve_columns(const CsvContext& ctx, WideColumns& col
 
 } // namespace
 
-DataResult<Dataset> read_wide_csv(const CsvContext& ctx) {
+Result<Dataset, DataError> read_wide_csv(const CsvContext& ctx) {
   const CsvTable& table = ctx.table();
   WideColumns cols;
   if (auto e = resolve_columns(ctx, cols)) return *e;

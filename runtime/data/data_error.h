@@ -3,8 +3,9 @@
 // A reader never lets an exception escape and never hands back a partly
 // loaded dataset: it returns either the whole result or one DataError that
 // says where the input went wrong (file:line:col for text, a byte offset for
-// binary files) and what was expected there, in the form compilers use so
-// editors can jump to it:
+// binary files) and what was expected there — a Result<T, DataError> or a
+// Status<DataError> (runtime/support/result.h) — in the form compilers use
+// so editors can jump to it:
 //
 //   data.ts:123:45: expected a number or '?', found 'abc'
 //   rollout_7.npy: byte 8: unsupported dtype '>f4' (big-endian); ...
@@ -12,8 +13,8 @@
 
 #include <cstdint>
 #include <string>
-#include <utility>
-#include <variant>
+
+#include "runtime/support/result.h"
 
 namespace plastic::rt {
 
@@ -35,46 +36,5 @@ DataError text_error(std::string file, int64_t line, int64_t column, std::string
 DataError binary_error(std::string file, int64_t byte_offset, std::string message);
 /// Error about a whole file (cannot open, empty directory, ...).
 DataError file_error(std::string file, std::string message);
-
-/// A value or a DataError (std::expected is C++23).
-template <class T> class DataResult {
-public:
-  DataResult(T value)
-      : v_(std::in_place_index<0>, std::move(value)) {} // NOLINT: implicit on purpose
-  DataResult(DataError error) : v_(std::in_place_index<1>, std::move(error)) {} // NOLINT
-
-  bool ok() const { return v_.index() == 0; }
-  explicit operator bool() const { return ok(); }
-  /// Requires ok().
-  const T& value() const& { return std::get<0>(v_); }
-  T& value() & { return std::get<0>(v_); }
-  T&& value() && { return std::get<0>(std::move(v_)); }
-  const T* operator->() const { return &value(); }
-  T* operator->() { return &value(); }
-  const T& operator*() const { return value(); }
-  T& operator*() { return value(); }
-  /// Requires !ok().
-  const DataError& error() const { return std::get<1>(v_); }
-
-private:
-  std::variant<T, DataError> v_;
-};
-
-/// Ok, or a DataError: what the writers return.
-class DataStatus {
-public:
-  DataStatus() = default;
-  DataStatus(DataError error)
-      : error_(std::move(error)), failed_(true) {} // NOLINT: implicit on purpose
-
-  bool ok() const { return !failed_; }
-  explicit operator bool() const { return ok(); }
-  /// Requires !ok().
-  const DataError& error() const { return error_; }
-
-private:
-  DataError error_;
-  bool failed_ = false;
-};
 
 } // namespace plastic::rt

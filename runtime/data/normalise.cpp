@@ -61,7 +61,7 @@ Normaliser fit_normaliser(const Dataset& train, double epsilon) {
   return out;
 }
 
-DataStatus Normaliser::apply(Dataset& data) const {
+Status<DataError> Normaliser::apply(Dataset& data) const {
   const std::size_t c = data.num_channels();
   const std::size_t m = data.num_statics();
   if (c != channel_mean.size() || m != static_mean.size())

@@ -32,7 +32,7 @@ struct Normaliser {
 
   /// Normalises `data` in place. Fails (changing nothing) when its channels
   /// or static features differ in number from those it was fitted on.
-  DataStatus apply(Dataset& data) const;
+  Status<DataError> apply(Dataset& data) const;
 };
 
 /// Statistics of the Measured channels and static features of `train`.

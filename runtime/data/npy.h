@@ -41,20 +41,20 @@ struct NpyArray {
 };
 
 /// Reads a `.npy` file.
-DataResult<NpyArray> read_npy(const std::filesystem::path& file);
+Result<NpyArray, DataError> read_npy(const std::filesystem::path& file);
 /// Parses `.npy` bytes; `file_name` is used in messages.
-DataResult<NpyArray> parse_npy(std::string_view bytes, const std::string& file_name);
+Result<NpyArray, DataError> parse_npy(std::string_view bytes, const std::string& file_name);
 
 /// The bytes of a `.npy` file holding `data` (C order) with `shape`, stored
 /// as float32 or float64 (`dtype` F32 or F64). Requires
 /// data.size() == product(shape).
-DataResult<std::string> encode_npy(std::span<const double> data, std::span<const std::size_t> shape,
+Result<std::string, DataError> encode_npy(std::span<const double> data, std::span<const std::size_t> shape,
                                    NpyDtype dtype = NpyDtype::F64);
 /// Writes `data` (C order) with `shape` to `file` as float32 or float64.
-DataStatus write_npy(const std::filesystem::path& file, std::span<const double> data,
+Status<DataError> write_npy(const std::filesystem::path& file, std::span<const double> data,
                      std::span<const std::size_t> shape, NpyDtype dtype = NpyDtype::F64);
 /// Writes float data as float32.
-DataStatus write_npy(const std::filesystem::path& file, std::span<const float> data,
+Status<DataError> write_npy(const std::filesystem::path& file, std::span<const float> data,
                      std::span<const std::size_t> shape);
 
 /// Reads every `*.npy` file of `directory` as one sample: a [T, C] array is
@@ -62,6 +62,6 @@ DataStatus write_npy(const std::filesystem::path& file, std::span<const float> d
 /// 0, 1, ..., T-1, unlabelled. All files must have the same C. Files are
 /// taken in natural name order (rollout_2 before rollout_10); the sample id
 /// is the file stem, channels are dim_0, dim_1, ...
-DataResult<Dataset> read_npy_series(const std::filesystem::path& directory);
+Result<Dataset, DataError> read_npy_series(const std::filesystem::path& directory);
 
 } // namespace plastic::rt

@@ -176,7 +176,7 @@ const char* npy_descr(NpyDtype dtype) {
   return "?";
 }
 
-DataResult<NpyArray> parse_npy(std::string_view bytes, const std::string& file_name) {
+Result<NpyArray, DataError> parse_npy(std::string_view bytes, const std::string& file_name) {
   try {
     const auto err = [&](std::size_t at, std::string message) {
       return binary_error(file_name, static_cast<int64_t>(at), std::move(message));
@@ -261,7 +261,7 @@ DataResult<NpyArray> parse_npy(std::string_view bytes, const std::string& file_n
   }
 }
 
-DataResult<NpyArray> read_npy(const std::filesystem::path& file) {
+Result<NpyArray, DataError> read_npy(const std::filesystem::path& file) {
   const std::string shown = file.string();
   std::string bytes;
   try {

@@ -45,7 +45,7 @@ bool natural_less(const std::string& a, const std::string& b) {
 
 } // namespace
 
-DataResult<Dataset> read_npy_series(const std::filesystem::path& directory) {
+Result<Dataset, DataError> read_npy_series(const std::filesystem::path& directory) {
   namespace fs = std::filesystem;
   const std::string shown = directory.string();
   try {

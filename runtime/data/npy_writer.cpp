@@ -27,7 +27,7 @@ std::string shape_tuple(std::span<const std::size_t> shape) {
   return fmt::format("({})", fmt::join(shape, ", "));
 }
 
-DataStatus write_bytes(const std::filesystem::path& file, const std::string& bytes) {
+Status<DataError> write_bytes(const std::filesystem::path& file, const std::string& bytes) {
   struct Closer {
     void operator()(std::FILE* f) const { std::fclose(f); }
   };
@@ -42,7 +42,7 @@ DataStatus write_bytes(const std::filesystem::path& file, const std::string& byt
 
 } // namespace
 
-DataResult<std::string> encode_npy(std::span<const double> data, std::span<const std::size_t> shape,
+Result<std::string, DataError> encode_npy(std::span<const double> data, std::span<const std::size_t> shape,
                                    NpyDtype dtype) {
   try {
     if (dtype != NpyDtype::F32 && dtype != NpyDtype::F64)
@@ -85,7 +85,7 @@ DataResult<std::string> encode_npy(std::span<const double> data, std::span<const
   }
 }
 
-DataStatus write_npy(const std::filesystem::path& file, std::span<const double> data,
+Status<DataError> write_npy(const std::filesystem::path& file, std::span<const double> data,
                      std::span<const std::size_t> shape, NpyDtype dtype) {
   auto bytes = encode_npy(data, shape, dtype);
   if (!bytes) {
@@ -96,7 +96,7 @@ DataStatus write_npy(const std::filesystem::path& file, std::span<const double> 
   return write_bytes(file, *bytes);
 }
 
-DataStatus write_npy(const std::filesystem::path& file, std::span<const float> data,
+Status<DataError> write_npy(const std::filesystem::path& file, std::span<const float> data,
                      std::span<const std::size_t> shape) {
   try {
     const std::vector<double> wide(data.begin(), data.end()); // float -> double -> float is exact

@@ -68,7 +68,7 @@ DataSplits split_given_test(Dataset train_file, Dataset test_file, const DataOpt
   return s;
 }
 
-DataResult<DataSplits> read_spec(const std::string& spec, const DataOptions& o) {
+Result<DataSplits, DataError> read_spec(const std::string& spec, const DataOptions& o) {
   if (spec.rfind("synthetic:", 0) == 0) {
     std::string what = spec.substr(10);
     FlipFlopOptions ff;
@@ -153,7 +153,7 @@ DataResult<DataSplits> read_spec(const std::string& spec, const DataOptions& o) 
 
 } // namespace
 
-DataResult<DataSplits> open_data(const std::string& spec, const DataOptions& o) {
+Result<DataSplits, DataError> open_data(const std::string& spec, const DataOptions& o) {
   auto result = read_spec(spec, o);
   if (!result) return result;
   DataSplits& s = result.value();

@@ -58,6 +58,6 @@ struct DataSplits {
 /// Resolves `spec` (see file comment) and returns the three splits; the test
 /// split may be empty (the flip-flop task has none). Errors name the file,
 /// line and column where the data went wrong, or say what `spec` should be.
-DataResult<DataSplits> open_data(const std::string& spec, const DataOptions& options);
+Result<DataSplits, DataError> open_data(const std::string& spec, const DataOptions& options);
 
 } // namespace plastic::rt

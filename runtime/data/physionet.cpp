@@ -221,7 +221,7 @@ void finish(Dataset& data, const PhysioNetOptions& options) {
 
 } // namespace
 
-DataResult<Dataset> parse_physionet2019_stay(std::string_view text, const std::string& file_name,
+Result<Dataset, DataError> parse_physionet2019_stay(std::string_view text, const std::string& file_name,
                                              const PhysioNetOptions& options) {
   try {
     Dataset data = empty_dataset(options);
@@ -233,7 +233,7 @@ DataResult<Dataset> parse_physionet2019_stay(std::string_view text, const std::s
   }
 }
 
-DataResult<Dataset> read_physionet2019(const std::filesystem::path& directory,
+Result<Dataset, DataError> read_physionet2019(const std::filesystem::path& directory,
                                        const PhysioNetOptions& options) {
   namespace fs = std::filesystem;
   const std::string shown = directory.string();

@@ -5,10 +5,11 @@
 #include <cmath>
 #include <map>
 #include <random>
-#include <stdexcept>
 #include <tuple>
 
 #include <fmt/format.h>
+
+#include "runtime/support/internal_error.h"
 
 namespace plastic::rt {
 namespace {
@@ -89,15 +90,13 @@ std::vector<std::vector<std::size_t>> allocate(const std::vector<std::size_t>& s
 std::vector<std::vector<std::size_t>> stratified_partition(std::span<const int> strata,
                                                            std::span<const double> fractions,
                                                            uint64_t seed) {
-  if (fractions.empty()) throw std::invalid_argument("a partition needs at least one fraction");
+  PLASTIC_CHECK(!fractions.empty(), "a partition needs at least one fraction");
   double sum = 0;
   for (double x : fractions) {
-    if (!(x >= 0) || !std::isfinite(x))
-      throw std::invalid_argument(
-          fmt::format("split fractions must be finite and >= 0, got {}", x));
+    PLASTIC_CHECK(x >= 0 && std::isfinite(x), "split fractions must be finite and >= 0, got {}", x);
     sum += x;
   }
-  if (!(sum > 0)) throw std::invalid_argument("split fractions must have a positive sum");
+  PLASTIC_CHECK(sum > 0, "split fractions must have a positive sum");
   std::vector<double> f(fractions.begin(), fractions.end());
   for (double& x : f)
     x /= sum;
@@ -129,10 +128,9 @@ std::vector<std::vector<std::size_t>> stratified_partition(std::span<const int> 
 SplitIndices stratified_split(std::span<const int> strata, uint64_t seed, double train_fraction,
                               double validation_fraction) {
   const double test_fraction = 1.0 - train_fraction - validation_fraction;
-  if (!(train_fraction >= 0) || !(validation_fraction >= 0) || test_fraction < -1e-12)
-    throw std::invalid_argument(
-        fmt::format("train {} and validation {} fractions must be >= 0 and sum to <= 1",
-                    train_fraction, validation_fraction));
+  PLASTIC_CHECK(train_fraction >= 0 && validation_fraction >= 0 && test_fraction >= -1e-12,
+                "train {} and validation {} fractions must be >= 0 and sum to <= 1", train_fraction,
+                validation_fraction);
   const double f[3] = {train_fraction, validation_fraction, std::max(0.0, test_fraction)};
   auto parts = stratified_partition(strata, f, seed);
   return {std::move(parts[0]), std::move(parts[1]), std::move(parts[2])};
@@ -140,9 +138,8 @@ SplitIndices stratified_split(std::span<const int> strata, uint64_t seed, double
 
 SplitIndices validation_split(std::span<const int> strata, double validation_fraction,
                               uint64_t seed) {
-  if (!(validation_fraction >= 0 && validation_fraction <= 1))
-    throw std::invalid_argument(
-        fmt::format("a validation fraction lies in [0, 1], got {}", validation_fraction));
+  PLASTIC_CHECK(validation_fraction >= 0 && validation_fraction <= 1,
+                "a validation fraction lies in [0, 1], got {}", validation_fraction);
   const double f[2] = {1.0 - validation_fraction, validation_fraction};
   auto parts = stratified_partition(strata, f, seed);
   return {std::move(parts[0]), std::move(parts[1]), {}};

@@ -31,7 +31,8 @@ struct SplitIndices {
 /// Splits indices 0..strata.size()-1 into parts of the given fractions
 /// (non-negative, finite, positive sum; they are divided by their sum),
 /// stratified by `strata` (any ints: labels, or all -1 for no strata).
-/// Throws std::invalid_argument on bad fractions.
+/// The fractions are the runtime's own (no command-line option sets them),
+/// so bad ones are an InternalError.
 std::vector<std::vector<std::size_t>>
 stratified_partition(std::span<const int> strata, std::span<const double> fractions, uint64_t seed);
 

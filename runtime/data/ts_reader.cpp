@@ -55,7 +55,7 @@ public:
     stem_ = std::filesystem::path(file).stem().string();
   }
 
-  DataResult<Dataset> run() {
+  Result<Dataset, DataError> run() {
     if (auto e = parse_header()) return *e;
     if (auto e = check_header()) return *e;
     Dataset data;
@@ -434,7 +434,7 @@ private:
 
 } // namespace
 
-DataResult<Dataset> parse_ts(std::string_view text, const std::string& file_name) {
+Result<Dataset, DataError> parse_ts(std::string_view text, const std::string& file_name) {
   try {
     return TsParser(text, file_name).run();
   } catch (const std::exception& e) { // only allocation failure can get here
@@ -442,7 +442,7 @@ DataResult<Dataset> parse_ts(std::string_view text, const std::string& file_name
   }
 }
 
-DataResult<Dataset> read_ts(const std::filesystem::path& file) {
+Result<Dataset, DataError> read_ts(const std::filesystem::path& file) {
   const std::string shown = file.string();
   std::string text;
   try {

@@ -33,9 +33,9 @@
 namespace plastic::rt {
 
 /// Reads a `.ts` file. Errors name the path as given.
-DataResult<Dataset> read_ts(const std::filesystem::path& file);
+Result<Dataset, DataError> read_ts(const std::filesystem::path& file);
 
 /// Parses `.ts` text; `file_name` is used in error messages and sample ids.
-DataResult<Dataset> parse_ts(std::string_view text, const std::string& file_name);
+Result<Dataset, DataError> parse_ts(std::string_view text, const std::string& file_name);
 
 } // namespace plastic::rt

@@ -49,7 +49,7 @@ public:
   const T* theta_cotangent() const { return g_.data(); }
 
   /// Integrates Y = [z; a] from t_hi back to t_lo (< t_hi).
-  Status run(double t_hi, double t_lo, T* Y) {
+  Status<SolveFailure> run(double t_hi, double t_lo, T* Y) {
     const int L = view_.lanes;
     const LaneMask active = tl_.active_after(t_lo);
     const LaneMask frozen = ~active & all_lanes(L);

@@ -9,15 +9,15 @@
 namespace plastic::rt {
 
 template <class T>
-Status GradientSession<T>::open(const TileProblem<T>& problem, const SolverOptions& solver,
+Status<SolveFailure> GradientSession<T>::open(const TileProblem<T>& problem, const SolverOptions& solver,
                                 GradientMethod method, const T* z0, const GradientOutputs<T>& out) {
-  if (Status s = check_problem<T>(problem, solver, &method); !s) return s;
-  if (Status s = check_initial_state(problem, z0); !s) return s;
+  if (Status<SolveFailure> s = check_problem<T>(problem, solver, &method); !s) return s;
+  if (Status<SolveFailure> s = check_initial_state(problem, z0); !s) return s;
   if (!out.theta_bar && problem.model->n_params > 0)
     return invalid_argument("GradientOutputs::theta_bar is null",
                             "pass a buffer of n_params elements");
   view.emplace(*problem.model);
-  Expected<Timeline> tl = build_timeline(problem, view->lanes, &meter);
+  Result<Timeline, SolveFailure> tl = build_timeline(problem, view->lanes, &meter);
   if (!tl) return tl.status();
   timeline.emplace(std::move(tl.value()));
   scratch.emplace(max_scratch_bytes(*problem.model), &meter);

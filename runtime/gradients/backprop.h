@@ -27,7 +27,7 @@ template <class T> struct GradientSession {
   std::optional<Scratch> scratch;
 
   /// Checks everything and prepares; `method` selects the kernels required.
-  Status open(const TileProblem<T>& problem, const SolverOptions& solver, GradientMethod method,
+  Status<SolveFailure> open(const TileProblem<T>& problem, const SolverOptions& solver, GradientMethod method,
               const T* z0, const GradientOutputs<T>& out);
 };
 

@@ -50,7 +50,7 @@ struct GradientOptions {
   /// quadrature of dL/dtheta is error-controlled too.
   bool adjoint_seminorm = false;
 
-  static Expected<GradientOptions> from_desc(const plastic_gradient_desc& desc);
+  static Result<GradientOptions, SolveFailure> from_desc(const plastic_gradient_desc& desc);
 };
 
 /// Where the results go. theta_bar is required; the rest may be null/empty.
@@ -62,7 +62,7 @@ template <class T> struct GradientOutputs {
 };
 
 struct GradientResult {
-  Status status;
+  Status<SolveFailure> status;
   SolveStats forward;    ///< the forward pass (and, for checkpoint, its replays count as backward)
   SolveStats backward;   ///< the backward pass
   size_t peak_bytes = 0; ///< most bytes held at once by the method's buffers

@@ -14,7 +14,7 @@ double critical_sigma_w(int64_t layers) {
   return std::sqrt(std::pow(2.0, 1.0 - 1.0 / static_cast<double>(layers)));
 }
 
-TrainStatus fill_critical(const plastic_param& p, int64_t group_layers, Rng& rng,
+Status<TrainError> fill_critical(const plastic_param& p, int64_t group_layers, Rng& rng,
                           std::span<double> out) {
   const double* a = p.init_args;
   if (p.rank <= 1) {

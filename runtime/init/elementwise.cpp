@@ -31,7 +31,7 @@ void fill_normal(Rng& rng, double mean, double stddev, std::span<double> out) {
 // Fans are decided by the compiler from the tensor's role; a zero here means
 // the table is incomplete, and guessing from the shape could silently pick
 // the wrong dimension (e.g. for batched heads), so it is an error.
-TrainStatus need_fan_in(const plastic_param& p) {
+Status<TrainError> need_fan_in(const plastic_param& p) {
   if (p.fan_in > 0) return {};
   return bad(p, fmt::format("{} needs fan_in > 0 but the table has {}", init_kind_name(p.init),
                             p.fan_in),
@@ -39,7 +39,7 @@ TrainStatus need_fan_in(const plastic_param& p) {
              "role); as a workaround initialise it with `init normal` or `init uniform`");
 }
 
-TrainStatus need_fans(const plastic_param& p) {
+Status<TrainError> need_fans(const plastic_param& p) {
   if (p.fan_in > 0 && p.fan_out > 0) return {};
   return bad(p,
              fmt::format("{} needs fan_in and fan_out > 0 but the table has {} and {}",
@@ -83,7 +83,7 @@ double resolved_gain(const plastic_param& p) {
   }
 }
 
-TrainStatus fill_elementwise(const plastic_param& p, Rng& rng, std::span<double> out) {
+Status<TrainError> fill_elementwise(const plastic_param& p, Rng& rng, std::span<double> out) {
   const double* a = p.init_args;
   const int32_t kind = p.init;
   const bool gained = kind == PLASTIC_INIT_GLOROT_UNIFORM || kind == PLASTIC_INIT_GLOROT_NORMAL ||

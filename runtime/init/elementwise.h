@@ -9,8 +9,8 @@
 #include <span>
 
 #include "runtime/abi.h"
-#include "runtime/train/error.h"
-#include "runtime/train/rng.h"
+#include "runtime/support/train_error.h"
+#include "runtime/support/rng.h"
 
 namespace plastic::rt::init_detail {
 
@@ -21,6 +21,6 @@ bool is_elementwise_kind(int32_t kind);
 double resolved_gain(const plastic_param& p);
 
 /// Fills out (p.size elements) with the kind's distribution.
-TrainStatus fill_elementwise(const plastic_param& p, Rng& rng, std::span<double> out);
+Status<TrainError> fill_elementwise(const plastic_param& p, Rng& rng, std::span<double> out);
 
 } // namespace plastic::rt::init_detail

@@ -18,7 +18,7 @@
 #include "runtime/init/orthogonal.h"
 #include "runtime/init/param_dims.h"
 #include "runtime/init/stability_informed.h"
-#include "runtime/train/rng.h"
+#include "runtime/support/rng.h"
 
 namespace plastic::rt {
 
@@ -47,7 +47,7 @@ std::string key_of(const plastic_param& p, size_t index) {
   return p.name ? std::string(p.name) : fmt::format("#{}", index);
 }
 
-TrainStatus validate(std::span<const plastic_param> params, size_t theta_size) {
+Status<TrainError> validate(std::span<const plastic_param> params, size_t theta_size) {
   std::set<std::string> names;
   for (size_t i = 0; i < params.size(); ++i) {
     const plastic_param& p = params[i];
@@ -106,7 +106,7 @@ TrainStatus validate(std::span<const plastic_param> params, size_t theta_size) {
 }
 
 template <class T>
-TrainResult<InitReport> run(std::span<const plastic_param> params, std::span<T> theta,
+Result<InitReport, TrainError> run(std::span<const plastic_param> params, std::span<T> theta,
                             uint64_t seed, const InitOptions& options) {
   if (auto s = validate(params, theta.size()); !s) return s.error();
 
@@ -136,7 +136,7 @@ TrainResult<InitReport> run(std::span<const plastic_param> params, std::span<T> 
     if (p.init == PLASTIC_INIT_STABILITY_INFORMED) continue;
     Rng rng = stream_for(seed, key_of(p, i));
     std::span<double> out(staged[i]);
-    TrainStatus s;
+    Status<TrainError> s;
     if (is_elementwise_kind(p.init)) {
       s = fill_elementwise(p, rng, out);
     } else if (p.init == PLASTIC_INIT_ORTHOGONAL) {
@@ -155,7 +155,7 @@ TrainResult<InitReport> run(std::span<const plastic_param> params, std::span<T> 
   ctx.fallback_step = options.step;
   ctx.single_precision = std::is_same_v<T, float>;
   auto run_group = [&](int32_t group, const std::vector<size_t>& idx,
-                       std::string_view key) -> TrainStatus {
+                       std::string_view key) -> Status<TrainError> {
     std::vector<StabilityMember> members;
     for (size_t i : idx)
       members.push_back({&params[i], std::span<double>(staged[i])});
@@ -181,7 +181,7 @@ TrainResult<InitReport> run(std::span<const plastic_param> params, std::span<T> 
 }
 
 template <class T>
-TrainResult<InitReport> guarded(std::span<const plastic_param> params, std::span<T> theta,
+Result<InitReport, TrainError> guarded(std::span<const plastic_param> params, std::span<T> theta,
                                 uint64_t seed, const InitOptions& options) {
   try {
     return run(params, theta, seed, options);
@@ -194,14 +194,14 @@ TrainResult<InitReport> guarded(std::span<const plastic_param> params, std::span
 } // namespace
 
 template <class T>
-TrainResult<InitReport> initialise_parameters(std::span<const plastic_param> params,
+Result<InitReport, TrainError> initialise_parameters(std::span<const plastic_param> params,
                                               std::span<T> theta, uint64_t seed,
                                               const InitOptions& options) {
   return guarded(params, theta, seed, options);
 }
 
 template <class T>
-TrainResult<InitReport> initialise_parameters(const plastic_model& m, std::span<T> theta,
+Result<InitReport, TrainError> initialise_parameters(const plastic_model& m, std::span<T> theta,
                                               uint64_t seed, const InitOptions& options) {
   if (m.abi_version != PLASTIC_ABI_VERSION)
     return invalid_argument_error(
@@ -228,16 +228,16 @@ TrainResult<InitReport> initialise_parameters(const plastic_model& m, std::span<
                  theta, seed, o);
 }
 
-template TrainResult<InitReport> initialise_parameters<float>(std::span<const plastic_param>,
+template Result<InitReport, TrainError> initialise_parameters<float>(std::span<const plastic_param>,
                                                               std::span<float>, uint64_t,
                                                               const InitOptions&);
-template TrainResult<InitReport> initialise_parameters<double>(std::span<const plastic_param>,
+template Result<InitReport, TrainError> initialise_parameters<double>(std::span<const plastic_param>,
                                                                std::span<double>, uint64_t,
                                                                const InitOptions&);
-template TrainResult<InitReport> initialise_parameters<float>(const plastic_model&,
+template Result<InitReport, TrainError> initialise_parameters<float>(const plastic_model&,
                                                               std::span<float>, uint64_t,
                                                               const InitOptions&);
-template TrainResult<InitReport> initialise_parameters<double>(const plastic_model&,
+template Result<InitReport, TrainError> initialise_parameters<double>(const plastic_model&,
                                                                std::span<double>, uint64_t,
                                                                const InitOptions&);
 

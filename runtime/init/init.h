@@ -10,7 +10,7 @@
 // Guarantees:
 //  * Deterministic for a seed and independent of thread count and of the
 //    order in which parameters are processed: each parameter draws from its
-//    own Philox stream (runtime/train/rng.h) keyed by the seed and a hash of
+//    own Philox stream (runtime/support/rng.h) keyed by the seed and a hash of
 //    its name (joint groups: of the group id), so adding or resizing one
 //    parameter leaves the values of every other parameter unchanged.
 //  * All arithmetic is in double; values are rounded to T once, at the end.
@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "runtime/abi.h"
-#include "runtime/train/error.h"
+#include "runtime/support/train_error.h"
 
 namespace plastic::rt {
 
@@ -70,7 +70,7 @@ struct InitReport {
 /// Initialises every parameter of `params` into theta (theta.size() must cover
 /// every offset+size). T = float or double.
 template <class T>
-TrainResult<InitReport> initialise_parameters(std::span<const plastic_param> params,
+Result<InitReport, TrainError> initialise_parameters(std::span<const plastic_param> params,
                                               std::span<T> theta, uint64_t seed,
                                               const InitOptions& options = {});
 
@@ -78,19 +78,19 @@ TrainResult<InitReport> initialise_parameters(std::span<const plastic_param> par
 /// and takes the solver (and fallback step) from the model unless `options`
 /// overrides them.
 template <class T>
-TrainResult<InitReport> initialise_parameters(const plastic_model& model, std::span<T> theta,
+Result<InitReport, TrainError> initialise_parameters(const plastic_model& model, std::span<T> theta,
                                               uint64_t seed, const InitOptions& options = {});
 
-extern template TrainResult<InitReport>
+extern template Result<InitReport, TrainError>
 initialise_parameters<float>(std::span<const plastic_param>, std::span<float>, uint64_t,
                              const InitOptions&);
-extern template TrainResult<InitReport>
+extern template Result<InitReport, TrainError>
 initialise_parameters<double>(std::span<const plastic_param>, std::span<double>, uint64_t,
                               const InitOptions&);
-extern template TrainResult<InitReport> initialise_parameters<float>(const plastic_model&,
+extern template Result<InitReport, TrainError> initialise_parameters<float>(const plastic_model&,
                                                                      std::span<float>, uint64_t,
                                                                      const InitOptions&);
-extern template TrainResult<InitReport> initialise_parameters<double>(const plastic_model&,
+extern template Result<InitReport, TrainError> initialise_parameters<double>(const plastic_model&,
                                                                       std::span<double>, uint64_t,
                                                                       const InitOptions&);
 

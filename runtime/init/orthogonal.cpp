@@ -34,7 +34,7 @@ void semi_orthogonal(int64_t rows, int64_t cols, double gain, Rng& rng, std::spa
   std::copy(w.data(), w.data() + w.size(), out.begin());
 }
 
-TrainStatus fill_orthogonal(const plastic_param& p, Rng& rng, std::span<double> out) {
+Status<TrainError> fill_orthogonal(const plastic_param& p, Rng& rng, std::span<double> out) {
   if (p.rank < 2)
     return invalid_argument_error(
         fmt::format("parameter {}: orthogonal needs a tensor of rank >= 2, got shape {}",

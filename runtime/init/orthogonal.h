@@ -13,8 +13,8 @@
 #include <span>
 
 #include "runtime/abi.h"
-#include "runtime/train/error.h"
-#include "runtime/train/rng.h"
+#include "runtime/support/train_error.h"
+#include "runtime/support/rng.h"
 
 namespace plastic::rt::init_detail {
 
@@ -24,6 +24,6 @@ void semi_orthogonal(int64_t rows, int64_t cols, double gain, Rng& rng, std::spa
 
 /// PLASTIC_INIT_ORTHOGONAL: every matrix over the last two dims, batched over
 /// the leading ones; args[0] = gain (0 -> 1). Rank < 2 is an error.
-TrainStatus fill_orthogonal(const plastic_param& p, Rng& rng, std::span<double> out);
+Status<TrainError> fill_orthogonal(const plastic_param& p, Rng& rng, std::span<double> out);
 
 } // namespace plastic::rt::init_detail

@@ -129,7 +129,7 @@ TrainError group_error(const std::string& where, const std::string& what,
 
 } // namespace
 
-TrainResult<StabilityGroupReport> init_stability_group(int32_t group,
+Result<StabilityGroupReport, TrainError> init_stability_group(int32_t group,
                                                        std::vector<StabilityMember> members,
                                                        const StabilityContext& ctx, Rng& rng) {
   // --- Assemble the MLP: weights in init_index order, biases apart.

@@ -31,8 +31,8 @@
 
 #include "runtime/abi.h"
 #include "runtime/init/init.h"
-#include "runtime/train/error.h"
-#include "runtime/train/rng.h"
+#include "runtime/support/train_error.h"
+#include "runtime/support/rng.h"
 
 namespace plastic::rt::init_detail {
 
@@ -58,7 +58,7 @@ struct StabilityContext {
 };
 
 /// Initialises one group (weights rank 2 in init_index order, biases rank 1).
-TrainResult<StabilityGroupReport> init_stability_group(int32_t group,
+Result<StabilityGroupReport, TrainError> init_stability_group(int32_t group,
                                                        std::vector<StabilityMember> members,
                                                        const StabilityContext& context, Rng& rng);
 

@@ -2,7 +2,6 @@
 #include "runtime/logsig/logsig_path.h"
 
 #include <optional>
-#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -11,27 +10,31 @@
 
 namespace plastic::rt {
 
-LogSigPath::LogSigPath(std::span<const double> times, std::span<const double> values, int channels,
-                       const LogSigOptions& options) {
-  LogSignature engine(channels + (options.prepend_time ? 1 : 0), options.depth, options.mode);
-  build(times, values, channels, options, engine);
+Result<LogSigPath, PathError> LogSigPath::make(std::span<const double> times, std::span<const double> values,
+                                               int channels, const LogSigOptions& options) {
+  Result<LogSignature, PathError> engine =
+      LogSignature::make(channels + (options.prepend_time ? 1 : 0), options.depth, options.mode);
+  if (!engine) return engine.error();
+  return make(times, values, channels, options, engine.value());
 }
 
-LogSigPath::LogSigPath(std::span<const double> times, std::span<const double> values, int channels,
-                       const LogSigOptions& options, LogSignature& engine) {
-  build(times, values, channels, options, engine);
+Result<LogSigPath, PathError> LogSigPath::make(std::span<const double> times, std::span<const double> values,
+                                               int channels, const LogSigOptions& options, LogSignature& engine) {
+  LogSigPath path;
+  if (Status<PathError> s = path.build(times, values, channels, options, engine); !s) return s.error();
+  return path;
 }
 
-void LogSigPath::build(std::span<const double> times, std::span<const double> values, int channels,
-                       const LogSigOptions& options, LogSignature& engine) {
-  detail::check_observations(times, values, channels);
-  if (options.step < 1) throw std::invalid_argument(fmt::format("log-signature step must be >= 1, got {}", options.step));
+Status<PathError> LogSigPath::build(std::span<const double> times, std::span<const double> values, int channels,
+                                    const LogSigOptions& options, LogSignature& engine) {
+  if (Status<PathError> s = detail::check_observations(times, values, channels); !s) return s;
+  if (options.step < 1) return path_error(fmt::format("log-signature step must be >= 1, got {}", options.step));
   if (!options.leading_fill.empty() && options.leading_fill.size() != static_cast<std::size_t>(channels))
-    throw std::invalid_argument(fmt::format("leading_fill has {} values for {} channels",
-                                            options.leading_fill.size(), channels));
+    return path_error(fmt::format("leading_fill has {} values for {} channels",
+                                  options.leading_fill.size(), channels));
   const int d = channels + (options.prepend_time ? 1 : 0);
   if (engine.channels() != d || engine.depth() != options.depth || engine.mode() != options.mode)
-    throw std::invalid_argument(fmt::format(
+    return path_error(fmt::format(
         "log-signature engine is for d={}, depth {}; this series needs d={}, depth {} (and the same mode)",
         engine.channels(), engine.depth(), d, options.depth));
 
@@ -73,6 +76,7 @@ void LogSigPath::build(std::span<const double> times, std::span<const double> va
       for (std::size_t k = 0; k < beta; ++k) start[k] = prev[k] + prev[beta + k];
     }
   }
+  return {};
 }
 
 }  // namespace plastic::rt

@@ -59,14 +59,15 @@ class LogSigPath {
   LogSigPath() = default;
 
   /// Builds from times [n] and values [n][channels] (NaN = missing), n >= 2,
-  /// with a temporary LogSignature engine.
-  LogSigPath(std::span<const double> times, std::span<const double> values, int channels,
-             const LogSigOptions& options);
+  /// with a temporary LogSignature engine; or says why it cannot (the
+  /// observations, step < 1, a leading_fill of the wrong size, a bad depth).
+  static Result<LogSigPath, PathError> make(std::span<const double> times, std::span<const double> values,
+                                            int channels, const LogSigOptions& options);
 
   /// Same, reusing `engine` (its channels must be channels + prepend_time,
   /// its depth and mode those of `options`): build many series with one.
-  LogSigPath(std::span<const double> times, std::span<const double> values, int channels,
-             const LogSigOptions& options, LogSignature& engine);
+  static Result<LogSigPath, PathError> make(std::span<const double> times, std::span<const double> values,
+                                            int channels, const LogSigOptions& options, LogSignature& engine);
 
   /// Dimension of dx(t): β(d, N) in words/brackets mode, Σ d^k in expand.
   int channels() const { return channels_; }
@@ -104,8 +105,8 @@ class LogSigPath {
   }
 
  private:
-  void build(std::span<const double> times, std::span<const double> values, int channels,
-             const LogSigOptions& options, LogSignature& engine);
+  Status<PathError> build(std::span<const double> times, std::span<const double> values, int channels,
+                          const LogSigOptions& options, LogSignature& engine);
   // Layout: knots (m+1), 1/(r_{i+1}-r_i) (m), then per window [x(r_i), LogSig_i].
   const double* inv_length() const { return data_.data() + windows_ + 1; }
   const double* block(int i) const {

@@ -3,9 +3,10 @@
 #include "runtime/logsig/logsignature.h"
 
 #include <algorithm>
-#include <stdexcept>
 
 #include <fmt/format.h>
+
+#include "runtime/support/internal_error.h"
 
 namespace plastic::rt {
 
@@ -14,6 +15,11 @@ std::optional<LogSigMode> parse_logsig_mode(std::string_view name) {
   if (name == "brackets") return LogSigMode::brackets;
   if (name == "expand") return LogSigMode::expand;
   return std::nullopt;
+}
+
+Result<LogSignature, PathError> LogSignature::make(int channels, int depth, LogSigMode mode) {
+  if (Status<PathError> s = check_tensor_shape(channels, depth); !s) return s.error();
+  return LogSignature(channels, depth, mode);
 }
 
 LogSignature::LogSignature(int channels, int depth, LogSigMode mode)
@@ -30,14 +36,11 @@ LogSignature::LogSignature(int channels, int depth, LogSigMode mode)
     for (const auto& [index, coeff] : expand_bracket(basis_, w)) {
       const std::size_t lo = basis_.find_index(len, index);
       if (lo == basis_.size()) continue;  // not a Lyndon word: no coordinate
-      if (lo == w) {
-        if (coeff != 1.0)
-          throw std::logic_error(fmt::format("internal error in Plastic: P_{} has coefficient {} on its own word",
-                                             basis_.to_string(w), coeff));
-      } else if (lo < w) {
-        throw std::logic_error(fmt::format("internal error in Plastic: P_{} contains the smaller Lyndon word {}",
-                                           basis_.to_string(w), basis_.to_string(lo)));
-      } else {
+      PLASTIC_CHECK(lo != w || coeff == 1.0, "P_{} has coefficient {} on its own word", basis_.to_string(w),
+                    coeff);
+      PLASTIC_CHECK(lo >= w, "P_{} contains the smaller Lyndon word {}", basis_.to_string(w),
+                    basis_.to_string(lo));
+      if (lo > w) {
         to_brackets_.emplace_back(w, lo, coeff);
       }
     }
@@ -48,9 +51,8 @@ std::size_t LogSignature::size() const { return mode_ == LogSigMode::expand ? sh
 
 void LogSignature::signature(std::span<const double> points, double* out) {
   const std::size_t d = static_cast<std::size_t>(channels());
-  if (points.size() < d || points.size() % d != 0)
-    throw std::invalid_argument(
-        fmt::format("a path in R^{} needs a positive multiple of {} values, got {}", d, d, points.size()));
+  PLASTIC_CHECK(points.size() >= d && points.size() % d == 0,
+                "a path in R^{} needs a positive multiple of {} values, got {}", d, d, points.size());
   const std::size_t npoints = points.size() / d;
   std::fill(out, out + shape_.size(), 0.0);  // the identity 1 + 0
   for (std::size_t p = 0; p + 1 < npoints; ++p) {

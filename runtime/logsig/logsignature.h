@@ -30,6 +30,7 @@
 
 #include "runtime/logsig/lyndon.h"
 #include "runtime/logsig/tensor_algebra.h"
+#include "runtime/paths/path_error.h"
 
 namespace plastic::rt {
 
@@ -45,8 +46,14 @@ std::optional<LogSigMode> parse_logsig_mode(std::string_view name);
 class LogSignature {
  public:
   /// d >= 1 channels, depth N >= 1. Building the basis costs O(β(d, N)·2^N)
-  /// in brackets mode, so reuse one instance across series.
+  /// in brackets mode, so reuse one instance across series. Requires
+  /// check_tensor_shape(channels, depth).ok() (else InternalError); make()
+  /// checks instead.
   LogSignature(int channels, int depth, LogSigMode mode = LogSigMode::words);
+
+  /// The engine for d channels at depth N, or why there is none (d < 1, N
+  /// outside [1, 12], or an algebra too large).
+  static Result<LogSignature, PathError> make(int channels, int depth, LogSigMode mode = LogSigMode::words);
 
   int channels() const { return shape_.channels(); }
   int depth() const { return shape_.depth(); }
@@ -58,7 +65,8 @@ class LogSignature {
 
   /// Signature (levels 1..N, shape().size() values) of the polygonal path
   /// through `points` = [npoints][d] row-major, npoints >= 1 (one point: the
-  /// constant path, signature 0 beyond the scalar 1).
+  /// constant path, signature 0 beyond the scalar 1). Any other number of
+  /// values is an InternalError.
   void signature(std::span<const double> points, double* out);
 
   /// Log-signature of the same path in this instance's mode; size() values.

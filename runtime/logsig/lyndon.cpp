@@ -2,25 +2,18 @@
 // bracket expansion; see lyndon.h for the order and its source.
 #include "runtime/logsig/lyndon.h"
 
+#include "runtime/support/witt.h"
+
 #include <algorithm>
 #include <map>
-#include <stdexcept>
 
-#include <fmt/format.h>
+#include "runtime/support/internal_error.h"
 
 namespace plastic::rt {
 
 int mobius(int n) {
-  if (n < 1) throw std::invalid_argument(fmt::format("mobius({}) is undefined", n));
-  int result = 1;
-  for (int p = 2; p * p <= n; ++p) {
-    if (n % p != 0) continue;
-    n /= p;
-    if (n % p == 0) return 0;  // p² divides n
-    result = -result;
-  }
-  if (n > 1) result = -result;  // one prime factor left
-  return result;
+  PLASTIC_CHECK(n >= 1, "mobius({}) is undefined", n);
+  return support::mobius(n);
 }
 
 namespace {
@@ -31,9 +24,10 @@ std::int64_t ipow(std::int64_t base, int exp) {
   return r;
 }
 
+// Callers check channels and depth first (input plans, check_tensor_shape).
 void check_args(int channels, int depth) {
-  if (channels < 1) throw std::invalid_argument(fmt::format("log-signature needs >= 1 channel, got {}", channels));
-  if (depth < 1) throw std::invalid_argument(fmt::format("log-signature depth must be >= 1, got {}", depth));
+  PLASTIC_CHECK(channels >= 1, "log-signature needs >= 1 channel, got {}", channels);
+  PLASTIC_CHECK(depth >= 1, "log-signature depth must be >= 1, got {}", depth);
 }
 
 // True if `w` is a Lyndon word: strictly smaller than each proper suffix.
@@ -48,14 +42,7 @@ bool is_lyndon(std::span<const int> w) {
 
 std::int64_t logsig_dim(int channels, int depth) {
   check_args(channels, depth);
-  std::int64_t total = 0;
-  for (int k = 1; k <= depth; ++k) {
-    std::int64_t sum = 0;  // Σ_{i|k} μ(k/i) d^i, always divisible by k
-    for (int i = 1; i <= k; ++i)
-      if (k % i == 0) sum += mobius(k / i) * ipow(channels, i);
-    total += sum / k;
-  }
-  return total;
+  return support::logsig_dim(channels, depth);
 }
 
 std::int64_t tensor_dim(int channels, int depth) {
@@ -105,9 +92,9 @@ LyndonBasis::LyndonBasis(int channels, int depth) : channels_(channels), depth_(
   level_begin_[0] = 0;
   for (std::size_t k = level_begin_.size() - 1; k-- > 1;)  // empty levels (d = 1) start where the next does
     level_begin_[k] = std::min(level_begin_[k], level_begin_[k + 1]);
-  if (static_cast<std::int64_t>(size()) != logsig_dim(channels, depth))
-    throw std::logic_error(fmt::format("internal error in Plastic: {} Lyndon words for d={}, N={}, expected {}",
-                                       size(), channels, depth, logsig_dim(channels, depth)));
+  PLASTIC_CHECK(static_cast<std::int64_t>(size()) == logsig_dim(channels, depth),
+                "{} Lyndon words for d={}, N={}, expected {}", size(), channels, depth,
+                logsig_dim(channels, depth));
 }
 
 std::size_t LyndonBasis::find(std::span<const int> letters) const {

@@ -31,10 +31,12 @@
 
 namespace plastic::rt {
 
-/// Möbius function μ(n) for n >= 1.
+/// Möbius function μ(n) for n >= 1 (n < 1 is an InternalError).
 int mobius(int n);
 
-/// β(d, N): the log-signature dimension (paper 002, App. A), d, N >= 1.
+/// β(d, N): the log-signature dimension (paper 002, App. A); requires
+/// d, N >= 1 (callers check; else InternalError). Witt's formula from
+/// runtime/support/witt.h, shared with the front end.
 std::int64_t logsig_dim(int channels, int depth);
 
 /// Σ_{k=1..N} d^k: the size of a truncated tensor series without its scalar

@@ -2,25 +2,37 @@
 #include "runtime/logsig/tensor_algebra.h"
 
 #include <algorithm>
-#include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "runtime/support/internal_error.h"
+
 namespace plastic::rt {
 
-TensorShape::TensorShape(int channels, int depth) : channels_(channels), depth_(depth) {
-  if (channels < 1) throw std::invalid_argument(fmt::format("tensor algebra needs >= 1 channel, got {}", channels));
+Status<PathError> check_tensor_shape(int channels, int depth) {
+  if (channels < 1) return path_error(fmt::format("tensor algebra needs >= 1 channel, got {}", channels));
   if (depth < 1 || depth > 12)
-    throw std::invalid_argument(fmt::format("tensor algebra depth must be in [1, 12], got {}", depth));
+    return path_error(fmt::format("tensor algebra depth must be in [1, 12], got {}", depth));
+  std::size_t total = 0, level = 1;
+  for (int k = 1; k <= depth; ++k) {
+    level *= static_cast<std::size_t>(channels);
+    total += level;
+    if (total > (std::size_t{1} << 31))
+      return path_error(
+          fmt::format("the depth-{} tensor algebra over {} channels is too large ({}+ coefficients)", depth,
+                      channels, total));
+  }
+  return {};
+}
+
+TensorShape::TensorShape(int channels, int depth) : channels_(channels), depth_(depth) {
+  if (Status<PathError> s = check_tensor_shape(channels, depth); !s)
+    internal_error(__FILE__, __LINE__, s.error().message);
   std::size_t total = 0, level = 1;
   offset_.push_back(0);
   for (int k = 1; k <= depth; ++k) {
     level *= static_cast<std::size_t>(channels);
     total += level;
-    if (total > (std::size_t{1} << 31))
-      throw std::invalid_argument(
-          fmt::format("the depth-{} tensor algebra over {} channels is too large ({}+ coefficients)", depth,
-                      channels, total));
     offset_.push_back(total);
   }
 }

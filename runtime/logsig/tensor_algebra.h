@@ -16,13 +16,18 @@
 #include <cstddef>
 #include <vector>
 
+#include "runtime/paths/path_error.h"
+
 namespace plastic::rt {
+
+/// Ok if T^N(R^d) can be built: d >= 1, 1 <= N <= 12, and the algebra fits
+/// in memory addressing (Σ d^k <= 2^31); otherwise why not.
+Status<PathError> check_tensor_shape(int channels, int depth);
 
 /// Sizes and level offsets of T^N(R^d) without its scalar term.
 class TensorShape {
  public:
-  /// d >= 1, 1 <= N <= 12; throws std::invalid_argument otherwise or if the
-  /// algebra would not fit in memory addressing (Σ d^k > 2^31).
+  /// Requires check_tensor_shape(channels, depth).ok() (else InternalError).
   TensorShape(int channels, int depth);
 
   int channels() const { return channels_; }

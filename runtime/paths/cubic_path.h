@@ -31,8 +31,8 @@ class CubicPath {
 
   /// Takes n >= 2 strictly increasing knots and (n-1)·4·channels
   /// coefficients laid out per interval as [a(c), b(c), c(c), d(c)], with
-  /// the local variable s = t - knots[k]. Throws std::invalid_argument on
-  /// malformed input.
+  /// the local variable s = t - knots[k]. The builders of interpolation.h
+  /// check observations first; malformed input here is an InternalError.
   CubicPath(std::span<const double> knots, std::span<const double> coeffs, int channels);
 
   /// Number of channels c.

@@ -3,13 +3,13 @@
 #include "runtime/paths/interpolation.h"
 
 #include <cmath>
-#include <stdexcept>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "runtime/paths/missing.h"
 #include "runtime/paths/path_input.h"
+#include "runtime/support/internal_error.h"
 
 namespace plastic::rt {
 
@@ -51,8 +51,9 @@ void linear_coeffs(std::span<const double> knots, std::span<const double> x, int
 
 }  // namespace
 
-CubicPath linear_path(std::span<const double> times, std::span<const double> values, int channels) {
-  detail::check_observations(times, values, channels);
+Result<CubicPath, PathError> linear_path(std::span<const double> times, std::span<const double> values,
+                                         int channels) {
+  if (Status<PathError> ok = detail::check_observations(times, values, channels); !ok) return ok.error();
   const int intervals = static_cast<int>(times.size()) - 1;
   std::vector<double> coeffs(static_cast<std::size_t>(intervals) * 4 * static_cast<std::size_t>(channels), 0.0);
   std::vector<double> column;
@@ -64,8 +65,9 @@ CubicPath linear_path(std::span<const double> times, std::span<const double> val
   return CubicPath(times, coeffs, channels);
 }
 
-CubicPath hermite_path(std::span<const double> times, std::span<const double> values, int channels) {
-  detail::check_observations(times, values, channels);
+Result<CubicPath, PathError> hermite_path(std::span<const double> times, std::span<const double> values,
+                                          int channels) {
+  if (Status<PathError> ok = detail::check_observations(times, values, channels); !ok) return ok.error();
   const int intervals = static_cast<int>(times.size()) - 1;
   std::vector<double> coeffs(static_cast<std::size_t>(intervals) * 4 * static_cast<std::size_t>(channels), 0.0);
   std::vector<double> column;
@@ -90,12 +92,11 @@ CubicPath hermite_path(std::span<const double> times, std::span<const double> va
   return CubicPath(times, coeffs, channels);
 }
 
-CubicPath rectilinear_path(std::span<const double> times, std::span<const double> values, int channels,
-                           int time_channel) {
-  detail::check_observations(times, values, channels);
-  if (time_channel < -1 || time_channel >= channels)
-    throw std::invalid_argument(
-        fmt::format("rectilinear time channel {} is not -1 or a channel in [0, {})", time_channel, channels));
+Result<CubicPath, PathError> rectilinear_path(std::span<const double> times, std::span<const double> values,
+                                              int channels, int time_channel) {
+  if (Status<PathError> ok = detail::check_observations(times, values, channels); !ok) return ok.error();
+  PLASTIC_CHECK(time_channel >= -1 && time_channel < channels,
+                "rectilinear time channel {} is not -1 or a channel in [0, {})", time_channel, channels);
   const std::size_t n = times.size();
   const int out_channels = time_channel < 0 ? channels + 1 : channels;
   const int time_ch = time_channel < 0 ? 0 : time_channel;
@@ -116,7 +117,7 @@ CubicPath rectilinear_path(std::span<const double> times, std::span<const double
         detail::read_column(values, channels, time_channel, column);
         for (std::size_t i = 0; i < n; ++i)
           if (std::isnan(column[i]))
-            throw std::invalid_argument(fmt::format(
+            return path_error(fmt::format(
                 "rectilinear interpolation: the time channel {} is missing at observation {}", time_channel, i));
       }
       // Time leads: rows (τ_0, τ_1, τ_1, τ_2, τ_2, ...), as torchcde's lag
@@ -142,15 +143,15 @@ CubicPath rectilinear_path(std::span<const double> times, std::span<const double
   return CubicPath(knots, coeffs, out_channels);
 }
 
-CubicPath make_path(Interpolation scheme, std::span<const double> times, std::span<const double> values,
-                    int channels) {
+Result<CubicPath, PathError> make_path(Interpolation scheme, std::span<const double> times,
+                                       std::span<const double> values, int channels) {
   switch (scheme) {
     case Interpolation::natural_cubic: return natural_cubic_path(times, values, channels);
     case Interpolation::hermite: return hermite_path(times, values, channels);
     case Interpolation::linear: return linear_path(times, values, channels);
     case Interpolation::rectilinear: return rectilinear_path(times, values, channels, -1);
   }
-  throw std::invalid_argument("unknown interpolation scheme");
+  internal_error(__FILE__, __LINE__, fmt::format("unknown interpolation scheme {}", static_cast<int>(scheme)));
 }
 
 }  // namespace plastic::rt

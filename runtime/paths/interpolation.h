@@ -32,6 +32,10 @@
 //   2n-2, so the ODE runs over s ∈ [0, 2n-2], not over the observation times.
 //   It is causal: on [0, 2k+1] only observations up to τ_k influence x.
 //
+// Observations that cannot make a path (fewer than 2 times, times not
+// strictly increasing or not finite, values not times x channels, a missing
+// value in rectilinear's time channel) give a PathError.
+//
 // Beyond [t_0, t_{n-1}] every path extends its first / last interval's
 // polynomial (torchcde clamps the interval index the same way).
 #pragma once
@@ -41,6 +45,7 @@
 #include <string_view>
 
 #include "runtime/paths/cubic_path.h"
+#include "runtime/paths/path_error.h"
 
 namespace plastic::rt {
 
@@ -53,25 +58,28 @@ std::optional<Interpolation> parse_interpolation(std::string_view name);
 std::string_view interpolation_name(Interpolation scheme);
 
 /// Natural cubic spline through the observations (torchcde semantics).
-CubicPath natural_cubic_path(std::span<const double> times, std::span<const double> values,
-                             int channels);
+Result<CubicPath, PathError> natural_cubic_path(std::span<const double> times,
+                                                std::span<const double> values, int channels);
 
 /// Cubic Hermite spline with backward-difference slopes (torchcde semantics).
-CubicPath hermite_path(std::span<const double> times, std::span<const double> values, int channels);
+Result<CubicPath, PathError> hermite_path(std::span<const double> times, std::span<const double> values,
+                                          int channels);
 
 /// Piecewise-linear interpolation (torchcde semantics).
-CubicPath linear_path(std::span<const double> times, std::span<const double> values, int channels);
+Result<CubicPath, PathError> linear_path(std::span<const double> times, std::span<const double> values,
+                                         int channels);
 
 /// Rectilinear interpolation (torchcde semantics, see file comment). If
 /// `time_channel` >= 0 it names the channel of `values` holding time (no NaN
 /// allowed there) and `times` is only validated; if it is -1, `times` is
 /// prepended to the data as channel 0, so the path has channels + 1
-/// channels. Knots are 0, 1, ..., 2n-2.
-CubicPath rectilinear_path(std::span<const double> times, std::span<const double> values,
-                           int channels, int time_channel = -1);
+/// channels. Knots are 0, 1, ..., 2n-2. A `time_channel` outside
+/// [-1, channels) is an InternalError.
+Result<CubicPath, PathError> rectilinear_path(std::span<const double> times, std::span<const double> values,
+                                              int channels, int time_channel = -1);
 
 /// Dispatch on the scheme; rectilinear prepends time as channel 0.
-CubicPath make_path(Interpolation scheme, std::span<const double> times,
-                    std::span<const double> values, int channels);
+Result<CubicPath, PathError> make_path(Interpolation scheme, std::span<const double> times,
+                                       std::span<const double> values, int channels);
 
 }  // namespace plastic::rt

@@ -11,11 +11,9 @@
 
 #include <cstddef>
 #include <span>
-#include <stdexcept>
-
-#include <fmt/format.h>
 
 #include "runtime/paths/locate.h"
+#include "runtime/support/internal_error.h"
 
 namespace plastic::rt {
 
@@ -23,8 +21,9 @@ namespace plastic::rt {
 /// i < channels and lane l < L = lanes.size(). A null lane (padding of a
 /// partial tile) is written as zeros. `hints`, if non-null, holds one
 /// interval hint per lane (initialise to -1) and is updated, so that a
-/// solver sweeping t forward finds each interval in O(1). Throws
-/// std::invalid_argument if a path's channel count differs from `channels`.
+/// solver sweeping t forward finds each interval in O(1). Every path has
+/// `channels` channels (the batch runtime sizes buffers from the paths it
+/// built; a mismatch is an InternalError).
 template <class PathT, class T>
 void fill_lanes(std::span<const PathT* const> lanes, int channels, double t, Quantity q, T* out,
                 Side side = Side::left, int* hints = nullptr) {
@@ -35,9 +34,8 @@ void fill_lanes(std::span<const PathT* const> lanes, int channels, double t, Qua
       for (int i = 0; i < channels; ++i) out[i * width + l] = T(0);
       continue;
     }
-    if (path->channels() != channels)
-      throw std::invalid_argument(
-          fmt::format("lane {} has {} channels, the buffer expects {}", l, path->channels(), channels));
+    PLASTIC_CHECK(path->channels() == channels, "lane {} has {} channels, the buffer expects {}", l,
+                  path->channels(), channels);
     path->evaluate(t, q, out + l, width, side, hints ? hints + l : nullptr);
   }
 }

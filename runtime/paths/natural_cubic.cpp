@@ -59,8 +59,9 @@ void natural_knot_derivatives(const std::vector<double>& t, const std::vector<do
 
 }  // namespace
 
-CubicPath natural_cubic_path(std::span<const double> times, std::span<const double> values, int channels) {
-  detail::check_observations(times, values, channels);
+Result<CubicPath, PathError> natural_cubic_path(std::span<const double> times, std::span<const double> values,
+                                                int channels) {
+  if (Status<PathError> ok = detail::check_observations(times, values, channels); !ok) return ok.error();
   const std::size_t n = times.size();
   const std::size_t c = static_cast<std::size_t>(channels);
   std::vector<double> coeffs((n - 1) * 4 * c, 0.0);

@@ -6,31 +6,34 @@
 #include <cmath>
 #include <cstddef>
 #include <span>
-#include <stdexcept>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "runtime/paths/path_error.h"
+
 namespace plastic::rt::detail {
 
-/// Throws std::invalid_argument unless n = times.size() >= 2, times are
-/// finite and strictly increasing, channels >= 1 and values.size() == n·c.
-inline void check_observations(std::span<const double> times, std::span<const double> values, int channels) {
-  if (channels < 1) throw std::invalid_argument(fmt::format("a path needs >= 1 channel, got {}", channels));
+/// Ok if n = times.size() >= 2, times are finite and strictly increasing,
+/// channels >= 1 and values.size() == n·c; otherwise the first violation.
+inline Status<PathError> check_observations(std::span<const double> times, std::span<const double> values,
+                                            int channels) {
+  if (channels < 1) return path_error(fmt::format("a path needs >= 1 channel, got {}", channels));
   if (times.size() < 2)
-    throw std::invalid_argument(
+    return path_error(
         fmt::format("a path needs >= 2 observation times, got {}", times.size()));
   if (values.size() != times.size() * static_cast<std::size_t>(channels))
-    throw std::invalid_argument(fmt::format("expected {} x {} values, got {}", times.size(), channels,
-                                            values.size()));
+    return path_error(fmt::format("expected {} x {} values, got {}", times.size(), channels,
+                                  values.size()));
   for (std::size_t i = 0; i < times.size(); ++i) {
     if (!std::isfinite(times[i]))
-      throw std::invalid_argument(fmt::format("observation time {} is not finite ({})", i, times[i]));
+      return path_error(fmt::format("observation time {} is not finite ({})", i, times[i]));
     if (i > 0 && !(times[i] > times[i - 1]))
-      throw std::invalid_argument(fmt::format(
+      return path_error(fmt::format(
           "observation times must be strictly increasing: t[{}] = {} follows t[{}] = {}", i, times[i], i - 1,
           times[i - 1]));
   }
+  return {};
 }
 
 /// Copies channel `ch` of values [n][c] into `column` (resized to n).

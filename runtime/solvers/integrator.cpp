@@ -46,10 +46,10 @@ SolveFailure Integrator<T>::located(FailureKind kind, int lane, double t, double
   return f;
 }
 
-template <class T> Status Integrator<T>::advance(Cursor& c, T* z, Item& item) {
+template <class T> Status<SolveFailure> Integrator<T>::advance(Cursor& c, T* z, Item& item) {
   stats.t_reached = c.t;
   if (c.at_event) return do_event(c, z, item);
-  Status s = (options_.adaptive() && !replay_) ? adaptive_step(c, z, item) : fixed_step(c, z, item);
+  Status<SolveFailure> s = (options_.adaptive() && !replay_) ? adaptive_step(c, z, item) : fixed_step(c, z, item);
   stats.t_reached = c.t;
   return s;
 }
@@ -73,7 +73,7 @@ void Integrator<T>::read_output(size_t obs_index, double t, double lo, const T* 
   }
 }
 
-template <class T> Status Integrator<T>::do_event(Cursor& c, T* z, Item& item) {
+template <class T> Status<SolveFailure> Integrator<T>::do_event(Cursor& c, T* z, Item& item) {
   const TimelineEvent& ev = timeline_.events[c.event];
   item = Item{ItemKind::Event, ev.t, 0, ev.t, c.event, 0};
   if (ev.observation >= 0) {
@@ -108,7 +108,7 @@ template <class T> Status Integrator<T>::do_event(Cursor& c, T* z, Item& item) {
   return {};
 }
 
-template <class T> Status Integrator<T>::fixed_step(Cursor& c, T* z, Item& item) {
+template <class T> Status<SolveFailure> Integrator<T>::fixed_step(Cursor& c, T* z, Item& item) {
   const double target = timeline_.events[c.event].t;
   double h;
   if (replay_) {
@@ -190,7 +190,7 @@ template <class T> void Integrator<T>::initial_step_size(double t, const T* z, d
   h_next_ = std::isfinite(h) && h > 0 ? std::min(h, options_.dt_max) : h0;
 }
 
-template <class T> Status Integrator<T>::adaptive_step(Cursor& c, T* z, Item& item) {
+template <class T> Status<SolveFailure> Integrator<T>::adaptive_step(Cursor& c, T* z, Item& item) {
   const double target = timeline_.events[c.event].t;
   const LaneMask active = timeline_.active_after(c.t);
   const LaneMask frozen = ~active & all_lanes(model_.lanes);

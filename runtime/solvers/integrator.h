@@ -56,7 +56,7 @@ public:
   /// Performs the next item on z (n*L, in place). Adaptive steps retry until
   /// one is accepted. On failure z holds the last accepted state, unless
   /// the caller chose `discards_state_on_failure`.
-  Status advance(Cursor& c, T* z, Item& item);
+  Status<SolveFailure> advance(Cursor& c, T* z, Item& item);
   /// The caller discards z when a step fails (the gradient methods only
   /// report the failure), so a failed fixed step may leave z clobbered:
   /// while every lane is active the step kernel then writes z in place (the
@@ -80,9 +80,9 @@ public:
   SolveStats stats;
 
 private:
-  Status do_event(Cursor& c, T* z, Item& item);
-  Status fixed_step(Cursor& c, T* z, Item& item);
-  Status adaptive_step(Cursor& c, T* z, Item& item);
+  Status<SolveFailure> do_event(Cursor& c, T* z, Item& item);
+  Status<SolveFailure> fixed_step(Cursor& c, T* z, Item& item);
+  Status<SolveFailure> adaptive_step(Cursor& c, T* z, Item& item);
   void initial_step_size(double t, const T* z, double target);
   void read_output(size_t obs_index, double t, double lo, const T* z);
   SolveFailure located(FailureKind kind, int lane, double t, double h) const;

@@ -12,7 +12,7 @@
 
 namespace plastic::rt {
 
-Status validate_model(const plastic_model& m, int32_t dtype) {
+Status<SolveFailure> validate_model(const plastic_model& m, int32_t dtype) {
   if (m.abi_version != PLASTIC_ABI_VERSION)
     return invalid_model(fmt::format("model ABI version {} but this runtime speaks version {}",
                                      m.abi_version, PLASTIC_ABI_VERSION),
@@ -82,7 +82,7 @@ bool fused_kernels_match(const plastic_model& m, const ButcherTableau& tableau) 
   return m.step_method && tableau.name == std::string_view(m.step_method);
 }
 
-Status check_kernels(const plastic_model& m, const SolverOptions& options,
+Status<SolveFailure> check_kernels(const plastic_model& m, const SolverOptions& options,
                      const GradientMethod* gradient, bool has_targets, bool has_jumps) {
   const plastic_kernels& k = m.kernels;
   const ButcherTableau& tab = *options.tableau;
@@ -113,10 +113,10 @@ Status check_kernels(const plastic_model& m, const SolverOptions& options,
 }
 
 uint64_t max_scratch_bytes(const plastic_model& m) {
-  const plastic_scratch_sizes& s = m.scratch;
-  return std::max({s.init_state, s.init_state_vjp, s.field, s.field_vjp, s.adjoint_field, s.step,
-                   s.step_vjp, s.step_adaptive, s.output, s.output_vjp, s.loss, s.loss_vjp, s.jump,
-                   s.jump_vjp});
+  uint64_t most = 0;
+#define PLASTIC_ABI_KERNEL(name, Id) most = std::max(most, m.scratch.name);
+#include "runtime/abi_kernels.def"
+  return most;
 }
 
 } // namespace plastic::rt

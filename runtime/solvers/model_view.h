@@ -24,14 +24,14 @@ template <class T> constexpr int32_t dtype_of() {
 
 /// Checks the table itself (version, sizes, parameter and input tables);
 /// `dtype` is the element type the caller will use.
-Status validate_model(const plastic_model& m, int32_t dtype);
+Status<SolveFailure> validate_model(const plastic_model& m, int32_t dtype);
 
 /// What the gradient method will need from the model.
 enum class GradientMethod { Direct = 1, Checkpoint = 2, Adjoint = 3 };
 
 /// Checks that the kernels needed to solve with `options` (and, if `gradient`
 /// is non-null, to differentiate with that method) are present.
-Status check_kernels(const plastic_model& m, const SolverOptions& options,
+Status<SolveFailure> check_kernels(const plastic_model& m, const SolverOptions& options,
                      const GradientMethod* gradient, bool has_targets, bool has_jumps);
 
 /// True when the model's fused step kernels implement `tableau`.

@@ -17,7 +17,7 @@ std::string known_methods() {
 }
 } // namespace
 
-Expected<SolverOptions> SolverOptions::from_desc(const plastic_solver_desc& desc) {
+Result<SolverOptions, SolveFailure> SolverOptions::from_desc(const plastic_solver_desc& desc) {
   SolverOptions o;
   const std::string_view name = desc.method ? desc.method : "";
   o.tableau = find_tableau(name);
@@ -30,11 +30,11 @@ Expected<SolverOptions> SolverOptions::from_desc(const plastic_solver_desc& desc
   o.dt_min = desc.dt_min;
   if (desc.dt_max > 0) o.dt_max = desc.dt_max;
   o.max_steps = desc.max_steps;
-  if (Status s = o.check(); !s) return s.failure();
+  if (Status<SolveFailure> s = o.check(); !s) return s.error();
   return o;
 }
 
-Status SolverOptions::check() const {
+Status<SolveFailure> SolverOptions::check() const {
   if (!tableau)
     return invalid_argument("no solver method chosen", "use one of: " + known_methods());
   if (!adaptive() && !(step > 0 && std::isfinite(step)))

@@ -89,9 +89,9 @@ struct SolverOptions {
   bool fixed_step = false; ///< an embedded pair takes fixed steps of `step` (no error control)
 
   /// Options from the model's `solve` line; fails on unknown methods or bad numbers.
-  static Expected<SolverOptions> from_desc(const plastic_solver_desc& desc);
+  static Result<SolverOptions, SolveFailure> from_desc(const plastic_solver_desc& desc);
   /// Checks the numbers (step > 0 for fixed methods, tolerances > 0, ...).
-  Status check() const;
+  Status<SolveFailure> check() const;
   bool adaptive() const { return tableau && tableau->adaptive() && !fixed_step; }
   int64_t step_limit() const;
 };

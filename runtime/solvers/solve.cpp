@@ -14,11 +14,11 @@
 namespace plastic::rt {
 
 template <class T>
-Status check_problem(const TileProblem<T>& p, const SolverOptions& options,
+Status<SolveFailure> check_problem(const TileProblem<T>& p, const SolverOptions& options,
                      const GradientMethod* gradient) {
   if (!p.model) return invalid_argument("the problem has no model");
-  if (Status s = validate_model(*p.model, dtype_of<T>()); !s) return s;
-  if (Status s = options.check(); !s) return s;
+  if (Status<SolveFailure> s = validate_model(*p.model, dtype_of<T>()); !s) return s;
+  if (Status<SolveFailure> s = options.check(); !s) return s;
   if (p.model->n_params > 0 && !p.theta)
     return invalid_argument("the problem has no parameters (theta is null)");
   if (p.model->n_input > 0 && !p.input)
@@ -34,7 +34,7 @@ Status check_problem(const TileProblem<T>& p, const SolverOptions& options,
   return check_kernels(*p.model, options, gradient, targets, jumps);
 }
 
-template <class T> Status check_initial_state(const TileProblem<T>& p, const T* z0) {
+template <class T> Status<SolveFailure> check_initial_state(const TileProblem<T>& p, const T* z0) {
   const plastic_model& m = *p.model;
   if (!z0) return invalid_argument("no initial state given");
   if (int lane = tile::first_nonfinite_lane(m.n_state, m.lanes, all_lanes(m.lanes), z0);
@@ -61,7 +61,7 @@ SolveResult solve(const TileProblem<T>& problem, const SolverOptions& options, T
     if (r.status) r.status = check_initial_state(problem, z);
     if (!r.status) return r;
     const ModelView<T> view(*problem.model);
-    Expected<Timeline> timeline = build_timeline(problem, view.lanes, nullptr);
+    Result<Timeline, SolveFailure> timeline = build_timeline(problem, view.lanes, nullptr);
     if (!timeline) {
       r.status = timeline.status();
       return r;
@@ -72,7 +72,7 @@ SolveResult solve(const TileProblem<T>& problem, const SolverOptions& options, T
     typename Integrator<T>::Cursor c = walk.start();
     typename Integrator<T>::Item item;
     while (!walk.finished(c))
-      if (Status s = walk.advance(c, z, item); !s) {
+      if (Status<SolveFailure> s = walk.advance(c, z, item); !s) {
         r.status = std::move(s);
         break;
       }
@@ -87,12 +87,12 @@ SolveResult solve(const TileProblem<T>& problem, const SolverOptions& options, T
   return r;
 }
 
-template Status check_problem<float>(const TileProblem<float>&, const SolverOptions&,
+template Status<SolveFailure> check_problem<float>(const TileProblem<float>&, const SolverOptions&,
                                      const GradientMethod*);
-template Status check_problem<double>(const TileProblem<double>&, const SolverOptions&,
+template Status<SolveFailure> check_problem<double>(const TileProblem<double>&, const SolverOptions&,
                                       const GradientMethod*);
-template Status check_initial_state<float>(const TileProblem<float>&, const float*);
-template Status check_initial_state<double>(const TileProblem<double>&, const double*);
+template Status<SolveFailure> check_initial_state<float>(const TileProblem<float>&, const float*);
+template Status<SolveFailure> check_initial_state<double>(const TileProblem<double>&, const double*);
 template SolveResult solve<float>(const TileProblem<float>&, const SolverOptions&, float*, float*,
                                   double*) noexcept;
 template SolveResult solve<double>(const TileProblem<double>&, const SolverOptions&, double*,

@@ -19,7 +19,7 @@
 namespace plastic::rt {
 
 struct SolveResult {
-  Status status;
+  Status<SolveFailure> status;
   SolveStats stats;
   bool ok() const { return status.ok(); }
 };
@@ -34,11 +34,11 @@ SolveResult solve(const TileProblem<T>& problem, const SolverOptions& options, T
 /// The checks every solve and gradient computation starts with: the model table,
 /// the options, the kernels they need, inputs and observations.
 template <class T>
-Status check_problem(const TileProblem<T>& problem, const SolverOptions& options,
+Status<SolveFailure> check_problem(const TileProblem<T>& problem, const SolverOptions& options,
                      const GradientMethod* gradient);
 
 /// Fails with NonFiniteState when an active lane of z0 holds inf or NaN.
-template <class T> Status check_initial_state(const TileProblem<T>& problem, const T* z0);
+template <class T> Status<SolveFailure> check_initial_state(const TileProblem<T>& problem, const T* z0);
 
 extern template SolveResult solve<float>(const TileProblem<float>&, const SolverOptions&, float*,
                                          float*, double*) noexcept;

@@ -5,15 +5,15 @@
 // failed, and gives advice a user can act on (in the spirit of diffrax's
 // error messages). Nothing in the numerical code throws; the public entry
 // points also catch allocation failures and exceptions thrown by caller
-// callbacks and turn them into a Status.
+// callbacks and turn them into a Status<SolveFailure>; a value comes back as
+// a Result<V, SolveFailure> (runtime/support/result.h).
 #pragma once
 
 #include <cstdint>
 #include <limits>
-#include <optional>
 #include <string>
-#include <utility>
-#include <variant>
+
+#include "runtime/support/result.h"
 
 namespace plastic::rt {
 
@@ -42,41 +42,6 @@ struct SolveFailure {
 
   /// "step size underflow at t=0.99999 in sample 5: ... Advice: ..."
   std::string describe() const;
-};
-
-/// Ok, or a failure. Cheap to return when ok (no allocation).
-class Status {
-public:
-  Status() = default;
-  Status(SolveFailure failure) : failure_(std::move(failure)) {} // NOLINT: implicit on purpose
-  static Status ok_status() { return {}; }
-
-  bool ok() const { return !failure_.has_value(); }
-  explicit operator bool() const { return ok(); }
-  /// Requires !ok().
-  const SolveFailure& failure() const { return *failure_; }
-  SolveFailure& failure() { return *failure_; }
-  FailureKind kind() const { return failure_ ? failure_->kind : FailureKind::Internal; }
-  std::string describe() const { return failure_ ? failure_->describe() : std::string("ok"); }
-
-private:
-  std::optional<SolveFailure> failure_;
-};
-
-/// A value or a failure (std::expected is C++23).
-template <class V> class Expected {
-public:
-  Expected(V value) : v_(std::move(value)) {}                // NOLINT: implicit on purpose
-  Expected(SolveFailure failure) : v_(std::move(failure)) {} // NOLINT
-  bool ok() const { return v_.index() == 0; }
-  explicit operator bool() const { return ok(); }
-  const V& value() const { return std::get<0>(v_); }
-  V& value() { return std::get<0>(v_); }
-  const SolveFailure& failure() const { return std::get<1>(v_); }
-  Status status() const { return ok() ? Status{} : Status{failure()}; }
-
-private:
-  std::variant<V, SolveFailure> v_;
 };
 
 /// Shorthands used across the runtime.

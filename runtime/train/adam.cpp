@@ -16,7 +16,7 @@ AdamOptions AdamOptions::adamw(double lr, double weight_decay) {
   return o;
 }
 
-TrainStatus AdamOptions::check() const {
+Status<TrainError> AdamOptions::check() const {
   const char* name = decoupled ? "adamw" : "adam";
   if (!(lr >= 0))
     return invalid_argument_error(fmt::format("{}: invalid learning rate {}", name, lr));
@@ -33,10 +33,10 @@ TrainStatus AdamOptions::check() const {
 template <class T>
 Adam<T>::Adam(int64_t n, AdamOptions options) : Optimizer<T>(n, options.lr), options_(options) {}
 
-template <class T> TrainStatus Adam<T>::step(std::span<T> params, std::span<const T> grads) {
-  if (TrainStatus s = this->check_spans(params.size(), grads.size()); !s) return s;
+template <class T> Status<TrainError> Adam<T>::step(std::span<T> params, std::span<const T> grads) {
+  if (Status<TrainError> s = this->check_spans(params.size(), grads.size()); !s) return s;
   const AdamOptions o = options();
-  if (TrainStatus s = o.check(); !s) return s;
+  if (Status<TrainError> s = o.check(); !s) return s;
   if (exp_avg_.empty()) {
     exp_avg_.assign(params.size(), T(0));
     exp_avg_sq_.assign(params.size(), T(0));
@@ -91,8 +91,8 @@ template <class T> OptimizerState<T> Adam<T>::state() const {
   return s;
 }
 
-template <class T> TrainStatus Adam<T>::load_state(const OptimizerState<T>& s) {
-  if (TrainStatus st = this->check_state(s); !st) return st;
+template <class T> Status<TrainError> Adam<T>::load_state(const OptimizerState<T>& s) {
+  if (Status<TrainError> st = this->check_state(s); !st) return st;
   AdamOptions o = options_;
   const nlohmann::json& h = s.hyper; // non-dependent name for .get<>
   try {
@@ -106,7 +106,7 @@ template <class T> TrainStatus Adam<T>::load_state(const OptimizerState<T>& s) {
     return mismatch_error({},
                           fmt::format("{} state has bad hyper-parameters: {}", kind(), e.what()));
   }
-  if (TrainStatus st = o.check(); !st) return st;
+  if (Status<TrainError> st = o.check(); !st) return st;
   const std::vector<T>* m = s.buffer("exp_avg");
   const std::vector<T>* v = s.buffer("exp_avg_sq");
   const std::vector<T>* vmax = s.buffer("max_exp_avg_sq");

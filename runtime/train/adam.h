@@ -34,7 +34,7 @@ struct AdamOptions {
   /// torch.optim.AdamW's defaults (weight decay 1e-2, decoupled).
   static AdamOptions adamw(double lr = 1e-3, double weight_decay = 1e-2);
   /// torch's checks: lr, eps, weight_decay >= 0 and 0 <= beta < 1.
-  TrainStatus check() const;
+  Status<TrainError> check() const;
 };
 
 /// Adam (decoupled = false) or AdamW (decoupled = true) over n parameters.
@@ -42,10 +42,10 @@ template <class T> class Adam final : public Optimizer<T> {
 public:
   Adam(int64_t n, AdamOptions options);
   const char* kind() const override { return options_.decoupled ? "adamw" : "adam"; }
-  TrainStatus step(std::span<T> params, std::span<const T> grads) override;
+  Status<TrainError> step(std::span<T> params, std::span<const T> grads) override;
   nlohmann::json hyper() const override;
   OptimizerState<T> state() const override;
-  TrainStatus load_state(const OptimizerState<T>& state) override;
+  Status<TrainError> load_state(const OptimizerState<T>& state) override;
   /// The options, with the current learning rate.
   AdamOptions options() const {
     AdamOptions o = options_;

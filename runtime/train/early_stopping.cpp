@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "runtime/train/json_util.h"
+#include "runtime/support/json_util.h"
 
 namespace plastic::rt {
 
@@ -34,7 +34,7 @@ template <class T> bool EarlyStopping<T>::should_stop() const {
   return o_.patience > 0 && bad_ > o_.patience;
 }
 
-template <class T> TrainStatus EarlyStopping<T>::restore_best(std::span<T> params) const {
+template <class T> Status<TrainError> EarlyStopping<T>::restore_best(std::span<T> params) const {
   if (!has_best())
     return invalid_argument_error("no best parameters to roll back to: no epoch improved");
   if (params.size() != best_params_.size())
@@ -50,7 +50,7 @@ template <class T> nlohmann::json EarlyStopping<T>::state() const {
 }
 
 template <class T>
-TrainStatus EarlyStopping<T>::load_state(const nlohmann::json& j, std::vector<T> best_params) {
+Status<TrainError> EarlyStopping<T>::load_state(const nlohmann::json& j, std::vector<T> best_params) {
   const auto best = read_json_double(j, "best");
   if (!best || !j.contains("best_epoch") || !j.at("best_epoch").is_number_integer() ||
       !j.contains("bad_epochs") || !j.at("bad_epochs").is_number_integer())

@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runtime/train/error.h"
+#include "runtime/support/train_error.h"
 #include "runtime/train/plateau.h"
 
 namespace plastic::rt {
@@ -46,12 +46,12 @@ public:
   int bad_epochs() const { return bad_; }
   const std::vector<T>& best_params() const { return best_params_; }
   /// Copies the best parameters into `params`. Fails if there is no best or the size differs.
-  TrainStatus restore_best(std::span<T> params) const;
+  Status<TrainError> restore_best(std::span<T> params) const;
 
   /// Counters and best metric (the parameters go to the checkpoint as tensors).
   nlohmann::json state() const;
   /// Restores state() output together with the saved best parameters.
-  TrainStatus load_state(const nlohmann::json& state, std::vector<T> best_params);
+  Status<TrainError> load_state(const nlohmann::json& state, std::vector<T> best_params);
 
 private:
   EarlyStoppingOptions o_;

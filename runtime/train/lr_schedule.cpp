@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "runtime/train/json_util.h"
+#include "runtime/support/json_util.h"
 #include "runtime/train/plateau.h"
 
 namespace plastic::rt {
@@ -25,7 +25,7 @@ nlohmann::json ConstantLr::state() const {
   return {{"kind", kind()}, {"lr", json_double(lr_)}, {"steps", steps_}};
 }
 
-TrainStatus ConstantLr::load_state(const nlohmann::json& j) {
+Status<TrainError> ConstantLr::load_state(const nlohmann::json& j) {
   const auto lr = read_json_double(j, "lr");
   const auto steps = read_count(j, "steps");
   if (!lr || !steps) return invalid_argument_error("malformed constant schedule state");
@@ -34,7 +34,7 @@ TrainStatus ConstantLr::load_state(const nlohmann::json& j) {
   return {};
 }
 
-TrainStatus CosineOptions::check() const {
+Status<TrainError> CosineOptions::check() const {
   if (!(base_lr >= 0) || !(min_lr >= 0) || !std::isfinite(base_lr) || !std::isfinite(min_lr))
     return invalid_argument_error(
         fmt::format("cosine schedule: bad rates base {} min {}", base_lr, min_lr));
@@ -66,14 +66,14 @@ nlohmann::json CosineLr::state() const {
   return {{"kind", kind()}, {"steps", steps_}};
 }
 
-TrainStatus CosineLr::load_state(const nlohmann::json& j) {
+Status<TrainError> CosineLr::load_state(const nlohmann::json& j) {
   const auto steps = read_count(j, "steps");
   if (!steps) return invalid_argument_error("malformed cosine schedule state");
   steps_ = *steps;
   return {};
 }
 
-TrainResult<std::unique_ptr<LrSchedule>> make_schedule(const nlohmann::json& config,
+Result<std::unique_ptr<LrSchedule>, TrainError> make_schedule(const nlohmann::json& config,
                                                        double base_lr) {
   if (config.is_null()) return std::unique_ptr<LrSchedule>(std::make_unique<ConstantLr>(base_lr));
   if (!config.is_object())
@@ -89,7 +89,7 @@ TrainResult<std::unique_ptr<LrSchedule>> make_schedule(const nlohmann::json& con
       o.total_steps = config.value("total_steps", o.total_steps);
       o.warmup_steps = config.value("warmup_steps", o.warmup_steps);
       o.warmup_start_factor = config.value("warmup_start_factor", o.warmup_start_factor);
-      if (TrainStatus s = o.check(); !s) return s.error();
+      if (Status<TrainError> s = o.check(); !s) return s.error();
       return std::unique_ptr<LrSchedule>(std::make_unique<CosineLr>(o));
     }
     if (kind == "plateau") {
@@ -111,7 +111,7 @@ TrainResult<std::unique_ptr<LrSchedule>> make_schedule(const nlohmann::json& con
       o.cooldown = config.value("cooldown", o.cooldown);
       o.min_lr = config.value("min_lr", o.min_lr);
       o.eps = config.value("eps", o.eps);
-      if (TrainStatus s = o.check(); !s) return s.error();
+      if (Status<TrainError> s = o.check(); !s) return s.error();
       return std::unique_ptr<LrSchedule>(std::make_unique<ReduceLrOnPlateau>(o));
     }
     return invalid_argument_error(fmt::format("unknown schedule '{}'", kind),

@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runtime/train/error.h"
+#include "runtime/support/train_error.h"
 
 namespace plastic::rt {
 
@@ -31,7 +31,7 @@ public:
   /// Everything needed to resume (counters, best value, current lr).
   virtual nlohmann::json state() const = 0;
   /// Restores state() output; fails, changing nothing, on malformed input.
-  virtual TrainStatus load_state(const nlohmann::json& state) = 0;
+  virtual Status<TrainError> load_state(const nlohmann::json& state) = 0;
 };
 
 /// The same learning rate forever.
@@ -42,7 +42,7 @@ public:
   double lr() const override { return lr_; }
   void step(double = std::numeric_limits<double>::quiet_NaN()) override { ++steps_; }
   nlohmann::json state() const override;
-  TrainStatus load_state(const nlohmann::json& state) override;
+  Status<TrainError> load_state(const nlohmann::json& state) override;
 
 private:
   double lr_;
@@ -63,7 +63,7 @@ struct CosineOptions {
   int64_t warmup_steps = 0;               ///< W
   double warmup_start_factor = 1.0 / 3.0; ///< torch LinearLR's default start_factor
 
-  TrainStatus check() const;
+  Status<TrainError> check() const;
 };
 
 class CosineLr final : public LrSchedule {
@@ -73,7 +73,7 @@ public:
   double lr() const override { return at(steps_); }
   void step(double = std::numeric_limits<double>::quiet_NaN()) override { ++steps_; }
   nlohmann::json state() const override;
-  TrainStatus load_state(const nlohmann::json& state) override;
+  Status<TrainError> load_state(const nlohmann::json& state) override;
   /// The rate after k steps.
   double at(int64_t k) const;
   int64_t steps() const { return steps_; }
@@ -87,7 +87,7 @@ private:
 /// {"kind": "cosine", "total_steps": 100, "warmup_steps": 5, "min_lr": 0},
 /// {"kind": "plateau", "factor": 0.1, "patience": 15, "mode": "min", ...}.
 /// The base learning rate is the optimiser's.
-TrainResult<std::unique_ptr<LrSchedule>> make_schedule(const nlohmann::json& config,
+Result<std::unique_ptr<LrSchedule>, TrainError> make_schedule(const nlohmann::json& config,
                                                        double base_lr);
 
 } // namespace plastic::rt

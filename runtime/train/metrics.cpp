@@ -20,7 +20,7 @@ TrainError empty_error(const char* metric) {
 }
 } // namespace
 
-TrainResult<double> accuracy(std::span<const int64_t> predicted, std::span<const int64_t> labels) {
+Result<double, TrainError> accuracy(std::span<const int64_t> predicted, std::span<const int64_t> labels) {
   if (predicted.size() != labels.size())
     return size_error("accuracy", predicted.size(), labels.size());
   if (labels.empty()) return empty_error("accuracy");
@@ -31,7 +31,7 @@ TrainResult<double> accuracy(std::span<const int64_t> predicted, std::span<const
 }
 
 template <class T>
-TrainResult<double> accuracy_from_logits(std::span<const T> logits, int64_t classes,
+Result<double, TrainError> accuracy_from_logits(std::span<const T> logits, int64_t classes,
                                          std::span<const int64_t> labels) {
   if (classes <= 0 || logits.size() != labels.size() * static_cast<size_t>(classes))
     return invalid_argument_error(
@@ -49,7 +49,7 @@ TrainResult<double> accuracy_from_logits(std::span<const T> logits, int64_t clas
 }
 
 template <class T>
-TrainResult<double> binary_accuracy(std::span<const T> scores, std::span<const int64_t> labels,
+Result<double, TrainError> binary_accuracy(std::span<const T> scores, std::span<const int64_t> labels,
                                     double threshold) {
   if (scores.size() != labels.size())
     return size_error("binary accuracy", scores.size(), labels.size());
@@ -65,7 +65,7 @@ TrainResult<double> binary_accuracy(std::span<const T> scores, std::span<const i
 }
 
 template <class T>
-TrainResult<double> auroc(std::span<const T> scores, std::span<const int64_t> labels) {
+Result<double, TrainError> auroc(std::span<const T> scores, std::span<const int64_t> labels) {
   if (scores.size() != labels.size()) return size_error("AUROC", scores.size(), labels.size());
   int64_t positives = 0;
   for (size_t i = 0; i < labels.size(); ++i) {
@@ -106,7 +106,7 @@ TrainResult<double> auroc(std::span<const T> scores, std::span<const int64_t> la
 }
 
 template <class T>
-TrainResult<double> mse(std::span<const T> predicted, std::span<const T> target) {
+Result<double, TrainError> mse(std::span<const T> predicted, std::span<const T> target) {
   if (predicted.size() != target.size()) return size_error("MSE", predicted.size(), target.size());
   if (target.empty()) return empty_error("MSE");
   double sum = 0;
@@ -118,7 +118,7 @@ TrainResult<double> mse(std::span<const T> predicted, std::span<const T> target)
 }
 
 template <class T>
-TrainResult<double> cross_entropy(std::span<const T> logits, int64_t classes,
+Result<double, TrainError> cross_entropy(std::span<const T> logits, int64_t classes,
                                   std::span<const int64_t> labels) {
   if (classes <= 0 || logits.size() != labels.size() * static_cast<size_t>(classes))
     return invalid_argument_error(
@@ -141,7 +141,7 @@ TrainResult<double> cross_entropy(std::span<const T> logits, int64_t classes,
 }
 
 template <class T>
-TrainResult<double> bce_with_logits(std::span<const T> logits, std::span<const T> targets) {
+Result<double, TrainError> bce_with_logits(std::span<const T> logits, std::span<const T> targets) {
   if (logits.size() != targets.size()) return size_error("BCE", logits.size(), targets.size());
   if (targets.empty()) return empty_error("BCE");
   double total = 0;
@@ -155,15 +155,15 @@ TrainResult<double> bce_with_logits(std::span<const T> logits, std::span<const T
 }
 
 #define PLASTIC_METRICS_INSTANTIATE(T)                                                             \
-  template TrainResult<double> accuracy_from_logits<T>(std::span<const T>, int64_t,                \
+  template Result<double, TrainError> accuracy_from_logits<T>(std::span<const T>, int64_t,                \
                                                        std::span<const int64_t>);                  \
-  template TrainResult<double> binary_accuracy<T>(std::span<const T>, std::span<const int64_t>,    \
+  template Result<double, TrainError> binary_accuracy<T>(std::span<const T>, std::span<const int64_t>,    \
                                                   double);                                         \
-  template TrainResult<double> auroc<T>(std::span<const T>, std::span<const int64_t>);             \
-  template TrainResult<double> mse<T>(std::span<const T>, std::span<const T>);                     \
-  template TrainResult<double> cross_entropy<T>(std::span<const T>, int64_t,                       \
+  template Result<double, TrainError> auroc<T>(std::span<const T>, std::span<const int64_t>);             \
+  template Result<double, TrainError> mse<T>(std::span<const T>, std::span<const T>);                     \
+  template Result<double, TrainError> cross_entropy<T>(std::span<const T>, int64_t,                       \
                                                 std::span<const int64_t>);                         \
-  template TrainResult<double> bce_with_logits<T>(std::span<const T>, std::span<const T>);
+  template Result<double, TrainError> bce_with_logits<T>(std::span<const T>, std::span<const T>);
 PLASTIC_METRICS_INSTANTIATE(float)
 PLASTIC_METRICS_INSTANTIATE(double)
 #undef PLASTIC_METRICS_INSTANTIATE

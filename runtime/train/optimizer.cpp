@@ -14,7 +14,7 @@ template <class T> const std::vector<T>* OptimizerState<T>::buffer(std::string_v
   return nullptr;
 }
 
-template <class T> TrainStatus Optimizer<T>::check_spans(size_t n_params, size_t n_grads) const {
+template <class T> Status<TrainError> Optimizer<T>::check_spans(size_t n_params, size_t n_grads) const {
   if (static_cast<int64_t>(n_params) != n_ || static_cast<int64_t>(n_grads) != n_)
     return invalid_argument_error(
         fmt::format("{} was made for {} parameters but got {} parameters and {} gradients", kind(),
@@ -22,7 +22,7 @@ template <class T> TrainStatus Optimizer<T>::check_spans(size_t n_params, size_t
   return {};
 }
 
-template <class T> TrainStatus Optimizer<T>::check_state(const OptimizerState<T>& state) const {
+template <class T> Status<TrainError> Optimizer<T>::check_state(const OptimizerState<T>& state) const {
   if (state.kind != kind())
     return mismatch_error(
         {},
@@ -58,7 +58,7 @@ nlohmann::json OptimizerConfig::to_json() const {
   return j;
 }
 
-TrainResult<OptimizerConfig> OptimizerConfig::from_json(const nlohmann::json& j) {
+Result<OptimizerConfig, TrainError> OptimizerConfig::from_json(const nlohmann::json& j) {
   OptimizerConfig c;
   if (!j.is_object())
     return invalid_argument_error("the optimizer configuration must be a JSON object");
@@ -91,11 +91,11 @@ TrainResult<OptimizerConfig> OptimizerConfig::from_json(const nlohmann::json& j)
 }
 
 template <class T>
-TrainResult<std::unique_ptr<Optimizer<T>>> make_optimizer(const OptimizerConfig& c, int64_t n) {
+Result<std::unique_ptr<Optimizer<T>>, TrainError> make_optimizer(const OptimizerConfig& c, int64_t n) {
   if (n < 0) return invalid_argument_error(fmt::format("cannot optimise {} parameters", n));
   if (c.kind == "sgd") {
     SgdOptions o{c.lr, c.momentum, c.dampening, c.weight_decay.value_or(0.0), c.nesterov};
-    if (TrainStatus s = o.check(); !s) return s.error();
+    if (Status<TrainError> s = o.check(); !s) return s.error();
     return std::unique_ptr<Optimizer<T>>(std::make_unique<Sgd<T>>(n, o));
   }
   if (c.kind == "adam" || c.kind == "adamw") {
@@ -103,16 +103,16 @@ TrainResult<std::unique_ptr<Optimizer<T>>> make_optimizer(const OptimizerConfig&
     AdamOptions o{
         c.lr,      c.beta1,  c.beta2, c.eps, c.weight_decay.value_or(decoupled ? 1e-2 : 0.0),
         c.amsgrad, decoupled};
-    if (TrainStatus s = o.check(); !s) return s.error();
+    if (Status<TrainError> s = o.check(); !s) return s.error();
     return std::unique_ptr<Optimizer<T>>(std::make_unique<Adam<T>>(n, o));
   }
   return invalid_argument_error(fmt::format("unknown optimizer '{}'", c.kind),
                                 "use sgd, adam or adamw");
 }
 
-template TrainResult<std::unique_ptr<Optimizer<float>>>
+template Result<std::unique_ptr<Optimizer<float>>, TrainError>
 make_optimizer<float>(const OptimizerConfig&, int64_t);
-template TrainResult<std::unique_ptr<Optimizer<double>>>
+template Result<std::unique_ptr<Optimizer<double>>, TrainError>
 make_optimizer<double>(const OptimizerConfig&, int64_t);
 
 } // namespace plastic::rt

@@ -22,7 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runtime/train/error.h"
+#include "runtime/support/train_error.h"
 
 namespace plastic::rt {
 
@@ -57,7 +57,7 @@ public:
 
   /// One update of `params` from `grads` (same size as the optimiser). Fails,
   /// changing nothing, on a size mismatch or invalid hyper-parameters.
-  virtual TrainStatus step(std::span<T> params, std::span<const T> grads) = 0;
+  virtual Status<TrainError> step(std::span<T> params, std::span<const T> grads) = 0;
 
   /// The hyper-parameters as JSON (lr included).
   virtual nlohmann::json hyper() const = 0;
@@ -66,14 +66,14 @@ public:
   /// Restores a state saved by the same kind of optimiser. As torch's
   /// load_state_dict does, the saved hyper-parameters (lr included) replace
   /// the current ones. Fails, changing nothing, on a kind or size mismatch.
-  virtual TrainStatus load_state(const OptimizerState<T>& state) = 0;
+  virtual Status<TrainError> load_state(const OptimizerState<T>& state) = 0;
 
 protected:
   Optimizer(int64_t n, double lr) : n_(n), lr_(lr) {}
   /// The size check shared by every step().
-  TrainStatus check_spans(size_t n_params, size_t n_grads) const;
+  Status<TrainError> check_spans(size_t n_params, size_t n_grads) const;
   /// The kind/step/buffer-size checks shared by every load_state().
-  TrainStatus check_state(const OptimizerState<T>& state) const;
+  Status<TrainError> check_state(const OptimizerState<T>& state) const;
 
   int64_t n_ = 0;
   double lr_ = 0;
@@ -97,12 +97,12 @@ struct OptimizerConfig {
 
   nlohmann::json to_json() const;
   /// Reads the fields present in `j` over the defaults; rejects unknown kinds and wrong types.
-  static TrainResult<OptimizerConfig> from_json(const nlohmann::json& j);
+  static Result<OptimizerConfig, TrainError> from_json(const nlohmann::json& j);
 };
 
 /// Makes the optimiser a config describes, for `n` parameters. Checks the
 /// hyper-parameters with torch's rules (lr >= 0, 0 <= beta < 1, ...).
 template <class T>
-TrainResult<std::unique_ptr<Optimizer<T>>> make_optimizer(const OptimizerConfig& config, int64_t n);
+Result<std::unique_ptr<Optimizer<T>>, TrainError> make_optimizer(const OptimizerConfig& config, int64_t n);
 
 } // namespace plastic::rt

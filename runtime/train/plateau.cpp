@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "runtime/train/json_util.h"
+#include "runtime/support/json_util.h"
 
 namespace plastic::rt {
 
@@ -20,7 +20,7 @@ PlateauOptions PlateauOptions::neural_rde(double base_lr) {
   return o;
 }
 
-TrainStatus PlateauOptions::check() const {
+Status<TrainError> PlateauOptions::check() const {
   if (!(factor >= 0 && factor < 1))
     return invalid_argument_error(
         fmt::format("plateau schedule: factor {} must be in [0, 1)", factor));
@@ -80,7 +80,7 @@ nlohmann::json ReduceLrOnPlateau::state() const {
           {"last_epoch", last_epoch_}};
 }
 
-TrainStatus ReduceLrOnPlateau::load_state(const nlohmann::json& j) {
+Status<TrainError> ReduceLrOnPlateau::load_state(const nlohmann::json& j) {
   const auto lr = read_json_double(j, "lr");
   const auto best = read_json_double(j, "best");
   if (!lr || !best || !j.contains("num_bad_epochs") ||

@@ -14,12 +14,10 @@
 // the validation loss — PlateauOptions::neural_rde().
 #pragma once
 
+#include "runtime/support/metric_mode.h"
 #include "runtime/train/lr_schedule.h"
 
 namespace plastic::rt {
-
-/// Whether smaller or larger monitored values are better.
-enum class MetricMode { Min, Max };
 
 /// How the improvement threshold is measured.
 enum class ThresholdMode { Rel, Abs };
@@ -39,7 +37,7 @@ struct PlateauOptions {
   /// Paper 002 App. C: factor 0.1 after 15 epochs without improvement of the validation loss.
   static PlateauOptions neural_rde(double base_lr);
   /// torch's checks: 0 <= factor < 1, patience, cooldown >= 0, min_lr >= 0.
-  TrainStatus check() const;
+  Status<TrainError> check() const;
 };
 
 class ReduceLrOnPlateau final : public LrSchedule {
@@ -50,7 +48,7 @@ public:
   /// One epoch's monitored value.
   void step(double metric) override;
   nlohmann::json state() const override;
-  TrainStatus load_state(const nlohmann::json& state) override;
+  Status<TrainError> load_state(const nlohmann::json& state) override;
 
   /// Whether the last step() lowered the rate.
   bool reduced_last_step() const { return reduced_; }

@@ -7,7 +7,7 @@
 
 namespace plastic::rt {
 
-TrainStatus SgdOptions::check() const {
+Status<TrainError> SgdOptions::check() const {
   if (!(lr >= 0)) return invalid_argument_error(fmt::format("sgd: invalid learning rate {}", lr));
   if (!(momentum >= 0))
     return invalid_argument_error(fmt::format("sgd: invalid momentum {}", momentum));
@@ -24,10 +24,10 @@ TrainStatus SgdOptions::check() const {
 template <class T>
 Sgd<T>::Sgd(int64_t n, SgdOptions options) : Optimizer<T>(n, options.lr), options_(options) {}
 
-template <class T> TrainStatus Sgd<T>::step(std::span<T> params, std::span<const T> grads) {
-  if (TrainStatus s = this->check_spans(params.size(), grads.size()); !s) return s;
+template <class T> Status<TrainError> Sgd<T>::step(std::span<T> params, std::span<const T> grads) {
+  if (Status<TrainError> s = this->check_spans(params.size(), grads.size()); !s) return s;
   SgdOptions o = options();
-  if (TrainStatus s = o.check(); !s) return s;
+  if (Status<TrainError> s = o.check(); !s) return s;
   const T lr = static_cast<T>(o.lr), wd = static_cast<T>(o.weight_decay);
   const T mu = static_cast<T>(o.momentum), keep = static_cast<T>(1.0 - o.dampening);
   const bool first = momentum_.empty();
@@ -61,8 +61,8 @@ template <class T> OptimizerState<T> Sgd<T>::state() const {
   return s;
 }
 
-template <class T> TrainStatus Sgd<T>::load_state(const OptimizerState<T>& s) {
-  if (TrainStatus st = this->check_state(s); !st) return st;
+template <class T> Status<TrainError> Sgd<T>::load_state(const OptimizerState<T>& s) {
+  if (Status<TrainError> st = this->check_state(s); !st) return st;
   SgdOptions o;
   const nlohmann::json& h = s.hyper; // non-dependent name for .get<>
   try {
@@ -74,7 +74,7 @@ template <class T> TrainStatus Sgd<T>::load_state(const OptimizerState<T>& s) {
   } catch (const nlohmann::json::exception& e) {
     return mismatch_error({}, fmt::format("sgd state has bad hyper-parameters: {}", e.what()));
   }
-  if (TrainStatus st = o.check(); !st) return st;
+  if (Status<TrainError> st = o.check(); !st) return st;
   const std::vector<T>* b = s.buffer("momentum_buffer");
   // A momentum buffer exists exactly when momentum is on and a step was taken.
   if ((b != nullptr) != (o.momentum != 0 && s.step > 0))

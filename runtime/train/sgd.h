@@ -23,7 +23,7 @@ struct SgdOptions {
   bool nesterov = false;
 
   /// torch's checks: lr, momentum, weight_decay >= 0; nesterov needs momentum > 0 and no dampening.
-  TrainStatus check() const;
+  Status<TrainError> check() const;
 };
 
 /// SGD over n parameters.
@@ -31,10 +31,10 @@ template <class T> class Sgd final : public Optimizer<T> {
 public:
   Sgd(int64_t n, SgdOptions options);
   const char* kind() const override { return "sgd"; }
-  TrainStatus step(std::span<T> params, std::span<const T> grads) override;
+  Status<TrainError> step(std::span<T> params, std::span<const T> grads) override;
   nlohmann::json hyper() const override;
   OptimizerState<T> state() const override;
-  TrainStatus load_state(const OptimizerState<T>& state) override;
+  Status<TrainError> load_state(const OptimizerState<T>& state) override;
   /// The options, with the current learning rate.
   SgdOptions options() const {
     SgdOptions o = options_;

@@ -24,7 +24,7 @@ bool has_prefix(const SafetensorsFile& tensors, std::string_view prefix) {
 }
 
 template <class T>
-TrainResult<std::vector<NamedTensor>>
+Result<std::vector<NamedTensor>, TrainError>
 params_to_tensors(const ParamTable& table, std::span<const T> theta, std::string_view prefix) {
   if (static_cast<int64_t>(theta.size()) != table.total())
     return invalid_argument_error(fmt::format("theta has {} elements but the parameter table {}",
@@ -37,7 +37,7 @@ params_to_tensors(const ParamTable& table, std::span<const T> theta, std::string
 }
 
 template <class T>
-TrainStatus params_from_tensors(const ParamTable& table, const SafetensorsFile& tensors,
+Status<TrainError> params_from_tensors(const ParamTable& table, const SafetensorsFile& tensors,
                                 std::span<T> theta, std::string_view prefix,
                                 const std::string& file) {
   if (static_cast<int64_t>(theta.size()) != table.total())
@@ -78,7 +78,7 @@ TrainStatus params_from_tensors(const ParamTable& table, const SafetensorsFile& 
 }
 
 template <class T>
-TrainResult<SafetensorsFile> optimizer_to_file(const ParamTable& table,
+Result<SafetensorsFile, TrainError> optimizer_to_file(const ParamTable& table,
                                                const OptimizerState<T>& state) {
   SafetensorsFile f;
   f.metadata["optimizer"] = state.kind;
@@ -86,7 +86,7 @@ TrainResult<SafetensorsFile> optimizer_to_file(const ParamTable& table,
   const int64_t step = state.step;
   f.tensors.push_back(NamedTensor::of<int64_t>("step", {}, std::span<const int64_t>(&step, 1)));
   for (const auto& [buffer, values] : state.buffers) {
-    TrainResult<std::vector<NamedTensor>> parts = params_to_tensors<T>(table, values, buffer + "/");
+    Result<std::vector<NamedTensor>, TrainError> parts = params_to_tensors<T>(table, values, buffer + "/");
     if (!parts) return parts.error();
     for (NamedTensor& t : parts.value())
       f.tensors.push_back(std::move(t));
@@ -95,7 +95,7 @@ TrainResult<SafetensorsFile> optimizer_to_file(const ParamTable& table,
 }
 
 template <class T>
-TrainResult<OptimizerState<T>> optimizer_from_file(const ParamTable& table,
+Result<OptimizerState<T>, TrainError> optimizer_from_file(const ParamTable& table,
                                                    const SafetensorsFile& tensors,
                                                    const std::string& file) {
   OptimizerState<T> s;
@@ -122,7 +122,7 @@ TrainResult<OptimizerState<T>> optimizer_from_file(const ParamTable& table,
   }
   for (const std::string& b : buffers) {
     std::vector<T> values(table.total());
-    if (TrainStatus st = params_from_tensors<T>(table, tensors, values, b + "/", file); !st)
+    if (Status<TrainError> st = params_from_tensors<T>(table, tensors, values, b + "/", file); !st)
       return st.error();
     s.buffers.emplace_back(b, std::move(values));
   }
@@ -130,13 +130,13 @@ TrainResult<OptimizerState<T>> optimizer_from_file(const ParamTable& table,
 }
 
 #define PLASTIC_STATE_TENSORS_INSTANTIATE(T)                                                       \
-  template TrainResult<std::vector<NamedTensor>> params_to_tensors<T>(                             \
+  template Result<std::vector<NamedTensor>, TrainError> params_to_tensors<T>(                             \
       const ParamTable&, std::span<const T>, std::string_view);                                    \
-  template TrainStatus params_from_tensors<T>(const ParamTable&, const SafetensorsFile&,           \
+  template Status<TrainError> params_from_tensors<T>(const ParamTable&, const SafetensorsFile&,           \
                                               std::span<T>, std::string_view, const std::string&); \
-  template TrainResult<SafetensorsFile> optimizer_to_file<T>(const ParamTable&,                    \
+  template Result<SafetensorsFile, TrainError> optimizer_to_file<T>(const ParamTable&,                    \
                                                              const OptimizerState<T>&);            \
-  template TrainResult<OptimizerState<T>> optimizer_from_file<T>(                                  \
+  template Result<OptimizerState<T>, TrainError> optimizer_from_file<T>(                                  \
       const ParamTable&, const SafetensorsFile&, const std::string&);
 PLASTIC_STATE_TENSORS_INSTANTIATE(float)
 PLASTIC_STATE_TENSORS_INSTANTIATE(double)

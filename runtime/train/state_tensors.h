@@ -14,24 +14,24 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/train/error.h"
+#include "runtime/support/train_error.h"
 #include "runtime/train/optimizer.h"
-#include "runtime/train/param_table.h"
-#include "runtime/train/safetensors.h"
+#include "runtime/io/param_table.h"
+#include "runtime/io/safetensors.h"
 
 namespace plastic::rt {
 
 /// One tensor per table entry, named prefix + name, copied from theta
 /// (which must have the table's size).
 template <class T>
-TrainResult<std::vector<NamedTensor>>
+Result<std::vector<NamedTensor>, TrainError>
 params_to_tensors(const ParamTable& table, std::span<const T> theta, std::string_view prefix = "");
 
 /// Fills theta from the tensors named prefix + name. Every table entry must be
 /// present with the same shape and dtype, and the file must hold no other
 /// tensor under the prefix (that would be a different model). `file` labels errors.
 template <class T>
-TrainStatus params_from_tensors(const ParamTable& table, const SafetensorsFile& tensors,
+Status<TrainError> params_from_tensors(const ParamTable& table, const SafetensorsFile& tensors,
                                 std::span<T> theta, std::string_view prefix,
                                 const std::string& file);
 
@@ -40,12 +40,12 @@ bool has_prefix(const SafetensorsFile& tensors, std::string_view prefix);
 
 /// An optimiser state as a safetensors file (layout above); buffers must have the table's size.
 template <class T>
-TrainResult<SafetensorsFile> optimizer_to_file(const ParamTable& table,
+Result<SafetensorsFile, TrainError> optimizer_to_file(const ParamTable& table,
                                                const OptimizerState<T>& state);
 
 /// Reads what optimizer_to_file wrote, checking names, shapes and dtypes against the table.
 template <class T>
-TrainResult<OptimizerState<T>> optimizer_from_file(const ParamTable& table,
+Result<OptimizerState<T>, TrainError> optimizer_from_file(const ParamTable& table,
                                                    const SafetensorsFile& tensors,
                                                    const std::string& file);
 

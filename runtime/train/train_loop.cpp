@@ -9,15 +9,15 @@
 
 #include <fmt/format.h>
 
-#include "runtime/train/atomic_file.h"
-#include "runtime/train/checkpoint.h"
+#include "runtime/io/atomic_file.h"
+#include "runtime/io/checkpoint.h"
 #include "runtime/train/clip.h"
 #include "runtime/train/early_stopping.h"
-#include "runtime/train/interrupt.h"
-#include "runtime/train/json_util.h"
+#include "runtime/support/interrupt.h"
+#include "runtime/support/json_util.h"
 #include "runtime/train/lr_schedule.h"
-#include "runtime/train/plot.h"
-#include "runtime/train/progress.h"
+#include "runtime/io/plot.h"
+#include "runtime/io/progress.h"
 #include "runtime/train/state_tensors.h"
 
 namespace plastic::rt {
@@ -46,20 +46,20 @@ public:
       const TrainConfig& config)
       : table_(table), params_(params), hooks_(hooks), c_(config) {}
 
-  TrainResult<TrainOutcome> run();
+  Result<TrainOutcome, TrainError> run();
 
 private:
   MetricMode monitor_mode() const {
     return c_.monitor == Monitor::ValidMetric ? c_.metric_mode : MetricMode::Min;
   }
-  TrainStatus setup();
-  TrainStatus restore(const Checkpoint& ckpt, const std::string& file);
-  TrainStatus restore_unchecked(const Checkpoint& ckpt, const std::string& file);
-  TrainStatus open_log();
+  Status<TrainError> setup();
+  Status<TrainError> restore(const Checkpoint& ckpt, const std::string& file);
+  Status<TrainError> restore_unchecked(const Checkpoint& ckpt, const std::string& file);
+  Status<TrainError> open_log();
   /// Runs (the rest of) one epoch; sets interrupted_ when a signal stopped it mid-way.
-  TrainStatus train_epoch(int64_t epoch, Rng& rng, EpochProgress& p);
-  TrainStatus end_epoch(int64_t epoch, const EpochProgress& p, const Rng& rng);
-  TrainStatus save(int64_t epochs_done, const EpochProgress* partial, const Rng& rng);
+  Status<TrainError> train_epoch(int64_t epoch, Rng& rng, EpochProgress& p);
+  Status<TrainError> end_epoch(int64_t epoch, const EpochProgress& p, const Rng& rng);
+  Status<TrainError> save(int64_t epochs_done, const EpochProgress* partial, const Rng& rng);
   void finish();
 
   const ParamTable& table_;
@@ -80,7 +80,7 @@ private:
   bool warned_monitor_ = false;
 };
 
-template <class T> TrainStatus Run<T>::setup() {
+template <class T> Status<TrainError> Run<T>::setup() {
   if (static_cast<int64_t>(params_.size()) != table_.total())
     return invalid_argument_error(fmt::format("the parameter vector has {} elements, the table {}",
                                               params_.size(), table_.total()));
@@ -113,13 +113,13 @@ template <class T> TrainStatus Run<T>::setup() {
     if (!latest) return latest.error();
     for (const TrainError& e : latest.value().skipped)
       out_.warnings.push_back("skipped checkpoint: " + e.describe());
-    if (TrainStatus s = restore(latest.value().checkpoint, latest.value().entry.json.string()); !s)
+    if (Status<TrainError> s = restore(latest.value().checkpoint, latest.value().entry.json.string()); !s)
       return s;
   }
   return open_log();
 }
 
-template <class T> TrainStatus Run<T>::restore(const Checkpoint& ck, const std::string& file) {
+template <class T> Status<TrainError> Run<T>::restore(const Checkpoint& ck, const std::string& file) {
   // The JSON fields below were written by save(); a hand-edited file may
   // have other types, which nlohmann reports by throwing.
   try {
@@ -130,25 +130,25 @@ template <class T> TrainStatus Run<T>::restore(const Checkpoint& ck, const std::
 }
 
 template <class T>
-TrainStatus Run<T>::restore_unchecked(const Checkpoint& ck, const std::string& file) {
-  if (TrainStatus s = check_model_hash(ck.meta, c_.model_hash, file); !s) return s;
+Status<TrainError> Run<T>::restore_unchecked(const Checkpoint& ck, const std::string& file) {
+  if (Status<TrainError> s = check_model_hash(ck.meta, c_.model_hash, file); !s) return s;
   std::vector<T> theta(params_.size());
-  if (TrainStatus s = params_from_tensors<T>(table_, ck.params, theta, "", file); !s) return s;
+  if (Status<TrainError> s = params_from_tensors<T>(table_, ck.params, theta, "", file); !s) return s;
   auto state = optimizer_from_file<T>(table_, ck.optimizer, file);
   if (!state) return state.error();
-  if (TrainStatus s = opt_->load_state(state.value()); !s) return s;
+  if (Status<TrainError> s = opt_->load_state(state.value()); !s) return s;
   const nlohmann::json& x = ck.meta.extra;
   if (!x.is_object() || !x.contains("schedule") || !x.contains("early_stopping") ||
       !x.contains("epoch"))
     return format_error(file, "the checkpoint lacks the training loop's state");
-  if (TrainStatus s = schedule_->load_state(x["schedule"]); !s) return s;
+  if (Status<TrainError> s = schedule_->load_state(x["schedule"]); !s) return s;
   std::vector<T> best;
   if (has_prefix(ck.params, kBestPrefix)) {
     best.resize(params_.size());
-    if (TrainStatus s = params_from_tensors<T>(table_, ck.params, best, kBestPrefix, file); !s)
+    if (Status<TrainError> s = params_from_tensors<T>(table_, ck.params, best, kBestPrefix, file); !s)
       return s;
   }
-  if (TrainStatus s = stopper_->load_state(x["early_stopping"], std::move(best)); !s) return s;
+  if (Status<TrainError> s = stopper_->load_state(x["early_stopping"], std::move(best)); !s) return s;
   const nlohmann::json& e = x["epoch"];
   if (e.is_object()) { // saved in the middle of an epoch
     EpochProgress p;
@@ -177,7 +177,7 @@ TrainStatus Run<T>::restore_unchecked(const Checkpoint& ck, const std::string& f
   return {};
 }
 
-template <class T> TrainStatus Run<T>::open_log() {
+template <class T> Status<TrainError> Run<T>::open_log() {
   const fs::path path = c_.run_dir / "train.jsonl";
   if (out_.resumed) {
     // Keep the epochs the checkpoint covers; later ones (logged just before a
@@ -189,7 +189,7 @@ template <class T> TrainStatus Run<T>::open_log() {
           out_.history.push_back(r);
           text += r.to_json().dump() + "\n";
         }
-      if (TrainStatus s = write_file_atomic(path, text); !s) return s;
+      if (Status<TrainError> s = write_file_atomic(path, text); !s) return s;
     }
   }
   auto log = JsonlLog::open(path, /*truncate=*/!out_.resumed);
@@ -198,7 +198,7 @@ template <class T> TrainStatus Run<T>::open_log() {
   return {};
 }
 
-template <class T> TrainStatus Run<T>::train_epoch(int64_t epoch, Rng& rng, EpochProgress& p) {
+template <class T> Status<TrainError> Run<T>::train_epoch(int64_t epoch, Rng& rng, EpochProgress& p) {
   std::optional<ProgressBar> bar;
   if (c_.progress) {
     ProgressOptions po;
@@ -228,7 +228,7 @@ template <class T> TrainStatus Run<T>::train_epoch(int64_t epoch, Rng& rng, Epoc
       continue;
     }
     if (c_.clip_value > 0) clip_grad_value<T>(grads_, c_.clip_value);
-    if (TrainStatus s = opt_->step(params_, grads_); !s) return s;
+    if (Status<TrainError> s = opt_->step(params_, grads_); !s) return s;
     ++out_.steps;
     p.loss_sum += b.loss * static_cast<double>(b.samples);
     p.samples += b.samples;
@@ -241,7 +241,7 @@ template <class T> TrainStatus Run<T>::train_epoch(int64_t epoch, Rng& rng, Epoc
 }
 
 template <class T>
-TrainStatus Run<T>::end_epoch(int64_t epoch, const EpochProgress& p, const Rng& rng) {
+Status<TrainError> Run<T>::end_epoch(int64_t epoch, const EpochProgress& p, const Rng& rng) {
   out_.skipped_steps += p.skipped;
   if (p.skipped == hooks_.batches_per_epoch)
     return TrainError{
@@ -292,15 +292,15 @@ TrainStatus Run<T>::end_epoch(int64_t epoch, const EpochProgress& p, const Rng& 
   }
   out_.history.push_back(rec);
   if (log_)
-    if (TrainStatus s = log_->append(rec); !s) return s;
+    if (Status<TrainError> s = log_->append(rec); !s) return s;
   const bool last = epoch == c_.epochs || stopper_->should_stop() || InterruptGuard::requested();
   if (ckpts_ && (epoch % c_.checkpoint_every == 0 || last))
-    if (TrainStatus s = save(epoch, nullptr, rng); !s) return s;
+    if (Status<TrainError> s = save(epoch, nullptr, rng); !s) return s;
   return {};
 }
 
 template <class T>
-TrainStatus Run<T>::save(int64_t epochs_done, const EpochProgress* partial, const Rng& rng) {
+Status<TrainError> Run<T>::save(int64_t epochs_done, const EpochProgress* partial, const Rng& rng) {
   Checkpoint ck;
   auto params = params_to_tensors<T>(table_, params_);
   if (!params) return params.error();
@@ -334,7 +334,7 @@ TrainStatus Run<T>::save(int64_t epochs_done, const EpochProgress* partial, cons
                         {"seconds", json_double(partial->seconds)},
                         {"skipped", partial->skipped}};
   auto saved = ckpts_->save(ck);
-  return saved ? TrainStatus{} : TrainStatus{saved.error()};
+  return saved ? Status<TrainError>{} : Status<TrainError>{saved.error()};
 }
 
 template <class T> void Run<T>::finish() {
@@ -350,7 +350,7 @@ template <class T> void Run<T>::finish() {
         {"model_hash", c_.model_hash},
         {"epochs", std::to_string(out_.epochs_completed)},
         {"parameters", rolled_back ? fmt::format("best epoch {}", out_.best_epoch) : "last epoch"}};
-    if (TrainStatus s = write_safetensors(c_.run_dir / "model.safetensors", model); !s)
+    if (Status<TrainError> s = write_safetensors(c_.run_dir / "model.safetensors", model); !s)
       out_.warnings.push_back(s.describe());
   }
   if (c_.print_summary) print_summary(out_.history, c_.metric_mode, stdout, out_.best_epoch);
@@ -363,8 +363,8 @@ template <class T> void Run<T>::finish() {
   }
 }
 
-template <class T> TrainResult<TrainOutcome> Run<T>::run() {
-  if (TrainStatus s = setup(); !s) return s.error();
+template <class T> Result<TrainOutcome, TrainError> Run<T>::run() {
+  if (Status<TrainError> s = setup(); !s) return s.error();
   InterruptGuard guard(/*quiet=*/!c_.progress);
   for (int64_t epoch = start_epoch_; epoch <= c_.epochs; ++epoch) {
     Rng rng = Rng::for_epoch(c_.seed, epoch);
@@ -375,14 +375,14 @@ template <class T> TrainResult<TrainOutcome> Run<T>::run() {
       rng = *resume_rng_; // after begin_epoch: the data order is rebuilt, the stream continues
     }
     opt_->set_lr(schedule_->lr());
-    if (TrainStatus s = train_epoch(epoch, rng, p); !s) return s.error();
+    if (Status<TrainError> s = train_epoch(epoch, rng, p); !s) return s.error();
     if (interrupted_) {
       out_.interrupted = true;
       if (ckpts_)
-        if (TrainStatus s = save(epoch - 1, &p, rng); !s) return s.error();
+        if (Status<TrainError> s = save(epoch - 1, &p, rng); !s) return s.error();
       break;
     }
-    if (TrainStatus s = end_epoch(epoch, p, rng); !s) return s.error();
+    if (Status<TrainError> s = end_epoch(epoch, p, rng); !s) return s.error();
     out_.epochs_completed = epoch;
     if (c_.early_stopping_patience > 0 && stopper_->should_stop()) {
       out_.early_stopped = true;
@@ -413,15 +413,15 @@ TrainConfig neural_rde_config(int64_t batch_size, int64_t max_epochs) {
 }
 
 template <class T>
-TrainResult<TrainOutcome> train(const ParamTable& table, std::span<T> params,
+Result<TrainOutcome, TrainError> train(const ParamTable& table, std::span<T> params,
                                 const TrainHooks<T>& hooks, const TrainConfig& config) {
   Run<T> run(table, params, hooks, config);
   return run.run();
 }
 
-template TrainResult<TrainOutcome> train<float>(const ParamTable&, std::span<float>,
+template Result<TrainOutcome, TrainError> train<float>(const ParamTable&, std::span<float>,
                                                 const TrainHooks<float>&, const TrainConfig&);
-template TrainResult<TrainOutcome> train<double>(const ParamTable&, std::span<double>,
+template Result<TrainOutcome, TrainError> train<double>(const ParamTable&, std::span<double>,
                                                  const TrainHooks<double>&, const TrainConfig&);
 
 } // namespace plastic::rt

@@ -28,12 +28,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runtime/train/epoch_log.h"
-#include "runtime/train/error.h"
+#include "runtime/io/epoch_log.h"
+#include "runtime/support/train_error.h"
 #include "runtime/train/optimizer.h"
-#include "runtime/train/param_table.h"
+#include "runtime/io/param_table.h"
 #include "runtime/train/plateau.h"
-#include "runtime/train/rng.h"
+#include "runtime/support/rng.h"
 
 namespace plastic::rt {
 
@@ -55,11 +55,11 @@ template <class T> struct TrainHooks {
   std::function<void(int64_t epoch, Rng& rng)> begin_epoch;
   /// One batch: return the mean loss and ADD the gradient of that mean loss
   /// to `grads` (zeroed before the call).
-  std::function<TrainResult<BatchResult>(int64_t epoch, int64_t batch, std::span<const T> params,
+  std::function<Result<BatchResult, TrainError>(int64_t epoch, int64_t batch, std::span<const T> params,
                                          std::span<T> grads, Rng& rng)>
       train_batch;
   /// Validation on the current parameters. Optional.
-  std::function<TrainResult<ValidationResult>(std::span<const T> params)> validate;
+  std::function<Result<ValidationResult, TrainError>(std::span<const T> params)> validate;
 };
 
 /// The value schedules and early stopping watch.
@@ -114,12 +114,12 @@ struct TrainOutcome {
 
 /// Trains `params` (laid out by `table`) for config.epochs epochs.
 template <class T>
-TrainResult<TrainOutcome> train(const ParamTable& table, std::span<T> params,
+Result<TrainOutcome, TrainError> train(const ParamTable& table, std::span<T> params,
                                 const TrainHooks<T>& hooks, const TrainConfig& config);
 
-extern template TrainResult<TrainOutcome>
+extern template Result<TrainOutcome, TrainError>
 train<float>(const ParamTable&, std::span<float>, const TrainHooks<float>&, const TrainConfig&);
-extern template TrainResult<TrainOutcome>
+extern template Result<TrainOutcome, TrainError>
 train<double>(const ParamTable&, std::span<double>, const TrainHooks<double>&, const TrainConfig&);
 
 } // namespace plastic::rt

@@ -2,7 +2,8 @@
 // constants and the exported entry `plastic_model_v1` (see compiled_model.h
 // for why constants rather than generated C).
 //
-// The LLVM struct types below mirror runtime/abi.h field by field; before
+// The LLVM struct types below mirror runtime/abi.h field by field (the
+// kernel structs member by member from runtime/abi_kernels.def); before
 // anything is emitted, every field offset and struct size the target's
 // DataLayout gives is compared with offsetof/sizeof of the C structs this
 // compiler was built with, so a change of abi.h that is not mirrored here is
@@ -60,6 +61,7 @@ Types make_types(llvm::LLVMContext& c) {
                                "plastic_param");
   t.solver = StructType::create(c, {t.ptr, t.f64, t.f64, t.f64, t.f64, t.f64, t.i64}, "plastic_solver_desc");
   t.gradient = StructType::create(c, {t.i32, t.i32, t.f64, t.f64}, "plastic_gradient_desc");
+  // One member per kernel of runtime/abi_kernels.def (kKernelCount counts them).
   t.scratch = StructType::create(c, std::vector<Type*>(kKernelCount, t.i64), "plastic_scratch_sizes");
   t.kernels = StructType::create(c, std::vector<Type*>(kKernelCount, t.ptr), "plastic_kernels");
   t.model = StructType::create(c,
@@ -109,10 +111,15 @@ void check_layout(const Types& t, const llvm::DataLayout& dl) {
          OFF(plastic_model, readout), OFF(plastic_model, task), OFF(plastic_model, observe_after_jump),
          OFF(plastic_model, field_theta_begin), OFF(plastic_model, field_theta_end),
          OFF(plastic_model, ctx), OFF(plastic_model, scratch), OFF(plastic_model, kernels)});
+  check(t.scratch, sizeof(plastic_scratch_sizes), {
+#define PLASTIC_ABI_KERNEL(name, Id) OFF(plastic_scratch_sizes, name),
+#include "runtime/abi_kernels.def"
+  });
+  check(t.kernels, sizeof(plastic_kernels), {
+#define PLASTIC_ABI_KERNEL(name, Id) OFF(plastic_kernels, name),
+#include "runtime/abi_kernels.def"
+  });
 #undef OFF
-  if (dl.getTypeAllocSize(t.scratch) != sizeof(plastic_scratch_sizes) ||
-      dl.getTypeAllocSize(t.kernels) != sizeof(plastic_kernels))
-    throw plastic::InternalError("the AOT table's kernel structs do not match runtime/abi.h");
 }
 
 class TableEmitter {

@@ -11,6 +11,8 @@
 namespace plastic::test {
 
 using abi::KernelId;
+using model::FnKind;
+using model::FnRole;
 using A = ArgSpec;
 
 namespace {
@@ -19,9 +21,9 @@ struct Ctx {
   const model::ModelFunctions& fns;
   const abi::ModelLayout& L;
   const plastic_model& m;
-  const ir::Function& fn(std::string_view role) const {
-    const ir::Function* f = abi::find_function(fns, role);
-    if (!f) throw std::runtime_error("no function " + std::string(role));
+  const ir::Function& fn(FnRole role) const {
+    const ir::Function* f = fns.find(role);
+    if (!f) throw std::runtime_error("no function " + model::to_string(role));
     return *f;
   }
   // Adds every gradient output "d.*" of `r` to `out` under the ABI arg names.
@@ -76,7 +78,8 @@ std::vector<KernelCase> make_cases(const model::ModelFunctions& fns, const abi::
   };
   const plastic_kernels& K = m.kernels;
   const plastic_scratch_sizes& S = m.scratch;
-  const std::string out_role = L.readout == PLASTIC_READOUT_EACH_OBSERVATION ? "observation_outputs" : "outputs";
+  const FnKind out_kind =
+      L.readout == PLASTIC_READOUT_EACH_OBSERVATION ? FnKind::ObservationOutputs : FnKind::FinalOutputs;
 
   add(KernelId::InitState, (void*)K.init_state, S.init_state,
       {{"theta", P, true}, {"u0", mi}, {"z0", n, false, A::Set}},
@@ -86,7 +89,7 @@ std::vector<KernelCase> make_cases(const model::ModelFunctions& fns, const abi::
       [c](const std::map<std::string, Vec>& x) {
         SampleArrays a{.theta = &x.at("theta"), .u = &x.at("u0")};
         return std::map<std::string, Vec>{
-            {"z0", copy_out(evaluate_sample(c.fns, c.L, c.fn("init"), a), c.L.states, c.L.n_state)}};
+            {"z0", copy_out(evaluate_sample(c.fns, c.L, c.fn(FnKind::Init), a), c.L.states, c.L.n_state)}};
       });
   add(KernelId::InitStateVjp, (void*)K.init_state_vjp, S.init_state_vjp,
       {{"theta", P, true}, {"u0", mi}, {"z0_bar", n, false, A::In, true}, {"theta_bar", P, true, A::Acc},
@@ -96,7 +99,7 @@ std::vector<KernelCase> make_cases(const model::ModelFunctions& fns, const abi::
       },
       [c, mi](const std::map<std::string, Vec>& x) {
         SampleArrays a{.theta = &x.at("theta"), .u = &x.at("u0"), .ct_states = &x.at("z0_bar")};
-        const ir::Function& f = c.fn("init.vjp");
+        const ir::Function& f = c.fn(FnKind::InitVjp);
         std::map<std::string, Vec> out;
         c.scatter(f, evaluate_sample(c.fns, c.L, f, a), out, {{"theta", "theta_bar"}, {"u", "u0_bar"}}, mi);
         return out;
@@ -109,7 +112,7 @@ std::vector<KernelCase> make_cases(const model::ModelFunctions& fns, const abi::
       [c](const std::map<std::string, Vec>& x) {
         SampleArrays a{.z = &x.at("z"), .theta = &x.at("theta"), .u = &x.at("u"), .t = x.at("t")[0]};
         return std::map<std::string, Vec>{
-            {"dz", copy_out(evaluate_sample(c.fns, c.L, c.fn("field"), a), c.L.states, c.L.n_state)}};
+            {"dz", copy_out(evaluate_sample(c.fns, c.L, c.fn(FnKind::Field), a), c.L.states, c.L.n_state)}};
       });
   add(KernelId::FieldVjp, (void*)K.field_vjp, S.field_vjp,
       {{"z", n}, {"theta", P, true}, {"u", mi}, {"a", n, false, A::In, true}, {"z_bar", n, false, A::Acc},
@@ -119,7 +122,7 @@ std::vector<KernelCase> make_cases(const model::ModelFunctions& fns, const abi::
       },
       [c, mi](const std::map<std::string, Vec>& x) {
         SampleArrays a{.z = &x.at("z"), .theta = &x.at("theta"), .u = &x.at("u"), .ct_states = &x.at("a"), .t = x.at("t")[0]};
-        const ir::Function& f = c.fn("field.vjp");
+        const ir::Function& f = c.fn(FnKind::FieldVjp);
         std::map<std::string, Vec> out;
         c.scatter(f, evaluate_sample(c.fns, c.L, f, a), out, {{"z", "z_bar"}, {"theta", "theta_bar"}, {"u", "u_bar"}},
                   mi);
@@ -134,7 +137,7 @@ std::vector<KernelCase> make_cases(const model::ModelFunctions& fns, const abi::
       },
       [c, mi](const std::map<std::string, Vec>& x) {
         SampleArrays a{.z = &x.at("z"), .theta = &x.at("theta"), .u = &x.at("u"), .a_states = &x.at("a"), .t = x.at("t")[0]};
-        std::map<std::string, Vec> r = evaluate_sample(c.fns, c.L, c.fn("adjoint"), a);
+        std::map<std::string, Vec> r = evaluate_sample(c.fns, c.L, c.fn(FnKind::AdjointSystem), a);
         std::map<std::string, Vec> out{{"dz", copy_out(r, c.L.states, c.L.n_state)},
                                        {"da", copy_out(r, c.L.states, c.L.n_state, "adj.")}};
         Vec dtheta(static_cast<size_t>(c.L.n_params), 0.0);
@@ -144,15 +147,15 @@ std::vector<KernelCase> make_cases(const model::ModelFunctions& fns, const abi::
         out["dtheta"] = dtheta;
         SampleArrays v = a;
         v.ct_states = &x.at("a");
-        const ir::Function& f = c.fn("field.vjp");
+        const ir::Function& f = c.fn(FnKind::FieldVjp);
         c.scatter(f, evaluate_sample(c.fns, c.L, f, v), out, {{"u", "u_bar"}}, mi);
         return out;
       });
 
   // Fused steps: blocks of u_stages per stage; node k read from its first stage.
-  const ad::RkStep* info = nullptr;
-  for (size_t i = 0; i < fns.step_info.size(); ++i)
-    if (!L.step_method.empty() && fns.steps[2 * i].role == "step." + L.step_method) info = &fns.step_info[i];
+  const rt::ButcherTableau* method = rt::find_tableau(L.step_method);
+  const model::ModelStep* step = fns.step(method);
+  const ad::RkStep* info = step ? &step->info : nullptr;
   if (info) {
     const int64_t s = static_cast<int64_t>(info->stage_node.size());
     auto block = [info, mi](int node) -> int64_t {
@@ -160,17 +163,16 @@ std::vector<KernelCase> make_cases(const model::ModelFunctions& fns, const abi::
         if (info->stage_node[i] == node) return static_cast<int64_t>(i) * mi;
       throw std::runtime_error("node without stage");
     };
-    const std::string role = "step." + L.step_method;
     add(KernelId::Step, (void*)K.step, S.step,
         {{"z0", n}, {"theta", P, true}, {"u_stages", s * mi}, {"z1", n, false, A::Set}},
         [](void* f, const std::vector<void*>& p, double t, double h, void* sc) {
           as<plastic_step_fn>(f)(nullptr, t, h, p[0], p[1], p[2], p[3], sc);
         },
-        [c, block, role](const std::map<std::string, Vec>& x) {
+        [c, block, method](const std::map<std::string, Vec>& x) {
           SampleArrays a{.z = &x.at("z0"), .theta = &x.at("theta"), .u = &x.at("u_stages"), .block_of_node = block,
                          .t = x.at("t")[0], .h = x.at("h")[0]};
-          return std::map<std::string, Vec>{
-              {"z1", copy_out(evaluate_sample(c.fns, c.L, c.fn(role), a), c.L.states, c.L.n_state)}};
+          const ir::Function& f = c.fn({FnKind::Step, method});
+          return std::map<std::string, Vec>{{"z1", copy_out(evaluate_sample(c.fns, c.L, f, a), c.L.states, c.L.n_state)}};
         });
     add(KernelId::StepVjp, (void*)K.step_vjp, S.step_vjp,
         {{"z0", n}, {"theta", P, true}, {"u_stages", s * mi}, {"z1_bar", n, false, A::In, true},
@@ -178,35 +180,34 @@ std::vector<KernelCase> make_cases(const model::ModelFunctions& fns, const abi::
         [](void* f, const std::vector<void*>& p, double t, double h, void* sc) {
           as<plastic_step_vjp_fn>(f)(nullptr, t, h, p[0], p[1], p[2], p[3], p[4], p[5], p[6], sc);
         },
-        [c, block, role, s, mi](const std::map<std::string, Vec>& x) {
+        [c, block, method, s, mi](const std::map<std::string, Vec>& x) {
           SampleArrays a{.z = &x.at("z0"), .theta = &x.at("theta"), .u = &x.at("u_stages"), .block_of_node = block,
                          .ct_states = &x.at("z1_bar"), .t = x.at("t")[0], .h = x.at("h")[0]};
           std::map<std::string, Vec> out;
           std::map<std::string, std::string> args{{"z", "z0_bar"}, {"theta", "theta_bar"}, {"u", "u_stages_bar"}};
-          const ir::Function& f = c.fn(role + ".vjp");
+          const ir::Function& f = c.fn({FnKind::StepVjp, method});
           c.scatter(f, evaluate_sample(c.fns, c.L, f, a), out, args, s * mi, block);
-          if (const ir::Function* st = abi::find_function(c.fns, role + ".vjp.static"))
+          if (const ir::Function* st = c.fns.find({FnKind::StepStaticVjp, method}))
             c.scatter(*st, evaluate_sample(c.fns, c.L, *st, a), out, {{"u", "u_stages_bar"}}, s * mi, block);
           return out;
         });
-    const rt::ButcherTableau* tab = rt::find_tableau(L.step_method);
-    const bool fsal = tab && tab->fsal;
+    const bool fsal = method->fsal;
     add(KernelId::StepAdaptive, (void*)K.step_adaptive, S.step_adaptive,
         {{"z0", n}, {"theta", P, true}, {"u_stages", s * mi}, {"k_first", n}, {"z1", n, false, A::Set},
          {"err", n, false, A::Set}, {"k_last", n, false, fsal ? A::Set : A::In}},
         [](void* f, const std::vector<void*>& p, double t, double h, void* sc) {
           as<plastic_step_adaptive_fn>(f)(nullptr, t, h, p[0], p[1], p[2], p[3], p[4], p[5], p[6], sc);
         },
-        [c, block, role, s, mi, fsal](const std::map<std::string, Vec>& x) {
+        [c, block, method, s, mi, fsal](const std::map<std::string, Vec>& x) {
           SampleArrays a{.z = &x.at("z0"), .theta = &x.at("theta"), .u = &x.at("u_stages"), .block_of_node = block,
                          .t = x.at("t")[0], .h = x.at("h")[0]};
-          std::map<std::string, Vec> r = evaluate_sample(c.fns, c.L, c.fn(role), a);
+          std::map<std::string, Vec> r = evaluate_sample(c.fns, c.L, c.fn({FnKind::Step, method}), a);
           std::map<std::string, Vec> out{{"z1", copy_out(r, c.L.states, c.L.n_state)},
                                          {"err", copy_out(r, c.L.states, c.L.n_state, "err.")}};
           if (fsal) {
             Vec last(x.at("u_stages").begin() + (s - 1) * mi, x.at("u_stages").begin() + s * mi);
             SampleArrays fa{.z = &out["z1"], .theta = &x.at("theta"), .u = &last, .t = x.at("t")[0] + x.at("h")[0]};
-            out["k_last"] = copy_out(evaluate_sample(c.fns, c.L, c.fn("field"), fa), c.L.states, c.L.n_state);
+            out["k_last"] = copy_out(evaluate_sample(c.fns, c.L, c.fn(FnKind::Field), fa), c.L.states, c.L.n_state);
           }
           return out;
         });
@@ -229,10 +230,10 @@ std::vector<KernelCase> make_cases(const model::ModelFunctions& fns, const abi::
       [](void* f, const std::vector<void*>& p, double t, double, void* s) {
         as<plastic_output_fn>(f)(nullptr, t, p[0], p[1], p[2], p[3], s);
       },
-      [c, out_role](const std::map<std::string, Vec>& x) {
+      [c, out_kind](const std::map<std::string, Vec>& x) {
         SampleArrays a{.z = &x.at("z"), .theta = &x.at("theta"), .u = &x.at("u"), .t = x.at("t")[0]};
         return std::map<std::string, Vec>{
-            {"y", copy_out(evaluate_sample(c.fns, c.L, c.fn(out_role), a), c.L.outputs, c.L.n_outputs)}};
+            {"y", copy_out(evaluate_sample(c.fns, c.L, c.fn(out_kind), a), c.L.outputs, c.L.n_outputs)}};
       });
   add(KernelId::OutputVjp, (void*)K.output_vjp, S.output_vjp,
       {{"z", n}, {"theta", P, true}, {"u", mi}, {"y_bar", o, false, A::In, true}, {"z_bar", n, false, A::Acc},
@@ -240,10 +241,10 @@ std::vector<KernelCase> make_cases(const model::ModelFunctions& fns, const abi::
       [](void* f, const std::vector<void*>& p, double t, double, void* s) {
         as<plastic_output_vjp_fn>(f)(nullptr, t, p[0], p[1], p[2], p[3], p[4], p[5], p[6], s);
       },
-      [c, out_role, mi](const std::map<std::string, Vec>& x) {
+      [c, out_kind, mi](const std::map<std::string, Vec>& x) {
         SampleArrays a{.z = &x.at("z"), .theta = &x.at("theta"), .u = &x.at("u"), .ct_outputs = &x.at("y_bar"),
                        .t = x.at("t")[0]};
-        const ir::Function& f = c.fn(out_role + ".vjp");
+        const ir::Function& f = c.fn(model::vjp_of(out_kind));
         std::map<std::string, Vec> out;
         c.scatter(f, evaluate_sample(c.fns, c.L, f, a), out, {{"z", "z_bar"}, {"theta", "theta_bar"}, {"u", "u_bar"}},
                   mi);
@@ -255,7 +256,7 @@ std::vector<KernelCase> make_cases(const model::ModelFunctions& fns, const abi::
       },
       [c](const std::map<std::string, Vec>& x) {
         SampleArrays a{.target = &x.at("target"), .y = &x.at("y")};
-        return std::map<std::string, Vec>{{"loss", evaluate_sample(c.fns, c.L, c.fn("loss"), a).at("loss")}};
+        return std::map<std::string, Vec>{{"loss", evaluate_sample(c.fns, c.L, c.fn(FnKind::Loss), a).at("loss")}};
       });
   add(KernelId::LossVjp, (void*)K.loss_vjp, S.loss_vjp,
       {{"y", o}, {"target", g}, {"loss_bar", 1, false, A::In, true}, {"y_bar", o, false, A::Acc}},
@@ -265,7 +266,7 @@ std::vector<KernelCase> make_cases(const model::ModelFunctions& fns, const abi::
       [c](const std::map<std::string, Vec>& x) {
         SampleArrays a{.target = &x.at("target"), .y = &x.at("y")};
         a.ct_named["loss"] = &x.at("loss_bar");
-        const ir::Function& f = c.fn("loss.vjp");
+        const ir::Function& f = c.fn(FnKind::LossVjp);
         std::map<std::string, Vec> out;
         c.scatter(f, evaluate_sample(c.fns, c.L, f, a), out, {{"y", "y_bar"}}, 0);
         return out;
@@ -278,7 +279,7 @@ std::vector<KernelCase> make_cases(const model::ModelFunctions& fns, const abi::
       [c](const std::map<std::string, Vec>& x) {
         SampleArrays a{.z = &x.at("z_minus"), .theta = &x.at("theta"), .u = &x.at("u"), .t = x.at("t")[0]};
         return std::map<std::string, Vec>{
-            {"z_plus", copy_out(evaluate_sample(c.fns, c.L, c.fn("jump"), a), c.L.states, c.L.n_state)}};
+            {"z_plus", copy_out(evaluate_sample(c.fns, c.L, c.fn(FnKind::Jump), a), c.L.states, c.L.n_state)}};
       });
   add(KernelId::JumpVjp, (void*)K.jump_vjp, S.jump_vjp,
       {{"z_minus", n}, {"theta", P, true}, {"u", mi}, {"z_plus_bar", n, false, A::In, true},
@@ -289,7 +290,7 @@ std::vector<KernelCase> make_cases(const model::ModelFunctions& fns, const abi::
       [c, mi](const std::map<std::string, Vec>& x) {
         SampleArrays a{.z = &x.at("z_minus"), .theta = &x.at("theta"), .u = &x.at("u"),
                        .ct_states = &x.at("z_plus_bar"), .t = x.at("t")[0]};
-        const ir::Function& f = c.fn("jump.vjp");
+        const ir::Function& f = c.fn(FnKind::JumpVjp);
         std::map<std::string, Vec> out;
         c.scatter(f, evaluate_sample(c.fns, c.L, f, a), out,
                   {{"z", "z_minus_bar"}, {"theta", "theta_bar"}, {"u", "u_bar"}}, mi);

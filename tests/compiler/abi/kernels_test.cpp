@@ -38,7 +38,7 @@ void check_model(const std::string& file, loops::ElemType type, int lanes = 0) {
   CompiledModel cm = compile_model(fns, type, lanes);
   const plastic_model& m = cm.table();
   const plastic_dtype dtype = type == loops::ElemType::F64 ? PLASTIC_F64 : PLASTIC_F32;
-  rt::Status st = rt::validate_model(m, dtype);
+  plastic::Status<rt::SolveFailure> st = rt::validate_model(m, dtype);
   INFO(st.describe());
   REQUIRE(st.ok());
   // The table offers what the runtime needs for the spec's own method.

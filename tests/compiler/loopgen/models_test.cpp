@@ -34,26 +34,19 @@ model::ModelFunctions load(const std::string& file, std::map<std::string, double
   return std::move(*mf);
 }
 
-std::vector<const model::NamedFunction*> all_functions(const model::ModelFunctions& mf) {
-  std::vector<const model::NamedFunction*> out;
-  for (const auto* list : {&mf.primal, &mf.derived, &mf.steps})
-    for (const model::NamedFunction& f : *list)
-      out.push_back(&f);
-  return out;
-}
-
 void check_model(const std::string& file, std::map<std::string, double> overrides) {
   model::ModelFunctions mf = load(file, std::move(overrides));
   bool saw_step_vjp = false, saw_adjoint = false;
-  for (const model::NamedFunction* f : all_functions(mf)) {
-    saw_step_vjp = saw_step_vjp || f->role.find("step.") == 0 && f->role.find(".vjp") != std::string::npos;
-    saw_adjoint = saw_adjoint || f->role == "adjoint";
+  for (const model::NamedFunction* f : mf.functions()) {
+    saw_step_vjp = saw_step_vjp || f->role.kind == model::FnKind::StepVjp;
+    saw_adjoint = saw_adjoint || f->role.kind == model::FnKind::AdjointSystem;
+    const std::string name = model::to_string(f->role);
     for (uint64_t seed : {1, 2}) {
       Check c = check_standalone(f->fn, ElemType::F64, seed);
       if (seed == 1)
-        fmt::print("  {:<24} {:<22} {:>5} nodes {:>6} stmts  jit {:6.1f} ms  max rel {:.2e}\n", file, f->role,
+        fmt::print("  {:<24} {:<22} {:>5} nodes {:>6} stmts  jit {:6.1f} ms  max rel {:.2e}\n", file, name,
                    model::node_count(f->fn), c.statements, c.compile_ms, c.max_rel);
-      INFO(file << " " << f->role << " seed " << seed << ": " << c.where);
+      INFO(file << " " << name << " seed " << seed << ": " << c.where);
       CHECK_FALSE(c.nan_mismatch);
       CHECK(c.max_rel <= 1e-10);
     }
@@ -107,18 +100,22 @@ TEST_CASE("emit: gated neural ODE functions", "[kernels][models]") {
 TEST_CASE("emit: code size is proportional to the DAG (no unrolling)", "[kernels][models]") {
   // At two sizes of the model, the statements per IR node stay bounded and
   // do not grow with the dims: loops carry the dims, not the code.
-  std::map<std::string, double> ratio;
+  std::map<model::FnRole, double> ratio;
+  const rt::ButcherTableau* rk4 = rt::find_tableau("rk4");
   for (double d_head : {4.0, 20.0}) {
     model::ModelFunctions mf = load("fwp_delta_cde.ode", {{"d_head", d_head}});
-    for (const model::NamedFunction* f : all_functions(mf)) {
-      if (f->role != "field" && f->role.find("step.rk4") != 0) continue;
-      loops::Function k = loopgen::emit_standalone(f->fn, ElemType::F64, 0, unique_name(f->role));
+    for (const model::NamedFunction* f : mf.functions()) {
+      const bool rk4_step = f->role.method == rk4 && (f->role.kind == model::FnKind::Step ||
+                                                       f->role.kind == model::FnKind::StepVjp);
+      if (f->role.kind != model::FnKind::Field && !rk4_step) continue;
+      const std::string name = model::to_string(f->role);
+      loops::Function k = loopgen::emit_standalone(f->fn, ElemType::F64, 0, unique_name(name));
       size_t nodes = model::node_count(f->fn);
       int64_t stmts = count_statements(k);
       double r = static_cast<double>(stmts) / static_cast<double>(nodes);
-      fmt::print("  d_head {:>2} {:<16} {:>5} nodes {:>6} statements ({:.2f} per node)\n", d_head, f->role,
+      fmt::print("  d_head {:>2} {:<16} {:>5} nodes {:>6} statements ({:.2f} per node)\n", d_head, name,
                  nodes, stmts, r);
-      INFO(f->role << " d_head " << d_head);
+      INFO(name << " d_head " << d_head);
       CHECK(r <= 8.0);
       if (d_head == 4.0) ratio[f->role] = r;
       else CHECK(r <= ratio[f->role] * 1.25);

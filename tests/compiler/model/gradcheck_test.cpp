@@ -56,7 +56,7 @@ TEST_CASE("every VJP of every zoo model matches finite differences", "[gradcheck
     auto fns = model::build_model_functions(file, {}, status);
     INFO(file);
     REQUIRE(fns);
-    for (auto [f, vjp] : fns->vjp_pairs) {
+    for (auto [f, vjp] : fns->vjp_pairs()) {
       for (const auto& e : model::gradcheck(*f, *vjp)) {
         INFO(e.function << " d." << e.input << " ad " << e.ad << " fd " << e.fd);
         CHECK(e.error < 1e-6);

@@ -268,17 +268,17 @@ TEST_CASE("a solver failure names the data set sample", "[batch]") {
     rt::BatchLoss r =
         rt::loss_and_gradient<double>(s.model->get(), s.prepared, batch, s.theta, g, o);
     REQUIRE_FALSE(r.ok());
-    CHECK(r.status.kind() == rt::FailureKind::NonFiniteState);
-    CHECK(r.status.failure().sample == 6);
-    CHECK(r.status.failure().t > 0.9);
-    CHECK(r.status.failure().t <= 2.0); // fixed rk4 steps of 0.25 overflow a little after t = 1
+    CHECK(r.status.error().kind == rt::FailureKind::NonFiniteState);
+    CHECK(r.status.error().sample == 6);
+    CHECK(r.status.error().t > 0.9);
+    CHECK(r.status.error().t <= 2.0); // fixed rk4 steps of 0.25 overflow a little after t = 1
     CHECK_THAT(r.status.describe(), Contains("in sample 6") && Contains("patient-0042"));
     for (double x : g)
       CHECK(x == 0.0); // untouched
   }
   auto pr = rt::predict<double>(s.model->get(), s.prepared, batch, s.theta);
   REQUIRE_FALSE(pr);
-  CHECK(pr.failure().sample == 6);
+  CHECK(pr.error().sample == 6);
 }
 
 TEST_CASE("an f32 model's batch gradient is close to the f64 one", "[batch]") {

@@ -67,7 +67,7 @@ TEST_CASE("path inputs of a tile match runtime/paths for every scheme", "[batch]
       for (int l = 0; l < 3; ++l) {
         const rt::Sample& s = t.data.samples[static_cast<size_t>(batch[static_cast<size_t>(l)])];
         const std::vector<double> times = shifted_times(s);
-        const rt::CubicPath path = rt::make_path(scheme, times, s.values, d);
+        const rt::CubicPath path = rt::make_path(scheme, times, s.values, d).value();
         const double end = times.back();
         std::vector<double> x(static_cast<size_t>(d)), dx(static_cast<size_t>(d));
         path.value(std::min(time, end), x.data());
@@ -149,7 +149,7 @@ TEST_CASE("log-signature drivers are LogSig of the window over its length (depth
       CHECK(u[static_cast<size_t>((d + 1) * L + l)] == Approx(inc[1] / len).epsilon(1e-12));
       CHECK(u[static_cast<size_t>((d + 2) * L + l)] == Approx(area / len).epsilon(1e-12));
       // x(t) of a logsig input is the data path (here a natural cubic spline).
-      const rt::CubicPath path = rt::natural_cubic_path(times, s.values, d);
+      const rt::CubicPath path = rt::natural_cubic_path(times, s.values, d).value();
       std::vector<double> xv(2);
       path.value(mid, xv.data());
       CHECK(u[static_cast<size_t>(0 * L + l)] == Approx(xv[0]).epsilon(1e-14));

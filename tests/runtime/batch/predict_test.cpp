@@ -8,7 +8,7 @@
 #include "runtime/batch/predict.h"
 #include "runtime/batch/train_hooks.h"
 #include "runtime/train/metrics.h"
-#include "runtime/train/param_table.h"
+#include "runtime/io/param_table.h"
 #include "tests/runtime/batch/batch_models.h"
 
 using namespace plastic;

@@ -12,8 +12,8 @@ namespace {
 
 std::string prepare_error(const plastic_model& m, const rt::Dataset& data,
                           const rt::PrepareOptions& o = {}) {
-  rt::Expected<rt::PreparedData> p = rt::prepare(m, data, o);
-  return p ? std::string("ok") : p.failure().describe();
+  plastic::Result<rt::PreparedData, rt::SolveFailure> p = rt::prepare(m, data, o);
+  return p ? std::string("ok") : p.error().describe();
 }
 
 } // namespace
@@ -168,5 +168,5 @@ TEST_CASE("samples starting at different times are aligned or refused", "[batch]
   REQUIRE(unaligned);
   auto layout = rt::layout_tile(unaligned.value(), both, 4);
   REQUIRE_FALSE(layout);
-  CHECK_THAT(layout.failure().describe(), Contains("start at different times"));
+  CHECK_THAT(layout.error().describe(), Contains("start at different times"));
 }

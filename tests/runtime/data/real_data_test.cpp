@@ -32,7 +32,7 @@ std::optional<fs::path> data_or_skip() {
   return dir;
 }
 
-Dataset must(DataResult<Dataset> r) {
+Dataset must(plastic::Result<Dataset, DataError> r) {
   if (!r) FAIL(r.error().describe());
   REQUIRE(!r->check());
   return std::move(r).value();

@@ -26,7 +26,7 @@ template <class Result> void check_outcome(const Result& r, const std::string& i
   CHECK((e.line > 0 || e.byte_offset >= 0));
 }
 
-void check_dataset(const DataResult<Dataset>& r, const std::string& input) {
+void check_dataset(const plastic::Result<Dataset, DataError>& r, const std::string& input) {
   check_outcome(r, input);
   if (r.ok()) {
     INFO(input);

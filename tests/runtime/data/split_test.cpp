@@ -11,6 +11,7 @@
 
 #include "runtime/data/dataset.h"
 #include "runtime/data/split.h"
+#include "runtime/support/internal_error.h"
 
 using namespace plastic::rt;
 
@@ -109,16 +110,16 @@ TEST_CASE("validation_split and unlabelled data", "[data][split]") {
   CHECK(u.test.size() == 3);
 }
 
-TEST_CASE("stratified_partition: any number of parts; bad fractions throw", "[data][split]") {
+TEST_CASE("stratified_partition: any number of parts; bad fractions are a bug", "[data][split]") {
   const std::vector<int> y = uneven_labels();
   const std::vector<double> f{0.5, 0.3, 0.1, 0.1};
   const auto parts = stratified_partition(y, f, 99);
   check_partition(parts, y.size());
   check_stratified(y, parts, f);
   CHECK_THROWS_AS(stratified_partition(y, std::vector<double>{0.5, -0.1}, 1),
-                  std::invalid_argument);
-  CHECK_THROWS_AS(stratified_partition(y, std::vector<double>{0, 0}, 1), std::invalid_argument);
-  CHECK_THROWS_AS(stratified_split(y, 1, 0.9, 0.2), std::invalid_argument);
+                  plastic::InternalError);
+  CHECK_THROWS_AS(stratified_partition(y, std::vector<double>{0, 0}, 1), plastic::InternalError);
+  CHECK_THROWS_AS(stratified_split(y, 1, 0.9, 0.2), plastic::InternalError);
 }
 
 TEST_CASE("subset keeps metadata and picks samples in order", "[data][split]") {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "runtime/init/init.h"
-#include "runtime/train/rng.h"
+#include "runtime/support/rng.h"
 #include "tests/runtime/init/init_test_util.h"
 
 using namespace plastic::rt;

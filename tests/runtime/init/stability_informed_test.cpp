@@ -104,7 +104,7 @@ template <class T> std::vector<cd> field_eigenvalues(const Mlp& m, const std::ve
 }
 
 template <class T>
-TrainResult<InitReport> run(const Mlp& m, std::vector<T>& theta, uint64_t seed,
+plastic::Result<InitReport, TrainError> run(const Mlp& m, std::vector<T>& theta, uint64_t seed,
                             const std::string& solver) {
   InitOptions o;
   o.solver = solver;

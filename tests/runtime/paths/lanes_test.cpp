@@ -8,6 +8,7 @@
 
 #include "runtime/paths/interpolation.h"
 #include "runtime/paths/lanes.h"
+#include "runtime/support/internal_error.h"
 
 using namespace plastic::rt;
 
@@ -54,7 +55,7 @@ TEST_CASE("fill_lanes writes element i of lane l at [i*L + l]", "[paths][lanes]"
   for (int s = 0; s < 3; ++s) {
     std::vector<double> x;
     for (int i = 0; i < 5 * c; ++i) x.push_back(std::sin(0.7 * i + s));
-    paths.push_back(natural_cubic_path(t, x, c));
+    paths.push_back(natural_cubic_path(t, x, c).value());
   }
   // Lane 2 is padding (null) in this partial tile of L = 4.
   const std::vector<const CubicPath*> lanes{&paths[0], &paths[1], nullptr, &paths[2]};
@@ -76,7 +77,7 @@ TEST_CASE("fill_lanes writes element i of lane l at [i*L + l]", "[paths][lanes]"
     }
   }
   const std::vector<double> x1{0, 1, 2, 3, 4};
-  const CubicPath narrow = linear_path(t, x1, 1);
+  const CubicPath narrow = linear_path(t, x1, 1).value();
   const std::vector<const CubicPath*> bad{&paths[0], &narrow};
-  CHECK_THROWS_AS(fill_lanes<CubicPath>(bad, c, 0.5, Quantity::value, out.data()), std::invalid_argument);
+  CHECK_THROWS_AS(fill_lanes<CubicPath>(bad, c, 0.5, Quantity::value, out.data()), plastic::InternalError);
 }

@@ -28,7 +28,7 @@ TEST_CASE("the test models are valid ABI tables", "[abi]") {
   CHECK(rt::validate_model(*test::quadratic_model<double>(1).get(), PLASTIC_F64).ok());
   auto bad = test::delta_model<double>(2);
   bad.table.lanes = 65;
-  CHECK(rt::validate_model(*bad.get(), PLASTIC_F64).kind() == rt::FailureKind::InvalidModel);
+  CHECK(rt::validate_model(*bad.get(), PLASTIC_F64).error().kind == rt::FailureKind::InvalidModel);
   bad.table.lanes = 2;
   bad.slots[0].channels = 1; // slots no longer cover u
   CHECK(!rt::validate_model(*bad.get(), PLASTIC_F64).ok());

@@ -44,7 +44,7 @@ TEST_CASE("a blow-up with an adaptive method is a step-size underflow near the s
     o.atol = 1e-8;
     const rt::SolveResult r = rt::solve(b.problem(), o, b.z.data());
     REQUIRE(!r.ok());
-    const rt::SolveFailure& f = r.status.failure();
+    const rt::SolveFailure& f = r.status.error();
     INFO(f.describe());
     CHECK(f.kind == rt::FailureKind::StepSizeUnderflow);
     CHECK(std::abs(f.t - 1.0) < 1e-3);
@@ -68,10 +68,10 @@ TEST_CASE("dt_min turns the same blow-up into an earlier underflow", "[failures]
   o.dt_min = 1e-4;
   const rt::SolveResult r = rt::solve(b.problem(), o, b.z.data());
   REQUIRE(!r.ok());
-  CHECK(r.status.kind() == rt::FailureKind::StepSizeUnderflow);
-  CHECK(r.status.failure().h < 1e-4);
-  CHECK(r.status.failure().t < 1.0);
-  CHECK(r.status.failure().t > 0.9);
+  CHECK(r.status.error().kind == rt::FailureKind::StepSizeUnderflow);
+  CHECK(r.status.error().h < 1e-4);
+  CHECK(r.status.error().t < 1.0);
+  CHECK(r.status.error().t > 0.9);
 }
 
 TEST_CASE("a blow-up with a fixed step is a non-finite state just after the singularity",
@@ -82,7 +82,7 @@ TEST_CASE("a blow-up with a fixed step is a non-finite state just after the sing
   o.step = 0.01;
   const rt::SolveResult r = rt::solve(b.problem(), o, b.z.data());
   REQUIRE(!r.ok());
-  const rt::SolveFailure& f = r.status.failure();
+  const rt::SolveFailure& f = r.status.error();
   INFO(f.describe());
   CHECK(f.kind == rt::FailureKind::NonFiniteState);
   CHECK(f.t > 0.95);
@@ -103,7 +103,7 @@ TEST_CASE("gradient methods report the forward failure", "[failures]") {
     out.theta_bar = theta_bar.data();
     const rt::GradientResult r = rt::loss_and_gradient(b.problem(), o, method(m), b.z.data(), out);
     REQUIRE(!r.ok());
-    CHECK(r.status.kind() == rt::FailureKind::StepSizeUnderflow);
+    CHECK(r.status.error().kind == rt::FailureKind::StepSizeUnderflow);
     CHECK(theta_bar[0] == 0.0); // nothing half-accumulated
   }
 }
@@ -124,16 +124,16 @@ TEST_CASE("max_steps exceeded is reported with the time reached", "[failures]") 
   o.max_steps = 20;
   const rt::SolveResult r = rt::solve(p, o, z.data());
   REQUIRE(!r.ok());
-  CHECK(r.status.kind() == rt::FailureKind::MaxStepsExceeded);
-  CHECK(r.status.failure().t < 50.0);
-  CHECK(r.status.failure().t > 0.0);
+  CHECK(r.status.error().kind == rt::FailureKind::MaxStepsExceeded);
+  CHECK(r.status.error().t < 50.0);
+  CHECK(r.status.error().t > 0.0);
   CHECK(r.stats.accepted_steps + r.stats.rejected_steps == 20);
-  CHECK(r.status.failure().advice.find("max_steps") != std::string::npos);
+  CHECK(r.status.error().advice.find("max_steps") != std::string::npos);
   // Fixed-step methods honour an explicit max_steps too.
   o.tableau = rt::find_tableau("euler");
   o.step = 0.1;
   z = {1, 0, 0};
-  CHECK(rt::solve(p, o, z.data()).status.kind() == rt::FailureKind::MaxStepsExceeded);
+  CHECK(rt::solve(p, o, z.data()).status.error().kind == rt::FailureKind::MaxStepsExceeded);
 }
 
 TEST_CASE("malformed tables and arguments are rejected before any kernel runs", "[failures]") {
@@ -150,55 +150,55 @@ TEST_CASE("malformed tables and arguments are rejected before any kernel runs", 
 
   rt::SolverOptions no_step = o;
   no_step.step = 0;
-  CHECK(solve_status(gc.problem(gc.theta, obs), no_step).kind() ==
+  CHECK(solve_status(gc.problem(gc.theta, obs), no_step).error().kind ==
         rt::FailureKind::InvalidArgument);
 
   GradientCase wrong_version;
   wrong_version.model.table.abi_version = 99;
-  CHECK(solve_status(wrong_version.problem(gc.theta, obs), o).kind() ==
+  CHECK(solve_status(wrong_version.problem(gc.theta, obs), o).error().kind ==
         rt::FailureKind::InvalidModel);
 
   GradientCase no_field;
   no_field.model.table.kernels.field = nullptr;
-  CHECK(solve_status(no_field.problem(gc.theta, obs), o).kind() == rt::FailureKind::InvalidModel);
+  CHECK(solve_status(no_field.problem(gc.theta, obs), o).error().kind == rt::FailureKind::InvalidModel);
 
   GradientCase no_jump;
   no_jump.model.table.kernels.jump = nullptr;
-  CHECK(solve_status(no_jump.problem(gc.theta, obs), o).kind() == rt::FailureKind::InvalidModel);
+  CHECK(solve_status(no_jump.problem(gc.theta, obs), o).error().kind == rt::FailureKind::InvalidModel);
 
   GradientCase overlapping;
   overlapping.model.params.push_back(overlapping.model.params[0]);
   overlapping.model.table.params = overlapping.model.params.data();
   overlapping.model.table.n_param_entries = 2;
-  CHECK(solve_status(overlapping.problem(gc.theta, obs), o).kind() ==
+  CHECK(solve_status(overlapping.problem(gc.theta, obs), o).error().kind ==
         rt::FailureKind::InvalidModel);
 
   auto unordered = obs;
   std::swap(unordered[0], unordered[1]);
-  CHECK(solve_status(gc.problem(gc.theta, unordered), o).kind() ==
+  CHECK(solve_status(gc.problem(gc.theta, unordered), o).error().kind ==
         rt::FailureKind::InvalidArgument);
 
   rt::TileProblem<double> no_input = gc.problem(gc.theta, obs);
   no_input.input = nullptr;
-  CHECK(solve_status(no_input, o).kind() == rt::FailureKind::InvalidArgument);
+  CHECK(solve_status(no_input, o).error().kind == rt::FailureKind::InvalidArgument);
 
   rt::TileProblem<double> backwards = gc.problem(gc.theta, {});
   const double before[1] = {-1.0};
   backwards.t_end = before;
-  CHECK(solve_status(backwards, o).kind() == rt::FailureKind::InvalidArgument);
+  CHECK(solve_status(backwards, o).error().kind == rt::FailureKind::InvalidArgument);
 
   // A NaN in the initial state of lane 1.
   std::vector<double> z = gc.z0;
   z[1] = NAN;
   const rt::SolveResult r = rt::solve(gc.problem(gc.theta, obs), o, z.data());
-  CHECK(r.status.kind() == rt::FailureKind::NonFiniteState);
-  CHECK(r.status.failure().lane == 1);
+  CHECK(r.status.error().kind == rt::FailureKind::NonFiniteState);
+  CHECK(r.status.error().lane == 1);
 
   // Direct gradients without a field VJP (and no fused step_vjp).
   GradientCase no_vjp;
   no_vjp.model.table.kernels.field_vjp = nullptr;
   const auto g = no_vjp.gradient(o, method(rt::GradientMethod::Direct));
-  CHECK(g.result.status.kind() == rt::FailureKind::InvalidModel);
+  CHECK(g.result.status.error().kind == rt::FailureKind::InvalidModel);
 
   // Solver and gradient descriptors from the model's spec.
   plastic_solver_desc sd{};
@@ -231,13 +231,13 @@ TEST_CASE("exceptions from caller callbacks become failures", "[failures]") {
   o.step = 0.1;
   std::vector<double> z = gc.z0;
   const rt::SolveResult r = rt::solve(p, o, z.data());
-  CHECK(r.status.kind() == rt::FailureKind::Internal);
+  CHECK(r.status.error().kind == rt::FailureKind::Internal);
   CHECK(r.status.describe().find("data file truncated") != std::string::npos);
   std::vector<double> theta_bar(gc.theta.size());
   rt::GradientOutputs<double> out;
   out.theta_bar = theta_bar.data();
   CHECK(rt::gradient_adjoint(p, o, method(rt::GradientMethod::Adjoint), gc.z0.data(), out)
-            .status.kind() == rt::FailureKind::Internal);
+            .status.error().kind == rt::FailureKind::Internal);
 }
 
 TEST_CASE("NaN inputs are reported as non-finite with the sample and time", "[failures]") {
@@ -259,9 +259,9 @@ TEST_CASE("NaN inputs are reported as non-finite with the sample and time", "[fa
     const rt::SolveResult r = rt::solve(p, o, z.data());
     REQUIRE(!r.ok());
     INFO(r.status.describe());
-    CHECK(r.status.kind() == rt::FailureKind::NonFiniteState);
-    CHECK(r.status.failure().sample == 10);
-    CHECK(std::abs(r.status.failure().t - 0.5) < 0.11);
-    CHECK(!r.status.failure().advice.empty());
+    CHECK(r.status.error().kind == rt::FailureKind::NonFiniteState);
+    CHECK(r.status.error().sample == 10);
+    CHECK(std::abs(r.status.error().t - 0.5) < 0.11);
+    CHECK(!r.status.error().advice.empty());
   }
 }

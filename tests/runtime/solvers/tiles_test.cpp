@@ -134,6 +134,6 @@ TEST_CASE("f32 tiles run and agree with f64", "[tiles][f32]") {
     rt::TileProblem<double> wrong = p;
     wrong.model = m32.get();
     const rt::SolveResult r = rt::solve(wrong, o, z.data());
-    CHECK(r.status.kind() == rt::FailureKind::InvalidModel);
+    CHECK(r.status.error().kind == rt::FailureKind::InvalidModel);
   }
 }

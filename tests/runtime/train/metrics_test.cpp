@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "runtime/train/metrics.h"
-#include "runtime/train/rng.h"
+#include "runtime/support/rng.h"
 
 using namespace plastic::rt;
 

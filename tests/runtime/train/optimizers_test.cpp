@@ -247,7 +247,7 @@ TEST_CASE("optimiser state round trip continues bit-exactly", "[optim]") {
 TEST_CASE("optimisers reject bad input without changing anything", "[optim]") {
   Adam<double> adam(3, AdamOptions{});
   std::vector<double> p{1, 2, 3}, g{1, 1};
-  TrainStatus s = adam.step(p, g);
+  plastic::Status<TrainError> s = adam.step(p, g);
   REQUIRE_FALSE(s.ok());
   CHECK(s.error().kind == TrainErrorKind::InvalidArgument);
   CHECK(p == std::vector<double>{1, 2, 3});
@@ -260,7 +260,7 @@ TEST_CASE("optimisers reject bad input without changing anything", "[optim]") {
   CHECK_FALSE(SgdOptions{.lr = -1}.check().ok());
 
   Sgd<double> sgd(3, SgdOptions{});
-  TrainStatus ls = sgd.load_state(adam.state());
+  plastic::Status<TrainError> ls = sgd.load_state(adam.state());
   REQUIRE_FALSE(ls.ok());
   CHECK(ls.error().kind == TrainErrorKind::Mismatch);
   Adam<double> small(2, AdamOptions{});

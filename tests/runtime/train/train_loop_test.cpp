@@ -8,12 +8,12 @@
 #include <fstream>
 #include <numeric>
 
-#include "runtime/train/checkpoint.h"
+#include "runtime/io/checkpoint.h"
 #include "runtime/train/lr_schedule.h"
 #include "runtime/train/metrics.h"
-#include "runtime/train/plot.h"
+#include "runtime/io/plot.h"
 #include "runtime/train/train_loop.h"
-#include "tests/runtime/train/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 using namespace plastic::rt;
 using plastic::rt::test::TempDir;
@@ -79,7 +79,7 @@ struct Problem {
       order = permutation(static_cast<int64_t>(train.size()), rng);
     };
     h.train_batch = [this](int64_t epoch, int64_t b, std::span<const double> p, std::span<double> g,
-                           Rng& rng) -> TrainResult<BatchResult> {
+                           Rng& rng) -> plastic::Result<BatchResult, TrainError> {
       if (on_batch) on_batch(epoch, b);
       std::vector<int64_t> rows(order.begin() + b * batch, order.begin() + (b + 1) * batch);
       const double loss = loss_and_grad(train, rows, p, g);
@@ -87,7 +87,7 @@ struct Problem {
         gi += 1e-3 * rng.normal(); // stochastic gradients use the stream
       return BatchResult{loss, batch};
     };
-    h.validate = [this](std::span<const double> p) -> TrainResult<ValidationResult> {
+    h.validate = [this](std::span<const double> p) -> plastic::Result<ValidationResult, TrainError> {
       std::vector<int64_t> rows(valid.size());
       std::iota(rows.begin(), rows.end(), 0);
       ValidationResult e;
@@ -193,7 +193,7 @@ TEST_CASE("training loop stops early and rolls back to the best epoch", "[loop]"
   std::vector<double> at_epoch3;
   int64_t epoch = 0;
   // A validation loss that is best after epoch 3 and worse afterwards.
-  h.validate = [&](std::span<const double> p) -> TrainResult<ValidationResult> {
+  h.validate = [&](std::span<const double> p) -> plastic::Result<ValidationResult, TrainError> {
     ++epoch;
     if (epoch == 3) at_epoch3.assign(p.begin(), p.end());
     return ValidationResult{std::fabs(static_cast<double>(epoch) - 3.0), 0.5};
@@ -230,7 +230,7 @@ TEST_CASE("training loop failures are reported, not hidden", "[loop]") {
   SECTION("divergence") {
     TrainHooks<double> h = prob.hooks();
     h.train_batch = [](int64_t, int64_t, std::span<const double>, std::span<double>,
-                       Rng&) -> TrainResult<BatchResult> {
+                       Rng&) -> plastic::Result<BatchResult, TrainError> {
       return BatchResult{NAN, 32};
     };
     auto r = train<double>(table(), theta, h, config(dir.path()));
@@ -240,7 +240,7 @@ TEST_CASE("training loop failures are reported, not hidden", "[loop]") {
   SECTION("a failing batch names the epoch and batch") {
     TrainHooks<double> h = prob.hooks();
     h.train_batch = [](int64_t, int64_t b, std::span<const double>, std::span<double>,
-                       Rng&) -> TrainResult<BatchResult> {
+                       Rng&) -> plastic::Result<BatchResult, TrainError> {
       if (b == 2) return invalid_argument_error("sample 70 has NaN inputs");
       return BatchResult{1.0, 32};
     };
