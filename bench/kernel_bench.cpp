@@ -37,10 +37,10 @@
 //   --gemm_n=N     GEMM size of the probe (default 1024; 64 with --quick)
 //   --fma_iters=K  inner iterations of the FMA probe (default 1 << 16)
 #include "bench/peak_probes.h"
-#include "compiler/backend/llvm/options.h"
-#include "compiler/backend/compiled_model.h"
 #include "compiler/abi/flops.h"
 #include "compiler/abi/random_args.h"
+#include "compiler/backend/compiled_model.h"
+#include "compiler/backend/llvm/options.h"
 #include "compiler/model/model_functions.h"
 
 #include <benchmark/benchmark.h>
@@ -114,15 +114,15 @@ double peak(const char* probe) {
 // ---- compiled models, one per configuration --------------------------------
 
 struct ModelConfig {
-  std::string name;  ///< in benchmark names: fwp_d20, gnode_n100, ncde_speech
-  std::string file;  ///< relative to the source tree
+  std::string name; ///< in benchmark names: fwp_d20, gnode_n100, ncde_speech
+  std::string file; ///< relative to the source tree
   std::map<std::string, double> overrides;
 };
 
 struct Compiled {
   pm::ModelFunctions fns;
   be::CompiledModel cm;
-  double step = 0.1;  ///< h: the model's fixed step
+  double step = 0.1; ///< h: the model's fixed step
 };
 
 // JIT compilation takes about half a second per model, and Google Benchmark
@@ -137,8 +137,8 @@ Compiled& compiled(const ModelConfig& config, int lanes) {
   if (slot) return *slot;
   pm::BuildOptions options{config.overrides, false, {}};
   pm::BuildStatus status = pm::BuildStatus::Ok;
-  std::optional<pm::ModelFunctions> fns =
-      pm::build_model_functions(std::string(PLASTIC_SOURCE_DIR) + "/" + config.file, options, status);
+  std::optional<pm::ModelFunctions> fns = pm::build_model_functions(
+      std::string(PLASTIC_SOURCE_DIR) + "/" + config.file, options, status);
   if (!fns) throw std::runtime_error("cannot build " + config.file + " (diagnostics above)");
   // As `plastic bench-kernels`: packed entries so one Args drives any kernel.
   be::CompileOptions copts;
@@ -163,7 +163,9 @@ struct TileCache {
 };
 TileCache g_tiles;
 
-bool is_cotangent(const std::string& name) { return name.size() > 4 && name.ends_with("_bar"); }
+bool is_cotangent(const std::string& name) {
+  return name.size() > 4 && name.ends_with("_bar");
+}
 
 // Whether every element of every buffer the kernel writes is finite; on
 // failure `why` names the buffer.
@@ -193,16 +195,18 @@ bool check_once(const lp::Function& f, lp::PackedKernel run, abi::KernelArgs& a,
     const lp::BufferDecl& b = f.buffers.at(p.buffer);
     if (b.readonly) continue;
     float* data = static_cast<float*>(a.args.pointer_at(i));
-    std::fill_n(data, f.elements(b), is_cotangent(p.name) ? 0.0f : std::numeric_limits<float>::quiet_NaN());
+    std::fill_n(data, f.elements(b),
+                is_cotangent(p.name) ? 0.0f : std::numeric_limits<float>::quiet_NaN());
   }
   run(a.args.data());
   return outputs_finite(f, a, why);
 }
 
-std::vector<abi::KernelArgs>& tiles_for(const std::string& key, const lp::Function& f, lp::PackedKernel run,
-                                       double step, size_t count, std::string& why) {
+std::vector<abi::KernelArgs>& tiles_for(const std::string& key, const lp::Function& f,
+                                        lp::PackedKernel run, double step, size_t count,
+                                        std::string& why) {
   if (g_tiles.key != key) {
-    g_tiles.tiles.clear();  // free the previous kernel's tiles first
+    g_tiles.tiles.clear(); // free the previous kernel's tiles first
     g_tiles.key = key;
     g_tiles.rng.seed(1);
   }
@@ -239,8 +243,8 @@ void fail(benchmark::State& state, const std::string& why) {
 }
 
 // One benchmark: `batch` samples of `config` through `kernel`, `lanes` per tile.
-void bench_kernel(benchmark::State& state, const ModelConfig& config, abi::KernelId kernel, int lanes,
-                  int batch) {
+void bench_kernel(benchmark::State& state, const ModelConfig& config, abi::KernelId kernel,
+                  int lanes, int batch) {
   const std::string kname(abi::kernel_name(kernel));
   try {
     Compiled& c = compiled(config, lanes);
@@ -251,13 +255,14 @@ void bench_kernel(benchmark::State& state, const ModelConfig& config, abi::Kerne
     if (!(flops_per_call > 0)) return fail(state, kname + ": no floating-point operations counted");
     const size_t n_tiles = static_cast<size_t>(batch / lanes);
     std::string why;
-    std::vector<abi::KernelArgs>& tiles =
-        tiles_for(config.name + "/" + std::to_string(lanes) + "/" + kname, *f, run, c.step, n_tiles, why);
+    std::vector<abi::KernelArgs>& tiles = tiles_for(
+        config.name + "/" + std::to_string(lanes) + "/" + kname, *f, run, c.step, n_tiles, why);
     if (!why.empty()) return fail(state, why);
 
     const double cpu0 = thread_cpu_seconds();
     for (auto _ : state) {
-      for (size_t t = 0; t < n_tiles; ++t) run(tiles[t].args.data());
+      for (size_t t = 0; t < n_tiles; ++t)
+        run(tiles[t].args.data());
       benchmark::ClobberMemory();
     }
     const double cpu = thread_cpu_seconds() - cpu0;
@@ -283,7 +288,7 @@ void bench_kernel(benchmark::State& state, const ModelConfig& config, abi::Kerne
   }
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char** argv) {
   bool quick = false, gemm_given = false, fma_given = false;
@@ -307,7 +312,8 @@ int main(int argc, char** argv) {
   // The target without its long feature list: "x86_64-..., cpu znver5".
   const std::string target = be::describe_target();
   benchmark::AddCustomContext("jit_target", target.substr(0, target.find(", features")));
-  benchmark::AddCustomContext("fma_peak", avx512 ? "AVX2 for 8 lanes, AVX-512 for 16" : "AVX2 (no AVX-512)");
+  benchmark::AddCustomContext("fma_peak",
+                              avx512 ? "AVX2 for 8 lanes, AVX-512 for 16" : "AVX2 (no AVX-512)");
 
   // The probes first: they run (and report into g_peak) before any kernel.
   // CPU time like the kernels, one thread like the kernels.
@@ -327,16 +333,17 @@ int main(int argc, char** argv) {
   std::vector<int> lane_counts{8};
   if (avx512 && !quick) lane_counts.push_back(16);
   const std::vector<int> batches = quick ? std::vector<int>{8} : std::vector<int>{8, 128, 1024};
-  const abi::KernelId kernels[] = {abi::KernelId::Field, abi::KernelId::FieldVjp, abi::KernelId::Step,
-                                  abi::KernelId::StepVjp};
+  const abi::KernelId kernels[] = {abi::KernelId::Field, abi::KernelId::FieldVjp,
+                                   abi::KernelId::Step, abi::KernelId::StepVjp};
   // Grouped by model, lanes, kernel, batch: the caches above rely on it.
   for (const ModelConfig& config : configs)
     for (int lanes : lane_counts)
       for (abi::KernelId kernel : kernels)
         for (int batch : batches) {
-          if (batch < lanes) continue;  // not even one full tile
+          if (batch < lanes) continue; // not even one full tile
           const std::string name = std::string(abi::kernel_name(kernel)) + "/" + config.name +
-                                   "/lanes:" + std::to_string(lanes) + "/batch:" + std::to_string(batch);
+                                   "/lanes:" + std::to_string(lanes) +
+                                   "/batch:" + std::to_string(batch);
           benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) {
             bench_kernel(s, config, kernel, lanes, batch);
           });

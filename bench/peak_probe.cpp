@@ -19,7 +19,8 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i)
     if (!pb::take_probe_flag(argv[i])) argv[out++] = argv[i];
   argc = out;
-  benchmark::AddCustomContext("eigen_openmp", pb::eigen_openmp() ? "yes" : "no (Eigen GEMM is single-threaded)");
+  benchmark::AddCustomContext("eigen_openmp",
+                              pb::eigen_openmp() ? "yes" : "no (Eigen GEMM is single-threaded)");
   for (int threads : {1, 2}) {
     // FMA rates are per CPU-second of each thread (summed over threads), so a
     // core shared with other work still shows what the core itself can do.
@@ -33,9 +34,13 @@ int main(int argc, char** argv) {
   const long n = pb::probe_sizes().gemm_n;
   for (int threads : {1, 2}) {
     // Real time: Eigen's OpenMP workers' CPU time is not the main thread's.
-    benchmark::RegisterBenchmark("gemm_eigen_f32", pb::gemm_eigen_f32)->Args({n, threads})->UseRealTime()
+    benchmark::RegisterBenchmark("gemm_eigen_f32", pb::gemm_eigen_f32)
+        ->Args({n, threads})
+        ->UseRealTime()
         ->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark("gemm_eigen_f64", pb::gemm_eigen_f64)->Args({n, threads})->UseRealTime()
+    benchmark::RegisterBenchmark("gemm_eigen_f64", pb::gemm_eigen_f64)
+        ->Args({n, threads})
+        ->UseRealTime()
         ->Unit(benchmark::kMillisecond);
   }
   benchmark::Initialize(&argc, argv);

@@ -31,7 +31,7 @@ inline constexpr const char* kFlopsCounter = "FLOPS";
 /// Sizes of the probes (our own flags --gemm_n, --fma_iters).
 struct ProbeSizes {
   long gemm_n = 1024;       ///< default GEMM size, n x n times n x n
-  long fma_iters = 1 << 16;  ///< inner iterations of the FMA loop per benchmark iteration
+  long fma_iters = 1 << 16; ///< inner iterations of the FMA loop per benchmark iteration
 };
 ProbeSizes& probe_sizes();
 
@@ -55,4 +55,4 @@ void fma_avx512_f64(benchmark::State& state);
 void gemm_eigen_f32(benchmark::State& state);
 void gemm_eigen_f64(benchmark::State& state);
 
-}  // namespace plastic::bench
+} // namespace plastic::bench

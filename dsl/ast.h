@@ -19,17 +19,17 @@
 namespace plastic::dsl {
 
 enum class ExprKind {
-  Number,    ///< 1.5
-  String,    ///< "ij,j->i"            text = contents without quotes
-  Name,      ///< W, x, t, T, t0       text = the name
-  Unary,     ///< -a                   unary_op, children = [a]
-  Binary,    ///< a + b                binary_op, children = [a, b]
-  Call,      ///< f(a, axis = -1)      children = [callee], args
-  Index,     ///< a[0:2, ...]          children = [base, item...]
-  Slice,     ///< lo:hi inside an Index; children = [lo, hi], each may be null
-  Ellipsis,  ///< ... inside an Index
-  List,      ///< [a, b]               children = items
-  Block,     ///< let x = a  <NL>  e   children = [a, ..., e], lets name all but the last
+  Number,   ///< 1.5
+  String,   ///< "ij,j->i"            text = contents without quotes
+  Name,     ///< W, x, t, T, t0       text = the name
+  Unary,    ///< -a                   unary_op, children = [a]
+  Binary,   ///< a + b                binary_op, children = [a, b]
+  Call,     ///< f(a, axis = -1)      children = [callee], args
+  Index,    ///< a[0:2, ...]          children = [base, item...]
+  Slice,    ///< lo:hi inside an Index; children = [lo, hi], each may be null
+  Ellipsis, ///< ... inside an Index
+  List,     ///< [a, b]               children = items
+  Block,    ///< let x = a  <NL>  e   children = [a, ..., e], lets name all but the last
 };
 
 /// The operators of a Unary expression (only negation: `-a`).
@@ -61,13 +61,13 @@ struct Arg {
 struct Expr {
   ExprKind kind = ExprKind::Number;
   Span span;
-  std::string text;          ///< String and Name only
+  std::string text; ///< String and Name only
   double number = 0;
-  UnaryOp unary_op = UnaryOp::Neg;     ///< Unary only
-  BinaryOp binary_op = BinaryOp::Add;  ///< Binary only
+  UnaryOp unary_op = UnaryOp::Neg;    ///< Unary only
+  BinaryOp binary_op = BinaryOp::Add; ///< Binary only
   std::vector<ExprPtr> children;
-  std::vector<Arg> args;     ///< Call only
-  std::vector<Ident> lets;   ///< Block only: names bound to children[0..n-2]
+  std::vector<Arg> args;   ///< Call only
+  std::vector<Ident> lets; ///< Block only: names bound to children[0..n-2]
 
   const Expr& child(size_t i) const { return *children[i]; }
 };
@@ -78,7 +78,7 @@ struct Expr {
 struct DimDecl {
   Ident name;
   ExprPtr value;
-  bool is_const = false;  ///< a real `const`, not an integer `dim`
+  bool is_const = false; ///< a real `const`, not an integer `dim`
 };
 
 enum class InputKind { Path, Static, Label, Target };
@@ -88,26 +88,26 @@ struct InputDecl {
   Ident name;
   InputKind kind = InputKind::Path;
   Span kind_span;
-  std::vector<ExprPtr> sizes;          ///< channels, features, classes or target shape
+  std::vector<ExprPtr> sizes; ///< channels, features, classes or target shape
   Interpolation interp = Interpolation::Cubic;
   Span interp_span;
-  ExprPtr logsig_depth, logsig_step;   ///< LogSig only
-  bool per_observation = false;        ///< Target only
+  ExprPtr logsig_depth, logsig_step; ///< LogSig only
+  bool per_observation = false;      ///< Target only
 };
 
 /// `init NAME(args)`, `mlp[n, m, width = 4]`: a name with arguments.
 struct Invocation {
   Ident name;
   std::vector<Arg> args;
-  Span span;  ///< the whole invocation
+  Span span; ///< the whole invocation
 };
 
 struct ParamDecl {
   Ident name;
-  std::vector<ExprPtr> shape;        ///< tensor parameters
+  std::vector<ExprPtr> shape; ///< tensor parameters
   Span shape_span;
-  std::optional<Invocation> init;    ///< tensor parameters; absent = default
-  std::optional<Invocation> layer;   ///< layer instances
+  std::optional<Invocation> init;  ///< tensor parameters; absent = default
+  std::optional<Invocation> layer; ///< layer instances
 };
 
 struct StateDecl {
@@ -127,9 +127,9 @@ struct FnDecl {
 
 struct LayerDecl {
   Ident name;
-  std::vector<Ident> args;   ///< integer arguments, dims inside the layer
+  std::vector<Ident> args; ///< integer arguments, dims inside the layer
   std::vector<ParamDecl> params;
-  std::vector<FnDecl> fns;   ///< includes `apply`
+  std::vector<FnDecl> fns; ///< includes `apply`
 };
 
 struct FlowDecl {
@@ -166,7 +166,7 @@ struct SolveDecl {
 
 struct GradientDecl {
   Ident method;
-  ExprPtr count;  ///< `checkpoint 16`
+  ExprPtr count; ///< `checkpoint 16`
   std::vector<Option> options;
 };
 
@@ -176,7 +176,7 @@ using Decl = std::variant<DimDecl, InputDecl, ParamDecl, StateDecl, FnDecl, Laye
 /// One parsed file: a model, or a library of layers and fns (the prelude).
 struct Module {
   SourceFilePtr source;
-  Ident model;        ///< empty name for a library
+  Ident model; ///< empty name for a library
   std::vector<Decl> decls;
 };
 
@@ -185,4 +185,4 @@ struct Module {
 std::string_view to_string(InputKind kind);
 std::string_view to_string(Interpolation interp);
 
-}  // namespace plastic::dsl
+} // namespace plastic::dsl

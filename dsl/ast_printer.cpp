@@ -11,10 +11,16 @@ namespace {
 int precedence(const Expr& e) {
   if (e.kind == ExprKind::Binary) {
     switch (e.binary_op) {
-    case BinaryOp::Add: case BinaryOp::Sub: return 1;
-    case BinaryOp::Mul: case BinaryOp::Div: return 2;
-    case BinaryOp::MatMul: return 3;
-    case BinaryOp::Pow: return 5;
+    case BinaryOp::Add:
+    case BinaryOp::Sub:
+      return 1;
+    case BinaryOp::Mul:
+    case BinaryOp::Div:
+      return 2;
+    case BinaryOp::MatMul:
+      return 3;
+    case BinaryOp::Pow:
+      return 5;
     }
   }
   if (e.kind == ExprKind::Unary) return 4;
@@ -33,7 +39,7 @@ std::string paren(const std::string& s) {
 
 std::string number(double v) {
   char buf[64];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);  // shortest round-trip form
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v); // shortest round-trip form
   std::string s(buf, end);
   return s;
 }
@@ -50,7 +56,8 @@ std::string print_args(const std::vector<Arg>& args) {
 
 std::string print_list(const std::vector<ExprPtr>& items) {
   std::string out;
-  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + print_expr(*items[i]);
+  for (size_t i = 0; i < items.size(); ++i)
+    out += (i ? ", " : "") + print_expr(*items[i]);
   return out;
 }
 
@@ -78,9 +85,11 @@ std::string print_param(const ParamDecl& p) {
 
 std::string print_fn(const FnDecl& f, const std::string& indent) {
   std::string out = f.is_apply ? "apply(" : "fn " + f.name.name + "(";
-  for (size_t i = 0; i < f.params.size(); ++i) out += (i ? ", " : "") + f.params[i].name;
+  for (size_t i = 0; i < f.params.size(); ++i)
+    out += (i ? ", " : "") + f.params[i].name;
   out += ") =";
-  return out + (f.body->kind == ExprKind::Block ? print_block(*f.body, indent + "  ") : " " + print_expr(*f.body));
+  return out + (f.body->kind == ExprKind::Block ? print_block(*f.body, indent + "  ")
+                                                : " " + print_expr(*f.body));
 }
 
 std::string print_rhs(const Expr& body) {
@@ -89,19 +98,23 @@ std::string print_rhs(const Expr& body) {
 
 std::string print_options(const std::vector<Option>& options) {
   std::string out;
-  for (const Option& o : options) out += " " + o.name.name + " " + print_expr(*o.value);
+  for (const Option& o : options)
+    out += " " + o.name.name + " " + print_expr(*o.value);
   return out;
 }
 
 struct DeclPrinter {
   std::string operator()(const DimDecl& d) const {
-    return fmt::format("{} {} = {}", d.is_const ? "const" : "dim", d.name.name, print_expr(*d.value));
+    return fmt::format("{} {} = {}", d.is_const ? "const" : "dim", d.name.name,
+                       print_expr(*d.value));
   }
   std::string operator()(const InputDecl& in) const {
-    std::string out = fmt::format("input {} : {}[{}]", in.name.name, to_string(in.kind), print_list(in.sizes));
+    std::string out =
+        fmt::format("input {} : {}[{}]", in.name.name, to_string(in.kind), print_list(in.sizes));
     if (in.kind == InputKind::Path) {
       if (in.interp == Interpolation::LogSig)
-        out += fmt::format(" logsig(depth {}, step {})", print_expr(*in.logsig_depth), print_expr(*in.logsig_step));
+        out += fmt::format(" logsig(depth {}, step {})", print_expr(*in.logsig_depth),
+                           print_expr(*in.logsig_step));
       else
         out += " " + std::string(to_string(in.interp));
     }
@@ -115,21 +128,30 @@ struct DeclPrinter {
   std::string operator()(const FnDecl& f) const { return print_fn(f, ""); }
   std::string operator()(const LayerDecl& l) const {
     std::string out = "layer " + l.name.name + "[";
-    for (size_t i = 0; i < l.args.size(); ++i) out += (i ? ", " : "") + l.args[i].name;
+    for (size_t i = 0; i < l.args.size(); ++i)
+      out += (i ? ", " : "") + l.args[i].name;
     out += "]";
-    for (const ParamDecl& p : l.params) out += "\n  " + print_param(p);
-    for (const FnDecl& f : l.fns) out += "\n  " + print_fn(f, "  ");
+    for (const ParamDecl& p : l.params)
+      out += "\n  " + print_param(p);
+    for (const FnDecl& f : l.fns)
+      out += "\n  " + print_fn(f, "  ");
     return out + "\nend";
   }
-  std::string operator()(const FlowDecl& f) const { return "flow " + f.state.name + "' =" + print_rhs(*f.body); }
-  std::string operator()(const JumpDecl& j) const { return "jump " + j.state.name + " =" + print_rhs(*j.body); }
+  std::string operator()(const FlowDecl& f) const {
+    return "flow " + f.state.name + "' =" + print_rhs(*f.body);
+  }
+  std::string operator()(const JumpDecl& j) const {
+    return "jump " + j.state.name + " =" + print_rhs(*j.body);
+  }
   std::string operator()(const OutputDecl& o) const {
     std::string out = "output " + o.name.name + " =" + print_rhs(*o.body);
     if (o.per_observation) out += " per observation";
     return out;
   }
   std::string operator()(const LossDecl& l) const { return "loss" + print_rhs(*l.body); }
-  std::string operator()(const SolveDecl& s) const { return "solve " + s.method.name + print_options(s.options); }
+  std::string operator()(const SolveDecl& s) const {
+    return "solve " + s.method.name + print_options(s.options);
+  }
   std::string operator()(const GradientDecl& g) const {
     std::string out = "gradient " + g.method.name;
     if (g.count) out += " " + print_expr(*g.count);
@@ -137,13 +159,16 @@ struct DeclPrinter {
   }
 };
 
-}  // namespace
+} // namespace
 
 std::string print_expr(const Expr& e) {
   switch (e.kind) {
-  case ExprKind::Number: return number(e.number);
-  case ExprKind::String: return "\"" + e.text + "\"";
-  case ExprKind::Name: return e.text;
+  case ExprKind::Number:
+    return number(e.number);
+  case ExprKind::String:
+    return "\"" + e.text + "\"";
+  case ExprKind::Name:
+    return e.text;
   case ExprKind::Unary: {
     const Expr& a = e.child(0);
     std::string inner = print_expr(a);
@@ -159,7 +184,8 @@ std::string print_expr(const Expr& e) {
     bool right_assoc = e.binary_op == BinaryOp::Pow;
     std::string l = print_expr(a), r = print_expr(b);
     bool paren_l = right_assoc ? precedence(a) <= p : precedence(a) < p;
-    bool paren_r = right_assoc ? precedence(b) < p && b.kind != ExprKind::Unary : precedence(b) <= p;
+    bool paren_r =
+        right_assoc ? precedence(b) < p && b.kind != ExprKind::Unary : precedence(b) <= p;
     if (a.kind == ExprKind::Number && a.number < 0 && p >= 4) paren_l = true;
     if (paren_l) l = paren(l);
     if (paren_r) r = paren(r);
@@ -167,16 +193,19 @@ std::string print_expr(const Expr& e) {
   }
   case ExprKind::Call: {
     std::string callee = print_expr(e.child(0));
-    if (precedence(e.child(0)) < 6 || (e.child(0).kind == ExprKind::Number && e.child(0).number < 0))
+    if (precedence(e.child(0)) < 6 ||
+        (e.child(0).kind == ExprKind::Number && e.child(0).number < 0))
       callee = paren(callee);
     return callee + "(" + print_args(e.args) + ")";
   }
   case ExprKind::Index: {
     std::string base = print_expr(e.child(0));
-    if (precedence(e.child(0)) < 6 || (e.child(0).kind == ExprKind::Number && e.child(0).number < 0))
+    if (precedence(e.child(0)) < 6 ||
+        (e.child(0).kind == ExprKind::Number && e.child(0).number < 0))
       base = paren(base);
     std::string out = base + "[";
-    for (size_t i = 1; i < e.children.size(); ++i) out += (i > 1 ? ", " : "") + print_expr(e.child(i));
+    for (size_t i = 1; i < e.children.size(); ++i)
+      out += (i > 1 ? ", " : "") + print_expr(e.child(i));
     return out + "]";
   }
   case ExprKind::Slice: {
@@ -186,8 +215,10 @@ std::string print_expr(const Expr& e) {
     if (e.children[1]) out += print_expr(e.child(1));
     return out;
   }
-  case ExprKind::Ellipsis: return "...";
-  case ExprKind::List: return "[" + print_list(e.children) + "]";
+  case ExprKind::Ellipsis:
+    return "...";
+  case ExprKind::List:
+    return "[" + print_list(e.children) + "]";
   case ExprKind::Block: {
     // A block inside an expression only arises from the parser at top level;
     // print it in its multi-line form.
@@ -200,8 +231,9 @@ std::string print_expr(const Expr& e) {
 std::string print_module(const Module& m) {
   std::string out;
   if (!m.model.name.empty()) out += "model " + m.model.name + "\n";
-  for (const Decl& d : m.decls) out += "\n" + std::visit(DeclPrinter{}, d);
+  for (const Decl& d : m.decls)
+    out += "\n" + std::visit(DeclPrinter{}, d);
   return out + "\n";
 }
 
-}  // namespace plastic::dsl
+} // namespace plastic::dsl

@@ -13,4 +13,4 @@ namespace plastic::dsl {
 std::string print_expr(const Expr& e);
 std::string print_module(const Module& m);
 
-}  // namespace plastic::dsl
+} // namespace plastic::dsl

@@ -21,21 +21,21 @@ namespace plastic::dsl {
 
 /// A layer instance: `param ff : ffn[80, 320]`; nested instances inside.
 struct LayerInstance {
-  std::string path;  ///< qualified name, "ff" or "ff.norm"
+  std::string path; ///< qualified name, "ff" or "ff.norm"
   const LayerDecl* def = nullptr;
-  std::map<std::string, double> dims;                   ///< the layer's arguments
-  std::map<std::string, int> params;                    ///< member name -> index in CheckedModel::params
-  std::map<std::string, const LayerInstance*> layers;   ///< member name -> nested instance
+  std::map<std::string, double> dims; ///< the layer's arguments
+  std::map<std::string, int> params;  ///< member name -> index in CheckedModel::params
+  std::map<std::string, const LayerInstance*> layers; ///< member name -> nested instance
 };
 
 /// The checker's name tables besides CheckedModel's.
 struct Bindings {
-  std::vector<std::unique_ptr<LayerInstance>> layers;      ///< every instance, nested ones included
-  std::map<std::string, const LayerInstance*> top_layers;  ///< model-level instances by name
+  std::vector<std::unique_ptr<LayerInstance>> layers;     ///< every instance, nested ones included
+  std::map<std::string, const LayerInstance*> top_layers; ///< model-level instances by name
   std::map<std::string, const FnDecl*> fns;
   /// Names whose declarations had errors: later uses are not reported again,
   /// so one mistake gives one error, not a cascade.
   std::set<std::string> broken;
 };
 
-}  // namespace plastic::dsl
+} // namespace plastic::dsl

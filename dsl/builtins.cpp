@@ -45,7 +45,8 @@ const BuiltinSpec& builtin_spec(Builtin id) {
 
 std::vector<std::string> builtin_names() {
   std::vector<std::string> names;
-  for (const BuiltinSpec& s : table()) names.emplace_back(s.name);
+  for (const BuiltinSpec& s : table())
+    names.emplace_back(s.name);
   return names;
 }
 
@@ -55,13 +56,20 @@ bool is_loss_builtin(Builtin id) {
 
 bool is_elementwise_unary(Builtin id) {
   switch (id) {
-  case Builtin::Tanh: case Builtin::Sigmoid: case Builtin::Relu: case Builtin::Elu:
-  case Builtin::Softplus: case Builtin::Exp: case Builtin::Log: case Builtin::Sqrt:
-  case Builtin::Abs: case Builtin::Square:
+  case Builtin::Tanh:
+  case Builtin::Sigmoid:
+  case Builtin::Relu:
+  case Builtin::Elu:
+  case Builtin::Softplus:
+  case Builtin::Exp:
+  case Builtin::Log:
+  case Builtin::Sqrt:
+  case Builtin::Abs:
+  case Builtin::Square:
     return true;
   default:
     return false;
   }
 }
 
-}  // namespace plastic::dsl
+} // namespace plastic::dsl

@@ -13,6 +13,8 @@
 
 namespace plastic::dsl {
 
+// One row per family reads better than the formatter's packing.
+// clang-format off
 #define PLASTIC_BUILTINS(X)                                                                       \
   X(Tanh, "tanh", "t") X(Sigmoid, "sigmoid", "t") X(Relu, "relu", "t") X(Elu, "elu", "t")         \
   X(Softplus, "softplus", "t") X(Exp, "exp", "t") X(Log, "log", "t") X(Sqrt, "sqrt", "t")         \
@@ -24,6 +26,7 @@ namespace plastic::dsl {
   X(Minimum, "minimum", "tt") X(Maximum, "maximum", "tt")                                         \
   X(CrossEntropy, "cross_entropy", "tt") X(BceWithLogits, "bce_with_logits", "tt")                \
   X(Mse, "mse", "tt")
+// clang-format on
 
 enum class Builtin {
 #define X(id, name, sig) id,
@@ -47,9 +50,9 @@ struct BuiltinSpec {
   std::string_view signature;
   std::vector<BuiltinOption> options;
   // The signature parsed once, when the table is built:
-  std::string kinds;      ///< the argument kinds without `?` and `*`
-  size_t required = 0;    ///< positional arguments that must be given
-  bool variadic = false;  ///< a trailing `*`: any number beyond `required`
+  std::string kinds;     ///< the argument kinds without `?` and `*`
+  size_t required = 0;   ///< positional arguments that must be given
+  bool variadic = false; ///< a trailing `*`: any number beyond `required`
 };
 
 const BuiltinSpec* find_builtin(std::string_view name);
@@ -60,10 +63,10 @@ bool is_elementwise_unary(Builtin id);
 
 /// Constant arguments of one call, already evaluated by the evaluator.
 struct BuiltinConsts {
-  std::optional<int64_t> axis;   ///< sum/mean/max's optional axis; softmax etc.: `axis` option
-  double eps = 1e-5;             ///< layernorm
-  std::vector<int64_t> shape;    ///< reshape
-  std::string spec;              ///< einsum
+  std::optional<int64_t> axis; ///< sum/mean/max's optional axis; softmax etc.: `axis` option
+  double eps = 1e-5;           ///< layernorm
+  std::vector<int64_t> shape;  ///< reshape
+  std::string spec;            ///< einsum
 };
 
-}  // namespace plastic::dsl
+} // namespace plastic::dsl

@@ -16,17 +16,17 @@
 namespace plastic::dsl {
 
 struct CheckOptions {
-  std::map<std::string, double> overrides;  ///< --set name=value
+  std::map<std::string, double> overrides; ///< --set name=value
 };
 
 struct CheckResult {
-  std::unique_ptr<CheckedModel> model;  ///< null if there were errors
-  bool usage_error = false;             ///< an override named nothing in the model
+  std::unique_ptr<CheckedModel> model; ///< null if there were errors
+  bool usage_error = false;            ///< an override named nothing in the model
 };
 
 /// Checks `model` against the prelude. The checked model takes ownership of
 /// both modules (its expressions point into them).
-CheckResult check(std::unique_ptr<Module> prelude, std::unique_ptr<Module> model, const CheckOptions& options,
-                  DiagnosticEngine& diag);
+CheckResult check(std::unique_ptr<Module> prelude, std::unique_ptr<Module> model,
+                  const CheckOptions& options, DiagnosticEngine& diag);
 
-}  // namespace plastic::dsl
+} // namespace plastic::dsl

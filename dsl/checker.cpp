@@ -9,22 +9,27 @@ namespace plastic::dsl {
 
 std::string_view to_string(GradientMethod m) {
   switch (m) {
-  case GradientMethod::Direct: return "direct";
-  case GradientMethod::Checkpoint: return "checkpoint";
-  case GradientMethod::Adjoint: return "adjoint";
+  case GradientMethod::Direct:
+    return "direct";
+  case GradientMethod::Checkpoint:
+    return "checkpoint";
+  case GradientMethod::Adjoint:
+    return "adjoint";
   }
   return "?";
 }
 
 int64_t CheckedModel::param_count() const {
   int64_t n = 0;
-  for (const ParamInfo& p : params) n += element_count(p.shape);
+  for (const ParamInfo& p : params)
+    n += element_count(p.shape);
   return n;
 }
 
 int64_t CheckedModel::state_size() const {
   int64_t n = 0;
-  for (const StateInfo& s : states) n += element_count(s.shape);
+  for (const StateInfo& s : states)
+    n += element_count(s.shape);
   return n;
 }
 
@@ -43,35 +48,40 @@ const StateInfo* CheckedModel::find_state(std::string_view name) const {
 namespace detail {
 
 namespace {
-const std::vector<std::string> kFixedSolvers = {"euler", "midpoint", "heun", "rk3", "rk4", "rk4_38"};
+const std::vector<std::string> kFixedSolvers = {"euler", "midpoint", "heun",
+                                                "rk3",   "rk4",      "rk4_38"};
 const std::vector<std::string> kAdaptiveSolvers = {"dopri5", "tsit5", "bosh3"};
 
 bool contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
-template <class T>
-const T* first_of(const Module& m) {
+template <class T> const T* first_of(const Module& m) {
   for (const Decl& d : m.decls)
     if (auto* p = std::get_if<T>(&d)) return p;
   return nullptr;
 }
-}  // namespace
+} // namespace
 
 void Checker::declare(const std::string& name, Span span, const char* what) {
   auto [it, inserted] = declared_.emplace(name, span);
   if (inserted) return;
-  auto lc = it->second.valid() ? it->second.file->line_col(it->second.begin) : SourceFile::LineCol{};
-  diag_.error(span, fmt::format("'{}' is already declared", name),
-              it->second.valid() ? fmt::format("the first declaration is on line {}; rename this {}", lc.line, what)
-                                 : "");
+  auto lc =
+      it->second.valid() ? it->second.file->line_col(it->second.begin) : SourceFile::LineCol{};
+  diag_.error(
+      span, fmt::format("'{}' is already declared", name),
+      it->second.valid()
+          ? fmt::format("the first declaration is on line {}; rename this {}", lc.line, what)
+          : "");
 }
 
-std::optional<int64_t> Checker::positive_int(const Expr& e, std::string_view what, const LayerInstance* layer) {
+std::optional<int64_t> Checker::positive_int(const Expr& e, std::string_view what,
+                                             const LayerInstance* layer) {
   auto v = eval_.constant(e, layer);
   if (!v) return std::nullopt;
   if (*v != std::floor(*v) || *v <= 0 || *v > 1e9) {
-    bool division = e.kind == ExprKind::Binary && e.binary_op == BinaryOp::Div && *v > 0 && *v != std::floor(*v);
+    bool division = e.kind == ExprKind::Binary && e.binary_op == BinaryOp::Div && *v > 0 &&
+                    *v != std::floor(*v);
     if (division)
       diag_.error(e.span, fmt::format("{} division does not divide evenly (= {})", what, *v),
                   "dims are integers; make the numerator a multiple of the denominator");
@@ -82,13 +92,16 @@ std::optional<int64_t> Checker::positive_int(const Expr& e, std::string_view wha
   return static_cast<int64_t>(*v);
 }
 
-std::optional<Shape> Checker::shape_of(const std::vector<ExprPtr>& dims, const LayerInstance* layer) {
+std::optional<Shape> Checker::shape_of(const std::vector<ExprPtr>& dims,
+                                       const LayerInstance* layer) {
   Shape shape;
   bool ok = true;
   for (const ExprPtr& d : dims) {
     auto v = positive_int(*d, "a dimension", layer);
-    if (!v) ok = false;
-    else shape.push_back(*v);
+    if (!v)
+      ok = false;
+    else
+      shape.push_back(*v);
   }
   if (!ok) return std::nullopt;
   return shape;
@@ -103,7 +116,8 @@ void Checker::check_dim(const DimDecl& d) {
     v.value = it->second;
     v.overridden = true;
     if (!d.is_const && (v.value != std::floor(v.value) || v.value <= 0)) {
-      diag_.error(d.name.span, fmt::format("--set {}={}: a dim must be a positive integer", d.name.name, v.value));
+      diag_.error(d.name.span, fmt::format("--set {}={}: a dim must be a positive integer",
+                                           d.name.name, v.value));
       usage_error_ = true;
     }
   } else if (d.is_const) {
@@ -141,7 +155,8 @@ void Checker::check_input(const InputDecl& in) {
     auto step = positive_int(*in.logsig_step, "the log-signature step");
     if (!depth || !step) return void(bindings_.broken.insert(in.name.name));
     if (*depth > 4)
-      diag_.error(in.logsig_depth->span, fmt::format("log-signature depth {} is not supported", *depth),
+      diag_.error(in.logsig_depth->span,
+                  fmt::format("log-signature depth {} is not supported", *depth),
                   "depths 1 to 4 are supported (paper 002 uses 1 to 3)");
     info.logsig_depth = *depth;
     info.logsig_step = *step;
@@ -167,46 +182,64 @@ void Checker::check_flows_and_jumps(const Module& user) {
   for (const Decl& d : user.decls) {
     const Ident* target = nullptr;
     bool is_flow = false;
-    if (auto* f = std::get_if<FlowDecl>(&d)) target = &f->state, is_flow = true;
-    else if (auto* j = std::get_if<JumpDecl>(&d)) target = &j->state;
-    else continue;
+    if (auto* f = std::get_if<FlowDecl>(&d))
+      target = &f->state, is_flow = true;
+    else if (auto* j = std::get_if<JumpDecl>(&d))
+      target = &j->state;
+    else
+      continue;
     StateInfo* st = nullptr;
     for (StateInfo& s : m_.states)
       if (s.name == target->name) st = &s;
-    if (!st && bindings_.broken.count(target->name)) continue;  // the state's own error was reported
+    if (!st && bindings_.broken.count(target->name)) continue; // the state's own error was reported
     if (!st) {
       std::vector<std::string> names;
-      for (const StateInfo& s : m_.states) names.push_back(s.name);
+      for (const StateInfo& s : m_.states)
+        names.push_back(s.name);
       std::string near = closest_name(target->name, names);
-      diag_.error(target->span, fmt::format("unknown name '{}': {} needs a state", target->name, is_flow ? "a flow" : "a jump"),
+      diag_.error(target->span,
+                  fmt::format("unknown name '{}': {} needs a state", target->name,
+                              is_flow ? "a flow" : "a jump"),
                   near.empty() ? fmt::format("declare it: `state {} : [n] = 0`", target->name)
                                : fmt::format("did you mean '{}'?", near));
       continue;
     }
     if (is_flow) {
-      if (st->flow) diag_.error(target->span, fmt::format("a flow for '{}' is already declared", st->name));
-      else st->flow = &std::get<FlowDecl>(d);
+      if (st->flow)
+        diag_.error(target->span, fmt::format("a flow for '{}' is already declared", st->name));
+      else
+        st->flow = &std::get<FlowDecl>(d);
     } else {
-      if (st->jump) diag_.error(target->span, fmt::format("a jump for '{}' is already declared", st->name));
-      else st->jump = &std::get<JumpDecl>(d);
+      if (st->jump)
+        diag_.error(target->span, fmt::format("a jump for '{}' is already declared", st->name));
+      else
+        st->jump = &std::get<JumpDecl>(d);
     }
   }
   for (StateInfo& st : m_.states) {
     auto check_shape = [&](const ShapeValue& v, Span span, const char* what) {
       if (domain_.failed(v)) return;
       if (v.kind != ShapeValue::Tensor || (v.shape != st.shape && !v.shape.empty()))
-        diag_.error(span, fmt::format("{} of shape {} does not match state '{}' of shape {}", what,
-                                      format_shape(v.shape), st.name, format_shape(st.shape)),
-                    "a flow gives the state's time derivative, so it has the state's shape (or is a scalar)");
+        diag_.error(span,
+                    fmt::format("{} of shape {} does not match state '{}' of shape {}", what,
+                                format_shape(v.shape), st.name, format_shape(st.shape)),
+                    "a flow gives the state's time derivative, so it has the state's shape (or is "
+                    "a scalar)");
     };
-    check_shape(resolve(*st.decl->init, Where::Init, st.init_value), st.decl->init->span, "the initial value");
+    check_shape(resolve(*st.decl->init, Where::Init, st.init_value), st.decl->init->span,
+                "the initial value");
     if (!st.flow) {
-      diag_.error(st.span, fmt::format("state '{}' has no flow", st.name),
-                  fmt::format("add `flow {}' = ...` (write `flow {}' = 0` for a state that only jumps)", st.name, st.name));
+      diag_.error(
+          st.span, fmt::format("state '{}' has no flow", st.name),
+          fmt::format("add `flow {}' = ...` (write `flow {}' = 0` for a state that only jumps)",
+                      st.name, st.name));
       continue;
     }
-    check_shape(resolve(*st.flow->body, Where::Flow, st.flow_value), st.flow->body->span, "the flow");
-    if (st.jump) check_shape(resolve(*st.jump->body, Where::Jump, st.jump_value), st.jump->body->span, "the jump");
+    check_shape(resolve(*st.flow->body, Where::Flow, st.flow_value), st.flow->body->span,
+                "the flow");
+    if (st.jump)
+      check_shape(resolve(*st.jump->body, Where::Jump, st.jump_value), st.jump->body->span,
+                  "the jump");
   }
 }
 
@@ -239,13 +272,15 @@ void Checker::check_loss(const Module& user) {
     auto* l = std::get_if<LossDecl>(&d);
     if (!l) continue;
     if (m_.loss) {
-      diag_.error(l->keyword, "a loss is already declared", "combine terms in one loss: `loss mse(a, r) + 0.1 * mse(b, s)`");
+      diag_.error(l->keyword, "a loss is already declared",
+                  "combine terms in one loss: `loss mse(a, r) + 0.1 * mse(b, s)`");
       continue;
     }
     m_.loss = l;
     ShapeValue v = resolve(*l->body, Where::Loss, m_.loss_value);
     if (!domain_.failed(v) && v.kind != ShapeValue::Loss)
-      diag_.error(l->body->span, "the loss must be cross_entropy, bce_with_logits, mse or a weighted sum of them");
+      diag_.error(l->body->span,
+                  "the loss must be cross_entropy, bce_with_logits, mse or a weighted sum of them");
   }
   if (!m_.loss)
     diag_.error(user.model.span, fmt::format("model '{}' has no loss", user.model.name),
@@ -266,18 +301,22 @@ void Checker::check_solver(const SolveDecl* solve) {
     std::vector<std::string> all = kFixedSolvers;
     all.insert(all.end(), kAdaptiveSolvers.begin(), kAdaptiveSolvers.end());
     std::string near = closest_name(s.method, all);
-    diag_.error(solve->method.span, fmt::format("unknown solver '{}'", s.method),
-                near.empty() ? "fixed step: euler, midpoint, heun, rk3, rk4, rk4_38; adaptive: dopri5, tsit5, bosh3"
-                             : fmt::format("did you mean '{}'?", near));
+    diag_.error(
+        solve->method.span, fmt::format("unknown solver '{}'", s.method),
+        near.empty()
+            ? "fixed step: euler, midpoint, heun, rk3, rk4, rk4_38; adaptive: dopri5, tsit5, bosh3"
+            : fmt::format("did you mean '{}'?", near));
     return;
   }
-  std::vector<std::string> allowed = s.adaptive ? std::vector<std::string>{"rtol", "atol", "max_steps", "step", "dt_min", "dt_max"}
-                                                : std::vector<std::string>{"step", "max_steps"};
+  std::vector<std::string> allowed =
+      s.adaptive ? std::vector<std::string>{"rtol", "atol", "max_steps", "step", "dt_min", "dt_max"}
+                 : std::vector<std::string>{"step", "max_steps"};
   bool has_step = false;
   for (const Option& o : solve->options) {
     if (!contains(allowed, o.name.name)) {
       std::string near = closest_name(o.name.name, allowed);
-      diag_.error(o.name.span, fmt::format("unknown option '{}' for solver {}", o.name.name, s.method),
+      diag_.error(o.name.span,
+                  fmt::format("unknown option '{}' for solver {}", o.name.name, s.method),
                   near.empty() ? fmt::format("{} takes: {}", s.method, fmt::join(allowed, ", "))
                                : fmt::format("did you mean '{}'?", near));
       continue;
@@ -299,8 +338,10 @@ void Checker::check_solver(const SolveDecl* solve) {
     }
   }
   if (!s.adaptive && !has_step)
-    diag_.error(solve->method.span, fmt::format("fixed-step solver {} needs a step", s.method),
-                fmt::format("write e.g. `solve {} step 0.1`, or use an adaptive solver such as dopri5", s.method));
+    diag_.error(
+        solve->method.span, fmt::format("fixed-step solver {} needs a step", s.method),
+        fmt::format("write e.g. `solve {} step 0.1`, or use an adaptive solver such as dopri5",
+                    s.method));
 }
 
 void Checker::check_gradient(const GradientDecl* g) {
@@ -308,13 +349,17 @@ void Checker::check_gradient(const GradientDecl* g) {
   if (!g) return;
   info.span = g->method.span;
   const std::string& name = g->method.name;
-  if (name == "direct") info.method = GradientMethod::Direct;
-  else if (name == "checkpoint") info.method = GradientMethod::Checkpoint;
-  else if (name == "adjoint") info.method = GradientMethod::Adjoint;
+  if (name == "direct")
+    info.method = GradientMethod::Direct;
+  else if (name == "checkpoint")
+    info.method = GradientMethod::Checkpoint;
+  else if (name == "adjoint")
+    info.method = GradientMethod::Adjoint;
   else {
     std::string near = closest_name(name, {"direct", "checkpoint", "adjoint"});
     diag_.error(g->method.span, fmt::format("unknown gradient method '{}'", name),
-                near.empty() ? "use direct, checkpoint N or adjoint" : fmt::format("did you mean '{}'?", near));
+                near.empty() ? "use direct, checkpoint N or adjoint"
+                             : fmt::format("did you mean '{}'?", near));
     return;
   }
   if (info.method == GradientMethod::Checkpoint) {
@@ -328,34 +373,41 @@ void Checker::check_gradient(const GradientDecl* g) {
     diag_.error(g->count->span, fmt::format("gradient {} takes no count", name));
   }
   for (const Option& o : g->options) {
-    bool allowed = info.method == GradientMethod::Adjoint && (o.name.name == "rtol" || o.name.name == "atol");
+    bool allowed =
+        info.method == GradientMethod::Adjoint && (o.name.name == "rtol" || o.name.name == "atol");
     if (!allowed) {
-      diag_.error(o.name.span, fmt::format("unknown option '{}' for gradient {}", o.name.name, name),
-                  info.method == GradientMethod::Adjoint ? "adjoint takes rtol and atol" : "only adjoint takes options");
+      diag_.error(o.name.span,
+                  fmt::format("unknown option '{}' for gradient {}", o.name.name, name),
+                  info.method == GradientMethod::Adjoint ? "adjoint takes rtol and atol"
+                                                         : "only adjoint takes options");
       continue;
     }
     auto v = eval_.constant(*o.value);
     if (!v) continue;
-    if (*v <= 0) diag_.error(o.value->span, fmt::format("{} must be positive", o.name.name));
-    else (o.name.name == "rtol" ? info.rtol : info.atol) = *v;
+    if (*v <= 0)
+      diag_.error(o.value->span, fmt::format("{} must be positive", o.name.name));
+    else
+      (o.name.name == "rtol" ? info.rtol : info.atol) = *v;
   }
 }
 
 namespace {
 /// Whether the entry of `table` named `name` has its index in `used`.
 template <class Info>
-bool used_by_name(const std::vector<Info>& table, const std::string& name, const std::set<int>& used) {
+bool used_by_name(const std::vector<Info>& table, const std::string& name,
+                  const std::set<int>& used) {
   for (size_t i = 0; i < table.size(); ++i)
     if (table[i].name == name) return used.count(static_cast<int>(i)) > 0;
   return false;
 }
-}  // namespace
+} // namespace
 
 void Checker::warn_unused(const Module& user) {
   for (const Decl& d : user.decls) {
     if (auto* dim = std::get_if<DimDecl>(&d)) {
       if (!used_by_name(m_.dims, dim->name.name, uses_.dims))
-        diag_.warning(dim->name.span, fmt::format("{} '{}' is never used", dim->is_const ? "const" : "dim", dim->name.name));
+        diag_.warning(dim->name.span, fmt::format("{} '{}' is never used",
+                                                  dim->is_const ? "const" : "dim", dim->name.name));
     } else if (auto* in = std::get_if<InputDecl>(&d)) {
       if (!used_by_name(m_.inputs, in->name.name, uses_.inputs))
         diag_.warning(in->name.span, fmt::format("input '{}' is never used", in->name.name));
@@ -383,7 +435,8 @@ bool Checker::run(const Module& prelude, const Module& user) {
     for (const Decl& d : mod->decls) {
       if (auto* l = std::get_if<LayerDecl>(&d)) {
         if (l->name.name == "mlp" || layer_defs_.count(l->name.name))
-          diag_.error(l->name.span, fmt::format("layer type '{}' is already declared", l->name.name),
+          diag_.error(l->name.span,
+                      fmt::format("layer type '{}' is already declared", l->name.name),
                       mod == &user ? "the prelude defines it; choose another name" : "");
         else
           layer_defs_[l->name.name] = l;
@@ -396,10 +449,14 @@ bool Checker::run(const Module& prelude, const Module& user) {
   const SolveDecl* solve = nullptr;
   const GradientDecl* gradient = nullptr;
   for (const Decl& d : user.decls) {
-    if (auto* dim = std::get_if<DimDecl>(&d)) check_dim(*dim);
-    else if (auto* in = std::get_if<InputDecl>(&d)) check_input(*in);
-    else if (auto* p = std::get_if<ParamDecl>(&d)) check_param(*p, nullptr, "");
-    else if (auto* s = std::get_if<StateDecl>(&d)) check_state(*s);
+    if (auto* dim = std::get_if<DimDecl>(&d))
+      check_dim(*dim);
+    else if (auto* in = std::get_if<InputDecl>(&d))
+      check_input(*in);
+    else if (auto* p = std::get_if<ParamDecl>(&d))
+      check_param(*p, nullptr, "");
+    else if (auto* s = std::get_if<StateDecl>(&d))
+      check_state(*s);
     else if (auto* sv = std::get_if<SolveDecl>(&d)) {
       if (solve) diag_.error(sv->method.span, "a solve declaration is already declared");
       solve = sv;
@@ -411,10 +468,12 @@ bool Checker::run(const Module& prelude, const Module& user) {
   for (auto& [name, value] : options_.overrides)
     if (!used_overrides_.count(name)) {
       std::vector<std::string> dims;
-      for (const DimValue& d : m_.dims) dims.push_back(d.name);
+      for (const DimValue& d : m_.dims)
+        dims.push_back(d.name);
       std::string near = closest_name(name, dims);
-      diag_.error({}, fmt::format("--set {}: model '{}' has no dim or const of that name", name, m_.name),
-                  near.empty() ? "" : fmt::format("did you mean '{}'?", near));
+      diag_.error(
+          {}, fmt::format("--set {}: model '{}' has no dim or const of that name", name, m_.name),
+          near.empty() ? "" : fmt::format("did you mean '{}'?", near));
       usage_error_ = true;
     }
   check_flows_and_jumps(user);
@@ -425,16 +484,18 @@ bool Checker::run(const Module& prelude, const Module& user) {
   if (!diag_.has_errors()) warn_unused(user);
 
   int64_t offset = 0;
-  for (ParamInfo& p : m_.params) p.offset = offset, offset += element_count(p.shape);
+  for (ParamInfo& p : m_.params)
+    p.offset = offset, offset += element_count(p.shape);
   offset = 0;
-  for (StateInfo& s : m_.states) s.offset = offset, offset += element_count(s.shape);
+  for (StateInfo& s : m_.states)
+    s.offset = offset, offset += element_count(s.shape);
   return !diag_.has_errors();
 }
 
-}  // namespace detail
+} // namespace detail
 
-CheckResult check(std::unique_ptr<Module> prelude, std::unique_ptr<Module> model, const CheckOptions& options,
-                  DiagnosticEngine& diag) {
+CheckResult check(std::unique_ptr<Module> prelude, std::unique_ptr<Module> model,
+                  const CheckOptions& options, DiagnosticEngine& diag) {
   auto checked = std::make_unique<CheckedModel>();
   const Module& p = *prelude;
   const Module& u = *model;
@@ -448,4 +509,4 @@ CheckResult check(std::unique_ptr<Module> prelude, std::unique_ptr<Module> model
   return result;
 }
 
-}  // namespace plastic::dsl
+} // namespace plastic::dsl

@@ -16,7 +16,8 @@ namespace plastic::dsl::detail {
 class Checker {
 public:
   Checker(CheckedModel& model, const CheckOptions& options, DiagnosticEngine& diag)
-      : m_(model), options_(options), diag_(diag), domain_(model, diag), eval_(model, bindings_, domain_, diag, &uses_) {}
+      : m_(model), options_(options), diag_(diag), domain_(model, diag),
+        eval_(model, bindings_, domain_, diag, &uses_) {}
 
   bool run(const Module& prelude, const Module& user);
   bool usage_error() const { return usage_error_; }
@@ -35,15 +36,20 @@ private:
   void warn_unused(const Module& user);
   /// Evaluates `e` (checking it) and records its resolved form into `out`.
   ShapeValue resolve(const Expr& e, Where where, ResolvedExpr& out);
-  std::optional<int64_t> positive_int(const Expr& e, std::string_view what, const LayerInstance* layer = nullptr);
-  std::optional<Shape> shape_of(const std::vector<ExprPtr>& dims, const LayerInstance* layer = nullptr);
+  std::optional<int64_t> positive_int(const Expr& e, std::string_view what,
+                                      const LayerInstance* layer = nullptr);
+  std::optional<Shape> shape_of(const std::vector<ExprPtr>& dims,
+                                const LayerInstance* layer = nullptr);
 
   // layers.cpp
   void check_param(const ParamDecl& p, LayerInstance* owner, const std::string& prefix);
-  std::optional<InitInfo> check_init(const ParamDecl& p, const Shape& shape, const LayerInstance* owner);
-  const LayerInstance* instantiate(const Invocation& type, const std::string& path, const LayerInstance* caller);
+  std::optional<InitInfo> check_init(const ParamDecl& p, const Shape& shape,
+                                     const LayerInstance* owner);
+  const LayerInstance* instantiate(const Invocation& type, const std::string& path,
+                                   const LayerInstance* caller);
   const LayerDecl* find_layer(const std::string& name) const;
-  const LayerDecl* synthesize_mlp(const Invocation& type, const LayerInstance* caller, InitInfo& group_init);
+  const LayerDecl* synthesize_mlp(const Invocation& type, const LayerInstance* caller,
+                                  InitInfo& group_init);
 
   CheckedModel& m_;
   const CheckOptions& options_;
@@ -59,4 +65,4 @@ private:
   int next_group_ = 0;
 };
 
-}  // namespace plastic::dsl::detail
+} // namespace plastic::dsl::detail

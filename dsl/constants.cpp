@@ -18,7 +18,7 @@ std::optional<double> ConstantEvaluator::dim(const std::string& name, const Laye
   if (layer) {
     auto it = layer->dims.find(name);
     if (it != layer->dims.end()) return it->second;
-    return std::nullopt;  // layers see only their own arguments
+    return std::nullopt; // layers see only their own arguments
   }
   for (size_t i = 0; i < model_.dims.size(); ++i)
     if (model_.dims[i].name == name) {
@@ -30,10 +30,11 @@ std::optional<double> ConstantEvaluator::dim(const std::string& name, const Laye
 
 std::optional<double> ConstantEvaluator::eval(const Expr& e, const LayerInstance* layer) {
   switch (e.kind) {
-  case ExprKind::Number: return e.number;
+  case ExprKind::Number:
+    return e.number;
   case ExprKind::Name: {
     if (auto v = dim(e.text, layer)) return v;
-    if (!layer && bindings_.broken.count(e.text)) return std::nullopt;  // already reported
+    if (!layer && bindings_.broken.count(e.text)) return std::nullopt; // already reported
     diag_.error(e.span, fmt::format("'{}' is not a constant", e.text),
                 layer ? "only the layer's arguments and numbers can be used here"
                       : "only dims, consts and numbers can be used here");
@@ -48,36 +49,46 @@ std::optional<double> ConstantEvaluator::eval(const Expr& e, const LayerInstance
     auto b = eval(e.child(1), layer);
     if (!a || !b) return std::nullopt;
     switch (e.binary_op) {
-    case BinaryOp::Add: return *a + *b;
-    case BinaryOp::Sub: return *a - *b;
-    case BinaryOp::Mul: return *a * *b;
-    case BinaryOp::Pow: return std::pow(*a, *b);
+    case BinaryOp::Add:
+      return *a + *b;
+    case BinaryOp::Sub:
+      return *a - *b;
+    case BinaryOp::Mul:
+      return *a * *b;
+    case BinaryOp::Pow:
+      return std::pow(*a, *b);
     case BinaryOp::Div:
       if (*b == 0) {
         diag_.error(e.span, "division by zero in a constant expression");
         return std::nullopt;
       }
       return *a / *b;
-    case BinaryOp::MatMul: break;
+    case BinaryOp::MatMul:
+      break;
     }
-    diag_.error(e.span, fmt::format("'{}' is not allowed in a constant expression", to_string(e.binary_op)));
+    diag_.error(e.span, fmt::format("'{}' is not allowed in a constant expression",
+                                    to_string(e.binary_op)));
     return std::nullopt;
   }
   case ExprKind::Call:
-    if (e.child(0).kind == ExprKind::Name && e.child(0).text == "logsig_dim" && e.args.size() == 2) {
+    if (e.child(0).kind == ExprKind::Name && e.child(0).text == "logsig_dim" &&
+        e.args.size() == 2) {
       auto d = eval(*e.args[0].value, layer);
       auto n = eval(*e.args[1].value, layer);
       if (!d || !n) return std::nullopt;
-      return static_cast<double>(logsig_dimension(static_cast<int64_t>(*d), static_cast<int64_t>(*n)));
+      return static_cast<double>(
+          logsig_dimension(static_cast<int64_t>(*d), static_cast<int64_t>(*n)));
     }
     [[fallthrough]];
   default:
-    diag_.error(e.span, "expected a constant expression", "dims, consts, numbers, + - * / and logsig_dim(d, depth)");
+    diag_.error(e.span, "expected a constant expression",
+                "dims, consts, numbers, + - * / and logsig_dim(d, depth)");
     return std::nullopt;
   }
 }
 
-std::optional<int64_t> ConstantEvaluator::integer(const Expr& e, const LayerInstance* layer, std::string_view what) {
+std::optional<int64_t> ConstantEvaluator::integer(const Expr& e, const LayerInstance* layer,
+                                                  std::string_view what) {
   auto v = eval(e, layer);
   if (!v) return std::nullopt;
   if (*v != std::floor(*v) || std::abs(*v) > 1e15) {
@@ -87,4 +98,4 @@ std::optional<int64_t> ConstantEvaluator::integer(const Expr& e, const LayerInst
   return static_cast<int64_t>(*v);
 }
 
-}  // namespace plastic::dsl
+} // namespace plastic::dsl

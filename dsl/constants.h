@@ -25,8 +25,8 @@ namespace plastic::dsl {
 /// tables (dims, inputs, params, states, outputs) or by its declaration.
 struct Uses {
   std::set<int> params, dims, inputs, states, outputs;
-  std::set<const FnDecl*> fns;            ///< model-level fns
-  std::set<const LayerInstance*> layers;  ///< model-level layer instances
+  std::set<const FnDecl*> fns;           ///< model-level fns
+  std::set<const LayerInstance*> layers; ///< model-level layer instances
 };
 
 /// β(d, depth), the depth-`depth` log-signature dimension of a d-channel
@@ -40,7 +40,8 @@ class ConstantEvaluator {
 public:
   /// `bindings.broken` names declarations whose errors were already
   /// reported; a use of one is not reported again.
-  ConstantEvaluator(const CheckedModel& model, const Bindings& bindings, DiagnosticEngine& diag, Uses* uses)
+  ConstantEvaluator(const CheckedModel& model, const Bindings& bindings, DiagnosticEngine& diag,
+                    Uses* uses)
       : model_(model), bindings_(bindings), diag_(diag), uses_(uses) {}
 
   /// The value of the dim or const `name` (in a layer: of its argument), or
@@ -58,4 +59,4 @@ private:
   Uses* uses_;
 };
 
-}  // namespace plastic::dsl
+} // namespace plastic::dsl

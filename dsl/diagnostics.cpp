@@ -23,13 +23,16 @@ void DiagnosticEngine::note(Span span, std::string message) {
 void DiagnosticEngine::render(std::ostream& os, bool color) const {
   // In source order within a file (the lexer reports before the parser).
   std::vector<size_t> order(diags_.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
   auto key = [this](size_t i) {
     const Diagnostic& d = diags_[i];
-    return std::make_tuple(d.span.valid(), reinterpret_cast<uintptr_t>(d.span.file), d.span.begin, i);
+    return std::make_tuple(d.span.valid(), reinterpret_cast<uintptr_t>(d.span.file), d.span.begin,
+                           i);
   };
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return key(a) < key(b); });
-  for (size_t i : order) render_one(os, diags_[i], color);
+  for (size_t i : order)
+    render_one(os, diags_[i], color);
 }
 
 void DiagnosticEngine::render_one(std::ostream& os, const Diagnostic& d, bool color) {
@@ -42,8 +45,8 @@ void DiagnosticEngine::render_one(std::ostream& os, const Diagnostic& d, bool co
   if (d.severity == Severity::Note) tint = color ? "\033[1;36m" : "", label = "note";
 
   if (!d.span.valid()) {
-    os << bold << "plastic: " << reset << tint << label << ": " << reset << bold << d.message << reset
-       << "\n";
+    os << bold << "plastic: " << reset << tint << label << ": " << reset << bold << d.message
+       << reset << "\n";
     if (!d.hint.empty()) os << "  hint: " << d.hint << "\n";
     return;
   }
@@ -60,16 +63,20 @@ void DiagnosticEngine::render_one(std::ostream& os, const Diagnostic& d, bool co
   uint32_t start = lc.col - 1;
   uint32_t width = std::max<uint32_t>(1, d.span.end - d.span.begin);
   if (start > line.size()) start = static_cast<uint32_t>(line.size());
-  width = std::min<uint32_t>(width, std::max<uint32_t>(1, static_cast<uint32_t>(line.size()) - start));
+  width =
+      std::min<uint32_t>(width, std::max<uint32_t>(1, static_cast<uint32_t>(line.size()) - start));
   std::string pad;
-  for (uint32_t i = 0; i < start; ++i) pad += line[i] == '\t' ? '\t' : ' ';
+  for (uint32_t i = 0; i < start; ++i)
+    pad += line[i] == '\t' ? '\t' : ' ';
   os << pad << tint << "^" << std::string(width - 1, '~') << reset << "\n";
-  if (!d.hint.empty()) os << " " << std::string(gutter.size(), ' ') << " = hint: " << d.hint << "\n";
+  if (!d.hint.empty())
+    os << " " << std::string(gutter.size(), ' ') << " = hint: " << d.hint << "\n";
 }
 
 static size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t j = 0; j <= b.size(); ++j)
+    prev[j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
     cur[0] = i;
     for (size_t j = 1; j <= b.size(); ++j) {
@@ -92,4 +99,4 @@ std::string closest_name(const std::string& name, const std::vector<std::string>
   return best;
 }
 
-}  // namespace plastic::dsl
+} // namespace plastic::dsl

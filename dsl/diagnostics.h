@@ -25,7 +25,7 @@ struct Diagnostic {
   Severity severity = Severity::Error;
   Span span;
   std::string message;
-  std::string hint;  ///< empty if none
+  std::string hint; ///< empty if none
 };
 
 /// Collects diagnostics; renders them in the classic compiler format.
@@ -59,4 +59,4 @@ private:
 /// The closest candidate to `name` by edit distance, or "" if none is close.
 std::string closest_name(const std::string& name, const std::vector<std::string>& candidates);
 
-}  // namespace plastic::dsl
+} // namespace plastic::dsl

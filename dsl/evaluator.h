@@ -15,8 +15,8 @@
 //   Value leaf(const Leaf&, Span);
 //   Value unary(const Value&, Span);                          // negation
 //   Value binary(BinaryOp, const Value&, const Value&, Span);  // + - * / ^ @
-//   Value builtin(Builtin, std::vector<Value>&, const BuiltinConsts&, Span, const std::vector<Span>&);
-//   Value index(const Value&, const std::vector<IndexItem>&, Span);
+//   Value builtin(Builtin, std::vector<Value>&, const BuiltinConsts&, Span, const
+//   std::vector<Span>&); Value index(const Value&, const std::vector<IndexItem>&, Span);
 //
 // Internal header of dsl/: the checker uses it.
 #pragma once
@@ -37,13 +37,12 @@ namespace plastic::dsl {
 /// Where an expression is evaluated; decides which names mean what.
 enum class Where { Init, Flow, Jump, Output, ObsOutput, Loss };
 
-template <class Domain>
-class Evaluator {
+template <class Domain> class Evaluator {
 public:
   using Value = typename Domain::Value;
 
-  Evaluator(const CheckedModel& model, const Bindings& bindings, Domain& domain, DiagnosticEngine& diag,
-            Uses* uses = nullptr)
+  Evaluator(const CheckedModel& model, const Bindings& bindings, Domain& domain,
+            DiagnosticEngine& diag, Uses* uses = nullptr)
       : model_(model), bindings_(bindings), domain_(domain), diag_(diag), uses_(uses),
         consts_(model, bindings, diag, uses) {}
 
@@ -70,7 +69,7 @@ private:
     std::vector<Local> locals;
     const LayerInstance* layer = nullptr;
     Where where = Where::Flow;
-    bool barrier = false;  ///< a function body: caller's locals are not visible
+    bool barrier = false; ///< a function body: caller's locals are not visible
   };
 
   // ---- lookups ----------------------------------------------------------
@@ -89,43 +88,55 @@ private:
 
   const Scope& root(const Scope& s) {
     const Scope* p = &s;
-    while (p->parent) p = p->parent;
+    while (p->parent)
+      p = p->parent;
     return *p;
   }
 
   /// Records a use of the declaration `key` of the kind `set` names.
-  template <class Key>
-  void use(std::set<Key> Uses::*set, Key key) {
+  template <class Key> void use(std::set<Key> Uses::* set, Key key) {
     if (uses_) (uses_->*set).insert(key);
   }
 
   std::vector<std::string> visible_names(const Scope& s) {
     std::vector<std::string> names;
     for (const Scope* p = &s; p; p = p->parent) {
-      for (const Local& l : p->locals) names.push_back(l.name);
+      for (const Local& l : p->locals)
+        names.push_back(l.name);
       if (p->barrier) break;
     }
     if (s.layer) {
-      for (auto& [n, v] : s.layer->dims) names.push_back(n);
-      for (auto& [n, v] : s.layer->params) names.push_back(n);
-      for (auto& [n, v] : s.layer->layers) names.push_back(n);
+      for (auto& [n, v] : s.layer->dims)
+        names.push_back(n);
+      for (auto& [n, v] : s.layer->params)
+        names.push_back(n);
+      for (auto& [n, v] : s.layer->layers)
+        names.push_back(n);
     } else {
-      for (const DimValue& d : model_.dims) names.push_back(d.name);
+      for (const DimValue& d : model_.dims)
+        names.push_back(d.name);
       for (const ParamInfo& p : model_.params)
         if (p.name.find('.') == std::string::npos) names.push_back(p.name);
-      for (auto& [n, l] : bindings_.top_layers) names.push_back(n);
-      for (const StateInfo& st : model_.states) names.push_back(st.name);
-      for (const InputInfo& in : model_.inputs) names.push_back(in.name);
-      for (const OutputInfo& o : model_.outputs) names.push_back(o.name);
-      for (auto& [n, f] : bindings_.fns) names.push_back(n);
+      for (auto& [n, l] : bindings_.top_layers)
+        names.push_back(n);
+      for (const StateInfo& st : model_.states)
+        names.push_back(st.name);
+      for (const InputInfo& in : model_.inputs)
+        names.push_back(in.name);
+      for (const OutputInfo& o : model_.outputs)
+        names.push_back(o.name);
+      for (auto& [n, f] : bindings_.fns)
+        names.push_back(n);
     }
-    for (const char* n : {"t", "T", "t0"}) names.emplace_back(n);
-    for (auto& b : builtin_names()) names.push_back(b);
+    for (const char* n : {"t", "T", "t0"})
+      names.emplace_back(n);
+    for (auto& b : builtin_names())
+      names.push_back(b);
     return names;
   }
 
   Value unknown(const Expr& e, const Scope& s, const std::string& what = "name") {
-    if (!s.layer && bindings_.broken.count(e.text)) return domain_.error();  // already reported
+    if (!s.layer && bindings_.broken.count(e.text)) return domain_.error(); // already reported
     std::string near = closest_name(e.text, visible_names(s));
     std::string hint = near.empty() ? "" : fmt::format("did you mean '{}'?", near);
     if (near.empty() && s.layer)
@@ -136,7 +147,9 @@ private:
 
   // ---- constants (constants.cpp) -----------------------------------------
 
-  std::optional<double> const_eval(const Expr& e, const Scope& s) { return consts_.eval(e, s.layer); }
+  std::optional<double> const_eval(const Expr& e, const Scope& s) {
+    return consts_.eval(e, s.layer);
+  }
 
   std::optional<int64_t> const_int(const Expr& e, const Scope& s, std::string_view what) {
     return consts_.integer(e, s.layer, what);
@@ -146,11 +159,13 @@ private:
 
   Value eval(const Expr& e, const Scope& s) {
     switch (e.kind) {
-    case ExprKind::Number: return domain_.number(e.number, e.span);
+    case ExprKind::Number:
+      return domain_.number(e.number, e.span);
     case ExprKind::String:
       diag_.error(e.span, "a string is only allowed as the first argument of einsum");
       return domain_.error();
-    case ExprKind::Name: return eval_name(e, s);
+    case ExprKind::Name:
+      return eval_name(e, s);
     case ExprKind::Unary: {
       Value a = eval(e.child(0), s);
       if (domain_.failed(a)) return a;
@@ -167,12 +182,15 @@ private:
       if (domain_.failed(a) || domain_.failed(b)) return domain_.error();
       return domain_.binary(e.binary_op, a, b, e.span);
     }
-    case ExprKind::Call: return eval_call(e, s);
-    case ExprKind::Index: return eval_index(e, s);
+    case ExprKind::Call:
+      return eval_call(e, s);
+    case ExprKind::Index:
+      return eval_index(e, s);
     case ExprKind::List:
       diag_.error(e.span, "a list is only allowed as the shape argument of reshape");
       return domain_.error();
-    case ExprKind::Block: return eval_block(e, s);
+    case ExprKind::Block:
+      return eval_block(e, s);
     case ExprKind::Slice:
     case ExprKind::Ellipsis:
       diag_.error(e.span, "a slice is only allowed inside [ ]");
@@ -210,7 +228,8 @@ private:
         use(&Uses::params, it->second);
         return domain_.leaf({Leaf::Param, it->second}, e.span);
       }
-      if (auto it = s.layer->dims.find(n); it != s.layer->dims.end()) return domain_.number(it->second, e.span);
+      if (auto it = s.layer->dims.find(n); it != s.layer->dims.end())
+        return domain_.number(it->second, e.span);
       if (s.layer->layers.count(n) || layer_fn(s.layer, n))
         return not_a_value(e, fmt::format("'{}' is a layer or function; call it", n));
       return unknown(e, s);
@@ -238,8 +257,10 @@ private:
       }
     if (n == "t" || n == "T" || n == "t0") {
       When w = n == "t" ? When::Now : n == "T" ? When::Final : When::Initial;
-      if (w == When::Now && (s.where == Where::Init || s.where == Where::Output || s.where == Where::Loss))
-        return not_a_value(e, "'t' is the current time, which exists only in flows, jumps and per-observation outputs");
+      if (w == When::Now &&
+          (s.where == Where::Init || s.where == Where::Output || s.where == Where::Loss))
+        return not_a_value(e, "'t' is the current time, which exists only in flows, jumps and "
+                              "per-observation outputs");
       return domain_.leaf({Leaf::Time, 0, w}, e.span);
     }
     if (bindings_.top_layers.count(n) || bindings_.fns.count(n) || find_builtin(n))
@@ -256,8 +277,9 @@ private:
     const StateInfo& st = model_.states[index];
     use(&Uses::states, index);
     if (s.where == Where::Init)
-      return not_a_value(e, fmt::format("state '{}' has no value while initial values are computed", st.name),
-                         "initial values may use parameters, static inputs and x(t0)");
+      return not_a_value(
+          e, fmt::format("state '{}' has no value while initial values are computed", st.name),
+          "initial values may use parameters, static inputs and x(t0)");
     if (s.where == Where::Loss)
       return not_a_value(e, fmt::format("state '{}' cannot be used in the loss", st.name),
                          "declare an output that reads it and use the output");
@@ -273,13 +295,17 @@ private:
     switch (in.kind) {
     case InputKind::Path:
       return not_a_value(e, fmt::format("path '{}' must be read at a time", in.name),
-                         fmt::format("write {}(t) for its value now, d{}(t) for its derivative", in.name, in.name));
-    case InputKind::Static: return domain_.leaf({Leaf::Static, index}, e.span);
+                         fmt::format("write {}(t) for its value now, d{}(t) for its derivative",
+                                     in.name, in.name));
+    case InputKind::Static:
+      return domain_.leaf({Leaf::Static, index}, e.span);
     case InputKind::Label:
     case InputKind::Target:
       if (s.where != Where::Loss)
-        return not_a_value(e, fmt::format("'{}' is a training target; it can only be used in the loss", in.name));
-      return domain_.leaf({in.kind == InputKind::Label ? Leaf::Label : Leaf::Target, index}, e.span);
+        return not_a_value(
+            e, fmt::format("'{}' is a training target; it can only be used in the loss", in.name));
+      return domain_.leaf({in.kind == InputKind::Label ? Leaf::Label : Leaf::Target, index},
+                          e.span);
     }
     throw InternalError("unhandled input kind");
   }
@@ -291,8 +317,10 @@ private:
   }
 
   std::optional<When> time_arg(const Expr& call, const std::string& what) {
-    if (call.args.size() != 1 || !call.args[0].name.name.empty() || call.args[0].value->kind != ExprKind::Name ||
-        (call.args[0].value->text != "t" && call.args[0].value->text != "T" && call.args[0].value->text != "t0")) {
+    if (call.args.size() != 1 || !call.args[0].name.name.empty() ||
+        call.args[0].value->kind != ExprKind::Name ||
+        (call.args[0].value->text != "t" && call.args[0].value->text != "T" &&
+         call.args[0].value->text != "t0")) {
       diag_.error(call.span, fmt::format("{} is read at t, T or t0", what),
                   "write x(t) for now, x(T) for the final time, x(t0) for the first observation");
       return std::nullopt;
@@ -304,16 +332,23 @@ private:
   Value eval_call(const Expr& e, const Scope& s) {
     const Expr& callee = e.child(0);
     if (callee.kind != ExprKind::Name) {
-      diag_.error(callee.span, "this expression is not a function", "only names of functions, layers, paths and states can be called");
+      diag_.error(callee.span, "this expression is not a function",
+                  "only names of functions, layers, paths and states can be called");
       return domain_.error();
     }
     const std::string& n = callee.text;
-    if (!s.layer && bindings_.broken.count(n) && !find_local(s, n)) return domain_.error();  // already reported
-    if (find_local(s, n)) return not_a_value(callee, fmt::format("'{}' is not a function", n), "it is a value bound by let or a parameter of the function");
+    if (!s.layer && bindings_.broken.count(n) && !find_local(s, n))
+      return domain_.error(); // already reported
+    if (find_local(s, n))
+      return not_a_value(callee, fmt::format("'{}' is not a function", n),
+                         "it is a value bound by let or a parameter of the function");
     if (s.layer) {
-      if (auto it = s.layer->layers.find(n); it != s.layer->layers.end()) return apply_layer(*it->second, e, s);
+      if (auto it = s.layer->layers.find(n); it != s.layer->layers.end())
+        return apply_layer(*it->second, e, s);
       if (const FnDecl* f = layer_fn(s.layer, n)) return call_fn(*f, s.layer, e, s);
-      if (s.layer->params.count(n)) return not_a_value(callee, fmt::format("'{}' is not a function", n), "it is a parameter tensor");
+      if (s.layer->params.count(n))
+        return not_a_value(callee, fmt::format("'{}' is not a function", n),
+                           "it is a parameter tensor");
     } else {
       if (auto it = bindings_.top_layers.find(n); it != bindings_.top_layers.end()) {
         use(&Uses::layers, it->second);
@@ -331,7 +366,9 @@ private:
         }
       if (auto r = path_call(e, s)) return *r;
       for (const ParamInfo& p : model_.params)
-        if (p.name == n) return not_a_value(callee, fmt::format("'{}' is not a function", n), "it is a parameter tensor; use '@' to apply a matrix");
+        if (p.name == n)
+          return not_a_value(callee, fmt::format("'{}' is not a function", n),
+                             "it is a parameter tensor; use '@' to apply a matrix");
     }
     if (const BuiltinSpec* b = find_builtin(n)) return call_builtin(*b, e, s);
     return unknown(callee, s, "function");
@@ -341,7 +378,8 @@ private:
   std::optional<Value> path_call(const Expr& e, const Scope& s) {
     const std::string& n = e.child(0).text;
     for (int derivative = 0; derivative < 2; ++derivative) {
-      std::string base = derivative ? (n.size() > 1 && n[0] == 'd' ? n.substr(1) : std::string()) : n;
+      std::string base =
+          derivative ? (n.size() > 1 && n[0] == 'd' ? n.substr(1) : std::string()) : n;
       if (base.empty()) continue;
       for (size_t i = 0; i < model_.inputs.size(); ++i) {
         const InputInfo& in = model_.inputs[i];
@@ -349,16 +387,21 @@ private:
         use(&Uses::inputs, static_cast<int>(i));
         if (in.kind != InputKind::Path) {
           diag_.error(e.child(0).span, fmt::format("'{}' is not a path", in.name),
-                      derivative ? "only path inputs have a derivative dx(t)" : "only path inputs are read at a time");
+                      derivative ? "only path inputs have a derivative dx(t)"
+                                 : "only path inputs are read at a time");
           return domain_.error();
         }
         auto when = time_arg(e, fmt::format("path '{}'", in.name));
         if (!when) return domain_.error();
-        if (*when == When::Now && (s.where == Where::Init || s.where == Where::Output || s.where == Where::Loss)) {
-          diag_.error(e.span, "there is no current time here", "use T (final time) or t0 (first observation)");
+        if (*when == When::Now &&
+            (s.where == Where::Init || s.where == Where::Output || s.where == Where::Loss)) {
+          diag_.error(e.span, "there is no current time here",
+                      "use T (final time) or t0 (first observation)");
           return domain_.error();
         }
-        return domain_.leaf({derivative ? Leaf::PathDerivative : Leaf::PathValue, static_cast<int>(i), *when}, e.span);
+        return domain_.leaf(
+            {derivative ? Leaf::PathDerivative : Leaf::PathValue, static_cast<int>(i), *when},
+            e.span);
       }
     }
     return std::nullopt;
@@ -372,7 +415,8 @@ private:
         return false;
       }
     if (got != want) {
-      diag_.error(e.span, fmt::format("wrong number of arguments: {} takes {}, got {}", what, want, got));
+      diag_.error(e.span,
+                  fmt::format("wrong number of arguments: {} takes {}, got {}", what, want, got));
       return false;
     }
     return true;
@@ -382,12 +426,15 @@ private:
     const FnDecl* apply = nullptr;
     for (const FnDecl& f : layer.def->fns)
       if (f.is_apply) apply = &f;
-    if (!apply) return not_a_value(e.child(0), fmt::format("layer '{}' has no apply function", layer.def->name.name));
+    if (!apply)
+      return not_a_value(e.child(0),
+                         fmt::format("layer '{}' has no apply function", layer.def->name.name));
     return call_fn(*apply, &layer, e, s);
   }
 
   Value call_fn(const FnDecl& f, const LayerInstance* layer, const Expr& e, const Scope& s) {
-    std::string what = f.is_apply ? fmt::format("layer '{}'", e.child(0).text) : fmt::format("'{}'", f.name.name);
+    std::string what =
+        f.is_apply ? fmt::format("layer '{}'", e.child(0).text) : fmt::format("'{}'", f.name.name);
     if (!check_arity(e, f.params.size(), what)) return domain_.error();
     for (const FnDecl* active : stack_)
       if (active == &f) {
@@ -414,36 +461,46 @@ private:
 
   Value call_builtin(const BuiltinSpec& spec, const Expr& e, const Scope& s) {
     if (is_loss_builtin(spec.id) && s.where != Where::Loss)
-      return not_a_value(e.child(0), fmt::format("{} is a loss; it can only be used in the loss declaration", spec.name));
+      return not_a_value(
+          e.child(0),
+          fmt::format("{} is a loss; it can only be used in the loss declaration", spec.name));
     BuiltinConsts consts;
     std::vector<Value> tensors;
     std::vector<Span> spans;
     std::vector<const Arg*> positional;
     bool ok = true;
     for (const Arg& a : e.args) {
-      if (a.name.name.empty()) { positional.push_back(&a); continue; }
+      if (a.name.name.empty()) {
+        positional.push_back(&a);
+        continue;
+      }
       const BuiltinOption* opt = nullptr;
       for (const BuiltinOption& o : spec.options)
         if (o.name == a.name.name) opt = &o;
       if (!opt) {
         diag_.error(a.name.span, fmt::format("{} has no option '{}'", spec.name, a.name.name),
-                    spec.options.empty() ? "" : fmt::format("its option is '{}'", spec.options[0].name));
+                    spec.options.empty() ? ""
+                                         : fmt::format("its option is '{}'", spec.options[0].name));
         ok = false;
         continue;
       }
       if (opt->integer) {
         auto v = const_int(*a.value, s, opt->name);
-        if (!v) ok = false;
-        else consts.axis = *v;
+        if (!v)
+          ok = false;
+        else
+          consts.axis = *v;
       } else {
         auto v = const_eval(*a.value, s);
-        if (!v) ok = false;
-        else consts.eps = *v;
+        if (!v)
+          ok = false;
+        else
+          consts.eps = *v;
       }
     }
     for (const BuiltinOption& o : spec.options)
-      if (o.integer && !consts.axis && o.name == "axis" && spec.id != Builtin::Sum && spec.id != Builtin::Mean &&
-          spec.id != Builtin::Max)
+      if (o.integer && !consts.axis && o.name == "axis" && spec.id != Builtin::Sum &&
+          spec.id != Builtin::Mean && spec.id != Builtin::Max)
         consts.axis = static_cast<int64_t>(o.default_value);
     // Walk the signature (parsed once with the table, builtins.cpp).
     const std::string& kinds = spec.kinds;
@@ -452,9 +509,11 @@ private:
     size_t max_args = variadic ? SIZE_MAX : kinds.size();
     if (positional.size() < required || positional.size() > max_args) {
       std::string want = variadic ? fmt::format("at least {}", required)
-                        : required == kinds.size() ? std::to_string(required)
-                                                   : fmt::format("{} to {}", required, kinds.size());
-      diag_.error(e.span, fmt::format("wrong number of arguments: {} takes {}, got {}", spec.name, want, positional.size()));
+                         : required == kinds.size()
+                             ? std::to_string(required)
+                             : fmt::format("{} to {}", required, kinds.size());
+      diag_.error(e.span, fmt::format("wrong number of arguments: {} takes {}, got {}", spec.name,
+                                      want, positional.size()));
       return domain_.error();
     }
     for (size_t i = 0; i < positional.size(); ++i) {
@@ -470,13 +529,16 @@ private:
       }
       case 'i': {
         auto v = const_int(a, s, "an axis");
-        if (!v) ok = false;
-        else consts.axis = *v;
+        if (!v)
+          ok = false;
+        else
+          consts.axis = *v;
         break;
       }
       case 's':
         if (a.kind != ExprKind::String) {
-          diag_.error(a.span, fmt::format("{} expects a string such as \"ij,j->i\" here", spec.name));
+          diag_.error(a.span,
+                      fmt::format("{} expects a string such as \"ij,j->i\" here", spec.name));
           ok = false;
         } else {
           consts.spec = a.text;
@@ -484,20 +546,24 @@ private:
         break;
       case 'l':
         if (a.kind != ExprKind::List) {
-          diag_.error(a.span, fmt::format("{} expects a list of dims such as [4, 20] here", spec.name));
+          diag_.error(a.span,
+                      fmt::format("{} expects a list of dims such as [4, 20] here", spec.name));
           ok = false;
         } else {
           for (const ExprPtr& item : a.children) {
             auto v = const_int(*item, s, "a dimension");
-            if (!v) ok = false;
-            else consts.shape.push_back(*v);
+            if (!v)
+              ok = false;
+            else
+              consts.shape.push_back(*v);
           }
         }
         break;
       }
     }
     if (spec.id == Builtin::Einsum && tensors.empty()) {
-      diag_.error(e.span, "wrong number of arguments: einsum needs a spec and at least one operand");
+      diag_.error(e.span,
+                  "wrong number of arguments: einsum needs a spec and at least one operand");
       return domain_.error();
     }
     if (!ok) return domain_.error();
@@ -517,15 +583,24 @@ private:
         it.kind = IndexItem::Slice;
         if (item.children[0]) {
           auto v = const_int(item.child(0), s, "a slice bound");
-          if (!v) ok = false; else it.lo = *v;
+          if (!v)
+            ok = false;
+          else
+            it.lo = *v;
         }
         if (item.children[1]) {
           auto v = const_int(item.child(1), s, "a slice bound");
-          if (!v) ok = false; else it.hi = *v;
+          if (!v)
+            ok = false;
+          else
+            it.hi = *v;
         }
       } else {
         auto v = const_int(item, s, "an index");
-        if (!v) ok = false; else it.index = *v;
+        if (!v)
+          ok = false;
+        else
+          it.index = *v;
       }
       items.push_back(it);
     }
@@ -543,4 +618,4 @@ private:
   std::set<uint32_t> warned_lets_;
 };
 
-}  // namespace plastic::dsl
+} // namespace plastic::dsl

@@ -31,10 +31,11 @@ std::unique_ptr<Module> parse_prelude() {
   return module;
 }
 
-CheckResult check_source(std::string name, std::string text, const CheckOptions& options, DiagnosticEngine& diag) {
+CheckResult check_source(std::string name, std::string text, const CheckOptions& options,
+                         DiagnosticEngine& diag) {
   auto file = std::make_shared<SourceFile>(std::move(name), std::move(text));
   auto module = std::make_unique<Module>(parse(file, diag, false));
-  if (diag.has_errors()) return {};  // shapes of a broken parse would only add noise
+  if (diag.has_errors()) return {}; // shapes of a broken parse would only add noise
   std::unique_ptr<Module> prelude = parse_prelude();
   // Diagnostics may point into the prelude (a layer's definition): its text
   // must outlive the checked model, which a failed check destroys.
@@ -52,7 +53,8 @@ bool read_file(const std::string& path, std::string& out) {
   return true;
 }
 
-CheckResult check_file(const std::string& path, const CheckOptions& options, DiagnosticEngine& diag) {
+CheckResult check_file(const std::string& path, const CheckOptions& options,
+                       DiagnosticEngine& diag) {
   std::string text;
   if (!read_file(path, text)) {
     diag.error({}, fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
@@ -61,4 +63,4 @@ CheckResult check_file(const std::string& path, const CheckOptions& options, Dia
   return check_source(path, std::move(text), options, diag);
 }
 
-}  // namespace plastic::dsl
+} // namespace plastic::dsl

@@ -17,12 +17,14 @@ std::string_view prelude_source();
 std::unique_ptr<Module> parse_prelude();
 
 /// Parses and checks one model given as text. `name` is used in diagnostics.
-CheckResult check_source(std::string name, std::string text, const CheckOptions& options, DiagnosticEngine& diag);
+CheckResult check_source(std::string name, std::string text, const CheckOptions& options,
+                         DiagnosticEngine& diag);
 
 /// Reads and checks a model file; an unreadable file is an error without a span.
-CheckResult check_file(const std::string& path, const CheckOptions& options, DiagnosticEngine& diag);
+CheckResult check_file(const std::string& path, const CheckOptions& options,
+                       DiagnosticEngine& diag);
 
 /// Reads a whole file; false if it cannot be read.
 bool read_file(const std::string& path, std::string& out);
 
-}  // namespace plastic::dsl
+} // namespace plastic::dsl

@@ -12,19 +12,32 @@ namespace plastic::dsl {
 
 std::string_view to_string(InitKind kind) {
   switch (kind) {
-  case InitKind::UniformFanIn: return "uniform_fan_in";
-  case InitKind::GlorotUniform: return "glorot_uniform";
-  case InitKind::GlorotNormal: return "glorot_normal";
-  case InitKind::KaimingUniform: return "kaiming_uniform";
-  case InitKind::KaimingNormal: return "kaiming_normal";
-  case InitKind::Zeros: return "zeros";
-  case InitKind::Ones: return "ones";
-  case InitKind::Constant: return "constant";
-  case InitKind::Normal: return "normal";
-  case InitKind::Uniform: return "uniform";
-  case InitKind::Orthogonal: return "orthogonal";
-  case InitKind::Critical: return "critical";
-  case InitKind::StabilityInformed: return "stability_informed";
+  case InitKind::UniformFanIn:
+    return "uniform_fan_in";
+  case InitKind::GlorotUniform:
+    return "glorot_uniform";
+  case InitKind::GlorotNormal:
+    return "glorot_normal";
+  case InitKind::KaimingUniform:
+    return "kaiming_uniform";
+  case InitKind::KaimingNormal:
+    return "kaiming_normal";
+  case InitKind::Zeros:
+    return "zeros";
+  case InitKind::Ones:
+    return "ones";
+  case InitKind::Constant:
+    return "constant";
+  case InitKind::Normal:
+    return "normal";
+  case InitKind::Uniform:
+    return "uniform";
+  case InitKind::Orthogonal:
+    return "orthogonal";
+  case InitKind::Critical:
+    return "critical";
+  case InitKind::StabilityInformed:
+    return "stability_informed";
   }
   return "?";
 }
@@ -63,14 +76,18 @@ const std::vector<InitSpec>& init_specs() {
   return specs;
 }
 
-const std::vector<std::string> kActivations = {"relu", "tanh", "sigmoid", "elu", "softplus", "none"};
+const std::vector<std::string> kActivations = {"relu", "tanh",     "sigmoid",
+                                               "elu",  "softplus", "none"};
 
-}  // namespace
+} // namespace
 
-std::optional<InitInfo> Checker::check_init(const ParamDecl& p, const Shape& shape, const LayerInstance* owner) {
+std::optional<InitInfo> Checker::check_init(const ParamDecl& p, const Shape& shape,
+                                            const LayerInstance* owner) {
   InitInfo info;
-  if (shape.size() >= 2) info.fan_in = shape.back(), info.fan_out = shape[shape.size() - 2];
-  else if (shape.size() == 1) info.fan_in = info.fan_out = shape[0];
+  if (shape.size() >= 2)
+    info.fan_in = shape.back(), info.fan_out = shape[shape.size() - 2];
+  else if (shape.size() == 1)
+    info.fan_in = info.fan_out = shape[0];
   if (!p.init) return info;
   const Invocation& inv = *p.init;
   const InitSpec* spec = nullptr;
@@ -82,12 +99,14 @@ std::optional<InitInfo> Checker::check_init(const ParamDecl& p, const Shape& sha
   if (!spec) {
     std::string near = closest_name(inv.name.name, names);
     diag_.error(inv.name.span, fmt::format("unknown initializer '{}'", inv.name.name),
-                near.empty() ? "see GRAMMAR.md for the initializers" : fmt::format("did you mean '{}'?", near));
+                near.empty() ? "see GRAMMAR.md for the initializers"
+                             : fmt::format("did you mean '{}'?", near));
     return std::nullopt;
   }
   if (spec->kind == InitKind::StabilityInformed) {
     diag_.error(inv.span, "stability_informed initializes a whole network, not one tensor",
-                "use it on an mlp layer: `param f : mlp[n, n, width = 64, depth = 2, init = stability_informed]`");
+                "use it on an mlp layer: `param f : mlp[n, n, width = 64, depth = 2, init = "
+                "stability_informed]`");
     return std::nullopt;
   }
   info.kind = spec->kind;
@@ -97,7 +116,8 @@ std::optional<InitInfo> Checker::check_init(const ParamDecl& p, const Shape& sha
     std::string name;
     if (a.name.name.empty()) {
       if (positional >= spec->args.size()) {
-        diag_.error(a.value->span, fmt::format("wrong number of arguments: {} takes at most {}", spec->name, spec->args.size()));
+        diag_.error(a.value->span, fmt::format("wrong number of arguments: {} takes at most {}",
+                                               spec->name, spec->args.size()));
         ok = false;
         continue;
       }
@@ -106,21 +126,26 @@ std::optional<InitInfo> Checker::check_init(const ParamDecl& p, const Shape& sha
       name = a.name.name;
       if (std::find(spec->args.begin(), spec->args.end(), name) == spec->args.end()) {
         diag_.error(a.name.span, fmt::format("{} has no argument '{}'", spec->name, name),
-                    spec->args.empty() ? "it takes no arguments" : fmt::format("it takes {}", fmt::join(spec->args, ", ")));
+                    spec->args.empty() ? "it takes no arguments"
+                                       : fmt::format("it takes {}", fmt::join(spec->args, ", ")));
         ok = false;
         continue;
       }
     }
     auto v = eval_.constant(*a.value, owner);
-    if (!v) ok = false;
-    else info.args[name] = *v;
+    if (!v)
+      ok = false;
+    else
+      info.args[name] = *v;
   }
   for (size_t i = 0; i < spec->required; ++i)
     if (!info.args.count(std::string(spec->args[i]))) {
-      diag_.error(inv.span, fmt::format("wrong number of arguments: {} needs {}", spec->name, spec->args[i]));
+      diag_.error(inv.span,
+                  fmt::format("wrong number of arguments: {} needs {}", spec->name, spec->args[i]));
       ok = false;
     }
-  if (auto it = info.args.find("fan_in"); it != info.args.end()) info.fan_in = static_cast<int64_t>(it->second);
+  if (auto it = info.args.find("fan_in"); it != info.args.end())
+    info.fan_in = static_cast<int64_t>(it->second);
   if (info.kind == InitKind::Orthogonal && shape.size() < 2) {
     diag_.error(inv.span, "orthogonal initialization needs a matrix (or a stack of matrices)");
     ok = false;
@@ -131,7 +156,8 @@ std::optional<InitInfo> Checker::check_init(const ParamDecl& p, const Shape& sha
 
 void Checker::check_param(const ParamDecl& p, LayerInstance* owner, const std::string& prefix) {
   std::string qualified = prefix + p.name.name;
-  if (!owner) declare(p.name.name, p.name.span, "parameter");
+  if (!owner)
+    declare(p.name.name, p.name.span, "parameter");
   else if (owner->params.count(p.name.name) || owner->layers.count(p.name.name))
     diag_.error(p.name.span, fmt::format("'{}' is already declared in this layer", p.name.name));
   if (p.layer) {
@@ -140,8 +166,10 @@ void Checker::check_param(const ParamDecl& p, LayerInstance* owner, const std::s
       if (!owner) bindings_.broken.insert(p.name.name);
       return;
     }
-    if (owner) owner->layers[p.name.name] = inst;
-    else bindings_.top_layers[p.name.name] = inst;
+    if (owner)
+      owner->layers[p.name.name] = inst;
+    else
+      bindings_.top_layers[p.name.name] = inst;
     return;
   }
   auto shape = shape_of(p.shape, owner);
@@ -160,7 +188,8 @@ const LayerDecl* Checker::find_layer(const std::string& name) const {
   return it == layer_defs_.end() ? nullptr : it->second;
 }
 
-const LayerInstance* Checker::instantiate(const Invocation& type, const std::string& path, const LayerInstance* caller) {
+const LayerInstance* Checker::instantiate(const Invocation& type, const std::string& path,
+                                          const LayerInstance* caller) {
   InitInfo group_init;
   group_init.group = -1;
   const LayerDecl* def = nullptr;
@@ -172,20 +201,27 @@ const LayerInstance* Checker::instantiate(const Invocation& type, const std::str
     def = find_layer(type.name.name);
     if (!def) {
       std::vector<std::string> names = {"mlp"};
-      for (auto& [n, d] : layer_defs_) names.push_back(n);
+      for (auto& [n, d] : layer_defs_)
+        names.push_back(n);
       std::string near = closest_name(type.name.name, names);
       diag_.error(type.name.span, fmt::format("unknown layer type '{}'", type.name.name),
-                  near.empty() ? fmt::format("layers: {}", fmt::join(names, ", ")) : fmt::format("did you mean '{}'?", near));
+                  near.empty() ? fmt::format("layers: {}", fmt::join(names, ", "))
+                               : fmt::format("did you mean '{}'?", near));
       return nullptr;
     }
     if (type.args.size() != def->args.size()) {
-      diag_.error(type.span, fmt::format("wrong number of arguments: layer {} takes {} ({}), got {}", def->name.name,
-                                         def->args.size(), fmt::join([&] {
-                                           std::vector<std::string> v;
-                                           for (const Ident& a : def->args) v.push_back(a.name);
-                                           return v;
-                                         }(), ", "),
-                                         type.args.size()));
+      diag_.error(type.span,
+                  fmt::format("wrong number of arguments: layer {} takes {} ({}), got {}",
+                              def->name.name, def->args.size(),
+                              fmt::join(
+                                  [&] {
+                                    std::vector<std::string> v;
+                                    for (const Ident& a : def->args)
+                                      v.push_back(a.name);
+                                    return v;
+                                  }(),
+                                  ", "),
+                              type.args.size()));
       return nullptr;
     }
   }
@@ -202,30 +238,38 @@ const LayerInstance* Checker::instantiate(const Invocation& type, const std::str
         ok = false;
         continue;
       }
-      auto v = positive_int(*a.value, fmt::format("argument '{}' of {}", def->args[i].name, def->name.name), caller);
-      if (!v) ok = false;
-      else raw->dims[def->args[i].name] = static_cast<double>(*v);
+      auto v = positive_int(
+          *a.value, fmt::format("argument '{}' of {}", def->args[i].name, def->name.name), caller);
+      if (!v)
+        ok = false;
+      else
+        raw->dims[def->args[i].name] = static_cast<double>(*v);
     }
     if (!ok) return nullptr;
   }
   bindings_.layers.push_back(std::move(inst));
   size_t first_param = m_.params.size();
-  for (const ParamDecl& p : def->params) check_param(p, raw, path + ".");
+  for (const ParamDecl& p : def->params)
+    check_param(p, raw, path + ".");
   if (group_init.group >= 0)
     for (size_t i = first_param; i < m_.params.size(); ++i) {
       InitInfo& init = m_.params[i].init;
       bool bias = m_.params[i].shape.size() == 1;
       init.group = group_init.group;
       init.args = group_init.args;
-      if (group_init.kind == InitKind::Critical) init.kind = bias ? InitKind::Zeros : InitKind::Critical;
-      else if (group_init.kind == InitKind::StabilityInformed) init.kind = InitKind::StabilityInformed;
-      else if (!bias) init.kind = group_init.kind;
+      if (group_init.kind == InitKind::Critical)
+        init.kind = bias ? InitKind::Zeros : InitKind::Critical;
+      else if (group_init.kind == InitKind::StabilityInformed)
+        init.kind = InitKind::StabilityInformed;
+      else if (!bias)
+        init.kind = group_init.kind;
     }
   return raw;
 }
 
 // mlp[n_in, n_out, width = w, depth = L, activation = relu, final = none, init = ...]
-const LayerDecl* Checker::synthesize_mlp(const Invocation& type, const LayerInstance* caller, InitInfo& group_init) {
+const LayerDecl* Checker::synthesize_mlp(const Invocation& type, const LayerInstance* caller,
+                                         InitInfo& group_init) {
   std::vector<int64_t> sizes;
   std::optional<int64_t> width, depth;
   std::string activation = "relu", final = "none", init;
@@ -234,15 +278,21 @@ const LayerDecl* Checker::synthesize_mlp(const Invocation& type, const LayerInst
   auto name_arg = [&](const Arg& a, const std::vector<std::string>& allowed, std::string& out) {
     if (a.value->kind == ExprKind::Call) {
       diag_.error(a.value->span, fmt::format("mlp {} takes a name without arguments", a.name.name),
-                  a.name.name == "init" ? "critical and stability_informed take the mlp's own depth and width" : "");
+                  a.name.name == "init"
+                      ? "critical and stability_informed take the mlp's own depth and width"
+                      : "");
       ok = false;
       return;
     }
-    if (a.value->kind != ExprKind::Name || std::find(allowed.begin(), allowed.end(), a.value->text) == allowed.end()) {
-      std::string near = a.value->kind == ExprKind::Name ? closest_name(a.value->text, allowed) : "";
+    if (a.value->kind != ExprKind::Name ||
+        std::find(allowed.begin(), allowed.end(), a.value->text) == allowed.end()) {
+      std::string near =
+          a.value->kind == ExprKind::Name ? closest_name(a.value->text, allowed) : "";
       std::string what = a.name.name == "init" ? "initializer" : "activation";
-      diag_.error(a.value->span, fmt::format("unknown {} '{}' for mlp {}", what, a.value->text, a.name.name),
-                  near.empty() ? fmt::format("one of {}", fmt::join(allowed, ", ")) : fmt::format("did you mean '{}'?", near));
+      diag_.error(a.value->span,
+                  fmt::format("unknown {} '{}' for mlp {}", what, a.value->text, a.name.name),
+                  near.empty() ? fmt::format("one of {}", fmt::join(allowed, ", "))
+                               : fmt::format("did you mean '{}'?", near));
       ok = false;
       return;
     }
@@ -251,15 +301,19 @@ const LayerDecl* Checker::synthesize_mlp(const Invocation& type, const LayerInst
   for (const Arg& a : type.args) {
     const std::string& n = a.name.name;
     if (n.empty()) {
-      if (auto v = positive_int(*a.value, "an mlp size", caller)) sizes.push_back(*v);
-      else ok = false;
+      if (auto v = positive_int(*a.value, "an mlp size", caller))
+        sizes.push_back(*v);
+      else
+        ok = false;
     } else if (n == "width") {
       width = positive_int(*a.value, "the mlp width", caller);
       ok = ok && width;
     } else if (n == "depth") {
       auto v = eval_.constant(*a.value, caller);
       if (!v || *v < 0 || *v != std::floor(*v)) {
-        if (v) diag_.error(a.value->span, "the mlp depth must be a non-negative integer (the number of hidden layers)");
+        if (v)
+          diag_.error(a.value->span,
+                      "the mlp depth must be a non-negative integer (the number of hidden layers)");
         ok = false;
       } else {
         depth = static_cast<int64_t>(*v);
@@ -270,17 +324,21 @@ const LayerDecl* Checker::synthesize_mlp(const Invocation& type, const LayerInst
       name_arg(a, kActivations, final);
     } else if (n == "init") {
       std::vector<std::string> inits;
-      for (const InitSpec& s : init_specs()) inits.emplace_back(s.name);
+      for (const InitSpec& s : init_specs())
+        inits.emplace_back(s.name);
       name_arg(a, inits, init);
       init_span = a.value->span;
     } else {
-      diag_.error(a.name.span, fmt::format("mlp has no argument '{}'", n), "it takes n_in, n_out, width, depth, activation, final, init");
+      diag_.error(a.name.span, fmt::format("mlp has no argument '{}'", n),
+                  "it takes n_in, n_out, width, depth, activation, final, init");
       ok = false;
     }
   }
   if (!ok) return nullptr;
   if (sizes.size() != 2) {
-    diag_.error(type.span, fmt::format("wrong number of arguments: mlp takes 2 sizes (n_in, n_out), got {}", sizes.size()),
+    diag_.error(type.span,
+                fmt::format("wrong number of arguments: mlp takes 2 sizes (n_in, n_out), got {}",
+                            sizes.size()),
                 "write e.g. mlp[hidden, hidden * d_in, width = 40, depth = 4, final = tanh]");
     return nullptr;
   }
@@ -300,7 +358,9 @@ const LayerDecl* Checker::synthesize_mlp(const Invocation& type, const LayerInst
     group_init.args["depth"] = static_cast<double>(layers + 1);
     if (group_init.kind == InitKind::Constant || group_init.kind == InitKind::Normal ||
         group_init.kind == InitKind::Uniform) {
-      diag_.error(init_span, fmt::format("init {} needs arguments; give it on a tensor parameter instead", init));
+      diag_.error(
+          init_span,
+          fmt::format("init {} needs arguments; give it on a tensor parameter instead", init));
       return nullptr;
     }
   }
@@ -326,5 +386,5 @@ const LayerDecl* Checker::synthesize_mlp(const Invocation& type, const LayerInst
   return def;
 }
 
-}  // namespace detail
-}  // namespace plastic::dsl
+} // namespace detail
+} // namespace plastic::dsl

@@ -10,8 +10,8 @@ namespace plastic::dsl {
 
 std::string_view describe(TokenKind kind) {
   switch (kind) {
-#define X(name, text)                                                                            \
-  case TokenKind::name:                                                                          \
+#define X(name, text)                                                                              \
+  case TokenKind::name:                                                                            \
     return text;
     PLASTIC_TOKEN_KINDS(X)
 #undef X
@@ -20,8 +20,8 @@ std::string_view describe(TokenKind kind) {
 }
 
 static constexpr std::array<std::string_view, 16> kDeclKeywords = {
-    "model", "dim",  "const", "input", "param",  "state", "fn",    "layer",
-    "end",   "apply", "flow", "jump",  "output", "loss",  "solve", "gradient"};
+    "model", "dim",   "const", "input", "param",  "state", "fn",    "layer",
+    "end",   "apply", "flow",  "jump",  "output", "loss",  "solve", "gradient"};
 
 static bool is_decl_keyword(std::string_view w) {
   for (auto k : kDeclKeywords)
@@ -29,16 +29,20 @@ static bool is_decl_keyword(std::string_view w) {
   return false;
 }
 
-bool is_keyword(std::string_view word) { return word == "let" || is_decl_keyword(word); }
+bool is_keyword(std::string_view word) {
+  return word == "let" || is_decl_keyword(word);
+}
 
 namespace {
 
 class Lexer {
 public:
-  Lexer(const SourceFile& file, DiagnosticEngine& diag) : file_(file), src_(file.text()), diag_(diag) {}
+  Lexer(const SourceFile& file, DiagnosticEngine& diag)
+      : file_(file), src_(file.text()), diag_(diag) {}
 
   std::vector<Token> run() {
-    while (pos_ < src_.size()) step();
+    while (pos_ < src_.size())
+      step();
     emit_newline(static_cast<uint32_t>(src_.size()));
     tokens_.push_back({TokenKind::End, span(static_cast<uint32_t>(src_.size()), 0)});
     return std::move(tokens_);
@@ -49,9 +53,16 @@ private:
 
   bool continues_line(TokenKind k) const {
     switch (k) {
-    case TokenKind::Equal: case TokenKind::Comma: case TokenKind::Plus: case TokenKind::Minus:
-    case TokenKind::Star: case TokenKind::Slash: case TokenKind::At: case TokenKind::Caret:
-    case TokenKind::Colon: case TokenKind::Newline:
+    case TokenKind::Equal:
+    case TokenKind::Comma:
+    case TokenKind::Plus:
+    case TokenKind::Minus:
+    case TokenKind::Star:
+    case TokenKind::Slash:
+    case TokenKind::At:
+    case TokenKind::Caret:
+    case TokenKind::Colon:
+    case TokenKind::Newline:
       return true;
     default:
       return false;
@@ -73,9 +84,11 @@ private:
   // the missing closer).
   void at_line_start(uint32_t newline_pos) {
     uint32_t p = pos_;
-    while (p < src_.size() && (src_[p] == ' ' || src_[p] == '\t' || src_[p] == '\r')) ++p;
+    while (p < src_.size() && (src_[p] == ' ' || src_[p] == '\t' || src_[p] == '\r'))
+      ++p;
     uint32_t w = p;
-    while (p < src_.size() && (std::isalnum(static_cast<unsigned char>(src_[p])) || src_[p] == '_')) ++p;
+    while (p < src_.size() && (std::isalnum(static_cast<unsigned char>(src_[p])) || src_[p] == '_'))
+      ++p;
     std::string_view word = std::string_view(src_).substr(w, p - w);
     bool decl = is_decl_keyword(word);
     if (decl) {
@@ -103,9 +116,13 @@ private:
       at_line_start(start);
       return;
     }
-    if (c == ' ' || c == '\t' || c == '\r') { ++pos_; return; }
+    if (c == ' ' || c == '\t' || c == '\r') {
+      ++pos_;
+      return;
+    }
     if (c == '#') {
-      while (pos_ < src_.size() && src_[pos_] != '\n') ++pos_;
+      while (pos_ < src_.size() && src_[pos_] != '\n')
+        ++pos_;
       return;
     }
     if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
@@ -122,15 +139,18 @@ private:
       return;
     }
     if (std::isdigit(static_cast<unsigned char>(c)) ||
-        (c == '.' && pos_ + 1 < src_.size() && std::isdigit(static_cast<unsigned char>(src_[pos_ + 1])))) {
+        (c == '.' && pos_ + 1 < src_.size() &&
+         std::isdigit(static_cast<unsigned char>(src_[pos_ + 1])))) {
       lex_number();
       return;
     }
     if (c == '"') {
       ++pos_;
-      while (pos_ < src_.size() && src_[pos_] != '"' && src_[pos_] != '\n') ++pos_;
+      while (pos_ < src_.size() && src_[pos_] != '"' && src_[pos_] != '\n')
+        ++pos_;
       if (pos_ >= src_.size() || src_[pos_] != '"') {
-        diag_.error(span(start, pos_ - start), "unterminated string", "close it with '\"' on the same line");
+        diag_.error(span(start, pos_ - start), "unterminated string",
+                    "close it with '\"' on the same line");
         push(TokenKind::Invalid, start, pos_ - start);
         return;
       }
@@ -145,21 +165,54 @@ private:
     }
     TokenKind kind = TokenKind::Invalid;
     switch (c) {
-    case '(': kind = TokenKind::LParen; ++depth_; break;
-    case ')': kind = TokenKind::RParen; if (depth_ > 0) --depth_; break;
-    case '[': kind = TokenKind::LBracket; ++depth_; break;
-    case ']': kind = TokenKind::RBracket; if (depth_ > 0) --depth_; break;
-    case ',': kind = TokenKind::Comma; break;
-    case ':': kind = TokenKind::Colon; break;
-    case '=': kind = TokenKind::Equal; break;
-    case '+': kind = TokenKind::Plus; break;
-    case '-': kind = TokenKind::Minus; break;
-    case '*': kind = TokenKind::Star; break;
-    case '/': kind = TokenKind::Slash; break;
-    case '@': kind = TokenKind::At; break;
-    case '^': kind = TokenKind::Caret; break;
-    case '\'': kind = TokenKind::Prime; break;
-    default: break;
+    case '(':
+      kind = TokenKind::LParen;
+      ++depth_;
+      break;
+    case ')':
+      kind = TokenKind::RParen;
+      if (depth_ > 0) --depth_;
+      break;
+    case '[':
+      kind = TokenKind::LBracket;
+      ++depth_;
+      break;
+    case ']':
+      kind = TokenKind::RBracket;
+      if (depth_ > 0) --depth_;
+      break;
+    case ',':
+      kind = TokenKind::Comma;
+      break;
+    case ':':
+      kind = TokenKind::Colon;
+      break;
+    case '=':
+      kind = TokenKind::Equal;
+      break;
+    case '+':
+      kind = TokenKind::Plus;
+      break;
+    case '-':
+      kind = TokenKind::Minus;
+      break;
+    case '*':
+      kind = TokenKind::Star;
+      break;
+    case '/':
+      kind = TokenKind::Slash;
+      break;
+    case '@':
+      kind = TokenKind::At;
+      break;
+    case '^':
+      kind = TokenKind::Caret;
+      break;
+    case '\'':
+      kind = TokenKind::Prime;
+      break;
+    default:
+      break;
     }
     // Multi-byte UTF-8 characters are reported whole.
     uint32_t length = 1;
@@ -179,7 +232,8 @@ private:
   void lex_number() {
     uint32_t start = pos_;
     auto digits = [&] {
-      while (pos_ < src_.size() && std::isdigit(static_cast<unsigned char>(src_[pos_]))) ++pos_;
+      while (pos_ < src_.size() && std::isdigit(static_cast<unsigned char>(src_[pos_])))
+        ++pos_;
     };
     digits();
     if (pos_ < src_.size() && src_[pos_] == '.' && src_.compare(pos_, 3, "...") != 0) {
@@ -193,7 +247,7 @@ private:
       if (pos_ < src_.size() && std::isdigit(static_cast<unsigned char>(src_[pos_])))
         digits();
       else
-        pos_ = save;  // "2e" is the number 2 followed by the name e
+        pos_ = save; // "2e" is the number 2 followed by the name e
     }
     std::string text(src_.substr(start, pos_ - start));
     double value = std::strtod(text.c_str(), nullptr);
@@ -208,10 +262,10 @@ private:
   int depth_ = 0;
 };
 
-}  // namespace
+} // namespace
 
 std::vector<Token> lex(const SourceFile& file, DiagnosticEngine& diag) {
   return Lexer(file, diag).run();
 }
 
-}  // namespace plastic::dsl
+} // namespace plastic::dsl

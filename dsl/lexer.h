@@ -19,4 +19,4 @@ namespace plastic::dsl {
 /// Lexical errors are reported to `diag` and produce Invalid tokens.
 std::vector<Token> lex(const SourceFile& file, DiagnosticEngine& diag);
 
-}  // namespace plastic::dsl
+} // namespace plastic::dsl

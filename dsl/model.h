@@ -33,45 +33,56 @@ struct InputInfo {
   std::string name;
   InputKind kind = InputKind::Path;
   Interpolation interp = Interpolation::Cubic;
-  Shape shape;                ///< [channels], [n], [] for labels, target shape
-  int64_t classes = 0;        ///< labels
+  Shape shape;         ///< [channels], [n], [] for labels, target shape
+  int64_t classes = 0; ///< labels
   int64_t logsig_depth = 0, logsig_step = 0;
-  int64_t drive_size = 0;     ///< size of dx(t): channels, or logsig_dim(channels, depth)
+  int64_t drive_size = 0; ///< size of dx(t): channels, or logsig_dim(channels, depth)
   bool per_observation = false;
   Span span;
 };
 
 enum class InitKind {
-  UniformFanIn, GlorotUniform, GlorotNormal, KaimingUniform, KaimingNormal, Zeros, Ones, Constant,
-  Normal, Uniform, Orthogonal, Critical, StabilityInformed
+  UniformFanIn,
+  GlorotUniform,
+  GlorotNormal,
+  KaimingUniform,
+  KaimingNormal,
+  Zeros,
+  Ones,
+  Constant,
+  Normal,
+  Uniform,
+  Orthogonal,
+  Critical,
+  StabilityInformed
 };
 std::string_view to_string(InitKind kind);
 
 struct InitInfo {
   InitKind kind = InitKind::UniformFanIn;
-  std::map<std::string, double> args;  ///< fan_in, gain, std, lo, hi, value, depth, ...
+  std::map<std::string, double> args; ///< fan_in, gain, std, lo, hi, value, depth, ...
   int64_t fan_in = 1, fan_out = 1;
-  int group = -1;  ///< the mlp a stability_informed / critical init belongs to
+  int group = -1; ///< the mlp a stability_informed / critical init belongs to
 };
 
 struct ParamInfo {
-  std::string name;  ///< qualified: "ff.up.weight"
+  std::string name; ///< qualified: "ff.up.weight"
   Shape shape;
   InitInfo init;
-  int64_t offset = 0;  ///< into the flat parameter vector
+  int64_t offset = 0; ///< into the flat parameter vector
   Span span;
 };
 
 struct StateInfo {
   std::string name;
   Shape shape;
-  int64_t offset = 0;  ///< into the flat state vector
+  int64_t offset = 0; ///< into the flat state vector
   Span span;
   const StateDecl* decl = nullptr;
   const FlowDecl* flow = nullptr;
-  const JumpDecl* jump = nullptr;  ///< null: the state does not jump
+  const JumpDecl* jump = nullptr; ///< null: the state does not jump
   ResolvedExpr init_value, flow_value;
-  ResolvedExpr jump_value;  ///< empty without a jump
+  ResolvedExpr jump_value; ///< empty without a jump
 };
 
 struct OutputInfo {
@@ -85,10 +96,10 @@ struct OutputInfo {
 struct SolverInfo {
   std::string method = "rk4";
   bool adaptive = false;
-  double step = 0;  ///< fixed step, or first trial step of adaptive methods (0 = automatic)
-  double rtol = 1e-7, atol = 1e-9;  ///< torchdiffeq's defaults, as paper 000 App. B uses
+  double step = 0; ///< fixed step, or first trial step of adaptive methods (0 = automatic)
+  double rtol = 1e-7, atol = 1e-9; ///< torchdiffeq's defaults, as paper 000 App. B uses
   int64_t max_steps = 100000;
-  double dt_min = 0, dt_max = 0;  ///< 0 = unbounded
+  double dt_min = 0, dt_max = 0; ///< 0 = unbounded
   Span span;
 };
 
@@ -98,13 +109,14 @@ std::string_view to_string(GradientMethod m);
 struct GradientInfo {
   GradientMethod method = GradientMethod::Direct;
   int64_t checkpoint_every = 0;
-  double rtol = 1e-7, atol = 1e-9;  ///< adjoint solve tolerances
+  double rtol = 1e-7, atol = 1e-9; ///< adjoint solve tolerances
   Span span;
 };
 
 struct CheckedModel {
   std::string name;
-  std::vector<std::unique_ptr<Module>> modules;  ///< prelude, the model, generated layers (own the AST)
+  std::vector<std::unique_ptr<Module>>
+      modules; ///< prelude, the model, generated layers (own the AST)
   std::vector<DimValue> dims;
   std::vector<InputInfo> inputs;
   std::vector<ParamInfo> params;
@@ -121,4 +133,4 @@ struct CheckedModel {
   const StateInfo* find_state(std::string_view name) const;
 };
 
-}  // namespace plastic::dsl
+} // namespace plastic::dsl

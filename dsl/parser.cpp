@@ -10,40 +10,56 @@ namespace plastic::dsl {
 
 std::string_view to_string(InputKind kind) {
   switch (kind) {
-  case InputKind::Path: return "path";
-  case InputKind::Static: return "static";
-  case InputKind::Label: return "label";
-  case InputKind::Target: return "target";
+  case InputKind::Path:
+    return "path";
+  case InputKind::Static:
+    return "static";
+  case InputKind::Label:
+    return "label";
+  case InputKind::Target:
+    return "target";
   }
   return "?";
 }
 
 std::string_view to_string(Interpolation interp) {
   switch (interp) {
-  case Interpolation::Cubic: return "cubic";
-  case Interpolation::Hermite: return "hermite";
-  case Interpolation::Linear: return "linear";
-  case Interpolation::Rectilinear: return "rectilinear";
-  case Interpolation::LogSig: return "logsig";
+  case Interpolation::Cubic:
+    return "cubic";
+  case Interpolation::Hermite:
+    return "hermite";
+  case Interpolation::Linear:
+    return "linear";
+  case Interpolation::Rectilinear:
+    return "rectilinear";
+  case Interpolation::LogSig:
+    return "logsig";
   }
   return "?";
 }
 
 std::string_view to_string(UnaryOp op) {
   switch (op) {
-  case UnaryOp::Neg: return "-";
+  case UnaryOp::Neg:
+    return "-";
   }
   return "?";
 }
 
 std::string_view to_string(BinaryOp op) {
   switch (op) {
-  case BinaryOp::Add: return "+";
-  case BinaryOp::Sub: return "-";
-  case BinaryOp::Mul: return "*";
-  case BinaryOp::Div: return "/";
-  case BinaryOp::Pow: return "^";
-  case BinaryOp::MatMul: return "@";
+  case BinaryOp::Add:
+    return "+";
+  case BinaryOp::Sub:
+    return "-";
+  case BinaryOp::Mul:
+    return "*";
+  case BinaryOp::Div:
+    return "/";
+  case BinaryOp::Pow:
+    return "^";
+  case BinaryOp::MatMul:
+    return "@";
   }
   return "?";
 }
@@ -58,7 +74,9 @@ void Parser::fail(Span span, std::string message, std::string hint) {
 
 static std::string found(const Token& t) {
   switch (t.kind) {
-  case TokenKind::Ident: case TokenKind::Keyword: case TokenKind::Number:
+  case TokenKind::Ident:
+  case TokenKind::Keyword:
+  case TokenKind::Number:
     return fmt::format("'{}'", t.text());
   default:
     return std::string(describe(t.kind));
@@ -68,15 +86,18 @@ static std::string found(const Token& t) {
 Token Parser::expect(TokenKind k, std::string_view context) {
   if (!at(k)) {
     std::string hint;
-    if (k == TokenKind::RParen || k == TokenKind::RBracket) hint = "brackets must be closed on the same declaration";
-    fail(peek().span, fmt::format("expected {} {}, found {}", describe(k), context, found(peek())), hint);
+    if (k == TokenKind::RParen || k == TokenKind::RBracket)
+      hint = "brackets must be closed on the same declaration";
+    fail(peek().span, fmt::format("expected {} {}, found {}", describe(k), context, found(peek())),
+         hint);
   }
   return advance();
 }
 
 Ident Parser::expect_ident(std::string_view context) {
   if (at(TokenKind::Keyword))
-    fail(peek().span, fmt::format("expected a name {}, found the keyword '{}'", context, peek().text()),
+    fail(peek().span,
+         fmt::format("expected a name {}, found the keyword '{}'", context, peek().text()),
          "keywords cannot be used as names");
   Token t = expect(TokenKind::Ident, context);
   return {std::string(t.text()), t.span};
@@ -88,18 +109,21 @@ void Parser::expect_keyword(std::string_view w) {
 }
 
 void Parser::expect_word(std::string_view w, std::string_view context) {
-  if (!at_word(w)) fail(peek().span, fmt::format("expected '{}' {}, found {}", w, context, found(peek())));
+  if (!at_word(w))
+    fail(peek().span, fmt::format("expected '{}' {}, found {}", w, context, found(peek())));
   advance();
 }
 
 void Parser::expect_end_of_line(std::string_view context) {
   if (at(TokenKind::Newline) || at(TokenKind::End)) return;
-  fail(peek().span, fmt::format("expected the end of the line {}, found {}", context, found(peek())));
+  fail(peek().span,
+       fmt::format("expected the end of the line {}, found {}", context, found(peek())));
 }
 
 // Panic mode: skip to the next significant newline (a declaration boundary).
 void Parser::synchronize() {
-  while (!at(TokenKind::End) && !at(TokenKind::Newline)) advance();
+  while (!at(TokenKind::End) && !at(TokenKind::Newline))
+    advance();
   skip_newlines();
 }
 
@@ -111,7 +135,8 @@ Module Parser::parse_module(SourceFilePtr source, bool library) {
   if (!library) {
     try {
       if (!at_keyword("model"))
-        fail(peek().span, fmt::format("expected 'model NAME' at the start of the file, found {}", found(peek())),
+        fail(peek().span,
+             fmt::format("expected 'model NAME' at the start of the file, found {}", found(peek())),
              "every model file starts with a line such as `model delta_cde`");
       advance();
       m.model = expect_ident("after 'model'");
@@ -129,7 +154,7 @@ Module Parser::parse_module(SourceFilePtr source, bool library) {
       synchronize();
     }
     skip_newlines();
-    if (pos_ == before) advance();  // never loop without progress
+    if (pos_ == before) advance(); // never loop without progress
   }
   return m;
 }
@@ -140,26 +165,43 @@ Module Parser::parse_module(SourceFilePtr source, bool library) {
 void Parser::parse_decl(Module& m, bool library) {
   const Token& t = peek();
   if (t.kind != TokenKind::Keyword) {
-    std::string hint = "a declaration starts with dim, const, input, param, state, fn, layer, flow, "
-                       "jump, output, loss, solve or gradient";
+    std::string hint =
+        "a declaration starts with dim, const, input, param, state, fn, layer, flow, "
+        "jump, output, loss, solve or gradient";
     if (t.kind == TokenKind::Ident && peek(1).kind == TokenKind::Prime)
       hint = fmt::format("did you mean `flow {}' = ...`?", t.text());
     fail(t.span, fmt::format("expected a declaration, found {}", found(t)), hint);
   }
   std::string_view w = t.text();
   if (w == "dim" || w == "const") return parse_dims(m, w == "const");
-  if (w == "fn") { m.decls.emplace_back(parse_fn(false)); return; }
-  if (w == "layer") { m.decls.emplace_back(parse_layer()); return; }
-  if (w == "param") { m.decls.emplace_back(parse_param()); return; }
+  if (w == "fn") {
+    m.decls.emplace_back(parse_fn(false));
+    return;
+  }
+  if (w == "layer") {
+    m.decls.emplace_back(parse_layer());
+    return;
+  }
+  if (w == "param") {
+    m.decls.emplace_back(parse_param());
+    return;
+  }
   if (library) fail(t.span, fmt::format("'{}' is not allowed in a library of layers", w));
-  if (w == "input") { m.decls.emplace_back(parse_input()); return; }
-  if (w == "state") { m.decls.emplace_back(parse_state()); return; }
+  if (w == "input") {
+    m.decls.emplace_back(parse_input());
+    return;
+  }
+  if (w == "state") {
+    m.decls.emplace_back(parse_state());
+    return;
+  }
   if (w == "flow") {
     // flow_decl := 'flow' IDENT "'" '=' block NL
     advance();
     FlowDecl f;
     f.state = expect_ident("after 'flow'");
-    expect(TokenKind::Prime, fmt::format("after '{}' (a flow is written `flow {}' = ...`)", f.state.name, f.state.name));
+    expect(TokenKind::Prime, fmt::format("after '{}' (a flow is written `flow {}' = ...`)",
+                                         f.state.name, f.state.name));
     expect(TokenKind::Equal, "after the state's derivative");
     f.body = parse_block();
     expect_end_of_line("after the flow");
@@ -221,9 +263,12 @@ void Parser::parse_decl(Module& m, bool library) {
     m.decls.emplace_back(std::move(g));
     return;
   }
-  if (w == "model") fail(t.span, "a file holds one model", "split the second model into its own file");
+  if (w == "model")
+    fail(t.span, "a file holds one model", "split the second model into its own file");
   fail(t.span, fmt::format("'{}' cannot start a declaration here", w),
-       w == "end" ? "'end' closes a layer" : w == "apply" ? "'apply' belongs inside a layer" : "");
+       w == "end"     ? "'end' closes a layer"
+       : w == "apply" ? "'apply' belongs inside a layer"
+                      : "");
 }
 
 // option := IDENT expr
@@ -261,13 +306,18 @@ InputDecl Parser::parse_input() {
   advance();
   InputDecl in;
   in.name = expect_ident("after 'input'");
-  expect(TokenKind::Colon, fmt::format("after '{}' (an input is written `input x : path[3] cubic`)", in.name.name));
+  expect(TokenKind::Colon,
+         fmt::format("after '{}' (an input is written `input x : path[3] cubic`)", in.name.name));
   Ident kind = expect_ident("naming the kind of input (path, static, label or target)");
   in.kind_span = kind.span;
-  if (kind.name == "path") in.kind = InputKind::Path;
-  else if (kind.name == "static") in.kind = InputKind::Static;
-  else if (kind.name == "label") in.kind = InputKind::Label;
-  else if (kind.name == "target") in.kind = InputKind::Target;
+  if (kind.name == "path")
+    in.kind = InputKind::Path;
+  else if (kind.name == "static")
+    in.kind = InputKind::Static;
+  else if (kind.name == "label")
+    in.kind = InputKind::Label;
+  else if (kind.name == "target")
+    in.kind = InputKind::Target;
   else
     fail(kind.span, fmt::format("unknown input kind '{}'", kind.name),
          "inputs are path[channels], static[n], label[classes] or target[shape]");
@@ -276,12 +326,17 @@ InputDecl Parser::parse_input() {
   if (in.kind != InputKind::Target && in.sizes.size() != 1)
     fail(shape_span, fmt::format("a {} input has exactly one size", kind.name));
   if (in.kind == InputKind::Path) {
-    Ident interp = expect_ident("naming the interpolation (cubic, hermite, linear, rectilinear, logsig)");
+    Ident interp =
+        expect_ident("naming the interpolation (cubic, hermite, linear, rectilinear, logsig)");
     in.interp_span = interp.span;
-    if (interp.name == "cubic") in.interp = Interpolation::Cubic;
-    else if (interp.name == "hermite") in.interp = Interpolation::Hermite;
-    else if (interp.name == "linear") in.interp = Interpolation::Linear;
-    else if (interp.name == "rectilinear") in.interp = Interpolation::Rectilinear;
+    if (interp.name == "cubic")
+      in.interp = Interpolation::Cubic;
+    else if (interp.name == "hermite")
+      in.interp = Interpolation::Hermite;
+    else if (interp.name == "linear")
+      in.interp = Interpolation::Linear;
+    else if (interp.name == "rectilinear")
+      in.interp = Interpolation::Rectilinear;
     else if (interp.name == "logsig") {
       in.interp = Interpolation::LogSig;
       expect(TokenKind::LParen, "after 'logsig' (written `logsig(depth 2, step 4)`)");
@@ -293,7 +348,8 @@ InputDecl Parser::parse_input() {
       in.interp_span = interp.span.to(peek().span);
       expect(TokenKind::RParen, "to close logsig(...)");
     } else {
-      std::string near = closest_name(interp.name, {"cubic", "hermite", "linear", "rectilinear", "logsig"});
+      std::string near =
+          closest_name(interp.name, {"cubic", "hermite", "linear", "rectilinear", "logsig"});
       fail(interp.span, fmt::format("unknown interpolation '{}'", interp.name),
            near.empty() ? "use cubic, hermite, linear, rectilinear or logsig(depth N, step S)"
                         : fmt::format("did you mean '{}'?", near));
@@ -313,7 +369,8 @@ std::vector<ExprPtr> Parser::parse_shape(Span& span) {
   std::vector<ExprPtr> dims;
   Token open = expect(TokenKind::LBracket, "opening a shape such as [4, 20]");
   if (!at(TokenKind::RBracket)) {
-    do dims.push_back(parse_expr());
+    do
+      dims.push_back(parse_expr());
     while (accept(TokenKind::Comma));
   }
   span = open.span.to(peek().span);
@@ -339,7 +396,9 @@ ParamDecl Parser::parse_param() {
   advance();
   ParamDecl p;
   p.name = expect_ident("after 'param'");
-  expect(TokenKind::Colon, fmt::format("after '{}' (a parameter is written `param W : [4, 8] init glorot_uniform`)", p.name.name));
+  expect(TokenKind::Colon,
+         fmt::format("after '{}' (a parameter is written `param W : [4, 8] init glorot_uniform`)",
+                     p.name.name));
   if (at(TokenKind::LBracket)) {
     p.shape = parse_shape(p.shape_span);
     if (at_word("init")) {
@@ -349,7 +408,9 @@ ParamDecl Parser::parse_param() {
   } else if (at(TokenKind::Ident)) {
     p.layer = parse_invocation(TokenKind::LBracket, TokenKind::RBracket);
   } else {
-    fail(peek().span, fmt::format("expected a shape such as [4, 8] or a layer such as linear[8, 2], found {}", found(peek())));
+    fail(peek().span,
+         fmt::format("expected a shape such as [4, 8] or a layer such as linear[8, 2], found {}",
+                     found(peek())));
   }
   expect_end_of_line("after the parameter");
   return p;
@@ -360,7 +421,8 @@ StateDecl Parser::parse_state() {
   advance();
   StateDecl s;
   s.name = expect_ident("after 'state'");
-  expect(TokenKind::Colon, fmt::format("after '{}' (a state is written `state W : [4, 4] = 0`)", s.name.name));
+  expect(TokenKind::Colon,
+         fmt::format("after '{}' (a state is written `state W : [4, 4] = 0`)", s.name.name));
   s.shape = parse_shape(s.shape_span);
   expect(TokenKind::Equal, "before the state's initial value");
   s.init = parse_block();
@@ -374,11 +436,14 @@ FnDecl Parser::parse_fn(bool is_apply) {
   FnDecl f;
   f.is_apply = is_apply;
   Token kw = advance();
-  if (is_apply) f.name = {"apply", kw.span};
-  else f.name = expect_ident("after 'fn'");
+  if (is_apply)
+    f.name = {"apply", kw.span};
+  else
+    f.name = expect_ident("after 'fn'");
   expect(TokenKind::LParen, "before the parameter list");
   if (!at(TokenKind::RParen)) {
-    do f.params.push_back(expect_ident("in the parameter list"));
+    do
+      f.params.push_back(expect_ident("in the parameter list"));
     while (accept(TokenKind::Comma));
   }
   expect(TokenKind::RParen, "to close the parameter list");
@@ -396,7 +461,8 @@ LayerDecl Parser::parse_layer() {
   l.name = expect_ident("after 'layer'");
   expect(TokenKind::LBracket, "before the layer's arguments (written `layer linear[n_in, n_out]`)");
   if (!at(TokenKind::RBracket)) {
-    do l.args.push_back(expect_ident("in the layer's arguments"));
+    do
+      l.args.push_back(expect_ident("in the layer's arguments"));
     while (accept(TokenKind::Comma));
   }
   expect(TokenKind::RBracket, "to close the layer's arguments");
@@ -404,18 +470,25 @@ LayerDecl Parser::parse_layer() {
   skip_newlines();
   while (!at_keyword("end")) {
     if (at(TokenKind::End))
-      fail(kw.span, fmt::format("layer '{}' is not closed", l.name.name), "add a line `end` after its last declaration");
+      fail(kw.span, fmt::format("layer '{}' is not closed", l.name.name),
+           "add a line `end` after its last declaration");
     try {
-      if (at_keyword("param")) l.params.push_back(parse_param());
-      else if (at_keyword("fn")) l.fns.push_back(parse_fn(false));
-      else if (at_keyword("apply")) l.fns.push_back(parse_fn(true));
+      if (at_keyword("param"))
+        l.params.push_back(parse_param());
+      else if (at_keyword("fn"))
+        l.fns.push_back(parse_fn(false));
+      else if (at_keyword("apply"))
+        l.fns.push_back(parse_fn(true));
       else if (peek().kind == TokenKind::Keyword && peek().text() != "let") {
         // A model-level declaration: the layer's `end` is missing.
-        diag_.error(kw.span, fmt::format("layer '{}' is not closed", l.name.name),
-                    fmt::format("add a line `end` before line {}", file_.line_col(peek().span.begin).line));
+        diag_.error(
+            kw.span, fmt::format("layer '{}' is not closed", l.name.name),
+            fmt::format("add a line `end` before line {}", file_.line_col(peek().span.begin).line));
         return l;
       } else
-        fail(peek().span, fmt::format("expected param, fn, apply or end inside layer '{}', found {}", l.name.name, found(peek())));
+        fail(peek().span,
+             fmt::format("expected param, fn, apply or end inside layer '{}', found {}",
+                         l.name.name, found(peek())));
     } catch (SyntaxError&) {
       synchronize();
     }
@@ -426,7 +499,7 @@ LayerDecl Parser::parse_layer() {
   return l;
 }
 
-}  // namespace detail
+} // namespace detail
 
 Module parse(SourceFilePtr source, DiagnosticEngine& diag, bool library) {
   diag.keep(source);
@@ -435,4 +508,4 @@ Module parse(SourceFilePtr source, DiagnosticEngine& diag, bool library) {
   return parser.parse_module(std::move(source), library);
 }
 
-}  // namespace plastic::dsl
+} // namespace plastic::dsl

@@ -15,4 +15,4 @@ namespace plastic::dsl {
 /// library of layers and fns such as the prelude (`library = true`).
 Module parse(SourceFilePtr source, DiagnosticEngine& diag, bool library = false);
 
-}  // namespace plastic::dsl
+} // namespace plastic::dsl

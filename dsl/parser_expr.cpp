@@ -16,21 +16,32 @@ constexpr int kMaxChain = 1000;
 
 int precedence(TokenKind k) {
   switch (k) {
-  case TokenKind::Plus: case TokenKind::Minus: return 1;
-  case TokenKind::Star: case TokenKind::Slash: return 2;
-  case TokenKind::At: return 3;
-  default: return 0;
+  case TokenKind::Plus:
+  case TokenKind::Minus:
+    return 1;
+  case TokenKind::Star:
+  case TokenKind::Slash:
+    return 2;
+  case TokenKind::At:
+    return 3;
+  default:
+    return 0;
   }
 }
 
 // Only called for the tokens `precedence` gives a level.
 BinaryOp binary_op(TokenKind k) {
   switch (k) {
-  case TokenKind::Plus: return BinaryOp::Add;
-  case TokenKind::Minus: return BinaryOp::Sub;
-  case TokenKind::Star: return BinaryOp::Mul;
-  case TokenKind::Slash: return BinaryOp::Div;
-  default: return BinaryOp::MatMul;
+  case TokenKind::Plus:
+    return BinaryOp::Add;
+  case TokenKind::Minus:
+    return BinaryOp::Sub;
+  case TokenKind::Star:
+    return BinaryOp::Mul;
+  case TokenKind::Slash:
+    return BinaryOp::Div;
+  default:
+    return BinaryOp::MatMul;
   }
 }
 
@@ -41,7 +52,7 @@ struct NestingGuard {
   NestingGuard(int& d) : depth(d) { ++depth; }
   ~NestingGuard() { --depth; }
 };
-}  // namespace
+} // namespace
 
 // block := ('let' IDENT '=' expr NL)* expr
 ExprPtr Parser::parse_block() {
@@ -62,7 +73,9 @@ ExprPtr Parser::parse_block() {
 }
 
 // expr := binary expression ('+' '-' < '*' '/' < '@' < unary '-' < '^' < postfix)
-ExprPtr Parser::parse_expr() { return parse_binary(1); }
+ExprPtr Parser::parse_expr() {
+  return parse_binary(1);
+}
 
 ExprPtr Parser::parse_binary(int min_precedence) {
   NestingGuard guard(nesting_);
@@ -73,7 +86,8 @@ ExprPtr Parser::parse_binary(int min_precedence) {
   for (int length = 0;; ++length) {
     int p = precedence(peek().kind);
     if (p == 0 || p < min_precedence) return lhs;
-    if (length > kMaxChain) fail(peek().span, "expression too long", "split it into several `let` bindings");
+    if (length > kMaxChain)
+      fail(peek().span, "expression too long", "split it into several `let` bindings");
     Token op = advance();
     ExprPtr rhs = parse_binary(p + 1);
     auto e = make_expr(ExprKind::Binary, lhs->span.to(rhs->span));
@@ -137,7 +151,8 @@ ExprPtr Parser::parse_postfix() {
       advance();
       auto index = make_expr(ExprKind::Index, e->span);
       index->children.push_back(std::move(e));
-      do index->children.push_back(parse_index_item());
+      do
+        index->children.push_back(parse_index_item());
       while (accept(TokenKind::Comma));
       index->span = index->span.to(peek().span);
       expect(TokenKind::RBracket, "to close the index");
@@ -199,7 +214,8 @@ ExprPtr Parser::parse_primary() {
     auto list = make_expr(ExprKind::List, tok.span);
     advance();
     if (!at(TokenKind::RBracket)) {
-      do list->children.push_back(parse_expr());
+      do
+        list->children.push_back(parse_expr());
       while (accept(TokenKind::Comma));
     }
     list->span = list->span.to(peek().span);
@@ -213,7 +229,7 @@ ExprPtr Parser::parse_primary() {
     fail(tok.span, "expected an expression, found the keyword '" + std::string(tok.text()) + "'",
          "keywords cannot be used as names");
   case TokenKind::Invalid:
-    throw SyntaxError{};  // already reported by the lexer
+    throw SyntaxError{}; // already reported by the lexer
   default:
     fail(tok.span, "expected an expression, found " + std::string(describe(tok.kind)));
   }
@@ -236,4 +252,4 @@ std::vector<Arg> Parser::parse_args(TokenKind close) {
   return args;
 }
 
-}  // namespace plastic::dsl::detail
+} // namespace plastic::dsl::detail

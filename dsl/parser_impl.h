@@ -36,17 +36,29 @@ private:
   bool at(TokenKind k) const { return peek().kind == k; }
   bool at_keyword(std::string_view w) const { return peek().is_keyword(w); }
   bool at_word(std::string_view w) const {
-    return (peek().kind == TokenKind::Ident || peek().kind == TokenKind::Keyword) && peek().text() == w;
+    return (peek().kind == TokenKind::Ident || peek().kind == TokenKind::Keyword) &&
+           peek().text() == w;
   }
-  Token advance() { Token t = peek(); if (pos_ < tokens_.size() - 1) ++pos_; return t; }
-  bool accept(TokenKind k) { if (!at(k)) return false; advance(); return true; }
+  Token advance() {
+    Token t = peek();
+    if (pos_ < tokens_.size() - 1) ++pos_;
+    return t;
+  }
+  bool accept(TokenKind k) {
+    if (!at(k)) return false;
+    advance();
+    return true;
+  }
   Token expect(TokenKind k, std::string_view context);
   Ident expect_ident(std::string_view context);
   void expect_keyword(std::string_view w);
   void expect_word(std::string_view w, std::string_view context);
   void expect_end_of_line(std::string_view context);
   [[noreturn]] void fail(Span span, std::string message, std::string hint = {});
-  void skip_newlines() { while (at(TokenKind::Newline)) advance(); }
+  void skip_newlines() {
+    while (at(TokenKind::Newline))
+      advance();
+  }
   void synchronize();
 
   // declarations (parser.cpp)
@@ -73,9 +85,9 @@ private:
   std::vector<Token> tokens_;
   DiagnosticEngine& diag_;
   size_t pos_ = 0;
-  int nesting_ = 0;  ///< expression depth, bounded so hostile input cannot overflow the stack
+  int nesting_ = 0; ///< expression depth, bounded so hostile input cannot overflow the stack
 };
 
 ExprPtr make_expr(ExprKind kind, Span span);
 
-}  // namespace plastic::dsl::detail
+} // namespace plastic::dsl::detail

@@ -31,7 +31,7 @@ enum class When { Now, Final, Initial };
 /// A leaf of an expression: something the model provides at run time.
 struct Leaf {
   enum Kind { Param, State, PathValue, PathDerivative, Static, Label, Target, Output, Time } kind;
-  int index = 0;  ///< into CheckedModel::params / states / inputs / outputs
+  int index = 0; ///< into CheckedModel::params / states / inputs / outputs
   When when = When::Now;
 };
 
@@ -44,12 +44,12 @@ struct IndexItem {
 
 /// What a node of a resolved expression computes.
 enum class ResolvedKind {
-  Number,   ///< a constant scalar: a literal, a dim, a const, the exponent of `^`
-  Leaf,     ///< leaf
-  Unary,    ///< unary_op(args[0])
-  Binary,   ///< binary_op(args[0], args[1]); for Pow, args[1] is a Number
-  Builtin,  ///< builtin(args...) with its constant arguments in consts
-  Index,    ///< args[0][items...]
+  Number,  ///< a constant scalar: a literal, a dim, a const, the exponent of `^`
+  Leaf,    ///< leaf
+  Unary,   ///< unary_op(args[0])
+  Binary,  ///< binary_op(args[0], args[1]); for Pow, args[1] is a Number
+  Builtin, ///< builtin(args...) with its constant arguments in consts
+  Index,   ///< args[0][items...]
 };
 
 /// What a node's value is: a tensor, a label (class indices: the compiler
@@ -60,25 +60,25 @@ enum class ValueKind { Tensor, Label, Loss };
 struct ResolvedNode {
   ResolvedKind kind = ResolvedKind::Number;
   ValueKind value = ValueKind::Tensor;
-  Shape shape;                   ///< as checked; [] for labels and losses
-  bool per_observation = false;  ///< read at every observation, not at the final time
-  std::vector<int> args;         ///< operands: indices of earlier nodes
-  double number = 0;             ///< Number
-  Leaf leaf{Leaf::Time};         ///< Leaf
+  Shape shape;                  ///< as checked; [] for labels and losses
+  bool per_observation = false; ///< read at every observation, not at the final time
+  std::vector<int> args;        ///< operands: indices of earlier nodes
+  double number = 0;            ///< Number
+  Leaf leaf{Leaf::Time};        ///< Leaf
   UnaryOp unary_op = UnaryOp::Neg;
   BinaryOp binary_op = BinaryOp::Add;
   Builtin builtin = Builtin::Tanh;
-  BuiltinConsts consts;          ///< Builtin
-  std::vector<IndexItem> items;  ///< Index
+  BuiltinConsts consts;         ///< Builtin
+  std::vector<IndexItem> items; ///< Index
 };
 
 /// One resolved expression: its nodes in evaluation order and its value.
 struct ResolvedExpr {
   std::vector<ResolvedNode> nodes;
-  int root = -1;  ///< the node whose value the expression has; -1 = none recorded
+  int root = -1; ///< the node whose value the expression has; -1 = none recorded
 
   bool empty() const { return root < 0; }
   const ResolvedNode& value() const { return nodes.at(static_cast<size_t>(root)); }
 };
 
-}  // namespace plastic::dsl
+} // namespace plastic::dsl

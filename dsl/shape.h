@@ -43,4 +43,4 @@ ShapeResult concat_shape(const std::vector<Shape>& parts, int64_t axis);
 /// einsum with NumPy's spec syntax, including one `...` per operand.
 ShapeResult einsum_shape(const std::string& spec, const std::vector<Shape>& operands);
 
-}  // namespace plastic::dsl
+} // namespace plastic::dsl

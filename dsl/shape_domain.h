@@ -18,9 +18,9 @@ struct ShapeValue {
   enum Kind { Error, Tensor, Label, Loss } kind = Error;
   Shape shape;
   bool per_observation = false;
-  int64_t classes = 0;  ///< labels
-  std::optional<double> constant;  ///< a literal number (for scalar folding of literals only)
-  int node = -1;  ///< its node in the expression being recorded (ShapeDomain::record_into)
+  int64_t classes = 0;            ///< labels
+  std::optional<double> constant; ///< a literal number (for scalar folding of literals only)
+  int node = -1; ///< its node in the expression being recorded (ShapeDomain::record_into)
 };
 
 class ShapeDomain {
@@ -54,7 +54,9 @@ private:
   /// nothing is being recorded or `v` is an error; returns `v` naming it.
   Value record(Value v, ResolvedNode node);
 
-  Value tensor(Shape s, bool per_obs = false) { return {ShapeValue::Tensor, std::move(s), per_obs, 0, {}}; }
+  Value tensor(Shape s, bool per_obs = false) {
+    return {ShapeValue::Tensor, std::move(s), per_obs, 0, {}};
+  }
   Value fail(Span span, std::string message, std::string hint = {});
   Value from(const ShapeResult& r, Span span, bool per_obs);
   bool expect_tensor(const Value& v, Span span, std::string_view what);
@@ -65,4 +67,4 @@ private:
   ResolvedExpr* sink_ = nullptr;
 };
 
-}  // namespace plastic::dsl
+} // namespace plastic::dsl

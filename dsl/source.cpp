@@ -21,11 +21,13 @@ SourceFile::LineCol SourceFile::line_col(uint32_t offset) const {
 std::string_view SourceFile::line_text(uint32_t line) const {
   if (line == 0 || line > line_starts_.size()) return {};
   uint32_t begin = line_starts_[line - 1];
-  uint32_t end = line < line_starts_.size() ? line_starts_[line] : static_cast<uint32_t>(text_.size());
+  uint32_t end =
+      line < line_starts_.size() ? line_starts_[line] : static_cast<uint32_t>(text_.size());
   std::string_view s(text_);
   s = s.substr(begin, end - begin);
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
-}  // namespace plastic::dsl
+} // namespace plastic::dsl

@@ -55,4 +55,4 @@ struct Span {
   }
 };
 
-}  // namespace plastic::dsl
+} // namespace plastic::dsl

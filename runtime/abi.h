@@ -259,8 +259,9 @@ typedef struct plastic_scratch_sizes {
 
 /// When outputs are read and losses taken.
 typedef enum plastic_readout {
-  PLASTIC_READOUT_FINAL = 1,           ///< once, at each series' final time T
-  PLASTIC_READOUT_EACH_OBSERVATION = 2 ///< at every observation time (regression per step, flip-flop)
+  PLASTIC_READOUT_FINAL = 1, ///< once, at each series' final time T
+  PLASTIC_READOUT_EACH_OBSERVATION =
+      2 ///< at every observation time (regression per step, flip-flop)
 } plastic_readout;
 
 /// The task the loss defines; it fixes the target encoding and the metric.

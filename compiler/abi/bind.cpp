@@ -4,9 +4,9 @@
 #include <fmt/format.h>
 
 #include "compiler/autodiff/names.h"
-#include "compiler/loops/error.h"
 #include "compiler/ir/node.h"
 #include "compiler/ir/op.h"
+#include "compiler/loops/error.h"
 
 namespace plastic::abi {
 
@@ -16,11 +16,13 @@ using loopgen::OutputBinding;
 namespace {
 
 [[noreturn]] void unbound(const ir::Function& fn, const std::string& what) {
-  throw plastic::InternalError(fmt::format("model assembler: {} of function {} has no place in its kernel", what,
-                                           fn.name()));
+  throw plastic::InternalError(fmt::format(
+      "model assembler: {} of function {} has no place in its kernel", what, fn.name()));
 }
 
-InputBinding at(const Place& p, int64_t offset) { return InputBinding::in(p.buffer, p.base + offset); }
+InputBinding at(const Place& p, int64_t offset) {
+  return InputBinding::in(p.buffer, p.base + offset);
+}
 
 // The state whose adjoint "a.<state>" the leaf `name` is, if any.
 const Slice* adjoint_state(const ModelLayout& L, const std::string& name) {
@@ -29,7 +31,8 @@ const Slice* adjoint_state(const ModelLayout& L, const std::string& name) {
 }
 
 // The u offset of an Input leaf of a path or static input (node suffix removed).
-std::optional<int64_t> sample_offset(const KernelEnv& env, const ir::Node* leaf, const std::string& name) {
+std::optional<int64_t> sample_offset(const KernelEnv& env, const ir::Node* leaf,
+                                     const std::string& name) {
   const dsl::InputInfo& in = env.model->inputs.at(static_cast<size_t>(leaf->slot()));
   if (in.kind == dsl::InputKind::Static) {
     const InputSlot* s = env.layout->static_slot(static_cast<int>(leaf->slot()));
@@ -42,7 +45,7 @@ std::optional<int64_t> sample_offset(const KernelEnv& env, const ir::Node* leaf,
   return s ? std::optional<int64_t>(s->c.offset) : std::nullopt;
 }
 
-}  // namespace
+} // namespace
 
 std::optional<std::pair<std::string, int>> split_node_suffix(const std::string& name) {
   size_t at = name.rfind('@');
@@ -122,14 +125,17 @@ std::vector<InputBinding> bind_inputs(const ir::Function& fn, const KernelEnv& e
       }
       continue;
     }
-    default: unbound(fn, "leaf " + name);
+    default:
+      unbound(fn, "leaf " + name);
     }
   }
   return out;
 }
 
-std::vector<OutputBinding> bind_outputs(const ir::Function& fn, const KernelEnv& env, const GradEnv& grad,
-                                        const std::map<std::string, Place>& plain, double theta_scale) {
+std::vector<OutputBinding> bind_outputs(const ir::Function& fn, const KernelEnv& env,
+                                        const GradEnv& grad,
+                                        const std::map<std::string, Place>& plain,
+                                        double theta_scale) {
   using loops::StoreMode;
   const ModelLayout& L = *env.layout;
   std::vector<OutputBinding> out;
@@ -145,9 +151,10 @@ std::vector<OutputBinding> bind_outputs(const ir::Function& fn, const KernelEnv&
       if (const Slice* s = L.state(of); s && grad.z_bar.valid()) {
         b = OutputBinding::to(grad.z_bar.buffer, grad.z_bar.base + s->offset, StoreMode::Add);
       } else if (const ParamEntry* p = L.param(of); p && grad.theta_bar.valid()) {
-        b = OutputBinding::to(grad.theta_bar.buffer, grad.theta_bar.base + p->c.offset, StoreMode::AddLaneSum,
-                              theta_scale);
-      } else if (const Slice* y = L.output(of); y && grad.y_bar.valid() && leaf && leaf->op() == ir::Op::Arg) {
+        b = OutputBinding::to(grad.theta_bar.buffer, grad.theta_bar.base + p->c.offset,
+                              StoreMode::AddLaneSum, theta_scale);
+      } else if (const Slice* y = L.output(of);
+                 y && grad.y_bar.valid() && leaf && leaf->op() == ir::Op::Arg) {
         b = OutputBinding::to(grad.y_bar.buffer, grad.y_bar.base + y->offset, StoreMode::Add);
       } else if (leaf && leaf->op() == ir::Op::Input) {
         const dsl::InputInfo& in = env.model->inputs.at(static_cast<size_t>(leaf->slot()));
@@ -167,4 +174,4 @@ std::vector<OutputBinding> bind_outputs(const ir::Function& fn, const KernelEnv&
   return out;
 }
 
-}  // namespace plastic::abi
+} // namespace plastic::abi

@@ -17,9 +17,9 @@
 #include <string>
 #include <vector>
 
-#include "compiler/loops/loop_builder.h"
-#include "compiler/loopgen/emit_function.h"
 #include "compiler/abi/layout.h"
+#include "compiler/loopgen/emit_function.h"
+#include "compiler/loops/loop_builder.h"
 
 namespace plastic::abi {
 
@@ -35,15 +35,15 @@ struct Place {
 struct KernelEnv {
   const ModelLayout* layout = nullptr;
   const dsl::CheckedModel* model = nullptr;
-  Place z;       ///< states, at their layout offsets
-  Place theta;   ///< params
-  Place u;       ///< path samples and statics (values, `x@T`, `x@t0` alike)
+  Place z;     ///< states, at their layout offsets
+  Place theta; ///< params
+  Place u;     ///< path samples and statics (values, `x@T`, `x@t0` alike)
   /// Per-node controls "<control>@<k>" of a fused step: the u block of node k.
   std::function<Place(int node)> u_node;
-  Place target;  ///< the loss's targets
-  Place y;       ///< outputs read by the loss (Arg leaves named after outputs)
-  std::optional<loops::Expr> t;  ///< the time leaf "t" and the final-time arg "T"
-  std::optional<loops::Expr> h;  ///< the step size arg "step.h"
+  Place target;                 ///< the loss's targets
+  Place y;                      ///< outputs read by the loss (Arg leaves named after outputs)
+  std::optional<loops::Expr> t; ///< the time leaf "t" and the final-time arg "T"
+  std::optional<loops::Expr> h; ///< the step size arg "step.h"
   /// Cotangent args "ct.<name>" by output name: a buffer laid out like states
   /// (ct.<state>) or a place of its own (ct.loss).
   Place ct_states;
@@ -54,11 +54,11 @@ struct KernelEnv {
 
 /// Where gradient outputs "d.<input>" go.
 struct GradEnv {
-  Place z_bar;      ///< d.<state>: Add
-  Place theta_bar;  ///< d.<param>: AddLaneSum
-  Place u_bar;      ///< d.<path sample or static>: Add
-  std::function<Place(int node)> u_node_bar;  ///< d.<control>@<k>: Add
-  Place y_bar;      ///< d.<output> (loss VJP): Add
+  Place z_bar;                               ///< d.<state>: Add
+  Place theta_bar;                           ///< d.<param>: AddLaneSum
+  Place u_bar;                               ///< d.<path sample or static>: Add
+  std::function<Place(int node)> u_node_bar; ///< d.<control>@<k>: Add
+  Place y_bar;                               ///< d.<output> (loss VJP): Add
 };
 
 std::vector<loopgen::InputBinding> bind_inputs(const ir::Function& fn, const KernelEnv& env);
@@ -74,4 +74,4 @@ std::vector<loopgen::OutputBinding> bind_outputs(const ir::Function& fn, const K
 /// carries no integer node suffix ("x", "x@T").
 std::optional<std::pair<std::string, int>> split_node_suffix(const std::string& name);
 
-}  // namespace plastic::abi
+} // namespace plastic::abi

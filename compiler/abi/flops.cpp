@@ -24,11 +24,17 @@ struct Counter {
       double lanes = e.lanes == loops::Lanes::Varying ? fn.lanes : 1;
       switch (e.kind) {
       case ExprKind::Unary:
-      case ExprKind::Binary: total += lanes; break;
-      case ExprKind::Fma: total += 2 * lanes; break;
-      default: break;
+      case ExprKind::Binary:
+        total += lanes;
+        break;
+      case ExprKind::Fma:
+        total += 2 * lanes;
+        break;
+      default:
+        break;
       }
-      for (uint32_t a : e.args) stack.push_back(a);
+      for (uint32_t a : e.args)
+        stack.push_back(a);
     }
     return total;
   }
@@ -42,8 +48,12 @@ struct Counter {
         total += static_cast<double>(l.end - l.begin) * stmts(s.body);
         break;
       }
-      case loops::StmtKind::IfPresent: total += stmts(s.body); break;
-      case loops::StmtKind::Assign: total += expr_flops(s.value); break;
+      case loops::StmtKind::IfPresent:
+        total += stmts(s.body);
+        break;
+      case loops::StmtKind::Assign:
+        total += expr_flops(s.value);
+        break;
       case loops::StmtKind::Store: {
         total += expr_flops(s.value);
         const loops::ExprNode& v = fn.exprs.at(s.value);
@@ -51,15 +61,18 @@ struct Counter {
         if (s.mode != loops::StoreMode::Set) total += lanes;
         break;
       }
-      case loops::StmtKind::Comment: break;
+      case loops::StmtKind::Comment:
+        break;
       }
     }
     return total;
   }
 };
 
-}  // namespace
+} // namespace
 
-double count_flops(const loops::Function& fn) { return Counter{fn}.stmts(fn.body); }
+double count_flops(const loops::Function& fn) {
+  return Counter{fn}.stmts(fn.body);
+}
 
-}  // namespace plastic::abi
+} // namespace plastic::abi

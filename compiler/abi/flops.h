@@ -15,4 +15,4 @@ namespace plastic::abi {
 /// Floating-point operations of one call of `fn`, all L lanes.
 double count_flops(const loops::Function& fn);
 
-}  // namespace plastic::abi
+} // namespace plastic::abi

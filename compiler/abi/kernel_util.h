@@ -8,16 +8,17 @@
 #include <map>
 #include <string>
 
-#include "compiler/loops/loop_builder.h"
 #include "compiler/abi/bind.h"
 #include "compiler/abi/kernels.h"
+#include "compiler/loops/loop_builder.h"
 
 namespace plastic::abi::detail {
 
 /// A per-sample array parameter of `size` elements. An empty array (n_input
 /// = 0, ...) keeps its pointer in the C signature as an opaque parameter the
 /// kernel never touches, and gives an invalid Place.
-inline Place varying(loops::Builder& b, const std::string& name, int64_t size, loops::BufferOptions o = {}) {
+inline Place varying(loops::Builder& b, const std::string& name, int64_t size,
+                     loops::BufferOptions o = {}) {
   if (size <= 0) {
     b.opaque_param(name);
     return {};
@@ -25,7 +26,8 @@ inline Place varying(loops::Builder& b, const std::string& name, int64_t size, l
   return {b.varying_param(name, size, o), 0};
 }
 /// The same for shared (theta-like) arrays.
-inline Place uniform(loops::Builder& b, const std::string& name, int64_t size, loops::BufferOptions o = {}) {
+inline Place uniform(loops::Builder& b, const std::string& name, int64_t size,
+                     loops::BufferOptions o = {}) {
   if (size <= 0) {
     b.opaque_param(name);
     return {};
@@ -37,9 +39,11 @@ inline constexpr loops::BufferOptions kIn{.readonly = true};
 inline constexpr loops::BufferOptions kNullableOut{.nullable = true};
 
 /// Outputs named "<prefix><state>" stored at the state's offset in `p`.
-inline std::map<std::string, Place> state_outputs(const ModelLayout& L, Place p, const std::string& prefix = "") {
+inline std::map<std::string, Place> state_outputs(const ModelLayout& L, Place p,
+                                                  const std::string& prefix = "") {
   std::map<std::string, Place> m;
-  for (const Slice& s : L.states) m[prefix + s.name] = {p.buffer, p.base + s.offset};
+  for (const Slice& s : L.states)
+    m[prefix + s.name] = {p.buffer, p.base + s.offset};
   return m;
 }
 
@@ -52,7 +56,8 @@ inline KernelEnv env_of(const KernelContext& k) {
 
 /// The parameters most kernels start with, in ABI order: (ctx, t, <z>,
 /// theta, u), with t, z, theta and u bound in the returned environment.
-inline KernelEnv begin_pointwise(loops::Builder& b, const KernelContext& k, const std::string& z_name) {
+inline KernelEnv begin_pointwise(loops::Builder& b, const KernelContext& k,
+                                 const std::string& z_name) {
   const ModelLayout& L = k.layout;
   b.opaque_param("ctx");
   KernelEnv env = env_of(k);
@@ -81,4 +86,4 @@ void emit(loops::Builder& b, const ir::Function& fn, const KernelEnv& env, const
 /// The model's fused step for its own method (layout.step_method); null if none.
 const model::ModelStep* model_step(const KernelContext& k);
 
-}  // namespace plastic::abi::detail
+} // namespace plastic::abi::detail

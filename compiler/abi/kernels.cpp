@@ -14,8 +14,8 @@ std::string_view kernel_name(KernelId id) {
   return names[static_cast<int>(id)];
 }
 
-ModelKernels build_kernels(const model::ModelFunctions& fns, const ModelLayout& layout, loops::ElemType type, int lanes,
-                           const std::string& prefix) {
+ModelKernels build_kernels(const model::ModelFunctions& fns, const ModelLayout& layout,
+                           loops::ElemType type, int lanes, const std::string& prefix) {
   using Builder = bool (*)(const detail::KernelContext&, loops::Function&);
   static constexpr Builder builders[kKernelCount] = {
 #define PLASTIC_ABI_KERNEL(name, Id) detail::build_##name,
@@ -51,6 +51,6 @@ const model::ModelStep* model_step(const KernelContext& k) {
   return k.fns.step(rt::find_tableau(k.layout.step_method));
 }
 
-}  // namespace detail
+} // namespace detail
 
-}  // namespace plastic::abi
+} // namespace plastic::abi

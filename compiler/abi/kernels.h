@@ -28,8 +28,8 @@
 #include <string>
 #include <string_view>
 
-#include "compiler/loops/loop_ir.h"
 #include "compiler/abi/layout.h"
+#include "compiler/loops/loop_ir.h"
 #include "compiler/model/model_functions.h"
 
 namespace plastic::abi {
@@ -60,8 +60,8 @@ struct ModelKernels {
 };
 
 /// Builds every kernel. Function symbols are "<prefix><kernel name>".
-ModelKernels build_kernels(const model::ModelFunctions& fns, const ModelLayout& layout, loops::ElemType type,
-                           int lanes, const std::string& prefix);
+ModelKernels build_kernels(const model::ModelFunctions& fns, const ModelLayout& layout,
+                           loops::ElemType type, int lanes, const std::string& prefix);
 
 namespace detail {
 // One builder per kernel family (kernels_*.cpp); each returns false when the
@@ -74,8 +74,9 @@ struct KernelContext {
   std::string prefix;
 };
 // build_init_state, build_init_state_vjp, ...: one per kernel.
-#define PLASTIC_ABI_KERNEL(name, Id) bool build_##name(const KernelContext& k, loops::Function& out);
+#define PLASTIC_ABI_KERNEL(name, Id)                                                               \
+  bool build_##name(const KernelContext& k, loops::Function& out);
 #include "runtime/abi_kernels.def"
-}  // namespace detail
+} // namespace detail
 
-}  // namespace plastic::abi
+} // namespace plastic::abi

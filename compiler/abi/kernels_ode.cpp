@@ -1,27 +1,26 @@
 // Kernels of the initial state and the vector field: init_state and its VJP,
 // field, field_vjp and the continuous adjoint system (see kernels.h for the
 // choices the ABI leaves open).
+#include "compiler/abi/kernel_util.h"
 #include "compiler/autodiff/names.h"
 #include "compiler/loops/error.h"
-#include "compiler/abi/kernel_util.h"
 
 namespace plastic::abi::detail {
 
-using loops::Builder;
 using loops::BufferOptions;
+using loops::Builder;
 
 namespace {
 
 const ir::Function& need(const KernelContext& k, model::FnRole role) {
   const ir::Function* f = k.fns.find(role);
   if (!f)
-    throw plastic::InternalError(
-        fmt::format("model assembler: {} has no function '{}'", k.layout.name, model::to_string(role)));
+    throw plastic::InternalError(fmt::format("model assembler: {} has no function '{}'",
+                                             k.layout.name, model::to_string(role)));
   return *f;
 }
 
-
-}  // namespace
+} // namespace
 
 bool build_init_state(const KernelContext& k, loops::Function& out) {
   const ModelLayout& L = k.layout;
@@ -103,8 +102,9 @@ bool build_adjoint_field(const KernelContext& k, loops::Function& out) {
   }
   std::map<std::string, Place> plain = state_outputs(L, dz);
   const std::string adj_prefix(ad::prefix(ad::Derived::AdjointRate));
-  for (auto& [name, p] : state_outputs(L, da, adj_prefix)) plain[name] = p;
-  GradEnv g;  // adj.<param> are the field's -a^T df/dtheta: summed into dtheta
+  for (auto& [name, p] : state_outputs(L, da, adj_prefix))
+    plain[name] = p;
+  GradEnv g; // adj.<param> are the field's -a^T df/dtheta: summed into dtheta
   const ir::Function& adj = need(k, model::FnKind::AdjointSystem);
   std::vector<loopgen::InputBinding> in = bind_inputs(adj, env);
   std::vector<loopgen::OutputBinding> outs = bind_outputs(adj, env, g, plain);
@@ -113,7 +113,8 @@ bool build_adjoint_field(const KernelContext& k, loops::Function& out) {
     std::optional<std::string_view> of = ad::derived_from(ad::Derived::AdjointRate, name);
     if (!of) continue;
     if (const ParamEntry* p = L.param(*of); p && dtheta.valid())
-      outs[i] = loopgen::OutputBinding::to(dtheta.buffer, p->c.offset, loops::StoreMode::AddLaneSum);
+      outs[i] =
+          loopgen::OutputBinding::to(dtheta.buffer, p->c.offset, loops::StoreMode::AddLaneSum);
   }
   loopgen::emit_function(b, adj, in, outs);
   // u_bar += a^T df/du: the control part of the field VJP, with cotangent a.
@@ -128,4 +129,4 @@ bool build_adjoint_field(const KernelContext& k, loops::Function& out) {
   return true;
 }
 
-}  // namespace plastic::abi::detail
+} // namespace plastic::abi::detail

@@ -17,18 +17,19 @@ model::FnKind output_kind(const KernelContext& k) {
 
 std::map<std::string, Place> output_places(const ModelLayout& L, Place y) {
   std::map<std::string, Place> m;
-  for (const Slice& o : L.outputs) m[o.name] = {y.buffer, y.base + o.offset};
+  for (const Slice& o : L.outputs)
+    m[o.name] = {y.buffer, y.base + o.offset};
   return m;
 }
 
-}  // namespace
+} // namespace
 
 bool build_output(const KernelContext& k, loops::Function& out) {
   const ir::Function* fn = k.fns.find(output_kind(k));
   if (!fn) return false;
   const ModelLayout& L = k.layout;
   Builder b(k.prefix + "output", k.type, k.lanes);
-  KernelEnv env = begin_pointwise(b, k, "z");  // t is also the final time T of final outputs
+  KernelEnv env = begin_pointwise(b, k, "z"); // t is also the final time T of final outputs
   Place y = varying(b, "y", L.n_outputs);
   b.scratch_param();
   emit(b, *fn, env, {}, output_places(L, y));
@@ -111,4 +112,4 @@ bool build_jump_vjp(const KernelContext& k, loops::Function& out) {
   return true;
 }
 
-}  // namespace plastic::abi::detail
+} // namespace plastic::abi::detail

@@ -3,15 +3,15 @@
 // FSAL are handled).
 #include <fmt/format.h>
 
+#include "compiler/abi/kernel_util.h"
 #include "compiler/autodiff/names.h"
 #include "compiler/loops/error.h"
-#include "compiler/abi/kernel_util.h"
 #include "runtime/solvers/tableau.h"
 
 namespace plastic::abi::detail {
 
-using loops::Builder;
 using loops::BufferOptions;
+using loops::Builder;
 
 namespace {
 
@@ -22,7 +22,9 @@ int64_t block_of_node(const ad::RkStep& info, int node) {
   throw plastic::InternalError(fmt::format("model assembler: no stage uses node {}", node));
 }
 
-int64_t stages(const model::ModelStep& s) { return static_cast<int64_t>(s.info.stage_node.size()); }
+int64_t stages(const model::ModelStep& s) {
+  return static_cast<int64_t>(s.info.stage_node.size());
+}
 
 // Where every leaf of a step function lives: controls of node k in the block
 // of its first stage, statics in block 0.
@@ -35,7 +37,7 @@ void bind_stages(KernelEnv& env, const model::ModelStep& s, Place u_stages, int6
   };
 }
 
-}  // namespace
+} // namespace
 
 bool build_step(const KernelContext& k, loops::Function& out) {
   const model::ModelStep* step = model_step(k);
@@ -81,7 +83,7 @@ bool build_step_vjp(const KernelContext& k, loops::Function& out) {
   g.z_bar = varying(b, "z0_bar", L.n_state);
   g.theta_bar = uniform(b, "theta_bar", L.n_params);
   Place us_bar = varying(b, "u_stages_bar", stages(s) * m, kNullableOut);
-  g.u_bar = us_bar;  // statics: block 0
+  g.u_bar = us_bar; // statics: block 0
   const ad::RkStep* info = &s.info;
   g.u_node_bar = [info, us_bar, m](int node) {
     if (!us_bar.valid()) return Place{};
@@ -116,14 +118,15 @@ bool build_step_adaptive(const KernelContext& k, loops::Function& out) {
   const int64_t m = L.n_input;
   Place u_stages = varying(b, "u_stages", stages(s) * m, kIn);
   bind_stages(env, s, u_stages, m);
-  varying(b, "k_first", L.n_state, kIn);  // unused: the fused step recomputes stage 1
+  varying(b, "k_first", L.n_state, kIn); // unused: the fused step recomputes stage 1
   Place z1 = varying(b, "z1", L.n_state);
   Place err = varying(b, "err", L.n_state);
   Place k_last = varying(b, "k_last", L.n_state, kNullableOut);
   b.scratch_param();
   std::map<std::string, Place> plain = state_outputs(L, z1);
   const std::string err_prefix(ad::prefix(ad::Derived::ErrorEstimate));
-  for (auto& [name, p] : state_outputs(L, err, err_prefix)) plain[name] = p;
+  for (auto& [name, p] : state_outputs(L, err, err_prefix))
+    plain[name] = p;
   emit(b, s.step.fn, env, {}, plain);
   if (tab->fsal) {
     // k_last = f(t + h, z1, u_stages[s-1]).
@@ -139,4 +142,4 @@ bool build_step_adaptive(const KernelContext& k, loops::Function& out) {
   return true;
 }
 
-}  // namespace plastic::abi::detail
+} // namespace plastic::abi::detail

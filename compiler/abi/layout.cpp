@@ -15,7 +15,8 @@ namespace {
 
 int64_t numel(const dsl::Shape& s) {
   int64_t n = 1;
-  for (int64_t d : s) n *= d;
+  for (int64_t d : s)
+    n *= d;
   return n;
 }
 
@@ -23,11 +24,16 @@ int64_t numel(const dsl::Shape& s) {
 // Hermite with backward differences, 3 rectilinear).
 int32_t interpolation_code(dsl::Interpolation i) {
   switch (i) {
-  case dsl::Interpolation::Linear: return 0;
-  case dsl::Interpolation::Cubic: return 1;
-  case dsl::Interpolation::Hermite: return 2;
-  case dsl::Interpolation::Rectilinear: return 3;
-  case dsl::Interpolation::LogSig: return 0;  // x(t) of a log-ODE path: piecewise linear
+  case dsl::Interpolation::Linear:
+    return 0;
+  case dsl::Interpolation::Cubic:
+    return 1;
+  case dsl::Interpolation::Hermite:
+    return 2;
+  case dsl::Interpolation::Rectilinear:
+    return 3;
+  case dsl::Interpolation::LogSig:
+    return 0; // x(t) of a log-ODE path: piecewise linear
   }
   return 0;
 }
@@ -37,8 +43,10 @@ int32_t interpolation_code(dsl::Interpolation i) {
 // it is conventionally the data term and the rest regularisers.
 int32_t task_of(const dsl::Expr* e) {
   while (e) {
-    if (e->kind == dsl::ExprKind::Block) e = e->children.back().get();
-    else if (e->kind == dsl::ExprKind::Binary || e->kind == dsl::ExprKind::Unary) e = e->children.front().get();
+    if (e->kind == dsl::ExprKind::Block)
+      e = e->children.back().get();
+    else if (e->kind == dsl::ExprKind::Binary || e->kind == dsl::ExprKind::Unary)
+      e = e->children.front().get();
     else if (e->kind == dsl::ExprKind::Call) {
       const std::string& callee = e->child(0).text;
       if (callee == "cross_entropy") return PLASTIC_TASK_CLASSIFICATION;
@@ -57,7 +65,7 @@ double arg_or(const dsl::InitInfo& init, const char* key, double fallback) {
   return it == init.args.end() ? fallback : it->second;
 }
 
-}  // namespace
+} // namespace
 
 std::optional<bool> path_leaf_is_deriv(std::string_view leaf, std::string_view input_name) {
   for (std::string_view suffix : {"", "@T", "@t0"}) {
@@ -69,17 +77,39 @@ std::optional<bool> path_leaf_is_deriv(std::string_view leaf, std::string_view i
 
 void fill_init(const dsl::InitInfo& init, double step, plastic_param& out) {
   using K = dsl::InitKind;
-  for (double& a : out.init_args) a = 0;
+  for (double& a : out.init_args)
+    a = 0;
   double* args = out.init_args;
   switch (init.kind) {
-  case K::UniformFanIn: out.init = PLASTIC_INIT_UNIFORM_FAN_IN; break;
-  case K::GlorotUniform: out.init = PLASTIC_INIT_GLOROT_UNIFORM; args[0] = arg_or(init, "gain", 0); break;
-  case K::GlorotNormal: out.init = PLASTIC_INIT_GLOROT_NORMAL; args[0] = arg_or(init, "gain", 0); break;
-  case K::KaimingUniform: out.init = PLASTIC_INIT_KAIMING_UNIFORM; args[0] = arg_or(init, "gain", 0); break;
-  case K::KaimingNormal: out.init = PLASTIC_INIT_KAIMING_NORMAL; args[0] = arg_or(init, "gain", 0); break;
-  case K::Zeros: out.init = PLASTIC_INIT_ZEROS; break;
-  case K::Ones: out.init = PLASTIC_INIT_ONES; break;
-  case K::Constant: out.init = PLASTIC_INIT_CONSTANT; args[0] = arg_or(init, "value", 0); break;
+  case K::UniformFanIn:
+    out.init = PLASTIC_INIT_UNIFORM_FAN_IN;
+    break;
+  case K::GlorotUniform:
+    out.init = PLASTIC_INIT_GLOROT_UNIFORM;
+    args[0] = arg_or(init, "gain", 0);
+    break;
+  case K::GlorotNormal:
+    out.init = PLASTIC_INIT_GLOROT_NORMAL;
+    args[0] = arg_or(init, "gain", 0);
+    break;
+  case K::KaimingUniform:
+    out.init = PLASTIC_INIT_KAIMING_UNIFORM;
+    args[0] = arg_or(init, "gain", 0);
+    break;
+  case K::KaimingNormal:
+    out.init = PLASTIC_INIT_KAIMING_NORMAL;
+    args[0] = arg_or(init, "gain", 0);
+    break;
+  case K::Zeros:
+    out.init = PLASTIC_INIT_ZEROS;
+    break;
+  case K::Ones:
+    out.init = PLASTIC_INIT_ONES;
+    break;
+  case K::Constant:
+    out.init = PLASTIC_INIT_CONSTANT;
+    args[0] = arg_or(init, "value", 0);
+    break;
   case K::Normal:
     out.init = PLASTIC_INIT_NORMAL;
     args[0] = arg_or(init, "std", 1);
@@ -90,7 +120,10 @@ void fill_init(const dsl::InitInfo& init, double step, plastic_param& out) {
     args[0] = arg_or(init, "lo", 0);
     args[1] = arg_or(init, "hi", 1);
     break;
-  case K::Orthogonal: out.init = PLASTIC_INIT_ORTHOGONAL; args[0] = arg_or(init, "gain", 1); break;
+  case K::Orthogonal:
+    out.init = PLASTIC_INIT_ORTHOGONAL;
+    args[0] = arg_or(init, "gain", 1);
+    break;
   case K::Critical:
     // sigma_w = 0 asks the runtime for the paper's sqrt(2^(1 - 1/L)).
     out.init = PLASTIC_INIT_CRITICAL;
@@ -124,9 +157,11 @@ ModelLayout compute_layout(const model::ModelFunctions& fns) {
     ParamEntry e;
     e.name = p.name;
     if (p.shape.size() > PLASTIC_MAX_RANK)
-      throw LayoutError(fmt::format("parameter {} has rank {} > {}", p.name, p.shape.size(), PLASTIC_MAX_RANK));
+      throw LayoutError(
+          fmt::format("parameter {} has rank {} > {}", p.name, p.shape.size(), PLASTIC_MAX_RANK));
     e.c.rank = static_cast<int32_t>(p.shape.size());
-    for (size_t d = 0; d < p.shape.size(); ++d) e.c.shape[d] = p.shape[d];
+    for (size_t d = 0; d < p.shape.size(); ++d)
+      e.c.shape[d] = p.shape[d];
     e.c.offset = p.offset;
     e.c.size = numel(p.shape);
     fill_init(p.init, m.solver.step, e.c);
@@ -141,7 +176,8 @@ ModelLayout compute_layout(const model::ModelFunctions& fns) {
   L.field_theta_end = 0;
   if (const ir::Function* field = fns.find(model::FnKind::Field)) {
     std::vector<const ir::Node*> roots;
-    for (const ir::Output& o : field->outputs()) roots.push_back(o.node);
+    for (const ir::Output& o : field->outputs())
+      roots.push_back(o.node);
     for (const ir::Node* leaf : ir::topo_order(roots)) {
       const ParamEntry* e = leaf->op() == ir::Op::Param ? L.param(leaf->name()) : nullptr;
       if (!e) continue;
@@ -153,20 +189,23 @@ ModelLayout compute_layout(const model::ModelFunctions& fns) {
 
   // Which samples the model reads anywhere (every primal function but the
   // loss: its inputs are targets).
-  std::vector<bool> reads_value(m.inputs.size()), reads_deriv(m.inputs.size()), reads_static(m.inputs.size());
+  std::vector<bool> reads_value(m.inputs.size()), reads_deriv(m.inputs.size()),
+      reads_static(m.inputs.size());
   for (const model::NamedFunction& nf : fns.primal) {
     if (nf.role.kind == model::FnKind::Loss) continue;
     for (const ir::Node* leaf : nf.fn.inputs()) {
       if (leaf->op() == ir::Op::Arg && leaf->name() == "t0")
-        throw LayoutError(fmt::format("{}: the {} reads t0, which the model ABI does not pass", m.name,
-                                      model::to_string(nf.role)));
+        throw LayoutError(fmt::format("{}: the {} reads t0, which the model ABI does not pass",
+                                      m.name, model::to_string(nf.role)));
       if (leaf->op() != ir::Op::Input) continue;
       size_t i = static_cast<size_t>(leaf->slot());
       const dsl::InputInfo& in = m.inputs.at(i);
       if (in.kind == dsl::InputKind::Static) reads_static[i] = true;
       if (in.kind != dsl::InputKind::Path) continue;
       std::optional<bool> d = path_leaf_is_deriv(leaf->name(), in.name);
-      if (!d) throw LayoutError(fmt::format("unexpected path leaf '{}' of input {}", leaf->name(), in.name));
+      if (!d)
+        throw LayoutError(
+            fmt::format("unexpected path leaf '{}' of input {}", leaf->name(), in.name));
       (*d ? reads_deriv : reads_value)[i] = true;
     }
   }
@@ -178,7 +217,8 @@ ModelLayout compute_layout(const model::ModelFunctions& fns) {
     s.c.source = static_cast<int32_t>(i);
     s.c.offset = L.n_input;
     s.c.channels = channels;
-    s.c.path_channels = static_cast<int32_t>(in.kind == dsl::InputKind::Path ? numel(in.shape) : channels);
+    s.c.path_channels =
+        static_cast<int32_t>(in.kind == dsl::InputKind::Path ? numel(in.shape) : channels);
     if (in.kind == dsl::InputKind::Path) {
       s.c.interpolation = interpolation_code(in.interp);
       if (in.interp == dsl::Interpolation::LogSig) {
@@ -193,7 +233,9 @@ ModelLayout compute_layout(const model::ModelFunctions& fns) {
     const dsl::InputInfo& in = m.inputs[i];
     if (reads_value[i]) add_slot(i, PLASTIC_INPUT_PATH_VALUE, numel(in.shape));
     if (reads_deriv[i])
-      add_slot(i, in.interp == dsl::Interpolation::LogSig ? PLASTIC_INPUT_LOGSIG_DRIVER : PLASTIC_INPUT_PATH_DERIV,
+      add_slot(i,
+               in.interp == dsl::Interpolation::LogSig ? PLASTIC_INPUT_LOGSIG_DRIVER
+                                                       : PLASTIC_INPUT_PATH_DERIV,
                in.drive_size);
     if (reads_static[i]) {
       add_slot(i, PLASTIC_INPUT_STATIC, numel(in.shape));
@@ -209,7 +251,8 @@ ModelLayout compute_layout(const model::ModelFunctions& fns) {
     (o.per_observation ? per_obs : final) = true;
   }
   if (per_obs && final)
-    throw LayoutError(fmt::format("{} mixes final and per-observation outputs; the ABI has one readout", m.name));
+    throw LayoutError(
+        fmt::format("{} mixes final and per-observation outputs; the ABI has one readout", m.name));
   L.readout = per_obs ? PLASTIC_READOUT_EACH_OBSERVATION : PLASTIC_READOUT_FINAL;
 
   // Targets: the loss's Input leaves, in declaration order.
@@ -232,9 +275,15 @@ ModelLayout compute_layout(const model::ModelFunctions& fns) {
   L.solver.dt_max = m.solver.dt_max;
   L.solver.max_steps = m.solver.max_steps;
   switch (m.gradient.method) {
-  case dsl::GradientMethod::Direct: L.gradient.kind = PLASTIC_GRAD_DIRECT; break;
-  case dsl::GradientMethod::Checkpoint: L.gradient.kind = PLASTIC_GRAD_CHECKPOINT; break;
-  case dsl::GradientMethod::Adjoint: L.gradient.kind = PLASTIC_GRAD_ADJOINT; break;
+  case dsl::GradientMethod::Direct:
+    L.gradient.kind = PLASTIC_GRAD_DIRECT;
+    break;
+  case dsl::GradientMethod::Checkpoint:
+    L.gradient.kind = PLASTIC_GRAD_CHECKPOINT;
+    break;
+  case dsl::GradientMethod::Adjoint:
+    L.gradient.kind = PLASTIC_GRAD_ADJOINT;
+    break;
   }
   L.gradient.checkpoint_every = static_cast<int32_t>(m.gradient.checkpoint_every);
   if (m.gradient.method == dsl::GradientMethod::Adjoint) {
@@ -270,11 +319,19 @@ template <class T> const T* find_named(const std::vector<T>& v, std::string_view
     if (x.name == name) return &x;
   return nullptr;
 }
-}  // namespace
+} // namespace
 
-const Slice* ModelLayout::state(std::string_view n) const { return find_named(states, n); }
-const Slice* ModelLayout::output(std::string_view n) const { return find_named(outputs, n); }
-const Slice* ModelLayout::target(std::string_view n) const { return find_named(targets, n); }
-const ParamEntry* ModelLayout::param(std::string_view n) const { return find_named(params, n); }
+const Slice* ModelLayout::state(std::string_view n) const {
+  return find_named(states, n);
+}
+const Slice* ModelLayout::output(std::string_view n) const {
+  return find_named(outputs, n);
+}
+const Slice* ModelLayout::target(std::string_view n) const {
+  return find_named(targets, n);
+}
+const ParamEntry* ModelLayout::param(std::string_view n) const {
+  return find_named(params, n);
+}
 
-}  // namespace plastic::abi
+} // namespace plastic::abi

@@ -29,8 +29,8 @@ struct Slice {
 
 /// One slot of the input sample u, with the strings the C slot points to.
 struct InputSlot {
-  std::string name;           ///< the DSL input's name ("x", "s")
-  plastic_input_slot c{};     ///< name left null; make_table fills it
+  std::string name;       ///< the DSL input's name ("x", "s")
+  plastic_input_slot c{}; ///< name left null; make_table fills it
 };
 
 /// One parameter entry, with its owned name.
@@ -41,22 +41,22 @@ struct ParamEntry {
 
 struct ModelLayout {
   std::string name;
-  std::vector<Slice> states;   ///< declaration order = dsl StateInfo offsets
+  std::vector<Slice> states; ///< declaration order = dsl StateInfo offsets
   int64_t n_state = 0;
   std::vector<ParamEntry> params;
   int64_t n_params = 0;
-  std::vector<InputSlot> inputs;  ///< in offset order
+  std::vector<InputSlot> inputs; ///< in offset order
   int64_t n_input = 0;
   int64_t n_static = 0;
-  std::vector<Slice> outputs;  ///< declaration order
+  std::vector<Slice> outputs; ///< declaration order
   int64_t n_outputs = 0;
-  std::vector<Slice> targets;  ///< the loss's target inputs, declaration order (labels one-hot)
+  std::vector<Slice> targets; ///< the loss's target inputs, declaration order (labels one-hot)
   int64_t n_targets = 0;
 
-  plastic_solver_desc solver{};   ///< method string left null; make_table fills it
+  plastic_solver_desc solver{}; ///< method string left null; make_table fills it
   std::string solver_method;
   plastic_gradient_desc gradient{};
-  std::string step_method;        ///< empty: no fused step kernels
+  std::string step_method; ///< empty: no fused step kernels
   int32_t readout = PLASTIC_READOUT_FINAL;
   int32_t task = PLASTIC_TASK_REGRESSION;
   int32_t observe_after_jump = 1;
@@ -90,4 +90,4 @@ void fill_init(const dsl::InitInfo& init, double step, plastic_param& out);
 /// derivative. `input_name` is the DSL input the leaf's slot points at.
 std::optional<bool> path_leaf_is_deriv(std::string_view leaf, std::string_view input_name);
 
-}  // namespace plastic::abi
+} // namespace plastic::abi

@@ -17,8 +17,12 @@ KernelArgs random_kernel_args(const loops::Function& f, double step, std::mt1993
   for (size_t i = 0; i < f.params.size(); ++i) {
     const loops::Param& p = f.params[i];
     switch (p.kind) {
-    case loops::ParamKind::Scalar: k.args.scalar(p.name == "h" ? step : 0.3); break;
-    case loops::ParamKind::Opaque: k.args.ptr(nullptr); break;
+    case loops::ParamKind::Scalar:
+      k.args.scalar(p.name == "h" ? step : 0.3);
+      break;
+    case loops::ParamKind::Opaque:
+      k.args.ptr(nullptr);
+      break;
     case loops::ParamKind::Scratch:
       if (share) {
         k.args.ptr(share->args.pointer_at(i));
@@ -40,8 +44,10 @@ KernelArgs random_kernel_args(const loops::Function& f, double step, std::mt1993
       const double scale = b.lanes == loops::Lanes::Uniform ? 0.2 : 1.0;
       for (size_t j = 0; j < n; ++j) {
         double v = scale * U(rng);
-        if (esize == 4) static_cast<float*>(data)[j] = static_cast<float>(v);
-        else static_cast<double*>(data)[j] = v;
+        if (esize == 4)
+          static_cast<float*>(data)[j] = static_cast<float>(v);
+        else
+          static_cast<double*>(data)[j] = v;
       }
       k.args.ptr(data);
       break;
@@ -51,4 +57,4 @@ KernelArgs random_kernel_args(const loops::Function& f, double step, std::mt1993
   return k;
 }
 
-}  // namespace plastic::abi
+} // namespace plastic::abi

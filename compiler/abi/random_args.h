@@ -29,8 +29,8 @@ AlignedBlock aligned_block(size_t bytes);
 
 /// The arguments of one call and the memory they point to.
 struct KernelArgs {
-  std::vector<AlignedBlock> blocks;  ///< the memory this call owns
-  loops::Args args;                ///< packed, in Function::params order
+  std::vector<AlignedBlock> blocks; ///< the memory this call owns
+  loops::Args args;                 ///< packed, in Function::params order
 };
 
 /// Arguments for one call of `f`: the scalar named `h` gets `step`, every
@@ -48,4 +48,4 @@ struct KernelArgs {
 KernelArgs random_kernel_args(const loops::Function& f, double step, std::mt19937_64& rng,
                               const KernelArgs* share = nullptr);
 
-}  // namespace plastic::abi
+} // namespace plastic::abi

@@ -14,10 +14,12 @@ namespace plastic::abi {
 // also rely on the members being in KernelId order, one pointer (uint64_t)
 // each.
 namespace {
-constexpr size_t nth(KernelId id, size_t size) { return static_cast<size_t>(id) * size; }
-}  // namespace
-#define PLASTIC_ABI_KERNEL(name, Id)                                               \
-  static_assert(offsetof(plastic_kernels, name) == nth(KernelId::Id, sizeof(void*))); \
+constexpr size_t nth(KernelId id, size_t size) {
+  return static_cast<size_t>(id) * size;
+}
+} // namespace
+#define PLASTIC_ABI_KERNEL(name, Id)                                                               \
+  static_assert(offsetof(plastic_kernels, name) == nth(KernelId::Id, sizeof(void*)));              \
   static_assert(offsetof(plastic_scratch_sizes, name) == nth(KernelId::Id, sizeof(uint64_t)));
 #include "runtime/abi_kernels.def"
 static_assert(sizeof(plastic_kernels) == kKernelCount * sizeof(void*));
@@ -25,20 +27,24 @@ static_assert(sizeof(plastic_scratch_sizes) == kKernelCount * sizeof(uint64_t));
 
 void** kernel_slot(plastic_kernels& k, KernelId id) {
   switch (id) {
-#define PLASTIC_ABI_KERNEL(name, Id) \
-  case KernelId::Id: return reinterpret_cast<void**>(&k.name);
+#define PLASTIC_ABI_KERNEL(name, Id)                                                               \
+  case KernelId::Id:                                                                               \
+    return reinterpret_cast<void**>(&k.name);
 #include "runtime/abi_kernels.def"
   }
-  throw plastic::InternalError(fmt::format("no kernel slot for kernel id {}", static_cast<int>(id)));
+  throw plastic::InternalError(
+      fmt::format("no kernel slot for kernel id {}", static_cast<int>(id)));
 }
 
 uint64_t* scratch_slot(plastic_scratch_sizes& s, KernelId id) {
   switch (id) {
-#define PLASTIC_ABI_KERNEL(name, Id) \
-  case KernelId::Id: return &s.name;
+#define PLASTIC_ABI_KERNEL(name, Id)                                                               \
+  case KernelId::Id:                                                                               \
+    return &s.name;
 #include "runtime/abi_kernels.def"
   }
-  throw plastic::InternalError(fmt::format("no scratch slot for kernel id {}", static_cast<int>(id)));
+  throw plastic::InternalError(
+      fmt::format("no scratch slot for kernel id {}", static_cast<int>(id)));
 }
 
 void fill_table(const ModelLayout& L, const ModelKernels& kernels, loops::ElemType type, int lanes,
@@ -81,7 +87,7 @@ void fill_table(const ModelLayout& L, const ModelKernels& kernels, loops::ElemTy
   m.observe_after_jump = L.observe_after_jump;
   m.field_theta_begin = L.field_theta_begin;
   m.field_theta_end = L.field_theta_end;
-  m.ctx = nullptr;  // compiled kernels carry their constants in their code
+  m.ctx = nullptr; // compiled kernels carry their constants in their code
   for (int i = 0; i < kKernelCount; ++i) {
     KernelId id = static_cast<KernelId>(i);
     const loops::Function* f = kernels.get(id);
@@ -90,4 +96,4 @@ void fill_table(const ModelLayout& L, const ModelKernels& kernels, loops::ElemTy
   }
 }
 
-}  // namespace plastic::abi
+} // namespace plastic::abi

@@ -24,12 +24,12 @@ struct ModelTable {
 /// Fills `out` (its pointers into out.slots/out.params and the layout's
 /// strings). `address(id)` gives the kernel's entry, or null. `out` must
 /// not move afterwards (its model points into its own vectors).
-void fill_table(const ModelLayout& layout, const ModelKernels& kernels, loops::ElemType type, int lanes,
-                const std::function<void*(KernelId)>& address, ModelTable& out);
+void fill_table(const ModelLayout& layout, const ModelKernels& kernels, loops::ElemType type,
+                int lanes, const std::function<void*(KernelId)>& address, ModelTable& out);
 
 /// The kernel pointer slot of `id` inside a plastic_kernels.
 void** kernel_slot(plastic_kernels& k, KernelId id);
 /// The scratch size slot of `id` inside plastic_scratch_sizes.
 uint64_t* scratch_slot(plastic_scratch_sizes& s, KernelId id);
 
-}  // namespace plastic::abi
+} // namespace plastic::abi

@@ -73,8 +73,8 @@ Function adjoint_system(const Function& field) {
   std::vector<const Node*> adjoints;
   for (size_t i = 0; i < sig.states.size(); ++i) {
     const Node* z = sig.states[i];
-    adjoints.push_back(
-        ctx.leaf(Op::Arg, derived_name(Derived::Adjoint, z->name()), z->shape(), static_cast<int64_t>(i), z->dtype()));
+    adjoints.push_back(ctx.leaf(Op::Arg, derived_name(Derived::Adjoint, z->name()), z->shape(),
+                                static_cast<int64_t>(i), z->dtype()));
     inputs.push_back(adjoints.back());
   }
   std::vector<const Node*> wrt = sig.states;

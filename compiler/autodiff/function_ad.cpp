@@ -40,8 +40,8 @@ Function vjp_function(const Function& f, const VjpSpec& spec) {
     bool seeded = spec.seeds.empty() ||
                   std::find(spec.seeds.begin(), spec.seeds.end(), name) != spec.seeds.end();
     if (!seeded) continue;
-    cts[i] = ctx.leaf(ir::Op::Arg, derived_name(Derived::Cotangent, name), outs[i]->shape(), static_cast<int64_t>(i),
-                      outs[i]->dtype());
+    cts[i] = ctx.leaf(ir::Op::Arg, derived_name(Derived::Cotangent, name), outs[i]->shape(),
+                      static_cast<int64_t>(i), outs[i]->dtype());
     inputs.push_back(cts[i]);
   }
   for (const std::string& s : spec.seeds)

@@ -19,22 +19,27 @@ inline constexpr std::string_view kStepSizeName = "step.h";
 
 /// A name derived from another one: "<prefix><of>".
 enum class Derived {
-  Cotangent,      ///< "ct.<output>": a VJP's input seeding <output>
-  Gradient,       ///< "d.<input>": a VJP's output, the cotangent of <input>
-  Adjoint,        ///< "a.<state>": an adjoint input of the continuous adjoint system
-  AdjointRate,    ///< "adj.<state|param>": that system's -a^T df/d<state|param>
-  ErrorEstimate,  ///< "err.<state>": an embedded pair's local error estimate
+  Cotangent,     ///< "ct.<output>": a VJP's input seeding <output>
+  Gradient,      ///< "d.<input>": a VJP's output, the cotangent of <input>
+  Adjoint,       ///< "a.<state>": an adjoint input of the continuous adjoint system
+  AdjointRate,   ///< "adj.<state|param>": that system's -a^T df/d<state|param>
+  ErrorEstimate, ///< "err.<state>": an embedded pair's local error estimate
 };
 
 /// The prefix of `kind` ("ct.", "d.", ...): for maps of names laid out like
 /// the states.
 constexpr std::string_view prefix(Derived kind) {
   switch (kind) {
-  case Derived::Cotangent: return "ct.";
-  case Derived::Gradient: return "d.";
-  case Derived::Adjoint: return "a.";
-  case Derived::AdjointRate: return "adj.";
-  case Derived::ErrorEstimate: return "err.";
+  case Derived::Cotangent:
+    return "ct.";
+  case Derived::Gradient:
+    return "d.";
+  case Derived::Adjoint:
+    return "a.";
+  case Derived::AdjointRate:
+    return "adj.";
+  case Derived::ErrorEstimate:
+    return "err.";
   }
   return "";
 }
@@ -51,4 +56,4 @@ inline std::optional<std::string_view> derived_from(Derived kind, std::string_vi
   return name.substr(prefix(kind).size());
 }
 
-}  // namespace plastic::ad
+} // namespace plastic::ad

@@ -139,7 +139,8 @@ RkStep build_rk_step(const Function& field, const rt::ButcherTableau& tab,
         ks.push_back(k_stage[static_cast<size_t>(i)][st]);
       const Node* err = weighted_sum(tab.e, ks);
       const Node* z = sig.states[st];
-      outs.push_back({derived_name(Derived::ErrorEstimate, z->name()), err ? detail::times_scalar(err, h) : ir::zeros_like(z)});
+      outs.push_back({derived_name(Derived::ErrorEstimate, z->name()),
+                      err ? detail::times_scalar(err, h) : ir::zeros_like(z)});
     }
   }
   for (const Node* p : sig.params)

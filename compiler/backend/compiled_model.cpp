@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "compiler/backend/llvm/jit.h"
 #include "compiler/abi/table.h"
+#include "compiler/backend/llvm/jit.h"
 
 namespace plastic::backend {
 
@@ -29,21 +29,32 @@ CompiledModel::~CompiledModel() = default;
 CompiledModel::CompiledModel(CompiledModel&&) noexcept = default;
 CompiledModel& CompiledModel::operator=(CompiledModel&&) noexcept = default;
 
-const plastic_model& CompiledModel::table() const { return state_->table.model; }
-const ModelLayout& CompiledModel::layout() const { return state_->layout; }
-const ModelKernels& CompiledModel::kernels() const { return state_->kernels; }
+const plastic_model& CompiledModel::table() const {
+  return state_->table.model;
+}
+const ModelLayout& CompiledModel::layout() const {
+  return state_->layout;
+}
+const ModelKernels& CompiledModel::kernels() const {
+  return state_->kernels;
+}
 loops::PackedKernel CompiledModel::packed(KernelId id) const {
   const loops::Function* f = state_->kernels.get(id);
   return f ? state_->module.packed(f->name) : nullptr;
 }
-double CompiledModel::assemble_ms() const { return state_->assemble_ms; }
-const backend::CompileStats& CompiledModel::llvm_stats() const { return state_->module.stats(); }
+double CompiledModel::assemble_ms() const {
+  return state_->assemble_ms;
+}
+const backend::CompileStats& CompiledModel::llvm_stats() const {
+  return state_->module.stats();
+}
 
 namespace {
 
 bool same_options(const backend::CompileOptions& a, const backend::CompileOptions& b) {
-  return a.math == b.math && a.opt_level == b.opt_level && a.cpu == b.cpu && a.features == b.features &&
-         a.contract == b.contract && a.packed_entries == b.packed_entries && a.unroll_loops == b.unroll_loops;
+  return a.math == b.math && a.opt_level == b.opt_level && a.cpu == b.cpu &&
+         a.features == b.features && a.contract == b.contract &&
+         a.packed_entries == b.packed_entries && a.unroll_loops == b.unroll_loops;
 }
 
 // One LLJIT per set of options for the whole process: creating one costs
@@ -58,10 +69,10 @@ backend::Jit& shared_jit(const backend::CompileOptions& options) {
   return *jits.back();
 }
 
-}  // namespace
+} // namespace
 
-ModelKernels assemble_kernels(const model::ModelFunctions& fns, const ModelLayout& layout, loops::ElemType type,
-                              int lanes, const std::string& prefix) {
+ModelKernels assemble_kernels(const model::ModelFunctions& fns, const ModelLayout& layout,
+                              loops::ElemType type, int lanes, const std::string& prefix) {
   return build_kernels(fns, layout, type, lanes, prefix);
 }
 
@@ -76,12 +87,15 @@ CompiledModel compile_model(const model::ModelFunctions& fns, loops::ElemType ty
   // Symbols are unique per compilation: models may coexist in the shared JIT.
   const std::string prefix = fmt::format("{}_{}_", s.layout.name, counter++);
   s.kernels = build_kernels(fns, s.layout, type, lanes, prefix);
-  s.assemble_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  s.assemble_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   s.module = shared_jit(options).add(s.kernels.module);
-  const int actual_lanes = s.kernels.module.functions.empty() ? lanes : s.kernels.module.functions[0].lanes;
-  fill_table(s.layout, s.kernels, type, actual_lanes,
-             [&](KernelId id) { return s.module.address(s.kernels.get(id)->name); }, s.table);
+  const int actual_lanes =
+      s.kernels.module.functions.empty() ? lanes : s.kernels.module.functions[0].lanes;
+  fill_table(
+      s.layout, s.kernels, type, actual_lanes,
+      [&](KernelId id) { return s.module.address(s.kernels.get(id)->name); }, s.table);
   return cm;
 }
 
-}  // namespace plastic::backend
+} // namespace plastic::backend

@@ -24,11 +24,11 @@
 #include <memory>
 #include <string>
 
-#include "compiler/loops/args.h"
-#include "compiler/backend/llvm/options.h"
-#include "compiler/loops/loop_ir.h"
 #include "compiler/abi/kernels.h"
 #include "compiler/abi/layout.h"
+#include "compiler/backend/llvm/options.h"
+#include "compiler/loops/args.h"
+#include "compiler/loops/loop_ir.h"
 #include "compiler/model/model_functions.h"
 #include "runtime/abi.h"
 
@@ -72,8 +72,8 @@ CompiledModel compile_model(const model::ModelFunctions& fns, loops::ElemType ty
 
 /// The loop IR of every kernel without compiling it (`plastic emit --loops`,
 /// --llvm); kernel symbols are "<prefix><kernel>".
-abi::ModelKernels assemble_kernels(const model::ModelFunctions& fns, const abi::ModelLayout& layout, loops::ElemType type,
-                              int lanes, const std::string& prefix);
+abi::ModelKernels assemble_kernels(const model::ModelFunctions& fns, const abi::ModelLayout& layout,
+                                   loops::ElemType type, int lanes, const std::string& prefix);
 
 /// Writes an object file exporting the model's kernels (as "<model>_<kernel>")
 /// and PLASTIC_MODEL_ENTRY_SYMBOL, and a C header declaring them.
@@ -81,8 +81,9 @@ abi::ModelKernels assemble_kernels(const model::ModelFunctions& fns, const abi::
 /// arrays: metadata a model binary reads without a change of the ABI table
 /// (runtime/app/model_info.h).
 backend::CompileStats emit_model_object(const model::ModelFunctions& fns, loops::ElemType type,
-                                        const std::string& object_path, const std::string& header_path,
-                                        int lanes = 0, const backend::CompileOptions& options = {},
+                                        const std::string& object_path,
+                                        const std::string& header_path, int lanes = 0,
+                                        const backend::CompileOptions& options = {},
                                         const std::map<std::string, std::string>& strings = {});
 
-}  // namespace plastic::backend
+} // namespace plastic::backend

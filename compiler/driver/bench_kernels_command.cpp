@@ -3,11 +3,11 @@
 // per sample and GFLOP/s (FLOPs counted from the loop IR, flops.h). Numbers
 // only: nothing here asserts a time. The random arguments are
 // abi::random_kernel_args, the same as bench/kernel_bench.cpp uses.
-#include "compiler/driver/commands.h"
-#include "compiler/driver/load_model.h"
-#include "compiler/backend/compiled_model.h"
 #include "compiler/abi/flops.h"
 #include "compiler/abi/random_args.h"
+#include "compiler/backend/compiled_model.h"
+#include "compiler/driver/commands.h"
+#include "compiler/driver/load_model.h"
 
 #include <fmt/format.h>
 
@@ -27,12 +27,14 @@ int run_bench_kernels(const std::string& file, const std::string& dtype, double 
   options.packed_entries = true;
   auto t0 = std::chrono::steady_clock::now();
   backend::CompiledModel cm = backend::compile_model(*fns, type, 0, options);
-  double compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  double compile_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   const plastic_model& m = cm.table();
-  std::cout << fmt::format("{}: {} x {} lanes, state {}, params {}, compiled in {:.0f} ms (loop IR {:.0f} ms)\n",
-                           m.name, dtype == "f64" ? "f64" : "f32", m.lanes, m.n_state, m.n_params, compile_ms,
-                           cm.assemble_ms());
-  std::cout << fmt::format("{:<16} {:>14} {:>14} {:>10}\n", "kernel", "flop/sample", "ns/sample", "GFLOP/s");
+  std::cout << fmt::format(
+      "{}: {} x {} lanes, state {}, params {}, compiled in {:.0f} ms (loop IR {:.0f} ms)\n", m.name,
+      dtype == "f64" ? "f64" : "f32", m.lanes, m.n_state, m.n_params, compile_ms, cm.assemble_ms());
+  std::cout << fmt::format("{:<16} {:>14} {:>14} {:>10}\n", "kernel", "flop/sample", "ns/sample",
+                           "GFLOP/s");
   std::mt19937_64 rng(1);
   const double step = m.solver.step > 0 ? m.solver.step : 0.1;
   for (int i = 0; i < abi::kKernelCount; ++i) {
@@ -48,16 +50,17 @@ int run_bench_kernels(const std::string& file, const std::string& dtype, double 
     double seconds = 0;
     for (;;) {
       auto s0 = std::chrono::steady_clock::now();
-      for (int64_t r = 0; r < reps; ++r) run(args.args.data());
+      for (int64_t r = 0; r < reps; ++r)
+        run(args.args.data());
       seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count();
       if (seconds >= min_seconds || reps > (int64_t{1} << 40)) break;
       reps *= 2;
     }
     const double per_call = seconds / static_cast<double>(reps);
-    std::cout << fmt::format("{:<16} {:>14.0f} {:>14.1f} {:>10.2f}\n", abi::kernel_name(id), flops / m.lanes,
-                             per_call * 1e9 / m.lanes, flops / per_call * 1e-9);
+    std::cout << fmt::format("{:<16} {:>14.0f} {:>14.1f} {:>10.2f}\n", abi::kernel_name(id),
+                             flops / m.lanes, per_call * 1e9 / m.lanes, flops / per_call * 1e-9);
   }
   return kOk;
 }
 
-}  // namespace plastic::driver
+} // namespace plastic::driver

@@ -6,11 +6,11 @@
 // no LLVM, no compiler and no model file. `--emit-obj` stops at the object
 // and its C header; `--emit-lib` archives the object as libNAME.a for
 // programs that embed the model.
-#include "compiler/loops/error.h"
+#include "compiler/backend/compiled_model.h"
 #include "compiler/driver/commands.h"
 #include "compiler/driver/link_binary.h"
 #include "compiler/driver/load_model.h"
-#include "compiler/backend/compiled_model.h"
+#include "compiler/loops/error.h"
 #include "runtime/app/model_info.h"
 
 #include <fmt/format.h>
@@ -67,7 +67,7 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-}  // namespace
+} // namespace
 
 int run_build(const BuildRequest& r, const CommonOptions& common) {
   if (r.emit_obj && r.emit_lib) {
@@ -86,12 +86,16 @@ int run_build(const BuildRequest& r, const CommonOptions& common) {
   nlohmann::ordered_json info;
   info["plastic_version"] = PLASTIC_VERSION;
   info["source"] = {{"file", fs::path(r.file).filename().string()}, {"fnv1a64", file_hash(r.file)}};
-  nlohmann::ordered_json set_values = nlohmann::ordered_json::object(), dims = nlohmann::ordered_json::object();
-  for (const auto& [name, value] : common.overrides) set_values[name] = value;
-  for (const auto& d : fns->model->dims) dims[d.name] = d.value;
+  nlohmann::ordered_json set_values = nlohmann::ordered_json::object(),
+                         dims = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : common.overrides)
+    set_values[name] = value;
+  for (const auto& d : fns->model->dims)
+    dims[d.name] = d.value;
   info["sets"] = set_values;
   info["dims"] = dims;
-  info["target"] = {{"cpu", r.target.empty() ? "native" : r.target}, {"description", backend::describe_target(options)}};
+  info["target"] = {{"cpu", r.target.empty() ? "native" : r.target},
+                    {"description", backend::describe_target(options)}};
 
   // The object: where the user asked (--emit-obj, --emit-lib's header) or in
   // a temporary folder that is gone after the link.
@@ -114,11 +118,11 @@ int run_build(const BuildRequest& r, const CommonOptions& common) {
     std::cerr << fmt::format("plastic build: {}\n", e.what());
     return kInputError;
   }
-  const std::string what = fmt::format("{} {} x {} lanes, target {}", fns->model->name, r.dtype, lanes,
-                                       r.target.empty() ? "native" : r.target);
+  const std::string what = fmt::format("{} {} x {} lanes, target {}", fns->model->name, r.dtype,
+                                       lanes, r.target.empty() ? "native" : r.target);
   if (r.emit_obj) {
-    std::cerr << fmt::format("plastic build: wrote {0}.o and {0}.h ({1}; {2:.0f} ms in LLVM)\n", r.out, what,
-                             stats.total_ms());
+    std::cerr << fmt::format("plastic build: wrote {0}.o and {0}.h ({1}; {2:.0f} ms in LLVM)\n",
+                             r.out, what, stats.total_ms());
     return kOk;
   }
 
@@ -127,9 +131,10 @@ int run_build(const BuildRequest& r, const CommonOptions& common) {
   if (r.emit_lib) {
     std::vector<std::string> ar = find_tool("AR", "ar", error);
     if (ar.empty()) {
-      std::cerr << fmt::format("plastic build: --emit-lib needs an archiver: {}. Install one: apt-get install "
-                               "binutils\n",
-                               error);
+      std::cerr << fmt::format(
+          "plastic build: --emit-lib needs an archiver: {}. Install one: apt-get install "
+          "binutils\n",
+          error);
       return kInputError;
     }
     const fs::path out(r.out);
@@ -147,9 +152,10 @@ int run_build(const BuildRequest& r, const CommonOptions& common) {
 
   std::vector<std::string> cxx = find_tool("CXX", "c++", error);
   if (cxx.empty()) {
-    std::cerr << fmt::format("plastic build: a C++ compiler is needed to link the model binary: {}. Install one "
-                             "(Debian: apt-get install g++), or set CXX; `plastic build --emit-obj` needs none\n",
-                             error);
+    std::cerr << fmt::format(
+        "plastic build: a C++ compiler is needed to link the model binary: {}. Install one "
+        "(Debian: apt-get install g++), or set CXX; `plastic build --emit-obj` needs none\n",
+        error);
     return kInputError;
   }
   std::vector<std::string> items = model_link_items(error);
@@ -163,17 +169,20 @@ int run_build(const BuildRequest& r, const CommonOptions& common) {
   const auto link_start = std::chrono::steady_clock::now();
   if (run_tool(argv, log.string()) != 0) {
     std::string line;
-    for (const std::string& a : argv) line += (line.empty() ? "" : " ") + a;
-    std::cerr << fmt::format("plastic build: linking {} failed:\n  {}\n{}", r.out, line, slurp(log));
+    for (const std::string& a : argv)
+      line += (line.empty() ? "" : " ") + a;
+    std::cerr << fmt::format("plastic build: linking {} failed:\n  {}\n{}", r.out, line,
+                             slurp(log));
     return kInputError;
   }
   std::error_code ec;
   const auto size = fs::file_size(r.out, ec);
-  std::cerr << fmt::format("plastic build: wrote {} ({}; {:.1f} MB; {:.2f} s, of which {:.2f} s in LLVM and {:.2f} s "
-                           "linking)\n",
-                           r.out, what, static_cast<double>(size) / 1e6, seconds_since(start), stats.total_ms() / 1e3,
-                           seconds_since(link_start));
+  std::cerr << fmt::format(
+      "plastic build: wrote {} ({}; {:.1f} MB; {:.2f} s, of which {:.2f} s in LLVM and {:.2f} s "
+      "linking)\n",
+      r.out, what, static_cast<double>(size) / 1e6, seconds_since(start), stats.total_ms() / 1e3,
+      seconds_since(link_start));
   return kOk;
 }
 
-}  // namespace plastic::driver
+} // namespace plastic::driver

@@ -15,8 +15,8 @@ namespace plastic::driver {
 enum ExitCode { kOk = 0, kInputError = 1, kUsageError = 2, kInternalError = 3 };
 
 struct CommonOptions {
-  std::map<std::string, double> overrides;  ///< --set name=value
-  bool color = false;                       ///< colour diagnostics (a terminal)
+  std::map<std::string, double> overrides; ///< --set name=value
+  bool color = false;                      ///< colour diagnostics (a terminal)
 };
 
 /// `plastic check FILE…`: check models and print a summary of each.
@@ -31,15 +31,15 @@ int run_gradcheck(const std::vector<std::string>& files, double tolerance, uint6
                   const CommonOptions& common);
 
 /// `plastic emit --loops|--llvm [--opt] FILE`: the ABI kernels as loop IR or LLVM IR.
-int run_emit_kernels(const std::string& file, const std::string& stage, bool optimized, const std::string& dtype,
-                     const CommonOptions& common);
+int run_emit_kernels(const std::string& file, const std::string& stage, bool optimized,
+                     const std::string& dtype, const CommonOptions& common);
 
 /// What `plastic build` is asked for (build_command.cpp).
 struct BuildRequest {
-  std::string file;          ///< the model (*.ode)
-  std::string out;           ///< the executable; with --emit-obj/--emit-lib the path without extension
-  bool emit_obj = false;     ///< OUT.o (kernels + model table) and OUT.h
-  bool emit_lib = false;     ///< libOUT.a and OUT.h, for embedding
+  std::string file;      ///< the model (*.ode)
+  std::string out;       ///< the executable; with --emit-obj/--emit-lib the path without extension
+  bool emit_obj = false; ///< OUT.o (kernels + model table) and OUT.h
+  bool emit_lib = false; ///< libOUT.a and OUT.h, for embedding
   std::string dtype = "f64"; ///< f32 | f64
   int lanes = 0;             ///< samples per tile; 0 = the widest vector of the target
   std::string target;        ///< target CPU ("x86-64-v3", "znver4"); "" or "native" = this machine
@@ -57,4 +57,4 @@ int run_bench_kernels(const std::string& file, const std::string& dtype, double 
 /// Expands directories into the `*.ode` files below them (sorted).
 std::vector<std::string> expand_model_paths(const std::vector<std::string>& paths);
 
-}  // namespace plastic::driver
+} // namespace plastic::driver

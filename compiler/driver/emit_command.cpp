@@ -38,17 +38,23 @@ int run_emit(const std::string& file, const std::string& stage, const CommonOpti
   auto fns = load_model(file, common, code, after);
   if (!fns) return code;
   auto print_all = [](const std::vector<model::NamedFunction>& list) {
-    for (const model::NamedFunction& f : list) std::cout << ir::print(f.fn) << "\n";
+    for (const model::NamedFunction& f : list)
+      std::cout << ir::print(f.fn) << "\n";
   };
-  if (stage == "ir") print_all(fns->primal);
-  else if (stage == "grad-ir") print_all(fns->derived);
+  if (stage == "ir")
+    print_all(fns->primal);
+  else if (stage == "grad-ir")
+    print_all(fns->derived);
   else if (stage == "step-ir") {
-    for (const model::NamedFunction* f : fns->step_functions()) std::cout << ir::print(f->fn) << "\n";
+    for (const model::NamedFunction* f : fns->step_functions())
+      std::cout << ir::print(f->fn) << "\n";
   } else if (stage == "stats") {
-    std::cout << fmt::format("{:<32} {:>8} {:>8} {:>8}\n", "function", "inputs", "outputs", "nodes");
+    std::cout << fmt::format("{:<32} {:>8} {:>8} {:>8}\n", "function", "inputs", "outputs",
+                             "nodes");
     for (const model::NamedFunction* f : fns->functions())
-      std::cout << fmt::format("{:<32} {:>8} {:>8} {:>8}\n", model::to_string(f->role), f->fn.inputs().size(),
-                               f->fn.outputs().size(), model::node_count(f->fn));
+      std::cout << fmt::format("{:<32} {:>8} {:>8} {:>8}\n", model::to_string(f->role),
+                               f->fn.inputs().size(), f->fn.outputs().size(),
+                               model::node_count(f->fn));
   } else {
     std::cerr << fmt::format("plastic emit: unknown stage '{}'\n", stage);
     return kUsageError;
@@ -56,4 +62,4 @@ int run_emit(const std::string& file, const std::string& stage, const CommonOpti
   return kOk;
 }
 
-}  // namespace plastic::driver
+} // namespace plastic::driver

@@ -1,11 +1,11 @@
 // `plastic emit --loops|--llvm [--opt] FILE`: the model's ABI kernels as loop
 // IR, or as LLVM IR straight from the lowering (or after O3 with --opt).
-#include "compiler/loops/error.h"
+#include "compiler/backend/compiled_model.h"
 #include "compiler/backend/llvm/aot.h"
-#include "compiler/loops/loop_printer.h"
 #include "compiler/driver/commands.h"
 #include "compiler/driver/load_model.h"
-#include "compiler/backend/compiled_model.h"
+#include "compiler/loops/error.h"
+#include "compiler/loops/loop_printer.h"
 
 #include <fmt/format.h>
 
@@ -13,8 +13,8 @@
 
 namespace plastic::driver {
 
-int run_emit_kernels(const std::string& file, const std::string& stage, bool optimized, const std::string& dtype,
-                     const CommonOptions& common) {
+int run_emit_kernels(const std::string& file, const std::string& stage, bool optimized,
+                     const std::string& dtype, const CommonOptions& common) {
   int code = kOk;
   auto fns = load_model(file, common, code);
   if (!fns) return code;
@@ -22,8 +22,10 @@ int run_emit_kernels(const std::string& file, const std::string& stage, bool opt
   try {
     abi::ModelLayout layout = abi::compute_layout(*fns);
     abi::ModelKernels kernels = backend::assemble_kernels(*fns, layout, type, 0, layout.name + "_");
-    if (stage == "loops") std::cout << loops::print(kernels.module);
-    else std::cout << backend::emit_llvm_ir(kernels.module, {}, optimized);
+    if (stage == "loops")
+      std::cout << loops::print(kernels.module);
+    else
+      std::cout << backend::emit_llvm_ir(kernels.module, {}, optimized);
   } catch (const abi::LayoutError& e) {
     std::cerr << fmt::format("plastic emit: {}\n", e.what());
     return kInputError;
@@ -31,4 +33,4 @@ int run_emit_kernels(const std::string& file, const std::string& stage, bool opt
   return kOk;
 }
 
-}  // namespace plastic::driver
+} // namespace plastic::driver

@@ -41,18 +41,18 @@ int run_gradcheck(const std::vector<std::string>& paths, double tolerance, uint6
         if (e.error >= fn_worst) fn_worst = e.error, fn_where = e.input;
       for (const auto& e : entries)
         if (e.error > tolerance)
-          std::cout << fmt::format("  FAIL {:<28} d.{:<24} ad {:+.10e}  fd {:+.10e}  rel {:.2e}\n", f->name(), e.input,
-                                   e.ad, e.fd, e.error);
-      std::cout << fmt::format("  {:<40} {:>3} inputs  worst {:.2e} ({})\n", f->name(), entries.size(), fn_worst,
-                               fn_where.empty() ? "-" : fn_where);
+          std::cout << fmt::format("  FAIL {:<28} d.{:<24} ad {:+.10e}  fd {:+.10e}  rel {:.2e}\n",
+                                   f->name(), e.input, e.ad, e.fd, e.error);
+      std::cout << fmt::format("  {:<40} {:>3} inputs  worst {:.2e} ({})\n", f->name(),
+                               entries.size(), fn_worst, fn_where.empty() ? "-" : fn_where);
       if (fn_worst >= worst) worst = fn_worst, worst_where = f->name() + " d." + fn_where;
     }
     bool ok = worst <= tolerance;
-    std::cout << fmt::format("  {} worst relative error {:.2e} at {} (tolerance {:.0e})\n", ok ? "ok" : "FAILED", worst,
-                             worst_where, tolerance);
+    std::cout << fmt::format("  {} worst relative error {:.2e} at {} (tolerance {:.0e})\n",
+                             ok ? "ok" : "FAILED", worst, worst_where, tolerance);
     if (!ok) worst_code = std::max(worst_code, int(kInputError));
   }
   return worst_code;
 }
 
-}  // namespace plastic::driver
+} // namespace plastic::driver

@@ -26,7 +26,9 @@ fs::path executable_dir() {
   return ec ? fs::current_path() : exe.parent_path();
 }
 
-bool is_executable(const fs::path& p) { return ::access(p.c_str(), X_OK) == 0 && !fs::is_directory(p); }
+bool is_executable(const fs::path& p) {
+  return ::access(p.c_str(), X_OK) == 0 && !fs::is_directory(p);
+}
 
 // `name` as execvp would find it: a path as is, a bare name on PATH.
 bool on_path(const std::string& name) {
@@ -38,14 +40,15 @@ bool on_path(const std::string& name) {
   return false;
 }
 
-}  // namespace
+} // namespace
 
 std::vector<std::string> find_tool(const char* env_var, const char* fallback, std::string& error) {
   std::vector<std::string> argv;
   const char* env = std::getenv(env_var);
   if (env && *env) {
     std::stringstream words(env);
-    for (std::string w; words >> w;) argv.push_back(w);
+    for (std::string w; words >> w;)
+      argv.push_back(w);
     if (!argv.empty() && on_path(argv[0])) return argv;
     error = fmt::format("${} is '{}', which is not a program that can be run", env_var, env);
     return {};
@@ -57,7 +60,8 @@ std::vector<std::string> find_tool(const char* env_var, const char* fallback, st
 
 std::vector<std::string> model_link_items(std::string& error) {
   const fs::path dir = executable_dir();
-  const fs::path candidates[] = {dir / "plastic-model-link.txt", dir / ".." / "lib" / "plastic" / "plastic-model-link.txt"};
+  const fs::path candidates[] = {dir / "plastic-model-link.txt",
+                                 dir / ".." / "lib" / "plastic" / "plastic-model-link.txt"};
   for (const fs::path& manifest : candidates) {
     std::ifstream in(manifest);
     if (!in) continue;
@@ -72,20 +76,22 @@ std::vector<std::string> model_link_items(std::string& error) {
     }
     for (const std::string& item : items)
       if (item[0] != '-' && !fs::exists(item)) {
-        error = fmt::format("{} names {}, which does not exist (rebuild or reinstall Plastic)", manifest.string(),
-                            item);
+        error = fmt::format("{} names {}, which does not exist (rebuild or reinstall Plastic)",
+                            manifest.string(), item);
         return {};
       }
     return items;
   }
-  error = fmt::format("the runtime libraries to link a model binary with were not found: no {} or {}",
-                      candidates[0].string(), candidates[1].lexically_normal().string());
+  error =
+      fmt::format("the runtime libraries to link a model binary with were not found: no {} or {}",
+                  candidates[0].string(), candidates[1].lexically_normal().string());
   return {};
 }
 
 int run_tool(const std::vector<std::string>& argv, const std::string& log_path) {
   std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  for (const std::string& a : argv)
+    args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   const pid_t pid = ::fork();
   if (pid < 0) return -1;
@@ -104,4 +110,4 @@ int run_tool(const std::vector<std::string>& argv, const std::string& log_path) 
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-}  // namespace plastic::driver
+} // namespace plastic::driver

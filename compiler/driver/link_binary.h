@@ -29,4 +29,4 @@ std::vector<std::string> model_link_items(std::string& error);
 /// -1 when it could not be started.
 int run_tool(const std::vector<std::string>& argv, const std::string& log_path);
 
-}  // namespace plastic::driver
+} // namespace plastic::driver

@@ -3,16 +3,16 @@
 
 namespace plastic::driver {
 
-std::optional<model::ModelFunctions> load_model(
-    const std::string& file, const CommonOptions& common, int& code,
-    std::function<void(std::string_view, const ir::Function&)> after_pass) {
+std::optional<model::ModelFunctions>
+load_model(const std::string& file, const CommonOptions& common, int& code,
+           std::function<void(std::string_view, const ir::Function&)> after_pass) {
   model::BuildOptions options{common.overrides, common.color, std::move(after_pass)};
   model::BuildStatus status = model::BuildStatus::Ok;
   auto fns = model::build_model_functions(file, options, status);
-  code = status == model::BuildStatus::Ok          ? kOk
+  code = status == model::BuildStatus::Ok           ? kOk
          : status == model::BuildStatus::UsageError ? kUsageError
                                                     : kInputError;
   return fns;
 }
 
-}  // namespace plastic::driver
+} // namespace plastic::driver

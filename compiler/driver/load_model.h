@@ -13,8 +13,8 @@ namespace plastic::driver {
 
 /// build_model_functions with `common`'s overrides and colours; on failure
 /// returns nullopt with kInputError or kUsageError in `code`.
-std::optional<model::ModelFunctions> load_model(
-    const std::string& file, const CommonOptions& common, int& code,
-    std::function<void(std::string_view, const ir::Function&)> after_pass = {});
+std::optional<model::ModelFunctions>
+load_model(const std::string& file, const CommonOptions& common, int& code,
+           std::function<void(std::string_view, const ir::Function&)> after_pass = {});
 
-}  // namespace plastic::driver
+} // namespace plastic::driver

@@ -5,8 +5,8 @@
 // reported as one, with its own exit code.
 #include "compiler/driver/commands.h"
 #include "compiler/driver/model_commands.h"
-#include "runtime/app/allocator.h"
 #include "dsl/diagnostics.h"
+#include "runtime/app/allocator.h"
 #include "runtime/support/internal_error.h"
 
 #include <CLI/CLI.hpp>
@@ -42,7 +42,8 @@ int main(int argc, char** argv) {
   // through tee shows each epoch as it ends.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   plastic::rt::keep_freed_memory();
-  CLI::App app{"Plastic: a compiler for neural differential equations whose vector fields are learning rules.\n"
+  CLI::App app{"Plastic: a compiler for neural differential equations whose vector fields are "
+               "learning rules.\n"
                "Exit codes: 0 ok, 1 errors in the input, 2 usage error, 3 internal error (a bug)."};
   app.set_version_flag("--version", std::string("plastic ") + PLASTIC_VERSION);
   app.require_subcommand(1);
@@ -67,42 +68,55 @@ int main(int argc, char** argv) {
   CLI::App* emit = app.add_subcommand("emit", "Print one stage of the compilation");
   emit->add_option("file", emit_file, "Model file (*.ode)")->required();
   emit->add_flag("--ast", emit_ast, "The parsed model, printed back as source");
-  emit->add_flag("--ir", emit_ir, "The model's IR functions: field, initial state, outputs, jump, loss");
+  emit->add_flag("--ir", emit_ir,
+                 "The model's IR functions: field, initial state, outputs, jump, loss");
   emit->add_flag("--grad-ir", emit_grad, "Their VJPs and the continuous adjoint system");
-  emit->add_flag("--step-ir", emit_step, "The fused step of the model's solver (and dopri5) and its VJP");
+  emit->add_flag("--step-ir", emit_step,
+                 "The fused step of the model's solver (and dopri5) and its VJP");
   emit->add_flag("--stats", emit_stats, "Node counts per function");
-  emit->add_flag("--print-after-all", print_after_all, "Print every function after every optimisation pass");
+  emit->add_flag("--print-after-all", print_after_all,
+                 "Print every function after every optimisation pass");
   emit->add_flag("--loops", emit_loops, "The model's ABI kernels as loop IR");
-  emit->add_flag("--llvm", emit_llvm, "The model's ABI kernels as LLVM IR (unoptimised unless --opt)");
+  emit->add_flag("--llvm", emit_llvm,
+                 "The model's ABI kernels as LLVM IR (unoptimised unless --opt)");
   emit->add_flag("--opt", emit_opt, "With --llvm: after the O3 pipeline");
-  emit->add_option("--dtype", emit_dtype, "Element type of --loops/--llvm kernels: f32 or f64 (default f64)")
+  emit->add_option("--dtype", emit_dtype,
+                   "Element type of --loops/--llvm kernels: f32 or f64 (default f64)")
       ->check(CLI::IsMember({"f32", "f64"}));
   add_set(emit);
 
   BuildRequest build_request;
-  CLI::App* build = app.add_subcommand("build", "Compile a model ahead of time into a standalone binary");
+  CLI::App* build =
+      app.add_subcommand("build", "Compile a model ahead of time into a standalone binary");
   build->add_option("file", build_request.file, "Model file (*.ode)")->required();
-  build->add_option("-o", build_request.out,
-                    "The model binary; with --emit-obj/--emit-lib the path without extension")
+  build
+      ->add_option("-o", build_request.out,
+                   "The model binary; with --emit-obj/--emit-lib the path without extension")
       ->required();
   build->add_flag("--emit-obj", build_request.emit_obj,
                   "Write OUT.o exporting the kernels and the model table, and its header OUT.h");
-  build->add_flag("--emit-lib", build_request.emit_lib, "Write the static library libOUT.a and its header OUT.h");
+  build->add_flag("--emit-lib", build_request.emit_lib,
+                  "Write the static library libOUT.a and its header OUT.h");
   build->add_option("--dtype", build_request.dtype, "Element type: f32 or f64 (default f64)")
       ->check(CLI::IsMember({"f32", "f64"}));
-  build->add_option("--lanes", build_request.lanes, "Samples per SIMD tile (default: the target's widest vector)")
+  build
+      ->add_option("--lanes", build_request.lanes,
+                   "Samples per SIMD tile (default: the target's widest vector)")
       ->check(CLI::Range(1, 64));
-  build->add_option("--target", build_request.target,
-                    "Target CPU: native (default), x86-64-v3, x86-64-v4, znver4, ... (LLVM's CPU names)");
+  build->add_option(
+      "--target", build_request.target,
+      "Target CPU: native (default), x86-64-v3, x86-64-v4, znver4, ... (LLVM's CPU names)");
   add_set(build);
 
   std::string bench_file, bench_dtype = "f32";
   double bench_seconds = 0.2;
-  CLI::App* bench = app.add_subcommand("bench-kernels", "Time every kernel of a model on random data");
+  CLI::App* bench =
+      app.add_subcommand("bench-kernels", "Time every kernel of a model on random data");
   bench->add_option("file", bench_file, "Model file (*.ode)")->required();
   bench->add_option("--dtype", bench_dtype, "Element type: f32 or f64 (default f32)")
       ->check(CLI::IsMember({"f32", "f64"}));
-  bench->add_option("--seconds", bench_seconds, "Least time spent timing each kernel (default 0.2)");
+  bench->add_option("--seconds", bench_seconds,
+                    "Least time spent timing each kernel (default 0.2)");
   add_set(bench);
 
   ModelCommands model_commands(app, sets);
@@ -110,8 +124,10 @@ int main(int argc, char** argv) {
   std::vector<std::string> gradcheck_files;
   double tolerance = 1e-6;
   uint64_t seed = 1;
-  CLI::App* gradcheck = app.add_subcommand("gradcheck", "Check every symbolic VJP against finite differences");
-  gradcheck->add_option("files", gradcheck_files, "Model files (*.ode) or folders of them")->required();
+  CLI::App* gradcheck =
+      app.add_subcommand("gradcheck", "Check every symbolic VJP against finite differences");
+  gradcheck->add_option("files", gradcheck_files, "Model files (*.ode) or folders of them")
+      ->required();
   gradcheck->add_option("--tolerance", tolerance, "Largest relative error accepted (default 1e-6)");
   gradcheck->add_option("--seed", seed, "Seed of the random points (default 1)");
   add_set(gradcheck);
@@ -132,12 +148,18 @@ int main(int argc, char** argv) {
     if (emit->parsed()) {
       int chosen = emit_ast + emit_ir + emit_grad + emit_step + emit_stats + emit_loops + emit_llvm;
       if (chosen != 1) {
-        std::cerr << "plastic emit: choose one stage: --ast, --ir, --grad-ir, --step-ir, --stats, --loops or --llvm\n";
+        std::cerr << "plastic emit: choose one stage: --ast, --ir, --grad-ir, --step-ir, --stats, "
+                     "--loops or --llvm\n";
         return kUsageError;
       }
       if (emit_loops || emit_llvm)
-        return run_emit_kernels(emit_file, emit_loops ? "loops" : "llvm", emit_opt, emit_dtype, common);
-      std::string stage = emit_ast ? "ast" : emit_ir ? "ir" : emit_grad ? "grad-ir" : emit_step ? "step-ir" : "stats";
+        return run_emit_kernels(emit_file, emit_loops ? "loops" : "llvm", emit_opt, emit_dtype,
+                                common);
+      std::string stage = emit_ast    ? "ast"
+                          : emit_ir   ? "ir"
+                          : emit_grad ? "grad-ir"
+                          : emit_step ? "step-ir"
+                                      : "stats";
       return run_emit(emit_file, stage, common, print_after_all);
     }
     if (gradcheck->parsed()) return run_gradcheck(gradcheck_files, tolerance, seed, common);

@@ -11,7 +11,8 @@ struct ModelCommands::State {
   std::unique_ptr<rt::ModelCli> cli;
 };
 
-ModelCommands::ModelCommands(CLI::App& app, std::vector<std::string>& sets) : state_(std::make_unique<State>()) {
+ModelCommands::ModelCommands(CLI::App& app, std::vector<std::string>& sets)
+    : state_(std::make_unique<State>()) {
   State& s = *state_;
   // The flags are the runtime's (shared with model binaries); the driver
   // only puts the model file and --set in front.
@@ -28,8 +29,8 @@ std::optional<int> ModelCommands::run(const CommonOptions& common) {
   if (cli.parsed() == rt::ModelCommand::None) return std::nullopt;
   return run_compiled(
       state_->file, cli.dtype(), common,
-      [&](const plastic_model& m, const nlohmann::json& dims) { return cli.run(m, dims); }, cli.batch(),
-      cli.threads());
+      [&](const plastic_model& m, const nlohmann::json& dims) { return cli.run(m, dims); },
+      cli.batch(), cli.threads());
 }
 
-}  // namespace plastic::driver
+} // namespace plastic::driver

@@ -13,9 +13,10 @@ std::vector<std::string> expand_model_paths(const std::vector<std::string>& path
     std::error_code ec;
     if (fs::is_directory(p, ec)) {
       std::vector<std::string> found;
-      for (auto it = fs::recursive_directory_iterator(p, ec); !ec && it != fs::recursive_directory_iterator();
-           it.increment(ec))
-        if (it->is_regular_file(ec) && it->path().extension() == ".ode") found.push_back(it->path().string());
+      for (auto it = fs::recursive_directory_iterator(p, ec);
+           !ec && it != fs::recursive_directory_iterator(); it.increment(ec))
+        if (it->is_regular_file(ec) && it->path().extension() == ".ode")
+          found.push_back(it->path().string());
       std::sort(found.begin(), found.end());
       out.insert(out.end(), found.begin(), found.end());
     } else {
@@ -25,4 +26,4 @@ std::vector<std::string> expand_model_paths(const std::vector<std::string>& path
   return out;
 }
 
-}  // namespace plastic::driver
+} // namespace plastic::driver

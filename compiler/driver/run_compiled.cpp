@@ -1,9 +1,9 @@
 // Compile a model and run a runtime command on it (see run_compiled.h).
 #include "compiler/driver/run_compiled.h"
 
-#include "compiler/driver/load_model.h"
-#include "compiler/backend/llvm/options.h"
 #include "compiler/backend/compiled_model.h"
+#include "compiler/backend/llvm/options.h"
+#include "compiler/driver/load_model.h"
 
 #include <algorithm>
 #include <chrono>
@@ -34,17 +34,18 @@ int tile_lanes(loops::ElemType type, int64_t batch, int threads) {
   return tiles(wide) >= std::min(workers, tiles(narrow)) ? wide : 0;
 }
 
-}  // namespace
+} // namespace
 
 int run_compiled(const std::string& file, const std::string& dtype, const CommonOptions& common,
-                 const std::function<int(const plastic_model&, const nlohmann::json& dims)>& body, int64_t batch,
-                 int threads) {
+                 const std::function<int(const plastic_model&, const nlohmann::json& dims)>& body,
+                 int64_t batch, int threads) {
   int code = kOk;
   auto start = std::chrono::steady_clock::now();
   auto fns = load_model(file, common, code);
   if (!fns) return code;
   nlohmann::json dims = nlohmann::json::object();
-  for (const auto& d : fns->model->dims) dims[d.name] = d.value;
+  for (const auto& d : fns->model->dims)
+    dims[d.name] = d.value;
   backend::CompiledModel compiled;
   try {
     const loops::ElemType type = dtype == "f64" ? loops::ElemType::F64 : loops::ElemType::F32;
@@ -55,9 +56,10 @@ int run_compiled(const std::string& file, const std::string& dtype, const Common
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const plastic_model& m = compiled.table();
-  std::cerr << fmt::format("model     {} ({}), {} parameters, state {}, {} x {} lanes, compiled in {:.2f} s\n",
-                           m.name, file, m.n_params, m.n_state, dtype, m.lanes, seconds);
+  std::cerr << fmt::format(
+      "model     {} ({}), {} parameters, state {}, {} x {} lanes, compiled in {:.2f} s\n", m.name,
+      file, m.n_params, m.n_state, dtype, m.lanes, seconds);
   return body(m, dims);
 }
 
-}  // namespace plastic::driver
+} // namespace plastic::driver

@@ -24,4 +24,4 @@ int run_compiled(const std::string& file, const std::string& dtype, const Common
                  const std::function<int(const plastic_model&, const nlohmann::json& dims)>& body,
                  int64_t batch = 0, int threads = 0);
 
-}  // namespace plastic::driver
+} // namespace plastic::driver

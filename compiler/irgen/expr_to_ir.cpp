@@ -9,20 +9,26 @@ namespace plastic::irgen {
 
 namespace {
 
-ir::Shape to_ir(const dsl::Shape& s) { return ir::Shape(s.begin(), s.end()); }
+ir::Shape to_ir(const dsl::Shape& s) {
+  return ir::Shape(s.begin(), s.end());
+}
 
-dsl::Shape from_ir(const ir::Shape& s) { return dsl::Shape(s.begin(), s.end()); }
+dsl::Shape from_ir(const ir::Shape& s) {
+  return dsl::Shape(s.begin(), s.end());
+}
 
 dsl::Shape expect_shape(const dsl::ShapeResult& r) {
   if (auto* e = std::get_if<dsl::ShapeError>(&r))
-    throw plastic::InternalError("a checked model failed a shape rule while lowering: " + e->message);
+    throw plastic::InternalError("a checked model failed a shape rule while lowering: " +
+                                 e->message);
   return std::get<dsl::Shape>(r);
 }
 
 // Letters for einsum specs: batch axes first, then the operands' own axes.
 std::string letters(size_t from, size_t count) {
   static const std::string alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-  if (from + count > alphabet.size()) throw plastic::InternalError("tensor rank too large for an einsum spec");
+  if (from + count > alphabet.size())
+    throw plastic::InternalError("tensor rank too large for an einsum spec");
   return alphabet.substr(from, count);
 }
 
@@ -34,11 +40,12 @@ const ir::Node* broadcast_batch(const ir::Node* x, const dsl::Shape& batch, size
   return ir::broadcast_to(x, to_ir(target));
 }
 
-}  // namespace
+} // namespace
 
 std::vector<int64_t> all_axes(const ir::Node* x) {
   std::vector<int64_t> axes(x->shape().size());
-  for (size_t i = 0; i < axes.size(); ++i) axes[i] = static_cast<int64_t>(i);
+  for (size_t i = 0; i < axes.size(); ++i)
+    axes[i] = static_cast<int64_t>(i);
   return axes;
 }
 
@@ -46,7 +53,7 @@ const ir::Node* language_matmul(const ir::Node* a, const ir::Node* b) {
   dsl::Shape as = from_ir(a->shape()), bs = from_ir(b->shape());
   dsl::Shape out = expect_shape(dsl::matmul_shape(as, bs));
   if (as.size() == 1 && bs.size() == 1) return ir::contract("i,i->", {a, b});
-  if (as.size() == 1) {  // [n] @ [..., n, p]
+  if (as.size() == 1) { // [n] @ [..., n, p]
     size_t batch = bs.size() - 2;
     std::string B = letters(0, batch);
     return ir::contract(fmt::format("y,{}yz->{}z", B, B), {a, b});
@@ -54,7 +61,7 @@ const ir::Node* language_matmul(const ir::Node* a, const ir::Node* b) {
   size_t batch = out.size() - (bs.size() < as.size() ? 1 : 2);
   dsl::Shape batch_shape(out.begin(), out.begin() + static_cast<ptrdiff_t>(batch));
   std::string B = letters(0, batch);
-  if (bs.size() < as.size()) {  // batched matvec
+  if (bs.size() < as.size()) { // batched matvec
     const ir::Node* A = broadcast_batch(a, batch_shape, 2);
     const ir::Node* X = broadcast_batch(b, batch_shape, 1);
     return ir::contract(fmt::format("{}xy,{}y->{}x", B, B, B), {A, X});
@@ -72,9 +79,11 @@ const ir::Node* language_outer(const ir::Node* a, const ir::Node* b) {
                       {broadcast_batch(a, batch, 1), broadcast_batch(b, batch, 1)});
 }
 
-const ir::Node* language_einsum(const std::string& spec, const std::vector<const ir::Node*>& operands) {
+const ir::Node* language_einsum(const std::string& spec,
+                                const std::vector<const ir::Node*>& operands) {
   std::vector<dsl::Shape> shapes;
-  for (const ir::Node* x : operands) shapes.push_back(from_ir(x->shape()));
+  for (const ir::Node* x : operands)
+    shapes.push_back(from_ir(x->shape()));
   expect_shape(dsl::einsum_shape(spec, shapes));
   if (spec.find("...") == std::string::npos) return ir::contract(spec, operands);
   // Replace `...` by explicit upper-case letters after broadcasting the
@@ -97,7 +106,7 @@ const ir::Node* language_einsum(const std::string& spec, const std::vector<const
     dsl::Shape mine(shapes[i].begin() + dots, shapes[i].begin() + dots + extra[i]);
     ellipsis = expect_shape(dsl::broadcast_shapes(ellipsis, mine));
   }
-  std::string E = letters(26, ellipsis.size());  // upper case: never clashes with the user's labels
+  std::string E = letters(26, ellipsis.size()); // upper case: never clashes with the user's labels
   std::vector<const ir::Node*> ops = operands;
   std::string new_spec;
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -131,14 +140,16 @@ ExprToIr::Value ExprToIr::build(const dsl::ResolvedExpr& e) {
   for (const dsl::ResolvedNode& n : e.nodes) {
     args.clear();
     for (int a : n.args) {
-      PLASTIC_CHECK(a >= 0 && static_cast<size_t>(a) < values.size(), "resolved node uses a later node {}", a);
+      PLASTIC_CHECK(a >= 0 && static_cast<size_t>(a) < values.size(),
+                    "resolved node uses a later node {}", a);
       args.push_back(values[static_cast<size_t>(a)]);
     }
     Value v = node(n, args);
     // Labels are read one-hot and losses are scalars; every tensor has the
     // shape the checker proved.
     if (n.value == dsl::ValueKind::Tensor)
-      PLASTIC_CHECK(from_ir(v->shape()) == n.shape, "the IR of a node has shape {}, the checker proved {}",
+      PLASTIC_CHECK(from_ir(v->shape()) == n.shape,
+                    "the IR of a node has shape {}, the checker proved {}",
                     dsl::format_shape(from_ir(v->shape())), dsl::format_shape(n.shape));
     values.push_back(v);
   }
@@ -147,16 +158,22 @@ ExprToIr::Value ExprToIr::build(const dsl::ResolvedExpr& e) {
 
 ExprToIr::Value ExprToIr::node(const dsl::ResolvedNode& n, std::vector<Value>& args) {
   switch (n.kind) {
-  case dsl::ResolvedKind::Number: return ctx_.constant(n.number);
-  case dsl::ResolvedKind::Leaf: return leaves_(n.leaf);
+  case dsl::ResolvedKind::Number:
+    return ctx_.constant(n.number);
+  case dsl::ResolvedKind::Leaf:
+    return leaves_(n.leaf);
   case dsl::ResolvedKind::Unary:
     switch (n.unary_op) {
-    case dsl::UnaryOp::Neg: return ir::neg(args.at(0));
+    case dsl::UnaryOp::Neg:
+      return ir::neg(args.at(0));
     }
     break;
-  case dsl::ResolvedKind::Binary: return binary(n.binary_op, args.at(0), args.at(1));
-  case dsl::ResolvedKind::Builtin: return builtin(n.builtin, args, n.consts);
-  case dsl::ResolvedKind::Index: return index(args.at(0), n.items);
+  case dsl::ResolvedKind::Binary:
+    return binary(n.binary_op, args.at(0), args.at(1));
+  case dsl::ResolvedKind::Builtin:
+    return builtin(n.builtin, args, n.consts);
+  case dsl::ResolvedKind::Index:
+    return index(args.at(0), n.items);
   }
   throw plastic::InternalError("unhandled resolved node kind");
 }
@@ -165,14 +182,19 @@ ExprToIr::Value ExprToIr::binary(dsl::BinaryOp op, Value a, Value b) {
   using dsl::BinaryOp;
   using ir::Broadcasting;
   switch (op) {
-  case BinaryOp::MatMul: return language_matmul(a, b);
+  case BinaryOp::MatMul:
+    return language_matmul(a, b);
   case BinaryOp::Pow:
     if (!b->is_splat()) throw plastic::InternalError("the exponent of '^' is not a constant");
     return ir::powc(a, b->attrs().reals[0]);
-  case BinaryOp::Add: return ir::add(a, b, Broadcasting::Numpy);
-  case BinaryOp::Sub: return ir::sub(a, b, Broadcasting::Numpy);
-  case BinaryOp::Mul: return ir::mul(a, b, Broadcasting::Numpy);
-  case BinaryOp::Div: return ir::div(a, b, Broadcasting::Numpy);
+  case BinaryOp::Add:
+    return ir::add(a, b, Broadcasting::Numpy);
+  case BinaryOp::Sub:
+    return ir::sub(a, b, Broadcasting::Numpy);
+  case BinaryOp::Mul:
+    return ir::mul(a, b, Broadcasting::Numpy);
+  case BinaryOp::Div:
+    return ir::div(a, b, Broadcasting::Numpy);
   }
   throw plastic::InternalError(fmt::format("no lowering for operator '{}'", dsl::to_string(op)));
 }
@@ -191,12 +213,14 @@ ExprToIr::Value ExprToIr::loss(dsl::Builtin id, Value prediction, Value target) 
     const ir::Node* sq = ir::square(ir::sub(prediction, target));
     return sq->shape().empty() ? sq : ir::mean(sq, all_axes(sq));
   }
-  default: break;
+  default:
+    break;
   }
   throw plastic::InternalError("not a loss builtin");
 }
 
-ExprToIr::Value ExprToIr::builtin(dsl::Builtin id, std::vector<Value>& args, const dsl::BuiltinConsts& c) {
+ExprToIr::Value ExprToIr::builtin(dsl::Builtin id, std::vector<Value>& args,
+                                  const dsl::BuiltinConsts& c) {
   using dsl::Builtin;
   Value x = args.empty() ? nullptr : args[0];
   auto axis = [&](std::optional<int64_t> a) {
@@ -205,23 +229,38 @@ ExprToIr::Value ExprToIr::builtin(dsl::Builtin id, std::vector<Value>& args, con
     return v < 0 ? v + rank : v;
   };
   switch (id) {
-  case Builtin::Tanh: return ir::tanh(x);
-  case Builtin::Sigmoid: return ir::sigmoid(x);
-  case Builtin::Relu: return ir::relu(x);
-  case Builtin::Elu: return ir::elu(x);
-  case Builtin::Softplus: return ir::softplus(x);
-  case Builtin::Exp: return ir::exp(x);
-  case Builtin::Log: return ir::log(x);
-  case Builtin::Sqrt: return ir::sqrt(x);
-  case Builtin::Abs: return ir::abs(x);
-  case Builtin::Square: return ir::square(x);
-  case Builtin::Softmax: return ir::softmax(x, axis(c.axis));
-  case Builtin::LogSumExp: return ir::logsumexp(x, axis(c.axis));
-  case Builtin::LayerNorm: return ir::layernorm(x, axis(-1), c.eps);
-  case Builtin::Outer: return language_outer(x, args[1]);
+  case Builtin::Tanh:
+    return ir::tanh(x);
+  case Builtin::Sigmoid:
+    return ir::sigmoid(x);
+  case Builtin::Relu:
+    return ir::relu(x);
+  case Builtin::Elu:
+    return ir::elu(x);
+  case Builtin::Softplus:
+    return ir::softplus(x);
+  case Builtin::Exp:
+    return ir::exp(x);
+  case Builtin::Log:
+    return ir::log(x);
+  case Builtin::Sqrt:
+    return ir::sqrt(x);
+  case Builtin::Abs:
+    return ir::abs(x);
+  case Builtin::Square:
+    return ir::square(x);
+  case Builtin::Softmax:
+    return ir::softmax(x, axis(c.axis));
+  case Builtin::LogSumExp:
+    return ir::logsumexp(x, axis(c.axis));
+  case Builtin::LayerNorm:
+    return ir::layernorm(x, axis(-1), c.eps);
+  case Builtin::Outer:
+    return language_outer(x, args[1]);
   case Builtin::Transpose: {
     std::vector<int64_t> perm(x->shape().size());
-    for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<int64_t>(i);
+    for (size_t i = 0; i < perm.size(); ++i)
+      perm[i] = static_cast<int64_t>(i);
     std::swap(perm[perm.size() - 1], perm[perm.size() - 2]);
     return ir::transpose(x, perm);
   }
@@ -234,14 +273,20 @@ ExprToIr::Value ExprToIr::builtin(dsl::Builtin id, std::vector<Value>& args, con
     if (id == Builtin::Mean) return ir::mean(x, axes);
     return ir::reduce_max(x, axes);
   }
-  case Builtin::Reshape: return ir::reshape(x, ir::Shape(c.shape.begin(), c.shape.end()));
-  case Builtin::Concat: return ir::concat(args, axis(c.axis));
-  case Builtin::Einsum: return language_einsum(c.spec, args);
-  case Builtin::Minimum: return ir::min(x, args[1], ir::Broadcasting::Numpy);
-  case Builtin::Maximum: return ir::max(x, args[1], ir::Broadcasting::Numpy);
+  case Builtin::Reshape:
+    return ir::reshape(x, ir::Shape(c.shape.begin(), c.shape.end()));
+  case Builtin::Concat:
+    return ir::concat(args, axis(c.axis));
+  case Builtin::Einsum:
+    return language_einsum(c.spec, args);
+  case Builtin::Minimum:
+    return ir::min(x, args[1], ir::Broadcasting::Numpy);
+  case Builtin::Maximum:
+    return ir::max(x, args[1], ir::Broadcasting::Numpy);
   case Builtin::CrossEntropy:
   case Builtin::BceWithLogits:
-  case Builtin::Mse: return loss(id, x, args[1]);
+  case Builtin::Mse:
+    return loss(id, x, args[1]);
   }
   throw plastic::InternalError("unhandled builtin in lowering");
 }
@@ -249,13 +294,15 @@ ExprToIr::Value ExprToIr::builtin(dsl::Builtin id, std::vector<Value>& args, con
 ExprToIr::Value ExprToIr::index(Value base, const std::vector<dsl::IndexItem>& items) {
   const ir::Shape& s = base->shape();
   size_t explicit_items = 0;
-  for (const auto& it : items) explicit_items += it.kind != dsl::IndexItem::Ellipsis;
+  for (const auto& it : items)
+    explicit_items += it.kind != dsl::IndexItem::Ellipsis;
   std::vector<int64_t> starts(s.size(), 0);
   ir::Shape sizes = s, out;
   size_t axis = 0;
   for (const auto& it : items) {
     if (it.kind == dsl::IndexItem::Ellipsis) {
-      for (size_t k = 0; k < s.size() - explicit_items; ++k) out.push_back(s[axis++]);
+      for (size_t k = 0; k < s.size() - explicit_items; ++k)
+        out.push_back(s[axis++]);
       continue;
     }
     int64_t n = s[axis];
@@ -272,9 +319,10 @@ ExprToIr::Value ExprToIr::index(Value base, const std::vector<dsl::IndexItem>& i
     }
     ++axis;
   }
-  for (; axis < s.size(); ++axis) out.push_back(s[axis]);
+  for (; axis < s.size(); ++axis)
+    out.push_back(s[axis]);
   const ir::Node* r = ir::slice(base, starts, sizes);
   return r->shape() == out ? r : ir::reshape(r, out);
 }
 
-}  // namespace plastic::irgen
+} // namespace plastic::irgen

@@ -50,6 +50,7 @@ const ir::Node* language_outer(const ir::Node* a, const ir::Node* b);
 /// 0, 1, ..., rank-1.
 std::vector<int64_t> all_axes(const ir::Node* x);
 /// einsum with NumPy's spec syntax, `...` included.
-const ir::Node* language_einsum(const std::string& spec, const std::vector<const ir::Node*>& operands);
+const ir::Node* language_einsum(const std::string& spec,
+                                const std::vector<const ir::Node*>& operands);
 
-}  // namespace plastic::irgen
+} // namespace plastic::irgen

@@ -42,4 +42,4 @@ struct ModelIR {
 /// with the checked model (a bug: checking guarantees irgen succeeds).
 ModelIR model_to_ir(const dsl::CheckedModel& model, ir::Context& ctx);
 
-}  // namespace plastic::irgen
+} // namespace plastic::irgen

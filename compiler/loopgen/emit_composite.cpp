@@ -13,9 +13,9 @@
 
 namespace plastic::loopgen::detail {
 
+using ir::Op;
 using loops::Expr;
 using loops::Index;
-using ir::Op;
 
 void Emitter::emit_composite(const ir::Node* n, const Sink& sink) {
   const ir::Node* x = n->operand(0);
@@ -51,8 +51,9 @@ void Emitter::emit_composite(const ir::Node* n, const Sink& sink) {
       // Softmax keeps exp(x - m) of the row in a borrowed scratch row, so
       // each exponential is computed once (it dominated small softmaxes).
       const bool keep = n->op() == Op::Softmax && scratch_;
-      loops::Buffer e = keep ? scratch_->acquire(u ? loops::Lanes::Uniform : loops::Lanes::Varying, len)
-                               : loops::Buffer{};
+      loops::Buffer e =
+          keep ? scratch_->acquire(u ? loops::Lanes::Uniform : loops::Lanes::Varying, len)
+               : loops::Buffer{};
       over_row([&](Index j) {
         Expr ej = b.exp(b.sub(x_at(j), b.read(m)));
         if (keep) b.store(e, j, ej);
@@ -83,7 +84,9 @@ void Emitter::emit_composite(const ir::Node* n, const Sink& sink) {
     });
     b.assign(var_, b.div(b.read(var_), n_len));
     b.assign(rs, b.reciprocal(b.sqrt(b.add(b.read(var_), b.constant(n->attrs().reals.at(0))))));
-    over_row([&](Index j) { sink(flat_of(at(j), n->shape()), b.mul(b.sub(x_at(j), b.read(mu)), b.read(rs))); });
+    over_row([&](Index j) {
+      sink(flat_of(at(j), n->shape()), b.mul(b.sub(x_at(j), b.read(mu)), b.read(rs)));
+    });
   });
 }
 

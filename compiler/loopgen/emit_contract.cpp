@@ -33,7 +33,8 @@ void Emitter::emit_contract(const ir::Node* n, const Sink& sink) {
     bool used = false;
     for (const auto& in : spec.inputs)
       used = used || std::find(in.begin(), in.end(), static_cast<int>(l)) != in.end();
-    if (used && std::find(spec.output.begin(), spec.output.end(), static_cast<int>(l)) == spec.output.end())
+    if (used &&
+        std::find(spec.output.begin(), spec.output.end(), static_cast<int>(l)) == spec.output.end())
       summed.push_back(static_cast<int>(l));
   }
   ir::Shape sum_shape;
@@ -64,7 +65,8 @@ void Emitter::emit_contract(const ir::Node* n, const Sink& sink) {
     for_each(n->shape(), [&](std::vector<Index> out) {
       set_outputs(out);
       Expr p = leading_product();
-      sink(flat_of(Pos::at_axes(out), n->shape()), p.valid() ? b.mul(p, operand(last)) : operand(last));
+      sink(flat_of(Pos::at_axes(out), n->shape()),
+           p.valid() ? b.mul(p, operand(last)) : operand(last));
     });
     return;
   }
@@ -106,7 +108,7 @@ void Emitter::emit_contract(const ir::Node* n, const Sink& sink) {
   std::vector<std::pair<int64_t, int64_t>> outer;
   for (size_t a = 0; a + 1 < rank; ++a)
     outer.emplace_back(0, n->shape()[a]);
-  if (rank == 0) {  // a full contraction: one sum
+  if (rank == 0) { // a full contraction: one sum
     sum_block({}, 1);
     return;
   }

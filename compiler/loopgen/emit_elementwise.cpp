@@ -4,39 +4,57 @@
 // whatever consumes it. The loop IR's ops mirror the tensor IR's one to one
 // (loop_ops.h), including the overflow-free sigmoid/softplus and the
 // NaN-propagating min/max, so this is a renaming.
-#include "compiler/loops/error.h"
 #include "compiler/loopgen/emitter.h"
+#include "compiler/loops/error.h"
 
 namespace plastic::loopgen::detail {
 
+using ir::Op;
 using loops::BinaryOp;
 using loops::CompareOp;
 using loops::Expr;
 using loops::UnaryOp;
-using ir::Op;
 
 namespace {
 
 UnaryOp unary_op(Op op) {
   switch (op) {
-  case Op::Neg: return UnaryOp::Neg;
-  case Op::Exp: return UnaryOp::Exp;
-  case Op::Log: return UnaryOp::Log;
-  case Op::Tanh: return UnaryOp::Tanh;
-  case Op::Sigmoid: return UnaryOp::Sigmoid;
-  case Op::Relu: return UnaryOp::Relu;
-  case Op::Elu: return UnaryOp::Elu;
-  case Op::Softplus: return UnaryOp::Softplus;
-  case Op::Sqrt: return UnaryOp::Sqrt;
-  case Op::Abs: return UnaryOp::Abs;
-  case Op::Square: return UnaryOp::Square;
-  case Op::Reciprocal: return UnaryOp::Reciprocal;
-  case Op::Sin: return UnaryOp::Sin;
-  case Op::Cos: return UnaryOp::Cos;
-  case Op::Step: return UnaryOp::Step;
-  case Op::Sign: return UnaryOp::Sign;
-  case Op::PowC: return UnaryOp::PowC;
-  default: break;
+  case Op::Neg:
+    return UnaryOp::Neg;
+  case Op::Exp:
+    return UnaryOp::Exp;
+  case Op::Log:
+    return UnaryOp::Log;
+  case Op::Tanh:
+    return UnaryOp::Tanh;
+  case Op::Sigmoid:
+    return UnaryOp::Sigmoid;
+  case Op::Relu:
+    return UnaryOp::Relu;
+  case Op::Elu:
+    return UnaryOp::Elu;
+  case Op::Softplus:
+    return UnaryOp::Softplus;
+  case Op::Sqrt:
+    return UnaryOp::Sqrt;
+  case Op::Abs:
+    return UnaryOp::Abs;
+  case Op::Square:
+    return UnaryOp::Square;
+  case Op::Reciprocal:
+    return UnaryOp::Reciprocal;
+  case Op::Sin:
+    return UnaryOp::Sin;
+  case Op::Cos:
+    return UnaryOp::Cos;
+  case Op::Step:
+    return UnaryOp::Step;
+  case Op::Sign:
+    return UnaryOp::Sign;
+  case Op::PowC:
+    return UnaryOp::PowC;
+  default:
+    break;
   }
   PLASTIC_CHECK(false, "kernel emitter: no loop-IR unary op for {}", ir::op_name(op));
   return UnaryOp::Neg;
@@ -44,13 +62,20 @@ UnaryOp unary_op(Op op) {
 
 BinaryOp binary_op(Op op) {
   switch (op) {
-  case Op::Add: return BinaryOp::Add;
-  case Op::Sub: return BinaryOp::Sub;
-  case Op::Mul: return BinaryOp::Mul;
-  case Op::Div: return BinaryOp::Div;
-  case Op::Max: return BinaryOp::Max;
-  case Op::Min: return BinaryOp::Min;
-  default: break;
+  case Op::Add:
+    return BinaryOp::Add;
+  case Op::Sub:
+    return BinaryOp::Sub;
+  case Op::Mul:
+    return BinaryOp::Mul;
+  case Op::Div:
+    return BinaryOp::Div;
+  case Op::Max:
+    return BinaryOp::Max;
+  case Op::Min:
+    return BinaryOp::Min;
+  default:
+    break;
   }
   PLASTIC_CHECK(false, "kernel emitter: no loop-IR binary op for {}", ir::op_name(op));
   return BinaryOp::Add;
@@ -58,13 +83,20 @@ BinaryOp binary_op(Op op) {
 
 CompareOp compare_op(Op op) {
   switch (op) {
-  case Op::Lt: return CompareOp::Lt;
-  case Op::Le: return CompareOp::Le;
-  case Op::Gt: return CompareOp::Gt;
-  case Op::Ge: return CompareOp::Ge;
-  case Op::Eq: return CompareOp::Eq;
-  case Op::Ne: return CompareOp::Ne;
-  default: break;
+  case Op::Lt:
+    return CompareOp::Lt;
+  case Op::Le:
+    return CompareOp::Le;
+  case Op::Gt:
+    return CompareOp::Gt;
+  case Op::Ge:
+    return CompareOp::Ge;
+  case Op::Eq:
+    return CompareOp::Eq;
+  case Op::Ne:
+    return CompareOp::Ne;
+  default:
+    break;
   }
   PLASTIC_CHECK(false, "kernel emitter: no loop-IR comparison for {}", ir::op_name(op));
   return CompareOp::Eq;
@@ -93,8 +125,8 @@ Expr Emitter::eval_elementwise(const ir::Node* n, const Pos& pos) {
       // A folded condition (an i1 constant, stored as 0/1 like the
       // interpreter's masks): test it against zero.
       PLASTIC_CHECK(cond->is_constant(),
-                            "kernel emitter: {}: the condition must be a comparison or constant",
-                            describe(n));
+                    "kernel emitter: {}: the condition must be a comparison or constant",
+                    describe(n));
       mask = b.ne(eval(cond, pos), b.constant(0));
     }
     return b.select(mask, eval(n->operand(1), pos), eval(n->operand(2), pos));

@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "compiler/loops/error.h"
 #include "compiler/loopgen/emitter.h"
+#include "compiler/loops/error.h"
 
 namespace plastic::loopgen {
 
@@ -24,9 +24,12 @@ namespace {
 
 const char* mode_name(StoreMode m) {
   switch (m) {
-  case StoreMode::Set: return "Set";
-  case StoreMode::Add: return "Add";
-  case StoreMode::AddLaneSum: return "AddLaneSum";
+  case StoreMode::Set:
+    return "Set";
+  case StoreMode::Add:
+    return "Add";
+  case StoreMode::AddLaneSum:
+    return "AddLaneSum";
   }
   return "?";
 }
@@ -34,8 +37,8 @@ const char* mode_name(StoreMode m) {
 void check_inputs(const loops::Builder& b, const ir::Function& fn,
                   std::span<const InputBinding> inputs, std::vector<bool>& uniform) {
   PLASTIC_CHECK(inputs.size() == fn.inputs().size(),
-                        "emit_function '{}': {} input bindings for {} inputs", fn.name(), inputs.size(),
-                        fn.inputs().size());
+                "emit_function '{}': {} input bindings for {} inputs", fn.name(), inputs.size(),
+                fn.inputs().size());
   const loops::Function& lf = b.function();
   for (size_t i = 0; i < inputs.size(); ++i) {
     const ir::Node* leaf = fn.inputs()[i];
@@ -43,28 +46,28 @@ void check_inputs(const loops::Builder& b, const ir::Function& fn,
     switch (in.kind) {
     case InputBinding::Kind::Buffer: {
       PLASTIC_CHECK(in.buffer.valid() && in.buffer.id < lf.buffers.size(),
-                            "emit_function '{}': input '{}' bound to an invalid buffer", fn.name(),
-                            leaf->name());
+                    "emit_function '{}': input '{}' bound to an invalid buffer", fn.name(),
+                    leaf->name());
       const loops::BufferDecl& d = lf.buffer(in.buffer);
       PLASTIC_CHECK(in.offset >= 0 && in.offset + leaf->numel() <= d.size,
-                            "emit_function '{}': input '{}' ({}) at offset {} overruns buffer '{}' of "
-                            "size {}",
-                            fn.name(), leaf->name(), ir::type_str(leaf->dtype(), leaf->shape()),
-                            in.offset, d.name, d.size);
+                    "emit_function '{}': input '{}' ({}) at offset {} overruns buffer '{}' of "
+                    "size {}",
+                    fn.name(), leaf->name(), ir::type_str(leaf->dtype(), leaf->shape()), in.offset,
+                    d.name, d.size);
       PLASTIC_CHECK(!d.nullable,
-                            "emit_function '{}': input '{}' bound to nullable buffer '{}' (bind an "
-                            "absent input as zero)",
-                            fn.name(), leaf->name(), d.name);
+                    "emit_function '{}': input '{}' bound to nullable buffer '{}' (bind an "
+                    "absent input as zero)",
+                    fn.name(), leaf->name(), d.name);
       uniform[i] = d.lanes == Lanes::Uniform;
       break;
     }
     case InputBinding::Kind::Scalar:
       PLASTIC_CHECK(leaf->numel() == 1 && in.scalar.valid(),
-                            "emit_function '{}': input '{}' of shape {} bound to a scalar", fn.name(),
-                            leaf->name(), ir::shape_str(leaf->shape()));
+                    "emit_function '{}': input '{}' of shape {} bound to a scalar", fn.name(),
+                    leaf->name(), ir::shape_str(leaf->shape()));
       PLASTIC_CHECK(b.lanes_of(in.scalar) == Lanes::Uniform,
-                            "emit_function '{}': input '{}' bound to a varying scalar expression",
-                            fn.name(), leaf->name());
+                    "emit_function '{}': input '{}' bound to a varying scalar expression",
+                    fn.name(), leaf->name());
       uniform[i] = true;
       break;
     case InputBinding::Kind::Zero:
@@ -79,8 +82,8 @@ void check_inputs(const loops::Builder& b, const ir::Function& fn,
 void emit_function(loops::Builder& b, const ir::Function& fn, std::span<const InputBinding> inputs,
                    std::span<const OutputBinding> outputs) {
   PLASTIC_CHECK(outputs.size() == fn.outputs().size(),
-                        "emit_function '{}': {} output bindings for {} outputs", fn.name(),
-                        outputs.size(), fn.outputs().size());
+                "emit_function '{}': {} output bindings for {} outputs", fn.name(), outputs.size(),
+                fn.outputs().size());
   ScheduleInput sin;
   sin.input_uniform.assign(inputs.size(), false);
   check_inputs(b, fn, inputs, sin.input_uniform);
@@ -100,19 +103,19 @@ void emit_function(loops::Builder& b, const ir::Function& fn, std::span<const In
     sin.output_region.push_back(kTopRegion);
     if (!live) continue;
     PLASTIC_CHECK(out.buffer.valid() && out.buffer.id < lf.buffers.size(),
-                          "emit_function '{}': output '{}' bound to an invalid buffer", fn.name(), o.name);
+                  "emit_function '{}': output '{}' bound to an invalid buffer", fn.name(), o.name);
     const loops::BufferDecl& d = lf.buffer(out.buffer);
     PLASTIC_CHECK(out.offset >= 0 && out.offset + o.node->numel() <= d.size,
-                          "emit_function '{}': output '{}' ({}) at offset {} overruns buffer '{}' of "
-                          "size {}",
-                          fn.name(), o.name, ir::type_str(o.node->dtype(), o.node->shape()), out.offset,
-                          d.name, d.size);
+                  "emit_function '{}': output '{}' ({}) at offset {} overruns buffer '{}' of "
+                  "size {}",
+                  fn.name(), o.name, ir::type_str(o.node->dtype(), o.node->shape()), out.offset,
+                  d.name, d.size);
     PLASTIC_CHECK(o.node->dtype() != ir::DType::I1,
-                          "emit_function '{}': output '{}' is a mask (%{} {}); masks only feed select",
-                          fn.name(), o.name, o.node->id(), ir::op_name(o.node->op()));
+                  "emit_function '{}': output '{}' is a mask (%{} {}); masks only feed select",
+                  fn.name(), o.name, o.node->id(), ir::op_name(o.node->op()));
     PLASTIC_CHECK(out.mode != StoreMode::AddLaneSum || d.lanes == Lanes::Uniform,
-                          "emit_function '{}': output '{}' sums over lanes into varying buffer '{}'",
-                          fn.name(), o.name, d.name);
+                  "emit_function '{}': output '{}' sums over lanes into varying buffer '{}'",
+                  fn.name(), o.name, d.name);
     if (!d.noalias) sin.outputs_may_alias = true;
     if (d.nullable) {
       size_t r = 0;
@@ -130,11 +133,11 @@ void emit_function(loops::Builder& b, const ir::Function& fn, std::span<const In
     const ir::Output& o = fn.outputs()[j];
     const loops::BufferDecl& d = lf.buffer(outputs[j].buffer);
     PLASTIC_CHECK(outputs[j].mode == StoreMode::AddLaneSum || d.lanes == Lanes::Varying ||
-                              sched.at(o.node).uniform,
-                          "emit_function '{}': output '{}' (%{} {}) is varying but stored with {} into "
-                          "uniform buffer '{}' (a θ gradient needs AddLaneSum)",
-                          fn.name(), o.name, o.node->id(), ir::op_name(o.node->op()),
-                          mode_name(outputs[j].mode), d.name);
+                      sched.at(o.node).uniform,
+                  "emit_function '{}': output '{}' (%{} {}) is varying but stored with {} into "
+                  "uniform buffer '{}' (a θ gradient needs AddLaneSum)",
+                  fn.name(), o.name, o.node->id(), ir::op_name(o.node->op()),
+                  mode_name(outputs[j].mode), d.name);
   }
 
   detail::Emitter em(b, fn, sched, inputs);
@@ -149,9 +152,12 @@ void emit_function(loops::Builder& b, const ir::Function& fn, std::span<const In
     // Σ over the lanes of a value equal in every lane is L times the value.
     if (lane_sum && b.lanes_of(v) == Lanes::Uniform) factor *= b.lanes();
     if (factor != 1.0) v = b.mul(v, b.constant(factor));
-    if (out.mode == StoreMode::Set) b.store(out.buffer, at, v);
-    else if (out.mode == StoreMode::Add || b.lanes_of(v) == Lanes::Uniform) b.accumulate(out.buffer, at, v);
-    else b.accumulate_lanes(out.buffer, at, v);
+    if (out.mode == StoreMode::Set)
+      b.store(out.buffer, at, v);
+    else if (out.mode == StoreMode::Add || b.lanes_of(v) == Lanes::Uniform)
+      b.accumulate(out.buffer, at, v);
+    else
+      b.accumulate_lanes(out.buffer, at, v);
   };
 
   // Outputs that can hold their node's value while later steps read it.
@@ -160,7 +166,8 @@ void emit_function(loops::Builder& b, const ir::Function& fn, std::span<const In
   std::vector<size_t> plain_outputs;
   std::vector<bool> written(outputs.size(), false);
   for (size_t j = 0; j < outputs.size() && !sin.outputs_may_alias; ++j) {
-    if (!sin.output_live[j] || outputs[j].mode != StoreMode::Set || outputs[j].scale != 1.0) continue;
+    if (!sin.output_live[j] || outputs[j].mode != StoreMode::Set || outputs[j].scale != 1.0)
+      continue;
     const loops::BufferDecl& d = lf.buffer(outputs[j].buffer);
     bool node_uniform = sched.at(fn.outputs()[j].node).uniform;
     if (!d.nullable && (d.lanes == Lanes::Uniform) == node_uniform) plain_outputs.push_back(j);
@@ -201,8 +208,10 @@ void emit_function(loops::Builder& b, const ir::Function& fn, std::span<const In
                                   [&](size_t j) { return fn.outputs()[j].node == n; });
       if (inplace != plain_outputs.end() && ns.region == kTopRegion) {
         const OutputBinding& out = outputs[*inplace];
-        b.comment(fmt::format("{} -> {}", detail::Emitter::describe(n), fn.outputs()[*inplace].name));
-        em.emit_root(n, [&](const Index& flat, Expr v) { b.store(out.buffer, flat + out.offset, v); });
+        b.comment(
+            fmt::format("{} -> {}", detail::Emitter::describe(n), fn.outputs()[*inplace].name));
+        em.emit_root(n,
+                     [&](const Index& flat, Expr v) { b.store(out.buffer, flat + out.offset, v); });
         em.set_location(n, {out.buffer, out.offset});
         written[*inplace] = true;
         break;
@@ -211,7 +220,8 @@ void emit_function(loops::Builder& b, const ir::Function& fn, std::span<const In
       b.comment(fmt::format("{} -> {}", detail::Emitter::describe(n), lf.buffer(buf).name));
       em.emit_root(n, [&](const Index& flat, Expr v) { b.store(buf, flat, v); });
       em.set_location(n, {buf, 0});
-      free_after[static_cast<size_t>(std::max<int64_t>(ns.last_use, static_cast<int64_t>(s)))].push_back(buf);
+      free_after[static_cast<size_t>(std::max<int64_t>(ns.last_use, static_cast<int64_t>(s)))]
+          .push_back(buf);
       break;
     }
     case Step::Kind::Output: {
@@ -220,7 +230,8 @@ void emit_function(loops::Builder& b, const ir::Function& fn, std::span<const In
       const ir::Node* n = fn.outputs()[j].node;
       b.comment(fmt::format("output {} = %{}", fn.outputs()[j].name, n->id()));
       if (sched.at(n).materialise) {
-        em.for_flat(n->numel(), [&](const Index& i) { store_out(j, i, em.eval(n, detail::Pos::at_flat(i))); });
+        em.for_flat(n->numel(),
+                    [&](const Index& i) { store_out(j, i, em.eval(n, detail::Pos::at_flat(i))); });
       } else {
         em.emit_root(n, [&](const Index& flat, Expr v) { store_out(j, flat, v); });
       }

@@ -31,8 +31,8 @@
 #include <string>
 #include <vector>
 
-#include "compiler/loops/loop_builder.h"
 #include "compiler/ir/function.h"
+#include "compiler/loops/loop_builder.h"
 
 namespace plastic::loopgen {
 
@@ -85,8 +85,8 @@ struct OutputBinding {
 /// if_present (only the work they alone need). Throws plastic::InternalError
 /// for an ill-formed binding (sizes, lane classes) or an op it cannot lower
 /// — a bug of the caller or of the emitter, never of the user.
-void emit_function(loops::Builder& b, const ir::Function& fn,
-                   std::span<const InputBinding> inputs, std::span<const OutputBinding> outputs);
+void emit_function(loops::Builder& b, const ir::Function& fn, std::span<const InputBinding> inputs,
+                   std::span<const OutputBinding> outputs);
 
 /// Convenience for tests and `plastic emit --loops`: one kernel with the
 /// signature `name(ctx, <scalar for each rank-0 Time/Arg input named t or h>,
@@ -94,6 +94,6 @@ void emit_function(loops::Builder& b, const ir::Function& fn,
 /// <one buffer per output, varying unless every leaf it depends on is a
 /// Param or constant>, scratch)`, outputs stored with Set.
 loops::Function emit_standalone(const ir::Function& fn, loops::ElemType type, int lanes = 0,
-                                  const std::string& name = "");
+                                const std::string& name = "");
 
 } // namespace plastic::loopgen

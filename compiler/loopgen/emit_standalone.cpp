@@ -6,9 +6,9 @@
 #include <cctype>
 #include <set>
 
-#include "compiler/loops/error.h"
 #include "compiler/ir/traversal.h"
 #include "compiler/loopgen/emit_function.h"
+#include "compiler/loops/error.h"
 
 namespace plastic::loopgen {
 
@@ -34,7 +34,7 @@ bool is_scalar_input(const ir::Node* n) {
 } // namespace
 
 loops::Function emit_standalone(const ir::Function& fn, loops::ElemType type, int lanes,
-                                  const std::string& name) {
+                                const std::string& name) {
   std::set<std::string> taken{"ctx", "scratch"};
   loops::Builder b(c_name(name.empty() ? fn.name() : name, taken), type, lanes);
   taken = {"ctx", "scratch"};
@@ -48,8 +48,9 @@ loops::Function emit_standalone(const ir::Function& fn, loops::ElemType type, in
     if (is_scalar_input(in)) continue;
     std::string pname = c_name(in->name(), taken);
     loops::BufferOptions opts{.readonly = true};
-    ins[i] = InputBinding::in(in->op() == ir::Op::Param ? b.uniform_param(pname, in->numel(), opts)
-                                                        : b.varying_param(pname, in->numel(), opts));
+    ins[i] =
+        InputBinding::in(in->op() == ir::Op::Param ? b.uniform_param(pname, in->numel(), opts)
+                                                   : b.varying_param(pname, in->numel(), opts));
   }
   std::vector<OutputBinding> outs;
   for (const ir::Output& o : fn.outputs()) {

@@ -6,14 +6,14 @@
 // so it is split into boxes: the zero border, one slab per axis and side,
 // and the interior copied from the operand. Every output element is still
 // produced exactly once, as sinks into accumulating outputs require.
-#include "compiler/loops/error.h"
 #include "compiler/loopgen/emitter.h"
+#include "compiler/loops/error.h"
 
 namespace plastic::loopgen::detail {
 
+using ir::OpCategory;
 using loops::Expr;
 using loops::Index;
-using ir::OpCategory;
 
 Expr Emitter::eval_view(const ir::Node* n, const Pos& pos) {
   const ir::Node* x = n->operand(0);
@@ -53,7 +53,9 @@ void Emitter::emit_pad(const ir::Node* n, const Sink& sink) {
   std::vector<int64_t> lo(ints.begin(), ints.begin() + static_cast<long>(r));
   for (int64_t w : ints)
     PLASTIC_CHECK(w >= 0, "kernel emitter: {} has a negative pad width", describe(n));
-  auto out_pos = [&](std::vector<Index> axes) { return flat_of(Pos::at_axes(std::move(axes)), out); };
+  auto out_pos = [&](std::vector<Index> axes) {
+    return flat_of(Pos::at_axes(std::move(axes)), out);
+  };
 
   // The border: slab (axis k, side) spans the interior on axes < k, one side
   // on axis k and everything on axes > k; the slabs tile the border.
@@ -63,7 +65,7 @@ void Emitter::emit_pad(const ir::Node* n, const Sink& sink) {
       if (side.second <= side.first) continue;
       std::vector<std::pair<int64_t, int64_t>> box;
       for (size_t a = 0; a < r; ++a)
-        box.push_back(a < k ? std::pair<int64_t, int64_t>{lo[a], lo[a] + x->shape()[a]}
+        box.push_back(a < k    ? std::pair<int64_t, int64_t>{lo[a], lo[a] + x->shape()[a]}
                       : a == k ? side
                                : std::pair<int64_t, int64_t>{0, out[a]});
       for_box(box, [&](std::vector<Index> axes) { sink(out_pos(std::move(axes)), b.constant(0)); });
@@ -84,7 +86,8 @@ void Emitter::emit_concat(const ir::Node* n, const Sink& sink) {
     for_each(part->shape(), [&](std::vector<Index> axes) {
       std::vector<Index> out = axes;
       out[axis] = out[axis] + at;
-      sink(flat_of(Pos::at_axes(std::move(out)), n->shape()), eval(part, Pos::at_axes(std::move(axes))));
+      sink(flat_of(Pos::at_axes(std::move(out)), n->shape()),
+           eval(part, Pos::at_axes(std::move(axes))));
     });
     at += part->shape()[axis];
   }

@@ -6,14 +6,14 @@
 // DAG is.
 #include <fmt/format.h>
 
-#include "compiler/loops/error.h"
 #include "compiler/loopgen/emitter.h"
+#include "compiler/loops/error.h"
 
 namespace plastic::loopgen::detail {
 
+using ir::OpCategory;
 using loops::Expr;
 using loops::Index;
-using ir::OpCategory;
 
 Emitter::Emitter(loops::Builder& builder, const ir::Function& function, const Schedule& schedule,
                  std::span<const InputBinding> inputs)
@@ -41,9 +41,9 @@ std::vector<Index> Emitter::axes_of(const Pos& pos, const ir::Node* n) const {
   // A constant offset splits into constant per-axis indices; a loop-carried
   // one cannot be split affinely (the schedule prevents that case).
   PLASTIC_CHECK(flat.is_constant(),
-                        "kernel emitter: {} needs per-axis indices but is addressed by a flat "
-                        "loop offset (a scheduling bug)",
-                        describe(n));
+                "kernel emitter: {} needs per-axis indices but is addressed by a flat "
+                "loop offset (a scheduling bug)",
+                describe(n));
   std::vector<Index> axes(static_cast<size_t>(n->rank()));
   int64_t rest = flat.offset;
   for (size_t a = axes.size(); a-- > 0;) {
@@ -53,7 +53,8 @@ std::vector<Index> Emitter::axes_of(const Pos& pos, const ir::Node* n) const {
   return axes;
 }
 
-void Emitter::for_each(const ir::Shape& shape, const std::function<void(std::vector<Index>)>& body) {
+void Emitter::for_each(const ir::Shape& shape,
+                       const std::function<void(std::vector<Index>)>& body) {
   std::vector<std::pair<int64_t, int64_t>> ranges;
   for (int64_t n : shape)
     ranges.emplace_back(0, n);
@@ -129,7 +130,7 @@ Expr Emitter::eval_op(const ir::Node* n, const Pos& pos) {
     if (n->is_splat()) return b.constant(n->attrs().reals[0]);
     Index flat = flat_of(pos, n->shape());
     PLASTIC_CHECK(flat.is_constant(), "kernel emitter: {} read in a loop without a buffer",
-                          describe(n));
+                  describe(n));
     return b.constant(n->attrs().reals.at(static_cast<size_t>(flat.offset)));
   }
   case OpCategory::Unary:
@@ -146,14 +147,14 @@ Expr Emitter::eval_op(const ir::Node* n, const Pos& pos) {
     [[fallthrough]];
   default:
     PLASTIC_CHECK(false, "kernel emitter: {} is used before it is computed (a scheduling bug)",
-                          describe(n));
+                  describe(n));
   }
   return {};
 }
 
 void Emitter::emit_root(const ir::Node* n, const Sink& sink) {
   PLASTIC_CHECK(n->dtype() != ir::DType::I1 || n->is_constant(),
-                        "kernel emitter: {} is a mask; masks (i1) may only feed select", describe(n));
+                "kernel emitter: {} is a mask; masks (i1) may only feed select", describe(n));
   switch (ir::op_category(n->op())) {
   case OpCategory::Contract:
     return emit_contract(n, sink);

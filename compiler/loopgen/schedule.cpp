@@ -5,9 +5,9 @@
 
 #include <algorithm>
 
-#include "compiler/loops/error.h"
 #include "compiler/ir/einsum.h"
 #include "compiler/ir/traversal.h"
+#include "compiler/loops/error.h"
 
 namespace plastic::loopgen {
 namespace {
@@ -89,7 +89,7 @@ Schedule::Schedule(const ir::Function& fn, const ScheduleInput& in) {
 const NodeSchedule& Schedule::at(const ir::Node* n) const {
   auto it = info_.find(n);
   PLASTIC_CHECK(it != info_.end(), "kernel emitter: node %{} ({}) is not scheduled", n->id(),
-                        ir::op_name(n->op()));
+                ir::op_name(n->op()));
   return it->second;
 }
 
@@ -185,8 +185,10 @@ void Schedule::decide(const ir::Function& fn, const ScheduleInput& in) {
     }
   }
   auto merge = [](int& region, int r) {
-    if (region == kUnset) region = r;
-    else if (region != r) region = kTopRegion;
+    if (region == kUnset)
+      region = r;
+    else if (region != r)
+      region = kTopRegion;
   };
   std::unordered_map<const ir::Node*, std::vector<int>> out_regions;
   for (size_t j = 0; j < fn.outputs().size(); ++j) {
@@ -252,8 +254,7 @@ void Schedule::decide(const ir::Function& fn, const ScheduleInput& in) {
     if (d + 1 > kMaxFusedDepth) {
       if (ir::op_category(n->op()) == OpCategory::Compare || info_[n].direct) {
         for (const ir::Node* o : n->operands())
-          if (!o->is_leaf() && !o->is_constant() &&
-              ir::op_category(o->op()) != OpCategory::Compare)
+          if (!o->is_leaf() && !o->is_constant() && ir::op_category(o->op()) != OpCategory::Compare)
             info_[o].materialise = true;
         d = 1;
       } else {

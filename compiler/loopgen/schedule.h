@@ -43,7 +43,7 @@ struct NodeSchedule {
   bool direct = false;      ///< only feeds outputs: computed straight into them
   int uses = 0;             ///< operand uses by live nodes + output appearances
   int region = kTopRegion;
-  int64_t last_use = -1;    ///< last step reading its buffer (materialised nodes)
+  int64_t last_use = -1; ///< last step reading its buffer (materialised nodes)
 };
 
 /// One emission step, in execution order.
@@ -57,9 +57,9 @@ struct Step {
 
 /// What the schedule needs to know about the bindings.
 struct ScheduleInput {
-  std::vector<bool> input_uniform;  ///< per fn.inputs()[i]
-  std::vector<bool> output_live;    ///< per fn.outputs()[j]: false = Discard
-  std::vector<int> output_region;   ///< per output: kTopRegion or a region id
+  std::vector<bool> input_uniform; ///< per fn.inputs()[i]
+  std::vector<bool> output_live;   ///< per fn.outputs()[j]: false = Discard
+  std::vector<int> output_region;  ///< per output: kTopRegion or a region id
   int num_regions = 0;
   /// An output buffer may alias an input: every output is computed into
   /// scratch before the first output store.

@@ -50,4 +50,4 @@ private:
 /// Signature of a packed entry point.
 using PackedKernel = void (*)(const uint64_t* slots);
 
-}  // namespace plastic::loops
+} // namespace plastic::loops

@@ -22,4 +22,4 @@ std::string c_header(const Module& module, std::string guard = {}, bool packed_e
 /// The C prototype of one function, without the trailing semicolon.
 std::string c_prototype(const Function& fn);
 
-}  // namespace plastic::loops
+} // namespace plastic::loops

@@ -26,4 +26,4 @@ public:
   explicit CodegenError(const std::string& message) : std::runtime_error(message) {}
 };
 
-}  // namespace plastic::loops
+} // namespace plastic::loops

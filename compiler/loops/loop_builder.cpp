@@ -14,14 +14,14 @@ namespace {
 // Scratch buffers start on cache-line boundaries: aligned vector loads, no
 // false sharing between neighbouring buffers' lines.
 constexpr int64_t kScratchAlign = 64;
-}  // namespace
+} // namespace
 
 Builder::Builder(std::string name, ElemType type, int lanes) {
   fn_.name = std::move(name);
   fn_.type = type;
   fn_.lanes = lanes == 0 ? default_lanes(type) : lanes;
-  PLASTIC_CHECK(fn_.lanes >= 1 && fn_.lanes <= 64, "function '{}': lanes {} not in 1..64",
-                        fn_.name, fn_.lanes);
+  PLASTIC_CHECK(fn_.lanes >= 1 && fn_.lanes <= 64, "function '{}': lanes {} not in 1..64", fn_.name,
+                fn_.lanes);
 }
 
 // ---- parameters and locals ---------------------------------------------------
@@ -71,7 +71,7 @@ void Builder::opaque_param(std::string name) {
 
 void Builder::scratch_param(std::string name) {
   PLASTIC_CHECK(fn_.scratch_param() == kNone, "function '{}': second scratch parameter '{}'",
-                        fn_.name, name);
+                fn_.name, name);
   fn_.params.push_back({std::move(name), ParamKind::Scratch, kNone});
 }
 
@@ -93,25 +93,26 @@ Expr Builder::push(ExprNode node) {
 }
 
 const ExprNode& Builder::node(Expr e, const char* what) const {
-  PLASTIC_CHECK(e.id < fn_.exprs.size(), "function '{}': invalid expression handle in {}",
-                        fn_.name, what);
+  PLASTIC_CHECK(e.id < fn_.exprs.size(), "function '{}': invalid expression handle in {}", fn_.name,
+                what);
   return fn_.exprs[e.id];
 }
 
 const ExprNode& Builder::value_node(Expr e, const char* what) const {
   const ExprNode& n = node(e, what);
-  PLASTIC_CHECK(!n.is_mask, "function '{}': {} of a mask (masks only feed select)", fn_.name,
-                        what);
+  PLASTIC_CHECK(!n.is_mask, "function '{}': {} of a mask (masks only feed select)", fn_.name, what);
   return n;
 }
 
 const BufferDecl& Builder::buffer_decl(Buffer b, const char* what) const {
-  PLASTIC_CHECK(b.id < fn_.buffers.size(), "function '{}': invalid buffer handle in {}",
-                        fn_.name, what);
+  PLASTIC_CHECK(b.id < fn_.buffers.size(), "function '{}': invalid buffer handle in {}", fn_.name,
+                what);
   return fn_.buffers[b.id];
 }
 
-Lanes Builder::lanes_of(Expr e) const { return node(e, "lanes_of").lanes; }
+Lanes Builder::lanes_of(Expr e) const {
+  return node(e, "lanes_of").lanes;
+}
 
 Expr Builder::constant(double value) {
   ExprNode n;
@@ -123,8 +124,8 @@ Expr Builder::constant(double value) {
 uint32_t Builder::add_index(const Index& index, const char* what) {
   for (const auto& t : index.terms)
     PLASTIC_CHECK(std::find(open_loops_.begin(), open_loops_.end(), t.loop) != open_loops_.end(),
-                          "function '{}': {} indexed by a loop variable that is not in scope",
-                          fn_.name, what);
+                  "function '{}': {} indexed by a loop variable that is not in scope", fn_.name,
+                  what);
   fn_.indices.push_back(index);
   return static_cast<uint32_t>(fn_.indices.size() - 1);
 }
@@ -151,7 +152,7 @@ Expr Builder::read(Var v) {
 Expr Builder::unary(UnaryOp op, Expr a, double attr) {
   const ExprNode& x = value_node(a, op_name(op).data());
   PLASTIC_CHECK(!has_attribute(op) || std::isfinite(attr),
-                        "function '{}': {} with non-finite attribute {}", fn_.name, op_name(op), attr);
+                "function '{}': {} with non-finite attribute {}", fn_.name, op_name(op), attr);
   ExprNode n;
   n.kind = ExprKind::Unary;
   n.op = static_cast<uint8_t>(op);
@@ -162,7 +163,8 @@ Expr Builder::unary(UnaryOp op, Expr a, double attr) {
 }
 
 Expr Builder::binary(BinaryOp op, Expr a, Expr b) {
-  const Lanes l = join(value_node(a, op_name(op).data()).lanes, value_node(b, op_name(op).data()).lanes);
+  const Lanes l =
+      join(value_node(a, op_name(op).data()).lanes, value_node(b, op_name(op).data()).lanes);
   ExprNode n;
   n.kind = ExprKind::Binary;
   n.op = static_cast<uint8_t>(op);
@@ -173,7 +175,8 @@ Expr Builder::binary(BinaryOp op, Expr a, Expr b) {
 }
 
 Expr Builder::compare(CompareOp op, Expr a, Expr b) {
-  const Lanes l = join(value_node(a, op_name(op).data()).lanes, value_node(b, op_name(op).data()).lanes);
+  const Lanes l =
+      join(value_node(a, op_name(op).data()).lanes, value_node(b, op_name(op).data()).lanes);
   ExprNode n;
   n.kind = ExprKind::Compare;
   n.op = static_cast<uint8_t>(op);
@@ -220,8 +223,8 @@ void Builder::assign(Var v, Expr value) {
   PLASTIC_CHECK(v.id < fn_.vars.size(), "function '{}': invalid variable handle", fn_.name);
   const ExprNode& n = value_node(value, "assignment");
   PLASTIC_CHECK(!(fn_.vars[v.id].lanes == Lanes::Uniform && n.lanes == Lanes::Varying),
-                        "function '{}': varying value assigned to uniform variable '{}'", fn_.name,
-                        fn_.vars[v.id].name);
+                "function '{}': varying value assigned to uniform variable '{}'", fn_.name,
+                fn_.vars[v.id].name);
   Stmt s;
   s.kind = StmtKind::Assign;
   s.target = v.id;
@@ -235,12 +238,12 @@ void Builder::add_store(Buffer buf, const Index& index, Expr value, StoreMode mo
   PLASTIC_CHECK(!d.readonly, "function '{}': store to read-only buffer '{}'", fn_.name, d.name);
   if (mode == StoreMode::AddLaneSum) {
     PLASTIC_CHECK(d.lanes == Lanes::Uniform,
-                          "function '{}': accumulate_lanes into varying buffer '{}'", fn_.name, d.name);
+                  "function '{}': accumulate_lanes into varying buffer '{}'", fn_.name, d.name);
   } else {
     PLASTIC_CHECK(!(d.lanes == Lanes::Uniform && n.lanes == Lanes::Varying),
-                          "function '{}': varying value stored into uniform buffer '{}' (a lane "
-                          "sum needs accumulate_lanes)",
-                          fn_.name, d.name);
+                  "function '{}': varying value stored into uniform buffer '{}' (a lane "
+                  "sum needs accumulate_lanes)",
+                  fn_.name, d.name);
   }
   Stmt s;
   s.kind = StmtKind::Store;
@@ -269,8 +272,8 @@ void Builder::comment(std::string text) {
 }
 
 Index Builder::begin_loop(std::string name, int64_t begin, int64_t end) {
-  PLASTIC_CHECK(end > begin, "function '{}': empty loop '{}' over [{}, {})", fn_.name, name,
-                        begin, end);
+  PLASTIC_CHECK(end > begin, "function '{}': empty loop '{}' over [{}, {})", fn_.name, name, begin,
+                end);
   const auto id = static_cast<uint32_t>(fn_.loops.size());
   fn_.loops.push_back({std::move(name), begin, end});
   Stmt s;
@@ -286,7 +289,7 @@ Index Builder::begin_loop(std::string name, int64_t begin, int64_t end) {
 
 void Builder::end_loop() {
   PLASTIC_CHECK(!open_.empty() && open_.back()->kind == StmtKind::Loop,
-                        "function '{}': end_loop without an open loop", fn_.name);
+                "function '{}': end_loop without an open loop", fn_.name);
   open_.pop_back();
   open_loops_.pop_back();
 }
@@ -294,7 +297,7 @@ void Builder::end_loop() {
 void Builder::begin_if_present(Buffer buf) {
   const BufferDecl& d = buffer_decl(buf, "if_present");
   PLASTIC_CHECK(!d.is_scratch(), "function '{}': if_present on scratch buffer '{}'", fn_.name,
-                        d.name);
+                d.name);
   Stmt s;
   s.kind = StmtKind::IfPresent;
   s.target = buf.id;
@@ -305,17 +308,17 @@ void Builder::begin_if_present(Buffer buf) {
 
 void Builder::end_if_present() {
   PLASTIC_CHECK(!open_.empty() && open_.back()->kind == StmtKind::IfPresent,
-                        "function '{}': end_if_present without an open if_present", fn_.name);
+                "function '{}': end_if_present without an open if_present", fn_.name);
   open_.pop_back();
 }
 
 Function Builder::finish() {
   PLASTIC_CHECK(!finished_, "function '{}': finish() called twice", fn_.name);
   PLASTIC_CHECK(open_.empty(), "function '{}': finish() with {} open block(s)", fn_.name,
-                        open_.size());
+                open_.size());
   finished_ = true;
   verify_or_throw(fn_);
   return std::move(fn_);
 }
 
-}  // namespace plastic::loops
+} // namespace plastic::loops

@@ -13,7 +13,8 @@
 //     b.loop("i", 0, D, [&](Index i) {
 //       b.assign(acc, b.constant(0));
 //       b.loop("j", 0, D, [&](Index j) {
-//         b.assign(acc, b.fma(b.load(W, h * (D * D) + i * D + j), b.load(k, h * D + j), b.read(acc)));
+//         b.assign(acc, b.fma(b.load(W, h * (D * D) + i * D + j), b.load(k, h * D + j),
+//         b.read(acc)));
 //       });
 //       b.store(y, h * D + i, b.read(acc));
 //     });
@@ -37,9 +38,9 @@ namespace plastic::loops {
 
 /// Options of a pointer parameter.
 struct BufferOptions {
-  bool readonly = false;   ///< the kernel only reads it (`const void*`)
-  bool nullable = false;   ///< the caller may pass NULL; use only inside if_present
-  bool may_alias = false;  ///< may overlap another pointer parameter (e.g. the ABI's z1 = z0)
+  bool readonly = false;  ///< the kernel only reads it (`const void*`)
+  bool nullable = false;  ///< the caller may pass NULL; use only inside if_present
+  bool may_alias = false; ///< may overlap another pointer parameter (e.g. the ABI's z1 = z0)
 };
 
 class Builder {
@@ -173,9 +174,9 @@ private:
   std::vector<Stmt>& current();
 
   Function fn_;
-  std::vector<Stmt*> open_;         // enclosing loop / if-present statements
+  std::vector<Stmt*> open_; // enclosing loop / if-present statements
   std::vector<uint32_t> open_loops_;
   bool finished_ = false;
 };
 
-}  // namespace plastic::loops
+} // namespace plastic::loops

@@ -15,7 +15,7 @@ class Interpreter {
 public:
   Interpreter(const Function& fn, const Args& args) : fn_(fn), L_(fn.lanes) {
     PLASTIC_CHECK(args.size() == fn.params.size(), "interpret '{}': {} arguments for {} parameters",
-                          fn.name, args.size(), fn.params.size());
+                  fn.name, args.size(), fn.params.size());
     char* scratch = nullptr;
     for (size_t i = 0; i < fn.params.size(); ++i)
       if (fn.params[i].kind == ParamKind::Scratch) scratch = static_cast<char*>(args.pointer_at(i));
@@ -26,7 +26,8 @@ public:
     base_.resize(fn.buffers.size(), nullptr);
     for (size_t b = 0; b < fn.buffers.size(); ++b) {
       const BufferDecl& d = fn.buffers[b];
-      base_[b] = d.is_scratch() ? scratch + d.scratch_offset : static_cast<char*>(args.pointer_at(d.param));
+      base_[b] = d.is_scratch() ? scratch + d.scratch_offset
+                                : static_cast<char*>(args.pointer_at(d.param));
     }
     scalars_.resize(fn.params.size(), 0.0);
     for (size_t i = 0; i < fn.params.size(); ++i)
@@ -43,7 +44,8 @@ private:
   void block(const std::vector<Stmt>& body) {
     for (const Stmt& s : body) {
       switch (s.kind) {
-      case StmtKind::Comment: break;
+      case StmtKind::Comment:
+        break;
       case StmtKind::Loop: {
         const LoopDecl& l = fn_.loops[s.target];
         for (int64_t i = l.begin; i < l.end; ++i) {
@@ -61,7 +63,9 @@ private:
         std::copy(v, v + L_, &vars_[s.target * L_]);
         break;
       }
-      case StmtKind::Store: store(s); break;
+      case StmtKind::Store:
+        store(s);
+        break;
       }
     }
   }
@@ -69,10 +73,11 @@ private:
   int64_t element(uint32_t buf, uint32_t index, int lane) const {
     const Index& ix = fn_.indices[index];
     int64_t e = ix.offset;
-    for (const auto& t : ix.terms) e += t.stride * loop_value_[t.loop];
+    for (const auto& t : ix.terms)
+      e += t.stride * loop_value_[t.loop];
     const BufferDecl& d = fn_.buffers[buf];
     PLASTIC_CHECK(e >= 0 && e < d.size, "interpret '{}': index {} outside '{}'[{}]", fn_.name, e,
-                          d.name, d.size);
+                  d.name, d.size);
     PLASTIC_CHECK(base_[buf], "interpret '{}': access to NULL buffer '{}'", fn_.name, d.name);
     return d.lanes == Lanes::Varying ? e * L_ + lane : e;
   }
@@ -82,8 +87,10 @@ private:
     return reinterpret_cast<const double*>(base_[buf])[e];
   }
   void write(uint32_t buf, int64_t e, double v) {
-    if (fn_.type == ElemType::F32) reinterpret_cast<float*>(base_[buf])[e] = static_cast<float>(v);
-    else reinterpret_cast<double*>(base_[buf])[e] = v;
+    if (fn_.type == ElemType::F32)
+      reinterpret_cast<float*>(base_[buf])[e] = static_cast<float>(v);
+    else
+      reinterpret_cast<double*>(base_[buf])[e] = v;
   }
 
   void store(const Stmt& s) {
@@ -92,7 +99,8 @@ private:
     const BufferDecl& d = fn_.buffers[s.target];
     if (s.mode == StoreMode::AddLaneSum) {
       double sum = 0;
-      for (int l = 0; l < L_; ++l) sum += v[l];
+      for (int l = 0; l < L_; ++l)
+        sum += v[l];
       const int64_t e = element(s.target, s.index, 0);
       write(s.target, e, read(s.target, e) + sum);
       return;
@@ -116,15 +124,33 @@ private:
     const double* c = n.arity() > 2 ? eval(n.args[2]) : nullptr;
     for (int l = 0; l < L_; ++l) {
       switch (n.kind) {
-      case ExprKind::Const: out[l] = n.value; break;
-      case ExprKind::ScalarParam: out[l] = scalars_[n.ref]; break;
-      case ExprKind::VarRef: out[l] = vars_[n.ref * L_ + l]; break;
-      case ExprKind::Load: out[l] = read(n.ref, element(n.ref, n.index, l)); break;
-      case ExprKind::Unary: out[l] = apply_unary<double>(n.unary_op(), a[l], n.value); break;
-      case ExprKind::Binary: out[l] = apply_binary<double>(n.binary_op(), a[l], b[l]); break;
-      case ExprKind::Fma: out[l] = std::fma(a[l], b[l], c[l]); break;
-      case ExprKind::Compare: out[l] = apply_compare<double>(n.compare_op(), a[l], b[l]) ? 1.0 : 0.0; break;
-      case ExprKind::Select: out[l] = a[l] != 0.0 ? b[l] : c[l]; break;
+      case ExprKind::Const:
+        out[l] = n.value;
+        break;
+      case ExprKind::ScalarParam:
+        out[l] = scalars_[n.ref];
+        break;
+      case ExprKind::VarRef:
+        out[l] = vars_[n.ref * L_ + l];
+        break;
+      case ExprKind::Load:
+        out[l] = read(n.ref, element(n.ref, n.index, l));
+        break;
+      case ExprKind::Unary:
+        out[l] = apply_unary<double>(n.unary_op(), a[l], n.value);
+        break;
+      case ExprKind::Binary:
+        out[l] = apply_binary<double>(n.binary_op(), a[l], b[l]);
+        break;
+      case ExprKind::Fma:
+        out[l] = std::fma(a[l], b[l], c[l]);
+        break;
+      case ExprKind::Compare:
+        out[l] = apply_compare<double>(n.compare_op(), a[l], b[l]) ? 1.0 : 0.0;
+        break;
+      case ExprKind::Select:
+        out[l] = a[l] != 0.0 ? b[l] : c[l];
+        break;
       }
     }
     stamp_[id] = epoch_;
@@ -143,8 +169,10 @@ private:
   uint64_t epoch_ = 0;
 };
 
-}  // namespace
+} // namespace
 
-void interpret(const Function& fn, const Args& args) { Interpreter(fn, args).run(); }
+void interpret(const Function& fn, const Args& args) {
+  Interpreter(fn, args).run();
+}
 
-}  // namespace plastic::loops
+} // namespace plastic::loops

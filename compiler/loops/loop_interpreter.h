@@ -21,4 +21,4 @@ namespace plastic::loops {
 /// access (the verifier makes the latter impossible).
 void interpret(const Function& fn, const Args& args);
 
-}  // namespace plastic::loops
+} // namespace plastic::loops

@@ -7,10 +7,18 @@
 
 namespace plastic::loops {
 
-std::string_view elem_type_name(ElemType t) { return t == ElemType::F32 ? "f32" : "f64"; }
-int elem_size(ElemType t) { return t == ElemType::F32 ? 4 : 8; }
-int default_lanes(ElemType t) { return 32 / elem_size(t); }
-std::string_view lanes_name(Lanes l) { return l == Lanes::Varying ? "varying" : "uniform"; }
+std::string_view elem_type_name(ElemType t) {
+  return t == ElemType::F32 ? "f32" : "f64";
+}
+int elem_size(ElemType t) {
+  return t == ElemType::F32 ? 4 : 8;
+}
+int default_lanes(ElemType t) {
+  return 32 / elem_size(t);
+}
+std::string_view lanes_name(Lanes l) {
+  return l == Lanes::Varying ? "varying" : "uniform";
+}
 
 #define PLASTIC_LOOP_NAME(name, spelling, attr) spelling,
 #define PLASTIC_LOOP_ATTR(name, spelling, attr) attr,
@@ -19,14 +27,22 @@ constexpr std::string_view kUnaryNames[] = {PLASTIC_LOOP_UNARY_OPS(PLASTIC_LOOP_
 constexpr bool kUnaryAttr[] = {PLASTIC_LOOP_UNARY_OPS(PLASTIC_LOOP_ATTR)};
 constexpr std::string_view kBinaryNames[] = {PLASTIC_LOOP_BINARY_OPS(PLASTIC_LOOP_NAME)};
 constexpr std::string_view kCompareNames[] = {PLASTIC_LOOP_COMPARE_OPS(PLASTIC_LOOP_NAME)};
-}  // namespace
+} // namespace
 #undef PLASTIC_LOOP_NAME
 #undef PLASTIC_LOOP_ATTR
 
-std::string_view op_name(UnaryOp op) { return kUnaryNames[static_cast<int>(op)]; }
-std::string_view op_name(BinaryOp op) { return kBinaryNames[static_cast<int>(op)]; }
-std::string_view op_name(CompareOp op) { return kCompareNames[static_cast<int>(op)]; }
-bool has_attribute(UnaryOp op) { return kUnaryAttr[static_cast<int>(op)]; }
+std::string_view op_name(UnaryOp op) {
+  return kUnaryNames[static_cast<int>(op)];
+}
+std::string_view op_name(BinaryOp op) {
+  return kBinaryNames[static_cast<int>(op)];
+}
+std::string_view op_name(CompareOp op) {
+  return kCompareNames[static_cast<int>(op)];
+}
+bool has_attribute(UnaryOp op) {
+  return kUnaryAttr[static_cast<int>(op)];
+}
 
 Index Index::loop(uint32_t loop_id) {
   Index i;
@@ -57,7 +73,8 @@ Index operator+(const Index& a, const Index& b) {
 Index operator*(const Index& a, int64_t k) {
   if (k == 0) return Index(0);
   Index r(a.offset * k);
-  for (const auto& t : a.terms) r.terms.push_back({t.loop, t.stride * k});
+  for (const auto& t : a.terms)
+    r.terms.push_back({t.loop, t.stride * k});
   return r;
 }
 
@@ -66,12 +83,16 @@ int ExprNode::arity() const {
   case ExprKind::Const:
   case ExprKind::ScalarParam:
   case ExprKind::Load:
-  case ExprKind::VarRef: return 0;
-  case ExprKind::Unary: return 1;
+  case ExprKind::VarRef:
+    return 0;
+  case ExprKind::Unary:
+    return 1;
   case ExprKind::Binary:
-  case ExprKind::Compare: return 2;
+  case ExprKind::Compare:
+    return 2;
   case ExprKind::Fma:
-  case ExprKind::Select: return 3;
+  case ExprKind::Select:
+    return 3;
   }
   return 0;
 }
@@ -88,4 +109,4 @@ const Function* Module::find(std::string_view fn_name) const {
   return it == functions.end() ? nullptr : &*it;
 }
 
-}  // namespace plastic::loops
+} // namespace plastic::loops

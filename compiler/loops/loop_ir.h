@@ -105,16 +105,16 @@ struct Expr {
 /// `W.at(h * d * d + i * d + j)` is written `h * (d * d) + i * d + j`.
 struct Index {
   struct Term {
-    uint32_t loop = kNone;  ///< id of the loop (Function::loops)
+    uint32_t loop = kNone; ///< id of the loop (Function::loops)
     int64_t stride = 0;
     bool operator==(const Term&) const = default;
   };
   int64_t offset = 0;
-  std::vector<Term> terms;  ///< one term per loop, sorted by loop id, no zero strides
+  std::vector<Term> terms; ///< one term per loop, sorted by loop id, no zero strides
 
   Index() = default;
   /// A constant index.
-  Index(int64_t constant) : offset(constant) {}  // NOLINT: implicit on purpose
+  Index(int64_t constant) : offset(constant) {} // NOLINT: implicit on purpose
   /// The induction variable of loop `loop_id`.
   static Index loop(uint32_t loop_id);
   bool is_constant() const { return terms.empty(); }
@@ -122,25 +122,31 @@ struct Index {
 };
 Index operator+(const Index& a, const Index& b);
 Index operator*(const Index& a, int64_t k);
-inline Index operator*(int64_t k, const Index& a) { return a * k; }
-inline Index operator+(const Index& a, int64_t k) { return a + Index(k); }
-inline Index operator-(const Index& a, int64_t k) { return a + Index(-k); }
+inline Index operator*(int64_t k, const Index& a) {
+  return a * k;
+}
+inline Index operator+(const Index& a, int64_t k) {
+  return a + Index(k);
+}
+inline Index operator-(const Index& a, int64_t k) {
+  return a + Index(-k);
+}
 
 // ---- declarations ---------------------------------------------------------
 
 /// How a parameter is passed. Pointers are `void*`/`const void*` in the C
 /// signature (as in runtime/abi.h); scalars are `double`.
 enum class ParamKind : uint8_t {
-  Buffer,   ///< a pointer to a buffer (see BufferDecl)
-  Scalar,   ///< a double by value (t, h), converted to the element type on use
-  Scratch,  ///< the scratch arena: 64-byte aligned, at least scratch_bytes
-  Opaque,   ///< a pointer passed through and never accessed (the ABI's ctx)
+  Buffer,  ///< a pointer to a buffer (see BufferDecl)
+  Scalar,  ///< a double by value (t, h), converted to the element type on use
+  Scratch, ///< the scratch arena: 64-byte aligned, at least scratch_bytes
+  Opaque,  ///< a pointer passed through and never accessed (the ABI's ctx)
 };
 
 struct Param {
   std::string name;
   ParamKind kind = ParamKind::Buffer;
-  uint32_t buffer = kNone;  ///< the buffer, for ParamKind::Buffer
+  uint32_t buffer = kNone; ///< the buffer, for ParamKind::Buffer
 };
 
 /// A buffer. Varying buffers hold `size` elements per sample (size*L in
@@ -149,11 +155,11 @@ struct BufferDecl {
   std::string name;
   Lanes lanes = Lanes::Varying;
   int64_t size = 0;
-  uint32_t param = kNone;       ///< parameter index, or kNone for a scratch buffer
-  int64_t scratch_offset = -1;  ///< byte offset in the arena (scratch buffers)
-  bool readonly = false;        ///< never stored to (`const void*` in the header)
-  bool nullable = false;        ///< may be NULL: accessed only inside if_present
-  bool noalias = true;          ///< overlaps no other pointer parameter
+  uint32_t param = kNone;      ///< parameter index, or kNone for a scratch buffer
+  int64_t scratch_offset = -1; ///< byte offset in the arena (scratch buffers)
+  bool readonly = false;       ///< never stored to (`const void*` in the header)
+  bool nullable = false;       ///< may be NULL: accessed only inside if_present
+  bool noalias = true;         ///< overlaps no other pointer parameter
   bool is_scratch() const { return param == kNone; }
 };
 
@@ -164,32 +170,32 @@ struct VarDecl {
 
 struct LoopDecl {
   std::string name;
-  int64_t begin = 0, end = 0;  ///< iterates begin, begin+1, ..., end-1 (end > begin)
+  int64_t begin = 0, end = 0; ///< iterates begin, begin+1, ..., end-1 (end > begin)
 };
 
 // ---- expressions ----------------------------------------------------------
 
 enum class ExprKind : uint8_t {
-  Const,        ///< `value`
-  ScalarParam,  ///< parameter `ref` (ParamKind::Scalar)
-  Load,         ///< buffer `ref` at Function::indices[`index`]
-  VarRef,       ///< current value of variable `ref`
-  Unary,        ///< op(args[0]; value = attribute)
-  Binary,       ///< op(args[0], args[1])
-  Fma,          ///< args[0] * args[1] + args[2] (one rounding where the target fuses)
-  Compare,      ///< op(args[0], args[1]) -> mask
-  Select,       ///< args[0] (mask) ? args[1] : args[2], per lane
+  Const,       ///< `value`
+  ScalarParam, ///< parameter `ref` (ParamKind::Scalar)
+  Load,        ///< buffer `ref` at Function::indices[`index`]
+  VarRef,      ///< current value of variable `ref`
+  Unary,       ///< op(args[0]; value = attribute)
+  Binary,      ///< op(args[0], args[1])
+  Fma,         ///< args[0] * args[1] + args[2] (one rounding where the target fuses)
+  Compare,     ///< op(args[0], args[1]) -> mask
+  Select,      ///< args[0] (mask) ? args[1] : args[2], per lane
 };
 
 struct ExprNode {
   ExprKind kind = ExprKind::Const;
-  uint8_t op = 0;  ///< UnaryOp / BinaryOp / CompareOp, per kind
+  uint8_t op = 0; ///< UnaryOp / BinaryOp / CompareOp, per kind
   Lanes lanes = Lanes::Uniform;
-  bool is_mask = false;  ///< a comparison result; only a Select condition
+  bool is_mask = false; ///< a comparison result; only a Select condition
   uint32_t args[3] = {kNone, kNone, kNone};
-  uint32_t ref = kNone;    ///< param / buffer / variable, per kind
-  uint32_t index = kNone;  ///< Function::indices entry (Load)
-  double value = 0;        ///< constant value or unary attribute
+  uint32_t ref = kNone;   ///< param / buffer / variable, per kind
+  uint32_t index = kNone; ///< Function::indices entry (Load)
+  double value = 0;       ///< constant value or unary attribute
 
   UnaryOp unary_op() const { return static_cast<UnaryOp>(op); }
   BinaryOp binary_op() const { return static_cast<BinaryOp>(op); }
@@ -201,9 +207,9 @@ struct ExprNode {
 
 /// How a store combines with memory.
 enum class StoreMode : uint8_t {
-  Set,         ///< buf[i] = v
-  Add,         ///< buf[i] += v (same lane class; varying stays per lane)
-  AddLaneSum,  ///< uniform buf[i] += sum over the L lanes of varying v (θ gradients)
+  Set,        ///< buf[i] = v
+  Add,        ///< buf[i] += v (same lane class; varying stays per lane)
+  AddLaneSum, ///< uniform buf[i] += sum over the L lanes of varying v (θ gradients)
 };
 
 enum class StmtKind : uint8_t { Loop, Assign, Store, IfPresent, Comment };
@@ -211,11 +217,11 @@ enum class StmtKind : uint8_t { Loop, Assign, Store, IfPresent, Comment };
 struct Stmt {
   StmtKind kind = StmtKind::Comment;
   StoreMode mode = StoreMode::Set;
-  uint32_t target = kNone;  ///< loop (Loop), variable (Assign), buffer (Store, IfPresent)
-  uint32_t value = kNone;   ///< expression (Assign, Store)
-  uint32_t index = kNone;   ///< Function::indices entry (Store)
-  std::string text;         ///< Comment
-  std::vector<Stmt> body;   ///< Loop, IfPresent
+  uint32_t target = kNone; ///< loop (Loop), variable (Assign), buffer (Store, IfPresent)
+  uint32_t value = kNone;  ///< expression (Assign, Store)
+  uint32_t index = kNone;  ///< Function::indices entry (Store)
+  std::string text;        ///< Comment
+  std::vector<Stmt> body;  ///< Loop, IfPresent
 };
 
 // ---- the function ---------------------------------------------------------
@@ -224,25 +230,27 @@ struct Stmt {
 /// `void name(params...)` with buffers and opaque/scratch pointers as
 /// `void*` (`const void*` when read-only) and scalars as `double`.
 struct Function {
-  std::string name;  ///< the C symbol
+  std::string name; ///< the C symbol
   ElemType type = ElemType::F64;
-  int lanes = 4;  ///< L: samples per tile, 1..64
+  int lanes = 4; ///< L: samples per tile, 1..64
 
-  std::vector<Param> params;  ///< in signature order
+  std::vector<Param> params; ///< in signature order
   std::vector<BufferDecl> buffers;
   std::vector<VarDecl> vars;
   std::vector<LoopDecl> loops;
   std::vector<ExprNode> exprs;
   std::vector<Index> indices;
   std::vector<Stmt> body;
-  int64_t scratch_bytes = 0;  ///< arena size the scratch buffers need (64-byte multiples)
+  int64_t scratch_bytes = 0; ///< arena size the scratch buffers need (64-byte multiples)
 
   const ExprNode& expr(Expr e) const { return exprs.at(e.id); }
   const BufferDecl& buffer(Buffer b) const { return buffers.at(b.id); }
   /// Index of the scratch parameter, or kNone.
   uint32_t scratch_param() const;
   /// Memory footprint of a buffer in elements (size, times L when varying).
-  int64_t elements(const BufferDecl& b) const { return b.lanes == Lanes::Varying ? b.size * lanes : b.size; }
+  int64_t elements(const BufferDecl& b) const {
+    return b.lanes == Lanes::Varying ? b.size * lanes : b.size;
+  }
 };
 
 /// A set of kernels compiled together (one JIT module or one object file),
@@ -253,4 +261,4 @@ struct Module {
   const Function* find(std::string_view fn_name) const;
 };
 
-}  // namespace plastic::loops
+} // namespace plastic::loops

@@ -24,9 +24,10 @@ public:
     out_ += " {\n";
     for (const BufferDecl& b : fn_.buffers)
       if (b.is_scratch())
-        out_ += fmt::format("  buffer {}: {}[{}] at scratch+{}\n", b.name, lanes_name(b.lanes), b.size,
-                            b.scratch_offset);
-    for (const VarDecl& v : fn_.vars) out_ += fmt::format("  var {}: {}\n", v.name, lanes_name(v.lanes));
+        out_ += fmt::format("  buffer {}: {}[{}] at scratch+{}\n", b.name, lanes_name(b.lanes),
+                            b.size, b.scratch_offset);
+    for (const VarDecl& v : fn_.vars)
+      out_ += fmt::format("  var {}: {}\n", v.name, lanes_name(v.lanes));
     block(fn_.body, 1);
     out_ += "}\n";
     return std::move(out_);
@@ -35,10 +36,14 @@ public:
 private:
   std::string param_str(const Param& p) const {
     switch (p.kind) {
-    case ParamKind::Scalar: return p.name + ": scalar";
-    case ParamKind::Scratch: return p.name + ": scratch";
-    case ParamKind::Opaque: return p.name + ": opaque";
-    case ParamKind::Buffer: break;
+    case ParamKind::Scalar:
+      return p.name + ": scalar";
+    case ParamKind::Scratch:
+      return p.name + ": scratch";
+    case ParamKind::Opaque:
+      return p.name + ": opaque";
+    case ParamKind::Buffer:
+      break;
     }
     const BufferDecl& b = fn_.buffers[p.buffer];
     std::string s = fmt::format("{}: {}[{}]", p.name, lanes_name(b.lanes), b.size);
@@ -52,7 +57,9 @@ private:
     const std::string pad(2 * depth, ' ');
     for (const Stmt& s : body) {
       switch (s.kind) {
-      case StmtKind::Comment: out_ += pad + "# " + s.text + "\n"; break;
+      case StmtKind::Comment:
+        out_ += pad + "# " + s.text + "\n";
+        break;
       case StmtKind::Loop: {
         const LoopDecl& l = fn_.loops[s.target];
         out_ += fmt::format("{}for {} in {}..{} {{\n", pad, l.name, l.begin, l.end);
@@ -72,11 +79,15 @@ private:
       }
       case StmtKind::Store: {
         std::string value = statement_value(s.value, pad);
-        const std::string target =
-            fmt::format("{}[{}]", fn_.buffers[s.target].name, print_index(fn_, fn_.indices[s.index]));
+        const std::string target = fmt::format("{}[{}]", fn_.buffers[s.target].name,
+                                               print_index(fn_, fn_.indices[s.index]));
         switch (s.mode) {
-        case StoreMode::Set: out_ += fmt::format("{}{} = {}\n", pad, target, value); break;
-        case StoreMode::Add: out_ += fmt::format("{}{} += {}\n", pad, target, value); break;
+        case StoreMode::Set:
+          out_ += fmt::format("{}{} = {}\n", pad, target, value);
+          break;
+        case StoreMode::Add:
+          out_ += fmt::format("{}{} += {}\n", pad, target, value);
+          break;
         case StoreMode::AddLaneSum:
           out_ += fmt::format("{}{} += lanesum({})\n", pad, target, value);
           break;
@@ -100,9 +111,10 @@ private:
   }
 
   void count_uses(uint32_t id) {
-    if (uses_[id]++ > 0) return;  // children counted on the first visit only
+    if (uses_[id]++ > 0) return; // children counted on the first visit only
     const ExprNode& n = fn_.exprs[id];
-    for (int k = 0; k < n.arity(); ++k) count_uses(n.args[k]);
+    for (int k = 0; k < n.arity(); ++k)
+      count_uses(n.args[k]);
   }
 
   std::string expr(uint32_t id, bool top = false) {
@@ -122,7 +134,7 @@ private:
 
   static std::string strip_parens(const std::string& s) {
     if (s.size() >= 2 && s.front() == '(' && s.back() == ')') {
-      int depth = 0;  // only if the outer pair encloses the whole string
+      int depth = 0; // only if the outer pair encloses the whole string
       for (size_t i = 0; i + 1 < s.size(); ++i) {
         depth += s[i] == '(' ? 1 : s[i] == ')' ? -1 : 0;
         if (depth == 0) return s;
@@ -134,15 +146,19 @@ private:
 
   std::string expr_body(const ExprNode& n) {
     switch (n.kind) {
-    case ExprKind::Const: return fmt::format("{}", n.value);
-    case ExprKind::ScalarParam: return fn_.params[n.ref].name;
-    case ExprKind::VarRef: return fn_.vars[n.ref].name;
+    case ExprKind::Const:
+      return fmt::format("{}", n.value);
+    case ExprKind::ScalarParam:
+      return fn_.params[n.ref].name;
+    case ExprKind::VarRef:
+      return fn_.vars[n.ref].name;
     case ExprKind::Load:
       return fmt::format("{}[{}]", fn_.buffers[n.ref].name, print_index(fn_, fn_.indices[n.index]));
     case ExprKind::Unary: {
       const UnaryOp op = n.unary_op();
       if (op == UnaryOp::Neg) return "-" + expr(n.args[0]);
-      if (has_attribute(op)) return fmt::format("{}({}, {})", op_name(op), strip_parens(expr(n.args[0])), n.value);
+      if (has_attribute(op))
+        return fmt::format("{}({}, {})", op_name(op), strip_parens(expr(n.args[0])), n.value);
       return fmt::format("{}({})", op_name(op), strip_parens(expr(n.args[0])));
     }
     case ExprKind::Binary: {
@@ -158,8 +174,8 @@ private:
       return "(" + expr(n.args[0]) + kInfix[n.op] + expr(n.args[1]) + ")";
     }
     case ExprKind::Fma:
-      return fmt::format("fma({}, {}, {})", strip_parens(expr(n.args[0])), strip_parens(expr(n.args[1])),
-                         strip_parens(expr(n.args[2])));
+      return fmt::format("fma({}, {}, {})", strip_parens(expr(n.args[0])),
+                         strip_parens(expr(n.args[1])), strip_parens(expr(n.args[2])));
     case ExprKind::Select:
       return fmt::format("select({}, {}, {})", strip_parens(expr(n.args[0])),
                          strip_parens(expr(n.args[1])), strip_parens(expr(n.args[2])));
@@ -173,14 +189,16 @@ private:
   std::map<uint32_t, std::string> names_;
 };
 
-}  // namespace
+} // namespace
 
 std::string print_index(const Function& fn, const Index& index) {
   std::string s;
   for (const auto& t : index.terms) {
     const std::string& name = fn.loops.at(t.loop).name;
-    if (!s.empty()) s += t.stride < 0 ? " - " : " + ";
-    else if (t.stride < 0) s += "-";
+    if (!s.empty())
+      s += t.stride < 0 ? " - " : " + ";
+    else if (t.stride < 0)
+      s += "-";
     const int64_t mag = t.stride < 0 ? -t.stride : t.stride;
     s += mag == 1 ? name : fmt::format("{}*{}", mag, name);
   }
@@ -190,12 +208,15 @@ std::string print_index(const Function& fn, const Index& index) {
   return s;
 }
 
-std::string print(const Function& fn) { return Printer(fn).run(); }
+std::string print(const Function& fn) {
+  return Printer(fn).run();
+}
 
 std::string print(const Module& module) {
   std::string s = fmt::format("module {}\n", module.name);
-  for (const Function& f : module.functions) s += "\n" + print(f);
+  for (const Function& f : module.functions)
+    s += "\n" + print(f);
   return s;
 }
 
-}  // namespace plastic::loops
+} // namespace plastic::loops

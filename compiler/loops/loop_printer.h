@@ -35,4 +35,4 @@ std::string print(const Module& module);
 /// One affine index, e.g. "400*h + 20*i + j + 3".
 std::string print_index(const Function& fn, const Index& index);
 
-}  // namespace plastic::loops
+} // namespace plastic::loops

@@ -34,7 +34,7 @@ public:
     check_header();
     check_buffers();
     check_exprs();
-    if (problems_.empty()) {  // scopes assume well-formed declarations and nodes
+    if (problems_.empty()) { // scopes assume well-formed declarations and nodes
       Scope scope;
       loop_used_.assign(fn_.loops.size(), false);
       check_block(fn_.body, scope);
@@ -44,13 +44,14 @@ public:
 
 private:
   struct Scope {
-    std::vector<uint32_t> loops;   // open loops, outermost first
-    std::vector<bool> assigned;    // per variable
-    std::set<uint32_t> present;    // nullable buffers known non-NULL here
+    std::vector<uint32_t> loops; // open loops, outermost first
+    std::vector<bool> assigned;  // per variable
+    std::set<uint32_t> present;  // nullable buffers known non-NULL here
   };
 
   template <class... A> void fail(fmt::format_string<A...> f, A&&... args) {
-    problems_.push_back(fmt::format("function '{}': ", fn_.name) + fmt::format(f, std::forward<A>(args)...));
+    problems_.push_back(fmt::format("function '{}': ", fn_.name) +
+                        fmt::format(f, std::forward<A>(args)...));
   }
 
   void check_header() {
@@ -86,7 +87,8 @@ private:
         continue;
       }
       if (!has_scratch) fail("scratch buffer '{}' without a scratch parameter", b.name);
-      if (b.readonly || b.nullable) fail("scratch buffer '{}' marked read-only or nullable", b.name);
+      if (b.readonly || b.nullable)
+        fail("scratch buffer '{}' marked read-only or nullable", b.name);
       const int64_t bytes = fn_.elements(b) * elem_size(fn_.type);
       if (b.scratch_offset < 0 || b.scratch_offset % 64 != 0 ||
           b.scratch_offset + bytes > fn_.scratch_bytes)
@@ -97,7 +99,8 @@ private:
 
   Lanes operand_lanes(const ExprNode& n) const {
     Lanes l = Lanes::Uniform;
-    for (int k = 0; k < n.arity(); ++k) l = join(l, fn_.exprs[n.args[k]].lanes);
+    for (int k = 0; k < n.arity(); ++k)
+      l = join(l, fn_.exprs[n.args[k]].lanes);
     return l;
   }
 
@@ -106,7 +109,7 @@ private:
       const ExprNode& n = fn_.exprs[id];
       bool args_ok = true;
       for (int k = 0; k < n.arity(); ++k)
-        if (n.args[k] >= id) {  // operands precede their users: the node list is topological
+        if (n.args[k] >= id) { // operands precede their users: the node list is topological
           fail("expression %{} operand {} is %{}", id, k, n.args[k]);
           args_ok = false;
         }
@@ -114,7 +117,8 @@ private:
       Lanes expect = operand_lanes(n);
       bool mask = false;
       switch (n.kind) {
-      case ExprKind::Const: break;
+      case ExprKind::Const:
+        break;
       case ExprKind::ScalarParam:
         if (n.ref >= fn_.params.size() || fn_.params[n.ref].kind != ParamKind::Scalar)
           fail("expression %{} reads parameter {} which is not a scalar", id, n.ref);
@@ -134,18 +138,23 @@ private:
         expect = fn_.vars[n.ref].lanes;
         break;
       case ExprKind::Unary:
-        if (n.op > static_cast<uint8_t>(UnaryOp::PowC)) fail("expression %{}: invalid unary op", id);
+        if (n.op > static_cast<uint8_t>(UnaryOp::PowC))
+          fail("expression %{}: invalid unary op", id);
         break;
       case ExprKind::Binary:
-        if (n.op > static_cast<uint8_t>(BinaryOp::Max)) fail("expression %{}: invalid binary op", id);
+        if (n.op > static_cast<uint8_t>(BinaryOp::Max))
+          fail("expression %{}: invalid binary op", id);
         break;
       case ExprKind::Compare:
-        if (n.op > static_cast<uint8_t>(CompareOp::Ne)) fail("expression %{}: invalid compare op", id);
+        if (n.op > static_cast<uint8_t>(CompareOp::Ne))
+          fail("expression %{}: invalid compare op", id);
         mask = true;
         break;
-      case ExprKind::Fma: break;
+      case ExprKind::Fma:
+        break;
       case ExprKind::Select:
-        if (!fn_.exprs[n.args[0]].is_mask) fail("expression %{}: select condition is not a mask", id);
+        if (!fn_.exprs[n.args[0]].is_mask)
+          fail("expression %{}: select condition is not a mask", id);
         break;
       }
       for (int k = n.kind == ExprKind::Select ? 1 : 0; k < n.arity(); ++k)
@@ -162,7 +171,8 @@ private:
   void check_index(const Index& index, const BufferDecl& b, const Scope& scope, const char* what) {
     int64_t lo = index.offset, hi = index.offset;
     for (const auto& t : index.terms) {
-      const bool open = std::find(scope.loops.begin(), scope.loops.end(), t.loop) != scope.loops.end();
+      const bool open =
+          std::find(scope.loops.begin(), scope.loops.end(), t.loop) != scope.loops.end();
       if (t.loop >= fn_.loops.size() || !open) {
         fail("{} of '{}' uses a loop variable out of scope", what, b.name);
         return;
@@ -194,7 +204,8 @@ private:
       if (n.kind == ExprKind::Load) check_access(n.ref, n.index, scope, "load");
       if (n.kind == ExprKind::VarRef && !scope.assigned[n.ref])
         fail("variable '{}' read before it is assigned", fn_.vars[n.ref].name);
-      for (int k = 0; k < n.arity(); ++k) stack.push_back(n.args[k]);
+      for (int k = 0; k < n.arity(); ++k)
+        stack.push_back(n.args[k]);
     }
   }
 
@@ -211,7 +222,8 @@ private:
     if (scope.assigned.empty()) scope.assigned.assign(fn_.vars.size(), false);
     for (const Stmt& s : body) {
       switch (s.kind) {
-      case StmtKind::Comment: break;
+      case StmtKind::Comment:
+        break;
       case StmtKind::Loop: {
         if (s.target >= fn_.loops.size() || loop_used_[s.target]) {
           fail("loop statement with an invalid or reused loop id");
@@ -239,13 +251,15 @@ private:
         scope.assigned[s.target] = true;
         break;
       }
-      case StmtKind::Store: check_store(s, scope); break;
+      case StmtKind::Store:
+        check_store(s, scope);
+        break;
       case StmtKind::IfPresent: {
         if (s.target >= fn_.buffers.size() || fn_.buffers[s.target].is_scratch()) {
           fail("if_present on an invalid or scratch buffer");
           break;
         }
-        Scope inner = scope;  // assignments inside may not happen: they do not escape
+        Scope inner = scope; // assignments inside may not happen: they do not escape
         inner.present.insert(s.target);
         check_block(s.body, inner);
         break;
@@ -278,13 +292,16 @@ private:
 
 std::string join_problems(const std::vector<std::string>& problems) {
   std::string all;
-  for (const auto& p : problems) all += "\n  " + p;
+  for (const auto& p : problems)
+    all += "\n  " + p;
   return all;
 }
 
-}  // namespace
+} // namespace
 
-std::vector<std::string> verify(const Function& fn) { return Verifier(fn).run(); }
+std::vector<std::string> verify(const Function& fn) {
+  return Verifier(fn).run();
+}
 
 std::vector<std::string> verify(const Module& module) {
   std::vector<std::string> problems;
@@ -301,13 +318,15 @@ std::vector<std::string> verify(const Module& module) {
 void verify_or_throw(const Function& fn) {
   auto problems = verify(fn);
   if (!problems.empty())
-    throw InternalError(fmt::format("malformed loop function '{}':{}", fn.name, join_problems(problems)));
+    throw InternalError(
+        fmt::format("malformed loop function '{}':{}", fn.name, join_problems(problems)));
 }
 
 void verify_or_throw(const Module& module) {
   auto problems = verify(module);
   if (!problems.empty())
-    throw InternalError(fmt::format("malformed loop module '{}':{}", module.name, join_problems(problems)));
+    throw InternalError(
+        fmt::format("malformed loop module '{}':{}", module.name, join_problems(problems)));
 }
 
-}  // namespace plastic::loops
+} // namespace plastic::loops

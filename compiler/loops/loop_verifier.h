@@ -33,4 +33,4 @@ void verify_or_throw(const Module& module);
 /// True for [A-Za-z_][A-Za-z0-9_]*.
 bool is_c_identifier(std::string_view s);
 
-}  // namespace plastic::loops
+} // namespace plastic::loops

@@ -16,21 +16,24 @@ using Tensor = interp::Tensor<double>;
 
 double inner(const Tensor& a, const Tensor& b) {
   double s = 0;
-  for (size_t i = 0; i < a.data.size(); ++i) s += a.data[i] * b.data[i];
+  for (size_t i = 0; i < a.data.size(); ++i)
+    s += a.data[i] * b.data[i];
   return s;
 }
 
 Tensor random_tensor(const ir::Shape& shape, std::mt19937_64& rng, double scale) {
   Tensor t(shape);
   std::normal_distribution<double> normal(0.0, scale);
-  for (double& x : t.data) x = normal(rng);
+  for (double& x : t.data)
+    x = normal(rng);
   return t;
 }
 
 double max_abs(const std::vector<Tensor>& ts) {
   double m = 0;
   for (const Tensor& t : ts)
-    for (double x : t.data) m = std::max(m, std::abs(x));
+    for (double x : t.data)
+      m = std::max(m, std::abs(x));
   return m;
 }
 
@@ -49,11 +52,12 @@ void shrink_step_until_stable(const ir::Function& f, std::vector<Tensor>& inputs
   for (int tries = 0; tries < 12; ++tries) {
     double out = max_abs(interp::evaluate<double>(f, inputs));
     if (std::isfinite(out) && out <= bound) return;
-    for (double& h : inputs[h_index].data) h /= 4;
+    for (double& h : inputs[h_index].data)
+      h /= 4;
   }
 }
 
-}  // namespace
+} // namespace
 
 std::vector<GradcheckEntry> gradcheck(const ir::Function& f, const ir::Function& vjp,
                                       const GradcheckOptions& options) {
@@ -76,8 +80,10 @@ std::vector<GradcheckEntry> gradcheck(const ir::Function& f, const ir::Function&
     const std::string& name = vjp.inputs()[k]->name();
     std::optional<std::string_view> seeds = ad::derived_from(ad::Derived::Cotangent, name);
     size_t o = 0;
-    while (o < f.outputs().size() && seeds != f.outputs()[o].name) ++o;
-    if (o == f.outputs().size()) throw ir::IRError("gradcheck: VJP input '" + name + "' seeds no output of " + f.name());
+    while (o < f.outputs().size() && seeds != f.outputs()[o].name)
+      ++o;
+    if (o == f.outputs().size())
+      throw ir::IRError("gradcheck: VJP input '" + name + "' seeds no output of " + f.name());
     cotangents[o] = random_tensor(f.outputs()[o].node->shape(), rng, 1.0);
     seeded[o] = true;
     ct_in_vjp_order.push_back(cotangents[o]);
@@ -95,7 +101,8 @@ std::vector<GradcheckEntry> gradcheck(const ir::Function& f, const ir::Function&
   vjp_inputs.insert(vjp_inputs.end(), ct_in_vjp_order.begin(), ct_in_vjp_order.end());
   std::vector<Tensor> grads = interp::evaluate<double>(vjp, vjp_inputs);
   std::map<std::string, const Tensor*> by_name;
-  for (size_t i = 0; i < vjp.outputs().size(); ++i) by_name[vjp.outputs()[i].name] = &grads[i];
+  for (size_t i = 0; i < vjp.outputs().size(); ++i)
+    by_name[vjp.outputs()[i].name] = &grads[i];
 
   std::vector<GradcheckEntry> entries;
   for (size_t i = 0; i < f.inputs().size(); ++i) {
@@ -133,4 +140,4 @@ std::vector<GradcheckEntry> gradcheck(const ir::Function& f, const ir::Function&
   return entries;
 }
 
-}  // namespace plastic::model
+} // namespace plastic::model

@@ -28,15 +28,16 @@ struct GradcheckEntry {
   std::string function;
   std::string input;
   double ad = 0, fd = 0;
-  double error = 0;  ///< |ad − fd| / max(|ad|, |fd|, floor)
+  double error = 0; ///< |ad − fd| / max(|ad|, |fd|, floor)
 };
 
 struct GradcheckOptions {
   uint64_t seed = 1;
   std::vector<double> eps = {1e-3, 1e-4, 1e-5, 1e-6};
-  double scale = 0.5;    ///< random inputs ~ N(0, scale²)
-  double floor = 1e-3;   ///< denominator floor: gradients much smaller than the O(1) pairing count as 0
-  int directions = 2;    ///< random directions per input
+  double scale = 0.5; ///< random inputs ~ N(0, scale²)
+  double floor =
+      1e-3; ///< denominator floor: gradients much smaller than the O(1) pairing count as 0
+  int directions = 2; ///< random directions per input
 };
 
 /// Checks `vjp` (inputs: f's inputs, then "ct.<output>" per output;
@@ -45,4 +46,4 @@ struct GradcheckOptions {
 std::vector<GradcheckEntry> gradcheck(const ir::Function& f, const ir::Function& vjp,
                                       const GradcheckOptions& options = {});
 
-}  // namespace plastic::model
+} // namespace plastic::model

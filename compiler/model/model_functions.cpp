@@ -15,16 +15,25 @@ namespace plastic::model {
 
 FnKind vjp_of(FnKind primal) {
   switch (primal) {
-  case FnKind::Field: return FnKind::FieldVjp;
-  case FnKind::Init: return FnKind::InitVjp;
-  case FnKind::FinalOutputs: return FnKind::FinalOutputsVjp;
-  case FnKind::ObservationOutputs: return FnKind::ObservationOutputsVjp;
-  case FnKind::Jump: return FnKind::JumpVjp;
-  case FnKind::Loss: return FnKind::LossVjp;
-  case FnKind::Step: return FnKind::StepVjp;
-  default: break;
+  case FnKind::Field:
+    return FnKind::FieldVjp;
+  case FnKind::Init:
+    return FnKind::InitVjp;
+  case FnKind::FinalOutputs:
+    return FnKind::FinalOutputsVjp;
+  case FnKind::ObservationOutputs:
+    return FnKind::ObservationOutputsVjp;
+  case FnKind::Jump:
+    return FnKind::JumpVjp;
+  case FnKind::Loss:
+    return FnKind::LossVjp;
+  case FnKind::Step:
+    return FnKind::StepVjp;
+  default:
+    break;
   }
-  throw plastic::InternalError(fmt::format("the function '{}' has no VJP", to_string(FnRole(primal))));
+  throw plastic::InternalError(
+      fmt::format("the function '{}' has no VJP", to_string(FnRole(primal))));
 }
 
 std::string to_string(const FnRole& role) {
@@ -33,22 +42,38 @@ std::string to_string(const FnRole& role) {
     return "step." + std::string(role.method ? role.method->name : "?") + std::string(suffix);
   };
   switch (role.kind) {
-  case FnKind::Field: return "field";
-  case FnKind::Init: return "init";
-  case FnKind::FinalOutputs: return "outputs";
-  case FnKind::ObservationOutputs: return "observation_outputs";
-  case FnKind::Jump: return "jump";
-  case FnKind::Loss: return "loss";
-  case FnKind::FieldVjp: return "field.vjp";
-  case FnKind::AdjointSystem: return "adjoint";
-  case FnKind::InitVjp: return "init.vjp";
-  case FnKind::FinalOutputsVjp: return "outputs.vjp";
-  case FnKind::ObservationOutputsVjp: return "observation_outputs.vjp";
-  case FnKind::JumpVjp: return "jump.vjp";
-  case FnKind::LossVjp: return "loss.vjp";
-  case FnKind::Step: return step("");
-  case FnKind::StepVjp: return step(".vjp");
-  case FnKind::StepStaticVjp: return step(".vjp.static");
+  case FnKind::Field:
+    return "field";
+  case FnKind::Init:
+    return "init";
+  case FnKind::FinalOutputs:
+    return "outputs";
+  case FnKind::ObservationOutputs:
+    return "observation_outputs";
+  case FnKind::Jump:
+    return "jump";
+  case FnKind::Loss:
+    return "loss";
+  case FnKind::FieldVjp:
+    return "field.vjp";
+  case FnKind::AdjointSystem:
+    return "adjoint";
+  case FnKind::InitVjp:
+    return "init.vjp";
+  case FnKind::FinalOutputsVjp:
+    return "outputs.vjp";
+  case FnKind::ObservationOutputsVjp:
+    return "observation_outputs.vjp";
+  case FnKind::JumpVjp:
+    return "jump.vjp";
+  case FnKind::LossVjp:
+    return "loss.vjp";
+  case FnKind::Step:
+    return step("");
+  case FnKind::StepVjp:
+    return step(".vjp");
+  case FnKind::StepStaticVjp:
+    return step(".vjp.static");
   }
   throw plastic::InternalError("unknown function kind");
 }
@@ -83,8 +108,10 @@ std::vector<const NamedFunction*> ModelFunctions::step_functions() const {
 std::vector<const NamedFunction*> ModelFunctions::functions() const {
   std::vector<const NamedFunction*> out;
   for (const auto* group : {&primal, &derived})
-    for (const NamedFunction& nf : *group) out.push_back(&nf);
-  for (const NamedFunction* nf : step_functions()) out.push_back(nf);
+    for (const NamedFunction& nf : *group)
+      out.push_back(&nf);
+  for (const NamedFunction* nf : step_functions())
+    out.push_back(nf);
   return out;
 }
 
@@ -95,19 +122,20 @@ std::vector<std::pair<const ir::Function*, const ir::Function*>> ModelFunctions:
     if (!vjp) throw plastic::InternalError(fmt::format("the {} has no VJP", to_string(p.role)));
     out.push_back({&p.fn, vjp});
   }
-  for (const ModelStep& s : steps) out.push_back({&s.step.fn, &s.vjp.fn});
+  for (const ModelStep& s : steps)
+    out.push_back({&s.step.fn, &s.vjp.fn});
   return out;
 }
 
 size_t node_count(const ir::Function& f) {
   std::vector<const ir::Node*> roots;
-  for (const ir::Output& o : f.outputs()) roots.push_back(o.node);
+  for (const ir::Output& o : f.outputs())
+    roots.push_back(o.node);
   return ir::topo_order(roots).size();
 }
 
-std::optional<ModelFunctions> build_model_functions(const std::string& file,
-                                                    const BuildOptions& options,
-                                                    BuildStatus& status) {
+std::optional<ModelFunctions>
+build_model_functions(const std::string& file, const BuildOptions& options, BuildStatus& status) {
   dsl::DiagnosticEngine diag;
   dsl::CheckResult r = dsl::check_file(file, {options.overrides}, diag);
   diag.render(std::cerr, options.color);
@@ -127,8 +155,10 @@ std::optional<ModelFunctions> build_model_functions(const std::string& file,
 
   out.primal.push_back({FnKind::Field, optimise(lowered.field)});
   out.primal.push_back({FnKind::Init, optimise(lowered.init)});
-  if (lowered.final_outputs) out.primal.push_back({FnKind::FinalOutputs, optimise(*lowered.final_outputs)});
-  if (lowered.observation_outputs) out.primal.push_back({FnKind::ObservationOutputs, optimise(*lowered.observation_outputs)});
+  if (lowered.final_outputs)
+    out.primal.push_back({FnKind::FinalOutputs, optimise(*lowered.final_outputs)});
+  if (lowered.observation_outputs)
+    out.primal.push_back({FnKind::ObservationOutputs, optimise(*lowered.observation_outputs)});
   if (lowered.jump) out.primal.push_back({FnKind::Jump, optimise(*lowered.jump)});
   out.primal.push_back({FnKind::Loss, optimise(lowered.loss)});
 
@@ -151,7 +181,8 @@ std::optional<ModelFunctions> build_model_functions(const std::string& file,
   for (const std::string& method : methods) {
     const rt::ButcherTableau* tableau = rt::find_tableau(method);
     if (!tableau) {
-      std::cerr << "plastic: note: no Butcher tableau for '" << method << "' yet; its fused step is skipped\n";
+      std::cerr << "plastic: note: no Butcher tableau for '" << method
+                << "' yet; its fused step is skipped\n";
       continue;
     }
     ad::RkStep step = ad::build_rk_step(field, *tableau, sopts);
@@ -164,13 +195,15 @@ std::optional<ModelFunctions> build_model_functions(const std::string& file,
       spec.wrt = sopts.static_inputs;
       spec.seeds = step.states;
       spec.name = step.fn.name() + ".vjp.static";
-      static_vjp = NamedFunction{{FnKind::StepStaticVjp, tableau}, optimise(ad::vjp_function(step.fn, spec))};
+      static_vjp = NamedFunction{{FnKind::StepStaticVjp, tableau},
+                                 optimise(ad::vjp_function(step.fn, spec))};
     }
-    out.steps.push_back({tableau, std::move(fused), std::move(vjp), std::move(static_vjp), std::move(step)});
+    out.steps.push_back(
+        {tableau, std::move(fused), std::move(vjp), std::move(static_vjp), std::move(step)});
   }
 
   status = BuildStatus::Ok;
   return out;
 }
 
-}  // namespace plastic::model
+} // namespace plastic::model

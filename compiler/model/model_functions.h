@@ -14,9 +14,9 @@
 #include <compare>
 #include <functional>
 #include <map>
-#include <string>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -26,12 +26,25 @@ namespace plastic::model {
 /// key, never by their printed name.
 enum class FnKind {
   // Primal functions, lowered from the model.
-  Field, Init, FinalOutputs, ObservationOutputs, Jump, Loss,
+  Field,
+  Init,
+  FinalOutputs,
+  ObservationOutputs,
+  Jump,
+  Loss,
   // Derived: the field's VJP and adjoint system, the VJP of each other primal.
-  FieldVjp, AdjointSystem, InitVjp, FinalOutputsVjp, ObservationOutputsVjp, JumpVjp, LossVjp,
+  FieldVjp,
+  AdjointSystem,
+  InitVjp,
+  FinalOutputsVjp,
+  ObservationOutputsVjp,
+  JumpVjp,
+  LossVjp,
   // The fused step of one solver method, its VJP, and its VJP with respect
   // to static inputs.
-  Step, StepVjp, StepStaticVjp,
+  Step,
+  StepVjp,
+  StepStaticVjp,
 };
 
 /// The VJP kind of a primal kind (Field -> FieldVjp, Step -> StepVjp, ...):
@@ -63,9 +76,9 @@ struct NamedFunction {
 
 /// The fused step of one solver method and everything that belongs to it.
 struct ModelStep {
-  const rt::ButcherTableau* method = nullptr;  ///< never null
-  NamedFunction step;                          ///< {Step, method}
-  NamedFunction vjp;                           ///< {StepVjp, method}
+  const rt::ButcherTableau* method = nullptr; ///< never null
+  NamedFunction step;                         ///< {Step, method}
+  NamedFunction vjp;                          ///< {StepVjp, method}
   /// {StepStaticVjp, method}, when the field reads static inputs: the step's
   /// VJP with respect to those statics (build_step_vjp leaves them out; the
   /// model ABI's step_vjp returns their cotangent too).
@@ -77,10 +90,10 @@ struct ModelStep {
 
 struct ModelFunctions {
   std::unique_ptr<dsl::CheckedModel> model;
-  std::unique_ptr<ir::Context> ctx;  ///< owns every node of every function below
-  std::vector<NamedFunction> primal;   ///< field, init, outputs, jump, loss
-  std::vector<NamedFunction> derived;  ///< field VJP, adjoint system, the other primals' VJPs
-  std::vector<ModelStep> steps;        ///< fused solver steps, one per method
+  std::unique_ptr<ir::Context> ctx;   ///< owns every node of every function below
+  std::vector<NamedFunction> primal;  ///< field, init, outputs, jump, loss
+  std::vector<NamedFunction> derived; ///< field VJP, adjoint system, the other primals' VJPs
+  std::vector<ModelStep> steps;       ///< fused solver steps, one per method
 
   /// The function with key `role` (primal, derived or step); nullptr if the
   /// model has none.
@@ -99,8 +112,8 @@ struct ModelFunctions {
 };
 
 struct BuildOptions {
-  std::map<std::string, double> overrides;  ///< --set name=value
-  bool color = false;                       ///< colour diagnostics
+  std::map<std::string, double> overrides; ///< --set name=value
+  bool color = false;                      ///< colour diagnostics
   /// Sees every function after every optimisation pass (may be empty).
   std::function<void(std::string_view, const ir::Function&)> after_pass;
 };
@@ -110,11 +123,10 @@ enum class BuildStatus { Ok, InputError, UsageError };
 
 /// Checks and lowers `file`; diagnostics go to stderr. On failure returns
 /// nullopt and says why in `status`.
-std::optional<ModelFunctions> build_model_functions(const std::string& file,
-                                                    const BuildOptions& options,
-                                                    BuildStatus& status);
+std::optional<ModelFunctions>
+build_model_functions(const std::string& file, const BuildOptions& options, BuildStatus& status);
 
 /// Nodes reachable from a function's outputs.
 size_t node_count(const ir::Function& f);
 
-}  // namespace plastic::model
+} // namespace plastic::model

@@ -28,7 +28,9 @@ double high_water_mib() {
   return 0;
 }
 
-void reset_high_water() { std::ofstream("/proc/self/clear_refs") << "5"; }
+void reset_high_water() {
+  std::ofstream("/proc/self/clear_refs") << "5";
+}
 
 template <class T> int bench_typed(const plastic_model& m, const BenchRequest& r) {
   int64_t length = r.length > 0 ? r.length : 100;
@@ -62,7 +64,8 @@ template <class T> int bench_typed(const plastic_model& m, const BenchRequest& r
   OptimizerConfig oc;
   auto adam = make_optimizer<T>(oc, m.n_params);
   std::vector<int64_t> samples(static_cast<size_t>(r.batch));
-  for (int64_t i = 0; i < r.batch; ++i) samples[static_cast<size_t>(i)] = i;
+  for (int64_t i = 0; i < r.batch; ++i)
+    samples[static_cast<size_t>(i)] = i;
 
   auto one_step = [&]() -> BatchLoss {
     std::fill(grad.begin(), grad.end(), T(0));
@@ -82,7 +85,8 @@ template <class T> int bench_typed(const plastic_model& m, const BenchRequest& r
   for (int64_t s = 0; s < r.steps; ++s) {
     auto start = std::chrono::steady_clock::now();
     last = one_step();
-    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    seconds.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   std::sort(seconds.begin(), seconds.end());
   double median = seconds[seconds.size() / 2];
@@ -104,16 +108,18 @@ template <class T> int bench_typed(const plastic_model& m, const BenchRequest& r
   // tile, times the tiles in flight at once: malloc keeps freed pages, so
   // the resident set after the warm-up step no longer shows it.
   const int64_t in_flight = resolve_threads(r.threads, static_cast<size_t>(last.tiles));
-  j["gradient_peak_mb"] = static_cast<double>(last.peak_bytes) * static_cast<double>(in_flight) / (1 << 20);
+  j["gradient_peak_mb"] =
+      static_cast<double>(last.peak_bytes) * static_cast<double>(in_flight) / (1 << 20);
   j["forward_evals"] = last.forward.field_evals;
   j["backward_evals"] = last.backward.vjp_evals;
   j["loss"] = last.loss;
   if (r.json)
     fmt::print("{}\n", j.dump());
   else
-    fmt::print("{}: {:.4f} s per training step (median of {}), batch {}, length {}, peak RSS {:.0f} MiB "
-               "({:+.0f} MiB during the steps)\n",
-               m.name, median, r.steps, r.batch, length, peak, peak - base);
+    fmt::print(
+        "{}: {:.4f} s per training step (median of {}), batch {}, length {}, peak RSS {:.0f} MiB "
+        "({:+.0f} MiB during the steps)\n",
+        m.name, median, r.steps, r.batch, length, peak, peak - base);
   return 0;
 }
 

@@ -18,12 +18,12 @@ namespace plastic::rt {
 struct BenchRequest {
   int64_t batch = 128;
   int threads = 0;
-  int64_t steps = 5;      ///< timed steps (after one warm-up step)
-  int64_t length = 0;     ///< observations per series; 0 = 100
-  double dt = 1.0;        ///< time between observations (the flip-flop's bins are 0.01 s)
-  std::string gradient;   ///< "" = the model's; direct | checkpoint | adjoint
+  int64_t steps = 5;    ///< timed steps (after one warm-up step)
+  int64_t length = 0;   ///< observations per series; 0 = 100
+  double dt = 1.0;      ///< time between observations (the flip-flop's bins are 0.01 s)
+  std::string gradient; ///< "" = the model's; direct | checkpoint | adjoint
   uint64_t seed = 0;
-  bool json = false;      ///< one JSON line instead of a sentence
+  bool json = false; ///< one JSON line instead of a sentence
 };
 
 /// Runs the benchmark and prints its result; returns the exit code.

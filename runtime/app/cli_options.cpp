@@ -8,11 +8,13 @@ void add_run_options(CLI::App& cmd, RunOptions& run) {
                  "Data: a UEA folder or .ts file, a PhysioNet folder, a folder of .npy, a .csv, "
                  "or synthetic:flipflop[:BITS]")
       ->required();
-  cmd.add_option("--valid", run.valid,
-                 "A separate validation set (same formats as --data); --data's own validation part is "
-                 "then trained on");
+  cmd.add_option(
+      "--valid", run.valid,
+      "A separate validation set (same formats as --data); --data's own validation part is "
+      "then trained on");
   cmd.add_option("--seed", run.seed, "Seed of splits, initialisation and shuffling (default 0)");
-  cmd.add_option("--threads", run.threads, "Threads (default: every core)")->check(CLI::NonNegativeNumber);
+  cmd.add_option("--threads", run.threads, "Threads (default: every core)")
+      ->check(CLI::NonNegativeNumber);
   cmd.add_option("--batch", run.batch, "Batch size (default 32)")->check(CLI::PositiveNumber);
   cmd.add_option("--dtype", run.dtype, "Element type of the kernels (default f32)")
       ->check(CLI::IsMember({"f32", "f64"}));
@@ -31,8 +33,9 @@ void add_train_options(CLI::App& cmd, TrainRequest& r) {
                  "constant | plateau (x0.1 after 15 epochs without improvement) | cosine")
       ->check(CLI::IsMember({"constant", "plateau", "cosine"}));
   cmd.add_option("--clip", r.clip_norm, "Clip the gradient's global norm (default off)");
-  cmd.add_option("--patience", r.patience,
-                 "Stop after N epochs without a better validation value, keeping the best (default never)");
+  cmd.add_option(
+      "--patience", r.patience,
+      "Stop after N epochs without a better validation value, keeping the best (default never)");
   cmd.add_option("--out", r.out, "Run folder (default runs/latest)");
   cmd.add_flag("--resume", r.resume, "Continue from the run folder's newest checkpoint");
   cmd.add_flag("--plot", r.plot, "Write learning_curve.png with gnuplot");

@@ -35,14 +35,15 @@ Status<AppError> load_parameters(const plastic_model& m, const std::string& wher
   auto table = ParamTable::from_abi(m.params, m.n_param_entries, m.n_params);
   if (!table) return AppError{3, "internal error (a bug): " + table.error().describe()};
   theta.assign(static_cast<size_t>(m.n_params), T(0));
-  if (Status<TrainError> s = params_from_tensors<T>(table.value(), file.value(), std::span<T>(theta), "",
-                                             path.string());
+  if (Status<TrainError> s = params_from_tensors<T>(table.value(), file.value(),
+                                                    std::span<T>(theta), "", path.string());
       !s)
     return AppError{1, s.describe()};
   return {};
 }
 
-template <class T> int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* csv) {
+template <class T>
+int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* csv) {
   std::vector<T> theta;
   if (Status<AppError> s = load_parameters<T>(m, r.parameters, theta); !s) {
     fmt::print(stderr, "plastic: {}\n", s.error().message);
@@ -55,8 +56,9 @@ template <class T> int eval_typed(const plastic_model& m, const EvalRequest& r, 
   }
   BatchOptions options;
   options.threads = r.run.threads;
-  std::vector<std::string> splits = r.split == "all" ? std::vector<std::string>{"train", "validation", "test"}
-                                                     : std::vector<std::string>{r.split};
+  std::vector<std::string> splits = r.split == "all"
+                                        ? std::vector<std::string>{"train", "validation", "test"}
+                                        : std::vector<std::string>{r.split};
   std::ofstream file;
   std::ostream* out = &std::cout;
   if (csv && !csv->empty() && *csv != "-") {
@@ -97,7 +99,8 @@ template <class T> int eval_typed(const plastic_model& m, const EvalRequest& r, 
     const Dataset& source = chosen.data;
     if (!header) {
       *out << "split,sample,time";
-      for (int64_t j = 0; j < p.width; ++j) *out << ",y" << j;
+      for (int64_t j = 0; j < p.width; ++j)
+        *out << ",y" << j;
       *out << "\n";
       header = true;
     }
@@ -105,7 +108,8 @@ template <class T> int eval_typed(const plastic_model& m, const EvalRequest& r, 
       for (size_t row = p.first_row[i]; row < p.first_row[i + 1]; ++row) {
         *out << split << "," << source.samples[static_cast<size_t>(p.samples[i])].id << ","
              << fmt::format("{}", p.times[row]);
-        for (T v : p.row(row)) *out << "," << fmt::format("{}", v);
+        for (T v : p.row(row))
+          *out << "," << fmt::format("{}", v);
         *out << "\n";
       }
   }
@@ -115,7 +119,8 @@ template <class T> int eval_typed(const plastic_model& m, const EvalRequest& r, 
 } // namespace
 
 int run_eval(const plastic_model& m, const EvalRequest& r) {
-  return m.dtype == PLASTIC_F64 ? eval_typed<double>(m, r, nullptr) : eval_typed<float>(m, r, nullptr);
+  return m.dtype == PLASTIC_F64 ? eval_typed<double>(m, r, nullptr)
+                                : eval_typed<float>(m, r, nullptr);
 }
 
 int run_predict(const plastic_model& m, const PredictRequest& r) {

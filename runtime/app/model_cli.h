@@ -32,7 +32,8 @@ public:
   /// `bench_name`: "bench-train" in the driver, "bench" in a model binary)
   /// on `app`. `extra`, when given, adds options to each of them before
   /// their own (the driver's model file and --set).
-  ModelCli(CLI::App& app, const std::string& bench_name, const std::function<void(CLI::App&)>& extra = {});
+  ModelCli(CLI::App& app, const std::string& bench_name,
+           const std::function<void(CLI::App&)>& extra = {});
 
   /// The subcommand that was parsed (None before parsing or if another was).
   ModelCommand parsed() const;
@@ -56,7 +57,8 @@ private:
   PredictRequest predict_;
   BenchRequest bench_;
   std::string bench_dtype_ = "f32";
-  CLI::App *train_cmd_ = nullptr, *eval_cmd_ = nullptr, *predict_cmd_ = nullptr, *bench_cmd_ = nullptr;
+  CLI::App *train_cmd_ = nullptr, *eval_cmd_ = nullptr, *predict_cmd_ = nullptr,
+           *bench_cmd_ = nullptr;
 };
 
 } // namespace plastic::rt

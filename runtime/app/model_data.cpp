@@ -14,15 +14,17 @@ int64_t model_path_channels(const plastic_model& m) {
 }
 
 ModelData::Split ModelData::split(const std::string& name) const {
-  auto of = [](const Dataset& d, const std::optional<PreparedData>& p) { return Split{d, p ? &*p : nullptr}; };
+  auto of = [](const Dataset& d, const std::optional<PreparedData>& p) {
+    return Split{d, p ? &*p : nullptr};
+  };
   if (name == "train") return of(splits.train, train);
   if (name == "validation") return of(splits.validation, validation);
   return of(splits.test, test);
 }
 
 void print_evaluation(const std::string& split, const Evaluation& e) {
-  fmt::print("{:<12}{} {:.4f}   loss {:.4f}   ({} samples){}\n", split, e.metric_name, e.metric, e.loss,
-             e.samples, e.note.empty() ? "" : "  " + e.note);
+  fmt::print("{:<12}{} {:.4f}   loss {:.4f}   ({} samples){}\n", split, e.metric_name, e.metric,
+             e.loss, e.samples, e.note.empty() ? "" : "  " + e.note);
 }
 
 Result<ModelData, AppError> open_model_data(const plastic_model& m, const RunOptions& run) {
@@ -44,9 +46,11 @@ Result<ModelData, AppError> open_model_data(const plastic_model& m, const RunOpt
     if (!valid) return AppError{1, valid.error().describe()};
     Dataset v = std::move(valid.value().train);
     if (md.splits.normaliser)
-      if (auto st = md.splits.normaliser->apply(v); !st) return AppError{1, run.valid + ": " + st.error().describe()};
+      if (auto st = md.splits.normaliser->apply(v); !st)
+        return AppError{1, run.valid + ": " + st.error().describe()};
     Dataset& train = md.splits.train;
-    for (Sample& s : md.splits.validation.samples) train.samples.push_back(std::move(s));
+    for (Sample& s : md.splits.validation.samples)
+      train.samples.push_back(std::move(s));
     md.splits.validation = std::move(v);
     md.splits.description += "; validation from " + run.valid;
   }
@@ -57,13 +61,15 @@ Result<ModelData, AppError> open_model_data(const plastic_model& m, const RunOpt
                   std::optional<PreparedData>& out) -> Status<AppError> {
     if (d.size() == 0) return {};
     auto p = prepare(m, d, po);
-    if (!p) return AppError{1, fmt::format("{} ({} split of {}): {}", m.name, which, run.data,
-                                           p.status().describe())};
+    if (!p)
+      return AppError{1, fmt::format("{} ({} split of {}): {}", m.name, which, run.data,
+                                     p.status().describe())};
     out = std::move(p.value());
     return {};
   };
   if (Status<AppError> s = prep(md.splits.train, "training", md.train); !s) return s.error();
-  if (Status<AppError> s = prep(md.splits.validation, "validation", md.validation); !s) return s.error();
+  if (Status<AppError> s = prep(md.splits.validation, "validation", md.validation); !s)
+    return s.error();
   if (Status<AppError> s = prep(md.splits.test, "test", md.test); !s) return s.error();
   return md;
 }

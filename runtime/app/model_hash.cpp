@@ -11,9 +11,10 @@ std::string model_hash(const plastic_model& m) {
   for (int32_t i = 0; i < m.n_param_entries; ++i) {
     const plastic_param& p = m.params[i];
     text += fmt::format("|{}:{}", p.name ? p.name : "", p.offset);
-    for (int32_t d = 0; d < p.rank; ++d) text += fmt::format(",{}", p.shape[d]);
+    for (int32_t d = 0; d < p.rank; ++d)
+      text += fmt::format(",{}", p.shape[d]);
   }
-  uint64_t h = 1469598103934665603ull;  // FNV-1a, 64 bit
+  uint64_t h = 1469598103934665603ull; // FNV-1a, 64 bit
   for (unsigned char c : text) {
     h ^= c;
     h *= 1099511628211ull;

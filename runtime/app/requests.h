@@ -13,13 +13,13 @@ namespace plastic::rt {
 
 /// Options every command shares.
 struct RunOptions {
-  std::string data;          ///< --data: see runtime/data/open_data.h
-  std::string valid;         ///< --valid: a separate validation set (then --data's own is trained on)
-  uint64_t seed = 0;         ///< splits, initialisation, shuffling
-  int threads = 0;           ///< tiles over threads; 0 = every core
-  bool oi = false;           ///< PhysioNet: observational-intensity channels
-  int64_t batch = 32;        ///< samples per optimiser step / per evaluation batch
-  std::string dtype = "f32"; ///< element type of the kernels: f32 | f64
+  std::string data;   ///< --data: see runtime/data/open_data.h
+  std::string valid;  ///< --valid: a separate validation set (then --data's own is trained on)
+  uint64_t seed = 0;  ///< splits, initialisation, shuffling
+  int threads = 0;    ///< tiles over threads; 0 = every core
+  bool oi = false;    ///< PhysioNet: observational-intensity channels
+  int64_t batch = 32; ///< samples per optimiser step / per evaluation batch
+  std::string dtype = "f32";                      ///< element type of the kernels: f32 | f64
   nlohmann::json dims = nlohmann::json::object(); ///< the model's dims, for records
 };
 
@@ -28,20 +28,20 @@ struct TrainRequest {
   int64_t epochs = 30;
   std::string optimizer = "adam"; ///< adam | adamw | sgd
   double lr = 1e-3;
-  double weight_decay = -1; ///< < 0: the optimiser's default
-  double momentum = 0;      ///< sgd
+  double weight_decay = -1;          ///< < 0: the optimiser's default
+  double momentum = 0;               ///< sgd
   std::string schedule = "constant"; ///< constant | plateau | cosine
-  double clip_norm = 0;     ///< gradient clipping by global norm; 0 = off
-  int patience = 0;         ///< early stopping after N epochs without improvement; 0 = never
+  double clip_norm = 0;              ///< gradient clipping by global norm; 0 = off
+  int patience = 0;                ///< early stopping after N epochs without improvement; 0 = never
   std::string out = "runs/latest"; ///< run folder: checkpoints, logs, final parameters
-  bool resume = false;      ///< continue from the run folder's newest checkpoint
-  bool plot = false;        ///< learning-curve PNG (gnuplot)
-  bool progress = true;     ///< progress bar on stderr
+  bool resume = false;             ///< continue from the run folder's newest checkpoint
+  bool plot = false;               ///< learning-curve PNG (gnuplot)
+  bool progress = true;            ///< progress bar on stderr
 };
 
 struct EvalRequest {
   RunOptions run;
-  std::string parameters; ///< a model.safetensors or a run folder holding one
+  std::string parameters;     ///< a model.safetensors or a run folder holding one
   std::string split = "test"; ///< train | validation | test | all
 };
 

@@ -13,7 +13,7 @@
 namespace plastic::rt {
 
 /// Observation i of every series is at time i * dt.
-Dataset synthetic_dataset(const plastic_model& model, int64_t samples, int64_t length, uint64_t seed,
-                          double dt = 1.0);
+Dataset synthetic_dataset(const plastic_model& model, int64_t samples, int64_t length,
+                          uint64_t seed, double dt = 1.0);
 
 } // namespace plastic::rt

@@ -22,7 +22,8 @@ nlohmann::json schedule_config(const std::string& schedule, int64_t epochs) {
   if (schedule == "plateau") return {{"kind", "plateau"}, {"factor", 0.1}, {"patience", 15}};
   // The training loop steps the schedule once per epoch (lr_schedule.h), so
   // the cosine's length is the number of epochs, not of batches.
-  if (schedule == "cosine") return {{"kind", "cosine"}, {"total_steps", std::max<int64_t>(epochs, 1)}};
+  if (schedule == "cosine")
+    return {{"kind", "cosine"}, {"total_steps", std::max<int64_t>(epochs, 1)}};
   return {{"kind", "constant"}};
 }
 
@@ -54,7 +55,9 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& r
   HookOptions ho;
   ho.batch_size = r.run.batch;
   ho.batch.threads = r.run.threads;
-  ho.on_failure = [](const std::string& what) { fmt::print(stderr, "\nplastic: batch skipped: {}\n", what); };
+  ho.on_failure = [](const std::string& what) {
+    fmt::print(stderr, "\nplastic: batch skipped: {}\n", what);
+  };
   const PreparedData* valid = md.validation ? &*md.validation : nullptr;
   TrainHooks<T> hooks = make_train_hooks<T>(m, *md.train, valid, ho);
 
@@ -78,9 +81,9 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& r
   cfg.progress = r.progress;
   cfg.model_hash = model_hash(m);
   cfg.dims = r.run.dims;
-  cfg.run_config = {{"data", r.run.data}, {"batch", r.run.batch}, {"dtype", r.run.dtype},
-                    {"optimizer", r.optimizer}, {"lr", r.lr}, {"schedule", r.schedule},
-                    {"seed", r.run.seed}, {"oi", r.run.oi}};
+  cfg.run_config = {{"data", r.run.data},       {"batch", r.run.batch}, {"dtype", r.run.dtype},
+                    {"optimizer", r.optimizer}, {"lr", r.lr},           {"schedule", r.schedule},
+                    {"seed", r.run.seed},       {"oi", r.run.oi}};
   // A new run in a folder that holds an old one replaces it: a later
   // --resume must never pick up the old run's checkpoints.
   std::filesystem::path old_checkpoints = std::filesystem::path(r.out) / "checkpoints";
@@ -99,7 +102,8 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& r
     fmt::print(stderr, "plastic: training stopped: {}\n", outcome.error().describe());
     return 1;
   }
-  for (const std::string& w : outcome.value().warnings) fmt::print(stderr, "plastic: warning: {}\n", w);
+  for (const std::string& w : outcome.value().warnings)
+    fmt::print(stderr, "plastic: warning: {}\n", w);
   if (outcome.value().interrupted) {
     fmt::print("interrupted: checkpoint saved in {}; continue with --resume\n", r.out);
     return 0;
@@ -116,7 +120,8 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& r
   for (const char* name : {"validation", "test"}) {
     const PreparedData* prepared = md.split(name).prepared;
     if (!prepared) continue;
-    auto ev = evaluate<T>(m, *prepared, all_samples(*prepared), std::span<const T>(theta), eval_options);
+    auto ev =
+        evaluate<T>(m, *prepared, all_samples(*prepared), std::span<const T>(theta), eval_options);
     if (!ev) {
       fmt::print(stderr, "plastic: evaluating on the {} split: {}\n", name, ev.status().describe());
       return 1;

@@ -19,7 +19,7 @@ namespace plastic::rt {
 
 template <class T>
 Status<SolveFailure> check_batch(const plastic_model& model, const PreparedData& data,
-                   std::span<const int64_t> samples, std::span<const T> theta) {
+                                 std::span<const int64_t> samples, std::span<const T> theta) {
   if (Status<SolveFailure> s = validate_model(model, dtype_of<T>()); !s) return s;
   if (Status<SolveFailure> s = data.check_model(model); !s) return s;
   if (theta.size() != static_cast<size_t>(model.n_params))
@@ -145,9 +145,10 @@ BatchLoss loss_and_gradient(const plastic_model& model, const PreparedData& data
 }
 
 template Status<SolveFailure> check_batch<float>(const plastic_model&, const PreparedData&,
-                                   std::span<const int64_t>, std::span<const float>);
+                                                 std::span<const int64_t>, std::span<const float>);
 template Status<SolveFailure> check_batch<double>(const plastic_model&, const PreparedData&,
-                                    std::span<const int64_t>, std::span<const double>);
+                                                  std::span<const int64_t>,
+                                                  std::span<const double>);
 template BatchLoss loss_and_gradient<float>(const plastic_model&, const PreparedData&,
                                             std::span<const int64_t>, std::span<const float>,
                                             std::span<float>, const BatchOptions&) noexcept;

@@ -66,6 +66,6 @@ extern template BatchLoss loss_and_gradient<double>(const plastic_model&, const 
 /// theta has n_params values, the indices are in range and not empty.
 template <class T>
 Status<SolveFailure> check_batch(const plastic_model& model, const PreparedData& data,
-                   std::span<const int64_t> samples, std::span<const T> theta);
+                                 std::span<const int64_t> samples, std::span<const T> theta);
 
 } // namespace plastic::rt

@@ -3,7 +3,8 @@
 
 namespace plastic::rt {
 
-Result<SolverOptions, SolveFailure> resolve_solver(const plastic_model& model, const BatchOptions& options) {
+Result<SolverOptions, SolveFailure> resolve_solver(const plastic_model& model,
+                                                   const BatchOptions& options) {
   if (options.solver) {
     if (Status<SolveFailure> s = options.solver->check(); !s) return s.error();
     return *options.solver;
@@ -12,7 +13,7 @@ Result<SolverOptions, SolveFailure> resolve_solver(const plastic_model& model, c
 }
 
 Result<GradientOptions, SolveFailure> resolve_gradient(const plastic_model& model,
-                                           const BatchOptions& options) {
+                                                       const BatchOptions& options) {
   if (options.gradient) return *options.gradient;
   return GradientOptions::from_desc(model.gradient);
 }

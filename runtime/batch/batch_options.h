@@ -22,8 +22,10 @@ struct BatchOptions {
 };
 
 /// The solver options to use: the override, else the table's solve line.
-Result<SolverOptions, SolveFailure> resolve_solver(const plastic_model& model, const BatchOptions& options);
+Result<SolverOptions, SolveFailure> resolve_solver(const plastic_model& model,
+                                                   const BatchOptions& options);
 /// The gradient options to use: the override, else the table's gradient line.
-Result<GradientOptions, SolveFailure> resolve_gradient(const plastic_model& model, const BatchOptions& options);
+Result<GradientOptions, SolveFailure> resolve_gradient(const plastic_model& model,
+                                                       const BatchOptions& options);
 
 } // namespace plastic::rt

@@ -21,8 +21,8 @@ namespace {
 
 template <class T>
 Status<SolveFailure> predict_into(const plastic_model& model, const PreparedData& data,
-                    std::span<const int64_t> samples, std::span<const T> theta,
-                    const BatchOptions& options, Predictions<T>& pr) {
+                                  std::span<const int64_t> samples, std::span<const T> theta,
+                                  const BatchOptions& options, Predictions<T>& pr) {
   if (Status<SolveFailure> s = check_batch(model, data, samples, theta); !s) return s;
   if (!model.kernels.output)
     return invalid_model("the model has no output kernel, so it predicts nothing");
@@ -106,9 +106,9 @@ SolveFailure metric_failure(const TrainError& e) {
 } // namespace
 
 template <class T>
-Result<Predictions<T>, SolveFailure> predict(const plastic_model& model, const PreparedData& data,
-                                 std::span<const int64_t> samples, std::span<const T> theta,
-                                 const BatchOptions& options) {
+Result<Predictions<T>, SolveFailure>
+predict(const plastic_model& model, const PreparedData& data, std::span<const int64_t> samples,
+        std::span<const T> theta, const BatchOptions& options) {
   Predictions<T> pr;
   Status<SolveFailure> s;
   try {
@@ -142,8 +142,8 @@ std::vector<int64_t> all_samples(const PreparedData& data) {
 
 template <class T>
 Result<Evaluation, SolveFailure> evaluate(const plastic_model& model, const PreparedData& data,
-                              std::span<const int64_t> samples, std::span<const T> theta,
-                              const BatchOptions& options) {
+                                          std::span<const int64_t> samples,
+                                          std::span<const T> theta, const BatchOptions& options) {
   if (!data.targets().has_targets)
     return invalid_argument("the data has no targets to evaluate against");
   Result<Predictions<T>, SolveFailure> pred = predict(model, data, samples, theta, options);
@@ -166,13 +166,14 @@ Result<Evaluation, SolveFailure> evaluate(const plastic_model& model, const Prep
       labels[i] = data.label(static_cast<size_t>(samples[i]));
     if (pr.rows() != samples.size())
       return invalid_argument("classification metrics need one output row per sample");
-    Result<double, TrainError> m = model.task == PLASTIC_TASK_CLASSIFICATION
-                                ? accuracy_from_logits<T>(pr.outputs, pr.width, labels)
-                                : (o == 1 ? auroc<T>(pr.outputs, labels)
-                                          : Result<double, TrainError>(invalid_argument_error(fmt::format(
-                                                "AUROC needs one score per sample; the model "
-                                                "has {} outputs",
-                                                o))));
+    Result<double, TrainError> m =
+        model.task == PLASTIC_TASK_CLASSIFICATION
+            ? accuracy_from_logits<T>(pr.outputs, pr.width, labels)
+            : (o == 1 ? auroc<T>(pr.outputs, labels)
+                      : Result<double, TrainError>(invalid_argument_error(
+                            fmt::format("AUROC needs one score per sample; the model "
+                                        "has {} outputs",
+                                        o))));
     if (m) {
       ev.metric = m.value();
     } else if (m.error().kind == TrainErrorKind::Undefined) {
@@ -208,18 +209,18 @@ Result<Evaluation, SolveFailure> evaluate(const plastic_model& model, const Prep
   return ev;
 }
 
-template Result<Predictions<float>, SolveFailure> predict<float>(const plastic_model&, const PreparedData&,
-                                                     std::span<const int64_t>,
-                                                     std::span<const float>, const BatchOptions&);
-template Result<Predictions<double>, SolveFailure> predict<double>(const plastic_model&, const PreparedData&,
-                                                       std::span<const int64_t>,
-                                                       std::span<const double>,
-                                                       const BatchOptions&);
+template Result<Predictions<float>, SolveFailure>
+predict<float>(const plastic_model&, const PreparedData&, std::span<const int64_t>,
+               std::span<const float>, const BatchOptions&);
+template Result<Predictions<double>, SolveFailure>
+predict<double>(const plastic_model&, const PreparedData&, std::span<const int64_t>,
+                std::span<const double>, const BatchOptions&);
 template Result<Evaluation, SolveFailure> evaluate<float>(const plastic_model&, const PreparedData&,
-                                              std::span<const int64_t>, std::span<const float>,
-                                              const BatchOptions&);
-template Result<Evaluation, SolveFailure> evaluate<double>(const plastic_model&, const PreparedData&,
-                                               std::span<const int64_t>, std::span<const double>,
-                                               const BatchOptions&);
+                                                          std::span<const int64_t>,
+                                                          std::span<const float>,
+                                                          const BatchOptions&);
+template Result<Evaluation, SolveFailure>
+evaluate<double>(const plastic_model&, const PreparedData&, std::span<const int64_t>,
+                 std::span<const double>, const BatchOptions&);
 
 } // namespace plastic::rt

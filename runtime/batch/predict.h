@@ -48,9 +48,9 @@ template <class T> struct Predictions {
 };
 
 template <class T>
-Result<Predictions<T>, SolveFailure> predict(const plastic_model& model, const PreparedData& data,
-                                 std::span<const int64_t> samples, std::span<const T> theta,
-                                 const BatchOptions& options = {});
+Result<Predictions<T>, SolveFailure>
+predict(const plastic_model& model, const PreparedData& data, std::span<const int64_t> samples,
+        std::span<const T> theta, const BatchOptions& options = {});
 
 struct Evaluation {
   double loss = std::numeric_limits<double>::quiet_NaN(); ///< mean over (sample, target) pairs
@@ -62,9 +62,9 @@ struct Evaluation {
 };
 
 template <class T>
-Result<Evaluation, SolveFailure> evaluate(const plastic_model& model, const PreparedData& data,
-                              std::span<const int64_t> samples, std::span<const T> theta,
-                              const BatchOptions& options = {});
+Result<Evaluation, SolveFailure>
+evaluate(const plastic_model& model, const PreparedData& data, std::span<const int64_t> samples,
+         std::span<const T> theta, const BatchOptions& options = {});
 
 /// The metric of a task and whether larger is better (for TrainConfig).
 struct MetricInfo {
@@ -82,11 +82,11 @@ predict<float>(const plastic_model&, const PreparedData&, std::span<const int64_
 extern template Result<Predictions<double>, SolveFailure>
 predict<double>(const plastic_model&, const PreparedData&, std::span<const int64_t>,
                 std::span<const double>, const BatchOptions&);
-extern template Result<Evaluation, SolveFailure> evaluate<float>(const plastic_model&, const PreparedData&,
-                                                     std::span<const int64_t>,
-                                                     std::span<const float>, const BatchOptions&);
-extern template Result<Evaluation, SolveFailure> evaluate<double>(const plastic_model&, const PreparedData&,
-                                                      std::span<const int64_t>,
-                                                      std::span<const double>, const BatchOptions&);
+extern template Result<Evaluation, SolveFailure>
+evaluate<float>(const plastic_model&, const PreparedData&, std::span<const int64_t>,
+                std::span<const float>, const BatchOptions&);
+extern template Result<Evaluation, SolveFailure>
+evaluate<double>(const plastic_model&, const PreparedData&, std::span<const int64_t>,
+                 std::span<const double>, const BatchOptions&);
 
 } // namespace plastic::rt

@@ -23,9 +23,9 @@ std::string sample_label(const Dataset& data, size_t i) {
 /// Log-signature engines of one worker, one per driver build (reused across samples).
 using Engines = std::vector<std::unique_ptr<LogSignature>>;
 
-Status<SolveFailure> prepare_sample(const InputPlan& in, const TargetPlan& tp, const Dataset& data, size_t index,
-                      const PrepareOptions& options, Engines& engines, PreparedSample& out,
-                      int64_t& partly_missing) {
+Status<SolveFailure> prepare_sample(const InputPlan& in, const TargetPlan& tp, const Dataset& data,
+                                    size_t index, const PrepareOptions& options, Engines& engines,
+                                    PreparedSample& out, int64_t& partly_missing) {
   const Sample& s = data.samples[index];
   const size_t n = s.length();
   const size_t channels = data.num_channels();
@@ -118,7 +118,7 @@ bool same_slot(const plastic_input_slot& a, const plastic_input_slot& b) {
 } // namespace
 
 Result<PreparedData, SolveFailure> prepare(const plastic_model& m, const Dataset& data,
-                               const PrepareOptions& options) {
+                                           const PrepareOptions& options) {
   if (Status<SolveFailure> s = validate_model(m, m.dtype); !s) return s.error();
   if (std::optional<std::string> bad = data.check())
     return invalid_argument("the data set is inconsistent: " + *bad);

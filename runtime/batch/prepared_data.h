@@ -79,7 +79,7 @@ public:
 
 private:
   friend Result<PreparedData, SolveFailure> prepare(const plastic_model&, const Dataset&,
-                                        const PrepareOptions&);
+                                                    const PrepareOptions&);
   InputPlan inputs_;
   int64_t n_input_ = 0;
   TargetPlan targets_;
@@ -93,6 +93,6 @@ private:
 /// Checks the data against the model and builds every sample's inputs.
 /// Errors name the model input or the sample ("sample 'a01' (index 3): ...").
 Result<PreparedData, SolveFailure> prepare(const plastic_model& model, const Dataset& data,
-                               const PrepareOptions& options = {});
+                                           const PrepareOptions& options = {});
 
 } // namespace plastic::rt

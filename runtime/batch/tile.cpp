@@ -8,8 +8,8 @@
 
 namespace plastic::rt {
 
-Result<TileLayout, SolveFailure> layout_tile(const PreparedData& data, std::span<const int64_t> samples,
-                                 int lanes) {
+Result<TileLayout, SolveFailure> layout_tile(const PreparedData& data,
+                                             std::span<const int64_t> samples, int lanes) {
   if (samples.empty() || samples.size() > static_cast<size_t>(lanes) || lanes > 64)
     return invalid_argument(
         fmt::format("a tile holds 1..{} samples, got {}", lanes, samples.size()));

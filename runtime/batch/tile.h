@@ -57,8 +57,8 @@ inline size_t tile_count(size_t samples, int lanes) {
 }
 
 /// Lays out one tile from 1..lanes sample indices (data set indices into `data`).
-Result<TileLayout, SolveFailure> layout_tile(const PreparedData& data, std::span<const int64_t> samples,
-                                 int lanes);
+Result<TileLayout, SolveFailure> layout_tile(const PreparedData& data,
+                                             std::span<const int64_t> samples, int lanes);
 
 /// The solver's observations for a tile, pointing into `values` (targets,
 /// n_targets*L per observation with a target; non-target lanes hold 0 so

@@ -19,12 +19,12 @@ void initial_state(const ModelView<T>& view, const T* theta, TileInput<T>& input
 }
 
 template <class T>
-Status<SolveFailure> OpenTile<T>::open(const plastic_model& model, const ModelView<T>& view, const PreparedData& data,
-                         std::span<const int64_t> samples, std::span<const T> theta,
-                         TileWorkspace<T>& ws) {
+Status<SolveFailure> OpenTile<T>::open(const plastic_model& model, const ModelView<T>& view,
+                                       const PreparedData& data, std::span<const int64_t> samples,
+                                       std::span<const T> theta, TileWorkspace<T>& ws) {
   Result<TileLayout, SolveFailure> layout = layout_tile(data, samples, view.lanes);
   if (!layout) return layout.status();
-  input_.reset();  // refers to the old layout
+  input_.reset(); // refers to the old layout
   layout_ = std::move(layout.value());
   input_.emplace(data, *layout_);
   build_targets(data, *layout_, ws.targets);
@@ -43,7 +43,8 @@ Status<SolveFailure> OpenTile<T>::open(const plastic_model& model, const ModelVi
 template class OpenTile<float>;
 template class OpenTile<double>;
 
-Status<SolveFailure> locate_failure(Status<SolveFailure> status, const TileLayout& layout, const PreparedData& data) {
+Status<SolveFailure> locate_failure(Status<SolveFailure> status, const TileLayout& layout,
+                                    const PreparedData& data) {
   if (status.ok()) return status;
   SolveFailure& f = status.error();
   if (f.lane >= 0 && f.lane < layout.lanes) {

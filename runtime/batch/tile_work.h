@@ -51,8 +51,9 @@ public:
 
   /// Lays out `samples` (at most L data set indices) and prepares them; a
   /// layout failure comes back as the status.
-  Status<SolveFailure> open(const plastic_model& model, const ModelView<T>& view, const PreparedData& data,
-              std::span<const int64_t> samples, std::span<const T> theta, TileWorkspace<T>& ws);
+  Status<SolveFailure> open(const plastic_model& model, const ModelView<T>& view,
+                            const PreparedData& data, std::span<const int64_t> samples,
+                            std::span<const T> theta, TileWorkspace<T>& ws);
 
   const TileLayout& layout() const { return *layout_; }
   TileProblem<T> problem;
@@ -64,7 +65,8 @@ private:
 
 /// The failure of a tile solve, with the lane turned into the data set index
 /// and the sample's id added to the message.
-Status<SolveFailure> locate_failure(Status<SolveFailure> status, const TileLayout& layout, const PreparedData& data);
+Status<SolveFailure> locate_failure(Status<SolveFailure> status, const TileLayout& layout,
+                                    const PreparedData& data);
 
 extern template class OpenTile<float>;
 extern template class OpenTile<double>;

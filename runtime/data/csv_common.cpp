@@ -165,7 +165,7 @@ std::string dataset_name(const std::string& file) {
 } // namespace data_detail
 
 Result<Dataset, DataError> parse_csv(std::string text, const std::string& file_name,
-                              const CsvOptions& options) {
+                                     const CsvOptions& options) {
   try {
     if (options.decimal_point == options.separator)
       return file_error(file_name, fmt::format("the decimal point and the separator are both '{}'",

@@ -78,6 +78,6 @@ Result<Dataset, DataError> read_csv(const std::filesystem::path& file, const Csv
 
 /// Parses CSV text; `file_name` is used in messages and as the dataset name.
 Result<Dataset, DataError> parse_csv(std::string text, const std::string& file_name,
-                              const CsvOptions& options);
+                                     const CsvOptions& options);
 
 } // namespace plastic::rt

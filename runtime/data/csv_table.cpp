@@ -78,7 +78,8 @@ std::string split_line(std::string& text, std::size_t begin, std::size_t end, ch
 
 } // namespace
 
-Result<CsvTable, DataError> tokenize_csv(std::string text, const std::string& file, char separator) {
+Result<CsvTable, DataError> tokenize_csv(std::string text, const std::string& file,
+                                         char separator) {
   CsvTable table;
   table.text_ = std::move(text);
   std::string& buf = table.text_;

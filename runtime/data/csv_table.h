@@ -45,7 +45,7 @@ public:
 
 private:
   friend Result<CsvTable, DataError> tokenize_csv(std::string text, const std::string& file,
-                                           char separator);
+                                                  char separator);
   struct Cell {
     std::size_t offset, length; // offsets, not views: the table may be moved
     int64_t column;

@@ -31,7 +31,8 @@ int poisson(std::mt19937_64& rng, double mean) {
 uint64_t below(std::mt19937_64& rng, uint64_t n) {
   uint64_t limit = ~uint64_t{0} - (~uint64_t{0} % n);
   uint64_t x;
-  do x = rng();
+  do
+    x = rng();
   while (x >= limit);
   return x % n;
 }
@@ -54,7 +55,8 @@ Dataset make_flipflop(const FlipFlopOptions& o) {
     Sample s;
     s.id = "trial" + std::to_string(trial);
     s.times.resize(n);
-    for (size_t i = 0; i < n; ++i) s.times[i] = static_cast<double>(i) * o.bin_width;
+    for (size_t i = 0; i < n; ++i)
+      s.times[i] = static_cast<double>(i) * o.bin_width;
     s.values.assign(n * channels, 0.0);
     s.target.assign(n * channels, 0.0);
 
@@ -62,7 +64,8 @@ Dataset make_flipflop(const FlipFlopOptions& o) {
     size_t k = std::min<size_t>(n, static_cast<size_t>(poisson(rng, o.mean_pulses)));
     std::vector<size_t> bins(n);
     std::iota(bins.begin(), bins.end(), 0);
-    for (size_t j = 0; j < k; ++j) std::swap(bins[j], bins[j + below(rng, n - j)]);
+    for (size_t j = 0; j < k; ++j)
+      std::swap(bins[j], bins[j + below(rng, n - j)]);
     bins.resize(k);
     std::sort(bins.begin(), bins.end());
 
@@ -78,7 +81,8 @@ Dataset make_flipflop(const FlipFlopOptions& o) {
         held[c] = value;
         ++next;
       }
-      for (size_t c = 0; c < channels; ++c) s.target[i * channels + c] = held[c];
+      for (size_t c = 0; c < channels; ++c)
+        s.target[i * channels + c] = held[c];
     }
     data.samples.push_back(std::move(s));
   }

@@ -25,12 +25,12 @@
 namespace plastic::rt {
 
 struct FlipFlopOptions {
-  int bits = 3;                  ///< n channels
-  int64_t trials = 600;          ///< App. F: 600 (500 train + 100 validation)
-  int bins = 100;                ///< 1 s of 10 ms bins
-  double bin_width = 0.01;       ///< seconds; observation i is at time i * bin_width
-  int pulse_bins = 2;            ///< 20 ms pulses
-  double mean_pulses = 12;       ///< Poisson mean of the pulse count per trial
+  int bits = 3;                   ///< n channels
+  int64_t trials = 600;           ///< App. F: 600 (500 train + 100 validation)
+  int bins = 100;                 ///< 1 s of 10 ms bins
+  double bin_width = 0.01;        ///< seconds; observation i is at time i * bin_width
+  int pulse_bins = 2;             ///< 20 ms pulses
+  double mean_pulses = 12;        ///< Poisson mean of the pulse count per trial
   bool variable_amplitude = true; ///< App. F.2 (U[-1, 1]) vs F.1 (+-1)
   uint64_t seed = 0;
 };

@@ -48,14 +48,15 @@ Result<NpyArray, DataError> parse_npy(std::string_view bytes, const std::string&
 /// The bytes of a `.npy` file holding `data` (C order) with `shape`, stored
 /// as float32 or float64 (`dtype` F32 or F64). Requires
 /// data.size() == product(shape).
-Result<std::string, DataError> encode_npy(std::span<const double> data, std::span<const std::size_t> shape,
-                                   NpyDtype dtype = NpyDtype::F64);
+Result<std::string, DataError> encode_npy(std::span<const double> data,
+                                          std::span<const std::size_t> shape,
+                                          NpyDtype dtype = NpyDtype::F64);
 /// Writes `data` (C order) with `shape` to `file` as float32 or float64.
 Status<DataError> write_npy(const std::filesystem::path& file, std::span<const double> data,
-                     std::span<const std::size_t> shape, NpyDtype dtype = NpyDtype::F64);
+                            std::span<const std::size_t> shape, NpyDtype dtype = NpyDtype::F64);
 /// Writes float data as float32.
 Status<DataError> write_npy(const std::filesystem::path& file, std::span<const float> data,
-                     std::span<const std::size_t> shape);
+                            std::span<const std::size_t> shape);
 
 /// Reads every `*.npy` file of `directory` as one sample: a [T, C] array is
 /// T observations of C channels (a [T] array one channel) at times

@@ -42,8 +42,8 @@ Status<DataError> write_bytes(const std::filesystem::path& file, const std::stri
 
 } // namespace
 
-Result<std::string, DataError> encode_npy(std::span<const double> data, std::span<const std::size_t> shape,
-                                   NpyDtype dtype) {
+Result<std::string, DataError> encode_npy(std::span<const double> data,
+                                          std::span<const std::size_t> shape, NpyDtype dtype) {
   try {
     if (dtype != NpyDtype::F32 && dtype != NpyDtype::F64)
       return file_error("",
@@ -86,7 +86,7 @@ Result<std::string, DataError> encode_npy(std::span<const double> data, std::spa
 }
 
 Status<DataError> write_npy(const std::filesystem::path& file, std::span<const double> data,
-                     std::span<const std::size_t> shape, NpyDtype dtype) {
+                            std::span<const std::size_t> shape, NpyDtype dtype) {
   auto bytes = encode_npy(data, shape, dtype);
   if (!bytes) {
     DataError e = bytes.error();
@@ -97,7 +97,7 @@ Status<DataError> write_npy(const std::filesystem::path& file, std::span<const d
 }
 
 Status<DataError> write_npy(const std::filesystem::path& file, std::span<const float> data,
-                     std::span<const std::size_t> shape) {
+                            std::span<const std::size_t> shape) {
   try {
     const std::vector<double> wide(data.begin(), data.end()); // float -> double -> float is exact
     return write_npy(file, wide, shape, NpyDtype::F32);

@@ -75,25 +75,30 @@ Result<DataSplits, DataError> read_spec(const std::string& spec, const DataOptio
     ff.seed = o.seed;
     if (what.rfind("flipflop", 0) == 0) {
       if (what.size() > 8) {
-        if (what[8] != ':') return file_error(spec, "expected synthetic:flipflop or synthetic:flipflop:BITS");
+        if (what[8] != ':')
+          return file_error(spec, "expected synthetic:flipflop or synthetic:flipflop:BITS");
         try {
           ff.bits = std::stoi(what.substr(9));
         } catch (...) {
           ff.bits = 0;
         }
-        if (ff.bits < 1 || ff.bits > 64) return file_error(spec, "the number of bits must be 1..64");
+        if (ff.bits < 1 || ff.bits > 64)
+          return file_error(spec, "the number of bits must be 1..64");
       }
       Dataset all = make_flipflop(ff);
       DataSplits s;
       std::vector<size_t> train(500), valid(100);
-      for (size_t i = 0; i < 500; ++i) train[i] = i;
-      for (size_t i = 0; i < 100; ++i) valid[i] = 500 + i;
+      for (size_t i = 0; i < 500; ++i)
+        train[i] = i;
+      for (size_t i = 0; i < 100; ++i)
+        valid[i] = 500 + i;
       s.train = subset(all, train);
       s.validation = subset(all, valid);
       s.test.channels = all.channels;
       s.test.target_kind = all.target_kind;
       s.test.targets = all.targets;
-      s.description = fmt::format("{}: 500 training and 100 validation trials (paper 003 App. F)", all.name);
+      s.description =
+          fmt::format("{}: 500 training and 100 validation trials (paper 003 App. F)", all.name);
       return s;
     }
     return file_error(spec, "unknown synthetic task; known: synthetic:flipflop[:BITS]");
@@ -110,9 +115,10 @@ Result<DataSplits, DataError> read_spec(const std::string& spec, const DataOptio
       auto test = read_ts(test_ts[0]);
       if (!test) return test.error();
       DataSplits s = split_given_test(std::move(train.value()), std::move(test.value()), o);
-      s.description = fmt::format("{} + {}: the given test file, {:.0f}% of training held out for validation",
-                                  train_ts[0].filename().string(), test_ts[0].filename().string(),
-                                  100 * o.validation_fraction);
+      s.description =
+          fmt::format("{} + {}: the given test file, {:.0f}% of training held out for validation",
+                      train_ts[0].filename().string(), test_ts[0].filename().string(),
+                      100 * o.validation_fraction);
       return s;
     }
     if (!files_ending(p, ".psv").empty()) {
@@ -127,10 +133,12 @@ Result<DataSplits, DataError> read_spec(const std::string& spec, const DataOptio
       auto data = read_npy_series(p);
       if (!data) return data.error();
       DataSplits s = split_three(std::move(data.value()), o.seed, o.whole);
-      s.description = fmt::format("{} .npy series in {}, split 70/15/15", s.train.size() + s.validation.size() + s.test.size(), spec);
+      s.description = fmt::format("{} .npy series in {}, split 70/15/15",
+                                  s.train.size() + s.validation.size() + s.test.size(), spec);
       return s;
     }
-    return file_error(spec, "a data folder needs *_TRAIN.ts and *_TEST.ts (UEA), *.psv (PhysioNet 2019) or *.npy files");
+    return file_error(spec, "a data folder needs *_TRAIN.ts and *_TEST.ts (UEA), *.psv (PhysioNet "
+                            "2019) or *.npy files");
   }
   std::string ext = p.extension().string();
   if (ext == ".ts") {
@@ -147,8 +155,9 @@ Result<DataSplits, DataError> read_spec(const std::string& spec, const DataOptio
     s.description = fmt::format("{}, split 70/15/15", spec);
     return s;
   }
-  return file_error(spec, "unknown data format; expected a .ts, .csv file, a folder of .ts/.psv/.npy "
-                          "files, or synthetic:flipflop");
+  return file_error(spec,
+                    "unknown data format; expected a .ts, .csv file, a folder of .ts/.psv/.npy "
+                    "files, or synthetic:flipflop");
 }
 
 } // namespace
@@ -158,8 +167,10 @@ Result<DataSplits, DataError> open_data(const std::string& spec, const DataOptio
   if (!result) return result;
   DataSplits& s = result.value();
   if (s.train.size() == 0) return file_error(spec, "no training samples");
-  if (o.model_channels > 0 && o.model_channels == static_cast<int64_t>(s.train.num_channels()) + 1) {
-    for (Dataset* d : {&s.train, &s.validation, &s.test}) add_time_channel(*d);
+  if (o.model_channels > 0 &&
+      o.model_channels == static_cast<int64_t>(s.train.num_channels()) + 1) {
+    for (Dataset* d : {&s.train, &s.validation, &s.test})
+      add_time_channel(*d);
     s.description += "; time channel prepended";
   }
   // Generated tasks are already on the scale their targets use; normalising

@@ -221,8 +221,9 @@ void finish(Dataset& data, const PhysioNetOptions& options) {
 
 } // namespace
 
-Result<Dataset, DataError> parse_physionet2019_stay(std::string_view text, const std::string& file_name,
-                                             const PhysioNetOptions& options) {
+Result<Dataset, DataError> parse_physionet2019_stay(std::string_view text,
+                                                    const std::string& file_name,
+                                                    const PhysioNetOptions& options) {
   try {
     Dataset data = empty_dataset(options);
     if (auto e = StayParser(text, file_name, options).run(data)) return *e;
@@ -234,7 +235,7 @@ Result<Dataset, DataError> parse_physionet2019_stay(std::string_view text, const
 }
 
 Result<Dataset, DataError> read_physionet2019(const std::filesystem::path& directory,
-                                       const PhysioNetOptions& options) {
+                                              const PhysioNetOptions& options) {
   namespace fs = std::filesystem;
   const std::string shown = directory.string();
   try {

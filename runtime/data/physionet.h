@@ -68,12 +68,13 @@ struct PhysioNetOptions {
 
 /// Reads every `*.psv` file of `directory` (not recursive).
 Result<Dataset, DataError> read_physionet2019(const std::filesystem::path& directory,
-                                       const PhysioNetOptions& options = {});
+                                              const PhysioNetOptions& options = {});
 
 /// Parses one stay's text; `file_name` names it in errors and gives the
 /// sample id (its stem). Returns a dataset of one sample, or of none when the
 /// stay is dropped by `options`.
-Result<Dataset, DataError> parse_physionet2019_stay(std::string_view text, const std::string& file_name,
-                                             const PhysioNetOptions& options = {});
+Result<Dataset, DataError> parse_physionet2019_stay(std::string_view text,
+                                                    const std::string& file_name,
+                                                    const PhysioNetOptions& options = {});
 
 } // namespace plastic::rt

@@ -121,7 +121,8 @@ void AdjointStepper<T>::step(double t, double h, double t1, const T* Y0, T* Y1, 
     }
     const double b = tab_.b[iu];
     if (b != 0.0) tile::axpy(span, h * b, g + tb_, gstep_.data() + tb_);
-    if (with_error && tab_.e[iu] != 0.0) tile::axpy(span, h * tab_.e[iu], g + tb_, gerr_.data() + tb_);
+    if (with_error && tab_.e[iu] != 0.0)
+      tile::axpy(span, h * tab_.e[iu], g + tb_, gerr_.data() + tb_);
   }
   if (!y1_done) combine(Y0, h, tab_.b.data(), s_, Y1);
   if (with_error) {

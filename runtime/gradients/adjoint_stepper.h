@@ -59,7 +59,7 @@ private:
   bool want_u_;
   void* scratch_;
   size_t nl_, yl_, ml_, P_;
-  size_t tb_, te_;  // the field's span of theta: every parameter loop runs over it only
+  size_t tb_, te_; // the field's span of theta: every parameter loop runs over it only
   int s_;
   std::vector<char> need_sol_, need_err_;
   Buffer<T> k_, y_, err_, u_;                             // s*2nL, 2nL, 2nL, mL

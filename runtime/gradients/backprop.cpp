@@ -9,8 +9,9 @@
 namespace plastic::rt {
 
 template <class T>
-Status<SolveFailure> GradientSession<T>::open(const TileProblem<T>& problem, const SolverOptions& solver,
-                                GradientMethod method, const T* z0, const GradientOutputs<T>& out) {
+Status<SolveFailure> GradientSession<T>::open(const TileProblem<T>& problem,
+                                              const SolverOptions& solver, GradientMethod method,
+                                              const T* z0, const GradientOutputs<T>& out) {
   if (Status<SolveFailure> s = check_problem<T>(problem, solver, &method); !s) return s;
   if (Status<SolveFailure> s = check_initial_state(problem, z0); !s) return s;
   if (!out.theta_bar && problem.model->n_params > 0)

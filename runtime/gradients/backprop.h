@@ -27,8 +27,8 @@ template <class T> struct GradientSession {
   std::optional<Scratch> scratch;
 
   /// Checks everything and prepares; `method` selects the kernels required.
-  Status<SolveFailure> open(const TileProblem<T>& problem, const SolverOptions& solver, GradientMethod method,
-              const T* z0, const GradientOutputs<T>& out);
+  Status<SolveFailure> open(const TileProblem<T>& problem, const SolverOptions& solver,
+                            GradientMethod method, const T* z0, const GradientOutputs<T>& out);
 };
 
 /// Reverse sweep through events (observation losses and jumps).

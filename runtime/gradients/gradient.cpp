@@ -5,7 +5,8 @@
 
 namespace plastic::rt {
 
-Result<GradientOptions, SolveFailure> GradientOptions::from_desc(const plastic_gradient_desc& desc) {
+Result<GradientOptions, SolveFailure>
+GradientOptions::from_desc(const plastic_gradient_desc& desc) {
   GradientOptions o;
   switch (desc.kind) {
   case PLASTIC_GRAD_DIRECT:

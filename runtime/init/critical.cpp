@@ -15,7 +15,7 @@ double critical_sigma_w(int64_t layers) {
 }
 
 Status<TrainError> fill_critical(const plastic_param& p, int64_t group_layers, Rng& rng,
-                          std::span<double> out) {
+                                 std::span<double> out) {
   const double* a = p.init_args;
   if (p.rank <= 1) {
     // Bias b^l: N(0, 1e-6), App. H.2-H.4.
@@ -52,9 +52,9 @@ Status<TrainError> fill_critical(const plastic_param& p, int64_t group_layers, R
     sigma_w = critical_sigma_w(layers);
   }
   if (!(std::isfinite(sigma_w) && sigma_w > 0))
-    return invalid_argument_error(fmt::format(
-        "parameter {}: critical sigma_w must be positive and finite, got {}", param_label(p),
-        sigma_w));
+    return invalid_argument_error(
+        fmt::format("parameter {}: critical sigma_w must be positive and finite, got {}",
+                    param_label(p), sigma_w));
   // Eq. 5: W_ij ~ N(0, sigma_w^2 / N_l), N_l = fan_in.
   const double sd = sigma_w / std::sqrt(static_cast<double>(p.fan_in));
   for (double& x : out)

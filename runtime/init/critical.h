@@ -26,8 +26,8 @@
 #include <span>
 
 #include "runtime/abi.h"
-#include "runtime/support/train_error.h"
 #include "runtime/support/rng.h"
+#include "runtime/support/train_error.h"
 
 namespace plastic::rt::init_detail {
 
@@ -40,6 +40,6 @@ double critical_sigma_w(int64_t layers);
 /// Fills a critical parameter. `group_layers` = number of rank >= 2 critical
 /// tensors in its init_group (0 when it has none); used when args[1] is 0.
 Status<TrainError> fill_critical(const plastic_param& p, int64_t group_layers, Rng& rng,
-                          std::span<double> out);
+                                 std::span<double> out);
 
 } // namespace plastic::rt::init_detail

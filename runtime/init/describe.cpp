@@ -13,20 +13,34 @@ namespace plastic::rt {
 
 const char* init_kind_name(int32_t kind) {
   switch (kind) {
-  case PLASTIC_INIT_UNIFORM_FAN_IN: return "uniform_fan_in";
-  case PLASTIC_INIT_GLOROT_UNIFORM: return "glorot_uniform";
-  case PLASTIC_INIT_GLOROT_NORMAL: return "glorot_normal";
-  case PLASTIC_INIT_KAIMING_UNIFORM: return "kaiming_uniform";
-  case PLASTIC_INIT_KAIMING_NORMAL: return "kaiming_normal";
-  case PLASTIC_INIT_ZEROS: return "zeros";
-  case PLASTIC_INIT_ONES: return "ones";
-  case PLASTIC_INIT_NORMAL: return "normal";
-  case PLASTIC_INIT_ORTHOGONAL: return "orthogonal";
-  case PLASTIC_INIT_CRITICAL: return "critical";
-  case PLASTIC_INIT_STABILITY_INFORMED: return "stability_informed";
-  case PLASTIC_INIT_CONSTANT: return "constant";
-  case PLASTIC_INIT_UNIFORM: return "uniform";
-  default: return "unknown";
+  case PLASTIC_INIT_UNIFORM_FAN_IN:
+    return "uniform_fan_in";
+  case PLASTIC_INIT_GLOROT_UNIFORM:
+    return "glorot_uniform";
+  case PLASTIC_INIT_GLOROT_NORMAL:
+    return "glorot_normal";
+  case PLASTIC_INIT_KAIMING_UNIFORM:
+    return "kaiming_uniform";
+  case PLASTIC_INIT_KAIMING_NORMAL:
+    return "kaiming_normal";
+  case PLASTIC_INIT_ZEROS:
+    return "zeros";
+  case PLASTIC_INIT_ONES:
+    return "ones";
+  case PLASTIC_INIT_NORMAL:
+    return "normal";
+  case PLASTIC_INIT_ORTHOGONAL:
+    return "orthogonal";
+  case PLASTIC_INIT_CRITICAL:
+    return "critical";
+  case PLASTIC_INIT_STABILITY_INFORMED:
+    return "stability_informed";
+  case PLASTIC_INIT_CONSTANT:
+    return "constant";
+  case PLASTIC_INIT_UNIFORM:
+    return "uniform";
+  default:
+    return "unknown";
   }
 }
 

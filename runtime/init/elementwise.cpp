@@ -33,10 +33,10 @@ void fill_normal(Rng& rng, double mean, double stddev, std::span<double> out) {
 // the wrong dimension (e.g. for batched heads), so it is an error.
 Status<TrainError> need_fan_in(const plastic_param& p) {
   if (p.fan_in > 0) return {};
-  return bad(p, fmt::format("{} needs fan_in > 0 but the table has {}", init_kind_name(p.init),
-                            p.fan_in),
-             "this is a bug in the compiler's parameter table (fan_in is set from the tensor's "
-             "role); as a workaround initialise it with `init normal` or `init uniform`");
+  return bad(
+      p, fmt::format("{} needs fan_in > 0 but the table has {}", init_kind_name(p.init), p.fan_in),
+      "this is a bug in the compiler's parameter table (fan_in is set from the tensor's "
+      "role); as a workaround initialise it with `init normal` or `init uniform`");
 }
 
 Status<TrainError> need_fans(const plastic_param& p) {
@@ -90,8 +90,8 @@ Status<TrainError> fill_elementwise(const plastic_param& p, Rng& rng, std::span<
                       kind == PLASTIC_INIT_KAIMING_UNIFORM || kind == PLASTIC_INIT_KAIMING_NORMAL;
   const double gain = resolved_gain(p);
   if (gained && !(std::isfinite(gain) && gain > 0))
-    return bad(p, fmt::format("{} gain must be positive and finite, got {}", init_kind_name(kind),
-                              gain));
+    return bad(
+        p, fmt::format("{} gain must be positive and finite, got {}", init_kind_name(kind), gain));
 
   switch (kind) {
   case PLASTIC_INIT_UNIFORM_FAN_IN: {
@@ -137,8 +137,8 @@ Status<TrainError> fill_elementwise(const plastic_param& p, Rng& rng, std::span<
     return {};
   case PLASTIC_INIT_NORMAL:
     if (!(std::isfinite(a[0]) && a[0] >= 0 && std::isfinite(a[1])))
-      return bad(p, fmt::format("normal(std {}, mean {}) needs a finite std >= 0 and mean", a[0],
-                                a[1]));
+      return bad(
+          p, fmt::format("normal(std {}, mean {}) needs a finite std >= 0 and mean", a[0], a[1]));
     fill_normal(rng, a[1], a[0], out);
     return {};
   case PLASTIC_INIT_UNIFORM:

@@ -9,8 +9,8 @@
 #include <span>
 
 #include "runtime/abi.h"
-#include "runtime/support/train_error.h"
 #include "runtime/support/rng.h"
+#include "runtime/support/train_error.h"
 
 namespace plastic::rt::init_detail {
 

@@ -53,10 +53,9 @@ Status<TrainError> validate(std::span<const plastic_param> params, size_t theta_
     const plastic_param& p = params[i];
     const std::string label = param_label(p);
     if (p.rank < 0 || p.rank > PLASTIC_MAX_RANK)
-      return invalid_argument_error(
-          fmt::format("parameter {} (entry {}): rank {} outside 0..{}", label, i, p.rank,
-                      PLASTIC_MAX_RANK),
-          "the parameter table is corrupt or from another ABI version");
+      return invalid_argument_error(fmt::format("parameter {} (entry {}): rank {} outside 0..{}",
+                                                label, i, p.rank, PLASTIC_MAX_RANK),
+                                    "the parameter table is corrupt or from another ABI version");
     int64_t product = 1;
     for (int d = 0; d < p.rank; ++d) {
       if (p.shape[d] < 0)
@@ -107,7 +106,7 @@ Status<TrainError> validate(std::span<const plastic_param> params, size_t theta_
 
 template <class T>
 Result<InitReport, TrainError> run(std::span<const plastic_param> params, std::span<T> theta,
-                            uint64_t seed, const InitOptions& options) {
+                                   uint64_t seed, const InitOptions& options) {
   if (auto s = validate(params, theta.size()); !s) return s.error();
 
   std::vector<std::vector<double>> staged(params.size());
@@ -182,7 +181,7 @@ Result<InitReport, TrainError> run(std::span<const plastic_param> params, std::s
 
 template <class T>
 Result<InitReport, TrainError> guarded(std::span<const plastic_param> params, std::span<T> theta,
-                                uint64_t seed, const InitOptions& options) {
+                                       uint64_t seed, const InitOptions& options) {
   try {
     return run(params, theta, seed, options);
   } catch (const std::bad_alloc&) {
@@ -195,18 +194,18 @@ Result<InitReport, TrainError> guarded(std::span<const plastic_param> params, st
 
 template <class T>
 Result<InitReport, TrainError> initialise_parameters(std::span<const plastic_param> params,
-                                              std::span<T> theta, uint64_t seed,
-                                              const InitOptions& options) {
+                                                     std::span<T> theta, uint64_t seed,
+                                                     const InitOptions& options) {
   return guarded(params, theta, seed, options);
 }
 
 template <class T>
 Result<InitReport, TrainError> initialise_parameters(const plastic_model& m, std::span<T> theta,
-                                              uint64_t seed, const InitOptions& options) {
+                                                     uint64_t seed, const InitOptions& options) {
   if (m.abi_version != PLASTIC_ABI_VERSION)
     return invalid_argument_error(
-        fmt::format("model '{}' has ABI version {}, this runtime speaks {}",
-                    m.name ? m.name : "?", m.abi_version, PLASTIC_ABI_VERSION),
+        fmt::format("model '{}' has ABI version {}, this runtime speaks {}", m.name ? m.name : "?",
+                    m.abi_version, PLASTIC_ABI_VERSION),
         "rebuild the model with this version of Plastic");
   constexpr int32_t want = std::is_same_v<T, float> ? PLASTIC_F32 : PLASTIC_F64;
   if (m.dtype != want)
@@ -229,16 +228,15 @@ Result<InitReport, TrainError> initialise_parameters(const plastic_model& m, std
 }
 
 template Result<InitReport, TrainError> initialise_parameters<float>(std::span<const plastic_param>,
-                                                              std::span<float>, uint64_t,
-                                                              const InitOptions&);
-template Result<InitReport, TrainError> initialise_parameters<double>(std::span<const plastic_param>,
-                                                               std::span<double>, uint64_t,
-                                                               const InitOptions&);
-template Result<InitReport, TrainError> initialise_parameters<float>(const plastic_model&,
-                                                              std::span<float>, uint64_t,
-                                                              const InitOptions&);
+                                                                     std::span<float>, uint64_t,
+                                                                     const InitOptions&);
+template Result<InitReport, TrainError>
+initialise_parameters<double>(std::span<const plastic_param>, std::span<double>, uint64_t,
+                              const InitOptions&);
+template Result<InitReport, TrainError>
+initialise_parameters<float>(const plastic_model&, std::span<float>, uint64_t, const InitOptions&);
 template Result<InitReport, TrainError> initialise_parameters<double>(const plastic_model&,
-                                                               std::span<double>, uint64_t,
-                                                               const InitOptions&);
+                                                                      std::span<double>, uint64_t,
+                                                                      const InitOptions&);
 
 } // namespace plastic::rt

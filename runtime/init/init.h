@@ -47,14 +47,14 @@ struct InitOptions {
 
 /// What the stability-informed initialiser did for one init_group.
 struct StabilityGroupReport {
-  int32_t group = -1;        ///< init_group id (-1: a lone parameter)
-  std::string first_param;   ///< name of the group's first weight, for messages
-  std::string solver;        ///< tableau whose stability polynomial was used
-  double h = 0.0;            ///< solver step
-  int64_t state_dim = 0;     ///< d_x, eigenvalues of the linearised field
-  int64_t draws = 0;         ///< candidate eigenvalues drawn (Algorithm 1 iterations)
-  int64_t rejected = 0;      ///< of which rejected by the stability criterion
-  int attempts = 0;          ///< whole-network samples built (re-drawn if verification failed)
+  int32_t group = -1;      ///< init_group id (-1: a lone parameter)
+  std::string first_param; ///< name of the group's first weight, for messages
+  std::string solver;      ///< tableau whose stability polynomial was used
+  double h = 0.0;          ///< solver step
+  int64_t state_dim = 0;   ///< d_x, eigenvalues of the linearised field
+  int64_t draws = 0;       ///< candidate eigenvalues drawn (Algorithm 1 iterations)
+  int64_t rejected = 0;    ///< of which rejected by the stability criterion
+  int attempts = 0;        ///< whole-network samples built (re-drawn if verification failed)
   /// Eigenvalues of the linearised field A = W_n ... W_1 (state columns), as
   /// recomputed by Eigen from the stored (rounded) weights.
   std::vector<std::complex<double>> eigenvalues;
@@ -71,15 +71,16 @@ struct InitReport {
 /// every offset+size). T = float or double.
 template <class T>
 Result<InitReport, TrainError> initialise_parameters(std::span<const plastic_param> params,
-                                              std::span<T> theta, uint64_t seed,
-                                              const InitOptions& options = {});
+                                                     std::span<T> theta, uint64_t seed,
+                                                     const InitOptions& options = {});
 
 /// The same driven by a model table: checks dtype and n_params against theta
 /// and takes the solver (and fallback step) from the model unless `options`
 /// overrides them.
 template <class T>
 Result<InitReport, TrainError> initialise_parameters(const plastic_model& model, std::span<T> theta,
-                                              uint64_t seed, const InitOptions& options = {});
+                                                     uint64_t seed,
+                                                     const InitOptions& options = {});
 
 extern template Result<InitReport, TrainError>
 initialise_parameters<float>(std::span<const plastic_param>, std::span<float>, uint64_t,
@@ -87,12 +88,12 @@ initialise_parameters<float>(std::span<const plastic_param>, std::span<float>, u
 extern template Result<InitReport, TrainError>
 initialise_parameters<double>(std::span<const plastic_param>, std::span<double>, uint64_t,
                               const InitOptions&);
-extern template Result<InitReport, TrainError> initialise_parameters<float>(const plastic_model&,
-                                                                     std::span<float>, uint64_t,
-                                                                     const InitOptions&);
+extern template Result<InitReport, TrainError>
+initialise_parameters<float>(const plastic_model&, std::span<float>, uint64_t, const InitOptions&);
 extern template Result<InitReport, TrainError> initialise_parameters<double>(const plastic_model&,
-                                                                      std::span<double>, uint64_t,
-                                                                      const InitOptions&);
+                                                                             std::span<double>,
+                                                                             uint64_t,
+                                                                             const InitOptions&);
 
 /// Lower-case name of a plastic_init_kind ("glorot_uniform"), "unknown" otherwise.
 const char* init_kind_name(int32_t kind);

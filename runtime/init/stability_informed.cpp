@@ -130,8 +130,9 @@ TrainError group_error(const std::string& where, const std::string& what,
 } // namespace
 
 Result<StabilityGroupReport, TrainError> init_stability_group(int32_t group,
-                                                       std::vector<StabilityMember> members,
-                                                       const StabilityContext& ctx, Rng& rng) {
+                                                              std::vector<StabilityMember> members,
+                                                              const StabilityContext& ctx,
+                                                              Rng& rng) {
   // --- Assemble the MLP: weights in init_index order, biases apart.
   std::vector<StabilityMember> weights, biases;
   for (const StabilityMember& m : members) {
@@ -140,15 +141,15 @@ Result<StabilityGroupReport, TrainError> init_stability_group(int32_t group,
     else if (m.param->rank <= 1)
       biases.push_back(m);
     else
-      return group_error(param_label(*m.param),
-                         fmt::format("needs weight matrices [out, in] or bias vectors, got shape {}",
-                                     shape_string(*m.param)),
-                         "paper 004 Eq. 4 is a plain MLP; batched weights are not covered");
+      return group_error(
+          param_label(*m.param),
+          fmt::format("needs weight matrices [out, in] or bias vectors, got shape {}",
+                      shape_string(*m.param)),
+          "paper 004 Eq. 4 is a plain MLP; batched weights are not covered");
   }
-  const std::string where =
-      group >= 0 ? fmt::format("group {}", group)
-                 : (weights.empty() ? param_label(*members.front().param)
-                                    : param_label(*weights.front().param));
+  const std::string where = group >= 0 ? fmt::format("group {}", group)
+                                       : (weights.empty() ? param_label(*members.front().param)
+                                                          : param_label(*weights.front().param));
   if (weights.empty())
     return group_error(where, "has no weight matrix (only bias vectors)",
                        "put the MLP's weights in the same init_group as its biases");
@@ -212,9 +213,8 @@ Result<StabilityGroupReport, TrainError> init_stability_group(int32_t group,
                        "model's `solve` method)");
   const ButcherTableau* tableau = find_tableau(ctx.solver);
   if (!tableau)
-    return group_error(where,
-                       fmt::format("unknown solver '{}' (known explicit methods: {})", ctx.solver,
-                                   tableau_names()));
+    return group_error(where, fmt::format("unknown solver '{}' (known explicit methods: {})",
+                                          ctx.solver, tableau_names()));
   const std::vector<double> poly = stability_polynomial(*tableau);
 
   Args a;
@@ -232,8 +232,8 @@ Result<StabilityGroupReport, TrainError> init_stability_group(int32_t group,
                                    -kStabilityMuMax, a.radius));
   const double tries = first.init_args[2];
   if (!(tries >= 0 && tries <= 1e15 && std::floor(tries) == tries))
-    return group_error(where, fmt::format("tries (init_args[2]) must be a whole number >= 0, got {}",
-                                          tries));
+    return group_error(
+        where, fmt::format("tries (init_args[2]) must be a whole number >= 0, got {}", tries));
   a.tries = tries > 0 ? static_cast<int64_t>(tries) : 100 * dx + 100;
   a.use_complex = first.init_args[3] != 0.0;
 

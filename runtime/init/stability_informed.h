@@ -31,8 +31,8 @@
 
 #include "runtime/abi.h"
 #include "runtime/init/init.h"
-#include "runtime/support/train_error.h"
 #include "runtime/support/rng.h"
+#include "runtime/support/train_error.h"
 
 namespace plastic::rt::init_detail {
 
@@ -52,14 +52,15 @@ struct StabilityMember {
 };
 
 struct StabilityContext {
-  std::string solver;          ///< tableau name; empty -> error naming the fix
-  double fallback_step = 0.0;  ///< used when args[0] is 0
+  std::string solver;            ///< tableau name; empty -> error naming the fix
+  double fallback_step = 0.0;    ///< used when args[0] is 0
   bool single_precision = false; ///< verify the float-rounded weights
 };
 
 /// Initialises one group (weights rank 2 in init_index order, biases rank 1).
 Result<StabilityGroupReport, TrainError> init_stability_group(int32_t group,
-                                                       std::vector<StabilityMember> members,
-                                                       const StabilityContext& context, Rng& rng);
+                                                              std::vector<StabilityMember> members,
+                                                              const StabilityContext& context,
+                                                              Rng& rng);
 
 } // namespace plastic::rt::init_detail

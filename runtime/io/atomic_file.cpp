@@ -62,7 +62,7 @@ Status<TrainError> sync_directory(const std::filesystem::path& dir) {
 }
 
 Status<TrainError> write_file_atomic(const std::filesystem::path& path,
-                              std::span<const std::span<const std::byte>> pieces) {
+                                     std::span<const std::span<const std::byte>> pieces) {
   static std::atomic<uint64_t> counter{0};
   const std::filesystem::path dir = parent_or_dot(path);
   const std::filesystem::path tmp = dir / fmt::format(".{}.tmp.{}.{}", path.filename().string(),
@@ -102,7 +102,7 @@ Status<TrainError> write_file_atomic(const std::filesystem::path& path, std::str
 }
 
 Result<std::vector<std::byte>, TrainError> read_file(const std::filesystem::path& path,
-                                              uint64_t max_bytes) {
+                                                     uint64_t max_bytes) {
   Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (f.fd < 0) {
     const int e = errno;
@@ -110,7 +110,7 @@ Result<std::vector<std::byte>, TrainError> read_file(const std::filesystem::path
     if (e == ENOENT) err.kind = TrainErrorKind::NotFound;
     return err;
   }
-  struct stat st {};
+  struct stat st{};
   if (::fstat(f.fd, &st) != 0) return io_error(path.string(), errno_message("cannot stat", errno));
   if (!S_ISREG(st.st_mode)) return io_error(path.string(), "not a regular file");
   const uint64_t size = static_cast<uint64_t>(st.st_size);

@@ -24,7 +24,7 @@ namespace plastic::rt {
 
 /// Replaces `path` atomically by the concatenation of `pieces`.
 Status<TrainError> write_file_atomic(const std::filesystem::path& path,
-                              std::span<const std::span<const std::byte>> pieces);
+                                     std::span<const std::span<const std::byte>> pieces);
 
 /// Replaces `path` atomically by `text`.
 Status<TrainError> write_file_atomic(const std::filesystem::path& path, std::string_view text);

@@ -132,7 +132,8 @@ nlohmann::json file_record(const std::string& name, uint64_t bytes, uint64_t has
 }
 
 /// Writes one safetensors file atomically, returning its record.
-Result<nlohmann::json, TrainError> write_tensor_file(const fs::path& path, const SafetensorsFile& file) {
+Result<nlohmann::json, TrainError> write_tensor_file(const fs::path& path,
+                                                     const SafetensorsFile& file) {
   Result<SafetensorsLayout, TrainError> layout = layout_safetensors(file);
   if (!layout) {
     TrainError e = layout.error();
@@ -155,9 +156,10 @@ Result<nlohmann::json, TrainError> write_tensor_file(const fs::path& path, const
 }
 
 /// Reads a tensor file named by a JSON record, checking name, size and hash.
-Result<SafetensorsFile, TrainError> read_tensor_file(const fs::path& dir, const nlohmann::json& record,
-                                              const std::string& expected_name,
-                                              const std::string& json_file) {
+Result<SafetensorsFile, TrainError> read_tensor_file(const fs::path& dir,
+                                                     const nlohmann::json& record,
+                                                     const std::string& expected_name,
+                                                     const std::string& json_file) {
   if (!record.is_object() || !record.contains("name") || !record["name"].is_string() ||
       !record.contains("bytes") || !record["bytes"].is_number_unsigned() ||
       !record.contains("hash") || !record["hash"].is_string())
@@ -187,7 +189,7 @@ Result<SafetensorsFile, TrainError> read_tensor_file(const fs::path& dir, const 
 } // namespace
 
 Status<TrainError> check_model_hash(const CheckpointMeta& meta, const std::string& model_hash,
-                             const std::string& file) {
+                                    const std::string& file) {
   if (meta.model_hash == model_hash) return {};
   return mismatch_error(
       file,
@@ -253,9 +255,11 @@ Result<CheckpointEntry, TrainError> CheckpointDir::save(const Checkpoint& ckpt) 
     seq = std::max(seq, p.seq);
   ++seq;
   const std::string s = stem(seq, ckpt.meta.epoch);
-  Result<nlohmann::json, TrainError> params = write_tensor_file(dir_ / (s + kParamsSuffix), ckpt.params);
+  Result<nlohmann::json, TrainError> params =
+      write_tensor_file(dir_ / (s + kParamsSuffix), ckpt.params);
   if (!params) return params.error();
-  Result<nlohmann::json, TrainError> optim = write_tensor_file(dir_ / (s + kOptimSuffix), ckpt.optimizer);
+  Result<nlohmann::json, TrainError> optim =
+      write_tensor_file(dir_ / (s + kOptimSuffix), ckpt.optimizer);
   if (!optim) return optim.error();
   const CheckpointMeta& m = ckpt.meta;
   nlohmann::json j = {{"format", kFormat},

@@ -25,8 +25,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runtime/support/train_error.h"
 #include "runtime/io/safetensors.h"
+#include "runtime/support/train_error.h"
 
 namespace plastic::rt {
 
@@ -65,14 +65,15 @@ struct LoadedCheckpoint {
 
 /// Fails (Mismatch) unless the checkpoint was saved by the model with this hash.
 Status<TrainError> check_model_hash(const CheckpointMeta& meta, const std::string& model_hash,
-                             const std::string& file);
+                                    const std::string& file);
 
 /// A directory of checkpoints.
 class CheckpointDir {
 public:
   /// Opens (creating if needed) `dir`, removing temporaries and files of
   /// interrupted saves. keep_last <= 0 keeps every checkpoint.
-  static Result<CheckpointDir, TrainError> open(const std::filesystem::path& dir, int keep_last = 3);
+  static Result<CheckpointDir, TrainError> open(const std::filesystem::path& dir,
+                                                int keep_last = 3);
 
   const std::filesystem::path& path() const { return dir_; }
 

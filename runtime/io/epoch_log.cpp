@@ -141,7 +141,7 @@ int64_t best_index(const std::vector<EpochRecord>& r, MetricMode mode) {
   }
   if (best >= 0) return best;
   // No metric: the lowest validation loss, then the lowest training loss.
-  for (double EpochRecord::*field : {&EpochRecord::valid_loss, &EpochRecord::train_loss}) {
+  for (double EpochRecord::* field : {&EpochRecord::valid_loss, &EpochRecord::train_loss}) {
     for (size_t i = 0; i < r.size(); ++i)
       if (!std::isnan(r[i].*field) && (best < 0 || r[i].*field < r[best].*field))
         best = static_cast<int64_t>(i);

@@ -46,7 +46,8 @@ struct EpochRecord {
 class JsonlLog {
 public:
   /// Opens `path` for appending (truncate = true starts it afresh).
-  static Result<JsonlLog, TrainError> open(const std::filesystem::path& path, bool truncate = false);
+  static Result<JsonlLog, TrainError> open(const std::filesystem::path& path,
+                                           bool truncate = false);
   JsonlLog(JsonlLog&& other) noexcept;
   JsonlLog& operator=(JsonlLog&& other) noexcept;
   JsonlLog(const JsonlLog&) = delete;

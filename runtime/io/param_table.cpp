@@ -75,7 +75,7 @@ Result<ParamTable, TrainError> ParamTable::make(std::vector<ParamTensor> tensors
 }
 
 Result<ParamTable, TrainError> ParamTable::from_abi(const plastic_param* params, int32_t count,
-                                             int64_t n_params) {
+                                                    int64_t n_params) {
   if (count < 0 || (count > 0 && !params))
     return invalid_argument_error("the model's parameter table is missing");
   std::vector<ParamTensor> tensors;

@@ -39,7 +39,7 @@ public:
 
   /// Builds the table from the ABI's descriptors (`plastic_model::params`).
   static Result<ParamTable, TrainError> from_abi(const plastic_param* params, int32_t count,
-                                          int64_t n_params);
+                                                 int64_t n_params);
 
   /// Appends a tensor right after the last one (building tables by hand).
   /// Returns its offset.

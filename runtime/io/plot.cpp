@@ -38,7 +38,7 @@ std::string value(double x) {
   return std::isfinite(x) ? fmt::format("{:.10g}", x) : "NaN";
 }
 
-bool any_finite(const std::vector<EpochRecord>& r, double EpochRecord::*field) {
+bool any_finite(const std::vector<EpochRecord>& r, double EpochRecord::* field) {
   for (const EpochRecord& e : r)
     if (std::isfinite(e.*field)) return true;
   return false;
@@ -150,7 +150,7 @@ std::optional<fs::path> find_executable(const std::string& name) {
 }
 
 Result<PlotFiles, TrainError> plot_learning_curve(const std::vector<EpochRecord>& records,
-                                           const fs::path& png, const PlotOptions& options) {
+                                                  const fs::path& png, const PlotOptions& options) {
   std::error_code ec;
   PlotFiles f;
   f.png = fs::absolute(png, ec);

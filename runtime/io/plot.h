@@ -36,8 +36,8 @@ struct PlotFiles {
 /// Writes `<png stem>.dat` and `.gp` next to `png` and runs gnuplot on them.
 /// Unavailable when gnuplot is missing or fails (with its message).
 Result<PlotFiles, TrainError> plot_learning_curve(const std::vector<EpochRecord>& records,
-                                           const std::filesystem::path& png,
-                                           const PlotOptions& options = {});
+                                                  const std::filesystem::path& png,
+                                                  const PlotOptions& options = {});
 
 /// The program `name` as PATH would find it, or nullopt.
 std::optional<std::filesystem::path> find_executable(const std::string& name);

@@ -165,7 +165,7 @@ Result<std::vector<std::byte>, TrainError> encode_safetensors(const SafetensorsF
 }
 
 Result<SafetensorsFile, TrainError> decode_safetensors(std::span<const std::byte> data,
-                                                const std::string& name) {
+                                                       const std::string& name) {
   auto bad = [&](std::string message) { return format_error(name, std::move(message)); };
   if (data.size() < 8)
     return bad(fmt::format(
@@ -282,7 +282,8 @@ Result<SafetensorsFile, TrainError> decode_safetensors(std::span<const std::byte
   return file;
 }
 
-Status<TrainError> write_safetensors(const std::filesystem::path& path, const SafetensorsFile& file) {
+Status<TrainError> write_safetensors(const std::filesystem::path& path,
+                                     const SafetensorsFile& file) {
   Result<SafetensorsLayout, TrainError> layout = layout_safetensors(file);
   if (!layout) {
     TrainError e = layout.error();

@@ -149,10 +149,11 @@ Result<std::vector<std::byte>, TrainError> encode_safetensors(const SafetensorsF
 
 /// Parses and validates a whole file held in memory; `file_name` labels errors.
 Result<SafetensorsFile, TrainError> decode_safetensors(std::span<const std::byte> data,
-                                                const std::string& file_name);
+                                                       const std::string& file_name);
 
 /// Writes atomically (temporary file, fsync, rename, fsync of the directory).
-Status<TrainError> write_safetensors(const std::filesystem::path& path, const SafetensorsFile& file);
+Status<TrainError> write_safetensors(const std::filesystem::path& path,
+                                     const SafetensorsFile& file);
 
 /// Reads and validates a file.
 Result<SafetensorsFile, TrainError> read_safetensors(const std::filesystem::path& path);

@@ -44,30 +44,32 @@ namespace plastic::rt {
 
 /// How observations become a log-signature driver (`path[c] logsig(depth N, step s)`).
 struct LogSigOptions {
-  int depth = 2;                      ///< truncation depth N >= 1
-  int step = 1;                       ///< samples per window >= 1
+  int depth = 2; ///< truncation depth N >= 1
+  int step = 1;  ///< samples per window >= 1
   LogSigMode mode = LogSigMode::words;
-  bool prepend_time = false;          ///< add the observation time as channel 0
-  std::vector<double> leading_fill;   ///< empty, or one value per data channel (see file comment)
+  bool prepend_time = false;        ///< add the observation time as channel 0
+  std::vector<double> leading_fill; ///< empty, or one value per data channel (see file comment)
 };
 
 /// Windowed log-signatures of one series, evaluated as a control path.
 /// Immutable once built; const member functions are thread-safe.
 class LogSigPath {
- public:
+public:
   /// An empty driver: a placeholder to assign to, not to evaluate.
   LogSigPath() = default;
 
   /// Builds from times [n] and values [n][channels] (NaN = missing), n >= 2,
   /// with a temporary LogSignature engine; or says why it cannot (the
   /// observations, step < 1, a leading_fill of the wrong size, a bad depth).
-  static Result<LogSigPath, PathError> make(std::span<const double> times, std::span<const double> values,
-                                            int channels, const LogSigOptions& options);
+  static Result<LogSigPath, PathError> make(std::span<const double> times,
+                                            std::span<const double> values, int channels,
+                                            const LogSigOptions& options);
 
   /// Same, reusing `engine` (its channels must be channels + prepend_time,
   /// its depth and mode those of `options`): build many series with one.
-  static Result<LogSigPath, PathError> make(std::span<const double> times, std::span<const double> values,
-                                            int channels, const LogSigOptions& options, LogSignature& engine);
+  static Result<LogSigPath, PathError> make(std::span<const double> times,
+                                            std::span<const double> values, int channels,
+                                            const LogSigOptions& options, LogSignature& engine);
 
   /// Dimension of dx(t): β(d, N) in words/brackets mode, Σ d^k in expand.
   int channels() const { return channels_; }
@@ -95,7 +97,8 @@ class LogSigPath {
   void evaluate(double t, Quantity q, T* out, std::ptrdiff_t stride = 1, Side side = Side::left,
                 int* hint = nullptr) const;
   template <class T>
-  void value(double t, T* out, std::ptrdiff_t stride = 1, Side side = Side::left, int* hint = nullptr) const {
+  void value(double t, T* out, std::ptrdiff_t stride = 1, Side side = Side::left,
+             int* hint = nullptr) const {
     evaluate(t, Quantity::value, out, stride, side, hint);
   }
   template <class T>
@@ -104,9 +107,9 @@ class LogSigPath {
     evaluate(t, Quantity::derivative, out, stride, side, hint);
   }
 
- private:
-  Status<PathError> build(std::span<const double> times, std::span<const double> values, int channels,
-                          const LogSigOptions& options, LogSignature& engine);
+private:
+  Status<PathError> build(std::span<const double> times, std::span<const double> values,
+                          int channels, const LogSigOptions& options, LogSignature& engine);
   // Layout: knots (m+1), 1/(r_{i+1}-r_i) (m), then per window [x(r_i), LogSig_i].
   const double* inv_length() const { return data_.data() + windows_ + 1; }
   const double* block(int i) const {
@@ -120,18 +123,21 @@ class LogSigPath {
 };
 
 template <class T>
-void LogSigPath::evaluate(double t, Quantity q, T* out, std::ptrdiff_t stride, Side side, int* hint) const {
+void LogSigPath::evaluate(double t, Quantity q, T* out, std::ptrdiff_t stride, Side side,
+                          int* hint) const {
   const int i = locate(t, side, hint ? *hint : -1);
   if (hint) *hint = i;
   const double* start = block(i);
   const double* logsig = start + channels_;
   const double rate = inv_length()[i];
   if (q == Quantity::derivative) {
-    for (int k = 0; k < channels_; ++k) out[k * stride] = static_cast<T>(logsig[k] * rate);
+    for (int k = 0; k < channels_; ++k)
+      out[k * stride] = static_cast<T>(logsig[k] * rate);
   } else {
     const double frac = (t - data_[static_cast<std::size_t>(i)]) * rate;
-    for (int k = 0; k < channels_; ++k) out[k * stride] = static_cast<T>(start[k] + frac * logsig[k]);
+    for (int k = 0; k < channels_; ++k)
+      out[k * stride] = static_cast<T>(start[k] + frac * logsig[k]);
   }
 }
 
-}  // namespace plastic::rt
+} // namespace plastic::rt

@@ -35,9 +35,9 @@ LogSignature::LogSignature(int channels, int depth, LogSigMode mode)
     if (len == 1) continue;
     for (const auto& [index, coeff] : expand_bracket(basis_, w)) {
       const std::size_t lo = basis_.find_index(len, index);
-      if (lo == basis_.size()) continue;  // not a Lyndon word: no coordinate
-      PLASTIC_CHECK(lo != w || coeff == 1.0, "P_{} has coefficient {} on its own word", basis_.to_string(w),
-                    coeff);
+      if (lo == basis_.size()) continue; // not a Lyndon word: no coordinate
+      PLASTIC_CHECK(lo != w || coeff == 1.0, "P_{} has coefficient {} on its own word",
+                    basis_.to_string(w), coeff);
       PLASTIC_CHECK(lo >= w, "P_{} contains the smaller Lyndon word {}", basis_.to_string(w),
                     basis_.to_string(lo));
       if (lo > w) {
@@ -47,17 +47,21 @@ LogSignature::LogSignature(int channels, int depth, LogSigMode mode)
   }
 }
 
-std::size_t LogSignature::size() const { return mode_ == LogSigMode::expand ? shape_.size() : basis_.size(); }
+std::size_t LogSignature::size() const {
+  return mode_ == LogSigMode::expand ? shape_.size() : basis_.size();
+}
 
 void LogSignature::signature(std::span<const double> points, double* out) {
   const std::size_t d = static_cast<std::size_t>(channels());
   PLASTIC_CHECK(points.size() >= d && points.size() % d == 0,
-                "a path in R^{} needs a positive multiple of {} values, got {}", d, d, points.size());
+                "a path in R^{} needs a positive multiple of {} values, got {}", d, d,
+                points.size());
   const std::size_t npoints = points.size() / d;
-  std::fill(out, out + shape_.size(), 0.0);  // the identity 1 + 0
+  std::fill(out, out + shape_.size(), 0.0); // the identity 1 + 0
   for (std::size_t p = 0; p + 1 < npoints; ++p) {
     const double* a = points.data() + p * d;
-    for (std::size_t j = 0; j < d; ++j) delta_[j] = a[d + j] - a[j];
+    for (std::size_t j = 0; j < d; ++j)
+      delta_[j] = a[d + j] - a[j];
     mul_exp_segment(shape_, out, delta_.data(), scratch_.data());
   }
 }
@@ -83,7 +87,8 @@ void LogSignature::project(const double* log_tensor, double* out) const {
   // Words coefficients ℓ_u = Σ_{w <= u} c_w A[w][u] with A[u][u] = 1; solve
   // for the bracket coefficients c in increasing w, each c_w being final once
   // all smaller words have been subtracted.
-  for (const auto& [w, u, a] : to_brackets_) out[u] -= out[w] * a;
+  for (const auto& [w, u, a] : to_brackets_)
+    out[u] -= out[w] * a;
 }
 
-}  // namespace plastic::rt
+} // namespace plastic::rt

@@ -44,7 +44,7 @@ std::optional<LogSigMode> parse_logsig_mode(std::string_view name);
 /// fixed depth and mode. Holds its workspace, so computing allocates
 /// nothing; one instance per thread.
 class LogSignature {
- public:
+public:
   /// d >= 1 channels, depth N >= 1. Building the basis costs O(β(d, N)·2^N)
   /// in brackets mode, so reuse one instance across series. Requires
   /// check_tensor_shape(channels, depth).ok() (else InternalError); make()
@@ -53,7 +53,8 @@ class LogSignature {
 
   /// The engine for d channels at depth N, or why there is none (d < 1, N
   /// outside [1, 12], or an algebra too large).
-  static Result<LogSignature, PathError> make(int channels, int depth, LogSigMode mode = LogSigMode::words);
+  static Result<LogSignature, PathError> make(int channels, int depth,
+                                              LogSigMode mode = LogSigMode::words);
 
   int channels() const { return shape_.channels(); }
   int depth() const { return shape_.depth(); }
@@ -76,7 +77,7 @@ class LogSignature {
   /// coordinates; size() values.
   void project(const double* log_tensor, double* out) const;
 
- private:
+private:
   TensorShape shape_;
   LyndonBasis basis_;
   LogSigMode mode_;
@@ -86,4 +87,4 @@ class LogSignature {
   std::vector<double> sig_, log_, scratch_, delta_;
 };
 
-}  // namespace plastic::rt
+} // namespace plastic::rt

@@ -20,7 +20,8 @@ namespace {
 
 std::int64_t ipow(std::int64_t base, int exp) {
   std::int64_t r = 1;
-  for (int i = 0; i < exp; ++i) r *= base;
+  for (int i = 0; i < exp; ++i)
+    r *= base;
   return r;
 }
 
@@ -33,12 +34,13 @@ void check_args(int channels, int depth) {
 // True if `w` is a Lyndon word: strictly smaller than each proper suffix.
 bool is_lyndon(std::span<const int> w) {
   for (std::size_t s = 1; s < w.size(); ++s)
-    if (!std::lexicographical_compare(w.begin(), w.end(), w.begin() + static_cast<std::ptrdiff_t>(s), w.end()))
+    if (!std::lexicographical_compare(w.begin(), w.end(),
+                                      w.begin() + static_cast<std::ptrdiff_t>(s), w.end()))
       return false;
   return !w.empty();
 }
 
-}  // namespace
+} // namespace
 
 std::int64_t logsig_dim(int channels, int depth) {
   check_args(channels, depth);
@@ -48,7 +50,8 @@ std::int64_t logsig_dim(int channels, int depth) {
 std::int64_t tensor_dim(int channels, int depth) {
   check_args(channels, depth);
   std::int64_t total = 0;
-  for (int k = 1; k <= depth; ++k) total += ipow(channels, k);
+  for (int k = 1; k <= depth; ++k)
+    total += ipow(channels, k);
   return total;
 }
 
@@ -62,11 +65,14 @@ LyndonBasis::LyndonBasis(int channels, int depth) : channels_(channels), depth_(
     ++w.back();
     words.push_back(w);
     const std::size_t period = w.size();
-    while (w.size() < static_cast<std::size_t>(depth)) w.push_back(w[w.size() - period]);
-    while (!w.empty() && w.back() == channels - 1) w.pop_back();
+    while (w.size() < static_cast<std::size_t>(depth))
+      w.push_back(w[w.size() - period]);
+    while (!w.empty() && w.back() == channels - 1)
+      w.pop_back();
   }
-  std::stable_sort(words.begin(), words.end(),
-                   [](const std::vector<int>& a, const std::vector<int>& b) { return a.size() < b.size(); });
+  std::stable_sort(
+      words.begin(), words.end(),
+      [](const std::vector<int>& a, const std::vector<int>& b) { return a.size() < b.size(); });
 
   starts_.push_back(0);
   level_begin_.assign(static_cast<std::size_t>(depth) + 2, words.size());
@@ -75,7 +81,8 @@ LyndonBasis::LyndonBasis(int channels, int depth) : channels_(channels), depth_(
     const std::size_t len = word.size();
     level_begin_[len] = std::min(level_begin_[len], i);
     std::size_t index = 0;
-    for (int letter : word) index = index * static_cast<std::size_t>(channels) + static_cast<std::size_t>(letter);
+    for (int letter : word)
+      index = index * static_cast<std::size_t>(channels) + static_cast<std::size_t>(letter);
     level_index_.push_back(index);
     letters_.insert(letters_.end(), word.begin(), word.end());
     starts_.push_back(letters_.size());
@@ -90,7 +97,8 @@ LyndonBasis::LyndonBasis(int channels, int depth) : channels_(channels), depth_(
     split_.push_back(split);
   }
   level_begin_[0] = 0;
-  for (std::size_t k = level_begin_.size() - 1; k-- > 1;)  // empty levels (d = 1) start where the next does
+  for (std::size_t k = level_begin_.size() - 1;
+       k-- > 1;) // empty levels (d = 1) start where the next does
     level_begin_[k] = std::min(level_begin_[k], level_begin_[k + 1]);
   PLASTIC_CHECK(static_cast<std::int64_t>(size()) == logsig_dim(channels, depth),
                 "{} Lyndon words for d={}, N={}, expected {}", size(), channels, depth,
@@ -131,7 +139,7 @@ std::string LyndonBasis::bracket_string(std::size_t i) const {
   if (w.size() == 1) return std::to_string(w[0]);
   const std::size_t u = find(w.first(static_cast<std::size_t>(split(i))));
   const std::size_t v = find(w.subspan(static_cast<std::size_t>(split(i))));
-  std::string s(1, '[');  // appended piecewise: GCC 12 misreports "[" + string&& (-Wrestrict)
+  std::string s(1, '['); // appended piecewise: GCC 12 misreports "[" + string&& (-Wrestrict)
   s += bracket_string(u);
   s += ',';
   s += bracket_string(v);
@@ -139,16 +147,19 @@ std::string LyndonBasis::bracket_string(std::size_t i) const {
   return s;
 }
 
-std::vector<std::pair<std::size_t, double>> expand_bracket(const LyndonBasis& basis, std::size_t i) {
+std::vector<std::pair<std::size_t, double>> expand_bracket(const LyndonBasis& basis,
+                                                           std::size_t i) {
   const auto w = basis.word(i);
   if (w.size() == 1) return {{static_cast<std::size_t>(w[0]), 1.0}};
   const std::size_t split = static_cast<std::size_t>(basis.split(i));
   const auto eu = expand_bracket(basis, basis.find(w.first(split)));
   const auto ev = expand_bracket(basis, basis.find(w.subspan(split)));
-  std::size_t du = 1, dv = 1;  // d^|u|, d^|v|: shifts for concatenating indices
-  for (std::size_t k = 0; k < split; ++k) du *= static_cast<std::size_t>(basis.channels());
-  for (std::size_t k = split; k < w.size(); ++k) dv *= static_cast<std::size_t>(basis.channels());
-  std::map<std::size_t, double> terms;  // [P_u, P_v] = P_u P_v - P_v P_u
+  std::size_t du = 1, dv = 1; // d^|u|, d^|v|: shifts for concatenating indices
+  for (std::size_t k = 0; k < split; ++k)
+    du *= static_cast<std::size_t>(basis.channels());
+  for (std::size_t k = split; k < w.size(); ++k)
+    dv *= static_cast<std::size_t>(basis.channels());
+  std::map<std::size_t, double> terms; // [P_u, P_v] = P_u P_v - P_v P_u
   for (const auto& [iu, cu] : eu) {
     for (const auto& [iv, cv] : ev) {
       terms[iu * dv + iv] += cu * cv;
@@ -161,4 +172,4 @@ std::vector<std::pair<std::size_t, double>> expand_bracket(const LyndonBasis& ba
   return out;
 }
 
-}  // namespace plastic::rt
+} // namespace plastic::rt

@@ -46,7 +46,7 @@ std::int64_t tensor_dim(int channels, int depth);
 /// The Lyndon words of length <= depth over the alphabet {0, ..., channels-1},
 /// grouped by length, lexicographic within a length (signatory's order).
 class LyndonBasis {
- public:
+public:
   LyndonBasis(int channels, int depth);
 
   int channels() const { return channels_; }
@@ -78,12 +78,12 @@ class LyndonBasis {
   /// The Lyndon bracket of word i, e.g. "[0,[1,2]]".
   std::string bracket_string(std::size_t i) const;
 
- private:
+private:
   int channels_;
   int depth_;
-  std::vector<int> letters_;               // all words, concatenated
-  std::vector<std::size_t> starts_;        // word i = letters_[starts_[i], starts_[i+1])
-  std::vector<std::size_t> level_begin_;   // by length
+  std::vector<int> letters_;             // all words, concatenated
+  std::vector<std::size_t> starts_;      // word i = letters_[starts_[i], starts_[i+1])
+  std::vector<std::size_t> level_begin_; // by length
   std::vector<std::size_t> level_index_;
   std::vector<int> split_;
 };
@@ -93,4 +93,4 @@ class LyndonBasis {
 /// index, zero coefficients dropped.
 std::vector<std::pair<std::size_t, double>> expand_bracket(const LyndonBasis& basis, std::size_t i);
 
-}  // namespace plastic::rt
+} // namespace plastic::rt

@@ -26,7 +26,7 @@ Status<PathError> check_tensor_shape(int channels, int depth);
 
 /// Sizes and level offsets of T^N(R^d) without its scalar term.
 class TensorShape {
- public:
+public:
   /// Requires check_tensor_shape(channels, depth).ok() (else InternalError).
   TensorShape(int channels, int depth);
 
@@ -39,10 +39,10 @@ class TensorShape {
   /// d^k.
   std::size_t level_size(int k) const { return offset_[static_cast<std::size_t>(k)] - offset(k); }
 
- private:
+private:
   int channels_;
   int depth_;
-  std::vector<std::size_t> offset_;  // offset_[k-1] = start of level k; back() = size
+  std::vector<std::size_t> offset_; // offset_[k-1] = start of level k; back() = size
 };
 
 /// sig ← sig ⊗ exp(delta) for a group-like `sig` (implicit scalar 1) and an
@@ -53,7 +53,8 @@ void mul_exp_segment(const TensorShape& shape, double* sig, const double* delta,
 
 /// out = (a0 + a) ⊗ (b0 + b) truncated, without its scalar a0·b0. `out`
 /// must not alias a or b.
-void tensor_mul(const TensorShape& shape, double a0, const double* a, double b0, const double* b, double* out);
+void tensor_mul(const TensorShape& shape, double a0, const double* a, double b0, const double* b,
+                double* out);
 
 /// out = log(1 + x) = Σ_{n=1..N} (-1)^(n+1) x^n / n for a group-like element
 /// 1 + x. `scratch` holds >= 2·size() doubles; out must not alias x.
@@ -64,4 +65,4 @@ void tensor_log(const TensorShape& shape, const double* x, double* out, double* 
 /// doubles; out must not alias y.
 void tensor_exp(const TensorShape& shape, const double* y, double* out, double* scratch);
 
-}  // namespace plastic::rt
+} // namespace plastic::rt

@@ -15,12 +15,14 @@ CubicPath::CubicPath(std::span<const double> knots, std::span<const double> coef
   for (std::size_t i = 0; i < knots.size(); ++i) {
     PLASTIC_CHECK(std::isfinite(knots[i]), "knot {} is not finite ({})", i, knots[i]);
     PLASTIC_CHECK(i == 0 || knots[i] > knots[i - 1],
-                  "knots must be strictly increasing: t[{}] = {} follows t[{}] = {}", i, knots[i], i - 1,
-                  knots[i - 1]);
+                  "knots must be strictly increasing: t[{}] = {} follows t[{}] = {}", i, knots[i],
+                  i - 1, knots[i - 1]);
   }
-  const std::size_t expected = static_cast<std::size_t>(intervals_) * 4 * static_cast<std::size_t>(channels);
-  PLASTIC_CHECK(coeffs.size() == expected, "expected {} coefficients ({} intervals x 4 x {} channels), got {}",
-                expected, intervals_, channels, coeffs.size());
+  const std::size_t expected =
+      static_cast<std::size_t>(intervals_) * 4 * static_cast<std::size_t>(channels);
+  PLASTIC_CHECK(coeffs.size() == expected,
+                "expected {} coefficients ({} intervals x 4 x {} channels), got {}", expected,
+                intervals_, channels, coeffs.size());
   data_.reserve(knots.size() + coeffs.size());
   data_.insert(data_.end(), knots.begin(), knots.end());
   data_.insert(data_.end(), coeffs.begin(), coeffs.end());
@@ -42,4 +44,4 @@ double CubicPath::derivative(double t, int channel, Side side) const {
   return a[c] + s * (2.0 * a[2 * c] + 3.0 * s * a[3 * c]);
 }
 
-}  // namespace plastic::rt
+} // namespace plastic::rt

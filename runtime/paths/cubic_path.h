@@ -25,7 +25,7 @@ namespace plastic::rt {
 /// An immutable piecewise-cubic path with `channels` independent channels.
 /// Const member functions are safe to call from several threads at once.
 class CubicPath {
- public:
+public:
   /// An empty path (no knots): a placeholder to assign to, not to evaluate.
   CubicPath() = default;
 
@@ -82,15 +82,14 @@ class CubicPath {
   double value(double t, int channel, Side side = Side::left) const;
   double derivative(double t, int channel, Side side = Side::left) const;
 
- private:
+private:
   const double* coeff_block(int k) const {
-    return data_.data() + (intervals_ + 1) +
-           static_cast<std::ptrdiff_t>(k) * 4 * channels_;
+    return data_.data() + (intervals_ + 1) + static_cast<std::ptrdiff_t>(k) * 4 * channels_;
   }
 
   int channels_ = 0;
   int intervals_ = 0;
-  std::vector<double> data_;  // knots, then per-interval coefficient blocks
+  std::vector<double> data_; // knots, then per-interval coefficient blocks
 };
 
 template <class T>
@@ -129,4 +128,4 @@ void CubicPath::evaluate(double t, Quantity q, T* out, std::ptrdiff_t stride, Si
   }
 }
 
-}  // namespace plastic::rt
+} // namespace plastic::rt

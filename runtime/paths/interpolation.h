@@ -62,12 +62,12 @@ Result<CubicPath, PathError> natural_cubic_path(std::span<const double> times,
                                                 std::span<const double> values, int channels);
 
 /// Cubic Hermite spline with backward-difference slopes (torchcde semantics).
-Result<CubicPath, PathError> hermite_path(std::span<const double> times, std::span<const double> values,
-                                          int channels);
+Result<CubicPath, PathError> hermite_path(std::span<const double> times,
+                                          std::span<const double> values, int channels);
 
 /// Piecewise-linear interpolation (torchcde semantics).
-Result<CubicPath, PathError> linear_path(std::span<const double> times, std::span<const double> values,
-                                         int channels);
+Result<CubicPath, PathError> linear_path(std::span<const double> times,
+                                         std::span<const double> values, int channels);
 
 /// Rectilinear interpolation (torchcde semantics, see file comment). If
 /// `time_channel` >= 0 it names the channel of `values` holding time (no NaN
@@ -75,11 +75,12 @@ Result<CubicPath, PathError> linear_path(std::span<const double> times, std::spa
 /// prepended to the data as channel 0, so the path has channels + 1
 /// channels. Knots are 0, 1, ..., 2n-2. A `time_channel` outside
 /// [-1, channels) is an InternalError.
-Result<CubicPath, PathError> rectilinear_path(std::span<const double> times, std::span<const double> values,
-                                              int channels, int time_channel = -1);
+Result<CubicPath, PathError> rectilinear_path(std::span<const double> times,
+                                              std::span<const double> values, int channels,
+                                              int time_channel = -1);
 
 /// Dispatch on the scheme; rectilinear prepends time as channel 0.
 Result<CubicPath, PathError> make_path(Interpolation scheme, std::span<const double> times,
                                        std::span<const double> values, int channels);
 
-}  // namespace plastic::rt
+} // namespace plastic::rt

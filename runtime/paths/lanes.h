@@ -31,7 +31,8 @@ void fill_lanes(std::span<const PathT* const> lanes, int channels, double t, Qua
   for (std::ptrdiff_t l = 0; l < width; ++l) {
     const PathT* path = lanes[static_cast<std::size_t>(l)];
     if (path == nullptr) {
-      for (int i = 0; i < channels; ++i) out[i * width + l] = T(0);
+      for (int i = 0; i < channels; ++i)
+        out[i * width + l] = T(0);
       continue;
     }
     PLASTIC_CHECK(path->channels() == channels, "lane {} has {} channels, the buffer expects {}", l,
@@ -40,4 +41,4 @@ void fill_lanes(std::span<const PathT* const> lanes, int channels, double t, Qua
   }
 }
 
-}  // namespace plastic::rt
+} // namespace plastic::rt

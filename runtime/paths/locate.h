@@ -33,7 +33,8 @@ enum class Quantity { value, derivative };
 /// Index k in [0, knots.size()-2] of the interval that owns `t` (see the
 /// file comment for the convention at knots and beyond the ends). `hint`
 /// is a previous answer or -1; checking it and its two neighbours first
-/// makes monotone sweeps, forward or backward, O(1). Requires knots.size() >= 2, strictly increasing.
+/// makes monotone sweeps, forward or backward, O(1). Requires knots.size() >= 2, strictly
+/// increasing.
 inline int locate_interval(std::span<const double> knots, double t, Side side = Side::left,
                            int hint = -1) {
   const int last = static_cast<int>(knots.size()) - 2;
@@ -55,4 +56,4 @@ inline int locate_interval(std::span<const double> knots, double t, Side side = 
   return std::clamp(index, 0, last);
 }
 
-}  // namespace plastic::rt
+} // namespace plastic::rt

@@ -49,4 +49,4 @@ void fill_ends(std::span<double> column);
 /// any remaining NaN with 0.
 void fill_forward(std::span<double> column, std::optional<double> leading = std::nullopt);
 
-}  // namespace plastic::rt
+} // namespace plastic::rt

@@ -30,8 +30,9 @@ namespace {
 
 // Knot derivatives D of the natural spline through (t_i, x_i), m >= 2, by the
 // Thomas algorithm (no pivoting needed: the matrix is diagonally dominant).
-void natural_knot_derivatives(const std::vector<double>& t, const std::vector<double>& x, std::vector<double>& d,
-                              std::vector<double>& diag, std::vector<double>& rhs) {
+void natural_knot_derivatives(const std::vector<double>& t, const std::vector<double>& x,
+                              std::vector<double>& d, std::vector<double>& diag,
+                              std::vector<double>& rhs) {
   const std::size_t m = t.size();
   d.assign(m, 0.0);
   diag.assign(m, 0.0);
@@ -45,7 +46,7 @@ void natural_knot_derivatives(const std::vector<double>& t, const std::vector<do
     rhs[i + 1] += scaled;
   }
   for (std::size_t i = 1; i < m; ++i) {
-    const double off = 1.0 / (t[i] - t[i - 1]);  // lower[i-1] == upper[i-1]
+    const double off = 1.0 / (t[i] - t[i - 1]); // lower[i-1] == upper[i-1]
     const double w = off / diag[i - 1];
     diag[i] -= w * off;
     rhs[i] -= w * rhs[i - 1];
@@ -57,11 +58,12 @@ void natural_knot_derivatives(const std::vector<double>& t, const std::vector<do
   }
 }
 
-}  // namespace
+} // namespace
 
-Result<CubicPath, PathError> natural_cubic_path(std::span<const double> times, std::span<const double> values,
-                                                int channels) {
-  if (Status<PathError> ok = detail::check_observations(times, values, channels); !ok) return ok.error();
+Result<CubicPath, PathError> natural_cubic_path(std::span<const double> times,
+                                                std::span<const double> values, int channels) {
+  if (Status<PathError> ok = detail::check_observations(times, values, channels); !ok)
+    return ok.error();
   const std::size_t n = times.size();
   const std::size_t c = static_cast<std::size_t>(channels);
   std::vector<double> coeffs((n - 1) * 4 * c, 0.0);
@@ -69,7 +71,7 @@ Result<CubicPath, PathError> natural_cubic_path(std::span<const double> times, s
 
   for (int ch = 0; ch < channels; ++ch) {
     detail::read_column(values, channels, ch, column);
-    if (count_observed(column) == 0) continue;  // the zero path
+    if (count_observed(column) == 0) continue; // the zero path
     fill_ends(column);
     tk.clear();
     xk.clear();
@@ -82,16 +84,17 @@ Result<CubicPath, PathError> natural_cubic_path(std::span<const double> times, s
     // Both ends are observed after fill_ends and n >= 2, so tk has >= 2 knots.
     natural_knot_derivatives(tk, xk, dk, diag, rhs);
 
-    std::size_t j = 0;  // observed-knot piece covering the current interval
+    std::size_t j = 0; // observed-knot piece covering the current interval
     for (std::size_t k = 0; k + 1 < n; ++k) {
-      while (times[k] >= tk[j + 1]) ++j;
+      while (times[k] >= tk[j + 1])
+        ++j;
       const double h = tk[j + 1] - tk[j];
       const double slope = (xk[j + 1] - xk[j]) / h;
       const double a = xk[j];
       const double b = dk[j];
       const double c2 = (3.0 * slope - 2.0 * dk[j] - dk[j + 1]) / h;
       const double d3 = (dk[j] + dk[j + 1] - 2.0 * slope) / (h * h);
-      const double s = times[k] - tk[j];  // 0 unless interval k follows an interior NaN
+      const double s = times[k] - tk[j]; // 0 unless interval k follows an interior NaN
       double* out = coeffs.data() + k * 4 * c + static_cast<std::size_t>(ch);
       out[0] = a + s * (b + s * (c2 + s * d3));
       out[c] = b + s * (2.0 * c2 + 3.0 * s * d3);
@@ -102,4 +105,4 @@ Result<CubicPath, PathError> natural_cubic_path(std::span<const double> times, s
   return CubicPath(times, coeffs, channels);
 }
 
-}  // namespace plastic::rt
+} // namespace plastic::rt

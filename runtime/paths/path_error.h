@@ -23,6 +23,8 @@ struct PathError {
 };
 
 /// PathError{message}.
-inline PathError path_error(std::string message) { return PathError{std::move(message)}; }
+inline PathError path_error(std::string message) {
+  return PathError{std::move(message)};
+}
 
 } // namespace plastic::rt

@@ -49,7 +49,8 @@ SolveFailure Integrator<T>::located(FailureKind kind, int lane, double t, double
 template <class T> Status<SolveFailure> Integrator<T>::advance(Cursor& c, T* z, Item& item) {
   stats.t_reached = c.t;
   if (c.at_event) return do_event(c, z, item);
-  Status<SolveFailure> s = (options_.adaptive() && !replay_) ? adaptive_step(c, z, item) : fixed_step(c, z, item);
+  Status<SolveFailure> s =
+      (options_.adaptive() && !replay_) ? adaptive_step(c, z, item) : fixed_step(c, z, item);
   stats.t_reached = c.t;
   return s;
 }

@@ -34,8 +34,9 @@ Status<SolveFailure> validate_model(const plastic_model& m, int32_t dtype) {
                     m.n_state, m.n_params, m.n_input, m.n_static, m.n_outputs, m.n_targets));
   if (m.field_theta_begin < 0 || m.field_theta_end < m.field_theta_begin ||
       m.field_theta_end > m.n_params)
-    return invalid_model(fmt::format("the field's span of theta [{}, {}) is not inside theta of {} elements",
-                                     m.field_theta_begin, m.field_theta_end, m.n_params));
+    return invalid_model(
+        fmt::format("the field's span of theta [{}, {}) is not inside theta of {} elements",
+                    m.field_theta_begin, m.field_theta_end, m.n_params));
   // Parameter entries: disjoint, inside theta, sizes match shapes.
   if (m.n_param_entries < 0 || (m.n_param_entries > 0 && !m.params))
     return invalid_model("parameter table pointer is null");
@@ -83,7 +84,8 @@ bool fused_kernels_match(const plastic_model& m, const ButcherTableau& tableau) 
 }
 
 Status<SolveFailure> check_kernels(const plastic_model& m, const SolverOptions& options,
-                     const GradientMethod* gradient, bool has_targets, bool has_jumps) {
+                                   const GradientMethod* gradient, bool has_targets,
+                                   bool has_jumps) {
   const plastic_kernels& k = m.kernels;
   const ButcherTableau& tab = *options.tableau;
   const bool fused = options.use_fused_kernels && fused_kernels_match(m, tab);

@@ -32,7 +32,8 @@ enum class GradientMethod { Direct = 1, Checkpoint = 2, Adjoint = 3 };
 /// Checks that the kernels needed to solve with `options` (and, if `gradient`
 /// is non-null, to differentiate with that method) are present.
 Status<SolveFailure> check_kernels(const plastic_model& m, const SolverOptions& options,
-                     const GradientMethod* gradient, bool has_targets, bool has_jumps);
+                                   const GradientMethod* gradient, bool has_targets,
+                                   bool has_jumps);
 
 /// True when the model's fused step kernels implement `tableau`.
 bool fused_kernels_match(const plastic_model& m, const ButcherTableau& tableau);

@@ -15,7 +15,7 @@ namespace plastic::rt {
 
 template <class T>
 Status<SolveFailure> check_problem(const TileProblem<T>& p, const SolverOptions& options,
-                     const GradientMethod* gradient) {
+                                   const GradientMethod* gradient) {
   if (!p.model) return invalid_argument("the problem has no model");
   if (Status<SolveFailure> s = validate_model(*p.model, dtype_of<T>()); !s) return s;
   if (Status<SolveFailure> s = options.check(); !s) return s;
@@ -88,11 +88,12 @@ SolveResult solve(const TileProblem<T>& problem, const SolverOptions& options, T
 }
 
 template Status<SolveFailure> check_problem<float>(const TileProblem<float>&, const SolverOptions&,
-                                     const GradientMethod*);
-template Status<SolveFailure> check_problem<double>(const TileProblem<double>&, const SolverOptions&,
-                                      const GradientMethod*);
+                                                   const GradientMethod*);
+template Status<SolveFailure> check_problem<double>(const TileProblem<double>&,
+                                                    const SolverOptions&, const GradientMethod*);
 template Status<SolveFailure> check_initial_state<float>(const TileProblem<float>&, const float*);
-template Status<SolveFailure> check_initial_state<double>(const TileProblem<double>&, const double*);
+template Status<SolveFailure> check_initial_state<double>(const TileProblem<double>&,
+                                                          const double*);
 template SolveResult solve<float>(const TileProblem<float>&, const SolverOptions&, float*, float*,
                                   double*) noexcept;
 template SolveResult solve<double>(const TileProblem<double>&, const SolverOptions&, double*,

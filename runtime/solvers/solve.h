@@ -35,10 +35,11 @@ SolveResult solve(const TileProblem<T>& problem, const SolverOptions& options, T
 /// the options, the kernels they need, inputs and observations.
 template <class T>
 Status<SolveFailure> check_problem(const TileProblem<T>& problem, const SolverOptions& options,
-                     const GradientMethod* gradient);
+                                   const GradientMethod* gradient);
 
 /// Fails with NonFiniteState when an active lane of z0 holds inf or NaN.
-template <class T> Status<SolveFailure> check_initial_state(const TileProblem<T>& problem, const T* z0);
+template <class T>
+Status<SolveFailure> check_initial_state(const TileProblem<T>& problem, const T* z0);
 
 extern template SolveResult solve<float>(const TileProblem<float>&, const SolverOptions&, float*,
                                          float*, double*) noexcept;

@@ -17,15 +17,15 @@ namespace plastic::rt {
 /// An explicit Runge–Kutta method: c_i, a_ij (strictly lower triangular),
 /// b_j, and for embedded pairs the error weights e_j = b_j - b̂_j.
 struct ButcherTableau {
-  std::string_view name;    ///< DSL spelling: "rk4", "dopri5", ...
-  int stages = 0;           ///< s
-  int order = 0;            ///< order of the propagated solution
-  int embedded_order = 0;   ///< order of the error estimator's solution; 0 if none
-  bool fsal = false;        ///< last stage evaluates f at the new point (First Same As Last)
-  std::vector<double> a;    ///< s*s, row-major; a[i*s+j], zero for j >= i
-  std::vector<double> b;    ///< s weights of the solution
-  std::vector<double> c;    ///< s nodes
-  std::vector<double> e;    ///< s error weights b - b̂; empty if not adaptive
+  std::string_view name;  ///< DSL spelling: "rk4", "dopri5", ...
+  int stages = 0;         ///< s
+  int order = 0;          ///< order of the propagated solution
+  int embedded_order = 0; ///< order of the error estimator's solution; 0 if none
+  bool fsal = false;      ///< last stage evaluates f at the new point (First Same As Last)
+  std::vector<double> a;  ///< s*s, row-major; a[i*s+j], zero for j >= i
+  std::vector<double> b;  ///< s weights of the solution
+  std::vector<double> c;  ///< s nodes
+  std::vector<double> e;  ///< s error weights b - b̂; empty if not adaptive
   std::string_view reference;
 
   bool adaptive() const { return !e.empty(); }
@@ -38,6 +38,6 @@ std::span<const ButcherTableau> all_tableaus();
 /// The tableau with DSL spelling `name`, or nullptr.
 const ButcherTableau* find_tableau(std::string_view name);
 
-}  // namespace plastic::rt
+} // namespace plastic::rt
 
 #include "runtime/solvers/tableau_data.h"

@@ -27,7 +27,7 @@ template <class T> [[gnu::always_inline]] inline bool any_nonfinite_loop(size_t 
   return (b0 | b1 | b2 | b3) != 0;
 }
 
-}  // namespace
+} // namespace
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define PLASTIC_TILE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
@@ -43,4 +43,4 @@ PLASTIC_TILE_CLONES bool any_nonfinite(size_t count, const double* x) {
   return any_nonfinite_loop(count, x);
 }
 
-}  // namespace plastic::rt::tile
+} // namespace plastic::rt::tile

@@ -37,8 +37,8 @@ template <class T> inline void zero(size_t count, T* y) {
 /// `out` once per term: these are the largest loops of a step outside the
 /// kernels).
 template <class T>
-inline void combine(size_t count, const T* y0, const T* k, size_t k_stride, const double* w, int upto,
-                    double h, T* out) {
+inline void combine(size_t count, const T* y0, const T* k, size_t k_stride, const double* w,
+                    int upto, double h, T* out) {
   const T* src[3];
   T c[3];
   int n = 0;
@@ -49,10 +49,12 @@ inline void combine(size_t count, const T* y0, const T* k, size_t k_stride, cons
       if (base != out) std::copy(base, base + count, out);
       break;
     case 1:
-      for (size_t i = 0; i < count; ++i) out[i] = base[i] + c[0] * src[0][i];
+      for (size_t i = 0; i < count; ++i)
+        out[i] = base[i] + c[0] * src[0][i];
       break;
     case 2:
-      for (size_t i = 0; i < count; ++i) out[i] = base[i] + c[0] * src[0][i] + c[1] * src[1][i];
+      for (size_t i = 0; i < count; ++i)
+        out[i] = base[i] + c[0] * src[0][i] + c[1] * src[1][i];
       break;
     default:
       for (size_t i = 0; i < count; ++i)
@@ -68,13 +70,13 @@ inline void combine(size_t count, const T* y0, const T* k, size_t k_stride, cons
     c[n] = static_cast<T>(h * w[j]);
     if (++n == 3) flush();
   }
-  if (n > 0 || base == y0) flush();  // the rest, or the copy when no term was flushed
+  if (n > 0 || base == y0) flush(); // the rest, or the copy when no term was flushed
 }
 
 /// dst[i, l] = src[i, l] for the lanes in `mask` (n elements per lane).
 template <class T>
 inline void copy_lanes(int64_t n, int lanes, LaneMask mask, const T* src, T* dst) {
-  if (mask == 0) return;  // the common case: every lane still active
+  if (mask == 0) return; // the common case: every lane still active
   for (int64_t i = 0; i < n; ++i)
     for (int l = 0; l < lanes; ++l)
       if (has_lane(mask, l)) dst[i * lanes + l] = src[i * lanes + l];

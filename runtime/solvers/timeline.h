@@ -73,7 +73,8 @@ struct FixedGrid {
 
 /// Builds and checks the timeline of a tile problem.
 template <class T>
-Result<Timeline, SolveFailure> build_timeline(const TileProblem<T>& p, int lanes, MemoryMeter* meter) {
+Result<Timeline, SolveFailure> build_timeline(const TileProblem<T>& p, int lanes,
+                                              MemoryMeter* meter) {
   Timeline tl;
   tl.t0 = p.t0;
   tl.lanes = lanes;

@@ -22,7 +22,8 @@ namespace plastic {
 class InternalError : public std::logic_error {
 public:
   explicit InternalError(const std::string& message)
-      : std::logic_error("internal error (this is a bug in Plastic, please report it): " + message) {}
+      : std::logic_error("internal error (this is a bug in Plastic, please report it): " +
+                         message) {}
 };
 
 /// Throws InternalError("<file below the project root>:<line>: message").
@@ -34,7 +35,7 @@ public:
   throw InternalError(fmt::format("{}:{}: {}", rel ? rel : file, line, message));
 }
 
-}  // namespace plastic
+} // namespace plastic
 
 /// Checks an invariant; on failure throws InternalError with a formatted
 /// message: PLASTIC_CHECK(n > 0, "empty shape for {}", name).

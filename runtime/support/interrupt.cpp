@@ -35,7 +35,7 @@ extern "C" void on_signal(int sig) {
 InterruptGuard::InterruptGuard(bool quiet) {
   g_signal.store(0);
   g_quiet.store(quiet);
-  struct sigaction sa {};
+  struct sigaction sa{};
   sa.sa_handler = on_signal;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESTART; // reads and writes of the training loop carry on

@@ -19,10 +19,10 @@ constexpr int mobius(std::int64_t n) {
   for (std::int64_t p = 2; p * p <= n; ++p) {
     if (n % p != 0) continue;
     n /= p;
-    if (n % p == 0) return 0;  // p² divides n
+    if (n % p == 0) return 0; // p² divides n
     result = -result;
   }
-  if (n > 1) result = -result;  // one prime factor left
+  if (n > 1) result = -result; // one prime factor left
   return result;
 }
 
@@ -31,11 +31,12 @@ constexpr int mobius(std::int64_t n) {
 constexpr std::int64_t logsig_dim(std::int64_t channels, std::int64_t depth) {
   std::int64_t total = 0;
   for (std::int64_t k = 1; k <= depth; ++k) {
-    std::int64_t sum = 0;  // Σ_{i|k} μ(k/i) d^i, always divisible by k
+    std::int64_t sum = 0; // Σ_{i|k} μ(k/i) d^i, always divisible by k
     for (std::int64_t i = 1; i <= k; ++i)
       if (k % i == 0) {
         std::int64_t power = 1;
-        for (std::int64_t j = 0; j < i; ++j) power *= channels;
+        for (std::int64_t j = 0; j < i; ++j)
+          power *= channels;
         sum += mobius(k / i) * power;
       }
     total += sum / k;
@@ -45,4 +46,4 @@ constexpr std::int64_t logsig_dim(std::int64_t channels, std::int64_t depth) {
 
 static_assert(logsig_dim(2, 3) == 5 && logsig_dim(3, 2) == 6 && logsig_dim(4, 4) == 90);
 
-}  // namespace plastic::support
+} // namespace plastic::support

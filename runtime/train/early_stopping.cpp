@@ -50,7 +50,8 @@ template <class T> nlohmann::json EarlyStopping<T>::state() const {
 }
 
 template <class T>
-Status<TrainError> EarlyStopping<T>::load_state(const nlohmann::json& j, std::vector<T> best_params) {
+Status<TrainError> EarlyStopping<T>::load_state(const nlohmann::json& j,
+                                                std::vector<T> best_params) {
   const auto best = read_json_double(j, "best");
   if (!best || !j.contains("best_epoch") || !j.at("best_epoch").is_number_integer() ||
       !j.contains("bad_epochs") || !j.at("bad_epochs").is_number_integer())

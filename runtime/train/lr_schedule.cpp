@@ -74,7 +74,7 @@ Status<TrainError> CosineLr::load_state(const nlohmann::json& j) {
 }
 
 Result<std::unique_ptr<LrSchedule>, TrainError> make_schedule(const nlohmann::json& config,
-                                                       double base_lr) {
+                                                              double base_lr) {
   if (config.is_null()) return std::unique_ptr<LrSchedule>(std::make_unique<ConstantLr>(base_lr));
   if (!config.is_object())
     return invalid_argument_error("the schedule configuration must be a JSON object");

@@ -88,6 +88,6 @@ private:
 /// {"kind": "plateau", "factor": 0.1, "patience": 15, "mode": "min", ...}.
 /// The base learning rate is the optimiser's.
 Result<std::unique_ptr<LrSchedule>, TrainError> make_schedule(const nlohmann::json& config,
-                                                       double base_lr);
+                                                              double base_lr);
 
 } // namespace plastic::rt

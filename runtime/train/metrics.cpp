@@ -20,7 +20,8 @@ TrainError empty_error(const char* metric) {
 }
 } // namespace
 
-Result<double, TrainError> accuracy(std::span<const int64_t> predicted, std::span<const int64_t> labels) {
+Result<double, TrainError> accuracy(std::span<const int64_t> predicted,
+                                    std::span<const int64_t> labels) {
   if (predicted.size() != labels.size())
     return size_error("accuracy", predicted.size(), labels.size());
   if (labels.empty()) return empty_error("accuracy");
@@ -32,7 +33,7 @@ Result<double, TrainError> accuracy(std::span<const int64_t> predicted, std::spa
 
 template <class T>
 Result<double, TrainError> accuracy_from_logits(std::span<const T> logits, int64_t classes,
-                                         std::span<const int64_t> labels) {
+                                                std::span<const int64_t> labels) {
   if (classes <= 0 || logits.size() != labels.size() * static_cast<size_t>(classes))
     return invalid_argument_error(
         fmt::format("accuracy: {} logits do not form {} rows of {} classes", logits.size(),
@@ -49,8 +50,8 @@ Result<double, TrainError> accuracy_from_logits(std::span<const T> logits, int64
 }
 
 template <class T>
-Result<double, TrainError> binary_accuracy(std::span<const T> scores, std::span<const int64_t> labels,
-                                    double threshold) {
+Result<double, TrainError> binary_accuracy(std::span<const T> scores,
+                                           std::span<const int64_t> labels, double threshold) {
   if (scores.size() != labels.size())
     return size_error("binary accuracy", scores.size(), labels.size());
   if (labels.empty()) return empty_error("binary accuracy");
@@ -119,7 +120,7 @@ Result<double, TrainError> mse(std::span<const T> predicted, std::span<const T> 
 
 template <class T>
 Result<double, TrainError> cross_entropy(std::span<const T> logits, int64_t classes,
-                                  std::span<const int64_t> labels) {
+                                         std::span<const int64_t> labels) {
   if (classes <= 0 || logits.size() != labels.size() * static_cast<size_t>(classes))
     return invalid_argument_error(
         fmt::format("cross-entropy: {} logits do not form {} rows of {} classes", logits.size(),
@@ -155,14 +156,14 @@ Result<double, TrainError> bce_with_logits(std::span<const T> logits, std::span<
 }
 
 #define PLASTIC_METRICS_INSTANTIATE(T)                                                             \
-  template Result<double, TrainError> accuracy_from_logits<T>(std::span<const T>, int64_t,                \
+  template Result<double, TrainError> accuracy_from_logits<T>(std::span<const T>, int64_t,         \
+                                                              std::span<const int64_t>);           \
+  template Result<double, TrainError> binary_accuracy<T>(std::span<const T>,                       \
+                                                         std::span<const int64_t>, double);        \
+  template Result<double, TrainError> auroc<T>(std::span<const T>, std::span<const int64_t>);      \
+  template Result<double, TrainError> mse<T>(std::span<const T>, std::span<const T>);              \
+  template Result<double, TrainError> cross_entropy<T>(std::span<const T>, int64_t,                \
                                                        std::span<const int64_t>);                  \
-  template Result<double, TrainError> binary_accuracy<T>(std::span<const T>, std::span<const int64_t>,    \
-                                                  double);                                         \
-  template Result<double, TrainError> auroc<T>(std::span<const T>, std::span<const int64_t>);             \
-  template Result<double, TrainError> mse<T>(std::span<const T>, std::span<const T>);                     \
-  template Result<double, TrainError> cross_entropy<T>(std::span<const T>, int64_t,                       \
-                                                std::span<const int64_t>);                         \
   template Result<double, TrainError> bce_with_logits<T>(std::span<const T>, std::span<const T>);
 PLASTIC_METRICS_INSTANTIATE(float)
 PLASTIC_METRICS_INSTANTIATE(double)

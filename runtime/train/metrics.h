@@ -16,18 +16,19 @@
 namespace plastic::rt {
 
 /// Fraction of equal entries.
-Result<double, TrainError> accuracy(std::span<const int64_t> predicted, std::span<const int64_t> labels);
+Result<double, TrainError> accuracy(std::span<const int64_t> predicted,
+                                    std::span<const int64_t> labels);
 
 /// Accuracy of argmax over each row of `logits` ([n, classes], row-major);
 /// ties go to the lowest class index (as torch.argmax).
 template <class T>
 Result<double, TrainError> accuracy_from_logits(std::span<const T> logits, int64_t classes,
-                                         std::span<const int64_t> labels);
+                                                std::span<const int64_t> labels);
 
 /// Binary accuracy: score > threshold predicts 1 (logits: threshold 0).
 template <class T>
-Result<double, TrainError> binary_accuracy(std::span<const T> scores, std::span<const int64_t> labels,
-                                    double threshold = 0.0);
+Result<double, TrainError> binary_accuracy(std::span<const T> scores,
+                                           std::span<const int64_t> labels, double threshold = 0.0);
 
 /// Area under the ROC curve for labels in {0, 1}, exactly: the Mann–Whitney
 /// statistic P(score of a positive > score of a negative) with ties counted
@@ -37,13 +38,14 @@ template <class T>
 Result<double, TrainError> auroc(std::span<const T> scores, std::span<const int64_t> labels);
 
 /// Mean of (a - b)^2 over all elements.
-template <class T> Result<double, TrainError> mse(std::span<const T> predicted, std::span<const T> target);
+template <class T>
+Result<double, TrainError> mse(std::span<const T> predicted, std::span<const T> target);
 
 /// Mean over rows of -log softmax(logits)[label]: logsumexp(row) - row[label],
 /// with the maximum subtracted first (torch.nn.functional.cross_entropy, mean reduction).
 template <class T>
 Result<double, TrainError> cross_entropy(std::span<const T> logits, int64_t classes,
-                                  std::span<const int64_t> labels);
+                                         std::span<const int64_t> labels);
 
 /// Mean of max(x, 0) - x*y + log1p(exp(-|x|)) (torch's binary_cross_entropy_with_logits);
 /// targets y in [0, 1].

@@ -14,7 +14,8 @@ template <class T> const std::vector<T>* OptimizerState<T>::buffer(std::string_v
   return nullptr;
 }
 
-template <class T> Status<TrainError> Optimizer<T>::check_spans(size_t n_params, size_t n_grads) const {
+template <class T>
+Status<TrainError> Optimizer<T>::check_spans(size_t n_params, size_t n_grads) const {
   if (static_cast<int64_t>(n_params) != n_ || static_cast<int64_t>(n_grads) != n_)
     return invalid_argument_error(
         fmt::format("{} was made for {} parameters but got {} parameters and {} gradients", kind(),
@@ -22,7 +23,8 @@ template <class T> Status<TrainError> Optimizer<T>::check_spans(size_t n_params,
   return {};
 }
 
-template <class T> Status<TrainError> Optimizer<T>::check_state(const OptimizerState<T>& state) const {
+template <class T>
+Status<TrainError> Optimizer<T>::check_state(const OptimizerState<T>& state) const {
   if (state.kind != kind())
     return mismatch_error(
         {},
@@ -91,7 +93,8 @@ Result<OptimizerConfig, TrainError> OptimizerConfig::from_json(const nlohmann::j
 }
 
 template <class T>
-Result<std::unique_ptr<Optimizer<T>>, TrainError> make_optimizer(const OptimizerConfig& c, int64_t n) {
+Result<std::unique_ptr<Optimizer<T>>, TrainError> make_optimizer(const OptimizerConfig& c,
+                                                                 int64_t n) {
   if (n < 0) return invalid_argument_error(fmt::format("cannot optimise {} parameters", n));
   if (c.kind == "sgd") {
     SgdOptions o{c.lr, c.momentum, c.dampening, c.weight_decay.value_or(0.0), c.nesterov};

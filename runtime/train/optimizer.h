@@ -103,6 +103,7 @@ struct OptimizerConfig {
 /// Makes the optimiser a config describes, for `n` parameters. Checks the
 /// hyper-parameters with torch's rules (lr >= 0, 0 <= beta < 1, ...).
 template <class T>
-Result<std::unique_ptr<Optimizer<T>>, TrainError> make_optimizer(const OptimizerConfig& config, int64_t n);
+Result<std::unique_ptr<Optimizer<T>>, TrainError> make_optimizer(const OptimizerConfig& config,
+                                                                 int64_t n);
 
 } // namespace plastic::rt

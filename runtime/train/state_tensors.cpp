@@ -38,8 +38,8 @@ params_to_tensors(const ParamTable& table, std::span<const T> theta, std::string
 
 template <class T>
 Status<TrainError> params_from_tensors(const ParamTable& table, const SafetensorsFile& tensors,
-                                std::span<T> theta, std::string_view prefix,
-                                const std::string& file) {
+                                       std::span<T> theta, std::string_view prefix,
+                                       const std::string& file) {
   if (static_cast<int64_t>(theta.size()) != table.total())
     return invalid_argument_error(fmt::format("theta has {} elements but the parameter table {}",
                                               theta.size(), table.total()));
@@ -79,14 +79,15 @@ Status<TrainError> params_from_tensors(const ParamTable& table, const Safetensor
 
 template <class T>
 Result<SafetensorsFile, TrainError> optimizer_to_file(const ParamTable& table,
-                                               const OptimizerState<T>& state) {
+                                                      const OptimizerState<T>& state) {
   SafetensorsFile f;
   f.metadata["optimizer"] = state.kind;
   f.metadata["hyper"] = state.hyper.dump();
   const int64_t step = state.step;
   f.tensors.push_back(NamedTensor::of<int64_t>("step", {}, std::span<const int64_t>(&step, 1)));
   for (const auto& [buffer, values] : state.buffers) {
-    Result<std::vector<NamedTensor>, TrainError> parts = params_to_tensors<T>(table, values, buffer + "/");
+    Result<std::vector<NamedTensor>, TrainError> parts =
+        params_to_tensors<T>(table, values, buffer + "/");
     if (!parts) return parts.error();
     for (NamedTensor& t : parts.value())
       f.tensors.push_back(std::move(t));
@@ -96,8 +97,8 @@ Result<SafetensorsFile, TrainError> optimizer_to_file(const ParamTable& table,
 
 template <class T>
 Result<OptimizerState<T>, TrainError> optimizer_from_file(const ParamTable& table,
-                                                   const SafetensorsFile& tensors,
-                                                   const std::string& file) {
+                                                          const SafetensorsFile& tensors,
+                                                          const std::string& file) {
   OptimizerState<T> s;
   auto kind = tensors.metadata.find("optimizer");
   auto hyper = tensors.metadata.find("hyper");
@@ -130,13 +131,14 @@ Result<OptimizerState<T>, TrainError> optimizer_from_file(const ParamTable& tabl
 }
 
 #define PLASTIC_STATE_TENSORS_INSTANTIATE(T)                                                       \
-  template Result<std::vector<NamedTensor>, TrainError> params_to_tensors<T>(                             \
+  template Result<std::vector<NamedTensor>, TrainError> params_to_tensors<T>(                      \
       const ParamTable&, std::span<const T>, std::string_view);                                    \
-  template Status<TrainError> params_from_tensors<T>(const ParamTable&, const SafetensorsFile&,           \
-                                              std::span<T>, std::string_view, const std::string&); \
-  template Result<SafetensorsFile, TrainError> optimizer_to_file<T>(const ParamTable&,                    \
-                                                             const OptimizerState<T>&);            \
-  template Result<OptimizerState<T>, TrainError> optimizer_from_file<T>(                                  \
+  template Status<TrainError> params_from_tensors<T>(const ParamTable&, const SafetensorsFile&,    \
+                                                     std::span<T>, std::string_view,               \
+                                                     const std::string&);                          \
+  template Result<SafetensorsFile, TrainError> optimizer_to_file<T>(const ParamTable&,             \
+                                                                    const OptimizerState<T>&);     \
+  template Result<OptimizerState<T>, TrainError> optimizer_from_file<T>(                           \
       const ParamTable&, const SafetensorsFile&, const std::string&);
 PLASTIC_STATE_TENSORS_INSTANTIATE(float)
 PLASTIC_STATE_TENSORS_INSTANTIATE(double)

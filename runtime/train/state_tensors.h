@@ -14,10 +14,10 @@
 #include <string_view>
 #include <vector>
 
-#include "runtime/support/train_error.h"
-#include "runtime/train/optimizer.h"
 #include "runtime/io/param_table.h"
 #include "runtime/io/safetensors.h"
+#include "runtime/support/train_error.h"
+#include "runtime/train/optimizer.h"
 
 namespace plastic::rt {
 
@@ -32,8 +32,8 @@ params_to_tensors(const ParamTable& table, std::span<const T> theta, std::string
 /// tensor under the prefix (that would be a different model). `file` labels errors.
 template <class T>
 Status<TrainError> params_from_tensors(const ParamTable& table, const SafetensorsFile& tensors,
-                                std::span<T> theta, std::string_view prefix,
-                                const std::string& file);
+                                       std::span<T> theta, std::string_view prefix,
+                                       const std::string& file);
 
 /// Whether the file holds any tensor under `prefix`.
 bool has_prefix(const SafetensorsFile& tensors, std::string_view prefix);
@@ -41,12 +41,12 @@ bool has_prefix(const SafetensorsFile& tensors, std::string_view prefix);
 /// An optimiser state as a safetensors file (layout above); buffers must have the table's size.
 template <class T>
 Result<SafetensorsFile, TrainError> optimizer_to_file(const ParamTable& table,
-                                               const OptimizerState<T>& state);
+                                                      const OptimizerState<T>& state);
 
 /// Reads what optimizer_to_file wrote, checking names, shapes and dtypes against the table.
 template <class T>
 Result<OptimizerState<T>, TrainError> optimizer_from_file(const ParamTable& table,
-                                                   const SafetensorsFile& tensors,
-                                                   const std::string& file);
+                                                          const SafetensorsFile& tensors,
+                                                          const std::string& file);
 
 } // namespace plastic::rt

@@ -11,13 +11,13 @@
 
 #include "runtime/io/atomic_file.h"
 #include "runtime/io/checkpoint.h"
-#include "runtime/train/clip.h"
-#include "runtime/train/early_stopping.h"
-#include "runtime/support/interrupt.h"
-#include "runtime/support/json_util.h"
-#include "runtime/train/lr_schedule.h"
 #include "runtime/io/plot.h"
 #include "runtime/io/progress.h"
+#include "runtime/support/interrupt.h"
+#include "runtime/support/json_util.h"
+#include "runtime/train/clip.h"
+#include "runtime/train/early_stopping.h"
+#include "runtime/train/lr_schedule.h"
 #include "runtime/train/state_tensors.h"
 
 namespace plastic::rt {
@@ -113,13 +113,16 @@ template <class T> Status<TrainError> Run<T>::setup() {
     if (!latest) return latest.error();
     for (const TrainError& e : latest.value().skipped)
       out_.warnings.push_back("skipped checkpoint: " + e.describe());
-    if (Status<TrainError> s = restore(latest.value().checkpoint, latest.value().entry.json.string()); !s)
+    if (Status<TrainError> s =
+            restore(latest.value().checkpoint, latest.value().entry.json.string());
+        !s)
       return s;
   }
   return open_log();
 }
 
-template <class T> Status<TrainError> Run<T>::restore(const Checkpoint& ck, const std::string& file) {
+template <class T>
+Status<TrainError> Run<T>::restore(const Checkpoint& ck, const std::string& file) {
   // The JSON fields below were written by save(); a hand-edited file may
   // have other types, which nlohmann reports by throwing.
   try {
@@ -133,7 +136,8 @@ template <class T>
 Status<TrainError> Run<T>::restore_unchecked(const Checkpoint& ck, const std::string& file) {
   if (Status<TrainError> s = check_model_hash(ck.meta, c_.model_hash, file); !s) return s;
   std::vector<T> theta(params_.size());
-  if (Status<TrainError> s = params_from_tensors<T>(table_, ck.params, theta, "", file); !s) return s;
+  if (Status<TrainError> s = params_from_tensors<T>(table_, ck.params, theta, "", file); !s)
+    return s;
   auto state = optimizer_from_file<T>(table_, ck.optimizer, file);
   if (!state) return state.error();
   if (Status<TrainError> s = opt_->load_state(state.value()); !s) return s;
@@ -145,10 +149,12 @@ Status<TrainError> Run<T>::restore_unchecked(const Checkpoint& ck, const std::st
   std::vector<T> best;
   if (has_prefix(ck.params, kBestPrefix)) {
     best.resize(params_.size());
-    if (Status<TrainError> s = params_from_tensors<T>(table_, ck.params, best, kBestPrefix, file); !s)
+    if (Status<TrainError> s = params_from_tensors<T>(table_, ck.params, best, kBestPrefix, file);
+        !s)
       return s;
   }
-  if (Status<TrainError> s = stopper_->load_state(x["early_stopping"], std::move(best)); !s) return s;
+  if (Status<TrainError> s = stopper_->load_state(x["early_stopping"], std::move(best)); !s)
+    return s;
   const nlohmann::json& e = x["epoch"];
   if (e.is_object()) { // saved in the middle of an epoch
     EpochProgress p;
@@ -198,7 +204,8 @@ template <class T> Status<TrainError> Run<T>::open_log() {
   return {};
 }
 
-template <class T> Status<TrainError> Run<T>::train_epoch(int64_t epoch, Rng& rng, EpochProgress& p) {
+template <class T>
+Status<TrainError> Run<T>::train_epoch(int64_t epoch, Rng& rng, EpochProgress& p) {
   std::optional<ProgressBar> bar;
   if (c_.progress) {
     ProgressOptions po;
@@ -414,14 +421,14 @@ TrainConfig neural_rde_config(int64_t batch_size, int64_t max_epochs) {
 
 template <class T>
 Result<TrainOutcome, TrainError> train(const ParamTable& table, std::span<T> params,
-                                const TrainHooks<T>& hooks, const TrainConfig& config) {
+                                       const TrainHooks<T>& hooks, const TrainConfig& config) {
   Run<T> run(table, params, hooks, config);
   return run.run();
 }
 
-template Result<TrainOutcome, TrainError> train<float>(const ParamTable&, std::span<float>,
-                                                const TrainHooks<float>&, const TrainConfig&);
-template Result<TrainOutcome, TrainError> train<double>(const ParamTable&, std::span<double>,
-                                                 const TrainHooks<double>&, const TrainConfig&);
+template Result<TrainOutcome, TrainError>
+train<float>(const ParamTable&, std::span<float>, const TrainHooks<float>&, const TrainConfig&);
+template Result<TrainOutcome, TrainError>
+train<double>(const ParamTable&, std::span<double>, const TrainHooks<double>&, const TrainConfig&);
 
 } // namespace plastic::rt

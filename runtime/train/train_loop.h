@@ -29,11 +29,11 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/io/epoch_log.h"
+#include "runtime/io/param_table.h"
+#include "runtime/support/rng.h"
 #include "runtime/support/train_error.h"
 #include "runtime/train/optimizer.h"
-#include "runtime/io/param_table.h"
 #include "runtime/train/plateau.h"
-#include "runtime/support/rng.h"
 
 namespace plastic::rt {
 
@@ -55,8 +55,8 @@ template <class T> struct TrainHooks {
   std::function<void(int64_t epoch, Rng& rng)> begin_epoch;
   /// One batch: return the mean loss and ADD the gradient of that mean loss
   /// to `grads` (zeroed before the call).
-  std::function<Result<BatchResult, TrainError>(int64_t epoch, int64_t batch, std::span<const T> params,
-                                         std::span<T> grads, Rng& rng)>
+  std::function<Result<BatchResult, TrainError>(
+      int64_t epoch, int64_t batch, std::span<const T> params, std::span<T> grads, Rng& rng)>
       train_batch;
   /// Validation on the current parameters. Optional.
   std::function<Result<ValidationResult, TrainError>(std::span<const T> params)> validate;
@@ -115,7 +115,7 @@ struct TrainOutcome {
 /// Trains `params` (laid out by `table`) for config.epochs epochs.
 template <class T>
 Result<TrainOutcome, TrainError> train(const ParamTable& table, std::span<T> params,
-                                const TrainHooks<T>& hooks, const TrainConfig& config);
+                                       const TrainHooks<T>& hooks, const TrainConfig& config);
 
 extern template Result<TrainOutcome, TrainError>
 train<float>(const ParamTable&, std::span<float>, const TrainHooks<float>&, const TrainConfig&);

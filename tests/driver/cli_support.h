@@ -42,6 +42,8 @@ inline Run run(const std::string& args) {
   return result;
 }
 
-inline std::string src(const std::string& rel) { return std::string(PLASTIC_SOURCE_DIR) + "/" + rel; }
+inline std::string src(const std::string& rel) {
+  return std::string(PLASTIC_SOURCE_DIR) + "/" + rel;
+}
 
-}  // namespace plastic::test
+} // namespace plastic::test

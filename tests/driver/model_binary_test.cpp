@@ -27,7 +27,8 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path fresh_dir(const std::string& name) {
-  fs::path dir = fs::path(PLASTIC_BINARY_DIR) / "model_binary_test" / (name + "." + std::to_string(::getpid()));
+  fs::path dir = fs::path(PLASTIC_BINARY_DIR) / "model_binary_test" /
+                 (name + "." + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
@@ -60,9 +61,10 @@ std::string bytes_of(const fs::path& p) {
 // frequency depends on the class, so every model has something to learn.
 void write_ts(const fs::path& path, int channels, int classes, int samples, int length) {
   std::ofstream f(path);
-  f << "@problemName Toy\n@timeStamps false\n@missing false\n@univariate false\n@dimensions " << channels
-    << "\n@equalLength true\n@seriesLength " << length << "\n@classLabel true";
-  for (int c = 0; c < classes; ++c) f << " c" << c;
+  f << "@problemName Toy\n@timeStamps false\n@missing false\n@univariate false\n@dimensions "
+    << channels << "\n@equalLength true\n@seriesLength " << length << "\n@classLabel true";
+  for (int c = 0; c < classes; ++c)
+    f << " c" << c;
   f << "\n@data\n";
   uint64_t state = 12345;
   auto noise = [&] {
@@ -73,7 +75,8 @@ void write_ts(const fs::path& path, int channels, int classes, int samples, int 
     const int label = i % classes;
     for (int ch = 0; ch < channels; ++ch) {
       for (int t = 0; t < length; ++t)
-        f << fmt::format("{}{:.6f}", t ? "," : "", std::sin(0.3 * t * (1 + label) + ch) + 0.3 * noise());
+        f << fmt::format("{}{:.6f}", t ? "," : "",
+                         std::sin(0.3 * t * (1 + label) + ch) + 0.3 * noise());
       f << ":";
     }
     f << "c" << label << "\n";
@@ -81,9 +84,9 @@ void write_ts(const fs::path& path, int channels, int classes, int samples, int 
 }
 
 struct Case {
-  std::string model;    // model file and --set, relative to the source tree
-  std::string data;     // --data
-  std::string split;    // what predict writes
+  std::string model; // model file and --set, relative to the source tree
+  std::string data;  // --data
+  std::string split; // what predict writes
 };
 
 // Builds the binary, trains with it and with the JIT from the same seed,
@@ -100,7 +103,8 @@ void check_same_as_jit(const std::string& name, const Case& c) {
   REQUIRE(b.exit_code == 0);
   REQUIRE(fs::exists(bin));
 
-  const std::string train = " --data " + c.data + " --dtype f64 --epochs 2 --batch 16 --seed 3 --threads 2 --no-progress";
+  const std::string train =
+      " --data " + c.data + " --dtype f64 --epochs 2 --batch 16 --seed 3 --threads 2 --no-progress";
   Run tj = shell(jit + "train " + model + train + " --out " + (dir / "jit_run").string());
   INFO(tj.out << tj.err);
   REQUIRE(tj.exit_code == 0);
@@ -112,18 +116,19 @@ void check_same_as_jit(const std::string& name, const Case& c) {
   CHECK(bytes_of(dir / "bin_run/model.safetensors") == jit_params);
   // The same run records: both name the same model hash.
   auto hash = [](const fs::path& run_dir) {
-    return nlohmann::json::parse(std::ifstream(run_dir / "summary.json"))["model_hash"].get<std::string>();
+    return nlohmann::json::parse(std::ifstream(run_dir / "summary.json"))["model_hash"]
+        .get<std::string>();
   };
   CHECK(hash(dir / "bin_run") == hash(dir / "jit_run"));
 
   // Each predicts from the other's run folder (accepted in both directions).
   const std::string predict = " --data " + c.data + " --dtype f64 --threads 2 --split " + c.split;
-  Run pj = shell(jit + "predict " + model + predict + " --parameters " + (dir / "bin_run").string() + " --output " +
-                 (dir / "jit.csv").string());
+  Run pj = shell(jit + "predict " + model + predict + " --parameters " +
+                 (dir / "bin_run").string() + " --output " + (dir / "jit.csv").string());
   INFO(pj.err);
   REQUIRE(pj.exit_code == 0);
-  Run pb = shell(bin + " predict" + predict + " --parameters " + (dir / "jit_run").string() + " --output " +
-                 (dir / "bin.csv").string());
+  Run pb = shell(bin + " predict" + predict + " --parameters " + (dir / "jit_run").string() +
+                 " --output " + (dir / "bin.csv").string());
   INFO(pb.err);
   REQUIRE(pb.exit_code == 0);
   const std::string want = bytes_of(dir / "jit.csv");
@@ -137,49 +142,60 @@ std::string ts_data(const std::string& name) {
   return (dir / "toy.ts").string();
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("model binary = JIT: Delta CDE", "[build][binary]") {
-  check_same_as_jit("delta_cde", {"examples/fwp_delta_cde.ode --set d_in=3 --set classes=3 --set heads=2 "
-                                  "--set d_head=4 --set d_ff=16",
-                                  ts_data("delta_cde"), "all"});
+  check_same_as_jit("delta_cde",
+                    {"examples/fwp_delta_cde.ode --set d_in=3 --set classes=3 --set heads=2 "
+                     "--set d_head=4 --set d_ff=16",
+                     ts_data("delta_cde"), "all"});
 }
 
 TEST_CASE("model binary = JIT: neural CDE", "[build][binary]") {
-  check_same_as_jit("ncde", {"examples/ncde_character.ode --set d_in=3 --set classes=3 --set hidden=8 --set d_f=16",
-                             ts_data("ncde"), "all"});
+  check_same_as_jit(
+      "ncde",
+      {"examples/ncde_character.ode --set d_in=3 --set classes=3 --set hidden=8 --set d_f=16",
+       ts_data("ncde"), "all"});
 }
 
 TEST_CASE("model binary = JIT: neural RDE", "[build][binary]") {
-  check_same_as_jit("nrde", {"examples/nrde_depth2.ode --set d_in=3 --set classes=3 --set hidden=8 --set d_f=16",
-                             ts_data("nrde"), "all"});
+  check_same_as_jit(
+      "nrde", {"examples/nrde_depth2.ode --set d_in=3 --set classes=3 --set hidden=8 --set d_f=16",
+               ts_data("nrde"), "all"});
 }
 
 TEST_CASE("model binary = JIT: gated neural ODE", "[build][binary]") {
-  check_same_as_jit("gnode", {"examples/gnode_flipflop.ode --set N=8 --set H=8", "synthetic:flipflop", "validation"});
+  check_same_as_jit("gnode", {"examples/gnode_flipflop.ode --set N=8 --set H=8",
+                              "synthetic:flipflop", "validation"});
 }
 
 TEST_CASE("model binary = JIT: ODE-RFWP", "[build][binary]") {
-  check_same_as_jit("ode_rfwp", {"examples/ode_rfwp.ode --set d_obs=3 --set heads=2 --set d_head=4 --set d_ff=16",
-                                 "synthetic:flipflop", "validation"});
+  check_same_as_jit(
+      "ode_rfwp", {"examples/ode_rfwp.ode --set d_obs=3 --set heads=2 --set d_head=4 --set d_ff=16",
+                   "synthetic:flipflop", "validation"});
 }
 
-TEST_CASE("model binary: no LLVM or Clang library, runs alone in an empty folder", "[build][binary]") {
+TEST_CASE("model binary: no LLVM or Clang library, runs alone in an empty folder",
+          "[build][binary]") {
   const fs::path dir = fresh_dir("alone");
-  Run b = run("build " + src("examples/gnode_flipflop.ode") + " --set N=8 --set H=8 -o " + (dir / "gnode").string());
+  Run b = run("build " + src("examples/gnode_flipflop.ode") + " --set N=8 --set H=8 -o " +
+              (dir / "gnode").string());
   INFO(b.err);
   REQUIRE(b.exit_code == 0);
 
   Run elf = shell("readelf -d " + (dir / "gnode").string());
   REQUIRE(elf.exit_code == 0);
-  CHECK_THAT(elf.out, Catch::Contains("(NEEDED)"));  // the check reads the right table
+  CHECK_THAT(elf.out, Catch::Contains("(NEEDED)")); // the check reads the right table
   std::string lower = elf.out;
-  for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  CHECK_THAT(lower, !Catch::Contains("llvm") && !Catch::Contains("clang") && !Catch::Contains("libfmt"));
+  for (char& ch : lower)
+    ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  CHECK_THAT(lower,
+             !Catch::Contains("llvm") && !Catch::Contains("clang") && !Catch::Contains("libfmt"));
 
   // A folder outside the source and build trees holding only the binary,
   // run with an environment that points nowhere near Plastic.
-  const fs::path alone = fs::temp_directory_path() / fmt::format("plastic_binary_alone.{}", ::getpid());
+  const fs::path alone =
+      fs::temp_directory_path() / fmt::format("plastic_binary_alone.{}", ::getpid());
   fs::remove_all(alone);
   fs::create_directories(alone);
   fs::copy_file(dir / "gnode", alone / "gnode");
@@ -211,17 +227,24 @@ TEST_CASE("model binary: another model's or another --set's run folder is refuse
           "[build][binary]") {
   const fs::path dir = fresh_dir("foreign");
   const std::string gnode = src("examples/gnode_flipflop.ode");
-  REQUIRE(run("build " + gnode + " --set N=8 --set H=8 -o " + (dir / "gnode8").string()).exit_code == 0);
-  Run t = run("train " + gnode + " --set N=6 --set H=8 --data synthetic:flipflop --dtype f64 --epochs 1 "
-              "--no-progress --out " + (dir / "run6").string());
+  REQUIRE(
+      run("build " + gnode + " --set N=8 --set H=8 -o " + (dir / "gnode8").string()).exit_code ==
+      0);
+  Run t = run("train " + gnode +
+              " --set N=6 --set H=8 --data synthetic:flipflop --dtype f64 --epochs 1 "
+              "--no-progress --out " +
+              (dir / "run6").string());
   INFO(t.err);
   REQUIRE(t.exit_code == 0);
   const std::string theirs =
-      nlohmann::json::parse(std::ifstream(dir / "run6/summary.json"))["model_hash"].get<std::string>();
+      nlohmann::json::parse(std::ifstream(dir / "run6/summary.json"))["model_hash"]
+          .get<std::string>();
   const std::string ours =
-      nlohmann::json::parse(shell((dir / "gnode8").string() + " info --json").out)["model_hash"].get<std::string>();
+      nlohmann::json::parse(shell((dir / "gnode8").string() + " info --json").out)["model_hash"]
+          .get<std::string>();
   REQUIRE(theirs != ours);
-  Run e = shell((dir / "gnode8").string() + " eval --data synthetic:flipflop --split validation --parameters " +
+  Run e = shell((dir / "gnode8").string() +
+                " eval --data synthetic:flipflop --split validation --parameters " +
                 (dir / "run6").string());
   CHECK(e.exit_code == 1);
   CHECK_THAT(e.err, Catch::Contains(theirs) && Catch::Contains(ours));
@@ -231,19 +254,22 @@ TEST_CASE("model binary: another model's or another --set's run folder is refuse
   REQUIRE(run("build " + src("examples/ode_rfwp.ode") +
               " --set d_obs=3 --set heads=2 --set d_head=4 --set d_ff=16 -o " + rfwp.string())
               .exit_code == 0);
-  Run p = shell(rfwp.string() + " predict --data synthetic:flipflop --split validation --parameters " +
-                (dir / "run6").string());
+  Run p =
+      shell(rfwp.string() + " predict --data synthetic:flipflop --split validation --parameters " +
+            (dir / "run6").string());
   CHECK(p.exit_code == 1);
   CHECK_THAT(p.err, Catch::Contains(theirs) && Catch::Contains("ode_rfwp-"));
 }
 
-TEST_CASE("model binary: --target x86-64-v3 code has no AVX-512 register, x86-64-v4 code has", "[build][binary]") {
+TEST_CASE("model binary: --target x86-64-v3 code has no AVX-512 register, x86-64-v4 code has",
+          "[build][binary]") {
   if (shell("llvm-objdump-19 --version").exit_code != 0) {
     WARN("llvm-objdump-19 is not installed; skipped");
     return;
   }
   const fs::path dir = fresh_dir("target");
-  const std::string model = src("examples/fwp_delta_cde.ode") + " --set heads=2 --set d_head=4 --set d_ff=16 --dtype f32";
+  const std::string model =
+      src("examples/fwp_delta_cde.ode") + " --set heads=2 --set d_head=4 --set d_ff=16 --dtype f32";
   auto disassembly = [&](const std::string& cpu) {
     const fs::path out = dir / cpu;
     Run b = run("build " + model + " --emit-obj --target " + cpu + " -o " + out.string());
@@ -271,14 +297,16 @@ TEST_CASE("model binary: --target x86-64-v3 code has no AVX-512 register, x86-64
   CHECK(j["target"]["cpu"] == "x86-64-v3");
 }
 
-TEST_CASE("model binary: flags, --dtype it was not built for, --version, and a missing compiler", "[build][binary]") {
+TEST_CASE("model binary: flags, --dtype it was not built for, --version, and a missing compiler",
+          "[build][binary]") {
   const fs::path dir = fresh_dir("flags");
   const std::string bin = (dir / "gnode").string();
-  REQUIRE(run("build " + src("examples/gnode_flipflop.ode") + " --set N=6 --set H=8 -o " + bin).exit_code == 0);
+  REQUIRE(run("build " + src("examples/gnode_flipflop.ode") + " --set N=6 --set H=8 -o " + bin)
+              .exit_code == 0);
   Run help = shell(bin + " --help");
   CHECK(help.exit_code == 0);
-  CHECK_THAT(help.out, Catch::Contains("train") && Catch::Contains("predict") && Catch::Contains("bench") &&
-                           Catch::Contains("info"));
+  CHECK_THAT(help.out, Catch::Contains("train") && Catch::Contains("predict") &&
+                           Catch::Contains("bench") && Catch::Contains("info"));
   Run version = shell(bin + " --version");
   CHECK(version.exit_code == 0);
   CHECK_THAT(version.out, Catch::Contains("gnode_flipflop-") && Catch::Contains("plastic 0."));
@@ -304,12 +332,13 @@ TEST_CASE("model binary: flags, --dtype it was not built for, --version, and a m
   CHECK(fs::exists(dir / "obj.o"));
 }
 
-TEST_CASE("model binary: an installed plastic links with the installed runtime", "[build][binary]") {
+TEST_CASE("model binary: an installed plastic links with the installed runtime",
+          "[build][binary]") {
   // `cmake --install` into a fresh prefix; the installed driver must find
   // the runtime libraries relative to itself (P/lib/plastic), not in the build tree.
   const fs::path prefix = fresh_dir("install") / "prefix";
-  Run install = shell(std::string(PLASTIC_CMAKE_COMMAND) + " --install " + PLASTIC_BINARY_DIR + " --prefix " +
-                      prefix.string());
+  Run install = shell(std::string(PLASTIC_CMAKE_COMMAND) + " --install " + PLASTIC_BINARY_DIR +
+                      " --prefix " + prefix.string());
   INFO(install.out << install.err);
   REQUIRE(install.exit_code == 0);
   REQUIRE(fs::exists(prefix / "lib/plastic/plastic-model-link.txt"));
@@ -323,8 +352,9 @@ TEST_CASE("model binary: an installed plastic links with the installed runtime",
   CHECK(nlohmann::json::parse(info.out)["dims"]["N"] == 6);
   // Taking the manifest away shows the build really used the installed one.
   fs::remove(prefix / "lib/plastic/plastic-model-link.txt");
-  Run missing = shell((prefix / "bin/plastic").string() + " build " + src("examples/gnode_flipflop.ode") + " -o " +
-                      (prefix.parent_path() / "none").string());
+  Run missing =
+      shell((prefix / "bin/plastic").string() + " build " + src("examples/gnode_flipflop.ode") +
+            " -o " + (prefix.parent_path() / "none").string());
   CHECK(missing.exit_code == 3);
   CHECK_THAT(missing.err, Catch::Contains("runtime libraries"));
 }

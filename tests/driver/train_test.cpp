@@ -20,7 +20,8 @@ namespace {
 
 // A fresh folder under the build tree for one test's runs.
 fs::path fresh_dir(const std::string& name) {
-  fs::path dir = fs::path(PLASTIC_BINARY_DIR) / "train_test" / (name + "." + std::to_string(::getpid()));
+  fs::path dir =
+      fs::path(PLASTIC_BINARY_DIR) / "train_test" / (name + "." + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
@@ -29,7 +30,8 @@ fs::path fresh_dir(const std::string& name) {
 const std::string kModel = "examples/gnode_flipflop.ode --set N=6 --set H=8";
 
 std::string train_args(const fs::path& out, int epochs, const std::string& extra = "") {
-  return "train " + src(kModel) + " --data synthetic:flipflop --dtype f64 --batch 50 --threads 2 --epochs " +
+  return "train " + src(kModel) +
+         " --data synthetic:flipflop --dtype f64 --batch 50 --threads 2 --epochs " +
          std::to_string(epochs) + " --out " + out.string() + " --no-progress " + extra;
 }
 
@@ -47,7 +49,7 @@ std::vector<nlohmann::json> epochs_of(const fs::path& run_dir) {
   return lines;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("train learns, writes its run folder, and eval reproduces its numbers", "[train]") {
   fs::path dir = fresh_dir("basic");
@@ -63,13 +65,15 @@ TEST_CASE("train learns, writes its run folder, and eval reproduces its numbers"
 
   auto summary = nlohmann::json::parse(std::ifstream(dir / "run/summary.json"));
   double mse = summary["validation"]["mse"].get<double>();
-  Run e = run("eval " + src(kModel) + " --data synthetic:flipflop --dtype f64 --split validation --parameters " +
+  Run e = run("eval " + src(kModel) +
+              " --data synthetic:flipflop --dtype f64 --split validation --parameters " +
               (dir / "run").string());
   INFO(e.err);
   REQUIRE(e.exit_code == 0);
   CHECK_THAT(e.out, Catch::Contains(fmt_mse(mse)));
 
-  Run p = run("predict " + src(kModel) + " --data synthetic:flipflop --dtype f64 --split validation --parameters " +
+  Run p = run("predict " + src(kModel) +
+              " --data synthetic:flipflop --dtype f64 --split validation --parameters " +
               (dir / "run").string() + " --output " + (dir / "pred.csv").string());
   REQUIRE(p.exit_code == 0);
   std::ifstream csv(dir / "pred.csv");
@@ -77,8 +81,9 @@ TEST_CASE("train learns, writes its run folder, and eval reproduces its numbers"
   std::getline(csv, header);
   CHECK(header == "split,sample,time,y0,y1,y2");
   int rows = 0;
-  for (std::string line; std::getline(csv, line);) ++rows;
-  CHECK(rows == 100 * 100);  // 100 validation trials x 100 bins
+  for (std::string line; std::getline(csv, line);)
+    ++rows;
+  CHECK(rows == 100 * 100); // 100 validation trials x 100 bins
 }
 
 TEST_CASE("parameters of another model are refused", "[train]") {
@@ -107,7 +112,8 @@ TEST_CASE("train --resume continues bit for bit in f64", "[train][resume]") {
   }
 }
 
-TEST_CASE("kill -9 mid-run leaves readable checkpoints and --resume finishes the run", "[train][resume]") {
+TEST_CASE("kill -9 mid-run leaves readable checkpoints and --resume finishes the run",
+          "[train][resume]") {
   fs::path dir = fresh_dir("kill");
   const int epochs = 40;
   REQUIRE(run(train_args(dir / "straight", epochs)).exit_code == 0);
@@ -124,7 +130,7 @@ TEST_CASE("kill -9 mid-run leaves readable checkpoints and --resume finishes the
   bool killed_mid_run = false;
   while (std::chrono::steady_clock::now() < deadline) {
     int status = 0;
-    if (waitpid(pid, &status, WNOHANG) == pid) break;  // finished before we could kill it
+    if (waitpid(pid, &status, WNOHANG) == pid) break; // finished before we could kill it
     if (epochs_of(dir / "killed").size() >= 2) {
       kill(pid, SIGKILL);
       waitpid(pid, &status, 0);
@@ -155,17 +161,20 @@ TEST_CASE("malformed data is refused with its location and touches no run", "[tr
     fs::path data;
     std::string expect;
   };
-  std::string ts = "@problemName t\n@timeStamps false\n@univariate true\n@classLabel true a b\n@data\n"
-                   "1.0,2.0,3.0:a\n1.0,2.0";
-  std::string psv_header =
-      "HR|O2Sat|Temp|SBP|MAP|DBP|Resp|EtCO2|BaseExcess|HCO3|FiO2|pH|PaCO2|SaO2|AST|BUN|Alkalinephos|Calcium|"
-      "Chloride|Creatinine|Bilirubin_direct|Glucose|Lactate|Magnesium|Phosphate|Potassium|Bilirubin_total|"
-      "TroponinI|Hct|Hgb|PTT|WBC|Fibrinogen|Platelets|Age|Gender|Unit1|Unit2|HospAdmTime|ICULOS|SepsisLabel\n";
+  std::string ts =
+      "@problemName t\n@timeStamps false\n@univariate true\n@classLabel true a b\n@data\n"
+      "1.0,2.0,3.0:a\n1.0,2.0";
+  std::string psv_header = "HR|O2Sat|Temp|SBP|MAP|DBP|Resp|EtCO2|BaseExcess|HCO3|FiO2|pH|PaCO2|"
+                           "SaO2|AST|BUN|Alkalinephos|Calcium|"
+                           "Chloride|Creatinine|Bilirubin_direct|Glucose|Lactate|Magnesium|"
+                           "Phosphate|Potassium|Bilirubin_total|"
+                           "TroponinI|Hct|Hgb|PTT|WBC|Fibrinogen|Platelets|Age|Gender|Unit1|Unit2|"
+                           "HospAdmTime|ICULOS|SepsisLabel\n";
   std::string npy_header = "\x93NUMPY\x01\x00";
   std::string dict = "{'descr': '<c8', 'fortran_order': False, 'shape': (2, 1), }";
   dict += std::string(118 - dict.size(), ' ') + "\n";
-  std::string npy = npy_header + std::string(1, char(dict.size() & 0xff)) + std::string(1, char(dict.size() >> 8)) +
-                    dict + std::string(16, '\0');
+  std::string npy = npy_header + std::string(1, char(dict.size() & 0xff)) +
+                    std::string(1, char(dict.size() >> 8)) + dict + std::string(16, '\0');
   std::vector<Case> cases = {
       {write("truncated.ts", ts), "truncated.ts:7:"},
       {write("psv/p000001.psv", psv_header + "80|97\n").parent_path(), "p000001.psv:2:"},
@@ -174,7 +183,8 @@ TEST_CASE("malformed data is refused with its location and touches no run", "[tr
   };
   for (const Case& c : cases) {
     fs::path out = dir / "run";
-    Run r = run(train_args(out, 1).replace(train_args(out, 1).find("synthetic:flipflop"), 18, c.data.string()));
+    Run r = run(train_args(out, 1).replace(train_args(out, 1).find("synthetic:flipflop"), 18,
+                                           c.data.string()));
     INFO(c.data << "\n" << r.err);
     CHECK(r.exit_code == 1);
     CHECK_THAT(r.err, Catch::Contains(c.expect));

@@ -31,7 +31,8 @@ TEST_CASE("every example opens with the paper it implements", "[dsl][examples]")
     std::string text;
     REQUIRE(dsl::read_file(file.string(), text));
     std::string head = text.substr(0, 2000);
-    bool cites_paper = head.find("paper 00") != std::string::npos || head.find("00") != std::string::npos;
+    bool cites_paper =
+        head.find("paper 00") != std::string::npos || head.find("00") != std::string::npos;
     CHECK(cites_paper);
     CHECK(head.find("Eq") != std::string::npos);
   }

@@ -10,21 +10,25 @@ std::vector<TokenKind> kinds(const std::string& text, DiagnosticEngine* out = nu
   DiagnosticEngine diag;
   SourceFile file("t.ode", text);
   std::vector<TokenKind> k;
-  for (const Token& t : lex(file, out ? *out : diag)) k.push_back(t.kind);
+  for (const Token& t : lex(file, out ? *out : diag))
+    k.push_back(t.kind);
   return k;
 }
 using K = TokenKind;
-}  // namespace
+} // namespace
 
 TEST_CASE("newlines end declarations except inside brackets and after operators", "[dsl][lexer]") {
   CHECK(kinds("a\nb") == std::vector<K>{K::Ident, K::Newline, K::Ident, K::Newline, K::End});
-  CHECK(kinds("f(a,\n b)") == std::vector<K>{K::Ident, K::LParen, K::Ident, K::Comma, K::Ident, K::RParen, K::Newline, K::End});
+  CHECK(kinds("f(a,\n b)") == std::vector<K>{K::Ident, K::LParen, K::Ident, K::Comma, K::Ident,
+                                             K::RParen, K::Newline, K::End});
   CHECK(kinds("a +\n b") == std::vector<K>{K::Ident, K::Plus, K::Ident, K::Newline, K::End});
   CHECK(kinds("a\n + b") == std::vector<K>{K::Ident, K::Plus, K::Ident, K::Newline, K::End});
   // A leading minus starts a new line (a block's value may be a negation).
-  CHECK(kinds("a\n-b") == std::vector<K>{K::Ident, K::Newline, K::Minus, K::Ident, K::Newline, K::End});
+  CHECK(kinds("a\n-b") ==
+        std::vector<K>{K::Ident, K::Newline, K::Minus, K::Ident, K::Newline, K::End});
   // A declaration keyword closes unbalanced brackets.
-  CHECK(kinds("f(a\nflow") == std::vector<K>{K::Ident, K::LParen, K::Ident, K::Newline, K::Keyword, K::Newline, K::End});
+  CHECK(kinds("f(a\nflow") ==
+        std::vector<K>{K::Ident, K::LParen, K::Ident, K::Newline, K::Keyword, K::Newline, K::End});
 }
 
 TEST_CASE("numbers, primes, strings and comments", "[dsl][lexer]") {

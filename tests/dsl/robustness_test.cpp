@@ -12,17 +12,26 @@ using namespace plastic;
 
 namespace {
 std::string mutate(std::string s, std::mt19937& rng) {
-  static const std::vector<std::string> pieces = {"(", ")", "[", "]", "\n", "@", "'", "=", ",", "...", ":", "let ",
-                                                  "flow ", "end\n", "layer l[a]\n", "\"", "#", "-", "^", "0", "1e999",
-                                                  "x(t)", "dx(T)", "W(t0)", "mlp[", "\xff", "\t", "softmax(", "-1"};
+  static const std::vector<std::string> pieces = {
+      "(",     ")",    "[",     "]",     "\n",           "@",    "'",  "=",        ",", "...",
+      ":",     "let ", "flow ", "end\n", "layer l[a]\n", "\"",   "#",  "-",        "^", "0",
+      "1e999", "x(t)", "dx(T)", "W(t0)", "mlp[",         "\xff", "\t", "softmax(", "-1"};
   int edits = 1 + static_cast<int>(rng() % 6);
   for (int i = 0; i < edits && !s.empty(); ++i) {
     size_t at = rng() % s.size();
     switch (rng() % 5) {
-    case 0: s.erase(at, 1 + rng() % 8); break;
-    case 1: s.insert(at, pieces[rng() % pieces.size()]); break;
-    case 2: s[at] = static_cast<char>(rng() % 256); break;
-    case 3: s.resize(at); break;
+    case 0:
+      s.erase(at, 1 + rng() % 8);
+      break;
+    case 1:
+      s.insert(at, pieces[rng() % pieces.size()]);
+      break;
+    case 2:
+      s[at] = static_cast<char>(rng() % 256);
+      break;
+    case 3:
+      s.resize(at);
+      break;
     case 4: {
       size_t from = rng() % s.size(), len = 1 + rng() % 40;
       s.insert(at, s.substr(from, len));
@@ -32,7 +41,7 @@ std::string mutate(std::string s, std::mt19937& rng) {
   }
   return s;
 }
-}  // namespace
+} // namespace
 
 TEST_CASE("mutated models give diagnostics, never a crash", "[dsl][robustness]") {
   std::mt19937 rng(20261122);
@@ -49,23 +58,26 @@ TEST_CASE("mutated models give diagnostics, never a crash", "[dsl][robustness]")
     }
   }
   CHECK(runs > 1000);
-  CHECK(rejected > runs / 2);  // most mutations break something, and are reported
+  CHECK(rejected > runs / 2); // most mutations break something, and are reported
 }
 
 TEST_CASE("pathological shapes of input are bounded", "[dsl][robustness]") {
   std::string deep = "model m\noutput o = " + std::string(100000, '(') + "1";
   std::string wide = "model m\noutput o = 1" + [] {
     std::string s;
-    for (int i = 0; i < 100000; ++i) s += " + 1";
+    for (int i = 0; i < 100000; ++i)
+      s += " + 1";
     return s;
   }();
   std::string calls = "model m\noutput o = f" + [] {
     std::string s;
-    for (int i = 0; i < 50000; ++i) s += "(1)";
+    for (int i = 0; i < 50000; ++i)
+      s += "(1)";
     return s;
   }();
   std::string minus = "model m\noutput o = " + std::string(100000, '-') + "1";
-  for (const std::string& text : {deep, wide, calls, minus, std::string(1 << 20, '\n'), std::string("\0\0\0", 3)}) {
+  for (const std::string& text :
+       {deep, wide, calls, minus, std::string(1 << 20, '\n'), std::string("\0\0\0", 3)}) {
     dsl::CheckResult r;
     std::string out;
     CHECK_NOTHROW(out = test::check_text(text, &r));
@@ -95,5 +107,5 @@ gradient direct
   std::string rendered = test::check_text(text, &r);
   CHECK(r.model == nullptr);
   CHECK(rendered.find("<prelude>:") != std::string::npos);
-  CHECK(rendered.find("einsum(") != std::string::npos);  // the prelude's source line is shown
+  CHECK(rendered.find("einsum(") != std::string::npos); // the prelude's source line is shown
 }

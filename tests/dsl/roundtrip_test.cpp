@@ -27,7 +27,7 @@ void check_round_trip(const std::string& name, const std::string& text, bool lib
   CHECK(ok2);
   CHECK(once == twice);
 }
-}  // namespace
+} // namespace
 
 TEST_CASE("print -> parse -> print is the identity", "[dsl][ast]") {
   check_round_trip("<prelude>", std::string(dsl::prelude_source()), true);
@@ -44,10 +44,13 @@ TEST_CASE("print -> parse -> print is the identity", "[dsl][ast]") {
 
 TEST_CASE("printing keeps precedence and literals exact", "[dsl][ast]") {
   bool ok = false;
-  std::string out = print_parsed("t.ode",
-                                 "model m\n"
-                                 "output o = -(a + b) * c @ d - e / (f - g) ^ 2 + -1.5e-07 + x[..., 0:n] + 0.1\n",
-                                 false, ok);
+  std::string out =
+      print_parsed("t.ode",
+                   "model m\n"
+                   "output o = -(a + b) * c @ d - e / (f - g) ^ 2 + -1.5e-07 + x[..., 0:n] + 0.1\n",
+                   false, ok);
   REQUIRE(ok);
-  CHECK_THAT(out, Catch::Contains("output o = -(a + b) * c @ d - e / (f - g) ^ 2 + -1.5e-07 + x[..., 0:n] + 0.1"));
+  CHECK_THAT(out,
+             Catch::Contains(
+                 "output o = -(a + b) * c @ d - e / (f - g) ^ 2 + -1.5e-07 + x[..., 0:n] + 0.1"));
 }

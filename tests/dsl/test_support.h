@@ -12,7 +12,9 @@
 
 namespace plastic::test {
 
-inline std::filesystem::path source_dir() { return PLASTIC_SOURCE_DIR; }
+inline std::filesystem::path source_dir() {
+  return PLASTIC_SOURCE_DIR;
+}
 
 /// Every `*.ode` file under a folder of the source tree, sorted.
 inline std::vector<std::filesystem::path> ode_files(const std::string& folder) {
@@ -34,4 +36,4 @@ inline std::string check_text(const std::string& text, dsl::CheckResult* result 
   return os.str();
 }
 
-}  // namespace plastic::test
+} // namespace plastic::test

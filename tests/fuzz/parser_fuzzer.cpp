@@ -15,6 +15,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   plastic::dsl::CheckOptions options;
   plastic::dsl::check_source("fuzz.ode", std::move(text), options, diag);
   std::ostringstream sink;
-  diag.render(sink);  // rendering (carets, line tables) is part of the surface
+  diag.render(sink); // rendering (carets, line tables) is part of the surface
   return 0;
 }

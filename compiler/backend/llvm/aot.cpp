@@ -12,10 +12,10 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include "compiler/backend/llvm/target.h"
+#include "compiler/backend/llvm/translate.h"
 #include "compiler/loops/c_header.h"
 #include "compiler/loops/error.h"
-#include "compiler/backend/llvm/translate.h"
-#include "compiler/backend/llvm/target.h"
 
 namespace plastic::backend {
 
@@ -29,14 +29,15 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 
 // Lowers (and optionally optimises) in `ctx`, then runs `emit` on the result.
 template <class Emit>
-std::string build(const Module& module, const CompileOptions& options, bool optimized, CompileStats* stats,
-                  Emit&& emit) {
+std::string build(const Module& module, const CompileOptions& options, bool optimized,
+                  CompileStats* stats, Emit&& emit) {
   const detail::TargetSpec spec = detail::resolve_target(options);
   std::unique_ptr<llvm::TargetMachine> tm = detail::make_target_machine(spec, options.opt_level);
   llvm::LLVMContext ctx;
   CompileStats local;
   auto t0 = std::chrono::steady_clock::now();
-  std::unique_ptr<llvm::Module> mod = detail::lower_module(module, ctx, spec, tm->createDataLayout(), options);
+  std::unique_ptr<llvm::Module> mod =
+      detail::lower_module(module, ctx, spec, tm->createDataLayout(), options);
   local.lower_ms = ms_since(t0);
   t0 = std::chrono::steady_clock::now();
   if (optimized) detail::optimize(*mod, *tm, options.opt_level, options.unroll_loops);
@@ -53,8 +54,9 @@ std::string machine_code(llvm::Module& mod, llvm::TargetMachine& tm, llvm::CodeG
   llvm::raw_svector_ostream os(buffer);
   llvm::legacy::PassManager pm;
   if (tm.addPassesToEmitFile(pm, os, nullptr, type))
-    throw CodegenError(fmt::format("target '{}' cannot emit {}", tm.getTargetTriple().str(),
-                                   type == llvm::CodeGenFileType::ObjectFile ? "object files" : "assembly"));
+    throw CodegenError(
+        fmt::format("target '{}' cannot emit {}", tm.getTargetTriple().str(),
+                    type == llvm::CodeGenFileType::ObjectFile ? "object files" : "assembly"));
   pm.run(mod);
   return std::string(buffer.data(), buffer.size());
 }
@@ -66,16 +68,17 @@ void write_file(const std::string& path, const std::string& bytes) {
   if (!f) throw CodegenError(fmt::format("cannot write '{}'", path));
 }
 
-}  // namespace
+} // namespace
 
-std::string compile_object(const Module& module, const CompileOptions& options, CompileStats* stats) {
+std::string compile_object(const Module& module, const CompileOptions& options,
+                           CompileStats* stats) {
   return build(module, options, true, stats, [](llvm::Module& mod, llvm::TargetMachine& tm) {
     return machine_code(mod, tm, llvm::CodeGenFileType::ObjectFile);
   });
 }
 
-CompileStats emit_object(const Module& module, const std::string& object_path, const std::string& header_path,
-                         const CompileOptions& options) {
+CompileStats emit_object(const Module& module, const std::string& object_path,
+                         const std::string& header_path, const CompileOptions& options) {
   CompileStats stats;
   write_file(object_path, compile_object(module, options, &stats));
   if (!header_path.empty()) write_file(header_path, c_header(module, {}, options.packed_entries));
@@ -97,4 +100,4 @@ std::string emit_llvm_ir(const Module& module, const CompileOptions& options, bo
   });
 }
 
-}  // namespace plastic::backend
+} // namespace plastic::backend

@@ -34,6 +34,7 @@ std::string emit_assembly(const loops::Module& module, const CompileOptions& opt
 
 /// LLVM IR text, after the optimisation pipeline or straight from the
 /// lowering (`plastic emit --llvm`).
-std::string emit_llvm_ir(const loops::Module& module, const CompileOptions& options = {}, bool optimized = true);
+std::string emit_llvm_ir(const loops::Module& module, const CompileOptions& options = {},
+                         bool optimized = true);
 
-}  // namespace plastic::backend
+} // namespace plastic::backend

@@ -7,8 +7,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <vector>
 #include <mutex>
+#include <vector>
 
 #include <fmt/format.h>
 #include <llvm/ExecutionEngine/Orc/Core.h>
@@ -20,9 +20,9 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Triple.h>
 
-#include "compiler/loops/error.h"
-#include "compiler/backend/llvm/translate.h"
 #include "compiler/backend/llvm/target.h"
+#include "compiler/backend/llvm/translate.h"
+#include "compiler/loops/error.h"
 
 namespace plastic::backend {
 
@@ -34,16 +34,18 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-std::string message(llvm::Error err) { return llvm::toString(std::move(err)); }
+std::string message(llvm::Error err) {
+  return llvm::toString(std::move(err));
+}
 
-}  // namespace
+} // namespace
 
 struct Jit::Engine {
   CompileOptions options;
   detail::TargetSpec spec;
   std::unique_ptr<llvm::orc::LLJIT> jit;
-  std::unique_ptr<llvm::TargetMachine> tm;  // cost model of the IR pipeline
-  std::mutex mutex;                         // one compilation at a time
+  std::unique_ptr<llvm::TargetMachine> tm; // cost model of the IR pipeline
+  std::mutex mutex;                        // one compilation at a time
 };
 
 struct JitModule::State {
@@ -70,7 +72,9 @@ Jit::Jit(CompileOptions options) : engine_(std::make_shared<Engine>()) {
 
 Jit::~Jit() = default;
 
-const CompileOptions& Jit::options() const { return engine_->options; }
+const CompileOptions& Jit::options() const {
+  return engine_->options;
+}
 
 namespace {
 
@@ -88,13 +92,13 @@ void write_perf_map(const std::unordered_map<std::string, void*>& symbols) {
   if (!f) return;
   for (size_t i = 0; i < sorted.size(); ++i) {
     uintptr_t size = i + 1 < sorted.size() ? sorted[i + 1].first - sorted[i].first : 65536;
-    std::fprintf(f, "%lx %lx %s\n", static_cast<unsigned long>(sorted[i].first), static_cast<unsigned long>(size),
-                 sorted[i].second.c_str());
+    std::fprintf(f, "%lx %lx %s\n", static_cast<unsigned long>(sorted[i].first),
+                 static_cast<unsigned long>(size), sorted[i].second.c_str());
   }
   std::fclose(f);
 }
 
-}  // namespace
+} // namespace
 
 JitModule Jit::add(const Module& module) {
   Engine& e = *engine_;
@@ -125,14 +129,16 @@ JitModule Jit::add(const Module& module) {
     out.symbols_.clear();
     throw CodegenError(std::move(why));
   };
-  if (llvm::Error err = e.jit->addIRModule(out.state_->tracker, llvm::orc::ThreadSafeModule(std::move(mod), tsctx)))
+  if (llvm::Error err = e.jit->addIRModule(out.state_->tracker,
+                                           llvm::orc::ThreadSafeModule(std::move(mod), tsctx)))
     fail(fmt::format("JIT: cannot add module '{}': {}", module.name, message(std::move(err))));
 
   // Eager: the first lookup materialises (compiles and links) the module.
   auto lookup = [&](const std::string& name) {
     auto addr = e.jit->lookup(jd, name);
-    if (!addr) fail(fmt::format("JIT: cannot compile '{}' of module '{}': {}", name, module.name,
-                                message(addr.takeError())));
+    if (!addr)
+      fail(fmt::format("JIT: cannot compile '{}' of module '{}': {}", name, module.name,
+                       message(addr.takeError())));
     out.symbols_[name] = addr->toPtr<void*>();
   };
   for (const Function& fn : module.functions) {
@@ -168,7 +174,9 @@ JitModule& JitModule::operator=(JitModule&& other) noexcept {
   return *this;
 }
 
-bool JitModule::loaded() const { return state_ != nullptr; }
+bool JitModule::loaded() const {
+  return state_ != nullptr;
+}
 
 void* JitModule::address(std::string_view function) const {
   auto it = symbols_.find(std::string(function));
@@ -181,7 +189,8 @@ void* JitModule::address(std::string_view function) const {
 PackedKernel JitModule::packed(std::string_view function) const {
   auto it = symbols_.find(std::string(function) + "__packed");
   if (!state_ || it == symbols_.end())
-    throw CodegenError(fmt::format("JIT: no packed entry for '{}' (compile with packed_entries)", function));
+    throw CodegenError(
+        fmt::format("JIT: no packed entry for '{}' (compile with packed_entries)", function));
   return reinterpret_cast<PackedKernel>(it->second);
 }
 
@@ -202,4 +211,4 @@ void JitModule::drop() {
   symbols_.clear();
 }
 
-}  // namespace plastic::backend
+} // namespace plastic::backend

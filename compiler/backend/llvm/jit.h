@@ -27,8 +27,8 @@
 #include <type_traits>
 #include <unordered_map>
 
-#include "compiler/loops/args.h"
 #include "compiler/backend/llvm/options.h"
+#include "compiler/loops/args.h"
 #include "compiler/loops/loop_ir.h"
 
 namespace plastic::backend {
@@ -51,7 +51,7 @@ public:
 
   const CompileOptions& options() const;
 
-  struct Engine;  ///< implementation (ORC objects)
+  struct Engine; ///< implementation (ORC objects)
 
 private:
   std::shared_ptr<Engine> engine_;
@@ -75,8 +75,10 @@ public:
   /// The function as a typed pointer, e.g. get<plastic_field_fn>("field")
   /// or get<void(const void*, double, ...)>.
   template <class Fn> auto get(std::string_view function) const {
-    if constexpr (std::is_pointer_v<Fn>) return reinterpret_cast<Fn>(address(function));
-    else return reinterpret_cast<Fn*>(address(function));
+    if constexpr (std::is_pointer_v<Fn>)
+      return reinterpret_cast<Fn>(address(function));
+    else
+      return reinterpret_cast<Fn*>(address(function));
   }
   /// The `<function>__packed` entry (needs CompileOptions::packed_entries).
   loops::PackedKernel packed(std::string_view function) const;
@@ -93,4 +95,4 @@ private:
   CompileStats stats_;
 };
 
-}  // namespace plastic::backend
+} // namespace plastic::backend

@@ -44,9 +44,9 @@ struct CompileOptions {
 
 /// Where compile time went (milliseconds).
 struct CompileStats {
-  double lower_ms = 0;     ///< loop IR -> LLVM IR (incl. verification)
-  double optimize_ms = 0;  ///< the O-level pipeline
-  double codegen_ms = 0;   ///< instruction selection, register allocation, (JIT) linking
+  double lower_ms = 0;    ///< loop IR -> LLVM IR (incl. verification)
+  double optimize_ms = 0; ///< the O-level pipeline
+  double codegen_ms = 0;  ///< instruction selection, register allocation, (JIT) linking
   double total_ms() const { return lower_ms + optimize_ms + codegen_ms; }
 };
 
@@ -60,4 +60,4 @@ int target_lanes(loops::ElemType type, const CompileOptions& options = {});
 /// options resolve to on this machine.
 std::string describe_target(const CompileOptions& options = {});
 
-}  // namespace plastic::backend
+} // namespace plastic::backend

@@ -47,7 +47,8 @@ TargetSpec resolve_target(const CompileOptions& options) {
     for (const auto& f : llvm::sys::getHostCPUFeatures())
       feats.push_back((f.second ? "+" : "-") + f.first().str());
     std::sort(feats.begin(), feats.end());
-    for (const auto& f : feats) spec.features += (spec.features.empty() ? "" : ",") + f;
+    for (const auto& f : feats)
+      spec.features += (spec.features.empty() ? "" : ",") + f;
   }
   return spec;
 }
@@ -56,7 +57,8 @@ std::unique_ptr<llvm::TargetMachine> make_target_machine(const TargetSpec& spec,
   initialize_llvm();
   std::string error;
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(spec.triple, error);
-  if (!target) throw CodegenError(fmt::format("no LLVM backend for target '{}': {}", spec.triple, error));
+  if (!target)
+    throw CodegenError(fmt::format("no LLVM backend for target '{}': {}", spec.triple, error));
   const llvm::CodeGenOptLevel level = opt_level <= 0   ? llvm::CodeGenOptLevel::None
                                       : opt_level == 1 ? llvm::CodeGenOptLevel::Less
                                       : opt_level == 2 ? llvm::CodeGenOptLevel::Default
@@ -64,7 +66,9 @@ std::unique_ptr<llvm::TargetMachine> make_target_machine(const TargetSpec& spec,
   llvm::TargetOptions to;
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
       spec.triple, spec.cpu, spec.features, to, llvm::Reloc::PIC_, std::nullopt, level));
-  if (!tm) throw CodegenError(fmt::format("cannot create a target machine for '{}' (cpu '{}')", spec.triple, spec.cpu));
+  if (!tm)
+    throw CodegenError(
+        fmt::format("cannot create a target machine for '{}' (cpu '{}')", spec.triple, spec.cpu));
   return tm;
 }
 
@@ -93,7 +97,7 @@ void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level, bool
   mpm.run(module, mam);
 }
 
-}  // namespace detail
+} // namespace detail
 
 int target_lanes(ElemType type, const CompileOptions& options) {
   const detail::TargetSpec spec = detail::resolve_target(options);
@@ -121,4 +125,4 @@ std::string describe_target(const CompileOptions& options) {
                      spec.features.empty() ? "(cpu defaults)" : spec.features);
 }
 
-}  // namespace plastic::backend
+} // namespace plastic::backend

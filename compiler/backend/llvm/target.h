@@ -17,7 +17,7 @@
 namespace llvm {
 class Module;
 class TargetMachine;
-}  // namespace llvm
+} // namespace llvm
 
 namespace plastic::backend::detail {
 
@@ -42,4 +42,4 @@ std::unique_ptr<llvm::TargetMachine> make_target_machine(const TargetSpec& spec,
 /// (O3 by default) with the target's cost model.
 void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level, bool unroll_loops);
 
-}  // namespace plastic::backend::detail
+} // namespace plastic::backend::detail

@@ -11,8 +11,8 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
-#include "compiler/loops/error.h"
 #include "compiler/backend/llvm/vector_math.h"
+#include "compiler/loops/error.h"
 #include "compiler/loops/loop_verifier.h"
 
 namespace plastic::backend::detail {
@@ -25,7 +25,8 @@ using llvm::Value;
 
 class FunctionLowering {
 public:
-  FunctionLowering(const Function& fn, llvm::Module& mod, const TargetSpec& target, const CompileOptions& opts)
+  FunctionLowering(const Function& fn, llvm::Module& mod, const TargetSpec& target,
+                   const CompileOptions& opts)
       : fn_(fn), mod_(mod), ctx_(mod.getContext()), b_(ctx_), opts_(opts), target_(target) {
     T_ = fn.type == ElemType::F32 ? b_.getFloatTy() : b_.getDoubleTy();
     VT_ = llvm::FixedVectorType::get(T_, static_cast<unsigned>(fn.lanes));
@@ -49,7 +50,8 @@ private:
 
   void declare() {
     std::vector<llvm::Type*> types;
-    for (const Param& p : fn_.params) types.push_back(p.kind == ParamKind::Scalar ? b_.getDoubleTy() : b_.getPtrTy());
+    for (const Param& p : fn_.params)
+      types.push_back(p.kind == ParamKind::Scalar ? b_.getDoubleTy() : b_.getPtrTy());
     auto* ft = llvm::FunctionType::get(b_.getVoidTy(), types, false);
     F_ = llvm::Function::Create(ft, llvm::Function::ExternalLinkage, fn_.name, mod_);
     F_->setDoesNotThrow();
@@ -67,15 +69,17 @@ private:
         F_->addParamAttr(i, llvm::Attribute::NoAlias);
         F_->addParamAttr(i, llvm::Attribute::getWithAlignment(ctx_, llvm::Align(64)));
         if (fn_.scratch_bytes > 0)
-          F_->addParamAttr(i, llvm::Attribute::getWithDereferenceableBytes(ctx_, fn_.scratch_bytes));
+          F_->addParamAttr(i,
+                           llvm::Attribute::getWithDereferenceableBytes(ctx_, fn_.scratch_bytes));
         continue;
       }
       const BufferDecl& d = fn_.buffers[p.buffer];
       if (d.noalias) F_->addParamAttr(i, llvm::Attribute::NoAlias);
       if (d.readonly) F_->addParamAttr(i, llvm::Attribute::ReadOnly);
       const uint64_t bytes = static_cast<uint64_t>(fn_.elements(d) * elem_size(fn_.type));
-      F_->addParamAttr(i, d.nullable ? llvm::Attribute::getWithDereferenceableOrNullBytes(ctx_, bytes)
-                                     : llvm::Attribute::getWithDereferenceableBytes(ctx_, bytes));
+      F_->addParamAttr(i, d.nullable
+                              ? llvm::Attribute::getWithDereferenceableOrNullBytes(ctx_, bytes)
+                              : llvm::Attribute::getWithDereferenceableBytes(ctx_, bytes));
     }
   }
 
@@ -86,40 +90,52 @@ private:
     scalar_.assign(fn_.params.size(), nullptr);
     for (unsigned i = 0; i < fn_.params.size(); ++i)
       if (fn_.params[i].kind == ParamKind::Scalar)
-        scalar_[i] = fn_.type == ElemType::F32 ? b_.CreateFPTrunc(F_->getArg(i), T_) : F_->getArg(i);
+        scalar_[i] =
+            fn_.type == ElemType::F32 ? b_.CreateFPTrunc(F_->getArg(i), T_) : F_->getArg(i);
     for (const BufferDecl& d : fn_.buffers) {
-      base_.push_back(d.is_scratch() ? b_.CreateConstInBoundsGEP1_64(b_.getInt8Ty(), scratch,
-                                                                       static_cast<uint64_t>(d.scratch_offset),
-                                                                       d.name)
+      base_.push_back(d.is_scratch() ? b_.CreateConstInBoundsGEP1_64(
+                                           b_.getInt8Ty(), scratch,
+                                           static_cast<uint64_t>(d.scratch_offset), d.name)
                                      : static_cast<Value*>(F_->getArg(d.param)));
       // Scratch buffers sit at 64-byte offsets of a 64-byte aligned arena.
       const int vec_bytes = (d.lanes == Lanes::Varying ? fn_.lanes : 1) * elem_size(fn_.type);
       int align = elem_size(fn_.type);
       if (d.is_scratch())
-        while (align < 64 && vec_bytes % (align * 2) == 0) align *= 2;
+        while (align < 64 && vec_bytes % (align * 2) == 0)
+          align *= 2;
       align_.push_back(align);
     }
-    for (const VarDecl& v : fn_.vars) slot_.push_back(b_.CreateAlloca(type_of(v.lanes), nullptr, v.name));
+    for (const VarDecl& v : fn_.vars)
+      slot_.push_back(b_.CreateAlloca(type_of(v.lanes), nullptr, v.name));
     iv_.assign(fn_.loops.size(), nullptr);
   }
 
-  llvm::Type* type_of(Lanes l) const { return l == Lanes::Varying ? static_cast<llvm::Type*>(VT_) : T_; }
+  llvm::Type* type_of(Lanes l) const {
+    return l == Lanes::Varying ? static_cast<llvm::Type*>(VT_) : T_;
+  }
 
   // ---- statements -----------------------------------------------------------------
 
   void block(const std::vector<Stmt>& body) {
     for (const Stmt& s : body) {
-      memo_.clear();  // expressions are evaluated afresh by each statement
+      memo_.clear(); // expressions are evaluated afresh by each statement
       switch (s.kind) {
-      case StmtKind::Comment: break;
-      case StmtKind::Loop: loop(s); break;
-      case StmtKind::IfPresent: if_present(s); break;
+      case StmtKind::Comment:
+        break;
+      case StmtKind::Loop:
+        loop(s);
+        break;
+      case StmtKind::IfPresent:
+        if_present(s);
+        break;
       case StmtKind::Assign: {
         const Lanes l = fn_.vars[s.target].lanes;
         b_.CreateStore(widen(expr(s.value), l), slot_[s.target]);
         break;
       }
-      case StmtKind::Store: store(s); break;
+      case StmtKind::Store:
+        store(s);
+        break;
       }
     }
   }
@@ -137,7 +153,8 @@ private:
     iv->addIncoming(b_.getInt64(static_cast<uint64_t>(l.begin)), pre);
     iv_[s.target] = iv;
     block(s.body);
-    Value* next = b_.CreateAdd(iv, b_.getInt64(1), l.name + ".next", false, true);  // bounds may be negative
+    Value* next =
+        b_.CreateAdd(iv, b_.getInt64(1), l.name + ".next", false, true); // bounds may be negative
     b_.CreateCondBr(b_.CreateICmpSLT(next, b_.getInt64(static_cast<uint64_t>(l.end))), body, exit);
     iv->addIncoming(next, b_.GetInsertBlock());
     b_.SetInsertPoint(exit);
@@ -165,7 +182,8 @@ private:
       if (st || x.kind != StmtKind::Store || x.mode != StoreMode::AddLaneSum) return false;
       st = &x;
     }
-    if (!st || fn_.exprs[st->value].lanes != Lanes::Varying || reads(st->value, st->target)) return false;
+    if (!st || fn_.exprs[st->value].lanes != Lanes::Varying || reads(st->value, st->target))
+      return false;
     const Index& ix = fn_.indices[st->index];
     bool unit = false;
     for (const auto& t : ix.terms)
@@ -216,11 +234,11 @@ private:
   Value* transpose_sum(std::vector<Value*> rows) {
     const int L = fn_.lanes;
     for (int w = L; w > 1; w /= 2) {
-      const int g = L / w;  // rows per vector at this level
+      const int g = L / w; // rows per vector at this level
       std::vector<Value*> next;
       for (size_t k = 0; k + 1 < rows.size(); k += 2) {
         std::vector<int> lo, hi;
-        for (int side = 0; side < 2; ++side)  // x = rows[k] (0..L), y = rows[k+1] (L..2L)
+        for (int side = 0; side < 2; ++side) // x = rows[k] (0..L), y = rows[k+1] (L..2L)
           for (int j = 0; j < g; ++j)
             for (int e = 0; e < w / 2; ++e) {
               lo.push_back(side * L + j * w + e);
@@ -269,7 +287,7 @@ private:
         red->setFastMathFlags(fmf);
         sum = red;
       } else {
-        sum = b_.CreateFMul(v, llvm::ConstantFP::get(T_, fn_.lanes));  // L equal lanes
+        sum = b_.CreateFMul(v, llvm::ConstantFP::get(T_, fn_.lanes)); // L equal lanes
       }
       b_.CreateAlignedStore(b_.CreateFAdd(b_.CreateAlignedLoad(T_, ptr, align), sum), ptr, align);
       return;
@@ -288,8 +306,10 @@ private:
       Value* iv = iv_[t.loop];
       PLASTIC_CHECK(iv, "lowering '{}': loop variable used outside its loop", fn_.name);
       // nsw only: strides may be negative (the verifier bounds the result).
-      off = b_.CreateAdd(off, b_.CreateMul(iv, b_.getInt64(static_cast<uint64_t>(t.stride * scale)), "", false, true),
-                         "", false, true);
+      off = b_.CreateAdd(
+          off,
+          b_.CreateMul(iv, b_.getInt64(static_cast<uint64_t>(t.stride * scale)), "", false, true),
+          "", false, true);
     }
     return b_.CreateInBoundsGEP(T_, base_[buf], off);
   }
@@ -298,7 +318,8 @@ private:
 
   // Broadcasts a scalar to L lanes when the destination is varying.
   Value* widen(Value* v, Lanes to) {
-    if (to == Lanes::Varying && !v->getType()->isVectorTy()) return b_.CreateVectorSplat(fn_.lanes, v);
+    if (to == Lanes::Varying && !v->getType()->isVectorTy())
+      return b_.CreateVectorSplat(fn_.lanes, v);
     return v;
   }
 
@@ -313,16 +334,24 @@ private:
   Value* expr_uncached(const ExprNode& n) {
     auto arg = [&](int k) { return widen(expr(n.args[k]), n.lanes); };
     switch (n.kind) {
-    case ExprKind::Const: return llvm::ConstantFP::get(T_, n.value);
-    case ExprKind::ScalarParam: return scalar_[n.ref];
-    case ExprKind::VarRef: return b_.CreateLoad(type_of(n.lanes), slot_[n.ref], fn_.vars[n.ref].name);
+    case ExprKind::Const:
+      return llvm::ConstantFP::get(T_, n.value);
+    case ExprKind::ScalarParam:
+      return scalar_[n.ref];
+    case ExprKind::VarRef:
+      return b_.CreateLoad(type_of(n.lanes), slot_[n.ref], fn_.vars[n.ref].name);
     case ExprKind::Load:
-      return b_.CreateAlignedLoad(type_of(n.lanes), address(n.ref, n.index), llvm::Align(align_[n.ref]),
-                                  fn_.buffers[n.ref].name);
-    case ExprKind::Unary: return unary(n.unary_op(), arg(0), n.value);
-    case ExprKind::Binary: return binary(n.binary_op(), arg(0), arg(1));
-    case ExprKind::Fma: return b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {type_of(n.lanes)}, {arg(0), arg(1), arg(2)});
-    case ExprKind::Compare: return compare(n.compare_op(), arg(0), arg(1));
+      return b_.CreateAlignedLoad(type_of(n.lanes), address(n.ref, n.index),
+                                  llvm::Align(align_[n.ref]), fn_.buffers[n.ref].name);
+    case ExprKind::Unary:
+      return unary(n.unary_op(), arg(0), n.value);
+    case ExprKind::Binary:
+      return binary(n.binary_op(), arg(0), arg(1));
+    case ExprKind::Fma:
+      return b_.CreateIntrinsic(llvm::Intrinsic::fmuladd, {type_of(n.lanes)},
+                                {arg(0), arg(1), arg(2)});
+    case ExprKind::Compare:
+      return compare(n.compare_op(), arg(0), arg(1));
     case ExprKind::Select: {
       // A uniform mask selects whole vectors; a varying one selects per lane.
       Value* mask = expr(n.args[0]);
@@ -338,33 +367,47 @@ private:
 
   Value* unary(UnaryOp op, Value* x, double attr) {
     switch (op) {
-    case UnaryOp::Neg: return b_.CreateFNeg(x);
-    case UnaryOp::Abs: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
-    case UnaryOp::Square: return b_.CreateFMul(x, x);
-    case UnaryOp::Reciprocal: return b_.CreateFDiv(one(x), x);
-    case UnaryOp::Sqrt: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x);
-    case UnaryOp::Relu: return b_.CreateSelect(b_.CreateFCmpOGT(x, zero(x)), x, zero(x));
-    case UnaryOp::Step: return b_.CreateSelect(b_.CreateFCmpOGT(x, zero(x)), one(x), zero(x));
+    case UnaryOp::Neg:
+      return b_.CreateFNeg(x);
+    case UnaryOp::Abs:
+      return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+    case UnaryOp::Square:
+      return b_.CreateFMul(x, x);
+    case UnaryOp::Reciprocal:
+      return b_.CreateFDiv(one(x), x);
+    case UnaryOp::Sqrt:
+      return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, x);
+    case UnaryOp::Relu:
+      return b_.CreateSelect(b_.CreateFCmpOGT(x, zero(x)), x, zero(x));
+    case UnaryOp::Step:
+      return b_.CreateSelect(b_.CreateFCmpOGT(x, zero(x)), one(x), zero(x));
     case UnaryOp::Sign: {
-      Value* neg = b_.CreateSelect(b_.CreateFCmpOLT(x, zero(x)), llvm::ConstantFP::get(x->getType(), -1.0), zero(x));
+      Value* neg = b_.CreateSelect(b_.CreateFCmpOLT(x, zero(x)),
+                                   llvm::ConstantFP::get(x->getType(), -1.0), zero(x));
       return b_.CreateSelect(b_.CreateFCmpOGT(x, zero(x)), one(x), neg);
     }
-    default: return emit_math(b_, op, x, attr, opts_.math);
+    default:
+      return emit_math(b_, op, x, attr, opts_.math);
     }
   }
 
   Value* binary(BinaryOp op, Value* a, Value* c) {
     switch (op) {
-    case BinaryOp::Add: return b_.CreateFAdd(a, c);
-    case BinaryOp::Sub: return b_.CreateFSub(a, c);
-    case BinaryOp::Mul: return b_.CreateFMul(a, c);
-    case BinaryOp::Div: return b_.CreateFDiv(a, c);
+    case BinaryOp::Add:
+      return b_.CreateFAdd(a, c);
+    case BinaryOp::Sub:
+      return b_.CreateFSub(a, c);
+    case BinaryOp::Mul:
+      return b_.CreateFMul(a, c);
+    case BinaryOp::Div:
+      return b_.CreateFDiv(a, c);
     case BinaryOp::Min:
     case BinaryOp::Max: {
       // NaN-propagating: (a or c NaN) ? a + c : (a < c ? a : c). The inner
       // select is x86's minps/maxps pattern.
       Value* pick = op == BinaryOp::Min ? b_.CreateFCmpOLT(a, c) : b_.CreateFCmpOGT(a, c);
-      return b_.CreateSelect(b_.CreateFCmpUNO(a, c), b_.CreateFAdd(a, c), b_.CreateSelect(pick, a, c));
+      return b_.CreateSelect(b_.CreateFCmpUNO(a, c), b_.CreateFAdd(a, c),
+                             b_.CreateSelect(pick, a, c));
     }
     }
     return nullptr;
@@ -372,12 +415,18 @@ private:
 
   Value* compare(CompareOp op, Value* a, Value* c) {
     switch (op) {
-    case CompareOp::Lt: return b_.CreateFCmpOLT(a, c);
-    case CompareOp::Le: return b_.CreateFCmpOLE(a, c);
-    case CompareOp::Gt: return b_.CreateFCmpOGT(a, c);
-    case CompareOp::Ge: return b_.CreateFCmpOGE(a, c);
-    case CompareOp::Eq: return b_.CreateFCmpOEQ(a, c);
-    case CompareOp::Ne: return b_.CreateFCmpUNE(a, c);
+    case CompareOp::Lt:
+      return b_.CreateFCmpOLT(a, c);
+    case CompareOp::Le:
+      return b_.CreateFCmpOLE(a, c);
+    case CompareOp::Gt:
+      return b_.CreateFCmpOGT(a, c);
+    case CompareOp::Ge:
+      return b_.CreateFCmpOGE(a, c);
+    case CompareOp::Eq:
+      return b_.CreateFCmpOEQ(a, c);
+    case CompareOp::Ne:
+      return b_.CreateFCmpUNE(a, c);
     }
     return nullptr;
   }
@@ -391,11 +440,11 @@ private:
   llvm::Type* T_ = nullptr;
   llvm::FixedVectorType* VT_ = nullptr;
   llvm::Function* F_ = nullptr;
-  std::vector<Value*> scalar_;           // per parameter (scalars only), converted to T
-  std::vector<Value*> base_;             // per buffer
-  std::vector<int> align_;               // per buffer: alignment of one access, bytes
-  std::vector<llvm::AllocaInst*> slot_;  // per variable
-  std::vector<Value*> iv_;               // per loop: its induction variable while open
+  std::vector<Value*> scalar_;          // per parameter (scalars only), converted to T
+  std::vector<Value*> base_;            // per buffer
+  std::vector<int> align_;              // per buffer: alignment of one access, bytes
+  std::vector<llvm::AllocaInst*> slot_; // per variable
+  std::vector<Value*> iv_;              // per loop: its induction variable while open
   std::unordered_map<uint32_t, Value*> memo_;
 };
 
@@ -411,18 +460,21 @@ void add_packed_entry(llvm::Function* kernel, const Function& fn, llvm::Module& 
   std::vector<Value*> args;
   for (unsigned i = 0; i < fn.params.size(); ++i) {
     Value* slot = b.CreateConstInBoundsGEP1_64(b.getInt64Ty(), f->getArg(0), i);
-    if (fn.params[i].kind == ParamKind::Scalar) args.push_back(b.CreateLoad(b.getDoubleTy(), slot));
-    else args.push_back(b.CreateLoad(b.getPtrTy(), slot));
+    if (fn.params[i].kind == ParamKind::Scalar)
+      args.push_back(b.CreateLoad(b.getDoubleTy(), slot));
+    else
+      args.push_back(b.CreateLoad(b.getPtrTy(), slot));
   }
   llvm::CallInst* call = b.CreateCall(kernel, args);
   call->setIsNoInline();
   b.CreateRetVoid();
 }
 
-}  // namespace
+} // namespace
 
-std::unique_ptr<llvm::Module> lower_module(const Module& module, llvm::LLVMContext& ctx, const TargetSpec& target,
-                                           const llvm::DataLayout& layout, const CompileOptions& options) {
+std::unique_ptr<llvm::Module> lower_module(const Module& module, llvm::LLVMContext& ctx,
+                                           const TargetSpec& target, const llvm::DataLayout& layout,
+                                           const CompileOptions& options) {
   verify_or_throw(module);
   auto mod = std::make_unique<llvm::Module>(module.name.empty() ? "plastic" : module.name, ctx);
   mod->setTargetTriple(target.triple);
@@ -438,4 +490,4 @@ std::unique_ptr<llvm::Module> lower_module(const Module& module, llvm::LLVMConte
   return mod;
 }
 
-}  // namespace plastic::backend::detail
+} // namespace plastic::backend::detail

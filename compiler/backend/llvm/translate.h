@@ -21,7 +21,7 @@ namespace llvm {
 class DataLayout;
 class LLVMContext;
 class Module;
-}  // namespace llvm
+} // namespace llvm
 
 namespace plastic::backend::detail {
 
@@ -32,4 +32,4 @@ std::unique_ptr<llvm::Module> lower_module(const loops::Module& module, llvm::LL
                                            const TargetSpec& target, const llvm::DataLayout& layout,
                                            const CompileOptions& options);
 
-}  // namespace plastic::backend::detail
+} // namespace plastic::backend::detail

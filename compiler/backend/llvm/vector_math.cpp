@@ -34,18 +34,30 @@ public:
 
   Value* emit(UnaryOp op, Value* x, double attr) {
     switch (op) {
-    case UnaryOp::Exp: return exp(x);
-    case UnaryOp::Expm1: return expm1(x);
-    case UnaryOp::Log: return log(x);
-    case UnaryOp::Log1p: return log1p(x);
-    case UnaryOp::Tanh: return tanh(x);
-    case UnaryOp::Sigmoid: return sigmoid(x);
-    case UnaryOp::Softplus: return softplus(x);
-    case UnaryOp::Elu: return sel(b_.CreateFCmpOGT(x, c(0)), x, b_.CreateFMul(c(attr), expm1(x)));
-    case UnaryOp::Sin: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sin, x);
-    case UnaryOp::Cos: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::cos, x);
-    case UnaryOp::PowC: return powc(x, attr);
-    default: break;
+    case UnaryOp::Exp:
+      return exp(x);
+    case UnaryOp::Expm1:
+      return expm1(x);
+    case UnaryOp::Log:
+      return log(x);
+    case UnaryOp::Log1p:
+      return log1p(x);
+    case UnaryOp::Tanh:
+      return tanh(x);
+    case UnaryOp::Sigmoid:
+      return sigmoid(x);
+    case UnaryOp::Softplus:
+      return softplus(x);
+    case UnaryOp::Elu:
+      return sel(b_.CreateFCmpOGT(x, c(0)), x, b_.CreateFMul(c(attr), expm1(x)));
+    case UnaryOp::Sin:
+      return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sin, x);
+    case UnaryOp::Cos:
+      return b_.CreateUnaryIntrinsic(llvm::Intrinsic::cos, x);
+    case UnaryOp::PowC:
+      return powc(x, attr);
+    default:
+      break;
     }
     PLASTIC_CHECK(false, "emit_math on op {}", op_name(op));
     return nullptr;
@@ -67,7 +79,8 @@ private:
   Value* horner(Value* x, std::initializer_list<double> coeffs) {
     auto it = coeffs.begin();
     Value* acc = c(*it++);
-    for (; it != coeffs.end(); ++it) acc = fmad(acc, x, c(*it));
+    for (; it != coeffs.end(); ++it)
+      acc = fmad(acc, x, c(*it));
     return acc;
   }
   // Clamp that maps NaN to a bound (callers restore NaN with a final select);
@@ -97,8 +110,8 @@ private:
   // ---- exp family ----------------------------------------------------------------
 
   struct Reduced {
-    Value* k;  // integer-valued float
-    Value* r;  // x - k ln2, |r| <= ln2/2 (+ rounding)
+    Value* k; // integer-valued float
+    Value* r; // x - k ln2, |r| <= ln2/2 (+ rounding)
   };
   // Cody–Waite: ln2 = C1 + C2 with C1 short enough that k*C1 is exact.
   Reduced reduce(Value* x) {
@@ -111,10 +124,10 @@ private:
   // expm1(r) for |r| <= ln2/2: r + r^2 q(r).
   Value* expm1_poly(Value* r) {
     Value* q;
-    if (f32_) {  // Cephes expf minimax
-      q = horner(r, {1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1,
-                     5.0000001201e-1});
-    } else {  // Taylor to r^13/13!: truncation < 1e-17 relative on the interval
+    if (f32_) { // Cephes expf minimax
+      q = horner(r, {1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2,
+                     1.6666665459e-1, 5.0000001201e-1});
+    } else { // Taylor to r^13/13!: truncation < 1e-17 relative on the interval
       q = horner(r, {1.0 / 6227020800, 1.0 / 479001600, 1.0 / 39916800, 1.0 / 3628800, 1.0 / 362880,
                      1.0 / 40320, 1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5});
     }
@@ -241,15 +254,17 @@ private:
     Value* z = b_.CreateFMul(x, x);
     Value* small;
     if (f32_) {
-      Value* p = horner(z, {-5.70498872745e-3, 2.06390887954e-2, -5.37397155531e-2, 1.33314422036e-1,
-                            -3.33332819422e-1});
+      Value* p = horner(z, {-5.70498872745e-3, 2.06390887954e-2, -5.37397155531e-2,
+                            1.33314422036e-1, -3.33332819422e-1});
       small = fmad(b_.CreateFMul(p, z), x, x);
     } else {
-      Value* p = horner(z, {-9.64399179425052238628e-1, -9.92877231001918586564e1, -1.61468768441708447952e3});
-      Value* q = horner(z, {1.0, 1.12811678491632931402e2, 2.23548839060100448583e3, 4.84406305325125486048e3});
+      Value* p = horner(
+          z, {-9.64399179425052238628e-1, -9.92877231001918586564e1, -1.61468768441708447952e3});
+      Value* q = horner(
+          z, {1.0, 1.12811678491632931402e2, 2.23548839060100448583e3, 4.84406305325125486048e3});
       small = fmad(b_.CreateFMul(x, z), b_.CreateFDiv(p, q), x);
     }
-    return sel(b_.CreateFCmpOLT(ax, c(0.625)), small, big);  // NaN: big path, stays NaN
+    return sel(b_.CreateFCmpOLT(ax, c(0.625)), small, big); // NaN: big path, stays NaN
   }
 
   Value* sigmoid(Value* x) {
@@ -279,12 +294,12 @@ private:
   // ---- powc ------------------------------------------------------------------------
 
   Value* powc(Value* x, double p) {
-    if (p == 0.0) return c(1.0);  // pow(x, 0) = 1 even for NaN
+    if (p == 0.0) return c(1.0); // pow(x, 0) = 1 even for NaN
     if (p == std::trunc(p) && std::fabs(p) <= 64) {
       auto n = static_cast<int64_t>(std::fabs(p));
       Value* result = nullptr;
       Value* base = x;
-      for (; n > 0; n >>= 1) {  // square and multiply
+      for (; n > 0; n >>= 1) { // square and multiply
         if (n & 1) result = result ? b_.CreateFMul(result, base) : base;
         if (n > 1) base = b_.CreateFMul(base, base);
       }
@@ -307,7 +322,8 @@ private:
   Value* per_lane(const char* name, Value* x) {
     llvm::Module* mod = b_.GetInsertBlock()->getModule();
     llvm::Type* st = ty_->getScalarType();
-    llvm::FunctionCallee fn = mod->getOrInsertFunction(name, llvm::FunctionType::get(st, {st}, false));
+    llvm::FunctionCallee fn =
+        mod->getOrInsertFunction(name, llvm::FunctionType::get(st, {st}, false));
     if (auto* f = llvm::dyn_cast<llvm::Function>(fn.getCallee())) f->setDoesNotThrow();
     auto* vt = llvm::dyn_cast<llvm::FixedVectorType>(ty_);
     if (!vt) return b_.CreateCall(fn, {x});
@@ -325,7 +341,7 @@ private:
   bool f32_;
 };
 
-}  // namespace
+} // namespace
 
 bool is_math_op(UnaryOp op) {
   switch (op) {
@@ -339,13 +355,16 @@ bool is_math_op(UnaryOp op) {
   case UnaryOp::Elu:
   case UnaryOp::Sin:
   case UnaryOp::Cos:
-  case UnaryOp::PowC: return true;
-  default: return false;
+  case UnaryOp::PowC:
+    return true;
+  default:
+    return false;
   }
 }
 
-llvm::Value* emit_math(llvm::IRBuilderBase& b, UnaryOp op, llvm::Value* x, double attr, MathMode mode) {
+llvm::Value* emit_math(llvm::IRBuilderBase& b, UnaryOp op, llvm::Value* x, double attr,
+                       MathMode mode) {
   return Math(b, x->getType(), mode).emit(op, x, attr);
 }
 
-}  // namespace plastic::backend::detail
+} // namespace plastic::backend::detail

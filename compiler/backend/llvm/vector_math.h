@@ -63,9 +63,10 @@ namespace plastic::backend::detail {
 /// Emits op(x) for Exp, Expm1, Log, Log1p, Tanh, Sigmoid, Softplus, Elu, Sin,
 /// Cos and PowC. `x` is float/double or a fixed vector of them; `attr` is
 /// elu's alpha or powc's exponent.
-llvm::Value* emit_math(llvm::IRBuilderBase& b, loops::UnaryOp op, llvm::Value* x, double attr, MathMode mode);
+llvm::Value* emit_math(llvm::IRBuilderBase& b, loops::UnaryOp op, llvm::Value* x, double attr,
+                       MathMode mode);
 
 /// True for the ops emit_math handles.
 bool is_math_op(loops::UnaryOp op);
 
-}  // namespace plastic::backend::detail
+} // namespace plastic::backend::detail

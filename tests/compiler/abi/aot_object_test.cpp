@@ -34,21 +34,26 @@ std::string run_capture(const std::string& cmd) {
   if (!p) return out;
   std::array<char, 4096> buf;
   size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0)
+    out.append(buf.data(), n);
   pclose(p);
   return out;
 }
 
-static double input_value(long i, double k) { return std::sin(k * static_cast<double>(i) + 0.25); }
+static double input_value(long i, double k) {
+  return std::sin(k * static_cast<double>(i) + 0.25);
+}
 
-}  // namespace
+} // namespace
 
-TEST_CASE("AOT object: linked into a C++ program, same table and numbers as the JIT", "[model][aot]") {
+TEST_CASE("AOT object: linked into a C++ program, same table and numbers as the JIT",
+          "[model][aot]") {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / fmt::format("plastic_aot_{}", ::getpid());
   fs::create_directories(dir);
   ModelFunctions fns = test::load_example("fwp_delta_cde.ode");
-  emit_model_object(fns, loops::ElemType::F64, (dir / "model.o").string(), (dir / "model.h").string());
+  emit_model_object(fns, loops::ElemType::F64, (dir / "model.o").string(),
+                    (dir / "model.h").string());
   REQUIRE(fs::exists(dir / "model.o"));
   REQUIRE(fs::exists(dir / "model.h"));
 
@@ -78,8 +83,9 @@ int main() {
 )";
   prog.close();
   const std::string exe = (dir / "prog").string();
-  const std::string build = fmt::format("c++ -std=c++17 -O1 -I{} -I{} {} {} -o {} 2>&1", PLASTIC_SOURCE_DIR,
-                                        dir.string(), (dir / "main.cpp").string(), (dir / "model.o").string(), exe);
+  const std::string build =
+      fmt::format("c++ -std=c++17 -O1 -I{} -I{} {} {} -o {} 2>&1", PLASTIC_SOURCE_DIR, dir.string(),
+                  (dir / "main.cpp").string(), (dir / "model.o").string(), exe);
   std::string log = run_capture(build);
   INFO(build << "\n" << log);
   REQUIRE(fs::exists(exe));
@@ -102,14 +108,20 @@ int main() {
   CHECK(entries == m.n_param_entries);
   CHECK(param0 == m.params[0].name);
   const long L = m.lanes, n = m.n_state, P = m.n_params, mi = m.n_input;
-  std::vector<double> z(n * L), th(P), u(4 * mi * L), dz(n * L), zb(n * L, 0.0), thb(P, 0.0), ub(4 * mi * L, 0.0);
-  for (long i = 0; i < n * L; ++i) z[i] = input_value(i, 0.37);
-  for (long i = 0; i < P; ++i) th[i] = 0.2 * input_value(i, 0.11);
-  for (long i = 0; i < 4 * mi * L; ++i) u[i] = input_value(i, 0.05);
+  std::vector<double> z(n * L), th(P), u(4 * mi * L), dz(n * L), zb(n * L, 0.0), thb(P, 0.0),
+      ub(4 * mi * L, 0.0);
+  for (long i = 0; i < n * L; ++i)
+    z[i] = input_value(i, 0.37);
+  for (long i = 0; i < P; ++i)
+    th[i] = 0.2 * input_value(i, 0.11);
+  for (long i = 0; i < 4 * mi * L; ++i)
+    u[i] = input_value(i, 0.05);
   std::vector<char> scratch(std::max(m.scratch.step_vjp, m.scratch.field) + 64);
-  void* s = reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) & ~uintptr_t(63));
+  void* s =
+      reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) & ~uintptr_t(63));
   m.kernels.field(m.ctx, 0.5, z.data(), th.data(), u.data(), dz.data(), s);
-  m.kernels.step_vjp(m.ctx, 0.5, 1.0, z.data(), th.data(), u.data(), z.data(), zb.data(), thb.data(), ub.data(), s);
+  m.kernels.step_vjp(m.ctx, 0.5, 1.0, z.data(), th.data(), u.data(), z.data(), zb.data(),
+                     thb.data(), ub.data(), s);
   // JIT and AOT run the same lowering and pipeline for the same target: the
   // numbers agree to the last bit (printed with 17 digits, read back exactly).
   size_t mismatches = 0;

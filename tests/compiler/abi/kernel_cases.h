@@ -14,4 +14,4 @@ namespace plastic::test {
 std::vector<KernelCase> make_cases(const model::ModelFunctions& fns, const abi::ModelLayout& layout,
                                    const plastic_model& table);
 
-}  // namespace plastic::test
+} // namespace plastic::test

@@ -17,27 +17,32 @@ struct AlignedFree {
   void operator()(void* p) const { std::free(p); }
 };
 
-template <class T> CaseResult run_typed(const KernelCase& k, int L, int batch, uint64_t seed, double t, double h) {
+template <class T>
+CaseResult run_typed(const KernelCase& k, int L, int batch, uint64_t seed, double t, double h) {
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> U(-1, 1);
   auto gen = [&](const ArgSpec& a) {
     if (auto it = k.generate.find(a.name); it != k.generate.end()) return it->second(rng);
     Vec v(static_cast<size_t>(a.size));
-    for (double& x : v) x = U(rng);
+    for (double& x : v)
+      x = U(rng);
     return v;
   };
   // Values as the kernel sees them (rounded to T) so both sides start equal.
   auto round = [](Vec v) {
-    for (double& x : v) x = static_cast<double>(static_cast<T>(x));
+    for (double& x : v)
+      x = static_cast<double>(static_cast<T>(x));
     return v;
   };
   // Per-sample data (varying) and shared data (uniform), inputs and initial outputs.
   std::map<std::string, std::vector<Vec>> per_sample;
   std::map<std::string, Vec> shared;
   for (const ArgSpec& a : k.args) {
-    if (a.uniform) shared[a.name] = round(gen(a));
+    if (a.uniform)
+      shared[a.name] = round(gen(a));
     else
-      for (int s = 0; s < batch; ++s) per_sample[a.name].push_back(round(gen(a)));
+      for (int s = 0; s < batch; ++s)
+        per_sample[a.name].push_back(round(gen(a)));
   }
   // Expected outputs: from the f64 interpreter and, for f32 kernels, from the
   // interpreter in f32 (the yardstick of judge()).
@@ -52,12 +57,17 @@ template <class T> CaseResult run_typed(const KernelCase& k, int L, int batch, u
     Expected e;
     for (const ArgSpec& a : k.args) {
       if (a.role == ArgSpec::In) continue;
-      if (a.uniform) e.u[a.name] = a.role == ArgSpec::Acc ? shared[a.name] : Vec(static_cast<size_t>(a.size), 0.0);
-      else e.v[a.name] = a.role == ArgSpec::Acc ? per_sample[a.name] : std::vector<Vec>(batch, Vec(a.size, 0.0));
+      if (a.uniform)
+        e.u[a.name] =
+            a.role == ArgSpec::Acc ? shared[a.name] : Vec(static_cast<size_t>(a.size), 0.0);
+      else
+        e.v[a.name] =
+            a.role == ArgSpec::Acc ? per_sample[a.name] : std::vector<Vec>(batch, Vec(a.size, 0.0));
     }
     for (int s = 0; s < batch; ++s) {
       std::map<std::string, Vec> sample = shared;
-      for (auto& [name, v] : per_sample) sample[name] = v[static_cast<size_t>(s)];
+      for (auto& [name, v] : per_sample)
+        sample[name] = v[static_cast<size_t>(s)];
       sample["t"] = {t};
       sample["h"] = {h};
       std::map<std::string, Vec> r = k.reference(sample);
@@ -67,9 +77,10 @@ template <class T> CaseResult run_typed(const KernelCase& k, int L, int batch, u
       for (const ArgSpec& a : k.args) {
         if (a.role == ArgSpec::In) continue;
         auto it = r.find(a.name);
-        if (it == r.end()) continue;  // no contribution
+        if (it == r.end()) continue; // no contribution
         Vec& dst = a.uniform ? e.u[a.name] : e.v[a.name][static_cast<size_t>(s)];
-        for (size_t i = 0; i < dst.size(); ++i) dst[i] += it->second.at(i);
+        for (size_t i = 0; i < dst.size(); ++i)
+          dst[i] += it->second.at(i);
       }
     }
     return e;
@@ -79,10 +90,12 @@ template <class T> CaseResult run_typed(const KernelCase& k, int L, int batch, u
   const Expected want_f32 = f32 ? expected(true) : Expected{};
   // Run the kernel tile by tile.
   std::map<std::string, std::vector<Vec>> got_v;
-  std::map<std::string, Vec> got_u = shared;  // uniform outputs accumulate across tiles (Set: per tile, summed below)
+  std::map<std::string, Vec> got_u =
+      shared; // uniform outputs accumulate across tiles (Set: per tile, summed below)
   for (const ArgSpec& a : k.args)
     if (a.uniform && a.role == ArgSpec::Set) got_u[a.name] = Vec(static_cast<size_t>(a.size), 0.0);
-  std::unique_ptr<void, AlignedFree> scratch(std::aligned_alloc(64, std::max<uint64_t>(64, (k.scratch + 63) / 64 * 64)));
+  std::unique_ptr<void, AlignedFree> scratch(
+      std::aligned_alloc(64, std::max<uint64_t>(64, (k.scratch + 63) / 64 * 64)));
   for (int tile0 = 0; tile0 < batch; tile0 += L) {
     std::vector<std::vector<T>> bufs;
     std::vector<void*> ptrs;
@@ -102,7 +115,7 @@ template <class T> CaseResult run_typed(const KernelCase& k, int L, int batch, u
           for (int64_t i = 0; i < a.size; ++i) {
             double v = src[static_cast<size_t>(i)];
             if (pad && (a.cotangent || a.role != ArgSpec::In)) v = 0;
-            if (a.role == ArgSpec::Set) v = 777;  // garbage: must be written
+            if (a.role == ArgSpec::Set) v = 777; // garbage: must be written
             b[static_cast<size_t>(i * L + l)] = static_cast<T>(v);
           }
         }
@@ -129,7 +142,8 @@ template <class T> CaseResult run_typed(const KernelCase& k, int L, int batch, u
       }
       for (int l = 0; l < L && tile0 + l < batch; ++l) {
         Vec v(static_cast<size_t>(a.size));
-        for (int64_t i = 0; i < a.size; ++i) v[static_cast<size_t>(i)] = bufs[j][static_cast<size_t>(i * L + l)];
+        for (int64_t i = 0; i < a.size; ++i)
+          v[static_cast<size_t>(i)] = bufs[j][static_cast<size_t>(i * L + l)];
         got_v[a.name].push_back(std::move(v));
       }
     }
@@ -145,10 +159,12 @@ template <class T> CaseResult run_typed(const KernelCase& k, int L, int batch, u
     }
     return err;
   };
-  auto compare = [&](const std::string& name, const Vec& got, const Vec& ref, const Vec* ref_f32, double floor) {
+  auto compare = [&](const std::string& name, const Vec& got, const Vec& ref, const Vec* ref_f32,
+                     double floor) {
     OutputErrors& o = res.outputs[name];
     double scale = floor;
-    for (double x : ref) scale = std::max(scale, std::abs(x));
+    for (double x : ref)
+      scale = std::max(scale, std::abs(x));
     o.kernel.push_back(max_error(got, ref));
     o.scale.push_back(scale);
     double e32 = ref_f32 ? max_error(*ref_f32, ref) : 0.0;
@@ -158,14 +174,15 @@ template <class T> CaseResult run_typed(const KernelCase& k, int L, int batch, u
     compare(name, got_u[name], ref, f32 ? &want_f32.u.at(name) : nullptr, 0.0);
   for (auto& [name, ref] : want.v)
     for (size_t s = 0; s < static_cast<size_t>(batch); ++s)
-      compare(name, got_v[name][s], ref[s], f32 ? &want_f32.v.at(name)[s] : nullptr, floors[name][s]);
+      compare(name, got_v[name][s], ref[s], f32 ? &want_f32.v.at(name)[s] : nullptr,
+              floors[name][s]);
   return res;
 }
 
-}  // namespace
+} // namespace
 
-CaseResult run_case(const KernelCase& k, plastic_dtype dtype, int lanes, int batch, uint64_t seed, double t,
-                    double h) {
+CaseResult run_case(const KernelCase& k, plastic_dtype dtype, int lanes, int batch, uint64_t seed,
+                    double t, double h) {
   return dtype == PLASTIC_F64 ? run_typed<double>(k, lanes, batch, seed, t, h)
                               : run_typed<float>(k, lanes, batch, seed, t, h);
 }
@@ -174,7 +191,8 @@ Verdict judge(const std::vector<CaseResult>& runs, double tol, double C) {
   std::map<std::string, double> yardstick;
   for (const CaseResult& r : runs)
     for (const auto& [name, o] : r.outputs)
-      for (double e : o.f32_reference) yardstick[name] = std::max(yardstick[name], e);
+      for (double e : o.f32_reference)
+        yardstick[name] = std::max(yardstick[name], e);
   Verdict v;
   for (const CaseResult& r : runs)
     for (const auto& [name, o] : r.outputs)
@@ -185,14 +203,17 @@ Verdict judge(const std::vector<CaseResult>& runs, double tol, double C) {
         if (!v.message.empty() && !(ratio > v.worst)) continue;
         v.worst = ratio;
         const std::string f32_note =
-            yardstick[name] > 0 ? fmt::format(", f32 interpreter error up to {:.3g}", yardstick[name]) : "";
-        v.message = fmt::format("worst: {} of sample {} in batch {}: error {:.3g}, scale {:.3g} (relative {:.3g}){}; "
-                                "{:.3g} x the bound",
-                                name, s, r.batch, o.kernel[s], o.scale[s],
-                                o.kernel[s] / std::max(o.scale[s], 1e-300), f32_note, ratio);
+            yardstick[name] > 0
+                ? fmt::format(", f32 interpreter error up to {:.3g}", yardstick[name])
+                : "";
+        v.message = fmt::format(
+            "worst: {} of sample {} in batch {}: error {:.3g}, scale {:.3g} (relative {:.3g}){}; "
+            "{:.3g} x the bound",
+            name, s, r.batch, o.kernel[s], o.scale[s], o.kernel[s] / std::max(o.scale[s], 1e-300),
+            f32_note, ratio);
       }
   v.ok = v.worst <= 1;
   return v;
 }
 
-}  // namespace plastic::test
+} // namespace plastic::test

@@ -20,10 +20,10 @@ namespace plastic::test {
 struct ArgSpec {
   enum Role { In, Set, Acc };
   std::string name;
-  int64_t size = 0;       ///< per sample (varying) or total (uniform)
+  int64_t size = 0; ///< per sample (varying) or total (uniform)
   bool uniform = false;
   Role role = In;
-  bool cotangent = false;  ///< zero in padded lanes
+  bool cotangent = false; ///< zero in padded lanes
   /// A uniform Set output written only on [written_begin, written_end) (-1:
   /// to the end); the kernel must leave the rest as it found it.
   int64_t written_begin = 0, written_end = -1;
@@ -35,7 +35,8 @@ struct KernelCase {
   uint64_t scratch = 0;
   std::vector<ArgSpec> args;
   /// Calls fn with ptrs in args order.
-  std::function<void(void* fn, const std::vector<void*>& ptrs, double t, double h, void* scratch)> call;
+  std::function<void(void* fn, const std::vector<void*>& ptrs, double t, double h, void* scratch)>
+      call;
   /// Per sample: the expected value (Set) or increment (Acc) of each output
   /// arg; for uniform outputs the sample's contribution to the lane sum.
   std::function<std::map<std::string, Vec>(const std::map<std::string, Vec>& sample)> reference;
@@ -61,12 +62,12 @@ struct OutputErrors {
 
 struct CaseResult {
   int batch = 0;
-  std::map<std::string, OutputErrors> outputs;  ///< by arg name
+  std::map<std::string, OutputErrors> outputs; ///< by arg name
 };
 
 /// The scalars t and h are passed to the references as sample["t"], sample["h"].
-CaseResult run_case(const KernelCase& k, plastic_dtype dtype, int lanes, int batch, uint64_t seed, double t,
-                    double h);
+CaseResult run_case(const KernelCase& k, plastic_dtype dtype, int lanes, int batch, uint64_t seed,
+                    double t, double h);
 
 /// The accuracy check of one kernel over several runs (batches): every
 /// output array of every sample must satisfy
@@ -86,9 +87,9 @@ CaseResult run_case(const KernelCase& k, plastic_dtype dtype, int lanes, int bat
 /// rounding. In f64 the yardstick is 0 and this is tol * scale.
 struct Verdict {
   bool ok = true;
-  double worst = 0;     ///< largest kernel error / bound
-  std::string message;  ///< where the worst one is, with its numbers
+  double worst = 0;    ///< largest kernel error / bound
+  std::string message; ///< where the worst one is, with its numbers
 };
 Verdict judge(const std::vector<CaseResult>& runs, double tol, double C);
 
-}  // namespace plastic::test
+} // namespace plastic::test

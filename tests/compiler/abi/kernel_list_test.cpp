@@ -29,15 +29,16 @@ struct Listed {
 // The .def read once more, as data.
 std::vector<Listed> listed() {
   return {
-#define PLASTIC_ABI_KERNEL(name, Id) \
+#define PLASTIC_ABI_KERNEL(name, Id)                                                               \
   {KernelId::Id, #name, offsetof(plastic_kernels, name), offsetof(plastic_scratch_sizes, name)},
 #include "runtime/abi_kernels.def"
   };
 }
 
-}  // namespace
+} // namespace
 
-TEST_CASE("the ABI's kernels: one list, the structs and the compiler's tables agree", "[abi][kernels]") {
+TEST_CASE("the ABI's kernels: one list, the structs and the compiler's tables agree",
+          "[abi][kernels]") {
   const std::vector<Listed> list = listed();
   REQUIRE(static_cast<int>(list.size()) == kKernelCount);
   // The ends of the list as ABI version 1 has them.
@@ -54,8 +55,10 @@ TEST_CASE("the ABI's kernels: one list, the structs and the compiler's tables ag
     CHECK(kernel_name(e.id) == e.name);
     CHECK(e.kernel_offset == static_cast<size_t>(i) * sizeof(void*));
     CHECK(e.scratch_offset == static_cast<size_t>(i) * sizeof(uint64_t));
-    CHECK(reinterpret_cast<char*>(kernel_slot(k, e.id)) == reinterpret_cast<char*>(&k) + e.kernel_offset);
-    CHECK(reinterpret_cast<char*>(scratch_slot(s, e.id)) == reinterpret_cast<char*>(&s) + e.scratch_offset);
+    CHECK(reinterpret_cast<char*>(kernel_slot(k, e.id)) ==
+          reinterpret_cast<char*>(&k) + e.kernel_offset);
+    CHECK(reinterpret_cast<char*>(scratch_slot(s, e.id)) ==
+          reinterpret_cast<char*>(&s) + e.scratch_offset);
   }
 }
 

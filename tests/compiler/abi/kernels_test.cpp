@@ -50,7 +50,8 @@ void check_model(const std::string& file, loops::ElemType type, int lanes = 0) {
   CHECK(m.kernels.output);
   const double tol = type == loops::ElemType::F64 ? 1e-10 : 1e-5;
   const int L = m.lanes;
-  std::vector<int> batches = lanes == 0 ? std::vector<int>{1, L - 1, L + 1, 3 * L + 2} : std::vector<int>{1, L + 1};
+  std::vector<int> batches =
+      lanes == 0 ? std::vector<int>{1, L - 1, L + 1, 3 * L + 2} : std::vector<int>{1, L + 1};
   std::vector<test::KernelCase> cases = test::make_cases(fns, cm.layout(), m);
   // Steps at the spec's own step size (tsit5's large coefficients amplify
   // f32 rounding at larger h), at most 1: the random drivers here are O(1)
@@ -64,8 +65,8 @@ void check_model(const std::string& file, loops::ElemType type, int lanes = 0) {
     for (int batch : batches)
       if (batch >= 1) runs.push_back(test::run_case(k, dtype, L, batch, seed++, 0.3, h));
     test::Verdict v = test::judge(runs, tol, kRoundingFactor);
-    INFO(fmt::format("{} {} x {} lanes, kernel {}: {}", file, type == loops::ElemType::F64 ? "f64" : "f32", L,
-                     k.name, v.message));
+    INFO(fmt::format("{} {} x {} lanes, kernel {}: {}", file,
+                     type == loops::ElemType::F64 ? "f64" : "f32", L, k.name, v.message));
     CHECK(v.ok);
   }
 }
@@ -74,46 +75,59 @@ void check_model(const std::string& file, loops::ElemType type, int lanes = 0) {
 // kernel wrong by a relative eps would write it.
 test::KernelCase perturbed(const test::KernelCase& k, const std::string& arg, double eps, int L) {
   size_t j = 0;
-  while (j < k.args.size() && k.args[j].name != arg) ++j;
+  while (j < k.args.size() && k.args[j].name != arg)
+    ++j;
   REQUIRE(j < k.args.size());
   REQUIRE(k.args[j].role == test::ArgSpec::Set);
   const size_t n = static_cast<size_t>(k.args[j].uniform ? k.args[j].size : k.args[j].size * L);
   test::KernelCase p = k;
-  p.call = [call = k.call, j, n, eps](void* fn, const std::vector<void*>& ptrs, double t, double h, void* s) {
+  p.call = [call = k.call, j, n, eps](void* fn, const std::vector<void*>& ptrs, double t, double h,
+                                      void* s) {
     call(fn, ptrs, t, h, s);
     float* out = static_cast<float*>(ptrs[j]);
-    for (size_t i = 0; i < n; ++i) out[i] = static_cast<float>(out[i] * (1 + eps));
+    for (size_t i = 0; i < n; ++i)
+      out[i] = static_cast<float>(out[i] * (1 + eps));
   };
   return p;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("every kernel of every example matches the interpreter (f64)", "[model][kernels]") {
   for (const std::string& file : test::example_files()) {
-    SECTION(file) { check_model(file, loops::ElemType::F64); }
+    SECTION(file) {
+      check_model(file, loops::ElemType::F64);
+    }
   }
 }
 
 TEST_CASE("every kernel of every example matches the interpreter (f32)", "[model][kernels]") {
   for (const std::string& file : test::example_files()) {
-    SECTION(file) { check_model(file, loops::ElemType::F32); }
+    SECTION(file) {
+      check_model(file, loops::ElemType::F32);
+    }
   }
 }
 
-TEST_CASE("every kernel of every example matches the interpreter at the widest vector (f64)", "[model][kernels]") {
+TEST_CASE("every kernel of every example matches the interpreter at the widest vector (f64)",
+          "[model][kernels]") {
   const int lanes = backend::target_lanes(loops::ElemType::F64);
-  if (lanes == 4) return;  // the default tile already is the widest
+  if (lanes == 4) return; // the default tile already is the widest
   for (const std::string& file : test::example_files()) {
-    SECTION(file) { check_model(file, loops::ElemType::F64, lanes); }
+    SECTION(file) {
+      check_model(file, loops::ElemType::F64, lanes);
+    }
   }
 }
 
-TEST_CASE("every kernel of every example matches the interpreter at the widest vector (f32)", "[model][kernels]") {
+TEST_CASE("every kernel of every example matches the interpreter at the widest vector (f32)",
+          "[model][kernels]") {
   const int lanes = backend::target_lanes(loops::ElemType::F32);
-  if (lanes == 8) return;  // the default tile already is the widest
+  if (lanes == 8) return; // the default tile already is the widest
   for (const std::string& file : test::example_files()) {
-    SECTION(file) { check_model(file, loops::ElemType::F32, lanes); }
+    SECTION(file) {
+      check_model(file, loops::ElemType::F32, lanes);
+    }
   }
 }
 
@@ -133,7 +147,8 @@ TEST_CASE("the f32 check catches an output off by 1e-4", "[model][kernels]") {
   const double h = m.solver.step > 0 ? std::min(m.solver.step, 1.0) : 0.1;
   auto run = [&](const test::KernelCase& k) {
     std::vector<test::CaseResult> runs;
-    for (int batch : {1, L + 1}) runs.push_back(test::run_case(k, PLASTIC_F32, L, batch, 11 + batch, 0.3, h));
+    for (int batch : {1, L + 1})
+      runs.push_back(test::run_case(k, PLASTIC_F32, L, batch, 11 + batch, 0.3, h));
     return runs;
   };
   int perturbed_outputs = 0;
@@ -144,7 +159,8 @@ TEST_CASE("the f32 check catches an output off by 1e-4", "[model][kernels]") {
       if (a.role != test::ArgSpec::Set) continue;
       double scale = 0;
       for (const test::CaseResult& r : exact)
-        for (double x : r.outputs.at(a.name).scale) scale = std::max(scale, x);
+        for (double x : r.outputs.at(a.name).scale)
+          scale = std::max(scale, x);
       if (scale == 0) continue;
       test::Verdict v = test::judge(run(perturbed(k, a.name, 1e-4, L)), 1e-5, kRoundingFactor);
       INFO(fmt::format("{} kernel {}, {} x (1 + 1e-4): {}", file, k.name, a.name, v.message));
@@ -162,11 +178,15 @@ TEST_CASE("step with z1 aliasing z0 gives the same state", "[model][kernels]") {
   REQUIRE(m.kernels.step);
   const size_t L = static_cast<size_t>(m.lanes);
   std::vector<double> z(m.n_state * L), theta(m.n_params), u(4 * m.n_input * L), z1(z.size());
-  for (size_t i = 0; i < z.size(); ++i) z[i] = std::sin(0.37 * i);
-  for (size_t i = 0; i < theta.size(); ++i) theta[i] = 0.2 * std::cos(0.11 * i);
-  for (size_t i = 0; i < u.size(); ++i) u[i] = std::sin(0.05 * i + 1);
+  for (size_t i = 0; i < z.size(); ++i)
+    z[i] = std::sin(0.37 * i);
+  for (size_t i = 0; i < theta.size(); ++i)
+    theta[i] = 0.2 * std::cos(0.11 * i);
+  for (size_t i = 0; i < u.size(); ++i)
+    u[i] = std::sin(0.05 * i + 1);
   std::vector<char> scratch(m.scratch.step + 64);
-  void* s = reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) & ~uintptr_t(63));
+  void* s =
+      reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) & ~uintptr_t(63));
   m.kernels.step(m.ctx, 0.0, 0.5, z.data(), theta.data(), u.data(), z1.data(), s);
   m.kernels.step(m.ctx, 0.0, 0.5, z.data(), theta.data(), u.data(), z.data(), s);
   CHECK(z == z1);
@@ -177,18 +197,21 @@ TEST_CASE("nullable cotangent outputs may be NULL", "[model][kernels]") {
   CompiledModel cm = compile_model(fns, loops::ElemType::F64);
   const plastic_model& m = cm.table();
   const size_t L = static_cast<size_t>(m.lanes);
-  std::vector<double> z(m.n_state * L, 0.1), theta(m.n_params, 0.05), u(m.n_input * L, 0.2), a(z.size(), 1.0);
+  std::vector<double> z(m.n_state * L, 0.1), theta(m.n_params, 0.05), u(m.n_input * L, 0.2),
+      a(z.size(), 1.0);
   std::vector<double> z_bar(z.size()), th_bar(theta.size()), u_bar(u.size());
   std::vector<char> scratch(m.scratch.field_vjp + 64);
-  void* s = reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) & ~uintptr_t(63));
-  m.kernels.field_vjp(m.ctx, 0.0, z.data(), theta.data(), u.data(), a.data(), z_bar.data(), th_bar.data(), nullptr,
-                      s);
+  void* s =
+      reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(scratch.data()) + 63) & ~uintptr_t(63));
+  m.kernels.field_vjp(m.ctx, 0.0, z.data(), theta.data(), u.data(), a.data(), z_bar.data(),
+                      th_bar.data(), nullptr, s);
   std::vector<double> z_bar2(z.size()), th_bar2(theta.size());
-  m.kernels.field_vjp(m.ctx, 0.0, z.data(), theta.data(), u.data(), a.data(), z_bar2.data(), th_bar2.data(),
-                      u_bar.data(), s);
+  m.kernels.field_vjp(m.ctx, 0.0, z.data(), theta.data(), u.data(), a.data(), z_bar2.data(),
+                      th_bar2.data(), u_bar.data(), s);
   CHECK(z_bar == z_bar2);
   CHECK(th_bar == th_bar2);
   double norm = 0;
-  for (double x : u_bar) norm += std::abs(x);
+  for (double x : u_bar)
+    norm += std::abs(x);
   CHECK(norm > 0);
 }

@@ -26,7 +26,8 @@ TEST_CASE("layout of every example matches the DSL", "[model][layout]") {
       CHECK(L.params[i].name == p.name);
       CHECK(c.offset == p.offset);
       REQUIRE(c.rank == static_cast<int32_t>(p.shape.size()));
-      for (size_t d = 0; d < p.shape.size(); ++d) CHECK(c.shape[d] == p.shape[d]);
+      for (size_t d = 0; d < p.shape.size(); ++d)
+        CHECK(c.shape[d] == p.shape[d]);
       CHECK(c.fan_in == p.init.fan_in);
       CHECK(c.fan_out == p.init.fan_out);
       CHECK(c.init_group == p.init.group);
@@ -40,7 +41,8 @@ TEST_CASE("layout of every example matches the DSL", "[model][layout]") {
       next += s.c.channels;
     }
     CHECK(next == L.n_input);
-    for (const dsl::StateInfo& s : m.states) CHECK(L.state(s.name)->offset == s.offset);
+    for (const dsl::StateInfo& s : m.states)
+      CHECK(L.state(s.name)->offset == s.offset);
   }
 }
 

@@ -17,12 +17,13 @@ long resident_kib() {
   f >> pages >> resident;
   return resident * (sysconf(_SC_PAGESIZE) / 1024);
 }
-}  // namespace
+} // namespace
 
 TEST_CASE("compile and drop a model 200 times: resident memory stays flat", "[model][memory]") {
   model::ModelFunctions fns = test::load_example("node_elu_sii_tanks.ode");
   // Warm up: the JIT, LLVM's global state and the allocator's arenas.
-  for (int i = 0; i < 20; ++i) backend::compile_model(fns, loops::ElemType::F32);
+  for (int i = 0; i < 20; ++i)
+    backend::compile_model(fns, loops::ElemType::F32);
   const long before = resident_kib();
   for (int i = 0; i < 200; ++i) {
     backend::CompiledModel cm = backend::compile_model(fns, loops::ElemType::F32);

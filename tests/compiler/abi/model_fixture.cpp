@@ -10,8 +10,10 @@
 namespace plastic::test {
 
 namespace {
-std::string examples_dir() { return std::string(PLASTIC_SOURCE_DIR) + "/examples"; }
-}  // namespace
+std::string examples_dir() {
+  return std::string(PLASTIC_SOURCE_DIR) + "/examples";
+}
+} // namespace
 
 std::vector<std::string> example_files() {
   std::vector<std::string> files;
@@ -26,8 +28,9 @@ std::map<std::string, double> test_overrides(const std::string& file) {
   // others shrink every width they declare so each compiles in well under a
   // second.
   if (file == "fwp_delta_cde.ode") return {{"heads", 4}, {"d_head", 8}, {"d_ff", 64}};
-  static const std::map<std::string, double> shrink = {
-      {"heads", 2}, {"d_head", 4}, {"d_ff", 16}, {"N", 8}, {"H", 12}, {"hidden", 8}, {"d_f", 12}, {"d_feat", 6}};
+  static const std::map<std::string, double> shrink = {{"heads", 2}, {"d_head", 4}, {"d_ff", 16},
+                                                       {"N", 8},     {"H", 12},     {"hidden", 8},
+                                                       {"d_f", 12},  {"d_feat", 6}};
   dsl::DiagnosticEngine diag;
   dsl::CheckResult r = dsl::check_file(examples_dir() + "/" + file, {}, diag);
   if (!r.model) throw std::runtime_error("example does not check: " + file);
@@ -37,7 +40,8 @@ std::map<std::string, double> test_overrides(const std::string& file) {
   return out;
 }
 
-model::ModelFunctions load_example(const std::string& file, const std::map<std::string, double>& overrides) {
+model::ModelFunctions load_example(const std::string& file,
+                                   const std::map<std::string, double>& overrides) {
   model::BuildOptions opts;
   opts.overrides = overrides;
   model::BuildStatus status;
@@ -46,6 +50,8 @@ model::ModelFunctions load_example(const std::string& file, const std::map<std::
   return std::move(*fns);
 }
 
-model::ModelFunctions load_example(const std::string& file) { return load_example(file, test_overrides(file)); }
+model::ModelFunctions load_example(const std::string& file) {
+  return load_example(file, test_overrides(file));
+}
 
-}  // namespace plastic::test
+} // namespace plastic::test

@@ -16,6 +16,7 @@ std::vector<std::string> example_files();
 std::map<std::string, double> test_overrides(const std::string& file);
 /// build_model_functions on examples/<file> with test_overrides (or `overrides`).
 model::ModelFunctions load_example(const std::string& file);
-model::ModelFunctions load_example(const std::string& file, const std::map<std::string, double>& overrides);
+model::ModelFunctions load_example(const std::string& file,
+                                   const std::map<std::string, double>& overrides);
 
-}  // namespace plastic::test
+} // namespace plastic::test

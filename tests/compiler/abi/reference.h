@@ -21,21 +21,23 @@ using Vec = std::vector<double>;
 struct SampleArrays {
   const Vec* z = nullptr;
   const Vec* theta = nullptr;
-  const Vec* u = nullptr;           ///< the sample (or u_stages, with block_of_node)
-  std::function<int64_t(int)> block_of_node = {};  ///< u offset of a step's node k
+  const Vec* u = nullptr;                         ///< the sample (or u_stages, with block_of_node)
+  std::function<int64_t(int)> block_of_node = {}; ///< u offset of a step's node k
   const Vec* target = nullptr;
   const Vec* y = nullptr;
-  const Vec* ct_states = nullptr;   ///< "ct.<state>"
-  const Vec* a_states = nullptr;    ///< "a.<state>"
-  std::map<std::string, const Vec*> ct_named = {};  ///< "ct.<name>" laid out like outputs ("loss": 1 element)
-  const Vec* ct_outputs = nullptr;  ///< "ct.<output>" at output offsets
+  const Vec* ct_states = nullptr; ///< "ct.<state>"
+  const Vec* a_states = nullptr;  ///< "a.<state>"
+  std::map<std::string, const Vec*> ct_named =
+      {};                          ///< "ct.<name>" laid out like outputs ("loss": 1 element)
+  const Vec* ct_outputs = nullptr; ///< "ct.<output>" at output offsets
   double t = 0, h = 0;
 };
 
 /// Evaluates `fn` on one sample; outputs by name, flattened. In f64, unless
 /// an F32Reference lives on this thread.
-std::map<std::string, Vec> evaluate_sample(const model::ModelFunctions& fns, const abi::ModelLayout& layout,
-                                           const ir::Function& fn, const SampleArrays& s);
+std::map<std::string, Vec> evaluate_sample(const model::ModelFunctions& fns,
+                                           const abi::ModelLayout& layout, const ir::Function& fn,
+                                           const SampleArrays& s);
 
 /// While one lives, evaluate_sample on this thread runs the interpreter in
 /// f32 (inputs rounded to f32): an independent f32 evaluation of the same IR
@@ -59,7 +61,7 @@ struct GradPlace {
   int64_t offset = 0;
   int node = -1;
 };
-GradPlace grad_place(const model::ModelFunctions& fns, const abi::ModelLayout& layout, const ir::Function& fn,
-                     const std::string& output);
+GradPlace grad_place(const model::ModelFunctions& fns, const abi::ModelLayout& layout,
+                     const ir::Function& fn, const std::string& output);
 
-}  // namespace plastic::test
+} // namespace plastic::test

@@ -11,8 +11,8 @@
 #include "compiler/autodiff/rules.h"
 #include "compiler/ir/ops.h"
 #include "compiler/ir/printer.h"
-#include "tests/compiler/support/random_dag.h"
 #include "tests/compiler/support/ir_test_util.h"
+#include "tests/compiler/support/random_dag.h"
 
 using namespace plastic;
 using namespace plastic::ir;

@@ -3,11 +3,11 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
-#include "compiler/loops/error.h"
 #include "compiler/backend/llvm/jit.h"
+#include "compiler/loops/error.h"
 #include "compiler/loops/loop_interpreter.h"
-#include "tests/compiler/backend/loop_programs.h"
 #include "tests/compiler/backend/jit_support.h"
+#include "tests/compiler/backend/loop_programs.h"
 
 using namespace plastic::loops;
 using namespace plastic::backend;
@@ -18,11 +18,11 @@ namespace {
 // One model-sized module: the kernels a small fast-weight model needs.
 Module model_module(ElemType t) {
   return Module{"model",
-                {matvec(t, 0, 4, 20), delta_update(t, 0, 4, 20), softmax(t, 0, 20), linear_vjp(t, 0, 10, 80),
-                 delta_field(t, 0, 21, 4, 20)}};
+                {matvec(t, 0, 4, 20), delta_update(t, 0, 4, 20), softmax(t, 0, 20),
+                 linear_vjp(t, 0, 10, 80), delta_field(t, 0, 21, 4, 20)}};
 }
 
-}  // namespace
+} // namespace
 
 namespace {
 
@@ -40,14 +40,16 @@ int64_t recompile_cycles(const Module& mod, int cycles) {
     compile_ms += m.stats().total_ms();
     auto* f = m.get<void(const void*, const void*, const void*, void*, void*)>("matvec");
     Frame out = frame.clone();
-    f(nullptr, out.buffers[1].data(), out.buffers[2].data(), out.buffers[3].data(), out.buffers[4].data());
+    f(nullptr, out.buffers[1].data(), out.buffers[2].data(), out.buffers[3].data(),
+      out.buffers[4].data());
     CHECK(compare(fn, out, ref).max_rel <= 1e-5);
     m.drop();
     CHECK_FALSE(m.loaded());
     CHECK_THROWS_AS(m.address("matvec"), CodegenError);
   };
   // Warm-up: LLVM's one-time allocations (pass registries, pools) settle.
-  for (int i = 0; i < 20; ++i) cycle();
+  for (int i = 0; i < 20; ++i)
+    cycle();
   compile_ms = 0;
   const int64_t before = resident_bytes();
   std::vector<int64_t> samples;
@@ -56,14 +58,17 @@ int64_t recompile_cycles(const Module& mod, int cycles) {
     if (i % 50 == 49) samples.push_back(resident_bytes());
   }
   const int64_t after = resident_bytes();
-  fmt::print("\nRSS over {} compile/drop cycles of a {}-kernel module ({:.1f} ms per compile): {:.2f} -> {:.2f} MiB (",
-             cycles, mod.functions.size(), compile_ms / cycles, before / 1048576.0, after / 1048576.0);
-  for (int64_t s : samples) fmt::print(" {:.2f}", s / 1048576.0);
+  fmt::print("\nRSS over {} compile/drop cycles of a {}-kernel module ({:.1f} ms per compile): "
+             "{:.2f} -> {:.2f} MiB (",
+             cycles, mod.functions.size(), compile_ms / cycles, before / 1048576.0,
+             after / 1048576.0);
+  for (int64_t s : samples)
+    fmt::print(" {:.2f}", s / 1048576.0);
   fmt::print(" MiB every 50 cycles), growth {:.0f} KiB\n", (after - before) / 1024.0);
   return after - before;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("dropping and recompiling a model 200 times does not leak", "[backend][jit]") {
   // Each cycle maps tens of KiB of code and builds ~1 MiB of IR and machine
@@ -72,7 +77,8 @@ TEST_CASE("dropping and recompiling a model 200 times does not leak", "[backend]
   CHECK(recompile_cycles(mod, 200) < 1048576);
 }
 
-TEST_CASE("dropping and recompiling a 5-kernel model 200 times does not leak", "[backend][jit][slow]") {
+TEST_CASE("dropping and recompiling a 5-kernel model 200 times does not leak",
+          "[backend][jit][slow]") {
   CHECK(recompile_cycles(model_module(ElemType::F32), 200) < 2 * 1048576);
 }
 
@@ -83,9 +89,9 @@ TEST_CASE("JIT reports name clashes and unknown functions as user errors", "[bac
   CHECK_THROWS_WITH(jit.add(Module{"b", {f}}), Catch::Contains("softmax"));
   CHECK(a.loaded());
   CHECK_THROWS_AS(a.address("nope"), CodegenError);
-  CHECK_THROWS_AS(a.packed("softmax"), CodegenError);  // not compiled with packed entries
+  CHECK_THROWS_AS(a.packed("softmax"), CodegenError); // not compiled with packed entries
   a.drop();
-  JitModule b = jit.add(Module{"b", {f}});  // the name is free again
+  JitModule b = jit.add(Module{"b", {f}}); // the name is free again
   CHECK(b.address("softmax") != nullptr);
   JitModule moved = std::move(b);
   CHECK(moved.loaded());
@@ -94,6 +100,6 @@ TEST_CASE("JIT reports name clashes and unknown functions as user errors", "[bac
 
 TEST_CASE("JIT refuses malformed loop IR as an internal error", "[backend][jit]") {
   Function f = matvec(ElemType::F64, 0, 2, 3);
-  f.indices.back().offset = 100;  // the store now runs past y
+  f.indices.back().offset = 100; // the store now runs past y
   CHECK_THROWS_AS(test_jit().add(Module{"bad", {f}}), plastic::InternalError);
 }

@@ -17,7 +17,9 @@ namespace plastic::backend::test {
 
 using namespace ::plastic::loops;
 
-void HostBuffer::Free::operator()(void* p) const { std::free(p); }
+void HostBuffer::Free::operator()(void* p) const {
+  std::free(p);
+}
 
 HostBuffer::HostBuffer(ElemType type, int64_t elements) : type_(type), n_(elements) {
   const size_t bytes = static_cast<size_t>(elements * elem_size(type));
@@ -27,19 +29,24 @@ HostBuffer::HostBuffer(ElemType type, int64_t elements) : type_(type), n_(elemen
 }
 
 double HostBuffer::get(int64_t i) const {
-  return type_ == ElemType::F32 ? static_cast<const float*>(data())[i] : static_cast<const double*>(data())[i];
+  return type_ == ElemType::F32 ? static_cast<const float*>(data())[i]
+                                : static_cast<const double*>(data())[i];
 }
 
 void HostBuffer::set(int64_t i, double v) {
-  if (type_ == ElemType::F32) static_cast<float*>(data())[i] = static_cast<float>(v);
-  else static_cast<double*>(data())[i] = v;
+  if (type_ == ElemType::F32)
+    static_cast<float*>(data())[i] = static_cast<float>(v);
+  else
+    static_cast<double*>(data())[i] = v;
 }
 
 Args Frame::args() const {
   Args a;
   for (size_t i = 0; i < buffers.size(); ++i) {
-    if (kinds[i] == ParamKind::Scalar) a.scalar(scalars[i]);
-    else a.ptr(buffers[i].size() > 0 ? buffers[i].data() : nullptr);  // opaque: NULL
+    if (kinds[i] == ParamKind::Scalar)
+      a.scalar(scalars[i]);
+    else
+      a.ptr(buffers[i].size() > 0 ? buffers[i].data() : nullptr); // opaque: NULL
   }
   return a;
 }
@@ -50,13 +57,15 @@ Frame Frame::clone() const {
   f.kinds = kinds;
   for (const HostBuffer& b : buffers) {
     HostBuffer c(b.type(), b.size());
-    if (b.size() > 0) std::memcpy(c.data(), b.data(), static_cast<size_t>(b.size() * elem_size(b.type())));
+    if (b.size() > 0)
+      std::memcpy(c.data(), b.data(), static_cast<size_t>(b.size() * elem_size(b.type())));
     f.buffers.push_back(std::move(c));
   }
   return f;
 }
 
-Frame make_frame(const Function& fn, const std::vector<std::pair<std::string, ArgSpec>>& specs, uint64_t seed) {
+Frame make_frame(const Function& fn, const std::vector<std::pair<std::string, ArgSpec>>& specs,
+                 uint64_t seed) {
   std::map<std::string, ArgSpec> by_name(specs.begin(), specs.end());
   std::mt19937_64 rng(seed);
   Frame f;
@@ -67,7 +76,8 @@ Frame make_frame(const Function& fn, const std::vector<std::pair<std::string, Ar
     case ParamKind::Buffer: {
       HostBuffer b(fn.type, fn.elements(fn.buffers[p.buffer]));
       std::uniform_real_distribution<double> u(spec.lo, spec.hi);
-      for (int64_t i = 0; i < b.size(); ++i) b.set(i, u(rng));
+      for (int64_t i = 0; i < b.size(); ++i)
+        b.set(i, u(rng));
       f.buffers.push_back(std::move(b));
       f.scalars.push_back(0);
       break;
@@ -91,7 +101,9 @@ Frame make_frame(const Function& fn, const std::vector<std::pair<std::string, Ar
   return f;
 }
 
-double default_floor(ElemType t) { return t == ElemType::F32 ? 1e-2 : 1e-3; }
+double default_floor(ElemType t) {
+  return t == ElemType::F32 ? 1e-2 : 1e-3;
+}
 
 Comparison compare(const Function& fn, const Frame& jit, const Frame& ref, double floor) {
   if (floor == 0) floor = default_floor(fn.type);
@@ -102,7 +114,8 @@ Comparison compare(const Function& fn, const Frame& jit, const Frame& ref, doubl
     const HostBuffer& a = jit.buffers[i];
     const HostBuffer& r = ref.buffers[i];
     double scale = 0;
-    for (int64_t e = 0; e < r.size(); ++e) scale = std::max(scale, std::fabs(r.get(e)));
+    for (int64_t e = 0; e < r.size(); ++e)
+      scale = std::max(scale, std::fabs(r.get(e)));
     for (int64_t e = 0; e < r.size(); ++e) {
       const double x = a.get(e), y = r.get(e);
       if (std::isnan(x) || std::isnan(y)) {
@@ -133,8 +146,8 @@ Jit& test_jit(MathMode mode) {
   return mode == MathMode::Polynomial ? *poly : *libm;
 }
 
-Comparison run_both(const Function& fn, const std::vector<std::pair<std::string, ArgSpec>>& specs, uint64_t seed,
-                    MathMode mode) {
+Comparison run_both(const Function& fn, const std::vector<std::pair<std::string, ArgSpec>>& specs,
+                    uint64_t seed, MathMode mode) {
   Module m{"test_" + fn.name, {fn}};
   JitModule jm = test_jit(mode).add(m);
   Frame ref = make_frame(fn, specs, seed);
@@ -153,4 +166,4 @@ int64_t resident_bytes() {
   return n == 2 ? resident * sysconf(_SC_PAGESIZE) : -1;
 }
 
-}  // namespace plastic::backend::test
+} // namespace plastic::backend::test

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "compiler/loops/args.h"
 #include "compiler/backend/llvm/jit.h"
+#include "compiler/loops/args.h"
 #include "compiler/loops/loop_ir.h"
 
 namespace plastic::backend::test {
@@ -49,10 +49,10 @@ struct ArgSpec {
 /// Buffers (and scalar values) for every parameter of a function; the
 /// scratch arena included. Copyable so JIT and interpreter get equal inputs.
 struct Frame {
-  std::vector<HostBuffer> buffers;  ///< per parameter (empty for scalars/opaque)
-  std::vector<double> scalars;      ///< per parameter (scalars only)
-  std::vector<ParamKind> kinds;     ///< per parameter
-  Args args() const;                ///< packed arguments pointing into this frame
+  std::vector<HostBuffer> buffers; ///< per parameter (empty for scalars/opaque)
+  std::vector<double> scalars;     ///< per parameter (scalars only)
+  std::vector<ParamKind> kinds;    ///< per parameter
+  Args args() const;               ///< packed arguments pointing into this frame
   Frame clone() const;
 };
 
@@ -68,9 +68,9 @@ Frame make_frame(const Function& fn, const std::vector<std::pair<std::string, Ar
 /// 1e-5 tolerance an absolute error of 1e-7 * max|ref| (one f32 ulp of the
 /// buffer's largest value, 2^-23 = 1.2e-7) is accepted and nothing more.
 struct Comparison {
-  double max_rel = 0;     ///< with the floor
-  double max_pure = 0;    ///< plain |jit-ref|/|ref| (informational)
-  std::string where;      ///< buffer[element] of max_rel
+  double max_rel = 0;  ///< with the floor
+  double max_pure = 0; ///< plain |jit-ref|/|ref| (informational)
+  std::string where;   ///< buffer[element] of max_rel
   bool nan_mismatch = false;
 };
 Comparison compare(const Function& fn, const Frame& jit, const Frame& ref, double floor = 0);
@@ -88,4 +88,4 @@ Comparison run_both(const Function& fn, const std::vector<std::pair<std::string,
 /// Resident set size of this process in bytes (/proc/self/statm).
 int64_t resident_bytes();
 
-}  // namespace plastic::backend::test
+} // namespace plastic::backend::test

@@ -12,8 +12,8 @@
 
 #include "compiler/loops/loop_interpreter.h"
 #include "runtime/abi.h"
-#include "tests/compiler/backend/loop_programs.h"
 #include "tests/compiler/backend/jit_support.h"
+#include "tests/compiler/backend/loop_programs.h"
 
 using namespace plastic::loops;
 using namespace plastic::backend;
@@ -21,16 +21,20 @@ using namespace plastic::backend::test;
 
 namespace {
 
-double tolerance(ElemType t) { return t == ElemType::F64 ? 1e-12 : 1e-5; }
+double tolerance(ElemType t) {
+  return t == ElemType::F64 ? 1e-12 : 1e-5;
+}
 
 void check(const Function& fn, const std::vector<std::pair<std::string, ArgSpec>>& specs,
            MathMode mode = MathMode::Polynomial) {
   for (uint64_t seed : {1, 2, 3}) {
     Comparison c = run_both(fn, specs, seed, mode);
     if (seed == 1)
-      fmt::print("  {:<20} {} L={:<2} {}: max rel {:.2e} (plain {:.2e})\n", fn.name, elem_type_name(fn.type),
-                 fn.lanes, mode == MathMode::Polynomial ? "poly" : "libm", c.max_rel, c.max_pure);
-    INFO(fn.name << " " << elem_type_name(fn.type) << " L=" << fn.lanes << " seed " << seed << ": " << c.where);
+      fmt::print("  {:<20} {} L={:<2} {}: max rel {:.2e} (plain {:.2e})\n", fn.name,
+                 elem_type_name(fn.type), fn.lanes, mode == MathMode::Polynomial ? "poly" : "libm",
+                 c.max_rel, c.max_pure);
+    INFO(fn.name << " " << elem_type_name(fn.type) << " L=" << fn.lanes << " seed " << seed << ": "
+                 << c.where);
     CHECK_FALSE(c.nan_mismatch);
     CHECK(c.max_rel <= tolerance(fn.type));
   }
@@ -38,12 +42,13 @@ void check(const Function& fn, const std::vector<std::pair<std::string, ArgSpec>
 
 const ElemType kTypes[] = {ElemType::F64, ElemType::F32};
 
-}  // namespace
+} // namespace
 
 TEST_CASE("JIT matches the interpreter: elementwise chain", "[backend][jit]") {
   for (ElemType t : kTypes) {
     check(elementwise_chain(t, 0, 37), {{"x", {-4, 4}}, {"theta", {-2, 2}}, {"t", {0, 0, 0.3}}});
-    check(elementwise_chain(t, 0, 37), {{"x", {-4, 4}}, {"theta", {-2, 2}}, {"t", {0, 0, 0.3}}}, MathMode::Libm);
+    check(elementwise_chain(t, 0, 37), {{"x", {-4, 4}}, {"theta", {-2, 2}}, {"t", {0, 0, 0.3}}},
+          MathMode::Libm);
   }
 }
 
@@ -52,9 +57,9 @@ TEST_CASE("JIT matches the interpreter: multi-head matvec", "[backend][jit]") {
     check(matvec(t, 0, 4, 20), {});
     check(matvec(t, 0, 2, 7), {});
   }
-  check(matvec(ElemType::F32, 16, 4, 20), {});  // a 512-bit tile
-  check(matvec(ElemType::F64, 1, 3, 5), {});    // scalar "tile"
-  check(matvec(ElemType::F64, 3, 2, 5), {});    // a width no ISA has
+  check(matvec(ElemType::F32, 16, 4, 20), {}); // a 512-bit tile
+  check(matvec(ElemType::F64, 1, 3, 5), {});   // scalar "tile"
+  check(matvec(ElemType::F64, 3, 2, 5), {});   // a width no ISA has
 }
 
 TEST_CASE("JIT matches the interpreter: delta-rule outer-product update", "[backend][jit]") {
@@ -63,7 +68,8 @@ TEST_CASE("JIT matches the interpreter: delta-rule outer-product update", "[back
   // rounding (~2e-7 absolute) exceeds the f32 floor of compare(); f64 is
   // checked at 1e-12 on both distributions.
   for (ElemType t : kTypes)
-    check(delta_update(t, 0, 4, 16), {{"beta", {0, 0, 0.37}}, {"k", {0, 2.0 / 16}}, {"W", {-0.5, 0.5}}});
+    check(delta_update(t, 0, 4, 16),
+          {{"beta", {0, 0, 0.37}}, {"k", {0, 2.0 / 16}}, {"W", {-0.5, 0.5}}});
   check(delta_update(ElemType::F64, 0, 4, 16), {{"beta", {0, 0, 0.37}}});
 }
 
@@ -81,7 +87,8 @@ TEST_CASE("JIT matches the interpreter: parameter gradients summed over lanes", 
   }
 }
 
-TEST_CASE("JIT matches the interpreter: negative strides, transposes, negative loop bounds", "[backend][jit]") {
+TEST_CASE("JIT matches the interpreter: negative strides, transposes, negative loop bounds",
+          "[backend][jit]") {
   for (ElemType t : kTypes) {
     const int64_t d = 7;
     Builder b("strides", t);
@@ -91,12 +98,14 @@ TEST_CASE("JIT matches the interpreter: negative strides, transposes, negative l
     Var acc = b.var("acc", Lanes::Varying);
     b.loop("i", 0, d, [&](Index i) {
       b.assign(acc, b.constant(0));
-      b.loop("j", 0, d, [&](Index j) {  // (W^T x)[i], x read backwards
+      b.loop("j", 0, d, [&](Index j) { // (W^T x)[i], x read backwards
         b.assign(acc, b.fma(b.load(W, j * d + i), b.load(x, j * -1 + (d - 1)), b.read(acc)));
       });
       b.store(y, i * -1 + (d - 1), b.read(acc));
     });
-    b.loop("k", -3, 4, [&](Index k) { b.store(y, k + (d + 3), b.mul(b.load(x, k + 3), b.load(x, k * -1 + 3))); });
+    b.loop("k", -3, 4, [&](Index k) {
+      b.store(y, k + (d + 3), b.mul(b.load(x, k + 3), b.load(x, k * -1 + 3)));
+    });
     check(b.finish(), {});
   }
 }
@@ -105,7 +114,7 @@ TEST_CASE("nullable buffers are skipped when NULL", "[backend][jit]") {
   const Function fn = linear_vjp(ElemType::F64, 0, 3, 4);
   JitModule jm = test_jit().add(Module{"nullable", {fn}});
   Frame f = make_frame(fn, {}, 7);
-  f.buffers[5] = HostBuffer();  // x_bar = NULL
+  f.buffers[5] = HostBuffer(); // x_bar = NULL
   Frame ref = f.clone();
   jm.packed("linear_vjp")(f.args().data());
   plastic::loops::interpret(fn, ref.args());
@@ -115,7 +124,8 @@ TEST_CASE("nullable buffers are skipped when NULL", "[backend][jit]") {
 
 TEST_CASE("JIT matches the interpreter: fused Delta-rule CDE field", "[backend][jit]") {
   for (ElemType t : kTypes)
-    check(delta_field(t, 0, 21, 4, 20), {{"z", {-0.5, 0.5}}, {"theta", {-0.3, 0.3}}, {"u", {-1, 1}}});
+    check(delta_field(t, 0, 21, 4, 20),
+          {{"z", {-0.5, 0.5}}, {"theta", {-0.3, 0.3}}, {"u", {-1, 1}}});
 }
 
 TEST_CASE("special values propagate through the JIT like the interpreter", "[backend][jit]") {
@@ -144,8 +154,10 @@ TEST_CASE("special values propagate through the JIT like the interpreter", "[bac
   plastic::loops::interpret(fn, r);
   for (int i = 0; i < 36; ++i) {
     INFO("output " << i / 4 << " lane " << i % 4 << ": jit " << out[i] << " ref " << ref[i]);
-    if (std::isnan(ref[i])) CHECK(std::isnan(out[i]));
-    else CHECK(out[i] == ref[i]);
+    if (std::isnan(ref[i]))
+      CHECK(std::isnan(out[i]));
+    else
+      CHECK(out[i] == ref[i]);
   }
 }
 
@@ -156,7 +168,8 @@ TEST_CASE("a kernel with the ABI's field signature is a plastic_field_fn", "[bac
   Frame f = make_frame(fn, {{"t", {0, 0, 0.5}}}, 11);
   Frame ref = f.clone();
   const Args a = f.args();
-  field(nullptr, 0.5, a.pointer_at(2), a.pointer_at(3), a.pointer_at(4), a.pointer_at(5), a.pointer_at(6));
+  field(nullptr, 0.5, a.pointer_at(2), a.pointer_at(3), a.pointer_at(4), a.pointer_at(5),
+        a.pointer_at(6));
   plastic::loops::interpret(fn, ref.args());
   CHECK(compare(fn, f, ref).max_rel <= 1e-12);
   plastic_kernels table{};

@@ -27,7 +27,8 @@ Function elementwise_chain(ElemType type, int lanes, int64_t n) {
     s = b.add(s, b.powc(b.add(b.abs(xi), b.constant(0.5)), -1.5));
     s = b.add(s, b.max(xi, b.load(theta, 3)));
     s = b.sub(s, b.min(xi, b.constant(0.1)));
-    s = b.add(s, b.select(b.gt(xi, b.constant(0)), b.expm1(xi), b.log(b.add(b.abs(xi), b.constant(1)))));
+    s = b.add(
+        s, b.select(b.gt(xi, b.constant(0)), b.expm1(xi), b.log(b.add(b.abs(xi), b.constant(1)))));
     s = b.add(s, b.mul(b.sign(xi), b.step(xi)));
     s = b.add(s, b.reciprocal(b.add(x2, b.constant(2))));
     s = b.add(s, b.cos(xi));
@@ -163,7 +164,9 @@ Function shared_weight_grad(ElemType type, int lanes, int64_t heads, int64_t d) 
   return b.finish();
 }
 
-int64_t delta_field_params(int64_t d_in, int64_t heads, int64_t d) { return 2 * heads * d * d_in + heads * d_in; }
+int64_t delta_field_params(int64_t d_in, int64_t heads, int64_t d) {
+  return 2 * heads * d * d_in + heads * d_in;
+}
 
 Function delta_field(ElemType type, int lanes, int64_t d_in, int64_t heads, int64_t d) {
   Builder b("delta_field", type, lanes);
@@ -176,7 +179,7 @@ Function delta_field(ElemType type, int lanes, int64_t d_in, int64_t heads, int6
   b.scratch_param();
   Buffer kb = b.scratch_buffer("k", Lanes::Varying, d);
   Buffer vb = b.scratch_buffer("v", Lanes::Varying, d);
-  const int64_t Wk = 0, Wv = heads * d * d_in, wb = 2 * heads * d * d_in;  // offsets in theta
+  const int64_t Wk = 0, Wv = heads * d * d_in, wb = 2 * heads * d * d_in; // offsets in theta
   Var acc = b.var("acc", Lanes::Varying);
   Var m = b.var("m", Lanes::Varying);
   Var s = b.var("s", Lanes::Varying);
@@ -186,7 +189,8 @@ Function delta_field(ElemType type, int lanes, int64_t d_in, int64_t heads, int6
     b.loop("i", 0, d, [&](Index i) {
       b.assign(acc, b.constant(0));
       b.loop("j", 0, d_in, [&](Index j) {
-        b.assign(acc, b.fma(b.load(theta, h * (d * d_in) + i * d_in + j + Wk), b.load(u, j + d_in), b.read(acc)));
+        b.assign(acc, b.fma(b.load(theta, h * (d * d_in) + i * d_in + j + Wk), b.load(u, j + d_in),
+                            b.read(acc)));
       });
       b.store(kb, i, b.read(acc));
     });
@@ -203,7 +207,8 @@ Function delta_field(ElemType type, int lanes, int64_t d_in, int64_t heads, int6
     b.loop("i", 0, d, [&](Index i) {
       b.assign(acc, b.constant(0));
       b.loop("j", 0, d_in, [&](Index j) {
-        b.assign(acc, b.fma(b.load(theta, h * (d * d_in) + i * d_in + j + Wv), b.load(u, j), b.read(acc)));
+        b.assign(acc, b.fma(b.load(theta, h * (d * d_in) + i * d_in + j + Wv), b.load(u, j),
+                            b.read(acc)));
       });
       b.loop("j", 0, d, [&](Index j) {
         b.assign(acc, b.sub(b.read(acc), b.mul(b.load(z, h * (d * d) + i * d + j), b.load(kb, j))));
@@ -218,11 +223,12 @@ Function delta_field(ElemType type, int lanes, int64_t d_in, int64_t heads, int6
     b.assign(beta, b.sigmoid(b.read(acc)));
     b.loop("i", 0, d, [&](Index i) {
       b.loop("j", 0, d, [&](Index j) {
-        b.store(dz, h * (d * d) + i * d + j, b.mul(b.mul(b.read(beta), b.load(vb, i)), b.load(kb, j)));
+        b.store(dz, h * (d * d) + i * d + j,
+                b.mul(b.mul(b.read(beta), b.load(vb, i)), b.load(kb, j)));
       });
     });
   });
   return b.finish();
 }
 
-}  // namespace plastic::backend::test
+} // namespace plastic::backend::test

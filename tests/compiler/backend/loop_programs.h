@@ -49,4 +49,4 @@ Function delta_field(ElemType type, int lanes, int64_t d_in, int64_t heads, int6
 /// Parameter count of delta_field.
 int64_t delta_field_params(int64_t d_in, int64_t heads, int64_t d);
 
-}  // namespace plastic::backend::test
+} // namespace plastic::backend::test

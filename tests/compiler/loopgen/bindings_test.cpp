@@ -9,18 +9,18 @@
 #include <cmath>
 #include <random>
 
-#include "compiler/loops/error.h"
 #include "compiler/ir/ops.h"
 #include "compiler/loopgen/emit_function.h"
+#include "compiler/loops/error.h"
 #include "tests/compiler/loopgen/loopgen_support.h"
 
 using namespace plastic;
 using namespace plastic::loopgen;
 using namespace plastic::loopgen::test;
+using Catch::Matchers::Contains;
 using loops::Builder;
 using loops::Lanes;
 using loops::StoreMode;
-using Catch::Matchers::Contains;
 
 namespace {
 
@@ -110,13 +110,16 @@ TEST_CASE("bindings: Add, AddLaneSum and scale", "[kernels][bindings]") {
   double lane_sum = 0;
   for (int l = 0; l < L; ++l) {
     auto ref = interp::evaluate<double>(
-        f, std::vector<Tensor<double>>{Tensor<double>({3}, xl[static_cast<size_t>(l)]), Tensor<double>({3}, wv)});
+        f, std::vector<Tensor<double>>{Tensor<double>({3}, xl[static_cast<size_t>(l)]),
+                                       Tensor<double>({3}, wv)});
     for (int64_t e = 0; e < 3; ++e)
-      check_close(hy.get(e * L + l), y0[static_cast<size_t>(l)][static_cast<size_t>(e)] + 2.0 * ref[0].data[static_cast<size_t>(e)]);
+      check_close(hy.get(e * L + l), y0[static_cast<size_t>(l)][static_cast<size_t>(e)] +
+                                         2.0 * ref[0].data[static_cast<size_t>(e)]);
     lane_sum += ref[2].data[0];
     if (l == 0)
       for (int64_t e = 0; e < 3; ++e) // uniform value summed over L lanes = L x value
-        check_close(hg.get(e), g0[static_cast<size_t>(e)] + 0.5 * L * ref[1].data[static_cast<size_t>(e)]);
+        check_close(hg.get(e),
+                    g0[static_cast<size_t>(e)] + 0.5 * L * ref[1].data[static_cast<size_t>(e)]);
   }
   check_close(hg.get(3), g0[3] - lane_sum);
 }
@@ -135,7 +138,8 @@ TEST_CASE("bindings: Discard emits nothing the other outputs do not need", "[ker
     loops::Buffer B = b.varying_param("b", 5);
     b.scratch_param();
     std::vector<InputBinding> ins{InputBinding::in(X), InputBinding::in(Mb)};
-    std::vector<OutputBinding> outs{OutputBinding::to(A), discard ? OutputBinding::discard() : OutputBinding::to(B)};
+    std::vector<OutputBinding> outs{OutputBinding::to(A),
+                                    discard ? OutputBinding::discard() : OutputBinding::to(B)};
     emit_function(b, f, ins, outs);
     return b.finish();
   };
@@ -182,8 +186,10 @@ TEST_CASE("bindings: nullable outputs, absent and present", "[kernels][bindings]
   bool fma_outside = false, fma_inside = false;
   for (const loops::Stmt& s : k.body) {
     bool has = contains_fma(k, {s});
-    if (s.kind == loops::StmtKind::IfPresent) fma_inside = fma_inside || has;
-    else fma_outside = fma_outside || has;
+    if (s.kind == loops::StmtKind::IfPresent)
+      fma_inside = fma_inside || has;
+    else
+      fma_outside = fma_outside || has;
   }
   CHECK(fma_inside);
   CHECK_FALSE(fma_outside);
@@ -193,14 +199,21 @@ TEST_CASE("bindings: nullable outputs, absent and present", "[kernels][bindings]
     xl.push_back(random_values(3, 50 + static_cast<uint64_t>(l)));
   std::vector<double> mv = random_values(15, 51);
   for (bool present : {false, true}) {
-    HostBuffer hx = varying(xl), hm = uniform(mv), ha(ElemType::F64, 3 * L), hg(ElemType::F64, 5 * L);
+    HostBuffer hx = varying(xl), hm = uniform(mv), ha(ElemType::F64, 3 * L),
+               hg(ElemType::F64, 5 * L);
     HostBuffer scratch(ElemType::F64, k.scratch_bytes / 8 + 1);
     loops::Args a;
-    a.ptr(nullptr).ptr(hx.data()).ptr(hm.data()).ptr(ha.data()).ptr(present ? hg.data() : nullptr).ptr(scratch.data());
+    a.ptr(nullptr)
+        .ptr(hx.data())
+        .ptr(hm.data())
+        .ptr(ha.data())
+        .ptr(present ? hg.data() : nullptr)
+        .ptr(scratch.data());
     run(k, a);
     for (int l = 0; l < L; ++l) {
       auto ref = interp::evaluate<double>(
-          f, std::vector<Tensor<double>>{Tensor<double>({3}, xl[static_cast<size_t>(l)]), Tensor<double>({5, 3}, mv)});
+          f, std::vector<Tensor<double>>{Tensor<double>({3}, xl[static_cast<size_t>(l)]),
+                                         Tensor<double>({5, 3}, mv)});
       for (int64_t e = 0; e < 3; ++e)
         check_close(ha.get(e * L + l), ref[0].data[static_cast<size_t>(e)]);
       if (present)
@@ -223,7 +236,8 @@ TEST_CASE("bindings: scalar and zero inputs, two functions on one builder", "[ke
   loops::Buffer Z = b.varying_param("z", 3, {.readonly = true});
   loops::Buffer Y = b.varying_param("y", 4);
   b.scratch_param();
-  emit_function(b, f, std::vector{InputBinding::value(te), InputBinding::in(Z), InputBinding::zero()},
+  emit_function(b, f,
+                std::vector{InputBinding::value(te), InputBinding::in(Z), InputBinding::zero()},
                 std::vector{OutputBinding::to(Y)});
   emit_function(b, g, std::vector{InputBinding::in(Z)}, std::vector{OutputBinding::to(Y, 3)});
   loops::Function k = b.finish();
@@ -247,19 +261,22 @@ TEST_CASE("bindings: scalar and zero inputs, two functions on one builder", "[ke
   }
 }
 
-TEST_CASE("bindings: outputs that alias inputs see the inputs as they were", "[kernels][bindings]") {
+TEST_CASE("bindings: outputs that alias inputs see the inputs as they were",
+          "[kernels][bindings]") {
   // z1 = z0ᵀ + roll(z0) in place (the ABI's z1 = z0): every output element
   // reads input elements another output element overwrites.
   ir::Context ctx;
   const ir::Node* z = ctx.state("z", {3, 3});
   const ir::Node* rolled = ir::concat({slice(z, {1, 0}, {2, 3}), slice(z, {0, 0}, {1, 3})}, 0);
-  ir::Function f("f", {z}, {{"z1", add(transpose(z, {1, 0}), rolled)}, {"s", reduce_sum(z, {0, 1})}});
+  ir::Function f("f", {z},
+                 {{"z1", add(transpose(z, {1, 0}), rolled)}, {"s", reduce_sum(z, {0, 1})}});
   Builder b(unique_name("bind_alias"), loops::ElemType::F64, L);
   b.opaque_param("ctx");
   loops::Buffer Z0 = b.varying_param("z0", 10, {.readonly = true, .may_alias = true});
   loops::Buffer Z1 = b.varying_param("z1", 10, {.may_alias = true});
   b.scratch_param();
-  emit_function(b, f, std::vector{InputBinding::in(Z0)}, std::vector{OutputBinding::to(Z1), OutputBinding::to(Z1, 9)});
+  emit_function(b, f, std::vector{InputBinding::in(Z0)},
+                std::vector{OutputBinding::to(Z1), OutputBinding::to(Z1, 9)});
   loops::Function k = b.finish();
 
   std::vector<std::vector<double>> zl;
@@ -273,7 +290,8 @@ TEST_CASE("bindings: outputs that alias inputs see the inputs as they were", "[k
   a.ptr(nullptr).ptr(hz.data()).ptr(hz.data()).ptr(scratch.data());
   run(k, a);
   for (int l = 0; l < L; ++l) {
-    std::vector<double> in(zl[static_cast<size_t>(l)].begin(), zl[static_cast<size_t>(l)].begin() + 9);
+    std::vector<double> in(zl[static_cast<size_t>(l)].begin(),
+                           zl[static_cast<size_t>(l)].begin() + 9);
     auto ref = interp::evaluate<double>(f, std::vector<Tensor<double>>{Tensor<double>({3, 3}, in)});
     for (int64_t e = 0; e < 9; ++e)
       check_close(hz.get(e * L + l), ref[0].data[static_cast<size_t>(e)]);
@@ -281,7 +299,8 @@ TEST_CASE("bindings: outputs that alias inputs see the inputs as they were", "[k
   }
 }
 
-TEST_CASE("bindings: impossible bindings are internal errors naming the culprit", "[kernels][bindings]") {
+TEST_CASE("bindings: impossible bindings are internal errors naming the culprit",
+          "[kernels][bindings]") {
   ir::Context ctx;
   const ir::Node* x = ctx.input("x", {3});
   const ir::Node* w = ctx.param("w", {3});
@@ -298,18 +317,22 @@ TEST_CASE("bindings: impossible bindings are internal errors naming the culprit"
   using E = plastic::InternalError;
   // A varying value stored plainly into a uniform buffer.
   CHECK_THROWS_AS(emit_function(b, f, ok, std::vector{OutputBinding::to(U)}), E);
-  CHECK_THROWS_WITH(emit_function(b, f, ok, std::vector{OutputBinding::to(U)}), Contains("'y'") && Contains("uniform"));
+  CHECK_THROWS_WITH(emit_function(b, f, ok, std::vector{OutputBinding::to(U)}),
+                    Contains("'y'") && Contains("uniform"));
   // A lane sum into a varying buffer.
-  CHECK_THROWS_WITH(emit_function(b, f, ok, std::vector{OutputBinding::to(V, 0, StoreMode::AddLaneSum)}),
-                    Contains("'y'"));
+  CHECK_THROWS_WITH(
+      emit_function(b, f, ok, std::vector{OutputBinding::to(V, 0, StoreMode::AddLaneSum)}),
+      Contains("'y'"));
   // An input that does not fit its buffer; a wrong number of bindings.
   CHECK_THROWS_WITH(emit_function(b, f, std::vector{InputBinding::in(Small), InputBinding::in(W)},
                                   std::vector{OutputBinding::to(V)}),
                     Contains("'x'") && Contains("small"));
-  CHECK_THROWS_AS(emit_function(b, f, std::vector{InputBinding::in(X)}, std::vector{OutputBinding::to(V)}), E);
+  CHECK_THROWS_AS(
+      emit_function(b, f, std::vector{InputBinding::in(X)}, std::vector{OutputBinding::to(V)}), E);
   // A non-scalar leaf bound to a scalar; an output past the end of its buffer.
-  CHECK_THROWS_WITH(emit_function(b, f, std::vector{InputBinding::value(b.constant(1)), InputBinding::in(W)},
-                                  std::vector{OutputBinding::to(V)}),
-                    Contains("'x'"));
+  CHECK_THROWS_WITH(
+      emit_function(b, f, std::vector{InputBinding::value(b.constant(1)), InputBinding::in(W)},
+                    std::vector{OutputBinding::to(V)}),
+      Contains("'x'"));
   CHECK_THROWS_WITH(emit_function(b, f, ok, std::vector{OutputBinding::to(V, 1)}), Contains("'y'"));
 }

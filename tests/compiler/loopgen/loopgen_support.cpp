@@ -14,7 +14,9 @@
 
 namespace plastic::loopgen::test {
 
-void HostBuffer::Free::operator()(void* p) const { std::free(p); }
+void HostBuffer::Free::operator()(void* p) const {
+  std::free(p);
+}
 
 HostBuffer::HostBuffer(ElemType type, int64_t elements, double fill) : type_(type), n_(elements) {
   size_t bytes = static_cast<size_t>(std::max<int64_t>(elements, 1) * loops::elem_size(type));
@@ -30,8 +32,10 @@ double HostBuffer::get(int64_t i) const {
 }
 
 void HostBuffer::set(int64_t i, double v) {
-  if (type_ == ElemType::F32) static_cast<float*>(data())[i] = static_cast<float>(v);
-  else static_cast<double*>(data())[i] = v;
+  if (type_ == ElemType::F32)
+    static_cast<float*>(data())[i] = static_cast<float>(v);
+  else
+    static_cast<double*>(data())[i] = v;
 }
 
 backend::Jit& test_jit() {
@@ -58,17 +62,20 @@ void run(const loops::Function& fn, const loops::Args& args) {
 
 int64_t count_statements(const loops::Function& fn) {
   int64_t n = 0;
-  std::function<void(const std::vector<loops::Stmt>&)> walk = [&](const std::vector<loops::Stmt>& body) {
-    for (const loops::Stmt& s : body) {
-      ++n;
-      walk(s.body);
-    }
-  };
+  std::function<void(const std::vector<loops::Stmt>&)> walk =
+      [&](const std::vector<loops::Stmt>& body) {
+        for (const loops::Stmt& s : body) {
+          ++n;
+          walk(s.body);
+        }
+      };
   walk(fn.body);
   return n;
 }
 
-double default_floor(ElemType t) { return t == ElemType::F64 ? 1e-5 : 1e-2; }
+double default_floor(ElemType t) {
+  return t == ElemType::F64 ? 1e-5 : 1e-2;
+}
 
 namespace {
 
@@ -94,7 +101,8 @@ Check check_standalone(const ir::Function& fn, ElemType type, uint64_t seed, con
   };
 
   // Per lane inputs; shared ones drawn once.
-  std::vector<std::vector<Tensor<double>>> lane_in(static_cast<size_t>(L), std::vector<Tensor<double>>(ni));
+  std::vector<std::vector<Tensor<double>>> lane_in(static_cast<size_t>(L),
+                                                   std::vector<Tensor<double>>(ni));
   for (size_t i = 0; i < ni; ++i) {
     const ir::Node* leaf = fn.inputs()[i];
     bool shared = is_scalar_input(leaf) || leaf->op() == ir::Op::Param;
@@ -147,7 +155,8 @@ Check check_standalone(const ir::Function& fn, ElemType type, uint64_t seed, con
   c.statements = count_statements(kf);
   auto t0 = std::chrono::steady_clock::now();
   backend::JitModule m = test_jit().add(loops::Module{kf.name, {kf}});
-  c.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  c.compile_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   m.packed(kf.name)(args.data());
 
   std::vector<std::vector<Tensor<double>>> ref;
@@ -167,7 +176,8 @@ Check check_standalone(const ir::Function& fn, ElemType type, uint64_t seed, con
       for (int64_t e = 0; e < r.numel(); ++e) {
         double want = r.data[static_cast<size_t>(e)];
         double got = out_buf[j].get(varying ? e * L + l : e);
-        std::string where = fmt::format("{}[lane {}][{}]: jit {} ref {}", fn.outputs()[j].name, l, e, got, want);
+        std::string where =
+            fmt::format("{}[lane {}][{}]: jit {} ref {}", fn.outputs()[j].name, l, e, got, want);
         if (std::isnan(want) || std::isnan(got)) {
           if (std::isnan(want) != std::isnan(got)) {
             c.nan_mismatch = true;

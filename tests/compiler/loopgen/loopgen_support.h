@@ -19,16 +19,16 @@
 #include <utility>
 #include <vector>
 
-#include "compiler/loops/args.h"
 #include "compiler/backend/llvm/jit.h"
-#include "compiler/loops/loop_ir.h"
 #include "compiler/interp/interpreter.h"
 #include "compiler/ir/function.h"
+#include "compiler/loops/args.h"
+#include "compiler/loops/loop_ir.h"
 
 namespace plastic::loopgen::test {
 
-using loops::ElemType;
 using interp::Tensor;
+using loops::ElemType;
 
 /// A 64-byte aligned array of f32 or f64 elements, read and written as double.
 class HostBuffer {
@@ -64,8 +64,8 @@ struct Check {
   double max_pure = 0; ///< plain relative error
   std::string where;   ///< output[lane][element] of max_rel
   bool nan_mismatch = false;
-  int64_t statements = 0;   ///< statements of the emitted loop function
-  double compile_ms = 0;    ///< JIT time
+  int64_t statements = 0; ///< statements of the emitted loop function
+  double compile_ms = 0;  ///< JIT time
 };
 
 /// emit_standalone(fn, type, lanes) -> JIT -> one tile vs the interpreter.

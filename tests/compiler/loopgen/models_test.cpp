@@ -13,8 +13,8 @@
 #include "compiler/ir/traversal.h"
 #include "compiler/loopgen/emit_function.h"
 #include "compiler/model/model_functions.h"
-#include "tests/compiler/support/random_dag.h"
 #include "tests/compiler/loopgen/loopgen_support.h"
+#include "tests/compiler/support/random_dag.h"
 
 using namespace plastic;
 using namespace plastic::loopgen::test;
@@ -44,8 +44,8 @@ void check_model(const std::string& file, std::map<std::string, double> override
     for (uint64_t seed : {1, 2}) {
       Check c = check_standalone(f->fn, ElemType::F64, seed);
       if (seed == 1)
-        fmt::print("  {:<24} {:<22} {:>5} nodes {:>6} stmts  jit {:6.1f} ms  max rel {:.2e}\n", file, name,
-                   model::node_count(f->fn), c.statements, c.compile_ms, c.max_rel);
+        fmt::print("  {:<24} {:<22} {:>5} nodes {:>6} stmts  jit {:6.1f} ms  max rel {:.2e}\n",
+                   file, name, model::node_count(f->fn), c.statements, c.compile_ms, c.max_rel);
       INFO(file << " " << name << " seed " << seed << ": " << c.where);
       CHECK_FALSE(c.nan_mismatch);
       CHECK(c.max_rel <= 1e-10);
@@ -106,19 +106,21 @@ TEST_CASE("emit: code size is proportional to the DAG (no unrolling)", "[kernels
     model::ModelFunctions mf = load("fwp_delta_cde.ode", {{"d_head", d_head}});
     for (const model::NamedFunction* f : mf.functions()) {
       const bool rk4_step = f->role.method == rk4 && (f->role.kind == model::FnKind::Step ||
-                                                       f->role.kind == model::FnKind::StepVjp);
+                                                      f->role.kind == model::FnKind::StepVjp);
       if (f->role.kind != model::FnKind::Field && !rk4_step) continue;
       const std::string name = model::to_string(f->role);
       loops::Function k = loopgen::emit_standalone(f->fn, ElemType::F64, 0, unique_name(name));
       size_t nodes = model::node_count(f->fn);
       int64_t stmts = count_statements(k);
       double r = static_cast<double>(stmts) / static_cast<double>(nodes);
-      fmt::print("  d_head {:>2} {:<16} {:>5} nodes {:>6} statements ({:.2f} per node)\n", d_head, name,
-                 nodes, stmts, r);
+      fmt::print("  d_head {:>2} {:<16} {:>5} nodes {:>6} statements ({:.2f} per node)\n", d_head,
+                 name, nodes, stmts, r);
       INFO(name << " d_head " << d_head);
       CHECK(r <= 8.0);
-      if (d_head == 4.0) ratio[f->role] = r;
-      else CHECK(r <= ratio[f->role] * 1.25);
+      if (d_head == 4.0)
+        ratio[f->role] = r;
+      else
+        CHECK(r <= ratio[f->role] * 1.25);
     }
   }
 }

@@ -20,7 +20,9 @@ namespace {
 
 using Rng = std::mt19937_64;
 
-double tolerance(ElemType t) { return t == ElemType::F64 ? 1e-10 : 1e-5; }
+double tolerance(ElemType t) {
+  return t == ElemType::F64 ? 1e-10 : 1e-5;
+}
 
 /// Builds the leaves of one case: uniform or varying at random; with
 /// `wrap`, a leaf may come behind a fused elementwise op (so the consumer
@@ -42,9 +44,12 @@ struct Leaves {
     const Node* n = raw(s);
     if (!wrap) return n;
     switch (rng() % 3) {
-    case 0: return n;
-    case 1: return positive ? exp(n) : tanh(n);
-    default: return positive ? add(n, ctx.constant(1.5, s)) : mul(n, sigmoid(raw(s)));
+    case 0:
+      return n;
+    case 1:
+      return positive ? exp(n) : tanh(n);
+    default:
+      return positive ? add(n, ctx.constant(1.5, s)) : mul(n, sigmoid(raw(s)));
     }
   }
 };
@@ -102,11 +107,12 @@ TEST_CASE("emit: leaves, constants and time", "[kernels][ops]") {
 
 TEST_CASE("emit: unary ops", "[kernels][ops]") {
   const std::vector<std::pair<Op, double>> ops{
-      {Op::Neg, 0},  {Op::Exp, 0},        {Op::Tanh, 0}, {Op::Sigmoid, 0}, {Op::Relu, 0},
-      {Op::Elu, 0},  {Op::Softplus, 0},   {Op::Abs, 0},  {Op::Square, 0},  {Op::Sin, 0},
-      {Op::Cos, 0},  {Op::Step, 0},       {Op::Sign, 0}, {Op::PowC, 2.0},  {Op::PowC, 3.0}};
-  const std::vector<std::pair<Op, double>> positive_ops{
-      {Op::Log, 0}, {Op::Sqrt, 0}, {Op::Reciprocal, 0}, {Op::PowC, 0.5}, {Op::PowC, -1.0}, {Op::PowC, 1.7}};
+      {Op::Neg, 0}, {Op::Exp, 0},      {Op::Tanh, 0}, {Op::Sigmoid, 0}, {Op::Relu, 0},
+      {Op::Elu, 0}, {Op::Softplus, 0}, {Op::Abs, 0},  {Op::Square, 0},  {Op::Sin, 0},
+      {Op::Cos, 0}, {Op::Step, 0},     {Op::Sign, 0}, {Op::PowC, 2.0},  {Op::PowC, 3.0}};
+  const std::vector<std::pair<Op, double>> positive_ops{{Op::Log, 0},        {Op::Sqrt, 0},
+                                                        {Op::Reciprocal, 0}, {Op::PowC, 0.5},
+                                                        {Op::PowC, -1.0},    {Op::PowC, 1.7}};
   for (uint64_t seed : kSeeds) {
     for (auto [op, p] : ops) {
       Rng rng(seed);
@@ -169,11 +175,14 @@ TEST_CASE("emit: broadcast and reductions", "[kernels][ops]") {
       check_both(x.inputs, mul(broadcast(x({s[static_cast<size_t>(a)]}), s, {a}), x(s)),
                  fmt::format("broadcast axis {}", a), seed);
     for (auto axes : std::vector<std::vector<int64_t>>{{0, 1}, {0, 2}, {1, 2}})
-      check_both(x.inputs, broadcast(x({s[static_cast<size_t>(axes[0])], s[static_cast<size_t>(axes[1])]}), s, axes),
-                 "broadcast rank 2 -> 3", seed);
+      check_both(
+          x.inputs,
+          broadcast(x({s[static_cast<size_t>(axes[0])], s[static_cast<size_t>(axes[1])]}), s, axes),
+          "broadcast rank 2 -> 3", seed);
     check_both(x.inputs, broadcast(x({}), s, {}), "broadcast scalar", seed);
     for (Op op : {Op::ReduceSum, Op::ReduceMax})
-      for (auto axes : std::vector<std::vector<int64_t>>{{0}, {1}, {2}, {0, 2}, {1, 2}, {0, 1, 2}}) {
+      for (auto axes :
+           std::vector<std::vector<int64_t>>{{0}, {1}, {2}, {0, 2}, {1, 2}, {0, 1, 2}}) {
         const Node* in = x(s);
         const Node* r = op == Op::ReduceSum ? reduce_sum(in, axes) : reduce_max(in, axes);
         check_both(x.inputs, r, fmt::format("{} over {} axes", op_name(op), axes.size()), seed);
@@ -184,9 +193,9 @@ TEST_CASE("emit: broadcast and reductions", "[kernels][ops]") {
 TEST_CASE("emit: contractions", "[kernels][ops]") {
   // Specs over labels a..d; sizes drawn per seed.
   const std::vector<std::string> specs{
-      "ab,b->a",     "ab,bc->ac",     "a,b->ab",     "ab->ba",        "abc,ac->ab",   "ab,ab->",
-      "ab,ba->",     "abc,acd->abd",  "abc->",       "abc->cab",      "ab,b,a->",     "a,->a",
-      "abc,abd->cd", "ab,cb->ac",     "a,a->",       "abc,bc->a",     "a,b,c->abc",   "ab,bc,cd->ad"};
+      "ab,b->a",     "ab,bc->ac",    "a,b->ab", "ab->ba",    "abc,ac->ab", "ab,ab->",
+      "ab,ba->",     "abc,acd->abd", "abc->",   "abc->cab",  "ab,b,a->",   "a,->a",
+      "abc,abd->cd", "ab,cb->ac",    "a,a->",   "abc,bc->a", "a,b,c->abc", "ab,bc,cd->ad"};
   for (uint64_t seed : kSeeds) {
     for (const std::string& text : specs) {
       Rng rng(seed);
@@ -224,7 +233,8 @@ TEST_CASE("emit: reshape, slice, pad, concat", "[kernels][ops]") {
     // Slices: every axis, only the first axis, and a slice of a slice.
     Shape big{s[0] + 2, s[1] + 1, s[2] + 3};
     check_both(x.inputs, slice(x(big), {1, 0, 2}, s), "slice", seed);
-    check_both(x.inputs, slice(x(big), {2, 0, 0}, {s[0], big[1], big[2]}), "slice first axis", seed);
+    check_both(x.inputs, slice(x(big), {2, 0, 0}, {s[0], big[1], big[2]}), "slice first axis",
+               seed);
     check_both(x.inputs, slice(slice(x(big), {1, 1, 1}, {s[0] + 1, s[1], s[2] + 2}), {0, 0, 1}, s),
                "slice of slice", seed);
     check_both(x.inputs, mul(slice(x({n + 3}), {2}, {n}), x({n})), "slice rank 1", seed);
@@ -233,7 +243,8 @@ TEST_CASE("emit: reshape, slice, pad, concat", "[kernels][ops]") {
     for (int64_t axis = 0; axis < 3; ++axis) {
       Shape s2 = s;
       s2[static_cast<size_t>(axis)] += 2;
-      check_both(x.inputs, concat({x(s), x(s2), x(s)}, axis), fmt::format("concat axis {}", axis), seed);
+      check_both(x.inputs, concat({x(s), x(s2), x(s)}, axis), fmt::format("concat axis {}", axis),
+                 seed);
     }
   }
 }
@@ -246,9 +257,12 @@ TEST_CASE("emit: softmax, logsumexp, layernorm", "[kernels][ops]") {
     Shape s = random_shape(rng, 3);
     s[1] += 1; // at least two elements along the middle axis
     for (int64_t axis = 0; axis < 3; ++axis) {
-      check_both(x.inputs, softmax(x(s), axis), fmt::format("softmax axis {}", axis), seed, {-5, 5});
-      check_both(x.inputs, logsumexp(x(s), axis), fmt::format("logsumexp axis {}", axis), seed, {-5, 5});
-      check_both(x.inputs, layernorm(x(s), axis, 1e-5), fmt::format("layernorm axis {}", axis), seed);
+      check_both(x.inputs, softmax(x(s), axis), fmt::format("softmax axis {}", axis), seed,
+                 {-5, 5});
+      check_both(x.inputs, logsumexp(x(s), axis), fmt::format("logsumexp axis {}", axis), seed,
+                 {-5, 5});
+      check_both(x.inputs, layernorm(x(s), axis, 1e-5), fmt::format("layernorm axis {}", axis),
+                 seed);
     }
     check_both(x.inputs, softmax(x({7}), 0), "softmax rank 1", seed, {-30, 30});
   }
@@ -276,7 +290,9 @@ TEST_CASE("emit: extreme values follow the interpreter", "[kernels][ops]") {
   Context ctx;
   const Node* x = ctx.input("x", {4});
   Function f("nan", {x},
-             {{"mx", reduce_max(x, {0})}, {"sm", softmax(x, 0)}, {"lse", logsumexp(x, 0)},
+             {{"mx", reduce_max(x, {0})},
+              {"sm", softmax(x, 0)},
+              {"lse", logsumexp(x, 0)},
               {"mn", min(x, ctx.constant(0.0, {4}))}});
   for (auto range : {std::pair{-1e300, 1e300}, std::pair{-1.0, 1.0}}) {
     Check c = check_standalone(f, ElemType::F64, 3, [&](const Node*) { return range; });

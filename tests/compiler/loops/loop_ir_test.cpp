@@ -19,7 +19,7 @@ bool mentions(const std::vector<std::string>& problems, const std::string& text)
   return false;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("affine indices combine and cancel", "[loops]") {
   Index i = Index::loop(0), j = Index::loop(1);
@@ -58,7 +58,8 @@ TEST_CASE("printer shows loops, lane sums and shared subexpressions", "[loops]")
     b.loop("k", 0, 6, [&](Index k) { b.accumulate(y, k * -1 + 5, b.neg(b.read(acc))); });
   });
   const std::string expected =
-      "func @demo f64 x4 (ctx: opaque, t: scalar, x: varying[6] readonly, theta: uniform[2] readonly, "
+      "func @demo f64 x4 (ctx: opaque, t: scalar, x: varying[6] readonly, theta: uniform[2] "
+      "readonly, "
       "theta_bar: uniform[2], y: varying[6] nullable, scratch: scratch) scratch 128 bytes {\n"
       "  buffer tmp: varying[3] at scratch+0\n"
       "  var acc: varying\n"
@@ -87,18 +88,18 @@ TEST_CASE("builder rejects ill-typed programs at the call site", "[loops]") {
   Buffer th = b.uniform_param("theta", 4);
   Var u = b.var("u", Lanes::Uniform);
   Expr xv = b.load(x, 0);
-  CHECK_THROWS_AS(b.store(th, 0, xv), plastic::InternalError);             // varying into uniform
-  CHECK_THROWS_AS(b.assign(u, xv), plastic::InternalError);                // varying into uniform var
-  CHECK_THROWS_AS(b.store(x, 0, xv), plastic::InternalError);              // read-only
-  CHECK_THROWS_AS(b.exp(b.lt(xv, xv)), plastic::InternalError);            // mask as a value
-  CHECK_THROWS_AS(b.select(xv, xv, xv), plastic::InternalError);           // value as a mask
-  CHECK_THROWS_AS(b.begin_loop("e", 3, 3), plastic::InternalError);        // empty range
-  CHECK_THROWS_AS(b.end_loop(), plastic::InternalError);                   // nothing open
-  CHECK_THROWS_AS(b.accumulate_lanes(x, 0, xv), plastic::InternalError);   // lane sum into varying
-  b.accumulate_lanes(th, 0, xv);                                  // the right way
+  CHECK_THROWS_AS(b.store(th, 0, xv), plastic::InternalError);           // varying into uniform
+  CHECK_THROWS_AS(b.assign(u, xv), plastic::InternalError);              // varying into uniform var
+  CHECK_THROWS_AS(b.store(x, 0, xv), plastic::InternalError);            // read-only
+  CHECK_THROWS_AS(b.exp(b.lt(xv, xv)), plastic::InternalError);          // mask as a value
+  CHECK_THROWS_AS(b.select(xv, xv, xv), plastic::InternalError);         // value as a mask
+  CHECK_THROWS_AS(b.begin_loop("e", 3, 3), plastic::InternalError);      // empty range
+  CHECK_THROWS_AS(b.end_loop(), plastic::InternalError);                 // nothing open
+  CHECK_THROWS_AS(b.accumulate_lanes(x, 0, xv), plastic::InternalError); // lane sum into varying
+  b.accumulate_lanes(th, 0, xv);                                         // the right way
   Index outside;
   b.loop("i", 0, 2, [&](Index i) { outside = i; });
-  CHECK_THROWS_AS(b.load(x, outside), plastic::InternalError);             // loop variable out of scope
+  CHECK_THROWS_AS(b.load(x, outside), plastic::InternalError); // loop variable out of scope
   CHECK_NOTHROW(b.finish());
 }
 
@@ -108,7 +109,7 @@ TEST_CASE("verifier reports bounds, definedness and nullable access", "[loops]")
     Buffer x = b.varying_param("x", 10, {.readonly = true});
     Buffer y = b.varying_param("y", 10);
     b.loop("i", 0, 5, [&](Index i) { b.store(y, i * 2 + 1, b.load(x, i * 2)); });
-    b.loop("i", 0, 5, [&](Index i) { b.store(y, i * 2 + 2, b.load(x, 0)); });  // reaches y[10]
+    b.loop("i", 0, 5, [&](Index i) { b.store(y, i * 2 + 2, b.load(x, 0)); }); // reaches y[10]
     CHECK_THROWS_WITH(b.finish(), Catch::Contains("spans elements [2, 10] outside [0, 10)"));
   }
   {
@@ -123,7 +124,7 @@ TEST_CASE("verifier reports bounds, definedness and nullable access", "[loops]")
     Buffer y = b.varying_param("y", 1, {.nullable = true});
     Var v = b.var("v", Lanes::Varying);
     b.if_present(y, [&] { b.assign(v, b.constant(1)); });
-    b.store(y, 0, b.read(v));  // v may be unassigned, y may be NULL
+    b.store(y, 0, b.read(v)); // v may be unassigned, y may be NULL
     Function f;
     try {
       b.finish();
@@ -143,8 +144,9 @@ TEST_CASE("verifier reports bounds, definedness and nullable access", "[loops]")
     CHECK(mentions(problems, "operands make it varying"));
   }
   {
-    Module m{"dup", {plastic::backend::test::softmax(ElemType::F64, 4, 3),
-                     plastic::backend::test::softmax(ElemType::F32, 8, 3)}};
+    Module m{"dup",
+             {plastic::backend::test::softmax(ElemType::F64, 4, 3),
+              plastic::backend::test::softmax(ElemType::F32, 8, 3)}};
     CHECK(mentions(verify(m), "duplicate function 'softmax'"));
   }
 }
@@ -152,9 +154,9 @@ TEST_CASE("verifier reports bounds, definedness and nullable access", "[loops]")
 TEST_CASE("all test programs verify and print", "[loops]") {
   using namespace plastic::backend::test;
   for (ElemType t : {ElemType::F64, ElemType::F32}) {
-    for (const Function& f : {elementwise_chain(t, 0, 5), matvec(t, 0, 2, 3), delta_update(t, 0, 2, 3),
-                              softmax(t, 0, 4), linear_vjp(t, 0, 2, 3), shared_weight_grad(t, 0, 2, 3),
-                              delta_field(t, 0, 3, 2, 3)}) {
+    for (const Function& f : {elementwise_chain(t, 0, 5), matvec(t, 0, 2, 3),
+                              delta_update(t, 0, 2, 3), softmax(t, 0, 4), linear_vjp(t, 0, 2, 3),
+                              shared_weight_grad(t, 0, 2, 3), delta_field(t, 0, 3, 2, 3)}) {
       CHECK(verify(f).empty());
       CHECK(print(f).find("func @" + f.name) == 0);
     }
@@ -166,8 +168,10 @@ TEST_CASE("C header declares ABI-compatible prototypes", "[loops]") {
   Module m{"delta", {delta_field(ElemType::F32, 0, 3, 2, 4)}};
   const std::string h = c_header(m);
   CHECK_THAT(h, Catch::Contains("#ifndef PLASTIC_KERNELS_DELTA_H"));
-  CHECK_THAT(h, Catch::Contains("void delta_field(const void* ctx, double t, const void* z, const void* theta, "
-                                "const void* u, void* dz, void* scratch);"));
-  CHECK_THAT(h, Catch::Contains("enum { delta_field_lanes = 8, delta_field_scratch_bytes = 256 };"));
+  CHECK_THAT(h, Catch::Contains(
+                    "void delta_field(const void* ctx, double t, const void* z, const void* theta, "
+                    "const void* u, void* dz, void* scratch);"));
+  CHECK_THAT(h,
+             Catch::Contains("enum { delta_field_lanes = 8, delta_field_scratch_bytes = 256 };"));
   CHECK_THAT(h, Catch::Contains("z: varying[32] = 256 floats, read-only"));
 }

@@ -6,8 +6,8 @@
 
 #include "compiler/autodiff/function_ad.h"
 #include "compiler/ir/ir.h"
-#include "compiler/model/model_functions.h"
 #include "compiler/model/gradcheck.h"
+#include "compiler/model/model_functions.h"
 
 #include <filesystem>
 
@@ -17,11 +17,12 @@ namespace {
 
 double worst_error(const std::vector<model::GradcheckEntry>& entries) {
   double worst = 0;
-  for (const auto& e : entries) worst = std::max(worst, e.error);
+  for (const auto& e : entries)
+    worst = std::max(worst, e.error);
   return worst;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("gradcheck accepts a correct VJP and rejects a wrong one", "[gradcheck]") {
   ir::Context ctx;
@@ -34,12 +35,14 @@ TEST_CASE("gradcheck accepts a correct VJP and rejects a wrong one", "[gradcheck
   // The same VJP with d.w replaced by a slightly wrong expression: 1.01 x.
   std::vector<const ir::Node*> outs = good.output_nodes();
   size_t dw = 0;
-  while (good.outputs()[dw].name != "d.w") ++dw;
+  while (good.outputs()[dw].name != "d.w")
+    ++dw;
   outs[dw] = ir::mul(outs[dw], ir::splat_like(outs[dw], 1.01));
   ir::Function bad = good.with_output_nodes(outs);
   auto entries = model::gradcheck(f, bad);
   double error_w = 0, error_z = 0;
-  for (const auto& e : entries) (e.input == "w" ? error_w : error_z) = e.error;
+  for (const auto& e : entries)
+    (e.input == "w" ? error_w : error_z) = e.error;
   CHECK(error_w > 1e-3);
   CHECK(error_z < 1e-8);
 }

@@ -31,24 +31,27 @@ std::optional<model::ModelFunctions> build(const std::string& file,
 
 std::string primal_text(const model::ModelFunctions& fns) {
   std::string text;
-  for (const auto& f : fns.primal) text += ir::print(f.fn) + "\n";
+  for (const auto& f : fns.primal)
+    text += ir::print(f.fn) + "\n";
   return text;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("golden IR of small zoo models", "[golden]") {
   struct Case {
     std::string file;
     std::map<std::string, double> dims;
   };
-  for (const Case& c : {Case{"fwp_delta_cde.ode", {{"heads", 2}, {"d_head", 3}, {"d_ff", 6}, {"d_in", 4}}},
-                        Case{"ncde_character.ode", {{"hidden", 3}, {"d_f", 5}, {"classes", 2}}},
-                        Case{"gnode_flipflop_n3.ode", {{"H", 4}}}}) {
+  for (const Case& c :
+       {Case{"fwp_delta_cde.ode", {{"heads", 2}, {"d_head", 3}, {"d_ff", 6}, {"d_in", 4}}},
+        Case{"ncde_character.ode", {{"hidden", 3}, {"d_f", 5}, {"classes", 2}}},
+        Case{"gnode_flipflop_n3.ode", {{"H", 4}}}}) {
     auto fns = build(c.file, c.dims);
     REQUIRE(fns);
     std::string text = primal_text(*fns);
-    std::filesystem::path golden = std::filesystem::path(PLASTIC_SOURCE_DIR) / "tests/compiler/model/golden" /
+    std::filesystem::path golden = std::filesystem::path(PLASTIC_SOURCE_DIR) /
+                                   "tests/compiler/model/golden" /
                                    (std::filesystem::path(c.file).stem().string() + ".ir");
     if (std::getenv("PLASTIC_UPDATE_GOLDEN")) std::ofstream(golden) << text;
     std::ifstream in(golden);

@@ -18,8 +18,8 @@
 #include "compiler/passes/pipeline.h"
 #include "compiler/passes/reassociate.h"
 #include "compiler/passes/simplify.h"
-#include "tests/compiler/support/random_dag.h"
 #include "tests/compiler/support/ir_test_util.h"
+#include "tests/compiler/support/random_dag.h"
 
 using namespace plastic;
 using namespace plastic::ir;

@@ -23,10 +23,12 @@ TEST_CASE("cosine schedule spans the run's epochs", "[app][schedule]") {
   LrSchedule& s = *made.value();
   CHECK(s.lr() == Approx(base));
   // The loop calls step() once at the end of every epoch.
-  for (int64_t e = 0; e < epochs / 2; ++e) s.step(1.0);
+  for (int64_t e = 0; e < epochs / 2; ++e)
+    s.step(1.0);
   CHECK(s.lr() == Approx(base / 2).epsilon(1e-9));
-  for (int64_t e = epochs / 2; e < epochs - 1; ++e) s.step(1.0);
-  CHECK(s.lr() < 0.01 * base);  // the last epoch runs near the minimum
+  for (int64_t e = epochs / 2; e < epochs - 1; ++e)
+    s.step(1.0);
+  CHECK(s.lr() < 0.01 * base); // the last epoch runs near the minimum
 }
 
 TEST_CASE("constant and plateau schedules", "[app][schedule]") {

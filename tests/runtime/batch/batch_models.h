@@ -337,7 +337,7 @@ template <class T> std::unique_ptr<CdeModel<T>> make_cde(const CdeSpec& s) {
   t.lanes = s.L;
   t.n_state = c.n;
   t.n_params = c.P;
-  t.field_theta_end = c.P;  // a hand-written field may read every parameter
+  t.field_theta_end = c.P; // a hand-written field may read every parameter
   t.n_input = c.m;
   t.n_static = c.S;
   t.n_outputs = c.o;

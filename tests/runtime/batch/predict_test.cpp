@@ -7,8 +7,8 @@
 #include "runtime/batch/batch_gradient.h"
 #include "runtime/batch/predict.h"
 #include "runtime/batch/train_hooks.h"
-#include "runtime/train/metrics.h"
 #include "runtime/io/param_table.h"
+#include "runtime/train/metrics.h"
 #include "tests/runtime/batch/batch_models.h"
 
 using namespace plastic;

@@ -48,11 +48,14 @@ TEST_CASE("fixed amplitude pulses are +-1 and seeds fix the trials", "[flipflop]
   o.variable_amplitude = false;
   Dataset a = make_flipflop(o), b = make_flipflop(o);
   for (const Sample& s : a.samples)
-    for (double v : s.values) CHECK((v == 0 || std::abs(v) == 1));
-  for (size_t i = 0; i < a.size(); ++i) CHECK(a.samples[i].values == b.samples[i].values);
+    for (double v : s.values)
+      CHECK((v == 0 || std::abs(v) == 1));
+  for (size_t i = 0; i < a.size(); ++i)
+    CHECK(a.samples[i].values == b.samples[i].values);
   o.seed = 1;
   Dataset c = make_flipflop(o);
   bool differs = false;
-  for (size_t i = 0; i < a.size(); ++i) differs |= a.samples[i].values != c.samples[i].values;
+  for (size_t i = 0; i < a.size(); ++i)
+    differs |= a.samples[i].values != c.samples[i].values;
   CHECK(differs);
 }

@@ -49,7 +49,7 @@ TEST_CASE("a UEA folder gives the given test file and a validation split", "[ope
     return;
   }
   DataOptions o;
-  o.model_channels = 4;  // 3 channels + time
+  o.model_channels = 4; // 3 channels + time
   auto r = open_data((*dir / "uea/CharacterTrajectories").string(), o);
   REQUIRE(r.ok());
   CHECK(r->test.size() == 428);
@@ -67,7 +67,8 @@ TEST_CASE("whole keeps every sample for training and returns the normaliser", "[
   }
   DataOptions o;
   o.whole = true;
-  auto r = open_data((*dir / "uea/CharacterTrajectories/CharacterTrajectories_TEST.ts").string(), o);
+  auto r =
+      open_data((*dir / "uea/CharacterTrajectories/CharacterTrajectories_TEST.ts").string(), o);
   REQUIRE(r.ok());
   CHECK(r->train.size() == 428);
   CHECK(r->validation.size() == 0);

@@ -64,7 +64,7 @@ TEST_CASE("paper 003: depth L from the init_group, biases N(0, 1e-6) (App. H.2)"
   const double s2 = std::pow(2.0, 2.0 / 3.0); // sigma_w*^2 for L = 3
   auto slice = [&](const plastic_param& p) {
     return std::span<const double>(x).subspan(static_cast<size_t>(p.offset),
-                                             static_cast<size_t>(p.size));
+                                              static_cast<size_t>(p.size));
   };
   check_normal_var(slice(t[0]), s2 / 64);
   check_normal_var(slice(t[2]), s2 / 256);
@@ -103,7 +103,8 @@ TEST_CASE("paper 003 Eqs. 40-41: at sigma_w* a ReLU MLP has <1/N tr J^T J> = 1",
       h(i) = rng.normal();
     const Eigen::VectorXd a1 = w0 * h;
     const Eigen::VectorXd a2 = w1 * a1.cwiseMax(0.0);
-    const Eigen::VectorXd d1 = (a1.array() > 0).cast<double>(), d2 = (a2.array() > 0).cast<double>();
+    const Eigen::VectorXd d1 = (a1.array() > 0).cast<double>(),
+                          d2 = (a2.array() > 0).cast<double>();
     const Eigen::MatrixXd j = w2 * d2.asDiagonal() * w1 * d1.asDiagonal() * w0;
     samples.push_back(j.squaredNorm() / static_cast<double>(n));
   }
@@ -115,7 +116,8 @@ TEST_CASE("paper 003 Eqs. 40-41: at sigma_w* a ReLU MLP has <1/N tr J^T J> = 1",
 TEST_CASE("paper 003: critical without a depth is reported", "[init][critical]") {
   auto p = make_param("w", {4, 4}, 0, PLASTIC_INIT_CRITICAL, {}, 4, 4);
   std::vector<double> theta(16, 0.0);
-  auto r = initialise_parameters(std::span<const plastic_param>(&p, 1), std::span<double>(theta), 1);
+  auto r =
+      initialise_parameters(std::span<const plastic_param>(&p, 1), std::span<double>(theta), 1);
   REQUIRE_FALSE(r.ok());
   CHECK_THAT(r.error().describe(), Catch::Contains("depth L"));
 }

@@ -156,7 +156,8 @@ TEST_CASE("model overload checks dtype and size and reads the solver", "[init][d
 
   // Without a model there is no solver: the stability group says how to give one.
   std::vector<double> th(162, 0.0);
-  auto no_solver = initialise_parameters(std::span<const plastic_param>(t), std::span<double>(th), 4);
+  auto no_solver =
+      initialise_parameters(std::span<const plastic_param>(t), std::span<double>(th), 4);
   REQUIRE_FALSE(no_solver.ok());
   CHECK_THAT(no_solver.error().describe(), Catch::Contains("InitOptions::solver"));
 }

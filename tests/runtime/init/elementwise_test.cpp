@@ -20,8 +20,8 @@ constexpr int64_t kRows = 512, kCols = 512, kN = kRows * kCols;
 
 std::vector<double> init_one(const plastic_param& p, uint64_t seed = 7) {
   std::vector<double> theta(static_cast<size_t>(p.size));
-  auto r = initialise_parameters(std::span<const plastic_param>(&p, 1), std::span<double>(theta),
-                                 seed);
+  auto r =
+      initialise_parameters(std::span<const plastic_param>(&p, 1), std::span<double>(theta), seed);
   REQUIRE(r.ok());
   return theta;
 }
@@ -93,9 +93,9 @@ TEST_CASE("normal(std, mean) and uniform(lo, hi)", "[init]") {
 }
 
 TEST_CASE("zeros, ones and constant are exact", "[init]") {
-  for (auto [kind, value, arg] : {std::tuple{PLASTIC_INIT_ZEROS, 0.0, 0.0},
-                                  std::tuple{PLASTIC_INIT_ONES, 1.0, 0.0},
-                                  std::tuple{PLASTIC_INIT_CONSTANT, -0.375, -0.375}}) {
+  for (auto [kind, value, arg] :
+       {std::tuple{PLASTIC_INIT_ZEROS, 0.0, 0.0}, std::tuple{PLASTIC_INIT_ONES, 1.0, 0.0},
+        std::tuple{PLASTIC_INIT_CONSTANT, -0.375, -0.375}}) {
     auto p = make_param("c", {3, 5, 7}, 0, kind, {arg});
     for (double x : init_one(p))
       REQUIRE(x == value);
@@ -105,8 +105,8 @@ TEST_CASE("zeros, ones and constant are exact", "[init]") {
 TEST_CASE("missing fans and bad arguments are reported, not guessed", "[init]") {
   std::vector<double> theta(12, 42.0);
   auto check_fails = [&](const plastic_param& p, const char* needle) {
-    auto r = initialise_parameters(std::span<const plastic_param>(&p, 1), std::span<double>(theta),
-                                   1);
+    auto r =
+        initialise_parameters(std::span<const plastic_param>(&p, 1), std::span<double>(theta), 1);
     REQUIRE_FALSE(r.ok());
     CHECK_THAT(r.error().describe(), Catch::Contains(needle));
     for (double x : theta)

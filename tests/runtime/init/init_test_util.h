@@ -68,10 +68,18 @@ template <class T> Moments moments(std::span<const T> x) {
 }
 
 /// Standard errors of mean and variance for N(mu, s^2): s/sqrt(N), s^2 sqrt(2/N).
-inline double normal_se_mean(double sd, double n) { return sd / std::sqrt(n); }
-inline double normal_se_var(double sd, double n) { return sd * sd * std::sqrt(2.0 / n); }
+inline double normal_se_mean(double sd, double n) {
+  return sd / std::sqrt(n);
+}
+inline double normal_se_var(double sd, double n) {
+  return sd * sd * std::sqrt(2.0 / n);
+}
 /// U(-a, a): variance a^2/3, mu_4 = a^4/5, so se(s^2) = a^2 sqrt(4/45/N).
-inline double uniform_se_mean(double a, double n) { return a / std::sqrt(3.0 * n); }
-inline double uniform_se_var(double a, double n) { return a * a * std::sqrt(4.0 / 45.0 / n); }
+inline double uniform_se_mean(double a, double n) {
+  return a / std::sqrt(3.0 * n);
+}
+inline double uniform_se_var(double a, double n) {
+  return a * a * std::sqrt(4.0 / 45.0 / n);
+}
 
 } // namespace plastic::rt::test

@@ -27,17 +27,17 @@ template <class T> std::vector<T> init_one(const plastic_param& p, uint64_t seed
 
 /// Largest deviation of the Gram matrix of every batch entry from gain^2 I.
 template <class T>
-double gram_error(const std::vector<T>& x, int64_t batch, int64_t rows, int64_t cols,
-                  double gain) {
+double gram_error(const std::vector<T>& x, int64_t batch, int64_t rows, int64_t cols, double gain) {
   double worst = 0;
   for (int64_t b = 0; b < batch; ++b) {
     RowMat w(rows, cols);
     for (int64_t k = 0; k < rows * cols; ++k)
       w.data()[k] = static_cast<double>(x[static_cast<size_t>(b * rows * cols + k)]);
-    const Eigen::MatrixXd g = rows >= cols ? Eigen::MatrixXd(w.transpose() * w)
-                                           : Eigen::MatrixXd(w * w.transpose());
+    const Eigen::MatrixXd g =
+        rows >= cols ? Eigen::MatrixXd(w.transpose() * w) : Eigen::MatrixXd(w * w.transpose());
     const auto n = g.rows();
-    worst = std::max(worst, (g - gain * gain * Eigen::MatrixXd::Identity(n, n)).cwiseAbs().maxCoeff());
+    worst =
+        std::max(worst, (g - gain * gain * Eigen::MatrixXd::Identity(n, n)).cwiseAbs().maxCoeff());
   }
   return worst;
 }
@@ -51,9 +51,9 @@ TEST_CASE("orthogonal: tall, wide, square and batched shapes are semi-orthogonal
     int64_t batch, rows, cols;
   };
   for (double gain : {1.0, 1.5}) {
-    for (const Case& c : {Case{{6, 4}, 1, 6, 4}, Case{{3, 7}, 1, 3, 7}, Case{{5, 5}, 1, 5, 5},
-                          Case{{2, 3, 5, 4}, 6, 5, 4}, Case{{2, 3, 8}, 2, 3, 8},
-                          Case{{64, 200}, 1, 64, 200}}) {
+    for (const Case& c :
+         {Case{{6, 4}, 1, 6, 4}, Case{{3, 7}, 1, 3, 7}, Case{{5, 5}, 1, 5, 5},
+          Case{{2, 3, 5, 4}, 6, 5, 4}, Case{{2, 3, 8}, 2, 3, 8}, Case{{64, 200}, 1, 64, 200}}) {
       auto p = make_param("q", c.shape, 0, PLASTIC_INIT_ORTHOGONAL, {gain});
       const auto x = init_one<double>(p);
       INFO("gain " << gain << " batch " << c.batch << " " << c.rows << "x" << c.cols);
@@ -94,8 +94,8 @@ TEST_CASE("orthogonal: batch entries differ and Q(0,0) is symmetric about 0 (Haa
 TEST_CASE("orthogonal: a vector is an error", "[init][orthogonal]") {
   auto p = make_param("v", {8}, 0, PLASTIC_INIT_ORTHOGONAL, {1.0});
   std::vector<double> theta(8, 0.0);
-  auto r = initialise_parameters(std::span<const plastic_param>(&p, 1), std::span<double>(theta),
-                                 1);
+  auto r =
+      initialise_parameters(std::span<const plastic_param>(&p, 1), std::span<double>(theta), 1);
   REQUIRE_FALSE(r.ok());
   CHECK_THAT(r.error().describe(), Catch::Contains("rank >= 2"));
 }

@@ -86,8 +86,8 @@ Mlp make_mlp(int64_t dx, int64_t du, int64_t hidden, int layers, std::vector<dou
 }
 
 /// Eigenvalues of A = W_n ... W_1[:, :dx], recomputed from theta.
-template <class T> std::vector<cd> field_eigenvalues(const Mlp& m, const std::vector<T>& theta,
-                                                     int64_t dx) {
+template <class T>
+std::vector<cd> field_eigenvalues(const Mlp& m, const std::vector<T>& theta, int64_t dx) {
   using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   Eigen::MatrixXd a;
   for (size_t l = 0; l < m.dims.size(); ++l) {
@@ -105,7 +105,7 @@ template <class T> std::vector<cd> field_eigenvalues(const Mlp& m, const std::ve
 
 template <class T>
 plastic::Result<InitReport, TrainError> run(const Mlp& m, std::vector<T>& theta, uint64_t seed,
-                            const std::string& solver) {
+                                            const std::string& solver) {
   InitOptions o;
   o.solver = solver;
   return initialise_parameters(std::span<const plastic_param>(m.params), std::span<T>(theta), seed,

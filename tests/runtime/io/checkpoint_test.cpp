@@ -10,10 +10,10 @@
 #include <fstream>
 #include <thread>
 
-#include "runtime/train/adam.h"
 #include "runtime/io/checkpoint.h"
 #include "runtime/io/param_table.h"
 #include "runtime/support/rng.h"
+#include "runtime/train/adam.h"
 #include "runtime/train/state_tensors.h"
 #include "tests/support/temp_dir.h"
 

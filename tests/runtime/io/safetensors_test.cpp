@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/support/rng.h"
 #include "runtime/io/safetensors.h"
+#include "runtime/support/rng.h"
 #include "tests/support/temp_dir.h"
 
 using namespace plastic::rt;

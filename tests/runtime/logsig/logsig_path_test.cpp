@@ -27,22 +27,24 @@ Series random_series(int n, int c, unsigned seed) {
   std::normal_distribution<double> normal;
   Series s;
   s.t.push_back(0.5);
-  for (int i = 1; i < n; ++i) s.t.push_back(s.t.back() + gap(rng));
-  for (int i = 0; i < n * c; ++i) s.x.push_back(normal(rng));
+  for (int i = 1; i < n; ++i)
+    s.t.push_back(s.t.back() + gap(rng));
+  for (int i = 0; i < n * c; ++i)
+    s.x.push_back(normal(rng));
   return s;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("windows of step samples; the last one shorter", "[logsig][driver]") {
-  const int n = 11, c = 2;  // 10 segments
+  const int n = 11, c = 2; // 10 segments
   const auto s = random_series(n, c, 1);
   LogSigOptions o;
   o.depth = 3;
-  o.step = 4;  // windows [0,4], [4,8], [8,10]
+  o.step = 4; // windows [0,4], [4,8], [8,10]
   const LogSigPath path = LogSigPath::make(s.t, s.x, c, o).value();
   REQUIRE(path.windows() == 3);
-  REQUIRE(path.channels() == 5);  // β(2, 3)
+  REQUIRE(path.channels() == 5); // β(2, 3)
   CHECK(path.knots()[0] == s.t[0]);
   CHECK(path.knots()[1] == s.t[4]);
   CHECK(path.knots()[2] == s.t[8]);
@@ -52,8 +54,9 @@ TEST_CASE("windows of step samples; the last one shorter", "[logsig][driver]") {
   std::vector<double> expect(engine.size()), dx(engine.size());
   const int bounds[4] = {0, 4, 8, 10};
   for (int i = 0; i < 3; ++i) {
-    const auto window = std::span<const double>(s.x).subspan(static_cast<std::size_t>(bounds[i] * c),
-                                                             static_cast<std::size_t>((bounds[i + 1] - bounds[i] + 1) * c));
+    const auto window = std::span<const double>(s.x).subspan(
+        static_cast<std::size_t>(bounds[i] * c),
+        static_cast<std::size_t>((bounds[i + 1] - bounds[i] + 1) * c));
     engine.compute(window, expect.data());
     const double len = s.t[bounds[i + 1]] - s.t[bounds[i]];
     for (double frac : {0.0, 0.3, 0.99}) {
@@ -68,7 +71,7 @@ TEST_CASE("windows of step samples; the last one shorter", "[logsig][driver]") {
   // With step dividing n-1 no window is short.
   o.step = 5;
   CHECK(LogSigPath::make(s.t, s.x, c, o).value().windows() == 2);
-  o.step = 100;  // one window holding everything
+  o.step = 100; // one window holding everything
   CHECK(LogSigPath::make(s.t, s.x, c, o).value().windows() == 1);
 }
 
@@ -89,12 +92,13 @@ TEST_CASE("depth 1, step 1 reduces to the linear-interpolation derivative", "[lo
     lin.value(t, vb.data());
     for (int k = 0; k < c; ++k) {
       CHECK(a[k] == Approx(b[k]).margin(1e-12));
-      CHECK(va[k] == Approx(vb[k] - s.x[k]).margin(1e-12));  // x(r_0) = 0
+      CHECK(va[k] == Approx(vb[k] - s.x[k]).margin(1e-12)); // x(r_0) = 0
     }
   }
 }
 
-TEST_CASE("x is continuous and integrates dx; Side picks the window at boundaries", "[logsig][driver]") {
+TEST_CASE("x is continuous and integrates dx; Side picks the window at boundaries",
+          "[logsig][driver]") {
   const int n = 13, c = 2;
   const auto s = random_series(n, c, 3);
   LogSigOptions o;
@@ -118,31 +122,38 @@ TEST_CASE("x is continuous and integrates dx; Side picks the window at boundarie
     }
   }
   for (int i = 0; i < path.windows(); ++i)
-    for (int k = 0; k < beta; ++k) total[k] += path.window_logsig(i)[k];
+    for (int k = 0; k < beta; ++k)
+      total[k] += path.window_logsig(i)[k];
   path.value(s.t.back(), left.data());
-  for (int k = 0; k < beta; ++k) CHECK(left[k] == Approx(total[k]).margin(1e-12));
+  for (int k = 0; k < beta; ++k)
+    CHECK(left[k] == Approx(total[k]).margin(1e-12));
 }
 
-TEST_CASE("time rescaling scales dx and leaves the log-signatures alone", "[logsig][driver][reparam]") {
+TEST_CASE("time rescaling scales dx and leaves the log-signatures alone",
+          "[logsig][driver][reparam]") {
   const int n = 9, c = 2;
   auto s = random_series(n, c, 4);
   LogSigOptions o;
   o.depth = 3;
   o.step = 2;
   const LogSigPath a = LogSigPath::make(s.t, s.x, c, o).value();
-  for (double& t : s.t) t = 3.0 * t + 1.0;
+  for (double& t : s.t)
+    t = 3.0 * t + 1.0;
   const LogSigPath b = LogSigPath::make(s.t, s.x, c, o).value();
   std::vector<double> da(a.channels()), db(b.channels());
   for (int i = 0; i < a.windows(); ++i) {
-    for (int k = 0; k < a.channels(); ++k) CHECK(a.window_logsig(i)[k] == b.window_logsig(i)[k]);
+    for (int k = 0; k < a.channels(); ++k)
+      CHECK(a.window_logsig(i)[k] == b.window_logsig(i)[k]);
     const double ta = 0.5 * (a.knots()[i] + a.knots()[i + 1]);
     a.derivative(ta, da.data());
     b.derivative(3.0 * ta + 1.0, db.data());
-    for (int k = 0; k < a.channels(); ++k) CHECK(db[k] == Approx(da[k] / 3.0).margin(1e-13));
+    for (int k = 0; k < a.channels(); ++k)
+      CHECK(db[k] == Approx(da[k] / 3.0).margin(1e-13));
   }
 }
 
-TEST_CASE("missing values are forward-filled before the log-signatures", "[logsig][driver][missing]") {
+TEST_CASE("missing values are forward-filled before the log-signatures",
+          "[logsig][driver][missing]") {
   // Channel 0: (NaN, 1, NaN, 4, NaN) → back-filled then carried: (1, 1, 1, 4, 4).
   // Channel 1 complete: (0, 1, 2, 3, 4). Depth 1, step 4: one window whose
   // log-signature is the increment (3, 4).
@@ -164,12 +175,13 @@ TEST_CASE("missing values are forward-filled before the log-signatures", "[logsi
   // A supplied leading fill (e.g. the dataset mean) replaces the back-fill.
   o.leading_fill = {-2.0, 0.0};
   const LogSigPath with_mean = LogSigPath::make(t, x, 2, o).value();
-  CHECK(with_mean.window_logsig(0)[0] == Approx(6.0));  // 4 - (-2)
+  CHECK(with_mean.window_logsig(0)[0] == Approx(6.0)); // 4 - (-2)
   o.leading_fill = {1.0};
   CHECK(LogSigPath::make(t, x, 2, o).describe() == "leading_fill has 1 values for 2 channels");
 }
 
-TEST_CASE("prepend_time adds the time channel; lanes fill works on drivers", "[logsig][driver][lanes]") {
+TEST_CASE("prepend_time adds the time channel; lanes fill works on drivers",
+          "[logsig][driver][lanes]") {
   const int n = 7, c = 1;
   const auto s = random_series(n, c, 6);
   LogSigOptions o;
@@ -185,14 +197,16 @@ TEST_CASE("prepend_time adds the time channel; lanes fill works on drivers", "[l
   a.derivative(0.5 * (s.t[0] + s.t[3]), dx.data());
   CHECK(dx[0] == Approx(1.0).margin(1e-14));
 
-  const LogSigPath b = LogSigPath::make(s.t, std::vector<double>(s.x.rbegin(), s.x.rend()), c, o, engine).value();
+  const LogSigPath b =
+      LogSigPath::make(s.t, std::vector<double>(s.x.rbegin(), s.x.rend()), c, o, engine).value();
   const std::vector<const LogSigPath*> lanes{&a, &b};
   std::vector<double> buf(3 * 2);
   const double t = 0.5 * (s.t[4] + s.t[5]);
   fill_lanes<LogSigPath>(lanes, 3, t, Quantity::derivative, buf.data());
   std::vector<double> one(3);
   b.derivative(t, one.data());
-  for (int k = 0; k < 3; ++k) CHECK(buf[k * 2 + 1] == one[k]);
+  for (int k = 0; k < 3; ++k)
+    CHECK(buf[k * 2 + 1] == one[k]);
 
   LogSignature wrong(1, 2);
   const auto mismatched = LogSigPath::make(s.t, s.x, c, o, wrong);

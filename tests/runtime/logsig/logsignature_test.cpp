@@ -20,7 +20,8 @@ std::vector<double> random_path(int npoints, int d, unsigned seed) {
   std::mt19937 rng(seed);
   std::normal_distribution<double> normal(0.0, 0.7);
   std::vector<double> p(static_cast<std::size_t>(npoints * d));
-  for (double& v : p) v = normal(rng);
+  for (double& v : p)
+    v = normal(rng);
   return p;
 }
 
@@ -33,11 +34,13 @@ std::vector<double> logsig(const std::vector<double>& points, int d, int depth,
 }
 
 // [x, y] = xy - yx for Lie elements (zero scalar) of the truncated algebra.
-std::vector<double> bracket(const TensorShape& s, const std::vector<double>& x, const std::vector<double>& y) {
+std::vector<double> bracket(const TensorShape& s, const std::vector<double>& x,
+                            const std::vector<double>& y) {
   std::vector<double> xy(s.size()), yx(s.size());
   tensor_mul(s, 0.0, x.data(), 0.0, y.data(), xy.data());
   tensor_mul(s, 0.0, y.data(), 0.0, x.data(), yx.data());
-  for (std::size_t i = 0; i < s.size(); ++i) xy[i] -= yx[i];
+  for (std::size_t i = 0; i < s.size(); ++i)
+    xy[i] -= yx[i];
   return xy;
 }
 
@@ -49,18 +52,20 @@ void check_close(const std::vector<double>& a, const std::vector<double>& b, dou
   }
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("depth 1 is the increment", "[logsig]") {
   const int d = 4, n = 9;
   const auto p = random_path(n, d, 1);
   for (int depth : {1, 3}) {
     const auto ls = logsig(p, d, depth);
-    for (int j = 0; j < d; ++j) CHECK(ls[j] == Approx(p[(n - 1) * d + j] - p[j]).margin(1e-13));
+    for (int j = 0; j < d; ++j)
+      CHECK(ls[j] == Approx(p[(n - 1) * d + j] - p[j]).margin(1e-13));
   }
 }
 
-TEST_CASE("one segment: signature is the tensor exponential, log-signature the increment", "[logsig]") {
+TEST_CASE("one segment: signature is the tensor exponential, log-signature the increment",
+          "[logsig]") {
   const int d = 3, N = 4;
   const std::vector<double> p{0.1, -0.2, 0.3, 0.6, 0.4, -0.5};
   const double delta[3] = {0.5, 0.6, -0.8};
@@ -72,14 +77,16 @@ TEST_CASE("one segment: signature is the tensor exponential, log-signature the i
   for (int k = 1; k <= N; ++k) {
     factorial *= k;
     for (std::size_t i = 0; i < s.level_size(k); ++i) {
-      double expect = 1.0 / factorial;  // Δ^{⊗k}/k! at word i (row-major letters)
+      double expect = 1.0 / factorial; // Δ^{⊗k}/k! at word i (row-major letters)
       std::size_t rest = i;
-      for (int l = 0; l < k; ++l, rest /= d) expect *= delta[rest % d];
+      for (int l = 0; l < k; ++l, rest /= d)
+        expect *= delta[rest % d];
       CHECK(sig[s.offset(k) + i] == Approx(expect).margin(1e-14));
     }
   }
   ls.compute(p, log.data());
-  for (std::size_t i = 0; i < log.size(); ++i) CHECK(log[i] == Approx(i < 3 ? delta[i] : 0.0).margin(1e-14));
+  for (std::size_t i = 0; i < log.size(); ++i)
+    CHECK(log[i] == Approx(i < 3 ? delta[i] : 0.0).margin(1e-14));
 }
 
 TEST_CASE("Chen: the signature of a concatenation is the product", "[logsig][chen]") {
@@ -89,8 +96,8 @@ TEST_CASE("Chen: the signature of a concatenation is the product", "[logsig][che
   const TensorShape& s = ls.shape();
   std::vector<double> whole(s.size()), first(s.size()), second(s.size()), product(s.size());
   ls.signature(p, whole.data());
-  ls.signature(std::span<const double>(p).first(4 * d), first.data());  // points 0..3
-  ls.signature(std::span<const double>(p).subspan(3 * d), second.data());  // points 3..6
+  ls.signature(std::span<const double>(p).first(4 * d), first.data());    // points 0..3
+  ls.signature(std::span<const double>(p).subspan(3 * d), second.data()); // points 3..6
   tensor_mul(s, 1.0, first.data(), 1.0, second.data(), product.data());
   check_close(whole, product, 1e-13);
 }
@@ -126,8 +133,8 @@ TEST_CASE("hand example: e0 then e1 then e2, words vs brackets differ", "[logsig
   const double t = 1.0 / 12.0;
   // order: 0 1 2 01 02 12 001 002 011 012 021 022 112 122
   check_close(logsig(p, 3, 3), {1, 1, 1, .5, .5, .5, t, t, t, 1.0 / 3, -1.0 / 6, t, t, t}, 1e-14);
-  check_close(logsig(p, 3, 3, LogSigMode::brackets), {1, 1, 1, .5, .5, .5, t, t, t, 1.0 / 3, 1.0 / 6, t, t, t},
-              1e-14);
+  check_close(logsig(p, 3, 3, LogSigMode::brackets),
+              {1, 1, 1, .5, .5, .5, t, t, t, 1.0 / 3, 1.0 / 6, t, t, t}, 1e-14);
 }
 
 TEST_CASE("Levy area of a polygon approximating the unit circle tends to pi", "[logsig][levy]") {
@@ -149,10 +156,11 @@ TEST_CASE("Levy area of a polygon approximating the unit circle tends to pi", "[
     previous_error = error;
     // Clockwise traversal flips the sign.
     std::vector<double> q(p);
-    for (std::size_t i = 1; i < q.size(); i += 2) q[i] = -q[i];
+    for (std::size_t i = 1; i < q.size(); i += 2)
+      q[i] = -q[i];
     CHECK(logsig(q, 2, 2)[2] == Approx(-ls[2]).margin(1e-12));
   }
-  CHECK(previous_error < 2.5e-5);  // (2π³/3)/M² at M = 1024
+  CHECK(previous_error < 2.5e-5); // (2π³/3)/M² at M = 1024
 }
 
 TEST_CASE("Chen in log form: BCH of the parts' log-signatures", "[logsig][chen][bch]") {
@@ -178,7 +186,8 @@ TEST_CASE("Chen in log form: BCH of the parts' log-signatures", "[logsig][chen][
       Z[i] = X[i] + Y[i] + 0.5 * XY[i] + (XXY[i] + YYX[i]) / 12.0 - YXXY[i] / 24.0;
     check_close(whole, Z, 1e-12);
     // The same through exp/log: log(exp(X) exp(Y)).
-    std::vector<double> eX(s.size()), eY(s.size()), prod(s.size()), back(s.size()), scratch(2 * s.size());
+    std::vector<double> eX(s.size()), eY(s.size()), prod(s.size()), back(s.size()),
+        scratch(2 * s.size());
     tensor_exp(s, X.data(), eX.data(), scratch.data());
     tensor_exp(s, Y.data(), eY.data(), scratch.data());
     tensor_mul(s, 1.0, eX.data(), 1.0, eY.data(), prod.data());
@@ -187,25 +196,29 @@ TEST_CASE("Chen in log form: BCH of the parts' log-signatures", "[logsig][chen][
   }
 }
 
-TEST_CASE("reparametrisation: extra points on a straight segment change nothing", "[logsig][reparam]") {
+TEST_CASE("reparametrisation: extra points on a straight segment change nothing",
+          "[logsig][reparam]") {
   const int d = 2;
   const std::vector<double> p{0, 0, 1, 2, 4, 1, 3, 3};
   std::vector<double> q{0, 0};
-  for (double f : {0.1, 0.35, 0.8, 1.0}) {  // three extra points on the first segment
+  for (double f : {0.1, 0.35, 0.8, 1.0}) { // three extra points on the first segment
     q.push_back(f * 1.0);
     q.push_back(f * 2.0);
   }
-  q.insert(q.end(), {2.5, 1.5, 4, 1, 3, 3});  // one on the second segment
-  for (int N : {1, 2, 3, 4}) check_close(logsig(p, d, N), logsig(q, d, N), 1e-13);
+  q.insert(q.end(), {2.5, 1.5, 4, 1, 3, 3}); // one on the second segment
+  for (int N : {1, 2, 3, 4})
+    check_close(logsig(p, d, N), logsig(q, d, N), 1e-13);
   // A repeated point (zero-length segment) changes nothing either.
   std::vector<double> r{0, 0, 0, 0, 1, 2, 4, 1, 4, 1, 3, 3};
   check_close(logsig(p, d, 4), logsig(r, d, 4), 1e-14);
 }
 
-TEST_CASE("modes agree: words = Lyndon entries of expand; brackets rebuild the log", "[logsig][modes]") {
+TEST_CASE("modes agree: words = Lyndon entries of expand; brackets rebuild the log",
+          "[logsig][modes]") {
   const int d = 3, N = 4;
   const auto p = random_path(6, d, 7);
-  LogSignature ex(d, N, LogSigMode::expand), wo(d, N, LogSigMode::words), br(d, N, LogSigMode::brackets);
+  LogSignature ex(d, N, LogSigMode::expand), wo(d, N, LogSigMode::words),
+      br(d, N, LogSigMode::brackets);
   std::vector<double> full(ex.size()), words(wo.size()), brackets(br.size());
   ex.compute(p, full.data());
   wo.compute(p, words.data());
@@ -227,11 +240,13 @@ TEST_CASE("modes agree: words = Lyndon entries of expand; brackets rebuild the l
 TEST_CASE("a single point has zero log-signature; bad input is refused", "[logsig]") {
   const std::vector<double> one{1.0, 2.0};
   const auto ls = logsig(one, 2, 3);
-  for (double v : ls) CHECK(v == 0.0);
+  for (double v : ls)
+    CHECK(v == 0.0);
   LogSignature engine(2, 2);
   std::vector<double> out(engine.size());
   const std::vector<double> ragged{1.0, 2.0, 3.0};
-  CHECK_THROWS_AS(engine.compute(ragged, out.data()), plastic::InternalError);  // LogSigPath never does this
+  CHECK_THROWS_AS(engine.compute(ragged, out.data()),
+                  plastic::InternalError); // LogSigPath never does this
   const auto no_channels = LogSignature::make(0, 2);
   REQUIRE_FALSE(no_channels.ok());
   CHECK(no_channels.error().message == "tensor algebra needs >= 1 channel, got 0");

@@ -13,14 +13,16 @@ using namespace plastic::rt;
 namespace {
 std::vector<std::string> spelled(const LyndonBasis& b) {
   std::vector<std::string> out;
-  for (std::size_t i = 0; i < b.size(); ++i) out.push_back(b.to_string(i));
+  for (std::size_t i = 0; i < b.size(); ++i)
+    out.push_back(b.to_string(i));
   return out;
 }
-}  // namespace
+} // namespace
 
 TEST_CASE("Mobius function", "[logsig][lyndon]") {
-  const int expect[] = {1, -1, -1, 0, -1, 1, -1, 0, 0, 1, -1, 0};  // μ(1..12)
-  for (int n = 1; n <= 12; ++n) CHECK(mobius(n) == expect[n - 1]);
+  const int expect[] = {1, -1, -1, 0, -1, 1, -1, 0, 0, 1, -1, 0}; // μ(1..12)
+  for (int n = 1; n <= 12; ++n)
+    CHECK(mobius(n) == expect[n - 1]);
 }
 
 TEST_CASE("beta(d, N) table", "[logsig][lyndon]") {
@@ -32,7 +34,7 @@ TEST_CASE("beta(d, N) table", "[logsig][lyndon]") {
   CHECK(logsig_dim(3, 3) == 14);
   CHECK(logsig_dim(3, 4) == 32);
   CHECK(logsig_dim(1, 4) == 1);
-  CHECK(logsig_dim(5, 3) == 55);  // 5 + 10 + 40
+  CHECK(logsig_dim(5, 3) == 55); // 5 + 10 + 40
   CHECK(tensor_dim(3, 3) == 39);
 }
 
@@ -42,22 +44,24 @@ TEST_CASE("Duval generates beta(d, N) distinct Lyndon words", "[logsig][lyndon]"
       const LyndonBasis b(d, N);
       INFO("d=" << d << " N=" << N);
       CHECK(static_cast<std::int64_t>(b.size()) == logsig_dim(d, N));
-      for (std::size_t i = 0; i < b.size(); ++i) CHECK(b.find(b.word(i)) == i);
+      for (std::size_t i = 0; i < b.size(); ++i)
+        CHECK(b.find(b.word(i)) == i);
     }
 }
 
 TEST_CASE("word order: by length, then lexicographic (signatory)", "[logsig][lyndon]") {
   CHECK(spelled(LyndonBasis(2, 4)) ==
         std::vector<std::string>{"0", "1", "01", "001", "011", "0001", "0011", "0111"});
-  CHECK(spelled(LyndonBasis(3, 3)) == std::vector<std::string>{"0", "1", "2", "01", "02", "12", "001", "002",
-                                                              "011", "012", "021", "022", "112", "122"});
+  CHECK(spelled(LyndonBasis(3, 3)) == std::vector<std::string>{"0", "1", "2", "01", "02", "12",
+                                                               "001", "002", "011", "012", "021",
+                                                               "022", "112", "122"});
   const LyndonBasis b(3, 3);
   CHECK(b.level_begin(1) == 0);
   CHECK(b.level_begin(2) == 3);
   CHECK(b.level_begin(3) == 6);
   CHECK(b.level_begin(4) == 14);
   CHECK(b.level_index(b.find(std::vector<int>{0, 2, 1})) == 0 * 9 + 2 * 3 + 1);
-  CHECK(b.find(std::vector<int>{1, 0}) == b.size());  // not a Lyndon word
+  CHECK(b.find(std::vector<int>{1, 0}) == b.size()); // not a Lyndon word
 }
 
 TEST_CASE("standard bracketing and bracket expansion", "[logsig][lyndon]") {

@@ -21,7 +21,8 @@ std::vector<double> irregular_times(int n, unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> gap(0.2, 1.5);
   std::vector<double> t{-0.7};
-  for (int i = 1; i < n; ++i) t.push_back(t.back() + gap(rng));
+  for (int i = 1; i < n; ++i)
+    t.push_back(t.back() + gap(rng));
   return t;
 }
 
@@ -29,7 +30,8 @@ std::vector<double> random_values(int n, int c, unsigned seed) {
   std::mt19937 rng(seed);
   std::normal_distribution<double> normal;
   std::vector<double> x(static_cast<std::size_t>(n * c));
-  for (double& v : x) v = normal(rng);
+  for (double& v : x)
+    v = normal(rng);
   return x;
 }
 
@@ -37,7 +39,8 @@ std::vector<double> random_values(int n, int c, unsigned seed) {
 double second_derivative(const CubicPath& p, int k, int ch, double s) {
   const auto c = p.interval_coeffs(k);
   const int C = p.channels();
-  return 2.0 * c[static_cast<std::size_t>(2 * C + ch)] + 6.0 * s * c[static_cast<std::size_t>(3 * C + ch)];
+  return 2.0 * c[static_cast<std::size_t>(2 * C + ch)] +
+         6.0 * s * c[static_cast<std::size_t>(3 * C + ch)];
 }
 
 // Natural cubic spline value at t from the textbook M (second derivative)
@@ -58,19 +61,21 @@ double natural_spline_oracle(const std::vector<double>& t, const std::vector<dou
   }
   const Eigen::VectorXd M = A.fullPivLu().solve(r);
   int k = 0;
-  while (k < n - 2 && x > t[k + 1]) ++k;
+  while (k < n - 2 && x > t[k + 1])
+    ++k;
   const double h = t[k + 1] - t[k], a = t[k + 1] - x, b = x - t[k];
-  return M(k) * a * a * a / (6 * h) + M(k + 1) * b * b * b / (6 * h) + (y[k] / h - M(k) * h / 6) * a +
-         (y[k + 1] / h - M(k + 1) * h / 6) * b;
+  return M(k) * a * a * a / (6 * h) + M(k + 1) * b * b * b / (6 * h) +
+         (y[k] / h - M(k) * h / 6) * a + (y[k + 1] / h - M(k + 1) * h / 6) * b;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("every scheme interpolates the data at the knots", "[paths]") {
   const int n = 9, c = 3;
   const auto t = irregular_times(n, 1);
   const auto x = random_values(n, c, 2);
-  for (auto scheme : {Interpolation::natural_cubic, Interpolation::hermite, Interpolation::linear}) {
+  for (auto scheme :
+       {Interpolation::natural_cubic, Interpolation::hermite, Interpolation::linear}) {
     INFO(interpolation_name(scheme));
     const CubicPath p = make_path(scheme, t, x, c).value();
     REQUIRE(p.channels() == c);
@@ -88,7 +93,8 @@ TEST_CASE("dx is the time derivative of x (central differences)", "[paths]") {
   const auto t = irregular_times(n, 3);
   const auto x = random_values(n, c, 4);
   const double h = 1e-6;
-  for (auto scheme : {Interpolation::natural_cubic, Interpolation::hermite, Interpolation::linear}) {
+  for (auto scheme :
+       {Interpolation::natural_cubic, Interpolation::hermite, Interpolation::linear}) {
     INFO(interpolation_name(scheme));
     const CubicPath p = make_path(scheme, t, x, c).value();
     for (int k = 0; k < n - 1; ++k)
@@ -124,8 +130,10 @@ TEST_CASE("the natural spline is C2 with zero end curvature", "[paths][cubic]") 
     CHECK(second_derivative(p, n - 2, ch, t[n - 1] - t[n - 2]) == Approx(0.0).margin(1e-10));
     for (int k = 1; k < n - 1; ++k) {
       const double h = t[k] - t[k - 1];
-      CHECK(p.derivative(t[k], ch, Side::left) == Approx(p.derivative(t[k], ch, Side::right)).margin(1e-11));
-      CHECK(second_derivative(p, k - 1, ch, h) == Approx(second_derivative(p, k, ch, 0.0)).margin(1e-10));
+      CHECK(p.derivative(t[k], ch, Side::left) ==
+            Approx(p.derivative(t[k], ch, Side::right)).margin(1e-11));
+      CHECK(second_derivative(p, k - 1, ch, h) ==
+            Approx(second_derivative(p, k, ch, 0.0)).margin(1e-10));
     }
   }
 }
@@ -134,8 +142,10 @@ TEST_CASE("linear data are reproduced exactly by every scheme", "[paths]") {
   const int n = 7;
   const auto t = irregular_times(n, 9);
   std::vector<double> x;
-  for (double ti : t) x.push_back(2.5 * ti - 1.25);
-  for (auto scheme : {Interpolation::natural_cubic, Interpolation::hermite, Interpolation::linear}) {
+  for (double ti : t)
+    x.push_back(2.5 * ti - 1.25);
+  for (auto scheme :
+       {Interpolation::natural_cubic, Interpolation::hermite, Interpolation::linear}) {
     INFO(interpolation_name(scheme));
     const CubicPath p = make_path(scheme, t, x, 1).value();
     for (double s = t.front(); s <= t.back(); s += 0.173) {
@@ -160,7 +170,8 @@ TEST_CASE("Hermite with backward differences: C1, backward slopes, causal", "[pa
   // Causality: changing x_5 leaves the path on [t_0, t_4] untouched.
   x[5] += 3.0;
   const CubicPath q = hermite_path(t, x, 1).value();
-  for (double s = t[0]; s <= t[4]; s += 0.05) CHECK(q.value(s, 0) == p.value(s, 0));
+  for (double s = t[0]; s <= t[4]; s += 0.05)
+    CHECK(q.value(s, 0) == p.value(s, 0));
   CHECK(q.value(0.5 * (t[4] + t[5]), 0) != p.value(0.5 * (t[4] + t[5]), 0));
 }
 
@@ -177,14 +188,15 @@ TEST_CASE("Hermite does not reproduce quadratics (backward slopes lag)", "[paths
   CHECK(p.value(2.5, 0) == Approx(6.25).margin(1e-12));
 }
 
-TEST_CASE("linear path: one-sided derivatives at knots and extension beyond the ends", "[paths][linear]") {
+TEST_CASE("linear path: one-sided derivatives at knots and extension beyond the ends",
+          "[paths][linear]") {
   const std::vector<double> t{0, 1, 3};
   const std::vector<double> x{0, 2, 3};
   const CubicPath p = linear_path(t, x, 1).value();
   CHECK(p.derivative(1.0, 0, Side::left) == Approx(2.0));
   CHECK(p.derivative(1.0, 0, Side::right) == Approx(0.5));
   CHECK(p.derivative(0.0, 0, Side::left) == Approx(2.0));  // the first knot belongs to interval 0
-  CHECK(p.derivative(3.0, 0, Side::right) == Approx(0.5));  // the last knot to the last interval
+  CHECK(p.derivative(3.0, 0, Side::right) == Approx(0.5)); // the last knot to the last interval
   // torchcde clamps the interval index: the end pieces extend.
   CHECK(p.value(-1.0, 0) == Approx(-2.0));
   CHECK(p.value(5.0, 0) == Approx(4.0));
@@ -197,8 +209,9 @@ TEST_CASE("natural spline extrapolates with its end cubics", "[paths][cubic]") {
   const auto x = random_values(n, 1, 13);
   const CubicPath p = natural_cubic_path(t, x, 1).value();
   const auto first = p.interval_coeffs(0);
-  const double s = -0.8;  // before t_0
-  CHECK(p.value(t[0] + s, 0) == Approx(first[0] + s * (first[1] + s * (first[2] + s * first[3]))).margin(1e-12));
+  const double s = -0.8; // before t_0
+  CHECK(p.value(t[0] + s, 0) ==
+        Approx(first[0] + s * (first[1] + s * (first[2] + s * first[3]))).margin(1e-12));
 }
 
 TEST_CASE("invalid observations are rejected", "[paths]") {
@@ -208,7 +221,7 @@ TEST_CASE("invalid observations are rejected", "[paths]") {
   CHECK(natural_cubic_path(t, x2, 1).describe() ==
         "observation times must be strictly increasing: t[1] = 0 follows t[0] = 0");
   const std::vector<double> t2{0.0, 1.0};
-  CHECK(hermite_path(t2, x1, 1).describe() == "expected 2 x 1 values, got 1");  // too few values
+  CHECK(hermite_path(t2, x1, 1).describe() == "expected 2 x 1 values, got 1"); // too few values
   CHECK(parse_interpolation("cubic") == Interpolation::natural_cubic);
   CHECK(!parse_interpolation("spline").has_value());
 }

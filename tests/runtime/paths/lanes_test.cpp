@@ -29,18 +29,20 @@ TEST_CASE("locate_interval: knots, ends, sides", "[paths][locate]") {
 
 TEST_CASE("locate_interval with hints agrees with the binary search", "[paths][locate]") {
   std::vector<double> k{0.0};
-  for (int i = 1; i < 50; ++i) k.push_back(k.back() + 0.1 + 0.05 * (i % 3));
+  for (int i = 1; i < 50; ++i)
+    k.push_back(k.back() + 0.1 + 0.05 * (i % 3));
   std::mt19937 rng(3);
   std::uniform_real_distribution<double> u(-1.0, k.back() + 1.0);
   for (Side side : {Side::left, Side::right}) {
     int hint = -1;
-    for (double t = -0.5; t < k.back() + 0.5; t += 0.013) {  // monotone sweep
+    for (double t = -0.5; t < k.back() + 0.5; t += 0.013) { // monotone sweep
       const int got = locate_interval(k, t, side, hint);
       CHECK(got == locate_interval(k, t, side));
       hint = got;
     }
-    for (double knot : k) CHECK(locate_interval(k, knot, side, hint) == locate_interval(k, knot, side));
-    for (int i = 0; i < 200; ++i) {  // random queries with stale hints
+    for (double knot : k)
+      CHECK(locate_interval(k, knot, side, hint) == locate_interval(k, knot, side));
+    for (int i = 0; i < 200; ++i) { // random queries with stale hints
       const double t = u(rng);
       const int stale = static_cast<int>(rng() % 60) - 5;
       CHECK(locate_interval(k, t, side, stale) == locate_interval(k, t, side));
@@ -54,7 +56,8 @@ TEST_CASE("fill_lanes writes element i of lane l at [i*L + l]", "[paths][lanes]"
   std::vector<CubicPath> paths;
   for (int s = 0; s < 3; ++s) {
     std::vector<double> x;
-    for (int i = 0; i < 5 * c; ++i) x.push_back(std::sin(0.7 * i + s));
+    for (int i = 0; i < 5 * c; ++i)
+      x.push_back(std::sin(0.7 * i + s));
     paths.push_back(natural_cubic_path(t, x, c).value());
   }
   // Lane 2 is padding (null) in this partial tile of L = 4.
@@ -70,7 +73,9 @@ TEST_CASE("fill_lanes writes element i of lane l at [i*L + l]", "[paths][lanes]"
       for (int l = 0; l < L; ++l)
         for (int i = 0; i < c; ++i) {
           double expect = 0.0;
-          if (lanes[l]) expect = q == Quantity::value ? lanes[l]->value(time, i) : lanes[l]->derivative(time, i);
+          if (lanes[l])
+            expect =
+                q == Quantity::value ? lanes[l]->value(time, i) : lanes[l]->derivative(time, i);
           CHECK(out[i * L + l] == Approx(expect).margin(1e-15));
           CHECK(outf[i * L + l] == Approx(expect).margin(1e-6));
         }
@@ -79,5 +84,6 @@ TEST_CASE("fill_lanes writes element i of lane l at [i*L + l]", "[paths][lanes]"
   const std::vector<double> x1{0, 1, 2, 3, 4};
   const CubicPath narrow = linear_path(t, x1, 1).value();
   const std::vector<const CubicPath*> bad{&paths[0], &narrow};
-  CHECK_THROWS_AS(fill_lanes<CubicPath>(bad, c, 0.5, Quantity::value, out.data()), plastic::InternalError);
+  CHECK_THROWS_AS(fill_lanes<CubicPath>(bad, c, 0.5, Quantity::value, out.data()),
+                  plastic::InternalError);
 }

@@ -15,7 +15,8 @@ namespace {
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 }
 
-TEST_CASE("fill_linear: ends from the nearest observation, interior linear in time", "[paths][missing]") {
+TEST_CASE("fill_linear: ends from the nearest observation, interior linear in time",
+          "[paths][missing]") {
   const std::vector<double> t{0, 1, 2, 4, 5};
   std::vector<double> x{kNaN, 1, kNaN, 3, kNaN};
   fill_linear(t, x);
@@ -41,7 +42,8 @@ TEST_CASE("fill_forward: carry forward; leading run back-filled or given", "[pat
   CHECK(none2 == std::vector<double>{7, 7});
 }
 
-TEST_CASE("natural spline with NaN: ends filled, interior NaN is not a knot", "[paths][missing][cubic]") {
+TEST_CASE("natural spline with NaN: ends filled, interior NaN is not a knot",
+          "[paths][missing][cubic]") {
   // Data at t = 0..4: (NaN, 0, NaN, 2, 5). torchcde fills the leading run,
   // giving knots (0,0), (1,0), (3,2), (4,5); t = 2 is not a knot (a linear
   // fill would have put a knot (2, 1) there). By hand, with the
@@ -68,14 +70,16 @@ TEST_CASE("natural spline with NaN: ends filled, interior NaN is not a knot", "[
   CHECK(q.value(4.0, 0) == Approx(3.0).margin(1e-14));
 }
 
-TEST_CASE("channels are filled independently; a never-observed channel is zero", "[paths][missing]") {
+TEST_CASE("channels are filled independently; a never-observed channel is zero",
+          "[paths][missing]") {
   const std::vector<double> t{0, 1, 2, 3};
   // channel 0 complete, channel 1 never observed, channel 2 missing inside.
-  const std::vector<double> x{0, kNaN, 5,  //
-                              1, kNaN, kNaN,  //
-                              4, kNaN, 7,  //
+  const std::vector<double> x{0, kNaN, 5,    //
+                              1, kNaN, kNaN, //
+                              4, kNaN, 7,    //
                               9, kNaN, 8};
-  for (auto scheme : {Interpolation::natural_cubic, Interpolation::hermite, Interpolation::linear}) {
+  for (auto scheme :
+       {Interpolation::natural_cubic, Interpolation::hermite, Interpolation::linear}) {
     INFO(interpolation_name(scheme));
     const CubicPath p = make_path(scheme, t, x, 3).value();
     const CubicPath alone = make_path(scheme, t, std::vector<double>{0, 1, 4, 9}, 1).value();
@@ -93,7 +97,8 @@ TEST_CASE("channels are filled independently; a never-observed channel is zero",
   CHECK(her.value(1.5, 2) == Approx(6.5));
 }
 
-TEST_CASE("rectilinear path: time leads, features follow, forward fill", "[paths][missing][rectilinear]") {
+TEST_CASE("rectilinear path: time leads, features follow, forward fill",
+          "[paths][missing][rectilinear]") {
   // Observations at τ = 0, 1, 3 of one feature (10, NaN, 30). With time
   // prepended as channel 0, torchcde's rows at s = 0..4 are
   //   (0,10) (1,10) (1,10) (3,10) (3,30)  — the NaN forward-filled to 10.
@@ -111,9 +116,9 @@ TEST_CASE("rectilinear path: time leads, features follow, forward fill", "[paths
   }
   CHECK(p.value(0.5, 0) == Approx(0.5));
   CHECK(p.value(3.5, 1) == Approx(20.0));
-  CHECK(p.derivative(2.5, 0) == Approx(2.0));  // time moving, feature held
+  CHECK(p.derivative(2.5, 0) == Approx(2.0)); // time moving, feature held
   CHECK(p.derivative(2.5, 1) == Approx(0.0));
-  CHECK(p.derivative(3.5, 0) == Approx(0.0));  // feature moving, time held
+  CHECK(p.derivative(3.5, 0) == Approx(0.0)); // feature moving, time held
   CHECK(p.derivative(3.5, 1) == Approx(20.0));
 
   // An explicit time channel gives the same path; a leading NaN is
@@ -132,7 +137,8 @@ TEST_CASE("two observations give a line; one observation a constant", "[paths][m
   const std::vector<double> x2{2.0, 6.0};
   const std::vector<double> t3{0.0, 1.0, 2.0};
   const std::vector<double> once{kNaN, 5.0, kNaN};
-  for (auto scheme : {Interpolation::natural_cubic, Interpolation::hermite, Interpolation::linear}) {
+  for (auto scheme :
+       {Interpolation::natural_cubic, Interpolation::hermite, Interpolation::linear}) {
     INFO(interpolation_name(scheme));
     const CubicPath line = make_path(scheme, t2, x2, 1).value();
     CHECK(line.value(2.5, 0) == Approx(5.0).margin(1e-14));

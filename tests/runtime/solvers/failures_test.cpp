@@ -160,11 +160,13 @@ TEST_CASE("malformed tables and arguments are rejected before any kernel runs", 
 
   GradientCase no_field;
   no_field.model.table.kernels.field = nullptr;
-  CHECK(solve_status(no_field.problem(gc.theta, obs), o).error().kind == rt::FailureKind::InvalidModel);
+  CHECK(solve_status(no_field.problem(gc.theta, obs), o).error().kind ==
+        rt::FailureKind::InvalidModel);
 
   GradientCase no_jump;
   no_jump.model.table.kernels.jump = nullptr;
-  CHECK(solve_status(no_jump.problem(gc.theta, obs), o).error().kind == rt::FailureKind::InvalidModel);
+  CHECK(solve_status(no_jump.problem(gc.theta, obs), o).error().kind ==
+        rt::FailureKind::InvalidModel);
 
   GradientCase overlapping;
   overlapping.model.params.push_back(overlapping.model.params[0]);
@@ -237,7 +239,8 @@ TEST_CASE("exceptions from caller callbacks become failures", "[failures]") {
   rt::GradientOutputs<double> out;
   out.theta_bar = theta_bar.data();
   CHECK(rt::gradient_adjoint(p, o, method(rt::GradientMethod::Adjoint), gc.z0.data(), out)
-            .status.error().kind == rt::FailureKind::Internal);
+            .status.error()
+            .kind == rt::FailureKind::Internal);
 }
 
 TEST_CASE("NaN inputs are reported as non-finite with the sample and time", "[failures]") {

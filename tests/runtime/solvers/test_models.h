@@ -495,7 +495,7 @@ template <class T> struct TestModel {
     table.lanes = L;
     table.n_state = n;
     table.n_params = P;
-    table.field_theta_end = P;  // a hand-written field may read every parameter
+    table.field_theta_end = P; // a hand-written field may read every parameter
     table.n_input = m;
     table.n_outputs = o;
     table.n_targets = o;

@@ -17,8 +17,7 @@ extern "C" void custom_handler(int) {
 } // namespace
 
 TEST_CASE("first SIGINT or SIGTERM sets the flag, previous handlers come back", "[interrupt]") {
-  struct sigaction custom {
-  }, before{}, after{};
+  struct sigaction custom{}, before{}, after{};
   custom.sa_handler = custom_handler;
   sigemptyset(&custom.sa_mask);
   sigaction(SIGINT, &custom, &before);

@@ -47,7 +47,8 @@ TEST_CASE("a Result holds a value or an error", "[support][result]") {
 
 TEST_CASE("value() of a temporary is returned by value", "[support][result]") {
   int sum = 0;
-  for (int x : numbers(true).value()) sum += x; // would dangle with a T&&
+  for (int x : numbers(true).value())
+    sum += x; // would dangle with a T&&
   CHECK(sum == 6);
   static_assert(std::is_same_v<decltype(numbers(true).value()), std::vector<int>>);
   plastic::Result<std::unique_ptr<int>, Oops> owned(std::make_unique<int>(7));

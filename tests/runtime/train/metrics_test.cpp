@@ -5,8 +5,8 @@
 #include <cmath>
 #include <vector>
 
-#include "runtime/train/metrics.h"
 #include "runtime/support/rng.h"
+#include "runtime/train/metrics.h"
 
 using namespace plastic::rt;
 

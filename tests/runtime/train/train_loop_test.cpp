@@ -9,9 +9,9 @@
 #include <numeric>
 
 #include "runtime/io/checkpoint.h"
+#include "runtime/io/plot.h"
 #include "runtime/train/lr_schedule.h"
 #include "runtime/train/metrics.h"
-#include "runtime/io/plot.h"
 #include "runtime/train/train_loop.h"
 #include "tests/support/temp_dir.h"
 
@@ -87,7 +87,8 @@ struct Problem {
         gi += 1e-3 * rng.normal(); // stochastic gradients use the stream
       return BatchResult{loss, batch};
     };
-    h.validate = [this](std::span<const double> p) -> plastic::Result<ValidationResult, TrainError> {
+    h.validate =
+        [this](std::span<const double> p) -> plastic::Result<ValidationResult, TrainError> {
       std::vector<int64_t> rows(valid.size());
       std::iota(rows.begin(), rows.end(), 0);
       ValidationResult e;
