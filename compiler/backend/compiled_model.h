@@ -20,6 +20,7 @@
 // field by field against the compiler's own abi.h offsets before emission.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -76,9 +77,13 @@ abi::ModelKernels assemble_kernels(const model::ModelFunctions& fns, const abi::
 
 /// Writes an object file exporting the model's kernels (as "<model>_<kernel>")
 /// and PLASTIC_MODEL_ENTRY_SYMBOL, and a C header declaring them.
+/// `strings` (symbol -> text) are exported too, as NUL-terminated char
+/// arrays: metadata a model binary reads without a change of the ABI table
+/// (runtime/app/model_info.h).
 backend::CompileStats emit_model_object(const model::ModelFunctions& fns, loops::ElemType type,
                                         const std::string& object_path,
                                         const std::string& header_path, int lanes = 0,
-                                        const backend::CompileOptions& options = {});
+                                        const backend::CompileOptions& options = {},
+                                        const std::map<std::string, std::string>& strings = {});
 
 } // namespace plastic::backend

@@ -34,9 +34,21 @@ int run_gradcheck(const std::vector<std::string>& files, double tolerance, uint6
 int run_emit_kernels(const std::string& file, const std::string& stage, bool optimized,
                      const std::string& dtype, const CommonOptions& common);
 
-/// `plastic build FILE --emit-obj -o OUT`: OUT.o (kernels + model table) and OUT.h.
-int run_build(const std::string& file, const std::string& out, bool emit_obj,
-              const std::string& dtype, const CommonOptions& common);
+/// What `plastic build` is asked for (build_command.cpp).
+struct BuildRequest {
+  std::string file;      ///< the model (*.ode)
+  std::string out;       ///< the executable; with --emit-obj/--emit-lib the path without extension
+  bool emit_obj = false; ///< OUT.o (kernels + model table) and OUT.h
+  bool emit_lib = false; ///< libOUT.a and OUT.h, for embedding
+  std::string dtype = "f64"; ///< f32 | f64
+  int lanes = 0;             ///< samples per tile; 0 = the widest vector of the target
+  std::string target;        ///< target CPU ("x86-64-v3", "znver4"); "" or "native" = this machine
+};
+
+/// `plastic build FILE -o OUT`: a standalone model binary (the model's object
+/// linked with the runtime by the system C++ compiler), or with --emit-obj
+/// OUT.o (kernels + model table) and OUT.h.
+int run_build(const BuildRequest& request, const CommonOptions& common);
 
 /// `plastic bench-kernels FILE`: time and GFLOP/s of every kernel on random data.
 int run_bench_kernels(const std::string& file, const std::string& dtype, double min_seconds,

@@ -85,16 +85,27 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"f32", "f64"}));
   add_set(emit);
 
-  std::string build_file, build_out, build_dtype = "f64";
-  bool build_obj = false;
-  CLI::App* build = app.add_subcommand("build", "Compile a model ahead of time");
-  build->add_option("file", build_file, "Model file (*.ode)")->required();
-  build->add_option("-o", build_out, "Output path without extension (writes OUT.o and OUT.h)")
+  BuildRequest build_request;
+  CLI::App* build =
+      app.add_subcommand("build", "Compile a model ahead of time into a standalone binary");
+  build->add_option("file", build_request.file, "Model file (*.ode)")->required();
+  build
+      ->add_option("-o", build_request.out,
+                   "The model binary; with --emit-obj/--emit-lib the path without extension")
       ->required();
-  build->add_flag("--emit-obj", build_obj,
-                  "Write an object exporting the kernels and the model table, and its header");
-  build->add_option("--dtype", build_dtype, "Element type: f32 or f64 (default f64)")
+  build->add_flag("--emit-obj", build_request.emit_obj,
+                  "Write OUT.o exporting the kernels and the model table, and its header OUT.h");
+  build->add_flag("--emit-lib", build_request.emit_lib,
+                  "Write the static library libOUT.a and its header OUT.h");
+  build->add_option("--dtype", build_request.dtype, "Element type: f32 or f64 (default f64)")
       ->check(CLI::IsMember({"f32", "f64"}));
+  build
+      ->add_option("--lanes", build_request.lanes,
+                   "Samples per SIMD tile (default: the target's widest vector)")
+      ->check(CLI::Range(1, 64));
+  build->add_option(
+      "--target", build_request.target,
+      "Target CPU: native (default), x86-64-v3, x86-64-v4, znver4, ... (LLVM's CPU names)");
   add_set(build);
 
   std::string bench_file, bench_dtype = "f32";
@@ -152,7 +163,7 @@ int main(int argc, char** argv) {
       return run_emit(emit_file, stage, common, print_after_all);
     }
     if (gradcheck->parsed()) return run_gradcheck(gradcheck_files, tolerance, seed, common);
-    if (build->parsed()) return run_build(build_file, build_out, build_obj, build_dtype, common);
+    if (build->parsed()) return run_build(build_request, common);
     if (bench->parsed()) return run_bench_kernels(bench_file, bench_dtype, bench_seconds, common);
     if (auto code = model_commands.run(common)) return *code;
   } catch (const plastic::InternalError& e) {

@@ -290,7 +290,8 @@ const struct plastic_model* {}(void);
 backend::CompileStats emit_model_object(const model::ModelFunctions& fns, loops::ElemType type,
                                         const std::string& object_path,
                                         const std::string& header_path, int lanes,
-                                        const backend::CompileOptions& options) {
+                                        const backend::CompileOptions& options,
+                                        const std::map<std::string, std::string>& strings) {
   ModelLayout layout = compute_layout(fns);
   ModelKernels kernels = build_kernels(fns, layout, type, lanes, layout.name + "_");
   const int actual_lanes =
@@ -314,6 +315,11 @@ backend::CompileStats emit_model_object(const model::ModelFunctions& fns, loops:
                                        PLASTIC_MODEL_ENTRY_SYMBOL, *mod);
   llvm::IRBuilder<> irb(llvm::BasicBlock::Create(ctx, "entry", entry));
   irb.CreateRet(model);
+  for (const auto& [symbol, text] : strings) {
+    Constant* data = llvm::ConstantDataArray::getString(ctx, text, true);
+    new llvm::GlobalVariable(*mod, data->getType(), true, llvm::GlobalValue::ExternalLinkage, data,
+                             symbol);
+  }
   stats.lower_ms = ms_since(t0);
   t0 = std::chrono::steady_clock::now();
   detail::optimize(*mod, *tm, options.opt_level, options.unroll_loops);

@@ -10,6 +10,7 @@
 #include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/TargetSelect.h>
@@ -105,7 +106,11 @@ int target_lanes(ElemType type, const CompileOptions& options) {
   };
   int bytes = 16;
   if (spec.features.empty()) {
-    bytes = 32; // a named cpu with its default features: assume AVX, the design's tile
+    // A named cpu with its default features ("x86-64-v4", "znver4"): ask
+    // LLVM what that cpu has, so AOT builds for it get its widest tiles.
+    std::unique_ptr<llvm::TargetMachine> tm = detail::make_target_machine(spec, 0);
+    const llvm::MCSubtargetInfo* sti = tm->getMCSubtargetInfo();
+    bytes = sti->checkFeatures("+avx512f") ? 64 : sti->checkFeatures("+avx") ? 32 : 16;
   } else if (has("avx512f")) {
     bytes = 64;
   } else if (has("avx")) {

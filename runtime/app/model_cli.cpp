@@ -1,0 +1,122 @@
+// The model subcommands on a command line (see model_cli.h).
+#include "runtime/app/model_cli.h"
+
+#include "runtime/app/cli_options.h"
+#include "runtime/app/eval_app.h"
+#include "runtime/app/train_app.h"
+
+namespace plastic::rt {
+
+ModelCli::ModelCli(CLI::App& app, const std::string& bench_name,
+                   const std::function<void(CLI::App&)>& extra) {
+  auto add = [&](const char* name, const char* help) {
+    CLI::App* cmd = app.add_subcommand(name, help);
+    if (extra) extra(*cmd);
+    return cmd;
+  };
+  train_cmd_ = add("train", "Train the model on data");
+  add_train_options(*train_cmd_, train_);
+  eval_cmd_ = add("eval", "Evaluate trained parameters on a data split");
+  add_eval_options(*eval_cmd_, eval_);
+  predict_cmd_ = add("predict", "Write the model's outputs on a data split as CSV");
+  add_predict_options(*predict_cmd_, predict_);
+
+  bench_cmd_ =
+      add(bench_name.c_str(), "Time one training step on synthetic data of the model's shapes");
+  CLI::App& b = *bench_cmd_;
+  b.add_option("--batch", bench_.batch, "Batch size (default 128)")->check(CLI::PositiveNumber);
+  b.add_option("--threads", bench_.threads, "Threads (default: every core)");
+  b.add_option("--steps", bench_.steps, "Timed steps (default 5)")->check(CLI::PositiveNumber);
+  b.add_option("--length", bench_.length, "Observations per series (default 100)");
+  b.add_option("--dt", bench_.dt, "Time between observations (default 1)")
+      ->check(CLI::PositiveNumber);
+  b.add_option("--gradient", bench_.gradient,
+               "direct | checkpoint | adjoint (default: the model's)")
+      ->check(CLI::IsMember({"direct", "checkpoint", "adjoint"}));
+  b.add_option("--dtype", bench_dtype_, "f32 | f64 (default f32)")
+      ->check(CLI::IsMember({"f32", "f64"}));
+  b.add_option("--seed", bench_.seed, "Seed (default 0)");
+  b.add_flag("--json", bench_.json, "One JSON line");
+}
+
+ModelCommand ModelCli::parsed() const {
+  if (train_cmd_->parsed()) return ModelCommand::Train;
+  if (eval_cmd_->parsed()) return ModelCommand::Eval;
+  if (predict_cmd_->parsed()) return ModelCommand::Predict;
+  if (bench_cmd_->parsed()) return ModelCommand::Bench;
+  return ModelCommand::None;
+}
+
+CLI::App* ModelCli::parsed_app() const {
+  switch (parsed()) {
+  case ModelCommand::Train:
+    return train_cmd_;
+  case ModelCommand::Eval:
+    return eval_cmd_;
+  case ModelCommand::Predict:
+    return predict_cmd_;
+  case ModelCommand::Bench:
+    return bench_cmd_;
+  case ModelCommand::None:
+    break;
+  }
+  return nullptr;
+}
+
+std::string& ModelCli::dtype() {
+  switch (parsed()) {
+  case ModelCommand::Train:
+    return train_.run.dtype;
+  case ModelCommand::Eval:
+    return eval_.run.dtype;
+  case ModelCommand::Predict:
+    return predict_.eval.run.dtype;
+  default:
+    return bench_dtype_;
+  }
+}
+
+int64_t ModelCli::batch() const {
+  switch (parsed()) {
+  case ModelCommand::Train:
+    return train_.run.batch;
+  case ModelCommand::Eval:
+    return eval_.run.batch;
+  case ModelCommand::Predict:
+    return predict_.eval.run.batch;
+  default:
+    return bench_.batch;
+  }
+}
+
+int ModelCli::threads() const {
+  switch (parsed()) {
+  case ModelCommand::Train:
+    return train_.run.threads;
+  case ModelCommand::Eval:
+    return eval_.run.threads;
+  case ModelCommand::Predict:
+    return predict_.eval.run.threads;
+  default:
+    return bench_.threads;
+  }
+}
+
+int ModelCli::run(const plastic_model& model, const nlohmann::json& dims) {
+  switch (parsed()) {
+  case ModelCommand::Train:
+    train_.run.dims = dims;
+    return run_train(model, train_);
+  case ModelCommand::Eval:
+    return run_eval(model, eval_);
+  case ModelCommand::Predict:
+    return run_predict(model, predict_);
+  case ModelCommand::Bench:
+    return run_bench_train(model, bench_);
+  case ModelCommand::None:
+    break;
+  }
+  return 2;
+}
+
+} // namespace plastic::rt

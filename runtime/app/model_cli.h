@@ -1,0 +1,64 @@
+// The model subcommands — train, eval, predict and the one-step benchmark —
+// registered on a CLI11 app and run on a compiled model. Written once for
+// the two programs that offer them: the `plastic` driver (which compiles
+// the model file first, JIT) and ahead-of-time model binaries (whose table
+// is linked in). Both therefore parse the same flags into the same
+// requests and call the same run_* functions: there is no second code path.
+//
+//   rt::ModelCli cli(app, "bench", {});      // a model binary
+//   app.parse(argc, argv);
+//   if (cli.parsed() != rt::ModelCommand::None) return cli.run(table, dims);
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "runtime/abi.h"
+#include "runtime/app/bench_app.h"
+#include "runtime/app/requests.h"
+
+namespace plastic::rt {
+
+/// Which model subcommand the command line chose.
+enum class ModelCommand { None, Train, Eval, Predict, Bench };
+
+class ModelCli {
+public:
+  /// Registers `train`, `eval`, `predict` and the benchmark (named
+  /// `bench_name`: "bench-train" in the driver, "bench" in a model binary)
+  /// on `app`. `extra`, when given, adds options to each of them before
+  /// their own (the driver's model file and --set).
+  ModelCli(CLI::App& app, const std::string& bench_name,
+           const std::function<void(CLI::App&)>& extra = {});
+
+  /// The subcommand that was parsed (None before parsing or if another was).
+  ModelCommand parsed() const;
+  /// The parsed subcommand's CLI11 object (null when None).
+  CLI::App* parsed_app() const;
+
+  /// What the parsed command will run with, so the caller can compile for
+  /// it: the element type ("f32" | "f64", writable so a model binary can fix
+  /// it to its own), the batch and the threads (0 = every core).
+  std::string& dtype();
+  int64_t batch() const;
+  int threads() const;
+
+  /// Runs the parsed command on `model`; `dims` (the model's dims by name)
+  /// go into the records of a training run. Returns the exit code.
+  int run(const plastic_model& model, const nlohmann::json& dims);
+
+private:
+  TrainRequest train_;
+  EvalRequest eval_;
+  PredictRequest predict_;
+  BenchRequest bench_;
+  std::string bench_dtype_ = "f32";
+  CLI::App *train_cmd_ = nullptr, *eval_cmd_ = nullptr, *predict_cmd_ = nullptr,
+           *bench_cmd_ = nullptr;
+};
+
+} // namespace plastic::rt
