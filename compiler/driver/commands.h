@@ -40,7 +40,7 @@ struct BuildRequest {
   std::string out;       ///< the executable; with --emit-obj/--emit-lib the path without extension
   bool emit_obj = false; ///< OUT.o (kernels + model table) and OUT.h
   bool emit_lib = false; ///< libOUT.a and OUT.h, for embedding
-  std::string dtype = "f64"; ///< f32 | f64
+  std::string dtype = "f32"; ///< f32 | f64, as `plastic train`
   int lanes = 0;             ///< samples per tile; 0 = the widest vector of the target
   std::string target;        ///< target CPU ("x86-64-v3", "znver4"); "" or "native" = this machine
 };

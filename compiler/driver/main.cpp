@@ -97,7 +97,9 @@ int main(int argc, char** argv) {
                   "Write OUT.o exporting the kernels and the model table, and its header OUT.h");
   build->add_flag("--emit-lib", build_request.emit_lib,
                   "Write the static library libOUT.a and its header OUT.h");
-  build->add_option("--dtype", build_request.dtype, "Element type: f32 or f64 (default f64)")
+  build
+      ->add_option("--dtype", build_request.dtype,
+                   "Element type: f32 or f64 (default f32, as train)")
       ->check(CLI::IsMember({"f32", "f64"}));
   build
       ->add_option("--lanes", build_request.lanes,

@@ -178,8 +178,8 @@ TEST_CASE("model binary = JIT: ODE-RFWP", "[build][binary]") {
 TEST_CASE("model binary: no LLVM or Clang library, runs alone in an empty folder",
           "[build][binary]") {
   const fs::path dir = fresh_dir("alone");
-  Run b = run("build " + src("examples/gnode_flipflop.ode") + " --set N=8 --set H=8 -o " +
-              (dir / "gnode").string());
+  Run b = run("build " + src("examples/gnode_flipflop.ode") +
+              " --set N=8 --set H=8 --dtype f64 -o " + (dir / "gnode").string());
   INFO(b.err);
   REQUIRE(b.exit_code == 0);
 
@@ -227,9 +227,8 @@ TEST_CASE("model binary: another model's or another --set's run folder is refuse
           "[build][binary]") {
   const fs::path dir = fresh_dir("foreign");
   const std::string gnode = src("examples/gnode_flipflop.ode");
-  REQUIRE(
-      run("build " + gnode + " --set N=8 --set H=8 -o " + (dir / "gnode8").string()).exit_code ==
-      0);
+  REQUIRE(run("build " + gnode + " --set N=8 --set H=8 --dtype f64 -o " + (dir / "gnode8").string())
+              .exit_code == 0);
   Run t = run("train " + gnode +
               " --set N=6 --set H=8 --data synthetic:flipflop --dtype f64 --epochs 1 "
               "--no-progress --out " +
@@ -252,13 +251,40 @@ TEST_CASE("model binary: another model's or another --set's run folder is refuse
   // And parameters of another model altogether.
   const fs::path rfwp = dir / "rfwp";
   REQUIRE(run("build " + src("examples/ode_rfwp.ode") +
-              " --set d_obs=3 --set heads=2 --set d_head=4 --set d_ff=16 -o " + rfwp.string())
+              " --set d_obs=3 --set heads=2 --set d_head=4 --set d_ff=16 --dtype f64 -o " +
+              rfwp.string())
               .exit_code == 0);
   Run p =
       shell(rfwp.string() + " predict --data synthetic:flipflop --split validation --parameters " +
             (dir / "run6").string());
   CHECK(p.exit_code == 1);
   CHECK_THAT(p.err, Catch::Contains(theirs) && Catch::Contains("ode_rfwp-"));
+}
+
+TEST_CASE("model binary: the default binary reads a default `plastic train` run; a dtype "
+          "mismatch is named as such",
+          "[build][binary]") {
+  const fs::path dir = fresh_dir("defaults");
+  const std::string gnode = src("examples/gnode_flipflop.ode") + " --set N=6 --set H=8";
+  REQUIRE(run("build " + gnode + " -o " + (dir / "gnode").string()).exit_code == 0);
+  Run t = run("train " + gnode + " --data synthetic:flipflop --epochs 1 --no-progress --out " +
+              (dir / "run").string());
+  INFO(t.err);
+  REQUIRE(t.exit_code == 0);
+  Run e = shell((dir / "gnode").string() +
+                " eval --data synthetic:flipflop --split validation --parameters " +
+                (dir / "run").string());
+  INFO(e.err);
+  CHECK(e.exit_code == 0);
+
+  Run t64 = run("train " + gnode + " --data synthetic:flipflop --dtype f64 --epochs 1 " +
+                "--no-progress --out " + (dir / "run64").string());
+  REQUIRE(t64.exit_code == 0);
+  Run e64 = shell((dir / "gnode").string() +
+                  " eval --data synthetic:flipflop --split validation --parameters " +
+                  (dir / "run64").string());
+  CHECK(e64.exit_code == 1);
+  CHECK_THAT(e64.err, Catch::Contains("these parameters are F64 and this model is F32"));
 }
 
 TEST_CASE("model binary: --target x86-64-v3 code has no AVX-512 register, x86-64-v4 code has",
@@ -301,7 +327,8 @@ TEST_CASE("model binary: flags, --dtype it was not built for, --version, and a m
           "[build][binary]") {
   const fs::path dir = fresh_dir("flags");
   const std::string bin = (dir / "gnode").string();
-  REQUIRE(run("build " + src("examples/gnode_flipflop.ode") + " --set N=6 --set H=8 -o " + bin)
+  REQUIRE(run("build " + src("examples/gnode_flipflop.ode") +
+              " --set N=6 --set H=8 --dtype f64 -o " + bin)
               .exit_code == 0);
   Run help = shell(bin + " --help");
   CHECK(help.exit_code == 0);
