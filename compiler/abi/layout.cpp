@@ -40,24 +40,23 @@ int32_t interpolation_code(dsl::Interpolation i) {
 
 // The task follows the loss's head: `cross_entropy(...)`, `mse(...)`, ...; for
 // a sum of terms (`mse(a, y) + 0.1 * mse(b, z)`) the first term decides, as
-// it is conventionally the data term and the rest regularisers.
-int32_t task_of(const dsl::Expr* e) {
-  while (e) {
-    if (e->kind == dsl::ExprKind::Block)
-      e = e->children.back().get();
-    else if (e->kind == dsl::ExprKind::Binary || e->kind == dsl::ExprKind::Unary)
-      e = e->children.front().get();
-    else if (e->kind == dsl::ExprKind::Call) {
-      const std::string& callee = e->child(0).text;
-      if (callee == "cross_entropy") return PLASTIC_TASK_CLASSIFICATION;
-      if (callee == "bce_with_logits") return PLASTIC_TASK_BINARY;
-      if (callee == "mse") return PLASTIC_TASK_REGRESSION;
-      e = e->args.empty() ? nullptr : e->args.front().value.get();
-    } else {
-      break;
+// it is conventionally the data term and the rest regularisers. Read from
+// the resolved loss, so a user `fn` wrapping cross_entropy counts as well.
+int32_t task_of(const dsl::ResolvedExpr& loss) {
+  if (loss.empty()) return PLASTIC_TASK_REGRESSION;
+  const dsl::ResolvedNode* n = &loss.value();
+  while (true) {
+    if (n->kind == dsl::ResolvedKind::Builtin) {
+      if (n->builtin == dsl::Builtin::CrossEntropy) return PLASTIC_TASK_CLASSIFICATION;
+      if (n->builtin == dsl::Builtin::BceWithLogits) return PLASTIC_TASK_BINARY;
+      if (n->builtin == dsl::Builtin::Mse) return PLASTIC_TASK_REGRESSION;
     }
+    if (n->args.empty() ||
+        (n->kind != dsl::ResolvedKind::Builtin && n->kind != dsl::ResolvedKind::Unary &&
+         n->kind != dsl::ResolvedKind::Binary))
+      return PLASTIC_TASK_REGRESSION;
+    n = &loss.nodes.at(static_cast<size_t>(n->args.front()));
   }
-  return PLASTIC_TASK_REGRESSION;
 }
 
 double arg_or(const dsl::InitInfo& init, const char* key, double fallback) {
@@ -265,7 +264,7 @@ ModelLayout compute_layout(const model::ModelFunctions& fns) {
     L.targets.push_back({in.name, L.n_targets, size});
     L.n_targets += size;
   }
-  L.task = task_of(m.loss ? m.loss->body.get() : nullptr);
+  L.task = task_of(m.loss_value);
 
   L.solver_method = m.solver.method;
   L.solver.step = m.solver.step;

@@ -62,8 +62,10 @@ nlohmann::json summary_json(const CheckedModel& m, const std::string& file) {
                                {"init", to_string(p.init.kind)},
                                {"offset", p.offset}});
   for (const StateInfo& s : m.states)
-    j["states"].push_back(
-        {{"name", s.name}, {"shape", s.shape}, {"offset", s.offset}, {"jumps", s.jump != nullptr}});
+    j["states"].push_back({{"name", s.name},
+                           {"shape", s.shape},
+                           {"offset", s.offset},
+                           {"jumps", !s.jump_value.empty()}});
   for (const InputInfo& in : m.inputs) {
     nlohmann::json i = {{"name", in.name}, {"kind", to_string(in.kind)}, {"shape", in.shape}};
     if (in.kind == InputKind::Path)
@@ -93,7 +95,8 @@ void print_summary(const CheckedModel& m, const std::string& file) {
   std::cout << fmt::format("  parameters  {} in {} tensors\n", m.param_count(), m.params.size());
   std::vector<std::string> states, inputs, outputs;
   for (const StateInfo& s : m.states)
-    states.push_back(s.name + " " + format_shape(s.shape) + (s.jump ? " (jumps)" : ""));
+    states.push_back(s.name + " " + format_shape(s.shape) +
+                     (s.jump_value.empty() ? "" : " (jumps)"));
   for (const InputInfo& in : m.inputs)
     inputs.push_back(input_text(in));
   for (const OutputInfo& o : m.outputs)
