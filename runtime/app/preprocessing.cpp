@@ -61,9 +61,9 @@ read_preprocessing(const std::filesystem::path& dir) {
   if (!text) return AppError{1, text.error().describe()};
   try {
     const std::vector<std::byte>& bytes = text.value();
-    const nlohmann::json j = nlohmann::json::parse(
-        reinterpret_cast<const char*>(bytes.data()),
-        reinterpret_cast<const char*>(bytes.data()) + bytes.size());
+    const nlohmann::json j =
+        nlohmann::json::parse(reinterpret_cast<const char*>(bytes.data()),
+                              reinterpret_cast<const char*>(bytes.data()) + bytes.size());
     Preprocessing p;
     p.raw_channels = j.at("raw_channels").get<int64_t>();
     p.time_channel = j.at("time_channel").get<bool>();
@@ -80,8 +80,8 @@ read_preprocessing(const std::filesystem::path& dir) {
     }
     return std::optional<Preprocessing>(std::move(p));
   } catch (const nlohmann::json::exception& e) {
-    return AppError{1, fmt::format("{}: not a data record written by `train`: {}", path.string(),
-                                   e.what())};
+    return AppError{
+        1, fmt::format("{}: not a data record written by `train`: {}", path.string(), e.what())};
   }
 }
 

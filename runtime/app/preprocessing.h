@@ -20,11 +20,11 @@ namespace plastic::rt {
 
 /// The data preparation of one training run.
 struct Preprocessing {
-  int64_t raw_channels = 0;     ///< channels of the data as read
-  bool time_channel = false;    ///< a time channel was prepended (add_time_channel)
-  bool intensity = false;       ///< observational-intensity channels (--oi; not replayable here)
-  std::vector<std::string> channels; ///< names of the channels the model read
-  std::vector<std::string> classes;  ///< class names, index = label (classification data)
+  int64_t raw_channels = 0;  ///< channels of the data as read
+  bool time_channel = false; ///< a time channel was prepended (add_time_channel)
+  bool intensity = false;    ///< observational-intensity channels (--oi; not replayable here)
+  std::vector<std::string> channels;    ///< names of the channels the model read
+  std::vector<std::string> classes;     ///< class names, index = label (classification data)
   std::optional<Normaliser> normaliser; ///< absent when the data was not normalised
 };
 

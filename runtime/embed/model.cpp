@@ -95,7 +95,8 @@ Result<rt::Dataset, Error> to_dataset(const plastic_model& m,
     d.statics.push_back({fmt::format("s{}", c), rt::ChannelKind::Measured});
   if (labelled) {
     if (m.task == PLASTIC_TASK_CLASSIFICATION || m.task == PLASTIC_TASK_BINARY) {
-      d.target_kind = m.task == PLASTIC_TASK_BINARY ? rt::TargetKind::Binary : rt::TargetKind::Class;
+      d.target_kind =
+          m.task == PLASTIC_TASK_BINARY ? rt::TargetKind::Binary : rt::TargetKind::Class;
       const int64_t classes = m.task == PLASTIC_TASK_BINARY ? 2 : m.n_targets;
       for (int64_t k = 0; k < classes; ++k)
         d.classes.push_back(fmt::format("{}", k));
@@ -139,17 +140,16 @@ Result<rt::PreparedData, Error> prepared(const plastic_model& m,
 }
 
 template <class T>
-Result<std::vector<Prediction>, Error> predict_typed(const Model::Impl& impl,
-                                                     const std::vector<T>& theta,
-                                                     std::span<const Series> series,
-                                                     const Options& o) {
+Result<std::vector<Prediction>, Error>
+predict_typed(const Model::Impl& impl, const std::vector<T>& theta, std::span<const Series> series,
+              const Options& o) {
   const plastic_model& m = *impl.table;
   auto data = prepared(m, impl.preprocessing, series, false, o.threads);
   if (!data) return data.error();
   rt::BatchOptions bo;
   bo.threads = o.threads;
-  auto pred = rt::predict<T>(m, data.value(), rt::all_samples(data.value()),
-                             std::span<const T>(theta), bo);
+  auto pred =
+      rt::predict<T>(m, data.value(), rt::all_samples(data.value()), std::span<const T>(theta), bo);
   if (!pred) return Error{1, pred.status().describe()};
   const rt::Predictions<T>& p = pred.value();
   std::vector<Prediction> out(p.samples.size());
@@ -307,11 +307,13 @@ Status<Error> Model::load_parameters(const std::string& where) {
   if (!s) return from(s.error());
   // The data record sits next to the parameters in a run folder.
   std::error_code ec;
-  const fs::path dir = fs::is_directory(where, ec) ? fs::path(where) : fs::path(where).parent_path();
+  const fs::path dir =
+      fs::is_directory(where, ec) ? fs::path(where) : fs::path(where).parent_path();
   auto prep = rt::read_preprocessing(dir.empty() ? fs::path(".") : dir);
   if (!prep) return from(prep.error());
   impl_->preprocessing = std::move(prep.value());
-  impl_->classes = impl_->preprocessing ? impl_->preprocessing->classes : std::vector<std::string>{};
+  impl_->classes =
+      impl_->preprocessing ? impl_->preprocessing->classes : std::vector<std::string>{};
   impl_->has_parameters = true;
   impl_->optimizer_f.reset();
   impl_->optimizer_d.reset();

@@ -39,7 +39,8 @@
 /// object or library of `plastic build --emit-obj|--emit-lib`). Referenced
 /// only when Model::linked() is called, so a program that loads models
 /// with dlopen links without one.
-extern "C" const plastic_model* plastic_embed_linked_entry(void) __asm__(PLASTIC_MODEL_ENTRY_SYMBOL);
+extern "C" const plastic_model*
+plastic_embed_linked_entry(void) __asm__(PLASTIC_MODEL_ENTRY_SYMBOL);
 
 namespace plastic::embed {
 

@@ -16,8 +16,8 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path fresh_dir(const std::string& name) {
-  fs::path dir = fs::path(PLASTIC_BINARY_DIR) / "build_flags_test" /
-                 (name + "." + std::to_string(::getpid()));
+  fs::path dir =
+      fs::path(PLASTIC_BINARY_DIR) / "build_flags_test" / (name + "." + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;
@@ -51,7 +51,8 @@ TEST_CASE("plastic build: an unknown --target CPU is refused, saying how to list
 #if defined(__x86_64__)
   CHECK_THAT(help.out, Catch::Contains("\nx86-64-v3\n") && Catch::Contains("\nznver4\n"));
   // A name from the list is accepted.
-  Run ok = run("build " + src(kModel) + " --emit-obj --target x86-64-v3 -o " + (dir / "v3").string());
+  Run ok =
+      run("build " + src(kModel) + " --emit-obj --target x86-64-v3 -o " + (dir / "v3").string());
   INFO(ok.err);
   CHECK(ok.exit_code == 0);
   CHECK(fs::exists(dir / "v3.o"));

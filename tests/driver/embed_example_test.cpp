@@ -72,8 +72,8 @@ std::string hash_of(const fs::path& run_dir) {
 
 TEST_CASE("examples/embed built against an installed Plastic classifies as `plastic predict`",
           "[embed][install]") {
-  const fs::path dir = fs::path(PLASTIC_BINARY_DIR) / "embed_example_test" /
-                       std::to_string(::getpid());
+  const fs::path dir =
+      fs::path(PLASTIC_BINARY_DIR) / "embed_example_test" / std::to_string(::getpid());
   fs::remove_all(dir);
   fs::create_directories(dir);
   const fs::path prefix = dir / "prefix";
@@ -96,10 +96,10 @@ TEST_CASE("examples/embed built against an installed Plastic classifies as `plas
 
   const fs::path build = dir / "example";
   const std::string cmake = std::string(PLASTIC_CMAKE_COMMAND);
-  Run configure = shell(cmake + " -S " + src("examples/embed") + " -B " + build.string() +
-                        " -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=" +
-                        prefix.string() + " -DPLASTIC_EXAMPLE_MODEL=" + model.string() +
-                        " \"-DPLASTIC_EXAMPLE_SET=" + sets + "\"");
+  Run configure = shell(
+      cmake + " -S " + src("examples/embed") + " -B " + build.string() +
+      " -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=" + prefix.string() +
+      " -DPLASTIC_EXAMPLE_MODEL=" + model.string() + " \"-DPLASTIC_EXAMPLE_SET=" + sets + "\"");
   INFO(configure.out << configure.err);
   REQUIRE(configure.exit_code == 0);
   Run built = shell(cmake + " --build " + build.string());
@@ -112,16 +112,15 @@ TEST_CASE("examples/embed built against an installed Plastic classifies as `plas
   // The installed `plastic` trains; predict writes every split's outputs.
   const std::string plastic = (prefix / "bin/plastic").string();
   const fs::path run_dir = dir / "run";
-  Run train = shell(plastic + " train " + model.string() + set_flags + " --data " +
-                    data.string() + " --epochs 20 --lr 0.01 --batch 16 --no-progress --out " +
-                    run_dir.string());
+  Run train = shell(plastic + " train " + model.string() + set_flags + " --data " + data.string() +
+                    " --epochs 20 --lr 0.01 --batch 16 --no-progress --out " + run_dir.string());
   INFO(train.out << train.err);
   REQUIRE(train.exit_code == 0);
   REQUIRE(fs::exists(run_dir / "data.json"));
   const fs::path csv = dir / "predict.csv";
-  Run predict = shell(plastic + " predict " + model.string() + set_flags + " --data " +
-                      data.string() + " --split all --parameters " + run_dir.string() +
-                      " --output " + csv.string());
+  Run predict =
+      shell(plastic + " predict " + model.string() + set_flags + " --data " + data.string() +
+            " --split all --parameters " + run_dir.string() + " --output " + csv.string());
   INFO(predict.err);
   REQUIRE(predict.exit_code == 0);
   std::map<std::string, std::string> expected; // series id -> class name (argmax)

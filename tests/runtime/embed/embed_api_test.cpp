@@ -203,8 +203,8 @@ TEST_CASE("embed: failures are values with the command line's messages", "[embed
   Series narrow{"narrow", {0, 1, 2}, {1, 2, 3, 4, 5, 6}, {}, -1, {}};
   auto wrong = model->predict(std::span<const Series>(&narrow, 1));
   REQUIRE_FALSE(wrong);
-  CHECK_THAT(wrong.error().message, Catch::Contains("the series have 2 channels") &&
-                                        Catch::Contains("trained on 3"));
+  CHECK_THAT(wrong.error().message,
+             Catch::Contains("the series have 2 channels") && Catch::Contains("trained on 3"));
   // A series whose values do not fill its times, after a good one.
   std::vector<Series> two{Series{"good", {0, 1}, {1, 2, 3, 4, 5, 6}, {}, -1, {}},
                           Series{"ragged", {0, 1, 2}, {1, 2, 3, 4}, {}, -1, {}}};
