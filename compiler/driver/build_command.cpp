@@ -5,7 +5,8 @@
 // runtime's static libraries (link_binary.h) into an executable that needs
 // no LLVM, no compiler and no model file. `--emit-obj` stops at the object
 // and its C header; `--emit-lib` archives the object as libNAME.a for
-// programs that embed the model.
+// programs that embed the model. `--target` must name a CPU LLVM knows
+// (`--target help` lists them).
 #include "compiler/backend/compiled_model.h"
 #include "compiler/driver/commands.h"
 #include "compiler/driver/link_binary.h"
@@ -16,6 +17,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -72,6 +74,29 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 int run_build(const BuildRequest& r, const CommonOptions& common) {
   if (r.emit_obj && r.emit_lib) {
     std::cerr << "plastic build: choose one of --emit-obj and --emit-lib\n";
+    return kUsageError;
+  }
+  // LLVM only warns about a CPU it does not know and then emits generic
+  // code: a typo would silently cost the vector width asked for.
+  if (!r.target.empty() && r.target != "native") {
+    const std::vector<std::string> cpus = backend::known_cpus();
+    if (r.target == "help") {
+      std::cout << "native\n";
+      for (const std::string& cpu : cpus)
+        std::cout << cpu << "\n";
+      return kOk;
+    }
+    if (std::find(cpus.begin(), cpus.end(), r.target) == cpus.end()) {
+      std::cerr << fmt::format(
+          "plastic build: unknown target CPU '{}'; use native, x86-64-v3 (AVX2), x86-64-v4 "
+          "(AVX-512) or one of LLVM's {} CPU names: `plastic build {} --target help` lists them\n",
+          r.target, cpus.size(), r.file);
+      return kUsageError;
+    }
+  }
+  if (r.out.empty()) {
+    std::cerr << "plastic build: -o is required (the model binary, or with --emit-obj and "
+                 "--emit-lib the path without extension)\n";
     return kUsageError;
   }
   const auto start = std::chrono::steady_clock::now();

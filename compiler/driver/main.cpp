@@ -89,10 +89,9 @@ int main(int argc, char** argv) {
   CLI::App* build =
       app.add_subcommand("build", "Compile a model ahead of time into a standalone binary");
   build->add_option("file", build_request.file, "Model file (*.ode)")->required();
-  build
-      ->add_option("-o", build_request.out,
-                   "The model binary; with --emit-obj/--emit-lib the path without extension")
-      ->required();
+  build->add_option("-o", build_request.out,
+                    "The model binary; with --emit-obj/--emit-lib the path without extension "
+                    "(required unless --target help)");
   build->add_flag("--emit-obj", build_request.emit_obj,
                   "Write OUT.o exporting the kernels and the model table, and its header OUT.h");
   build->add_flag("--emit-lib", build_request.emit_lib,

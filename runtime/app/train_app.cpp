@@ -10,6 +10,7 @@
 
 #include "runtime/app/model_data.h"
 #include "runtime/app/model_hash.h"
+#include "runtime/app/preprocessing.h"
 #include "runtime/batch/predict.h"
 #include "runtime/batch/train_hooks.h"
 #include "runtime/init/init.h"
@@ -39,6 +40,15 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& r
   fmt::print("data      {}\n", md.splits.description);
   fmt::print("          {} training, {} validation, {} test samples\n", md.splits.train.size(),
              md.splits.validation.size(), md.splits.test.size());
+
+  // How the data was prepared, for programs that predict on new series
+  // later (runtime/embed): the run folder is then all they need.
+  if (!r.out.empty())
+    if (Status<AppError> s = write_preprocessing(r.out, preprocessing_of(md.splits, r.run.oi));
+        !s) {
+      fmt::print(stderr, "plastic: {}\n", s.error().message);
+      return s.error().exit_code;
+    }
 
   std::vector<T> theta(static_cast<size_t>(m.n_params));
   auto init = initialise_parameters<T>(m, std::span<T>(theta), r.run.seed);

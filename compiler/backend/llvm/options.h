@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace plastic::backend {
 
@@ -59,5 +60,10 @@ int target_lanes(loops::ElemType type, const CompileOptions& options = {});
 /// "x86_64-pc-linux-gnu, cpu znver4, +avx2,+fma,...": the target the
 /// options resolve to on this machine.
 std::string describe_target(const CompileOptions& options = {});
+
+/// The CPU names LLVM knows for this machine's architecture, sorted (what
+/// `--target` accepts besides "native"). LLVM itself only warns about an
+/// unknown name and falls back to generic code, so callers check first.
+std::vector<std::string> known_cpus();
 
 } // namespace plastic::backend

@@ -125,4 +125,16 @@ std::string describe_target(const CompileOptions& options) {
                      spec.features.empty() ? "(cpu defaults)" : spec.features);
 }
 
+std::vector<std::string> known_cpus() {
+  detail::TargetSpec spec;
+  spec.triple = llvm::sys::getProcessTriple();
+  spec.cpu = "generic";
+  std::unique_ptr<llvm::TargetMachine> tm = detail::make_target_machine(spec, 0);
+  std::vector<std::string> names;
+  for (const llvm::SubtargetSubTypeKV& kv : tm->getMCSubtargetInfo()->getAllProcessorDescriptions())
+    names.emplace_back(kv.Key);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
 } // namespace plastic::backend

@@ -1,0 +1,102 @@
+// The run folder's record of the data preparation (see preprocessing.h).
+#include "runtime/app/preprocessing.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "runtime/data/transforms.h"
+#include "runtime/io/atomic_file.h"
+
+namespace plastic::rt {
+
+namespace {
+
+constexpr const char* kFile = "data.json";
+
+} // namespace
+
+Preprocessing preprocessing_of(const DataSplits& splits, bool intensity) {
+  Preprocessing p;
+  const Dataset& train = splits.train;
+  p.intensity = intensity;
+  p.time_channel = !train.channels.empty() && train.channels.front().kind == ChannelKind::Time;
+  p.raw_channels = static_cast<int64_t>(train.num_channels()) - (p.time_channel ? 1 : 0);
+  for (const Channel& c : train.channels)
+    p.channels.push_back(c.name);
+  p.classes = train.classes;
+  p.normaliser = splits.normaliser;
+  return p;
+}
+
+Status<AppError> write_preprocessing(const std::filesystem::path& dir, const Preprocessing& p) {
+  nlohmann::ordered_json j;
+  j["raw_channels"] = p.raw_channels;
+  j["time_channel"] = p.time_channel;
+  j["observational_intensity"] = p.intensity;
+  j["channels"] = p.channels;
+  j["classes"] = p.classes;
+  if (p.normaliser) {
+    // nlohmann writes doubles with enough digits to read back the same bits.
+    const Normaliser& n = *p.normaliser;
+    j["normaliser"] = {{"channel_mean", n.channel_mean},
+                       {"channel_scale", n.channel_scale},
+                       {"static_mean", n.static_mean},
+                       {"static_scale", n.static_scale}};
+  } else {
+    j["normaliser"] = nullptr;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (Status<TrainError> s = write_file_atomic(dir / kFile, j.dump(2) + "\n"); !s)
+    return AppError{1, s.error().describe()};
+  return {};
+}
+
+Result<std::optional<Preprocessing>, AppError>
+read_preprocessing(const std::filesystem::path& dir) {
+  const std::filesystem::path path = dir / kFile;
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return std::optional<Preprocessing>{};
+  auto text = read_file(path);
+  if (!text) return AppError{1, text.error().describe()};
+  try {
+    const std::vector<std::byte>& bytes = text.value();
+    const nlohmann::json j =
+        nlohmann::json::parse(reinterpret_cast<const char*>(bytes.data()),
+                              reinterpret_cast<const char*>(bytes.data()) + bytes.size());
+    Preprocessing p;
+    p.raw_channels = j.at("raw_channels").get<int64_t>();
+    p.time_channel = j.at("time_channel").get<bool>();
+    p.intensity = j.value("observational_intensity", false);
+    p.channels = j.at("channels").get<std::vector<std::string>>();
+    p.classes = j.at("classes").get<std::vector<std::string>>();
+    if (const nlohmann::json& n = j.at("normaliser"); !n.is_null()) {
+      Normaliser out;
+      out.channel_mean = n.at("channel_mean").get<std::vector<double>>();
+      out.channel_scale = n.at("channel_scale").get<std::vector<double>>();
+      out.static_mean = n.at("static_mean").get<std::vector<double>>();
+      out.static_scale = n.at("static_scale").get<std::vector<double>>();
+      p.normaliser = std::move(out);
+    }
+    return std::optional<Preprocessing>(std::move(p));
+  } catch (const nlohmann::json::exception& e) {
+    return AppError{
+        1, fmt::format("{}: not a data record written by `train`: {}", path.string(), e.what())};
+  }
+}
+
+Status<AppError> apply_preprocessing(const Preprocessing& p, Dataset& data) {
+  if (p.intensity)
+    return AppError{1, "the model was trained with observational-intensity channels (--oi), "
+                       "which only the PhysioNet reader builds; prepare such series yourself"};
+  if (static_cast<int64_t>(data.num_channels()) != p.raw_channels)
+    return AppError{1, fmt::format("the series have {} channels; the model was trained on {}",
+                                   data.num_channels(), p.raw_channels)};
+  if (p.time_channel) add_time_channel(data);
+  if (p.normaliser)
+    if (Status<DataError> s = p.normaliser->apply(data); !s)
+      return AppError{1, s.error().describe()};
+  return {};
+}
+
+} // namespace plastic::rt

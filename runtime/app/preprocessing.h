@@ -1,0 +1,45 @@
+// How `train` turned a data set into what the model read — which channels
+// it had, whether a time channel was prepended, the normalisation fitted on
+// the training split, the class names — recorded in the run folder as
+// data.json, so that a program predicting on new series later (a model
+// embedded with runtime/embed) prepares them exactly as training did,
+// without the training data at hand.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/app/app_error.h"
+#include "runtime/data/dataset.h"
+#include "runtime/data/normalise.h"
+#include "runtime/data/open_data.h"
+
+namespace plastic::rt {
+
+/// The data preparation of one training run.
+struct Preprocessing {
+  int64_t raw_channels = 0;  ///< channels of the data as read
+  bool time_channel = false; ///< a time channel was prepended (add_time_channel)
+  bool intensity = false;    ///< observational-intensity channels (--oi; not replayable here)
+  std::vector<std::string> channels;    ///< names of the channels the model read
+  std::vector<std::string> classes;     ///< class names, index = label (classification data)
+  std::optional<Normaliser> normaliser; ///< absent when the data was not normalised
+};
+
+/// What open_data did to `splits` (read from their channels and normaliser).
+Preprocessing preprocessing_of(const DataSplits& splits, bool intensity);
+
+/// Writes `p` as `dir`/data.json (atomically).
+Status<AppError> write_preprocessing(const std::filesystem::path& dir, const Preprocessing& p);
+
+/// Reads `dir`/data.json; nullopt when the folder has none (a run written
+/// before the record existed, or parameters copied alone).
+Result<std::optional<Preprocessing>, AppError> read_preprocessing(const std::filesystem::path& dir);
+
+/// Prepares raw series as training did: checks the channel count, prepends
+/// the time channel, normalises with the training statistics.
+Status<AppError> apply_preprocessing(const Preprocessing& p, Dataset& data);
+
+} // namespace plastic::rt

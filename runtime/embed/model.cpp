@@ -1,0 +1,349 @@
+// The embedding API (see plastic.h) over the runtime's own pieces: the
+// model table checks of model binaries, rt::load_parameters (eval_app's
+// loader), the run folder's data record (app/preprocessing.h), prepare(),
+// predict(), evaluate(), loss_and_gradient() and the optimisers. This file
+// only converts between the API's plain structs and the runtime's types.
+#include "runtime/embed/plastic.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "runtime/app/model_data.h"
+#include "runtime/app/model_hash.h"
+#include "runtime/app/parameters.h"
+#include "runtime/app/preprocessing.h"
+#include "runtime/batch/batch_gradient.h"
+#include "runtime/batch/predict.h"
+#include "runtime/batch/prepared_data.h"
+#include "runtime/data/transforms.h"
+#include "runtime/init/init.h"
+#include "runtime/solvers/model_view.h"
+#include "runtime/train/optimizer.h"
+
+namespace plastic::embed {
+
+namespace fs = std::filesystem;
+
+struct Model::Impl {
+  const plastic_model* table = nullptr;
+  std::shared_ptr<void> library; // the dlopen handle, closed with the last Model using it
+  std::string name;
+  bool has_parameters = false;
+  std::vector<float> theta_f;
+  std::vector<double> theta_d;
+  std::optional<rt::Preprocessing> preprocessing;
+  std::vector<std::string> classes;
+  std::unique_ptr<rt::Optimizer<float>> optimizer_f;
+  std::unique_ptr<rt::Optimizer<double>> optimizer_d;
+  std::string optimizer_kind;
+
+  bool f64() const { return table->dtype == PLASTIC_F64; }
+  template <class T> std::vector<T>& theta() {
+    if constexpr (std::is_same_v<T, double>)
+      return theta_d;
+    else
+      return theta_f;
+  }
+  template <class T> std::unique_ptr<rt::Optimizer<T>>& optimizer() {
+    if constexpr (std::is_same_v<T, double>)
+      return optimizer_d;
+    else
+      return optimizer_f;
+  }
+};
+
+namespace {
+
+Error from(const rt::AppError& e) {
+  return Error{e.exit_code, e.message};
+}
+
+// The API's series as a Dataset of the model's task, prepared as training
+// prepared its data (recorded in the run folder), or, with no record, as
+// open_data would (the time channel when the model wants one more channel).
+Result<rt::Dataset, Error> to_dataset(const plastic_model& m,
+                                      const std::optional<rt::Preprocessing>& prep,
+                                      std::span<const Series> series) {
+  rt::Dataset d;
+  d.name = "series";
+  if (series.empty()) return Error{1, "no series given"};
+  const Series& first = series.front();
+  const size_t channels = first.times.empty() ? 0 : first.values.size() / first.times.size();
+  bool labelled = false;
+  for (size_t i = 0; i < series.size(); ++i) {
+    const Series& s = series[i];
+    const std::string which = fmt::format("series '{}' (index {})", s.id, i);
+    if (s.times.empty()) return Error{1, which + ": no observations"};
+    if (s.values.size() != s.times.size() * channels)
+      return Error{1, fmt::format("{}: {} values for {} times; expected {} channels per time as "
+                                  "the first series has",
+                                  which, s.values.size(), s.times.size(), channels)};
+    if (s.statics.size() != first.statics.size())
+      return Error{1, fmt::format("{}: {} static features, the first series has {}", which,
+                                  s.statics.size(), first.statics.size())};
+    labelled = labelled || s.label >= 0 || !s.target.empty();
+  }
+  for (size_t c = 0; c < channels; ++c)
+    d.channels.push_back({fmt::format("x{}", c), rt::ChannelKind::Measured});
+  for (size_t c = 0; c < first.statics.size(); ++c)
+    d.statics.push_back({fmt::format("s{}", c), rt::ChannelKind::Measured});
+  if (labelled) {
+    if (m.task == PLASTIC_TASK_CLASSIFICATION || m.task == PLASTIC_TASK_BINARY) {
+      d.target_kind =
+          m.task == PLASTIC_TASK_BINARY ? rt::TargetKind::Binary : rt::TargetKind::Class;
+      const int64_t classes = m.task == PLASTIC_TASK_BINARY ? 2 : m.n_targets;
+      for (int64_t k = 0; k < classes; ++k)
+        d.classes.push_back(fmt::format("{}", k));
+    } else {
+      const bool final_only = first.target.size() == static_cast<size_t>(m.n_targets);
+      d.target_kind = final_only ? rt::TargetKind::Regression : rt::TargetKind::RegressionPerStep;
+      for (int64_t k = 0; k < m.n_targets; ++k)
+        d.targets.push_back(fmt::format("y{}", k));
+    }
+  }
+  for (const Series& s : series) {
+    rt::Sample out;
+    out.id = s.id;
+    out.times = s.times;
+    out.values = s.values;
+    out.statics = s.statics;
+    out.label = s.label;
+    out.target = s.target;
+    d.samples.push_back(std::move(out));
+  }
+  if (prep) {
+    if (Status<rt::AppError> st = rt::apply_preprocessing(*prep, d); !st) return from(st.error());
+  } else if (rt::model_path_channels(m) == static_cast<int64_t>(channels) + 1) {
+    rt::add_time_channel(d);
+  }
+  return d;
+}
+
+Result<rt::PreparedData, Error> prepared(const plastic_model& m,
+                                         const std::optional<rt::Preprocessing>& prep,
+                                         std::span<const Series> series, bool targets,
+                                         int threads) {
+  auto d = to_dataset(m, prep, series);
+  if (!d) return d.error();
+  rt::PrepareOptions po;
+  po.require_targets = targets;
+  po.threads = threads;
+  auto p = rt::prepare(m, d.value(), po);
+  if (!p) return Error{1, fmt::format("{}: {}", m.name, p.status().describe())};
+  return std::move(p.value());
+}
+
+template <class T>
+Result<std::vector<Prediction>, Error>
+predict_typed(const Model::Impl& impl, const std::vector<T>& theta, std::span<const Series> series,
+              const Options& o) {
+  const plastic_model& m = *impl.table;
+  auto data = prepared(m, impl.preprocessing, series, false, o.threads);
+  if (!data) return data.error();
+  rt::BatchOptions bo;
+  bo.threads = o.threads;
+  auto pred =
+      rt::predict<T>(m, data.value(), rt::all_samples(data.value()), std::span<const T>(theta), bo);
+  if (!pred) return Error{1, pred.status().describe()};
+  const rt::Predictions<T>& p = pred.value();
+  std::vector<Prediction> out(p.samples.size());
+  for (size_t i = 0; i < p.samples.size(); ++i) {
+    Prediction& r = out[i];
+    r.id = series[static_cast<size_t>(p.samples[i])].id;
+    r.width = p.width;
+    for (size_t row = p.first_row[i]; row < p.first_row[i + 1]; ++row) {
+      r.times.push_back(p.times[row]);
+      for (T v : p.row(row))
+        r.outputs.push_back(static_cast<double>(v));
+    }
+  }
+  return out;
+}
+
+template <class T>
+Result<Metrics, Error> evaluate_typed(const Model::Impl& impl, const std::vector<T>& theta,
+                                      std::span<const Series> series, const Options& o) {
+  const plastic_model& m = *impl.table;
+  auto data = prepared(m, impl.preprocessing, series, true, o.threads);
+  if (!data) return data.error();
+  rt::BatchOptions bo;
+  bo.threads = o.threads;
+  auto ev = rt::evaluate<T>(m, data.value(), rt::all_samples(data.value()),
+                            std::span<const T>(theta), bo);
+  if (!ev) return Error{1, ev.status().describe()};
+  const rt::Evaluation& e = ev.value();
+  return Metrics{e.loss, e.metric, e.metric_name, e.note, e.samples};
+}
+
+template <class T>
+Result<double, Error> step_typed(Model::Impl& impl, std::span<const Series> batch,
+                                 const StepOptions& step, const Options& o) {
+  const plastic_model& m = *impl.table;
+  auto data = prepared(m, impl.preprocessing, batch, true, o.threads);
+  if (!data) return data.error();
+  std::vector<T>& theta = impl.theta<T>();
+  std::unique_ptr<rt::Optimizer<T>>& opt = impl.optimizer<T>();
+  if (!opt || impl.optimizer_kind != step.optimizer) {
+    rt::OptimizerConfig cfg;
+    cfg.kind = step.optimizer;
+    cfg.lr = step.lr;
+    auto made = rt::make_optimizer<T>(cfg, m.n_params);
+    if (!made) return Error{2, made.error().describe()};
+    opt = std::move(made.value());
+    impl.optimizer_kind = step.optimizer;
+  }
+  opt->set_lr(step.lr);
+  std::vector<T> grads(theta.size(), T(0));
+  rt::BatchOptions bo;
+  bo.threads = o.threads;
+  rt::BatchLoss loss = rt::loss_and_gradient<T>(m, data.value(), rt::all_samples(data.value()),
+                                                std::span<const T>(theta), std::span<T>(grads), bo);
+  if (!loss.ok()) return Error{1, loss.status.describe()};
+  // As the training loop: a non-finite loss or gradient skips the step.
+  if (!std::isfinite(loss.loss) ||
+      !std::all_of(grads.begin(), grads.end(), [](T g) { return std::isfinite(g); }))
+    return Error{1, fmt::format("the loss or its gradient is not finite (loss {}); the step was "
+                                "skipped: lower the learning rate",
+                                loss.loss)};
+  if (Status<rt::TrainError> s = opt->step(std::span<T>(theta), std::span<const T>(grads)); !s)
+    return Error{1, s.error().describe()};
+  return loss.loss;
+}
+
+Error no_parameters(const Model::Impl& impl) {
+  return Error{2, fmt::format("the model {} has no parameters yet: call load_parameters() or "
+                              "initialise() first",
+                              impl.name)};
+}
+
+} // namespace
+
+int Prediction::predicted_class() const {
+  if (width <= 0 || outputs.size() < static_cast<size_t>(width)) return -1;
+  const auto last = outputs.end() - width;
+  if (width == 1) return *last > 0 ? 1 : 0; // a binary model's one score (a logit)
+  return static_cast<int>(std::max_element(last, outputs.end()) - last);
+}
+
+Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Model::Model(Model&&) noexcept = default;
+Model& Model::operator=(Model&&) noexcept = default;
+Model::~Model() = default;
+
+Result<Model, Error> Model::open(const plastic_model* table) {
+  if (!table) return Error{1, "no model table (the entry point returned null)"};
+  if (table->abi_version != PLASTIC_ABI_VERSION || table->struct_size != sizeof(plastic_model))
+    return Error{1, fmt::format("the model table has ABI version {} and this runtime reads {}: "
+                                "compile the model again with this Plastic",
+                                table->abi_version, PLASTIC_ABI_VERSION)};
+  if (Status<rt::SolveFailure> s = rt::validate_model(*table, table->dtype); !s)
+    return Error{1, "the model table is invalid: " + s.describe()};
+  auto impl = std::make_unique<Impl>();
+  impl->table = table;
+  impl->name = table->name ? table->name : "";
+  return Model(std::move(impl));
+}
+
+Result<Model, Error> Model::load_shared(const std::string& path) {
+  void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char* why = ::dlerror();
+    return Error{1, fmt::format("cannot load {}: {}", path, why ? why : "dlopen failed")};
+  }
+  std::shared_ptr<void> library(handle, [](void* h) { ::dlclose(h); });
+  using Entry = const plastic_model* (*)();
+  auto entry = reinterpret_cast<Entry>(::dlsym(handle, PLASTIC_MODEL_ENTRY_SYMBOL));
+  if (!entry)
+    return Error{1, fmt::format("{} holds no model: it exports no {} (make it from the object of "
+                                "`plastic build --emit-obj`)",
+                                path, PLASTIC_MODEL_ENTRY_SYMBOL)};
+  auto model = open(entry());
+  if (!model) return Error{1, path + ": " + model.error().message};
+  model.value().impl_->library = std::move(library);
+  return model;
+}
+
+const std::string& Model::name() const {
+  return impl_->name;
+}
+std::string Model::hash() const {
+  return rt::model_hash(*impl_->table);
+}
+const plastic_model& Model::table() const {
+  return *impl_->table;
+}
+int64_t Model::parameter_count() const {
+  return impl_->table->n_params;
+}
+const std::vector<std::string>& Model::classes() const {
+  return impl_->classes;
+}
+
+Status<Error> Model::initialise(uint64_t seed) {
+  const plastic_model& m = *impl_->table;
+  auto init = [&](auto& theta) -> Status<Error> {
+    theta.assign(static_cast<size_t>(m.n_params), 0);
+    auto r = rt::initialise_parameters(m, std::span(theta), seed);
+    if (!r) return Error{1, fmt::format("initialising {}: {}", m.name, r.error().describe())};
+    return {};
+  };
+  Status<Error> s = impl_->f64() ? init(impl_->theta_d) : init(impl_->theta_f);
+  impl_->has_parameters = s.ok();
+  impl_->optimizer_f.reset();
+  impl_->optimizer_d.reset();
+  return s;
+}
+
+Status<Error> Model::load_parameters(const std::string& where) {
+  const plastic_model& m = *impl_->table;
+  Status<rt::AppError> s = impl_->f64() ? rt::load_parameters<double>(m, where, impl_->theta_d)
+                                        : rt::load_parameters<float>(m, where, impl_->theta_f);
+  if (!s) return from(s.error());
+  // The data record sits next to the parameters in a run folder.
+  std::error_code ec;
+  const fs::path dir =
+      fs::is_directory(where, ec) ? fs::path(where) : fs::path(where).parent_path();
+  auto prep = rt::read_preprocessing(dir.empty() ? fs::path(".") : dir);
+  if (!prep) return from(prep.error());
+  impl_->preprocessing = std::move(prep.value());
+  impl_->classes =
+      impl_->preprocessing ? impl_->preprocessing->classes : std::vector<std::string>{};
+  impl_->has_parameters = true;
+  impl_->optimizer_f.reset();
+  impl_->optimizer_d.reset();
+  return {};
+}
+
+std::vector<double> Model::parameters() const {
+  if (impl_->f64()) return impl_->theta_d;
+  return std::vector<double>(impl_->theta_f.begin(), impl_->theta_f.end());
+}
+
+Result<std::vector<Prediction>, Error> Model::predict(std::span<const Series> series,
+                                                      const Options& options) const {
+  if (!impl_->has_parameters) return no_parameters(*impl_);
+  return impl_->f64() ? predict_typed<double>(*impl_, impl_->theta_d, series, options)
+                      : predict_typed<float>(*impl_, impl_->theta_f, series, options);
+}
+
+Result<Metrics, Error> Model::evaluate(std::span<const Series> series,
+                                       const Options& options) const {
+  if (!impl_->has_parameters) return no_parameters(*impl_);
+  return impl_->f64() ? evaluate_typed<double>(*impl_, impl_->theta_d, series, options)
+                      : evaluate_typed<float>(*impl_, impl_->theta_f, series, options);
+}
+
+Result<double, Error> Model::train_step(std::span<const Series> batch, const StepOptions& step,
+                                        const Options& options) {
+  if (!impl_->has_parameters) return no_parameters(*impl_);
+  return impl_->f64() ? step_typed<double>(*impl_, batch, step, options)
+                      : step_typed<float>(*impl_, batch, step, options);
+}
+
+} // namespace plastic::embed

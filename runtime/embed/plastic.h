@@ -1,0 +1,162 @@
+// Plastic's C++ embedding API: a compiled model inside your own program.
+// Installed as <plastic/plastic.h>; link Plastic::runtime (the CMake package
+// of `cmake --install`) and a model library made by `plastic_add_model` or
+// `plastic build --emit-lib`.
+//
+//   #include <plastic/plastic.h>
+//
+//   auto model = plastic::embed::Model::linked();          // the linked-in table
+//   if (!model) { std::cerr << model.error().message; return model.error().exit_code; }
+//   if (auto s = model->load_parameters("runs/toy"); !s) ...  // a `plastic train` run folder
+//   auto series = plastic::embed::read_series("new.ts");   // or fill Series yourself
+//   auto out = model->predict(series.value());             // one Prediction per series
+//   out.value()[0].predicted_class();
+//
+// Everything here is the runtime the `plastic` command and model binaries
+// run — the same parameter loader (which refuses another model's run folder
+// naming both hashes), the data preparation recorded by `train` in the run
+// folder (time channel, normalisation with the training statistics), the
+// same batched predict and evaluate, the same gradients and optimisers — so
+// a prediction here equals `plastic predict`'s for the same series and
+// parameters. Failures are values, plastic::Result<T, Error>, carrying the
+// command line's message and exit code; nothing here throws for bad input
+// (a bug in Plastic is a plastic::InternalError).
+//
+// A Model is not safe to use from two threads at once; predict and
+// train_step use threads of their own (Options::threads).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "runtime/abi.h"
+#include "runtime/support/result.h"
+
+/// The entry point of the model linked into this program (exported by the
+/// object or library of `plastic build --emit-obj|--emit-lib`). Referenced
+/// only when Model::linked() is called, so a program that loads models
+/// with dlopen links without one.
+extern "C" const plastic_model*
+plastic_embed_linked_entry(void) __asm__(PLASTIC_MODEL_ENTRY_SYMBOL);
+
+namespace plastic::embed {
+
+/// A failure: a message a user can act on (the command line's own) and
+/// the exit code the command line would end with (1 bad input, 2 usage).
+struct Error {
+  int exit_code = 1;
+  std::string message;
+  /// The message (what Result::describe() prints).
+  const std::string& describe() const { return message; }
+};
+
+/// One irregularly sampled multivariate time series, as the data readers
+/// produce them: observation times, and the values observed then.
+struct Series {
+  std::string id;              ///< a name, reported back in the Prediction
+  std::vector<double> times;   ///< [n], finite and strictly increasing
+  std::vector<double> values;  ///< [n][channels] row-major; NaN = not observed
+  std::vector<double> statics; ///< per-series features, if the model reads some; NaN = missing
+  int label = -1;              ///< class index (classification, binary); -1 = unlabelled
+  std::vector<double> target;  ///< regression targets: [targets] at the end or [n][targets]
+};
+
+/// The model's outputs for one series: one row per readout (the final time,
+/// or every observation for a model that reads out along the series).
+struct Prediction {
+  std::string id;
+  std::vector<double> times;   ///< per row: the series' time of the readout
+  std::vector<double> outputs; ///< rows x width, in the model's dtype converted to double
+  int64_t width = 0;           ///< outputs per row (the model's n_outputs)
+
+  size_t rows() const { return times.size(); }
+  /// Argmax of the last row: the class a classification model predicts.
+  int predicted_class() const;
+};
+
+/// The task's metric and loss on labelled series (as `plastic eval`).
+struct Metrics {
+  double loss = 0;
+  double metric = 0;
+  std::string metric_name; ///< accuracy | auroc | mse
+  std::string note;        ///< why the metric is NaN, when it is
+  int64_t samples = 0;
+};
+
+/// Threads and batch of predict, evaluate and train_step.
+struct Options {
+  int threads = 0; ///< 0 = every core
+};
+
+/// One optimiser step's settings (the optimiser is made on the first step
+/// and keeps its state, e.g. Adam's moments, across steps).
+struct StepOptions {
+  std::string optimizer = "adam"; ///< adam | adamw | sgd
+  double lr = 1e-3;
+};
+
+/// A compiled model with its parameters.
+class Model {
+public:
+  /// A model table: the linked-in entry's, or one from a shared object.
+  /// Refuses a table of another ABI version or one that is malformed.
+  static Result<Model, Error> open(const plastic_model* table);
+  /// The model linked into this program (see plastic_embed_linked_entry).
+  static Result<Model, Error> linked() { return open(plastic_embed_linked_entry()); }
+  /// Loads a shared object holding a model (e.g. `c++ -shared model.o` of
+  /// `plastic build --emit-obj`) with dlopen; it stays loaded while the
+  /// Model (or a move of it) lives.
+  static Result<Model, Error> load_shared(const std::string& path);
+
+  Model(Model&&) noexcept;
+  Model& operator=(Model&&) noexcept;
+  ~Model();
+
+  /// The model's name, its hash (what run folders record) and its table.
+  const std::string& name() const;
+  std::string hash() const;
+  const plastic_model& table() const;
+  /// Number of scalar parameters.
+  int64_t parameter_count() const;
+  /// Class names recorded by the run folder (empty when none were loaded).
+  const std::vector<std::string>& classes() const;
+
+  /// Initialises the parameters as `plastic train --seed` does.
+  Status<Error> initialise(uint64_t seed = 0);
+  /// Loads trained parameters: a `plastic train` run folder (its
+  /// model.safetensors, and data.json: how training prepared its data, which
+  /// predict then repeats) or a .safetensors file. Refuses parameters of
+  /// another model, --set or dtype, naming both hashes.
+  Status<Error> load_parameters(const std::string& run_dir_or_file);
+  /// The parameters, converted to double.
+  std::vector<double> parameters() const;
+
+  /// The outputs for every series, in order. Values are prepared as in
+  /// training (time channel, normalisation from the run folder).
+  Result<std::vector<Prediction>, Error> predict(std::span<const Series> series,
+                                                 const Options& options = {}) const;
+  /// Loss and metric on labelled series.
+  Result<Metrics, Error> evaluate(std::span<const Series> series,
+                                  const Options& options = {}) const;
+  /// One optimiser step on `batch` (labelled series); returns the batch's
+  /// mean loss before the step.
+  Result<double, Error> train_step(std::span<const Series> batch, const StepOptions& step = {},
+                                   const Options& options = {});
+
+  /// The state behind a Model (runtime types; opaque to programs).
+  struct Impl;
+
+private:
+  explicit Model(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Reads every series of a data file the command line reads (a .ts, a .csv,
+/// a folder of .npy series, a UEA folder: training then test file), raw —
+/// neither split nor normalised — with their labels when the file has them.
+Result<std::vector<Series>, Error> read_series(const std::string& path);
+
+} // namespace plastic::embed
