@@ -186,7 +186,7 @@ ShapeValue ShapeDomain::builtin_shape(Builtin id, std::vector<Value>& args, cons
                   fmt::format("axis {} is out of range for shape {}", *c.axis, format_shape(x)),
                   x.empty() ? fmt::format("{} of a scalar is meaningless", spec.name) : "");
     if (id == Builtin::Softmax) return tensor(x, per_obs);
-    return from(reduce_shape(x, *c.axis), span, per_obs);
+    return from(reduce_shape(x, c.axis), span, per_obs);
   }
   case Builtin::LayerNorm:
     if (x.empty()) return fail(span, "layernorm needs at least one axis; got a scalar");
