@@ -203,12 +203,14 @@ ShapeValue ShapeDomain::builtin_shape(Builtin id, std::vector<Value>& args, cons
     return from(reshape_shape(x, c.shape), span, per_obs);
   case Builtin::Concat: {
     std::vector<Shape> parts;
+    parts.reserve(args.size());
     for (const Value& v : args)
       parts.push_back(v.shape);
     return from(concat_shape(parts, *c.axis), span, per_obs);
   }
   case Builtin::Einsum: {
     std::vector<Shape> parts;
+    parts.reserve(args.size());
     for (const Value& v : args)
       parts.push_back(v.shape);
     return from(einsum_shape(c.spec, parts), span, per_obs);

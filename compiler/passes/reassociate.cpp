@@ -143,6 +143,7 @@ apply_replacements(const std::vector<const Node*>& roots,
     }
   }
   std::vector<const Node*> out;
+  out.reserve(roots.size());
   for (const Node* r : roots)
     out.push_back(done.at(r));
   return out;

@@ -85,6 +85,7 @@ namespace {
 // gets 64 KiB. Good enough to attribute samples to kernels.
 void write_perf_map(const std::unordered_map<std::string, void*>& symbols) {
   std::vector<std::pair<uintptr_t, std::string>> sorted;
+  sorted.reserve(symbols.size());
   for (const auto& [name, ptr] : symbols)
     sorted.emplace_back(reinterpret_cast<uintptr_t>(ptr), name);
   std::sort(sorted.begin(), sorted.end());
