@@ -90,7 +90,7 @@ private:
       uses_[x] += k;
       if (was_dead)
         for (const Node* o : x->operands())
-          stack.push_back({resolve_(o), 1});
+          stack.emplace_back(resolve_(o), 1);
     }
   }
   void release_operands(const Node* n) {
