@@ -62,7 +62,7 @@ void Emitter::emit_contract(const ir::Node* n, const Sink& sink) {
       label[static_cast<size_t>(spec.output[a])] = out[a];
   };
   if (summed.empty()) {
-    for_each(n->shape(), [&](std::vector<Index> out) {
+    for_each(n->shape(), [&](const std::vector<Index>& out) {
       set_outputs(out);
       Expr p = leading_product();
       sink(flat_of(Pos::at_axes(out), n->shape()),

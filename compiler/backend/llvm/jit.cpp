@@ -124,11 +124,11 @@ JitModule Jit::add(const Module& module) {
   out.state_->tracker = jd.createResourceTracker();
   // On failure, release what was added while still holding the lock (the
   // JitModule destructor would take it again).
-  auto fail = [&](std::string why) {
+  auto fail = [&](const std::string& why) {
     llvm::consumeError(out.state_->tracker->remove());
     out.state_.reset();
     out.symbols_.clear();
-    throw CodegenError(std::move(why));
+    throw CodegenError(why);
   };
   if (llvm::Error err = e.jit->addIRModule(out.state_->tracker,
                                            llvm::orc::ThreadSafeModule(std::move(mod), tsctx)))
