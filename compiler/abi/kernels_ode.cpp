@@ -7,7 +7,6 @@
 
 namespace plastic::abi::detail {
 
-using loops::BufferOptions;
 using loops::Builder;
 
 namespace {

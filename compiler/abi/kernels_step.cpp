@@ -10,7 +10,6 @@
 
 namespace plastic::abi::detail {
 
-using loops::BufferOptions;
 using loops::Builder;
 
 namespace {
