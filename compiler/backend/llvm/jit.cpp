@@ -155,7 +155,7 @@ JitModule::JitModule() = default;
 JitModule::~JitModule() {
   try {
     drop();
-  } catch (const CodegenError&) {
+  } catch (const CodegenError&) { // NOLINT(bugprone-empty-catch): a destructor must not throw
     // Nothing to do in a destructor: the code stays mapped until exit.
   }
 }
@@ -165,7 +165,7 @@ JitModule& JitModule::operator=(JitModule&& other) noexcept {
   if (this != &other) {
     try {
       drop();
-    } catch (const CodegenError&) {
+    } catch (const CodegenError&) { // NOLINT(bugprone-empty-catch): noexcept, as the destructor
       // As in the destructor.
     }
     state_ = std::move(other.state_);
