@@ -194,6 +194,7 @@ void Checker::check_flows_and_jumps(const Module& user) {
     if (!st && bindings_.broken.count(target->name)) continue; // the state's own error was reported
     if (!st) {
       std::vector<std::string> names;
+      names.reserve(m_.states.size());
       for (const StateInfo& s : m_.states)
         names.push_back(s.name);
       std::string near = closest_name(target->name, names);
@@ -468,6 +469,7 @@ bool Checker::run(const Module& prelude, const Module& user) {
   for (auto& [name, value] : options_.overrides)
     if (!used_overrides_.count(name)) {
       std::vector<std::string> dims;
+      dims.reserve(m_.dims.size());
       for (const DimValue& d : m_.dims)
         dims.push_back(d.name);
       std::string near = closest_name(name, dims);

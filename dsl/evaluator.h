@@ -489,7 +489,7 @@ private:
         if (!v)
           ok = false;
         else
-          consts.axis = *v;
+          consts.axis = v;
       } else {
         auto v = const_eval(*a.value, s);
         if (!v)
@@ -532,7 +532,7 @@ private:
         if (!v)
           ok = false;
         else
-          consts.axis = *v;
+          consts.axis = v;
         break;
       }
       case 's':
@@ -559,6 +559,9 @@ private:
           }
         }
         break;
+      default:
+        throw InternalError(
+            fmt::format("unknown argument kind '{}' in {}'s signature", kind, spec.name));
       }
     }
     if (spec.id == Builtin::Einsum && tensors.empty()) {
@@ -586,14 +589,14 @@ private:
           if (!v)
             ok = false;
           else
-            it.lo = *v;
+            it.lo = v;
         }
         if (item.children[1]) {
           auto v = const_int(item.child(1), s, "a slice bound");
           if (!v)
             ok = false;
           else
-            it.hi = *v;
+            it.hi = v;
         }
       } else {
         auto v = const_int(item, s, "an index");

@@ -216,6 +216,7 @@ const LayerInstance* Checker::instantiate(const Invocation& type, const std::str
                               fmt::join(
                                   [&] {
                                     std::vector<std::string> v;
+                                    v.reserve(def->args.size());
                                     for (const Ident& a : def->args)
                                       v.push_back(a.name);
                                     return v;

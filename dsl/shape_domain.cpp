@@ -186,7 +186,7 @@ ShapeValue ShapeDomain::builtin_shape(Builtin id, std::vector<Value>& args, cons
                   fmt::format("axis {} is out of range for shape {}", *c.axis, format_shape(x)),
                   x.empty() ? fmt::format("{} of a scalar is meaningless", spec.name) : "");
     if (id == Builtin::Softmax) return tensor(x, per_obs);
-    return from(reduce_shape(x, *c.axis), span, per_obs);
+    return from(reduce_shape(x, c.axis), span, per_obs);
   }
   case Builtin::LayerNorm:
     if (x.empty()) return fail(span, "layernorm needs at least one axis; got a scalar");
@@ -203,12 +203,14 @@ ShapeValue ShapeDomain::builtin_shape(Builtin id, std::vector<Value>& args, cons
     return from(reshape_shape(x, c.shape), span, per_obs);
   case Builtin::Concat: {
     std::vector<Shape> parts;
+    parts.reserve(args.size());
     for (const Value& v : args)
       parts.push_back(v.shape);
     return from(concat_shape(parts, *c.axis), span, per_obs);
   }
   case Builtin::Einsum: {
     std::vector<Shape> parts;
+    parts.reserve(args.size());
     for (const Value& v : args)
       parts.push_back(v.shape);
     return from(einsum_shape(c.spec, parts), span, per_obs);

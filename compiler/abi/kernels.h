@@ -41,6 +41,7 @@ enum class KernelId {
 };
 /// How many kernels the ABI has.
 inline constexpr int kKernelCount = 0
+// NOLINTNEXTLINE(bugprone-macro-parentheses): each expansion is one `+1` term of the sum
 #define PLASTIC_ABI_KERNEL(name, Id) +1
 #include "runtime/abi_kernels.def"
     ;

@@ -7,7 +7,6 @@
 
 namespace plastic::abi::detail {
 
-using loops::BufferOptions;
 using loops::Builder;
 
 namespace {
@@ -98,7 +97,7 @@ bool build_adjoint_field(const KernelContext& k, loops::Function& out) {
   if (dtheta.valid() && L.field_theta_end > L.field_theta_begin) {
     b.comment("dtheta[span] = 0, then += lane sums of -a^T df/dtheta");
     b.loop("i", L.field_theta_begin, L.field_theta_end,
-           [&](loops::Index i) { b.store(dtheta.buffer, i, b.constant(0)); });
+           [&](const loops::Index& i) { b.store(dtheta.buffer, i, b.constant(0)); });
   }
   std::map<std::string, Place> plain = state_outputs(L, dz);
   const std::string adj_prefix(ad::prefix(ad::Derived::AdjointRate));

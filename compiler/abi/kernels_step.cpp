@@ -10,7 +10,6 @@
 
 namespace plastic::abi::detail {
 
-using loops::BufferOptions;
 using loops::Builder;
 
 namespace {
@@ -59,7 +58,8 @@ bool build_step(const KernelContext& k, loops::Function& out) {
   Place tmp{b.scratch_buffer("z1_new", loops::Lanes::Varying, L.n_state), 0};
   emit(b, s.step.fn, env, {}, state_outputs(L, tmp));
   b.comment("z1 = z1_new (z1 may alias z0)");
-  b.loop("i", 0, L.n_state, [&](loops::Index i) { b.store(z1.buffer, i, b.load(tmp.buffer, i)); });
+  b.loop("i", 0, L.n_state,
+         [&](const loops::Index& i) { b.store(z1.buffer, i, b.load(tmp.buffer, i)); });
   out = b.finish();
   return true;
 }

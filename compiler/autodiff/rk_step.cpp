@@ -40,7 +40,7 @@ RkStep build_rk_step(const Function& field, const rt::ButcherTableau& tab,
   FieldSignature sig = field_signature(field);
   ir::Context& ctx = field.context();
   const int s = tab.stages;
-  if (s <= 0 || tab.a.size() != static_cast<size_t>(s * s) ||
+  if (s <= 0 || tab.a.size() != static_cast<size_t>(s) * static_cast<size_t>(s) ||
       tab.b.size() != static_cast<size_t>(s) || tab.c.size() != static_cast<size_t>(s) ||
       (!tab.e.empty() && tab.e.size() != static_cast<size_t>(s)))
     throw ir::IRError(fmt::format("tableau '{}' is malformed", tab.name));
@@ -125,6 +125,7 @@ RkStep build_rk_step(const Function& field, const rt::ButcherTableau& tab,
   std::vector<ir::Output> outs;
   for (size_t st = 0; st < m; ++st) {
     std::vector<const Node*> ks;
+    ks.reserve(static_cast<size_t>(s));
     for (int i = 0; i < s; ++i)
       ks.push_back(k_stage[static_cast<size_t>(i)][st]);
     const Node* z = sig.states[st];
@@ -135,6 +136,7 @@ RkStep build_rk_step(const Function& field, const rt::ButcherTableau& tab,
   if (step.adaptive) {
     for (size_t st = 0; st < m; ++st) {
       std::vector<const Node*> ks;
+      ks.reserve(static_cast<size_t>(s));
       for (int i = 0; i < s; ++i)
         ks.push_back(k_stage[static_cast<size_t>(i)][st]);
       const Node* err = weighted_sum(tab.e, ks);

@@ -67,6 +67,7 @@ std::vector<const Node*> slice_vjp(const Node* n, const Node* ct, std::span<cons
   const Shape& in = n->operand(0)->shape();
   const auto& start = n->attrs().ints;
   std::vector<int64_t> hi;
+  hi.reserve(in.size());
   for (size_t i = 0; i < in.size(); ++i)
     hi.push_back(in[i] - start[i] - n->shape()[i]);
   return {pad(ct, start, hi)};
@@ -100,6 +101,7 @@ std::vector<const Node*> concat_vjp(const Node* n, const Node* ct, std::span<con
 }
 const Node* concat_jvp(const Node* n, std::span<const Node* const> t) {
   std::vector<const Node*> parts;
+  parts.reserve(t.size());
   for (size_t i = 0; i < t.size(); ++i)
     parts.push_back(or_zeros(t[i], n->operand(i)));
   return concat(parts, n->attrs().ints[0]);

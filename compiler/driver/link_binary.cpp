@@ -90,6 +90,7 @@ std::vector<std::string> model_link_items(std::string& error) {
 
 int run_tool(const std::vector<std::string>& argv, const std::string& log_path) {
   std::vector<char*> args;
+  args.reserve(argv.size() + 1);
   for (const std::string& a : argv)
     args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);

@@ -37,7 +37,7 @@ static bool parse_overrides(const std::vector<std::string>& sets, CommonOptions&
   return true;
 }
 
-int main(int argc, char** argv) {
+static int run(int argc, char** argv) {
   // Line-buffered even into a file or a pipe: a long training run piped
   // through tee shows each epoch as it ends.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
@@ -177,4 +177,14 @@ int main(int argc, char** argv) {
     return kInternalError;
   }
   return kUsageError;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    // Setting up the command line failed (run catches what commands throw).
+    std::cerr << "plastic: " << plastic::InternalError(e.what()).what() << "\n";
+    return kInternalError;
+  }
 }

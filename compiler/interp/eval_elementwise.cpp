@@ -4,7 +4,6 @@
 #include "compiler/ir/scalar_math.h"
 
 namespace plastic::interp::detail {
-using ir::Op;
 using ir::OpCategory;
 
 template <typename T> Tensor<T> eval_elementwise(const ir::Node* n, Args<T> args) {

@@ -2,6 +2,7 @@
 // slice, pad, concat. Each is one `walk` over an index space with the right
 // strides (kernels.h).
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "compiler/interp/eval_ops.h"
@@ -37,7 +38,7 @@ template <typename T> Tensor<T> eval_structural(const ir::Node* n, Args<T> args)
       std::fill(out.data.begin(), out.data.end(), -std::numeric_limits<T>::infinity());
       walk(x.shape, {xs, to}, [&](const int64_t* o) {
         T v = x.data[o[0]], &m = out.data[o[1]];
-        if (v != v || v > m) m = v; // NaN wins, so missing data is never hidden
+        if (std::isnan(v) || v > m) m = v; // NaN wins, so missing data is never hidden
       });
     }
     break;

@@ -115,6 +115,7 @@ std::vector<Tensor<T>> evaluate(const ir::Function& f,
   return evaluate<T>(f, std::span<const Tensor<T>>(ordered));
 }
 
+// NOLINTBEGIN(bugprone-macro-parentheses): T is a type in template arguments
 #define PLASTIC_INSTANTIATE(T)                                                                     \
   template Tensor<T> evaluate_node(const Node*, std::span<const Tensor<T>* const>);                \
   template std::vector<Tensor<T>> evaluate_nodes(                                                  \
@@ -122,6 +123,7 @@ std::vector<Tensor<T>> evaluate(const ir::Function& f,
   template std::vector<Tensor<T>> evaluate(const ir::Function&, std::span<const Tensor<T>>);       \
   template std::vector<Tensor<T>> evaluate(const ir::Function&,                                    \
                                            const std::map<std::string, Tensor<T>>&);
+// NOLINTEND(bugprone-macro-parentheses)
 PLASTIC_INSTANTIATE(double)
 PLASTIC_INSTANTIATE(float)
 #undef PLASTIC_INSTANTIATE

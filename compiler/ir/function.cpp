@@ -63,6 +63,7 @@ size_t Function::input_index(std::string_view name) const {
 
 std::vector<const Node*> Function::output_nodes() const {
   std::vector<const Node*> v;
+  v.reserve(outputs_.size());
   for (const Output& o : outputs_)
     v.push_back(o.node);
   return v;

@@ -18,6 +18,7 @@ enum class Op : uint8_t {
 
 /// Number of ops.
 constexpr int kNumOps = 0
+// NOLINTNEXTLINE(bugprone-macro-parentheses): each expansion is one `+1` term of the sum
 #define PLASTIC_X(name, spelling, arity, category, attrs) +1
     PLASTIC_IR_OPS(PLASTIC_X)
 #undef PLASTIC_X

@@ -92,7 +92,7 @@ const Node* reduce_max(const Node* x, std::vector<int64_t> axes) {
 }
 
 const Node* mean(const Node* x, std::vector<int64_t> axes) {
-  const Node* s = reduce_sum(x, axes);
+  const Node* s = reduce_sum(x, std::move(axes));
   int64_t count = x->numel() / std::max<int64_t>(s->numel(), 1);
   return scale(s, 1.0 / static_cast<double>(count));
 }

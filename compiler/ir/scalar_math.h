@@ -72,9 +72,9 @@ template <typename T> T apply_binary(Op op, T a, T b) {
     return a / b;
   // NaN propagates through max/min (a missing observation must not vanish).
   case Op::Max:
-    return (a != a || b != b) ? a + b : (a > b ? a : b);
+    return (std::isnan(a) || std::isnan(b)) ? a + b : (a > b ? a : b);
   case Op::Min:
-    return (a != a || b != b) ? a + b : (a < b ? a : b);
+    return (std::isnan(a) || std::isnan(b)) ? a + b : (a < b ? a : b);
   default:
     break;
   }

@@ -82,6 +82,7 @@ const ir::Node* language_outer(const ir::Node* a, const ir::Node* b) {
 const ir::Node* language_einsum(const std::string& spec,
                                 const std::vector<const ir::Node*>& operands) {
   std::vector<dsl::Shape> shapes;
+  shapes.reserve(operands.size());
   for (const ir::Node* x : operands)
     shapes.push_back(from_ir(x->shape()));
   expect_shape(dsl::einsum_shape(spec, shapes));

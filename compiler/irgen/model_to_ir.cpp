@@ -125,6 +125,7 @@ ModelIR model_to_ir(const dsl::CheckedModel& m, ir::Context& ctx) {
   auto field = [&] {
     FunctionBuilder b(m, ctx);
     std::vector<ir::Output> outs;
+    outs.reserve(m.states.size());
     for (const dsl::StateInfo& s : m.states)
       outs.push_back({s.name, b.eval(s.flow_value, &s.shape)});
     return b.build(m.name + ".field", std::move(outs), true, true, true);
@@ -132,6 +133,7 @@ ModelIR model_to_ir(const dsl::CheckedModel& m, ir::Context& ctx) {
   auto init = [&] {
     FunctionBuilder b(m, ctx);
     std::vector<ir::Output> outs;
+    outs.reserve(m.states.size());
     for (const dsl::StateInfo& s : m.states)
       outs.push_back({s.name, b.eval(s.init_value, &s.shape)});
     return b.build(m.name + ".init", std::move(outs), false, false, true);

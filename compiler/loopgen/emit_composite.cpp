@@ -41,7 +41,7 @@ void Emitter::emit_composite(const ir::Node* n, const Sink& sink) {
     if (n->op() == Op::Softmax || n->op() == Op::LogSumExp) {
       loops::Var m = var("rowmax", u), s = var("rowsum", u);
       b.assign(m, b.constant(-inf));
-      over_row([&](Index j) {
+      over_row([&](const Index& j) {
         Expr v = x_at(j), cur = b.read(m);
         b.assign(m, b.select(b.gt(v, cur), v, cur));
       });
@@ -54,7 +54,7 @@ void Emitter::emit_composite(const ir::Node* n, const Sink& sink) {
       loops::Buffer e =
           keep ? scratch_->acquire(u ? loops::Lanes::Uniform : loops::Lanes::Varying, len)
                : loops::Buffer{};
-      over_row([&](Index j) {
+      over_row([&](const Index& j) {
         Expr ej = b.exp(b.sub(x_at(j), b.read(m)));
         if (keep) b.store(e, j, ej);
         b.assign(s, b.add(b.read(s), ej));
@@ -62,7 +62,7 @@ void Emitter::emit_composite(const ir::Node* n, const Sink& sink) {
       if (n->op() == Op::LogSumExp) {
         sink(flat_of(Pos::at_axes(row), n->shape()), b.add(b.read(m), b.log(b.read(s))));
       } else {
-        over_row([&](Index j) {
+        over_row([&](const Index& j) {
           Expr ej = keep ? b.load(e, j) : b.exp(b.sub(x_at(j), b.read(m)));
           sink(flat_of(at(j), n->shape()), b.div(ej, b.read(s)));
         });
@@ -75,16 +75,16 @@ void Emitter::emit_composite(const ir::Node* n, const Sink& sink) {
     loops::Var mu = var("mean", u), var_ = var("var", u), rs = var("rstd", u);
     Expr n_len = b.constant(static_cast<double>(len));
     b.assign(mu, b.constant(0));
-    over_row([&](Index j) { b.assign(mu, b.add(b.read(mu), x_at(j))); });
+    over_row([&](const Index& j) { b.assign(mu, b.add(b.read(mu), x_at(j))); });
     b.assign(mu, b.div(b.read(mu), n_len));
     b.assign(var_, b.constant(0));
-    over_row([&](Index j) {
+    over_row([&](const Index& j) {
       Expr d = b.sub(x_at(j), b.read(mu));
       b.assign(var_, b.add(b.read(var_), b.mul(d, d)));
     });
     b.assign(var_, b.div(b.read(var_), n_len));
     b.assign(rs, b.reciprocal(b.sqrt(b.add(b.read(var_), b.constant(n->attrs().reals.at(0))))));
-    over_row([&](Index j) {
+    over_row([&](const Index& j) {
       sink(flat_of(at(j), n->shape()), b.mul(b.sub(x_at(j), b.read(mu)), b.read(rs)));
     });
   });

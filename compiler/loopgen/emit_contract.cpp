@@ -62,7 +62,7 @@ void Emitter::emit_contract(const ir::Node* n, const Sink& sink) {
       label[static_cast<size_t>(spec.output[a])] = out[a];
   };
   if (summed.empty()) {
-    for_each(n->shape(), [&](std::vector<Index> out) {
+    for_each(n->shape(), [&](const std::vector<Index>& out) {
       set_outputs(out);
       Expr p = leading_product();
       sink(flat_of(Pos::at_axes(out), n->shape()),
@@ -114,7 +114,7 @@ void Emitter::emit_contract(const ir::Node* n, const Sink& sink) {
   }
   const int64_t blocks = extent / width, blocked = blocks * width;
   for_box(outer, [&](std::vector<Index> out) {
-    out.push_back(Index(0));
+    out.emplace_back(0);
     // Full blocks of `width` elements, then the remainder one at a time.
     for_box({{0, blocks}}, [&](std::vector<Index> j) {
       out[rank - 1] = j[0] * width;

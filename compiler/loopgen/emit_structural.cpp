@@ -64,6 +64,7 @@ void Emitter::emit_pad(const ir::Node* n, const Sink& sink) {
     for (auto side : {std::pair<int64_t, int64_t>{0, lo[k]}, {inner_end, out[k]}}) {
       if (side.second <= side.first) continue;
       std::vector<std::pair<int64_t, int64_t>> box;
+      box.reserve(r);
       for (size_t a = 0; a < r; ++a)
         box.push_back(a < k    ? std::pair<int64_t, int64_t>{lo[a], lo[a] + x->shape()[a]}
                       : a == k ? side

@@ -76,7 +76,7 @@ void Emitter::for_box(const std::vector<std::pair<int64_t, int64_t>>& ranges,
       return;
     }
     b.loop(fmt::format("i{}", loop_counter_++), lo, hi, [&](Index i) {
-      idx[a] = i;
+      idx[a] = std::move(i);
       level(a + 1);
     });
     --loop_counter_;
@@ -89,7 +89,7 @@ void Emitter::for_flat(int64_t n, const std::function<void(Index)>& body) {
     body(Index(0));
     return;
   }
-  b.loop(fmt::format("i{}", loop_counter_++), 0, n, [&](Index i) { body(i); });
+  b.loop(fmt::format("i{}", loop_counter_++), 0, n, [&](Index i) { body(std::move(i)); });
   --loop_counter_;
 }
 
@@ -180,7 +180,7 @@ void Emitter::emit_root(const ir::Node* n, const Sink& sink) {
       sink(flat_of(pos, n->shape()), eval_op(n, pos));
     });
   } else {
-    for_flat(n->numel(), [&](Index i) { sink(i, eval_op(n, Pos::at_flat(i))); });
+    for_flat(n->numel(), [&](const Index& i) { sink(i, eval_op(n, Pos::at_flat(i))); });
   }
 }
 

@@ -231,13 +231,11 @@ void Schedule::decide(const ir::Function& fn, const ScheduleInput& in) {
       NodeSchedule& so = info_[o];
       if (so.materialise || o->is_leaf() || o->is_constant()) continue;
       bool is_compare = ir::op_category(o->op()) == OpCategory::Compare;
-      if (ir::op_category(c->op()) == OpCategory::Reshape && needs_axes(o)) {
+      if ((ir::op_category(c->op()) == OpCategory::Reshape && needs_axes(o)) ||
+          ((rereads_operand(c, k) ||
+            (ir::op_category(c->op()) == OpCategory::Compare && info_[c].uses > 1)) &&
+           !cheap_after(o) && !is_compare))
         so.materialise = true;
-      } else if ((rereads_operand(c, k) ||
-                  (ir::op_category(c->op()) == OpCategory::Compare && info_[c].uses > 1)) &&
-                 !cheap_after(o) && !is_compare) {
-        so.materialise = true;
-      }
     }
   }
 

@@ -19,7 +19,7 @@ public:
   /// Appends a pointer argument (buffer, opaque, scratch; may be NULL).
   Args& ptr(const void* p) {
     uint64_t bits = 0;
-    std::memcpy(&bits, &p, sizeof p);
+    std::memcpy(&bits, static_cast<const void*>(&p), sizeof p);
     slots_.push_back(bits);
     return *this;
   }
@@ -34,7 +34,7 @@ public:
   size_t size() const { return slots_.size(); }
   void* pointer_at(size_t i) const {
     void* p = nullptr;
-    std::memcpy(&p, &slots_.at(i), sizeof p);
+    std::memcpy(static_cast<void*>(&p), &slots_.at(i), sizeof p);
     return p;
   }
   double scalar_at(size_t i) const {

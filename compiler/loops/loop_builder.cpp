@@ -92,13 +92,13 @@ Expr Builder::push(ExprNode node) {
   return Expr{static_cast<uint32_t>(fn_.exprs.size() - 1)};
 }
 
-const ExprNode& Builder::node(Expr e, const char* what) const {
+const ExprNode& Builder::node(Expr e, std::string_view what) const {
   PLASTIC_CHECK(e.id < fn_.exprs.size(), "function '{}': invalid expression handle in {}", fn_.name,
                 what);
   return fn_.exprs[e.id];
 }
 
-const ExprNode& Builder::value_node(Expr e, const char* what) const {
+const ExprNode& Builder::value_node(Expr e, std::string_view what) const {
   const ExprNode& n = node(e, what);
   PLASTIC_CHECK(!n.is_mask, "function '{}': {} of a mask (masks only feed select)", fn_.name, what);
   return n;
@@ -150,7 +150,7 @@ Expr Builder::read(Var v) {
 }
 
 Expr Builder::unary(UnaryOp op, Expr a, double attr) {
-  const ExprNode& x = value_node(a, op_name(op).data());
+  const ExprNode& x = value_node(a, op_name(op));
   PLASTIC_CHECK(!has_attribute(op) || std::isfinite(attr),
                 "function '{}': {} with non-finite attribute {}", fn_.name, op_name(op), attr);
   ExprNode n;
@@ -163,8 +163,7 @@ Expr Builder::unary(UnaryOp op, Expr a, double attr) {
 }
 
 Expr Builder::binary(BinaryOp op, Expr a, Expr b) {
-  const Lanes l =
-      join(value_node(a, op_name(op).data()).lanes, value_node(b, op_name(op).data()).lanes);
+  const Lanes l = join(value_node(a, op_name(op)).lanes, value_node(b, op_name(op)).lanes);
   ExprNode n;
   n.kind = ExprKind::Binary;
   n.op = static_cast<uint8_t>(op);
@@ -175,8 +174,7 @@ Expr Builder::binary(BinaryOp op, Expr a, Expr b) {
 }
 
 Expr Builder::compare(CompareOp op, Expr a, Expr b) {
-  const Lanes l =
-      join(value_node(a, op_name(op).data()).lanes, value_node(b, op_name(op).data()).lanes);
+  const Lanes l = join(value_node(a, op_name(op)).lanes, value_node(b, op_name(op)).lanes);
   ExprNode n;
   n.kind = ExprKind::Compare;
   n.op = static_cast<uint8_t>(op);

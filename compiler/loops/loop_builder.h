@@ -29,6 +29,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -165,8 +166,8 @@ public:
 
 private:
   Expr push(ExprNode node);
-  const ExprNode& node(Expr e, const char* what) const;
-  const ExprNode& value_node(Expr e, const char* what) const;
+  const ExprNode& node(Expr e, std::string_view what) const;
+  const ExprNode& value_node(Expr e, std::string_view what) const;
   const BufferDecl& buffer_decl(Buffer b, const char* what) const;
   uint32_t add_index(const Index& index, const char* what);
   void add_store(Buffer buf, const Index& index, Expr value, StoreMode mode);

@@ -75,9 +75,9 @@ template <typename T> T apply_binary(BinaryOp op, T a, T b) {
     return a / b;
   // NaN propagates (a missing observation must not vanish); a + b is NaN.
   case BinaryOp::Min:
-    return (a != a || b != b) ? a + b : (a < b ? a : b);
+    return (std::isnan(a) || std::isnan(b)) ? a + b : (a < b ? a : b);
   case BinaryOp::Max:
-    return (a != a || b != b) ? a + b : (a > b ? a : b);
+    return (std::isnan(a) || std::isnan(b)) ? a + b : (a > b ? a : b);
   }
   return T(0);
 }

@@ -120,10 +120,10 @@ std::vector<std::pair<const ir::Function*, const ir::Function*>> ModelFunctions:
   for (const NamedFunction& p : primal) {
     const ir::Function* vjp = find(vjp_of(p.role.kind));
     if (!vjp) throw plastic::InternalError(fmt::format("the {} has no VJP", to_string(p.role)));
-    out.push_back({&p.fn, vjp});
+    out.emplace_back(&p.fn, vjp);
   }
   for (const ModelStep& s : steps)
-    out.push_back({&s.step.fn, &s.vjp.fn});
+    out.emplace_back(&s.step.fn, &s.vjp.fn);
   return out;
 }
 
@@ -177,7 +177,7 @@ build_model_functions(const std::string& file, const BuildOptions& options, Buil
       for (const ir::Node* leaf : field.inputs())
         if (leaf->name() == in.name) sopts.static_inputs.push_back(in.name);
   std::vector<std::string> methods = {out.model->solver.method};
-  if (methods[0] != "dopri5") methods.push_back("dopri5");
+  if (methods[0] != "dopri5") methods.emplace_back("dopri5");
   for (const std::string& method : methods) {
     const rt::ButcherTableau* tableau = rt::find_tableau(method);
     if (!tableau) {

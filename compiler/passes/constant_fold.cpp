@@ -14,6 +14,7 @@ template <typename T> const Node* fold(const Node* n) {
   for (const Node* o : n->operands())
     values.push_back(interp::evaluate_node<T>(o, {}));
   std::vector<const interp::Tensor<T>*> args;
+  args.reserve(values.size());
   for (const auto& v : values)
     args.push_back(&v);
   interp::Tensor<T> r = interp::evaluate_node<T>(n, args);

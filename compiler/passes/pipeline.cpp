@@ -28,6 +28,7 @@ ir::Function PassPipeline::run(const ir::Function& f, const PipelineOptions& opt
 
 std::vector<std::string> PassPipeline::names() const {
   std::vector<std::string> v;
+  v.reserve(passes_.size());
   for (const auto& p : passes_)
     v.push_back(p.first);
   return v;

@@ -271,6 +271,7 @@ const Node* plan_term(const Network& net, const Term& term, double& cost, bool b
     Labels labels;
   };
   std::vector<Item> items;
+  items.reserve(term.factors.size());
   for (const Factor& f : term.factors)
     items.push_back({f.node, f.labels});
   auto size_of = [&](int l) { return static_cast<double>(net.size[static_cast<size_t>(l)]); };

@@ -90,7 +90,7 @@ private:
       uses_[x] += k;
       if (was_dead)
         for (const Node* o : x->operands())
-          stack.push_back({resolve_(o), 1});
+          stack.emplace_back(resolve_(o), 1);
     }
   }
   void release_operands(const Node* n) {
@@ -143,6 +143,7 @@ apply_replacements(const std::vector<const Node*>& roots,
     }
   }
   std::vector<const Node*> out;
+  out.reserve(roots.size());
   for (const Node* r : roots)
     out.push_back(done.at(r));
   return out;

@@ -137,6 +137,7 @@ std::optional<DataError> SeriesLabels::resolve(const CsvContext& ctx,
       std::stable_sort(order.begin(), order.end(),
                        [&](std::size_t a, std::size_t b) { return keys[a] < keys[b]; });
       std::vector<std::string> sorted;
+      sorted.reserve(order.size());
       for (std::size_t i : order)
         sorted.push_back(classes[i]);
       classes = std::move(sorted);

@@ -10,7 +10,7 @@ std::optional<std::filesystem::path> find_data_dir(const std::filesystem::path& 
   namespace fs = std::filesystem;
   std::error_code ec; // a missing or unreadable directory is "not found", never an exception
   if (const char* env = std::getenv("PLASTIC_DATA"); env != nullptr && *env != '\0') {
-    const fs::path dir(env);
+    fs::path dir(env);
     if (fs::is_directory(dir, ec)) return dir;
   }
   fs::path root = repo_root;
@@ -19,7 +19,7 @@ std::optional<std::filesystem::path> find_data_dir(const std::filesystem::path& 
     root = fs::current_path(cwd_ec);
     if (cwd_ec) return std::nullopt;
   }
-  const fs::path dir = (root / ".." / "shared" / "data").lexically_normal();
+  fs::path dir = (root / ".." / "shared" / "data").lexically_normal();
   if (fs::is_directory(dir, ec)) return dir;
   return std::nullopt;
 }

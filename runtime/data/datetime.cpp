@@ -16,6 +16,7 @@ std::optional<int> take_int(std::string_view& s, std::size_t max_digits) {
     ++n;
   if (n == 0) return std::nullopt;
   int value = 0;
+  // NOLINTNEXTLINE(bugprone-suspicious-stringview-data-usage): from_chars takes the end too
   std::from_chars(s.data(), s.data() + n, value);
   s.remove_prefix(n);
   return value;

@@ -105,6 +105,7 @@ std::vector<std::vector<std::size_t>> stratified_partition(std::span<const int> 
   for (std::size_t i = 0; i < strata.size(); ++i)
     groups[strata[i]].push_back(i);
   std::vector<std::size_t> sizes;
+  sizes.reserve(groups.size());
   for (const auto& [stratum, members] : groups)
     sizes.push_back(members.size());
   const auto count = allocate(sizes, f);

@@ -48,6 +48,7 @@ void add_observation_intensity(Dataset& data) {
     }
   });
   std::vector<Channel> names;
+  names.reserve(measured.size());
   for (std::size_t c : measured)
     names.push_back({data.channels[c].name + "_count", ChannelKind::Count});
   data.channels.insert(data.channels.begin(), names.begin(), names.end());

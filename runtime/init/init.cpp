@@ -156,6 +156,7 @@ Result<InitReport, TrainError> run(std::span<const plastic_param> params, std::s
   auto run_group = [&](int32_t group, const std::vector<size_t>& idx,
                        std::string_view key) -> Status<TrainError> {
     std::vector<StabilityMember> members;
+    members.reserve(idx.size());
     for (size_t i : idx)
       members.push_back({&params[i], std::span<double>(staged[i])});
     Rng rng = stream_for(seed, key);

@@ -49,6 +49,7 @@ Result<ParamTable, TrainError> ParamTable::make(std::vector<ParamTensor> tensors
   }
   // Disjoint and covering: sorted by offset, each tensor starts where the previous ended.
   std::vector<const ParamTensor*> order;
+  order.reserve(tensors.size());
   for (const ParamTensor& t : tensors)
     order.push_back(&t);
   std::stable_sort(order.begin(), order.end(), [](const ParamTensor* a, const ParamTensor* b) {

@@ -141,7 +141,7 @@ std::optional<fs::path> find_executable(const std::string& name) {
   const char* path = std::getenv("PATH");
   std::stringstream dirs(path ? path : "/usr/local/bin:/usr/bin:/bin");
   for (std::string dir; std::getline(dirs, dir, ':');) {
-    const fs::path candidate = fs::path(dir.empty() ? "." : dir) / name;
+    fs::path candidate = fs::path(dir.empty() ? "." : dir) / name;
     std::error_code ec;
     if (fs::is_regular_file(candidate, ec) && ::access(candidate.c_str(), X_OK) == 0)
       return candidate;

@@ -29,7 +29,9 @@ struct ButcherTableau {
   std::string_view reference;
 
   bool adaptive() const { return !e.empty(); }
-  double A(int i, int j) const { return a[static_cast<size_t>(i * stages + j)]; }
+  double A(int i, int j) const {
+    return a[static_cast<size_t>(i) * static_cast<size_t>(stages) + static_cast<size_t>(j)];
+  }
 };
 
 /// All tableaus, in a fixed order (fixed-step methods first).

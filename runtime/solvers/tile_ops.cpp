@@ -6,24 +6,25 @@
 // does not run 4 floats at a time on a CPU that has 16.
 #include "runtime/solvers/tile_ops.h"
 
+#include <cmath>
+
 namespace plastic::rt::tile {
 
 namespace {
 
-// x - x is 0 for finite x and NaN for inf or NaN; != 0 is true for NaN.
 // Four independent accumulators keep the OR chain off the critical path.
 // always_inline: the loop must be compiled inside each target clone.
 template <class T> [[gnu::always_inline]] inline bool any_nonfinite_loop(size_t count, const T* x) {
   int b0 = 0, b1 = 0, b2 = 0, b3 = 0;
   size_t i = 0;
   for (; i + 4 <= count; i += 4) {
-    b0 |= (x[i] - x[i] != T(0));
-    b1 |= (x[i + 1] - x[i + 1] != T(0));
-    b2 |= (x[i + 2] - x[i + 2] != T(0));
-    b3 |= (x[i + 3] - x[i + 3] != T(0));
+    b0 |= !std::isfinite(x[i]);
+    b1 |= !std::isfinite(x[i + 1]);
+    b2 |= !std::isfinite(x[i + 2]);
+    b3 |= !std::isfinite(x[i + 3]);
   }
   for (; i < count; ++i)
-    b0 |= (x[i] - x[i] != T(0));
+    b0 |= !std::isfinite(x[i]);
   return (b0 | b1 | b2 | b3) != 0;
 }
 

@@ -101,6 +101,7 @@ Result<Rng, TrainError> Rng::from_state(std::string_view s) {
   for (uint64_t& x : v) {
     const size_t colon = s.find(':');
     if (colon != 16) return bad();
+    // NOLINTNEXTLINE(bugprone-suspicious-stringview-data-usage): from_chars takes the end too
     if (std::from_chars(s.data(), s.data() + 16, x, 16).ptr != s.data() + 16) return bad();
     s.remove_prefix(17);
   }

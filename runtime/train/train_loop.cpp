@@ -177,7 +177,7 @@ Status<TrainError> Run<T>::restore_unchecked(const Checkpoint& ck, const std::st
   out_.steps = ck.meta.step;
   out_.skipped_steps = x.value("skipped_steps", int64_t{0});
   if (static_cast<uint64_t>(x.value("seed", c_.seed)) != c_.seed)
-    out_.warnings.push_back(
+    out_.warnings.emplace_back(
         "resumed with a different seed than the checkpoint's: the run is no longer reproducible");
   out_.resumed = true;
   return {};
@@ -281,7 +281,7 @@ Status<TrainError> Run<T>::end_epoch(int64_t epoch, const EpochProgress& p, cons
   if (!hooks_.validate && c_.monitor != Monitor::TrainLoss) {
     monitored = rec.train_loss;
     if (!warned_monitor_)
-      out_.warnings.push_back(
+      out_.warnings.emplace_back(
           "no validation: the schedule and early stopping watch the train loss");
     warned_monitor_ = true;
   }

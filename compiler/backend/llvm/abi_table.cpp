@@ -82,8 +82,10 @@ void check_layout(const Types& t, const llvm::DataLayout& dl) {
     const llvm::StructLayout* sl = dl.getStructLayout(s);
     bool ok = sl->getSizeInBytes() == c_size && s->getNumElements() == c_offsets.size();
     unsigned i = 0;
-    for (size_t off : c_offsets)
-      ok = ok && i < s->getNumElements() && sl->getElementOffset(i++) == off;
+    for (size_t off : c_offsets) {
+      ok = ok && i < s->getNumElements() && sl->getElementOffset(i) == off;
+      ++i;
+    }
     if (!ok)
       throw plastic::InternalError(fmt::format(
           "the AOT table's LLVM type {} does not match runtime/abi.h", s->getName().str()));

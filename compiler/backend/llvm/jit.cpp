@@ -85,6 +85,7 @@ namespace {
 // gets 64 KiB. Good enough to attribute samples to kernels.
 void write_perf_map(const std::unordered_map<std::string, void*>& symbols) {
   std::vector<std::pair<uintptr_t, std::string>> sorted;
+  sorted.reserve(symbols.size());
   for (const auto& [name, ptr] : symbols)
     sorted.emplace_back(reinterpret_cast<uintptr_t>(ptr), name);
   std::sort(sorted.begin(), sorted.end());
@@ -123,11 +124,11 @@ JitModule Jit::add(const Module& module) {
   out.state_->tracker = jd.createResourceTracker();
   // On failure, release what was added while still holding the lock (the
   // JitModule destructor would take it again).
-  auto fail = [&](std::string why) {
+  auto fail = [&](const std::string& why) {
     llvm::consumeError(out.state_->tracker->remove());
     out.state_.reset();
     out.symbols_.clear();
-    throw CodegenError(std::move(why));
+    throw CodegenError(why);
   };
   if (llvm::Error err = e.jit->addIRModule(out.state_->tracker,
                                            llvm::orc::ThreadSafeModule(std::move(mod), tsctx)))
@@ -154,7 +155,7 @@ JitModule::JitModule() = default;
 JitModule::~JitModule() {
   try {
     drop();
-  } catch (const CodegenError&) {
+  } catch (const CodegenError&) { // NOLINT(bugprone-empty-catch): a destructor must not throw
     // Nothing to do in a destructor: the code stays mapped until exit.
   }
 }
@@ -164,7 +165,7 @@ JitModule& JitModule::operator=(JitModule&& other) noexcept {
   if (this != &other) {
     try {
       drop();
-    } catch (const CodegenError&) {
+    } catch (const CodegenError&) { // NOLINT(bugprone-empty-catch): noexcept, as the destructor
       // As in the destructor.
     }
     state_ = std::move(other.state_);

@@ -50,6 +50,7 @@ private:
 
   void declare() {
     std::vector<llvm::Type*> types;
+    types.reserve(fn_.params.size());
     for (const Param& p : fn_.params)
       types.push_back(p.kind == ParamKind::Scalar ? b_.getDoubleTy() : b_.getPtrTy());
     auto* ft = llvm::FunctionType::get(b_.getVoidTy(), types, false);
