@@ -25,11 +25,11 @@ inline std::string capture_file(const char* suffix) {
          std::to_string(counter++) + suffix;
 }
 
-inline Run run(const std::string& args) {
+/// Any command line (a model binary, readelf, objdump, cmake), captured.
+inline Run shell(const std::string& command) {
   std::string out_file = capture_file(".out");
   std::string err_file = capture_file(".err");
-  std::string cmd = std::string(PLASTIC_EXE) + " " + args + " >" + out_file + " 2>" + err_file;
-  int status = std::system(cmd.c_str());
+  int status = std::system((command + " >" + out_file + " 2>" + err_file).c_str());
   auto slurp = [](const std::string& f) {
     std::ifstream in(f);
     std::stringstream ss;
@@ -40,6 +40,11 @@ inline Run run(const std::string& args) {
   std::remove(out_file.c_str());
   std::remove(err_file.c_str());
   return result;
+}
+
+/// The `plastic` driver with these arguments.
+inline Run run(const std::string& args) {
+  return shell(std::string(PLASTIC_EXE) + " " + args);
 }
 
 inline std::string src(const std::string& rel) {

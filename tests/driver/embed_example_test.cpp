@@ -18,50 +18,12 @@
 #include <fmt/format.h>
 
 #include "tests/driver/cli_support.h"
+#include "tests/support/toy_ts.h"
 
 using namespace plastic::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-// Any command line, captured as run() does.
-Run shell(const std::string& command) {
-  std::string out_file = capture_file(".out"), err_file = capture_file(".err");
-  int status = std::system((command + " >" + out_file + " 2>" + err_file).c_str());
-  auto slurp = [](const std::string& f) {
-    std::ifstream in(f);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  };
-  Run r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out_file), slurp(err_file)};
-  std::remove(out_file.c_str());
-  std::remove(err_file.c_str());
-  return r;
-}
-
-// Three classes of noisy sinusoids over three channels, frequency by class.
-void write_ts(const fs::path& path, int samples, int length) {
-  std::ofstream f(path);
-  f << "@problemName Toy\n@timeStamps false\n@missing false\n@univariate false\n"
-       "@dimensions 3\n@equalLength true\n@seriesLength "
-    << length << "\n@classLabel true c0 c1 c2\n@data\n";
-  uint64_t state = 777;
-  auto noise = [&] {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return static_cast<double>(state >> 11) / 9007199254740992.0 - 0.5;
-  };
-  for (int i = 0; i < samples; ++i) {
-    const int label = i % 3;
-    for (int ch = 0; ch < 3; ++ch) {
-      for (int t = 0; t < length; ++t)
-        f << fmt::format("{}{:.6f}", t ? "," : "",
-                         2 + std::sin(0.3 * t * (1 + label) + ch) + 0.3 * noise());
-      f << ":";
-    }
-    f << "c" << label << "\n";
-  }
-}
 
 std::string hash_of(const fs::path& run_dir) {
   return nlohmann::json::parse(std::ifstream(run_dir / "summary.json"))["model_hash"]
@@ -92,7 +54,7 @@ TEST_CASE("examples/embed built against an installed Plastic classifies as `plas
   const std::string set_flags =
       " --set d_in=4 --set classes=3 --set heads=2 --set d_head=4 --set d_ff=16";
   const fs::path data = dir / "toy.ts";
-  write_ts(data, 60, 16);
+  write_toy_ts(data, 3, 3, 60, 16, 2, 777);
 
   const fs::path build = dir / "example";
   const std::string cmake = std::string(PLASTIC_CMAKE_COMMAND);

@@ -20,6 +20,7 @@
 #include <fmt/format.h>
 
 #include "tests/driver/cli_support.h"
+#include "tests/support/toy_ts.h"
 
 using namespace plastic::test;
 namespace fs = std::filesystem;
@@ -34,53 +35,11 @@ fs::path fresh_dir(const std::string& name) {
   return dir;
 }
 
-// Any command line (a model binary, readelf, objdump), captured as run() does.
-Run shell(const std::string& command) {
-  std::string out_file = capture_file(".out"), err_file = capture_file(".err");
-  int status = std::system((command + " >" + out_file + " 2>" + err_file).c_str());
-  auto slurp = [](const std::string& f) {
-    std::ifstream in(f);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  };
-  Run r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out_file), slurp(err_file)};
-  std::remove(out_file.c_str());
-  std::remove(err_file.c_str());
-  return r;
-}
-
 std::string bytes_of(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-// A small UEA .ts classification set: `channels` noisy sinusoids whose
-// frequency depends on the class, so every model has something to learn.
-void write_ts(const fs::path& path, int channels, int classes, int samples, int length) {
-  std::ofstream f(path);
-  f << "@problemName Toy\n@timeStamps false\n@missing false\n@univariate false\n@dimensions "
-    << channels << "\n@equalLength true\n@seriesLength " << length << "\n@classLabel true";
-  for (int c = 0; c < classes; ++c)
-    f << " c" << c;
-  f << "\n@data\n";
-  uint64_t state = 12345;
-  auto noise = [&] {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return static_cast<double>(state >> 11) / 9007199254740992.0 - 0.5;
-  };
-  for (int i = 0; i < samples; ++i) {
-    const int label = i % classes;
-    for (int ch = 0; ch < channels; ++ch) {
-      for (int t = 0; t < length; ++t)
-        f << fmt::format("{}{:.6f}", t ? "," : "",
-                         std::sin(0.3 * t * (1 + label) + ch) + 0.3 * noise());
-      f << ":";
-    }
-    f << "c" << label << "\n";
-  }
 }
 
 struct Case {
@@ -138,7 +97,7 @@ void check_same_as_jit(const std::string& name, const Case& c) {
 
 std::string ts_data(const std::string& name) {
   const fs::path dir = fresh_dir(name + "_data");
-  write_ts(dir / "toy.ts", 3, 3, 60, 16);
+  write_toy_ts(dir / "toy.ts", 3, 3, 60, 16);
   return (dir / "toy.ts").string();
 }
 

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/embed/plastic.h"
+#include "tests/support/toy_ts.h"
 
 using namespace plastic::embed;
 namespace fs = std::filesystem;
@@ -25,28 +26,6 @@ namespace {
 
 int sh(const std::string& command) {
   return std::system(command.c_str());
-}
-
-void write_ts(const fs::path& path, int samples, int length) {
-  std::ofstream f(path);
-  f << "@problemName Toy\n@timeStamps false\n@missing false\n@univariate false\n"
-       "@dimensions 3\n@equalLength true\n@seriesLength "
-    << length << "\n@classLabel true c0 c1 c2\n@data\n";
-  uint64_t state = 99;
-  auto noise = [&] {
-    state = state * 6364136223846793005ull + 1442695040888963407ull;
-    return static_cast<double>(state >> 11) / 9007199254740992.0 - 0.5;
-  };
-  for (int i = 0; i < samples; ++i) {
-    const int label = i % 3;
-    for (int ch = 0; ch < 3; ++ch) {
-      for (int t = 0; t < length; ++t)
-        f << fmt::format("{}{:.6f}", t ? "," : "",
-                         1 + std::sin(0.3 * t * (1 + label) + ch) + 0.3 * noise());
-      f << ":";
-    }
-    f << "c" << label << "\n";
-  }
 }
 
 struct Fixture {
@@ -66,7 +45,7 @@ const Fixture& fixture() {
                               "--set heads=2 --set d_head=4 --set d_ff=16 --dtype f64";
     const std::string plastic = std::string("env PLASTIC_LANES=4 ") + PLASTIC_EXE;
     x.data = x.dir / "toy.ts";
-    write_ts(x.data, 45, 12);
+    plastic::test::write_toy_ts(x.data, 3, 3, 45, 12, 1, 99);
     const std::string quiet = " >" + (x.dir / "log").string() + " 2>&1";
     REQUIRE(sh(plastic + " build " + model + " --lanes 4 --emit-obj -o " +
                (x.dir / "toy").string() + quiet) == 0);
