@@ -16,8 +16,8 @@ namespace plastic::test {
 
 /// Writes `samples` series of `length` steps; sample i has class i % classes.
 /// Values are `offset + sin(0.3 t (1 + class) + channel) + 0.3 noise`.
-inline void write_toy_ts(const std::filesystem::path& path, int channels, int classes,
-                         int samples, int length, double offset = 0, uint64_t seed = 12345) {
+inline void write_toy_ts(const std::filesystem::path& path, int channels, int classes, int samples,
+                         int length, double offset = 0, uint64_t seed = 12345) {
   std::ofstream f(path);
   f << "@problemName Toy\n@timeStamps false\n@missing false\n@univariate false\n@dimensions "
     << channels << "\n@equalLength true\n@seriesLength " << length << "\n@classLabel true";
