@@ -10,9 +10,17 @@
 #include <string>
 #include <vector>
 
+#include "runtime/app/app_error.h"
+
 namespace plastic::driver {
 
-enum ExitCode { kOk = 0, kInputError = 1, kUsageError = 2, kInternalError = 3 };
+// The exit codes are the runtime's (runtime/app/app_error.h), shared with
+// model binaries.
+using rt::ExitCode;
+using rt::kInputError;
+using rt::kInternalError;
+using rt::kOk;
+using rt::kUsageError;
 
 struct CommonOptions {
   std::map<std::string, double> overrides; ///< --set name=value

@@ -12,6 +12,10 @@
 
 namespace plastic::rt {
 
+/// The exit codes of `plastic` and of every model binary, distinct per
+/// failure kind so scripts can tell them apart.
+enum ExitCode { kOk = 0, kInputError = 1, kUsageError = 2, kInternalError = 3 };
+
 /// A failed command step: its message and the exit code to end with.
 struct AppError {
   int exit_code = 1;

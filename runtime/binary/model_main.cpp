@@ -25,6 +25,7 @@
 
 #include "runtime/abi.h"
 #include "runtime/app/allocator.h"
+#include "runtime/app/app_error.h"
 #include "runtime/app/model_cli.h"
 #include "runtime/app/model_hash.h"
 #include "runtime/app/model_info.h"
@@ -43,7 +44,10 @@ namespace {
 
 using namespace plastic;
 
-enum { kOk = 0, kInputError = 1, kUsageError = 2, kInternalError = 3 };
+using rt::kInputError;
+using rt::kInternalError;
+using rt::kOk;
+using rt::kUsageError;
 
 const char* dtype_name(int32_t dtype) {
   return dtype == PLASTIC_F64 ? "f64" : "f32";
