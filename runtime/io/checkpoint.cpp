@@ -141,10 +141,7 @@ Result<nlohmann::json, TrainError> write_tensor_file(const fs::path& path,
     return e;
   }
   const SafetensorsLayout& l = layout.value();
-  std::vector<std::span<const std::byte>> pieces;
-  pieces.emplace_back(reinterpret_cast<const std::byte*>(l.header.data()), l.header.size());
-  for (const NamedTensor* t : l.order)
-    pieces.emplace_back(t->bytes.data(), t->bytes.size());
+  const std::vector<std::span<const std::byte>> pieces = l.pieces();
   Checksum sum;
   uint64_t bytes = 0;
   for (auto piece : pieces) {

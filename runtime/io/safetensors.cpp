@@ -291,12 +291,7 @@ Status<TrainError> write_safetensors(const std::filesystem::path& path,
     return e;
   }
   // Header and tensors are written as separate pieces: no second copy of the data.
-  const SafetensorsLayout& l = layout.value();
-  std::vector<std::span<const std::byte>> pieces;
-  pieces.emplace_back(reinterpret_cast<const std::byte*>(l.header.data()), l.header.size());
-  for (const NamedTensor* t : l.order)
-    pieces.emplace_back(t->bytes.data(), t->bytes.size());
-  return write_file_atomic(path, pieces);
+  return write_file_atomic(path, layout.value().pieces());
 }
 
 Result<SafetensorsFile, TrainError> read_safetensors(const std::filesystem::path& path) {

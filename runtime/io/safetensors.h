@@ -138,6 +138,18 @@ struct SafetensorsLayout {
   std::string header;                    ///< 8-byte length + JSON + padding
   std::vector<const NamedTensor*> order; ///< data buffer order
   uint64_t data_bytes = 0;
+
+  /// The file's bytes as pieces in file order (header, then each tensor's
+  /// data), without copying the data; valid while this layout and the
+  /// tensors live.
+  std::vector<std::span<const std::byte>> pieces() const {
+    std::vector<std::span<const std::byte>> out;
+    out.reserve(order.size() + 1);
+    out.emplace_back(reinterpret_cast<const std::byte*>(header.data()), header.size());
+    for (const NamedTensor* t : order)
+      out.emplace_back(t->bytes.data(), t->bytes.size());
+    return out;
+  }
 };
 
 /// Plans a file: checks names (non-empty, unique, not "__metadata__") and
