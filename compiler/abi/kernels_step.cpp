@@ -104,7 +104,7 @@ bool build_step_adaptive(const KernelContext& k, loops::Function& out) {
   const model::ModelStep* step = model_step(k);
   if (!step || !step->info.adaptive) return false;
   const model::ModelStep& s = *step;
-  const rt::ButcherTableau* tab = s.method;
+  const rt::ButcherTableau* tab = s.method();
   const ModelLayout& L = k.layout;
   Builder b(k.prefix + "step_adaptive", k.type, k.lanes);
   b.opaque_param("ctx");

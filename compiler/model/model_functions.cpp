@@ -92,7 +92,7 @@ const ir::Function* ModelFunctions::find(const FnRole& role) const {
 
 const ModelStep* ModelFunctions::step(const rt::ButcherTableau* method) const {
   for (const ModelStep& s : steps)
-    if (method && s.method == method) return &s;
+    if (method && s.method() == method) return &s;
   return nullptr;
 }
 
@@ -198,8 +198,7 @@ build_model_functions(const std::string& file, const BuildOptions& options, Buil
       static_vjp = NamedFunction{{FnKind::StepStaticVjp, tableau},
                                  optimise(ad::vjp_function(step.fn, spec))};
     }
-    out.steps.push_back(
-        {tableau, std::move(fused), std::move(vjp), std::move(static_vjp), std::move(step)});
+    out.steps.push_back({std::move(fused), std::move(vjp), std::move(static_vjp), std::move(step)});
   }
 
   status = BuildStatus::Ok;

@@ -76,9 +76,8 @@ struct NamedFunction {
 
 /// The fused step of one solver method and everything that belongs to it.
 struct ModelStep {
-  const rt::ButcherTableau* method = nullptr; ///< never null
-  NamedFunction step;                         ///< {Step, method}
-  NamedFunction vjp;                          ///< {StepVjp, method}
+  NamedFunction step; ///< {Step, method}
+  NamedFunction vjp;  ///< {StepVjp, method}
   /// {StepStaticVjp, method}, when the field reads static inputs: the step's
   /// VJP with respect to those statics (build_step_vjp leaves them out; the
   /// model ABI's step_vjp returns their cotangent too).
@@ -86,6 +85,9 @@ struct ModelStep {
   /// The step's stage nodes and input naming (its fn is the unoptimised step;
   /// use `step.fn`).
   ad::RkStep info;
+
+  /// The solver method (never null): the key of all of the above.
+  const rt::ButcherTableau* method() const { return step.role.method; }
 };
 
 struct ModelFunctions {
