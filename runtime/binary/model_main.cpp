@@ -44,7 +44,6 @@ namespace {
 
 using namespace plastic;
 
-using rt::kInputError;
 using rt::kInternalError;
 using rt::kOk;
 using rt::kUsageError;
