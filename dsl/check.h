@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace plastic::dsl {
 
@@ -23,6 +24,11 @@ struct CheckResult {
   std::unique_ptr<CheckedModel> model; ///< null if there were errors
   bool usage_error = false;            ///< an override named nothing in the model
 };
+
+/// The solvers `solve` accepts (fixed-step first, then adaptive) and the
+/// methods `gradient` accepts: for completion and help in the REPL.
+std::vector<std::string> solver_names();
+std::vector<std::string> gradient_methods();
 
 /// Checks `model` against the prelude. The checked model takes ownership of
 /// both modules (its expressions point into them).

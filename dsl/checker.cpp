@@ -511,4 +511,14 @@ CheckResult check(std::unique_ptr<Module> prelude, std::unique_ptr<Module> model
   return result;
 }
 
+std::vector<std::string> solver_names() {
+  std::vector<std::string> all = detail::kFixedSolvers;
+  all.insert(all.end(), detail::kAdaptiveSolvers.begin(), detail::kAdaptiveSolvers.end());
+  return all;
+}
+
+std::vector<std::string> gradient_methods() {
+  return {"direct", "checkpoint", "adjoint"};
+}
+
 } // namespace plastic::dsl

@@ -7,10 +7,15 @@
 
 #include <cstdint>
 #include <map>
+#include <ostream>
 #include <string>
 #include <vector>
 
 #include "runtime/app/app_error.h"
+
+namespace plastic::model {
+struct ModelFunctions;
+}
 
 namespace plastic::driver {
 
@@ -37,6 +42,11 @@ int run_emit(const std::string& file, const std::string& stage, const CommonOpti
 /// `plastic gradcheck FILE…`: symbolic VJPs against finite differences.
 int run_gradcheck(const std::vector<std::string>& files, double tolerance, uint64_t seed,
                   const CommonOptions& common);
+
+/// Every VJP of a loaded model against finite differences, one line per
+/// function on `out`; true when the worst relative error is within `tolerance`.
+bool gradcheck_model(const model::ModelFunctions& fns, double tolerance, uint64_t seed,
+                     std::ostream& out);
 
 /// `plastic emit --loops|--llvm [--opt] FILE`: the ABI kernels as loop IR or LLVM IR.
 int run_emit_kernels(const std::string& file, const std::string& stage, bool optimized,

@@ -13,6 +13,32 @@
 
 namespace plastic::driver {
 
+bool gradcheck_model(const model::ModelFunctions& fns, double tolerance, uint64_t seed,
+                     std::ostream& out) {
+  model::GradcheckOptions options;
+  options.seed = seed;
+  double worst = 0;
+  std::string worst_where;
+  for (auto [f, vjp] : fns.vjp_pairs()) {
+    auto entries = model::gradcheck(*f, *vjp, options);
+    double fn_worst = 0;
+    std::string fn_where;
+    for (const auto& e : entries)
+      if (e.error >= fn_worst) fn_worst = e.error, fn_where = e.input;
+    for (const auto& e : entries)
+      if (e.error > tolerance)
+        out << fmt::format("  FAIL {:<28} d.{:<24} ad {:+.10e}  fd {:+.10e}  rel {:.2e}\n",
+                           f->name(), e.input, e.ad, e.fd, e.error);
+    out << fmt::format("  {:<40} {:>3} inputs  worst {:.2e} ({})\n", f->name(), entries.size(),
+                       fn_worst, fn_where.empty() ? "-" : fn_where);
+    if (fn_worst >= worst) worst = fn_worst, worst_where = f->name() + " d." + fn_where;
+  }
+  bool ok = worst <= tolerance;
+  out << fmt::format("  {} worst relative error {:.2e} at {} (tolerance {:.0e})\n",
+                     ok ? "ok" : "FAILED", worst, worst_where, tolerance);
+  return ok;
+}
+
 int run_gradcheck(const std::vector<std::string>& paths, double tolerance, uint64_t seed,
                   const CommonOptions& common) {
   std::vector<std::string> files = expand_model_paths(paths);
@@ -28,28 +54,8 @@ int run_gradcheck(const std::vector<std::string>& paths, double tolerance, uint6
       worst_code = std::max(worst_code, code);
       continue;
     }
-    model::GradcheckOptions options;
-    options.seed = seed;
-    double worst = 0;
-    std::string worst_where;
     std::cout << fmt::format("{}  ({})\n", fns->model->name, file);
-    for (auto [f, vjp] : fns->vjp_pairs()) {
-      auto entries = model::gradcheck(*f, *vjp, options);
-      double fn_worst = 0;
-      std::string fn_where;
-      for (const auto& e : entries)
-        if (e.error >= fn_worst) fn_worst = e.error, fn_where = e.input;
-      for (const auto& e : entries)
-        if (e.error > tolerance)
-          std::cout << fmt::format("  FAIL {:<28} d.{:<24} ad {:+.10e}  fd {:+.10e}  rel {:.2e}\n",
-                                   f->name(), e.input, e.ad, e.fd, e.error);
-      std::cout << fmt::format("  {:<40} {:>3} inputs  worst {:.2e} ({})\n", f->name(),
-                               entries.size(), fn_worst, fn_where.empty() ? "-" : fn_where);
-      if (fn_worst >= worst) worst = fn_worst, worst_where = f->name() + " d." + fn_where;
-    }
-    bool ok = worst <= tolerance;
-    std::cout << fmt::format("  {} worst relative error {:.2e} at {} (tolerance {:.0e})\n",
-                             ok ? "ok" : "FAILED", worst, worst_where, tolerance);
+    bool ok = gradcheck_model(*fns, tolerance, seed, std::cout);
     if (!ok) worst_code = std::max(worst_code, int(kInputError));
   }
   return worst_code;

@@ -15,8 +15,6 @@
 
 namespace plastic::driver {
 
-namespace {
-
 // Samples per tile. PLASTIC_LANES sets it: a number, or "native" for the
 // widest register of this machine. Otherwise the widest register (16 x f32
 // with AVX-512: 1.3x faster per sample than one 256-bit vector on the Delta
@@ -33,8 +31,6 @@ int tile_lanes(loops::ElemType type, int64_t batch, int threads) {
   auto tiles = [&](int lanes) { return (batch + lanes - 1) / lanes; };
   return tiles(wide) >= std::min(workers, tiles(narrow)) ? wide : 0;
 }
-
-} // namespace
 
 int run_compiled(const std::string& file, const std::string& dtype, const CommonOptions& common,
                  const std::function<int(const plastic_model&, const nlohmann::json& dims)>& body,

@@ -9,11 +9,17 @@
 #include <string>
 
 #include "compiler/driver/commands.h"
+#include "compiler/loops/loop_ir.h"
 #include "runtime/abi.h"
 
 #include <nlohmann/json.hpp>
 
 namespace plastic::driver {
+
+/// Samples per SIMD tile for a run of `batch` samples on `threads` workers
+/// (0 = every core): PLASTIC_LANES when set, else the widest register unless
+/// that leaves workers idle; 0 = one 256-bit vector (compile_model's default).
+int tile_lanes(loops::ElemType type, int64_t batch, int threads);
 
 /// Compiles `file` with `dtype` ("f32" | "f64") and calls `body` with the
 /// table and the model's dims; returns body's exit code, or the code of the

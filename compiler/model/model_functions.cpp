@@ -139,6 +139,21 @@ build_model_functions(const std::string& file, const BuildOptions& options, Buil
   dsl::DiagnosticEngine diag;
   dsl::CheckResult r = dsl::check_file(file, {options.overrides}, diag);
   diag.render(std::cerr, options.color);
+  return build_checked(std::move(r), options, status);
+}
+
+std::optional<ModelFunctions> build_model_functions_from_source(const std::string& name,
+                                                                const std::string& text,
+                                                                const BuildOptions& options,
+                                                                BuildStatus& status) {
+  dsl::DiagnosticEngine diag;
+  dsl::CheckResult r = dsl::check_source(name, text, {options.overrides}, diag);
+  diag.render(std::cerr, options.color);
+  return build_checked(std::move(r), options, status);
+}
+
+std::optional<ModelFunctions> build_checked(dsl::CheckResult r, const BuildOptions& options,
+                                            BuildStatus& status) {
   if (!r.model) {
     status = r.usage_error ? BuildStatus::UsageError : BuildStatus::InputError;
     return std::nullopt;

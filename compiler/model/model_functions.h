@@ -128,6 +128,18 @@ enum class BuildStatus { Ok, InputError, UsageError };
 std::optional<ModelFunctions>
 build_model_functions(const std::string& file, const BuildOptions& options, BuildStatus& status);
 
+/// Same, for a model given as text (the REPL's edited source); `name` is
+/// the file name diagnostics show.
+std::optional<ModelFunctions> build_model_functions_from_source(const std::string& name,
+                                                                const std::string& text,
+                                                                const BuildOptions& options,
+                                                                BuildStatus& status);
+
+/// Lowers and derives an already checked model (the front end's result);
+/// a result without a model (errors, already rendered) gives nullopt.
+std::optional<ModelFunctions> build_checked(dsl::CheckResult checked, const BuildOptions& options,
+                                            BuildStatus& status);
+
 /// Nodes reachable from a function's outputs.
 size_t node_count(const ir::Function& f);
 

@@ -43,8 +43,8 @@ struct EpochProgress {
 template <class T> class Run {
 public:
   Run(const ParamTable& table, std::span<T> params, const TrainHooks<T>& hooks,
-      const TrainConfig& config)
-      : table_(table), params_(params), hooks_(hooks), c_(config) {}
+      const TrainConfig& config, Optimizer<T>* carried)
+      : table_(table), params_(params), hooks_(hooks), c_(config), opt_(carried) {}
 
   Result<TrainOutcome, TrainError> run();
 
@@ -66,7 +66,8 @@ private:
   std::span<T> params_;
   const TrainHooks<T>& hooks_;
   const TrainConfig& c_;
-  std::unique_ptr<Optimizer<T>> opt_;
+  Optimizer<T>* opt_; ///< the caller's, or owned_opt_
+  std::unique_ptr<Optimizer<T>> owned_opt_;
   std::unique_ptr<LrSchedule> schedule_;
   std::optional<EarlyStopping<T>> stopper_;
   std::optional<CheckpointDir> ckpts_;
@@ -90,9 +91,15 @@ template <class T> Status<TrainError> Run<T>::setup() {
   if (c_.epochs < 0 || c_.checkpoint_every <= 0)
     return invalid_argument_error(
         fmt::format("bad epochs ({}) or checkpoint_every ({})", c_.epochs, c_.checkpoint_every));
-  auto opt = make_optimizer<T>(c_.optimizer, table_.total());
-  if (!opt) return opt.error();
-  opt_ = std::move(opt).value();
+  if (opt_ && opt_->size() != table_.total())
+    return invalid_argument_error(
+        fmt::format("the optimiser has {} elements, the table {}", opt_->size(), table_.total()));
+  if (!opt_) {
+    auto opt = make_optimizer<T>(c_.optimizer, table_.total());
+    if (!opt) return opt.error();
+    owned_opt_ = std::move(opt).value();
+    opt_ = owned_opt_.get();
+  }
   nlohmann::json sched = c_.schedule;
   if (sched.is_object() && sched.value("kind", std::string()) == "plateau" &&
       !sched.contains("mode"))
@@ -421,14 +428,17 @@ TrainConfig neural_rde_config(int64_t batch_size, int64_t max_epochs) {
 
 template <class T>
 Result<TrainOutcome, TrainError> train(const ParamTable& table, std::span<T> params,
-                                       const TrainHooks<T>& hooks, const TrainConfig& config) {
-  Run<T> run(table, params, hooks, config);
+                                       const TrainHooks<T>& hooks, const TrainConfig& config,
+                                       Optimizer<T>* optimizer) {
+  Run<T> run(table, params, hooks, config, optimizer);
   return run.run();
 }
 
-template Result<TrainOutcome, TrainError>
-train<float>(const ParamTable&, std::span<float>, const TrainHooks<float>&, const TrainConfig&);
-template Result<TrainOutcome, TrainError>
-train<double>(const ParamTable&, std::span<double>, const TrainHooks<double>&, const TrainConfig&);
+template Result<TrainOutcome, TrainError> train<float>(const ParamTable&, std::span<float>,
+                                                       const TrainHooks<float>&, const TrainConfig&,
+                                                       Optimizer<float>*);
+template Result<TrainOutcome, TrainError> train<double>(const ParamTable&, std::span<double>,
+                                                        const TrainHooks<double>&,
+                                                        const TrainConfig&, Optimizer<double>*);
 
 } // namespace plastic::rt

@@ -113,13 +113,23 @@ struct TrainOutcome {
 };
 
 /// Trains `params` (laid out by `table`) for config.epochs epochs.
+///
+/// `optimizer`, when given, is stepped instead of a new one made from
+/// config.optimizer, so its moments and step count carry over from earlier
+/// calls (the REPL trains a model a few epochs at a time); it must be sized
+/// for the table, and its learning rate is set by the schedule as usual.
 template <class T>
 Result<TrainOutcome, TrainError> train(const ParamTable& table, std::span<T> params,
-                                       const TrainHooks<T>& hooks, const TrainConfig& config);
+                                       const TrainHooks<T>& hooks, const TrainConfig& config,
+                                       Optimizer<T>* optimizer = nullptr);
 
-extern template Result<TrainOutcome, TrainError>
-train<float>(const ParamTable&, std::span<float>, const TrainHooks<float>&, const TrainConfig&);
-extern template Result<TrainOutcome, TrainError>
-train<double>(const ParamTable&, std::span<double>, const TrainHooks<double>&, const TrainConfig&);
+extern template Result<TrainOutcome, TrainError> train<float>(const ParamTable&, std::span<float>,
+                                                              const TrainHooks<float>&,
+                                                              const TrainConfig&,
+                                                              Optimizer<float>*);
+extern template Result<TrainOutcome, TrainError> train<double>(const ParamTable&, std::span<double>,
+                                                               const TrainHooks<double>&,
+                                                               const TrainConfig&,
+                                                               Optimizer<double>*);
 
 } // namespace plastic::rt

@@ -1,0 +1,32 @@
+// The stages `plastic emit` prints, as functions of an already loaded model
+// and a stream, so that `plastic emit` and the REPL's `emit` print the same
+// text from the same code. The command-line wrappers (run_emit,
+// run_emit_kernels in commands.h) load the file and call these.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "compiler/driver/commands.h"
+#include "compiler/model/model_functions.h"
+
+namespace plastic::driver {
+
+/// The stages emit_stage and emit_kernels know, in the order `help` lists them.
+inline constexpr const char* kEmitStages[] = {"ast",   "ir",    "grad-ir", "step-ir",
+                                              "stats", "loops", "llvm",    "llvm-opt"};
+
+/// `--ast`: the model given as text (`name` for diagnostics) parsed and
+/// printed back as source. Returns the exit code; diagnostics go to stderr.
+int emit_ast(const std::string& name, const std::string& text, const CommonOptions& common,
+             std::ostream& out);
+
+/// `--ir`, `--grad-ir`, `--step-ir` or `--stats` of a loaded model.
+int emit_functions(const model::ModelFunctions& fns, const std::string& stage, std::ostream& out);
+
+/// `--loops` or `--llvm` (after O3 when `optimized`) of a loaded model's
+/// kernels with element type `dtype` ("f32" | "f64").
+int emit_kernels(const model::ModelFunctions& fns, const std::string& stage, bool optimized,
+                 const std::string& dtype, std::ostream& out);
+
+} // namespace plastic::driver
