@@ -5,6 +5,7 @@
 // reported as one, with its own exit code.
 #include "compiler/driver/commands.h"
 #include "compiler/driver/model_commands.h"
+#include "compiler/driver/repl/repl.h"
 #include "dsl/diagnostics.h"
 #include "runtime/app/allocator.h"
 #include "runtime/support/internal_error.h"
@@ -133,6 +134,17 @@ static int run(int argc, char** argv) {
   gradcheck->add_option("--seed", seed, "Seed of the random points (default 1)");
   add_set(gradcheck);
 
+  ReplRequest repl_request;
+  CLI::App* repl = app.add_subcommand(
+      "repl", "An interactive session: load, change, recompile, train, inspect (or --script)");
+  repl->add_option("file", repl_request.file, "Model file (*.ode) to load first");
+  repl->add_option("--data", repl_request.data, "Data to use (any --data spec of train)");
+  repl->add_option("--script", repl_request.script,
+                   "Run the commands of FILE (- = stdin) and stop at the first error");
+  repl->add_option("--dtype", repl_request.dtype, "Element type: f32 or f64 (default f32)")
+      ->check(CLI::IsMember({"f32", "f64"}));
+  add_set(repl);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -163,6 +175,7 @@ static int run(int argc, char** argv) {
                                       : "stats";
       return run_emit(emit_file, stage, common, print_after_all);
     }
+    if (repl->parsed()) return run_repl(repl_request, common);
     if (gradcheck->parsed()) return run_gradcheck(gradcheck_files, tolerance, seed, common);
     if (build->parsed()) return run_build(build_request, common);
     if (bench->parsed()) return run_bench_kernels(bench_file, bench_dtype, bench_seconds, common);

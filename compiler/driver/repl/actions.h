@@ -1,0 +1,36 @@
+// What the REPL does with a session's model: train it (through the
+// runtime's training loop, with the session's optimiser state carried from
+// one call to the next), evaluate it, predict one sample, list its
+// parameters, time a training step, and save a run folder that `plastic
+// eval` and model binaries read. Each returns false after printing why.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "compiler/driver/repl/session.h"
+
+namespace plastic::driver::repl {
+
+/// Trains `count` epochs, or `count` optimiser steps when `steps`. Ctrl-C
+/// stops at the next batch and keeps what was learnt.
+bool train(Session& s, int64_t count, bool steps);
+
+/// The task's metric and loss on a split ("train", "validation", "test").
+bool evaluate(Session& s, const std::string& split);
+
+/// The outputs of sample `index` of a split, row by row, with its targets.
+bool predict_sample(Session& s, const std::string& split, int64_t index);
+
+/// Name, shape, size, L2 norm and largest magnitude of every parameter.
+void print_parameters(const Session& s);
+
+/// One training step timed on synthetic data shaped like the inputs (`plastic bench-train`).
+bool time_step(Session& s);
+
+/// Writes `dir`/model.safetensors (with the model's hash), data.json when
+/// data is open, and `dir`/model.ode (the source as edited); prints the
+/// `plastic eval` command that reads it back.
+bool save_run(Session& s, const std::string& dir);
+
+} // namespace plastic::driver::repl

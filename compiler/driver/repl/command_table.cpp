@@ -1,0 +1,533 @@
+// The REPL's command table and the meaning of a typed line (see command_table.h).
+#include "compiler/driver/repl/command_table.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "compiler/driver/emit.h"
+#include "compiler/driver/repl/actions.h"
+#include "compiler/driver/repl/expression.h"
+#include "compiler/driver/repl/source_edit.h"
+#include "dsl/check.h"
+
+namespace plastic::driver::repl {
+
+namespace {
+
+std::string trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front())))
+    s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back())))
+    s.remove_suffix(1);
+  return std::string(s);
+}
+
+std::vector<std::string> words(const std::string& s) {
+  std::istringstream in(s);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;)
+    out.push_back(w);
+  return out;
+}
+
+bool parse_number(const std::string& text, double& out) {
+  if (text.empty()) return false;
+  char* end = nullptr;
+  out = std::strtod(text.c_str(), &end);
+  return end != text.c_str() && *end == '\0';
+}
+
+bool parse_count(const std::string& text, int64_t& out) {
+  double v = 0;
+  if (!parse_number(text, v) || v != static_cast<double>(static_cast<int64_t>(v))) return false;
+  out = static_cast<int64_t>(v);
+  return true;
+}
+
+int usage(const std::string& command, const std::string& why) {
+  std::cerr << fmt::format("plastic: {}: {}\n", command, why);
+  return kUsageError;
+}
+
+bool need_model(const ReplState& st) {
+  if (st.session.has_model()) return true;
+  std::cerr << "plastic: load a model first (load FILE)\n";
+  return false;
+}
+
+int ok(bool success) {
+  return success ? kOk : kInputError;
+}
+
+// The process's resident set (/proc/self/statm), for `info`.
+double resident_mib() {
+  std::ifstream statm("/proc/self/statm");
+  long pages = 0, resident = 0;
+  statm >> pages >> resident;
+  return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / 1048576.0;
+}
+
+// ---- the commands ----------------------------------------------------------
+
+int cmd_help(ReplState& st, const std::string& args);
+
+int cmd_load(ReplState& st, const std::string& args) {
+  if (args.empty()) return usage("load", "which file? (load FILE)");
+  return ok(st.session.load(args));
+}
+
+int cmd_reload(ReplState& st, const std::string&) {
+  return ok(st.session.reload());
+}
+
+int cmd_revert(ReplState& st, const std::string&) {
+  return ok(st.session.revert());
+}
+
+int cmd_watch(ReplState& st, const std::string& args) {
+  if (args == "off")
+    st.watch = false;
+  else if (args.empty() || args == "on")
+    st.watch = true;
+  else
+    return usage("watch", "expected on or off");
+  std::cout << fmt::format("watching {}: {}\n",
+                           st.session.file().empty() ? "no file" : st.session.file(),
+                           st.watch ? "on (reloads when saved)" : "off");
+  return kOk;
+}
+
+int cmd_show(ReplState& st, const std::string&) {
+  if (!need_model(st)) return kInputError;
+  std::cout << st.session.source();
+  if (!st.session.source().empty() && st.session.source().back() != '\n') std::cout << "\n";
+  return kOk;
+}
+
+int cmd_info(ReplState& st, const std::string&) {
+  if (!need_model(st)) return kInputError;
+  const Session& s = st.session;
+  const plastic_model& m = s.table();
+  const dsl::CheckedModel& cm = *s.current().fns.model;
+  std::string dims;
+  for (const auto& d : cm.dims)
+    dims += fmt::format("{}{}={}", dims.empty() ? "" : ", ", d.name, d.value);
+  std::cout << fmt::format("model     {} ({}{})\n", m.name, s.file().empty() ? "<repl>" : s.file(),
+                           s.edited() ? ", edited: `show` prints it" : "");
+  std::cout << fmt::format("dims      {}\n", dims);
+  std::cout << fmt::format("solver    {}\n", cm.solver.method);
+  std::cout << fmt::format("kernels   {} x {} lanes, {} parameters, state {}\n", s.dtype(), m.lanes,
+                           m.n_params, m.n_state);
+  std::cout << fmt::format("data      {}\n", s.data_spec().empty() ? "none" : s.data_spec());
+  const TrainSettings& t = s.settings;
+  std::cout << fmt::format("training  batch {}, {} lr {}, clip {}, seed {}, {} epochs so far\n",
+                           t.batch, t.optimizer, t.lr, t.clip, t.seed, s.epochs_done);
+  std::cout << fmt::format("cache     {} of {} specialisations\n", s.cached(),
+                           Session::kCacheCapacity);
+  std::cout << fmt::format("memory    {:.1f} MiB resident\n", resident_mib());
+  return kOk;
+}
+
+int cmd_dtype(ReplState& st, const std::string& args) {
+  if (args != "f32" && args != "f64") return usage("dtype", "expected f32 or f64");
+  return ok(st.session.set_dtype(args));
+}
+
+int cmd_data(ReplState& st, const std::string& args) {
+  auto w = words(args);
+  if (w.empty()) {
+    std::cout << fmt::format("data: {}\n",
+                             st.session.data_spec().empty() ? "none" : st.session.data_spec());
+    return kOk;
+  }
+  if (w.size() != 1 && !(w.size() == 3 && w[1] == "valid"))
+    return usage("data", "expected SPEC [valid SPEC]");
+  st.session.set_data(w[0], w.size() == 3 ? w[2] : "");
+  if (!st.session.has_model()) return kOk;
+  return ok(st.session.data() != nullptr);
+}
+
+// `set` options: name, what it holds, and how to apply it.
+struct Setting {
+  const char* name;
+  const char* help;
+};
+const Setting kSettings[] = {
+    {"batch", "samples per optimiser step (recompiles for another tile width when needed)"},
+    {"lr", "learning rate"},
+    {"optimizer", "adam, adamw or sgd"},
+    {"weight_decay", "the optimiser's weight decay (default: its own)"},
+    {"clip", "gradient clipping by global norm (0 = off)"},
+    {"seed", "initialisation, splits and shuffling"},
+    {"threads", "worker threads (0 = every core)"},
+    {"split", "the split predict, trajectory and expressions read"},
+    {"sample", "the sample predict, trajectory and expressions read"},
+};
+
+int cmd_set(ReplState& st, const std::string& args) {
+  TrainSettings& t = st.session.settings;
+  auto w = words(args);
+  if (w.empty()) {
+    std::cout << fmt::format("batch {}  lr {}  optimizer {}  weight_decay {}  clip {}  seed {}  "
+                             "threads {}  split {}  sample {}\n",
+                             t.batch, t.lr, t.optimizer,
+                             t.weight_decay < 0 ? "default" : fmt::format("{}", t.weight_decay),
+                             t.clip, t.seed, t.threads, st.split, st.sample);
+    return kOk;
+  }
+  if (w.size() != 2) return usage("set", "expected set OPTION VALUE (`help set` lists them)");
+  const std::string& name = w[0];
+  const std::string& value = w[1];
+  double v = 0;
+  int64_t n = 0;
+  if (name == "optimizer") {
+    if (value != "adam" && value != "adamw" && value != "sgd")
+      return usage("set optimizer", "expected adam, adamw or sgd");
+    t.optimizer = value;
+  } else if (name == "split") {
+    if (value != "train" && value != "validation" && value != "test")
+      return usage("set split", "expected train, validation or test");
+    st.split = value;
+  } else if (name == "batch" || name == "seed" || name == "threads" || name == "sample") {
+    if (!parse_count(value, n) || n < 0 || (name == "batch" && n == 0))
+      return usage("set " + name, fmt::format("'{}' is not a count", value));
+    if (name == "batch") t.batch = n;
+    if (name == "seed") t.seed = static_cast<uint64_t>(n);
+    if (name == "threads") t.threads = static_cast<int>(n);
+    if (name == "sample") st.sample = n;
+    if (name == "seed") st.session.set_data(st.session.data_spec()); // splits follow the seed
+  } else if (name == "lr" || name == "weight_decay" || name == "clip") {
+    if (!parse_number(value, v) || v < 0)
+      return usage("set " + name, fmt::format("'{}' is not a non-negative number", value));
+    if (name == "lr") t.lr = v;
+    if (name == "weight_decay") t.weight_decay = v;
+    if (name == "clip") t.clip = v;
+  } else {
+    return usage("set", fmt::format("no option '{}' (`help set` lists them)", name));
+  }
+  return kOk;
+}
+
+int cmd_train(ReplState& st, const std::string& args) {
+  if (!need_model(st)) return kInputError;
+  auto w = words(args);
+  int64_t count = 1;
+  bool steps = false;
+  if (!w.empty() && !parse_count(w[0], count))
+    return usage("train", "expected train [N] [epochs|steps]");
+  if (w.size() > 1) {
+    if (w[1] == "steps" || w[1] == "step")
+      steps = true;
+    else if (w[1] != "epochs" && w[1] != "epoch")
+      return usage("train", "expected train [N] [epochs|steps]");
+  }
+  return ok(train(st.session, count, steps));
+}
+
+int cmd_eval(ReplState& st, const std::string& args) {
+  if (!need_model(st)) return kInputError;
+  return ok(evaluate(st.session, args.empty() ? "validation" : args));
+}
+
+int cmd_predict(ReplState& st, const std::string& args) {
+  if (!need_model(st)) return kInputError;
+  auto w = words(args);
+  int64_t sample = st.sample;
+  if (!w.empty() && !parse_count(w[0], sample))
+    return usage("predict", "expected predict [SAMPLE] [SPLIT]");
+  return ok(predict_sample(st.session, w.size() > 1 ? w[1] : st.split, sample));
+}
+
+int cmd_params(ReplState& st, const std::string&) {
+  if (!need_model(st)) return kInputError;
+  print_parameters(st.session);
+  return kOk;
+}
+
+int cmd_reset(ReplState& st, const std::string&) {
+  if (!need_model(st)) return kInputError;
+  st.session.reset_parameters();
+  std::cout << fmt::format("parameters initialised again (seed {}); optimiser state cleared\n",
+                           st.session.settings.seed);
+  return kOk;
+}
+
+int cmd_emit(ReplState& st, const std::string& args) {
+  if (!need_model(st)) return kInputError;
+  const Session& s = st.session;
+  if (args == "cpp") return usage("emit cpp", "the C++ backend is not available in this build");
+  if (args == "ast") return emit_ast("model", s.source(), s.common, std::cout);
+  if (args == "loops" || args == "llvm" || args == "llvm-opt")
+    return emit_kernels(s.current().fns, args == "loops" ? "loops" : "llvm", args == "llvm-opt",
+                        s.dtype(), std::cout);
+  if (args == "ir" || args == "grad-ir" || args == "step-ir" || args == "stats")
+    return emit_functions(s.current().fns, args, std::cout);
+  std::string stages;
+  for (const char* stage : kEmitStages)
+    stages += fmt::format("{}{}", stages.empty() ? "" : ", ", stage);
+  return usage("emit", fmt::format("which stage? {}", stages));
+}
+
+int cmd_gradcheck(ReplState& st, const std::string&) {
+  if (!need_model(st)) return kInputError;
+  return gradcheck_model(st.session.current().fns, 1e-6, 1, std::cout) ? kOk : kInputError;
+}
+
+int cmd_time(ReplState& st, const std::string&) {
+  if (!need_model(st)) return kInputError;
+  return ok(time_step(st.session));
+}
+
+int cmd_stability(ReplState&, const std::string&) {
+  return usage("stability", "the stability report is not available in this build");
+}
+
+int cmd_trajectory(ReplState& st, const std::string& args) {
+  if (!need_model(st)) return kInputError;
+  auto w = words(args);
+  int64_t sample = st.sample;
+  size_t at = 0;
+  if (!w.empty() && parse_count(w[0], sample)) at = 1;
+  std::string plot;
+  if (w.size() == at + 2 && w[at] == "plot")
+    plot = w[at + 1];
+  else if (w.size() != at)
+    return usage("trajectory", "expected trajectory [SAMPLE] [plot FILE.png]");
+  return print_trajectory(st, sample, plot);
+}
+
+int cmd_print(ReplState& st, const std::string& args) {
+  if (!need_model(st)) return kInputError;
+  if (args.empty()) return usage("print", "which expression?");
+  return evaluate_expression(st, args);
+}
+
+int cmd_save(ReplState& st, const std::string& args) {
+  if (!need_model(st)) return kInputError;
+  if (args.empty()) return usage("save", "which folder? (save DIR)");
+  return ok(save_run(st.session, args));
+}
+
+int cmd_quit(ReplState& st, const std::string&) {
+  st.quit = true;
+  return kOk;
+}
+
+const std::vector<Command> kCommands = {
+    {"help", "[COMMAND]", "this list, or one command's help", ArgKind::Command, cmd_help},
+    {"load", "FILE", "load (and compile) a model file", ArgKind::File, cmd_load},
+    {"reload", "", "read the model file again", ArgKind::None, cmd_reload},
+    {"watch", "[on|off]", "reload the model file whenever it is saved", ArgKind::OnOff, cmd_watch},
+    {"revert", "", "drop typed statements: back to the file's text", ArgKind::None, cmd_revert},
+    {"show", "", "print the model's source as edited so far", ArgKind::None, cmd_show},
+    {"info", "", "model, dims, solver, dtype, data, training options", ArgKind::None, cmd_info},
+    {"dtype", "f32|f64", "element type of the kernels (recompiles)", ArgKind::None, cmd_dtype},
+    {"data", "SPEC [valid SPEC]", "choose the data: any --data spec (synthetic:flipflop, a folder)",
+     ArgKind::File, cmd_data},
+    {"set", "[OPTION VALUE]",
+     "training options: batch, lr, optimizer, weight_decay, clip, seed, "
+     "threads, split, sample",
+     ArgKind::Setting, cmd_set},
+    {"train", "[N] [epochs|steps]", "train N epochs (or steps); Ctrl-C stops and keeps the state",
+     ArgKind::None, cmd_train},
+    {"eval", "[SPLIT]", "loss and metric on a split (default validation)", ArgKind::Split,
+     cmd_eval},
+    {"predict", "[SAMPLE] [SPLIT]", "the outputs of one sample beside its targets", ArgKind::None,
+     cmd_predict},
+    {"trajectory", "[SAMPLE] [plot FILE.png]",
+     "the states of one sample at its observations (interpreter), optionally plotted",
+     ArgKind::None, cmd_trajectory},
+    {"print", "EXPR", "evaluate an expression on the current sample (also: type it bare)",
+     ArgKind::Name, cmd_print},
+    {"params", "", "the parameter table with norms", ArgKind::None, cmd_params},
+    {"reset", "", "initialise the parameters again, forget the optimiser", ArgKind::None,
+     cmd_reset},
+    {"emit", "STAGE", "a stage: ast, ir, grad-ir, step-ir, stats, loops, llvm, llvm-opt",
+     ArgKind::Stage, cmd_emit},
+    {"gradcheck", "", "every symbolic VJP against finite differences", ArgKind::None,
+     cmd_gradcheck},
+    {"time", "", "one training step timed (as bench-train)", ArgKind::None, cmd_time},
+    {"stability", "", "the stability report (not in this build)", ArgKind::None, cmd_stability},
+    {"save", "DIR", "write a run folder `plastic eval` reads", ArgKind::File, cmd_save},
+    {"quit", "", "leave (Ctrl-D too)", ArgKind::None, cmd_quit},
+};
+
+int cmd_help(ReplState&, const std::string& args) {
+  for (const Command& c : kCommands)
+    if (args == c.name) {
+      std::cout << fmt::format("{} {}\n  {}\n", c.name, c.args, c.help);
+      if (args == "set")
+        for (const Setting& s : kSettings)
+          std::cout << fmt::format("  {:<13} {}\n", s.name, s.help);
+      return kOk;
+    }
+  if (!args.empty()) return usage("help", fmt::format("no command '{}'", args));
+  for (const Command& c : kCommands)
+    std::cout << fmt::format("  {:<34} {}\n", fmt::format("{} {}", c.name, c.args), c.help);
+  std::cout << "Model changes (each recompiles only what changed; parameters keep their values "
+               "where name and shape stay):\n"
+               "  NAME = VALUE                       a dim or const, as --set\n"
+               "  rk4 step 0.5, dopri5 rtol 1e-6     the solver (a `solve` statement)\n"
+               "  flow W' = ..., gradient adjoint    any statement: replaces the one of that "
+               "name\n"
+               "Anything else is an expression in the model's language, evaluated on the\n"
+               "current parameters and sample: softmax(Wk @ dx(0)), W(T), h0(x(t0)).\n";
+  return kOk;
+}
+
+// ---- what a typed line means -----------------------------------------------
+
+const Command* find_command(const std::string& name) {
+  for (const Command& c : kCommands)
+    if (name == c.name) return &c;
+  if (name == "exit") return find_command("quit");
+  if (name == "?") return find_command("help");
+  return nullptr;
+}
+
+bool is_identifier(const std::string& s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+  });
+}
+
+// `N = 32` or `dim N = 32`: a dim override. Returns false when `entry` is not one.
+bool as_override(const std::string& entry, std::string& name, double& value) {
+  std::string text = entry;
+  for (const char* keyword : {"dim ", "const "})
+    if (text.rfind(keyword, 0) == 0) text = trim(text.substr(std::string(keyword).size()));
+  size_t eq = text.find('=');
+  if (eq == std::string::npos) return false;
+  name = trim(text.substr(0, eq));
+  return is_identifier(name) && parse_number(trim(text.substr(eq + 1)), value);
+}
+
+} // namespace
+
+const std::vector<Command>& commands() {
+  return kCommands;
+}
+
+int execute(ReplState& st, const std::string& typed) {
+  const std::string entry = trim(typed);
+  if (entry.empty() || entry[0] == '#') return kOk;
+  const std::string head = words(entry)[0];
+  if (const Command* c = find_command(head)) return c->run(st, trim(entry.substr(head.size())));
+  std::string name;
+  double value = 0;
+  if (as_override(entry, name, value)) {
+    if (!need_model(st)) return kInputError;
+    return ok(st.session.set_override(name, value));
+  }
+  auto solvers = dsl::solver_names();
+  if (std::find(solvers.begin(), solvers.end(), head) != solvers.end()) {
+    if (!need_model(st)) return kInputError;
+    return ok(st.session.edit_statement("solve " + entry));
+  }
+  if (statement_key(entry)) {
+    if (!need_model(st)) return kInputError;
+    return ok(st.session.edit_statement(entry));
+  }
+  if (!st.session.has_model()) {
+    std::cerr << fmt::format("plastic: unknown command '{}' (`help` lists them)\n", head);
+    return kUsageError;
+  }
+  return evaluate_expression(st, entry);
+}
+
+std::vector<std::string> complete(const ReplState& st, const std::string& line, size_t word_start) {
+  const auto before = words(line.substr(0, word_start));
+  std::vector<std::string> out;
+  auto names = [&] {
+    if (!st.session.has_model()) return;
+    const dsl::CheckedModel& m = *st.session.current().fns.model;
+    for (const auto& d : m.dims)
+      out.push_back(d.name);
+    for (const auto& p : st.session.params().tensors())
+      out.push_back(p.name);
+    for (const auto& s : m.states)
+      out.push_back(s.name);
+    for (const auto& i : m.inputs)
+      out.push_back(i.name);
+  };
+  auto files = [&](const std::string& prefix) {
+    namespace fs = std::filesystem;
+    fs::path dir = prefix.find('/') == std::string::npos
+                       ? fs::path(".")
+                       : fs::path(prefix.substr(0, prefix.rfind('/') + 1));
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(dir, ec)) {
+      std::string shown = (dir == "." && prefix.rfind("./", 0) != 0)
+                              ? e.path().filename().string()
+                              : (dir / e.path().filename()).string();
+      if (e.is_directory(ec)) shown += "/";
+      out.push_back(shown);
+    }
+  };
+  if (before.empty()) {
+    for (const Command& c : kCommands)
+      out.emplace_back(c.name);
+    for (const std::string& k : statement_keywords())
+      out.push_back(k);
+    for (const std::string& s : dsl::solver_names())
+      out.push_back(s);
+    names();
+    return out;
+  }
+  const Command* c = find_command(before[0]);
+  if (!c) {
+    if (before[0] == "solve" && before.size() == 1) return dsl::solver_names();
+    if (before[0] == "gradient" && before.size() == 1) return dsl::gradient_methods();
+    names();
+    return out;
+  }
+  if (before.size() > 1 && c->complete != ArgKind::Name && c->complete != ArgKind::File) {
+    if (before[0] == "set" && before[1] == "optimizer") return {"adam", "adamw", "sgd"};
+    if (before[0] == "set" && before[1] == "split") return {"train", "validation", "test"};
+    return out;
+  }
+  switch (c->complete) {
+  case ArgKind::File:
+    files(line.substr(word_start));
+    break;
+  case ArgKind::Command:
+    for (const Command& k : kCommands)
+      out.emplace_back(k.name);
+    break;
+  case ArgKind::Stage:
+    for (const char* s : kEmitStages)
+      out.emplace_back(s);
+    out.emplace_back("cpp");
+    break;
+  case ArgKind::Split:
+    out = {"train", "validation", "test"};
+    break;
+  case ArgKind::Setting:
+    for (const Setting& s : kSettings)
+      out.emplace_back(s.name);
+    break;
+  case ArgKind::Name:
+    names();
+    break;
+  case ArgKind::Solver:
+    out = dsl::solver_names();
+    break;
+  case ArgKind::OnOff:
+    out = {"on", "off"};
+    break;
+  case ArgKind::None:
+    break;
+  }
+  return out;
+}
+
+} // namespace plastic::driver::repl

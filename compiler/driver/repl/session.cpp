@@ -1,0 +1,331 @@
+// The REPL's session state (see session.h).
+#include "compiler/driver/repl/session.h"
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "compiler/driver/repl/source_edit.h"
+#include "compiler/driver/run_compiled.h"
+#include "dsl/frontend.h"
+#include "runtime/init/init.h"
+
+namespace plastic::driver::repl {
+
+namespace {
+
+// FNV-1a over the pieces that make a specialisation.
+uint64_t fnv1a(std::string_view text, uint64_t h = 1469598103934665603ull) {
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+uint64_t specialisation_hash(const std::string& source,
+                             const std::map<std::string, double>& overrides,
+                             const std::string& dtype, int lanes) {
+  std::string key = source;
+  key += '\0';
+  for (const auto& [name, value] : overrides)
+    key += fmt::format("{}={:.17g};", name, value);
+  key += fmt::format("\0{}\0{}", dtype, lanes);
+  return fnv1a(key);
+}
+
+int64_t mtime_of(const std::string& file) {
+  std::error_code ec;
+  auto t = std::filesystem::last_write_time(file, ec);
+  if (ec) return 0;
+  return static_cast<int64_t>(t.time_since_epoch().count());
+}
+
+std::string shape_of(const rt::ParamTensor& t) {
+  return rt::shape_string(t.shape);
+}
+
+// The model file's initialisation, done in the model's element type (the
+// initialisers refuse another) and widened to the session's doubles.
+Status<rt::TrainError> initialise(const plastic_model& m, std::vector<double>& theta,
+                                  uint64_t seed) {
+  theta.assign(static_cast<size_t>(m.n_params), 0.0);
+  if (m.dtype == PLASTIC_F64) {
+    auto r = rt::initialise_parameters<double>(m, std::span<double>(theta), seed);
+    return r ? Status<rt::TrainError>{} : Status<rt::TrainError>{r.error()};
+  }
+  std::vector<float> narrow(theta.size());
+  auto r = rt::initialise_parameters<float>(m, std::span<float>(narrow), seed);
+  if (!r) return r.error();
+  std::copy(narrow.begin(), narrow.end(), theta.begin());
+  return {};
+}
+
+} // namespace
+
+Session::Session(CommonOptions common_options) : common(std::move(common_options)) {
+  overrides_ = common.overrides;
+}
+
+std::string Session::source_name() const {
+  return file_.empty() ? std::string("<repl>") : file_;
+}
+
+int64_t Session::disk_mtime() const {
+  return file_.empty() ? 0 : mtime_of(file_);
+}
+
+std::shared_ptr<Specialisation> Session::build(const std::string& source,
+                                               const std::map<std::string, double>& overrides,
+                                               const std::string& dtype) {
+  const loops::ElemType type = dtype == "f64" ? loops::ElemType::F64 : loops::ElemType::F32;
+  const int lanes = tile_lanes(type, settings.batch, settings.threads);
+  const uint64_t hash = specialisation_hash(source, overrides, dtype, lanes);
+  for (auto it = cache_.begin(); it != cache_.end(); ++it)
+    if ((*it)->hash == hash) {
+      auto spec = *it;
+      cache_.erase(it);
+      cache_.push_front(spec);
+      last_hit_ = true;
+      return spec;
+    }
+  auto start = std::chrono::steady_clock::now();
+  model::BuildOptions options{overrides, common.color, {}};
+  model::BuildStatus status = model::BuildStatus::Ok;
+  // Diagnostics name the file; once typed statements changed the text,
+  // lines may differ from the file on disk, so the name says so.
+  std::string name = source == disk_source_ ? source_name() : source_name() + " (edited)";
+  auto fns = model::build_model_functions_from_source(name, source, options, status);
+  if (!fns) return nullptr;
+  auto spec = std::make_shared<Specialisation>();
+  spec->hash = hash;
+  spec->source = source;
+  spec->overrides = overrides;
+  spec->dtype = dtype;
+  for (const auto& d : fns->model->dims)
+    spec->dims[d.name] = d.value;
+  try {
+    spec->compiled = backend::compile_model(*fns, type, lanes);
+  } catch (const abi::LayoutError& e) {
+    std::cerr << fmt::format("plastic: {}: {}\n", name, e.what());
+    return nullptr;
+  }
+  spec->fns = std::move(*fns);
+  spec->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  cache_.push_front(spec);
+  // Dropping a specialisation frees its machine code (compiled_model.h), so
+  // a bounded cache keeps a long session's memory flat.
+  while (cache_.size() > kCacheCapacity)
+    cache_.pop_back();
+  last_hit_ = false;
+  return spec;
+}
+
+bool Session::adopt(std::shared_ptr<Specialisation> spec) {
+  const plastic_model& m = spec->compiled.table();
+  auto table = rt::ParamTable::from_abi(m.params, m.n_param_entries, m.n_params);
+  if (!table) {
+    std::cerr << fmt::format("plastic: internal error (a bug): {}\n", table.error().describe());
+    return false;
+  }
+  std::vector<double> fresh;
+  if (auto init = initialise(m, fresh, settings.seed); !init) {
+    std::cerr << fmt::format("plastic: initialising {}: {}\n", m.name, init.describe());
+    return false;
+  }
+  // Carry over every parameter that kept its name and shape, and its
+  // optimiser moments with it.
+  std::vector<std::string> reinitialised;
+  std::optional<rt::OptimizerState<double>> moved;
+  if (optimizer_) {
+    moved = rt::OptimizerState<double>{optimizer_->kind, optimizer_->step, optimizer_->hyper, {}};
+    for (const auto& [name, buffer] : optimizer_->buffers)
+      moved->buffers.emplace_back(name, std::vector<double>(fresh.size(), 0.0));
+  }
+  const bool had_params = current_ != nullptr;
+  for (const rt::ParamTensor& t : table.value().tensors()) {
+    const rt::ParamTensor* old = had_params ? params_.find(t.name) : nullptr;
+    if (!old || old->shape != t.shape) {
+      if (had_params) reinitialised.push_back(fmt::format("{} {}", t.name, shape_of(t)));
+      continue;
+    }
+    auto copy = [&](const std::vector<double>& from, std::vector<double>& to) {
+      std::copy_n(from.begin() + old->offset, t.size(), to.begin() + t.offset);
+    };
+    copy(theta_, fresh);
+    if (moved)
+      for (size_t b = 0; b < moved->buffers.size(); ++b)
+        copy(optimizer_->buffers[b].second, moved->buffers[b].second);
+  }
+  current_ = std::move(spec);
+  params_ = std::move(table).value();
+  theta_ = std::move(fresh);
+  optimizer_ = std::move(moved);
+  std::string how =
+      last_hit_ ? "from the cache" : fmt::format("compiled in {:.2f} s", current_->seconds);
+  std::cout << fmt::format("model {}: {} parameters, state {}, {} x {} lanes, {}\n", m.name,
+                           m.n_params, m.n_state, dtype_, m.lanes, how);
+  if (!reinitialised.empty()) {
+    std::string list;
+    for (const std::string& r : reinitialised)
+      list += (list.empty() ? "" : ", ") + r;
+    std::cout << fmt::format("re-initialised {} of {} parameters: {}\n", reinitialised.size(),
+                             params_.tensors().size(), list);
+  } else if (had_params) {
+    std::cout << "all parameters carried over\n";
+  }
+  return true;
+}
+
+bool Session::load(const std::string& file) {
+  std::string text;
+  if (!dsl::read_file(file, text)) {
+    std::cerr << fmt::format("plastic: cannot read '{}'\n", file);
+    return false;
+  }
+  const std::string old_file = file_, old_disk = disk_source_;
+  // Another model starts without the previous one's overrides: their names
+  // may mean nothing in it (the command line's --set apply to the first).
+  auto overrides = file == file_ || file_.empty() ? overrides_ : std::map<std::string, double>{};
+  file_ = file;
+  disk_source_ = text;
+  auto spec = build(text, overrides, dtype_);
+  if (!spec || !adopt(spec)) {
+    file_ = old_file;
+    disk_source_ = old_disk;
+    return false;
+  }
+  overrides_ = overrides;
+  source_ = text;
+  file_mtime_ = mtime_of(file);
+  return true;
+}
+
+bool Session::reload() {
+  if (file_.empty()) {
+    std::cerr << "plastic: no model file loaded\n";
+    return false;
+  }
+  return load(file_);
+}
+
+bool Session::revert() {
+  if (!has_model()) {
+    std::cerr << "plastic: no model loaded\n";
+    return false;
+  }
+  auto spec = build(disk_source_, overrides_, dtype_);
+  if (!spec || !adopt(spec)) return false;
+  source_ = disk_source_;
+  return true;
+}
+
+bool Session::edit_statement(const std::string& statement) {
+  if (!has_model()) {
+    std::cerr << "plastic: load a model first (load FILE)\n";
+    return false;
+  }
+  bool replaced = false;
+  std::string edited = replace_statement(source_, statement, replaced);
+  auto spec = build(edited, overrides_, dtype_);
+  if (!spec || !adopt(spec)) return false;
+  source_ = edited;
+  return true;
+}
+
+bool Session::set_override(const std::string& name, double value) {
+  if (!has_model()) {
+    std::cerr << "plastic: load a model first (load FILE)\n";
+    return false;
+  }
+  auto overrides = overrides_;
+  overrides[name] = value;
+  auto spec = build(source_, overrides, dtype_);
+  if (!spec || !adopt(spec)) return false;
+  overrides_ = overrides;
+  return true;
+}
+
+bool Session::set_dtype(const std::string& dtype) {
+  if (dtype != "f32" && dtype != "f64") {
+    std::cerr << fmt::format("plastic: dtype '{}': expected f32 or f64\n", dtype);
+    return false;
+  }
+  if (!has_model()) {
+    dtype_ = dtype;
+    return true;
+  }
+  auto spec = build(source_, overrides_, dtype);
+  if (!spec) return false;
+  const std::string old = dtype_;
+  dtype_ = dtype;
+  if (!adopt(spec)) {
+    dtype_ = old;
+    return false;
+  }
+  return true;
+}
+
+void Session::reset_parameters() {
+  if (!has_model()) return;
+  const plastic_model& m = table();
+  if (auto init = initialise(m, theta_, settings.seed); !init)
+    std::cerr << fmt::format("plastic: initialising {}: {}\n", m.name, init.describe());
+  optimizer_.reset();
+  epochs_done = 0;
+}
+
+void Session::set_data(const std::string& spec, const std::string& valid) {
+  data_spec_ = spec;
+  valid_spec_ = valid;
+  data_.reset();
+  data_for_.reset();
+}
+
+rt::RunOptions Session::run_options() const {
+  rt::RunOptions run;
+  run.data = data_spec_;
+  run.valid = valid_spec_;
+  run.seed = settings.seed;
+  run.threads = settings.threads;
+  run.batch = settings.batch;
+  run.dtype = dtype_;
+  if (current_) run.dims = current_->dims;
+  return run;
+}
+
+rt::ModelData* Session::data() {
+  if (!has_model()) {
+    std::cerr << "plastic: load a model first (load FILE)\n";
+    return nullptr;
+  }
+  if (data_spec_.empty()) {
+    std::cerr << "plastic: no data: choose some with `data SPEC` (any --data, e.g. "
+                 "synthetic:flipflop)\n";
+    return nullptr;
+  }
+  if (data_ && data_for_ == current_) return &*data_;
+  // Data prepared for an earlier specialisation serves this one when the
+  // model reads its inputs the same way (a solver or a dim of the field).
+  if (data_ && data_->train && data_->train->check_model(table())) {
+    data_for_ = current_;
+    return &*data_;
+  }
+  auto opened = rt::open_model_data(table(), run_options());
+  if (!opened) {
+    std::cerr << fmt::format("plastic: {}\n", opened.error().message);
+    data_.reset();
+    return nullptr;
+  }
+  data_.emplace(std::move(opened).value());
+  data_for_ = current_;
+  std::cout << fmt::format("data {}: {} training, {} validation, {} test samples\n",
+                           data_->splits.description, data_->splits.train.size(),
+                           data_->splits.validation.size(), data_->splits.test.size());
+  return &*data_;
+}
+
+} // namespace plastic::driver::repl

@@ -1,0 +1,172 @@
+// `plastic repl` as a person uses it: in a pseudo-terminal (the issue's
+// "done when" session on the flip-flop gnODE, checking the screen after each
+// step), and with --script (success, the first error ending the run with
+// its exit code and a located diagnostic).
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+
+#include "tests/driver/cli_support.h"
+#include "tests/driver/pty_session.h"
+
+using namespace plastic::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path fresh_dir(const std::string& name) {
+  fs::path dir =
+      fs::path(PLASTIC_BINARY_DIR) / "repl_test" / (name + "." + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+fs::path write_script(const fs::path& dir, const std::string& text) {
+  fs::path file = dir / "session.repl";
+  std::ofstream(file) << text;
+  return file;
+}
+
+const std::string kFlipflop = "examples/gnode_flipflop.ode";
+
+} // namespace
+
+TEST_CASE("the REPL in a terminal: train, change N and the solver, evaluate, fail, recover, "
+          "interrupt, leave",
+          "[repl]") {
+  fs::path dir = fresh_dir("pty");
+  PtySession t({PLASTIC_EXE, "repl", src(kFlipflop), "--set", "N=6", "--set", "H=8", "--data",
+                "synthetic:flipflop", "--dtype", "f64"},
+               {"PLASTIC_HISTORY=" + (dir / "history").string(), "NO_COLOR=1", "TERM=xterm"});
+  REQUIRE(t.started());
+  REQUIRE(t.wait_for("plastic> "));
+  CHECK_THAT(t.last(),
+             Catch::Contains("model gnode_flipflop: 383 parameters") && Catch::Contains("f64"));
+
+  t.type("set batch 50\n");
+  REQUIRE(t.wait_for("plastic> "));
+
+  // Two epochs: the data is opened, and the loop's per-epoch lines and summary show.
+  t.type("train 2\n");
+  REQUIRE(t.wait_for("plastic> "));
+  CHECK_THAT(t.last(), Catch::Contains("500 training, 100 validation"));
+  CHECK_THAT(t.last(), Catch::Contains("epoch 2/2: train loss"));
+
+  // A dim change recompiles; the mlp's hidden layers keep their [8, 8] shape.
+  t.type("N = 10\n");
+  REQUIRE(t.wait_for("plastic> "));
+  CHECK_THAT(t.last(), Catch::Contains("re-initialised"));
+  CHECK_THAT(t.last(), Catch::Contains("Wz [10, 13]"));
+  CHECK_THAT(t.last(), !Catch::Contains("F.layer1.weight"));
+
+  // A solver change keeps every parameter.
+  t.type("rk4 step 0.01\n");
+  REQUIRE(t.wait_for("plastic> "));
+  CHECK_THAT(t.last(), Catch::Contains("all parameters carried over"));
+  t.type("info\n");
+  REQUIRE(t.wait_for("plastic> "));
+  CHECK_THAT(t.last(), Catch::Contains("solver    rk4") && Catch::Contains("N=10"));
+
+  t.type("train 1\n");
+  REQUIRE(t.wait_for("plastic> "));
+  CHECK_THAT(t.last(), Catch::Contains("epoch 1/1: train loss"));
+
+  // An expression on the current parameters and sample, through the interpreter.
+  t.type("h(T)\n");
+  REQUIRE(t.wait_for("plastic> "));
+  CHECK_THAT(t.last(), Catch::Contains("[10] h(T) (sample 0 of the validation split)"));
+  t.type("sigmoid(bz)\n");
+  REQUIRE(t.wait_for("plastic> "));
+  CHECK_THAT(t.last(), Catch::Contains("[10] sigmoid(bz)\n[0.") && Catch::Contains(", ..., "));
+
+  // A statement with a shape error: the front end's located diagnostic,
+  // and the previous model stays loaded.
+  t.type("flow h' = Wz @ h\n");
+  REQUIRE(t.wait_for("plastic> "));
+  CHECK_THAT(t.last(),
+             Catch::Contains("(edited):") && Catch::Contains("error:") && Catch::Contains("^"));
+  t.type("info\n");
+  REQUIRE(t.wait_for("plastic> "));
+  CHECK_THAT(t.last(), Catch::Contains("solver    rk4") && Catch::Contains("N=10"));
+  // Recovery: a correct flow (no gate) typed over two lines.
+  t.type("flow h' =\n  (F(concat(h, x(t))) - h) / tau\n");
+  REQUIRE(t.wait_for("plastic> "));
+  CHECK_THAT(t.last(), Catch::Contains("all parameters carried over"));
+
+  // Ctrl-C during a long training run: back at the prompt with the state kept.
+  t.type("train 500\n");
+  REQUIRE(t.wait_for("epoch 1/500"));
+  t.type("\x03");
+  REQUIRE(t.wait_for("plastic> "));
+  CHECK_THAT(t.last(), Catch::Contains("interrupted after"));
+  t.type("train 1\n");
+  REQUIRE(t.wait_for("plastic> "));
+  CHECK_THAT(t.last(), Catch::Contains("epoch 1/1: train loss"));
+
+  // Ctrl-C at the prompt discards the line; Ctrl-D leaves.
+  t.type("trai\x03");
+  REQUIRE(t.wait_for("^C"));
+  REQUIRE(t.wait_for("plastic> "));
+  t.type("\x04");
+  CHECK(t.wait_exit() == 0);
+  // The history was saved for the next session (libedit's format escapes spaces).
+  std::ifstream history(dir / "history");
+  std::string saved((std::istreambuf_iterator<char>(history)), std::istreambuf_iterator<char>());
+  CHECK_THAT(saved, Catch::Contains("rk4\\040step\\0400.01"));
+}
+
+TEST_CASE("repl --script runs every command and exits 0", "[repl]") {
+  fs::path dir = fresh_dir("script_ok");
+  fs::path script = write_script(dir, "load " + src(kFlipflop) + R"(
+# a comment, then dims, data and training options
+N = 6
+H = 8
+data synthetic:flipflop
+set batch 50
+train 1
+gradient adjoint
+euler step 0.02
+train 3 steps
+eval validation
+predict 0
+params
+emit stats
+save )" + (dir / "run").string() + "\n");
+  Run r = run("repl --script " + script.string() + " --dtype f64");
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("plastic> train 1"));
+  CHECK_THAT(r.out, Catch::Contains("trained 3 steps"));
+  CHECK_THAT(r.out, Catch::Contains("validation  mse"));
+  CHECK_THAT(r.out, Catch::Contains("field.vjp"));
+  CHECK_THAT(r.out, Catch::Contains("F.layer1.weight          [8, 8]"));
+  // The saved run folder is one `plastic eval` reads.
+  Run e = run("eval " + (dir / "run/model.ode").string() +
+              " --set N=6 --set H=8 --dtype f64 --data synthetic:flipflop --split validation "
+              "--parameters " +
+              (dir / "run").string());
+  INFO(e.out << e.err);
+  CHECK(e.exit_code == 0);
+  CHECK_THAT(e.out, Catch::Contains("mse"));
+}
+
+TEST_CASE("repl --script stops at the first error with a located diagnostic", "[repl]") {
+  fs::path dir = fresh_dir("script_error");
+  fs::path script =
+      write_script(dir, "load " + src(kFlipflop) + "\nN = 6\nH = 8\nflow h' = Wz @ h\ntrain 1\n");
+  Run r = run("repl --script " + script.string());
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(std::regex_search(r.err, std::regex(R"(gnode_flipflop\.ode \(edited\):\d+:\d+: error:)")));
+  CHECK_THAT(r.err, Catch::Contains(script.string() + ":4: the script stops"));
+  CHECK_THAT(r.out, !Catch::Contains("plastic> train 1"));
+
+  // An unknown command is a usage error (exit 2); stdin that is not a
+  // terminal is a script too.
+  Run u = shell("echo 'frobnicate 3' | " + std::string(PLASTIC_EXE) + " repl");
+  CHECK(u.exit_code == 2);
+  CHECK_THAT(u.err, Catch::Contains("unknown command 'frobnicate'"));
+}
