@@ -170,3 +170,51 @@ TEST_CASE("repl --script stops at the first error with a located diagnostic", "[
   CHECK(u.exit_code == 2);
   CHECK_THAT(u.err, Catch::Contains("unknown command 'frobnicate'"));
 }
+
+namespace {
+
+// The resident set the REPL's `info` reported, in order.
+std::vector<double> resident_mib(const std::string& out) {
+  std::vector<double> mib;
+  std::regex line(R"(memory +([0-9.]+) MiB resident)");
+  for (auto it = std::sregex_iterator(out.begin(), out.end(), line); it != std::sregex_iterator();
+       ++it)
+    mib.push_back(std::stod((*it)[1].str()));
+  return mib;
+}
+
+// Recompiles the flip-flop gnODE `cycles` times in one session, cycling
+// through 12 values of N (more than the cache holds, so every one compiles
+// and an old specialisation is dropped), after `warm_up` recompiles that let
+// LLVM's and malloc's one-time allocations settle. Returns the growth of
+// the resident set over the measured cycles, in MiB.
+double recompile_growth(int warm_up, int cycles) {
+  fs::path dir = fresh_dir("recompile");
+  std::string text = "load " + src(kFlipflop) + "\nH = 4\n";
+  auto recompile = [&](int i) { text += "N = " + std::to_string(2 + i % 12) + "\n"; };
+  for (int i = 0; i < warm_up; ++i)
+    recompile(i);
+  text += "info\n";
+  for (int i = warm_up; i < warm_up + cycles; ++i)
+    recompile(i);
+  text += "info\n";
+  Run r = run("repl --script " + write_script(dir, text).string());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto mib = resident_mib(r.out);
+  REQUIRE(mib.size() == 2);
+  std::printf("REPL resident set over %d recompiles: %.1f -> %.1f MiB\n", cycles, mib[0], mib[1]);
+  return mib[1] - mib[0];
+}
+
+} // namespace
+
+TEST_CASE("recompiling in one session keeps the resident set flat", "[repl]") {
+  // A leaked specialisation (its IR, loop IR and machine code) costs about
+  // a MiB; 16 of them would show as more than the bound.
+  CHECK(recompile_growth(8, 16) < 8);
+}
+
+TEST_CASE("500 recompiles in one session keep the resident set flat", "[repl][slow]") {
+  CHECK(recompile_growth(24, 500) < 8);
+}

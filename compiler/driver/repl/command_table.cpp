@@ -130,8 +130,16 @@ int cmd_info(ReplState& st, const std::string&) {
   const TrainSettings& t = s.settings;
   std::cout << fmt::format("training  batch {}, {} lr {}, clip {}, seed {}, {} epochs so far\n",
                            t.batch, t.optimizer, t.lr, t.clip, t.seed, s.epochs_done);
-  std::cout << fmt::format("cache     {} of {} specialisations\n", s.cached(),
-                           Session::kCacheCapacity);
+  std::cout << fmt::format("cache     {} of {} specialisations; the last change took {:.3f} s "
+                           "({:.3f} s CPU, {})\n",
+                           s.cached(), Session::kCacheCapacity, s.last_change().wall,
+                           s.last_change().cpu,
+                           s.last_was_cache_hit() ? "a cache hit" : "compiled");
+  const auto& llvm = s.current().compiled.llvm_stats();
+  std::cout << fmt::format("compile   {:.0f} ms in all: loop IR {:.0f} ms, LLVM lowering {:.0f} ms, "
+                           "optimisation {:.0f} ms, code generation {:.0f} ms\n",
+                           s.current().seconds * 1e3, s.current().compiled.assemble_ms(),
+                           llvm.lower_ms, llvm.optimize_ms, llvm.codegen_ms);
   std::cout << fmt::format("memory    {:.1f} MiB resident\n", resident_mib());
   return kOk;
 }
@@ -168,6 +176,7 @@ const Setting kSettings[] = {
     {"clip", "gradient clipping by global norm (0 = off)"},
     {"seed", "initialisation, splits and shuffling"},
     {"threads", "worker threads (0 = every core)"},
+    {"opt", "LLVM optimisation level 0-3 of later compiles (default 3; lower compiles faster)"},
     {"split", "the split predict, trajectory and expressions read"},
     {"sample", "the sample predict, trajectory and expressions read"},
 };
@@ -196,6 +205,9 @@ int cmd_set(ReplState& st, const std::string& args) {
     if (value != "train" && value != "validation" && value != "test")
       return usage("set split", "expected train, validation or test");
     st.split = value;
+  } else if (name == "opt") {
+    if (!parse_count(value, n) || n < 0 || n > 3) return usage("set opt", "expected 0, 1, 2 or 3");
+    t.opt_level = static_cast<int>(n);
   } else if (name == "batch" || name == "seed" || name == "threads" || name == "sample") {
     if (!parse_count(value, n) || n < 0 || (name == "batch" && n == 0))
       return usage("set " + name, fmt::format("'{}' is not a count", value));

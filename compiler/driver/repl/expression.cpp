@@ -260,16 +260,30 @@ int evaluate_expression(ReplState& st, const std::string& expr) {
   Session& s = st.session;
   // The expression is checked as one more final output of the model, so it
   // sees every name and the front end's diagnostics point into it.
-  const std::string text = s.source() +
-                           (s.source().empty() || s.source().back() == '\n' ? "" : "\n") +
-                           fmt::format("output {} = {}\n", kExprName, expr);
+  const std::string prefix =
+      s.source() + (s.source().empty() || s.source().back() == '\n' ? "" : "\n") +
+      fmt::format("output {} = ", kExprName);
+  const std::string text = prefix + expr + "\n";
   dsl::DiagnosticEngine diag;
   dsl::CheckResult checked = dsl::check_source("<expression>", text, {s.overrides()}, diag);
   if (!checked.model) {
-    // Only the errors: the model's own warnings were shown when it loaded.
-    for (const dsl::Diagnostic& d : diag.all())
-      if (d.severity == dsl::Severity::Error)
-        dsl::DiagnosticEngine::render_one(std::cerr, d, s.common.color);
+    // Only the errors (the model's own warnings were shown when it loaded),
+    // pointing into the expression as typed rather than into the model text.
+    auto typed = std::make_shared<dsl::SourceFile>("<expression>", expr);
+    for (dsl::Diagnostic d : diag.all()) {
+      if (d.severity != dsl::Severity::Error) continue;
+      if (d.span.valid() && d.span.begin >= prefix.size())
+        d.span = {typed.get(), static_cast<uint32_t>(d.span.begin - prefix.size()),
+                  static_cast<uint32_t>(std::min<size_t>(d.span.end - prefix.size(), expr.size()))};
+      dsl::DiagnosticEngine::render_one(std::cerr, d, s.common.color);
+    }
+    const std::string head = expr.substr(0, expr.find(' '));
+    std::vector<std::string> names;
+    for (const Command& command : commands())
+      names.emplace_back(command.name);
+    if (std::string near = dsl::closest_name(head, names); !near.empty())
+      std::cerr << fmt::format("plastic: did you mean the command '{}'? (`help` lists them)\n",
+                               near);
     return kInputError;
   }
   ir::Context ctx;

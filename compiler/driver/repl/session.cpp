@@ -2,6 +2,7 @@
 #include "compiler/driver/repl/session.h"
 
 #include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -10,7 +11,9 @@
 
 #include "compiler/driver/repl/source_edit.h"
 #include "compiler/driver/run_compiled.h"
+#include "dsl/ast_printer.h"
 #include "dsl/frontend.h"
+#include "dsl/parser.h"
 #include "runtime/init/init.h"
 
 namespace plastic::driver::repl {
@@ -26,14 +29,23 @@ uint64_t fnv1a(std::string_view text, uint64_t h = 1469598103934665603ull) {
   return h;
 }
 
-uint64_t specialisation_hash(const std::string& source,
-                             const std::map<std::string, double>& overrides,
+// The source as the parser reads it, printed back: edits that change only
+// spacing or comments (or retype a statement as it was) key the same
+// specialisation. Text that does not parse keys as itself.
+std::string canonical_source(const std::string& text) {
+  dsl::DiagnosticEngine diag;
+  auto file = std::make_shared<dsl::SourceFile>("<key>", text);
+  dsl::Module m = dsl::parse(file, diag, false);
+  return diag.has_errors() ? text : dsl::print_module(m);
+}
+
+uint64_t specialisation_hash(const std::string& source, const std::map<std::string, double>& dims,
                              const std::string& dtype, int lanes) {
-  std::string key = source;
+  std::string key = canonical_source(source);
   key += '\0';
-  for (const auto& [name, value] : overrides)
+  for (const auto& [name, value] : dims)
     key += fmt::format("{}={:.17g};", name, value);
-  key += fmt::format("\0{}\0{}", dtype, lanes);
+  key += fmt::format("|dtype={}|lanes={}", dtype, lanes);
   return fnv1a(key);
 }
 
@@ -81,9 +93,25 @@ int64_t Session::disk_mtime() const {
 std::shared_ptr<Specialisation> Session::build(const std::string& source,
                                                const std::map<std::string, double>& overrides,
                                                const std::string& dtype) {
+  change_start_ = std::chrono::steady_clock::now();
+  change_cpu_start_ = std::clock();
   const loops::ElemType type = dtype == "f64" ? loops::ElemType::F64 : loops::ElemType::F32;
   const int lanes = tile_lanes(type, settings.batch, settings.threads);
-  const uint64_t hash = specialisation_hash(source, overrides, dtype, lanes);
+  // The front end first (milliseconds): its errors end the change, and the
+  // dims it resolves key the cache, so `d_head = 20` finds the model the
+  // file compiled with d_head = 20 without an override.
+  dsl::DiagnosticEngine diag;
+  // Diagnostics name the file; once typed statements changed the text,
+  // lines may differ from the file on disk, so the name says so.
+  const std::string name = source == disk_source_ ? source_name() : source_name() + " (edited)";
+  dsl::CheckResult checked = dsl::check_source(name, source, {overrides}, diag);
+  diag.render(std::cerr, common.color);
+  if (!checked.model) return nullptr;
+  std::map<std::string, double> dims;
+  for (const auto& d : checked.model->dims)
+    dims[d.name] = d.value;
+  const uint64_t hash =
+      specialisation_hash(source, dims, fmt::format("{} O{}", dtype, settings.opt_level), lanes);
   for (auto it = cache_.begin(); it != cache_.end(); ++it)
     if ((*it)->hash == hash) {
       auto spec = *it;
@@ -95,20 +123,19 @@ std::shared_ptr<Specialisation> Session::build(const std::string& source,
   auto start = std::chrono::steady_clock::now();
   model::BuildOptions options{overrides, common.color, {}};
   model::BuildStatus status = model::BuildStatus::Ok;
-  // Diagnostics name the file; once typed statements changed the text,
-  // lines may differ from the file on disk, so the name says so.
-  std::string name = source == disk_source_ ? source_name() : source_name() + " (edited)";
-  auto fns = model::build_model_functions_from_source(name, source, options, status);
+  auto fns = model::build_checked(std::move(checked), options, status);
   if (!fns) return nullptr;
   auto spec = std::make_shared<Specialisation>();
   spec->hash = hash;
   spec->source = source;
   spec->overrides = overrides;
   spec->dtype = dtype;
-  for (const auto& d : fns->model->dims)
-    spec->dims[d.name] = d.value;
+  for (const auto& [dim, value] : dims)
+    spec->dims[dim] = value;
   try {
-    spec->compiled = backend::compile_model(*fns, type, lanes);
+    backend::CompileOptions compile_options;
+    compile_options.opt_level = settings.opt_level;
+    spec->compiled = backend::compile_model(*fns, type, lanes, compile_options);
   } catch (const abi::LayoutError& e) {
     std::cerr << fmt::format("plastic: {}: {}\n", name, e.what());
     return nullptr;
@@ -164,8 +191,13 @@ bool Session::adopt(std::shared_ptr<Specialisation> spec) {
   params_ = std::move(table).value();
   theta_ = std::move(fresh);
   optimizer_ = std::move(moved);
-  std::string how =
-      last_hit_ ? "from the cache" : fmt::format("compiled in {:.2f} s", current_->seconds);
+  // The whole change as the user waits for it: front end, IR, LLVM (or the
+  // cache look-up) and the parameters carried over.
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - change_start_).count();
+  last_change_ = {seconds, static_cast<double>(std::clock() - change_cpu_start_) / CLOCKS_PER_SEC};
+  std::string how = last_hit_ ? fmt::format("from the cache in {:.1f} ms", seconds * 1e3)
+                              : fmt::format("compiled in {:.2f} s", seconds);
   std::cout << fmt::format("model {}: {} parameters, state {}, {} x {} lanes, {}\n", m.name,
                            m.n_params, m.n_state, dtype_, m.lanes, how);
   if (!reinitialised.empty()) {

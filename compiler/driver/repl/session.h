@@ -13,6 +13,8 @@
 // model file says, and the session says which.
 #pragma once
 
+#include <chrono>
+#include <ctime>
 #include <cstdint>
 #include <list>
 #include <map>
@@ -53,6 +55,9 @@ struct TrainSettings {
   double clip = 0;                ///< gradient clipping by global norm; 0 = off
   uint64_t seed = 0;
   int threads = 0;
+  /// LLVM's optimisation level for new specialisations (0..3): lower
+  /// compiles faster and runs slower (bench/repl_latency.sh measures both).
+  int opt_level = 3;
 };
 
 class Session {
@@ -93,6 +98,12 @@ public:
   static constexpr size_t kCacheCapacity = 8;
   /// Whether the last successful model change was found in the cache.
   bool last_was_cache_hit() const { return last_hit_; }
+  /// How long the last successful model change took: wall-clock and the
+  /// process's CPU time (they differ on a machine busy with other work).
+  struct ChangeTime {
+    double wall = 0, cpu = 0; ///< seconds
+  };
+  ChangeTime last_change() const { return last_change_; }
 
   // ---- parameters and optimiser state -------------------------------------
 
@@ -134,6 +145,9 @@ private:
   std::shared_ptr<Specialisation> current_;
   std::list<std::shared_ptr<Specialisation>> cache_; ///< most recently used first
   bool last_hit_ = false;
+  std::chrono::steady_clock::time_point change_start_; ///< when the last model change began
+  std::clock_t change_cpu_start_ = 0;
+  ChangeTime last_change_;
 
   rt::ParamTable params_;
   std::vector<double> theta_;
