@@ -124,7 +124,8 @@ template <class T> bool train_typed(Session& s, rt::ModelData& md, int64_t count
 }
 
 template <class T>
-bool evaluate_typed(Session& s, const rt::PreparedData& p, const std::string& split) {
+std::optional<rt::Evaluation> evaluate_typed(Session& s, const rt::PreparedData& p,
+                                             const std::string& split) {
   rt::BatchOptions options;
   options.threads = s.settings.threads;
   std::vector<T> theta = as<T>(s.theta());
@@ -132,10 +133,10 @@ bool evaluate_typed(Session& s, const rt::PreparedData& p, const std::string& sp
   if (!ev) {
     std::cerr << fmt::format("plastic: evaluating on the {} split: {}\n", split,
                              ev.status().describe());
-    return false;
+    return std::nullopt;
   }
   rt::print_evaluation(split, ev.value());
-  return true;
+  return ev.value();
 }
 
 template <class T>
@@ -192,11 +193,11 @@ bool train(Session& s, int64_t count, bool steps) {
                                         : train_typed<float>(s, *md, count, steps);
 }
 
-bool evaluate(Session& s, const std::string& split) {
+std::optional<rt::Evaluation> evaluate(Session& s, const std::string& split) {
   rt::ModelData* md = s.data();
-  if (!md) return false;
+  if (!md) return std::nullopt;
   const rt::PreparedData* p = split_of(*md, split);
-  if (!p) return false;
+  if (!p) return std::nullopt;
   return s.table().dtype == PLASTIC_F64 ? evaluate_typed<double>(s, *p, split)
                                         : evaluate_typed<float>(s, *p, split);
 }

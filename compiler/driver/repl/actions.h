@@ -6,9 +6,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "compiler/driver/repl/session.h"
+#include "runtime/batch/predict.h"
 
 namespace plastic::driver::repl {
 
@@ -16,8 +18,9 @@ namespace plastic::driver::repl {
 /// stops at the next batch and keeps what was learnt.
 bool train(Session& s, int64_t count, bool steps);
 
-/// The task's metric and loss on a split ("train", "validation", "test").
-bool evaluate(Session& s, const std::string& split);
+/// The task's metric and loss on a split ("train", "validation", "test"),
+/// printed and returned (nullopt after printing why not).
+std::optional<rt::Evaluation> evaluate(Session& s, const std::string& split);
 
 /// The outputs of sample `index` of a split, row by row, with its targets.
 bool predict_sample(Session& s, const std::string& split, int64_t index);

@@ -246,7 +246,34 @@ int cmd_train(ReplState& st, const std::string& args) {
 
 int cmd_eval(ReplState& st, const std::string& args) {
   if (!need_model(st)) return kInputError;
-  return ok(evaluate(st.session, args.empty() ? "validation" : args));
+  auto w = words(args);
+  std::string split = "validation", label;
+  if (!w.empty() && w[0] != "as") split = w[0];
+  const size_t as = w.empty() || w[0] == "as" ? 0 : 1;
+  if (w.size() == as + 2 && w[as] == "as")
+    label = w[as + 1];
+  else if (w.size() != as)
+    return usage("eval", "expected eval [SPLIT] [as LABEL]");
+  auto e = evaluate(st.session, split);
+  if (!e) return kInputError;
+  if (!label.empty())
+    st.results.push_back({label, split, e->metric_name,
+                          st.session.current().fns.model->solver.method, e->metric, e->loss,
+                          st.session.epochs_done, st.session.table().n_params});
+  return kOk;
+}
+
+int cmd_results(ReplState& st, const std::string&) {
+  if (st.results.empty()) {
+    std::cout << "no results yet: `eval SPLIT as LABEL` keeps one\n";
+    return kOk;
+  }
+  std::cout << fmt::format("{:<14} {:<11} {:>10} {:>10} {:>7} {:>11}  {}\n", "label", "split",
+                           st.results[0].metric_name, "loss", "epochs", "parameters", "solver");
+  for (const ReplState::Result& r : st.results)
+    std::cout << fmt::format("{:<14} {:<11} {:>10.4f} {:>10.4f} {:>7} {:>11}  {}\n", r.label,
+                             r.split, r.metric, r.loss, r.epochs, r.parameters, r.solver);
+  return kOk;
 }
 
 int cmd_predict(ReplState& st, const std::string& args) {
@@ -350,8 +377,11 @@ const std::vector<Command> kCommands = {
      ArgKind::Setting, cmd_set},
     {"train", "[N] [epochs|steps]", "train N epochs (or steps); Ctrl-C stops and keeps the state",
      ArgKind::None, cmd_train},
-    {"eval", "[SPLIT]", "loss and metric on a split (default validation)", ArgKind::Split,
-     cmd_eval},
+    {"eval", "[SPLIT] [as LABEL]",
+     "loss and metric on a split (default validation); `as LABEL` keeps it for `results`",
+     ArgKind::Split, cmd_eval},
+    {"results", "", "the table of evaluations kept with `eval ... as LABEL`", ArgKind::None,
+     cmd_results},
     {"predict", "[SAMPLE] [SPLIT]", "the outputs of one sample beside its targets", ArgKind::None,
      cmd_predict},
     {"trajectory", "[SAMPLE] [plot FILE.png]",

@@ -21,6 +21,13 @@ struct ReplState {
   std::string split = "validation"; ///< the split `predict`, `trajectory` and expressions read
   int64_t sample = 0;               ///< the sample they read
   bool watch = false;               ///< reload the model file when it changes on disk
+  /// Evaluations kept with `eval SPLIT as LABEL`, for `results`.
+  struct Result {
+    std::string label, split, metric_name, solver;
+    double metric = 0, loss = 0;
+    int64_t epochs = 0, parameters = 0;
+  };
+  std::vector<Result> results;
   bool quit = false;
 };
 
