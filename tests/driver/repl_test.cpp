@@ -224,14 +224,17 @@ TEST_CASE("examples/repl/compare_rules.repl compares Hebb, Oja and Delta in one 
           "[repl]") {
   fs::path dir = fresh_dir("compare_rules");
   write_toy_ts(dir / "toy.ts", 3, 4, 80, 20);
-  Run r = shell("cd " + src("") + " && " + PLASTIC_EXE +
-                " repl --script examples/repl/compare_rules.repl --data " +
-                (dir / "toy.ts").string() +
-                " --set classes=4 --set heads=2 --set d_head=4 --set d_ff=8");
+  Run r =
+      shell("cd " + src("") + " && " + PLASTIC_EXE +
+            " repl --script examples/repl/compare_rules.repl --data " + (dir / "toy.ts").string() +
+            " --set classes=4 --set heads=2 --set d_head=4 --set d_ff=8");
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
   // Each typed flow replaced the file's and kept every parameter.
-  CHECK(std::regex_search(r.out, std::regex(R"(all parameters carried over[^]*all parameters carried over)")));
   CHECK(std::regex_search(
-      r.out, std::regex(R"(label +split +accuracy +loss +epochs +parameters +solver\ndelta +validation +[0-9.]+ +[0-9.]+ +2 +300 +rk4\nhebb +validation .*\noja +validation .*\n)")));
+      r.out, std::regex(R"(all parameters carried over[^]*all parameters carried over)")));
+  CHECK(std::regex_search(
+      r.out,
+      std::regex(
+          R"(label +split +accuracy +loss +epochs +parameters +solver\ndelta +validation +[0-9.]+ +[0-9.]+ +2 +300 +rk4\nhebb +validation .*\noja +validation .*\n)")));
 }

@@ -260,9 +260,9 @@ int evaluate_expression(ReplState& st, const std::string& expr) {
   Session& s = st.session;
   // The expression is checked as one more final output of the model, so it
   // sees every name and the front end's diagnostics point into it.
-  const std::string prefix =
-      s.source() + (s.source().empty() || s.source().back() == '\n' ? "" : "\n") +
-      fmt::format("output {} = ", kExprName);
+  const std::string prefix = s.source() +
+                             (s.source().empty() || s.source().back() == '\n' ? "" : "\n") +
+                             fmt::format("output {} = ", kExprName);
   const std::string text = prefix + expr + "\n";
   dsl::DiagnosticEngine diag;
   dsl::CheckResult checked = dsl::check_source("<expression>", text, {s.overrides()}, diag);

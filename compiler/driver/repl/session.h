@@ -14,8 +14,8 @@
 #pragma once
 
 #include <chrono>
-#include <ctime>
 #include <cstdint>
+#include <ctime>
 #include <list>
 #include <map>
 #include <memory>
