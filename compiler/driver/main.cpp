@@ -7,11 +7,13 @@
 #include "compiler/driver/model_commands.h"
 #include "dsl/diagnostics.h"
 #include "runtime/app/allocator.h"
+#include "runtime/app/parse_errors.h"
 #include "runtime/support/internal_error.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <unistd.h>
@@ -28,8 +30,8 @@ static bool parse_overrides(const std::vector<std::string>& sets, CommonOptions&
     std::string name = s.substr(0, eq), value = s.substr(eq + 1);
     char* end = nullptr;
     double v = std::strtod(value.c_str(), &end);
-    if (end == value.c_str() || *end != '\0') {
-      std::cerr << fmt::format("plastic: --set {}: '{}' is not a number\n", name, value);
+    if (end == value.c_str() || *end != '\0' || !std::isfinite(v)) {
+      std::cerr << fmt::format("plastic: --set {}: '{}' is not a finite number\n", name, value);
       return false;
     }
     common.overrides[name] = v;
@@ -136,8 +138,7 @@ static int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? kOk : kUsageError;
+    return plastic::rt::report_parse_error(app, e, "plastic");
   }
 
   CommonOptions common;

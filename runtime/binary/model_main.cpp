@@ -29,6 +29,7 @@
 #include "runtime/app/model_cli.h"
 #include "runtime/app/model_hash.h"
 #include "runtime/app/model_info.h"
+#include "runtime/app/parse_errors.h"
 #include "runtime/init/init.h"
 #include "runtime/solvers/model_view.h"
 #include "runtime/support/internal_error.h"
@@ -194,7 +195,7 @@ int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kOk : kUsageError;
+    return rt::report_parse_error(app, e, name);
   }
 
   if (info_cmd->parsed()) {
