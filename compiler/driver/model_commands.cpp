@@ -27,6 +27,7 @@ ModelCommands::~ModelCommands() = default;
 std::optional<int> ModelCommands::run(const CommonOptions& common) {
   rt::ModelCli& cli = *state_->cli;
   if (cli.parsed() == rt::ModelCommand::None) return std::nullopt;
+  cli.watch_interrupts(); // before compiling: a Ctrl-C during start-up must not be lost
   return run_compiled(
       state_->file, cli.dtype(), common,
       [&](const plastic_model& m, const nlohmann::json& dims) { return cli.run(m, dims); },

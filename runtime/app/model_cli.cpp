@@ -110,7 +110,12 @@ int ModelCli::threads() const {
   }
 }
 
+void ModelCli::watch_interrupts() {
+  if (parsed() == ModelCommand::Train && !interrupts_) interrupts_.emplace(!train_.progress);
+}
+
 int ModelCli::run(const plastic_model& model, const nlohmann::json& dims) {
+  watch_interrupts();
   switch (parsed()) {
   case ModelCommand::Train:
     train_.run.dims = dims;

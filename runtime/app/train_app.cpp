@@ -15,6 +15,7 @@
 #include "runtime/batch/train_hooks.h"
 #include "runtime/init/init.h"
 #include "runtime/io/param_table.h"
+#include "runtime/support/interrupt.h"
 #include "runtime/train/train_loop.h"
 
 namespace plastic::rt {
@@ -37,6 +38,10 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& r
     return data.error().exit_code;
   }
   ModelData& md = data.value();
+  if (InterruptGuard::requested()) {
+    fmt::print(stderr, "plastic: interrupted before training began; nothing was saved\n");
+    return InterruptGuard::exit_code();
+  }
   fmt::print("data      {}\n", md.splits.description);
   fmt::print("          {} training, {} validation, {} test samples\n", md.splits.train.size(),
              md.splits.validation.size(), md.splits.test.size());
@@ -116,7 +121,9 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& r
     fmt::print(stderr, "plastic: warning: {}\n", w);
   if (outcome.value().interrupted) {
     fmt::print("interrupted: checkpoint saved in {}; continue with --resume\n", r.out);
-    return 0;
+    // As a shell reports a process killed by the signal, so a script can
+    // tell an interrupted run from a finished one.
+    return InterruptGuard::exit_code() != 0 ? InterruptGuard::exit_code() : 130;
   }
 
   nlohmann::ordered_json summary;

@@ -207,6 +207,7 @@ int run(int argc, char** argv) {
     return kOk;
   }
   if (cli.parsed() == rt::ModelCommand::None) return kUsageError;
+  cli.watch_interrupts();
   // The kernels were compiled for one element type: --dtype may only repeat it.
   std::string& dtype = cli.dtype();
   const std::string own = dtype_name(m.dtype);
