@@ -59,7 +59,10 @@ void add_train_options(CLI::App& cmd, TrainRequest& r) {
       "Stop after N epochs without a better validation value, keeping the best (default never)")
       ->check(integer_in(0, kMaxEpochs));
   cmd.add_option("--out", r.out, "Run folder (default runs/latest)")->check(non_empty());
-  cmd.add_flag("--resume", r.resume, "Continue from the run folder's newest checkpoint");
+  CLI::Option* resume =
+      cmd.add_flag("--resume", r.resume, "Continue from the run folder's newest checkpoint");
+  cmd.add_flag("--force", r.force, "Replace the run the folder holds (its files are removed)")
+      ->excludes(resume);
   cmd.add_flag("--plot", r.plot, "Write learning_curve.png with gnuplot");
   cmd.add_flag("!--no-progress", r.progress, "No progress bar");
 }

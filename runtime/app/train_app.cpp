@@ -11,6 +11,7 @@
 #include "runtime/app/model_data.h"
 #include "runtime/app/model_hash.h"
 #include "runtime/app/preprocessing.h"
+#include "runtime/app/run_folder.h"
 #include "runtime/batch/predict.h"
 #include "runtime/batch/train_hooks.h"
 #include "runtime/init/init.h"
@@ -32,6 +33,12 @@ nlohmann::json schedule_config(const std::string& schedule, int64_t epochs) {
 namespace {
 
 template <class T> int train_typed(const plastic_model& m, const TrainRequest& r) {
+  // Held until the run ends: no other process writes into this folder meanwhile.
+  auto folder = take_run_folder(r.out, r.resume, r.force);
+  if (!folder) {
+    fmt::print(stderr, "plastic: {}\n", folder.error().message);
+    return folder.error().exit_code;
+  }
   auto data = open_model_data(m, r.run);
   if (!data) {
     fmt::print(stderr, "plastic: {}\n", data.error().message);
@@ -48,8 +55,7 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& r
 
   // How the data was prepared, for programs that predict on new series
   // later (runtime/embed): the run folder is then all they need.
-  if (!r.out.empty())
-    if (Status<AppError> s = write_preprocessing(r.out, preprocessing_of(md.splits, r.run.oi));
+  if (Status<AppError> s = write_preprocessing(r.out, preprocessing_of(md.splits, r.run.oi));
         !s) {
       fmt::print(stderr, "plastic: {}\n", s.error().message);
       return s.error().exit_code;
@@ -99,19 +105,6 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& r
   cfg.run_config = {{"data", r.run.data},       {"batch", r.run.batch}, {"dtype", r.run.dtype},
                     {"optimizer", r.optimizer}, {"lr", r.lr},           {"schedule", r.schedule},
                     {"seed", r.run.seed},       {"oi", r.run.oi}};
-  // A new run in a folder that holds an old one replaces it: a later
-  // --resume must never pick up the old run's checkpoints.
-  std::filesystem::path old_checkpoints = std::filesystem::path(r.out) / "checkpoints";
-  if (!r.resume && !r.out.empty() && std::filesystem::exists(old_checkpoints)) {
-    std::error_code ec;
-    std::filesystem::remove_all(old_checkpoints, ec);
-    if (ec) {
-      fmt::print(stderr, "plastic: cannot clear the old run in {}: {}\n", r.out, ec.message());
-      return 1;
-    }
-    fmt::print("run       {} (a new run; the previous one there was replaced)\n", r.out);
-  }
-
   auto outcome = train<T>(table.value(), std::span<T>(theta), hooks, cfg);
   if (!outcome) {
     fmt::print(stderr, "plastic: training stopped: {}\n", outcome.error().describe());
@@ -147,7 +140,7 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& r
     print_evaluation(name, e);
     summary[name] = {{"loss", e.loss}, {e.metric_name, e.metric}, {"samples", e.samples}};
   }
-  if (!r.out.empty()) {
+  {
     std::ofstream(std::filesystem::path(r.out) / "summary.json") << summary.dump(2) << "\n";
     fmt::print("parameters {}/model.safetensors\n", r.out);
   }
