@@ -8,6 +8,7 @@
 #include "dsl/diagnostics.h"
 #include "runtime/app/allocator.h"
 #include "runtime/app/parse_errors.h"
+#include "runtime/app/standard_output.h"
 #include "runtime/support/internal_error.h"
 
 #include <CLI/CLI.hpp>
@@ -172,6 +173,7 @@ static int run(int argc, char** argv) {
     std::cerr << "plastic: " << e.what() << "\n";
     return kInternalError;
   } catch (const std::exception& e) {
+    if (auto code = plastic::rt::output_failure_code(e, "plastic")) return *code;
     // Any other exception escaping a command is a bug too: commands report
     // the user's errors themselves and return their exit code.
     std::cerr << "plastic: " << plastic::InternalError(e.what()).what() << "\n";
@@ -182,7 +184,7 @@ static int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   try {
-    return run(argc, argv);
+    return plastic::rt::finish_standard_output(run(argc, argv), "plastic");
   } catch (const std::exception& e) {
     // Setting up the command line failed (run catches what commands throw).
     std::cerr << "plastic: " << plastic::InternalError(e.what()).what() << "\n";

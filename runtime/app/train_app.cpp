@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 
 #include <fmt/format.h>
 
@@ -15,6 +14,7 @@
 #include "runtime/batch/predict.h"
 #include "runtime/batch/train_hooks.h"
 #include "runtime/init/init.h"
+#include "runtime/io/atomic_file.h"
 #include "runtime/io/param_table.h"
 #include "runtime/support/interrupt.h"
 #include "runtime/train/train_loop.h"
@@ -140,10 +140,13 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& r
     print_evaluation(name, e);
     summary[name] = {{"loss", e.loss}, {e.metric_name, e.metric}, {"samples", e.samples}};
   }
-  {
-    std::ofstream(std::filesystem::path(r.out) / "summary.json") << summary.dump(2) << "\n";
-    fmt::print("parameters {}/model.safetensors\n", r.out);
+  if (Status<TrainError> s =
+          write_file_atomic(std::filesystem::path(r.out) / "summary.json", summary.dump(2) + "\n");
+      !s) {
+    fmt::print(stderr, "plastic: {}\n", s.describe());
+    return kInputError;
   }
+  fmt::print("parameters {}/model.safetensors\n", r.out);
   return 0;
 }
 
