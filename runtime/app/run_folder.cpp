@@ -39,9 +39,14 @@ Result<RunLock, AppError> take_run_folder(const fs::path& dir, bool resume, bool
   std::error_code ec;
   std::vector<fs::path> run_files;
   std::vector<std::string> foreign;
+  std::vector<fs::path> stale;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
     if (name == RunLock::kFileName) continue;
+    if (is_temporary_name(name)) { // left by a writer killed mid-write; we own the folder now
+      stale.push_back(it->path());
+      continue;
+    }
     if (is_run_file(name))
       run_files.push_back(it->path());
     else
@@ -53,19 +58,26 @@ Result<RunLock, AppError> take_run_folder(const fs::path& dir, bool resume, bool
                     fmt::format("run folder {} holds files Plastic did not write ({}{}); choose "
                                 "another --out",
                                 dir.string(), foreign.front(), foreign.size() > 1 ? ", ..." : "")};
+  for (const fs::path& p : stale)
+    if (Status<TrainError> s = remove_file(p); !s) return AppError{kInputError, s.describe()};
   if (run_files.empty()) return std::move(lock).value();
   const bool has_checkpoints = !fs::is_empty(dir / "checkpoints", ec) && !ec;
+  const bool finished = fs::exists(dir / "model.safetensors") || fs::exists(dir / "summary.json");
   if (resume) {
     if (has_checkpoints) return std::move(lock).value();
-    return AppError{kUsageError, fmt::format("nothing to resume: run folder {} holds no checkpoint; "
-                                             "start it again with --force or choose another --out",
-                                             dir.string())};
-  }
-  if (!force)
+    // A run that stopped before its first checkpoint (killed, a full disk)
+    // has nothing to lose: it starts again. A finished one is kept.
+    if (finished)
+      return AppError{kUsageError,
+                      fmt::format("nothing to resume: run folder {} holds a finished run and no "
+                                  "checkpoint; replace it with --force or choose another --out",
+                                  dir.string())};
+  } else if (!force) {
     return AppError{kUsageError,
                     fmt::format("run folder {} already holds a run; continue it with --resume, "
                                 "replace it with --force, or choose another --out",
                                 dir.string())};
+  }
   for (const fs::path& p : run_files) {
     fs::remove_all(p, ec);
     if (ec)

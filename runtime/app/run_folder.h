@@ -11,7 +11,10 @@
 // holds only the new run's files, complete or not, never a mixture: `eval`
 // can no longer pick up an old model.safetensors beside a new train.jsonl.
 // Files Plastic did not write are never removed; a folder holding any is
-// refused even with --force.
+// refused even with --force. --resume continues from the newest checkpoint;
+// a run that stopped before its first one (killed, a full disk) starts
+// again, but a finished run whose checkpoints are gone is refused. Stale
+// temporaries of a writer killed mid-write are removed.
 #pragma once
 
 #include <filesystem>
