@@ -16,6 +16,7 @@ namespace plastic::driver {
 static int emit_ast(const std::string& file, const CommonOptions& common) {
   using namespace plastic::dsl;
   DiagnosticEngine diag;
+  diag.set_max_errors(common.error_limit);
   std::string text;
   if (!read_file(file, text)) {
     std::cerr << fmt::format("plastic emit: cannot read '{}'\n", file);

@@ -7,6 +7,7 @@
 #include "compiler/driver/model_commands.h"
 #include "dsl/diagnostics.h"
 #include "runtime/app/allocator.h"
+#include "runtime/app/option_checks.h"
 #include "runtime/app/parse_errors.h"
 #include "runtime/app/standard_output.h"
 #include "runtime/support/internal_error.h"
@@ -52,8 +53,15 @@ static int run(int argc, char** argv) {
   app.require_subcommand(1);
 
   std::vector<std::string> sets;
+  int error_limit = plastic::dsl::DiagnosticEngine::kDefaultErrorLimit;
+  auto add_error_limit = [&](CLI::App* cmd) {
+    cmd->add_option("--error-limit", error_limit,
+                    "Errors shown per model file (default 20, 0 = all)")
+        ->check(plastic::rt::integer_in(0, 1'000'000));
+  };
   auto add_set = [&](CLI::App* cmd) {
     cmd->add_option("--set", sets, "Override a dim or const: --set d_head=32 (repeatable)");
+    add_error_limit(cmd);
   };
 
   std::vector<std::string> check_files;
@@ -123,7 +131,7 @@ static int run(int argc, char** argv) {
                     "Least time spent timing each kernel (default 0.2)");
   add_set(bench);
 
-  ModelCommands model_commands(app, sets);
+  ModelCommands model_commands(app, sets, add_error_limit);
 
   std::vector<std::string> gradcheck_files;
   double tolerance = 1e-6;
@@ -144,6 +152,7 @@ static int run(int argc, char** argv) {
 
   CommonOptions common;
   common.color = isatty(STDERR_FILENO) && !std::getenv("NO_COLOR");
+  common.error_limit = error_limit;
   if (!parse_overrides(sets, common)) return kUsageError;
 
   try {

@@ -11,7 +11,8 @@ struct ModelCommands::State {
   std::unique_ptr<rt::ModelCli> cli;
 };
 
-ModelCommands::ModelCommands(CLI::App& app, std::vector<std::string>& sets)
+ModelCommands::ModelCommands(CLI::App& app, std::vector<std::string>& sets,
+                             const std::function<void(CLI::App*)>& more_options)
     : state_(std::make_unique<State>()) {
   State& s = *state_;
   // The flags are the runtime's (shared with model binaries); the driver
@@ -19,6 +20,7 @@ ModelCommands::ModelCommands(CLI::App& app, std::vector<std::string>& sets)
   s.cli = std::make_unique<rt::ModelCli>(app, "bench-train", [&](CLI::App& cmd) {
     cmd.add_option("file", s.file, "Model file (*.ode)")->required();
     cmd.add_option("--set", sets, "Override a dim or const: --set d_head=32 (repeatable)");
+    if (more_options) more_options(&cmd);
   });
 }
 

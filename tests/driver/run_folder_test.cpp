@@ -54,8 +54,8 @@ TEST_CASE("a run folder in use is refused naming its owner", "[train][run_folder
   REQUIRE(wait_for_file(owner, folder / "train.jsonl"));
   Run second = plastic::test::run(train_args(folder, 2, "--resume"));
   CHECK(second.exit_code == 1);
-  CHECK_THAT(second.err, Catch::Contains("run folder " + folder.string() + " is in use by process " +
-                                         std::to_string(owner)));
+  CHECK_THAT(second.err, Catch::Contains("run folder " + folder.string() +
+                                         " is in use by process " + std::to_string(owner)));
   // kill -9 leaves the lock file behind but not the lock.
   ::kill(owner, SIGKILL);
   CHECK(wait_exit_code(owner) == -SIGKILL);
@@ -64,7 +64,7 @@ TEST_CASE("a run folder in use is refused naming its owner", "[train][run_folder
   CHECK(resumed.exit_code == 0);
 }
 
-TEST_CASE("a new folder in a folder holding one needs --force, which removes the old folder",
+TEST_CASE("a new run in a folder holding one needs --force, which removes the old run",
           "[train][run_folder]") {
   fs::path dir = fresh_dir("replace");
   fs::path folder = dir / "run";
@@ -76,7 +76,7 @@ TEST_CASE("a new folder in a folder holding one needs --force, which removes the
   CHECK_THAT(again.err, Catch::Contains("already holds a run"));
   CHECK(fs::exists(folder / "model.safetensors")); // untouched
 
-  // --force on data that fails: the old folder's files are gone, not mixed in.
+  // --force on data that fails: the old run's files are gone, not mixed in.
   fs::path bad = dir / "bad.csv";
   std::ofstream(bad) << "a,b\n1,2\n3,oops\n";
   std::string forced = train_args(folder, 1, "--force");
@@ -86,7 +86,8 @@ TEST_CASE("a new folder in a folder holding one needs --force, which removes the
   CHECK(!fs::exists(folder / "model.safetensors"));
   CHECK(!fs::exists(folder / "summary.json"));
   CHECK(!fs::exists(folder / "checkpoints"));
-  Run e = plastic::test::run("eval " + kModel + " --data synthetic:flipflop --parameters " + folder.string());
+  Run e = plastic::test::run("eval " + kModel + " --data synthetic:flipflop --parameters " +
+                             folder.string());
   CHECK(e.exit_code == 1);
 
   Run fresh = plastic::test::run(train_args(folder, 1, "--force"));
