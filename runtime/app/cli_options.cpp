@@ -25,9 +25,9 @@ void add_run_options(CLI::App& cmd, RunOptions& run) {
       ->required()
       ->check(non_empty());
   cmd.add_option(
-      "--valid", run.valid,
-      "A separate validation set (same formats as --data); --data's own validation part is "
-      "then trained on")
+         "--valid", run.valid,
+         "A separate validation set (same formats as --data); --data's own validation part is "
+         "then trained on")
       ->check(non_empty());
   cmd.add_option("--seed", run.seed, "Seed of splits, initialisation and shuffling (default 0)")
       ->check(integer_in(0, kMaxSeed));
@@ -55,8 +55,8 @@ void add_train_options(CLI::App& cmd, TrainRequest& r) {
   cmd.add_option("--clip", r.clip_norm, "Clip the gradient's global norm (default off)")
       ->check(non_negative_finite());
   cmd.add_option(
-      "--patience", r.patience,
-      "Stop after N epochs without a better validation value, keeping the best (default never)")
+         "--patience", r.patience,
+         "Stop after N epochs without a better validation value, keeping the best (default never)")
       ->check(integer_in(0, kMaxEpochs));
   cmd.add_option("--out", r.out, "Run folder (default runs/latest)")->check(non_empty());
   CLI::Option* resume =

@@ -31,8 +31,7 @@ ModelCli::ModelCli(CLI::App& app, const std::string& bench_name,
       ->check(integer_in(1, 1LL << 30));
   b.add_option("--threads", bench_.threads, "Threads (default: every core)")
       ->check(integer_in(0, 4096));
-  b.add_option("--steps", bench_.steps, "Timed steps (default 5)")
-      ->check(integer_in(1, 1'000'000));
+  b.add_option("--steps", bench_.steps, "Timed steps (default 5)")->check(integer_in(1, 1'000'000));
   b.add_option("--length", bench_.length, "Observations per series (default 100)")
       ->check(integer_in(2, 1'000'000'000));
   b.add_option("--dt", bench_.dt, "Time between observations (default 1)")

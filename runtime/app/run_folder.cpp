@@ -20,8 +20,8 @@ namespace fs = std::filesystem;
 /// (train_loop.h, train_app.cpp, preprocessing.h, plot.h).
 bool is_run_file(const std::string& name) {
   static constexpr std::array<std::string_view, 9> kNames = {
-      "checkpoints",     "train.jsonl",        "model.safetensors",
-      "summary.json",    "data.json",          "learning_curve.png",
+      "checkpoints",        "train.jsonl",       "model.safetensors",
+      "summary.json",       "data.json",         "learning_curve.png",
       "learning_curve.dat", "learning_curve.gp", "learning_curve.gnuplot.log"};
   for (std::string_view n : kNames)
     if (name == n) return true;
@@ -52,7 +52,8 @@ Result<RunLock, AppError> take_run_folder(const fs::path& dir, bool resume, bool
     else
       foreign.push_back(name);
   }
-  if (ec) return AppError{kInputError, fmt::format("cannot list {}: {}", dir.string(), ec.message())};
+  if (ec)
+    return AppError{kInputError, fmt::format("cannot list {}: {}", dir.string(), ec.message())};
   if (!foreign.empty())
     return AppError{kUsageError,
                     fmt::format("run folder {} holds files Plastic did not write ({}{}); choose "

@@ -55,11 +55,10 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& r
 
   // How the data was prepared, for programs that predict on new series
   // later (runtime/embed): the run folder is then all they need.
-  if (Status<AppError> s = write_preprocessing(r.out, preprocessing_of(md.splits, r.run.oi));
-        !s) {
-      fmt::print(stderr, "plastic: {}\n", s.error().message);
-      return s.error().exit_code;
-    }
+  if (Status<AppError> s = write_preprocessing(r.out, preprocessing_of(md.splits, r.run.oi)); !s) {
+    fmt::print(stderr, "plastic: {}\n", s.error().message);
+    return s.error().exit_code;
+  }
 
   std::vector<T> theta(static_cast<size_t>(m.n_params));
   auto init = initialise_parameters<T>(m, std::span<T>(theta), r.run.seed);

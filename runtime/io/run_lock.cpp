@@ -19,7 +19,8 @@ Result<RunLock, TrainError> RunLock::acquire(const std::filesystem::path& dir) {
   if (ec) return io_error(dir.string(), "cannot create the run folder: " + ec.message());
   const std::filesystem::path file = dir / kFileName;
   const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return io_error(file.string(), errno_message("cannot open the run's lock file", errno));
+  if (fd < 0)
+    return io_error(file.string(), errno_message("cannot open the run's lock file", errno));
   RunLock lock(fd);
   while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     if (errno == EINTR) continue;
@@ -29,7 +30,8 @@ Result<RunLock, TrainError> RunLock::acquire(const std::filesystem::path& dir) {
     char text[32] = {};
     const ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
     const std::string pid = n > 0 ? std::string(text, static_cast<size_t>(n)) : "unknown";
-    return TrainError{TrainErrorKind::Io, {},
+    return TrainError{TrainErrorKind::Io,
+                      {},
                       fmt::format("run folder {} is in use by process {}", dir.string(),
                                   pid.substr(0, pid.find('\n'))),
                       "wait for it to finish, or choose another --out"};

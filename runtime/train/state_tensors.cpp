@@ -56,7 +56,8 @@ params_to_tensors(const ParamTable& table, std::span<const T> theta, std::string
     const std::string bad = first_non_finite<T>(theta.subspan(p.offset, p.size()), p.shape);
     if (!bad.empty())
       return invalid_argument_error(
-          fmt::format("parameter '{}{}' {}: non-finite values are never saved", prefix, p.name, bad),
+          fmt::format("parameter '{}{}' {}: non-finite values are never saved", prefix, p.name,
+                      bad),
           "training diverged; lower the learning rate or clip gradients (--clip)");
     out.push_back(NamedTensor::of<T>(std::string(prefix) + p.name, p.shape,
                                      theta.subspan(p.offset, p.size())));
@@ -102,8 +103,8 @@ Status<TrainError> params_from_tensors(const ParamTable& table, const Safetensor
     if (!t->bytes.empty()) std::memcpy(values.data(), t->bytes.data(), t->bytes.size());
     const std::string bad = first_non_finite<T>(values, p.shape);
     if (!bad.empty())
-      return format_error(file, fmt::format("tensor '{}{}' {}: parameters must be finite", prefix,
-                                            p.name, bad));
+      return format_error(
+          file, fmt::format("tensor '{}{}' {}: parameters must be finite", prefix, p.name, bad));
     plan.emplace_back(&p, t);
   }
   for (const auto& [p, t] : plan)

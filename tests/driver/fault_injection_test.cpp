@@ -107,7 +107,8 @@ void kill_and_resume(int kills, unsigned seed) {
   // Moments spread over a whole run: compiling, reading data, training, saving.
   const auto t0 = std::chrono::steady_clock::now();
   REQUIRE(run(train_args(fresh_dir("timing") / "run")).exit_code == 0);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> moment(0.0, seconds);
   for (int k = 0; k < kills; ++k) {
@@ -180,8 +181,8 @@ TEST_CASE("a full disk at a few write sites: exit 1 naming the file, then --resu
   auto sites = write_sites();
   REQUIRE(sites.size() >= 5);
   // The first of each kind: preprocessing record, checkpoint, log, final model, summary.
-  for (const char* kind : {"data.json", ".params.safetensors", "train.jsonl", "model.safetensors",
-                           "summary.json"})
+  for (const char* kind :
+       {"data.json", ".params.safetensors", "train.jsonl", "model.safetensors", "summary.json"})
     for (const auto& [n, file] : sites)
       if (file.find(kind) != std::string::npos) {
         full_disk_at(n, file);

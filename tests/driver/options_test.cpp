@@ -25,13 +25,20 @@ TEST_CASE("bad option values are usage errors before any work", "[cli][options]"
     std::string args, option;
   };
   const std::vector<Case> cases = {
-      {"--clip nan", "--clip"},          {"--clip -1", "--clip"},
-      {"--weight-decay nan", "--weight-decay"}, {"--momentum inf", "--momentum"},
-      {"--patience -3", "--patience"},   {"--seed -1", "--seed"},
-      {"--epochs 1e20", "--epochs"},     {"--epochs 0", "--epochs"},
-      {"--lr nan", "--lr"},              {"--lr -1", "--lr"},
-      {"--batch 0", "--batch"},          {"--threads -2", "--threads"},
-      {"--out ''", "--out"},             {"--set N=nan", "--set"},
+      {"--clip nan", "--clip"},
+      {"--clip -1", "--clip"},
+      {"--weight-decay nan", "--weight-decay"},
+      {"--momentum inf", "--momentum"},
+      {"--patience -3", "--patience"},
+      {"--seed -1", "--seed"},
+      {"--epochs 1e20", "--epochs"},
+      {"--epochs 0", "--epochs"},
+      {"--lr nan", "--lr"},
+      {"--lr -1", "--lr"},
+      {"--batch 0", "--batch"},
+      {"--threads -2", "--threads"},
+      {"--out ''", "--out"},
+      {"--set N=nan", "--set"},
   };
   for (const Case& c : cases) {
     Run r = run(kTrain + c.args);
@@ -43,8 +50,8 @@ TEST_CASE("bad option values are usage errors before any work", "[cli][options]"
 }
 
 TEST_CASE("eval and predict check their values too", "[cli][options]") {
-  const std::string eval = "eval " + src("examples/gnode_flipflop.ode") +
-                           " --data synthetic:flipflop --parameters ";
+  const std::string eval =
+      "eval " + src("examples/gnode_flipflop.ode") + " --data synthetic:flipflop --parameters ";
   Run r = run(eval + "''");
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("--parameters"));

@@ -19,11 +19,12 @@ const std::string kData = " --data synthetic:flipflop --batch 50 --threads 1 ";
 
 fs::path trained_run() {
   static const fs::path dir = [] {
-    fs::path d = fs::path(PLASTIC_BINARY_DIR) / "output_errors_test" /
-                 ("run." + std::to_string(::getpid()));
+    fs::path d =
+        fs::path(PLASTIC_BINARY_DIR) / "output_errors_test" / ("run." + std::to_string(::getpid()));
     fs::remove_all(d);
-    REQUIRE(run("train " + kModel + kData + "--epochs 1 --no-progress --out " + d.string())
-                .exit_code == 0);
+    REQUIRE(
+        run("train " + kModel + kData + "--epochs 1 --no-progress --out " + d.string()).exit_code ==
+        0);
     return d;
   }();
   return dir;

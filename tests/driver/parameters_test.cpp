@@ -68,5 +68,4 @@ TEST_CASE("eval refuses non-finite parameters naming the tensor and element", "[
   CHECK(e.exit_code == 1);
   CHECK_THAT(e.err, Catch::Contains("'" + tensor + "'"));
   CHECK_THAT(e.err, Catch::Contains("(element 1) is nan"));
-
 }
