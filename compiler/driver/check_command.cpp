@@ -122,6 +122,7 @@ int run_check(const std::vector<std::string>& paths, bool json, const CommonOpti
   nlohmann::json all = nlohmann::json::array();
   for (const std::string& file : files) {
     DiagnosticEngine diag;
+    diag.set_max_errors(common.error_limit);
     CheckOptions options{common.overrides};
     CheckResult r = check_file(file, options, diag);
     diag.render(std::cerr, common.color);

@@ -30,6 +30,7 @@ using rt::kUsageError;
 struct CommonOptions {
   std::map<std::string, double> overrides; ///< --set name=value
   bool color = false;                      ///< colour diagnostics (a terminal)
+  int error_limit = 20;                    ///< --error-limit: errors shown per model file, 0 = all
 };
 
 /// `plastic check FILE…`: check models and print a summary of each.

@@ -20,6 +20,7 @@ int emit_ast(const std::string& name, const std::string& text, const CommonOptio
              std::ostream& out) {
   using namespace plastic::dsl;
   DiagnosticEngine diag;
+  diag.set_max_errors(common.error_limit);
   auto source = std::make_shared<SourceFile>(name, text);
   Module m = parse(source, diag, false);
   diag.render(std::cerr, common.color);

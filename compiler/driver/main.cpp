@@ -8,11 +8,15 @@
 #include "compiler/driver/repl/repl.h"
 #include "dsl/diagnostics.h"
 #include "runtime/app/allocator.h"
+#include "runtime/app/option_checks.h"
+#include "runtime/app/parse_errors.h"
+#include "runtime/app/standard_output.h"
 #include "runtime/support/internal_error.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <unistd.h>
@@ -29,8 +33,8 @@ static bool parse_overrides(const std::vector<std::string>& sets, CommonOptions&
     std::string name = s.substr(0, eq), value = s.substr(eq + 1);
     char* end = nullptr;
     double v = std::strtod(value.c_str(), &end);
-    if (end == value.c_str() || *end != '\0') {
-      std::cerr << fmt::format("plastic: --set {}: '{}' is not a number\n", name, value);
+    if (end == value.c_str() || *end != '\0' || !std::isfinite(v)) {
+      std::cerr << fmt::format("plastic: --set {}: '{}' is not a finite number\n", name, value);
       return false;
     }
     common.overrides[name] = v;
@@ -50,8 +54,15 @@ static int run(int argc, char** argv) {
   app.require_subcommand(1);
 
   std::vector<std::string> sets;
+  int error_limit = plastic::dsl::DiagnosticEngine::kDefaultErrorLimit;
+  auto add_error_limit = [&](CLI::App* cmd) {
+    cmd->add_option("--error-limit", error_limit,
+                    "Errors shown per model file (default 20, 0 = all)")
+        ->check(plastic::rt::integer_in(0, 1'000'000));
+  };
   auto add_set = [&](CLI::App* cmd) {
     cmd->add_option("--set", sets, "Override a dim or const: --set d_head=32 (repeatable)");
+    add_error_limit(cmd);
   };
 
   std::vector<std::string> check_files;
@@ -121,7 +132,7 @@ static int run(int argc, char** argv) {
                     "Least time spent timing each kernel (default 0.2)");
   add_set(bench);
 
-  ModelCommands model_commands(app, sets);
+  ModelCommands model_commands(app, sets, add_error_limit);
 
   std::vector<std::string> gradcheck_files;
   double tolerance = 1e-6;
@@ -148,12 +159,12 @@ static int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? kOk : kUsageError;
+    return plastic::rt::report_parse_error(app, e, "plastic");
   }
 
   CommonOptions common;
   common.color = isatty(STDERR_FILENO) && !std::getenv("NO_COLOR");
+  common.error_limit = error_limit;
   if (!parse_overrides(sets, common)) return kUsageError;
 
   try {
@@ -184,6 +195,7 @@ static int run(int argc, char** argv) {
     std::cerr << "plastic: " << e.what() << "\n";
     return kInternalError;
   } catch (const std::exception& e) {
+    if (auto code = plastic::rt::output_failure_code(e, "plastic")) return *code;
     // Any other exception escaping a command is a bug too: commands report
     // the user's errors themselves and return their exit code.
     std::cerr << "plastic: " << plastic::InternalError(e.what()).what() << "\n";
@@ -194,7 +206,7 @@ static int run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   try {
-    return run(argc, argv);
+    return plastic::rt::finish_standard_output(run(argc, argv), "plastic");
   } catch (const std::exception& e) {
     // Setting up the command line failed (run catches what commands throw).
     std::cerr << "plastic: " << plastic::InternalError(e.what()).what() << "\n";

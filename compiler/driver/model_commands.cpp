@@ -11,7 +11,8 @@ struct ModelCommands::State {
   std::unique_ptr<rt::ModelCli> cli;
 };
 
-ModelCommands::ModelCommands(CLI::App& app, std::vector<std::string>& sets)
+ModelCommands::ModelCommands(CLI::App& app, std::vector<std::string>& sets,
+                             const std::function<void(CLI::App*)>& more_options)
     : state_(std::make_unique<State>()) {
   State& s = *state_;
   // The flags are the runtime's (shared with model binaries); the driver
@@ -19,6 +20,7 @@ ModelCommands::ModelCommands(CLI::App& app, std::vector<std::string>& sets)
   s.cli = std::make_unique<rt::ModelCli>(app, "bench-train", [&](CLI::App& cmd) {
     cmd.add_option("file", s.file, "Model file (*.ode)")->required();
     cmd.add_option("--set", sets, "Override a dim or const: --set d_head=32 (repeatable)");
+    if (more_options) more_options(&cmd);
   });
 }
 
@@ -27,6 +29,7 @@ ModelCommands::~ModelCommands() = default;
 std::optional<int> ModelCommands::run(const CommonOptions& common) {
   rt::ModelCli& cli = *state_->cli;
   if (cli.parsed() == rt::ModelCommand::None) return std::nullopt;
+  cli.watch_interrupts(); // before compiling: a Ctrl-C during start-up must not be lost
   return run_compiled(
       state_->file, cli.dtype(), common,
       [&](const plastic_model& m, const nlohmann::json& dims) { return cli.run(m, dims); },

@@ -4,6 +4,7 @@
 // --set, and the compilation in front.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -18,7 +19,10 @@ namespace plastic::driver {
 class ModelCommands {
 public:
   /// Registers the subcommands on `app`; `sets` receives their --set values.
-  ModelCommands(CLI::App& app, std::vector<std::string>& sets);
+  /// `more_options`, when given, adds the driver's other model-file options
+  /// (--error-limit) to each subcommand.
+  ModelCommands(CLI::App& app, std::vector<std::string>& sets,
+                const std::function<void(CLI::App*)>& more_options = {});
   ~ModelCommands();
   /// The exit code of the parsed subcommand, or nullopt if none of them was parsed.
   std::optional<int> run(const CommonOptions& common);

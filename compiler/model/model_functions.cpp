@@ -137,6 +137,7 @@ size_t node_count(const ir::Function& f) {
 std::optional<ModelFunctions>
 build_model_functions(const std::string& file, const BuildOptions& options, BuildStatus& status) {
   dsl::DiagnosticEngine diag;
+  diag.set_max_errors(options.error_limit);
   dsl::CheckResult r = dsl::check_file(file, {options.overrides}, diag);
   diag.render(std::cerr, options.color);
   return build_checked(std::move(r), options, status);

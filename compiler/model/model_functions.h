@@ -118,6 +118,7 @@ struct BuildOptions {
   bool color = false;                      ///< colour diagnostics
   /// Sees every function after every optimisation pass (may be empty).
   std::function<void(std::string_view, const ir::Function&)> after_pass;
+  int error_limit = 20; ///< errors shown per model file, 0 = all
 };
 
 /// Why a build failed: the model has errors, or an override names nothing.

@@ -1,21 +1,39 @@
-// Command-line flags of the model commands (see cli_options.h).
+// Command-line flags of the model commands (see cli_options.h). Every value
+// is checked as it is parsed (option_checks.h), so a bad one is a usage
+// error (exit 2) before any data is read or kernel compiled.
 #include "runtime/app/cli_options.h"
 
+#include "runtime/app/option_checks.h"
+
+#include <limits>
+
 namespace plastic::rt {
+
+namespace {
+// Bounds that no real run reaches but that keep sizes and counts far from
+// overflow.
+constexpr long long kMaxSeed = std::numeric_limits<long long>::max();
+constexpr long long kMaxThreads = 4096;
+constexpr long long kMaxBatch = 1LL << 30;
+constexpr long long kMaxEpochs = 1'000'000'000;
+} // namespace
 
 void add_run_options(CLI::App& cmd, RunOptions& run) {
   cmd.add_option("--data", run.data,
                  "Data: a UEA folder or .ts file, a PhysioNet folder, a folder of .npy, a .csv, "
                  "or synthetic:flipflop[:BITS]")
-      ->required();
+      ->required()
+      ->check(non_empty());
   cmd.add_option(
-      "--valid", run.valid,
-      "A separate validation set (same formats as --data); --data's own validation part is "
-      "then trained on");
-  cmd.add_option("--seed", run.seed, "Seed of splits, initialisation and shuffling (default 0)");
+         "--valid", run.valid,
+         "A separate validation set (same formats as --data); --data's own validation part is "
+         "then trained on")
+      ->check(non_empty());
+  cmd.add_option("--seed", run.seed, "Seed of splits, initialisation and shuffling (default 0)")
+      ->check(integer_in(0, kMaxSeed));
   cmd.add_option("--threads", run.threads, "Threads (default: every core)")
-      ->check(CLI::NonNegativeNumber);
-  cmd.add_option("--batch", run.batch, "Batch size (default 32)")->check(CLI::PositiveNumber);
+      ->check(integer_in(0, kMaxThreads));
+  cmd.add_option("--batch", run.batch, "Batch size (default 32)")->check(integer_in(1, kMaxBatch));
   cmd.add_option("--dtype", run.dtype, "Element type of the kernels (default f32)")
       ->check(CLI::IsMember({"f32", "f64"}));
   cmd.add_flag("--oi", run.oi, "PhysioNet: add observational-intensity channels (the OI setting)");
@@ -23,21 +41,28 @@ void add_run_options(CLI::App& cmd, RunOptions& run) {
 
 void add_train_options(CLI::App& cmd, TrainRequest& r) {
   add_run_options(cmd, r.run);
-  cmd.add_option("--epochs", r.epochs, "Epochs (default 30)")->check(CLI::PositiveNumber);
+  cmd.add_option("--epochs", r.epochs, "Epochs (default 30)")->check(integer_in(1, kMaxEpochs));
   cmd.add_option("--optimizer", r.optimizer, "adam | adamw | sgd (default adam)")
       ->check(CLI::IsMember({"adam", "adamw", "sgd"}));
-  cmd.add_option("--lr", r.lr, "Learning rate (default 1e-3)")->check(CLI::PositiveNumber);
-  cmd.add_option("--weight-decay", r.weight_decay, "Weight decay (default: the optimiser's)");
-  cmd.add_option("--momentum", r.momentum, "SGD momentum (default 0)");
+  cmd.add_option("--lr", r.lr, "Learning rate (default 1e-3)")->check(positive_finite());
+  cmd.add_option("--weight-decay", r.weight_decay, "Weight decay (default: the optimiser's)")
+      ->check(non_negative_finite());
+  cmd.add_option("--momentum", r.momentum, "SGD momentum (default 0)")
+      ->check(non_negative_finite());
   cmd.add_option("--schedule", r.schedule,
                  "constant | plateau (x0.1 after 15 epochs without improvement) | cosine")
       ->check(CLI::IsMember({"constant", "plateau", "cosine"}));
-  cmd.add_option("--clip", r.clip_norm, "Clip the gradient's global norm (default off)");
+  cmd.add_option("--clip", r.clip_norm, "Clip the gradient's global norm (default off)")
+      ->check(non_negative_finite());
   cmd.add_option(
-      "--patience", r.patience,
-      "Stop after N epochs without a better validation value, keeping the best (default never)");
-  cmd.add_option("--out", r.out, "Run folder (default runs/latest)");
-  cmd.add_flag("--resume", r.resume, "Continue from the run folder's newest checkpoint");
+         "--patience", r.patience,
+         "Stop after N epochs without a better validation value, keeping the best (default never)")
+      ->check(integer_in(0, kMaxEpochs));
+  cmd.add_option("--out", r.out, "Run folder (default runs/latest)")->check(non_empty());
+  CLI::Option* resume =
+      cmd.add_flag("--resume", r.resume, "Continue from the run folder's newest checkpoint");
+  cmd.add_flag("--force", r.force, "Replace the run the folder holds (its files are removed)")
+      ->excludes(resume);
   cmd.add_flag("--plot", r.plot, "Write learning_curve.png with gnuplot");
   cmd.add_flag("!--no-progress", r.progress, "No progress bar");
 }
@@ -45,14 +70,16 @@ void add_train_options(CLI::App& cmd, TrainRequest& r) {
 void add_eval_options(CLI::App& cmd, EvalRequest& r) {
   add_run_options(cmd, r.run);
   cmd.add_option("--parameters", r.parameters, "model.safetensors, or the run folder holding it")
-      ->required();
+      ->required()
+      ->check(non_empty());
   cmd.add_option("--split", r.split, "train | validation | test | all (default test)")
       ->check(CLI::IsMember({"train", "validation", "test", "all"}));
 }
 
 void add_predict_options(CLI::App& cmd, PredictRequest& r) {
   add_eval_options(cmd, r.eval);
-  cmd.add_option("--output", r.output, "CSV file of predictions (default: standard output)");
+  cmd.add_option("--output", r.output, "CSV file of predictions (default: standard output)")
+      ->check(non_empty());
 }
 
 } // namespace plastic::rt

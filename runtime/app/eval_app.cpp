@@ -3,14 +3,15 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include <fmt/format.h>
 
 #include "runtime/app/model_data.h"
 #include "runtime/app/parameters.h"
 #include "runtime/batch/predict.h"
+#include "runtime/io/atomic_file.h"
 
 namespace plastic::rt {
 
@@ -33,16 +34,11 @@ int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* 
   std::vector<std::string> splits = r.split == "all"
                                         ? std::vector<std::string>{"train", "validation", "test"}
                                         : std::vector<std::string>{r.split};
-  std::ofstream file;
-  std::ostream* out = &std::cout;
-  if (csv && !csv->empty() && *csv != "-") {
-    file.open(*csv);
-    if (!file) {
-      fmt::print(stderr, "plastic: cannot write {}\n", *csv);
-      return 1;
-    }
-    out = &file;
-  }
+  // A CSV file is written whole and atomically at the end: a full disk or
+  // a failed run leaves no truncated file behind, and the error names it.
+  const bool to_file = csv && !csv->empty() && *csv != "-";
+  std::ostringstream text;
+  std::ostream* out = to_file ? static_cast<std::ostream*>(&text) : &std::cout;
   bool header = false;
   for (const std::string& split : splits) {
     const ModelData::Split chosen = data.value().split(split);
@@ -87,6 +83,11 @@ int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* 
         *out << "\n";
       }
   }
+  if (to_file)
+    if (Status<TrainError> s = write_file_atomic(*csv, std::move(text).str()); !s) {
+      fmt::print(stderr, "plastic: {}\n", s.describe());
+      return kInputError;
+    }
   return 0;
 }
 

@@ -3,7 +3,10 @@
 
 #include "runtime/app/cli_options.h"
 #include "runtime/app/eval_app.h"
+#include "runtime/app/option_checks.h"
 #include "runtime/app/train_app.h"
+
+#include <limits>
 
 namespace plastic::rt {
 
@@ -24,18 +27,22 @@ ModelCli::ModelCli(CLI::App& app, const std::string& bench_name,
   bench_cmd_ =
       add(bench_name.c_str(), "Time one training step on synthetic data of the model's shapes");
   CLI::App& b = *bench_cmd_;
-  b.add_option("--batch", bench_.batch, "Batch size (default 128)")->check(CLI::PositiveNumber);
-  b.add_option("--threads", bench_.threads, "Threads (default: every core)");
-  b.add_option("--steps", bench_.steps, "Timed steps (default 5)")->check(CLI::PositiveNumber);
-  b.add_option("--length", bench_.length, "Observations per series (default 100)");
+  b.add_option("--batch", bench_.batch, "Batch size (default 128)")
+      ->check(integer_in(1, 1LL << 30));
+  b.add_option("--threads", bench_.threads, "Threads (default: every core)")
+      ->check(integer_in(0, 4096));
+  b.add_option("--steps", bench_.steps, "Timed steps (default 5)")->check(integer_in(1, 1'000'000));
+  b.add_option("--length", bench_.length, "Observations per series (default 100)")
+      ->check(integer_in(2, 1'000'000'000));
   b.add_option("--dt", bench_.dt, "Time between observations (default 1)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_finite());
   b.add_option("--gradient", bench_.gradient,
                "direct | checkpoint | adjoint (default: the model's)")
       ->check(CLI::IsMember({"direct", "checkpoint", "adjoint"}));
   b.add_option("--dtype", bench_dtype_, "f32 | f64 (default f32)")
       ->check(CLI::IsMember({"f32", "f64"}));
-  b.add_option("--seed", bench_.seed, "Seed (default 0)");
+  b.add_option("--seed", bench_.seed, "Seed (default 0)")
+      ->check(integer_in(0, std::numeric_limits<long long>::max()));
   b.add_flag("--json", bench_.json, "One JSON line");
 }
 
@@ -102,7 +109,12 @@ int ModelCli::threads() const {
   }
 }
 
+void ModelCli::watch_interrupts() {
+  if (parsed() == ModelCommand::Train && !interrupts_) interrupts_.emplace(!train_.progress);
+}
+
 int ModelCli::run(const plastic_model& model, const nlohmann::json& dims) {
+  watch_interrupts();
   switch (parsed()) {
   case ModelCommand::Train:
     train_.run.dims = dims;

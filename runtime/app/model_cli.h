@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -20,6 +21,7 @@
 #include "runtime/abi.h"
 #include "runtime/app/bench_app.h"
 #include "runtime/app/requests.h"
+#include "runtime/support/interrupt.h"
 
 namespace plastic::rt {
 
@@ -47,6 +49,12 @@ public:
   int64_t batch() const;
   int threads() const;
 
+  /// For `train`: from now on SIGINT / SIGTERM stop the run at its next safe
+  /// point (exit 130 / 143) instead of killing the process, so a Ctrl-C while
+  /// the model compiles or the data loads is honoured, not lost. Call it as
+  /// soon as the command line is parsed; run() calls it too.
+  void watch_interrupts();
+
   /// Runs the parsed command on `model`; `dims` (the model's dims by name)
   /// go into the records of a training run. Returns the exit code.
   int run(const plastic_model& model, const nlohmann::json& dims);
@@ -57,6 +65,7 @@ private:
   PredictRequest predict_;
   BenchRequest bench_;
   std::string bench_dtype_ = "f32";
+  std::optional<InterruptGuard> interrupts_;
   CLI::App *train_cmd_ = nullptr, *eval_cmd_ = nullptr, *predict_cmd_ = nullptr,
            *bench_cmd_ = nullptr;
 };

@@ -35,6 +35,7 @@ struct TrainRequest {
   int patience = 0;                ///< early stopping after N epochs without improvement; 0 = never
   std::string out = "runs/latest"; ///< run folder: checkpoints, logs, final parameters
   bool resume = false;             ///< continue from the run folder's newest checkpoint
+  bool force = false;              ///< replace a run already in the folder (run_folder.h)
   bool plot = false;               ///< learning-curve PNG (gnuplot)
   bool progress = true;            ///< progress bar on stderr
 };

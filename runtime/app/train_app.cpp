@@ -4,17 +4,19 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 
 #include <fmt/format.h>
 
 #include "runtime/app/model_data.h"
 #include "runtime/app/model_hash.h"
 #include "runtime/app/preprocessing.h"
+#include "runtime/app/run_folder.h"
 #include "runtime/batch/predict.h"
 #include "runtime/batch/train_hooks.h"
 #include "runtime/init/init.h"
+#include "runtime/io/atomic_file.h"
 #include "runtime/io/param_table.h"
+#include "runtime/support/interrupt.h"
 #include "runtime/train/train_loop.h"
 
 namespace plastic::rt {
@@ -31,24 +33,32 @@ nlohmann::json schedule_config(const std::string& schedule, int64_t epochs) {
 namespace {
 
 template <class T> int train_typed(const plastic_model& m, const TrainRequest& r) {
+  // Held until the run ends: no other process writes into this folder meanwhile.
+  auto folder = take_run_folder(r.out, r.resume, r.force);
+  if (!folder) {
+    fmt::print(stderr, "plastic: {}\n", folder.error().message);
+    return folder.error().exit_code;
+  }
   auto data = open_model_data(m, r.run);
   if (!data) {
     fmt::print(stderr, "plastic: {}\n", data.error().message);
     return data.error().exit_code;
   }
   ModelData& md = data.value();
+  if (InterruptGuard::requested()) {
+    fmt::print(stderr, "plastic: interrupted before training began; nothing was saved\n");
+    return InterruptGuard::exit_code();
+  }
   fmt::print("data      {}\n", md.splits.description);
   fmt::print("          {} training, {} validation, {} test samples\n", md.splits.train.size(),
              md.splits.validation.size(), md.splits.test.size());
 
   // How the data was prepared, for programs that predict on new series
   // later (runtime/embed): the run folder is then all they need.
-  if (!r.out.empty())
-    if (Status<AppError> s = write_preprocessing(r.out, preprocessing_of(md.splits, r.run.oi));
-        !s) {
-      fmt::print(stderr, "plastic: {}\n", s.error().message);
-      return s.error().exit_code;
-    }
+  if (Status<AppError> s = write_preprocessing(r.out, preprocessing_of(md.splits, r.run.oi)); !s) {
+    fmt::print(stderr, "plastic: {}\n", s.error().message);
+    return s.error().exit_code;
+  }
 
   std::vector<T> theta(static_cast<size_t>(m.n_params));
   auto init = initialise_parameters<T>(m, std::span<T>(theta), r.run.seed);
@@ -94,19 +104,6 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& r
   cfg.run_config = {{"data", r.run.data},       {"batch", r.run.batch}, {"dtype", r.run.dtype},
                     {"optimizer", r.optimizer}, {"lr", r.lr},           {"schedule", r.schedule},
                     {"seed", r.run.seed},       {"oi", r.run.oi}};
-  // A new run in a folder that holds an old one replaces it: a later
-  // --resume must never pick up the old run's checkpoints.
-  std::filesystem::path old_checkpoints = std::filesystem::path(r.out) / "checkpoints";
-  if (!r.resume && !r.out.empty() && std::filesystem::exists(old_checkpoints)) {
-    std::error_code ec;
-    std::filesystem::remove_all(old_checkpoints, ec);
-    if (ec) {
-      fmt::print(stderr, "plastic: cannot clear the old run in {}: {}\n", r.out, ec.message());
-      return 1;
-    }
-    fmt::print("run       {} (a new run; the previous one there was replaced)\n", r.out);
-  }
-
   auto outcome = train<T>(table.value(), std::span<T>(theta), hooks, cfg);
   if (!outcome) {
     fmt::print(stderr, "plastic: training stopped: {}\n", outcome.error().describe());
@@ -116,7 +113,9 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& r
     fmt::print(stderr, "plastic: warning: {}\n", w);
   if (outcome.value().interrupted) {
     fmt::print("interrupted: checkpoint saved in {}; continue with --resume\n", r.out);
-    return 0;
+    // As a shell reports a process killed by the signal, so a script can
+    // tell an interrupted run from a finished one.
+    return InterruptGuard::exit_code() != 0 ? InterruptGuard::exit_code() : 130;
   }
 
   nlohmann::ordered_json summary;
@@ -140,10 +139,13 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& r
     print_evaluation(name, e);
     summary[name] = {{"loss", e.loss}, {e.metric_name, e.metric}, {"samples", e.samples}};
   }
-  if (!r.out.empty()) {
-    std::ofstream(std::filesystem::path(r.out) / "summary.json") << summary.dump(2) << "\n";
-    fmt::print("parameters {}/model.safetensors\n", r.out);
+  if (Status<TrainError> s =
+          write_file_atomic(std::filesystem::path(r.out) / "summary.json", summary.dump(2) + "\n");
+      !s) {
+    fmt::print(stderr, "plastic: {}\n", s.describe());
+    return kInputError;
   }
+  fmt::print("parameters {}/model.safetensors\n", r.out);
   return 0;
 }
 

@@ -29,6 +29,8 @@
 #include "runtime/app/model_cli.h"
 #include "runtime/app/model_hash.h"
 #include "runtime/app/model_info.h"
+#include "runtime/app/parse_errors.h"
+#include "runtime/app/standard_output.h"
 #include "runtime/init/init.h"
 #include "runtime/solvers/model_view.h"
 #include "runtime/support/internal_error.h"
@@ -194,7 +196,7 @@ int run(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kOk : kUsageError;
+    return rt::report_parse_error(app, e, name);
   }
 
   if (info_cmd->parsed()) {
@@ -206,6 +208,7 @@ int run(int argc, char** argv) {
     return kOk;
   }
   if (cli.parsed() == rt::ModelCommand::None) return kUsageError;
+  cli.watch_interrupts();
   // The kernels were compiled for one element type: --dtype may only repeat it.
   std::string& dtype = cli.dtype();
   const std::string own = dtype_name(m.dtype);
@@ -226,11 +229,13 @@ int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   plastic::rt::keep_freed_memory();
   try {
-    return run(argc, argv);
+    return rt::finish_standard_output(run(argc, argv), program_name(argc > 0 ? argv[0] : nullptr));
   } catch (const plastic::InternalError& e) {
     std::cerr << program_name(argc > 0 ? argv[0] : nullptr) << ": " << e.what() << "\n";
     return kInternalError;
   } catch (const std::exception& e) {
+    if (auto code = rt::output_failure_code(e, program_name(argc > 0 ? argv[0] : nullptr)))
+      return *code;
     std::cerr << program_name(argc > 0 ? argv[0] : nullptr) << ": "
               << plastic::InternalError(e.what()).what() << "\n";
     return kInternalError;

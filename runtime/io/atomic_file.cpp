@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "runtime/io/write_faults.h"
+
 namespace plastic::rt {
 
 namespace {
@@ -29,7 +31,8 @@ struct Fd {
 };
 
 /// write(2) until everything is written, retrying on EINTR and short writes.
-bool write_all(int fd, const std::byte* data, size_t size) {
+bool write_all(int fd, const std::byte* data, size_t size, const std::filesystem::path& path) {
+  if (inject_write_failure(path.native())) return false;
   while (size > 0) {
     const ssize_t n = ::write(fd, data, size);
     if (n < 0) {
@@ -79,7 +82,7 @@ Status<TrainError> write_file_atomic(const std::filesystem::path& path,
         io_error(path.string(), errno_message(what, e), "check free space and permissions"));
   };
   for (std::span<const std::byte> piece : pieces)
-    if (!write_all(f.fd, piece.data(), piece.size())) return fail("write failed");
+    if (!write_all(f.fd, piece.data(), piece.size(), path)) return fail("write failed");
   // The data must be on disk before the rename makes it visible under the real name.
   if (::fsync(f.fd) != 0) return fail("fsync failed");
   if (::close(f.release()) != 0) {

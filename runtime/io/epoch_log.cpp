@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "runtime/io/write_faults.h"
+
 #include "runtime/support/json_util.h"
 
 namespace plastic::rt {
@@ -89,7 +91,8 @@ Status<TrainError> JsonlLog::append(const EpochRecord& record) {
     return invalid_argument_error(fmt::format("log record is not valid UTF-8: {}", e.what()));
   }
   // "a+" mode appends every write at the end, whatever the read position.
-  if (std::fwrite(line.data(), 1, line.size(), f_) != line.size() || std::fflush(f_) != 0)
+  if (inject_write_failure(path_.native()) ||
+      std::fwrite(line.data(), 1, line.size(), f_) != line.size() || std::fflush(f_) != 0)
     return io_error(path_.string(), errno_message("cannot append to the log", errno));
   return {};
 }

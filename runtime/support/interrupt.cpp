@@ -12,6 +12,7 @@ namespace {
 
 std::atomic<int> g_signal{0};
 std::atomic<bool> g_quiet{false};
+int g_depth = 0; // guards alive; only touched outside signal handlers
 struct sigaction g_old_int, g_old_term;
 
 static_assert(std::atomic<int>::is_always_lock_free, "the signal flag must be lock-free");
@@ -24,8 +25,8 @@ extern "C" void on_signal(int sig) {
     return;
   }
   if (!g_quiet.load()) {
-    static const char msg[] = "\ninterrupted: finishing the current step and saving a checkpoint "
-                              "(interrupt again to quit at once)\n";
+    static const char msg[] = "\ninterrupted: stopping at the next safe point, saving a checkpoint "
+                              "if training has begun (interrupt again to quit at once)\n";
     [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, msg, sizeof(msg) - 1);
   }
 }
@@ -33,6 +34,7 @@ extern "C" void on_signal(int sig) {
 } // namespace
 
 InterruptGuard::InterruptGuard(bool quiet) {
+  if (g_depth++ > 0) return; // an outer guard is installed and keeps its request
   g_signal.store(0);
   g_quiet.store(quiet);
   struct sigaction sa{};
@@ -44,6 +46,7 @@ InterruptGuard::InterruptGuard(bool quiet) {
 }
 
 InterruptGuard::~InterruptGuard() {
+  if (--g_depth > 0) return;
   sigaction(SIGINT, &g_old_int, nullptr);
   sigaction(SIGTERM, &g_old_term, nullptr);
 }
@@ -56,6 +59,10 @@ int InterruptGuard::signal_number() {
 }
 void InterruptGuard::clear() {
   g_signal.store(0);
+}
+int InterruptGuard::exit_code() {
+  const int sig = g_signal.load();
+  return sig == 0 ? 0 : 128 + sig;
 }
 
 } // namespace plastic::rt

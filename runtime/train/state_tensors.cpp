@@ -2,10 +2,13 @@
 #include "runtime/train/state_tensors.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <map>
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace plastic::rt {
 
@@ -15,6 +18,25 @@ std::string_view owned_name(std::string_view name, std::string_view prefix) {
   if (name.size() <= prefix.size() || name.substr(0, prefix.size()) != prefix) return {};
   const std::string_view rest = name.substr(prefix.size());
   return rest.find('/') == std::string_view::npos ? rest : std::string_view{};
+}
+
+/// The first element of `values` that is NaN or infinite, as "[i,j] (element k) is nan";
+/// empty when all are finite. A non-finite parameter is never a trained
+/// value: it would silently poison every prediction (ReLU turns NaN into 0,
+/// and a metric can still look normal).
+template <class T>
+std::string first_non_finite(std::span<const T> values, const std::vector<int64_t>& shape) {
+  for (size_t k = 0; k < values.size(); ++k) {
+    if (std::isfinite(values[k])) continue;
+    std::vector<int64_t> index(shape.size());
+    int64_t rest = static_cast<int64_t>(k);
+    for (size_t d = shape.size(); d-- > 0;) {
+      index[d] = shape[d] > 0 ? rest % shape[d] : 0;
+      rest = shape[d] > 0 ? rest / shape[d] : 0;
+    }
+    return fmt::format("[{}] (element {}) is {}", fmt::join(index, ","), k, values[k]);
+  }
+  return {};
 }
 } // namespace
 
@@ -30,9 +52,16 @@ params_to_tensors(const ParamTable& table, std::span<const T> theta, std::string
     return invalid_argument_error(fmt::format("theta has {} elements but the parameter table {}",
                                               theta.size(), table.total()));
   std::vector<NamedTensor> out;
-  for (const ParamTensor& p : table.tensors())
+  for (const ParamTensor& p : table.tensors()) {
+    const std::string bad = first_non_finite<T>(theta.subspan(p.offset, p.size()), p.shape);
+    if (!bad.empty())
+      return invalid_argument_error(
+          fmt::format("parameter '{}{}' {}: non-finite values are never saved", prefix, p.name,
+                      bad),
+          "training diverged; lower the learning rate or clip gradients (--clip)");
     out.push_back(NamedTensor::of<T>(std::string(prefix) + p.name, p.shape,
                                      theta.subspan(p.offset, p.size())));
+  }
   return out;
 }
 
@@ -70,6 +99,12 @@ Status<TrainError> params_from_tensors(const ParamTable& table, const Safetensor
           fmt::format("parameter '{}' is {} in the checkpoint but the model uses {}", p.name,
                       dtype_name(t->dtype), dtype_name(dtype_of<T>())),
           "resume with the element type the checkpoint was trained with");
+    std::vector<T> values(static_cast<size_t>(p.size()));
+    if (!t->bytes.empty()) std::memcpy(values.data(), t->bytes.data(), t->bytes.size());
+    const std::string bad = first_non_finite<T>(values, p.shape);
+    if (!bad.empty())
+      return format_error(
+          file, fmt::format("tensor '{}{}' {}: parameters must be finite", prefix, p.name, bad));
     plan.emplace_back(&p, t);
   }
   for (const auto& [p, t] : plan)

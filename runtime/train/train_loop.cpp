@@ -60,7 +60,7 @@ private:
   Status<TrainError> train_epoch(int64_t epoch, Rng& rng, EpochProgress& p);
   Status<TrainError> end_epoch(int64_t epoch, const EpochProgress& p, const Rng& rng);
   Status<TrainError> save(int64_t epochs_done, const EpochProgress* partial, const Rng& rng);
-  void finish();
+  Status<TrainError> finish();
 
   const ParamTable& table_;
   std::span<T> params_;
@@ -351,7 +351,7 @@ Status<TrainError> Run<T>::save(int64_t epochs_done, const EpochProgress* partia
   return saved ? Status<TrainError>{} : Status<TrainError>{saved.error()};
 }
 
-template <class T> void Run<T>::finish() {
+template <class T> Status<TrainError> Run<T>::finish() {
   out_.best_epoch = stopper_->best_epoch();
   out_.best_value = stopper_->best_metric();
   const bool rolled_back =
@@ -364,8 +364,9 @@ template <class T> void Run<T>::finish() {
         {"model_hash", c_.model_hash},
         {"epochs", std::to_string(out_.epochs_completed)},
         {"parameters", rolled_back ? fmt::format("best epoch {}", out_.best_epoch) : "last epoch"}};
+    // Not a warning: a run that ends without its parameters has failed.
     if (Status<TrainError> s = write_safetensors(c_.run_dir / "model.safetensors", model); !s)
-      out_.warnings.push_back(s.describe());
+      return s;
   }
   if (c_.print_summary) print_summary(out_.history, c_.metric_mode, stdout, out_.best_epoch);
   if (c_.plot && !c_.run_dir.empty()) {
@@ -375,6 +376,7 @@ template <class T> void Run<T>::finish() {
     if (auto r = plot_learning_curve(out_.history, c_.run_dir / "learning_curve.png", po); !r)
       out_.warnings.push_back(r.error().describe());
   }
+  return {};
 }
 
 template <class T> Result<TrainOutcome, TrainError> Run<T>::run() {
@@ -408,7 +410,7 @@ template <class T> Result<TrainOutcome, TrainError> Run<T>::run() {
     }
   }
   if (out_.epochs_completed == 0 && start_epoch_ > 1) out_.epochs_completed = start_epoch_ - 1;
-  finish();
+  if (Status<TrainError> s = finish(); !s) return s.error();
   return std::move(out_);
 }
 

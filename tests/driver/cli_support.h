@@ -47,6 +47,25 @@ inline Run run(const std::string& args) {
   return shell(std::string(PLASTIC_EXE) + " " + args);
 }
 
+/// The `plastic` driver started in the background with these arguments
+/// (output discarded): its process id, for tests that signal or kill it.
+inline pid_t start(const std::string& args) {
+  const std::string cmd = "exec " + std::string(PLASTIC_EXE) + " " + args + " >/dev/null 2>&1";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  return pid;
+}
+
+/// Waits for a started process: its exit code, or -signal when a signal killed it.
+inline int wait_exit_code(pid_t pid) {
+  int status = 0;
+  if (::waitpid(pid, &status, 0) != pid) return -1000;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+}
+
 inline std::string src(const std::string& rel) {
   return std::string(PLASTIC_SOURCE_DIR) + "/" + rel;
 }

@@ -1,0 +1,61 @@
+// Output that cannot be written is a failed command (exit 1 naming what
+// could not be written), never a success with truncated output nor an
+// "internal error": standard output on a full device (/dev/full), and a
+// predictions file on a full disk (the PLASTIC_FAIL_WRITE hook,
+// runtime/io/write_faults.h), which leaves no truncated file behind.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "tests/driver/cli_support.h"
+
+using namespace plastic::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kModel = src("examples/gnode_flipflop.ode") + " --set N=8 --set H=8";
+const std::string kData = " --data synthetic:flipflop --batch 50 --threads 1 ";
+
+fs::path trained_run() {
+  static const fs::path dir = [] {
+    fs::path d =
+        fs::path(PLASTIC_BINARY_DIR) / "output_errors_test" / ("run." + std::to_string(::getpid()));
+    fs::remove_all(d);
+    REQUIRE(
+        run("train " + kModel + kData + "--epochs 1 --no-progress --out " + d.string()).exit_code ==
+        0);
+    return d;
+  }();
+  return dir;
+}
+
+} // namespace
+
+TEST_CASE("standard output on a full device is exit 1, not success or a bug", "[cli][output]") {
+  const std::string params = " --split validation --parameters " + trained_run().string();
+  for (const std::string& cmd :
+       {"eval " + kModel + kData + params, "predict " + kModel + kData + params,
+        "train " + kModel + kData + "--epochs 1 --no-progress --force --out " +
+            (trained_run().parent_path() / "again").string()}) {
+    // stderr to the captured output, stdout to the full device.
+    Run e = shell("{ " + std::string(PLASTIC_EXE) + " " + cmd + " 2>&1 >/dev/full; }");
+    INFO(cmd << "\n" << e.out);
+    CHECK(e.exit_code == 1);
+    CHECK_THAT(e.out, Catch::Contains("cannot write to standard output"));
+    CHECK_THAT(e.out, !Catch::Contains("internal error"));
+  }
+}
+
+TEST_CASE("a predictions file on a full disk is exit 1 naming it, and not left truncated",
+          "[cli][output]") {
+  fs::path csv = trained_run().parent_path() / "pred.csv";
+  Run r = shell("PLASTIC_FAIL_WRITE=1 " + std::string(PLASTIC_EXE) + " predict " + kModel + kData +
+                " --split validation --parameters " + trained_run().string() + " --output " +
+                csv.string());
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.err, Catch::Contains(csv.string()));
+  CHECK_THAT(r.err, Catch::Contains("No space left on device"));
+  CHECK(!fs::exists(csv));
+}

@@ -1,0 +1,116 @@
+// A run folder belongs to one process and one run at a time: a second
+// `train` on a folder in use is refused naming the owner (and a kill -9'd
+// owner leaves no stale lock); a new run never lands beside an old one's
+// files — it is refused without --force, and --force removes the old run
+// first, so a failed new run cannot leave the old model for `eval` to use.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "tests/driver/cli_support.h"
+
+using namespace plastic::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path fresh_dir(const std::string& name) {
+  fs::path dir =
+      fs::path(PLASTIC_BINARY_DIR) / "run_folder_test" / (name + "." + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+const std::string kModel = src("examples/gnode_flipflop.ode") + " --set N=8 --set H=8";
+
+std::string train_args(const fs::path& out, int epochs, const std::string& extra = "") {
+  return "train " + kModel +
+         " --data synthetic:flipflop --batch 50 --threads 1 --no-progress --epochs " +
+         std::to_string(epochs) + " --out " + out.string() + " " + extra;
+}
+
+bool wait_for_file(pid_t pid, const fs::path& file) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (fs::exists(file) && fs::file_size(file) > 0) return true;
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) == pid) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
+}
+
+} // namespace
+
+TEST_CASE("a run folder in use is refused naming its owner", "[train][run_folder]") {
+  fs::path folder = fresh_dir("lock") / "run";
+  pid_t owner = start(train_args(folder, 100000));
+  REQUIRE(owner > 0);
+  REQUIRE(wait_for_file(owner, folder / "train.jsonl"));
+  Run second = plastic::test::run(train_args(folder, 2, "--resume"));
+  CHECK(second.exit_code == 1);
+  CHECK_THAT(second.err, Catch::Contains("run folder " + folder.string() +
+                                         " is in use by process " + std::to_string(owner)));
+  // kill -9 leaves the lock file behind but not the lock.
+  ::kill(owner, SIGKILL);
+  CHECK(wait_exit_code(owner) == -SIGKILL);
+  Run resumed = plastic::test::run(train_args(folder, 2, "--resume"));
+  INFO(resumed.err);
+  CHECK(resumed.exit_code == 0);
+}
+
+TEST_CASE("a new run in a folder holding one needs --force, which removes the old run",
+          "[train][run_folder]") {
+  fs::path dir = fresh_dir("replace");
+  fs::path folder = dir / "run";
+  REQUIRE(plastic::test::run(train_args(folder, 1)).exit_code == 0);
+  REQUIRE(fs::exists(folder / "model.safetensors"));
+
+  Run again = plastic::test::run(train_args(folder, 1));
+  CHECK(again.exit_code == 2);
+  CHECK_THAT(again.err, Catch::Contains("already holds a run"));
+  CHECK(fs::exists(folder / "model.safetensors")); // untouched
+
+  // --force on data that fails: the old run's files are gone, not mixed in.
+  fs::path bad = dir / "bad.csv";
+  std::ofstream(bad) << "a,b\n1,2\n3,oops\n";
+  std::string forced = train_args(folder, 1, "--force");
+  forced.replace(forced.find("synthetic:flipflop"), 18, bad.string());
+  Run f = plastic::test::run(forced);
+  CHECK(f.exit_code == 1);
+  CHECK(!fs::exists(folder / "model.safetensors"));
+  CHECK(!fs::exists(folder / "summary.json"));
+  CHECK(!fs::exists(folder / "checkpoints"));
+  Run e = plastic::test::run("eval " + kModel + " --data synthetic:flipflop --parameters " +
+                             folder.string());
+  CHECK(e.exit_code == 1);
+
+  Run fresh = plastic::test::run(train_args(folder, 1, "--force"));
+  INFO(fresh.err);
+  CHECK(fresh.exit_code == 0);
+  CHECK(fs::exists(folder / "model.safetensors"));
+}
+
+TEST_CASE("files Plastic did not write are never removed", "[train][run_folder]") {
+  fs::path folder = fresh_dir("foreign") / "run";
+  fs::create_directories(folder);
+  std::ofstream(folder / "notes.txt") << "mine\n";
+  Run r = plastic::test::run(train_args(folder, 1, "--force"));
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("notes.txt"));
+  CHECK(fs::exists(folder / "notes.txt"));
+}
+
+TEST_CASE("resuming a used folder that has no checkpoint is refused", "[train][run_folder]") {
+  fs::path folder = fresh_dir("nothing") / "run";
+  REQUIRE(plastic::test::run(train_args(folder, 1)).exit_code == 0);
+  fs::remove_all(folder / "checkpoints");
+  Run r = plastic::test::run(train_args(folder, 1, "--resume"));
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("nothing to resume"));
+}
