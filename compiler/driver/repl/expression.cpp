@@ -113,31 +113,30 @@ Trajectory solve(SampleContext& c) {
     if (gap <= 0) return;
     const int n = std::max(1, static_cast<int>(std::ceil(gap / h - 1e-9)));
     const double dt = gap / n;
-    const int s = tableau->stages;
+    const auto s = static_cast<size_t>(tableau->stages);
     for (int step = 0; step < n; ++step) {
       const double t0 = c.t;
       const auto z = c.states;
-      std::vector<std::vector<Tensor>> k(static_cast<size_t>(s));
-      for (int i = 0; i < s; ++i) {
+      std::vector<std::vector<Tensor>> k(s);
+      for (size_t i = 0; i < s; ++i) {
         for (size_t q = 0; q < m.states.size(); ++q) {
           Tensor zi = z.at(m.states[q].name);
-          for (int j = 0; j < i; ++j) {
-            const double a = tableau->a[static_cast<size_t>(i * s + j)];
+          for (size_t j = 0; j < i; ++j) {
+            const double a = tableau->a[i * s + j];
             if (a == 0) continue;
             for (size_t e = 0; e < zi.data.size(); ++e)
-              zi.data[e] += dt * a * k[static_cast<size_t>(j)][q].data[e];
+              zi.data[e] += dt * a * k[j][q].data[e];
           }
           c.states[m.states[q].name] = std::move(zi);
         }
-        c.t = t0 + tableau->c[static_cast<size_t>(i)] * dt;
-        k[static_cast<size_t>(i)] = run(*field, c);
+        c.t = t0 + tableau->c[i] * dt;
+        k[i] = run(*field, c);
       }
       for (size_t q = 0; q < m.states.size(); ++q) {
         Tensor next = z.at(m.states[q].name);
-        for (int i = 0; i < s; ++i)
+        for (size_t i = 0; i < s; ++i)
           for (size_t e = 0; e < next.data.size(); ++e)
-            next.data[e] +=
-                dt * tableau->b[static_cast<size_t>(i)] * k[static_cast<size_t>(i)][q].data[e];
+            next.data[e] += dt * tableau->b[i] * k[i][q].data[e];
         c.states[m.states[q].name] = std::move(next);
       }
       c.t = t0 + dt;
@@ -208,13 +207,6 @@ const rt::PreparedData* sample_split(ReplState& st, int64_t sample) {
   return p;
 }
 
-bool reads_states(const ir::Function& f, const dsl::CheckedModel& m) {
-  for (const ir::Node* leaf : f.inputs())
-    for (const auto& s : m.states)
-      if (leaf->name() == s.name) return true;
-  return false;
-}
-
 int plot_trajectory(const Trajectory& tr, const dsl::CheckedModel& m, const std::string& png) {
   auto gnuplot = rt::find_executable("gnuplot");
   const std::filesystem::path data = std::filesystem::path(png).replace_extension(".dat");
@@ -237,7 +229,7 @@ int plot_trajectory(const Trajectory& tr, const dsl::CheckedModel& m, const std:
   const std::filesystem::path script = std::filesystem::path(png).replace_extension(".gp");
   std::ofstream(script) << fmt::format(
       "set terminal pngcairo size 960,540\nset output '{}'\nset xlabel 't'\n"
-      "set title 'states of {} ({} of {} components)'\nplot {}\n",
+      "set title 'states of {} ({} of {} components)' noenhanced\nplot {}\n",
       png, m.name, shown, columns, plots);
   if (!gnuplot) {
     std::cerr << fmt::format("plastic: gnuplot is not installed: the data is in {} and the "
