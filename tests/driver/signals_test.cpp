@@ -52,6 +52,29 @@ bool wait_for_first_epoch(pid_t pid, const fs::path& run) {
   return false;
 }
 
+/// Waits (up to a minute) until the process handles SIGINT itself
+/// (/proc/PID/status, SigCgt): start-up has reached the point where a
+/// Ctrl-C must stop the run rather than kill the process.
+bool wait_for_sigint_handler(pid_t pid) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  const fs::path proc = "/proc/" + std::to_string(pid);
+  while (std::chrono::steady_clock::now() < deadline) {
+    // The shell that starts it may catch SIGINT too: look once it is plastic.
+    std::error_code ec;
+    if (fs::read_symlink(proc / "exe", ec).filename() != fs::path(PLASTIC_EXE).filename()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      continue;
+    }
+    std::ifstream status(proc / "status");
+    for (std::string line; std::getline(status, line);)
+      if (line.rfind("SigCgt:", 0) == 0 &&
+          (std::stoull(line.substr(7), nullptr, 16) & (1ULL << (SIGINT - 1))) != 0)
+        return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return false;
+}
+
 } // namespace
 
 TEST_CASE("an interrupted run saves a checkpoint and exits 130 or 143", "[train][signals]") {
@@ -70,8 +93,9 @@ TEST_CASE("a SIGINT while the model compiles stops the run", "[train][signals]")
   fs::path run = fresh_dir("startup") / "run";
   pid_t pid = start(train_args(run, 100000));
   REQUIRE(pid > 0);
-  // Compiling the model takes most of a second; the signal arrives during it.
-  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  // The handler is installed before the model is compiled, which takes
+  // most of a second: the signal arrives during compilation.
+  REQUIRE(wait_for_sigint_handler(pid));
   ::kill(pid, SIGINT);
   CHECK(wait_exit_code(pid) == 130);
   CHECK(lines_of(run / "train.jsonl") == 0);
