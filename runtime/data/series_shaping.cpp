@@ -65,6 +65,7 @@ Status<DataError> move_to_targets(Dataset& data, const std::vector<std::string>&
   for (std::size_t c : picked)
     data.targets.push_back(data.channels[c].name);
   std::vector<Channel> channels;
+  channels.reserve(kept.size());
   for (std::size_t c : kept)
     channels.push_back(data.channels[c]);
   data.channels = std::move(channels);
@@ -177,6 +178,7 @@ Status<DataError> select_channels(Dataset& data, const std::vector<std::string>&
     s.values = std::move(values);
   }
   std::vector<Channel> channels;
+  channels.reserve(picked.size());
   for (std::size_t c : picked)
     channels.push_back(data.channels[c]);
   data.channels = std::move(channels);
