@@ -27,6 +27,8 @@ if(PLASTIC_SANITIZE OR PLASTIC_FUZZ)
   # The runtime's objects are instrumented: the link needs the sanitizers'
   # runtimes, which want the shared C++ library.
   list(APPEND _plastic_link_flags -fsanitize=address,undefined)
+elseif(PLASTIC_TSAN)
+  list(APPEND _plastic_link_flags -fsanitize=thread)
 else()
   # The C++ runtime inside the binary: it then runs on systems whose
   # libstdc++ is older than the build machine's.

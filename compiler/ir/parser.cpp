@@ -11,6 +11,7 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <limits>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -84,7 +85,9 @@ private:
     DType dtype;
     std::string tname = word();
     if (!parse_dtype(tname, dtype)) throw error(fmt::format("unknown type '{}'", tname));
+    SourceLoc shape_at = here();
     Shape shape = int_list('[', ']');
+    check_shape(shape, shape_at);
     SourceLoc loc;
     if (peek_word("loc")) {
       expect_word("loc");
@@ -109,6 +112,20 @@ private:
     ctx_.set_location(saved);
     values_.push_back(n);
     return n;
+  }
+
+  // A declared shape is data, not a promise: negative sizes and element
+  // counts past int64 are errors in the text, before any node is made.
+  void check_shape(const Shape& shape, SourceLoc at) {
+    int64_t elements = 1;
+    for (int64_t d : shape) {
+      if (d < 0)
+        throw error(fmt::format("dimension {} of {} is negative", d, shape_str(shape)), at);
+      if (d > 0 && elements > std::numeric_limits<int64_t>::max() / d)
+        throw error(
+            fmt::format("shape {} has more elements than an int64 counts", shape_str(shape)), at);
+      elements *= d;
+    }
   }
 
   const Node* value() {

@@ -37,6 +37,45 @@ void add_run_options(CLI::App& cmd, RunOptions& run) {
   cmd.add_option("--dtype", run.dtype, "Element type of the kernels (default f32)")
       ->check(CLI::IsMember({"f32", "f64"}));
   cmd.add_flag("--oi", run.oi, "PhysioNet: add observational-intensity channels (the OI setting)");
+  add_data_flags(cmd, run.data_flags);
+}
+
+// ---------------------------------------------------------------------------
+// Reading a .csv file or a folder of .npy series. Kept as text (data_flags.h):
+// `train` records them in the run folder, and eval, predict and --resume
+// read them from there.
+
+void add_data_flags(CLI::App& cmd, DataFlags& f) {
+  const char* group = "Columns of a .csv / .npy folder (recorded in the run folder)";
+  cmd.add_option("--target", f.target,
+                 "Regression target per step: comma-separated columns (.npy: dim_K), or 'next' "
+                 "(each step predicts the next observation)")
+      ->group(group);
+  cmd.add_option("--label", f.label, "Class label column (one label per series)")->group(group);
+  cmd.add_option("--time", f.time,
+                 "Time column (numbers or YYYY-MM-DD HH:MM:SS), or DATE,CLOCK columns "
+                 "(10/03/2004 and 18:00:00; hours since 1970)")
+      ->group(group);
+  cmd.add_option("--date-order", f.date_order, "Order of a date column: dmy (default) | mdy | ymd")
+      ->group(group);
+  cmd.add_option("--channels", f.channels,
+                 "Channel columns, in order (default: every other column)")
+      ->group(group);
+  cmd.add_option("--id", f.id, "Series-id column (default: the file is one series)")->group(group);
+  cmd.add_option("--static", f.statics,
+                 "Columns whose value at a sample's first row is a static feature")
+      ->group(group);
+  cmd.add_option("--window", f.window,
+                 "Cut each series into windows of N observations (a single long recording)")
+      ->group(group);
+  cmd.add_option("--period", f.period, "Time between rows when there is no --time (default 1)")
+      ->group(group);
+  cmd.add_option("--sep", f.sep, "CSV separator: one character or 'tab' (default ',')")
+      ->group(group);
+  cmd.add_option("--decimal", f.decimal,
+                 "Decimal point: '.' (default) or ',' (then the separator defaults to ';')")
+      ->group(group);
+  cmd.add_option("--missing", f.missing, "A number meaning 'missing' (e.g. -200)")->group(group);
 }
 
 void add_train_options(CLI::App& cmd, TrainRequest& r) {

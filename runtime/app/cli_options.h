@@ -10,6 +10,8 @@
 namespace plastic::rt {
 
 void add_run_options(CLI::App& cmd, RunOptions& run);
+/// How to read a .csv file or a folder of .npy series (part of the run options).
+void add_data_flags(CLI::App& cmd, DataFlags& flags);
 void add_train_options(CLI::App& cmd, TrainRequest& request);
 void add_eval_options(CLI::App& cmd, EvalRequest& request);
 void add_predict_options(CLI::App& cmd, PredictRequest& request);

@@ -24,7 +24,18 @@ int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* 
     fmt::print(stderr, "plastic: {}\n", s.error().message);
     return s.error().exit_code;
   }
-  auto data = open_model_data(m, r.run);
+  // The run folder's record says how its data was read (--target, --time, ...).
+  RunOptions run = r.run;
+  const std::filesystem::path given(r.parameters);
+  const std::filesystem::path run_dir =
+      std::filesystem::is_directory(given) ? given : given.parent_path();
+  if (Status<AppError> s =
+          recall_data_flags(run_dir.empty() ? "." : run_dir, RecordedFlags::Reuse, run.data_flags);
+      !s) {
+    fmt::print(stderr, "plastic: {}\n", s.error().message);
+    return s.error().exit_code;
+  }
+  auto data = open_model_data(m, run);
   if (!data) {
     fmt::print(stderr, "plastic: {}\n", data.error().message);
     return data.error().exit_code;

@@ -32,6 +32,7 @@ Result<ModelData, AppError> open_model_data(const plastic_model& m, const RunOpt
   o.seed = run.seed;
   o.model_channels = model_path_channels(m);
   o.observational_intensity = run.oi;
+  if (Status<AppError> s = apply_data_flags(run.data_flags, o); !s) return s.error();
   auto splits = open_data(run.data, o);
   if (!splits) return AppError{1, splits.error().describe()};
   ModelData md;
@@ -61,9 +62,20 @@ Result<ModelData, AppError> open_model_data(const plastic_model& m, const RunOpt
                   std::optional<PreparedData>& out) -> Status<AppError> {
     if (d.size() == 0) return {};
     auto p = prepare(m, d, po);
-    if (!p)
-      return AppError{1, fmt::format("{} ({} split of {}): {}", m.name, which, run.data,
-                                     p.status().describe())};
+    if (!p) {
+      // The one data set whose shape a flag changes: say what each setting gives.
+      const bool physionet = md.splits.description.rfind("PhysioNet", 0) == 0;
+      return AppError{
+          1,
+          fmt::format("{} ({} split of {}): {}{}", m.name, which, run.data, p.status().describe(),
+                      !physionet ? ""
+                      : run.oi   ? " (read with --oi, PhysioNet stays give time + 2 x 34 "
+                                   "channels and 7 static features; without --oi, time + 34 "
+                                   "channels and 5)"
+                                 : " (read without --oi, PhysioNet stays give time + 34 "
+                                   "channels and 5 static features; with --oi, time + 2 x 34 "
+                                   "channels and 7)")};
+    }
     out = std::move(p.value());
     return {};
   };

@@ -15,10 +15,11 @@ constexpr const char* kFile = "data.json";
 
 } // namespace
 
-Preprocessing preprocessing_of(const DataSplits& splits, bool intensity) {
+Preprocessing preprocessing_of(const DataSplits& splits, const RunOptions& run) {
   Preprocessing p;
   const Dataset& train = splits.train;
-  p.intensity = intensity;
+  p.intensity = run.oi;
+  p.data_flags = run.data_flags;
   p.time_channel = !train.channels.empty() && train.channels.front().kind == ChannelKind::Time;
   p.raw_channels = static_cast<int64_t>(train.num_channels()) - (p.time_channel ? 1 : 0);
   for (const Channel& c : train.channels)
@@ -35,6 +36,7 @@ Status<AppError> write_preprocessing(const std::filesystem::path& dir, const Pre
   j["observational_intensity"] = p.intensity;
   j["channels"] = p.channels;
   j["classes"] = p.classes;
+  j["data_flags"] = data_flags_json(p.data_flags);
   if (p.normaliser) {
     // nlohmann writes doubles with enough digits to read back the same bits.
     const Normaliser& n = *p.normaliser;
@@ -70,6 +72,11 @@ read_preprocessing(const std::filesystem::path& dir) {
     p.intensity = j.value("observational_intensity", false);
     p.channels = j.at("channels").get<std::vector<std::string>>();
     p.classes = j.at("classes").get<std::vector<std::string>>();
+    if (j.contains("data_flags")) {
+      auto flags = data_flags_from_json(j.at("data_flags"));
+      if (!flags) return AppError{1, fmt::format("{}: {}", path.string(), flags.error().message)};
+      p.data_flags = std::move(flags.value());
+    }
     if (const nlohmann::json& n = j.at("normaliser"); !n.is_null()) {
       Normaliser out;
       out.channel_mean = n.at("channel_mean").get<std::vector<double>>();

@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "runtime/app/app_error.h"
+#include "runtime/app/data_flags.h"
+#include "runtime/app/requests.h"
 #include "runtime/data/dataset.h"
 #include "runtime/data/normalise.h"
 #include "runtime/data/open_data.h"
@@ -26,10 +28,14 @@ struct Preprocessing {
   std::vector<std::string> channels;    ///< names of the channels the model read
   std::vector<std::string> classes;     ///< class names, index = label (classification data)
   std::optional<Normaliser> normaliser; ///< absent when the data was not normalised
+  /// How a .csv or .npy folder was read (--target, --time, ...), so that
+  /// eval, predict and --resume read it the same way unasked.
+  DataFlags data_flags;
 };
 
-/// What open_data did to `splits` (read from their channels and normaliser).
-Preprocessing preprocessing_of(const DataSplits& splits, bool intensity);
+/// What open_data did to `splits` (read from their channels and normaliser)
+/// under the run's --oi and data flags.
+Preprocessing preprocessing_of(const DataSplits& splits, const RunOptions& run);
 
 /// Writes `p` as `dir`/data.json (atomically).
 Status<AppError> write_preprocessing(const std::filesystem::path& dir, const Preprocessing& p);

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/app/data_flags.h"
+
 namespace plastic::rt {
 
 /// Options every command shares.
@@ -21,6 +23,7 @@ struct RunOptions {
   int64_t batch = 32; ///< samples per optimiser step / per evaluation batch
   std::string dtype = "f32";                      ///< element type of the kernels: f32 | f64
   nlohmann::json dims = nlohmann::json::object(); ///< the model's dims, for records
+  DataFlags data_flags; ///< how to read a .csv or .npy folder (--target, --time, ...)
 };
 
 struct TrainRequest {

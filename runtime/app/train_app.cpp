@@ -39,7 +39,15 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& r
     fmt::print(stderr, "plastic: {}\n", folder.error().message);
     return folder.error().exit_code;
   }
-  auto data = open_model_data(m, r.run);
+
+  // --resume reads the data as the run did, without the flags repeated.
+  RunOptions run = r.run;
+  if (r.resume && !r.out.empty())
+    if (Status<AppError> s = recall_data_flags(r.out, RecordedFlags::Resume, run.data_flags); !s) {
+      fmt::print(stderr, "plastic: {}\n", s.error().message);
+      return s.error().exit_code;
+    }
+  auto data = open_model_data(m, run);
   if (!data) {
     fmt::print(stderr, "plastic: {}\n", data.error().message);
     return data.error().exit_code;
@@ -55,7 +63,7 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& r
 
   // How the data was prepared, for programs that predict on new series
   // later (runtime/embed): the run folder is then all they need.
-  if (Status<AppError> s = write_preprocessing(r.out, preprocessing_of(md.splits, r.run.oi)); !s) {
+  if (Status<AppError> s = write_preprocessing(r.out, preprocessing_of(md.splits, run)); !s) {
     fmt::print(stderr, "plastic: {}\n", s.error().message);
     return s.error().exit_code;
   }

@@ -68,8 +68,51 @@ DataSplits split_given_test(Dataset train_file, Dataset test_file, const DataOpt
   return s;
 }
 
+// Column options only the CSV reader understands (or the .npy shaping), so
+// that giving them for another format is an error, not a silent no-op.
+bool has_column_options(const DataOptions& o) {
+  const CsvOptions defaults;
+  const CsvOptions& c = o.csv;
+  return !c.targets.empty() || !c.channels.empty() || !c.label_column.empty() ||
+         !c.time_column.empty() || !c.date_column.empty() || !c.id_column.empty() ||
+         c.separator != defaults.separator || c.decimal_point != defaults.decimal_point ||
+         c.missing_value || !o.shaping.empty();
+}
+
+DataError column_options_refused(const std::string& spec) {
+  return file_error(spec, "--target, --label, --time, --channels, --id, --static, --window, "
+                          "--period, --sep, --decimal and --missing apply to a .csv file or a "
+                          "folder of .npy series only");
+}
+
+// A folder of .npy series: channels picked and targets moved by name, then
+// the shaping.
+Result<Dataset, DataError> read_npy_shaped(const fs::path& dir, const std::string& spec,
+                                           const DataOptions& o) {
+  const CsvOptions& c = o.csv;
+  if (!c.label_column.empty() || !c.time_column.empty() || !c.date_column.empty() ||
+      !c.id_column.empty() || c.missing_value || c.separator != CsvOptions{}.separator ||
+      c.decimal_point != CsvOptions{}.decimal_point)
+    return file_error(spec, ".npy series have no header: only --target, --channels, --static, "
+                            "--window and --period apply (channels are named dim_0, dim_1, ...)");
+  auto data = read_npy_series(dir);
+  if (!data) return data.error();
+  SeriesShaping shaping = o.shaping;
+  shaping.target_channels = c.targets;
+  if (!c.channels.empty()) {
+    // Keep the named channels (and targets), in the order given.
+    std::vector<std::string> keep = c.channels;
+    keep.insert(keep.end(), c.targets.begin(), c.targets.end());
+    if (auto s = select_channels(data.value(), keep, spec); !s) return s.error();
+  }
+  if (auto s = shape_series(data.value(), shaping, spec); !s) return s.error();
+  return data;
+}
+
 Result<DataSplits, DataError> read_spec(const std::string& spec, const DataOptions& o) {
+  const bool columns = has_column_options(o);
   if (spec.rfind("synthetic:", 0) == 0) {
+    if (columns) return column_options_refused(spec);
     std::string what = spec.substr(10);
     FlipFlopOptions ff;
     ff.seed = o.seed;
@@ -110,6 +153,7 @@ Result<DataSplits, DataError> read_spec(const std::string& spec, const DataOptio
   if (fs::is_directory(p, ec)) {
     auto train_ts = files_ending(p, "_TRAIN.ts"), test_ts = files_ending(p, "_TEST.ts");
     if (train_ts.size() == 1 && test_ts.size() == 1) {
+      if (columns) return column_options_refused(spec);
       auto train = read_ts(train_ts[0]);
       if (!train) return train.error();
       auto test = read_ts(test_ts[0]);
@@ -122,6 +166,7 @@ Result<DataSplits, DataError> read_spec(const std::string& spec, const DataOptio
       return s;
     }
     if (!files_ending(p, ".psv").empty()) {
+      if (columns) return column_options_refused(spec);
       auto data = read_physionet2019(p, PhysioNetOptions::kidger2020(o.observational_intensity));
       if (!data) return data.error();
       DataSplits s = split_three(std::move(data.value()), o.seed, o.whole);
@@ -130,7 +175,7 @@ Result<DataSplits, DataError> read_spec(const std::string& spec, const DataOptio
       return s;
     }
     if (!files_ending(p, ".npy").empty()) {
-      auto data = read_npy_series(p);
+      auto data = read_npy_shaped(p, spec, o);
       if (!data) return data.error();
       DataSplits s = split_three(std::move(data.value()), o.seed, o.whole);
       s.description = fmt::format("{} .npy series in {}, split 70/15/15",
@@ -142,6 +187,7 @@ Result<DataSplits, DataError> read_spec(const std::string& spec, const DataOptio
   }
   std::string ext = p.extension().string();
   if (ext == ".ts") {
+    if (columns) return column_options_refused(spec);
     auto data = read_ts(p);
     if (!data) return data.error();
     DataSplits s = split_three(std::move(data.value()), o.seed, o.whole);
@@ -151,6 +197,7 @@ Result<DataSplits, DataError> read_spec(const std::string& spec, const DataOptio
   if (ext == ".csv") {
     auto data = read_csv(p, o.csv);
     if (!data) return data.error();
+    if (auto st = shape_series(data.value(), o.shaping, spec); !st) return st.error();
     DataSplits s = split_three(std::move(data.value()), o.seed, o.whole);
     s.description = fmt::format("{}, split 70/15/15", spec);
     return s;

@@ -12,6 +12,10 @@
 //                              `oi` chooses the OI or no-OI channels), 70/15/15
 //   DIR with *.npy             one series per file (npy_series), 70/15/15
 //   FILE.csv                   a wide CSV, one series per id column value
+// A .csv or a folder of .npy series can then be reshaped (series_shaping.h):
+// targets taken from channels or from the next observation, windows,
+// first-row statics, a sampling period. Column options given for any other
+// format are refused rather than ignored.
 // Splits are stratified by label where there are labels and seeded.
 // Normalisation uses training statistics only (normalise.h). The time
 // channel is prepended when the model's path has exactly one channel more
@@ -27,6 +31,7 @@
 #include "runtime/data/data_error.h"
 #include "runtime/data/dataset.h"
 #include "runtime/data/normalise.h"
+#include "runtime/data/series_shaping.h"
 
 namespace plastic::rt {
 
@@ -40,8 +45,11 @@ struct DataOptions {
   bool observational_intensity = false;
   /// Fraction of a given training file held out for validation (UEA).
   double validation_fraction = 0.15;
-  /// CSV files (wide layout by default).
+  /// CSV files (wide layout by default). For a folder of .npy series,
+  /// csv.targets and csv.channels name channels (dim_0, dim_1, ...).
   CsvOptions csv;
+  /// Applied to .csv and .npy data after reading.
+  SeriesShaping shaping;
   /// Keep every sample in `train` (no split): for a separate validation
   /// set given with --valid. A UEA folder still keeps its test file apart.
   bool whole = false;

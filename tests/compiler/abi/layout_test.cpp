@@ -97,7 +97,7 @@ TEST_CASE("task, readout and inputs of representative models", "[model][layout]"
   {
     ModelLayout L = compute_layout(test::load_example("ncde_sepsis_static.ode"));
     CHECK(L.task == PLASTIC_TASK_BINARY);
-    CHECK(L.n_static == 5);
+    CHECK(L.n_static == 7); // 5 demographics + the OI setting's two Unit-recorded flags
     CHECK(L.n_targets == 1);
   }
   {

@@ -126,4 +126,11 @@ TEST_CASE("the parser reports malformed text with a location", "[parser]") {
       "func @f {\n  %0 = state \"z\" [0] : f64[3]\n  %1 = add %0 : f64[3]\n  return \"y\" = %1\n}",
       "takes 2 operands");
   fails("func @f {\n  %0 = state \"z\" [0] : f64[3]\n  return \"y\" = %0\n", "expected '}'");
+  // Found by tests/fuzz/ir_parser_fuzzer.cpp: a negative size reached
+  // Context::make and ended in an internal error.
+  fails("func @f {\n  %0 = param \"b\" [0] : f64[-2]\n  return \"y\" = %0\n",
+        "dimension -2 of [-2] is negative");
+  fails("func @f {\n  %0 = param \"b\" [0] : f64[4294967296,4294967296]\n  return \"y\" = "
+        "%0\n}",
+        "more elements than an int64 counts");
 }
