@@ -22,9 +22,13 @@ using rt::kInternalError;
 using rt::kOk;
 using rt::kUsageError;
 
+/// Which backend compiles the kernels (--backend).
+enum class Backend { Llvm, Cpp };
+
 struct CommonOptions {
   std::map<std::string, double> overrides; ///< --set name=value
   bool color = false;                      ///< colour diagnostics (a terminal)
+  Backend backend = Backend::Llvm;         ///< --backend llvm|cpp
 };
 
 /// `plastic check FILE…`: check models and print a summary of each.
@@ -38,7 +42,8 @@ int run_emit(const std::string& file, const std::string& stage, const CommonOpti
 int run_gradcheck(const std::vector<std::string>& files, double tolerance, uint64_t seed,
                   const CommonOptions& common);
 
-/// `plastic emit --loops|--llvm [--opt] FILE`: the ABI kernels as loop IR or LLVM IR.
+/// `plastic emit --loops|--llvm [--opt]|--cpp|--cpp-header FILE`: the ABI
+/// kernels as loop IR, LLVM IR, or C++ source / header.
 int run_emit_kernels(const std::string& file, const std::string& stage, bool optimized,
                      const std::string& dtype, const CommonOptions& common);
 
