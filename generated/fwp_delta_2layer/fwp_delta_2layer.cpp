@@ -150,6 +150,7 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
   T rowsum_v[L] = {};
   // fwp_delta_2layer.field: 65 nodes
   // %1 = layernorm f64[5] -> v0
+  // fwp_delta_2layer.ode:55: let u = ln1(dx(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -186,6 +187,7 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %5 = add f64[5] -> v1
+  // fwp_delta_2layer.ode:55: let u = ln1(dx(t))
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -193,6 +195,8 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %12 = contract f64[16,8] -> v2
+  // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u), Wv1
+  // @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -221,6 +225,8 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %13 = softmax f64[16,8] -> v3
+  // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u), Wv1
+  // @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -253,6 +259,8 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %15 = contract f64[16,8] -> v2
+  // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u), Wv1
+  // @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -281,6 +289,7 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %17 = contract f64[16,8] -> v5
+  // fwp_delta_2layer.ode:52: fn delta_write(M, b, k, v) = sigmoid(b) * outer(tanh(v - M @ k), k)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -313,6 +322,8 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %8 = contract f64[16] -> v6
+  // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u), Wv1
+  // @ u)
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -339,6 +350,7 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %21 = reshape f64[16] -> v7
+  // fwp_delta_2layer.ode:52: fn delta_write(M, b, k, v) = sigmoid(b) * outer(tanh(v - M @ k), k)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -368,6 +380,8 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %25 = contract f64[16,8] -> v2
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -396,6 +410,8 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %26 = softmax f64[16,8] -> v3
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -428,6 +444,8 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %27 = contract f64[16,8] -> v2
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -460,6 +478,8 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %29 = layernorm f64[128] -> v3
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -496,6 +516,8 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %33 = add f64[128] -> v5
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -503,6 +525,8 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %35 = contract f64[64] -> v3
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -529,6 +553,8 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %38 = relu f64[64] -> v5
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -536,6 +562,8 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %40 = contract f64[128] -> v3
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -562,6 +590,8 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %43 = add f64[128] -> v5
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -569,6 +599,8 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %44 = layernorm f64[128] -> v2
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -605,6 +637,8 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %48 = add f64[128] -> v3
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -612,6 +646,8 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %58 = contract f64[16,8] -> v2
+  // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
+  // Wv2 @ u2)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -640,6 +676,8 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %55 = contract f64[16,8] -> v5
+  // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
+  // Wv2 @ u2)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -668,6 +706,8 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %56 = softmax f64[16,8] -> v8
+  // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
+  // Wv2 @ u2)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -700,6 +740,7 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %60 = contract f64[16,8] -> v5
+  // fwp_delta_2layer.ode:52: fn delta_write(M, b, k, v) = sigmoid(b) * outer(tanh(v - M @ k), k)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -732,6 +773,7 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %62 = tanh f64[16,8] -> v9
+  // fwp_delta_2layer.ode:52: fn delta_write(M, b, k, v) = sigmoid(b) * outer(tanh(v - M @ k), k)
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -739,6 +781,8 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %51 = contract f64[16] -> v6
+  // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
+  // Wv2 @ u2)
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -765,6 +809,7 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %64 = reshape f64[16] -> v7
+  // fwp_delta_2layer.ode:52: fn delta_write(M, b, k, v) = sigmoid(b) * outer(tanh(v - M @ k), k)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -885,6 +930,7 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
   T acc_v[L] = {};
   // fwp_delta_2layer.field.vjp: 214 nodes
   // %1 = layernorm f64[5] -> v0
+  // fwp_delta_2layer.ode:55: let u = ln1(dx(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -921,6 +967,7 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %5 = add f64[5] -> v1
+  // fwp_delta_2layer.ode:55: let u = ln1(dx(t))
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -928,6 +975,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %25 = contract f64[16,8] -> v2
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -956,6 +1005,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %26 = softmax f64[16,8] -> v3
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -988,6 +1039,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %27 = contract f64[16,8] -> v2
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1020,6 +1073,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %216 = reduce_sum f64[] -> v4
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -1035,11 +1090,15 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     v4[l] = acc_v[l];
   }
   // %217 = mul f64[] -> v5
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v5[l] = v4[l] * 0.0078125f;
   }
   // %221 = reduce_sum f64[] -> v4
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -1055,11 +1114,15 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     v4[l] = acc_v[l];
   }
   // %225 = reciprocal f64[] -> v5
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v5[l] = T(1) / std::sqrt((v4[l] * 0.0078125f) + 1e-05f);
   }
   // %29 = layernorm f64[128] -> v6
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -1096,6 +1159,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %33 = add f64[128] -> v7
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1103,6 +1168,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %35 = contract f64[64] -> v8
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1129,6 +1196,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %37 = add f64[64] -> v9
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1136,6 +1205,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %38 = relu f64[64] -> v8
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1143,6 +1214,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %40 = contract f64[128] -> v10
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1169,6 +1242,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %43 = add f64[128] -> v11
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1176,6 +1251,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %184 = reduce_sum f64[] -> v4
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -1191,11 +1268,15 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     v4[l] = acc_v[l];
   }
   // %186 = mul f64[] -> v2
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v2[l] = v4[l] * 0.0078125f;
   }
   // %190 = reduce_sum f64[] -> v4
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -1211,11 +1292,15 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     v4[l] = acc_v[l];
   }
   // %195 = reciprocal f64[] -> v2
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v2[l] = T(1) / std::sqrt((v4[l] * 0.0078125f) + 1e-05f);
   }
   // %44 = layernorm f64[128] -> v10
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -1252,6 +1337,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %48 = add f64[128] -> v11
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1259,6 +1346,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %55 = contract f64[16,8] -> v12
+  // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
+  // Wv2 @ u2)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1287,6 +1376,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %56 = softmax f64[16,8] -> v13
+  // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
+  // Wv2 @ u2)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1319,6 +1410,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %51 = contract f64[16] -> v12
+  // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
+  // Wv2 @ u2)
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1345,6 +1438,7 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %59 = sigmoid f64[16,1,1] -> v14
+  // fwp_delta_2layer.ode:52: fn delta_write(M, b, k, v) = sigmoid(b) * outer(tanh(v - M @ k), k)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1393,6 +1487,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %58 = contract f64[16,8] -> v12
+  // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
+  // Wv2 @ u2)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1421,6 +1517,7 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %60 = contract f64[16,8] -> v16
+  // fwp_delta_2layer.ode:52: fn delta_write(M, b, k, v) = sigmoid(b) * outer(tanh(v - M @ k), k)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1453,6 +1550,7 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %62 = tanh f64[16,8] -> v17
+  // fwp_delta_2layer.ode:52: fn delta_write(M, b, k, v) = sigmoid(b) * outer(tanh(v - M @ k), k)
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1460,6 +1558,7 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %165 = mul f64[16,8] -> v12
+  // fwp_delta_2layer.ode:52: fn delta_write(M, b, k, v) = sigmoid(b) * outer(tanh(v - M @ k), k)
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1467,6 +1566,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %178 = contract f64[16,128] -> v18
+  // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
+  // Wv2 @ u2)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
@@ -1690,6 +1791,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %159 = reshape f64[16] -> v15
+  // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
+  // Wv2 @ u2)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1697,6 +1800,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %161 = contract f64[128] -> v17
+  // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
+  // Wv2 @ u2)
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1898,6 +2003,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %12 = contract f64[16,8] -> v17
+  // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u), Wv1
+  // @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1926,6 +2033,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %13 = softmax f64[16,8] -> v22
+  // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u), Wv1
+  // @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1958,6 +2067,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %15 = contract f64[16,8] -> v17
+  // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u), Wv1
+  // @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1986,6 +2097,7 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %17 = contract f64[16,8] -> v23
+  // fwp_delta_2layer.ode:52: fn delta_write(M, b, k, v) = sigmoid(b) * outer(tanh(v - M @ k), k)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -2018,6 +2130,7 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %19 = tanh f64[16,8] -> v24
+  // fwp_delta_2layer.ode:52: fn delta_write(M, b, k, v) = sigmoid(b) * outer(tanh(v - M @ k), k)
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2057,6 +2170,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %8 = contract f64[16] -> v14
+  // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u), Wv1
+  // @ u)
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2083,6 +2198,7 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %16 = sigmoid f64[16,1,1] -> v9
+  // fwp_delta_2layer.ode:52: fn delta_write(M, b, k, v) = sigmoid(b) * outer(tanh(v - M @ k), k)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2090,6 +2206,7 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %262 = mul f64[16,8] -> v23
+  // fwp_delta_2layer.ode:52: fn delta_write(M, b, k, v) = sigmoid(b) * outer(tanh(v - M @ k), k)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -2154,6 +2271,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %257 = reshape f64[16] -> v13
+  // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u), Wv1
+  // @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2161,6 +2280,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %259 = contract f64[5] -> v4
+  // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u), Wv1
+  // @ u)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -2460,6 +2581,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %269 = contract f64[16,5] -> v24
+  // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u), Wv1
+  // @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2533,6 +2656,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %258 = contract f64[16,5] -> d.Wb1
+  // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u), Wv1
+  // @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       {
@@ -2561,6 +2686,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %268 = contract f64[16,8,5] -> d.Wv1
+  // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u), Wv1
+  // @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -2639,6 +2766,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %160 = contract f64[16,128] -> d.Wb2
+  // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
+  // Wv2 @ u2)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -2667,6 +2796,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %177 = contract f64[16,8,128] -> d.Wv2
+  // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
+  // Wv2 @ u2)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 128; ++i2) {
@@ -2738,6 +2869,7 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
   }
   if (u_bar) {
     // %283 = reduce_sum f64[] -> v5
+    // fwp_delta_2layer.ode:55: let u = ln1(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -2753,11 +2885,13 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
       v5[l] = acc_v[l];
     }
     // %285 = mul f64[] -> v1
+    // fwp_delta_2layer.ode:55: let u = ln1(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[l] = v5[l] * 0.2f;
     }
     // %289 = reduce_sum f64[] -> v5
+    // fwp_delta_2layer.ode:55: let u = ln1(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -2773,6 +2907,7 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
       v5[l] = acc_v[l];
     }
     // %293 = reciprocal f64[] -> v1
+    // fwp_delta_2layer.ode:55: let u = ln1(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[l] = T(1) / std::sqrt((v5[l] * 0.2f) + 1e-05f);
@@ -2966,6 +3101,7 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
   }
   // fwp_delta_2layer.field.adjoint: 209 nodes
   // %1 = layernorm f64[5] -> v0
+  // fwp_delta_2layer.ode:55: let u = ln1(dx(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3002,6 +3138,7 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %5 = add f64[5] -> v1
+  // fwp_delta_2layer.ode:55: let u = ln1(dx(t))
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3009,6 +3146,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %12 = contract f64[16,8] -> v2
+  // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u), Wv1
+  // @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3037,6 +3176,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %13 = softmax f64[16,8] -> v3
+  // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u), Wv1
+  // @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3069,6 +3210,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %15 = contract f64[16,8] -> v2
+  // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u), Wv1
+  // @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3097,6 +3240,7 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %17 = contract f64[16,8] -> v5
+  // fwp_delta_2layer.ode:52: fn delta_write(M, b, k, v) = sigmoid(b) * outer(tanh(v - M @ k), k)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3129,6 +3273,7 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %19 = tanh f64[16,8] -> v6
+  // fwp_delta_2layer.ode:52: fn delta_write(M, b, k, v) = sigmoid(b) * outer(tanh(v - M @ k), k)
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3136,6 +3281,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %8 = contract f64[16] -> v2
+  // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u), Wv1
+  // @ u)
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3162,6 +3309,7 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %16 = sigmoid f64[16,1,1] -> v5
+  // fwp_delta_2layer.ode:52: fn delta_write(M, b, k, v) = sigmoid(b) * outer(tanh(v - M @ k), k)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3190,6 +3338,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %25 = contract f64[16,8] -> v7
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3218,6 +3368,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %26 = softmax f64[16,8] -> v8
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3250,6 +3402,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %27 = contract f64[16,8] -> v7
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3282,6 +3436,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %29 = layernorm f64[128] -> v9
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3318,6 +3474,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %33 = add f64[128] -> v10
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3325,6 +3483,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %35 = contract f64[64] -> v11
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3351,6 +3511,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %37 = add f64[64] -> v12
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3358,6 +3520,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %38 = relu f64[64] -> v11
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3365,6 +3529,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %40 = contract f64[128] -> v13
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3391,6 +3557,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %43 = add f64[128] -> v14
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3398,6 +3566,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %44 = layernorm f64[128] -> v13
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3434,6 +3604,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %48 = add f64[128] -> v15
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3441,6 +3613,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %58 = contract f64[16,8] -> v16
+  // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
+  // Wv2 @ u2)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3469,6 +3643,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %55 = contract f64[16,8] -> v17
+  // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
+  // Wv2 @ u2)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3497,6 +3673,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %56 = softmax f64[16,8] -> v18
+  // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
+  // Wv2 @ u2)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3529,6 +3707,7 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %60 = contract f64[16,8] -> v17
+  // fwp_delta_2layer.ode:52: fn delta_write(M, b, k, v) = sigmoid(b) * outer(tanh(v - M @ k), k)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3561,6 +3740,7 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %62 = tanh f64[16,8] -> v19
+  // fwp_delta_2layer.ode:52: fn delta_write(M, b, k, v) = sigmoid(b) * outer(tanh(v - M @ k), k)
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3568,6 +3748,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %51 = contract f64[16] -> v16
+  // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
+  // Wv2 @ u2)
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3594,6 +3776,7 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %59 = sigmoid f64[16,1,1] -> v17
+  // fwp_delta_2layer.ode:52: fn delta_write(M, b, k, v) = sigmoid(b) * outer(tanh(v - M @ k), k)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3654,6 +3837,7 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %805 = mul f64[16,8] -> v21
+  // fwp_delta_2layer.ode:52: fn delta_write(M, b, k, v) = sigmoid(b) * outer(tanh(v - M @ k), k)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -3664,6 +3848,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %216 = reduce_sum f64[] -> v4
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -3679,11 +3865,15 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     v4[l] = acc_v[l];
   }
   // %217 = mul f64[] -> v22
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v22[l] = v4[l] * 0.0078125f;
   }
   // %221 = reduce_sum f64[] -> v4
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -3699,6 +3889,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     v4[l] = acc_v[l];
   }
   // %225 = reciprocal f64[] -> v22
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v22[l] = T(1) / std::sqrt((v4[l] * 0.0078125f) + 1e-05f);
@@ -3765,6 +3957,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %734 = reshape f64[16] -> v24
+  // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
+  // Wv2 @ u2)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3772,6 +3966,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %736 = contract f64[128] -> v25
+  // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
+  // Wv2 @ u2)
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3830,6 +4026,7 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %737 = mul f64[16,8] -> v16
+  // fwp_delta_2layer.ode:52: fn delta_write(M, b, k, v) = sigmoid(b) * outer(tanh(v - M @ k), k)
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3837,6 +4034,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %750 = contract f64[16,128] -> v27
+  // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
+  // Wv2 @ u2)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
@@ -4053,6 +4252,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     v25[l] = v4[l] * 0.0078125f;
   }
   // %184 = reduce_sum f64[] -> v4
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -4068,11 +4269,15 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     v4[l] = acc_v[l];
   }
   // %186 = mul f64[] -> v26
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v26[l] = v4[l] * 0.0078125f;
   }
   // %190 = reduce_sum f64[] -> v4
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -4088,6 +4293,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     v4[l] = acc_v[l];
   }
   // %195 = reciprocal f64[] -> v14
+  // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+  // x(t,1)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v14[l] = T(1) / std::sqrt((v4[l] * 0.0078125f) + 1e-05f);
@@ -4494,6 +4701,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %812 = contract f64[16,5] -> v18
+  // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u), Wv1
+  // @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4578,6 +4787,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %802 = reshape f64[16] -> v12
+  // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u), Wv1
+  // @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4585,6 +4796,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %804 = contract f64[5] -> v23
+  // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u), Wv1
+  // @ u)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4844,6 +5057,7 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
   // fwp_delta_2layer.field.vjp: 197 nodes
   if (u_bar) {
     // %283 = reduce_sum f64[] -> v0
+    // fwp_delta_2layer.ode:55: let u = ln1(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -4859,11 +5073,13 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       v0_2[l] = acc_v_2[l];
     }
     // %285 = mul f64[] -> v1
+    // fwp_delta_2layer.ode:55: let u = ln1(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1_2[l] = v0_2[l] * 0.2f;
     }
     // %289 = reduce_sum f64[] -> v0
+    // fwp_delta_2layer.ode:55: let u = ln1(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -4879,11 +5095,13 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       v0_2[l] = acc_v_2[l];
     }
     // %293 = reciprocal f64[] -> v1
+    // fwp_delta_2layer.ode:55: let u = ln1(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1_2[l] = T(1) / std::sqrt((v0_2[l] * 0.2f) + 1e-05f);
     }
     // %1 = layernorm f64[5] -> v2
+    // fwp_delta_2layer.ode:55: let u = ln1(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       mean_v_2[l] = 0.0f;
@@ -4920,6 +5138,7 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %5 = add f64[5] -> v3
+    // fwp_delta_2layer.ode:55: let u = ln1(dx(t))
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4927,6 +5146,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %15 = contract f64[16,8] -> v4
+    // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u),
+    // Wv1 @ u)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -4955,6 +5176,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %12 = contract f64[16,8] -> v5
+    // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u),
+    // Wv1 @ u)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -4983,6 +5206,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %13 = softmax f64[16,8] -> v6
+    // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u),
+    // Wv1 @ u)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5016,6 +5241,7 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %17 = contract f64[16,8] -> v5
+    // fwp_delta_2layer.ode:52: fn delta_write(M, b, k, v) = sigmoid(b) * outer(tanh(v - M @ k), k)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -5048,6 +5274,7 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %19 = tanh f64[16,8] -> v8
+    // fwp_delta_2layer.ode:52: fn delta_write(M, b, k, v) = sigmoid(b) * outer(tanh(v - M @ k), k)
     for (int64_t i0 = 0; i0 < 128; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5117,6 +5344,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %8 = contract f64[16] -> v9
+    // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u),
+    // Wv1 @ u)
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5143,6 +5372,7 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %16 = sigmoid f64[16,1,1] -> v10
+    // fwp_delta_2layer.ode:52: fn delta_write(M, b, k, v) = sigmoid(b) * outer(tanh(v - M @ k), k)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5150,6 +5380,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %257 = reshape f64[16] -> v9
+    // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u),
+    // Wv1 @ u)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5157,6 +5389,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %259 = contract f64[5] -> v7
+    // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u),
+    // Wv1 @ u)
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -5233,6 +5467,7 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %262 = mul f64[16,8] -> v5
+    // fwp_delta_2layer.ode:52: fn delta_write(M, b, k, v) = sigmoid(b) * outer(tanh(v - M @ k), k)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
@@ -5363,6 +5598,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %25 = contract f64[16,8] -> v4
+    // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+    // x(t,1)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -5391,6 +5628,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %26 = softmax f64[16,8] -> v8
+    // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+    // x(t,1)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5424,6 +5663,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %27 = contract f64[16,8] -> v4
+    // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+    // x(t,1)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -5456,6 +5697,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %216 = reduce_sum f64[] -> v0
+    // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+    // x(t,1)
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -5471,11 +5714,15 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       v0_2[l] = acc_v_2[l];
     }
     // %217 = mul f64[] -> v3
+    // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+    // x(t,1)
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3_2[l] = v0_2[l] * 0.0078125f;
     }
     // %221 = reduce_sum f64[] -> v0
+    // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+    // x(t,1)
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -5491,11 +5738,15 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       v0_2[l] = acc_v_2[l];
     }
     // %225 = reciprocal f64[] -> v3
+    // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+    // x(t,1)
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3_2[l] = T(1) / std::sqrt((v0_2[l] * 0.0078125f) + 1e-05f);
     }
     // %29 = layernorm f64[128] -> v11
+    // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+    // x(t,1)
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       mean_v_2[l] = 0.0f;
@@ -5532,6 +5783,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %33 = add f64[128] -> v12
+    // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+    // x(t,1)
     for (int64_t i0 = 0; i0 < 128; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5539,6 +5792,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %35 = contract f64[64] -> v13
+    // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+    // x(t,1)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5568,6 +5823,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %37 = add f64[64] -> v12
+    // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+    // x(t,1)
     for (int64_t i0 = 0; i0 < 64; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5575,6 +5832,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %38 = relu f64[64] -> v13
+    // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+    // x(t,1)
     for (int64_t i0 = 0; i0 < 64; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5582,6 +5841,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %40 = contract f64[128] -> v14
+    // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+    // x(t,1)
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5611,6 +5872,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %43 = add f64[128] -> v15
+    // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+    // x(t,1)
     for (int64_t i0 = 0; i0 < 128; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5618,6 +5881,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %184 = reduce_sum f64[] -> v0
+    // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+    // x(t,1)
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -5633,11 +5898,15 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       v0_2[l] = acc_v_2[l];
     }
     // %186 = mul f64[] -> v9
+    // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+    // x(t,1)
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9_2[l] = v0_2[l] * 0.0078125f;
     }
     // %190 = reduce_sum f64[] -> v0
+    // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+    // x(t,1)
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -5653,11 +5922,15 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       v0_2[l] = acc_v_2[l];
     }
     // %195 = reciprocal f64[] -> v9
+    // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+    // x(t,1)
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9_2[l] = T(1) / std::sqrt((v0_2[l] * 0.0078125f) + 1e-05f);
     }
     // %44 = layernorm f64[128] -> v4
+    // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+    // x(t,1)
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       mean_v_2[l] = 0.0f;
@@ -5694,6 +5967,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %48 = add f64[128] -> v14
+    // fwp_delta_2layer.ode:60: let x1 = ff1(reshape(W1 @ softmax(Wq1 @ u1), [d_model]))   # Eq. 34,
+    // x(t,1)
     for (int64_t i0 = 0; i0 < 128; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5701,6 +5976,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %55 = contract f64[16,8] -> v15
+    // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
+    // Wv2 @ u2)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -5732,6 +6009,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %56 = softmax f64[16,8] -> v16
+    // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
+    // Wv2 @ u2)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5765,6 +6044,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %51 = contract f64[16] -> v10
+    // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
+    // Wv2 @ u2)
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5791,6 +6072,7 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %59 = sigmoid f64[16,1,1] -> v13
+    // fwp_delta_2layer.ode:52: fn delta_write(M, b, k, v) = sigmoid(b) * outer(tanh(v - M @ k), k)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5839,6 +6121,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %58 = contract f64[16,8] -> v15
+    // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
+    // Wv2 @ u2)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -5870,6 +6154,7 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %60 = contract f64[16,8] -> v14
+    // fwp_delta_2layer.ode:52: fn delta_write(M, b, k, v) = sigmoid(b) * outer(tanh(v - M @ k), k)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -5902,6 +6187,7 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %62 = tanh f64[16,8] -> v18
+    // fwp_delta_2layer.ode:52: fn delta_write(M, b, k, v) = sigmoid(b) * outer(tanh(v - M @ k), k)
     for (int64_t i0 = 0; i0 < 128; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5909,6 +6195,7 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %165 = mul f64[16,8] -> v14
+    // fwp_delta_2layer.ode:52: fn delta_write(M, b, k, v) = sigmoid(b) * outer(tanh(v - M @ k), k)
     for (int64_t i0 = 0; i0 < 128; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5916,6 +6203,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %178 = contract f64[16,128] -> v19
+    // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
+    // Wv2 @ u2)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
@@ -6142,6 +6431,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %159 = reshape f64[16] -> v15
+    // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
+    // Wv2 @ u2)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6149,6 +6440,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %161 = contract f64[128] -> v16
+    // fwp_delta_2layer.ode:62: delta_write(W2, reshape(Wb2 @ u2, [heads, 1, 1]), softmax(Wk2 @ u2),
+    // Wv2 @ u2)
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6464,6 +6757,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       }
     }
     // %269 = contract f64[16,5] -> v8
+    // fwp_delta_2layer.ode:56: delta_write(W1, reshape(Wb1 @ u, [heads, 1, 1]), softmax(Wk1 @ u),
+    // Wv1 @ u)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -16902,6 +17197,7 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
   T rowsum_v[L] = {};
   // fwp_delta_2layer.final_outputs: 59 nodes
   // %85 = layernorm f64[5] -> v0
+  // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -16938,6 +17234,7 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %87 = add f64[5] -> v1
+  // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -16945,6 +17242,7 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %89 = contract f64[16,8] -> v2
+  // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -16973,6 +17271,7 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %90 = softmax f64[16,8] -> v3
+  // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -17005,6 +17304,7 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %91 = contract f64[16,8] -> v2
+  // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -17037,6 +17337,7 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %93 = layernorm f64[128] -> v3
+  // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -17073,6 +17374,7 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %95 = add f64[128] -> v5
+  // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -17080,6 +17382,7 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %96 = contract f64[64] -> v3
+  // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -17106,6 +17409,7 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %98 = relu f64[64] -> v5
+  // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -17113,6 +17417,7 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %99 = contract f64[128] -> v3
+  // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -17139,6 +17444,7 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %101 = add f64[128] -> v5
+  // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -17146,6 +17452,7 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %102 = layernorm f64[128] -> v2
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -17182,6 +17489,7 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %104 = add f64[128] -> v3
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -17189,6 +17497,7 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %106 = contract f64[16,8] -> v2
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -17217,6 +17526,7 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %107 = softmax f64[16,8] -> v3
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -17249,6 +17559,7 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %108 = contract f64[16,8] -> v2
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -17281,6 +17592,7 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %110 = layernorm f64[128] -> v3
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -17317,6 +17629,7 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %112 = add f64[128] -> v5
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -17324,6 +17637,7 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %113 = contract f64[64] -> v3
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -17350,6 +17664,7 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %115 = relu f64[64] -> v5
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -17357,6 +17672,7 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %116 = contract f64[128] -> v3
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -17383,6 +17699,7 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %118 = add f64[128] -> v5
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -17390,6 +17707,7 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %119 = contract f64[3] -> v0
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -17407,6 +17725,7 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %120 = add f64[3] -> logits
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -17513,6 +17832,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
   T acc_v[L] = {};
   // fwp_delta_2layer.final_outputs.vjp: 186 nodes
   // %85 = layernorm f64[5] -> v0
+  // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -17549,6 +17869,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %87 = add f64[5] -> v1
+  // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -17556,6 +17877,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %89 = contract f64[16,8] -> v2
+  // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -17584,6 +17906,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %90 = softmax f64[16,8] -> v3
+  // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -17616,6 +17939,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %1221 = contract f64[128] -> v2
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -17645,6 +17969,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %1223 = contract f64[64] -> v5
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -17671,6 +17996,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %91 = contract f64[16,8] -> v6
+  // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -17703,6 +18029,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %93 = layernorm f64[128] -> v7
+  // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -17739,6 +18066,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %95 = add f64[128] -> v8
+  // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -17746,6 +18074,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %96 = contract f64[64] -> v9
+  // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -17772,6 +18101,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %97 = add f64[64] -> v10
+  // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -17779,6 +18109,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %98 = relu f64[64] -> v9
+  // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -17786,6 +18117,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %99 = contract f64[128] -> v11
+  // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -17812,6 +18144,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %101 = add f64[128] -> v12
+  // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -17819,6 +18152,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %102 = layernorm f64[128] -> v11
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -17855,6 +18189,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %104 = add f64[128] -> v13
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -17862,6 +18197,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %106 = contract f64[16,8] -> v14
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -17890,6 +18226,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %107 = softmax f64[16,8] -> v15
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -17922,6 +18259,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %108 = contract f64[16,8] -> v14
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -17954,6 +18292,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %110 = layernorm f64[128] -> v16
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -17990,6 +18329,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %112 = add f64[128] -> v17
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -17997,6 +18337,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %113 = contract f64[64] -> v18
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -18023,6 +18364,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %114 = add f64[64] -> v19
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -18030,6 +18372,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %1225 = mul f64[64] -> v18
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -18037,6 +18380,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %1227 = contract f64[128] -> v20
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -18063,6 +18407,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %1229 = mul f64[128] -> v21
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -18070,6 +18415,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %1245 = reduce_sum f64[] -> v4
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -18085,6 +18431,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     v4[l] = acc_v[l];
   }
   // %1246 = mul f64[] -> v5
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v5[l] = v4[l] * 0.0078125f;
@@ -18110,6 +18457,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     v22[l] = v4[l] * 0.0078125f;
   }
   // %1230 = reduce_sum f64[] -> v4
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -18125,11 +18473,13 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     v4[l] = acc_v[l];
   }
   // %1231 = mul f64[] -> v23
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v23[l] = v4[l] * 0.0078125f;
   }
   // %1235 = reduce_sum f64[] -> v4
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -18145,6 +18495,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     v4[l] = acc_v[l];
   }
   // %1239 = reciprocal f64[] -> v23
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v23[l] = T(1) / std::sqrt((v4[l] * 0.0078125f) + 1e-05f);
@@ -18308,6 +18659,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     v4[l] = v22[l] * 0.0078125f;
   }
   // %1266 = reduce_sum f64[] -> v22
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -18323,11 +18675,13 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     v22[l] = acc_v[l];
   }
   // %1267 = mul f64[] -> v5
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v5[l] = v22[l] * 0.0078125f;
   }
   // %1271 = reduce_sum f64[] -> v22
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -18343,6 +18697,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     v22[l] = acc_v[l];
   }
   // %1275 = reciprocal f64[] -> v5
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v5[l] = T(1) / std::sqrt((v22[l] * 0.0078125f) + 1e-05f);
@@ -18461,6 +18816,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     v4[l] = v22[l] * 0.0078125f;
   }
   // %1296 = reduce_sum f64[] -> v22
+  // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -18476,11 +18832,13 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     v22[l] = acc_v[l];
   }
   // %1297 = mul f64[] -> v5
+  // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v5[l] = v22[l] * 0.0078125f;
   }
   // %1301 = reduce_sum f64[] -> v22
+  // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -18496,6 +18854,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     v22[l] = acc_v[l];
   }
   // %1305 = reciprocal f64[] -> v5
+  // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v5[l] = T(1) / std::sqrt((v22[l] * 0.0078125f) + 1e-05f);
@@ -18732,6 +19091,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %1228 = mul f64[128] -> d.ff2.norm.gain
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum = 0;
@@ -18743,6 +19103,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %1226 = contract f64[64,128] -> d.ff2.up.weight
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -18756,6 +19117,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %115 = relu f64[64] -> v5
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -18763,6 +19125,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %1222 = contract f64[128,64] -> d.ff2.down.weight
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -18776,6 +19139,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %116 = contract f64[128] -> v3
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -18802,6 +19166,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %118 = add f64[128] -> v6
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -18809,6 +19174,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %1220 = contract f64[3,128] -> d.out.weight
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -18877,6 +19243,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // output d.ff2.norm.bias = %1227
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum = 0;
@@ -18888,6 +19255,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // output d.ff2.up.bias = %1225
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum = 0;
@@ -18899,6 +19267,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // output d.ff2.down.bias = %1221
+  // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum = 0;
@@ -18922,6 +19291,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
   }
   if (u_bar) {
     // %1332 = reduce_sum f64[] -> v22
+    // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -18937,11 +19307,13 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
       v22[l] = acc_v[l];
     }
     // %1333 = mul f64[] -> v23
+    // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v23[l] = v22[l] * 0.2f;
     }
     // %1337 = reduce_sum f64[] -> v22
+    // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -18957,6 +19329,7 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
       v22[l] = acc_v[l];
     }
     // %1341 = reciprocal f64[] -> v23
+    // fwp_delta_2layer.ode:65: let x1 = ff1(reshape(W1(T) @ softmax(Wq1 @ ln1(dx(T))), [d_model]))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v23[l] = T(1) / std::sqrt((v22[l] * 0.2f) + 1e-05f);
@@ -19033,6 +19406,7 @@ extern "C" void fwp_delta_2layer_loss(const void* /*ctx*/, const void* y_ptr,
   T acc0_v[L] = {};
   // fwp_delta_2layer.loss: 5 nodes
   // %82 = logsumexp f64[] -> v0
+  // fwp_delta_2layer.ode:68: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);
@@ -19059,6 +19433,7 @@ extern "C" void fwp_delta_2layer_loss(const void* /*ctx*/, const void* y_ptr,
     v0[l] = rowmax_v[l] + std::log(rowsum_v[l]);
   }
   // %81 = contract f64[] -> v1
+  // fwp_delta_2layer.ode:68: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -19074,6 +19449,7 @@ extern "C" void fwp_delta_2layer_loss(const void* /*ctx*/, const void* y_ptr,
     v1[l] = acc0_v[l];
   }
   // %83 = sub f64[] -> loss
+  // fwp_delta_2layer.ode:68: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     loss[l] = v0[l] - v1[l];
@@ -19097,6 +19473,7 @@ extern "C" void fwp_delta_2layer_loss_vjp(const void* /*ctx*/, const void* y_ptr
   T rowsum_v[L] = {};
   // fwp_delta_2layer.loss.vjp: 8 nodes
   // %1681 = softmax f64[3] -> v0
+  // fwp_delta_2layer.ode:68: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);

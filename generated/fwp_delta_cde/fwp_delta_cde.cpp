@@ -125,6 +125,7 @@ extern "C" void fwp_delta_cde_field(const void* /*ctx*/, double /*t*/, const voi
   T rstd_v[L] = {};
   // fwp_delta_cde.field: 23 nodes
   // %13 = contract f64[4,20] -> v0
+  // fwp_delta_cde.ode:39: let k    = softmax(Wk @ dx(t))                         # key from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -153,6 +154,7 @@ extern "C" void fwp_delta_cde_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %14 = softmax f64[4,20] -> v1
+  // fwp_delta_cde.ode:39: let k    = softmax(Wk @ dx(t))                         # key from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -185,6 +187,7 @@ extern "C" void fwp_delta_cde_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %1 = layernorm f64[21] -> v0
+  // fwp_delta_cde.ode:37: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -221,6 +224,7 @@ extern "C" void fwp_delta_cde_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %5 = add f64[21] -> v3
+  // fwp_delta_cde.ode:37: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -228,6 +232,7 @@ extern "C" void fwp_delta_cde_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %7 = contract f64[4] -> v2
+  // fwp_delta_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -252,6 +257,7 @@ extern "C" void fwp_delta_cde_field(const void* /*ctx*/, double /*t*/, const voi
     v2[3 * L + l] = acc3_v[l];
   }
   // %8 = sigmoid f64[4] -> v0
+  // fwp_delta_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -268,6 +274,8 @@ extern "C" void fwp_delta_cde_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %17 = contract f64[4,20] -> v0
+  // fwp_delta_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 24 + 32,
+  // post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -296,6 +304,8 @@ extern "C" void fwp_delta_cde_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %19 = contract f64[4,20] -> v5
+  // fwp_delta_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 24 + 32,
+  // post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -328,6 +338,8 @@ extern "C" void fwp_delta_cde_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %21 = tanh f64[4,20] -> v1
+  // fwp_delta_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 24 + 32,
+  // post-delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -398,6 +410,7 @@ extern "C" void fwp_delta_cde_field_vjp(const void* /*ctx*/, double /*t*/, const
   T acc_v[L] = {};
   // fwp_delta_cde.field.vjp: 75 nodes
   // %13 = contract f64[4,20] -> v0
+  // fwp_delta_cde.ode:39: let k    = softmax(Wk @ dx(t))                         # key from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -426,6 +439,7 @@ extern "C" void fwp_delta_cde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %14 = softmax f64[4,20] -> v1
+  // fwp_delta_cde.ode:39: let k    = softmax(Wk @ dx(t))                         # key from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -458,6 +472,7 @@ extern "C" void fwp_delta_cde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %1 = layernorm f64[21] -> v0
+  // fwp_delta_cde.ode:37: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -494,6 +509,7 @@ extern "C" void fwp_delta_cde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %5 = add f64[21] -> v3
+  // fwp_delta_cde.ode:37: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -501,6 +517,8 @@ extern "C" void fwp_delta_cde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %17 = contract f64[4,20] -> v4
+  // fwp_delta_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 24 + 32,
+  // post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -529,6 +547,8 @@ extern "C" void fwp_delta_cde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %19 = contract f64[4,20] -> v5
+  // fwp_delta_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 24 + 32,
+  // post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -561,6 +581,8 @@ extern "C" void fwp_delta_cde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %21 = tanh f64[4,20] -> v6
+  // fwp_delta_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 24 + 32,
+  // post-delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -568,6 +590,7 @@ extern "C" void fwp_delta_cde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %7 = contract f64[4] -> v2
+  // fwp_delta_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -592,6 +615,7 @@ extern "C" void fwp_delta_cde_field_vjp(const void* /*ctx*/, double /*t*/, const
     v2[3 * L + l] = acc3_v[l];
   }
   // %8 = sigmoid f64[4] -> v4
+  // fwp_delta_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -640,6 +664,8 @@ extern "C" void fwp_delta_cde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %74 = mul f64[4,20] -> v5
+  // fwp_delta_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 24 + 32,
+  // post-delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -763,6 +789,7 @@ extern "C" void fwp_delta_cde_field_vjp(const void* /*ctx*/, double /*t*/, const
     v2[3 * L + l] = acc3_v[l];
   }
   // %87 = mul f64[4] -> v6
+  // fwp_delta_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -770,6 +797,7 @@ extern "C" void fwp_delta_cde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %89 = contract f64[21] -> v9
+  // fwp_delta_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -828,6 +856,7 @@ extern "C" void fwp_delta_cde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %88 = contract f64[4,21] -> d.Wb
+  // fwp_delta_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       {
@@ -932,6 +961,8 @@ extern "C" void fwp_delta_cde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %78 = contract f64[4,20,21] -> d.Wv
+  // fwp_delta_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 24 + 32,
+  // post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
@@ -1006,6 +1037,7 @@ extern "C" void fwp_delta_cde_field_vjp(const void* /*ctx*/, double /*t*/, const
       v10[l] = v2[l] * 0.04761905f;
     }
     // %93 = reduce_sum f64[] -> v2
+    // fwp_delta_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1021,11 +1053,13 @@ extern "C" void fwp_delta_cde_field_vjp(const void* /*ctx*/, double /*t*/, const
       v2[l] = acc_v[l];
     }
     // %95 = mul f64[] -> v1
+    // fwp_delta_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[l] = v2[l] * 0.04761905f;
     }
     // %99 = reduce_sum f64[] -> v2
+    // fwp_delta_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1041,6 +1075,7 @@ extern "C" void fwp_delta_cde_field_vjp(const void* /*ctx*/, double /*t*/, const
       v2[l] = acc_v[l];
     }
     // %104 = reciprocal f64[] -> v1
+    // fwp_delta_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[l] = T(1) / std::sqrt((v2[l] * 0.04761905f) + 1e-05f);
@@ -1178,6 +1213,7 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
   }
   // fwp_delta_cde.field.adjoint: 55 nodes
   // %13 = contract f64[4,20] -> v0
+  // fwp_delta_cde.ode:39: let k    = softmax(Wk @ dx(t))                         # key from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -1206,6 +1242,7 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %14 = softmax f64[4,20] -> v1
+  // fwp_delta_cde.ode:39: let k    = softmax(Wk @ dx(t))                         # key from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1238,6 +1275,7 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %1 = layernorm f64[21] -> v0
+  // fwp_delta_cde.ode:37: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -1274,6 +1312,7 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %5 = add f64[21] -> v3
+  // fwp_delta_cde.ode:37: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1281,6 +1320,7 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %7 = contract f64[4] -> v2
+  // fwp_delta_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -1305,6 +1345,7 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     v2[3 * L + l] = acc3_v[l];
   }
   // %8 = sigmoid f64[4] -> v4
+  // fwp_delta_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1321,6 +1362,8 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %17 = contract f64[4,20] -> v6
+  // fwp_delta_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 24 + 32,
+  // post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -1349,6 +1392,8 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %19 = contract f64[4,20] -> v7
+  // fwp_delta_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 24 + 32,
+  // post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -1381,6 +1426,8 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %21 = tanh f64[4,20] -> v8
+  // fwp_delta_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 24 + 32,
+  // post-delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1432,6 +1479,8 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %241 = mul f64[4,20] -> v5
+  // fwp_delta_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 24 + 32,
+  // post-delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1555,6 +1604,7 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     v2[3 * L + l] = acc3_v[l];
   }
   // %251 = mul f64[4] -> v8
+  // fwp_delta_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1562,6 +1612,7 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %253 = contract f64[21] -> v9
+  // fwp_delta_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1752,6 +1803,7 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
   // fwp_delta_cde.field.vjp: 69 nodes
   if (u_bar) {
     // %1 = layernorm f64[21] -> v0
+    // fwp_delta_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       mean_v_2[l] = 0.0f;
@@ -1788,6 +1840,7 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %5 = add f64[21] -> v1
+    // fwp_delta_cde.ode:37: let u    = ln(x(t))
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1795,6 +1848,8 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %17 = contract f64[4,20] -> v2
+    // fwp_delta_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 24 + 32,
+    // post-delta
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
@@ -1823,6 +1878,7 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %13 = contract f64[4,20] -> v3
+    // fwp_delta_cde.ode:39: let k    = softmax(Wk @ dx(t))                         # key from x'
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
@@ -1851,6 +1907,7 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %14 = softmax f64[4,20] -> v4
+    // fwp_delta_cde.ode:39: let k    = softmax(Wk @ dx(t))                         # key from x'
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1884,6 +1941,8 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %19 = contract f64[4,20] -> v3
+    // fwp_delta_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 24 + 32,
+    // post-delta
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
@@ -1916,6 +1975,8 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %21 = tanh f64[4,20] -> v6
+    // fwp_delta_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 24 + 32,
+    // post-delta
     for (int64_t i0 = 0; i0 < 80; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1923,6 +1984,7 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %7 = contract f64[4] -> v5
+    // fwp_delta_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -1947,6 +2009,7 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       v5_2[3 * L + l] = acc3_v_2[l];
     }
     // %8 = sigmoid f64[4] -> v1
+    // fwp_delta_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1995,6 +2058,8 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %74 = mul f64[4,20] -> v2
+    // fwp_delta_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 24 + 32,
+    // post-delta
     for (int64_t i0 = 0; i0 < 80; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2107,6 +2172,7 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       v5_2[3 * L + l] = acc3_v_2[l];
     }
     // %87 = mul f64[4] -> v6
+    // fwp_delta_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2114,6 +2180,7 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %89 = contract f64[21] -> v8
+    // fwp_delta_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2201,6 +2268,7 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       v3_2[l] = v5_2[l] * 0.04761905f;
     }
     // %93 = reduce_sum f64[] -> v5
+    // fwp_delta_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -2216,11 +2284,13 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       v5_2[l] = acc_v[l];
     }
     // %95 = mul f64[] -> v9
+    // fwp_delta_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9_2[l] = v5_2[l] * 0.04761905f;
     }
     // %99 = reduce_sum f64[] -> v5
+    // fwp_delta_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -2236,6 +2306,7 @@ extern "C" void fwp_delta_cde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       v5_2[l] = acc_v[l];
     }
     // %104 = reciprocal f64[] -> v9
+    // fwp_delta_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9_2[l] = T(1) / std::sqrt((v5_2[l] * 0.04761905f) + 1e-05f);
@@ -5669,6 +5740,7 @@ extern "C" void fwp_delta_cde_output(const void* /*ctx*/, double /*t*/, const vo
   T rstd_v[L] = {};
   // fwp_delta_cde.final_outputs: 27 nodes
   // %44 = contract f64[4,20] -> v0
+  // fwp_delta_cde.ode:43: let q = softmax(Wq @ dx(T))                            # query from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5697,6 +5769,7 @@ extern "C" void fwp_delta_cde_output(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %45 = softmax f64[4,20] -> v1
+  // fwp_delta_cde.ode:43: let q = softmax(Wq @ dx(T))                            # query from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5729,6 +5802,7 @@ extern "C" void fwp_delta_cde_output(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %46 = contract f64[4,20] -> v0
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5761,6 +5835,7 @@ extern "C" void fwp_delta_cde_output(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %48 = layernorm f64[80] -> v1
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5797,6 +5872,7 @@ extern "C" void fwp_delta_cde_output(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %50 = add f64[80] -> v3
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5804,6 +5880,7 @@ extern "C" void fwp_delta_cde_output(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %51 = contract f64[320] -> v4
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5830,6 +5907,7 @@ extern "C" void fwp_delta_cde_output(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %53 = relu f64[320] -> v5
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5837,6 +5915,7 @@ extern "C" void fwp_delta_cde_output(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %54 = contract f64[80] -> v1
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5863,6 +5942,7 @@ extern "C" void fwp_delta_cde_output(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %56 = add f64[80] -> v3
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5870,6 +5950,7 @@ extern "C" void fwp_delta_cde_output(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %57 = contract f64[10] -> v2
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5912,6 +5993,7 @@ extern "C" void fwp_delta_cde_output(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %58 = add f64[10] -> logits
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5980,6 +6062,7 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   T acc_v[L] = {};
   // fwp_delta_cde.final_outputs.vjp: 68 nodes
   // %44 = contract f64[4,20] -> v0
+  // fwp_delta_cde.ode:43: let q = softmax(Wq @ dx(T))                            # query from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6008,6 +6091,7 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %45 = softmax f64[4,20] -> v1
+  // fwp_delta_cde.ode:43: let q = softmax(Wq @ dx(T))                            # query from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6040,6 +6124,7 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %46 = contract f64[4,20] -> v0
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6072,6 +6157,7 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %48 = layernorm f64[80] -> v3
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6108,6 +6194,7 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %50 = add f64[80] -> v4
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6115,6 +6202,7 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %51 = contract f64[320] -> v5
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6141,6 +6229,7 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %52 = add f64[320] -> v6
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6148,6 +6237,7 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %331 = contract f64[80] -> v5
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6174,6 +6264,7 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %333 = contract f64[320] -> v7
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6200,6 +6291,7 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %335 = mul f64[320] -> v8
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6207,6 +6299,7 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %337 = contract f64[80] -> v7
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6233,6 +6326,7 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %339 = mul f64[80] -> v9
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6240,6 +6334,7 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %356 = reduce_sum f64[] -> v2
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6255,6 +6350,7 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     v2[l] = acc_v[l];
   }
   // %357 = mul f64[] -> v10
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v10[l] = v2[l] * 0.0125f;
@@ -6280,6 +6376,7 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     v11[l] = v2[l] * 0.0125f;
   }
   // %340 = reduce_sum f64[] -> v2
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6295,11 +6392,13 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     v2[l] = acc_v[l];
   }
   // %342 = mul f64[] -> v12
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v12[l] = v2[l] * 0.0125f;
   }
   // %346 = reduce_sum f64[] -> v2
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6315,6 +6414,7 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     v2[l] = acc_v[l];
   }
   // %350 = reciprocal f64[] -> v12
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v12[l] = T(1) / std::sqrt((v2[l] * 0.0125f) + 1e-05f);
@@ -6421,6 +6521,7 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %338 = mul f64[80] -> d.ff.norm.gain
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum = 0;
@@ -6432,6 +6533,7 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %336 = contract f64[320,80] -> d.ff.up.weight
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       {
@@ -6445,6 +6547,7 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %53 = relu f64[320] -> v14
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6452,6 +6555,7 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %332 = contract f64[80,320] -> d.ff.down.weight
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     for (int64_t i1 = 0; i1 < 320; ++i1) {
       {
@@ -6465,6 +6569,7 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %54 = contract f64[80] -> v1
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6491,6 +6596,7 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %56 = add f64[80] -> v3
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6498,6 +6604,7 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %330 = contract f64[10,80] -> d.out.weight
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   for (int64_t i0 = 0; i0 < 10; ++i0) {
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       {
@@ -6511,6 +6618,7 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // output d.ff.norm.bias = %337
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum = 0;
@@ -6522,6 +6630,7 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // output d.ff.up.bias = %335
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     {
       T sum = 0;
@@ -6533,6 +6642,7 @@ extern "C" void fwp_delta_cde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // output d.ff.down.bias = %331
+  // fwp_delta_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum = 0;
@@ -6621,6 +6731,7 @@ extern "C" void fwp_delta_cde_loss(const void* /*ctx*/, const void* y_ptr, const
   T acc0_v[L] = {};
   // fwp_delta_cde.loss: 5 nodes
   // %40 = logsumexp f64[] -> v0
+  // fwp_delta_cde.ode:45: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);
@@ -6647,6 +6758,7 @@ extern "C" void fwp_delta_cde_loss(const void* /*ctx*/, const void* y_ptr, const
     v0[l] = rowmax_v[l] + std::log(rowsum_v[l]);
   }
   // %39 = contract f64[] -> v1
+  // fwp_delta_cde.ode:45: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6662,6 +6774,7 @@ extern "C" void fwp_delta_cde_loss(const void* /*ctx*/, const void* y_ptr, const
     v1[l] = acc0_v[l];
   }
   // %41 = sub f64[] -> loss
+  // fwp_delta_cde.ode:45: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     loss[l] = v0[l] - v1[l];
@@ -6685,6 +6798,7 @@ extern "C" void fwp_delta_cde_loss_vjp(const void* /*ctx*/, const void* y_ptr,
   T rowsum_v[L] = {};
   // fwp_delta_cde.loss.vjp: 8 nodes
   // %448 = softmax f64[10] -> v0
+  // fwp_delta_cde.ode:45: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);

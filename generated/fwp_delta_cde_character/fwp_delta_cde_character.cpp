@@ -122,6 +122,7 @@ extern "C" void fwp_delta_cde_character_field(const void* /*ctx*/, double /*t*/,
   T rowsum_v[L] = {};
   // fwp_delta_cde_character.field: 31 nodes
   // %6 = concat f64[4] -> v0
+  // fwp_delta_cde_character.ode:80: fn scaled_value(v) = concat(v[0:1] * time_scale, v[1:d_in])
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v0[l] = x[l] * 0.01f;
@@ -133,6 +134,8 @@ extern "C" void fwp_delta_cde_character_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %28 = contract f64[4,20] -> v1
+  // fwp_delta_cde_character.ode:88: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+  // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -161,6 +164,8 @@ extern "C" void fwp_delta_cde_character_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %22 = concat f64[4] -> v2
+  // fwp_delta_cde_character.ode:82: fn scaled_rate(r) = concat(r[0:1] * time_scale, r[1:d_in] *
+  // dx_scale)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v2[l] = dx[l] * 0.01f;
@@ -172,6 +177,8 @@ extern "C" void fwp_delta_cde_character_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %24 = contract f64[4,20] -> v3
+  // fwp_delta_cde_character.ode:87: let k    = softmax(Wk @ scaled_rate(dx(t)))           # key
+  // from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -200,6 +207,8 @@ extern "C" void fwp_delta_cde_character_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %25 = softmax f64[4,20] -> v4
+  // fwp_delta_cde_character.ode:87: let k    = softmax(Wk @ scaled_rate(dx(t)))           # key
+  // from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -232,6 +241,8 @@ extern "C" void fwp_delta_cde_character_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %30 = contract f64[4,20] -> v3
+  // fwp_delta_cde_character.ode:88: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+  // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -264,6 +275,7 @@ extern "C" void fwp_delta_cde_character_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %9 = contract f64[4] -> v2
+  // fwp_delta_cde_character.ode:86: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -288,6 +300,7 @@ extern "C" void fwp_delta_cde_character_field(const void* /*ctx*/, double /*t*/,
     v2[3 * L + l] = acc3_v[l];
   }
   // %12 = mul f64[4] -> v0
+  // fwp_delta_cde_character.ode:86: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -360,6 +373,7 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
   T rowsum_v[L] = {};
   // fwp_delta_cde_character.field.vjp: 71 nodes
   // %6 = concat f64[4] -> v0
+  // fwp_delta_cde_character.ode:80: fn scaled_value(v) = concat(v[0:1] * time_scale, v[1:d_in])
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v0[l] = x[l] * 0.01f;
@@ -371,6 +385,8 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
     }
   }
   // %28 = contract f64[4,20] -> v1
+  // fwp_delta_cde_character.ode:88: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+  // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -399,6 +415,8 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
     }
   }
   // %22 = concat f64[4] -> v2
+  // fwp_delta_cde_character.ode:82: fn scaled_rate(r) = concat(r[0:1] * time_scale, r[1:d_in] *
+  // dx_scale)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v2[l] = dx[l] * 0.01f;
@@ -410,6 +428,8 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
     }
   }
   // %24 = contract f64[4,20] -> v3
+  // fwp_delta_cde_character.ode:87: let k    = softmax(Wk @ scaled_rate(dx(t)))           # key
+  // from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -438,6 +458,8 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
     }
   }
   // %25 = softmax f64[4,20] -> v4
+  // fwp_delta_cde_character.ode:87: let k    = softmax(Wk @ scaled_rate(dx(t)))           # key
+  // from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -470,6 +492,8 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
     }
   }
   // %30 = contract f64[4,20] -> v3
+  // fwp_delta_cde_character.ode:88: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+  // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -502,6 +526,8 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
     }
   }
   // %32 = tanh f64[4,20] -> v6
+  // fwp_delta_cde_character.ode:88: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+  // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -541,6 +567,7 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
     }
   }
   // %9 = contract f64[4] -> v5
+  // fwp_delta_cde_character.ode:86: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -565,6 +592,7 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
     v5[3 * L + l] = acc3_v[l];
   }
   // %10 = sigmoid f64[4] -> v3
+  // fwp_delta_cde_character.ode:86: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -572,6 +600,7 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
     }
   }
   // %12 = mul f64[4] -> v5
+  // fwp_delta_cde_character.ode:86: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -579,6 +608,8 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
     }
   }
   // %96 = mul f64[4,20] -> v7
+  // fwp_delta_cde_character.ode:88: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+  // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -774,6 +805,8 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
     }
   }
   // %116 = contract f64[4,20,4] -> d.Wv
+  // fwp_delta_cde_character.ode:88: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+  // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
@@ -995,6 +1028,7 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
   }
   // fwp_delta_cde_character.field.adjoint: 57 nodes
   // %6 = concat f64[4] -> v0
+  // fwp_delta_cde_character.ode:80: fn scaled_value(v) = concat(v[0:1] * time_scale, v[1:d_in])
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v0[l] = x[l] * 0.01f;
@@ -1006,6 +1040,8 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
     }
   }
   // %28 = contract f64[4,20] -> v1
+  // fwp_delta_cde_character.ode:88: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+  // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -1034,6 +1070,8 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
     }
   }
   // %22 = concat f64[4] -> v2
+  // fwp_delta_cde_character.ode:82: fn scaled_rate(r) = concat(r[0:1] * time_scale, r[1:d_in] *
+  // dx_scale)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v2[l] = dx[l] * 0.01f;
@@ -1045,6 +1083,8 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
     }
   }
   // %24 = contract f64[4,20] -> v3
+  // fwp_delta_cde_character.ode:87: let k    = softmax(Wk @ scaled_rate(dx(t)))           # key
+  // from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -1073,6 +1113,8 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
     }
   }
   // %25 = softmax f64[4,20] -> v4
+  // fwp_delta_cde_character.ode:87: let k    = softmax(Wk @ scaled_rate(dx(t)))           # key
+  // from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1105,6 +1147,8 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
     }
   }
   // %30 = contract f64[4,20] -> v3
+  // fwp_delta_cde_character.ode:88: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+  // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -1137,6 +1181,8 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
     }
   }
   // %32 = tanh f64[4,20] -> v6
+  // fwp_delta_cde_character.ode:88: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+  // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1144,6 +1190,7 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
     }
   }
   // %9 = contract f64[4] -> v5
+  // fwp_delta_cde_character.ode:86: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -1168,6 +1215,7 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
     v5[3 * L + l] = acc3_v[l];
   }
   // %10 = sigmoid f64[4] -> v1
+  // fwp_delta_cde_character.ode:86: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1175,6 +1223,7 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
     }
   }
   // %12 = mul f64[4] -> v5
+  // fwp_delta_cde_character.ode:86: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1235,6 +1284,8 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
     }
   }
   // %218 = mul f64[4,20] -> v8
+  // fwp_delta_cde_character.ode:88: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+  // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
@@ -1438,6 +1489,7 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
   // fwp_delta_cde_character.field.vjp: 66 nodes
   if (u_bar) {
     // %6 = concat f64[4] -> v0
+    // fwp_delta_cde_character.ode:80: fn scaled_value(v) = concat(v[0:1] * time_scale, v[1:d_in])
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0_2[l] = x[l] * 0.01f;
@@ -1449,6 +1501,8 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
       }
     }
     // %28 = contract f64[4,20] -> v1
+    // fwp_delta_cde_character.ode:88: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+    // 24 + 32, post-delta
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
@@ -1477,6 +1531,8 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
       }
     }
     // %22 = concat f64[4] -> v2
+    // fwp_delta_cde_character.ode:82: fn scaled_rate(r) = concat(r[0:1] * time_scale, r[1:d_in] *
+    // dx_scale)
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2_2[l] = dx[l] * 0.01f;
@@ -1488,6 +1544,8 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
       }
     }
     // %24 = contract f64[4,20] -> v3
+    // fwp_delta_cde_character.ode:87: let k    = softmax(Wk @ scaled_rate(dx(t)))           # key
+    // from x'
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
@@ -1516,6 +1574,8 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
       }
     }
     // %25 = softmax f64[4,20] -> v4
+    // fwp_delta_cde_character.ode:87: let k    = softmax(Wk @ scaled_rate(dx(t)))           # key
+    // from x'
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1549,6 +1609,8 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
       }
     }
     // %30 = contract f64[4,20] -> v3
+    // fwp_delta_cde_character.ode:88: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+    // 24 + 32, post-delta
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
@@ -1581,6 +1643,8 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
       }
     }
     // %32 = tanh f64[4,20] -> v6
+    // fwp_delta_cde_character.ode:88: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+    // 24 + 32, post-delta
     for (int64_t i0 = 0; i0 < 80; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1620,6 +1684,8 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
       }
     }
     // %9 = contract f64[4] -> v2
+    // fwp_delta_cde_character.ode:86: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1,
+    // 1])
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -1644,6 +1710,8 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
       v2_2[3 * L + l] = acc3_v_2[l];
     }
     // %10 = sigmoid f64[4] -> v0
+    // fwp_delta_cde_character.ode:86: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1,
+    // 1])
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1651,6 +1719,8 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
       }
     }
     // %12 = mul f64[4] -> v2
+    // fwp_delta_cde_character.ode:86: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1,
+    // 1])
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1658,6 +1728,8 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
       }
     }
     // %96 = mul f64[4,20] -> v3
+    // fwp_delta_cde_character.ode:88: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+    // 24 + 32, post-delta
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
@@ -4847,6 +4919,8 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
   T rstd_v[L] = {};
   // fwp_delta_cde_character.final_outputs: 34 nodes
   // %58 = concat f64[4] -> v0
+  // fwp_delta_cde_character.ode:82: fn scaled_rate(r) = concat(r[0:1] * time_scale, r[1:d_in] *
+  // dx_scale)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v0[l] = dx[l] * 0.01f;
@@ -4858,6 +4932,8 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
     }
   }
   // %60 = contract f64[4,20] -> v1
+  // fwp_delta_cde_character.ode:91: let q = softmax(Wq @ scaled_rate(dx(T)))               # query
+  // from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4886,6 +4962,8 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
     }
   }
   // %61 = softmax f64[4,20] -> v2
+  // fwp_delta_cde_character.ode:91: let q = softmax(Wq @ scaled_rate(dx(T)))               # query
+  // from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4918,6 +4996,8 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
     }
   }
   // %62 = contract f64[4,20] -> v1
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4950,6 +5030,8 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
     }
   }
   // %64 = layernorm f64[80] -> v2
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4986,6 +5068,8 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
     }
   }
   // %66 = add f64[80] -> v4
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4993,6 +5077,8 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
     }
   }
   // %67 = contract f64[320] -> v5
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5019,6 +5105,8 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
     }
   }
   // %69 = relu f64[320] -> v6
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5026,6 +5114,8 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
     }
   }
   // %70 = contract f64[80] -> v2
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5052,6 +5142,8 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
     }
   }
   // %72 = add f64[80] -> v4
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5059,6 +5151,8 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
     }
   }
   // %73 = contract f64[20] -> v3
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5085,6 +5179,8 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
     }
   }
   // %74 = add f64[20] -> logits
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5155,6 +5251,8 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
   T rstd_v[L] = {};
   // fwp_delta_cde_character.final_outputs.vjp: 82 nodes
   // %296 = contract f64[80] -> v0
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5181,6 +5279,8 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %58 = concat f64[4] -> v1
+  // fwp_delta_cde_character.ode:82: fn scaled_rate(r) = concat(r[0:1] * time_scale, r[1:d_in] *
+  // dx_scale)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v1[l] = dx[l] * 0.01f;
@@ -5192,6 +5292,8 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %60 = contract f64[4,20] -> v2
+  // fwp_delta_cde_character.ode:91: let q = softmax(Wq @ scaled_rate(dx(T)))               # query
+  // from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5220,6 +5322,8 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %61 = softmax f64[4,20] -> v3
+  // fwp_delta_cde_character.ode:91: let q = softmax(Wq @ scaled_rate(dx(T)))               # query
+  // from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5252,6 +5356,8 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %62 = contract f64[4,20] -> v2
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5284,6 +5390,8 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %305 = reduce_sum f64[] -> v4
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -5299,11 +5407,15 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     v4[l] = acc_v[l];
   }
   // %307 = mul f64[] -> v5
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v5[l] = v4[l] * 0.0125f;
   }
   // %311 = reduce_sum f64[] -> v4
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -5319,11 +5431,15 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     v4[l] = acc_v[l];
   }
   // %316 = reciprocal f64[] -> v5
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v5[l] = T(1) / std::sqrt((v4[l] * 0.0125f) + 1e-05f);
   }
   // %64 = layernorm f64[80] -> v6
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5360,6 +5476,8 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %66 = add f64[80] -> v7
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5367,6 +5485,8 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %67 = contract f64[320] -> v8
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5393,6 +5513,8 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %68 = add f64[320] -> v9
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5400,6 +5522,8 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %298 = contract f64[320] -> v8
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5426,6 +5550,8 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %300 = mul f64[320] -> v10
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5433,6 +5559,8 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %302 = contract f64[80] -> v8
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5459,6 +5587,8 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %303 = mul f64[80] -> v11
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5466,6 +5596,8 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %322 = reduce_sum f64[] -> v4
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -5481,6 +5613,8 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     v4[l] = acc_v[l];
   }
   // %323 = mul f64[] -> v12
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v12[l] = v4[l] * 0.0125f;
@@ -5607,6 +5741,8 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %304 = mul f64[80] -> d.ff.norm.gain
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum = 0;
@@ -5618,6 +5754,8 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %301 = contract f64[320,80] -> d.ff.up.weight
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       {
@@ -5631,6 +5769,8 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %69 = relu f64[320] -> v15
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5638,6 +5778,8 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %297 = contract f64[80,320] -> d.ff.down.weight
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     for (int64_t i1 = 0; i1 < 320; ++i1) {
       {
@@ -5651,6 +5793,8 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %70 = contract f64[80] -> v3
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5677,6 +5821,8 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %72 = add f64[80] -> v6
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5684,6 +5830,8 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %295 = contract f64[20,80] -> d.out.weight
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       {
@@ -5697,6 +5845,8 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // output d.ff.norm.bias = %302
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum = 0;
@@ -5708,6 +5858,8 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // output d.ff.up.bias = %300
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     {
       T sum = 0;
@@ -5719,6 +5871,8 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // output d.ff.down.bias = %296
+  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum = 0;
@@ -5815,6 +5969,7 @@ extern "C" void fwp_delta_cde_character_loss(const void* /*ctx*/, const void* y_
   T acc0_v[L] = {};
   // fwp_delta_cde_character.loss: 5 nodes
   // %51 = logsumexp f64[] -> v0
+  // fwp_delta_cde_character.ode:93: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);
@@ -5841,6 +5996,7 @@ extern "C" void fwp_delta_cde_character_loss(const void* /*ctx*/, const void* y_
     v0[l] = rowmax_v[l] + std::log(rowsum_v[l]);
   }
   // %50 = contract f64[] -> v1
+  // fwp_delta_cde_character.ode:93: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5856,6 +6012,7 @@ extern "C" void fwp_delta_cde_character_loss(const void* /*ctx*/, const void* y_
     v1[l] = acc0_v[l];
   }
   // %52 = sub f64[] -> loss
+  // fwp_delta_cde_character.ode:93: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     loss[l] = v0[l] - v1[l];
@@ -5879,6 +6036,7 @@ extern "C" void fwp_delta_cde_character_loss_vjp(const void* /*ctx*/, const void
   T rowsum_v[L] = {};
   // fwp_delta_cde_character.loss.vjp: 8 nodes
   // %424 = softmax f64[20] -> v0
+  // fwp_delta_cde_character.ode:93: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);

@@ -126,6 +126,7 @@ extern "C" void fwp_delta_cde_predelta_field(const void* /*ctx*/, double /*t*/, 
   T rowsum_v[L] = {};
   // fwp_delta_cde_predelta.field: 23 nodes
   // %1 = layernorm f64[35] -> v0
+  // fwp_delta_cde_predelta.ode:38: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -162,6 +163,7 @@ extern "C" void fwp_delta_cde_predelta_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %5 = add f64[35] -> v1
+  // fwp_delta_cde_predelta.ode:38: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -169,6 +171,8 @@ extern "C" void fwp_delta_cde_predelta_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %17 = contract f64[32,5] -> v2
+  // fwp_delta_cde_predelta.ode:41: beta * outer(tanh(Wv @ u) - W @ k, k)                  # Eqs. 24
+  // + 32, pre-delta
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -206,6 +210,7 @@ extern "C" void fwp_delta_cde_predelta_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %13 = contract f64[32,5] -> v3
+  // fwp_delta_cde_predelta.ode:40: let k    = softmax(Wk @ dx(t))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -243,6 +248,7 @@ extern "C" void fwp_delta_cde_predelta_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %14 = softmax f64[32,5] -> v4
+  // fwp_delta_cde_predelta.ode:40: let k    = softmax(Wk @ dx(t))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -275,6 +281,8 @@ extern "C" void fwp_delta_cde_predelta_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %20 = contract f64[32,5] -> v3
+  // fwp_delta_cde_predelta.ode:41: beta * outer(tanh(Wv @ u) - W @ k, k)                  # Eqs. 24
+  // + 32, pre-delta
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -312,6 +320,8 @@ extern "C" void fwp_delta_cde_predelta_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %21 = sub f64[32,5] -> v5
+  // fwp_delta_cde_predelta.ode:41: beta * outer(tanh(Wv @ u) - W @ k, k)                  # Eqs. 24
+  // + 32, pre-delta
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -319,6 +329,7 @@ extern "C" void fwp_delta_cde_predelta_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %7 = contract f64[32] -> v0
+  // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -345,6 +356,7 @@ extern "C" void fwp_delta_cde_predelta_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %8 = sigmoid f64[32] -> v1
+  // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -427,6 +439,7 @@ extern "C" void fwp_delta_cde_predelta_field_vjp(const void* /*ctx*/, double /*t
   T acc_v[L] = {};
   // fwp_delta_cde_predelta.field.vjp: 75 nodes
   // %13 = contract f64[32,5] -> v0
+  // fwp_delta_cde_predelta.ode:40: let k    = softmax(Wk @ dx(t))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -464,6 +477,7 @@ extern "C" void fwp_delta_cde_predelta_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %14 = softmax f64[32,5] -> v1
+  // fwp_delta_cde_predelta.ode:40: let k    = softmax(Wk @ dx(t))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -496,6 +510,7 @@ extern "C" void fwp_delta_cde_predelta_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %1 = layernorm f64[35] -> v0
+  // fwp_delta_cde_predelta.ode:38: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -532,6 +547,7 @@ extern "C" void fwp_delta_cde_predelta_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %5 = add f64[35] -> v3
+  // fwp_delta_cde_predelta.ode:38: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -539,6 +555,7 @@ extern "C" void fwp_delta_cde_predelta_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %7 = contract f64[32] -> v4
+  // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -565,6 +582,7 @@ extern "C" void fwp_delta_cde_predelta_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %8 = sigmoid f64[32] -> v5
+  // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -633,6 +651,8 @@ extern "C" void fwp_delta_cde_predelta_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %17 = contract f64[32,5] -> v6
+  // fwp_delta_cde_predelta.ode:41: beta * outer(tanh(Wv @ u) - W @ k, k)                  # Eqs. 24
+  // + 32, pre-delta
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -670,6 +690,8 @@ extern "C" void fwp_delta_cde_predelta_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %18 = tanh f64[32,5] -> v8
+  // fwp_delta_cde_predelta.ode:41: beta * outer(tanh(Wv @ u) - W @ k, k)                  # Eqs. 24
+  // + 32, pre-delta
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -677,6 +699,8 @@ extern "C" void fwp_delta_cde_predelta_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %102 = mul f64[32,5] -> v6
+  // fwp_delta_cde_predelta.ode:41: beta * outer(tanh(Wv @ u) - W @ k, k)                  # Eqs. 24
+  // + 32, pre-delta
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -734,6 +758,8 @@ extern "C" void fwp_delta_cde_predelta_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %20 = contract f64[32,5] -> v10
+  // fwp_delta_cde_predelta.ode:41: beta * outer(tanh(Wv @ u) - W @ k, k)                  # Eqs. 24
+  // + 32, pre-delta
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -771,6 +797,8 @@ extern "C" void fwp_delta_cde_predelta_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %21 = sub f64[32,5] -> v11
+  // fwp_delta_cde_predelta.ode:41: beta * outer(tanh(Wv @ u) - W @ k, k)                  # Eqs. 24
+  // + 32, pre-delta
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -849,6 +877,7 @@ extern "C" void fwp_delta_cde_predelta_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %84 = mul f64[32] -> v10
+  // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -856,6 +885,7 @@ extern "C" void fwp_delta_cde_predelta_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %86 = contract f64[35] -> v11
+  // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -916,6 +946,7 @@ extern "C" void fwp_delta_cde_predelta_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %85 = contract f64[32,35] -> d.Wb
+  // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       {
@@ -1034,6 +1065,8 @@ extern "C" void fwp_delta_cde_predelta_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %103 = contract f64[32,5,35] -> d.Wv
+  // fwp_delta_cde_predelta.ode:41: beta * outer(tanh(Wv @ u) - W @ k, k)                  # Eqs. 24
+  // + 32, pre-delta
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -1061,6 +1094,7 @@ extern "C" void fwp_delta_cde_predelta_field_vjp(const void* /*ctx*/, double /*t
   }
   if (u_bar) {
     // %109 = reduce_sum f64[] -> v2
+    // fwp_delta_cde_predelta.ode:38: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1076,11 +1110,13 @@ extern "C" void fwp_delta_cde_predelta_field_vjp(const void* /*ctx*/, double /*t
       v2[l] = acc_v[l];
     }
     // %111 = mul f64[] -> v4
+    // fwp_delta_cde_predelta.ode:38: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = v2[l] * 0.028571429f;
     }
     // %115 = reduce_sum f64[] -> v2
+    // fwp_delta_cde_predelta.ode:38: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1096,6 +1132,7 @@ extern "C" void fwp_delta_cde_predelta_field_vjp(const void* /*ctx*/, double /*t
       v2[l] = acc_v[l];
     }
     // %120 = reciprocal f64[] -> v4
+    // fwp_delta_cde_predelta.ode:38: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = T(1) / std::sqrt((v2[l] * 0.028571429f) + 1e-05f);
@@ -1286,6 +1323,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
   }
   // fwp_delta_cde_predelta.field.adjoint: 55 nodes
   // %1 = layernorm f64[35] -> v0
+  // fwp_delta_cde_predelta.ode:38: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -1322,6 +1360,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %5 = add f64[35] -> v1
+  // fwp_delta_cde_predelta.ode:38: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1329,6 +1368,8 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %17 = contract f64[32,5] -> v2
+  // fwp_delta_cde_predelta.ode:41: beta * outer(tanh(Wv @ u) - W @ k, k)                  # Eqs. 24
+  // + 32, pre-delta
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1366,6 +1407,8 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %18 = tanh f64[32,5] -> v3
+  // fwp_delta_cde_predelta.ode:41: beta * outer(tanh(Wv @ u) - W @ k, k)                  # Eqs. 24
+  // + 32, pre-delta
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1373,6 +1416,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %13 = contract f64[32,5] -> v2
+  // fwp_delta_cde_predelta.ode:40: let k    = softmax(Wk @ dx(t))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1410,6 +1454,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %14 = softmax f64[32,5] -> v4
+  // fwp_delta_cde_predelta.ode:40: let k    = softmax(Wk @ dx(t))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1442,6 +1487,8 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %20 = contract f64[32,5] -> v2
+  // fwp_delta_cde_predelta.ode:41: beta * outer(tanh(Wv @ u) - W @ k, k)                  # Eqs. 24
+  // + 32, pre-delta
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1479,6 +1526,8 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %21 = sub f64[32,5] -> v6
+  // fwp_delta_cde_predelta.ode:41: beta * outer(tanh(Wv @ u) - W @ k, k)                  # Eqs. 24
+  // + 32, pre-delta
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1486,6 +1535,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %7 = contract f64[32] -> v2
+  // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1512,6 +1562,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %8 = sigmoid f64[32] -> v7
+  // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1662,6 +1713,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %246 = mul f64[32] -> v9
+  // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1669,6 +1721,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %248 = contract f64[35] -> v6
+  // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1711,6 +1764,8 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %259 = mul f64[32,5] -> v10
+  // fwp_delta_cde_predelta.ode:41: beta * outer(tanh(Wv @ u) - W @ k, k)                  # Eqs. 24
+  // + 32, pre-delta
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1932,6 +1987,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
   // fwp_delta_cde_predelta.field.vjp: 69 nodes
   if (u_bar) {
     // %109 = reduce_sum f64[] -> v0
+    // fwp_delta_cde_predelta.ode:38: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1947,11 +2003,13 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
       v0_2[l] = acc_v[l];
     }
     // %111 = mul f64[] -> v1
+    // fwp_delta_cde_predelta.ode:38: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1_2[l] = v0_2[l] * 0.028571429f;
     }
     // %115 = reduce_sum f64[] -> v0
+    // fwp_delta_cde_predelta.ode:38: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1967,11 +2025,13 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
       v0_2[l] = acc_v[l];
     }
     // %120 = reciprocal f64[] -> v1
+    // fwp_delta_cde_predelta.ode:38: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1_2[l] = T(1) / std::sqrt((v0_2[l] * 0.028571429f) + 1e-05f);
     }
     // %13 = contract f64[32,5] -> v2
+    // fwp_delta_cde_predelta.ode:40: let k    = softmax(Wk @ dx(t))
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2009,6 +2069,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %14 = softmax f64[32,5] -> v3
+    // fwp_delta_cde_predelta.ode:40: let k    = softmax(Wk @ dx(t))
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2042,6 +2103,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %1 = layernorm f64[35] -> v2
+    // fwp_delta_cde_predelta.ode:38: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       mean_v_2[l] = 0.0f;
@@ -2078,6 +2140,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %5 = add f64[35] -> v5
+    // fwp_delta_cde_predelta.ode:38: let u    = ln(x(t))
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2085,6 +2148,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %7 = contract f64[32] -> v6
+    // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2111,6 +2175,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %8 = sigmoid f64[32] -> v7
+    // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2169,6 +2234,8 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %17 = contract f64[32,5] -> v8
+    // fwp_delta_cde_predelta.ode:41: beta * outer(tanh(Wv @ u) - W @ k, k)                  # Eqs.
+    // 24 + 32, pre-delta
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2206,6 +2273,8 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %18 = tanh f64[32,5] -> v10
+    // fwp_delta_cde_predelta.ode:41: beta * outer(tanh(Wv @ u) - W @ k, k)                  # Eqs.
+    // 24 + 32, pre-delta
     for (int64_t i0 = 0; i0 < 160; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2213,6 +2282,8 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %102 = mul f64[32,5] -> v8
+    // fwp_delta_cde_predelta.ode:41: beta * outer(tanh(Wv @ u) - W @ k, k)                  # Eqs.
+    // 24 + 32, pre-delta
     for (int64_t i0 = 0; i0 < 160; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2271,6 +2342,8 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %20 = contract f64[32,5] -> v8
+    // fwp_delta_cde_predelta.ode:41: beta * outer(tanh(Wv @ u) - W @ k, k)                  # Eqs.
+    // 24 + 32, pre-delta
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2313,6 +2386,8 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %21 = sub f64[32,5] -> v11
+    // fwp_delta_cde_predelta.ode:41: beta * outer(tanh(Wv @ u) - W @ k, k)                  # Eqs.
+    // 24 + 32, pre-delta
     for (int64_t i0 = 0; i0 < 160; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2392,6 +2467,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %84 = mul f64[32] -> v10
+    // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2399,6 +2475,7 @@ extern "C" void fwp_delta_cde_predelta_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %86 = contract f64[35] -> v11
+    // fwp_delta_cde_predelta.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6365,6 +6442,7 @@ extern "C" void fwp_delta_cde_predelta_output(const void* /*ctx*/, double /*t*/,
   T rstd_v[L] = {};
   // fwp_delta_cde_predelta.final_outputs: 27 nodes
   // %46 = contract f64[32,5] -> v0
+  // fwp_delta_cde_predelta.ode:44: let q = softmax(Wq @ dx(T))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6402,6 +6480,7 @@ extern "C" void fwp_delta_cde_predelta_output(const void* /*ctx*/, double /*t*/,
     }
   }
   // %47 = softmax f64[32,5] -> v1
+  // fwp_delta_cde_predelta.ode:44: let q = softmax(Wq @ dx(T))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6434,6 +6513,7 @@ extern "C" void fwp_delta_cde_predelta_output(const void* /*ctx*/, double /*t*/,
     }
   }
   // %48 = contract f64[32,5] -> v0
+  // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6471,6 +6551,7 @@ extern "C" void fwp_delta_cde_predelta_output(const void* /*ctx*/, double /*t*/,
     }
   }
   // %50 = layernorm f64[160] -> v1
+  // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6507,6 +6588,7 @@ extern "C" void fwp_delta_cde_predelta_output(const void* /*ctx*/, double /*t*/,
     }
   }
   // %52 = add f64[160] -> v3
+  // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6514,6 +6596,7 @@ extern "C" void fwp_delta_cde_predelta_output(const void* /*ctx*/, double /*t*/,
     }
   }
   // %53 = contract f64[64] -> v1
+  // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6540,6 +6623,7 @@ extern "C" void fwp_delta_cde_predelta_output(const void* /*ctx*/, double /*t*/,
     }
   }
   // %55 = relu f64[64] -> v3
+  // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6547,6 +6631,7 @@ extern "C" void fwp_delta_cde_predelta_output(const void* /*ctx*/, double /*t*/,
     }
   }
   // %56 = contract f64[160] -> v1
+  // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6573,6 +6658,7 @@ extern "C" void fwp_delta_cde_predelta_output(const void* /*ctx*/, double /*t*/,
     }
   }
   // %59 = contract f64[1] -> v2
+  // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6589,6 +6675,7 @@ extern "C" void fwp_delta_cde_predelta_output(const void* /*ctx*/, double /*t*/,
     v2[l] = acc0_v[l];
   }
   // %60 = add f64[1] -> logit
+  // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_logit[l] = out_bias[0] + v2[l];
@@ -6655,6 +6742,7 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
   T rstd_v[L] = {};
   // fwp_delta_cde_predelta.final_outputs.vjp: 68 nodes
   // %46 = contract f64[32,5] -> v0
+  // fwp_delta_cde_predelta.ode:44: let q = softmax(Wq @ dx(T))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6692,6 +6780,7 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
     }
   }
   // %47 = softmax f64[32,5] -> v1
+  // fwp_delta_cde_predelta.ode:44: let q = softmax(Wq @ dx(T))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6724,6 +6813,7 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
     }
   }
   // %48 = contract f64[32,5] -> v0
+  // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6761,6 +6851,7 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
     }
   }
   // %341 = reduce_sum f64[] -> v2
+  // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6776,11 +6867,13 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
     v2[l] = acc_v[l];
   }
   // %343 = mul f64[] -> v3
+  // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v3[l] = v2[l] * 0.00625f;
   }
   // %347 = reduce_sum f64[] -> v2
+  // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6796,11 +6889,13 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
     v2[l] = acc_v[l];
   }
   // %351 = reciprocal f64[] -> v3
+  // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v3[l] = T(1) / std::sqrt((v2[l] * 0.00625f) + 1e-05f);
   }
   // %332 = contract f64[160] -> v4
+  // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6819,6 +6914,7 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
     }
   }
   // %334 = contract f64[64] -> v5
+  // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6845,6 +6941,7 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
     }
   }
   // %50 = layernorm f64[160] -> v6
+  // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6881,6 +6978,7 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
     }
   }
   // %52 = add f64[160] -> v7
+  // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6888,6 +6986,7 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
     }
   }
   // %53 = contract f64[64] -> v8
+  // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6914,6 +7013,7 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
     }
   }
   // %54 = add f64[64] -> v9
+  // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6921,6 +7021,7 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
     }
   }
   // %336 = mul f64[64] -> v8
+  // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6928,6 +7029,7 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
     }
   }
   // %338 = contract f64[160] -> v10
+  // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6954,6 +7056,7 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
     }
   }
   // %339 = mul f64[160] -> v11
+  // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6961,6 +7064,7 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
     }
   }
   // %357 = reduce_sum f64[] -> v2
+  // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6976,6 +7080,7 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
     v2[l] = acc_v[l];
   }
   // %358 = mul f64[] -> v5
+  // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v5[l] = v2[l] * 0.00625f;
@@ -7116,6 +7221,7 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
     }
   }
   // %340 = mul f64[160] -> d.ff.norm.gain
+  // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum = 0;
@@ -7127,6 +7233,7 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
     }
   }
   // %337 = contract f64[64,160] -> d.ff.up.weight
+  // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       {
@@ -7140,6 +7247,7 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
     }
   }
   // %55 = relu f64[64] -> v5
+  // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7147,6 +7255,7 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
     }
   }
   // %333 = contract f64[160,64] -> d.ff.down.weight
+  // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -7160,6 +7269,7 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
     }
   }
   // %56 = contract f64[160] -> v1
+  // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7186,6 +7296,7 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
     }
   }
   // %331 = contract f64[1,160] -> d.out.weight
+  // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum = 0;
@@ -7197,6 +7308,7 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
     }
   }
   // output d.ff.norm.bias = %338
+  // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum = 0;
@@ -7208,6 +7320,7 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
     }
   }
   // output d.ff.up.bias = %336
+  // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum = 0;
@@ -7219,6 +7332,7 @@ extern "C" void fwp_delta_cde_predelta_output_vjp(const void* /*ctx*/, double /*
     }
   }
   // output d.ff.down.bias = %332
+  // fwp_delta_cde_predelta.ode:45: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum = 0;
@@ -7305,6 +7419,7 @@ extern "C" void fwp_delta_cde_predelta_loss(const void* /*ctx*/, const void* y_p
   T acc_v[L] = {};
   // fwp_delta_cde_predelta.loss: 6 nodes
   // %42 = reduce_sum f64[] -> loss
+  // fwp_delta_cde_predelta.ode:46: loss bce_with_logits(logit, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -7326,6 +7441,7 @@ extern "C" void fwp_delta_cde_predelta_loss_vjp(const void* /*ctx*/, const void*
   T* y_bar_logit = y_bar;
   // fwp_delta_cde_predelta.loss.vjp: 8 nodes
   // %449 = sub f64[1] -> d.logit
+  // fwp_delta_cde_predelta.ode:46: loss bce_with_logits(logit, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);

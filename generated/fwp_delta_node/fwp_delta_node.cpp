@@ -124,6 +124,7 @@ extern "C" void fwp_delta_node_field(const void* /*ctx*/, double /*t*/, const vo
   T rowsum_v[L] = {};
   // fwp_delta_node.field: 21 nodes
   // %1 = layernorm f64[21] -> v0
+  // fwp_delta_node.ode:37: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -160,6 +161,7 @@ extern "C" void fwp_delta_node_field(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %5 = add f64[21] -> v1
+  // fwp_delta_node.ode:37: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -167,6 +169,7 @@ extern "C" void fwp_delta_node_field(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %12 = contract f64[16,10] -> v2
+  // fwp_delta_node.ode:39: let k    = softmax(Wk @ u)                             # Eq. 29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -211,6 +214,7 @@ extern "C" void fwp_delta_node_field(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %13 = softmax f64[16,10] -> v3
+  // fwp_delta_node.ode:39: let k    = softmax(Wk @ u)                             # Eq. 29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -243,6 +247,7 @@ extern "C" void fwp_delta_node_field(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %7 = contract f64[16] -> v0
+  // fwp_delta_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -269,6 +274,7 @@ extern "C" void fwp_delta_node_field(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %8 = sigmoid f64[16] -> v2
+  // fwp_delta_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -285,6 +291,7 @@ extern "C" void fwp_delta_node_field(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %15 = contract f64[16,10] -> v2
+  // fwp_delta_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -329,6 +336,8 @@ extern "C" void fwp_delta_node_field(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %18 = contract f64[16,10] -> v5
+  // fwp_delta_node.ode:41: beta * outer(v - W @ k, k)                             # Eq. 21 / 32
+  // pre-delta
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -378,6 +387,8 @@ extern "C" void fwp_delta_node_field(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %19 = sub f64[16,10] -> v3
+  // fwp_delta_node.ode:41: beta * outer(v - W @ k, k)                             # Eq. 21 / 32
+  // pre-delta
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -448,6 +459,7 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
   T acc_v[L] = {};
   // fwp_delta_node.field.vjp: 75 nodes
   // %1 = layernorm f64[21] -> v0
+  // fwp_delta_node.ode:37: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -484,6 +496,7 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %5 = add f64[21] -> v1
+  // fwp_delta_node.ode:37: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -491,6 +504,7 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %12 = contract f64[16,10] -> v2
+  // fwp_delta_node.ode:39: let k    = softmax(Wk @ u)                             # Eq. 29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -535,6 +549,7 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %13 = softmax f64[16,10] -> v3
+  // fwp_delta_node.ode:39: let k    = softmax(Wk @ u)                             # Eq. 29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -567,6 +582,7 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %7 = contract f64[16] -> v2
+  // fwp_delta_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -593,6 +609,7 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %8 = sigmoid f64[16] -> v5
+  // fwp_delta_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -670,6 +687,7 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %15 = contract f64[16,10] -> v2
+  // fwp_delta_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -714,6 +732,7 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %16 = tanh f64[16,10] -> v7
+  // fwp_delta_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -721,6 +740,7 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %81 = mul f64[16,10] -> v2
+  // fwp_delta_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -728,6 +748,7 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %83 = contract f64[16,21] -> v8
+  // fwp_delta_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -774,6 +795,8 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %18 = contract f64[16,10] -> v9
+  // fwp_delta_node.ode:41: beta * outer(v - W @ k, k)                             # Eq. 21 / 32
+  // pre-delta
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -823,6 +846,8 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %19 = sub f64[16,10] -> v10
+  // fwp_delta_node.ode:41: beta * outer(v - W @ k, k)                             # Eq. 21 / 32
+  // pre-delta
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1069,6 +1094,7 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %90 = mul f64[16] -> v3
+  // fwp_delta_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1076,6 +1102,7 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %92 = contract f64[21] -> v7
+  // fwp_delta_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1134,6 +1161,7 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %91 = contract f64[16,21] -> d.Wb
+  // fwp_delta_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       {
@@ -1162,6 +1190,7 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %82 = contract f64[16,10,21] -> d.Wv
+  // fwp_delta_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
@@ -1236,6 +1265,7 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
       v2[l] = v4[l] * 0.04761905f;
     }
     // %105 = reduce_sum f64[] -> v4
+    // fwp_delta_node.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1251,11 +1281,13 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
       v4[l] = acc_v[l];
     }
     // %107 = mul f64[] -> v3
+    // fwp_delta_node.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[l] = v4[l] * 0.04761905f;
     }
     // %111 = reduce_sum f64[] -> v4
+    // fwp_delta_node.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1271,6 +1303,7 @@ extern "C" void fwp_delta_node_field_vjp(const void* /*ctx*/, double /*t*/, cons
       v4[l] = acc_v[l];
     }
     // %116 = reciprocal f64[] -> v3
+    // fwp_delta_node.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[l] = T(1) / std::sqrt((v4[l] * 0.04761905f) + 1e-05f);
@@ -1363,6 +1396,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
   }
   // fwp_delta_node.field.adjoint: 56 nodes
   // %1 = layernorm f64[21] -> v0
+  // fwp_delta_node.ode:37: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -1399,6 +1433,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %5 = add f64[21] -> v1
+  // fwp_delta_node.ode:37: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1406,6 +1441,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %12 = contract f64[16,10] -> v2
+  // fwp_delta_node.ode:39: let k    = softmax(Wk @ u)                             # Eq. 29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1450,6 +1486,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %13 = softmax f64[16,10] -> v3
+  // fwp_delta_node.ode:39: let k    = softmax(Wk @ u)                             # Eq. 29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1482,6 +1519,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %7 = contract f64[16] -> v2
+  // fwp_delta_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1508,6 +1546,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %8 = sigmoid f64[16] -> v5
+  // fwp_delta_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1524,6 +1563,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %15 = contract f64[16,10] -> v6
+  // fwp_delta_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1568,6 +1608,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %16 = tanh f64[16,10] -> v7
+  // fwp_delta_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1575,6 +1616,8 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %18 = contract f64[16,10] -> v6
+  // fwp_delta_node.ode:41: beta * outer(v - W @ k, k)                             # Eq. 21 / 32
+  // pre-delta
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1624,6 +1667,8 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %19 = sub f64[16,10] -> v8
+  // fwp_delta_node.ode:41: beta * outer(v - W @ k, k)                             # Eq. 21 / 32
+  // pre-delta
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1897,6 +1942,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %262 = mul f64[16,10] -> v8
+  // fwp_delta_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1904,6 +1950,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %264 = contract f64[16,21] -> v12
+  // fwp_delta_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -1996,6 +2043,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %268 = mul f64[16] -> v2
+  // fwp_delta_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2003,6 +2051,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %270 = contract f64[21] -> v3
+  // fwp_delta_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2117,6 +2166,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
   // fwp_delta_node.field.vjp: 69 nodes
   if (u_bar) {
     // %1 = layernorm f64[21] -> v0
+    // fwp_delta_node.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       mean_v_2[l] = 0.0f;
@@ -2153,6 +2203,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %5 = add f64[21] -> v1
+    // fwp_delta_node.ode:37: let u    = ln(x(t))
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2160,6 +2211,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %12 = contract f64[16,10] -> v2
+    // fwp_delta_node.ode:39: let k    = softmax(Wk @ u)                             # Eq. 29
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -2204,6 +2256,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %13 = softmax f64[16,10] -> v3
+    // fwp_delta_node.ode:39: let k    = softmax(Wk @ u)                             # Eq. 29
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2237,6 +2290,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %7 = contract f64[16] -> v2
+    // fwp_delta_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2263,6 +2317,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %8 = sigmoid f64[16] -> v5
+    // fwp_delta_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2328,6 +2383,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %15 = contract f64[16,10] -> v2
+    // fwp_delta_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -2372,6 +2428,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %16 = tanh f64[16,10] -> v7
+    // fwp_delta_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
     for (int64_t i0 = 0; i0 < 160; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2379,6 +2436,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %81 = mul f64[16,10] -> v2
+    // fwp_delta_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
     for (int64_t i0 = 0; i0 < 160; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2386,6 +2444,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %83 = contract f64[16,21] -> v8
+    // fwp_delta_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
@@ -2433,6 +2492,8 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %18 = contract f64[16,10] -> v2
+    // fwp_delta_node.ode:41: beta * outer(v - W @ k, k)                             # Eq. 21 / 32
+    // pre-delta
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -2482,6 +2543,8 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %19 = sub f64[16,10] -> v9
+    // fwp_delta_node.ode:41: beta * outer(v - W @ k, k)                             # Eq. 21 / 32
+    // pre-delta
     for (int64_t i0 = 0; i0 < 160; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2731,6 +2794,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %90 = mul f64[16] -> v2
+    // fwp_delta_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2738,6 +2802,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %92 = contract f64[21] -> v3
+    // fwp_delta_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2825,6 +2890,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
       v1_2[l] = v4_2[l] * 0.04761905f;
     }
     // %105 = reduce_sum f64[] -> v4
+    // fwp_delta_node.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -2840,11 +2906,13 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
       v4_2[l] = acc_v_2[l];
     }
     // %107 = mul f64[] -> v3
+    // fwp_delta_node.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3_2[l] = v4_2[l] * 0.04761905f;
     }
     // %111 = reduce_sum f64[] -> v4
+    // fwp_delta_node.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -2860,6 +2928,7 @@ extern "C" void fwp_delta_node_adjoint_field(const void* /*ctx*/, double /*t*/, 
       v4_2[l] = acc_v_2[l];
     }
     // %116 = reciprocal f64[] -> v3
+    // fwp_delta_node.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3_2[l] = T(1) / std::sqrt((v4_2[l] * 0.04761905f) + 1e-05f);
@@ -6767,6 +6836,7 @@ extern "C" void fwp_delta_node_output(const void* /*ctx*/, double /*t*/, const v
   T rowsum_v[L] = {};
   // fwp_delta_node.final_outputs: 32 nodes
   // %41 = layernorm f64[21] -> v0
+  // fwp_delta_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6803,6 +6873,7 @@ extern "C" void fwp_delta_node_output(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %43 = add f64[21] -> v1
+  // fwp_delta_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6810,6 +6881,7 @@ extern "C" void fwp_delta_node_output(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %45 = contract f64[16,10] -> v2
+  // fwp_delta_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6854,6 +6926,7 @@ extern "C" void fwp_delta_node_output(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %46 = softmax f64[16,10] -> v3
+  // fwp_delta_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6886,6 +6959,7 @@ extern "C" void fwp_delta_node_output(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %47 = contract f64[16,10] -> v2
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6935,6 +7009,7 @@ extern "C" void fwp_delta_node_output(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %49 = layernorm f64[160] -> v3
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6971,6 +7046,7 @@ extern "C" void fwp_delta_node_output(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %51 = add f64[160] -> v4
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6978,6 +7054,7 @@ extern "C" void fwp_delta_node_output(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %52 = contract f64[80] -> v3
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7004,6 +7081,7 @@ extern "C" void fwp_delta_node_output(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %54 = relu f64[80] -> v4
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7011,6 +7089,7 @@ extern "C" void fwp_delta_node_output(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %55 = contract f64[160] -> v3
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7037,6 +7116,7 @@ extern "C" void fwp_delta_node_output(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %57 = add f64[160] -> v4
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7044,6 +7124,7 @@ extern "C" void fwp_delta_node_output(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %58 = contract f64[10] -> v0
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7086,6 +7167,7 @@ extern "C" void fwp_delta_node_output(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %59 = add f64[10] -> logits
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7159,6 +7241,7 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
   T acc_v[L] = {};
   // fwp_delta_node.final_outputs.vjp: 97 nodes
   // %41 = layernorm f64[21] -> v0
+  // fwp_delta_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -7195,6 +7278,7 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %43 = add f64[21] -> v1
+  // fwp_delta_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7202,6 +7286,7 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %45 = contract f64[16,10] -> v2
+  // fwp_delta_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7246,6 +7331,7 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %46 = softmax f64[16,10] -> v3
+  // fwp_delta_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7278,6 +7364,7 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %47 = contract f64[16,10] -> v2
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7327,6 +7414,7 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %49 = layernorm f64[160] -> v5
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -7363,6 +7451,7 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %51 = add f64[160] -> v6
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7370,6 +7459,7 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %52 = contract f64[80] -> v7
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7396,6 +7486,7 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %53 = add f64[80] -> v8
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7403,6 +7494,7 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %358 = contract f64[160] -> v9
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7432,6 +7524,7 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %360 = contract f64[80] -> v7
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7458,6 +7551,7 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %362 = mul f64[80] -> v10
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7465,6 +7559,7 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %364 = contract f64[160] -> v11
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7491,6 +7586,7 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %365 = mul f64[160] -> v12
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7498,6 +7594,7 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %383 = reduce_sum f64[] -> v4
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -7513,6 +7610,7 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     v4[l] = acc_v[l];
   }
   // %384 = mul f64[] -> v7
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v7[l] = v4[l] * 0.00625f;
@@ -7538,6 +7636,7 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     v13[l] = v4[l] * 0.00625f;
   }
   // %367 = reduce_sum f64[] -> v4
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -7553,11 +7652,13 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     v4[l] = acc_v[l];
   }
   // %369 = mul f64[] -> v14
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v14[l] = v4[l] * 0.00625f;
   }
   // %373 = reduce_sum f64[] -> v4
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -7573,6 +7674,7 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     v4[l] = acc_v[l];
   }
   // %377 = reciprocal f64[] -> v14
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v14[l] = T(1) / std::sqrt((v4[l] * 0.00625f) + 1e-05f);
@@ -7760,6 +7862,7 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %366 = mul f64[160] -> d.ff.norm.gain
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum = 0;
@@ -7771,6 +7874,7 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %363 = contract f64[80,160] -> d.ff.up.weight
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       {
@@ -7784,6 +7888,7 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %54 = relu f64[80] -> v3
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7791,6 +7896,7 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %359 = contract f64[160,80] -> d.ff.down.weight
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       {
@@ -7804,6 +7910,7 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %55 = contract f64[160] -> v5
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7830,6 +7937,7 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %57 = add f64[160] -> v3
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7837,6 +7945,7 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %357 = contract f64[10,160] -> d.out.weight
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 10; ++i0) {
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       {
@@ -7861,6 +7970,7 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // output d.ff.norm.bias = %364
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum = 0;
@@ -7872,6 +7982,7 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // output d.ff.up.bias = %362
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum = 0;
@@ -7883,6 +7994,7 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // output d.ff.down.bias = %358
+  // fwp_delta_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum = 0;
@@ -7953,6 +8065,7 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
       v4[l] = v13[l] * 0.04761905f;
     }
     // %404 = reduce_sum f64[] -> v13
+    // fwp_delta_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -7968,11 +8081,13 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
       v13[l] = acc_v[l];
     }
     // %405 = mul f64[] -> v7
+    // fwp_delta_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = v13[l] * 0.04761905f;
     }
     // %409 = reduce_sum f64[] -> v13
+    // fwp_delta_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -7988,6 +8103,7 @@ extern "C" void fwp_delta_node_output_vjp(const void* /*ctx*/, double /*t*/, con
       v13[l] = acc_v[l];
     }
     // %413 = reciprocal f64[] -> v7
+    // fwp_delta_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = T(1) / std::sqrt((v13[l] * 0.04761905f) + 1e-05f);
@@ -8017,6 +8133,7 @@ extern "C" void fwp_delta_node_loss(const void* /*ctx*/, const void* y_ptr, cons
   T acc0_v[L] = {};
   // fwp_delta_node.loss: 5 nodes
   // %38 = logsumexp f64[] -> v0
+  // fwp_delta_node.ode:46: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);
@@ -8043,6 +8160,7 @@ extern "C" void fwp_delta_node_loss(const void* /*ctx*/, const void* y_ptr, cons
     v0[l] = rowmax_v[l] + std::log(rowsum_v[l]);
   }
   // %37 = contract f64[] -> v1
+  // fwp_delta_node.ode:46: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -8058,6 +8176,7 @@ extern "C" void fwp_delta_node_loss(const void* /*ctx*/, const void* y_ptr, cons
     v1[l] = acc0_v[l];
   }
   // %39 = sub f64[] -> loss
+  // fwp_delta_node.ode:46: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     loss[l] = v0[l] - v1[l];
@@ -8081,6 +8200,7 @@ extern "C" void fwp_delta_node_loss_vjp(const void* /*ctx*/, const void* y_ptr,
   T rowsum_v[L] = {};
   // fwp_delta_node.loss.vjp: 8 nodes
   // %558 = softmax f64[10] -> v0
+  // fwp_delta_node.ode:46: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);

@@ -125,6 +125,7 @@ extern "C" void fwp_delta_rde_field(const void* /*ctx*/, double /*t*/, const voi
   T rowsum_v[L] = {};
   // fwp_delta_rde.field: 21 nodes
   // %1 = layernorm f64[5] -> v0
+  // fwp_delta_rde.ode:42: let u    = ln(dx(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -161,6 +162,7 @@ extern "C" void fwp_delta_rde_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %5 = add f64[5] -> v1
+  // fwp_delta_rde.ode:42: let u    = ln(dx(t))
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -168,6 +170,8 @@ extern "C" void fwp_delta_rde_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %15 = contract f64[16,8] -> v2
+  // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
+  // post-delta
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -196,6 +200,7 @@ extern "C" void fwp_delta_rde_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %12 = contract f64[16,8] -> v3
+  // fwp_delta_rde.ode:44: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -224,6 +229,7 @@ extern "C" void fwp_delta_rde_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %13 = softmax f64[16,8] -> v4
+  // fwp_delta_rde.ode:44: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -256,6 +262,8 @@ extern "C" void fwp_delta_rde_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %17 = contract f64[16,8] -> v3
+  // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
+  // post-delta
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -288,6 +296,8 @@ extern "C" void fwp_delta_rde_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %19 = tanh f64[16,8] -> v6
+  // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
+  // post-delta
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -295,6 +305,7 @@ extern "C" void fwp_delta_rde_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %7 = contract f64[16] -> v2
+  // fwp_delta_rde.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -321,6 +332,7 @@ extern "C" void fwp_delta_rde_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %8 = sigmoid f64[16] -> v3
+  // fwp_delta_rde.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -399,6 +411,7 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
   T acc_v[L] = {};
   // fwp_delta_rde.field.vjp: 75 nodes
   // %1 = layernorm f64[5] -> v0
+  // fwp_delta_rde.ode:42: let u    = ln(dx(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -435,6 +448,7 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %5 = add f64[5] -> v1
+  // fwp_delta_rde.ode:42: let u    = ln(dx(t))
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -442,6 +456,7 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %12 = contract f64[16,8] -> v2
+  // fwp_delta_rde.ode:44: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -470,6 +485,7 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %13 = softmax f64[16,8] -> v3
+  // fwp_delta_rde.ode:44: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -502,6 +518,8 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %15 = contract f64[16,8] -> v2
+  // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
+  // post-delta
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -530,6 +548,8 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %17 = contract f64[16,8] -> v5
+  // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
+  // post-delta
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -562,6 +582,8 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %19 = tanh f64[16,8] -> v6
+  // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
+  // post-delta
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -569,6 +591,7 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %7 = contract f64[16] -> v2
+  // fwp_delta_rde.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -595,6 +618,7 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %8 = sigmoid f64[16] -> v5
+  // fwp_delta_rde.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -643,6 +667,8 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %88 = mul f64[16,8] -> v2
+  // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
+  // post-delta
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -723,6 +749,7 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %82 = mul f64[16] -> v8
+  // fwp_delta_rde.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -730,6 +757,7 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %84 = contract f64[5] -> v4
+  // fwp_delta_rde.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -765,6 +793,8 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     v4[4 * L + l] = acc0_v[l];
   }
   // %101 = contract f64[16,5] -> v6
+  // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
+  // post-delta
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -955,6 +985,7 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %83 = contract f64[16,5] -> d.Wb
+  // fwp_delta_rde.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       {
@@ -983,6 +1014,8 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %100 = contract f64[16,8,5] -> d.Wv
+  // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
+  // post-delta
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -1010,6 +1043,7 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
   }
   if (u_bar) {
     // %107 = reduce_sum f64[] -> v1
+    // fwp_delta_rde.ode:42: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1025,11 +1059,13 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
       v1[l] = acc_v[l];
     }
     // %109 = mul f64[] -> v4
+    // fwp_delta_rde.ode:42: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = v1[l] * 0.2f;
     }
     // %113 = reduce_sum f64[] -> v1
+    // fwp_delta_rde.ode:42: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1045,6 +1081,7 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
       v1[l] = acc_v[l];
     }
     // %118 = reciprocal f64[] -> v4
+    // fwp_delta_rde.ode:42: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = T(1) / std::sqrt((v1[l] * 0.2f) + 1e-05f);
@@ -1183,6 +1220,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
   }
   // fwp_delta_rde.field.adjoint: 56 nodes
   // %1 = layernorm f64[5] -> v0
+  // fwp_delta_rde.ode:42: let u    = ln(dx(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -1219,6 +1257,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %5 = add f64[5] -> v1
+  // fwp_delta_rde.ode:42: let u    = ln(dx(t))
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1226,6 +1265,8 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %15 = contract f64[16,8] -> v2
+  // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
+  // post-delta
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1254,6 +1295,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %12 = contract f64[16,8] -> v3
+  // fwp_delta_rde.ode:44: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1282,6 +1324,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %13 = softmax f64[16,8] -> v4
+  // fwp_delta_rde.ode:44: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1314,6 +1357,8 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %17 = contract f64[16,8] -> v3
+  // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
+  // post-delta
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1346,6 +1391,8 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %19 = tanh f64[16,8] -> v6
+  // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
+  // post-delta
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1353,6 +1400,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %7 = contract f64[16] -> v2
+  // fwp_delta_rde.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1379,6 +1427,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %8 = sigmoid f64[16] -> v3
+  // fwp_delta_rde.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1439,6 +1488,8 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %269 = mul f64[16,8] -> v2
+  // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
+  // post-delta
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1458,6 +1509,8 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %282 = contract f64[16,5] -> v7
+  // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
+  // post-delta
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1691,6 +1744,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %266 = mul f64[16] -> v4
+  // fwp_delta_rde.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1698,6 +1752,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %268 = contract f64[5] -> v3
+  // fwp_delta_rde.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -1807,6 +1862,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
   // fwp_delta_rde.field.vjp: 69 nodes
   if (u_bar) {
     // %107 = reduce_sum f64[] -> v0
+    // fwp_delta_rde.ode:42: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -1822,11 +1878,13 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       v0_2[l] = acc_v_2[l];
     }
     // %109 = mul f64[] -> v1
+    // fwp_delta_rde.ode:42: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1_2[l] = v0_2[l] * 0.2f;
     }
     // %113 = reduce_sum f64[] -> v0
+    // fwp_delta_rde.ode:42: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -1842,11 +1900,13 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       v0_2[l] = acc_v_2[l];
     }
     // %118 = reciprocal f64[] -> v1
+    // fwp_delta_rde.ode:42: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1_2[l] = T(1) / std::sqrt((v0_2[l] * 0.2f) + 1e-05f);
     }
     // %1 = layernorm f64[5] -> v2
+    // fwp_delta_rde.ode:42: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       mean_v_2[l] = 0.0f;
@@ -1883,6 +1943,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %5 = add f64[5] -> v3
+    // fwp_delta_rde.ode:42: let u    = ln(dx(t))
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1890,6 +1951,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %12 = contract f64[16,8] -> v4
+    // fwp_delta_rde.ode:44: let k    = softmax(Wk @ u)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -1918,6 +1980,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %13 = softmax f64[16,8] -> v5
+    // fwp_delta_rde.ode:44: let k    = softmax(Wk @ u)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1951,6 +2014,8 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %15 = contract f64[16,8] -> v4
+    // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
+    // post-delta
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -1979,6 +2044,8 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %17 = contract f64[16,8] -> v7
+    // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
+    // post-delta
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -2011,6 +2078,8 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %19 = tanh f64[16,8] -> v8
+    // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
+    // post-delta
     for (int64_t i0 = 0; i0 < 128; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2080,6 +2149,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %7 = contract f64[16] -> v9
+    // fwp_delta_rde.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2106,6 +2176,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %8 = sigmoid f64[16] -> v10
+    // fwp_delta_rde.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2113,6 +2184,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %82 = mul f64[16] -> v9
+    // fwp_delta_rde.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2120,6 +2192,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %84 = contract f64[5] -> v3
+    // fwp_delta_rde.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -2196,6 +2269,8 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %88 = mul f64[16,8] -> v7
+    // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
+    // post-delta
     for (int64_t i0 = 0; i0 < 128; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2203,6 +2278,8 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %101 = contract f64[16,5] -> v8
+    // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
+    // post-delta
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -5749,6 +5826,7 @@ extern "C" void fwp_delta_rde_output(const void* /*ctx*/, double /*t*/, const vo
   T rowsum_v[L] = {};
   // fwp_delta_rde.final_outputs: 32 nodes
   // %41 = layernorm f64[5] -> v0
+  // fwp_delta_rde.ode:48: let q = softmax(Wq @ ln(dx(T)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5785,6 +5863,7 @@ extern "C" void fwp_delta_rde_output(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %43 = add f64[5] -> v1
+  // fwp_delta_rde.ode:48: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5792,6 +5871,7 @@ extern "C" void fwp_delta_rde_output(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %45 = contract f64[16,8] -> v2
+  // fwp_delta_rde.ode:48: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5820,6 +5900,7 @@ extern "C" void fwp_delta_rde_output(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %46 = softmax f64[16,8] -> v3
+  // fwp_delta_rde.ode:48: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5852,6 +5933,7 @@ extern "C" void fwp_delta_rde_output(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %47 = contract f64[16,8] -> v2
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5884,6 +5966,7 @@ extern "C" void fwp_delta_rde_output(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %49 = layernorm f64[128] -> v3
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5920,6 +6003,7 @@ extern "C" void fwp_delta_rde_output(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %51 = add f64[128] -> v5
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5927,6 +6011,7 @@ extern "C" void fwp_delta_rde_output(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %52 = contract f64[64] -> v3
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5953,6 +6038,7 @@ extern "C" void fwp_delta_rde_output(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %54 = relu f64[64] -> v5
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5960,6 +6046,7 @@ extern "C" void fwp_delta_rde_output(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %55 = contract f64[128] -> v3
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5986,6 +6073,7 @@ extern "C" void fwp_delta_rde_output(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %57 = add f64[128] -> v5
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5993,6 +6081,7 @@ extern "C" void fwp_delta_rde_output(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %58 = contract f64[3] -> v0
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6010,6 +6099,7 @@ extern "C" void fwp_delta_rde_output(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %59 = add f64[3] -> logits
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6083,6 +6173,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   T acc_v[L] = {};
   // fwp_delta_rde.final_outputs.vjp: 97 nodes
   // %365 = contract f64[128] -> v0
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6112,6 +6203,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %41 = layernorm f64[5] -> v1
+  // fwp_delta_rde.ode:48: let q = softmax(Wq @ ln(dx(T)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6148,6 +6240,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %43 = add f64[5] -> v2
+  // fwp_delta_rde.ode:48: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6155,6 +6248,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %45 = contract f64[16,8] -> v3
+  // fwp_delta_rde.ode:48: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6183,6 +6277,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %46 = softmax f64[16,8] -> v4
+  // fwp_delta_rde.ode:48: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6215,6 +6310,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %47 = contract f64[16,8] -> v3
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6247,6 +6343,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %374 = reduce_sum f64[] -> v5
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6262,11 +6359,13 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     v5[l] = acc_v[l];
   }
   // %376 = mul f64[] -> v6
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v6[l] = v5[l] * 0.0078125f;
   }
   // %380 = reduce_sum f64[] -> v5
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6282,11 +6381,13 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     v5[l] = acc_v[l];
   }
   // %384 = reciprocal f64[] -> v6
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v6[l] = T(1) / std::sqrt((v5[l] * 0.0078125f) + 1e-05f);
   }
   // %367 = contract f64[64] -> v7
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6313,6 +6414,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %49 = layernorm f64[128] -> v8
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6349,6 +6451,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %51 = add f64[128] -> v9
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6356,6 +6459,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %52 = contract f64[64] -> v10
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6382,6 +6486,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %53 = add f64[64] -> v11
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6389,6 +6494,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %369 = mul f64[64] -> v10
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6396,6 +6502,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %371 = contract f64[128] -> v12
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6422,6 +6529,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %373 = mul f64[128] -> v13
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6429,6 +6537,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %390 = reduce_sum f64[] -> v5
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6444,6 +6553,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     v5[l] = acc_v[l];
   }
   // %391 = mul f64[] -> v7
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v7[l] = v5[l] * 0.0078125f;
@@ -6625,6 +6735,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %372 = mul f64[128] -> d.ff.norm.gain
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum = 0;
@@ -6636,6 +6747,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %370 = contract f64[64,128] -> d.ff.up.weight
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -6649,6 +6761,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %54 = relu f64[64] -> v7
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6656,6 +6769,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %366 = contract f64[128,64] -> d.ff.down.weight
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -6669,6 +6783,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %55 = contract f64[128] -> v4
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6695,6 +6810,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %57 = add f64[128] -> v8
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6702,6 +6818,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %364 = contract f64[3,128] -> d.out.weight
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -6726,6 +6843,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // output d.ff.norm.bias = %371
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum = 0;
@@ -6737,6 +6855,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // output d.ff.up.bias = %369
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum = 0;
@@ -6748,6 +6867,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // output d.ff.down.bias = %365
+  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum = 0;
@@ -6771,6 +6891,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   }
   if (u_bar) {
     // %411 = reduce_sum f64[] -> v6
+    // fwp_delta_rde.ode:48: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6786,11 +6907,13 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
       v6[l] = acc_v[l];
     }
     // %412 = mul f64[] -> v14
+    // fwp_delta_rde.ode:48: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[l] = v6[l] * 0.2f;
     }
     // %416 = reduce_sum f64[] -> v6
+    // fwp_delta_rde.ode:48: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6806,6 +6929,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
       v6[l] = acc_v[l];
     }
     // %420 = reciprocal f64[] -> v14
+    // fwp_delta_rde.ode:48: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[l] = T(1) / std::sqrt((v6[l] * 0.2f) + 1e-05f);
@@ -6882,6 +7006,7 @@ extern "C" void fwp_delta_rde_loss(const void* /*ctx*/, const void* y_ptr, const
   T acc0_v[L] = {};
   // fwp_delta_rde.loss: 5 nodes
   // %38 = logsumexp f64[] -> v0
+  // fwp_delta_rde.ode:50: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);
@@ -6908,6 +7033,7 @@ extern "C" void fwp_delta_rde_loss(const void* /*ctx*/, const void* y_ptr, const
     v0[l] = rowmax_v[l] + std::log(rowsum_v[l]);
   }
   // %37 = contract f64[] -> v1
+  // fwp_delta_rde.ode:50: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6923,6 +7049,7 @@ extern "C" void fwp_delta_rde_loss(const void* /*ctx*/, const void* y_ptr, const
     v1[l] = acc0_v[l];
   }
   // %39 = sub f64[] -> loss
+  // fwp_delta_rde.ode:50: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     loss[l] = v0[l] - v1[l];
@@ -6946,6 +7073,7 @@ extern "C" void fwp_delta_rde_loss_vjp(const void* /*ctx*/, const void* y_ptr,
   T rowsum_v[L] = {};
   // fwp_delta_rde.loss.vjp: 8 nodes
   // %566 = softmax f64[3] -> v0
+  // fwp_delta_rde.ode:50: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);

@@ -125,6 +125,7 @@ extern "C" void fwp_delta_xprime_cde_field(const void* /*ctx*/, double /*t*/, co
   T rowsum_v[L] = {};
   // fwp_delta_xprime_cde.field: 21 nodes
   // %1 = layernorm f64[21] -> v0
+  // fwp_delta_xprime_cde.ode:37: let u    = ln(dx(t))                                   # x' only
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -161,6 +162,7 @@ extern "C" void fwp_delta_xprime_cde_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %5 = add f64[21] -> v1
+  // fwp_delta_xprime_cde.ode:37: let u    = ln(dx(t))                                   # x' only
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -168,6 +170,7 @@ extern "C" void fwp_delta_xprime_cde_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %12 = contract f64[4,20] -> v2
+  // fwp_delta_xprime_cde.ode:39: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -196,6 +199,7 @@ extern "C" void fwp_delta_xprime_cde_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %13 = softmax f64[4,20] -> v3
+  // fwp_delta_xprime_cde.ode:39: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -228,6 +232,7 @@ extern "C" void fwp_delta_xprime_cde_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %7 = contract f64[4] -> v0
+  // fwp_delta_xprime_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -252,6 +257,7 @@ extern "C" void fwp_delta_xprime_cde_field(const void* /*ctx*/, double /*t*/, co
     v0[3 * L + l] = acc3_v[l];
   }
   // %8 = sigmoid f64[4] -> v2
+  // fwp_delta_xprime_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -268,6 +274,8 @@ extern "C" void fwp_delta_xprime_cde_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %15 = contract f64[4,20] -> v2
+  // fwp_delta_xprime_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eq. 38,
+  // Delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -296,6 +304,8 @@ extern "C" void fwp_delta_xprime_cde_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %17 = contract f64[4,20] -> v5
+  // fwp_delta_xprime_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eq. 38,
+  // Delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -328,6 +338,8 @@ extern "C" void fwp_delta_xprime_cde_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %19 = tanh f64[4,20] -> v3
+  // fwp_delta_xprime_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eq. 38,
+  // Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -398,6 +410,7 @@ extern "C" void fwp_delta_xprime_cde_field_vjp(const void* /*ctx*/, double /*t*/
   T acc_v[L] = {};
   // fwp_delta_xprime_cde.field.vjp: 75 nodes
   // %1 = layernorm f64[21] -> v0
+  // fwp_delta_xprime_cde.ode:37: let u    = ln(dx(t))                                   # x' only
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -434,6 +447,7 @@ extern "C" void fwp_delta_xprime_cde_field_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %5 = add f64[21] -> v1
+  // fwp_delta_xprime_cde.ode:37: let u    = ln(dx(t))                                   # x' only
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -441,6 +455,7 @@ extern "C" void fwp_delta_xprime_cde_field_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %12 = contract f64[4,20] -> v2
+  // fwp_delta_xprime_cde.ode:39: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -469,6 +484,7 @@ extern "C" void fwp_delta_xprime_cde_field_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %13 = softmax f64[4,20] -> v3
+  // fwp_delta_xprime_cde.ode:39: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -501,6 +517,7 @@ extern "C" void fwp_delta_xprime_cde_field_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %7 = contract f64[4] -> v4
+  // fwp_delta_xprime_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -525,6 +542,7 @@ extern "C" void fwp_delta_xprime_cde_field_vjp(const void* /*ctx*/, double /*t*/
     v4[3 * L + l] = acc3_v[l];
   }
   // %8 = sigmoid f64[4] -> v2
+  // fwp_delta_xprime_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -573,6 +591,8 @@ extern "C" void fwp_delta_xprime_cde_field_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %15 = contract f64[4,20] -> v5
+  // fwp_delta_xprime_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eq. 38,
+  // Delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -601,6 +621,8 @@ extern "C" void fwp_delta_xprime_cde_field_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %17 = contract f64[4,20] -> v7
+  // fwp_delta_xprime_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eq. 38,
+  // Delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -633,6 +655,8 @@ extern "C" void fwp_delta_xprime_cde_field_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %19 = tanh f64[4,20] -> v8
+  // fwp_delta_xprime_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eq. 38,
+  // Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -640,6 +664,8 @@ extern "C" void fwp_delta_xprime_cde_field_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %76 = mul f64[4,20] -> v5
+  // fwp_delta_xprime_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eq. 38,
+  // Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -659,6 +685,8 @@ extern "C" void fwp_delta_xprime_cde_field_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %81 = contract f64[4,21] -> v9
+  // fwp_delta_xprime_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eq. 38,
+  // Delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -900,6 +928,7 @@ extern "C" void fwp_delta_xprime_cde_field_vjp(const void* /*ctx*/, double /*t*/
     v4[3 * L + l] = acc3_v[l];
   }
   // %88 = mul f64[4] -> v3
+  // fwp_delta_xprime_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -907,6 +936,7 @@ extern "C" void fwp_delta_xprime_cde_field_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %90 = contract f64[21] -> v2
+  // fwp_delta_xprime_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -965,6 +995,7 @@ extern "C" void fwp_delta_xprime_cde_field_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %89 = contract f64[4,21] -> d.Wb
+  // fwp_delta_xprime_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       {
@@ -993,6 +1024,8 @@ extern "C" void fwp_delta_xprime_cde_field_vjp(const void* /*ctx*/, double /*t*/
     }
   }
   // %80 = contract f64[4,20,21] -> d.Wv
+  // fwp_delta_xprime_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eq. 38,
+  // Delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
@@ -1067,6 +1100,7 @@ extern "C" void fwp_delta_xprime_cde_field_vjp(const void* /*ctx*/, double /*t*/
       v3[l] = v4[l] * 0.04761905f;
     }
     // %103 = reduce_sum f64[] -> v4
+    // fwp_delta_xprime_cde.ode:37: let u    = ln(dx(t))                                   # x' only
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1082,11 +1116,13 @@ extern "C" void fwp_delta_xprime_cde_field_vjp(const void* /*ctx*/, double /*t*/
       v4[l] = acc_v[l];
     }
     // %105 = mul f64[] -> v5
+    // fwp_delta_xprime_cde.ode:37: let u    = ln(dx(t))                                   # x' only
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[l] = v4[l] * 0.04761905f;
     }
     // %109 = reduce_sum f64[] -> v4
+    // fwp_delta_xprime_cde.ode:37: let u    = ln(dx(t))                                   # x' only
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1102,6 +1138,7 @@ extern "C" void fwp_delta_xprime_cde_field_vjp(const void* /*ctx*/, double /*t*/
       v4[l] = acc_v[l];
     }
     // %114 = reciprocal f64[] -> v5
+    // fwp_delta_xprime_cde.ode:37: let u    = ln(dx(t))                                   # x' only
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[l] = T(1) / std::sqrt((v4[l] * 0.04761905f) + 1e-05f);
@@ -1193,6 +1230,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
   }
   // fwp_delta_xprime_cde.field.adjoint: 56 nodes
   // %1 = layernorm f64[21] -> v0
+  // fwp_delta_xprime_cde.ode:37: let u    = ln(dx(t))                                   # x' only
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -1229,6 +1267,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
     }
   }
   // %5 = add f64[21] -> v1
+  // fwp_delta_xprime_cde.ode:37: let u    = ln(dx(t))                                   # x' only
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1236,6 +1275,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
     }
   }
   // %12 = contract f64[4,20] -> v2
+  // fwp_delta_xprime_cde.ode:39: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -1264,6 +1304,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
     }
   }
   // %13 = softmax f64[4,20] -> v3
+  // fwp_delta_xprime_cde.ode:39: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1296,6 +1337,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
     }
   }
   // %7 = contract f64[4] -> v4
+  // fwp_delta_xprime_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -1320,6 +1362,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
     v4[3 * L + l] = acc3_v[l];
   }
   // %8 = sigmoid f64[4] -> v2
+  // fwp_delta_xprime_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1336,6 +1379,8 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
     }
   }
   // %15 = contract f64[4,20] -> v6
+  // fwp_delta_xprime_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eq. 38,
+  // Delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -1364,6 +1409,8 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
     }
   }
   // %17 = contract f64[4,20] -> v7
+  // fwp_delta_xprime_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eq. 38,
+  // Delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -1396,6 +1443,8 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
     }
   }
   // %19 = tanh f64[4,20] -> v8
+  // fwp_delta_xprime_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eq. 38,
+  // Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1447,6 +1496,8 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
     }
   }
   // %254 = mul f64[4,20] -> v5
+  // fwp_delta_xprime_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eq. 38,
+  // Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1620,6 +1671,8 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
     }
   }
   // %259 = contract f64[4,21] -> v10
+  // fwp_delta_xprime_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eq. 38,
+  // Delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -1707,6 +1760,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
     v4[3 * L + l] = acc3_v[l];
   }
   // %263 = mul f64[4] -> v3
+  // fwp_delta_xprime_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1714,6 +1768,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
     }
   }
   // %265 = contract f64[21] -> v2
+  // fwp_delta_xprime_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1828,6 +1883,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
   // fwp_delta_xprime_cde.field.vjp: 69 nodes
   if (u_bar) {
     // %1 = layernorm f64[21] -> v0
+    // fwp_delta_xprime_cde.ode:37: let u    = ln(dx(t))                                   # x' only
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       mean_v_2[l] = 0.0f;
@@ -1864,6 +1920,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
       }
     }
     // %5 = add f64[21] -> v1
+    // fwp_delta_xprime_cde.ode:37: let u    = ln(dx(t))                                   # x' only
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1871,6 +1928,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
       }
     }
     // %12 = contract f64[4,20] -> v2
+    // fwp_delta_xprime_cde.ode:39: let k    = softmax(Wk @ u)
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
@@ -1899,6 +1957,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
       }
     }
     // %13 = softmax f64[4,20] -> v3
+    // fwp_delta_xprime_cde.ode:39: let k    = softmax(Wk @ u)
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1932,6 +1991,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
       }
     }
     // %7 = contract f64[4] -> v4
+    // fwp_delta_xprime_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -1956,6 +2016,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
       v4_2[3 * L + l] = acc3_v_2[l];
     }
     // %8 = sigmoid f64[4] -> v2
+    // fwp_delta_xprime_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2004,6 +2065,8 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
       }
     }
     // %15 = contract f64[4,20] -> v5
+    // fwp_delta_xprime_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eq. 38,
+    // Delta
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
@@ -2032,6 +2095,8 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
       }
     }
     // %17 = contract f64[4,20] -> v7
+    // fwp_delta_xprime_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eq. 38,
+    // Delta
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
@@ -2064,6 +2129,8 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
       }
     }
     // %19 = tanh f64[4,20] -> v8
+    // fwp_delta_xprime_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eq. 38,
+    // Delta
     for (int64_t i0 = 0; i0 < 80; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2071,6 +2138,8 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
       }
     }
     // %76 = mul f64[4,20] -> v5
+    // fwp_delta_xprime_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eq. 38,
+    // Delta
     for (int64_t i0 = 0; i0 < 80; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2078,6 +2147,8 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
       }
     }
     // %81 = contract f64[4,21] -> v9
+    // fwp_delta_xprime_cde.ode:40: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eq. 38,
+    // Delta
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
@@ -2321,6 +2392,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
       v4_2[3 * L + l] = acc3_v_2[l];
     }
     // %88 = mul f64[4] -> v3
+    // fwp_delta_xprime_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2328,6 +2400,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
       }
     }
     // %90 = contract f64[21] -> v2
+    // fwp_delta_xprime_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2415,6 +2488,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
       v2_2[l] = v4_2[l] * 0.04761905f;
     }
     // %103 = reduce_sum f64[] -> v4
+    // fwp_delta_xprime_cde.ode:37: let u    = ln(dx(t))                                   # x' only
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -2430,11 +2504,13 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
       v4_2[l] = acc_v_2[l];
     }
     // %105 = mul f64[] -> v5
+    // fwp_delta_xprime_cde.ode:37: let u    = ln(dx(t))                                   # x' only
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5_2[l] = v4_2[l] * 0.04761905f;
     }
     // %109 = reduce_sum f64[] -> v4
+    // fwp_delta_xprime_cde.ode:37: let u    = ln(dx(t))                                   # x' only
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -2450,6 +2526,7 @@ extern "C" void fwp_delta_xprime_cde_adjoint_field(const void* /*ctx*/, double /
       v4_2[l] = acc_v_2[l];
     }
     // %114 = reciprocal f64[] -> v5
+    // fwp_delta_xprime_cde.ode:37: let u    = ln(dx(t))                                   # x' only
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5_2[l] = T(1) / std::sqrt((v4_2[l] * 0.04761905f) + 1e-05f);
@@ -5764,6 +5841,7 @@ extern "C" void fwp_delta_xprime_cde_output(const void* /*ctx*/, double /*t*/, c
   T rowsum_v[L] = {};
   // fwp_delta_xprime_cde.final_outputs: 32 nodes
   // %41 = layernorm f64[21] -> v0
+  // fwp_delta_xprime_cde.ode:43: let q = softmax(Wq @ ln(dx(T)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5800,6 +5878,7 @@ extern "C" void fwp_delta_xprime_cde_output(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %43 = add f64[21] -> v1
+  // fwp_delta_xprime_cde.ode:43: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5807,6 +5886,7 @@ extern "C" void fwp_delta_xprime_cde_output(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %45 = contract f64[4,20] -> v2
+  // fwp_delta_xprime_cde.ode:43: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5835,6 +5915,7 @@ extern "C" void fwp_delta_xprime_cde_output(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %46 = softmax f64[4,20] -> v3
+  // fwp_delta_xprime_cde.ode:43: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5867,6 +5948,7 @@ extern "C" void fwp_delta_xprime_cde_output(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %47 = contract f64[4,20] -> v2
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5899,6 +5981,7 @@ extern "C" void fwp_delta_xprime_cde_output(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %49 = layernorm f64[80] -> v3
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5935,6 +6018,7 @@ extern "C" void fwp_delta_xprime_cde_output(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %51 = add f64[80] -> v4
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5942,6 +6026,7 @@ extern "C" void fwp_delta_xprime_cde_output(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %52 = contract f64[320] -> v5
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5968,6 +6053,7 @@ extern "C" void fwp_delta_xprime_cde_output(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %54 = relu f64[320] -> v6
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5975,6 +6061,7 @@ extern "C" void fwp_delta_xprime_cde_output(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %55 = contract f64[80] -> v3
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6001,6 +6088,7 @@ extern "C" void fwp_delta_xprime_cde_output(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %57 = add f64[80] -> v4
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6008,6 +6096,7 @@ extern "C" void fwp_delta_xprime_cde_output(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %58 = contract f64[10] -> v0
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6050,6 +6139,7 @@ extern "C" void fwp_delta_xprime_cde_output(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %59 = add f64[10] -> logits
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6125,6 +6215,7 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
   T acc_v[L] = {};
   // fwp_delta_xprime_cde.final_outputs.vjp: 97 nodes
   // %41 = layernorm f64[21] -> v0
+  // fwp_delta_xprime_cde.ode:43: let q = softmax(Wq @ ln(dx(T)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6161,6 +6252,7 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // %43 = add f64[21] -> v1
+  // fwp_delta_xprime_cde.ode:43: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6168,6 +6260,7 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // %45 = contract f64[4,20] -> v2
+  // fwp_delta_xprime_cde.ode:43: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6196,6 +6289,7 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // %46 = softmax f64[4,20] -> v3
+  // fwp_delta_xprime_cde.ode:43: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6228,6 +6322,7 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // %349 = contract f64[80] -> v2
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6254,6 +6349,7 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // %351 = contract f64[320] -> v5
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6280,6 +6376,7 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // %47 = contract f64[4,20] -> v6
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -6312,6 +6409,7 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // %49 = layernorm f64[80] -> v7
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6348,6 +6446,7 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // %51 = add f64[80] -> v8
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6355,6 +6454,7 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // %52 = contract f64[320] -> v9
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6381,6 +6481,7 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // %53 = add f64[320] -> v10
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6388,6 +6489,7 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // %353 = mul f64[320] -> v9
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6395,6 +6497,7 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // %355 = contract f64[80] -> v5
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6421,6 +6524,7 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // %357 = mul f64[80] -> v11
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6428,6 +6532,7 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // %374 = reduce_sum f64[] -> v4
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6443,6 +6548,7 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     v4[l] = acc_v[l];
   }
   // %375 = mul f64[] -> v12
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v12[l] = v4[l] * 0.0125f;
@@ -6468,6 +6574,7 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     v13[l] = v4[l] * 0.0125f;
   }
   // %358 = reduce_sum f64[] -> v4
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6483,11 +6590,13 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     v4[l] = acc_v[l];
   }
   // %360 = mul f64[] -> v14
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v14[l] = v4[l] * 0.0125f;
   }
   // %364 = reduce_sum f64[] -> v4
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6503,6 +6612,7 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     v4[l] = acc_v[l];
   }
   // %368 = reciprocal f64[] -> v14
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v14[l] = T(1) / std::sqrt((v4[l] * 0.0125f) + 1e-05f);
@@ -6668,6 +6778,7 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // %356 = mul f64[80] -> d.ff.norm.gain
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum = 0;
@@ -6679,6 +6790,7 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // %354 = contract f64[320,80] -> d.ff.up.weight
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       {
@@ -6692,6 +6804,7 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // %54 = relu f64[320] -> v16
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6699,6 +6812,7 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // %350 = contract f64[80,320] -> d.ff.down.weight
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     for (int64_t i1 = 0; i1 < 320; ++i1) {
       {
@@ -6712,6 +6826,7 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // %55 = contract f64[80] -> v7
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6738,6 +6853,7 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // %57 = add f64[80] -> v8
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6745,6 +6861,7 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // %348 = contract f64[10,80] -> d.out.weight
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 10; ++i0) {
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       {
@@ -6769,6 +6886,7 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // output d.ff.norm.bias = %355
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum = 0;
@@ -6780,6 +6898,7 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // output d.ff.up.bias = %353
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     {
       T sum = 0;
@@ -6791,6 +6910,7 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
     }
   }
   // output d.ff.down.bias = %349
+  // fwp_delta_xprime_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum = 0;
@@ -6861,6 +6981,7 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
       v14[l] = v12[l] * 0.04761905f;
     }
     // %395 = reduce_sum f64[] -> v12
+    // fwp_delta_xprime_cde.ode:43: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6876,11 +6997,13 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
       v12[l] = acc_v[l];
     }
     // %396 = mul f64[] -> v4
+    // fwp_delta_xprime_cde.ode:43: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = v12[l] * 0.04761905f;
     }
     // %400 = reduce_sum f64[] -> v12
+    // fwp_delta_xprime_cde.ode:43: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6896,6 +7019,7 @@ extern "C" void fwp_delta_xprime_cde_output_vjp(const void* /*ctx*/, double /*t*
       v12[l] = acc_v[l];
     }
     // %404 = reciprocal f64[] -> v4
+    // fwp_delta_xprime_cde.ode:43: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = T(1) / std::sqrt((v12[l] * 0.04761905f) + 1e-05f);
@@ -6925,6 +7049,7 @@ extern "C" void fwp_delta_xprime_cde_loss(const void* /*ctx*/, const void* y_ptr
   T acc0_v[L] = {};
   // fwp_delta_xprime_cde.loss: 5 nodes
   // %38 = logsumexp f64[] -> v0
+  // fwp_delta_xprime_cde.ode:45: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);
@@ -6951,6 +7076,7 @@ extern "C" void fwp_delta_xprime_cde_loss(const void* /*ctx*/, const void* y_ptr
     v0[l] = rowmax_v[l] + std::log(rowsum_v[l]);
   }
   // %37 = contract f64[] -> v1
+  // fwp_delta_xprime_cde.ode:45: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6966,6 +7092,7 @@ extern "C" void fwp_delta_xprime_cde_loss(const void* /*ctx*/, const void* y_ptr
     v1[l] = acc0_v[l];
   }
   // %39 = sub f64[] -> loss
+  // fwp_delta_xprime_cde.ode:45: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     loss[l] = v0[l] - v1[l];
@@ -6989,6 +7116,7 @@ extern "C" void fwp_delta_xprime_cde_loss_vjp(const void* /*ctx*/, const void* y
   T rowsum_v[L] = {};
   // fwp_delta_xprime_cde.loss.vjp: 8 nodes
   // %546 = softmax f64[10] -> v0
+  // fwp_delta_xprime_cde.ode:45: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);

@@ -123,6 +123,7 @@ extern "C" void fwp_hebb_cde_field(const void* /*ctx*/, double /*t*/, const void
   T rowsum_v[L] = {};
   // fwp_hebb_cde.field: 20 nodes
   // %1 = layernorm f64[21] -> v0
+  // fwp_hebb_cde.ode:37: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -159,6 +160,7 @@ extern "C" void fwp_hebb_cde_field(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %5 = add f64[21] -> v1
+  // fwp_hebb_cde.ode:37: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -166,6 +168,7 @@ extern "C" void fwp_hebb_cde_field(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %12 = contract f64[32,4] -> v2
+  // fwp_hebb_cde.ode:39: let k    = softmax(Wk @ u)                             # key from x
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -192,6 +195,7 @@ extern "C" void fwp_hebb_cde_field(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %13 = softmax f64[32,4] -> v3
+  // fwp_hebb_cde.ode:39: let k    = softmax(Wk @ u)                             # key from x
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -224,6 +228,7 @@ extern "C" void fwp_hebb_cde_field(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %7 = contract f64[32] -> v2
+  // fwp_hebb_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -250,6 +255,7 @@ extern "C" void fwp_hebb_cde_field(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %8 = sigmoid f64[32] -> v4
+  // fwp_hebb_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -266,6 +272,7 @@ extern "C" void fwp_hebb_cde_field(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %17 = contract f64[32,4] -> v3
+  // fwp_hebb_cde.ode:40: let v    = tanh(Wv @ dx(t))                            # value from x'
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -292,6 +299,7 @@ extern "C" void fwp_hebb_cde_field(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %18 = tanh f64[32,4] -> v5
+  // fwp_hebb_cde.ode:40: let v    = tanh(Wv @ dx(t))                            # value from x'
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -358,6 +366,7 @@ extern "C" void fwp_hebb_cde_field_vjp(const void* /*ctx*/, double /*t*/, const 
   T acc_v[L] = {};
   // fwp_hebb_cde.field.vjp: 68 nodes
   // %1 = layernorm f64[21] -> v0
+  // fwp_hebb_cde.ode:37: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -394,6 +403,7 @@ extern "C" void fwp_hebb_cde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %5 = add f64[21] -> v1
+  // fwp_hebb_cde.ode:37: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -401,6 +411,7 @@ extern "C" void fwp_hebb_cde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %12 = contract f64[32,4] -> v2
+  // fwp_hebb_cde.ode:39: let k    = softmax(Wk @ u)                             # key from x
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -427,6 +438,7 @@ extern "C" void fwp_hebb_cde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %13 = softmax f64[32,4] -> v3
+  // fwp_hebb_cde.ode:39: let k    = softmax(Wk @ u)                             # key from x
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -459,6 +471,7 @@ extern "C" void fwp_hebb_cde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %17 = contract f64[32,4] -> v2
+  // fwp_hebb_cde.ode:40: let v    = tanh(Wv @ dx(t))                            # value from x'
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -485,6 +498,7 @@ extern "C" void fwp_hebb_cde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %18 = tanh f64[32,4] -> v5
+  // fwp_hebb_cde.ode:40: let v    = tanh(Wv @ dx(t))                            # value from x'
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -519,6 +533,7 @@ extern "C" void fwp_hebb_cde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %7 = contract f64[32] -> v6
+  // fwp_hebb_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -545,6 +560,7 @@ extern "C" void fwp_hebb_cde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %8 = sigmoid f64[32] -> v7
+  // fwp_hebb_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -677,6 +693,7 @@ extern "C" void fwp_hebb_cde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %84 = mul f64[32] -> v2
+  // fwp_hebb_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -684,6 +701,7 @@ extern "C" void fwp_hebb_cde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %86 = contract f64[21] -> v8
+  // fwp_hebb_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -742,6 +760,7 @@ extern "C" void fwp_hebb_cde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %85 = contract f64[32,21] -> d.Wb
+  // fwp_hebb_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       {
@@ -808,6 +827,7 @@ extern "C" void fwp_hebb_cde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %75 = mul f64[32,4] -> v2
+  // fwp_hebb_cde.ode:40: let v    = tanh(Wv @ dx(t))                            # value from x'
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -815,6 +835,7 @@ extern "C" void fwp_hebb_cde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %76 = contract f64[32,4,21] -> d.Wv
+  // fwp_hebb_cde.ode:40: let v    = tanh(Wv @ dx(t))                            # value from x'
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
@@ -889,6 +910,7 @@ extern "C" void fwp_hebb_cde_field_vjp(const void* /*ctx*/, double /*t*/, const 
       v6[l] = v4[l] * 0.04761905f;
     }
     // %98 = reduce_sum f64[] -> v4
+    // fwp_hebb_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -904,11 +926,13 @@ extern "C" void fwp_hebb_cde_field_vjp(const void* /*ctx*/, double /*t*/, const 
       v4[l] = acc_v[l];
     }
     // %100 = mul f64[] -> v7
+    // fwp_hebb_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = v4[l] * 0.04761905f;
     }
     // %104 = reduce_sum f64[] -> v4
+    // fwp_hebb_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -924,6 +948,7 @@ extern "C" void fwp_hebb_cde_field_vjp(const void* /*ctx*/, double /*t*/, const 
       v4[l] = acc_v[l];
     }
     // %109 = reciprocal f64[] -> v7
+    // fwp_hebb_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = T(1) / std::sqrt((v4[l] * 0.04761905f) + 1e-05f);
@@ -1059,6 +1084,7 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
   }
   // fwp_hebb_cde.field.adjoint: 50 nodes
   // %1 = layernorm f64[21] -> v0
+  // fwp_hebb_cde.ode:37: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -1095,6 +1121,7 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %5 = add f64[21] -> v1
+  // fwp_hebb_cde.ode:37: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1102,6 +1129,7 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %12 = contract f64[32,4] -> v2
+  // fwp_hebb_cde.ode:39: let k    = softmax(Wk @ u)                             # key from x
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1128,6 +1156,7 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %13 = softmax f64[32,4] -> v3
+  // fwp_hebb_cde.ode:39: let k    = softmax(Wk @ u)                             # key from x
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1160,6 +1189,7 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %7 = contract f64[32] -> v2
+  // fwp_hebb_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1186,6 +1216,7 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %8 = sigmoid f64[32] -> v5
+  // fwp_hebb_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1202,6 +1233,7 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %17 = contract f64[32,4] -> v6
+  // fwp_hebb_cde.ode:40: let v    = tanh(Wv @ dx(t))                            # value from x'
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1228,6 +1260,7 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %18 = tanh f64[32,4] -> v7
+  // fwp_hebb_cde.ode:40: let v    = tanh(Wv @ dx(t))                            # value from x'
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1303,6 +1336,7 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %229 = mul f64[32] -> v9
+  // fwp_hebb_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1310,6 +1344,7 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %231 = contract f64[21] -> v8
+  // fwp_hebb_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1532,6 +1567,7 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %225 = mul f64[32,4] -> v2
+  // fwp_hebb_cde.ode:40: let v    = tanh(Wv @ dx(t))                            # value from x'
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1563,6 +1599,7 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
   // fwp_hebb_cde.field.vjp: 64 nodes
   if (u_bar) {
     // %1 = layernorm f64[21] -> v0
+    // fwp_hebb_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       mean_v_2[l] = 0.0f;
@@ -1599,6 +1636,7 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %5 = add f64[21] -> v1
+    // fwp_hebb_cde.ode:37: let u    = ln(x(t))
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1606,6 +1644,7 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %12 = contract f64[32,4] -> v2
+    // fwp_hebb_cde.ode:39: let k    = softmax(Wk @ u)                             # key from x
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1632,6 +1671,7 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %13 = softmax f64[32,4] -> v3
+    // fwp_hebb_cde.ode:39: let k    = softmax(Wk @ u)                             # key from x
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1665,6 +1705,7 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %17 = contract f64[32,4] -> v2
+    // fwp_hebb_cde.ode:40: let v    = tanh(Wv @ dx(t))                            # value from x'
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1691,6 +1732,7 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %18 = tanh f64[32,4] -> v5
+    // fwp_hebb_cde.ode:40: let v    = tanh(Wv @ dx(t))                            # value from x'
     for (int64_t i0 = 0; i0 < 128; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1728,6 +1770,7 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %7 = contract f64[32] -> v6
+    // fwp_hebb_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1754,6 +1797,7 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %8 = sigmoid f64[32] -> v7
+    // fwp_hebb_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1889,6 +1933,7 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %84 = mul f64[32] -> v2
+    // fwp_hebb_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1896,6 +1941,7 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %86 = contract f64[21] -> v6
+    // fwp_hebb_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1983,6 +2029,7 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       v6_2[l] = v4_2[l] * 0.04761905f;
     }
     // %98 = reduce_sum f64[] -> v4
+    // fwp_hebb_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1998,11 +2045,13 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       v4_2[l] = acc_v[l];
     }
     // %100 = mul f64[] -> v8
+    // fwp_hebb_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8_2[l] = v4_2[l] * 0.04761905f;
     }
     // %104 = reduce_sum f64[] -> v4
+    // fwp_hebb_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -2018,6 +2067,7 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       v4_2[l] = acc_v[l];
     }
     // %109 = reciprocal f64[] -> v8
+    // fwp_hebb_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8_2[l] = T(1) / std::sqrt((v4_2[l] * 0.04761905f) + 1e-05f);
@@ -2070,6 +2120,7 @@ extern "C" void fwp_hebb_cde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %75 = mul f64[32,4] -> v2
+    // fwp_hebb_cde.ode:40: let v    = tanh(Wv @ dx(t))                            # value from x'
     for (int64_t i0 = 0; i0 < 128; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -4653,6 +4704,7 @@ extern "C" void fwp_hebb_cde_output(const void* /*ctx*/, double /*t*/, const voi
   T rowsum_v[L] = {};
   // fwp_hebb_cde.final_outputs: 32 nodes
   // %41 = layernorm f64[21] -> v0
+  // fwp_hebb_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4689,6 +4741,7 @@ extern "C" void fwp_hebb_cde_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %43 = add f64[21] -> v1
+  // fwp_hebb_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4696,6 +4749,7 @@ extern "C" void fwp_hebb_cde_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %45 = contract f64[32,4] -> v2
+  // fwp_hebb_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4722,6 +4776,7 @@ extern "C" void fwp_hebb_cde_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %46 = softmax f64[32,4] -> v3
+  // fwp_hebb_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4754,6 +4809,7 @@ extern "C" void fwp_hebb_cde_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %48 = contract f64[32,4] -> v2
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4783,6 +4839,7 @@ extern "C" void fwp_hebb_cde_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %50 = layernorm f64[128] -> v3
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4819,6 +4876,7 @@ extern "C" void fwp_hebb_cde_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %52 = add f64[128] -> v4
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4826,6 +4884,7 @@ extern "C" void fwp_hebb_cde_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %53 = contract f64[512] -> v5
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4852,6 +4911,7 @@ extern "C" void fwp_hebb_cde_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %55 = relu f64[512] -> v6
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   for (int64_t i0 = 0; i0 < 512; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4859,6 +4919,7 @@ extern "C" void fwp_hebb_cde_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %56 = contract f64[128] -> v3
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4885,6 +4946,7 @@ extern "C" void fwp_hebb_cde_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %58 = add f64[128] -> v4
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4892,6 +4954,7 @@ extern "C" void fwp_hebb_cde_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %59 = contract f64[10] -> v0
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4934,6 +4997,7 @@ extern "C" void fwp_hebb_cde_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %60 = add f64[10] -> logits
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5009,6 +5073,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
   T acc_v[L] = {};
   // fwp_hebb_cde.final_outputs.vjp: 97 nodes
   // %41 = layernorm f64[21] -> v0
+  // fwp_hebb_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5045,6 +5110,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %43 = add f64[21] -> v1
+  // fwp_hebb_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5052,6 +5118,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %45 = contract f64[32,4] -> v2
+  // fwp_hebb_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5078,6 +5145,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %46 = softmax f64[32,4] -> v3
+  // fwp_hebb_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5110,6 +5178,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %48 = contract f64[32,4] -> v2
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5139,6 +5208,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %306 = reduce_sum f64[] -> v4
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -5154,11 +5224,13 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     v4[l] = acc_v[l];
   }
   // %308 = mul f64[] -> v5
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v5[l] = v4[l] * 0.0078125f;
   }
   // %312 = reduce_sum f64[] -> v4
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -5174,11 +5246,13 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     v4[l] = acc_v[l];
   }
   // %316 = reciprocal f64[] -> v5
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v5[l] = T(1) / std::sqrt((v4[l] * 0.0078125f) + 1e-05f);
   }
   // %50 = layernorm f64[128] -> v6
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5215,6 +5289,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %52 = add f64[128] -> v7
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5222,6 +5297,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %53 = contract f64[512] -> v8
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5248,6 +5324,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %54 = add f64[512] -> v9
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   for (int64_t i0 = 0; i0 < 512; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5255,6 +5332,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %297 = contract f64[128] -> v8
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5284,6 +5362,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %299 = contract f64[512] -> v10
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5310,6 +5389,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %301 = mul f64[512] -> v11
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   for (int64_t i0 = 0; i0 < 512; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5317,6 +5397,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %303 = contract f64[128] -> v10
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5343,6 +5424,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %305 = mul f64[128] -> v12
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5350,6 +5432,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %322 = reduce_sum f64[] -> v4
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -5365,6 +5448,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     v4[l] = acc_v[l];
   }
   // %323 = mul f64[] -> v13
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v13[l] = v4[l] * 0.0078125f;
@@ -5549,6 +5633,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %304 = mul f64[128] -> d.ff.norm.gain
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum = 0;
@@ -5560,6 +5645,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %302 = contract f64[512,128] -> d.ff.up.weight
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   for (int64_t i0 = 0; i0 < 512; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -5573,6 +5659,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %55 = relu f64[512] -> v17
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   for (int64_t i0 = 0; i0 < 512; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5580,6 +5667,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %298 = contract f64[128,512] -> d.ff.down.weight
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 512; ++i1) {
       {
@@ -5593,6 +5681,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %56 = contract f64[128] -> v6
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5619,6 +5708,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %58 = add f64[128] -> v7
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5626,6 +5716,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %296 = contract f64[10,128] -> d.out.weight
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   for (int64_t i0 = 0; i0 < 10; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -5650,6 +5741,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // output d.ff.norm.bias = %303
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum = 0;
@@ -5661,6 +5753,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // output d.ff.up.bias = %301
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   for (int64_t i0 = 0; i0 < 512; ++i0) {
     {
       T sum = 0;
@@ -5672,6 +5765,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // output d.ff.down.bias = %297
+  // fwp_hebb_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Hebb
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum = 0;
@@ -5742,6 +5836,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
       v14[l] = v5[l] * 0.04761905f;
     }
     // %343 = reduce_sum f64[] -> v5
+    // fwp_hebb_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5757,11 +5852,13 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
       v5[l] = acc_v[l];
     }
     // %344 = mul f64[] -> v4
+    // fwp_hebb_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = v5[l] * 0.04761905f;
     }
     // %348 = reduce_sum f64[] -> v5
+    // fwp_hebb_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5777,6 +5874,7 @@ extern "C" void fwp_hebb_cde_output_vjp(const void* /*ctx*/, double /*t*/, const
       v5[l] = acc_v[l];
     }
     // %352 = reciprocal f64[] -> v4
+    // fwp_hebb_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = T(1) / std::sqrt((v5[l] * 0.04761905f) + 1e-05f);
@@ -5806,6 +5904,7 @@ extern "C" void fwp_hebb_cde_loss(const void* /*ctx*/, const void* y_ptr, const 
   T acc0_v[L] = {};
   // fwp_hebb_cde.loss: 5 nodes
   // %38 = logsumexp f64[] -> v0
+  // fwp_hebb_cde.ode:46: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);
@@ -5832,6 +5931,7 @@ extern "C" void fwp_hebb_cde_loss(const void* /*ctx*/, const void* y_ptr, const 
     v0[l] = rowmax_v[l] + std::log(rowsum_v[l]);
   }
   // %37 = contract f64[] -> v1
+  // fwp_hebb_cde.ode:46: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5847,6 +5947,7 @@ extern "C" void fwp_hebb_cde_loss(const void* /*ctx*/, const void* y_ptr, const 
     v1[l] = acc0_v[l];
   }
   // %39 = sub f64[] -> loss
+  // fwp_hebb_cde.ode:46: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     loss[l] = v0[l] - v1[l];
@@ -5870,6 +5971,7 @@ extern "C" void fwp_hebb_cde_loss_vjp(const void* /*ctx*/, const void* y_ptr,
   T rowsum_v[L] = {};
   // fwp_hebb_cde.loss.vjp: 8 nodes
   // %494 = softmax f64[10] -> v0
+  // fwp_hebb_cde.ode:46: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);

@@ -121,6 +121,7 @@ extern "C" void fwp_hebb_node_field(const void* /*ctx*/, double /*t*/, const voi
   T rowsum_v[L] = {};
   // fwp_hebb_node.field: 18 nodes
   // %1 = layernorm f64[69] -> v0
+  // fwp_hebb_node.ode:42: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -157,6 +158,7 @@ extern "C" void fwp_hebb_node_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %5 = add f64[69] -> v1
+  // fwp_hebb_node.ode:42: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -164,6 +166,7 @@ extern "C" void fwp_hebb_node_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %15 = contract f64[32,5] -> v2
+  // fwp_hebb_node.ode:45: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -201,6 +204,7 @@ extern "C" void fwp_hebb_node_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %16 = tanh f64[32,5] -> v3
+  // fwp_hebb_node.ode:45: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -208,6 +212,7 @@ extern "C" void fwp_hebb_node_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %12 = contract f64[32,5] -> v2
+  // fwp_hebb_node.ode:44: let k    = softmax(Wk @ u)                             # Eq. 29
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -245,6 +250,7 @@ extern "C" void fwp_hebb_node_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %13 = softmax f64[32,5] -> v4
+  // fwp_hebb_node.ode:44: let k    = softmax(Wk @ u)                             # Eq. 29
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -277,6 +283,8 @@ extern "C" void fwp_hebb_node_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %7 = contract f64[32] -> v0
+  // fwp_hebb_node.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])    # Eq. 21:
+  // sigma(beta)
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -303,6 +311,8 @@ extern "C" void fwp_hebb_node_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %8 = sigmoid f64[32] -> v1
+  // fwp_hebb_node.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])    # Eq. 21:
+  // sigma(beta)
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -379,6 +389,7 @@ extern "C" void fwp_hebb_node_field_vjp(const void* /*ctx*/, double /*t*/, const
   T acc_v[L] = {};
   // fwp_hebb_node.field.vjp: 68 nodes
   // %1 = layernorm f64[69] -> v0
+  // fwp_hebb_node.ode:42: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -415,6 +426,7 @@ extern "C" void fwp_hebb_node_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %5 = add f64[69] -> v1
+  // fwp_hebb_node.ode:42: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -422,6 +434,7 @@ extern "C" void fwp_hebb_node_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %15 = contract f64[32,5] -> v2
+  // fwp_hebb_node.ode:45: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -459,6 +472,7 @@ extern "C" void fwp_hebb_node_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %16 = tanh f64[32,5] -> v3
+  // fwp_hebb_node.ode:45: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -506,6 +520,7 @@ extern "C" void fwp_hebb_node_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %12 = contract f64[32,5] -> v4
+  // fwp_hebb_node.ode:44: let k    = softmax(Wk @ u)                             # Eq. 29
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -543,6 +558,7 @@ extern "C" void fwp_hebb_node_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %13 = softmax f64[32,5] -> v5
+  // fwp_hebb_node.ode:44: let k    = softmax(Wk @ u)                             # Eq. 29
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -604,6 +620,8 @@ extern "C" void fwp_hebb_node_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %7 = contract f64[32] -> v7
+  // fwp_hebb_node.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])    # Eq. 21:
+  // sigma(beta)
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -630,6 +648,8 @@ extern "C" void fwp_hebb_node_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %8 = sigmoid f64[32] -> v8
+  // fwp_hebb_node.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])    # Eq. 21:
+  // sigma(beta)
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -637,6 +657,8 @@ extern "C" void fwp_hebb_node_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %84 = mul f64[32] -> v7
+  // fwp_hebb_node.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])    # Eq. 21:
+  // sigma(beta)
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -644,6 +666,8 @@ extern "C" void fwp_hebb_node_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %86 = contract f64[69] -> v4
+  // fwp_hebb_node.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])    # Eq. 21:
+  // sigma(beta)
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -734,6 +758,7 @@ extern "C" void fwp_hebb_node_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %97 = mul f64[32,5] -> v9
+  // fwp_hebb_node.ode:45: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -741,6 +766,7 @@ extern "C" void fwp_hebb_node_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %99 = contract f64[32,69] -> v11
+  // fwp_hebb_node.ode:45: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -916,6 +942,8 @@ extern "C" void fwp_hebb_node_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %85 = contract f64[32,69] -> d.Wb
+  // fwp_hebb_node.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])    # Eq. 21:
+  // sigma(beta)
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
@@ -944,6 +972,7 @@ extern "C" void fwp_hebb_node_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %98 = contract f64[32,5,69] -> d.Wv
+  // fwp_hebb_node.ode:45: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -971,6 +1000,7 @@ extern "C" void fwp_hebb_node_field_vjp(const void* /*ctx*/, double /*t*/, const
   }
   if (u_bar) {
     // %105 = reduce_sum f64[] -> v6
+    // fwp_hebb_node.ode:42: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -986,11 +1016,13 @@ extern "C" void fwp_hebb_node_field_vjp(const void* /*ctx*/, double /*t*/, const
       v6[l] = acc_v[l];
     }
     // %107 = mul f64[] -> v7
+    // fwp_hebb_node.ode:42: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = v6[l] * 0.014492754f;
     }
     // %111 = reduce_sum f64[] -> v6
+    // fwp_hebb_node.ode:42: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1006,6 +1038,7 @@ extern "C" void fwp_hebb_node_field_vjp(const void* /*ctx*/, double /*t*/, const
       v6[l] = acc_v[l];
     }
     // %116 = reciprocal f64[] -> v7
+    // fwp_hebb_node.ode:42: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = T(1) / std::sqrt((v6[l] * 0.014492754f) + 1e-05f);
@@ -1147,6 +1180,7 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
   }
   // fwp_hebb_node.field.adjoint: 51 nodes
   // %1 = layernorm f64[69] -> v0
+  // fwp_hebb_node.ode:42: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -1183,6 +1217,7 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %5 = add f64[69] -> v1
+  // fwp_hebb_node.ode:42: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1190,6 +1225,7 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %15 = contract f64[32,5] -> v2
+  // fwp_hebb_node.ode:45: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1227,6 +1263,7 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %16 = tanh f64[32,5] -> v3
+  // fwp_hebb_node.ode:45: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1234,6 +1271,7 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %12 = contract f64[32,5] -> v2
+  // fwp_hebb_node.ode:44: let k    = softmax(Wk @ u)                             # Eq. 29
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1271,6 +1309,7 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %13 = softmax f64[32,5] -> v4
+  // fwp_hebb_node.ode:44: let k    = softmax(Wk @ u)                             # Eq. 29
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1303,6 +1342,8 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %7 = contract f64[32] -> v2
+  // fwp_hebb_node.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])    # Eq. 21:
+  // sigma(beta)
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1329,6 +1370,8 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %8 = sigmoid f64[32] -> v6
+  // fwp_hebb_node.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])    # Eq. 21:
+  // sigma(beta)
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1426,6 +1469,8 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %239 = mul f64[32] -> v9
+  // fwp_hebb_node.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])    # Eq. 21:
+  // sigma(beta)
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1433,6 +1478,8 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %241 = contract f64[69] -> v10
+  // fwp_hebb_node.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])    # Eq. 21:
+  // sigma(beta)
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1608,6 +1655,7 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %249 = mul f64[32,5] -> v2
+  // fwp_hebb_node.ode:45: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1615,6 +1663,7 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %251 = contract f64[32,69] -> v13
+  // fwp_hebb_node.ode:45: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       PLASTIC_SIMD
@@ -1759,6 +1808,7 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
   // fwp_hebb_node.field.vjp: 64 nodes
   if (u_bar) {
     // %105 = reduce_sum f64[] -> v0
+    // fwp_hebb_node.ode:42: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -1774,11 +1824,13 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
       v0_2[l] = acc_v_2[l];
     }
     // %107 = mul f64[] -> v1
+    // fwp_hebb_node.ode:42: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1_2[l] = v0_2[l] * 0.014492754f;
     }
     // %111 = reduce_sum f64[] -> v0
+    // fwp_hebb_node.ode:42: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -1794,11 +1846,13 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
       v0_2[l] = acc_v_2[l];
     }
     // %116 = reciprocal f64[] -> v1
+    // fwp_hebb_node.ode:42: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1_2[l] = T(1) / std::sqrt((v0_2[l] * 0.014492754f) + 1e-05f);
     }
     // %1 = layernorm f64[69] -> v2
+    // fwp_hebb_node.ode:42: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       mean_v_2[l] = 0.0f;
@@ -1835,6 +1889,7 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %5 = add f64[69] -> v3
+    // fwp_hebb_node.ode:42: let u    = ln(x(t))
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1842,6 +1897,7 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %15 = contract f64[32,5] -> v4
+    // fwp_hebb_node.ode:45: let v    = tanh(Wv @ u)                                # Eq. 30
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1879,6 +1935,7 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %16 = tanh f64[32,5] -> v5
+    // fwp_hebb_node.ode:45: let v    = tanh(Wv @ u)                                # Eq. 30
     for (int64_t i0 = 0; i0 < 160; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1928,6 +1985,7 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %12 = contract f64[32,5] -> v6
+    // fwp_hebb_node.ode:44: let k    = softmax(Wk @ u)                             # Eq. 29
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1965,6 +2023,7 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %13 = softmax f64[32,5] -> v7
+    // fwp_hebb_node.ode:44: let k    = softmax(Wk @ u)                             # Eq. 29
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2028,6 +2087,8 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %7 = contract f64[32] -> v9
+    // fwp_hebb_node.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])    # Eq. 21:
+    // sigma(beta)
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2054,6 +2115,8 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %8 = sigmoid f64[32] -> v3
+    // fwp_hebb_node.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])    # Eq. 21:
+    // sigma(beta)
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2061,6 +2124,8 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %84 = mul f64[32] -> v9
+    // fwp_hebb_node.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])    # Eq. 21:
+    // sigma(beta)
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2068,6 +2133,8 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %86 = contract f64[69] -> v6
+    // fwp_hebb_node.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])    # Eq. 21:
+    // sigma(beta)
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2159,6 +2226,7 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %97 = mul f64[32,5] -> v10
+    // fwp_hebb_node.ode:45: let v    = tanh(Wv @ u)                                # Eq. 30
     for (int64_t i0 = 0; i0 < 160; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2166,6 +2234,7 @@ extern "C" void fwp_hebb_node_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %99 = contract f64[32,69] -> v12
+    // fwp_hebb_node.ode:45: let v    = tanh(Wv @ u)                                # Eq. 30
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       for (int64_t i1 = 0; i1 < 17; ++i1) {
         PLASTIC_SIMD
@@ -5146,6 +5215,7 @@ extern "C" void fwp_hebb_node_output(const void* /*ctx*/, double /*t*/, const vo
   T rowsum_v[L] = {};
   // fwp_hebb_node.final_outputs: 32 nodes
   // %41 = layernorm f64[69] -> v0
+  // fwp_hebb_node.ode:49: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5182,6 +5252,7 @@ extern "C" void fwp_hebb_node_output(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %43 = add f64[69] -> v1
+  // fwp_hebb_node.ode:49: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5189,6 +5260,7 @@ extern "C" void fwp_hebb_node_output(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %45 = contract f64[32,5] -> v2
+  // fwp_hebb_node.ode:49: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5226,6 +5298,7 @@ extern "C" void fwp_hebb_node_output(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %46 = softmax f64[32,5] -> v3
+  // fwp_hebb_node.ode:49: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5258,6 +5331,7 @@ extern "C" void fwp_hebb_node_output(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %48 = contract f64[32,5] -> v2
+  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5299,6 +5373,7 @@ extern "C" void fwp_hebb_node_output(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %50 = layernorm f64[160] -> v3
+  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5335,6 +5410,7 @@ extern "C" void fwp_hebb_node_output(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %52 = add f64[160] -> v4
+  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5342,6 +5418,7 @@ extern "C" void fwp_hebb_node_output(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %53 = contract f64[64] -> v0
+  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5368,6 +5445,7 @@ extern "C" void fwp_hebb_node_output(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %55 = relu f64[64] -> v1
+  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5375,6 +5453,7 @@ extern "C" void fwp_hebb_node_output(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %56 = contract f64[160] -> v3
+  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5401,6 +5480,7 @@ extern "C" void fwp_hebb_node_output(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %59 = contract f64[1] -> v0
+  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5417,6 +5497,7 @@ extern "C" void fwp_hebb_node_output(const void* /*ctx*/, double /*t*/, const vo
     v0[l] = acc0_v[l];
   }
   // %60 = add f64[1] -> logit
+  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_logit[l] = out_bias[0] + v0[l];
@@ -5488,6 +5569,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
   T acc_v[L] = {};
   // fwp_hebb_node.final_outputs.vjp: 97 nodes
   // %313 = contract f64[160] -> v0
+  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5506,6 +5588,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %41 = layernorm f64[69] -> v1
+  // fwp_hebb_node.ode:49: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5542,6 +5625,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %43 = add f64[69] -> v2
+  // fwp_hebb_node.ode:49: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5549,6 +5633,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %45 = contract f64[32,5] -> v3
+  // fwp_hebb_node.ode:49: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5586,6 +5671,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %46 = softmax f64[32,5] -> v4
+  // fwp_hebb_node.ode:49: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5618,6 +5704,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %48 = contract f64[32,5] -> v3
+  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5659,6 +5746,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %322 = reduce_sum f64[] -> v5
+  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -5674,11 +5762,13 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     v5[l] = acc_v[l];
   }
   // %324 = mul f64[] -> v6
+  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v6[l] = v5[l] * 0.00625f;
   }
   // %328 = reduce_sum f64[] -> v5
+  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -5694,11 +5784,13 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     v5[l] = acc_v[l];
   }
   // %332 = reciprocal f64[] -> v6
+  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v6[l] = T(1) / std::sqrt((v5[l] * 0.00625f) + 1e-05f);
   }
   // %315 = contract f64[64] -> v7
+  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5725,6 +5817,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %50 = layernorm f64[160] -> v8
+  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5761,6 +5854,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %52 = add f64[160] -> v9
+  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5768,6 +5862,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %53 = contract f64[64] -> v10
+  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5794,6 +5889,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %54 = add f64[64] -> v11
+  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5801,6 +5897,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %317 = mul f64[64] -> v10
+  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5808,6 +5905,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %319 = contract f64[160] -> v12
+  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5834,6 +5932,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %320 = mul f64[160] -> v13
+  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5841,6 +5940,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %338 = reduce_sum f64[] -> v5
+  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -5856,6 +5956,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     v5[l] = acc_v[l];
   }
   // %339 = mul f64[] -> v7
+  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v7[l] = v5[l] * 0.00625f;
@@ -6051,6 +6152,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %321 = mul f64[160] -> d.ff.norm.gain
+  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum = 0;
@@ -6062,6 +6164,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %318 = contract f64[64,160] -> d.ff.up.weight
+  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       {
@@ -6075,6 +6178,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %55 = relu f64[64] -> v7
+  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6082,6 +6186,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %314 = contract f64[160,64] -> d.ff.down.weight
+  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -6095,6 +6200,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %56 = contract f64[160] -> v8
+  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6121,6 +6227,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %312 = contract f64[1,160] -> d.out.weight
+  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum = 0;
@@ -6143,6 +6250,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // output d.ff.norm.bias = %319
+  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum = 0;
@@ -6154,6 +6262,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // output d.ff.up.bias = %317
+  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum = 0;
@@ -6165,6 +6274,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // output d.ff.down.bias = %313
+  // fwp_hebb_node.ode:50: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum = 0;
@@ -6186,6 +6296,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
   }
   if (u_bar) {
     // %359 = reduce_sum f64[] -> v6
+    // fwp_hebb_node.ode:49: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6201,11 +6312,13 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
       v6[l] = acc_v[l];
     }
     // %360 = mul f64[] -> v14
+    // fwp_hebb_node.ode:49: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[l] = v6[l] * 0.014492754f;
     }
     // %364 = reduce_sum f64[] -> v6
+    // fwp_hebb_node.ode:49: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6221,6 +6334,7 @@ extern "C" void fwp_hebb_node_output_vjp(const void* /*ctx*/, double /*t*/, cons
       v6[l] = acc_v[l];
     }
     // %368 = reciprocal f64[] -> v14
+    // fwp_hebb_node.ode:49: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[l] = T(1) / std::sqrt((v6[l] * 0.014492754f) + 1e-05f);
@@ -6293,6 +6407,7 @@ extern "C" void fwp_hebb_node_loss(const void* /*ctx*/, const void* y_ptr, const
   T acc_v[L] = {};
   // fwp_hebb_node.loss: 6 nodes
   // %38 = reduce_sum f64[] -> loss
+  // fwp_hebb_node.ode:51: loss bce_with_logits(logit, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6314,6 +6429,7 @@ extern "C" void fwp_hebb_node_loss_vjp(const void* /*ctx*/, const void* y_ptr,
   T* y_bar_logit = y_bar;
   // fwp_hebb_node.loss.vjp: 8 nodes
   // %512 = sub f64[1] -> d.logit
+  // fwp_hebb_node.ode:51: loss bce_with_logits(logit, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);

@@ -122,6 +122,8 @@ extern "C" void fwp_hebb_rde_field(const void* /*ctx*/, double /*t*/, const void
   T rowsum_v[L] = {};
   // fwp_hebb_rde.field: 18 nodes
   // %1 = layernorm f64[15] -> v0
+  // fwp_hebb_rde.ode:43: let u    = ln(dx(t))                                   # log-signature
+  // input
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -158,6 +160,8 @@ extern "C" void fwp_hebb_rde_field(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %5 = add f64[15] -> v1
+  // fwp_hebb_rde.ode:43: let u    = ln(dx(t))                                   # log-signature
+  // input
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -165,6 +169,7 @@ extern "C" void fwp_hebb_rde_field(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %12 = contract f64[16,10] -> v2
+  // fwp_hebb_rde.ode:45: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -209,6 +214,7 @@ extern "C" void fwp_hebb_rde_field(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %13 = softmax f64[16,10] -> v3
+  // fwp_hebb_rde.ode:45: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -241,6 +247,7 @@ extern "C" void fwp_hebb_rde_field(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %7 = contract f64[16] -> v2
+  // fwp_hebb_rde.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -267,6 +274,7 @@ extern "C" void fwp_hebb_rde_field(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %8 = sigmoid f64[16] -> v4
+  // fwp_hebb_rde.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -283,6 +291,7 @@ extern "C" void fwp_hebb_rde_field(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %15 = contract f64[16,10] -> v3
+  // fwp_hebb_rde.ode:46: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -327,6 +336,7 @@ extern "C" void fwp_hebb_rde_field(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %16 = tanh f64[16,10] -> v5
+  // fwp_hebb_rde.ode:46: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -394,6 +404,8 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
   T acc_v[L] = {};
   // fwp_hebb_rde.field.vjp: 68 nodes
   // %1 = layernorm f64[15] -> v0
+  // fwp_hebb_rde.ode:43: let u    = ln(dx(t))                                   # log-signature
+  // input
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -430,6 +442,8 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %5 = add f64[15] -> v1
+  // fwp_hebb_rde.ode:43: let u    = ln(dx(t))                                   # log-signature
+  // input
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -437,6 +451,7 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %12 = contract f64[16,10] -> v2
+  // fwp_hebb_rde.ode:45: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -481,6 +496,7 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %13 = softmax f64[16,10] -> v3
+  // fwp_hebb_rde.ode:45: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -513,6 +529,7 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %15 = contract f64[16,10] -> v2
+  // fwp_hebb_rde.ode:46: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -557,6 +574,7 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %16 = tanh f64[16,10] -> v5
+  // fwp_hebb_rde.ode:46: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -613,6 +631,7 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %7 = contract f64[16] -> v6
+  // fwp_hebb_rde.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -639,6 +658,7 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %8 = sigmoid f64[16] -> v7
+  // fwp_hebb_rde.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -800,6 +820,7 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %75 = mul f64[16,10] -> v8
+  // fwp_hebb_rde.ode:46: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -807,6 +828,7 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %77 = contract f64[16,15] -> v12
+  // fwp_hebb_rde.ode:46: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -901,6 +923,7 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %83 = mul f64[16] -> v2
+  // fwp_hebb_rde.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -908,6 +931,7 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %85 = contract f64[15] -> v7
+  // fwp_hebb_rde.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -968,6 +992,7 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %84 = contract f64[16,15] -> d.Wb
+  // fwp_hebb_rde.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       {
@@ -996,6 +1021,7 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %76 = contract f64[16,10,15] -> d.Wv
+  // fwp_hebb_rde.ode:46: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -1070,6 +1096,8 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
       v7[l] = v4[l] * 0.06666667f;
     }
     // %98 = reduce_sum f64[] -> v4
+    // fwp_hebb_rde.ode:43: let u    = ln(dx(t))                                   # log-signature
+    // input
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1085,11 +1113,15 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
       v4[l] = acc_v[l];
     }
     // %100 = mul f64[] -> v2
+    // fwp_hebb_rde.ode:43: let u    = ln(dx(t))                                   # log-signature
+    // input
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[l] = v4[l] * 0.06666667f;
     }
     // %104 = reduce_sum f64[] -> v4
+    // fwp_hebb_rde.ode:43: let u    = ln(dx(t))                                   # log-signature
+    // input
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1105,6 +1137,8 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
       v4[l] = acc_v[l];
     }
     // %109 = reciprocal f64[] -> v2
+    // fwp_hebb_rde.ode:43: let u    = ln(dx(t))                                   # log-signature
+    // input
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[l] = T(1) / std::sqrt((v4[l] * 0.06666667f) + 1e-05f);
@@ -1196,6 +1230,8 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
   }
   // fwp_hebb_rde.field.adjoint: 51 nodes
   // %1 = layernorm f64[15] -> v0
+  // fwp_hebb_rde.ode:43: let u    = ln(dx(t))                                   # log-signature
+  // input
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -1232,6 +1268,8 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %5 = add f64[15] -> v1
+  // fwp_hebb_rde.ode:43: let u    = ln(dx(t))                                   # log-signature
+  // input
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1239,6 +1277,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %12 = contract f64[16,10] -> v2
+  // fwp_hebb_rde.ode:45: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1283,6 +1322,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %13 = softmax f64[16,10] -> v3
+  // fwp_hebb_rde.ode:45: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1315,6 +1355,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %7 = contract f64[16] -> v2
+  // fwp_hebb_rde.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1341,6 +1382,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %8 = sigmoid f64[16] -> v5
+  // fwp_hebb_rde.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1357,6 +1399,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %15 = contract f64[16,10] -> v6
+  // fwp_hebb_rde.ode:46: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1401,6 +1444,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %16 = tanh f64[16,10] -> v7
+  // fwp_hebb_rde.ode:46: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1498,6 +1542,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %228 = mul f64[16] -> v9
+  // fwp_hebb_rde.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1505,6 +1550,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %230 = contract f64[15] -> v8
+  // fwp_hebb_rde.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1596,6 +1642,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %223 = mul f64[16,10] -> v2
+  // fwp_hebb_rde.ode:46: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1603,6 +1650,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %225 = contract f64[16,15] -> v11
+  // fwp_hebb_rde.ode:46: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -1845,6 +1893,8 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
   // fwp_hebb_rde.field.vjp: 64 nodes
   if (u_bar) {
     // %1 = layernorm f64[15] -> v0
+    // fwp_hebb_rde.ode:43: let u    = ln(dx(t))                                   # log-signature
+    // input
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       mean_v_2[l] = 0.0f;
@@ -1881,6 +1931,8 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %5 = add f64[15] -> v1
+    // fwp_hebb_rde.ode:43: let u    = ln(dx(t))                                   # log-signature
+    // input
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1888,6 +1940,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %12 = contract f64[16,10] -> v2
+    // fwp_hebb_rde.ode:45: let k    = softmax(Wk @ u)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -1932,6 +1985,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %13 = softmax f64[16,10] -> v3
+    // fwp_hebb_rde.ode:45: let k    = softmax(Wk @ u)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1965,6 +2019,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %15 = contract f64[16,10] -> v2
+    // fwp_hebb_rde.ode:46: let v    = tanh(Wv @ u)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -2009,6 +2064,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %16 = tanh f64[16,10] -> v5
+    // fwp_hebb_rde.ode:46: let v    = tanh(Wv @ u)
     for (int64_t i0 = 0; i0 < 160; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2065,6 +2121,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %7 = contract f64[16] -> v6
+    // fwp_hebb_rde.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2091,6 +2148,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %8 = sigmoid f64[16] -> v7
+    // fwp_hebb_rde.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2254,6 +2312,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %75 = mul f64[16,10] -> v8
+    // fwp_hebb_rde.ode:46: let v    = tanh(Wv @ u)
     for (int64_t i0 = 0; i0 < 160; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2261,6 +2320,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %77 = contract f64[16,15] -> v11
+    // fwp_hebb_rde.ode:46: let v    = tanh(Wv @ u)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 3; ++i1) {
         PLASTIC_SIMD
@@ -2357,6 +2417,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %83 = mul f64[16] -> v2
+    // fwp_hebb_rde.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2364,6 +2425,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %85 = contract f64[15] -> v6
+    // fwp_hebb_rde.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2453,6 +2515,8 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       v6_2[l] = v4_2[l] * 0.06666667f;
     }
     // %98 = reduce_sum f64[] -> v4
+    // fwp_hebb_rde.ode:43: let u    = ln(dx(t))                                   # log-signature
+    // input
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -2468,11 +2532,15 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       v4_2[l] = acc_v_2[l];
     }
     // %100 = mul f64[] -> v2
+    // fwp_hebb_rde.ode:43: let u    = ln(dx(t))                                   # log-signature
+    // input
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2_2[l] = v4_2[l] * 0.06666667f;
     }
     // %104 = reduce_sum f64[] -> v4
+    // fwp_hebb_rde.ode:43: let u    = ln(dx(t))                                   # log-signature
+    // input
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -2488,6 +2556,8 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       v4_2[l] = acc_v_2[l];
     }
     // %109 = reciprocal f64[] -> v2
+    // fwp_hebb_rde.ode:43: let u    = ln(dx(t))                                   # log-signature
+    // input
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2_2[l] = T(1) / std::sqrt((v4_2[l] * 0.06666667f) + 1e-05f);
@@ -5409,6 +5479,7 @@ extern "C" void fwp_hebb_rde_output(const void* /*ctx*/, double /*t*/, const voi
   T rowsum_v[L] = {};
   // fwp_hebb_rde.final_outputs: 32 nodes
   // %39 = layernorm f64[15] -> v0
+  // fwp_hebb_rde.ode:50: let q = softmax(Wq @ ln(dx(T)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5445,6 +5516,7 @@ extern "C" void fwp_hebb_rde_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %41 = add f64[15] -> v1
+  // fwp_hebb_rde.ode:50: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5452,6 +5524,7 @@ extern "C" void fwp_hebb_rde_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %43 = contract f64[16,10] -> v2
+  // fwp_hebb_rde.ode:50: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5496,6 +5569,7 @@ extern "C" void fwp_hebb_rde_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %44 = softmax f64[16,10] -> v3
+  // fwp_hebb_rde.ode:50: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5528,6 +5602,7 @@ extern "C" void fwp_hebb_rde_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %46 = contract f64[16,10] -> v2
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5577,6 +5652,7 @@ extern "C" void fwp_hebb_rde_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %48 = layernorm f64[160] -> v3
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5613,6 +5689,7 @@ extern "C" void fwp_hebb_rde_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %50 = add f64[160] -> v4
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5620,6 +5697,7 @@ extern "C" void fwp_hebb_rde_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %51 = contract f64[128] -> v3
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5646,6 +5724,7 @@ extern "C" void fwp_hebb_rde_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %53 = relu f64[128] -> v4
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5653,6 +5732,7 @@ extern "C" void fwp_hebb_rde_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %54 = contract f64[160] -> v3
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5679,6 +5759,7 @@ extern "C" void fwp_hebb_rde_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %56 = add f64[160] -> v4
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5686,6 +5767,7 @@ extern "C" void fwp_hebb_rde_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %57 = contract f64[3] -> v0
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5703,6 +5785,7 @@ extern "C" void fwp_hebb_rde_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %58 = add f64[3] -> logits
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5776,6 +5859,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
   T acc_v[L] = {};
   // fwp_hebb_rde.final_outputs.vjp: 97 nodes
   // %39 = layernorm f64[15] -> v0
+  // fwp_hebb_rde.ode:50: let q = softmax(Wq @ ln(dx(T)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5812,6 +5896,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %41 = add f64[15] -> v1
+  // fwp_hebb_rde.ode:50: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5819,6 +5904,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %43 = contract f64[16,10] -> v2
+  // fwp_hebb_rde.ode:50: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5863,6 +5949,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %44 = softmax f64[16,10] -> v3
+  // fwp_hebb_rde.ode:50: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5895,6 +5982,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %294 = contract f64[160] -> v2
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5924,6 +6012,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %46 = contract f64[16,10] -> v5
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5973,6 +6062,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %303 = reduce_sum f64[] -> v4
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -5988,11 +6078,13 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     v4[l] = acc_v[l];
   }
   // %305 = mul f64[] -> v6
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v6[l] = v4[l] * 0.00625f;
   }
   // %309 = reduce_sum f64[] -> v4
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6008,11 +6100,13 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     v4[l] = acc_v[l];
   }
   // %313 = reciprocal f64[] -> v6
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v6[l] = T(1) / std::sqrt((v4[l] * 0.00625f) + 1e-05f);
   }
   // %48 = layernorm f64[160] -> v7
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6049,6 +6143,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %50 = add f64[160] -> v8
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6056,6 +6151,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %51 = contract f64[128] -> v9
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6082,6 +6178,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %52 = add f64[128] -> v10
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6089,6 +6186,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %296 = contract f64[128] -> v9
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6115,6 +6213,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %298 = mul f64[128] -> v11
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6122,6 +6221,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %300 = contract f64[160] -> v12
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6148,6 +6248,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %301 = mul f64[160] -> v13
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6155,6 +6256,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %319 = reduce_sum f64[] -> v4
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6170,6 +6272,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     v4[l] = acc_v[l];
   }
   // %320 = mul f64[] -> v9
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v9[l] = v4[l] * 0.00625f;
@@ -6379,6 +6482,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %302 = mul f64[160] -> d.ff.norm.gain
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum = 0;
@@ -6390,6 +6494,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %299 = contract f64[128,160] -> d.ff.up.weight
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       {
@@ -6403,6 +6508,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %53 = relu f64[128] -> v3
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6410,6 +6516,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %295 = contract f64[160,128] -> d.ff.down.weight
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -6423,6 +6530,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %54 = contract f64[160] -> v7
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6449,6 +6557,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %56 = add f64[160] -> v3
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6456,6 +6565,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %293 = contract f64[3,160] -> d.out.weight
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       {
@@ -6480,6 +6590,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // output d.ff.norm.bias = %300
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum = 0;
@@ -6491,6 +6602,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // output d.ff.up.bias = %298
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum = 0;
@@ -6502,6 +6614,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // output d.ff.down.bias = %294
+  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum = 0;
@@ -6572,6 +6685,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
       v4[l] = v6[l] * 0.06666667f;
     }
     // %340 = reduce_sum f64[] -> v6
+    // fwp_hebb_rde.ode:50: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6587,11 +6701,13 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
       v6[l] = acc_v[l];
     }
     // %341 = mul f64[] -> v9
+    // fwp_hebb_rde.ode:50: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[l] = v6[l] * 0.06666667f;
     }
     // %345 = reduce_sum f64[] -> v6
+    // fwp_hebb_rde.ode:50: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6607,6 +6723,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
       v6[l] = acc_v[l];
     }
     // %349 = reciprocal f64[] -> v9
+    // fwp_hebb_rde.ode:50: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[l] = T(1) / std::sqrt((v6[l] * 0.06666667f) + 1e-05f);
@@ -6636,6 +6753,7 @@ extern "C" void fwp_hebb_rde_loss(const void* /*ctx*/, const void* y_ptr, const 
   T acc0_v[L] = {};
   // fwp_hebb_rde.loss: 5 nodes
   // %36 = logsumexp f64[] -> v0
+  // fwp_hebb_rde.ode:52: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);
@@ -6662,6 +6780,7 @@ extern "C" void fwp_hebb_rde_loss(const void* /*ctx*/, const void* y_ptr, const 
     v0[l] = rowmax_v[l] + std::log(rowsum_v[l]);
   }
   // %35 = contract f64[] -> v1
+  // fwp_hebb_rde.ode:52: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6677,6 +6796,7 @@ extern "C" void fwp_hebb_rde_loss(const void* /*ctx*/, const void* y_ptr, const 
     v1[l] = acc0_v[l];
   }
   // %37 = sub f64[] -> loss
+  // fwp_hebb_rde.ode:52: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     loss[l] = v0[l] - v1[l];
@@ -6700,6 +6820,7 @@ extern "C" void fwp_hebb_rde_loss_vjp(const void* /*ctx*/, const void* y_ptr,
   T rowsum_v[L] = {};
   // fwp_hebb_rde.loss.vjp: 8 nodes
   // %489 = softmax f64[3] -> v0
+  // fwp_hebb_rde.ode:52: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);

@@ -123,6 +123,7 @@ extern "C" void fwp_hebb_xkey_cde_field(const void* /*ctx*/, double /*t*/, const
   T rowsum_v[L] = {};
   // fwp_hebb_xkey_cde.field: 20 nodes
   // %1 = layernorm f64[21] -> v0
+  // fwp_hebb_xkey_cde.ode:36: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -159,6 +160,7 @@ extern "C" void fwp_hebb_xkey_cde_field(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %5 = add f64[21] -> v1
+  // fwp_hebb_xkey_cde.ode:36: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -166,6 +168,7 @@ extern "C" void fwp_hebb_xkey_cde_field(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %12 = contract f64[32,4] -> v2
+  // fwp_hebb_xkey_cde.ode:38: let v    = tanh(Wv @ u)                                # value from x
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -192,6 +195,7 @@ extern "C" void fwp_hebb_xkey_cde_field(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %13 = tanh f64[32,4] -> v3
+  // fwp_hebb_xkey_cde.ode:38: let v    = tanh(Wv @ u)                                # value from x
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -199,6 +203,7 @@ extern "C" void fwp_hebb_xkey_cde_field(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %17 = contract f64[32,4] -> v2
+  // fwp_hebb_xkey_cde.ode:39: let k    = softmax(Wk @ dx(t))                         # key from x'
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -225,6 +230,7 @@ extern "C" void fwp_hebb_xkey_cde_field(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %18 = softmax f64[32,4] -> v4
+  // fwp_hebb_xkey_cde.ode:39: let k    = softmax(Wk @ dx(t))                         # key from x'
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -257,6 +263,7 @@ extern "C" void fwp_hebb_xkey_cde_field(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %7 = contract f64[32] -> v2
+  // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -283,6 +290,7 @@ extern "C" void fwp_hebb_xkey_cde_field(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %8 = sigmoid f64[32] -> v5
+  // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -358,6 +366,7 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
   T acc_v[L] = {};
   // fwp_hebb_xkey_cde.field.vjp: 68 nodes
   // %17 = contract f64[32,4] -> v0
+  // fwp_hebb_xkey_cde.ode:39: let k    = softmax(Wk @ dx(t))                         # key from x'
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -384,6 +393,7 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %18 = softmax f64[32,4] -> v1
+  // fwp_hebb_xkey_cde.ode:39: let k    = softmax(Wk @ dx(t))                         # key from x'
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -416,6 +426,7 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %1 = layernorm f64[21] -> v0
+  // fwp_hebb_xkey_cde.ode:36: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -452,6 +463,7 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %5 = add f64[21] -> v3
+  // fwp_hebb_xkey_cde.ode:36: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -459,6 +471,7 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %12 = contract f64[32,4] -> v4
+  // fwp_hebb_xkey_cde.ode:38: let v    = tanh(Wv @ u)                                # value from x
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -485,6 +498,7 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %13 = tanh f64[32,4] -> v5
+  // fwp_hebb_xkey_cde.ode:38: let v    = tanh(Wv @ u)                                # value from x
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -550,6 +564,7 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %7 = contract f64[32] -> v7
+  // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -576,6 +591,7 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %8 = sigmoid f64[32] -> v8
+  // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -583,6 +599,7 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %78 = mul f64[32] -> v7
+  // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -590,6 +607,7 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %80 = contract f64[21] -> v6
+  // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -666,6 +684,7 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %92 = mul f64[32,4] -> v9
+  // fwp_hebb_xkey_cde.ode:38: let v    = tanh(Wv @ u)                                # value from x
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -739,6 +758,7 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %79 = contract f64[32,21] -> d.Wb
+  // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 21; ++i1) {
       {
@@ -815,6 +835,7 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %93 = contract f64[32,4,21] -> d.Wv
+  // fwp_hebb_xkey_cde.ode:38: let v    = tanh(Wv @ u)                                # value from x
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       for (int64_t i2 = 0; i2 < 21; ++i2) {
@@ -889,6 +910,7 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
       v7[l] = v2[l] * 0.04761905f;
     }
     // %99 = reduce_sum f64[] -> v2
+    // fwp_hebb_xkey_cde.ode:36: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -904,11 +926,13 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
       v2[l] = acc_v[l];
     }
     // %101 = mul f64[] -> v8
+    // fwp_hebb_xkey_cde.ode:36: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = v2[l] * 0.04761905f;
     }
     // %105 = reduce_sum f64[] -> v2
+    // fwp_hebb_xkey_cde.ode:36: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -924,6 +948,7 @@ extern "C" void fwp_hebb_xkey_cde_field_vjp(const void* /*ctx*/, double /*t*/, c
       v2[l] = acc_v[l];
     }
     // %110 = reciprocal f64[] -> v8
+    // fwp_hebb_xkey_cde.ode:36: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[l] = T(1) / std::sqrt((v2[l] * 0.04761905f) + 1e-05f);
@@ -1061,6 +1086,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
   }
   // fwp_hebb_xkey_cde.field.adjoint: 50 nodes
   // %1 = layernorm f64[21] -> v0
+  // fwp_hebb_xkey_cde.ode:36: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -1097,6 +1123,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %5 = add f64[21] -> v1
+  // fwp_hebb_xkey_cde.ode:36: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 21; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1104,6 +1131,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %12 = contract f64[32,4] -> v2
+  // fwp_hebb_xkey_cde.ode:38: let v    = tanh(Wv @ u)                                # value from x
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1130,6 +1158,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %13 = tanh f64[32,4] -> v3
+  // fwp_hebb_xkey_cde.ode:38: let v    = tanh(Wv @ u)                                # value from x
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1137,6 +1166,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %17 = contract f64[32,4] -> v2
+  // fwp_hebb_xkey_cde.ode:39: let k    = softmax(Wk @ dx(t))                         # key from x'
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1163,6 +1193,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %18 = softmax f64[32,4] -> v4
+  // fwp_hebb_xkey_cde.ode:39: let k    = softmax(Wk @ dx(t))                         # key from x'
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1195,6 +1226,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %7 = contract f64[32] -> v2
+  // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1221,6 +1253,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %8 = sigmoid f64[32] -> v6
+  // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1276,6 +1309,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %237 = mul f64[32,4] -> v2
+  // fwp_hebb_xkey_cde.ode:38: let v    = tanh(Wv @ u)                                # value from x
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1389,6 +1423,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %228 = mul f64[32] -> v9
+  // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1396,6 +1431,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %230 = contract f64[21] -> v3
+  // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1565,6 +1601,8 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
   // fwp_hebb_xkey_cde.field.vjp: 64 nodes
   if (u_bar) {
     // %17 = contract f64[32,4] -> v0
+    // fwp_hebb_xkey_cde.ode:39: let k    = softmax(Wk @ dx(t))                         # key from
+    // x'
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1591,6 +1629,8 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %18 = softmax f64[32,4] -> v1
+    // fwp_hebb_xkey_cde.ode:39: let k    = softmax(Wk @ dx(t))                         # key from
+    // x'
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1624,6 +1664,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %1 = layernorm f64[21] -> v0
+    // fwp_hebb_xkey_cde.ode:36: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       mean_v_2[l] = 0.0f;
@@ -1660,6 +1701,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %5 = add f64[21] -> v3
+    // fwp_hebb_xkey_cde.ode:36: let u    = ln(x(t))
     for (int64_t i0 = 0; i0 < 21; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1667,6 +1709,8 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %12 = contract f64[32,4] -> v4
+    // fwp_hebb_xkey_cde.ode:38: let v    = tanh(Wv @ u)                                # value from
+    // x
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1693,6 +1737,8 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %13 = tanh f64[32,4] -> v5
+    // fwp_hebb_xkey_cde.ode:38: let v    = tanh(Wv @ u)                                # value from
+    // x
     for (int64_t i0 = 0; i0 < 128; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1760,6 +1806,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %7 = contract f64[32] -> v7
+    // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1786,6 +1833,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %8 = sigmoid f64[32] -> v8
+    // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1793,6 +1841,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %78 = mul f64[32] -> v7
+    // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1800,6 +1849,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %80 = contract f64[21] -> v3
+    // fwp_hebb_xkey_cde.ode:37: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1879,6 +1929,8 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %92 = mul f64[32,4] -> v9
+    // fwp_hebb_xkey_cde.ode:38: let v    = tanh(Wv @ u)                                # value from
+    // x
     for (int64_t i0 = 0; i0 < 128; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1982,6 +2034,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
       v6_2[l] = v2_2[l] * 0.04761905f;
     }
     // %99 = reduce_sum f64[] -> v2
+    // fwp_hebb_xkey_cde.ode:36: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1997,11 +2050,13 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
       v2_2[l] = acc_v[l];
     }
     // %101 = mul f64[] -> v5
+    // fwp_hebb_xkey_cde.ode:36: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5_2[l] = v2_2[l] * 0.04761905f;
     }
     // %105 = reduce_sum f64[] -> v2
+    // fwp_hebb_xkey_cde.ode:36: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -2017,6 +2072,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_field(const void* /*ctx*/, double /*t*
       v2_2[l] = acc_v[l];
     }
     // %110 = reciprocal f64[] -> v5
+    // fwp_hebb_xkey_cde.ode:36: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5_2[l] = T(1) / std::sqrt((v2_2[l] * 0.04761905f) + 1e-05f);
@@ -4623,6 +4679,7 @@ extern "C" void fwp_hebb_xkey_cde_output(const void* /*ctx*/, double /*t*/, cons
   T rstd_v[L] = {};
   // fwp_hebb_xkey_cde.final_outputs: 27 nodes
   // %42 = contract f64[32,4] -> v0
+  // fwp_hebb_xkey_cde.ode:43: let q = softmax(Wq @ dx(T))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4649,6 +4706,7 @@ extern "C" void fwp_hebb_xkey_cde_output(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %43 = softmax f64[32,4] -> v1
+  // fwp_hebb_xkey_cde.ode:43: let q = softmax(Wq @ dx(T))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4681,6 +4739,8 @@ extern "C" void fwp_hebb_xkey_cde_output(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %44 = contract f64[32,4] -> v0
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4707,6 +4767,8 @@ extern "C" void fwp_hebb_xkey_cde_output(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %46 = layernorm f64[128] -> v1
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4743,6 +4805,8 @@ extern "C" void fwp_hebb_xkey_cde_output(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %48 = add f64[128] -> v3
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4750,6 +4814,8 @@ extern "C" void fwp_hebb_xkey_cde_output(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %49 = contract f64[512] -> v4
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4776,6 +4842,8 @@ extern "C" void fwp_hebb_xkey_cde_output(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %51 = relu f64[512] -> v5
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   for (int64_t i0 = 0; i0 < 512; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4783,6 +4851,8 @@ extern "C" void fwp_hebb_xkey_cde_output(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %52 = contract f64[128] -> v1
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4809,6 +4879,8 @@ extern "C" void fwp_hebb_xkey_cde_output(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %54 = add f64[128] -> v3
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4816,6 +4888,8 @@ extern "C" void fwp_hebb_xkey_cde_output(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %55 = contract f64[10] -> v0
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   for (int64_t i0 = 0; i0 < 2; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4858,6 +4932,8 @@ extern "C" void fwp_hebb_xkey_cde_output(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %56 = add f64[10] -> logits
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   for (int64_t i0 = 0; i0 < 10; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4927,6 +5003,7 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
   T acc_v[L] = {};
   // fwp_hebb_xkey_cde.final_outputs.vjp: 68 nodes
   // %42 = contract f64[32,4] -> v0
+  // fwp_hebb_xkey_cde.ode:43: let q = softmax(Wq @ dx(T))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4953,6 +5030,7 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %43 = softmax f64[32,4] -> v1
+  // fwp_hebb_xkey_cde.ode:43: let q = softmax(Wq @ dx(T))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4985,6 +5063,8 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %299 = contract f64[128] -> v0
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5014,6 +5094,8 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %44 = contract f64[32,4] -> v3
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5040,6 +5122,8 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %46 = layernorm f64[128] -> v4
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5076,6 +5160,8 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %48 = add f64[128] -> v5
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5083,6 +5169,8 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %49 = contract f64[512] -> v6
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5109,6 +5197,8 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %50 = add f64[512] -> v7
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   for (int64_t i0 = 0; i0 < 512; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5116,6 +5206,8 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %301 = contract f64[512] -> v6
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5142,6 +5234,8 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %303 = mul f64[512] -> v8
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   for (int64_t i0 = 0; i0 < 512; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5149,6 +5243,8 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %305 = contract f64[128] -> v6
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5175,6 +5271,8 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %307 = mul f64[128] -> v9
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5182,6 +5280,8 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %324 = reduce_sum f64[] -> v2
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -5197,6 +5297,8 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
     v2[l] = acc_v[l];
   }
   // %325 = mul f64[] -> v10
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v10[l] = v2[l] * 0.0078125f;
@@ -5222,6 +5324,8 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
     v11[l] = v2[l] * 0.0078125f;
   }
   // %308 = reduce_sum f64[] -> v2
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -5237,11 +5341,15 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
     v2[l] = acc_v[l];
   }
   // %310 = mul f64[] -> v12
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v12[l] = v2[l] * 0.0078125f;
   }
   // %314 = reduce_sum f64[] -> v2
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -5257,6 +5365,8 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
     v2[l] = acc_v[l];
   }
   // %318 = reciprocal f64[] -> v12
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v12[l] = T(1) / std::sqrt((v2[l] * 0.0078125f) + 1e-05f);
@@ -5365,6 +5475,8 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %306 = mul f64[128] -> d.ff.norm.gain
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum = 0;
@@ -5376,6 +5488,8 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %304 = contract f64[512,128] -> d.ff.up.weight
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   for (int64_t i0 = 0; i0 < 512; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -5389,6 +5503,8 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %51 = relu f64[512] -> v15
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   for (int64_t i0 = 0; i0 < 512; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5396,6 +5512,8 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %300 = contract f64[128,512] -> d.ff.down.weight
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 512; ++i1) {
       {
@@ -5409,6 +5527,8 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %52 = contract f64[128] -> v1
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5435,6 +5555,8 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %54 = add f64[128] -> v4
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5442,6 +5564,8 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %298 = contract f64[10,128] -> d.out.weight
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   for (int64_t i0 = 0; i0 < 10; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -5455,6 +5579,8 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // output d.ff.norm.bias = %305
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum = 0;
@@ -5466,6 +5592,8 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // output d.ff.up.bias = %303
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   for (int64_t i0 = 0; i0 < 512; ++i0) {
     {
       T sum = 0;
@@ -5477,6 +5605,8 @@ extern "C" void fwp_hebb_xkey_cde_output_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // output d.ff.down.bias = %299
+  // fwp_hebb_xkey_cde.ode:44: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 37,
+  // x'-keys
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum = 0;
@@ -5565,6 +5695,7 @@ extern "C" void fwp_hebb_xkey_cde_loss(const void* /*ctx*/, const void* y_ptr,
   T acc0_v[L] = {};
   // fwp_hebb_xkey_cde.loss: 5 nodes
   // %38 = logsumexp f64[] -> v0
+  // fwp_hebb_xkey_cde.ode:45: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);
@@ -5591,6 +5722,7 @@ extern "C" void fwp_hebb_xkey_cde_loss(const void* /*ctx*/, const void* y_ptr,
     v0[l] = rowmax_v[l] + std::log(rowsum_v[l]);
   }
   // %37 = contract f64[] -> v1
+  // fwp_hebb_xkey_cde.ode:45: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5606,6 +5738,7 @@ extern "C" void fwp_hebb_xkey_cde_loss(const void* /*ctx*/, const void* y_ptr,
     v1[l] = acc0_v[l];
   }
   // %39 = sub f64[] -> loss
+  // fwp_hebb_xkey_cde.ode:45: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     loss[l] = v0[l] - v1[l];
@@ -5629,6 +5762,7 @@ extern "C" void fwp_hebb_xkey_cde_loss_vjp(const void* /*ctx*/, const void* y_pt
   T rowsum_v[L] = {};
   // fwp_hebb_xkey_cde.loss.vjp: 8 nodes
   // %416 = softmax f64[10] -> v0
+  // fwp_hebb_xkey_cde.ode:45: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);

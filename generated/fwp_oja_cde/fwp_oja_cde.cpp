@@ -125,6 +125,7 @@ extern "C" void fwp_oja_cde_field(const void* /*ctx*/, double /*t*/, const void*
   T rowsum_v[L] = {};
   // fwp_oja_cde.field: 23 nodes
   // %1 = layernorm f64[69] -> v0
+  // fwp_oja_cde.ode:37: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -161,6 +162,7 @@ extern "C" void fwp_oja_cde_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %5 = add f64[69] -> v1
+  // fwp_oja_cde.ode:37: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -168,6 +170,7 @@ extern "C" void fwp_oja_cde_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %12 = contract f64[16,5] -> v2
+  // fwp_oja_cde.ode:39: let k    = softmax(Wk @ u)                             # from x
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -205,6 +208,7 @@ extern "C" void fwp_oja_cde_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %13 = softmax f64[16,5] -> v3
+  // fwp_oja_cde.ode:39: let k    = softmax(Wk @ u)                             # from x
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -237,6 +241,7 @@ extern "C" void fwp_oja_cde_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %17 = contract f64[16,5] -> v2
+  // fwp_oja_cde.ode:40: let v    = tanh(Wv @ dx(t))                            # from x'
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -274,6 +279,7 @@ extern "C" void fwp_oja_cde_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %18 = tanh f64[16,5] -> v4
+  // fwp_oja_cde.ode:40: let v    = tanh(Wv @ dx(t))                            # from x'
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -281,6 +287,7 @@ extern "C" void fwp_oja_cde_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %21 = contract f64[16,5] -> v2
+  // fwp_oja_cde.ode:41: beta * outer(k - transpose(W) @ v, v)                  # Eq. 24, Oja
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -322,6 +329,7 @@ extern "C" void fwp_oja_cde_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %7 = contract f64[16] -> v0
+  // fwp_oja_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -348,6 +356,7 @@ extern "C" void fwp_oja_cde_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %8 = sigmoid f64[16] -> v1
+  // fwp_oja_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -429,6 +438,7 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
   T acc_v[L] = {};
   // fwp_oja_cde.field.vjp: 75 nodes
   // %17 = contract f64[16,5] -> v0
+  // fwp_oja_cde.ode:40: let v    = tanh(Wv @ dx(t))                            # from x'
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -466,6 +476,7 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %18 = tanh f64[16,5] -> v1
+  // fwp_oja_cde.ode:40: let v    = tanh(Wv @ dx(t))                            # from x'
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -513,6 +524,7 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %1 = layernorm f64[69] -> v2
+  // fwp_oja_cde.ode:37: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -549,6 +561,7 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %5 = add f64[69] -> v3
+  // fwp_oja_cde.ode:37: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -556,6 +569,7 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %7 = contract f64[16] -> v4
+  // fwp_oja_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -582,6 +596,7 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %8 = sigmoid f64[16] -> v5
+  // fwp_oja_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -610,6 +625,7 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %12 = contract f64[16,5] -> v7
+  // fwp_oja_cde.ode:39: let k    = softmax(Wk @ u)                             # from x
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -647,6 +663,7 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %13 = softmax f64[16,5] -> v8
+  // fwp_oja_cde.ode:39: let k    = softmax(Wk @ u)                             # from x
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -766,6 +783,7 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     v9[68 * L + l] = acc0_v[l];
   }
   // %21 = contract f64[16,5] -> v10
+  // fwp_oja_cde.ode:41: beta * outer(k - transpose(W) @ v, v)                  # Eq. 24, Oja
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -807,6 +825,7 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %22 = sub f64[16,5] -> v11
+  // fwp_oja_cde.ode:41: beta * outer(k - transpose(W) @ v, v)                  # Eq. 24, Oja
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -843,6 +862,7 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %83 = mul f64[16] -> v0
+  // fwp_oja_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -850,6 +870,7 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %85 = contract f64[69] -> v8
+  // fwp_oja_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -908,6 +929,7 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %84 = contract f64[16,69] -> d.Wb
+  // fwp_oja_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
@@ -1057,6 +1079,7 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
   }
   if (u_bar) {
     // %108 = reduce_sum f64[] -> v4
+    // fwp_oja_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1072,11 +1095,13 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
       v4[l] = acc_v[l];
     }
     // %110 = mul f64[] -> v5
+    // fwp_oja_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[l] = v4[l] * 0.014492754f;
     }
     // %114 = reduce_sum f64[] -> v4
+    // fwp_oja_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1092,6 +1117,7 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
       v4[l] = acc_v[l];
     }
     // %119 = reciprocal f64[] -> v5
+    // fwp_oja_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[l] = T(1) / std::sqrt((v4[l] * 0.014492754f) + 1e-05f);
@@ -1280,6 +1306,7 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
   }
   // fwp_oja_cde.field.adjoint: 55 nodes
   // %1 = layernorm f64[69] -> v0
+  // fwp_oja_cde.ode:37: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -1316,6 +1343,7 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %5 = add f64[69] -> v1
+  // fwp_oja_cde.ode:37: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1323,6 +1351,7 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %12 = contract f64[16,5] -> v2
+  // fwp_oja_cde.ode:39: let k    = softmax(Wk @ u)                             # from x
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1360,6 +1389,7 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %13 = softmax f64[16,5] -> v3
+  // fwp_oja_cde.ode:39: let k    = softmax(Wk @ u)                             # from x
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1392,6 +1422,7 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %17 = contract f64[16,5] -> v2
+  // fwp_oja_cde.ode:40: let v    = tanh(Wv @ dx(t))                            # from x'
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1429,6 +1460,7 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %18 = tanh f64[16,5] -> v5
+  // fwp_oja_cde.ode:40: let v    = tanh(Wv @ dx(t))                            # from x'
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1436,6 +1468,7 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %21 = contract f64[16,5] -> v2
+  // fwp_oja_cde.ode:41: beta * outer(k - transpose(W) @ v, v)                  # Eq. 24, Oja
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1477,6 +1510,7 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %22 = sub f64[16,5] -> v6
+  // fwp_oja_cde.ode:41: beta * outer(k - transpose(W) @ v, v)                  # Eq. 24, Oja
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1484,6 +1518,7 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %7 = contract f64[16] -> v2
+  // fwp_oja_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1510,6 +1545,7 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %8 = sigmoid f64[16] -> v7
+  // fwp_oja_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1628,6 +1664,7 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %242 = mul f64[16] -> v6
+  // fwp_oja_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1635,6 +1672,7 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %244 = contract f64[69] -> v8
+  // fwp_oja_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1921,6 +1959,7 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
   // fwp_oja_cde.field.vjp: 69 nodes
   if (u_bar) {
     // %108 = reduce_sum f64[] -> v0
+    // fwp_oja_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1936,11 +1975,13 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       v0_2[l] = acc_v[l];
     }
     // %110 = mul f64[] -> v1
+    // fwp_oja_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1_2[l] = v0_2[l] * 0.014492754f;
     }
     // %114 = reduce_sum f64[] -> v0
+    // fwp_oja_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1956,11 +1997,13 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       v0_2[l] = acc_v[l];
     }
     // %119 = reciprocal f64[] -> v1
+    // fwp_oja_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1_2[l] = T(1) / std::sqrt((v0_2[l] * 0.014492754f) + 1e-05f);
     }
     // %17 = contract f64[16,5] -> v2
+    // fwp_oja_cde.ode:40: let v    = tanh(Wv @ dx(t))                            # from x'
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1998,6 +2041,7 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %18 = tanh f64[16,5] -> v3
+    // fwp_oja_cde.ode:40: let v    = tanh(Wv @ dx(t))                            # from x'
     for (int64_t i0 = 0; i0 < 80; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2047,6 +2091,7 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %1 = layernorm f64[69] -> v4
+    // fwp_oja_cde.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       mean_v_2[l] = 0.0f;
@@ -2083,6 +2128,7 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %5 = add f64[69] -> v5
+    // fwp_oja_cde.ode:37: let u    = ln(x(t))
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2090,6 +2136,7 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %7 = contract f64[16] -> v6
+    // fwp_oja_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2116,6 +2163,7 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %8 = sigmoid f64[16] -> v7
+    // fwp_oja_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2132,6 +2180,7 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %12 = contract f64[16,5] -> v9
+    // fwp_oja_cde.ode:39: let k    = softmax(Wk @ u)                             # from x
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2169,6 +2218,7 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %13 = softmax f64[16,5] -> v10
+    // fwp_oja_cde.ode:39: let k    = softmax(Wk @ u)                             # from x
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2291,6 +2341,7 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       v5_2[68 * L + l] = acc0_v_2[l];
     }
     // %21 = contract f64[16,5] -> v9
+    // fwp_oja_cde.ode:41: beta * outer(k - transpose(W) @ v, v)                  # Eq. 24, Oja
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2333,6 +2384,7 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %22 = sub f64[16,5] -> v11
+    // fwp_oja_cde.ode:41: beta * outer(k - transpose(W) @ v, v)                  # Eq. 24, Oja
     for (int64_t i0 = 0; i0 < 80; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2370,6 +2422,7 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %83 = mul f64[16] -> v2
+    // fwp_oja_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2377,6 +2430,7 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %85 = contract f64[69] -> v9
+    // fwp_oja_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6324,6 +6378,7 @@ extern "C" void fwp_oja_cde_output(const void* /*ctx*/, double /*t*/, const void
   T rowsum_v[L] = {};
   // fwp_oja_cde.final_outputs: 32 nodes
   // %46 = layernorm f64[69] -> v0
+  // fwp_oja_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6360,6 +6415,7 @@ extern "C" void fwp_oja_cde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %48 = add f64[69] -> v1
+  // fwp_oja_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6367,6 +6423,7 @@ extern "C" void fwp_oja_cde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %50 = contract f64[16,5] -> v2
+  // fwp_oja_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6404,6 +6461,7 @@ extern "C" void fwp_oja_cde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %51 = softmax f64[16,5] -> v3
+  // fwp_oja_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6436,6 +6494,7 @@ extern "C" void fwp_oja_cde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %52 = contract f64[16,5] -> v2
+  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6477,6 +6536,7 @@ extern "C" void fwp_oja_cde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %54 = layernorm f64[80] -> v3
+  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6513,6 +6573,7 @@ extern "C" void fwp_oja_cde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %56 = add f64[80] -> v4
+  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6520,6 +6581,7 @@ extern "C" void fwp_oja_cde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %57 = contract f64[64] -> v0
+  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6546,6 +6608,7 @@ extern "C" void fwp_oja_cde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %59 = relu f64[64] -> v1
+  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6553,6 +6616,7 @@ extern "C" void fwp_oja_cde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %60 = contract f64[80] -> v3
+  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6579,6 +6643,7 @@ extern "C" void fwp_oja_cde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %63 = contract f64[1] -> v0
+  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6595,6 +6660,7 @@ extern "C" void fwp_oja_cde_output(const void* /*ctx*/, double /*t*/, const void
     v0[l] = acc0_v[l];
   }
   // %64 = add f64[1] -> logit
+  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_logit[l] = v0[l] + out_bias[0];
@@ -6666,6 +6732,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   T acc_v[L] = {};
   // fwp_oja_cde.final_outputs.vjp: 97 nodes
   // %322 = contract f64[80] -> v0
+  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6684,6 +6751,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %324 = contract f64[64] -> v1
+  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6710,6 +6778,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %46 = layernorm f64[69] -> v2
+  // fwp_oja_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6746,6 +6815,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %48 = add f64[69] -> v3
+  // fwp_oja_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6753,6 +6823,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %50 = contract f64[16,5] -> v4
+  // fwp_oja_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6790,6 +6861,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %51 = softmax f64[16,5] -> v5
+  // fwp_oja_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6822,6 +6894,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %52 = contract f64[16,5] -> v4
+  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6863,6 +6936,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %54 = layernorm f64[80] -> v7
+  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6899,6 +6973,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %56 = add f64[80] -> v8
+  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6906,6 +6981,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %57 = contract f64[64] -> v9
+  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6932,6 +7008,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %58 = add f64[64] -> v10
+  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6939,6 +7016,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %326 = mul f64[64] -> v9
+  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6946,6 +7024,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %328 = contract f64[80] -> v11
+  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6972,6 +7051,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %330 = mul f64[80] -> v12
+  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6979,6 +7059,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %347 = reduce_sum f64[] -> v6
+  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6994,6 +7075,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     v6[l] = acc_v[l];
   }
   // %348 = mul f64[] -> v1
+  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v1[l] = v6[l] * 0.0125f;
@@ -7019,6 +7101,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     v13[l] = v6[l] * 0.0125f;
   }
   // %331 = reduce_sum f64[] -> v6
+  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -7034,11 +7117,13 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     v6[l] = acc_v[l];
   }
   // %333 = mul f64[] -> v14
+  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v14[l] = v6[l] * 0.0125f;
   }
   // %337 = reduce_sum f64[] -> v6
+  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -7054,6 +7139,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     v6[l] = acc_v[l];
   }
   // %341 = reciprocal f64[] -> v14
+  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v14[l] = T(1) / std::sqrt((v6[l] * 0.0125f) + 1e-05f);
@@ -7229,6 +7315,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %329 = mul f64[80] -> d.ff.norm.gain
+  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum = 0;
@@ -7240,6 +7327,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %327 = contract f64[64,80] -> d.ff.up.weight
+  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       {
@@ -7253,6 +7341,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %59 = relu f64[64] -> v1
+  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7260,6 +7349,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %323 = contract f64[80,64] -> d.ff.down.weight
+  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -7273,6 +7363,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %60 = contract f64[80] -> v7
+  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7299,6 +7390,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %321 = contract f64[1,80] -> d.out.weight
+  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum = 0;
@@ -7321,6 +7413,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // output d.ff.norm.bias = %328
+  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum = 0;
@@ -7332,6 +7425,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // output d.ff.up.bias = %326
+  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum = 0;
@@ -7343,6 +7437,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // output d.ff.down.bias = %322
+  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum = 0;
@@ -7411,6 +7506,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       v6[l] = v13[l] * 0.014492754f;
     }
     // %368 = reduce_sum f64[] -> v13
+    // fwp_oja_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -7426,11 +7522,13 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       v13[l] = acc_v[l];
     }
     // %369 = mul f64[] -> v1
+    // fwp_oja_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[l] = v13[l] * 0.014492754f;
     }
     // %373 = reduce_sum f64[] -> v13
+    // fwp_oja_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -7446,6 +7544,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       v13[l] = acc_v[l];
     }
     // %377 = reciprocal f64[] -> v1
+    // fwp_oja_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[l] = T(1) / std::sqrt((v13[l] * 0.014492754f) + 1e-05f);
@@ -7471,6 +7570,7 @@ extern "C" void fwp_oja_cde_loss(const void* /*ctx*/, const void* y_ptr, const v
   T acc_v[L] = {};
   // fwp_oja_cde.loss: 6 nodes
   // %43 = reduce_sum f64[] -> loss
+  // fwp_oja_cde.ode:46: loss bce_with_logits(logit, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -7491,6 +7591,7 @@ extern "C" void fwp_oja_cde_loss_vjp(const void* /*ctx*/, const void* y_ptr, con
   T* y_bar_logit = y_bar;
   // fwp_oja_cde.loss.vjp: 8 nodes
   // %527 = sub f64[1] -> d.logit
+  // fwp_oja_cde.ode:46: loss bce_with_logits(logit, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);

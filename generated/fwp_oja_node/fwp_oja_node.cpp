@@ -124,6 +124,7 @@ extern "C" void fwp_oja_node_field(const void* /*ctx*/, double /*t*/, const void
   T rowsum_v[L] = {};
   // fwp_oja_node.field: 21 nodes
   // %1 = layernorm f64[35] -> v0
+  // fwp_oja_node.ode:37: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -160,6 +161,7 @@ extern "C" void fwp_oja_node_field(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %5 = add f64[35] -> v1
+  // fwp_oja_node.ode:37: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -167,6 +169,7 @@ extern "C" void fwp_oja_node_field(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %15 = contract f64[32,5] -> v2
+  // fwp_oja_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -204,6 +207,7 @@ extern "C" void fwp_oja_node_field(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %16 = tanh f64[32,5] -> v3
+  // fwp_oja_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -211,6 +215,7 @@ extern "C" void fwp_oja_node_field(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %7 = contract f64[32] -> v0
+  // fwp_oja_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -237,6 +242,7 @@ extern "C" void fwp_oja_node_field(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %8 = sigmoid f64[32] -> v2
+  // fwp_oja_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -253,6 +259,7 @@ extern "C" void fwp_oja_node_field(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %12 = contract f64[32,5] -> v2
+  // fwp_oja_node.ode:39: let k    = softmax(Wk @ u)                             # Eq. 29
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -290,6 +297,7 @@ extern "C" void fwp_oja_node_field(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %13 = softmax f64[32,5] -> v5
+  // fwp_oja_node.ode:39: let k    = softmax(Wk @ u)                             # Eq. 29
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -322,6 +330,7 @@ extern "C" void fwp_oja_node_field(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %19 = contract f64[32,5] -> v2
+  // fwp_oja_node.ode:41: beta * outer(v, k - transpose(W) @ v)                  # Eq. 21, Oja
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -363,6 +372,7 @@ extern "C" void fwp_oja_node_field(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %20 = sub f64[32,5] -> v3
+  // fwp_oja_node.ode:41: beta * outer(v, k - transpose(W) @ v)                  # Eq. 21, Oja
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -435,6 +445,7 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
   T acc_v[L] = {};
   // fwp_oja_node.field.vjp: 75 nodes
   // %1 = layernorm f64[35] -> v0
+  // fwp_oja_node.ode:37: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -471,6 +482,7 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %5 = add f64[35] -> v1
+  // fwp_oja_node.ode:37: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -478,6 +490,7 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %15 = contract f64[32,5] -> v2
+  // fwp_oja_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -515,6 +528,7 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %16 = tanh f64[32,5] -> v3
+  // fwp_oja_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -522,6 +536,7 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %7 = contract f64[32] -> v2
+  // fwp_oja_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -548,6 +563,7 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %8 = sigmoid f64[32] -> v4
+  // fwp_oja_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -617,6 +633,7 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %12 = contract f64[32,5] -> v2
+  // fwp_oja_node.ode:39: let k    = softmax(Wk @ u)                             # Eq. 29
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -654,6 +671,7 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %13 = softmax f64[32,5] -> v6
+  // fwp_oja_node.ode:39: let k    = softmax(Wk @ u)                             # Eq. 29
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -686,6 +704,7 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %19 = contract f64[32,5] -> v2
+  // fwp_oja_node.ode:41: beta * outer(v, k - transpose(W) @ v)                  # Eq. 21, Oja
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -727,6 +746,7 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %20 = sub f64[32,5] -> v8
+  // fwp_oja_node.ode:41: beta * outer(v, k - transpose(W) @ v)                  # Eq. 21, Oja
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -803,6 +823,7 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %94 = mul f64[32] -> v9
+  // fwp_oja_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -810,6 +831,7 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %96 = contract f64[35] -> v8
+  // fwp_oja_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1070,6 +1092,7 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %95 = contract f64[32,35] -> d.Wb
+  // fwp_oja_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       {
@@ -1125,6 +1148,7 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
   }
   if (u_bar) {
     // %108 = reduce_sum f64[] -> v7
+    // fwp_oja_node.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1140,11 +1164,13 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
       v7[l] = acc_v[l];
     }
     // %110 = mul f64[] -> v4
+    // fwp_oja_node.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = v7[l] * 0.028571429f;
     }
     // %114 = reduce_sum f64[] -> v7
+    // fwp_oja_node.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1160,6 +1186,7 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
       v7[l] = acc_v[l];
     }
     // %119 = reciprocal f64[] -> v4
+    // fwp_oja_node.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = T(1) / std::sqrt((v7[l] * 0.028571429f) + 1e-05f);
@@ -1302,6 +1329,7 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
   }
   // fwp_oja_node.field.adjoint: 56 nodes
   // %1 = layernorm f64[35] -> v0
+  // fwp_oja_node.ode:37: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -1338,6 +1366,7 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %5 = add f64[35] -> v1
+  // fwp_oja_node.ode:37: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1345,6 +1374,7 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %15 = contract f64[32,5] -> v2
+  // fwp_oja_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1382,6 +1412,7 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %16 = tanh f64[32,5] -> v3
+  // fwp_oja_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1389,6 +1420,7 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %7 = contract f64[32] -> v2
+  // fwp_oja_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1415,6 +1447,7 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %8 = sigmoid f64[32] -> v4
+  // fwp_oja_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1431,6 +1464,7 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %12 = contract f64[32,5] -> v5
+  // fwp_oja_node.ode:39: let k    = softmax(Wk @ u)                             # Eq. 29
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1468,6 +1502,7 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %13 = softmax f64[32,5] -> v6
+  // fwp_oja_node.ode:39: let k    = softmax(Wk @ u)                             # Eq. 29
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1500,6 +1535,7 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %19 = contract f64[32,5] -> v5
+  // fwp_oja_node.ode:41: beta * outer(v, k - transpose(W) @ v)                  # Eq. 21, Oja
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1541,6 +1577,7 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %20 = sub f64[32,5] -> v8
+  // fwp_oja_node.ode:41: beta * outer(v, k - transpose(W) @ v)                  # Eq. 21, Oja
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1882,6 +1919,7 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %269 = mul f64[32] -> v2
+  // fwp_oja_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1889,6 +1927,7 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %271 = contract f64[35] -> v3
+  // fwp_oja_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2005,6 +2044,7 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
   // fwp_oja_node.field.vjp: 69 nodes
   if (u_bar) {
     // %108 = reduce_sum f64[] -> v0
+    // fwp_oja_node.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -2020,11 +2060,13 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
       v0_2[l] = acc_v_2[l];
     }
     // %110 = mul f64[] -> v1
+    // fwp_oja_node.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1_2[l] = v0_2[l] * 0.028571429f;
     }
     // %114 = reduce_sum f64[] -> v0
+    // fwp_oja_node.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -2040,11 +2082,13 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
       v0_2[l] = acc_v_2[l];
     }
     // %119 = reciprocal f64[] -> v1
+    // fwp_oja_node.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1_2[l] = T(1) / std::sqrt((v0_2[l] * 0.028571429f) + 1e-05f);
     }
     // %1 = layernorm f64[35] -> v2
+    // fwp_oja_node.ode:37: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       mean_v_2[l] = 0.0f;
@@ -2081,6 +2125,7 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %5 = add f64[35] -> v3
+    // fwp_oja_node.ode:37: let u    = ln(x(t))
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2088,6 +2133,7 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %15 = contract f64[32,5] -> v4
+    // fwp_oja_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2125,6 +2171,7 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %16 = tanh f64[32,5] -> v5
+    // fwp_oja_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
     for (int64_t i0 = 0; i0 < 160; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2132,6 +2179,7 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %12 = contract f64[32,5] -> v4
+    // fwp_oja_node.ode:39: let k    = softmax(Wk @ u)                             # Eq. 29
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2169,6 +2217,7 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %13 = softmax f64[32,5] -> v6
+    // fwp_oja_node.ode:39: let k    = softmax(Wk @ u)                             # Eq. 29
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2202,6 +2251,7 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %19 = contract f64[32,5] -> v4
+    // fwp_oja_node.ode:41: beta * outer(v, k - transpose(W) @ v)                  # Eq. 21, Oja
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2244,6 +2294,7 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %20 = sub f64[32,5] -> v8
+    // fwp_oja_node.ode:41: beta * outer(v, k - transpose(W) @ v)                  # Eq. 21, Oja
     for (int64_t i0 = 0; i0 < 160; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2323,6 +2374,7 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %7 = contract f64[32] -> v9
+    // fwp_oja_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2349,6 +2401,7 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %8 = sigmoid f64[32] -> v3
+    // fwp_oja_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2356,6 +2409,7 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %94 = mul f64[32] -> v9
+    // fwp_oja_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2363,6 +2417,7 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %96 = contract f64[35] -> v8
+    // fwp_oja_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6489,6 +6544,7 @@ extern "C" void fwp_oja_node_output(const void* /*ctx*/, double /*t*/, const voi
   T rowsum_v[L] = {};
   // fwp_oja_node.final_outputs: 32 nodes
   // %44 = layernorm f64[35] -> v0
+  // fwp_oja_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6525,6 +6581,7 @@ extern "C" void fwp_oja_node_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %46 = add f64[35] -> v1
+  // fwp_oja_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6532,6 +6589,7 @@ extern "C" void fwp_oja_node_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %48 = contract f64[32,5] -> v2
+  // fwp_oja_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6569,6 +6627,7 @@ extern "C" void fwp_oja_node_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %49 = softmax f64[32,5] -> v3
+  // fwp_oja_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6601,6 +6660,7 @@ extern "C" void fwp_oja_node_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %50 = contract f64[32,5] -> v2
+  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6638,6 +6698,7 @@ extern "C" void fwp_oja_node_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %52 = layernorm f64[160] -> v3
+  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6674,6 +6735,7 @@ extern "C" void fwp_oja_node_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %54 = add f64[160] -> v4
+  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6681,6 +6743,7 @@ extern "C" void fwp_oja_node_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %55 = contract f64[64] -> v3
+  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6707,6 +6770,7 @@ extern "C" void fwp_oja_node_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %57 = relu f64[64] -> v4
+  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6714,6 +6778,7 @@ extern "C" void fwp_oja_node_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %58 = contract f64[160] -> v3
+  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6740,6 +6805,7 @@ extern "C" void fwp_oja_node_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %61 = contract f64[1] -> v0
+  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6756,6 +6822,7 @@ extern "C" void fwp_oja_node_output(const void* /*ctx*/, double /*t*/, const voi
     v0[l] = acc0_v[l];
   }
   // %62 = add f64[1] -> logit
+  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_logit[l] = out_bias[0] + v0[l];
@@ -6827,6 +6894,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
   T acc_v[L] = {};
   // fwp_oja_node.final_outputs.vjp: 97 nodes
   // %44 = layernorm f64[35] -> v0
+  // fwp_oja_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6863,6 +6931,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %46 = add f64[35] -> v1
+  // fwp_oja_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6870,6 +6939,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %48 = contract f64[32,5] -> v2
+  // fwp_oja_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6907,6 +6977,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %49 = softmax f64[32,5] -> v3
+  // fwp_oja_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6939,6 +7010,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %50 = contract f64[32,5] -> v2
+  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6976,6 +7048,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %356 = reduce_sum f64[] -> v4
+  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6991,11 +7064,13 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     v4[l] = acc_v[l];
   }
   // %358 = mul f64[] -> v5
+  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v5[l] = v4[l] * 0.00625f;
   }
   // %362 = reduce_sum f64[] -> v4
+  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -7011,11 +7086,13 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     v4[l] = acc_v[l];
   }
   // %366 = reciprocal f64[] -> v5
+  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v5[l] = T(1) / std::sqrt((v4[l] * 0.00625f) + 1e-05f);
   }
   // %347 = contract f64[160] -> v6
+  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7034,6 +7111,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %349 = contract f64[64] -> v7
+  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7060,6 +7138,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %52 = layernorm f64[160] -> v8
+  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -7096,6 +7175,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %54 = add f64[160] -> v9
+  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7103,6 +7183,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %55 = contract f64[64] -> v10
+  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7129,6 +7210,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %56 = add f64[64] -> v11
+  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7136,6 +7218,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %351 = mul f64[64] -> v10
+  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7143,6 +7226,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %353 = contract f64[160] -> v12
+  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7169,6 +7253,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %354 = mul f64[160] -> v13
+  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7176,6 +7261,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %372 = reduce_sum f64[] -> v4
+  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -7191,6 +7277,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     v4[l] = acc_v[l];
   }
   // %373 = mul f64[] -> v7
+  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v7[l] = v4[l] * 0.00625f;
@@ -7392,6 +7479,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %355 = mul f64[160] -> d.ff.norm.gain
+  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum = 0;
@@ -7403,6 +7491,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %352 = contract f64[64,160] -> d.ff.up.weight
+  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       {
@@ -7416,6 +7505,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %57 = relu f64[64] -> v3
+  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7423,6 +7513,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %348 = contract f64[160,64] -> d.ff.down.weight
+  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -7436,6 +7527,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %58 = contract f64[160] -> v8
+  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7462,6 +7554,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %346 = contract f64[1,160] -> d.out.weight
+  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum = 0;
@@ -7484,6 +7577,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // output d.ff.norm.bias = %353
+  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum = 0;
@@ -7495,6 +7589,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // output d.ff.up.bias = %351
+  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum = 0;
@@ -7506,6 +7601,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // output d.ff.down.bias = %347
+  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum = 0;
@@ -7527,6 +7623,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
   }
   if (u_bar) {
     // %393 = reduce_sum f64[] -> v5
+    // fwp_oja_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -7542,11 +7639,13 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
       v5[l] = acc_v[l];
     }
     // %394 = mul f64[] -> v14
+    // fwp_oja_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[l] = v5[l] * 0.028571429f;
     }
     // %398 = reduce_sum f64[] -> v5
+    // fwp_oja_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -7562,6 +7661,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
       v5[l] = acc_v[l];
     }
     // %402 = reciprocal f64[] -> v14
+    // fwp_oja_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[l] = T(1) / std::sqrt((v5[l] * 0.028571429f) + 1e-05f);
@@ -7634,6 +7734,7 @@ extern "C" void fwp_oja_node_loss(const void* /*ctx*/, const void* y_ptr, const 
   T acc_v[L] = {};
   // fwp_oja_node.loss: 6 nodes
   // %41 = reduce_sum f64[] -> loss
+  // fwp_oja_node.ode:46: loss bce_with_logits(logit, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -7655,6 +7756,7 @@ extern "C" void fwp_oja_node_loss_vjp(const void* /*ctx*/, const void* y_ptr,
   T* y_bar_logit = y_bar;
   // fwp_oja_node.loss.vjp: 8 nodes
   // %549 = sub f64[1] -> d.logit
+  // fwp_oja_node.ode:46: loss bce_with_logits(logit, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);

@@ -124,6 +124,7 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
   T rowsum_v[L] = {};
   // fwp_oja_rde.field: 21 nodes
   // %1 = layernorm f64[15] -> v0
+  // fwp_oja_rde.ode:38: let u    = ln(dx(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -160,6 +161,7 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %5 = add f64[15] -> v1
+  // fwp_oja_rde.ode:38: let u    = ln(dx(t))
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -167,6 +169,7 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %12 = contract f64[16,10] -> v2
+  // fwp_oja_rde.ode:40: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -211,6 +214,7 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %13 = softmax f64[16,10] -> v3
+  // fwp_oja_rde.ode:40: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -243,6 +247,7 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %15 = contract f64[16,10] -> v2
+  // fwp_oja_rde.ode:41: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -287,6 +292,7 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %16 = tanh f64[16,10] -> v4
+  // fwp_oja_rde.ode:41: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -294,6 +300,7 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %19 = contract f64[16,10] -> v2
+  // fwp_oja_rde.ode:42: beta * outer(v, k - transpose(W) @ v)                  # Eq. 21, Oja
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -343,6 +350,7 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %20 = sub f64[16,10] -> v5
+  // fwp_oja_rde.ode:42: beta * outer(v, k - transpose(W) @ v)                  # Eq. 21, Oja
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -350,6 +358,7 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %7 = contract f64[16] -> v2
+  // fwp_oja_rde.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -376,6 +385,7 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %8 = sigmoid f64[16] -> v3
+  // fwp_oja_rde.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -456,6 +466,7 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
   T acc_v[L] = {};
   // fwp_oja_rde.field.vjp: 75 nodes
   // %1 = layernorm f64[15] -> v0
+  // fwp_oja_rde.ode:38: let u    = ln(dx(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -492,6 +503,7 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %5 = add f64[15] -> v1
+  // fwp_oja_rde.ode:38: let u    = ln(dx(t))
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -499,6 +511,7 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %15 = contract f64[16,10] -> v2
+  // fwp_oja_rde.ode:41: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -543,6 +556,7 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %16 = tanh f64[16,10] -> v3
+  // fwp_oja_rde.ode:41: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -550,6 +564,7 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %7 = contract f64[16] -> v2
+  // fwp_oja_rde.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -576,6 +591,7 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %8 = sigmoid f64[16] -> v4
+  // fwp_oja_rde.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -653,6 +669,7 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %12 = contract f64[16,10] -> v2
+  // fwp_oja_rde.ode:40: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -697,6 +714,7 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %13 = softmax f64[16,10] -> v6
+  // fwp_oja_rde.ode:40: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -729,6 +747,7 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %19 = contract f64[16,10] -> v2
+  // fwp_oja_rde.ode:42: beta * outer(v, k - transpose(W) @ v)                  # Eq. 21, Oja
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -778,6 +797,7 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %20 = sub f64[16,10] -> v8
+  // fwp_oja_rde.ode:42: beta * outer(v, k - transpose(W) @ v)                  # Eq. 21, Oja
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1075,6 +1095,7 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %82 = mul f64[16] -> v2
+  // fwp_oja_rde.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1082,6 +1103,7 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %84 = contract f64[15] -> v4
+  // fwp_oja_rde.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1142,6 +1164,7 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %83 = contract f64[16,15] -> d.Wb
+  // fwp_oja_rde.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       {
@@ -1197,6 +1220,7 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
   }
   if (u_bar) {
     // %107 = reduce_sum f64[] -> v7
+    // fwp_oja_rde.ode:38: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1212,11 +1236,13 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
       v7[l] = acc_v[l];
     }
     // %109 = mul f64[] -> v1
+    // fwp_oja_rde.ode:38: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[l] = v7[l] * 0.06666667f;
     }
     // %113 = reduce_sum f64[] -> v7
+    // fwp_oja_rde.ode:38: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1232,6 +1258,7 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
       v7[l] = acc_v[l];
     }
     // %118 = reciprocal f64[] -> v1
+    // fwp_oja_rde.ode:38: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[l] = T(1) / std::sqrt((v7[l] * 0.06666667f) + 1e-05f);
@@ -1374,6 +1401,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
   }
   // fwp_oja_rde.field.adjoint: 56 nodes
   // %1 = layernorm f64[15] -> v0
+  // fwp_oja_rde.ode:38: let u    = ln(dx(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -1410,6 +1438,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %5 = add f64[15] -> v1
+  // fwp_oja_rde.ode:38: let u    = ln(dx(t))
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1417,6 +1446,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %12 = contract f64[16,10] -> v2
+  // fwp_oja_rde.ode:40: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1461,6 +1491,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %13 = softmax f64[16,10] -> v3
+  // fwp_oja_rde.ode:40: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1493,6 +1524,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %15 = contract f64[16,10] -> v2
+  // fwp_oja_rde.ode:41: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1537,6 +1569,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %16 = tanh f64[16,10] -> v5
+  // fwp_oja_rde.ode:41: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1544,6 +1577,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %19 = contract f64[16,10] -> v2
+  // fwp_oja_rde.ode:42: beta * outer(v, k - transpose(W) @ v)                  # Eq. 21, Oja
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1593,6 +1627,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %20 = sub f64[16,10] -> v6
+  // fwp_oja_rde.ode:42: beta * outer(v, k - transpose(W) @ v)                  # Eq. 21, Oja
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1600,6 +1635,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %7 = contract f64[16] -> v2
+  // fwp_oja_rde.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1626,6 +1662,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %8 = sigmoid f64[16] -> v7
+  // fwp_oja_rde.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2005,6 +2042,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %256 = mul f64[16] -> v2
+  // fwp_oja_rde.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2012,6 +2050,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %258 = contract f64[15] -> v7
+  // fwp_oja_rde.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2128,6 +2167,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
   // fwp_oja_rde.field.vjp: 69 nodes
   if (u_bar) {
     // %107 = reduce_sum f64[] -> v0
+    // fwp_oja_rde.ode:38: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -2143,11 +2183,13 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       v0_2[l] = acc_v_2[l];
     }
     // %109 = mul f64[] -> v1
+    // fwp_oja_rde.ode:38: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1_2[l] = v0_2[l] * 0.06666667f;
     }
     // %113 = reduce_sum f64[] -> v0
+    // fwp_oja_rde.ode:38: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -2163,11 +2205,13 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       v0_2[l] = acc_v_2[l];
     }
     // %118 = reciprocal f64[] -> v1
+    // fwp_oja_rde.ode:38: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1_2[l] = T(1) / std::sqrt((v0_2[l] * 0.06666667f) + 1e-05f);
     }
     // %1 = layernorm f64[15] -> v2
+    // fwp_oja_rde.ode:38: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       mean_v_2[l] = 0.0f;
@@ -2204,6 +2248,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %5 = add f64[15] -> v3
+    // fwp_oja_rde.ode:38: let u    = ln(dx(t))
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2211,6 +2256,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %15 = contract f64[16,10] -> v4
+    // fwp_oja_rde.ode:41: let v    = tanh(Wv @ u)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -2255,6 +2301,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %16 = tanh f64[16,10] -> v5
+    // fwp_oja_rde.ode:41: let v    = tanh(Wv @ u)
     for (int64_t i0 = 0; i0 < 160; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2262,6 +2309,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %12 = contract f64[16,10] -> v4
+    // fwp_oja_rde.ode:40: let k    = softmax(Wk @ u)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -2306,6 +2354,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %13 = softmax f64[16,10] -> v6
+    // fwp_oja_rde.ode:40: let k    = softmax(Wk @ u)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2339,6 +2388,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %19 = contract f64[16,10] -> v4
+    // fwp_oja_rde.ode:42: beta * outer(v, k - transpose(W) @ v)                  # Eq. 21, Oja
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -2388,6 +2438,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %20 = sub f64[16,10] -> v8
+    // fwp_oja_rde.ode:42: beta * outer(v, k - transpose(W) @ v)                  # Eq. 21, Oja
     for (int64_t i0 = 0; i0 < 160; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2444,6 +2495,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %7 = contract f64[16] -> v8
+    // fwp_oja_rde.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2470,6 +2522,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %8 = sigmoid f64[16] -> v9
+    // fwp_oja_rde.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2780,6 +2833,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %82 = mul f64[16] -> v4
+    // fwp_oja_rde.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2787,6 +2841,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %84 = contract f64[15] -> v9
+    // fwp_oja_rde.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6819,6 +6874,7 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
   T rowsum_v[L] = {};
   // fwp_oja_rde.final_outputs: 32 nodes
   // %42 = layernorm f64[15] -> v0
+  // fwp_oja_rde.ode:45: let q = softmax(Wq @ ln(dx(T)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6855,6 +6911,7 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %44 = add f64[15] -> v1
+  // fwp_oja_rde.ode:45: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6862,6 +6919,7 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %46 = contract f64[16,10] -> v2
+  // fwp_oja_rde.ode:45: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6906,6 +6964,7 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %47 = softmax f64[16,10] -> v3
+  // fwp_oja_rde.ode:45: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6938,6 +6997,7 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %48 = contract f64[16,10] -> v2
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6987,6 +7047,7 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %50 = layernorm f64[160] -> v3
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -7023,6 +7084,7 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %52 = add f64[160] -> v4
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7030,6 +7092,7 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %53 = contract f64[128] -> v3
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7056,6 +7119,7 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %55 = relu f64[128] -> v4
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7063,6 +7127,7 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %56 = contract f64[160] -> v3
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7089,6 +7154,7 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %58 = add f64[160] -> v4
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7096,6 +7162,7 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %59 = contract f64[3] -> v0
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7113,6 +7180,7 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %60 = add f64[3] -> logits
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7186,6 +7254,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   T acc_v[L] = {};
   // fwp_oja_rde.final_outputs.vjp: 97 nodes
   // %42 = layernorm f64[15] -> v0
+  // fwp_oja_rde.ode:45: let q = softmax(Wq @ ln(dx(T)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -7222,6 +7291,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %44 = add f64[15] -> v1
+  // fwp_oja_rde.ode:45: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7229,6 +7299,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %46 = contract f64[16,10] -> v2
+  // fwp_oja_rde.ode:45: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7273,6 +7344,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %47 = softmax f64[16,10] -> v3
+  // fwp_oja_rde.ode:45: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7305,6 +7377,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %345 = contract f64[160] -> v2
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7334,6 +7407,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %48 = contract f64[16,10] -> v5
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7383,6 +7457,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %354 = reduce_sum f64[] -> v4
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -7398,11 +7473,13 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     v4[l] = acc_v[l];
   }
   // %356 = mul f64[] -> v6
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v6[l] = v4[l] * 0.00625f;
   }
   // %360 = reduce_sum f64[] -> v4
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -7418,11 +7495,13 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     v4[l] = acc_v[l];
   }
   // %364 = reciprocal f64[] -> v6
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v6[l] = T(1) / std::sqrt((v4[l] * 0.00625f) + 1e-05f);
   }
   // %50 = layernorm f64[160] -> v7
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -7459,6 +7538,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %52 = add f64[160] -> v8
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7466,6 +7546,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %53 = contract f64[128] -> v9
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7492,6 +7573,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %54 = add f64[128] -> v10
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7499,6 +7581,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %347 = contract f64[128] -> v9
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7525,6 +7608,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %349 = mul f64[128] -> v11
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7532,6 +7616,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %351 = contract f64[160] -> v12
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7558,6 +7643,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %352 = mul f64[160] -> v13
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7565,6 +7651,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %370 = reduce_sum f64[] -> v4
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -7580,6 +7667,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     v4[l] = acc_v[l];
   }
   // %371 = mul f64[] -> v9
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v9[l] = v4[l] * 0.00625f;
@@ -7789,6 +7877,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %353 = mul f64[160] -> d.ff.norm.gain
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum = 0;
@@ -7800,6 +7889,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %350 = contract f64[128,160] -> d.ff.up.weight
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       {
@@ -7813,6 +7903,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %55 = relu f64[128] -> v3
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7820,6 +7911,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %346 = contract f64[160,128] -> d.ff.down.weight
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -7833,6 +7925,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %56 = contract f64[160] -> v7
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7859,6 +7952,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %58 = add f64[160] -> v3
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7866,6 +7960,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %344 = contract f64[3,160] -> d.out.weight
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       {
@@ -7890,6 +7985,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // output d.ff.norm.bias = %351
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum = 0;
@@ -7901,6 +7997,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // output d.ff.up.bias = %349
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum = 0;
@@ -7912,6 +8009,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // output d.ff.down.bias = %345
+  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum = 0;
@@ -7982,6 +8080,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       v4[l] = v6[l] * 0.06666667f;
     }
     // %391 = reduce_sum f64[] -> v6
+    // fwp_oja_rde.ode:45: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -7997,11 +8096,13 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       v6[l] = acc_v[l];
     }
     // %392 = mul f64[] -> v9
+    // fwp_oja_rde.ode:45: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[l] = v6[l] * 0.06666667f;
     }
     // %396 = reduce_sum f64[] -> v6
+    // fwp_oja_rde.ode:45: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -8017,6 +8118,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       v6[l] = acc_v[l];
     }
     // %400 = reciprocal f64[] -> v9
+    // fwp_oja_rde.ode:45: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[l] = T(1) / std::sqrt((v6[l] * 0.06666667f) + 1e-05f);
@@ -8046,6 +8148,7 @@ extern "C" void fwp_oja_rde_loss(const void* /*ctx*/, const void* y_ptr, const v
   T acc0_v[L] = {};
   // fwp_oja_rde.loss: 5 nodes
   // %39 = logsumexp f64[] -> v0
+  // fwp_oja_rde.ode:47: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);
@@ -8072,6 +8175,7 @@ extern "C" void fwp_oja_rde_loss(const void* /*ctx*/, const void* y_ptr, const v
     v0[l] = rowmax_v[l] + std::log(rowsum_v[l]);
   }
   // %38 = contract f64[] -> v1
+  // fwp_oja_rde.ode:47: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -8087,6 +8191,7 @@ extern "C" void fwp_oja_rde_loss(const void* /*ctx*/, const void* y_ptr, const v
     v1[l] = acc0_v[l];
   }
   // %40 = sub f64[] -> loss
+  // fwp_oja_rde.ode:47: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     loss[l] = v0[l] - v1[l];
@@ -8109,6 +8214,7 @@ extern "C" void fwp_oja_rde_loss_vjp(const void* /*ctx*/, const void* y_ptr, con
   T rowsum_v[L] = {};
   // fwp_oja_rde.loss.vjp: 8 nodes
   // %543 = softmax f64[3] -> v0
+  // fwp_oja_rde.ode:47: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);

@@ -85,6 +85,7 @@ extern "C" void gnode_character_init_state(const void* /*ctx*/, const void* thet
   T acc3_v[L] = {};
   // gnode_character.init: 5 nodes
   // %33 = contract f64[100] -> v0
+  // gnode_character.ode:34: state h : [N] = h0(x(t0))
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -111,6 +112,7 @@ extern "C" void gnode_character_init_state(const void* /*ctx*/, const void* thet
     }
   }
   // %34 = add f64[100] -> h
+  // gnode_character.ode:34: state h : [N] = h0(x(t0))
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -140,6 +142,7 @@ extern "C" void gnode_character_init_state_vjp(const void* /*ctx*/, const void* 
   T acc3_v[L] = {};
   // gnode_character.init.vjp: 5 nodes
   // %134 = contract f64[100,4] -> d.h0.weight
+  // gnode_character.ode:34: state h : [N] = h0(x(t0))
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       {
@@ -165,6 +168,7 @@ extern "C" void gnode_character_init_state_vjp(const void* /*ctx*/, const void* 
   }
   if (u0_bar) {
     // %135 = contract f64[4] -> d.x@t0
+    // gnode_character.ode:34: state h : [N] = h0(x(t0))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -219,6 +223,7 @@ extern "C" void gnode_character_field(const void* /*ctx*/, double /*t*/, const v
   T acc3_v[L] = {};
   // gnode_character.field: 25 nodes
   // %2 = concat f64[104] -> v0
+  // gnode_character.ode:37: let hx = concat(h, x(t))
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -232,6 +237,7 @@ extern "C" void gnode_character_field(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %4 = contract f64[100] -> v1
+  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -258,6 +264,7 @@ extern "C" void gnode_character_field(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %9 = contract f64[100] -> v2
+  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -284,6 +291,8 @@ extern "C" void gnode_character_field(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %12 = relu f64[100] -> v0
+  // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+  // critical
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -291,6 +300,8 @@ extern "C" void gnode_character_field(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %14 = contract f64[100] -> v2
+  // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+  // critical
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -317,6 +328,8 @@ extern "C" void gnode_character_field(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %17 = relu f64[100] -> v0
+  // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+  // critical
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -324,6 +337,8 @@ extern "C" void gnode_character_field(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %19 = contract f64[100] -> v2
+  // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+  // critical
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -350,6 +365,7 @@ extern "C" void gnode_character_field(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %24 = mul f64[100] -> h
+  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -411,6 +427,7 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
   T acc3_v[L] = {};
   // gnode_character.field.vjp: 50 nodes
   // %2 = concat f64[104] -> v0
+  // gnode_character.ode:37: let hx = concat(h, x(t))
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -424,6 +441,7 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %9 = contract f64[100] -> v1
+  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -450,6 +468,7 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %11 = add f64[100] -> v2
+  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -457,6 +476,7 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %4 = contract f64[100] -> v1
+  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -483,6 +503,7 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %7 = sigmoid f64[100] -> v3
+  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -490,6 +511,7 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %45 = mul f64[100] -> v1
+  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -497,6 +519,8 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %12 = relu f64[100] -> v4
+  // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+  // critical
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -504,6 +528,8 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %14 = contract f64[100] -> v5
+  // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+  // critical
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -530,6 +556,8 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %16 = add f64[100] -> v6
+  // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+  // critical
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -537,6 +565,8 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %17 = relu f64[100] -> v5
+  // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+  // critical
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -544,6 +574,8 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %19 = contract f64[100] -> v7
+  // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+  // critical
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -570,6 +602,8 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %22 = tanh f64[100] -> v8
+  // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+  // critical
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -577,6 +611,8 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %49 = mul f64[100] -> v7
+  // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+  // critical
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -584,6 +620,8 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %51 = contract f64[100] -> v9
+  // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+  // critical
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -610,6 +648,8 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %53 = mul f64[100] -> v10
+  // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+  // critical
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -617,6 +657,8 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %55 = contract f64[100] -> v6
+  // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+  // critical
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -643,6 +685,8 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %57 = mul f64[100] -> v9
+  // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+  // critical
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -650,6 +694,7 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %59 = contract f64[104] -> v11
+  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 26; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -676,6 +721,7 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %62 = mul f64[100] -> v2
+  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -684,6 +730,7 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %64 = contract f64[104] -> v12
+  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 26; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -710,6 +757,7 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %65 = add f64[104] -> v13
+  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 104; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -717,6 +765,7 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %68 = sub f64[100] -> d.h
+  // gnode_character.ode:37: let hx = concat(h, x(t))
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -724,6 +773,7 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %58 = contract f64[100,104] -> d.F.layer0.weight
+  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 104; ++i1) {
       {
@@ -737,6 +787,8 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %54 = contract f64[100,100] -> d.F.layer1.weight
+  // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+  // critical
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       {
@@ -750,6 +802,8 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %50 = contract f64[100,100] -> d.F.layer2.weight
+  // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+  // critical
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       {
@@ -763,6 +817,7 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %63 = contract f64[100,104] -> d.Wz
+  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 104; ++i1) {
       {
@@ -776,6 +831,8 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // output d.F.layer0.bias = %57
+  // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+  // critical
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     {
       T sum = 0;
@@ -787,6 +844,8 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // output d.F.layer1.bias = %53
+  // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+  // critical
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     {
       T sum = 0;
@@ -798,6 +857,8 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // output d.F.layer2.bias = %49
+  // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+  // critical
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     {
       T sum = 0;
@@ -809,6 +870,7 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // output d.bz = %62
+  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     {
       T sum = 0;
@@ -821,6 +883,7 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
   }
   if (u_bar) {
     // %67 = slice f64[4] -> d.x
+    // gnode_character.ode:37: let hx = concat(h, x(t))
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -897,6 +960,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
   }
   // gnode_character.field.adjoint: 59 nodes
   // %2 = concat f64[104] -> v0
+  // gnode_character.ode:37: let hx = concat(h, x(t))
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -910,6 +974,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %4 = contract f64[100] -> v1
+  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -936,6 +1001,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %7 = sigmoid f64[100] -> v2
+  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -943,6 +1009,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %9 = contract f64[100] -> v1
+  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -969,6 +1036,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %11 = add f64[100] -> v3
+  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -976,6 +1044,8 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %12 = relu f64[100] -> v1
+  // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+  // critical
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -983,6 +1053,8 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %14 = contract f64[100] -> v4
+  // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+  // critical
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1009,6 +1081,8 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %16 = add f64[100] -> v5
+  // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+  // critical
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1016,6 +1090,8 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %17 = relu f64[100] -> v4
+  // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+  // critical
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1023,6 +1099,8 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %19 = contract f64[100] -> v6
+  // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+  // critical
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1049,6 +1127,8 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %22 = tanh f64[100] -> v7
+  // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+  // critical
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1056,6 +1136,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %23 = sub f64[100] -> v6
+  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1063,6 +1144,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %24 = mul f64[100] -> h
+  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1070,6 +1152,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %104 = mul f64[100] -> v8
+  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1078,6 +1161,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %106 = contract f64[104] -> v9
+  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 26; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1104,6 +1188,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %93 = mul f64[100] -> v6
+  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1111,6 +1196,8 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %95 = mul f64[100] -> v2
+  // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+  // critical
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1118,6 +1205,8 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %97 = contract f64[100] -> v7
+  // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+  // critical
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1144,6 +1233,8 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %98 = mul f64[100] -> v10
+  // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+  // critical
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1151,6 +1242,8 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %100 = contract f64[100] -> v5
+  // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+  // critical
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1177,6 +1270,8 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %101 = mul f64[100] -> v7
+  // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+  // critical
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1184,6 +1279,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %103 = contract f64[104] -> v11
+  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 26; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1315,6 +1411,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
   // gnode_character.field.vjp: 44 nodes
   if (u_bar) {
     // %2 = concat f64[104] -> v0
+    // gnode_character.ode:37: let hx = concat(h, x(t))
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1328,6 +1425,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
       }
     }
     // %9 = contract f64[100] -> v1
+    // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1357,6 +1455,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
       }
     }
     // %11 = add f64[100] -> v2
+    // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1364,6 +1463,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
       }
     }
     // %4 = contract f64[100] -> v1
+    // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1390,6 +1490,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
       }
     }
     // %7 = sigmoid f64[100] -> v0
+    // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1397,6 +1498,8 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
       }
     }
     // %12 = relu f64[100] -> v1
+    // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+    // critical
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1404,6 +1507,8 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
       }
     }
     // %14 = contract f64[100] -> v3
+    // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+    // critical
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1433,6 +1538,8 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
       }
     }
     // %16 = add f64[100] -> v1
+    // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+    // critical
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1440,6 +1547,8 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
       }
     }
     // %17 = relu f64[100] -> v3
+    // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+    // critical
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1447,6 +1556,8 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
       }
     }
     // %19 = contract f64[100] -> v4
+    // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+    // critical
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1476,6 +1587,8 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
       }
     }
     // %22 = tanh f64[100] -> v3
+    // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+    // critical
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1483,6 +1596,8 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
       }
     }
     // %49 = mul f64[100] -> v4
+    // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+    // critical
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1490,6 +1605,8 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
       }
     }
     // %51 = contract f64[100] -> v5
+    // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+    // critical
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1519,6 +1636,8 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
       }
     }
     // %53 = mul f64[100] -> v4
+    // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+    // critical
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1526,6 +1645,8 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
       }
     }
     // %55 = contract f64[100] -> v1
+    // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+    // critical
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1555,6 +1676,8 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
       }
     }
     // %57 = mul f64[100] -> v4
+    // gnode_character.ode:5: # sigma* = sqrt(2^(1 - 1/L)) for ReLU layers); App. H.1 (with the
+    // critical
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1562,6 +1685,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
       }
     }
     // %59 = contract f64[104] -> v6
+    // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 26; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1591,6 +1715,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
       }
     }
     // %62 = mul f64[100] -> v1
+    // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1599,6 +1724,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
       }
     }
     // %64 = contract f64[104] -> v0
+    // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 26; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1625,6 +1751,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
       }
     }
     // %67 = slice f64[4] -> d.x
+    // gnode_character.ode:37: let hx = concat(h, x(t))
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2308,6 +2435,7 @@ extern "C" void gnode_character_output(const void* /*ctx*/, double /*t*/, const 
   T acc3_v[L] = {};
   // gnode_character.final_outputs: 5 nodes
   // %40 = contract f64[20] -> v0
+  // gnode_character.ode:40: output logits = out(h(T))
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2334,6 +2462,7 @@ extern "C" void gnode_character_output(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %41 = add f64[20] -> logits
+  // gnode_character.ode:40: output logits = out(h(T))
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2365,6 +2494,7 @@ extern "C" void gnode_character_output_vjp(const void* /*ctx*/, double /*t*/, co
   T acc3_v[L] = {};
   // gnode_character.final_outputs.vjp: 5 nodes
   // %141 = contract f64[100] -> d.h
+  // gnode_character.ode:40: output logits = out(h(T))
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2394,6 +2524,7 @@ extern "C" void gnode_character_output_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %140 = contract f64[20,100] -> d.out.weight
+  // gnode_character.ode:40: output logits = out(h(T))
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       {
@@ -2434,6 +2565,7 @@ extern "C" void gnode_character_loss(const void* /*ctx*/, const void* y_ptr, con
   T acc0_v[L] = {};
   // gnode_character.loss: 5 nodes
   // %38 = logsumexp f64[] -> v0
+  // gnode_character.ode:41: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);
@@ -2460,6 +2592,7 @@ extern "C" void gnode_character_loss(const void* /*ctx*/, const void* y_ptr, con
     v0[l] = rowmax_v[l] + std::log(rowsum_v[l]);
   }
   // %37 = contract f64[] -> v1
+  // gnode_character.ode:41: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -2475,6 +2608,7 @@ extern "C" void gnode_character_loss(const void* /*ctx*/, const void* y_ptr, con
     v1[l] = acc0_v[l];
   }
   // %39 = sub f64[] -> loss
+  // gnode_character.ode:41: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     loss[l] = v0[l] - v1[l];
@@ -2498,6 +2632,7 @@ extern "C" void gnode_character_loss_vjp(const void* /*ctx*/, const void* y_ptr,
   T rowsum_v[L] = {};
   // gnode_character.loss.vjp: 8 nodes
   // %148 = softmax f64[20] -> v0
+  // gnode_character.ode:41: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);

@@ -85,6 +85,7 @@ extern "C" void gnode_flipflop_init_state(const void* /*ctx*/, const void* theta
   T acc3_v[L] = {};
   // gnode_flipflop.init: 5 nodes
   // %38 = contract f64[100] -> v0
+  // gnode_flipflop.ode:37: state h : [N] = h0(x(t0))
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -111,6 +112,7 @@ extern "C" void gnode_flipflop_init_state(const void* /*ctx*/, const void* theta
     }
   }
   // %39 = add f64[100] -> h
+  // gnode_flipflop.ode:37: state h : [N] = h0(x(t0))
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -137,6 +139,7 @@ extern "C" void gnode_flipflop_init_state_vjp(const void* /*ctx*/, const void* t
   T acc0_v[L] = {};
   // gnode_flipflop.init.vjp: 5 nodes
   // %147 = contract f64[100,3] -> d.h0.weight
+  // gnode_flipflop.ode:37: state h : [N] = h0(x(t0))
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       {
@@ -162,6 +165,7 @@ extern "C" void gnode_flipflop_init_state_vjp(const void* /*ctx*/, const void* t
   }
   if (u0_bar) {
     // %148 = contract f64[3] -> d.x@t0
+    // gnode_flipflop.ode:37: state h : [N] = h0(x(t0))
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -211,6 +215,7 @@ extern "C" void gnode_flipflop_field(const void* /*ctx*/, double /*t*/, const vo
   T acc3_v[L] = {};
   // gnode_flipflop.field: 31 nodes
   // %2 = concat f64[103] -> v0
+  // gnode_flipflop.ode:40: let hx = concat(h, x(t))
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -224,6 +229,7 @@ extern "C" void gnode_flipflop_field(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %4 = contract f64[100] -> v1
+  // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -250,6 +256,7 @@ extern "C" void gnode_flipflop_field(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %9 = contract f64[100] -> v2
+  // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -276,6 +283,7 @@ extern "C" void gnode_flipflop_field(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %12 = relu f64[100] -> v0
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -283,6 +291,7 @@ extern "C" void gnode_flipflop_field(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %14 = contract f64[100] -> v2
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -309,6 +318,7 @@ extern "C" void gnode_flipflop_field(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %17 = relu f64[100] -> v0
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -316,6 +326,7 @@ extern "C" void gnode_flipflop_field(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %19 = contract f64[100] -> v2
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -342,6 +353,7 @@ extern "C" void gnode_flipflop_field(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %22 = relu f64[100] -> v0
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -349,6 +361,7 @@ extern "C" void gnode_flipflop_field(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %24 = contract f64[100] -> v2
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -375,6 +388,7 @@ extern "C" void gnode_flipflop_field(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %31 = div f64[100] -> h
+  // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -442,6 +456,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
   T acc3_v[L] = {};
   // gnode_flipflop.field.vjp: 57 nodes
   // %2 = concat f64[103] -> v0
+  // gnode_flipflop.ode:40: let hx = concat(h, x(t))
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -455,6 +470,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %9 = contract f64[100] -> v1
+  // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -481,6 +497,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %11 = add f64[100] -> v2
+  // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -488,6 +505,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %12 = relu f64[100] -> v1
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -495,6 +513,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %14 = contract f64[100] -> v3
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -521,6 +540,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %16 = add f64[100] -> v4
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -528,6 +548,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %17 = relu f64[100] -> v3
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -535,6 +556,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %19 = contract f64[100] -> v5
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -561,6 +583,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %21 = add f64[100] -> v6
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -568,6 +591,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %4 = contract f64[100] -> v5
+  // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -594,6 +618,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %7 = sigmoid f64[100] -> v7
+  // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -601,6 +626,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %55 = div f64[100] -> v5
+  // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -608,6 +634,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %57 = mul f64[100] -> v8
+  // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -615,6 +642,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %60 = contract f64[100] -> v9
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -641,6 +669,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %62 = mul f64[100] -> v10
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -648,6 +677,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %64 = contract f64[100] -> v9
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -674,6 +704,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %66 = mul f64[100] -> v11
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -681,6 +712,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %68 = contract f64[100] -> v4
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -707,6 +739,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %70 = mul f64[100] -> v9
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -714,6 +747,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %72 = contract f64[103] -> v12
+  // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -756,6 +790,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %22 = relu f64[100] -> v2
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -763,6 +798,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %24 = contract f64[100] -> v4
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -789,6 +825,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %76 = mul f64[100] -> v6
+  // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -797,6 +834,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %78 = contract f64[103] -> v13
+  // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -839,6 +877,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %79 = add f64[103] -> v14
+  // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 103; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -846,6 +885,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %82 = sub f64[100] -> d.h
+  // gnode_flipflop.ode:40: let hx = concat(h, x(t))
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -853,6 +893,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %71 = contract f64[100,103] -> d.F.layer0.weight
+  // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 103; ++i1) {
       {
@@ -866,6 +907,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %67 = contract f64[100,100] -> d.F.layer1.weight
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       {
@@ -879,6 +921,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %63 = contract f64[100,100] -> d.F.layer2.weight
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       {
@@ -892,6 +935,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %59 = contract f64[100,100] -> d.F.layer3.weight
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       {
@@ -905,6 +949,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %77 = contract f64[100,103] -> d.Wz
+  // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 103; ++i1) {
       {
@@ -918,6 +963,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // output d.F.layer0.bias = %70
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     {
       T sum = 0;
@@ -929,6 +975,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // output d.F.layer1.bias = %66
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     {
       T sum = 0;
@@ -940,6 +987,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // output d.F.layer2.bias = %62
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     {
       T sum = 0;
@@ -951,6 +999,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // output d.F.layer3.bias = %57
+  // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     {
       T sum = 0;
@@ -962,6 +1011,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // output d.bz = %76
+  // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     {
       T sum = 0;
@@ -974,6 +1024,7 @@ extern "C" void gnode_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, cons
   }
   if (u_bar) {
     // %81 = slice f64[3] -> d.x
+    // gnode_flipflop.ode:40: let hx = concat(h, x(t))
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1056,6 +1107,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
   }
   // gnode_flipflop.field.adjoint: 69 nodes
   // %2 = concat f64[103] -> v0
+  // gnode_flipflop.ode:40: let hx = concat(h, x(t))
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1069,6 +1121,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %4 = contract f64[100] -> v1
+  // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1095,6 +1148,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %7 = sigmoid f64[100] -> v2
+  // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1102,6 +1156,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %9 = contract f64[100] -> v1
+  // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1128,6 +1183,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %11 = add f64[100] -> v3
+  // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1135,6 +1191,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %12 = relu f64[100] -> v1
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1142,6 +1199,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %14 = contract f64[100] -> v4
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1168,6 +1226,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %16 = add f64[100] -> v5
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1175,6 +1234,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %17 = relu f64[100] -> v4
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1182,6 +1242,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %19 = contract f64[100] -> v6
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1208,6 +1269,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %21 = add f64[100] -> v7
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1215,6 +1277,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %22 = relu f64[100] -> v6
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1222,6 +1285,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %24 = contract f64[100] -> v8
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1248,6 +1312,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %27 = sub f64[100] -> v9
+  // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1255,6 +1320,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %31 = div f64[100] -> h
+  // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1262,6 +1328,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %103 = div f64[100] -> v8
+  // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1269,6 +1336,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %118 = mul f64[100] -> v10
+  // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1277,6 +1345,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %120 = contract f64[103] -> v11
+  // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1319,6 +1388,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %105 = mul f64[100] -> v9
+  // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1326,6 +1396,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %108 = contract f64[100] -> v2
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1352,6 +1423,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %109 = mul f64[100] -> v8
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1359,6 +1431,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %111 = contract f64[100] -> v2
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1385,6 +1458,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %112 = mul f64[100] -> v7
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1392,6 +1466,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %114 = contract f64[100] -> v2
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1418,6 +1493,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %115 = mul f64[100] -> v5
+  // gnode_flipflop.ode:6: # App. F.2 for the task.
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1425,6 +1501,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %117 = contract f64[103] -> v12
+  // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1559,6 +1636,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %106 = neg f64[100] -> adj.F.layer3.bias
+  // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     {
       T sum = 0;
@@ -1596,6 +1674,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
   // gnode_flipflop.field.vjp: 50 nodes
   if (u_bar) {
     // %2 = concat f64[103] -> v0
+    // gnode_flipflop.ode:40: let hx = concat(h, x(t))
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1609,6 +1688,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %9 = contract f64[100] -> v1
+    // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1638,6 +1718,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %11 = add f64[100] -> v2
+    // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1645,6 +1726,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %12 = relu f64[100] -> v1
+    // gnode_flipflop.ode:6: # App. F.2 for the task.
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1652,6 +1734,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %14 = contract f64[100] -> v3
+    // gnode_flipflop.ode:6: # App. F.2 for the task.
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1681,6 +1764,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %16 = add f64[100] -> v1
+    // gnode_flipflop.ode:6: # App. F.2 for the task.
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1688,6 +1772,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %17 = relu f64[100] -> v3
+    // gnode_flipflop.ode:6: # App. F.2 for the task.
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1695,6 +1780,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %19 = contract f64[100] -> v4
+    // gnode_flipflop.ode:6: # App. F.2 for the task.
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1724,6 +1810,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %21 = add f64[100] -> v3
+    // gnode_flipflop.ode:6: # App. F.2 for the task.
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1731,6 +1818,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %4 = contract f64[100] -> v4
+    // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1757,6 +1845,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %7 = sigmoid f64[100] -> v0
+    // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1764,6 +1853,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %55 = div f64[100] -> v4
+    // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1771,6 +1861,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %57 = mul f64[100] -> v5
+    // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1778,6 +1869,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %60 = contract f64[100] -> v6
+    // gnode_flipflop.ode:6: # App. F.2 for the task.
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1807,6 +1899,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %62 = mul f64[100] -> v5
+    // gnode_flipflop.ode:6: # App. F.2 for the task.
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1814,6 +1907,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %64 = contract f64[100] -> v6
+    // gnode_flipflop.ode:6: # App. F.2 for the task.
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1843,6 +1937,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %66 = mul f64[100] -> v5
+    // gnode_flipflop.ode:6: # App. F.2 for the task.
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1850,6 +1945,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %68 = contract f64[100] -> v1
+    // gnode_flipflop.ode:6: # App. F.2 for the task.
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1879,6 +1975,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %70 = mul f64[100] -> v5
+    // gnode_flipflop.ode:6: # App. F.2 for the task.
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1886,6 +1983,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %72 = contract f64[103] -> v7
+    // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1931,6 +2029,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %22 = relu f64[100] -> v1
+    // gnode_flipflop.ode:6: # App. F.2 for the task.
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1938,6 +2037,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %24 = contract f64[100] -> v2
+    // gnode_flipflop.ode:6: # App. F.2 for the task.
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1967,6 +2067,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %76 = mul f64[100] -> v1
+    // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1976,6 +2077,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %78 = contract f64[103] -> v0
+    // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2018,6 +2120,7 @@ extern "C" void gnode_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %81 = slice f64[3] -> d.x
+    // gnode_flipflop.ode:40: let hx = concat(h, x(t))
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2852,6 +2955,7 @@ extern "C" void gnode_flipflop_output(const void* /*ctx*/, double /*t*/, const v
   T acc0_v[L] = {};
   // gnode_flipflop.observation_outputs: 5 nodes
   // %47 = contract f64[3] -> v0
+  // gnode_flipflop.ode:43: output pred = out(h) per observation
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2869,6 +2973,7 @@ extern "C" void gnode_flipflop_output(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %48 = add f64[3] -> pred
+  // gnode_flipflop.ode:43: output pred = out(h) per observation
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2899,6 +3004,7 @@ extern "C" void gnode_flipflop_output_vjp(const void* /*ctx*/, double /*t*/, con
   T acc3_v[L] = {};
   // gnode_flipflop.observation_outputs.vjp: 5 nodes
   // %153 = contract f64[100] -> d.h
+  // gnode_flipflop.ode:43: output pred = out(h) per observation
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2925,6 +3031,7 @@ extern "C" void gnode_flipflop_output_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %152 = contract f64[3,100] -> d.out.weight
+  // gnode_flipflop.ode:43: output pred = out(h) per observation
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       {
@@ -2962,6 +3069,7 @@ extern "C" void gnode_flipflop_loss(const void* /*ctx*/, const void* y_ptr, cons
   T acc_v[L] = {};
   // gnode_flipflop.loss: 7 nodes
   // %44 = reduce_sum f64[] -> v0
+  // gnode_flipflop.ode:44: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -2977,6 +3085,7 @@ extern "C" void gnode_flipflop_loss(const void* /*ctx*/, const void* y_ptr, cons
     v0[l] = acc_v[l];
   }
   // %46 = mul f64[] -> loss
+  // gnode_flipflop.ode:44: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     loss[l] = v0[l] * 0.33333334f;

@@ -82,6 +82,7 @@ extern "C" void gnode_flipflop_n3_init_state(const void* /*ctx*/, const void* th
   T acc0_v[L] = {};
   // gnode_flipflop_n3.init: 5 nodes
   // %38 = contract f64[3] -> v0
+  // gnode_flipflop_n3.ode:32: state h : [N] = h0(x(t0))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -99,6 +100,7 @@ extern "C" void gnode_flipflop_n3_init_state(const void* /*ctx*/, const void* th
     }
   }
   // %39 = add f64[3] -> h
+  // gnode_flipflop_n3.ode:32: state h : [N] = h0(x(t0))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -125,6 +127,7 @@ extern "C" void gnode_flipflop_n3_init_state_vjp(const void* /*ctx*/, const void
   T acc0_v[L] = {};
   // gnode_flipflop_n3.init.vjp: 5 nodes
   // %144 = contract f64[3,3] -> d.h0.weight
+  // gnode_flipflop_n3.ode:32: state h : [N] = h0(x(t0))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       {
@@ -150,6 +153,7 @@ extern "C" void gnode_flipflop_n3_init_state_vjp(const void* /*ctx*/, const void
   }
   if (u0_bar) {
     // %145 = contract f64[3] -> d.x@t0
+    // gnode_flipflop_n3.ode:32: state h : [N] = h0(x(t0))
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -199,6 +203,7 @@ extern "C" void gnode_flipflop_n3_field(const void* /*ctx*/, double /*t*/, const
   T acc3_v[L] = {};
   // gnode_flipflop_n3.field: 31 nodes
   // %2 = concat f64[6] -> v0
+  // gnode_flipflop_n3.ode:35: let hx = concat(h, x(t))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -212,6 +217,7 @@ extern "C" void gnode_flipflop_n3_field(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %9 = contract f64[100] -> v1
+  // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -238,6 +244,7 @@ extern "C" void gnode_flipflop_n3_field(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %12 = relu f64[100] -> v2
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -245,6 +252,7 @@ extern "C" void gnode_flipflop_n3_field(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %14 = contract f64[100] -> v1
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -271,6 +279,7 @@ extern "C" void gnode_flipflop_n3_field(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %17 = relu f64[100] -> v2
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -278,6 +287,7 @@ extern "C" void gnode_flipflop_n3_field(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %19 = contract f64[100] -> v1
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -304,6 +314,7 @@ extern "C" void gnode_flipflop_n3_field(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %22 = relu f64[100] -> v2
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -311,6 +322,7 @@ extern "C" void gnode_flipflop_n3_field(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %24 = contract f64[3] -> v1
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -328,6 +340,7 @@ extern "C" void gnode_flipflop_n3_field(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %4 = contract f64[3] -> v2
+  // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -345,6 +358,7 @@ extern "C" void gnode_flipflop_n3_field(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %31 = div f64[3] -> h
+  // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -411,6 +425,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
   T acc3_v[L] = {};
   // gnode_flipflop_n3.field.vjp: 57 nodes
   // %55 = div f64[3] -> v0
+  // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -418,6 +433,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %2 = concat f64[6] -> v1
+  // gnode_flipflop_n3.ode:35: let hx = concat(h, x(t))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -431,6 +447,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %4 = contract f64[3] -> v2
+  // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -448,6 +465,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %7 = sigmoid f64[3] -> v3
+  // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -455,6 +473,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %56 = mul f64[3] -> v2
+  // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -462,6 +481,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %66 = contract f64[100] -> v4
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -488,6 +508,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %9 = contract f64[100] -> v5
+  // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -514,6 +535,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %11 = add f64[100] -> v6
+  // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -521,6 +543,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %12 = relu f64[100] -> v5
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -528,6 +551,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %14 = contract f64[100] -> v7
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -554,6 +578,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %16 = add f64[100] -> v8
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -561,6 +586,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %17 = relu f64[100] -> v7
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -568,6 +594,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %19 = contract f64[100] -> v9
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -594,6 +621,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %21 = add f64[100] -> v10
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -601,6 +629,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %68 = mul f64[100] -> v9
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -608,6 +637,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %70 = contract f64[100] -> v4
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -634,6 +664,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %72 = mul f64[100] -> v11
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -641,6 +672,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %74 = contract f64[100] -> v4
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -667,6 +699,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %76 = mul f64[100] -> v8
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -674,6 +707,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %78 = contract f64[6] -> v4
+  // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -714,6 +748,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %22 = relu f64[100] -> v6
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -721,6 +756,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %24 = contract f64[3] -> v10
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -738,6 +774,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %61 = mul f64[3] -> v12
+  // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -746,6 +783,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %63 = contract f64[6] -> v10
+  // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -786,6 +824,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %79 = add f64[6] -> v13
+  // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 6; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -793,6 +832,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %82 = sub f64[3] -> d.h
+  // gnode_flipflop_n3.ode:35: let hx = concat(h, x(t))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -800,6 +840,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %77 = contract f64[100,6] -> d.F.layer0.weight
+  // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       {
@@ -813,6 +854,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %73 = contract f64[100,100] -> d.F.layer1.weight
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       {
@@ -826,6 +868,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %69 = contract f64[100,100] -> d.F.layer2.weight
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       {
@@ -839,6 +882,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %65 = contract f64[3,100] -> d.F.layer3.weight
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       {
@@ -852,6 +896,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %62 = contract f64[3,6] -> d.Wz
+  // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       {
@@ -865,6 +910,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // output d.F.layer0.bias = %76
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     {
       T sum = 0;
@@ -876,6 +922,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // output d.F.layer1.bias = %72
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     {
       T sum = 0;
@@ -887,6 +934,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // output d.F.layer2.bias = %68
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     {
       T sum = 0;
@@ -898,6 +946,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // output d.F.layer3.bias = %56
+  // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     {
       T sum = 0;
@@ -909,6 +958,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
     }
   }
   // output d.bz = %61
+  // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     {
       T sum = 0;
@@ -921,6 +971,7 @@ extern "C" void gnode_flipflop_n3_field_vjp(const void* /*ctx*/, double /*t*/, c
   }
   if (u_bar) {
     // %81 = slice f64[3] -> d.x
+    // gnode_flipflop_n3.ode:35: let hx = concat(h, x(t))
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1006,6 +1057,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
   }
   // gnode_flipflop_n3.field.adjoint: 69 nodes
   // %2 = concat f64[6] -> v0
+  // gnode_flipflop_n3.ode:35: let hx = concat(h, x(t))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1019,6 +1071,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %9 = contract f64[100] -> v1
+  // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1045,6 +1098,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %11 = add f64[100] -> v2
+  // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1052,6 +1106,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %12 = relu f64[100] -> v1
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1059,6 +1114,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %14 = contract f64[100] -> v3
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1085,6 +1141,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %16 = add f64[100] -> v4
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1092,6 +1149,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %17 = relu f64[100] -> v3
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1099,6 +1157,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %19 = contract f64[100] -> v5
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1125,6 +1184,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %21 = add f64[100] -> v6
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1132,6 +1192,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %22 = relu f64[100] -> v5
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1139,6 +1200,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %24 = contract f64[3] -> v7
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1156,6 +1218,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %27 = sub f64[3] -> v8
+  // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1163,6 +1226,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %4 = contract f64[3] -> v7
+  // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1180,6 +1244,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %7 = sigmoid f64[3] -> v9
+  // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1187,6 +1252,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %31 = div f64[3] -> h
+  // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1194,6 +1260,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %101 = div f64[3] -> v7
+  // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1201,6 +1268,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %104 = mul f64[3] -> v10
+  // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1209,6 +1277,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %106 = contract f64[6] -> v11
+  // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -1249,6 +1318,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %102 = mul f64[3] -> v8
+  // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1256,6 +1326,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %109 = contract f64[100] -> v12
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1282,6 +1353,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %110 = mul f64[100] -> v13
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1289,6 +1361,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %112 = contract f64[100] -> v6
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1315,6 +1388,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %113 = mul f64[100] -> v12
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1322,6 +1396,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %115 = contract f64[100] -> v4
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1348,6 +1423,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %116 = mul f64[100] -> v6
+  // gnode_flipflop_n3.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1355,6 +1431,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %118 = contract f64[6] -> v2
+  // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -1487,6 +1564,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
     }
   }
   // %107 = neg f64[3] -> adj.F.layer3.bias
+  // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     {
       T sum = 0;
@@ -1524,6 +1602,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
   // gnode_flipflop_n3.field.vjp: 50 nodes
   if (u_bar) {
     // %55 = div f64[3] -> v0
+    // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1531,6 +1610,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %2 = concat f64[6] -> v1
+    // gnode_flipflop_n3.ode:35: let hx = concat(h, x(t))
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1544,6 +1624,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %4 = contract f64[3] -> v2
+    // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1561,6 +1642,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %7 = sigmoid f64[3] -> v3
+    // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1568,6 +1650,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %56 = mul f64[3] -> v2
+    // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1575,6 +1658,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %66 = contract f64[100] -> v4
+    // gnode_flipflop_n3.ode:6: #
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1604,6 +1688,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %9 = contract f64[100] -> v5
+    // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1630,6 +1715,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %11 = add f64[100] -> v6
+    // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1637,6 +1723,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %12 = relu f64[100] -> v5
+    // gnode_flipflop_n3.ode:6: #
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1644,6 +1731,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %14 = contract f64[100] -> v7
+    // gnode_flipflop_n3.ode:6: #
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1673,6 +1761,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %16 = add f64[100] -> v5
+    // gnode_flipflop_n3.ode:6: #
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1680,6 +1769,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %17 = relu f64[100] -> v7
+    // gnode_flipflop_n3.ode:6: #
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1687,6 +1777,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %19 = contract f64[100] -> v8
+    // gnode_flipflop_n3.ode:6: #
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1716,6 +1807,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %21 = add f64[100] -> v7
+    // gnode_flipflop_n3.ode:6: #
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1723,6 +1815,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %68 = mul f64[100] -> v8
+    // gnode_flipflop_n3.ode:6: #
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1730,6 +1823,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %70 = contract f64[100] -> v4
+    // gnode_flipflop_n3.ode:6: #
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1759,6 +1853,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %72 = mul f64[100] -> v8
+    // gnode_flipflop_n3.ode:6: #
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1766,6 +1861,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %74 = contract f64[100] -> v4
+    // gnode_flipflop_n3.ode:6: #
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1795,6 +1891,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %76 = mul f64[100] -> v5
+    // gnode_flipflop_n3.ode:6: #
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1802,6 +1899,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %78 = contract f64[6] -> v1
+    // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -1842,6 +1940,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %22 = relu f64[100] -> v4
+    // gnode_flipflop_n3.ode:6: #
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1849,6 +1948,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %24 = contract f64[3] -> v2
+    // gnode_flipflop_n3.ode:6: #
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1866,6 +1966,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %61 = mul f64[3] -> v4
+    // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1875,6 +1976,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %63 = contract f64[6] -> v5
+    // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -1915,6 +2017,7 @@ extern "C" void gnode_flipflop_n3_adjoint_field(const void* /*ctx*/, double /*t*
       }
     }
     // %81 = slice f64[3] -> d.x
+    // gnode_flipflop_n3.ode:35: let hx = concat(h, x(t))
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6975,6 +7078,7 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
   // gnode_flipflop_n3.field: 31 nodes
   if (k_last) {
     // %2 = concat f64[6] -> v0
+    // gnode_flipflop_n3.ode:35: let hx = concat(h, x(t))
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6988,6 +7092,7 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       }
     }
     // %9 = contract f64[100] -> v1
+    // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -7014,6 +7119,7 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       }
     }
     // %12 = relu f64[100] -> v2
+    // gnode_flipflop_n3.ode:6: #
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -7021,6 +7127,7 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       }
     }
     // %14 = contract f64[100] -> v1
+    // gnode_flipflop_n3.ode:6: #
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -7050,6 +7157,7 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       }
     }
     // %17 = relu f64[100] -> v2
+    // gnode_flipflop_n3.ode:6: #
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -7057,6 +7165,7 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       }
     }
     // %19 = contract f64[100] -> v1
+    // gnode_flipflop_n3.ode:6: #
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -7086,6 +7195,7 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       }
     }
     // %22 = relu f64[100] -> v2
+    // gnode_flipflop_n3.ode:6: #
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -7093,6 +7203,7 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       }
     }
     // %24 = contract f64[3] -> v1
+    // gnode_flipflop_n3.ode:6: #
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -7110,6 +7221,7 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       }
     }
     // %4 = contract f64[3] -> v2
+    // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -7127,6 +7239,7 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       }
     }
     // %31 = div f64[3] -> h
+    // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -7153,6 +7266,7 @@ extern "C" void gnode_flipflop_n3_output(const void* /*ctx*/, double /*t*/, cons
   T acc0_v[L] = {};
   // gnode_flipflop_n3.observation_outputs: 5 nodes
   // %47 = contract f64[3] -> v0
+  // gnode_flipflop_n3.ode:38: output pred = out(h) per observation
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7170,6 +7284,7 @@ extern "C" void gnode_flipflop_n3_output(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %48 = add f64[3] -> pred
+  // gnode_flipflop_n3.ode:38: output pred = out(h) per observation
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7198,6 +7313,7 @@ extern "C" void gnode_flipflop_n3_output_vjp(const void* /*ctx*/, double /*t*/, 
   T acc0_v[L] = {};
   // gnode_flipflop_n3.observation_outputs.vjp: 5 nodes
   // %153 = contract f64[3] -> d.h
+  // gnode_flipflop_n3.ode:38: output pred = out(h) per observation
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7215,6 +7331,7 @@ extern "C" void gnode_flipflop_n3_output_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %152 = contract f64[3,3] -> d.out.weight
+  // gnode_flipflop_n3.ode:38: output pred = out(h) per observation
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       {
@@ -7252,6 +7369,7 @@ extern "C" void gnode_flipflop_n3_loss(const void* /*ctx*/, const void* y_ptr,
   T acc_v[L] = {};
   // gnode_flipflop_n3.loss: 7 nodes
   // %44 = reduce_sum f64[] -> v0
+  // gnode_flipflop_n3.ode:39: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -7267,6 +7385,7 @@ extern "C" void gnode_flipflop_n3_loss(const void* /*ctx*/, const void* y_ptr,
     v0[l] = acc_v[l];
   }
   // %46 = mul f64[] -> loss
+  // gnode_flipflop_n3.ode:39: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     loss[l] = v0[l] * 0.33333334f;

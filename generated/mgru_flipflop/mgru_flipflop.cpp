@@ -85,6 +85,7 @@ extern "C" void mgru_flipflop_init_state(const void* /*ctx*/, const void* theta_
   T acc3_v[L] = {};
   // mgru_flipflop.init: 5 nodes
   // %24 = contract f64[100] -> v0
+  // mgru_flipflop.ode:31: state h : [N] = h0(x(t0))
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -111,6 +112,7 @@ extern "C" void mgru_flipflop_init_state(const void* /*ctx*/, const void* theta_
     }
   }
   // %25 = add f64[100] -> h
+  // mgru_flipflop.ode:31: state h : [N] = h0(x(t0))
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -137,6 +139,7 @@ extern "C" void mgru_flipflop_init_state_vjp(const void* /*ctx*/, const void* th
   T acc0_v[L] = {};
   // mgru_flipflop.init.vjp: 5 nodes
   // %107 = contract f64[100,3] -> d.h0.weight
+  // mgru_flipflop.ode:31: state h : [N] = h0(x(t0))
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       {
@@ -162,6 +165,7 @@ extern "C" void mgru_flipflop_init_state_vjp(const void* /*ctx*/, const void* th
   }
   if (u0_bar) {
     // %108 = contract f64[3] -> d.x@t0
+    // mgru_flipflop.ode:31: state h : [N] = h0(x(t0))
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -205,6 +209,7 @@ extern "C" void mgru_flipflop_field(const void* /*ctx*/, double /*t*/, const voi
   T acc3_v[L] = {};
   // mgru_flipflop.field: 17 nodes
   // %2 = concat f64[103] -> v0
+  // mgru_flipflop.ode:34: let hx = concat(h, x(t))
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -218,6 +223,8 @@ extern "C" void mgru_flipflop_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %4 = contract f64[100] -> v1
+  // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // = 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -244,6 +251,8 @@ extern "C" void mgru_flipflop_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %9 = contract f64[100] -> v2
+  // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // = 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -270,6 +279,8 @@ extern "C" void mgru_flipflop_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %17 = div f64[100] -> h
+  // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -319,6 +330,8 @@ extern "C" void mgru_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, const
   T acc3_v[L] = {};
   // mgru_flipflop.field.vjp: 34 nodes
   // %41 = div f64[100] -> v0
+  // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -326,6 +339,7 @@ extern "C" void mgru_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %2 = concat f64[103] -> v1
+  // mgru_flipflop.ode:34: let hx = concat(h, x(t))
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -339,6 +353,8 @@ extern "C" void mgru_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %9 = contract f64[100] -> v2
+  // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // = 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -365,6 +381,8 @@ extern "C" void mgru_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %12 = tanh f64[100] -> v3
+  // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -372,6 +390,8 @@ extern "C" void mgru_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %4 = contract f64[100] -> v2
+  // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // = 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -398,6 +418,8 @@ extern "C" void mgru_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %7 = sigmoid f64[100] -> v4
+  // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -405,6 +427,8 @@ extern "C" void mgru_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %53 = mul f64[100] -> v2
+  // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -413,6 +437,8 @@ extern "C" void mgru_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %55 = contract f64[103] -> v5
+  // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // = 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -455,6 +481,8 @@ extern "C" void mgru_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %43 = mul f64[100] -> v6
+  // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -462,6 +490,8 @@ extern "C" void mgru_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %48 = mul f64[100] -> v0
+  // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -469,6 +499,8 @@ extern "C" void mgru_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %50 = contract f64[103] -> v7
+  // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // = 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -511,6 +543,8 @@ extern "C" void mgru_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %56 = add f64[103] -> v8
+  // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // = 1
   for (int64_t i0 = 0; i0 < 103; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -518,6 +552,7 @@ extern "C" void mgru_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %59 = sub f64[100] -> d.h
+  // mgru_flipflop.ode:34: let hx = concat(h, x(t))
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -525,6 +560,8 @@ extern "C" void mgru_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %49 = contract f64[100,103] -> d.Wh
+  // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 103; ++i1) {
       {
@@ -538,6 +575,8 @@ extern "C" void mgru_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %54 = contract f64[100,103] -> d.Wz
+  // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 103; ++i1) {
       {
@@ -551,6 +590,8 @@ extern "C" void mgru_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // output d.bh = %48
+  // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     {
       T sum = 0;
@@ -562,6 +603,8 @@ extern "C" void mgru_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // output d.bz = %53
+  // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     {
       T sum = 0;
@@ -574,6 +617,7 @@ extern "C" void mgru_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, const
   }
   if (u_bar) {
     // %58 = slice f64[3] -> d.x
+    // mgru_flipflop.ode:34: let hx = concat(h, x(t))
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -637,6 +681,7 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
   }
   // mgru_flipflop.field.adjoint: 40 nodes
   // %2 = concat f64[103] -> v0
+  // mgru_flipflop.ode:34: let hx = concat(h, x(t))
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -650,6 +695,8 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %4 = contract f64[100] -> v1
+  // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // = 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -676,6 +723,8 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %7 = sigmoid f64[100] -> v2
+  // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -683,6 +732,8 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %9 = contract f64[100] -> v1
+  // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // = 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -709,6 +760,8 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %12 = tanh f64[100] -> v3
+  // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -716,6 +769,8 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %13 = sub f64[100] -> v1
+  // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -723,6 +778,8 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %17 = div f64[100] -> h
+  // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -730,6 +787,8 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %77 = div f64[100] -> v4
+  // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -737,6 +796,8 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %79 = mul f64[100] -> v5
+  // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -744,6 +805,8 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %81 = mul f64[100] -> v6
+  // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -751,6 +814,8 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %83 = contract f64[103] -> v7
+  // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // = 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -793,6 +858,8 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %84 = mul f64[100] -> v3
+  // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -801,6 +868,8 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %86 = contract f64[103] -> v8
+  // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // = 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -900,6 +969,8 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
   // mgru_flipflop.field.vjp: 30 nodes
   if (u_bar) {
     // %41 = div f64[100] -> v0
+    // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h =
+    // L_z = 1
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -907,6 +978,7 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %2 = concat f64[103] -> v1
+    // mgru_flipflop.ode:34: let hx = concat(h, x(t))
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -920,6 +992,8 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %9 = contract f64[100] -> v2
+    // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h =
+    // L_z = 1
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -946,6 +1020,8 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %12 = tanh f64[100] -> v3
+    // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h =
+    // L_z = 1
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -953,6 +1029,8 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %4 = contract f64[100] -> v2
+    // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h =
+    // L_z = 1
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -979,6 +1057,8 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %7 = sigmoid f64[100] -> v1
+    // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h =
+    // L_z = 1
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -986,6 +1066,8 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %53 = mul f64[100] -> v2
+    // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h =
+    // L_z = 1
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -994,6 +1076,8 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %55 = contract f64[103] -> v4
+    // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h =
+    // L_z = 1
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1036,6 +1120,8 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %48 = mul f64[100] -> v2
+    // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h =
+    // L_z = 1
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1044,6 +1130,8 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %50 = contract f64[103] -> v1
+    // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h =
+    // L_z = 1
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1086,6 +1174,7 @@ extern "C" void mgru_flipflop_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %58 = slice f64[3] -> d.x
+    // mgru_flipflop.ode:34: let hx = concat(h, x(t))
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1520,6 +1609,7 @@ extern "C" void mgru_flipflop_output(const void* /*ctx*/, double /*t*/, const vo
   T acc0_v[L] = {};
   // mgru_flipflop.observation_outputs: 5 nodes
   // %33 = contract f64[3] -> v0
+  // mgru_flipflop.ode:37: output pred = out(h) per observation
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1537,6 +1627,7 @@ extern "C" void mgru_flipflop_output(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %34 = add f64[3] -> pred
+  // mgru_flipflop.ode:37: output pred = out(h) per observation
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1567,6 +1658,7 @@ extern "C" void mgru_flipflop_output_vjp(const void* /*ctx*/, double /*t*/, cons
   T acc3_v[L] = {};
   // mgru_flipflop.observation_outputs.vjp: 5 nodes
   // %112 = contract f64[100] -> d.h
+  // mgru_flipflop.ode:37: output pred = out(h) per observation
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1593,6 +1685,7 @@ extern "C" void mgru_flipflop_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %111 = contract f64[3,100] -> d.out.weight
+  // mgru_flipflop.ode:37: output pred = out(h) per observation
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       {
@@ -1630,6 +1723,7 @@ extern "C" void mgru_flipflop_loss(const void* /*ctx*/, const void* y_ptr, const
   T acc_v[L] = {};
   // mgru_flipflop.loss: 7 nodes
   // %30 = reduce_sum f64[] -> v0
+  // mgru_flipflop.ode:38: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -1645,6 +1739,7 @@ extern "C" void mgru_flipflop_loss(const void* /*ctx*/, const void* y_ptr, const
     v0[l] = acc_v[l];
   }
   // %32 = mul f64[] -> loss
+  // mgru_flipflop.ode:38: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     loss[l] = v0[l] * 0.33333334f;

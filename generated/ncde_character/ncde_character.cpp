@@ -85,6 +85,7 @@ extern "C" void ncde_character_init_state(const void* /*ctx*/, const void* theta
   T acc3_v[L] = {};
   // ncde_character.init: 5 nodes
   // %30 = contract f64[32] -> v0
+  // ncde_character.ode:31: state z : [hidden] = zeta(x(t0))                         # Eq. 3, Z_t0
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -111,6 +112,7 @@ extern "C" void ncde_character_init_state(const void* /*ctx*/, const void* theta
     }
   }
   // %31 = add f64[32] -> z
+  // ncde_character.ode:31: state z : [hidden] = zeta(x(t0))                         # Eq. 3, Z_t0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -140,6 +142,7 @@ extern "C" void ncde_character_init_state_vjp(const void* /*ctx*/, const void* t
   T acc3_v[L] = {};
   // ncde_character.init.vjp: 5 nodes
   // %111 = contract f64[32,4] -> d.zeta.weight
+  // ncde_character.ode:31: state z : [hidden] = zeta(x(t0))                         # Eq. 3, Z_t0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       {
@@ -165,6 +168,7 @@ extern "C" void ncde_character_init_state_vjp(const void* /*ctx*/, const void* t
   }
   if (u0_bar) {
     // %112 = contract f64[4] -> d.x@t0
+    // ncde_character.ode:31: state z : [hidden] = zeta(x(t0))                         # Eq. 3, Z_t0
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -219,6 +223,7 @@ extern "C" void ncde_character_field(const void* /*ctx*/, double /*t*/, const vo
   T acc3_v[L] = {};
   // ncde_character.field: 24 nodes
   // %2 = contract f64[64] -> v0
+  // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -245,6 +250,8 @@ extern "C" void ncde_character_field(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %5 = relu f64[64] -> v1
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -252,6 +259,8 @@ extern "C" void ncde_character_field(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %7 = contract f64[64] -> v0
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -278,6 +287,8 @@ extern "C" void ncde_character_field(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %10 = relu f64[64] -> v1
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -285,6 +296,8 @@ extern "C" void ncde_character_field(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %12 = contract f64[64] -> v0
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -311,6 +324,8 @@ extern "C" void ncde_character_field(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %15 = relu f64[64] -> v1
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -318,6 +333,8 @@ extern "C" void ncde_character_field(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %17 = contract f64[128] -> v2
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -344,6 +361,7 @@ extern "C" void ncde_character_field(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %23 = contract f64[32] -> z
+  // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -426,6 +444,7 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
   T acc3_v[L] = {};
   // ncde_character.field.vjp: 45 nodes
   // %2 = contract f64[64] -> v0
+  // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -452,6 +471,7 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %4 = add f64[64] -> v1
+  // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -459,6 +479,8 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %5 = relu f64[64] -> v0
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -466,6 +488,8 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %7 = contract f64[64] -> v2
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -492,6 +516,8 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %9 = add f64[64] -> v3
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -499,6 +525,8 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %10 = relu f64[64] -> v2
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -506,6 +534,8 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %12 = contract f64[64] -> v4
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -532,6 +562,8 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %14 = add f64[64] -> v5
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -539,6 +571,7 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %40 = contract f64[32,4] -> v6
+  // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -548,6 +581,8 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %15 = relu f64[64] -> v4
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -555,6 +590,8 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %17 = contract f64[128] -> v7
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -581,6 +618,8 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %20 = tanh f64[128] -> v8
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -588,6 +627,8 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %46 = mul f64[128] -> v7
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -595,6 +636,8 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %48 = contract f64[64] -> v6
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -621,6 +664,8 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %50 = mul f64[64] -> v9
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -628,6 +673,8 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %52 = contract f64[64] -> v5
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -654,6 +701,8 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %54 = mul f64[64] -> v6
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -661,6 +710,8 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %56 = contract f64[64] -> v3
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -687,6 +738,8 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %58 = mul f64[64] -> v5
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -694,6 +747,7 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %60 = contract f64[32] -> d.z
+  // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -720,6 +774,7 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %59 = contract f64[64,32] -> d.f.layer0.weight
+  // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
@@ -733,6 +788,8 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %55 = contract f64[64,64] -> d.f.layer1.weight
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -746,6 +803,8 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %51 = contract f64[64,64] -> d.f.layer2.weight
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -759,6 +818,8 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %47 = contract f64[128,64] -> d.f.layer3.weight
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -772,6 +833,8 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // output d.f.layer0.bias = %58
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum = 0;
@@ -783,6 +846,8 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // output d.f.layer1.bias = %54
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum = 0;
@@ -794,6 +859,8 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // output d.f.layer2.bias = %50
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum = 0;
@@ -805,6 +872,8 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // output d.f.layer3.bias = %46
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum = 0;
@@ -817,6 +886,7 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
   }
   if (u_bar) {
     // %41 = contract f64[4] -> d.dx
+    // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -903,6 +973,7 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
   }
   // ncde_character.field.adjoint: 54 nodes
   // %2 = contract f64[64] -> v0
+  // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -929,6 +1000,7 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %4 = add f64[64] -> v1
+  // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -936,6 +1008,8 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %5 = relu f64[64] -> v0
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -943,6 +1017,8 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %7 = contract f64[64] -> v2
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -969,6 +1045,8 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %9 = add f64[64] -> v3
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -976,6 +1054,8 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %10 = relu f64[64] -> v2
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -983,6 +1063,8 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %12 = contract f64[64] -> v4
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1009,6 +1091,8 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %14 = add f64[64] -> v5
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1016,6 +1100,8 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %15 = relu f64[64] -> v4
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1023,6 +1109,8 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %17 = contract f64[128] -> v6
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1049,6 +1137,8 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %20 = tanh f64[128] -> v7
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1056,6 +1146,7 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %23 = contract f64[32] -> z
+  // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1082,6 +1173,7 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %75 = contract f64[32,4] -> v6
+  // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -1091,6 +1183,8 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %77 = mul f64[128] -> v8
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1098,6 +1192,8 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %79 = contract f64[64] -> v6
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1124,6 +1220,8 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %80 = mul f64[64] -> v7
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1131,6 +1229,8 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %82 = contract f64[64] -> v5
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1157,6 +1257,8 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %83 = mul f64[64] -> v6
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1164,6 +1266,8 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %85 = contract f64[64] -> v3
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1190,6 +1294,8 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %86 = mul f64[64] -> v5
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1197,6 +1303,7 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %88 = contract f64[32] -> v1
+  // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1328,6 +1435,7 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
   // ncde_character.field.vjp: 24 nodes
   if (u_bar) {
     // %2 = contract f64[64] -> v0
+    // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1354,6 +1462,8 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %5 = relu f64[64] -> v1
+    // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+    // map
     for (int64_t i0 = 0; i0 < 64; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1361,6 +1471,8 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %7 = contract f64[64] -> v0
+    // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+    // map
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1390,6 +1502,8 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %10 = relu f64[64] -> v1
+    // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+    // map
     for (int64_t i0 = 0; i0 < 64; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1397,6 +1511,8 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %12 = contract f64[64] -> v0
+    // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+    // map
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1426,6 +1542,8 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %15 = relu f64[64] -> v1
+    // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+    // map
     for (int64_t i0 = 0; i0 < 64; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1433,6 +1551,8 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %17 = contract f64[128] -> v2
+    // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+    // map
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1462,6 +1582,7 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %41 = contract f64[4] -> d.dx
+    // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -1525,6 +1646,7 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
   T acc3_v[L] = {};
   // ncde_character.field.step.dopri5: 167 nodes
   // %2 = contract f64[64] -> v0
+  // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1551,6 +1673,8 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
   }
   // %5 = relu f64[64] -> v1
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1558,6 +1682,8 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
   }
   // %7 = contract f64[64] -> v0
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1584,6 +1710,8 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
   }
   // %10 = relu f64[64] -> v1
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1591,6 +1719,8 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
   }
   // %12 = contract f64[64] -> v0
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1617,6 +1747,8 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
   }
   // %15 = relu f64[64] -> v1
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1624,6 +1756,8 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
     }
   }
   // %17 = contract f64[128] -> v2
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2650,6 +2784,7 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
   T acc3_v[L] = {};
   // ncde_character.field.step.dopri5.vjp: 365 nodes
   // %2 = contract f64[64] -> v0
+  // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2676,6 +2811,7 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %4 = add f64[64] -> v1
+  // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2683,6 +2819,8 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %5 = relu f64[64] -> v0
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2690,6 +2828,8 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %7 = contract f64[64] -> v2
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2716,6 +2856,8 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %9 = add f64[64] -> v3
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2723,6 +2865,8 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %10 = relu f64[64] -> v2
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2730,6 +2874,8 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %12 = contract f64[64] -> v4
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2756,6 +2902,8 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %14 = add f64[64] -> v5
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2763,6 +2911,8 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %15 = relu f64[64] -> v4
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2770,6 +2920,8 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %17 = contract f64[128] -> v6
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2796,6 +2948,8 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %20 = tanh f64[128] -> v7
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5012,6 +5166,7 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
   T acc3_v_2[L] = {};
   // ncde_character.field.step.dopri5: 199 nodes
   // %2 = contract f64[64] -> v0
+  // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5038,6 +5193,8 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %5 = relu f64[64] -> v1
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5045,6 +5202,8 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %7 = contract f64[64] -> v0
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5071,6 +5230,8 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %10 = relu f64[64] -> v1
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5078,6 +5239,8 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %12 = contract f64[64] -> v0
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5104,6 +5267,8 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %15 = relu f64[64] -> v1
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5111,6 +5276,8 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %17 = contract f64[128] -> v2
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6194,6 +6361,7 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
   // ncde_character.field: 24 nodes
   if (k_last) {
     // %2 = contract f64[64] -> v0
+    // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6223,6 +6391,8 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %5 = relu f64[64] -> v1
+    // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+    // map
     for (int64_t i0 = 0; i0 < 64; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6230,6 +6400,8 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %7 = contract f64[64] -> v0
+    // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+    // map
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6259,6 +6431,8 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %10 = relu f64[64] -> v1
+    // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+    // map
     for (int64_t i0 = 0; i0 < 64; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6266,6 +6440,8 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %12 = contract f64[64] -> v0
+    // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+    // map
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6295,6 +6471,8 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %15 = relu f64[64] -> v1
+    // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+    // map
     for (int64_t i0 = 0; i0 < 64; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6302,6 +6480,8 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %17 = contract f64[128] -> v2
+    // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+    // map
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6331,6 +6511,7 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %23 = contract f64[32] -> z
+    // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6385,6 +6566,7 @@ extern "C" void ncde_character_output(const void* /*ctx*/, double /*t*/, const v
   T acc3_v[L] = {};
   // ncde_character.final_outputs: 5 nodes
   // %37 = contract f64[20] -> v0
+  // ncde_character.ode:35: output logits = out(z(T))
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6411,6 +6593,7 @@ extern "C" void ncde_character_output(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %38 = add f64[20] -> logits
+  // ncde_character.ode:35: output logits = out(z(T))
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6441,6 +6624,7 @@ extern "C" void ncde_character_output_vjp(const void* /*ctx*/, double /*t*/, con
   T acc3_v[L] = {};
   // ncde_character.final_outputs.vjp: 5 nodes
   // %121 = contract f64[32] -> d.z
+  // ncde_character.ode:35: output logits = out(z(T))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6467,6 +6651,7 @@ extern "C" void ncde_character_output_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %120 = contract f64[20,32] -> d.out.weight
+  // ncde_character.ode:35: output logits = out(z(T))
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
@@ -6507,6 +6692,7 @@ extern "C" void ncde_character_loss(const void* /*ctx*/, const void* y_ptr, cons
   T acc0_v[L] = {};
   // ncde_character.loss: 5 nodes
   // %35 = logsumexp f64[] -> v0
+  // ncde_character.ode:36: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);
@@ -6533,6 +6719,7 @@ extern "C" void ncde_character_loss(const void* /*ctx*/, const void* y_ptr, cons
     v0[l] = rowmax_v[l] + std::log(rowsum_v[l]);
   }
   // %34 = contract f64[] -> v1
+  // ncde_character.ode:36: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6548,6 +6735,7 @@ extern "C" void ncde_character_loss(const void* /*ctx*/, const void* y_ptr, cons
     v1[l] = acc0_v[l];
   }
   // %36 = sub f64[] -> loss
+  // ncde_character.ode:36: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     loss[l] = v0[l] - v1[l];
@@ -6571,6 +6759,7 @@ extern "C" void ncde_character_loss_vjp(const void* /*ctx*/, const void* y_ptr,
   T rowsum_v[L] = {};
   // ncde_character.loss.vjp: 8 nodes
   // %127 = softmax f64[20] -> v0
+  // ncde_character.ode:36: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);

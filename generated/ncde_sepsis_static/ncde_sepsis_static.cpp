@@ -85,6 +85,7 @@ extern "C" void ncde_sepsis_static_init_state(const void* /*ctx*/, const void* t
   T acc3_v[L] = {};
   // ncde_sepsis_static.init: 5 nodes
   // %30 = contract f64[32] -> v0
+  // ncde_sepsis_static.ode:33: state z : [hidden] = zeta(s)
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -111,6 +112,7 @@ extern "C" void ncde_sepsis_static_init_state(const void* /*ctx*/, const void* t
     }
   }
   // %31 = add f64[32] -> z
+  // ncde_sepsis_static.ode:33: state z : [hidden] = zeta(s)
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -140,6 +142,7 @@ extern "C" void ncde_sepsis_static_init_state_vjp(const void* /*ctx*/, const voi
   T acc3_v[L] = {};
   // ncde_sepsis_static.init.vjp: 5 nodes
   // %117 = contract f64[32,5] -> d.zeta.weight
+  // ncde_sepsis_static.ode:33: state z : [hidden] = zeta(s)
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       {
@@ -165,6 +168,7 @@ extern "C" void ncde_sepsis_static_init_state_vjp(const void* /*ctx*/, const voi
   }
   if (u0_bar) {
     // %118 = contract f64[5] -> d.s
+    // ncde_sepsis_static.ode:33: state z : [hidden] = zeta(s)
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -230,6 +234,7 @@ extern "C" void ncde_sepsis_static_field(const void* /*ctx*/, double /*t*/, cons
   T acc3_v[L] = {};
   // ncde_sepsis_static.field: 24 nodes
   // %2 = contract f64[64] -> v0
+  // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -256,6 +261,8 @@ extern "C" void ncde_sepsis_static_field(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %5 = relu f64[64] -> v1
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -263,6 +270,8 @@ extern "C" void ncde_sepsis_static_field(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %7 = contract f64[64] -> v0
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -289,6 +298,8 @@ extern "C" void ncde_sepsis_static_field(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %10 = relu f64[64] -> v1
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -296,6 +307,8 @@ extern "C" void ncde_sepsis_static_field(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %12 = contract f64[64] -> v0
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -322,6 +335,8 @@ extern "C" void ncde_sepsis_static_field(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %15 = relu f64[64] -> v1
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -329,6 +344,8 @@ extern "C" void ncde_sepsis_static_field(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %17 = contract f64[2208] -> v2
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 552; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -355,6 +372,7 @@ extern "C" void ncde_sepsis_static_field(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %23 = contract f64[32] -> z
+  // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -437,6 +455,7 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
   T acc3_v[L] = {};
   // ncde_sepsis_static.field.vjp: 45 nodes
   // %2 = contract f64[64] -> v0
+  // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -463,6 +482,7 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %4 = add f64[64] -> v1
+  // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -470,6 +490,8 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %5 = relu f64[64] -> v0
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -477,6 +499,8 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %7 = contract f64[64] -> v2
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -503,6 +527,8 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %9 = add f64[64] -> v3
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -510,6 +536,8 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %10 = relu f64[64] -> v2
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -517,6 +545,8 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %12 = contract f64[64] -> v4
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -543,6 +573,8 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %14 = add f64[64] -> v5
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -550,6 +582,8 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %15 = relu f64[64] -> v4
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -557,6 +591,8 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %17 = contract f64[2208] -> v6
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 552; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -583,6 +619,8 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %20 = tanh f64[2208] -> v7
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -590,6 +628,7 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %44 = contract f64[32,69] -> v6
+  // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
@@ -599,6 +638,8 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %50 = mul f64[2208] -> v8
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -606,6 +647,8 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %52 = contract f64[64] -> v6
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -632,6 +675,8 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %54 = mul f64[64] -> v9
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -639,6 +684,8 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %56 = contract f64[64] -> v5
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -665,6 +712,8 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %58 = mul f64[64] -> v6
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -672,6 +721,8 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %60 = contract f64[64] -> v3
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -698,6 +749,8 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %62 = mul f64[64] -> v5
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -705,6 +758,7 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %64 = contract f64[32] -> d.z
+  // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -731,6 +785,7 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %63 = contract f64[64,32] -> d.f.layer0.weight
+  // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
@@ -744,6 +799,8 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %59 = contract f64[64,64] -> d.f.layer1.weight
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -757,6 +814,8 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %55 = contract f64[64,64] -> d.f.layer2.weight
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -770,6 +829,8 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %51 = contract f64[2208,64] -> d.f.layer3.weight
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -783,6 +844,8 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // output d.f.layer0.bias = %62
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum = 0;
@@ -794,6 +857,8 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // output d.f.layer1.bias = %58
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum = 0;
@@ -805,6 +870,8 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // output d.f.layer2.bias = %54
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum = 0;
@@ -816,6 +883,8 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // output d.f.layer3.bias = %50
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     {
       T sum = 0;
@@ -828,6 +897,7 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
   }
   if (u_bar) {
     // %45 = contract f64[69] -> d.dx
+    // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -931,6 +1001,7 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
   }
   // ncde_sepsis_static.field.adjoint: 54 nodes
   // %2 = contract f64[64] -> v0
+  // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -957,6 +1028,7 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %4 = add f64[64] -> v1
+  // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -964,6 +1036,8 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %5 = relu f64[64] -> v0
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -971,6 +1045,8 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %7 = contract f64[64] -> v2
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -997,6 +1073,8 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %9 = add f64[64] -> v3
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1004,6 +1082,8 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %10 = relu f64[64] -> v2
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1011,6 +1091,8 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %12 = contract f64[64] -> v4
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1037,6 +1119,8 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %14 = add f64[64] -> v5
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1044,6 +1128,8 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %15 = relu f64[64] -> v4
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1051,6 +1137,8 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %17 = contract f64[2208] -> v6
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 552; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1077,6 +1165,8 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %20 = tanh f64[2208] -> v7
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1084,6 +1174,7 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %23 = contract f64[32] -> z
+  // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1110,6 +1201,7 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %79 = contract f64[32,69] -> v6
+  // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
@@ -1119,6 +1211,8 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %81 = mul f64[2208] -> v8
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1126,6 +1220,8 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %83 = contract f64[64] -> v6
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1152,6 +1248,8 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %84 = mul f64[64] -> v7
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1159,6 +1257,8 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %86 = contract f64[64] -> v5
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1185,6 +1285,8 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %87 = mul f64[64] -> v6
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1192,6 +1294,8 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %89 = contract f64[64] -> v3
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1218,6 +1322,8 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %90 = mul f64[64] -> v5
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1225,6 +1331,7 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %92 = contract f64[32] -> v1
+  // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1356,6 +1463,7 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
   // ncde_sepsis_static.field.vjp: 24 nodes
   if (u_bar) {
     // %2 = contract f64[64] -> v0
+    // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1382,6 +1490,8 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %5 = relu f64[64] -> v1
+    // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of
+    // the ODE").
     for (int64_t i0 = 0; i0 < 64; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1389,6 +1499,8 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %7 = contract f64[64] -> v0
+    // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of
+    // the ODE").
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1418,6 +1530,8 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %10 = relu f64[64] -> v1
+    // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of
+    // the ODE").
     for (int64_t i0 = 0; i0 < 64; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1425,6 +1539,8 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %12 = contract f64[64] -> v0
+    // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of
+    // the ODE").
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1454,6 +1570,8 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %15 = relu f64[64] -> v1
+    // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of
+    // the ODE").
     for (int64_t i0 = 0; i0 < 64; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1461,6 +1579,8 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %17 = contract f64[2208] -> v2
+    // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of
+    // the ODE").
     for (int64_t i0 = 0; i0 < 552; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1490,6 +1610,7 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %45 = contract f64[69] -> d.dx
+    // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1573,6 +1694,7 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
   T acc3_v[L] = {};
   // ncde_sepsis_static.field.step.rk4: 89 nodes
   // %2 = contract f64[64] -> v0
+  // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1599,6 +1721,8 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %5 = relu f64[64] -> v1
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1606,6 +1730,8 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %7 = contract f64[64] -> v0
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1632,6 +1758,8 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %10 = relu f64[64] -> v1
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1639,6 +1767,8 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %12 = contract f64[64] -> v0
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1665,6 +1795,8 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %15 = relu f64[64] -> v1
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1672,6 +1804,8 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %17 = contract f64[2208] -> v2
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 552; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2330,6 +2464,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
   T acc3_v[L] = {};
   // ncde_sepsis_static.field.step.rk4.vjp: 203 nodes
   // %2 = contract f64[64] -> v0
+  // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2356,6 +2491,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %4 = add f64[64] -> v1
+  // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2363,6 +2499,8 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %5 = relu f64[64] -> v0
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2370,6 +2508,8 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %7 = contract f64[64] -> v2
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2396,6 +2536,8 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %9 = add f64[64] -> v3
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2403,6 +2545,8 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %10 = relu f64[64] -> v2
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2410,6 +2554,8 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %12 = contract f64[64] -> v4
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2436,6 +2582,8 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %14 = add f64[64] -> v5
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2443,6 +2591,8 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %15 = relu f64[64] -> v4
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2450,6 +2600,8 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %17 = contract f64[2208] -> v6
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 552; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2476,6 +2628,8 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %20 = tanh f64[2208] -> v7
+  // ncde_sepsis_static.ode:6: # features ... fed to the model to generate the initial state of the
+  // ODE").
   for (int64_t i0 = 0; i0 < 2208; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3950,6 +4104,7 @@ extern "C" void ncde_sepsis_static_output(const void* /*ctx*/, double /*t*/, con
   T acc0_v[L] = {};
   // ncde_sepsis_static.final_outputs: 5 nodes
   // %39 = contract f64[1] -> v0
+  // ncde_sepsis_static.ode:37: output logit = out(z(T))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3965,6 +4120,7 @@ extern "C" void ncde_sepsis_static_output(const void* /*ctx*/, double /*t*/, con
     v0[l] = acc0_v[l];
   }
   // %40 = add f64[1] -> logit
+  // ncde_sepsis_static.ode:37: output logit = out(z(T))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_logit[l] = v0[l] + out_bias[0];
@@ -3994,6 +4150,7 @@ extern "C" void ncde_sepsis_static_output_vjp(const void* /*ctx*/, double /*t*/,
   T acc3_v[L] = {};
   // ncde_sepsis_static.final_outputs.vjp: 5 nodes
   // %126 = contract f64[32] -> d.z
+  // ncde_sepsis_static.ode:37: output logit = out(z(T))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4012,6 +4169,7 @@ extern "C" void ncde_sepsis_static_output_vjp(const void* /*ctx*/, double /*t*/,
     }
   }
   // %125 = contract f64[1,32] -> d.out.weight
+  // ncde_sepsis_static.ode:37: output logit = out(z(T))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     {
       T sum = 0;
@@ -4044,6 +4202,7 @@ extern "C" void ncde_sepsis_static_loss(const void* /*ctx*/, const void* y_ptr,
   T acc_v[L] = {};
   // ncde_sepsis_static.loss: 6 nodes
   // %37 = reduce_sum f64[] -> loss
+  // ncde_sepsis_static.ode:38: loss bce_with_logits(logit, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -4065,6 +4224,7 @@ extern "C" void ncde_sepsis_static_loss_vjp(const void* /*ctx*/, const void* y_p
   T* y_bar_logit = y_bar;
   // ncde_sepsis_static.loss.vjp: 8 nodes
   // %136 = sub f64[1] -> d.logit
+  // ncde_sepsis_static.ode:38: loss bce_with_logits(logit, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);

@@ -85,6 +85,7 @@ extern "C" void node_elu_default_tanks_init_state(const void* /*ctx*/, const voi
   T acc3_v[L] = {};
   // node_elu_default_tanks.init: 5 nodes
   // %23 = contract f64[4] -> v0
+  // node_elu_default_tanks.ode:28: state z : [d_z] = enc(y0)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -101,6 +102,7 @@ extern "C" void node_elu_default_tanks_init_state(const void* /*ctx*/, const voi
     v0[3 * L + l] = acc3_v[l];
   }
   // %24 = add f64[4] -> z
+  // node_elu_default_tanks.ode:28: state z : [d_z] = enc(y0)
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -127,6 +129,7 @@ extern "C" void node_elu_default_tanks_init_state_vjp(const void* /*ctx*/, const
   T acc0_v[L] = {};
   // node_elu_default_tanks.init.vjp: 5 nodes
   // %84 = contract f64[4,1] -> d.enc.weight
+  // node_elu_default_tanks.ode:28: state z : [d_z] = enc(y0)
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     {
       T sum = 0;
@@ -150,6 +153,7 @@ extern "C" void node_elu_default_tanks_init_state_vjp(const void* /*ctx*/, const
   }
   if (u0_bar) {
     // %85 = contract f64[1] -> d.y0
+    // node_elu_default_tanks.ode:28: state z : [d_z] = enc(y0)
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -193,6 +197,7 @@ extern "C" void node_elu_default_tanks_field(const void* /*ctx*/, double /*t*/, 
   T acc3_v[L] = {};
   // node_elu_default_tanks.field: 17 nodes
   // %2 = concat f64[5] -> v0
+  // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -204,6 +209,7 @@ extern "C" void node_elu_default_tanks_field(const void* /*ctx*/, double /*t*/, 
     v0[4 * L + l] = u_2[l];
   }
   // %4 = contract f64[32] -> v1
+  // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -230,6 +236,8 @@ extern "C" void node_elu_default_tanks_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %7 = elu f64[32] -> v2
+  // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+  // Sec. 5-6;
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -237,6 +245,8 @@ extern "C" void node_elu_default_tanks_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %9 = contract f64[32] -> v1
+  // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+  // Sec. 5-6;
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -263,6 +273,8 @@ extern "C" void node_elu_default_tanks_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %12 = elu f64[32] -> v2
+  // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+  // Sec. 5-6;
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -270,6 +282,8 @@ extern "C" void node_elu_default_tanks_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %14 = contract f64[4] -> v0
+  // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+  // Sec. 5-6;
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -294,6 +308,8 @@ extern "C" void node_elu_default_tanks_field(const void* /*ctx*/, double /*t*/, 
     v0[3 * L + l] = acc3_v[l];
   }
   // %16 = add f64[4] -> z
+  // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+  // Sec. 5-6;
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -343,6 +359,7 @@ extern "C" void node_elu_default_tanks_field_vjp(const void* /*ctx*/, double /*t
   T acc3_v[L] = {};
   // node_elu_default_tanks.field.vjp: 33 nodes
   // %2 = concat f64[5] -> v0
+  // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -354,6 +371,7 @@ extern "C" void node_elu_default_tanks_field_vjp(const void* /*ctx*/, double /*t
     v0[4 * L + l] = u_2[l];
   }
   // %4 = contract f64[32] -> v1
+  // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -380,6 +398,7 @@ extern "C" void node_elu_default_tanks_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %6 = add f64[32] -> v2
+  // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -387,6 +406,8 @@ extern "C" void node_elu_default_tanks_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %7 = elu f64[32] -> v1
+  // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+  // Sec. 5-6;
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -394,6 +415,8 @@ extern "C" void node_elu_default_tanks_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %9 = contract f64[32] -> v3
+  // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+  // Sec. 5-6;
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -420,6 +443,8 @@ extern "C" void node_elu_default_tanks_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %11 = add f64[32] -> v4
+  // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+  // Sec. 5-6;
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -427,6 +452,8 @@ extern "C" void node_elu_default_tanks_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %36 = contract f64[32] -> v3
+  // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+  // Sec. 5-6;
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -453,6 +480,8 @@ extern "C" void node_elu_default_tanks_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %42 = mul f64[32] -> v5
+  // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+  // Sec. 5-6;
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -460,6 +489,8 @@ extern "C" void node_elu_default_tanks_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %44 = contract f64[32] -> v3
+  // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+  // Sec. 5-6;
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -486,6 +517,8 @@ extern "C" void node_elu_default_tanks_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %48 = mul f64[32] -> v6
+  // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+  // Sec. 5-6;
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -493,6 +526,7 @@ extern "C" void node_elu_default_tanks_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %50 = contract f64[5] -> v2
+  // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -528,6 +562,7 @@ extern "C" void node_elu_default_tanks_field_vjp(const void* /*ctx*/, double /*t
     v2[4 * L + l] = acc0_v[l];
   }
   // %51 = slice f64[4] -> d.z
+  // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -535,6 +570,7 @@ extern "C" void node_elu_default_tanks_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %49 = contract f64[32,5] -> d.f.layer0.weight
+  // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       {
@@ -548,6 +584,8 @@ extern "C" void node_elu_default_tanks_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %43 = contract f64[32,32] -> d.f.layer1.weight
+  // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+  // Sec. 5-6;
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
@@ -561,6 +599,8 @@ extern "C" void node_elu_default_tanks_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %12 = elu f64[32] -> v1
+  // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+  // Sec. 5-6;
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -568,6 +608,8 @@ extern "C" void node_elu_default_tanks_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %35 = contract f64[4,32] -> d.f.layer2.weight
+  // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+  // Sec. 5-6;
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
@@ -581,6 +623,8 @@ extern "C" void node_elu_default_tanks_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // output d.f.layer0.bias = %48
+  // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+  // Sec. 5-6;
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     {
       T sum = 0;
@@ -592,6 +636,8 @@ extern "C" void node_elu_default_tanks_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // output d.f.layer1.bias = %42
+  // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+  // Sec. 5-6;
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     {
       T sum = 0;
@@ -615,6 +661,7 @@ extern "C" void node_elu_default_tanks_field_vjp(const void* /*ctx*/, double /*t
   }
   if (u_bar) {
     // %52 = slice f64[1] -> d.u
+    // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       u_bar[l] += v2[4 * L + l];
@@ -680,6 +727,7 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
   }
   // node_elu_default_tanks.field.adjoint: 42 nodes
   // %2 = concat f64[5] -> v0
+  // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -691,6 +739,7 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
     v0[4 * L + l] = u_2[l];
   }
   // %4 = contract f64[32] -> v1
+  // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -717,6 +766,7 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %6 = add f64[32] -> v2
+  // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -724,6 +774,8 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %7 = elu f64[32] -> v1
+  // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+  // Sec. 5-6;
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -731,6 +783,8 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %9 = contract f64[32] -> v3
+  // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+  // Sec. 5-6;
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -757,6 +811,8 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %11 = add f64[32] -> v4
+  // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+  // Sec. 5-6;
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -764,6 +820,8 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %12 = elu f64[32] -> v3
+  // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+  // Sec. 5-6;
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -771,6 +829,8 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %14 = contract f64[4] -> v5
+  // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+  // Sec. 5-6;
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -795,6 +855,8 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
     v5[3 * L + l] = acc3_v[l];
   }
   // %16 = add f64[4] -> z
+  // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+  // Sec. 5-6;
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -802,6 +864,8 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %62 = contract f64[32] -> v6
+  // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+  // Sec. 5-6;
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -828,6 +892,8 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %63 = mul f64[32] -> v7
+  // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+  // Sec. 5-6;
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -835,6 +901,8 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %65 = contract f64[32] -> v4
+  // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+  // Sec. 5-6;
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -861,6 +929,8 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %66 = mul f64[32] -> v6
+  // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+  // Sec. 5-6;
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -868,6 +938,7 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %68 = contract f64[5] -> v2
+  // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -984,6 +1055,7 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
   // node_elu_default_tanks.field.vjp: 28 nodes
   if (u_bar) {
     // %2 = concat f64[5] -> v0
+    // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -995,6 +1067,7 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
       v0_2[4 * L + l] = u_2[l];
     }
     // %4 = contract f64[32] -> v1
+    // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1021,6 +1094,7 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %6 = add f64[32] -> v2
+    // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1028,6 +1102,8 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %7 = elu f64[32] -> v1
+    // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+    // Sec. 5-6;
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1035,6 +1111,8 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %9 = contract f64[32] -> v3
+    // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+    // Sec. 5-6;
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1064,6 +1142,8 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %11 = add f64[32] -> v1
+    // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+    // Sec. 5-6;
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1071,6 +1151,8 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %36 = contract f64[32] -> v3
+    // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+    // Sec. 5-6;
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1100,6 +1182,8 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %42 = mul f64[32] -> v4
+    // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+    // Sec. 5-6;
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1108,6 +1192,8 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %44 = contract f64[32] -> v1
+    // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+    // Sec. 5-6;
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1137,6 +1223,8 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %48 = mul f64[32] -> v3
+    // node_elu_default_tanks.ode:5: # origin, some in the right half-plane), the "Default" rows of
+    // Sec. 5-6;
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1145,6 +1233,7 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %50 = contract f64[5] -> v0
+    // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -1180,6 +1269,7 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
       v0_2[4 * L + l] = acc0_v_2[l];
     }
     // %52 = slice f64[1] -> d.u
+    // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       u_bar[l] += v0_2[4 * L + l];
@@ -2021,6 +2111,7 @@ extern "C" void node_elu_default_tanks_output(const void* /*ctx*/, double /*t*/,
   T acc0_v[L] = {};
   // node_elu_default_tanks.observation_outputs: 7 nodes
   // %2 = concat f64[5] -> v0
+  // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2032,6 +2123,7 @@ extern "C" void node_elu_default_tanks_output(const void* /*ctx*/, double /*t*/,
     v0[4 * L + l] = u_2[l];
   }
   // %31 = contract f64[1] -> v1
+  // node_elu_default_tanks.ode:32: output pred = h(concat(z, u(t))) per observation
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -2047,6 +2139,7 @@ extern "C" void node_elu_default_tanks_output(const void* /*ctx*/, double /*t*/,
     v1[l] = acc0_v[l];
   }
   // %32 = add f64[1] -> pred
+  // node_elu_default_tanks.ode:32: output pred = h(concat(z, u(t))) per observation
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_pred[l] = v1[l] + h_bias[0];
@@ -2081,6 +2174,7 @@ extern "C" void node_elu_default_tanks_output_vjp(const void* /*ctx*/, double /*
   T acc3_v[L] = {};
   // node_elu_default_tanks.observation_outputs.vjp: 9 nodes
   // %92 = contract f64[5] -> v0
+  // node_elu_default_tanks.ode:32: output pred = h(concat(z, u(t))) per observation
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -2100,6 +2194,7 @@ extern "C" void node_elu_default_tanks_output_vjp(const void* /*ctx*/, double /*
     v0[4 * L + l] = acc0_v[l];
   }
   // %93 = slice f64[4] -> d.z
+  // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2107,6 +2202,7 @@ extern "C" void node_elu_default_tanks_output_vjp(const void* /*ctx*/, double /*
     }
   }
   // %2 = concat f64[5] -> v1
+  // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2118,6 +2214,7 @@ extern "C" void node_elu_default_tanks_output_vjp(const void* /*ctx*/, double /*
     v1[4 * L + l] = u_2[l];
   }
   // %91 = contract f64[1,5] -> d.h.weight
+  // node_elu_default_tanks.ode:32: output pred = h(concat(z, u(t))) per observation
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
       T sum = 0;
@@ -2139,6 +2236,7 @@ extern "C" void node_elu_default_tanks_output_vjp(const void* /*ctx*/, double /*
   }
   if (u_bar) {
     // %94 = slice f64[1] -> d.u
+    // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       u_bar[l] += v0[4 * L + l];
@@ -2158,6 +2256,7 @@ extern "C" void node_elu_default_tanks_loss(const void* /*ctx*/, const void* y_p
   T acc_v[L] = {};
   // node_elu_default_tanks.loss: 5 nodes
   // %29 = reduce_sum f64[] -> loss
+  // node_elu_default_tanks.ode:33: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -2179,6 +2278,7 @@ extern "C" void node_elu_default_tanks_loss_vjp(const void* /*ctx*/, const void*
   T* y_bar_pred = y_bar;
   // node_elu_default_tanks.loss.vjp: 8 nodes
   // %100 = mul f64[1] -> d.pred
+  // node_elu_default_tanks.ode:33: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_bar_pred[l] += ((y_pred[l] - target_y[l]) * 2.0f) * loss_bar[l];

@@ -85,6 +85,7 @@ extern "C" void node_elu_sii_tanks_init_state(const void* /*ctx*/, const void* t
   T acc3_v[L] = {};
   // node_elu_sii_tanks.init: 5 nodes
   // %23 = contract f64[4] -> v0
+  // node_elu_sii_tanks.ode:35: state z : [d_z] = enc(y0)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -101,6 +102,7 @@ extern "C" void node_elu_sii_tanks_init_state(const void* /*ctx*/, const void* t
     v0[3 * L + l] = acc3_v[l];
   }
   // %24 = add f64[4] -> z
+  // node_elu_sii_tanks.ode:35: state z : [d_z] = enc(y0)
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -127,6 +129,7 @@ extern "C" void node_elu_sii_tanks_init_state_vjp(const void* /*ctx*/, const voi
   T acc0_v[L] = {};
   // node_elu_sii_tanks.init.vjp: 5 nodes
   // %84 = contract f64[4,1] -> d.enc.weight
+  // node_elu_sii_tanks.ode:35: state z : [d_z] = enc(y0)
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     {
       T sum = 0;
@@ -150,6 +153,7 @@ extern "C" void node_elu_sii_tanks_init_state_vjp(const void* /*ctx*/, const voi
   }
   if (u0_bar) {
     // %85 = contract f64[1] -> d.y0
+    // node_elu_sii_tanks.ode:35: state z : [d_z] = enc(y0)
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -193,6 +197,7 @@ extern "C" void node_elu_sii_tanks_field(const void* /*ctx*/, double /*t*/, cons
   T acc3_v[L] = {};
   // node_elu_sii_tanks.field: 17 nodes
   // %2 = concat f64[5] -> v0
+  // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -204,6 +209,7 @@ extern "C" void node_elu_sii_tanks_field(const void* /*ctx*/, double /*t*/, cons
     v0[4 * L + l] = u_2[l];
   }
   // %4 = contract f64[32] -> v1
+  // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -230,6 +236,8 @@ extern "C" void node_elu_sii_tanks_field(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %7 = elu f64[32] -> v2
+  // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+  // inside the
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -237,6 +245,8 @@ extern "C" void node_elu_sii_tanks_field(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %9 = contract f64[32] -> v1
+  // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+  // inside the
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -263,6 +273,8 @@ extern "C" void node_elu_sii_tanks_field(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %12 = elu f64[32] -> v2
+  // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+  // inside the
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -270,6 +282,8 @@ extern "C" void node_elu_sii_tanks_field(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %14 = contract f64[4] -> v0
+  // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+  // inside the
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -294,6 +308,8 @@ extern "C" void node_elu_sii_tanks_field(const void* /*ctx*/, double /*t*/, cons
     v0[3 * L + l] = acc3_v[l];
   }
   // %16 = add f64[4] -> z
+  // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+  // inside the
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -342,6 +358,7 @@ extern "C" void node_elu_sii_tanks_field_vjp(const void* /*ctx*/, double /*t*/, 
   T acc3_v[L] = {};
   // node_elu_sii_tanks.field.vjp: 33 nodes
   // %2 = concat f64[5] -> v0
+  // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -353,6 +370,7 @@ extern "C" void node_elu_sii_tanks_field_vjp(const void* /*ctx*/, double /*t*/, 
     v0[4 * L + l] = u_2[l];
   }
   // %4 = contract f64[32] -> v1
+  // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -379,6 +397,7 @@ extern "C" void node_elu_sii_tanks_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %6 = add f64[32] -> v2
+  // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -386,6 +405,8 @@ extern "C" void node_elu_sii_tanks_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %7 = elu f64[32] -> v1
+  // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+  // inside the
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -393,6 +414,8 @@ extern "C" void node_elu_sii_tanks_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %9 = contract f64[32] -> v3
+  // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+  // inside the
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -419,6 +442,8 @@ extern "C" void node_elu_sii_tanks_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %11 = add f64[32] -> v4
+  // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+  // inside the
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -426,6 +451,8 @@ extern "C" void node_elu_sii_tanks_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %36 = contract f64[32] -> v3
+  // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+  // inside the
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -452,6 +479,8 @@ extern "C" void node_elu_sii_tanks_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %42 = mul f64[32] -> v5
+  // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+  // inside the
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -459,6 +488,8 @@ extern "C" void node_elu_sii_tanks_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %44 = contract f64[32] -> v3
+  // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+  // inside the
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -485,6 +516,8 @@ extern "C" void node_elu_sii_tanks_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %48 = mul f64[32] -> v6
+  // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+  // inside the
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -492,6 +525,7 @@ extern "C" void node_elu_sii_tanks_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %50 = contract f64[5] -> v2
+  // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -527,6 +561,7 @@ extern "C" void node_elu_sii_tanks_field_vjp(const void* /*ctx*/, double /*t*/, 
     v2[4 * L + l] = acc0_v[l];
   }
   // %51 = slice f64[4] -> d.z
+  // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -534,6 +569,7 @@ extern "C" void node_elu_sii_tanks_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %49 = contract f64[32,5] -> d.f.layer0.weight
+  // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       {
@@ -547,6 +583,8 @@ extern "C" void node_elu_sii_tanks_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %43 = contract f64[32,32] -> d.f.layer1.weight
+  // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+  // inside the
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
@@ -560,6 +598,8 @@ extern "C" void node_elu_sii_tanks_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %12 = elu f64[32] -> v1
+  // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+  // inside the
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -567,6 +607,8 @@ extern "C" void node_elu_sii_tanks_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %35 = contract f64[4,32] -> d.f.layer2.weight
+  // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+  // inside the
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
@@ -580,6 +622,8 @@ extern "C" void node_elu_sii_tanks_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // output d.f.layer0.bias = %48
+  // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+  // inside the
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     {
       T sum = 0;
@@ -591,6 +635,8 @@ extern "C" void node_elu_sii_tanks_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // output d.f.layer1.bias = %42
+  // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+  // inside the
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     {
       T sum = 0;
@@ -614,6 +660,7 @@ extern "C" void node_elu_sii_tanks_field_vjp(const void* /*ctx*/, double /*t*/, 
   }
   if (u_bar) {
     // %52 = slice f64[1] -> d.u
+    // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       u_bar[l] += v2[4 * L + l];
@@ -679,6 +726,7 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
   }
   // node_elu_sii_tanks.field.adjoint: 42 nodes
   // %2 = concat f64[5] -> v0
+  // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -690,6 +738,7 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
     v0[4 * L + l] = u_2[l];
   }
   // %4 = contract f64[32] -> v1
+  // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -716,6 +765,7 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %6 = add f64[32] -> v2
+  // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -723,6 +773,8 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %7 = elu f64[32] -> v1
+  // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+  // inside the
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -730,6 +782,8 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %9 = contract f64[32] -> v3
+  // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+  // inside the
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -756,6 +810,8 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %11 = add f64[32] -> v4
+  // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+  // inside the
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -763,6 +819,8 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %12 = elu f64[32] -> v3
+  // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+  // inside the
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -770,6 +828,8 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %14 = contract f64[4] -> v5
+  // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+  // inside the
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -794,6 +854,8 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
     v5[3 * L + l] = acc3_v[l];
   }
   // %16 = add f64[4] -> z
+  // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+  // inside the
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -801,6 +863,8 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %62 = contract f64[32] -> v6
+  // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+  // inside the
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -827,6 +891,8 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %63 = mul f64[32] -> v7
+  // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+  // inside the
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -834,6 +900,8 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %65 = contract f64[32] -> v4
+  // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+  // inside the
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -860,6 +928,8 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %66 = mul f64[32] -> v6
+  // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+  // inside the
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -867,6 +937,7 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %68 = contract f64[5] -> v2
+  // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -983,6 +1054,7 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
   // node_elu_sii_tanks.field.vjp: 28 nodes
   if (u_bar) {
     // %2 = concat f64[5] -> v0
+    // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -994,6 +1066,7 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
       v0_2[4 * L + l] = u_2[l];
     }
     // %4 = contract f64[32] -> v1
+    // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1020,6 +1093,7 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %6 = add f64[32] -> v2
+    // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1027,6 +1101,8 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %7 = elu f64[32] -> v1
+    // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+    // inside the
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1034,6 +1110,8 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %9 = contract f64[32] -> v3
+    // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+    // inside the
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1063,6 +1141,8 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %11 = add f64[32] -> v1
+    // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+    // inside the
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1070,6 +1150,8 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %36 = contract f64[32] -> v3
+    // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+    // inside the
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1099,6 +1181,8 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %42 = mul f64[32] -> v4
+    // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+    // inside the
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1107,6 +1191,8 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %44 = contract f64[32] -> v1
+    // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+    // inside the
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1136,6 +1222,8 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %48 = mul f64[32] -> v3
+    // node_elu_sii_tanks.ode:5: # Algorithm 1 (eigenvalues of the linearisation, Eq. 5, sampled
+    // inside the
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1144,6 +1232,7 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %50 = contract f64[5] -> v0
+    // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -1179,6 +1268,7 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
       v0_2[4 * L + l] = acc0_v_2[l];
     }
     // %52 = slice f64[1] -> d.u
+    // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       u_bar[l] += v0_2[4 * L + l];
@@ -2020,6 +2110,7 @@ extern "C" void node_elu_sii_tanks_output(const void* /*ctx*/, double /*t*/, con
   T acc0_v[L] = {};
   // node_elu_sii_tanks.observation_outputs: 7 nodes
   // %2 = concat f64[5] -> v0
+  // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2031,6 +2122,7 @@ extern "C" void node_elu_sii_tanks_output(const void* /*ctx*/, double /*t*/, con
     v0[4 * L + l] = u_2[l];
   }
   // %31 = contract f64[1] -> v1
+  // node_elu_sii_tanks.ode:39: output pred = h(concat(z, u(t))) per observation         # Eq. 19b
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -2046,6 +2138,7 @@ extern "C" void node_elu_sii_tanks_output(const void* /*ctx*/, double /*t*/, con
     v1[l] = acc0_v[l];
   }
   // %32 = add f64[1] -> pred
+  // node_elu_sii_tanks.ode:39: output pred = h(concat(z, u(t))) per observation         # Eq. 19b
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_pred[l] = v1[l] + h_bias[0];
@@ -2079,6 +2172,7 @@ extern "C" void node_elu_sii_tanks_output_vjp(const void* /*ctx*/, double /*t*/,
   T acc3_v[L] = {};
   // node_elu_sii_tanks.observation_outputs.vjp: 9 nodes
   // %92 = contract f64[5] -> v0
+  // node_elu_sii_tanks.ode:39: output pred = h(concat(z, u(t))) per observation         # Eq. 19b
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -2098,6 +2192,7 @@ extern "C" void node_elu_sii_tanks_output_vjp(const void* /*ctx*/, double /*t*/,
     v0[4 * L + l] = acc0_v[l];
   }
   // %93 = slice f64[4] -> d.z
+  // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2105,6 +2200,7 @@ extern "C" void node_elu_sii_tanks_output_vjp(const void* /*ctx*/, double /*t*/,
     }
   }
   // %2 = concat f64[5] -> v1
+  // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2116,6 +2212,7 @@ extern "C" void node_elu_sii_tanks_output_vjp(const void* /*ctx*/, double /*t*/,
     v1[4 * L + l] = u_2[l];
   }
   // %91 = contract f64[1,5] -> d.h.weight
+  // node_elu_sii_tanks.ode:39: output pred = h(concat(z, u(t))) per observation         # Eq. 19b
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
       T sum = 0;
@@ -2137,6 +2234,7 @@ extern "C" void node_elu_sii_tanks_output_vjp(const void* /*ctx*/, double /*t*/,
   }
   if (u_bar) {
     // %94 = slice f64[1] -> d.u
+    // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       u_bar[l] += v0[4 * L + l];
@@ -2155,6 +2253,7 @@ extern "C" void node_elu_sii_tanks_loss(const void* /*ctx*/, const void* y_ptr,
   T acc_v[L] = {};
   // node_elu_sii_tanks.loss: 5 nodes
   // %29 = reduce_sum f64[] -> loss
+  // node_elu_sii_tanks.ode:40: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -2176,6 +2275,7 @@ extern "C" void node_elu_sii_tanks_loss_vjp(const void* /*ctx*/, const void* y_p
   T* y_bar_pred = y_bar;
   // node_elu_sii_tanks.loss.vjp: 8 nodes
   // %100 = mul f64[1] -> d.pred
+  // node_elu_sii_tanks.ode:40: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_bar_pred[l] += ((y_pred[l] - target_y[l]) * 2.0f) * loss_bar[l];

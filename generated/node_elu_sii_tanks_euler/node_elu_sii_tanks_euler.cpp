@@ -86,6 +86,7 @@ extern "C" void node_elu_sii_tanks_euler_init_state(const void* /*ctx*/, const v
   T acc3_v[L] = {};
   // node_elu_sii_tanks_euler.init: 5 nodes
   // %23 = contract f64[4] -> v0
+  // node_elu_sii_tanks_euler.ode:30: state z : [d_z] = enc(y0)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -102,6 +103,7 @@ extern "C" void node_elu_sii_tanks_euler_init_state(const void* /*ctx*/, const v
     v0[3 * L + l] = acc3_v[l];
   }
   // %24 = add f64[4] -> z
+  // node_elu_sii_tanks_euler.ode:30: state z : [d_z] = enc(y0)
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -128,6 +130,7 @@ extern "C" void node_elu_sii_tanks_euler_init_state_vjp(const void* /*ctx*/, con
   T acc0_v[L] = {};
   // node_elu_sii_tanks_euler.init.vjp: 5 nodes
   // %84 = contract f64[4,1] -> d.enc.weight
+  // node_elu_sii_tanks_euler.ode:30: state z : [d_z] = enc(y0)
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     {
       T sum = 0;
@@ -151,6 +154,7 @@ extern "C" void node_elu_sii_tanks_euler_init_state_vjp(const void* /*ctx*/, con
   }
   if (u0_bar) {
     // %85 = contract f64[1] -> d.y0
+    // node_elu_sii_tanks_euler.ode:30: state z : [d_z] = enc(y0)
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -194,6 +198,7 @@ extern "C" void node_elu_sii_tanks_euler_field(const void* /*ctx*/, double /*t*/
   T acc3_v[L] = {};
   // node_elu_sii_tanks_euler.field: 17 nodes
   // %2 = concat f64[5] -> v0
+  // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -205,6 +210,7 @@ extern "C" void node_elu_sii_tanks_euler_field(const void* /*ctx*/, double /*t*/
     v0[4 * L + l] = u_2[l];
   }
   // %4 = contract f64[32] -> v1
+  // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -231,6 +237,8 @@ extern "C" void node_elu_sii_tanks_euler_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %7 = elu f64[32] -> v2
+  // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
+  // Algorithm 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -238,6 +246,8 @@ extern "C" void node_elu_sii_tanks_euler_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %9 = contract f64[32] -> v1
+  // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
+  // Algorithm 1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -264,6 +274,8 @@ extern "C" void node_elu_sii_tanks_euler_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %12 = elu f64[32] -> v2
+  // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
+  // Algorithm 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -271,6 +283,8 @@ extern "C" void node_elu_sii_tanks_euler_field(const void* /*ctx*/, double /*t*/
     }
   }
   // %14 = contract f64[4] -> v0
+  // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
+  // Algorithm 1
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -295,6 +309,8 @@ extern "C" void node_elu_sii_tanks_euler_field(const void* /*ctx*/, double /*t*/
     v0[3 * L + l] = acc3_v[l];
   }
   // %16 = add f64[4] -> z
+  // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
+  // Algorithm 1
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -344,6 +360,7 @@ extern "C" void node_elu_sii_tanks_euler_field_vjp(const void* /*ctx*/, double /
   T acc3_v[L] = {};
   // node_elu_sii_tanks_euler.field.vjp: 33 nodes
   // %2 = concat f64[5] -> v0
+  // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -355,6 +372,7 @@ extern "C" void node_elu_sii_tanks_euler_field_vjp(const void* /*ctx*/, double /
     v0[4 * L + l] = u_2[l];
   }
   // %4 = contract f64[32] -> v1
+  // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -381,6 +399,7 @@ extern "C" void node_elu_sii_tanks_euler_field_vjp(const void* /*ctx*/, double /
     }
   }
   // %6 = add f64[32] -> v2
+  // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -388,6 +407,8 @@ extern "C" void node_elu_sii_tanks_euler_field_vjp(const void* /*ctx*/, double /
     }
   }
   // %7 = elu f64[32] -> v1
+  // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
+  // Algorithm 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -395,6 +416,8 @@ extern "C" void node_elu_sii_tanks_euler_field_vjp(const void* /*ctx*/, double /
     }
   }
   // %9 = contract f64[32] -> v3
+  // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
+  // Algorithm 1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -421,6 +444,8 @@ extern "C" void node_elu_sii_tanks_euler_field_vjp(const void* /*ctx*/, double /
     }
   }
   // %11 = add f64[32] -> v4
+  // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
+  // Algorithm 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -428,6 +453,8 @@ extern "C" void node_elu_sii_tanks_euler_field_vjp(const void* /*ctx*/, double /
     }
   }
   // %36 = contract f64[32] -> v3
+  // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
+  // Algorithm 1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -454,6 +481,8 @@ extern "C" void node_elu_sii_tanks_euler_field_vjp(const void* /*ctx*/, double /
     }
   }
   // %42 = mul f64[32] -> v5
+  // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
+  // Algorithm 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -461,6 +490,8 @@ extern "C" void node_elu_sii_tanks_euler_field_vjp(const void* /*ctx*/, double /
     }
   }
   // %44 = contract f64[32] -> v3
+  // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
+  // Algorithm 1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -487,6 +518,8 @@ extern "C" void node_elu_sii_tanks_euler_field_vjp(const void* /*ctx*/, double /
     }
   }
   // %48 = mul f64[32] -> v6
+  // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
+  // Algorithm 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -494,6 +527,7 @@ extern "C" void node_elu_sii_tanks_euler_field_vjp(const void* /*ctx*/, double /
     }
   }
   // %50 = contract f64[5] -> v2
+  // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -529,6 +563,7 @@ extern "C" void node_elu_sii_tanks_euler_field_vjp(const void* /*ctx*/, double /
     v2[4 * L + l] = acc0_v[l];
   }
   // %51 = slice f64[4] -> d.z
+  // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -536,6 +571,7 @@ extern "C" void node_elu_sii_tanks_euler_field_vjp(const void* /*ctx*/, double /
     }
   }
   // %49 = contract f64[32,5] -> d.f.layer0.weight
+  // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       {
@@ -549,6 +585,8 @@ extern "C" void node_elu_sii_tanks_euler_field_vjp(const void* /*ctx*/, double /
     }
   }
   // %43 = contract f64[32,32] -> d.f.layer1.weight
+  // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
+  // Algorithm 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
@@ -562,6 +600,8 @@ extern "C" void node_elu_sii_tanks_euler_field_vjp(const void* /*ctx*/, double /
     }
   }
   // %12 = elu f64[32] -> v1
+  // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
+  // Algorithm 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -569,6 +609,8 @@ extern "C" void node_elu_sii_tanks_euler_field_vjp(const void* /*ctx*/, double /
     }
   }
   // %35 = contract f64[4,32] -> d.f.layer2.weight
+  // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
+  // Algorithm 1
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
@@ -582,6 +624,8 @@ extern "C" void node_elu_sii_tanks_euler_field_vjp(const void* /*ctx*/, double /
     }
   }
   // output d.f.layer0.bias = %48
+  // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
+  // Algorithm 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     {
       T sum = 0;
@@ -593,6 +637,8 @@ extern "C" void node_elu_sii_tanks_euler_field_vjp(const void* /*ctx*/, double /
     }
   }
   // output d.f.layer1.bias = %42
+  // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
+  // Algorithm 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     {
       T sum = 0;
@@ -616,6 +662,7 @@ extern "C" void node_elu_sii_tanks_euler_field_vjp(const void* /*ctx*/, double /
   }
   if (u_bar) {
     // %52 = slice f64[1] -> d.u
+    // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       u_bar[l] += v2[4 * L + l];
@@ -681,6 +728,7 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
   }
   // node_elu_sii_tanks_euler.field.adjoint: 42 nodes
   // %2 = concat f64[5] -> v0
+  // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -692,6 +740,7 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
     v0[4 * L + l] = u_2[l];
   }
   // %4 = contract f64[32] -> v1
+  // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -718,6 +767,7 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
     }
   }
   // %6 = add f64[32] -> v2
+  // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -725,6 +775,8 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
     }
   }
   // %7 = elu f64[32] -> v1
+  // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
+  // Algorithm 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -732,6 +784,8 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
     }
   }
   // %9 = contract f64[32] -> v3
+  // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
+  // Algorithm 1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -758,6 +812,8 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
     }
   }
   // %11 = add f64[32] -> v4
+  // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
+  // Algorithm 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -765,6 +821,8 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
     }
   }
   // %12 = elu f64[32] -> v3
+  // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
+  // Algorithm 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -772,6 +830,8 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
     }
   }
   // %14 = contract f64[4] -> v5
+  // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
+  // Algorithm 1
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -796,6 +856,8 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
     v5[3 * L + l] = acc3_v[l];
   }
   // %16 = add f64[4] -> z
+  // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
+  // Algorithm 1
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -803,6 +865,8 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
     }
   }
   // %62 = contract f64[32] -> v6
+  // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
+  // Algorithm 1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -829,6 +893,8 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
     }
   }
   // %63 = mul f64[32] -> v7
+  // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
+  // Algorithm 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -836,6 +902,8 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
     }
   }
   // %65 = contract f64[32] -> v4
+  // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
+  // Algorithm 1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -862,6 +930,8 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
     }
   }
   // %66 = mul f64[32] -> v6
+  // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
+  // Algorithm 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -869,6 +939,7 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
     }
   }
   // %68 = contract f64[5] -> v2
+  // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -985,6 +1056,7 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
   // node_elu_sii_tanks_euler.field.vjp: 28 nodes
   if (u_bar) {
     // %2 = concat f64[5] -> v0
+    // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -996,6 +1068,7 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
       v0_2[4 * L + l] = u_2[l];
     }
     // %4 = contract f64[32] -> v1
+    // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1022,6 +1095,7 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
       }
     }
     // %6 = add f64[32] -> v2
+    // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1029,6 +1103,8 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
       }
     }
     // %7 = elu f64[32] -> v1
+    // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4
+    // / Algorithm 1
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1036,6 +1112,8 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
       }
     }
     // %9 = contract f64[32] -> v3
+    // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4
+    // / Algorithm 1
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1065,6 +1143,8 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
       }
     }
     // %11 = add f64[32] -> v1
+    // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4
+    // / Algorithm 1
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1072,6 +1152,8 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
       }
     }
     // %36 = contract f64[32] -> v3
+    // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4
+    // / Algorithm 1
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1101,6 +1183,8 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
       }
     }
     // %42 = mul f64[32] -> v4
+    // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4
+    // / Algorithm 1
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1109,6 +1193,8 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
       }
     }
     // %44 = contract f64[32] -> v1
+    // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4
+    // / Algorithm 1
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1138,6 +1224,8 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
       }
     }
     // %48 = mul f64[32] -> v3
+    // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4
+    // / Algorithm 1
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1146,6 +1234,7 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
       }
     }
     // %50 = contract f64[5] -> v0
+    // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -1181,6 +1270,7 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
       v0_2[4 * L + l] = acc0_v_2[l];
     }
     // %52 = slice f64[1] -> d.u
+    // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       u_bar[l] += v0_2[4 * L + l];
@@ -1676,6 +1766,7 @@ extern "C" void node_elu_sii_tanks_euler_output(const void* /*ctx*/, double /*t*
   T acc0_v[L] = {};
   // node_elu_sii_tanks_euler.observation_outputs: 7 nodes
   // %2 = concat f64[5] -> v0
+  // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1687,6 +1778,7 @@ extern "C" void node_elu_sii_tanks_euler_output(const void* /*ctx*/, double /*t*
     v0[4 * L + l] = u_2[l];
   }
   // %31 = contract f64[1] -> v1
+  // node_elu_sii_tanks_euler.ode:34: output pred = h(concat(z, u(t))) per observation
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -1702,6 +1794,7 @@ extern "C" void node_elu_sii_tanks_euler_output(const void* /*ctx*/, double /*t*
     v1[l] = acc0_v[l];
   }
   // %32 = add f64[1] -> pred
+  // node_elu_sii_tanks_euler.ode:34: output pred = h(concat(z, u(t))) per observation
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_pred[l] = v1[l] + h_bias[0];
@@ -1736,6 +1829,7 @@ extern "C" void node_elu_sii_tanks_euler_output_vjp(const void* /*ctx*/, double 
   T acc3_v[L] = {};
   // node_elu_sii_tanks_euler.observation_outputs.vjp: 9 nodes
   // %92 = contract f64[5] -> v0
+  // node_elu_sii_tanks_euler.ode:34: output pred = h(concat(z, u(t))) per observation
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -1755,6 +1849,7 @@ extern "C" void node_elu_sii_tanks_euler_output_vjp(const void* /*ctx*/, double 
     v0[4 * L + l] = acc0_v[l];
   }
   // %93 = slice f64[4] -> d.z
+  // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1762,6 +1857,7 @@ extern "C" void node_elu_sii_tanks_euler_output_vjp(const void* /*ctx*/, double 
     }
   }
   // %2 = concat f64[5] -> v1
+  // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1773,6 +1869,7 @@ extern "C" void node_elu_sii_tanks_euler_output_vjp(const void* /*ctx*/, double 
     v1[4 * L + l] = u_2[l];
   }
   // %91 = contract f64[1,5] -> d.h.weight
+  // node_elu_sii_tanks_euler.ode:34: output pred = h(concat(z, u(t))) per observation
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
       T sum = 0;
@@ -1794,6 +1891,7 @@ extern "C" void node_elu_sii_tanks_euler_output_vjp(const void* /*ctx*/, double 
   }
   if (u_bar) {
     // %94 = slice f64[1] -> d.u
+    // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       u_bar[l] += v0[4 * L + l];
@@ -1813,6 +1911,7 @@ extern "C" void node_elu_sii_tanks_euler_loss(const void* /*ctx*/, const void* y
   T acc_v[L] = {};
   // node_elu_sii_tanks_euler.loss: 5 nodes
   // %29 = reduce_sum f64[] -> loss
+  // node_elu_sii_tanks_euler.ode:35: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -1834,6 +1933,7 @@ extern "C" void node_elu_sii_tanks_euler_loss_vjp(const void* /*ctx*/, const voi
   T* y_bar_pred = y_bar;
   // node_elu_sii_tanks_euler.loss.vjp: 8 nodes
   // %100 = mul f64[1] -> d.pred
+  // node_elu_sii_tanks_euler.ode:35: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_bar_pred[l] += ((y_pred[l] - target_y[l]) * 2.0f) * loss_bar[l];

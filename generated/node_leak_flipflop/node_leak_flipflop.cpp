@@ -85,6 +85,7 @@ extern "C" void node_leak_flipflop_init_state(const void* /*ctx*/, const void* t
   T acc3_v[L] = {};
   // node_leak_flipflop.init: 5 nodes
   // %32 = contract f64[100] -> v0
+  // node_leak_flipflop.ode:31: state h : [N] = h0(x(t0))
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -111,6 +112,7 @@ extern "C" void node_leak_flipflop_init_state(const void* /*ctx*/, const void* t
     }
   }
   // %33 = add f64[100] -> h
+  // node_leak_flipflop.ode:31: state h : [N] = h0(x(t0))
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -137,6 +139,7 @@ extern "C" void node_leak_flipflop_init_state_vjp(const void* /*ctx*/, const voi
   T acc0_v[L] = {};
   // node_leak_flipflop.init.vjp: 5 nodes
   // %109 = contract f64[100,3] -> d.h0.weight
+  // node_leak_flipflop.ode:31: state h : [N] = h0(x(t0))
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       {
@@ -162,6 +165,7 @@ extern "C" void node_leak_flipflop_init_state_vjp(const void* /*ctx*/, const voi
   }
   if (u0_bar) {
     // %110 = contract f64[3] -> d.x@t0
+    // node_leak_flipflop.ode:31: state h : [N] = h0(x(t0))
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -208,6 +212,8 @@ extern "C" void node_leak_flipflop_field(const void* /*ctx*/, double /*t*/, cons
   T acc3_v[L] = {};
   // node_leak_flipflop.field: 25 nodes
   // %2 = concat f64[103] -> v0
+  // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G
+  // = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -221,6 +227,8 @@ extern "C" void node_leak_flipflop_field(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %4 = contract f64[100] -> v1
+  // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G
+  // = 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -247,6 +255,7 @@ extern "C" void node_leak_flipflop_field(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %7 = relu f64[100] -> v0
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -254,6 +263,7 @@ extern "C" void node_leak_flipflop_field(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %9 = contract f64[100] -> v1
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -280,6 +290,7 @@ extern "C" void node_leak_flipflop_field(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %12 = relu f64[100] -> v0
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -287,6 +298,7 @@ extern "C" void node_leak_flipflop_field(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %14 = contract f64[100] -> v1
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -313,6 +325,7 @@ extern "C" void node_leak_flipflop_field(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %17 = relu f64[100] -> v0
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -320,6 +333,7 @@ extern "C" void node_leak_flipflop_field(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %19 = contract f64[100] -> v1
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -346,6 +360,8 @@ extern "C" void node_leak_flipflop_field(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %25 = div f64[100] -> h
+  // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G
+  // = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -402,6 +418,8 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
   T acc3_v[L] = {};
   // node_leak_flipflop.field.vjp: 39 nodes
   // %2 = concat f64[103] -> v0
+  // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G
+  // = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -415,6 +433,8 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %4 = contract f64[100] -> v1
+  // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G
+  // = 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -441,6 +461,8 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %6 = add f64[100] -> v2
+  // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G
+  // = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -448,6 +470,8 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %48 = div f64[100] -> v1
+  // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G
+  // = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -455,6 +479,7 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %51 = contract f64[100] -> v3
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -481,6 +506,7 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %7 = relu f64[100] -> v4
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -488,6 +514,7 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %9 = contract f64[100] -> v5
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -514,6 +541,7 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %11 = add f64[100] -> v6
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -521,6 +549,7 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %12 = relu f64[100] -> v5
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -528,6 +557,7 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %14 = contract f64[100] -> v7
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -554,6 +584,7 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %16 = add f64[100] -> v8
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -561,6 +592,7 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %53 = mul f64[100] -> v7
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -568,6 +600,7 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %55 = contract f64[100] -> v3
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -594,6 +627,7 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %57 = mul f64[100] -> v9
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -601,6 +635,7 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %59 = contract f64[100] -> v3
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -627,6 +662,7 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %61 = mul f64[100] -> v6
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -634,6 +670,8 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %63 = contract f64[103] -> v10
+  // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G
+  // = 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -676,6 +714,8 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %66 = sub f64[100] -> d.h
+  // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G
+  // = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -683,6 +723,8 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %62 = contract f64[100,103] -> d.F.layer0.weight
+  // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G
+  // = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 103; ++i1) {
       {
@@ -696,6 +738,7 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %58 = contract f64[100,100] -> d.F.layer1.weight
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       {
@@ -709,6 +752,7 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %54 = contract f64[100,100] -> d.F.layer2.weight
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       {
@@ -722,6 +766,7 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %17 = relu f64[100] -> v2
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -729,6 +774,7 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %50 = contract f64[100,100] -> d.F.layer3.weight
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       {
@@ -742,6 +788,7 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // output d.F.layer0.bias = %61
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     {
       T sum = 0;
@@ -753,6 +800,7 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // output d.F.layer1.bias = %57
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     {
       T sum = 0;
@@ -764,6 +812,7 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // output d.F.layer2.bias = %53
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     {
       T sum = 0;
@@ -775,6 +824,8 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // output d.F.layer3.bias = %48
+  // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G
+  // = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     {
       T sum = 0;
@@ -787,6 +838,8 @@ extern "C" void node_leak_flipflop_field_vjp(const void* /*ctx*/, double /*t*/, 
   }
   if (u_bar) {
     // %65 = slice f64[3] -> d.x
+    // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1,
+    // G = 1
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -861,6 +914,8 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
   }
   // node_leak_flipflop.field.adjoint: 52 nodes
   // %2 = concat f64[103] -> v0
+  // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G
+  // = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -874,6 +929,8 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %4 = contract f64[100] -> v1
+  // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G
+  // = 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -900,6 +957,8 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %6 = add f64[100] -> v2
+  // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G
+  // = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -907,6 +966,7 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %7 = relu f64[100] -> v1
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -914,6 +974,7 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %9 = contract f64[100] -> v3
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -940,6 +1001,7 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %11 = add f64[100] -> v4
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -947,6 +1009,7 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %12 = relu f64[100] -> v3
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -954,6 +1017,7 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %14 = contract f64[100] -> v5
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -980,6 +1044,7 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %16 = add f64[100] -> v6
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -987,6 +1052,7 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %17 = relu f64[100] -> v5
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -994,6 +1060,7 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %19 = contract f64[100] -> v7
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1020,6 +1087,8 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %25 = div f64[100] -> h
+  // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G
+  // = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1027,6 +1096,8 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %76 = div f64[100] -> v7
+  // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G
+  // = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1034,6 +1105,7 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %79 = contract f64[100] -> v8
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1060,6 +1132,7 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %80 = mul f64[100] -> v9
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1067,6 +1140,7 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %82 = contract f64[100] -> v6
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1093,6 +1167,7 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %83 = mul f64[100] -> v8
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1100,6 +1175,7 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %85 = contract f64[100] -> v4
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1126,6 +1202,7 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %86 = mul f64[100] -> v6
+  // node_leak_flipflop.ode:6: #
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1133,6 +1210,8 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %88 = contract f64[103] -> v10
+  // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G
+  // = 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1267,6 +1346,8 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %77 = neg f64[100] -> adj.F.layer3.bias
+  // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1, G
+  // = 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     {
       T sum = 0;
@@ -1280,6 +1361,8 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
   // node_leak_flipflop.field.vjp: 32 nodes
   if (u_bar) {
     // %2 = concat f64[103] -> v0
+    // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1,
+    // G = 1
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1293,6 +1376,8 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %4 = contract f64[100] -> v1
+    // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1,
+    // G = 1
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1322,6 +1407,8 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %6 = add f64[100] -> v0
+    // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1,
+    // G = 1
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1329,6 +1416,8 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %48 = div f64[100] -> v1
+    // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1,
+    // G = 1
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1336,6 +1425,7 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %51 = contract f64[100] -> v2
+    // node_leak_flipflop.ode:6: #
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1365,6 +1455,7 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %7 = relu f64[100] -> v1
+    // node_leak_flipflop.ode:6: #
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1372,6 +1463,7 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %9 = contract f64[100] -> v3
+    // node_leak_flipflop.ode:6: #
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1401,6 +1493,7 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %11 = add f64[100] -> v1
+    // node_leak_flipflop.ode:6: #
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1408,6 +1501,7 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %12 = relu f64[100] -> v3
+    // node_leak_flipflop.ode:6: #
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1415,6 +1509,7 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %14 = contract f64[100] -> v4
+    // node_leak_flipflop.ode:6: #
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1444,6 +1539,7 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %53 = mul f64[100] -> v3
+    // node_leak_flipflop.ode:6: #
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1451,6 +1547,7 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %55 = contract f64[100] -> v2
+    // node_leak_flipflop.ode:6: #
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1480,6 +1577,7 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %57 = mul f64[100] -> v3
+    // node_leak_flipflop.ode:6: #
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1487,6 +1585,7 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %59 = contract f64[100] -> v1
+    // node_leak_flipflop.ode:6: #
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1516,6 +1615,7 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %61 = mul f64[100] -> v2
+    // node_leak_flipflop.ode:6: #
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1523,6 +1623,8 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %63 = contract f64[103] -> v0
+    // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1,
+    // G = 1
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1568,6 +1670,8 @@ extern "C" void node_leak_flipflop_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %65 = slice f64[3] -> d.x
+    // node_leak_flipflop.ode:33: flow h' = (F(concat(h, x(t))) - h) / tau                 # Eq. 1,
+    // G = 1
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2216,6 +2320,7 @@ extern "C" void node_leak_flipflop_output(const void* /*ctx*/, double /*t*/, con
   T acc0_v[L] = {};
   // node_leak_flipflop.observation_outputs: 5 nodes
   // %41 = contract f64[3] -> v0
+  // node_leak_flipflop.ode:35: output pred = out(h) per observation
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2233,6 +2338,7 @@ extern "C" void node_leak_flipflop_output(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %42 = add f64[3] -> pred
+  // node_leak_flipflop.ode:35: output pred = out(h) per observation
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2264,6 +2370,7 @@ extern "C" void node_leak_flipflop_output_vjp(const void* /*ctx*/, double /*t*/,
   T acc3_v[L] = {};
   // node_leak_flipflop.observation_outputs.vjp: 5 nodes
   // %115 = contract f64[100] -> d.h
+  // node_leak_flipflop.ode:35: output pred = out(h) per observation
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2290,6 +2397,7 @@ extern "C" void node_leak_flipflop_output_vjp(const void* /*ctx*/, double /*t*/,
     }
   }
   // %114 = contract f64[3,100] -> d.out.weight
+  // node_leak_flipflop.ode:35: output pred = out(h) per observation
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       {
@@ -2327,6 +2435,7 @@ extern "C" void node_leak_flipflop_loss(const void* /*ctx*/, const void* y_ptr,
   T acc_v[L] = {};
   // node_leak_flipflop.loss: 7 nodes
   // %38 = reduce_sum f64[] -> v0
+  // node_leak_flipflop.ode:36: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -2342,6 +2451,7 @@ extern "C" void node_leak_flipflop_loss(const void* /*ctx*/, const void* y_ptr,
     v0[l] = acc_v[l];
   }
   // %40 = mul f64[] -> loss
+  // node_leak_flipflop.ode:36: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     loss[l] = v0[l] * 0.33333334f;

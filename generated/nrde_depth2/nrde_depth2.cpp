@@ -85,6 +85,7 @@ extern "C" void nrde_depth2_init_state(const void* /*ctx*/, const void* theta_pt
   T acc3_v[L] = {};
   // nrde_depth2.init: 5 nodes
   // %29 = contract f64[32] -> v0
+  // nrde_depth2.ode:35: state z : [hidden] = zeta(x(t0))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -111,6 +112,7 @@ extern "C" void nrde_depth2_init_state(const void* /*ctx*/, const void* theta_pt
     }
   }
   // %30 = add f64[32] -> z
+  // nrde_depth2.ode:35: state z : [hidden] = zeta(x(t0))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -140,6 +142,7 @@ extern "C" void nrde_depth2_init_state_vjp(const void* /*ctx*/, const void* thet
   T acc3_v[L] = {};
   // nrde_depth2.init.vjp: 5 nodes
   // %104 = contract f64[32,5] -> d.zeta.weight
+  // nrde_depth2.ode:35: state z : [hidden] = zeta(x(t0))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       {
@@ -165,6 +168,7 @@ extern "C" void nrde_depth2_init_state_vjp(const void* /*ctx*/, const void* thet
   }
   if (u0_bar) {
     // %105 = contract f64[5] -> d.x@t0
+    // nrde_depth2.ode:35: state z : [hidden] = zeta(x(t0))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -230,6 +234,7 @@ extern "C" void nrde_depth2_field(const void* /*ctx*/, double /*t*/, const void*
   T acc3_v[L] = {};
   // nrde_depth2.field: 23 nodes
   // %2 = contract f64[64] -> v0
+  // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -256,6 +261,7 @@ extern "C" void nrde_depth2_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %5 = relu f64[64] -> v1
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -263,6 +269,7 @@ extern "C" void nrde_depth2_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %7 = contract f64[64] -> v0
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -289,6 +296,7 @@ extern "C" void nrde_depth2_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %10 = relu f64[64] -> v1
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -296,6 +304,7 @@ extern "C" void nrde_depth2_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %12 = contract f64[64] -> v0
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -322,6 +331,7 @@ extern "C" void nrde_depth2_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %15 = tanh f64[64] -> v1
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -329,6 +339,7 @@ extern "C" void nrde_depth2_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %17 = contract f64[480] -> v2
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 120; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -355,6 +366,7 @@ extern "C" void nrde_depth2_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %22 = contract f64[32] -> z
+  // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -433,6 +445,7 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
   T acc3_v[L] = {};
   // nrde_depth2.field.vjp: 42 nodes
   // %2 = contract f64[64] -> v0
+  // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -459,6 +472,7 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %4 = add f64[64] -> v1
+  // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -466,6 +480,7 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %5 = relu f64[64] -> v0
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -473,6 +488,7 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %7 = contract f64[64] -> v2
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -499,6 +515,7 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %9 = add f64[64] -> v3
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -506,6 +523,7 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %10 = relu f64[64] -> v2
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -513,6 +531,7 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %12 = contract f64[64] -> v4
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -539,6 +558,7 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %15 = tanh f64[64] -> v5
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -546,6 +566,7 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %39 = contract f64[32,15] -> v6
+  // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
@@ -555,6 +576,7 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %41 = reshape f64[480] -> v7
+  // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -562,6 +584,7 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %43 = contract f64[64] -> v4
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -588,6 +611,7 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %47 = mul f64[64] -> v6
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -595,6 +619,7 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %49 = contract f64[64] -> v4
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -621,6 +646,7 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %51 = mul f64[64] -> v8
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -628,6 +654,7 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %53 = contract f64[64] -> v3
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -654,6 +681,7 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %55 = mul f64[64] -> v4
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -661,6 +689,7 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %57 = contract f64[32] -> d.z
+  // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -687,6 +716,7 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %56 = contract f64[64,32] -> d.f1.layer0.weight
+  // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
@@ -700,6 +730,7 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %52 = contract f64[64,64] -> d.f1.layer1.weight
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -713,6 +744,7 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %48 = contract f64[64,64] -> d.f1.layer2.weight
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -726,6 +758,7 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %42 = contract f64[480,64] -> d.f2.weight
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -739,6 +772,7 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // output d.f1.layer0.bias = %55
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum = 0;
@@ -750,6 +784,7 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // output d.f1.layer1.bias = %51
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum = 0;
@@ -761,6 +796,7 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // output d.f1.layer2.bias = %47
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum = 0;
@@ -772,6 +808,7 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // output d.f2.bias = %41
+  // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     {
       T sum = 0;
@@ -784,6 +821,7 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
   }
   if (u_bar) {
     // %17 = contract f64[480] -> v6
+    // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
     for (int64_t i0 = 0; i0 < 120; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -810,6 +848,7 @@ extern "C" void nrde_depth2_field_vjp(const void* /*ctx*/, double /*t*/, const v
       }
     }
     // %40 = contract f64[15] -> d.dx
+    // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -919,6 +958,7 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
   }
   // nrde_depth2.field.adjoint: 51 nodes
   // %2 = contract f64[64] -> v0
+  // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -945,6 +985,7 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %4 = add f64[64] -> v1
+  // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -952,6 +993,7 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %5 = relu f64[64] -> v0
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -959,6 +1001,7 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %7 = contract f64[64] -> v2
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -985,6 +1028,7 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %9 = add f64[64] -> v3
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -992,6 +1036,7 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %10 = relu f64[64] -> v2
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -999,6 +1044,7 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %12 = contract f64[64] -> v4
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1025,6 +1071,7 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %15 = tanh f64[64] -> v5
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1032,6 +1079,7 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %17 = contract f64[480] -> v6
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 120; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1058,6 +1106,7 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %22 = contract f64[32] -> z
+  // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1088,6 +1137,7 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %71 = contract f64[32,15] -> v6
+  // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
@@ -1097,6 +1147,7 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %72 = reshape f64[480] -> v7
+  // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1104,6 +1155,7 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %74 = contract f64[64] -> v4
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1130,6 +1182,7 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %75 = mul f64[64] -> v6
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1137,6 +1190,7 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %77 = contract f64[64] -> v4
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1163,6 +1217,7 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %78 = mul f64[64] -> v8
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1170,6 +1225,7 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %80 = contract f64[64] -> v3
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1196,6 +1252,7 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %81 = mul f64[64] -> v4
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1203,6 +1260,7 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %83 = contract f64[32] -> v1
+  // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1334,6 +1392,7 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
   // nrde_depth2.field.vjp: 23 nodes
   if (u_bar) {
     // %2 = contract f64[64] -> v0
+    // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1363,6 +1422,7 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %5 = relu f64[64] -> v1
+    // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
     for (int64_t i0 = 0; i0 < 64; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1370,6 +1430,7 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %7 = contract f64[64] -> v0
+    // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1399,6 +1460,7 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %10 = relu f64[64] -> v1
+    // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
     for (int64_t i0 = 0; i0 < 64; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1406,6 +1468,7 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %12 = contract f64[64] -> v0
+    // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1435,6 +1498,7 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %15 = tanh f64[64] -> v1
+    // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
     for (int64_t i0 = 0; i0 < 64; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1442,6 +1506,7 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %17 = contract f64[480] -> v2
+    // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
     for (int64_t i0 = 0; i0 < 120; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1468,6 +1533,7 @@ extern "C" void nrde_depth2_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %40 = contract f64[15] -> d.dx
+    // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1552,6 +1618,7 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
   T acc3_v[L] = {};
   // nrde_depth2.field.step.rk4: 86 nodes
   // %2 = contract f64[64] -> v0
+  // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1578,6 +1645,7 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %5 = relu f64[64] -> v1
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1585,6 +1653,7 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %7 = contract f64[64] -> v0
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1611,6 +1680,7 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %10 = relu f64[64] -> v1
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1618,6 +1688,7 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %12 = contract f64[64] -> v0
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1644,6 +1715,7 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %15 = tanh f64[64] -> v1
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1651,6 +1723,7 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %17 = contract f64[480] -> v2
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 120; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2304,6 +2377,7 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
   T acc3_v[L] = {};
   // nrde_depth2.field.step.rk4.vjp: 188 nodes
   // %2 = contract f64[64] -> v0
+  // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2330,6 +2404,7 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %4 = add f64[64] -> v1
+  // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2337,6 +2412,7 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %5 = relu f64[64] -> v0
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2344,6 +2420,7 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %7 = contract f64[64] -> v2
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2370,6 +2447,7 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %9 = add f64[64] -> v3
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2377,6 +2455,7 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %10 = relu f64[64] -> v2
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2384,6 +2463,7 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %12 = contract f64[64] -> v4
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2410,6 +2490,7 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %15 = tanh f64[64] -> v5
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2417,6 +2498,7 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %17 = contract f64[480] -> v6
+  // nrde_depth2.ode:5: # the ODE of Eq. 10; beta(v, N) of App. A; App. C "Architecture" (ReLU MLP
   for (int64_t i0 = 0; i0 < 120; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2443,6 +2525,7 @@ extern "C" void nrde_depth2_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %20 = reshape f64[32,15] -> v7
+  // nrde_depth2.ode:37: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 480; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3917,6 +4000,7 @@ extern "C" void nrde_depth2_output(const void* /*ctx*/, double /*t*/, const void
   T acc0_v[L] = {};
   // nrde_depth2.final_outputs: 5 nodes
   // %36 = contract f64[3] -> v0
+  // nrde_depth2.ode:39: output logits = out(z(T))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3934,6 +4018,7 @@ extern "C" void nrde_depth2_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %37 = add f64[3] -> logits
+  // nrde_depth2.ode:39: output logits = out(z(T))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3964,6 +4049,7 @@ extern "C" void nrde_depth2_output_vjp(const void* /*ctx*/, double /*t*/, const 
   T acc3_v[L] = {};
   // nrde_depth2.final_outputs.vjp: 5 nodes
   // %113 = contract f64[32] -> d.z
+  // nrde_depth2.ode:39: output logits = out(z(T))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3990,6 +4076,7 @@ extern "C" void nrde_depth2_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %112 = contract f64[3,32] -> d.out.weight
+  // nrde_depth2.ode:39: output logits = out(z(T))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
@@ -4030,6 +4117,7 @@ extern "C" void nrde_depth2_loss(const void* /*ctx*/, const void* y_ptr, const v
   T acc0_v[L] = {};
   // nrde_depth2.loss: 5 nodes
   // %34 = logsumexp f64[] -> v0
+  // nrde_depth2.ode:40: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);
@@ -4056,6 +4144,7 @@ extern "C" void nrde_depth2_loss(const void* /*ctx*/, const void* y_ptr, const v
     v0[l] = rowmax_v[l] + std::log(rowsum_v[l]);
   }
   // %33 = contract f64[] -> v1
+  // nrde_depth2.ode:40: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4071,6 +4160,7 @@ extern "C" void nrde_depth2_loss(const void* /*ctx*/, const void* y_ptr, const v
     v1[l] = acc0_v[l];
   }
   // %35 = sub f64[] -> loss
+  // nrde_depth2.ode:40: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     loss[l] = v0[l] - v1[l];
@@ -4093,6 +4183,7 @@ extern "C" void nrde_depth2_loss_vjp(const void* /*ctx*/, const void* y_ptr, con
   T rowsum_v[L] = {};
   // nrde_depth2.loss.vjp: 8 nodes
   // %120 = softmax f64[3] -> v0
+  // nrde_depth2.ode:40: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);

@@ -85,6 +85,7 @@ extern "C" void nrde_depth3_init_state(const void* /*ctx*/, const void* theta_pt
   T acc3_v[L] = {};
   // nrde_depth3.init: 5 nodes
   // %29 = contract f64[32] -> v0
+  // nrde_depth3.ode:32: state z : [hidden] = zeta(x(t0))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -111,6 +112,7 @@ extern "C" void nrde_depth3_init_state(const void* /*ctx*/, const void* theta_pt
     }
   }
   // %30 = add f64[32] -> z
+  // nrde_depth3.ode:32: state z : [hidden] = zeta(x(t0))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -140,6 +142,7 @@ extern "C" void nrde_depth3_init_state_vjp(const void* /*ctx*/, const void* thet
   T acc3_v[L] = {};
   // nrde_depth3.init.vjp: 5 nodes
   // %106 = contract f64[32,5] -> d.zeta.weight
+  // nrde_depth3.ode:32: state z : [hidden] = zeta(x(t0))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       {
@@ -165,6 +168,7 @@ extern "C" void nrde_depth3_init_state_vjp(const void* /*ctx*/, const void* thet
   }
   if (u0_bar) {
     // %107 = contract f64[5] -> d.x@t0
+    // nrde_depth3.ode:32: state z : [hidden] = zeta(x(t0))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -230,6 +234,7 @@ extern "C" void nrde_depth3_field(const void* /*ctx*/, double /*t*/, const void*
   T acc3_v[L] = {};
   // nrde_depth3.field: 23 nodes
   // %2 = contract f64[64] -> v0
+  // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -256,6 +261,7 @@ extern "C" void nrde_depth3_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %5 = relu f64[64] -> v1
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -263,6 +269,7 @@ extern "C" void nrde_depth3_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %7 = contract f64[64] -> v0
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -289,6 +296,7 @@ extern "C" void nrde_depth3_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %10 = relu f64[64] -> v1
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -296,6 +304,7 @@ extern "C" void nrde_depth3_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %12 = contract f64[64] -> v0
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -322,6 +331,7 @@ extern "C" void nrde_depth3_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %15 = tanh f64[64] -> v1
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -329,6 +339,7 @@ extern "C" void nrde_depth3_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %17 = contract f64[1760] -> v2
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 440; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -355,6 +366,7 @@ extern "C" void nrde_depth3_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %22 = contract f64[32] -> z
+  // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -433,6 +445,7 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
   T acc3_v[L] = {};
   // nrde_depth3.field.vjp: 42 nodes
   // %2 = contract f64[64] -> v0
+  // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -459,6 +472,7 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %4 = add f64[64] -> v1
+  // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -466,6 +480,7 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %5 = relu f64[64] -> v0
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -473,6 +488,7 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %7 = contract f64[64] -> v2
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -499,6 +515,7 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %9 = add f64[64] -> v3
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -506,6 +523,7 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %10 = relu f64[64] -> v2
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -513,6 +531,7 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %12 = contract f64[64] -> v4
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -539,6 +558,7 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %15 = tanh f64[64] -> v5
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -546,6 +566,7 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %39 = contract f64[32,55] -> v6
+  // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
@@ -555,6 +576,7 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %41 = reshape f64[1760] -> v7
+  // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -562,6 +584,7 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %43 = contract f64[64] -> v4
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -588,6 +611,7 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %47 = mul f64[64] -> v6
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -595,6 +619,7 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %49 = contract f64[64] -> v4
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -621,6 +646,7 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %51 = mul f64[64] -> v8
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -628,6 +654,7 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %53 = contract f64[64] -> v3
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -654,6 +681,7 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %55 = mul f64[64] -> v4
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -661,6 +689,7 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %57 = contract f64[32] -> d.z
+  // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -687,6 +716,7 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %56 = contract f64[64,32] -> d.f1.layer0.weight
+  // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
@@ -700,6 +730,7 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %52 = contract f64[64,64] -> d.f1.layer1.weight
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -713,6 +744,7 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %48 = contract f64[64,64] -> d.f1.layer2.weight
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -726,6 +758,7 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %42 = contract f64[1760,64] -> d.f2.weight
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -739,6 +772,7 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // output d.f1.layer0.bias = %55
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum = 0;
@@ -750,6 +784,7 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // output d.f1.layer1.bias = %51
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum = 0;
@@ -761,6 +796,7 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // output d.f1.layer2.bias = %47
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum = 0;
@@ -772,6 +808,7 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // output d.f2.bias = %41
+  // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     {
       T sum = 0;
@@ -784,6 +821,7 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
   }
   if (u_bar) {
     // %17 = contract f64[1760] -> v6
+    // nrde_depth3.ode:5: #
     for (int64_t i0 = 0; i0 < 440; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -810,6 +848,7 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
       }
     }
     // %40 = contract f64[55] -> d.dx
+    // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
     for (int64_t i0 = 0; i0 < 13; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -919,6 +958,7 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
   }
   // nrde_depth3.field.adjoint: 51 nodes
   // %2 = contract f64[64] -> v0
+  // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -945,6 +985,7 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %4 = add f64[64] -> v1
+  // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -952,6 +993,7 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %5 = relu f64[64] -> v0
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -959,6 +1001,7 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %7 = contract f64[64] -> v2
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -985,6 +1028,7 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %9 = add f64[64] -> v3
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -992,6 +1036,7 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %10 = relu f64[64] -> v2
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -999,6 +1044,7 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %12 = contract f64[64] -> v4
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1025,6 +1071,7 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %15 = tanh f64[64] -> v5
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1032,6 +1079,7 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %17 = contract f64[1760] -> v6
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 440; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1058,6 +1106,7 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %22 = contract f64[32] -> z
+  // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1088,6 +1137,7 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %72 = contract f64[32,55] -> v6
+  // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 55; ++i1) {
       PLASTIC_SIMD
@@ -1097,6 +1147,7 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %73 = reshape f64[1760] -> v7
+  // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1104,6 +1155,7 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %75 = contract f64[64] -> v4
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1130,6 +1182,7 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %76 = mul f64[64] -> v6
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1137,6 +1190,7 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %78 = contract f64[64] -> v4
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1163,6 +1217,7 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %79 = mul f64[64] -> v8
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1170,6 +1225,7 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %81 = contract f64[64] -> v3
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1196,6 +1252,7 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %82 = mul f64[64] -> v4
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1203,6 +1260,7 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %84 = contract f64[32] -> v1
+  // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1334,6 +1392,7 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
   // nrde_depth3.field.vjp: 23 nodes
   if (u_bar) {
     // %2 = contract f64[64] -> v0
+    // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1363,6 +1422,7 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %5 = relu f64[64] -> v1
+    // nrde_depth3.ode:5: #
     for (int64_t i0 = 0; i0 < 64; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1370,6 +1430,7 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %7 = contract f64[64] -> v0
+    // nrde_depth3.ode:5: #
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1399,6 +1460,7 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %10 = relu f64[64] -> v1
+    // nrde_depth3.ode:5: #
     for (int64_t i0 = 0; i0 < 64; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1406,6 +1468,7 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %12 = contract f64[64] -> v0
+    // nrde_depth3.ode:5: #
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1435,6 +1498,7 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %15 = tanh f64[64] -> v1
+    // nrde_depth3.ode:5: #
     for (int64_t i0 = 0; i0 < 64; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1442,6 +1506,7 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %17 = contract f64[1760] -> v2
+    // nrde_depth3.ode:5: #
     for (int64_t i0 = 0; i0 < 440; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1468,6 +1533,7 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %40 = contract f64[55] -> d.dx
+    // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
     for (int64_t i0 = 0; i0 < 13; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1551,6 +1617,7 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
   T acc3_v[L] = {};
   // nrde_depth3.field.step.rk4: 85 nodes
   // %2 = contract f64[64] -> v0
+  // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1577,6 +1644,7 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %5 = relu f64[64] -> v1
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1584,6 +1652,7 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %7 = contract f64[64] -> v0
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1610,6 +1679,7 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %10 = relu f64[64] -> v1
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1617,6 +1687,7 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %12 = contract f64[64] -> v0
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1643,6 +1714,7 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %15 = tanh f64[64] -> v1
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1650,6 +1722,7 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
     }
   }
   // %17 = contract f64[1760] -> v2
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 440; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2296,6 +2369,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
   T acc3_v[L] = {};
   // nrde_depth3.field.step.rk4.vjp: 188 nodes
   // %2 = contract f64[64] -> v0
+  // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2322,6 +2396,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %4 = add f64[64] -> v1
+  // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2329,6 +2404,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %5 = relu f64[64] -> v0
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2336,6 +2412,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %7 = contract f64[64] -> v2
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2362,6 +2439,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %9 = add f64[64] -> v3
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2369,6 +2447,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %10 = relu f64[64] -> v2
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2376,6 +2455,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %12 = contract f64[64] -> v4
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2402,6 +2482,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %15 = tanh f64[64] -> v5
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2409,6 +2490,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %17 = contract f64[1760] -> v6
+  // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 440; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2435,6 +2517,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   // %20 = reshape f64[32,55] -> v7
+  // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3905,6 +3988,7 @@ extern "C" void nrde_depth3_output(const void* /*ctx*/, double /*t*/, const void
   T acc0_v[L] = {};
   // nrde_depth3.final_outputs: 5 nodes
   // %36 = contract f64[3] -> v0
+  // nrde_depth3.ode:36: output logits = out(z(T))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3922,6 +4006,7 @@ extern "C" void nrde_depth3_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %37 = add f64[3] -> logits
+  // nrde_depth3.ode:36: output logits = out(z(T))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3952,6 +4037,7 @@ extern "C" void nrde_depth3_output_vjp(const void* /*ctx*/, double /*t*/, const 
   T acc3_v[L] = {};
   // nrde_depth3.final_outputs.vjp: 5 nodes
   // %115 = contract f64[32] -> d.z
+  // nrde_depth3.ode:36: output logits = out(z(T))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3978,6 +4064,7 @@ extern "C" void nrde_depth3_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %114 = contract f64[3,32] -> d.out.weight
+  // nrde_depth3.ode:36: output logits = out(z(T))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
@@ -4018,6 +4105,7 @@ extern "C" void nrde_depth3_loss(const void* /*ctx*/, const void* y_ptr, const v
   T acc0_v[L] = {};
   // nrde_depth3.loss: 5 nodes
   // %34 = logsumexp f64[] -> v0
+  // nrde_depth3.ode:37: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);
@@ -4044,6 +4132,7 @@ extern "C" void nrde_depth3_loss(const void* /*ctx*/, const void* y_ptr, const v
     v0[l] = rowmax_v[l] + std::log(rowsum_v[l]);
   }
   // %33 = contract f64[] -> v1
+  // nrde_depth3.ode:37: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4059,6 +4148,7 @@ extern "C" void nrde_depth3_loss(const void* /*ctx*/, const void* y_ptr, const v
     v1[l] = acc0_v[l];
   }
   // %35 = sub f64[] -> loss
+  // nrde_depth3.ode:37: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     loss[l] = v0[l] - v1[l];
@@ -4081,6 +4171,7 @@ extern "C" void nrde_depth3_loss_vjp(const void* /*ctx*/, const void* y_ptr, con
   T rowsum_v[L] = {};
   // nrde_depth3.loss.vjp: 8 nodes
   // %122 = softmax f64[3] -> v0
+  // nrde_depth3.ode:37: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);

@@ -122,6 +122,7 @@ extern "C" void ode_rfwp_field(const void* /*ctx*/, double /*t*/, const void* z_
   T acc3_v[L] = {};
   // ode_rfwp.field: 16 nodes
   // %2 = contract f64[128] -> v0
+  // ode_rfwp.ode:49: flow u' = f(u)                                           # Eq. 26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -148,6 +149,7 @@ extern "C" void ode_rfwp_field(const void* /*ctx*/, double /*t*/, const void* z_
     }
   }
   // %5 = tanh f64[128] -> v1
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -155,6 +157,7 @@ extern "C" void ode_rfwp_field(const void* /*ctx*/, double /*t*/, const void* z_
     }
   }
   // %7 = contract f64[128] -> v0
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -181,6 +184,7 @@ extern "C" void ode_rfwp_field(const void* /*ctx*/, double /*t*/, const void* z_
     }
   }
   // %10 = tanh f64[128] -> v1
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -188,6 +192,7 @@ extern "C" void ode_rfwp_field(const void* /*ctx*/, double /*t*/, const void* z_
     }
   }
   // %12 = contract f64[128] -> v0
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -214,6 +219,7 @@ extern "C" void ode_rfwp_field(const void* /*ctx*/, double /*t*/, const void* z_
     }
   }
   // %14 = add f64[128] -> u
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -264,6 +270,7 @@ extern "C" void ode_rfwp_field_vjp(const void* /*ctx*/, double /*t*/, const void
   T acc3_v[L] = {};
   // ode_rfwp.field.vjp: 26 nodes
   // %2 = contract f64[128] -> v0
+  // ode_rfwp.ode:49: flow u' = f(u)                                           # Eq. 26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -290,6 +297,7 @@ extern "C" void ode_rfwp_field_vjp(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %5 = tanh f64[128] -> v1
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -297,6 +305,7 @@ extern "C" void ode_rfwp_field_vjp(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %108 = contract f64[128] -> v0
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -323,6 +332,7 @@ extern "C" void ode_rfwp_field_vjp(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %7 = contract f64[128] -> v2
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -349,6 +359,7 @@ extern "C" void ode_rfwp_field_vjp(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %10 = tanh f64[128] -> v3
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -356,6 +367,7 @@ extern "C" void ode_rfwp_field_vjp(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %112 = mul f64[128] -> v2
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -363,6 +375,7 @@ extern "C" void ode_rfwp_field_vjp(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %114 = contract f64[128] -> v0
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -389,6 +402,7 @@ extern "C" void ode_rfwp_field_vjp(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %117 = mul f64[128] -> v4
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -396,6 +410,7 @@ extern "C" void ode_rfwp_field_vjp(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %119 = contract f64[128] -> d.u
+  // ode_rfwp.ode:49: flow u' = f(u)                                           # Eq. 26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -422,6 +437,7 @@ extern "C" void ode_rfwp_field_vjp(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %118 = contract f64[128,128] -> d.f.layer0.weight
+  // ode_rfwp.ode:49: flow u' = f(u)                                           # Eq. 26
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -435,6 +451,7 @@ extern "C" void ode_rfwp_field_vjp(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %113 = contract f64[128,128] -> d.f.layer1.weight
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -448,6 +465,7 @@ extern "C" void ode_rfwp_field_vjp(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %107 = contract f64[128,128] -> d.f.layer2.weight
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -461,6 +479,7 @@ extern "C" void ode_rfwp_field_vjp(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // output d.f.layer0.bias = %117
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum = 0;
@@ -472,6 +491,7 @@ extern "C" void ode_rfwp_field_vjp(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // output d.f.layer1.bias = %112
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum = 0;
@@ -539,6 +559,7 @@ extern "C" void ode_rfwp_adjoint_field(const void* /*ctx*/, double /*t*/, const 
   }
   // ode_rfwp.field.adjoint: 38 nodes
   // %2 = contract f64[128] -> v0
+  // ode_rfwp.ode:49: flow u' = f(u)                                           # Eq. 26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -565,6 +586,7 @@ extern "C" void ode_rfwp_adjoint_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %5 = tanh f64[128] -> v1
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -572,6 +594,7 @@ extern "C" void ode_rfwp_adjoint_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %7 = contract f64[128] -> v0
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -598,6 +621,7 @@ extern "C" void ode_rfwp_adjoint_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %10 = tanh f64[128] -> v2
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -605,6 +629,7 @@ extern "C" void ode_rfwp_adjoint_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %12 = contract f64[128] -> v0
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -631,6 +656,7 @@ extern "C" void ode_rfwp_adjoint_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %14 = add f64[128] -> u
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -638,6 +664,7 @@ extern "C" void ode_rfwp_adjoint_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %140 = contract f64[128] -> v0
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -664,6 +691,7 @@ extern "C" void ode_rfwp_adjoint_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %141 = mul f64[128] -> v3
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -671,6 +699,7 @@ extern "C" void ode_rfwp_adjoint_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %143 = contract f64[128] -> v0
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -697,6 +726,7 @@ extern "C" void ode_rfwp_adjoint_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %144 = mul f64[128] -> v4
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -704,6 +734,7 @@ extern "C" void ode_rfwp_adjoint_field(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %146 = contract f64[128] -> v0
+  // ode_rfwp.ode:49: flow u' = f(u)                                           # Eq. 26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -854,6 +885,7 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
   T acc3_v[L] = {};
   // ode_rfwp.field.step.dopri5: 128 nodes
   // %2 = contract f64[128] -> v0
+  // ode_rfwp.ode:49: flow u' = f(u)                                           # Eq. 26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -880,6 +912,7 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
     }
   }
   // %5 = tanh f64[128] -> v1
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -887,6 +920,7 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
     }
   }
   // %7 = contract f64[128] -> v0
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -913,6 +947,7 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
     }
   }
   // %10 = tanh f64[128] -> v1
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -920,6 +955,7 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
     }
   }
   // %12 = contract f64[128] -> v0
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -946,6 +982,7 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
     }
   }
   // %14 = add f64[128] -> v1
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1597,6 +1634,7 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
   T acc3_v[L] = {};
   // ode_rfwp.field.step.dopri5.vjp: 263 nodes
   // %2 = contract f64[128] -> v0
+  // ode_rfwp.ode:49: flow u' = f(u)                                           # Eq. 26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1623,6 +1661,7 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %5 = tanh f64[128] -> v1
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1630,6 +1669,7 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %7 = contract f64[128] -> v0
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1656,6 +1696,7 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %10 = tanh f64[128] -> v2
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1663,6 +1704,7 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %12 = contract f64[128] -> v0
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1689,6 +1731,7 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
     }
   }
   // %14 = add f64[128] -> v3
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2988,6 +3031,7 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
   T acc3_v_2[L] = {};
   // ode_rfwp.field.step.dopri5: 154 nodes
   // %2 = contract f64[128] -> v0
+  // ode_rfwp.ode:49: flow u' = f(u)                                           # Eq. 26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3014,6 +3058,7 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %5 = tanh f64[128] -> v1
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3021,6 +3066,7 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %7 = contract f64[128] -> v0
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3047,6 +3093,7 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %10 = tanh f64[128] -> v1
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3054,6 +3101,7 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %12 = contract f64[128] -> v0
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3080,6 +3128,7 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     }
   }
   // %14 = add f64[128] -> v1
+  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3767,6 +3816,7 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
   // ode_rfwp.field: 16 nodes
   if (k_last) {
     // %2 = contract f64[128] -> v0
+    // ode_rfwp.ode:49: flow u' = f(u)                                           # Eq. 26
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -3796,6 +3846,7 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       }
     }
     // %5 = tanh f64[128] -> v1
+    // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
     for (int64_t i0 = 0; i0 < 128; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -3803,6 +3854,7 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       }
     }
     // %7 = contract f64[128] -> v0
+    // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -3832,6 +3884,7 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       }
     }
     // %10 = tanh f64[128] -> v1
+    // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
     for (int64_t i0 = 0; i0 < 128; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -3839,6 +3892,7 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       }
     }
     // %12 = contract f64[128] -> v0
+    // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -3868,6 +3922,7 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       }
     }
     // %14 = add f64[128] -> u
+    // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
     for (int64_t i0 = 0; i0 < 128; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -3902,6 +3957,7 @@ extern "C" void ode_rfwp_output(const void* /*ctx*/, double /*t*/, const void* z
   T acc3_v[L] = {};
   // ode_rfwp.observation_outputs: 5 nodes
   // %72 = contract f64[17] -> v0
+  // ode_rfwp.ode:59: output pred = dec(u) per observation
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3942,6 +3998,7 @@ extern "C" void ode_rfwp_output(const void* /*ctx*/, double /*t*/, const void* z
     v0[16 * L + l] = acc0_v[l];
   }
   // %73 = add f64[17] -> pred
+  // ode_rfwp.ode:59: output pred = dec(u) per observation
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3972,6 +4029,7 @@ extern "C" void ode_rfwp_output_vjp(const void* /*ctx*/, double /*t*/, const voi
   T acc3_v[L] = {};
   // ode_rfwp.observation_outputs.vjp: 5 nodes
   // %174 = contract f64[128] -> d.u
+  // ode_rfwp.ode:59: output pred = dec(u) per observation
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3998,6 +4056,7 @@ extern "C" void ode_rfwp_output_vjp(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %173 = contract f64[17,128] -> d.dec.weight
+  // ode_rfwp.ode:59: output pred = dec(u) per observation
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -4035,6 +4094,7 @@ extern "C" void ode_rfwp_loss(const void* /*ctx*/, const void* y_ptr, const void
   T acc_v[L] = {};
   // ode_rfwp.loss: 7 nodes
   // %69 = reduce_sum f64[] -> v0
+  // ode_rfwp.ode:60: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -4050,6 +4110,7 @@ extern "C" void ode_rfwp_loss(const void* /*ctx*/, const void* y_ptr, const void
     v0[l] = acc_v[l];
   }
   // %71 = mul f64[] -> loss
+  // ode_rfwp.ode:60: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     loss[l] = v0[l] * 0.05882353f;
@@ -4127,6 +4188,7 @@ extern "C" void ode_rfwp_jump(const void* /*ctx*/, double /*t*/, const void* z_m
   T rowsum_v[L] = {};
   // ode_rfwp.jump: 43 nodes
   // %35 = concat f64[145] -> v0
+  // ode_rfwp.ode:55: let z  = ln(concat(x(t), u))
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4140,6 +4202,7 @@ extern "C" void ode_rfwp_jump(const void* /*ctx*/, double /*t*/, const void* z_m
     }
   }
   // %36 = layernorm f64[145] -> v1
+  // ode_rfwp.ode:55: let z  = ln(concat(x(t), u))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4176,6 +4239,7 @@ extern "C" void ode_rfwp_jump(const void* /*ctx*/, double /*t*/, const void* z_m
     }
   }
   // %38 = add f64[145] -> v0
+  // ode_rfwp.ode:55: let z  = ln(concat(x(t), u))
   for (int64_t i0 = 0; i0 < 145; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4183,6 +4247,7 @@ extern "C" void ode_rfwp_jump(const void* /*ctx*/, double /*t*/, const void* z_m
     }
   }
   // %43 = contract f64[16,8] -> v1
+  // ode_rfwp.ode:46: let k    = softmax(Wk @ z)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4211,6 +4276,7 @@ extern "C" void ode_rfwp_jump(const void* /*ctx*/, double /*t*/, const void* z_m
     }
   }
   // %44 = softmax f64[16,8] -> v2
+  // ode_rfwp.ode:46: let k    = softmax(Wk @ z)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4243,6 +4309,7 @@ extern "C" void ode_rfwp_jump(const void* /*ctx*/, double /*t*/, const void* z_m
     }
   }
   // %39 = contract f64[16] -> v1
+  // ode_rfwp.ode:45: let beta = reshape(sigmoid(Wb @ z), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4269,6 +4336,7 @@ extern "C" void ode_rfwp_jump(const void* /*ctx*/, double /*t*/, const void* z_m
     }
   }
   // %40 = sigmoid f64[16] -> v4
+  // ode_rfwp.ode:45: let beta = reshape(sigmoid(Wb @ z), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4285,6 +4353,7 @@ extern "C" void ode_rfwp_jump(const void* /*ctx*/, double /*t*/, const void* z_m
     }
   }
   // %45 = contract f64[16,8] -> v5
+  // ode_rfwp.ode:47: M + beta * outer(Wv @ z - M @ k, k)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4313,6 +4382,7 @@ extern "C" void ode_rfwp_jump(const void* /*ctx*/, double /*t*/, const void* z_m
     }
   }
   // %46 = contract f64[16,8] -> v6
+  // ode_rfwp.ode:47: M + beta * outer(Wv @ z - M @ k, k)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4345,6 +4415,7 @@ extern "C" void ode_rfwp_jump(const void* /*ctx*/, double /*t*/, const void* z_m
     }
   }
   // %47 = sub f64[16,8] -> v2
+  // ode_rfwp.ode:47: M + beta * outer(Wv @ z - M @ k, k)
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4365,6 +4436,7 @@ extern "C" void ode_rfwp_jump(const void* /*ctx*/, double /*t*/, const void* z_m
     }
   }
   // %52 = contract f64[16,8] -> v2
+  // ode_rfwp.ode:57: ff(reshape(Wn @ softmax(Wq @ z), [d_model]))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4393,6 +4465,7 @@ extern "C" void ode_rfwp_jump(const void* /*ctx*/, double /*t*/, const void* z_m
     }
   }
   // %53 = softmax f64[16,8] -> v5
+  // ode_rfwp.ode:57: ff(reshape(Wn @ softmax(Wq @ z), [d_model]))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4677,6 +4750,7 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %35 = concat f64[145] -> v1
+  // ode_rfwp.ode:55: let z  = ln(concat(x(t), u))
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4690,6 +4764,7 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %36 = layernorm f64[145] -> v2
+  // ode_rfwp.ode:55: let z  = ln(concat(x(t), u))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4726,6 +4801,7 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %38 = add f64[145] -> v3
+  // ode_rfwp.ode:55: let z  = ln(concat(x(t), u))
   for (int64_t i0 = 0; i0 < 145; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4733,6 +4809,7 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %45 = contract f64[16,8] -> v4
+  // ode_rfwp.ode:47: M + beta * outer(Wv @ z - M @ k, k)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4761,6 +4838,7 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %43 = contract f64[16,8] -> v5
+  // ode_rfwp.ode:46: let k    = softmax(Wk @ z)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4789,6 +4867,7 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %44 = softmax f64[16,8] -> v6
+  // ode_rfwp.ode:46: let k    = softmax(Wk @ z)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4821,6 +4900,7 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %46 = contract f64[16,8] -> v5
+  // ode_rfwp.ode:47: M + beta * outer(Wv @ z - M @ k, k)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4853,6 +4933,7 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %47 = sub f64[16,8] -> v8
+  // ode_rfwp.ode:47: M + beta * outer(Wv @ z - M @ k, k)
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4860,6 +4941,7 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %39 = contract f64[16] -> v4
+  // ode_rfwp.ode:45: let beta = reshape(sigmoid(Wb @ z), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4886,6 +4968,7 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %40 = sigmoid f64[16] -> v5
+  // ode_rfwp.ode:45: let beta = reshape(sigmoid(Wb @ z), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4902,6 +4985,7 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %52 = contract f64[16,8] -> v9
+  // ode_rfwp.ode:57: ff(reshape(Wn @ softmax(Wq @ z), [d_model]))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4930,6 +5014,7 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %53 = softmax f64[16,8] -> v10
+  // ode_rfwp.ode:57: ff(reshape(Wn @ softmax(Wq @ z), [d_model]))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5798,6 +5883,7 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     v18[l] = v16[l] * 0.0068965517f;
   }
   // %249 = reduce_sum f64[] -> v16
+  // ode_rfwp.ode:55: let z  = ln(concat(x(t), u))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -5813,11 +5899,13 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     v16[l] = acc_v[l];
   }
   // %251 = mul f64[] -> v7
+  // ode_rfwp.ode:55: let z  = ln(concat(x(t), u))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v7[l] = v16[l] * 0.0068965517f;
   }
   // %255 = reduce_sum f64[] -> v16
+  // ode_rfwp.ode:55: let z  = ln(concat(x(t), u))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -5833,6 +5921,7 @@ extern "C" void ode_rfwp_jump_vjp(const void* /*ctx*/, double /*t*/, const void*
     v16[l] = acc_v[l];
   }
   // %259 = reciprocal f64[] -> v7
+  // ode_rfwp.ode:55: let z  = ln(concat(x(t), u))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v7[l] = T(1) / std::sqrt((v16[l] * 0.0068965517f) + 1e-05f);

@@ -115,7 +115,7 @@ TEST_CASE("model binary = JIT: Delta CDE", "[build][binary]") {
 
 // `plastic build --backend cpp`: the kernels and the table as C++ compiled
 // by Clang in process; the binary and the C++ JIT agree bit for bit too.
-TEST_CASE("model binary = JIT: Delta CDE, C++ backend", "[build][binary][cpp]") {
+TEST_CASE("model binary = JIT: Delta CDE with the C++ backend", "[build][binary][cpp]") {
   check_same_as_jit("delta_cde_cpp",
                     {"examples/fwp_delta_cde.ode --set d_in=3 --set classes=3 --set heads=2 "
                      "--set d_head=4 --set d_ff=16",
