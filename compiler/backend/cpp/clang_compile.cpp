@@ -110,6 +110,8 @@ void run(clang::FrontendAction& action, const std::string& source, const std::st
     throw loops::CodegenError(
         fmt::format("Clang rejects the C++ backend's command line:\n{}", diagnostics));
 
+  // The driver names the object after the (virtual) source; write it where asked.
+  if (!object_path.empty()) invocation->getFrontendOpts().OutputFile = object_path;
   clang::CompilerInstance ci;
   ci.setInvocation(std::move(invocation));
   ci.createDiagnostics(&printer, false);
