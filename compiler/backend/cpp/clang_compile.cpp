@@ -100,6 +100,7 @@ void run(clang::FrontendAction& action, const std::string& source, const std::st
   const std::vector<std::string> args =
       command_line(source_path, target_spec(options), object_path);
   std::vector<const char*> argv;
+  argv.reserve(args.size());
   for (const std::string& a : args)
     argv.push_back(a.c_str());
   clang::CreateInvocationOptions create;

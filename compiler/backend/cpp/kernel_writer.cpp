@@ -571,7 +571,7 @@ private:
     std::string i = index_text(ix, shift);
     if (!varying) return fmt::format("{}[{}]", name, i);
     if (i == "0") return name + "[l]";
-    const bool compound = i.find_first_of(" ") != std::string::npos;
+    const bool compound = i.find(' ') != std::string::npos;
     return compound ? fmt::format("{}[({}) * L + l]", name, i)
                     : fmt::format("{}[{} * L + l]", name, i);
   }
