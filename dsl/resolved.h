@@ -70,6 +70,9 @@ struct ResolvedNode {
   Builtin builtin = Builtin::Tanh;
   BuiltinConsts consts;         ///< Builtin
   std::vector<IndexItem> items; ///< Index
+  /// Where the checker met it: in the model file, or in the prelude for the
+  /// inside of a layer or fn it defines. irgen stamps the IR with it.
+  Span span;
 };
 
 /// One resolved expression: its nodes in evaluation order and its value.

@@ -39,15 +39,17 @@ ShapeValue ShapeDomain::record(Value v, ResolvedNode node) {
   return v;
 }
 
-ShapeValue ShapeDomain::number(double v, Span) {
+ShapeValue ShapeDomain::number(double v, Span span) {
   ResolvedNode n;
+  n.span = span;
   n.kind = ResolvedKind::Number;
   n.number = v;
   return record({ShapeValue::Tensor, {}, false, 0, v}, std::move(n));
 }
 
-ShapeValue ShapeDomain::leaf(const Leaf& leaf, Span) {
+ShapeValue ShapeDomain::leaf(const Leaf& leaf, Span span) {
   ResolvedNode n;
+  n.span = span;
   n.kind = ResolvedKind::Leaf;
   n.leaf = leaf;
   return record(leaf_shape(leaf), std::move(n));
@@ -55,6 +57,7 @@ ShapeValue ShapeDomain::leaf(const Leaf& leaf, Span) {
 
 ShapeValue ShapeDomain::unary(const Value& a, Span span) {
   ResolvedNode n;
+  n.span = span;
   n.kind = ResolvedKind::Unary;
   n.unary_op = UnaryOp::Neg;
   n.args = {a.node};
@@ -63,6 +66,7 @@ ShapeValue ShapeDomain::unary(const Value& a, Span span) {
 
 ShapeValue ShapeDomain::binary(BinaryOp op, const Value& a, const Value& b, Span span) {
   ResolvedNode n;
+  n.span = span;
   n.kind = ResolvedKind::Binary;
   n.binary_op = op;
   n.args = {a.node, b.node};
@@ -72,6 +76,7 @@ ShapeValue ShapeDomain::binary(BinaryOp op, const Value& a, const Value& b, Span
 ShapeValue ShapeDomain::builtin(Builtin id, std::vector<Value>& args, const BuiltinConsts& c,
                                 Span span, const std::vector<Span>& arg_spans) {
   ResolvedNode n;
+  n.span = span;
   n.kind = ResolvedKind::Builtin;
   n.builtin = id;
   n.consts = c;
@@ -82,6 +87,7 @@ ShapeValue ShapeDomain::builtin(Builtin id, std::vector<Value>& args, const Buil
 
 ShapeValue ShapeDomain::index(const Value& base, const std::vector<IndexItem>& items, Span span) {
   ResolvedNode n;
+  n.span = span;
   n.kind = ResolvedKind::Index;
   n.items = items;
   n.args = {base.node};

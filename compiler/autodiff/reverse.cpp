@@ -57,6 +57,8 @@ std::vector<const Node*> vjp(std::span<const Node* const> outputs,
     std::unique_ptr<bool[]> flags(new bool[need.size()]);
     for (size_t k = 0; k < need.size(); ++k)
       flags[k] = need[k];
+    // The derivative's nodes come from the same line of the model as n.
+    ir::LocationScope at(n->context(), n->loc());
     std::vector<const Node*> cts =
         diff_rule(n->op()).vjp(n, it->second, std::span<const bool>(flags.get(), need.size()));
     PLASTIC_CHECK(cts.size() == n->num_operands(), "vjp rule of {} returned {} cotangents",

@@ -57,6 +57,8 @@ bool same_options(const backend::CompileOptions& a, const backend::CompileOption
          a.packed_entries == b.packed_entries && a.unroll_loops == b.unroll_loops;
 }
 
+} // namespace
+
 // One LLJIT per set of options for the whole process: creating one costs
 // milliseconds and target setup, and its modules are freed individually.
 backend::Jit& shared_jit(const backend::CompileOptions& options) {
@@ -69,7 +71,28 @@ backend::Jit& shared_jit(const backend::CompileOptions& options) {
   return *jits.back();
 }
 
-} // namespace
+std::string unique_prefix(const std::string& name) {
+  static std::atomic<uint64_t> counter{0};
+  return fmt::format("{}_{}_", name, counter++);
+}
+
+CompiledModel CompiledModel::assemble(ModelLayout layout, ModelKernels kernels, JitModule module,
+                                      double assemble_ms) {
+  CompiledModel cm;
+  cm.state_ = std::make_unique<CompiledModel::State>();
+  CompiledModel::State& s = *cm.state_;
+  s.layout = std::move(layout);
+  s.kernels = std::move(kernels);
+  s.module = std::move(module);
+  s.assemble_ms = assemble_ms;
+  const std::vector<loops::Function>& fns = s.kernels.module.functions;
+  const loops::ElemType type = fns.empty() ? loops::ElemType::F64 : fns[0].type;
+  const int lanes = fns.empty() ? loops::default_lanes(type) : fns[0].lanes;
+  fill_table(
+      s.layout, s.kernels, type, lanes,
+      [&](KernelId id) { return s.module.address(s.kernels.get(id)->name); }, s.table);
+  return cm;
+}
 
 ModelKernels assemble_kernels(const model::ModelFunctions& fns, const ModelLayout& layout,
                               loops::ElemType type, int lanes, const std::string& prefix) {
@@ -78,24 +101,15 @@ ModelKernels assemble_kernels(const model::ModelFunctions& fns, const ModelLayou
 
 CompiledModel compile_model(const model::ModelFunctions& fns, loops::ElemType type, int lanes,
                             const backend::CompileOptions& options) {
-  static std::atomic<uint64_t> counter{0};
   auto t0 = std::chrono::steady_clock::now();
-  CompiledModel cm;
-  cm.state_ = std::make_unique<CompiledModel::State>();
-  CompiledModel::State& s = *cm.state_;
-  s.layout = compute_layout(fns);
+  ModelLayout layout = compute_layout(fns);
   // Symbols are unique per compilation: models may coexist in the shared JIT.
-  const std::string prefix = fmt::format("{}_{}_", s.layout.name, counter++);
-  s.kernels = build_kernels(fns, s.layout, type, lanes, prefix);
-  s.assemble_ms =
+  ModelKernels kernels = build_kernels(fns, layout, type, lanes, unique_prefix(layout.name));
+  const double assemble_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  s.module = shared_jit(options).add(s.kernels.module);
-  const int actual_lanes =
-      s.kernels.module.functions.empty() ? lanes : s.kernels.module.functions[0].lanes;
-  fill_table(
-      s.layout, s.kernels, type, actual_lanes,
-      [&](KernelId id) { return s.module.address(s.kernels.get(id)->name); }, s.table);
-  return cm;
+  JitModule module = shared_jit(options).add(kernels.module);
+  return CompiledModel::assemble(std::move(layout), std::move(kernels), std::move(module),
+                                 assemble_ms);
 }
 
 } // namespace plastic::backend

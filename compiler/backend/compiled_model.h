@@ -26,6 +26,7 @@
 
 #include "compiler/abi/kernels.h"
 #include "compiler/abi/layout.h"
+#include "compiler/backend/llvm/jit.h"
 #include "compiler/backend/llvm/options.h"
 #include "compiler/loops/args.h"
 #include "compiler/loops/loop_ir.h"
@@ -52,8 +53,15 @@ public:
   loops::PackedKernel packed(abi::KernelId id) const;
   /// Time spent building the loop IR (tensor IR -> loop IR), ms.
   double assemble_ms() const;
-  /// Time spent in LLVM (lowering, O3, codegen), ms.
+  /// Time spent in LLVM (lowering, O3, codegen), ms; for the C++ backend,
+  /// emitting the source, Clang (parsing and O3) and codegen.
   const backend::CompileStats& llvm_stats() const;
+
+  /// A model from its layout, kernels and the loaded module holding them
+  /// (each kernel under its loop-IR name): fills the table. What every
+  /// backend's compile function ends with.
+  static CompiledModel assemble(abi::ModelLayout layout, abi::ModelKernels kernels,
+                                JitModule module, double assemble_ms);
 
 private:
   friend CompiledModel compile_model(const model::ModelFunctions&, loops::ElemType, int,
@@ -69,6 +77,14 @@ private:
 /// plastic::InternalError on a compiler bug.
 CompiledModel compile_model(const model::ModelFunctions& fns, loops::ElemType type, int lanes = 0,
                             const backend::CompileOptions& options = {});
+
+/// The process's JIT for `options` (one per distinct set of options, made
+/// on first use); every backend loads its modules into it.
+backend::Jit& shared_jit(const backend::CompileOptions& options);
+
+/// Symbol prefix unique in this process for a compilation of model `name`
+/// ("<name>_<n>_"), so that models coexist in the shared JIT.
+std::string unique_prefix(const std::string& name);
 
 /// The loop IR of every kernel without compiling it (`plastic emit --loops`,
 /// --llvm); kernel symbols are "<prefix><kernel>".

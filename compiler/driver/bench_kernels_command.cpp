@@ -6,6 +6,7 @@
 #include "compiler/abi/flops.h"
 #include "compiler/abi/random_args.h"
 #include "compiler/backend/compiled_model.h"
+#include "compiler/driver/backend_choice.h"
 #include "compiler/driver/commands.h"
 #include "compiler/driver/load_model.h"
 
@@ -26,13 +27,15 @@ int run_bench_kernels(const std::string& file, const std::string& dtype, double 
   backend::CompileOptions options;
   options.packed_entries = true;
   auto t0 = std::chrono::steady_clock::now();
-  backend::CompiledModel cm = backend::compile_model(*fns, type, 0, options);
+  backend::CompiledModel cm = compile_with(common.backend, *fns, type, 0, options);
   double compile_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   const plastic_model& m = cm.table();
   std::cout << fmt::format(
-      "{}: {} x {} lanes, state {}, params {}, compiled in {:.0f} ms (loop IR {:.0f} ms)\n", m.name,
-      dtype == "f64" ? "f64" : "f32", m.lanes, m.n_state, m.n_params, compile_ms, cm.assemble_ms());
+      "{}: {} x {} lanes, state {}, params {}, {} backend: compiled in {:.0f} ms (loop IR {:.0f} "
+      "ms)\n",
+      m.name, dtype == "f64" ? "f64" : "f32", m.lanes, m.n_state, m.n_params,
+      common.backend == Backend::Cpp ? "C++" : "LLVM", compile_ms, cm.assemble_ms());
   std::cout << fmt::format("{:<16} {:>14} {:>14} {:>10}\n", "kernel", "flop/sample", "ns/sample",
                            "GFLOP/s");
   std::mt19937_64 rng(1);

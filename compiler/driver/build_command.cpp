@@ -8,6 +8,7 @@
 // programs that embed the model. `--target` must name a CPU LLVM knows
 // (`--target help` lists them).
 #include "compiler/backend/compiled_model.h"
+#include "compiler/driver/backend_choice.h"
 #include "compiler/driver/commands.h"
 #include "compiler/driver/link_binary.h"
 #include "compiler/driver/load_model.h"
@@ -134,8 +135,8 @@ int run_build(const BuildRequest& r, const CommonOptions& common) {
   const std::string header = r.emit_obj || r.emit_lib ? r.out + ".h" : "";
   backend::CompileStats stats;
   try {
-    stats = backend::emit_model_object(*fns, type, object.string(), header, lanes, options,
-                                       {{PLASTIC_MODEL_INFO_SYMBOL, info.dump()}});
+    stats = emit_object_with(common.backend, *fns, type, object.string(), header, lanes, options,
+                             {{PLASTIC_MODEL_INFO_SYMBOL, info.dump()}});
   } catch (const abi::LayoutError& e) {
     std::cerr << fmt::format("plastic build: {}\n", e.what());
     return kInputError;
@@ -145,9 +146,11 @@ int run_build(const BuildRequest& r, const CommonOptions& common) {
   }
   const std::string what = fmt::format("{} {} x {} lanes, target {}", fns->model->name, r.dtype,
                                        lanes, r.target.empty() ? "native" : r.target);
+  // Where the object's compile time went: LLVM, or Clang for the C++ backend.
+  const char* compiler = common.backend == Backend::Cpp ? "Clang" : "LLVM";
   if (r.emit_obj) {
-    std::cerr << fmt::format("plastic build: wrote {0}.o and {0}.h ({1}; {2:.0f} ms in LLVM)\n",
-                             r.out, what, stats.total_ms());
+    std::cerr << fmt::format("plastic build: wrote {0}.o and {0}.h ({1}; {2:.0f} ms in {3})\n",
+                             r.out, what, stats.total_ms(), compiler);
     return kOk;
   }
 
@@ -203,10 +206,10 @@ int run_build(const BuildRequest& r, const CommonOptions& common) {
   std::error_code ec;
   const auto size = fs::file_size(r.out, ec);
   std::cerr << fmt::format(
-      "plastic build: wrote {} ({}; {:.1f} MB; {:.2f} s, of which {:.2f} s in LLVM and {:.2f} s "
+      "plastic build: wrote {} ({}; {:.1f} MB; {:.2f} s, of which {:.2f} s in {} and {:.2f} s "
       "linking)\n",
       r.out, what, static_cast<double>(size) / 1e6, seconds_since(start), stats.total_ms() / 1e3,
-      seconds_since(link_start));
+      compiler, seconds_since(link_start));
   return kOk;
 }
 

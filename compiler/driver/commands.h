@@ -27,10 +27,14 @@ using rt::kInternalError;
 using rt::kOk;
 using rt::kUsageError;
 
+/// Which backend compiles the kernels (--backend).
+enum class Backend { Llvm, Cpp };
+
 struct CommonOptions {
   std::map<std::string, double> overrides; ///< --set name=value
   bool color = false;                      ///< colour diagnostics (a terminal)
   int error_limit = 20;                    ///< --error-limit: errors shown per model file, 0 = all
+  Backend backend = Backend::Llvm;         ///< --backend llvm|cpp
 };
 
 /// `plastic check FILE…`: check models and print a summary of each.
@@ -49,7 +53,8 @@ int run_gradcheck(const std::vector<std::string>& files, double tolerance, uint6
 bool gradcheck_model(const model::ModelFunctions& fns, double tolerance, uint64_t seed,
                      std::ostream& out);
 
-/// `plastic emit --loops|--llvm [--opt] FILE`: the ABI kernels as loop IR or LLVM IR.
+/// `plastic emit --loops|--llvm [--opt]|--cpp|--cpp-header FILE`: the ABI
+/// kernels as loop IR, LLVM IR, or C++ source / header.
 int run_emit_kernels(const std::string& file, const std::string& stage, bool optimized,
                      const std::string& dtype, const CommonOptions& common);
 

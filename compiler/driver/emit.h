@@ -14,7 +14,7 @@ namespace plastic::driver {
 
 /// The stages emit_stage and emit_kernels know, in the order `help` lists them.
 inline constexpr const char* kEmitStages[] = {"ast",   "ir",    "grad-ir", "step-ir",
-                                              "stats", "loops", "llvm",    "llvm-opt"};
+                                              "stats", "loops", "llvm",    "llvm-opt", "cpp", "cpp-header"};
 
 /// `--ast`: the model given as text (`name` for diagnostics) parsed and
 /// printed back as source. Returns the exit code; diagnostics go to stderr.
@@ -24,9 +24,12 @@ int emit_ast(const std::string& name, const std::string& text, const CommonOptio
 /// `--ir`, `--grad-ir`, `--step-ir` or `--stats` of a loaded model.
 int emit_functions(const model::ModelFunctions& fns, const std::string& stage, std::ostream& out);
 
-/// `--loops` or `--llvm` (after O3 when `optimized`) of a loaded model's
-/// kernels with element type `dtype` ("f32" | "f64").
+/// `--loops`, `--llvm` (after O3 when `optimized`), `--cpp` or
+/// `--cpp-header` of a loaded model's kernels with element type `dtype`
+/// ("f32" | "f64"). The C++ stages quote the model's lines from
+/// `source_text` under the file name of `source_name`.
 int emit_kernels(const model::ModelFunctions& fns, const std::string& stage, bool optimized,
-                 const std::string& dtype, std::ostream& out);
+                 const std::string& dtype, std::ostream& out, const std::string& source_name = {},
+                 const std::string& source_text = {});
 
 } // namespace plastic::driver

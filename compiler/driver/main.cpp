@@ -3,6 +3,7 @@
 // Parses the command line with CLI11 and dispatches to one subcommand
 // (commands.h). Every exception that escapes a subcommand is a bug and is
 // reported as one, with its own exit code.
+#include "compiler/driver/backend_choice.h"
 #include "compiler/driver/commands.h"
 #include "compiler/driver/model_commands.h"
 #include "compiler/driver/repl/repl.h"
@@ -75,7 +76,8 @@ static int run(int argc, char** argv) {
   std::string emit_file;
   bool emit_ast = false, emit_ir = false, emit_grad = false, emit_step = false, emit_stats = false;
   bool print_after_all = false;
-  bool emit_loops = false, emit_llvm = false, emit_opt = false;
+  bool emit_loops = false, emit_llvm = false, emit_opt = false, emit_cpp = false,
+       emit_cpp_header = false;
   std::string emit_dtype = "f64";
   CLI::App* emit = app.add_subcommand("emit", "Print one stage of the compilation");
   emit->add_option("file", emit_file, "Model file (*.ode)")->required();
@@ -92,8 +94,10 @@ static int run(int argc, char** argv) {
   emit->add_flag("--llvm", emit_llvm,
                  "The model's ABI kernels as LLVM IR (unoptimised unless --opt)");
   emit->add_flag("--opt", emit_opt, "With --llvm: after the O3 pipeline");
+  emit->add_flag("--cpp", emit_cpp, "The model's ABI kernels and table as C++ (formatted)");
+  emit->add_flag("--cpp-header", emit_cpp_header, "The C header of --cpp's source");
   emit->add_option("--dtype", emit_dtype,
-                   "Element type of --loops/--llvm kernels: f32 or f64 (default f64)")
+                   "Element type of --loops/--llvm/--cpp kernels: f32 or f64 (default f64)")
       ->check(CLI::IsMember({"f32", "f64"}));
   add_set(emit);
 
@@ -120,6 +124,8 @@ static int run(int argc, char** argv) {
       "--target", build_request.target,
       "Target CPU: native (default), x86-64-v3, x86-64-v4, znver4, ... (LLVM's CPU names)");
   add_set(build);
+  std::string backend_name = "llvm"; // build and bench-kernels (one subcommand runs)
+  add_backend_option(*build, backend_name);
 
   std::string bench_file, bench_dtype = "f32";
   double bench_seconds = 0.2;
@@ -131,6 +137,7 @@ static int run(int argc, char** argv) {
   bench->add_option("--seconds", bench_seconds,
                     "Least time spent timing each kernel (default 0.2)");
   add_set(bench);
+  add_backend_option(*bench, backend_name);
 
   ModelCommands model_commands(app, sets, add_error_limit);
 
@@ -166,19 +173,25 @@ static int run(int argc, char** argv) {
   common.color = isatty(STDERR_FILENO) && !std::getenv("NO_COLOR");
   common.error_limit = error_limit;
   if (!parse_overrides(sets, common)) return kUsageError;
+  common.backend = parse_backend(backend_name);
 
   try {
     if (check->parsed()) return run_check(check_files, json, common);
     if (emit->parsed()) {
-      int chosen = emit_ast + emit_ir + emit_grad + emit_step + emit_stats + emit_loops + emit_llvm;
+      int chosen = emit_ast + emit_ir + emit_grad + emit_step + emit_stats + emit_loops +
+                   emit_llvm + emit_cpp + emit_cpp_header;
       if (chosen != 1) {
         std::cerr << "plastic emit: choose one stage: --ast, --ir, --grad-ir, --step-ir, --stats, "
-                     "--loops or --llvm\n";
+                     "--loops, --llvm, --cpp or --cpp-header\n";
         return kUsageError;
       }
-      if (emit_loops || emit_llvm)
-        return run_emit_kernels(emit_file, emit_loops ? "loops" : "llvm", emit_opt, emit_dtype,
-                                common);
+      if (emit_loops || emit_llvm || emit_cpp || emit_cpp_header)
+        return run_emit_kernels(emit_file,
+                                emit_loops  ? "loops"
+                                : emit_llvm ? "llvm"
+                                : emit_cpp  ? "cpp"
+                                            : "cpp-header",
+                                emit_opt, emit_dtype, common);
       std::string stage = emit_ast    ? "ast"
                           : emit_ir   ? "ir"
                           : emit_grad ? "grad-ir"

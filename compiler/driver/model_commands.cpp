@@ -1,6 +1,7 @@
 // `plastic train | eval | predict | bench-train` (see model_commands.h).
 #include "compiler/driver/model_commands.h"
 
+#include "compiler/driver/backend_choice.h"
 #include "compiler/driver/run_compiled.h"
 #include "runtime/app/model_cli.h"
 
@@ -8,6 +9,7 @@ namespace plastic::driver {
 
 struct ModelCommands::State {
   std::string file;
+  std::string backend = "llvm";
   std::unique_ptr<rt::ModelCli> cli;
 };
 
@@ -21,6 +23,7 @@ ModelCommands::ModelCommands(CLI::App& app, std::vector<std::string>& sets,
     cmd.add_option("file", s.file, "Model file (*.ode)")->required();
     cmd.add_option("--set", sets, "Override a dim or const: --set d_head=32 (repeatable)");
     if (more_options) more_options(&cmd);
+    add_backend_option(cmd, s.backend);
   });
 }
 
@@ -30,8 +33,10 @@ std::optional<int> ModelCommands::run(const CommonOptions& common) {
   rt::ModelCli& cli = *state_->cli;
   if (cli.parsed() == rt::ModelCommand::None) return std::nullopt;
   cli.watch_interrupts(); // before compiling: a Ctrl-C during start-up must not be lost
+  CommonOptions with_backend = common;
+  with_backend.backend = parse_backend(state_->backend);
   return run_compiled(
-      state_->file, cli.dtype(), common,
+      state_->file, cli.dtype(), with_backend,
       [&](const plastic_model& m, const nlohmann::json& dims) { return cli.run(m, dims); },
       cli.batch(), cli.threads());
 }

@@ -3,7 +3,9 @@
 
 #include "compiler/backend/compiled_model.h"
 #include "compiler/backend/llvm/options.h"
+#include "compiler/driver/backend_choice.h"
 #include "compiler/driver/load_model.h"
+#include "compiler/loops/error.h"
 
 #include <algorithm>
 #include <chrono>
@@ -45,16 +47,20 @@ int run_compiled(const std::string& file, const std::string& dtype, const Common
   backend::CompiledModel compiled;
   try {
     const loops::ElemType type = dtype == "f64" ? loops::ElemType::F64 : loops::ElemType::F32;
-    compiled = backend::compile_model(*fns, type, tile_lanes(type, batch, threads));
+    compiled = compile_with(common.backend, *fns, type, tile_lanes(type, batch, threads));
   } catch (const abi::LayoutError& e) {
+    std::cerr << fmt::format("plastic: {}: {}\n", file, e.what());
+    return kInputError;
+  } catch (const loops::CodegenError& e) {
     std::cerr << fmt::format("plastic: {}: {}\n", file, e.what());
     return kInputError;
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const plastic_model& m = compiled.table();
   std::cerr << fmt::format(
-      "model     {} ({}), {} parameters, state {}, {} x {} lanes, compiled in {:.2f} s\n", m.name,
-      file, m.n_params, m.n_state, dtype, m.lanes, seconds);
+      "model     {} ({}), {} parameters, state {}, {} x {} lanes, compiled in {:.2f} s{}\n", m.name,
+      file, m.n_params, m.n_state, dtype, m.lanes, seconds,
+      common.backend == Backend::Cpp ? " (C++ backend)" : "");
   return body(m, dims);
 }
 

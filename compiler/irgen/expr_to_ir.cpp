@@ -138,6 +138,10 @@ ExprToIr::Value ExprToIr::build(const dsl::ResolvedExpr& e) {
   std::vector<Value> values;
   values.reserve(e.nodes.size());
   std::vector<Value> args;
+  // Nodes carry the model-file line they come from (the C++ backend quotes
+  // it). The inside of a prelude layer or fn takes the line of the model
+  // node read before it: the call's own line, as a rule.
+  ir::SourceLoc at_line = ctx_.current_location();
   for (const dsl::ResolvedNode& n : e.nodes) {
     args.clear();
     for (int a : n.args) {
@@ -145,6 +149,12 @@ ExprToIr::Value ExprToIr::build(const dsl::ResolvedExpr& e) {
                     "resolved node uses a later node {}", a);
       args.push_back(values[static_cast<size_t>(a)]);
     }
+    if (n.span.valid() && n.span.file->name() != "<prelude>") {
+      const dsl::SourceFile::LineCol lc = n.span.file->line_col(n.span.begin);
+      at_line =
+          ctx_.location(n.span.file->name(), static_cast<int>(lc.line), static_cast<int>(lc.col));
+    }
+    ir::LocationScope stamp(ctx_, at_line);
     Value v = node(n, args);
     // Labels are read one-hot and losses are scalars; every tensor has the
     // shape the checker proved.

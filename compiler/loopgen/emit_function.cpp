@@ -195,7 +195,7 @@ void emit_function(loops::Builder& b, const ir::Function& fn, std::span<const In
         std::string names;
         for (size_t j : targets)
           names += (names.empty() ? "" : ", ") + fn.outputs()[j].name;
-        b.comment(fmt::format("{} -> {}", detail::Emitter::describe(n), names));
+        b.comment(fmt::format("{} -> {}", detail::Emitter::describe(n), names), n->loc().line);
         em.emit_root(n, [&](const Index& flat, Expr v) {
           for (size_t j : targets)
             store_out(j, flat, v);
@@ -209,7 +209,8 @@ void emit_function(loops::Builder& b, const ir::Function& fn, std::span<const In
       if (inplace != plain_outputs.end() && ns.region == kTopRegion) {
         const OutputBinding& out = outputs[*inplace];
         b.comment(
-            fmt::format("{} -> {}", detail::Emitter::describe(n), fn.outputs()[*inplace].name));
+            fmt::format("{} -> {}", detail::Emitter::describe(n), fn.outputs()[*inplace].name),
+            n->loc().line);
         em.emit_root(n,
                      [&](const Index& flat, Expr v) { b.store(out.buffer, flat + out.offset, v); });
         em.set_location(n, {out.buffer, out.offset});
@@ -217,7 +218,8 @@ void emit_function(loops::Builder& b, const ir::Function& fn, std::span<const In
         break;
       }
       loops::Buffer buf = scratch.acquire(ns.uniform ? Lanes::Uniform : Lanes::Varying, n->numel());
-      b.comment(fmt::format("{} -> {}", detail::Emitter::describe(n), lf.buffer(buf).name));
+      b.comment(fmt::format("{} -> {}", detail::Emitter::describe(n), lf.buffer(buf).name),
+                n->loc().line);
       em.emit_root(n, [&](const Index& flat, Expr v) { b.store(buf, flat, v); });
       em.set_location(n, {buf, 0});
       free_after[static_cast<size_t>(std::max<int64_t>(ns.last_use, static_cast<int64_t>(s)))]
@@ -228,7 +230,7 @@ void emit_function(loops::Builder& b, const ir::Function& fn, std::span<const In
       size_t j = static_cast<size_t>(st.output);
       if (written[j]) break;
       const ir::Node* n = fn.outputs()[j].node;
-      b.comment(fmt::format("output {} = %{}", fn.outputs()[j].name, n->id()));
+      b.comment(fmt::format("output {} = %{}", fn.outputs()[j].name, n->id()), n->loc().line);
       if (sched.at(n).materialise) {
         em.for_flat(n->numel(),
                     [&](const Index& i) { store_out(j, i, em.eval(n, detail::Pos::at_flat(i))); });

@@ -262,10 +262,11 @@ void Builder::accumulate_lanes(Buffer buf, const Index& index, Expr value) {
   add_store(buf, index, value, StoreMode::AddLaneSum);
 }
 
-void Builder::comment(std::string text) {
+void Builder::comment(std::string text, int source_line) {
   Stmt s;
   s.kind = StmtKind::Comment;
   s.text = std::move(text);
+  s.source_line = source_line;
   current().push_back(std::move(s));
 }
 

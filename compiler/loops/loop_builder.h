@@ -138,8 +138,9 @@ public:
   /// horizontal reduction per execution: for large gradients accumulate into
   /// a varying scratch buffer first and reduce once at the end.
   void accumulate_lanes(Buffer buf, const Index& index, Expr value);
-  /// A comment kept in the printed loop IR.
-  void comment(std::string text);
+  /// A comment kept in the printed loop IR; `source_line` (0 = none) is the
+  /// model file's line the code after it comes from (the C++ backend quotes it).
+  void comment(std::string text, int source_line = 0);
 
   /// Opens `for name in [begin, end)`; returns its induction variable.
   Index begin_loop(std::string name, int64_t begin, int64_t end);

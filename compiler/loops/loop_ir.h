@@ -221,6 +221,7 @@ struct Stmt {
   uint32_t value = kNone;  ///< expression (Assign, Store)
   uint32_t index = kNone;  ///< Function::indices entry (Store)
   std::string text;        ///< Comment
+  int source_line = 0;     ///< Comment: the model file's line it describes (0 = none)
   std::vector<Stmt> body;  ///< Loop, IfPresent
 };
 

@@ -2,7 +2,8 @@
 // end, against the JIT driver they must agree with: for five zoo models a
 // binary's `predict` is byte for byte `plastic predict`'s and two epochs of
 // f64 training give the same model.safetensors, parameters trained by one
-// are accepted by the other (same lanes, dtype, --set). Also what makes a
+// are accepted by the other (same lanes, dtype, --set), with either backend's
+// kernels. Also what makes a
 // binary deployable: no LLVM or Clang among its libraries, it runs alone in
 // an empty folder, it refuses another model's run folder naming both
 // hashes, and `--target x86-64-v3` code has no AVX-512 register.
@@ -49,14 +50,16 @@ struct Case {
 };
 
 // Builds the binary, trains with it and with the JIT from the same seed,
-// and predicts with each from the other's run folder.
-void check_same_as_jit(const std::string& name, const Case& c) {
+// and predicts with each from the other's run folder. `backend` ("llvm" or
+// "cpp") makes the kernels of both.
+void check_same_as_jit(const std::string& name, const Case& c,
+                       const std::string& backend = "llvm") {
   const fs::path dir = fresh_dir(name);
   const std::string bin = (dir / name).string();
   // Same tile width on both sides: the binary's is fixed at build time, the
   // JIT's follows PLASTIC_LANES (4 x f64: one 256-bit vector on any x86-64).
   const std::string jit = "env PLASTIC_LANES=4 " + std::string(PLASTIC_EXE) + " ";
-  const std::string model = src(c.model);
+  const std::string model = src(c.model) + " --backend " + backend;
   Run b = run("build " + model + " --dtype f64 --lanes 4 -o " + bin);
   INFO(b.err);
   REQUIRE(b.exit_code == 0);
@@ -108,6 +111,16 @@ TEST_CASE("model binary = JIT: Delta CDE", "[build][binary]") {
                     {"examples/fwp_delta_cde.ode --set d_in=3 --set classes=3 --set heads=2 "
                      "--set d_head=4 --set d_ff=16",
                      ts_data("delta_cde"), "all"});
+}
+
+// `plastic build --backend cpp`: the kernels and the table as C++ compiled
+// by Clang in process; the binary and the C++ JIT agree bit for bit too.
+TEST_CASE("model binary = JIT: Delta CDE with the C++ backend", "[build][binary][cpp]") {
+  check_same_as_jit("delta_cde_cpp",
+                    {"examples/fwp_delta_cde.ode --set d_in=3 --set classes=3 --set heads=2 "
+                     "--set d_head=4 --set d_ff=16",
+                     ts_data("delta_cde_cpp"), "all"},
+                    "cpp");
 }
 
 TEST_CASE("model binary = JIT: neural CDE", "[build][binary]") {

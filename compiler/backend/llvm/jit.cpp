@@ -108,16 +108,40 @@ JitModule Jit::add(const Module& module) {
   auto t0 = std::chrono::steady_clock::now();
 
   // A fresh context per module: freed with the module once it is compiled.
-  llvm::orc::ThreadSafeContext tsctx(std::make_unique<llvm::LLVMContext>());
+  auto context = std::make_unique<llvm::LLVMContext>();
   std::unique_ptr<llvm::Module> mod =
-      detail::lower_module(module, *tsctx.getContext(), e.spec, e.jit->getDataLayout(), e.options);
+      detail::lower_module(module, *context, e.spec, e.jit->getDataLayout(), e.options);
   out.stats_.lower_ms = ms_since(t0);
 
   t0 = std::chrono::steady_clock::now();
   detail::optimize(*mod, *e.tm, e.options.opt_level, e.options.unroll_loops);
   out.stats_.optimize_ms = ms_since(t0);
 
-  t0 = std::chrono::steady_clock::now();
+  std::vector<std::string> symbols;
+  for (const Function& fn : module.functions) {
+    symbols.push_back(fn.name);
+    if (e.options.packed_entries) symbols.push_back(fn.name + "__packed");
+  }
+  load(out, std::move(mod), std::move(context), module.name, symbols);
+  return out;
+}
+
+JitModule Jit::add(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context,
+                   const std::vector<std::string>& symbols, CompileStats stats) {
+  std::lock_guard<std::mutex> lock(engine_->mutex);
+  JitModule out;
+  out.stats_ = stats;
+  const std::string name = module->getName().str();
+  load(out, std::move(module), std::move(context), name, symbols);
+  return out;
+}
+
+void Jit::load(JitModule& out, std::unique_ptr<llvm::Module> mod,
+               std::unique_ptr<llvm::LLVMContext> context, const std::string& module_name,
+               const std::vector<std::string>& symbols) {
+  Engine& e = *engine_;
+  auto t0 = std::chrono::steady_clock::now();
+  llvm::orc::ThreadSafeContext tsctx(std::move(context));
   llvm::orc::JITDylib& jd = e.jit->getMainJITDylib();
   out.state_ = std::make_unique<JitModule::State>();
   out.state_->engine = engine_;
@@ -132,23 +156,18 @@ JitModule Jit::add(const Module& module) {
   };
   if (llvm::Error err = e.jit->addIRModule(out.state_->tracker,
                                            llvm::orc::ThreadSafeModule(std::move(mod), tsctx)))
-    fail(fmt::format("JIT: cannot add module '{}': {}", module.name, message(std::move(err))));
+    fail(fmt::format("JIT: cannot add module '{}': {}", module_name, message(std::move(err))));
 
   // Eager: the first lookup materialises (compiles and links) the module.
-  auto lookup = [&](const std::string& name) {
+  for (const std::string& name : symbols) {
     auto addr = e.jit->lookup(jd, name);
     if (!addr)
-      fail(fmt::format("JIT: cannot compile '{}' of module '{}': {}", name, module.name,
+      fail(fmt::format("JIT: cannot compile '{}' of module '{}': {}", name, module_name,
                        message(addr.takeError())));
     out.symbols_[name] = addr->toPtr<void*>();
-  };
-  for (const Function& fn : module.functions) {
-    lookup(fn.name);
-    if (e.options.packed_entries) lookup(fn.name + "__packed");
   }
   out.stats_.codegen_ms = ms_since(t0);
   if (std::getenv("PLASTIC_PERF_MAP")) write_perf_map(out.symbols_);
-  return out;
 }
 
 JitModule::JitModule() = default;

@@ -26,10 +26,16 @@
 #include <string_view>
 #include <type_traits>
 #include <unordered_map>
+#include <vector>
 
 #include "compiler/backend/llvm/options.h"
 #include "compiler/loops/args.h"
 #include "compiler/loops/loop_ir.h"
+
+namespace llvm {
+class LLVMContext;
+class Module;
+} // namespace llvm
 
 namespace plastic::backend {
 
@@ -49,11 +55,22 @@ public:
   /// module or a link failure throws CodegenError.
   JitModule add(const loops::Module& module);
 
+  /// Loads an LLVM module made elsewhere (the C++ backend's Clang), already
+  /// optimised for this Jit's target, and compiles `symbols` eagerly. `stats`
+  /// is what making the module cost; codegen time is added to it.
+  JitModule add(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context,
+                const std::vector<std::string>& symbols, CompileStats stats);
+
   const CompileOptions& options() const;
 
   struct Engine; ///< implementation (ORC objects)
 
 private:
+  // Adds `module` under a fresh resource tracker of `out` and looks up `symbols`.
+  void load(JitModule& out, std::unique_ptr<llvm::Module> module,
+            std::unique_ptr<llvm::LLVMContext> context, const std::string& module_name,
+            const std::vector<std::string>& symbols);
+
   std::shared_ptr<Engine> engine_;
 };
 

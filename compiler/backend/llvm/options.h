@@ -57,6 +57,16 @@ struct CompileStats {
 /// operation of the math exactly one vector instruction.
 int target_lanes(loops::ElemType type, const CompileOptions& options = {});
 
+/// The target triple, CPU name and feature string ("+avx2,+fma,...") that
+/// options resolve to on this machine: what the C++ backend hands Clang so
+/// that both backends compile for the same machine.
+struct TargetSpec {
+  std::string triple;
+  std::string cpu;
+  std::string features;
+};
+TargetSpec target_spec(const CompileOptions& options = {});
+
 /// "x86_64-pc-linux-gnu, cpu znver4, +avx2,+fma,...": the target the
 /// options resolve to on this machine.
 std::string describe_target(const CompileOptions& options = {});

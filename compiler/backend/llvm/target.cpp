@@ -119,6 +119,10 @@ int target_lanes(ElemType type, const CompileOptions& options) {
   return bytes / elem_size(type);
 }
 
+TargetSpec target_spec(const CompileOptions& options) {
+  return detail::resolve_target(options);
+}
+
 std::string describe_target(const CompileOptions& options) {
   const detail::TargetSpec spec = detail::resolve_target(options);
   return fmt::format("{}, cpu {}, features {}", spec.triple, spec.cpu,

@@ -21,11 +21,7 @@ class TargetMachine;
 
 namespace plastic::backend::detail {
 
-struct TargetSpec {
-  std::string triple;
-  std::string cpu;
-  std::string features;
-};
+using backend::TargetSpec;
 
 /// Registers the native target with LLVM (once per process).
 void initialize_llvm();

@@ -303,11 +303,13 @@ int cmd_reset(ReplState& st, const std::string&) {
 int cmd_emit(ReplState& st, const std::string& args) {
   if (!need_model(st)) return kInputError;
   const Session& s = st.session;
-  if (args == "cpp") return usage("emit cpp", "the C++ backend is not available in this build");
   if (args == "ast") return emit_ast("model", s.source(), s.common, std::cout);
   if (args == "loops" || args == "llvm" || args == "llvm-opt")
     return emit_kernels(s.current().fns, args == "loops" ? "loops" : "llvm", args == "llvm-opt",
                         s.dtype(), std::cout);
+  if (args == "cpp" || args == "cpp-header")
+    return emit_kernels(s.current().fns, args, false, s.dtype(), std::cout,
+                        s.file().empty() ? "model.ode" : s.file(), s.source());
   if (args == "ir" || args == "grad-ir" || args == "step-ir" || args == "stats")
     return emit_functions(s.current().fns, args, std::cout);
   std::string stages;

@@ -6,11 +6,21 @@
 // the driver runs; every table passes the runtime's validate_model. f32
 // errors are judged against the interpreter's own f32 rounding
 // (kernel_harness.h, judge), which a 1e-4 error still exceeds.
+//
+// The same checks run on the C++ backend (kernels emitted as C++, compiled
+// in process by Clang), f64 within 1e-12 relative, and its kernels are
+// compared with the LLVM backend's on the same random arguments. In the
+// default suite every example runs through the C++ backend once (f64 and
+// f32 alternately); the [slow] cases run every example in both types.
 #include <catch2/catch.hpp>
+
+#include <cmath>
 
 #include <fmt/format.h>
 
+#include "compiler/abi/random_args.h"
 #include "compiler/backend/compiled_model.h"
+#include "compiler/backend/cpp/cpp_backend.h"
 #include "runtime/solvers/model_view.h"
 #include "tests/compiler/abi/kernel_cases.h"
 #include "tests/compiler/abi/model_fixture.h"
@@ -30,12 +40,17 @@ namespace {
 // of it (fwp_delta_cde_predelta's output at 16 lanes).
 constexpr double kRoundingFactor = 4;
 
+// A backend's compile function (backend::compile_model, cpp::compile_model).
+using Compile = CompiledModel (*)(const ModelFunctions&, loops::ElemType, int,
+                                  const CompileOptions&);
+
 // Lanes 0: the default tile, one 256-bit vector. Wide tiles (the target's
 // widest vector) run on batches 1 and L + 1 only: one padded tile, and a
-// full tile followed by a padded one.
-void check_model(const std::string& file, loops::ElemType type, int lanes = 0) {
-  ModelFunctions fns = test::load_example(file);
-  CompiledModel cm = compile_model(fns, type, lanes);
+// full tile followed by a padded one. `f64_tol`: the relative error allowed
+// in f64 (the LLVM backend's polynomial math: 1e-10; the C++ backend, which
+// calls the same libm as the interpreter: 1e-12).
+void check_compiled(const std::string& file, const ModelFunctions& fns, const CompiledModel& cm,
+                    loops::ElemType type, int lanes, double f64_tol) {
   const plastic_model& m = cm.table();
   const plastic_dtype dtype = type == loops::ElemType::F64 ? PLASTIC_F64 : PLASTIC_F32;
   plastic::Status<rt::SolveFailure> st = rt::validate_model(m, dtype);
@@ -48,7 +63,7 @@ void check_model(const std::string& file, loops::ElemType type, int lanes = 0) {
   CHECK(m.kernels.init_state);
   CHECK(m.kernels.loss);
   CHECK(m.kernels.output);
-  const double tol = type == loops::ElemType::F64 ? 1e-10 : 1e-5;
+  const double tol = type == loops::ElemType::F64 ? f64_tol : 1e-5;
   const int L = m.lanes;
   std::vector<int> batches =
       lanes == 0 ? std::vector<int>{1, L - 1, L + 1, 3 * L + 2} : std::vector<int>{1, L + 1};
@@ -69,6 +84,91 @@ void check_model(const std::string& file, loops::ElemType type, int lanes = 0) {
                      type == loops::ElemType::F64 ? "f64" : "f32", L, k.name, v.message));
     CHECK(v.ok);
   }
+}
+
+// Every kernel of the C++ backend against the LLVM backend's on the same
+// random arguments (abi::random_kernel_args, one tile): every array a kernel
+// writes agrees within `tol` relative to the array's largest magnitude
+// (NaN where the other has NaN). An adaptive step's error estimate `err` is
+// a difference of two solutions that nearly cancels: its rounding is
+// relative to the solution z1, which is its scale here.
+void check_backends_agree(const std::string& file, const ModelFunctions& fns,
+                          const CompiledModel& cpp, loops::ElemType type, double tol) {
+  CompileOptions packed;
+  packed.packed_entries = true;
+  CompiledModel llvm = compile_model(fns, type, 0, packed);
+  const double step = llvm.table().solver.step > 0 ? llvm.table().solver.step : 0.1;
+  const size_t elem = type == loops::ElemType::F64 ? 8 : 4;
+  int compared = 0;
+  for (int i = 0; i < kKernelCount; ++i) {
+    const auto id = static_cast<KernelId>(i);
+    const loops::Function* f = llvm.kernels().get(id);
+    REQUIRE((f == nullptr) == (cpp.kernels().get(id) == nullptr));
+    if (!f) continue;
+    std::mt19937_64 rng_a(7 + i), rng_b(7 + i);
+    KernelArgs a = random_kernel_args(*f, step, rng_a), b = random_kernel_args(*f, step, rng_b);
+    llvm.packed(id)(a.args.data());
+    cpp.packed(id)(b.args.data());
+    for (size_t p = 0; p < f->params.size(); ++p) {
+      if (f->params[p].kind != loops::ParamKind::Buffer) continue;
+      const loops::BufferDecl& d = f->buffers[f->params[p].buffer];
+      if (d.readonly) continue;
+      const auto n = static_cast<size_t>(f->elements(d));
+      auto value = [&](const KernelArgs& k, size_t e) {
+        const void* base = k.args.pointer_at(p);
+        return elem == 8 ? static_cast<const double*>(base)[e]
+                         : static_cast<double>(static_cast<const float*>(base)[e]);
+      };
+      double worst = 0;
+      size_t worst_at = 0;
+      auto max_norm = [&](size_t param) {
+        double m = 0;
+        for (size_t e = 0; e < n; ++e) {
+          const void* base = a.args.pointer_at(param);
+          const double x = elem == 8 ? static_cast<const double*>(base)[e]
+                                     : static_cast<double>(static_cast<const float*>(base)[e]);
+          if (std::isfinite(x)) m = std::max(m, std::abs(x));
+        }
+        return m;
+      };
+      double scale = max_norm(p);
+      if (d.name == "err")
+        for (size_t q = 0; q < f->params.size(); ++q)
+          if (f->params[q].name == "z1") scale = std::max(scale, max_norm(q));
+      for (size_t e = 0; e < n; ++e) {
+        const double x = value(a, e), y = value(b, e);
+        const double err = std::isnan(x) && std::isnan(y) ? 0 : std::abs(x - y);
+        if (!(err <= worst)) {
+          worst = err;
+          worst_at = e;
+        }
+      }
+      INFO(fmt::format("{} {}, kernel {}, output {}: |C++ - LLVM| = {:.3g} at [{}] ({} vs {}), "
+                       "scale {:.3g}",
+                       file, loops::elem_type_name(type), kernel_name(id), d.name, worst, worst_at,
+                       value(b, worst_at), value(a, worst_at), scale));
+      CHECK(worst <= tol * std::max(scale, 1e-300));
+      ++compared;
+    }
+  }
+  CHECK(compared > 0);
+}
+
+void check_model(const std::string& file, loops::ElemType type, int lanes = 0,
+                 Compile compile = &compile_model, double f64_tol = 1e-10) {
+  ModelFunctions fns = test::load_example(file);
+  check_compiled(file, fns, compile(fns, type, lanes, {}), type, lanes, f64_tol);
+}
+
+// The C++ backend's kernels (compiled once, with packed entries) against
+// the interpreter and, with `against_llvm`, against the LLVM backend.
+void check_cpp(const std::string& file, loops::ElemType type, bool against_llvm) {
+  ModelFunctions fns = test::load_example(file);
+  CompileOptions packed;
+  packed.packed_entries = true;
+  CompiledModel cm = cpp::compile_model(fns, type, 0, packed);
+  check_compiled(file, fns, cm, type, 0, 1e-12);
+  if (against_llvm) check_backends_agree(file, fns, cm, type, 1e-12);
 }
 
 // `k` with its written (Set) output `arg` scaled by 1 + eps, as an f32
@@ -127,6 +227,48 @@ TEST_CASE("every kernel of every example matches the interpreter at the widest v
   for (const std::string& file : test::example_files()) {
     SECTION(file) {
       check_model(file, loops::ElemType::F32, lanes);
+    }
+  }
+}
+
+// Every example once in the default suite: f64 (and against the LLVM
+// backend) and f32 alternately, so each type sees half of the zoo here and
+// the [slow] cases below all of it. Two cases, so CTest runs them in parallel.
+void check_cpp_half(size_t parity, loops::ElemType type) {
+  const std::vector<std::string> files = test::example_files();
+  for (size_t i = parity; i < files.size(); i += 2) {
+    SECTION(files[i]) {
+      check_cpp(files[i], type, type == loops::ElemType::F64);
+    }
+  }
+}
+
+TEST_CASE("every kernel of half the examples from the C++ backend matches the interpreter and "
+          "the LLVM backend (f64)",
+          "[model][kernels][cpp]") {
+  check_cpp_half(0, loops::ElemType::F64);
+}
+
+TEST_CASE("every kernel of the other half of the examples from the C++ backend matches the "
+          "interpreter (f32)",
+          "[model][kernels][cpp]") {
+  check_cpp_half(1, loops::ElemType::F32);
+}
+
+TEST_CASE("every kernel of every example from the C++ backend matches the interpreter (f64)",
+          "[model][kernels][cpp][slow]") {
+  for (const std::string& file : test::example_files()) {
+    SECTION(file) {
+      check_cpp(file, loops::ElemType::F64, true);
+    }
+  }
+}
+
+TEST_CASE("every kernel of every example from the C++ backend matches the interpreter (f32)",
+          "[model][kernels][cpp][slow]") {
+  for (const std::string& file : test::example_files()) {
+    SECTION(file) {
+      check_cpp(file, loops::ElemType::F32, false);
     }
   }
 }

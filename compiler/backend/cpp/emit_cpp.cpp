@@ -1,0 +1,296 @@
+// A model's kernels and table as one C++ file (emit_cpp.h).
+#include "compiler/backend/cpp/emit_cpp.h"
+
+#include <cmath>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "compiler/abi/table.h"
+#include "compiler/backend/cpp/kernel_writer.h"
+#include "compiler/loops/c_header.h"
+
+namespace plastic::backend::cpp {
+
+using namespace ::plastic::abi;
+using loops::ElemType;
+
+namespace {
+
+// The per-lane semantics of the ops that are not one C++ operator or <cmath>
+// function: loops/loop_scalar_math.h, restated for the element type T.
+constexpr const char* kPrelude =
+    R"prelude(// Lane loops are OpenMP SIMD loops where OpenMP SIMD is on (Clang, -fopenmp,
+// or -DPLASTIC_OPENMP_SIMD with GCC's -fopenmp-simd); elsewhere plain loops the
+// compiler vectorises on its own (GCC warns about an unknown pragma otherwise).
+#if defined(_OPENMP) || defined(__clang__) || defined(PLASTIC_OPENMP_SIMD)
+#define PLASTIC_SIMD _Pragma("omp simd")
+#define PLASTIC_SIMD_SUM _Pragma("omp simd reduction(+ : sum)")
+#else
+#define PLASTIC_SIMD
+#define PLASTIC_SIMD_SUM
+#endif
+
+namespace {
+
+// The loop IR's ops on one lane (compiler/loops/loop_scalar_math.h): relu and
+// step are 0 at NaN, min and max propagate NaN, sigmoid and softplus take
+// their overflow-free forms.
+inline T square(T x) { return x * x; }
+inline T sigmoid(T x) {
+  const T e = std::exp(-std::abs(x));
+  return (x >= 0 ? T(1) : e) / (T(1) + e);
+}
+inline T softplus(T x) { return (x > 0 ? x : T(0)) + std::log1p(std::exp(-std::abs(x))); }
+inline T relu(T x) { return x > 0 ? x : T(0); }
+inline T elu(T x, T alpha) { return x > 0 ? x : alpha * std::expm1(x); }
+inline T step(T x) { return x > 0 ? T(1) : T(0); }
+inline T sign(T x) { return x > 0 ? T(1) : (x < 0 ? T(-1) : T(0)); }
+inline T powc(T x, T p) { return std::pow(x, p); }
+inline T min_nan(T a, T b) { return std::isnan(a) || std::isnan(b) ? a + b : (a < b ? a : b); }
+inline T max_nan(T a, T b) { return std::isnan(a) || std::isnan(b) ? a + b : (a > b ? a : b); }
+
+} // namespace
+)prelude";
+
+std::string quoted(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\')
+      out += std::string("\\") + c;
+    else if (c == '\n')
+      out += "\\n";
+    else if (u < 0x20 || u >= 0x7f)
+      out += fmt::format("\\{:03o}", u);
+    else
+      out += c;
+  }
+  return out + "\"";
+}
+
+std::string real(double v) {
+  if (std::isinf(v)) return v > 0 ? "HUGE_VAL" : "-HUGE_VAL";
+  std::string s = fmt::format("{}", v);
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  return s;
+}
+
+std::string cstr(const char* s) {
+  return s ? quoted(s) : "nullptr";
+}
+
+const char* input_kind(int32_t k) {
+  switch (k) {
+  case PLASTIC_INPUT_PATH_VALUE:
+    return "PLASTIC_INPUT_PATH_VALUE";
+  case PLASTIC_INPUT_PATH_DERIV:
+    return "PLASTIC_INPUT_PATH_DERIV";
+  case PLASTIC_INPUT_STATIC:
+    return "PLASTIC_INPUT_STATIC";
+  case PLASTIC_INPUT_LOGSIG_DRIVER:
+    return "PLASTIC_INPUT_LOGSIG_DRIVER";
+  default:
+    return nullptr;
+  }
+}
+
+const char* init_kind(int32_t k) {
+  static constexpr const char* names[] = {nullptr,
+                                          "PLASTIC_INIT_UNIFORM_FAN_IN",
+                                          "PLASTIC_INIT_GLOROT_UNIFORM",
+                                          "PLASTIC_INIT_GLOROT_NORMAL",
+                                          "PLASTIC_INIT_KAIMING_UNIFORM",
+                                          "PLASTIC_INIT_KAIMING_NORMAL",
+                                          "PLASTIC_INIT_ZEROS",
+                                          "PLASTIC_INIT_ONES",
+                                          "PLASTIC_INIT_NORMAL",
+                                          "PLASTIC_INIT_ORTHOGONAL",
+                                          "PLASTIC_INIT_CRITICAL",
+                                          "PLASTIC_INIT_STABILITY_INFORMED",
+                                          "PLASTIC_INIT_CONSTANT",
+                                          "PLASTIC_INIT_UNIFORM"};
+  return k >= 1 && k <= PLASTIC_INIT_UNIFORM ? names[k] : nullptr;
+}
+
+const char* gradient_kind(int32_t k) {
+  switch (k) {
+  case PLASTIC_GRAD_DIRECT:
+    return "PLASTIC_GRAD_DIRECT";
+  case PLASTIC_GRAD_CHECKPOINT:
+    return "PLASTIC_GRAD_CHECKPOINT";
+  case PLASTIC_GRAD_ADJOINT:
+    return "PLASTIC_GRAD_ADJOINT";
+  default:
+    return nullptr;
+  }
+}
+
+const char* readout_kind(int32_t k) {
+  return k == PLASTIC_READOUT_FINAL              ? "PLASTIC_READOUT_FINAL"
+         : k == PLASTIC_READOUT_EACH_OBSERVATION ? "PLASTIC_READOUT_EACH_OBSERVATION"
+                                                 : nullptr;
+}
+
+const char* task_kind(int32_t k) {
+  return k == PLASTIC_TASK_CLASSIFICATION ? "PLASTIC_TASK_CLASSIFICATION"
+         : k == PLASTIC_TASK_BINARY       ? "PLASTIC_TASK_BINARY"
+         : k == PLASTIC_TASK_REGRESSION   ? "PLASTIC_TASK_REGRESSION"
+                                          : nullptr;
+}
+
+// An enum constant's name, or its number when abi.h has no name for it.
+std::string named(const char* name, int32_t value) {
+  return name ? name : fmt::format("{}", value);
+}
+
+std::string input_slots(const plastic_model& m) {
+  if (m.n_input_slots == 0) return {};
+  std::string s = "const plastic_input_slot kInputSlots[] = {\n";
+  for (int32_t i = 0; i < m.n_input_slots; ++i) {
+    const plastic_input_slot& c = m.input_slots[i];
+    s += fmt::format("{{.name = {}, .kind = {}, .source = {}, .offset = {}, .channels = {}, "
+                     ".path_channels = {}, .logsig_depth = {}, .logsig_step = {}, "
+                     ".interpolation = {}}},\n",
+                     cstr(c.name), named(input_kind(c.kind), c.kind), c.source, c.offset,
+                     c.channels, c.path_channels, c.logsig_depth, c.logsig_step, c.interpolation);
+  }
+  return s + "};\n\n";
+}
+
+std::string params(const plastic_model& m) {
+  if (m.n_param_entries == 0) return {};
+  std::string s = "const plastic_param kParams[] = {\n";
+  for (int32_t i = 0; i < m.n_param_entries; ++i) {
+    const plastic_param& p = m.params[i];
+    std::string shape, args;
+    for (int32_t d = 0; d < p.rank; ++d)
+      shape += (d ? ", " : "") + fmt::format("{}", p.shape[d]);
+    for (int k = 0; k < 4; ++k)
+      args += (k ? ", " : "") + real(p.init_args[k]);
+    s += fmt::format("{{.name = {}, .rank = {}, .init = {}, .shape = {{{}}}, .offset = {}, "
+                     ".size = {}, .fan_in = {}, .fan_out = {}, .init_group = {}, "
+                     ".init_index = {}, .init_args = {{{}}}}},\n",
+                     cstr(p.name), p.rank, named(init_kind(p.init), p.init), shape, p.offset,
+                     p.size, p.fan_in, p.fan_out, p.init_group, p.init_index, args);
+  }
+  return s + "};\n\n";
+}
+
+std::string model_table(const plastic_model& m, const ModelKernels& kernels) {
+  const plastic_solver_desc& sv = m.solver;
+  const plastic_gradient_desc& g = m.gradient;
+  std::string scratch, fns;
+  plastic_scratch_sizes sizes = m.scratch;
+  for (int i = 0; i < kKernelCount; ++i) {
+    const auto id = static_cast<KernelId>(i);
+    const loops::Function* f = kernels.get(id);
+    if (!f) continue;
+    scratch += fmt::format(".{} = {},\n", kernel_name(id), *scratch_slot(sizes, id));
+    fns += fmt::format(".{} = {},\n", kernel_name(id), f->name);
+  }
+  std::string s = "const plastic_model kModel = {\n";
+  s += fmt::format(".abi_version = PLASTIC_ABI_VERSION,\n.struct_size = sizeof(plastic_model),\n"
+                   ".name = {},\n.dtype = {},\n.lanes = L,\n",
+                   cstr(m.name), m.dtype == PLASTIC_F32 ? "PLASTIC_F32" : "PLASTIC_F64");
+  s += fmt::format(".n_state = {},\n.n_params = {},\n.n_input = {},\n.n_static = {},\n"
+                   ".n_outputs = {},\n.n_targets = {},\n",
+                   m.n_state, m.n_params, m.n_input, m.n_static, m.n_outputs, m.n_targets);
+  s += fmt::format(".n_input_slots = {},\n.input_slots = {},\n.n_param_entries = {},\n"
+                   ".params = {},\n",
+                   m.n_input_slots, m.n_input_slots ? "kInputSlots" : "nullptr", m.n_param_entries,
+                   m.n_param_entries ? "kParams" : "nullptr");
+  s += fmt::format(".solver = {{.method = {}, .step = {}, .rtol = {}, .atol = {}, .dt_min = {}, "
+                   ".dt_max = {}, .max_steps = {}}},\n",
+                   cstr(sv.method), real(sv.step), real(sv.rtol), real(sv.atol), real(sv.dt_min),
+                   real(sv.dt_max), sv.max_steps);
+  s += fmt::format(".gradient = {{.kind = {}, .checkpoint_every = {}, .adjoint_rtol = {}, "
+                   ".adjoint_atol = {}}},\n",
+                   named(gradient_kind(g.kind), g.kind), g.checkpoint_every, real(g.adjoint_rtol),
+                   real(g.adjoint_atol));
+  s += fmt::format(".step_method = {},\n.readout = {},\n.task = {},\n.observe_after_jump = {},\n"
+                   ".field_theta_begin = {},\n.field_theta_end = {},\n.ctx = nullptr,\n",
+                   cstr(m.step_method), named(readout_kind(m.readout), m.readout),
+                   named(task_kind(m.task), m.task), m.observe_after_jump, m.field_theta_begin,
+                   m.field_theta_end);
+  s += ".scratch = {\n" + scratch + "},\n.kernels = {\n" + fns + "},\n};\n";
+  return s;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(line);
+  return lines;
+}
+
+} // namespace
+
+std::string emit_cpp(const ModelLayout& layout, const ModelKernels& kernels,
+                     const CppEmitOptions& options) {
+  const std::vector<loops::Function>& fns = kernels.module.functions;
+  const ElemType type = fns.empty() ? ElemType::F64 : fns[0].type;
+  const int lanes = fns.empty() ? loops::default_lanes(type) : fns[0].lanes;
+  const char* ctype = type == ElemType::F32 ? "float" : "double";
+
+  std::string s = fmt::format(
+      "// The kernels of the Plastic model '{}'{}: {} x {} lanes.\n"
+      "// Generated by Plastic (`plastic emit --cpp`); do not edit.\n"
+      "//\n"
+      "// Every kernel processes one tile of L samples stored lane-interleaved: element i\n"
+      "// of sample l of a per-sample array is at [i * L + l]; parameters (theta) are\n"
+      "// shared and not interleaved. The signatures and the table are runtime/abi.h's.\n"
+      "#include <cmath>\n#include <cstdint>\n{}\n#include \"runtime/abi.h\"\n\n",
+      layout.name, options.source_name.empty() ? "" : " (" + options.source_name + ")",
+      loops::elem_type_name(type), lanes, options.packed_entries ? "#include <bit>\n" : "");
+  s += fmt::format("namespace {{\n\n/// The element type of every array.\nusing T = {};\n"
+                   "/// Samples per tile.\nconstexpr int64_t L = {};\n\n}} // namespace\n\n",
+                   ctype, lanes);
+  s += kPrelude;
+
+  detail::KernelContext context;
+  context.layout = &layout;
+  context.source_name = options.source_name;
+  context.source_lines = lines_of(options.source_text);
+  for (int i = 0; i < kKernelCount; ++i) {
+    const auto id = static_cast<KernelId>(i);
+    const loops::Function* f = kernels.get(id);
+    if (!f) continue;
+    s +=
+        fmt::format("\n/// {}: runtime/abi.h's plastic_{}_fn.\n", kernel_name(id), kernel_name(id));
+    s += detail::write_kernel(*f, context);
+    if (options.packed_entries) s += detail::write_packed_entry(*f);
+  }
+
+  if (options.table) {
+    ModelTable table;
+    fill_table(layout, kernels, type, lanes, [](KernelId) { return nullptr; }, table);
+    s += "\n// The model table (runtime/abi.h), read by the runtime through plastic_model_v1().\n"
+         "namespace {\n\n";
+    s += input_slots(table.model) + params(table.model) + model_table(table.model, kernels);
+    s += "\n} // namespace\n\n";
+    s += fmt::format("extern \"C\" const plastic_model* {}(void) {{ return &kModel; }}\n",
+                     PLASTIC_MODEL_ENTRY_SYMBOL);
+  }
+  for (const auto& [symbol, text] : options.strings)
+    s += fmt::format("\nextern \"C\" {{\nextern const char {}[];\nconst char {}[] = {};\n}}\n",
+                     symbol, symbol, quoted(text));
+  return s;
+}
+
+std::string emit_cpp_header(const ModelKernels& kernels, bool table) {
+  std::string h = loops::c_header(kernels.module);
+  if (!table) return h;
+  size_t guard_end = h.rfind("#endif");
+  if (guard_end == std::string::npos) guard_end = h.size();
+  return h.substr(0, guard_end) +
+         fmt::format("/* The model table (runtime/abi.h): valid for the life of the program. */\n"
+                     "#ifdef __cplusplus\nextern \"C\" {{\n#endif\n"
+                     "struct plastic_model;\nconst struct plastic_model* {}(void);\n"
+                     "#ifdef __cplusplus\n}}\n#endif\n\n",
+                     PLASTIC_MODEL_ENTRY_SYMBOL) +
+         h.substr(guard_end);
+}
+
+} // namespace plastic::backend::cpp
