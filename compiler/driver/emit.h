@@ -13,8 +13,8 @@
 namespace plastic::driver {
 
 /// The stages emit_stage and emit_kernels know, in the order `help` lists them.
-inline constexpr const char* kEmitStages[] = {"ast",   "ir",    "grad-ir", "step-ir",
-                                              "stats", "loops", "llvm",    "llvm-opt", "cpp", "cpp-header"};
+inline constexpr const char* kEmitStages[] = {"ast",   "ir",   "grad-ir",  "step-ir", "stats",
+                                              "loops", "llvm", "llvm-opt", "cpp",     "cpp-header"};
 
 /// `--ast`: the model given as text (`name` for diagnostics) parsed and
 /// printed back as source. Returns the exit code; diagnostics go to stderr.

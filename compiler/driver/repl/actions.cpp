@@ -14,6 +14,7 @@
 #include "runtime/app/preprocessing.h"
 #include "runtime/batch/predict.h"
 #include "runtime/batch/train_hooks.h"
+#include "runtime/io/atomic_file.h"
 #include "runtime/io/safetensors.h"
 #include "runtime/train/state_tensors.h"
 #include "runtime/train/train_loop.h"
@@ -274,12 +275,16 @@ bool save_run(Session& s, const std::string& dir) {
   }
   if (!s.data_spec().empty())
     if (rt::ModelData* md = s.data())
-      if (auto st = rt::write_preprocessing(dir, rt::preprocessing_of(md->splits, false)); !st) {
+      if (auto st = rt::write_preprocessing(dir, rt::preprocessing_of(md->splits, s.run_options()));
+          !st) {
         std::cerr << fmt::format("plastic: {}\n", st.error().message);
         return false;
       }
   const fs::path source = fs::path(dir) / "model.ode";
-  std::ofstream(source) << s.source();
+  if (auto st = rt::write_file_atomic(source, s.source()); !st) {
+    std::cerr << fmt::format("plastic: {}\n", st.error().describe());
+    return false;
+  }
   std::string sets;
   for (const auto& [name, value] : s.overrides())
     sets += fmt::format(" --set {}={}", name, value);
