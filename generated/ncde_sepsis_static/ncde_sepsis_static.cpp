@@ -73,7 +73,7 @@ extern "C" void ncde_sepsis_static_init_state(const void* /*ctx*/, const void* t
                                               const void* u0_ptr, void* z0_ptr, void* scratch) {
   const T* __restrict theta = static_cast<const T*>(theta_ptr);
   const T* zeta_weight = theta;
-  const T* zeta_bias = theta + 160;
+  const T* zeta_bias = theta + 224;
   const T* __restrict u0 = static_cast<const T*>(u0_ptr);
   const T* u0_s = u0 + 69 * L;
   T* __restrict z0 = static_cast<T*>(z0_ptr);
@@ -85,7 +85,7 @@ extern "C" void ncde_sepsis_static_init_state(const void* /*ctx*/, const void* t
   T acc3_v[L] = {};
   // ncde_sepsis_static.init: 5 nodes
   // %30 = contract f64[32] -> v0
-  // ncde_sepsis_static.ode:33: state z : [hidden] = zeta(s)
+  // ncde_sepsis_static.ode:38: state z : [hidden] = zeta(s)
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -94,13 +94,13 @@ extern "C" void ncde_sepsis_static_init_state(const void* /*ctx*/, const void* t
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 7; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(zeta_weight[i0 * 20 + i1], u0_s[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(zeta_weight[i0 * 20 + i1 + 5], u0_s[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(zeta_weight[i0 * 20 + i1 + 10], u0_s[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(zeta_weight[i0 * 20 + i1 + 15], u0_s[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(zeta_weight[i0 * 28 + i1], u0_s[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(zeta_weight[i0 * 28 + i1 + 7], u0_s[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(zeta_weight[i0 * 28 + i1 + 14], u0_s[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(zeta_weight[i0 * 28 + i1 + 21], u0_s[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -112,11 +112,11 @@ extern "C" void ncde_sepsis_static_init_state(const void* /*ctx*/, const void* t
     }
   }
   // %31 = add f64[32] -> z
-  // ncde_sepsis_static.ode:33: state z : [hidden] = zeta(s)
+  // ncde_sepsis_static.ode:38: state z : [hidden] = zeta(s)
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z0_z[i0 * L + l] = v0[i0 * L + l] + zeta_bias[i0];
+      z0_z[i0 * L + l] = zeta_bias[i0] + v0[i0 * L + l];
     }
   }
 }
@@ -134,24 +134,24 @@ extern "C" void ncde_sepsis_static_init_state_vjp(const void* /*ctx*/, const voi
   const T* z0_bar_z = z0_bar;
   T* __restrict theta_bar = static_cast<T*>(theta_bar_ptr);
   T* theta_bar_zeta_weight = theta_bar;
-  T* theta_bar_zeta_bias = theta_bar + 160;
+  T* theta_bar_zeta_bias = theta_bar + 224;
   T* __restrict u0_bar = static_cast<T*>(u0_bar_ptr);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
   // ncde_sepsis_static.init.vjp: 5 nodes
-  // %117 = contract f64[32,5] -> d.zeta.weight
-  // ncde_sepsis_static.ode:33: state z : [hidden] = zeta(s)
+  // %117 = contract f64[32,7] -> d.zeta.weight
+  // ncde_sepsis_static.ode:38: state z : [hidden] = zeta(s)
   for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 7; ++i1) {
       {
         T sum = 0;
         PLASTIC_SIMD_SUM
         for (int64_t l = 0; l < L; ++l) {
           sum += z0_bar_z[i0 * L + l] * u0_s[i1 * L + l];
         }
-        theta_bar_zeta_weight[i0 * 5 + i1] += sum;
+        theta_bar_zeta_weight[i0 * 7 + i1] += sum;
       }
     }
   }
@@ -167,8 +167,8 @@ extern "C" void ncde_sepsis_static_init_state_vjp(const void* /*ctx*/, const voi
     }
   }
   if (u0_bar) {
-    // %118 = contract f64[5] -> d.s
-    // ncde_sepsis_static.ode:33: state z : [hidden] = zeta(s)
+    // %118 = contract f64[7] -> d.s
+    // ncde_sepsis_static.ode:38: state z : [hidden] = zeta(s)
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -179,10 +179,10 @@ extern "C" void ncde_sepsis_static_init_state_vjp(const void* /*ctx*/, const voi
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(zeta_weight[i0 * 5], z0_bar_z[i0 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(zeta_weight[i0 * 5 + 1], z0_bar_z[i0 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(zeta_weight[i0 * 5 + 2], z0_bar_z[i0 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(zeta_weight[i0 * 5 + 3], z0_bar_z[i0 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(zeta_weight[i0 * 7], z0_bar_z[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(zeta_weight[i0 * 7 + 1], z0_bar_z[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(zeta_weight[i0 * 7 + 2], z0_bar_z[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(zeta_weight[i0 * 7 + 3], z0_bar_z[i0 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -191,17 +191,22 @@ extern "C" void ncde_sepsis_static_init_state_vjp(const void* /*ctx*/, const voi
       u0_bar[70 * L + l] += acc1_v[l];
       u0_bar[71 * L + l] += acc2_v[l];
       u0_bar[72 * L + l] += acc3_v[l];
-      acc0_v[l] = 0.0f;
     }
-    for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i0 = 4; i0 < 7; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(zeta_weight[i0 * 5 + 4], z0_bar_z[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = 0.0f;
       }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      u0_bar[73 * L + l] += acc0_v[l];
+      for (int64_t i1 = 0; i1 < 32; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(zeta_weight[i0 + i1 * 7], z0_bar_z[i1 * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        u0_bar[(i0 + 69) * L + l] += acc0_v[l];
+      }
     }
   }
 }
@@ -213,14 +218,14 @@ extern "C" void ncde_sepsis_static_field(const void* /*ctx*/, double /*t*/, cons
   const T* __restrict z = static_cast<const T*>(z_ptr);
   const T* z_2 = z;
   const T* __restrict theta = static_cast<const T*>(theta_ptr);
-  const T* f_layer0_weight = theta + 192;
-  const T* f_layer0_bias = theta + 2240;
-  const T* f_layer1_weight = theta + 2304;
-  const T* f_layer1_bias = theta + 6400;
-  const T* f_layer2_weight = theta + 6464;
-  const T* f_layer2_bias = theta + 10560;
-  const T* f_layer3_weight = theta + 10624;
-  const T* f_layer3_bias = theta + 151936;
+  const T* f_layer0_weight = theta + 256;
+  const T* f_layer0_bias = theta + 2304;
+  const T* f_layer1_weight = theta + 2368;
+  const T* f_layer1_bias = theta + 6464;
+  const T* f_layer2_weight = theta + 6528;
+  const T* f_layer2_bias = theta + 10624;
+  const T* f_layer3_weight = theta + 10688;
+  const T* f_layer3_bias = theta + 152000;
   const T* __restrict u = static_cast<const T*>(u_ptr);
   const T* dx = u;
   T* __restrict dz = static_cast<T*>(dz_ptr);
@@ -234,7 +239,7 @@ extern "C" void ncde_sepsis_static_field(const void* /*ctx*/, double /*t*/, cons
   T acc3_v[L] = {};
   // ncde_sepsis_static.field: 24 nodes
   // %2 = contract f64[64] -> v0
-  // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -372,7 +377,7 @@ extern "C" void ncde_sepsis_static_field(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %23 = contract f64[32] -> z
-  // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -415,14 +420,14 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
   const T* __restrict z = static_cast<const T*>(z_ptr);
   const T* z_2 = z;
   const T* __restrict theta = static_cast<const T*>(theta_ptr);
-  const T* f_layer0_weight = theta + 192;
-  const T* f_layer0_bias = theta + 2240;
-  const T* f_layer1_weight = theta + 2304;
-  const T* f_layer1_bias = theta + 6400;
-  const T* f_layer2_weight = theta + 6464;
-  const T* f_layer2_bias = theta + 10560;
-  const T* f_layer3_weight = theta + 10624;
-  const T* f_layer3_bias = theta + 151936;
+  const T* f_layer0_weight = theta + 256;
+  const T* f_layer0_bias = theta + 2304;
+  const T* f_layer1_weight = theta + 2368;
+  const T* f_layer1_bias = theta + 6464;
+  const T* f_layer2_weight = theta + 6528;
+  const T* f_layer2_bias = theta + 10624;
+  const T* f_layer3_weight = theta + 10688;
+  const T* f_layer3_bias = theta + 152000;
   const T* __restrict u = static_cast<const T*>(u_ptr);
   const T* dx = u;
   const T* __restrict a = static_cast<const T*>(a_ptr);
@@ -430,14 +435,14 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
   T* __restrict z_bar = static_cast<T*>(z_bar_ptr);
   T* z_bar_z = z_bar;
   T* __restrict theta_bar = static_cast<T*>(theta_bar_ptr);
-  T* theta_bar_f_layer0_weight = theta_bar + 192;
-  T* theta_bar_f_layer0_bias = theta_bar + 2240;
-  T* theta_bar_f_layer1_weight = theta_bar + 2304;
-  T* theta_bar_f_layer1_bias = theta_bar + 6400;
-  T* theta_bar_f_layer2_weight = theta_bar + 6464;
-  T* theta_bar_f_layer2_bias = theta_bar + 10560;
-  T* theta_bar_f_layer3_weight = theta_bar + 10624;
-  T* theta_bar_f_layer3_bias = theta_bar + 151936;
+  T* theta_bar_f_layer0_weight = theta_bar + 256;
+  T* theta_bar_f_layer0_bias = theta_bar + 2304;
+  T* theta_bar_f_layer1_weight = theta_bar + 2368;
+  T* theta_bar_f_layer1_bias = theta_bar + 6464;
+  T* theta_bar_f_layer2_weight = theta_bar + 6528;
+  T* theta_bar_f_layer2_bias = theta_bar + 10624;
+  T* theta_bar_f_layer3_weight = theta_bar + 10688;
+  T* theta_bar_f_layer3_bias = theta_bar + 152000;
   T* __restrict u_bar = static_cast<T*>(u_bar_ptr);
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2048);
@@ -455,7 +460,7 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
   T acc3_v[L] = {};
   // ncde_sepsis_static.field.vjp: 45 nodes
   // %2 = contract f64[64] -> v0
-  // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -482,7 +487,7 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %4 = add f64[64] -> v1
-  // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -628,7 +633,7 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %44 = contract f64[32,69] -> v6
-  // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
@@ -758,7 +763,7 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %64 = contract f64[32] -> d.z
-  // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -785,7 +790,7 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %63 = contract f64[64,32] -> d.f.layer0.weight
-  // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
@@ -897,7 +902,7 @@ extern "C" void ncde_sepsis_static_field_vjp(const void* /*ctx*/, double /*t*/, 
   }
   if (u_bar) {
     // %45 = contract f64[69] -> d.dx
-    // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+    // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -951,14 +956,14 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
   const T* __restrict a = static_cast<const T*>(a_ptr);
   const T* a_z = a;
   const T* __restrict theta = static_cast<const T*>(theta_ptr);
-  const T* f_layer0_weight = theta + 192;
-  const T* f_layer0_bias = theta + 2240;
-  const T* f_layer1_weight = theta + 2304;
-  const T* f_layer1_bias = theta + 6400;
-  const T* f_layer2_weight = theta + 6464;
-  const T* f_layer2_bias = theta + 10560;
-  const T* f_layer3_weight = theta + 10624;
-  const T* f_layer3_bias = theta + 151936;
+  const T* f_layer0_weight = theta + 256;
+  const T* f_layer0_bias = theta + 2304;
+  const T* f_layer1_weight = theta + 2368;
+  const T* f_layer1_bias = theta + 6464;
+  const T* f_layer2_weight = theta + 6528;
+  const T* f_layer2_bias = theta + 10624;
+  const T* f_layer3_weight = theta + 10688;
+  const T* f_layer3_bias = theta + 152000;
   const T* __restrict u = static_cast<const T*>(u_ptr);
   const T* dx = u;
   T* __restrict dz = static_cast<T*>(dz_ptr);
@@ -966,14 +971,14 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
   T* __restrict da = static_cast<T*>(da_ptr);
   T* da_z = da;
   T* __restrict dtheta = static_cast<T*>(dtheta_ptr);
-  T* dtheta_f_layer0_weight = dtheta + 192;
-  T* dtheta_f_layer0_bias = dtheta + 2240;
-  T* dtheta_f_layer1_weight = dtheta + 2304;
-  T* dtheta_f_layer1_bias = dtheta + 6400;
-  T* dtheta_f_layer2_weight = dtheta + 6464;
-  T* dtheta_f_layer2_bias = dtheta + 10560;
-  T* dtheta_f_layer3_weight = dtheta + 10624;
-  T* dtheta_f_layer3_bias = dtheta + 151936;
+  T* dtheta_f_layer0_weight = dtheta + 256;
+  T* dtheta_f_layer0_bias = dtheta + 2304;
+  T* dtheta_f_layer1_weight = dtheta + 2368;
+  T* dtheta_f_layer1_bias = dtheta + 6464;
+  T* dtheta_f_layer2_weight = dtheta + 6528;
+  T* dtheta_f_layer2_bias = dtheta + 10624;
+  T* dtheta_f_layer3_weight = dtheta + 10688;
+  T* dtheta_f_layer3_bias = dtheta + 152000;
   T* __restrict u_bar = static_cast<T*>(u_bar_ptr);
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2048);
@@ -996,12 +1001,12 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
   T acc2_v_2[L] = {};
   T acc3_v_2[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
-  for (int64_t i = 192; i < 154144; ++i) {
+  for (int64_t i = 256; i < 154208; ++i) {
     dtheta[i] = 0.0f;
   }
   // ncde_sepsis_static.field.adjoint: 54 nodes
   // %2 = contract f64[64] -> v0
-  // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1028,7 +1033,7 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %4 = add f64[64] -> v1
-  // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1174,7 +1179,7 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %23 = contract f64[32] -> z
-  // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1201,7 +1206,7 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %79 = contract f64[32,69] -> v6
-  // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
@@ -1331,7 +1336,7 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %92 = contract f64[32] -> v1
-  // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1463,7 +1468,7 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
   // ncde_sepsis_static.field.vjp: 24 nodes
   if (u_bar) {
     // %2 = contract f64[64] -> v0
-    // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+    // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1610,7 +1615,7 @@ extern "C" void ncde_sepsis_static_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %45 = contract f64[69] -> d.dx
-    // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+    // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1670,14 +1675,14 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
   const T* z0 = static_cast<const T*>(z0_ptr);
   const T* z0_z = z0;
   const T* __restrict theta = static_cast<const T*>(theta_ptr);
-  const T* f_layer0_weight = theta + 192;
-  const T* f_layer0_bias = theta + 2240;
-  const T* f_layer1_weight = theta + 2304;
-  const T* f_layer1_bias = theta + 6400;
-  const T* f_layer2_weight = theta + 6464;
-  const T* f_layer2_bias = theta + 10560;
-  const T* f_layer3_weight = theta + 10624;
-  const T* f_layer3_bias = theta + 151936;
+  const T* f_layer0_weight = theta + 256;
+  const T* f_layer0_bias = theta + 2304;
+  const T* f_layer1_weight = theta + 2368;
+  const T* f_layer1_bias = theta + 6464;
+  const T* f_layer2_weight = theta + 6528;
+  const T* f_layer2_bias = theta + 10624;
+  const T* f_layer3_weight = theta + 10688;
+  const T* f_layer3_bias = theta + 152000;
   const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
   T* z1 = static_cast<T*>(z1_ptr);
   T* z1_z = z1;
@@ -1694,7 +1699,7 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
   T acc3_v[L] = {};
   // ncde_sepsis_static.field.step.rk4: 89 nodes
   // %2 = contract f64[64] -> v0
-  // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2011,16 +2016,16 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(std::tanh(v2[(i0 * 276 + i1) * L + l] + f_layer3_bias[i0 * 276 + i1]),
-                             u_stages[(i1 + 74) * L + l], acc0_v[l]);
+                             u_stages[(i1 + 76) * L + l], acc0_v[l]);
         acc1_v[l] = std::fma(
             std::tanh(v2[(i0 * 276 + i1 + 69) * L + l] + f_layer3_bias[i0 * 276 + i1 + 69]),
-            u_stages[(i1 + 74) * L + l], acc1_v[l]);
+            u_stages[(i1 + 76) * L + l], acc1_v[l]);
         acc2_v[l] = std::fma(
             std::tanh(v2[(i0 * 276 + i1 + 138) * L + l] + f_layer3_bias[i0 * 276 + i1 + 138]),
-            u_stages[(i1 + 74) * L + l], acc2_v[l]);
+            u_stages[(i1 + 76) * L + l], acc2_v[l]);
         acc3_v[l] = std::fma(
             std::tanh(v2[(i0 * 276 + i1 + 207) * L + l] + f_layer3_bias[i0 * 276 + i1 + 207]),
-            u_stages[(i1 + 74) * L + l], acc3_v[l]);
+            u_stages[(i1 + 76) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -2176,16 +2181,16 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(std::tanh(v5[(i0 * 276 + i1) * L + l] + f_layer3_bias[i0 * 276 + i1]),
-                             u_stages[(i1 + 74) * L + l], acc0_v[l]);
+                             u_stages[(i1 + 76) * L + l], acc0_v[l]);
         acc1_v[l] = std::fma(
             std::tanh(v5[(i0 * 276 + i1 + 69) * L + l] + f_layer3_bias[i0 * 276 + i1 + 69]),
-            u_stages[(i1 + 74) * L + l], acc1_v[l]);
+            u_stages[(i1 + 76) * L + l], acc1_v[l]);
         acc2_v[l] = std::fma(
             std::tanh(v5[(i0 * 276 + i1 + 138) * L + l] + f_layer3_bias[i0 * 276 + i1 + 138]),
-            u_stages[(i1 + 74) * L + l], acc2_v[l]);
+            u_stages[(i1 + 76) * L + l], acc2_v[l]);
         acc3_v[l] = std::fma(
             std::tanh(v5[(i0 * 276 + i1 + 207) * L + l] + f_layer3_bias[i0 * 276 + i1 + 207]),
-            u_stages[(i1 + 74) * L + l], acc3_v[l]);
+            u_stages[(i1 + 76) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -2341,16 +2346,16 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = std::fma(std::tanh(v5[(i0 * 276 + i1) * L + l] + f_layer3_bias[i0 * 276 + i1]),
-                             u_stages[(i1 + 222) * L + l], acc0_v[l]);
+                             u_stages[(i1 + 228) * L + l], acc0_v[l]);
         acc1_v[l] = std::fma(
             std::tanh(v5[(i0 * 276 + i1 + 69) * L + l] + f_layer3_bias[i0 * 276 + i1 + 69]),
-            u_stages[(i1 + 222) * L + l], acc1_v[l]);
+            u_stages[(i1 + 228) * L + l], acc1_v[l]);
         acc2_v[l] = std::fma(
             std::tanh(v5[(i0 * 276 + i1 + 138) * L + l] + f_layer3_bias[i0 * 276 + i1 + 138]),
-            u_stages[(i1 + 222) * L + l], acc2_v[l]);
+            u_stages[(i1 + 228) * L + l], acc2_v[l]);
         acc3_v[l] = std::fma(
             std::tanh(v5[(i0 * 276 + i1 + 207) * L + l] + f_layer3_bias[i0 * 276 + i1 + 207]),
-            u_stages[(i1 + 222) * L + l], acc3_v[l]);
+            u_stages[(i1 + 228) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -2390,28 +2395,28 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
   const T* __restrict z0 = static_cast<const T*>(z0_ptr);
   const T* z0_z = z0;
   const T* __restrict theta = static_cast<const T*>(theta_ptr);
-  const T* f_layer0_weight = theta + 192;
-  const T* f_layer0_bias = theta + 2240;
-  const T* f_layer1_weight = theta + 2304;
-  const T* f_layer1_bias = theta + 6400;
-  const T* f_layer2_weight = theta + 6464;
-  const T* f_layer2_bias = theta + 10560;
-  const T* f_layer3_weight = theta + 10624;
-  const T* f_layer3_bias = theta + 151936;
+  const T* f_layer0_weight = theta + 256;
+  const T* f_layer0_bias = theta + 2304;
+  const T* f_layer1_weight = theta + 2368;
+  const T* f_layer1_bias = theta + 6464;
+  const T* f_layer2_weight = theta + 6528;
+  const T* f_layer2_bias = theta + 10624;
+  const T* f_layer3_weight = theta + 10688;
+  const T* f_layer3_bias = theta + 152000;
   const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
   const T* __restrict z1_bar = static_cast<const T*>(z1_bar_ptr);
   const T* z1_bar_z = z1_bar;
   T* __restrict z0_bar = static_cast<T*>(z0_bar_ptr);
   T* z0_bar_z = z0_bar;
   T* __restrict theta_bar = static_cast<T*>(theta_bar_ptr);
-  T* theta_bar_f_layer0_weight = theta_bar + 192;
-  T* theta_bar_f_layer0_bias = theta_bar + 2240;
-  T* theta_bar_f_layer1_weight = theta_bar + 2304;
-  T* theta_bar_f_layer1_bias = theta_bar + 6400;
-  T* theta_bar_f_layer2_weight = theta_bar + 6464;
-  T* theta_bar_f_layer2_bias = theta_bar + 10560;
-  T* theta_bar_f_layer3_weight = theta_bar + 10624;
-  T* theta_bar_f_layer3_bias = theta_bar + 151936;
+  T* theta_bar_f_layer0_weight = theta_bar + 256;
+  T* theta_bar_f_layer0_bias = theta_bar + 2304;
+  T* theta_bar_f_layer1_weight = theta_bar + 2368;
+  T* theta_bar_f_layer1_bias = theta_bar + 6464;
+  T* theta_bar_f_layer2_weight = theta_bar + 6528;
+  T* theta_bar_f_layer2_bias = theta_bar + 10624;
+  T* theta_bar_f_layer3_weight = theta_bar + 10688;
+  T* theta_bar_f_layer3_bias = theta_bar + 152000;
   T* __restrict u_stages_bar = static_cast<T*>(u_stages_bar_ptr);
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2048);
@@ -2464,7 +2469,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
   T acc3_v[L] = {};
   // ncde_sepsis_static.field.step.rk4.vjp: 203 nodes
   // %2 = contract f64[64] -> v0
-  // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2491,7 +2496,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
   }
   // %4 = add f64[64] -> v1
-  // ncde_sepsis_static.ode:35: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_sepsis_static.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2834,13 +2839,13 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 276 + i1) * L + l], u_stages[(i1 + 74) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v15[(i0 * 276 + i1) * L + l], u_stages[(i1 + 76) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v15[(i0 * 276 + i1 + 69) * L + l], u_stages[(i1 + 74) * L + l], acc1_v[l]);
+            std::fma(v15[(i0 * 276 + i1 + 69) * L + l], u_stages[(i1 + 76) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v15[(i0 * 276 + i1 + 138) * L + l], u_stages[(i1 + 74) * L + l], acc2_v[l]);
+            std::fma(v15[(i0 * 276 + i1 + 138) * L + l], u_stages[(i1 + 76) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v15[(i0 * 276 + i1 + 207) * L + l], u_stages[(i1 + 74) * L + l], acc3_v[l]);
+            std::fma(v15[(i0 * 276 + i1 + 207) * L + l], u_stages[(i1 + 76) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3023,13 +3028,13 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 276 + i1) * L + l], u_stages[(i1 + 74) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v23[(i0 * 276 + i1) * L + l], u_stages[(i1 + 76) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v23[(i0 * 276 + i1 + 69) * L + l], u_stages[(i1 + 74) * L + l], acc1_v[l]);
+            std::fma(v23[(i0 * 276 + i1 + 69) * L + l], u_stages[(i1 + 76) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v23[(i0 * 276 + i1 + 138) * L + l], u_stages[(i1 + 74) * L + l], acc2_v[l]);
+            std::fma(v23[(i0 * 276 + i1 + 138) * L + l], u_stages[(i1 + 76) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v23[(i0 * 276 + i1 + 207) * L + l], u_stages[(i1 + 74) * L + l], acc3_v[l]);
+            std::fma(v23[(i0 * 276 + i1 + 207) * L + l], u_stages[(i1 + 76) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3214,7 +3219,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 69 + i1) * L + l] = u_stages[(i1 + 222) * L + l] * v30[i0 * L + l];
+        v33[(i0 * 69 + i1) * L + l] = u_stages[(i1 + 228) * L + l] * v30[i0 * L + l];
       }
     }
   }
@@ -3371,7 +3376,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 69 + i1) * L + l] = v36[i0 * L + l] * u_stages[(i1 + 74) * L + l];
+        v37[(i0 * 69 + i1) * L + l] = v36[i0 * L + l] * u_stages[(i1 + 76) * L + l];
       }
     }
   }
@@ -3521,7 +3526,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v40[(i0 * 69 + i1) * L + l] = u_stages[(i1 + 74) * L + l] * v19[i0 * L + l];
+        v40[(i0 * 69 + i1) * L + l] = u_stages[(i1 + 76) * L + l] * v19[i0 * L + l];
       }
     }
   }
@@ -4043,7 +4048,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 74) * L + l] += v6[i0 * L + l] + v7[i0 * L + l];
+        u_stages_bar[(i0 + 76) * L + l] += v6[i0 * L + l] + v7[i0 * L + l];
       }
     }
     // %512 = contract f64[69] -> d.dx@2
@@ -4066,10 +4071,10 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 222) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 223) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 224) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 225) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 4 + 228) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 4 + 229) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 4 + 230) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 4 + 231) * L + l] += acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -4084,7 +4089,7 @@ extern "C" void ncde_sepsis_static_step_vjp(const void* /*ctx*/, double /*t*/, d
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      u_stages_bar[290 * L + l] += acc0_v[l];
+      u_stages_bar[296 * L + l] += acc0_v[l];
     }
   }
 }
@@ -4096,15 +4101,15 @@ extern "C" void ncde_sepsis_static_output(const void* /*ctx*/, double /*t*/, con
   const T* __restrict z = static_cast<const T*>(z_ptr);
   const T* z_2 = z;
   const T* __restrict theta = static_cast<const T*>(theta_ptr);
-  const T* out_weight = theta + 154144;
-  const T* out_bias = theta + 154176;
+  const T* out_weight = theta + 154208;
+  const T* out_bias = theta + 154240;
   T* __restrict y = static_cast<T*>(y_ptr);
   T* y_logit = y;
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T acc0_v[L] = {};
   // ncde_sepsis_static.final_outputs: 5 nodes
   // %39 = contract f64[1] -> v0
-  // ncde_sepsis_static.ode:37: output logit = out(z(T))
+  // ncde_sepsis_static.ode:42: output logit = out(z(T))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4120,7 +4125,7 @@ extern "C" void ncde_sepsis_static_output(const void* /*ctx*/, double /*t*/, con
     v0[l] = acc0_v[l];
   }
   // %40 = add f64[1] -> logit
-  // ncde_sepsis_static.ode:37: output logit = out(z(T))
+  // ncde_sepsis_static.ode:42: output logit = out(z(T))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_logit[l] = v0[l] + out_bias[0];
@@ -4136,21 +4141,21 @@ extern "C" void ncde_sepsis_static_output_vjp(const void* /*ctx*/, double /*t*/,
   const T* __restrict z = static_cast<const T*>(z_ptr);
   const T* z_2 = z;
   const T* __restrict theta = static_cast<const T*>(theta_ptr);
-  const T* out_weight = theta + 154144;
+  const T* out_weight = theta + 154208;
   const T* __restrict y_bar = static_cast<const T*>(y_bar_ptr);
   const T* y_bar_logit = y_bar;
   T* __restrict z_bar = static_cast<T*>(z_bar_ptr);
   T* z_bar_z = z_bar;
   T* __restrict theta_bar = static_cast<T*>(theta_bar_ptr);
-  T* theta_bar_out_weight = theta_bar + 154144;
-  T* theta_bar_out_bias = theta_bar + 154176;
+  T* theta_bar_out_weight = theta_bar + 154208;
+  T* theta_bar_out_bias = theta_bar + 154240;
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
   // ncde_sepsis_static.final_outputs.vjp: 5 nodes
   // %126 = contract f64[32] -> d.z
-  // ncde_sepsis_static.ode:37: output logit = out(z(T))
+  // ncde_sepsis_static.ode:42: output logit = out(z(T))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4169,7 +4174,7 @@ extern "C" void ncde_sepsis_static_output_vjp(const void* /*ctx*/, double /*t*/,
     }
   }
   // %125 = contract f64[1,32] -> d.out.weight
-  // ncde_sepsis_static.ode:37: output logit = out(z(T))
+  // ncde_sepsis_static.ode:42: output logit = out(z(T))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     {
       T sum = 0;
@@ -4202,7 +4207,7 @@ extern "C" void ncde_sepsis_static_loss(const void* /*ctx*/, const void* y_ptr,
   T acc_v[L] = {};
   // ncde_sepsis_static.loss: 6 nodes
   // %37 = reduce_sum f64[] -> loss
-  // ncde_sepsis_static.ode:38: loss bce_with_logits(logit, y)
+  // ncde_sepsis_static.ode:43: loss bce_with_logits(logit, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -4224,7 +4229,7 @@ extern "C" void ncde_sepsis_static_loss_vjp(const void* /*ctx*/, const void* y_p
   T* y_bar_logit = y_bar;
   // ncde_sepsis_static.loss.vjp: 8 nodes
   // %136 = sub f64[1] -> d.logit
-  // ncde_sepsis_static.ode:38: loss bce_with_logits(logit, y)
+  // ncde_sepsis_static.ode:43: loss bce_with_logits(logit, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);
@@ -4248,8 +4253,8 @@ const plastic_input_slot kInputSlots[] = {
      .kind = PLASTIC_INPUT_STATIC,
      .source = 1,
      .offset = 69,
-     .channels = 5,
-     .path_channels = 5,
+     .channels = 7,
+     .path_channels = 7,
      .logsig_depth = 0,
      .logsig_step = 0,
      .interpolation = 0},
@@ -4259,10 +4264,10 @@ const plastic_param kParams[] = {
     {.name = "zeta.weight",
      .rank = 2,
      .init = PLASTIC_INIT_UNIFORM_FAN_IN,
-     .shape = {32, 5},
+     .shape = {32, 7},
      .offset = 0,
-     .size = 160,
-     .fan_in = 5,
+     .size = 224,
+     .fan_in = 7,
      .fan_out = 32,
      .init_group = -1,
      .init_index = 0,
@@ -4271,9 +4276,9 @@ const plastic_param kParams[] = {
      .rank = 1,
      .init = PLASTIC_INIT_UNIFORM_FAN_IN,
      .shape = {32},
-     .offset = 160,
+     .offset = 224,
      .size = 32,
-     .fan_in = 5,
+     .fan_in = 7,
      .fan_out = 32,
      .init_group = -1,
      .init_index = 0,
@@ -4282,7 +4287,7 @@ const plastic_param kParams[] = {
      .rank = 2,
      .init = PLASTIC_INIT_UNIFORM_FAN_IN,
      .shape = {64, 32},
-     .offset = 192,
+     .offset = 256,
      .size = 2048,
      .fan_in = 32,
      .fan_out = 64,
@@ -4293,7 +4298,7 @@ const plastic_param kParams[] = {
      .rank = 1,
      .init = PLASTIC_INIT_UNIFORM_FAN_IN,
      .shape = {64},
-     .offset = 2240,
+     .offset = 2304,
      .size = 64,
      .fan_in = 32,
      .fan_out = 64,
@@ -4304,7 +4309,7 @@ const plastic_param kParams[] = {
      .rank = 2,
      .init = PLASTIC_INIT_UNIFORM_FAN_IN,
      .shape = {64, 64},
-     .offset = 2304,
+     .offset = 2368,
      .size = 4096,
      .fan_in = 64,
      .fan_out = 64,
@@ -4315,7 +4320,7 @@ const plastic_param kParams[] = {
      .rank = 1,
      .init = PLASTIC_INIT_UNIFORM_FAN_IN,
      .shape = {64},
-     .offset = 6400,
+     .offset = 6464,
      .size = 64,
      .fan_in = 64,
      .fan_out = 64,
@@ -4326,7 +4331,7 @@ const plastic_param kParams[] = {
      .rank = 2,
      .init = PLASTIC_INIT_UNIFORM_FAN_IN,
      .shape = {64, 64},
-     .offset = 6464,
+     .offset = 6528,
      .size = 4096,
      .fan_in = 64,
      .fan_out = 64,
@@ -4337,7 +4342,7 @@ const plastic_param kParams[] = {
      .rank = 1,
      .init = PLASTIC_INIT_UNIFORM_FAN_IN,
      .shape = {64},
-     .offset = 10560,
+     .offset = 10624,
      .size = 64,
      .fan_in = 64,
      .fan_out = 64,
@@ -4348,7 +4353,7 @@ const plastic_param kParams[] = {
      .rank = 2,
      .init = PLASTIC_INIT_UNIFORM_FAN_IN,
      .shape = {2208, 64},
-     .offset = 10624,
+     .offset = 10688,
      .size = 141312,
      .fan_in = 64,
      .fan_out = 2208,
@@ -4359,7 +4364,7 @@ const plastic_param kParams[] = {
      .rank = 1,
      .init = PLASTIC_INIT_UNIFORM_FAN_IN,
      .shape = {2208},
-     .offset = 151936,
+     .offset = 152000,
      .size = 2208,
      .fan_in = 64,
      .fan_out = 2208,
@@ -4370,7 +4375,7 @@ const plastic_param kParams[] = {
      .rank = 2,
      .init = PLASTIC_INIT_UNIFORM_FAN_IN,
      .shape = {1, 32},
-     .offset = 154144,
+     .offset = 154208,
      .size = 32,
      .fan_in = 32,
      .fan_out = 1,
@@ -4381,7 +4386,7 @@ const plastic_param kParams[] = {
      .rank = 1,
      .init = PLASTIC_INIT_UNIFORM_FAN_IN,
      .shape = {1},
-     .offset = 154176,
+     .offset = 154240,
      .size = 1,
      .fan_in = 32,
      .fan_out = 1,
@@ -4397,9 +4402,9 @@ const plastic_model kModel = {
     .dtype = PLASTIC_F32,
     .lanes = L,
     .n_state = 32,
-    .n_params = 154177,
-    .n_input = 74,
-    .n_static = 5,
+    .n_params = 154241,
+    .n_input = 76,
+    .n_static = 7,
     .n_outputs = 1,
     .n_targets = 1,
     .n_input_slots = 2,
@@ -4421,8 +4426,8 @@ const plastic_model kModel = {
     .readout = PLASTIC_READOUT_FINAL,
     .task = PLASTIC_TASK_BINARY,
     .observe_after_jump = 1,
-    .field_theta_begin = 192,
-    .field_theta_end = 154144,
+    .field_theta_begin = 256,
+    .field_theta_end = 154208,
     .ctx = nullptr,
     .scratch =
         {

@@ -16,8 +16,8 @@ extern "C" {
 
 /* ncde_sepsis_static_init_state: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
- *   theta: uniform[154177] = 154177 floats, read-only
- *   u0: varying[74] = 592 floats, read-only
+ *   theta: uniform[154241] = 154241 floats, read-only
+ *   u0: varying[76] = 608 floats, read-only
  *   z0: varying[32] = 256 floats
  *   scratch: scratch arena, 1024 bytes, 64-byte aligned
  */
@@ -30,11 +30,11 @@ enum {
 
 /* ncde_sepsis_static_init_state_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
- *   theta: uniform[154177] = 154177 floats, read-only
- *   u0: varying[74] = 592 floats, read-only
+ *   theta: uniform[154241] = 154241 floats, read-only
+ *   u0: varying[76] = 608 floats, read-only
  *   z0_bar: varying[32] = 256 floats, read-only
- *   theta_bar: uniform[154177] = 154177 floats
- *   u0_bar: varying[74] = 592 floats, may be NULL
+ *   theta_bar: uniform[154241] = 154241 floats
+ *   u0_bar: varying[76] = 608 floats, may be NULL
  *   scratch: scratch arena, 0 bytes, 64-byte aligned
  */
 void ncde_sepsis_static_init_state_vjp(const void* ctx, const void* theta, const void* u0,
@@ -49,8 +49,8 @@ enum {
  *   ctx: opaque, not accessed
  *   t: scalar
  *   z: varying[32] = 256 floats, read-only
- *   theta: uniform[154177] = 154177 floats, read-only
- *   u: varying[74] = 592 floats, read-only
+ *   theta: uniform[154241] = 154241 floats, read-only
+ *   u: varying[76] = 608 floats, read-only
  *   dz: varying[32] = 256 floats
  *   scratch: scratch arena, 74752 bytes, 64-byte aligned
  */
@@ -62,12 +62,12 @@ enum { ncde_sepsis_static_field_lanes = 8, ncde_sepsis_static_field_scratch_byte
  *   ctx: opaque, not accessed
  *   t: scalar
  *   z: varying[32] = 256 floats, read-only
- *   theta: uniform[154177] = 154177 floats, read-only
- *   u: varying[74] = 592 floats, read-only
+ *   theta: uniform[154241] = 154241 floats, read-only
+ *   u: varying[76] = 608 floats, read-only
  *   a: varying[32] = 256 floats, read-only
  *   z_bar: varying[32] = 256 floats
- *   theta_bar: uniform[154177] = 154177 floats
- *   u_bar: varying[74] = 592 floats, may be NULL
+ *   theta_bar: uniform[154241] = 154241 floats
+ *   u_bar: varying[76] = 608 floats, may be NULL
  *   scratch: scratch arena, 226304 bytes, 64-byte aligned
  */
 void ncde_sepsis_static_field_vjp(const void* ctx, double t, const void* z, const void* theta,
@@ -83,12 +83,12 @@ enum {
  *   t: scalar
  *   z: varying[32] = 256 floats, read-only
  *   a: varying[32] = 256 floats, read-only
- *   theta: uniform[154177] = 154177 floats, read-only
- *   u: varying[74] = 592 floats, read-only
+ *   theta: uniform[154241] = 154241 floats, read-only
+ *   u: varying[76] = 608 floats, read-only
  *   dz: varying[32] = 256 floats
  *   da: varying[32] = 256 floats
- *   dtheta: uniform[154177] = 154177 floats
- *   u_bar: varying[74] = 592 floats, may be NULL
+ *   dtheta: uniform[154241] = 154241 floats
+ *   u_bar: varying[76] = 608 floats, may be NULL
  *   scratch: scratch arena, 299008 bytes, 64-byte aligned
  */
 void ncde_sepsis_static_adjoint_field(const void* ctx, double t, const void* z, const void* a,
@@ -104,8 +104,8 @@ enum {
  *   t: scalar
  *   h: scalar
  *   z0: varying[32] = 256 floats, read-only, may alias
- *   theta: uniform[154177] = 154177 floats, read-only
- *   u_stages: varying[296] = 2368 floats, read-only
+ *   theta: uniform[154241] = 154241 floats, read-only
+ *   u_stages: varying[304] = 2432 floats, read-only
  *   z1: varying[32] = 256 floats, may alias
  *   scratch: scratch arena, 148544 bytes, 64-byte aligned
  */
@@ -118,12 +118,12 @@ enum { ncde_sepsis_static_step_lanes = 8, ncde_sepsis_static_step_scratch_bytes 
  *   t: scalar
  *   h: scalar
  *   z0: varying[32] = 256 floats, read-only
- *   theta: uniform[154177] = 154177 floats, read-only
- *   u_stages: varying[296] = 2368 floats, read-only
+ *   theta: uniform[154241] = 154241 floats, read-only
+ *   u_stages: varying[304] = 2432 floats, read-only
  *   z1_bar: varying[32] = 256 floats, read-only
  *   z0_bar: varying[32] = 256 floats
- *   theta_bar: uniform[154177] = 154177 floats
- *   u_stages_bar: varying[296] = 2368 floats, may be NULL
+ *   theta_bar: uniform[154241] = 154241 floats
+ *   u_stages_bar: varying[304] = 2432 floats, may be NULL
  *   scratch: scratch arena, 1183808 bytes, 64-byte aligned
  */
 void ncde_sepsis_static_step_vjp(const void* ctx, double t, double h, const void* z0,
@@ -135,8 +135,8 @@ enum { ncde_sepsis_static_step_vjp_lanes = 8, ncde_sepsis_static_step_vjp_scratc
  *   ctx: opaque, not accessed
  *   t: scalar
  *   z: varying[32] = 256 floats, read-only
- *   theta: uniform[154177] = 154177 floats, read-only
- *   u: varying[74] = 592 floats, read-only
+ *   theta: uniform[154241] = 154241 floats, read-only
+ *   u: varying[76] = 608 floats, read-only
  *   y: varying[1] = 8 floats
  *   scratch: scratch arena, 64 bytes, 64-byte aligned
  */
@@ -148,12 +148,12 @@ enum { ncde_sepsis_static_output_lanes = 8, ncde_sepsis_static_output_scratch_by
  *   ctx: opaque, not accessed
  *   t: scalar
  *   z: varying[32] = 256 floats, read-only
- *   theta: uniform[154177] = 154177 floats, read-only
- *   u: varying[74] = 592 floats, read-only
+ *   theta: uniform[154241] = 154241 floats, read-only
+ *   u: varying[76] = 608 floats, read-only
  *   y_bar: varying[1] = 8 floats, read-only
  *   z_bar: varying[32] = 256 floats
- *   theta_bar: uniform[154177] = 154177 floats
- *   u_bar: varying[74] = 592 floats, may be NULL
+ *   theta_bar: uniform[154241] = 154241 floats
+ *   u_bar: varying[76] = 608 floats, may be NULL
  *   scratch: scratch arena, 0 bytes, 64-byte aligned
  */
 void ncde_sepsis_static_output_vjp(const void* ctx, double t, const void* z, const void* theta,

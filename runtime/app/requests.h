@@ -35,12 +35,15 @@ struct TrainRequest {
   double momentum = 0;               ///< sgd
   std::string schedule = "constant"; ///< constant | plateau | cosine
   double clip_norm = 0;              ///< gradient clipping by global norm; 0 = off
-  int patience = 0;                ///< early stopping after N epochs without improvement; 0 = never
-  std::string out = "runs/latest"; ///< run folder: checkpoints, logs, final parameters
-  bool resume = false;             ///< continue from the run folder's newest checkpoint
-  bool force = false;              ///< replace a run already in the folder (run_folder.h)
-  bool plot = false;               ///< learning-curve PNG (gnuplot)
-  bool progress = true;            ///< progress bar on stderr
+  int patience = 0; ///< early stopping after N epochs without improvement; 0 = never
+  /// The default run folder: the scratch run a fresh `train` replaces
+  /// without --force (give --out to keep runs); every other folder is kept.
+  static constexpr const char* kLatestRun = "runs/latest";
+  std::string out = kLatestRun; ///< run folder: checkpoints, logs, final parameters
+  bool resume = false;          ///< continue from the run folder's newest checkpoint
+  bool force = false;           ///< replace a run already in the folder (run_folder.h)
+  bool plot = false;            ///< learning-curve PNG (gnuplot)
+  bool progress = true;         ///< progress bar on stderr
 };
 
 struct EvalRequest {

@@ -34,11 +34,18 @@ namespace {
 
 template <class T> int train_typed(const plastic_model& m, const TrainRequest& r) {
   // Held until the run ends: no other process writes into this folder meanwhile.
-  auto folder = take_run_folder(r.out, r.resume, r.force);
+  // runs/latest is the scratch folder: a new run there replaces the last one,
+  // saying so, so that the README's command can be run again as it is.
+  const bool replaces_latest =
+      !r.resume && !r.force && r.out == TrainRequest::kLatestRun &&
+      std::filesystem::exists(std::filesystem::path(r.out) / "train.jsonl");
+  auto folder = take_run_folder(r.out, r.resume, r.force || replaces_latest);
   if (!folder) {
     fmt::print(stderr, "plastic: {}\n", folder.error().message);
     return folder.error().exit_code;
   }
+  if (replaces_latest)
+    fmt::print("run       replacing the previous run in {} (give --out DIR to keep runs)\n", r.out);
 
   // --resume reads the data as the run did, without the flags repeated.
   RunOptions run = r.run;

@@ -96,6 +96,27 @@ TEST_CASE("a new run in a folder holding one needs --force, which removes the ol
   CHECK(fs::exists(folder / "model.safetensors"));
 }
 
+TEST_CASE("the default folder runs/latest is a scratch run that a new run replaces and names",
+          "[train][run_folder]") {
+  fs::path dir = fresh_dir("latest");
+  std::string args = train_args("runs/latest", 1);
+  // The default folder, as the README's command uses it.
+  const std::string out_flag = " --out runs/latest";
+  args.replace(args.find(out_flag), out_flag.size(), "");
+  const std::string in_dir = "cd " + dir.string() + " && " + std::string(PLASTIC_EXE) + " ";
+  Run first = shell(in_dir + args);
+  INFO(in_dir + args + "\n" + first.err);
+  REQUIRE(first.exit_code == 0);
+  REQUIRE(fs::exists(dir / "runs/latest/model.safetensors"));
+  Run again = shell(in_dir + args);
+  INFO(again.err);
+  CHECK(again.exit_code == 0);
+  CHECK_THAT(again.out, Catch::Contains("replacing the previous run in runs/latest"));
+  // Any other folder is kept: the same command with --out refuses.
+  REQUIRE(shell(in_dir + args + " --out kept").exit_code == 0);
+  CHECK(shell(in_dir + args + " --out kept").exit_code == 2);
+}
+
 TEST_CASE("files Plastic did not write are never removed", "[train][run_folder]") {
   fs::path folder = fresh_dir("foreign") / "run";
   fs::create_directories(folder);
