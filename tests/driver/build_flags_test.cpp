@@ -16,11 +16,7 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path fresh_dir(const std::string& name) {
-  fs::path dir =
-      fs::path(PLASTIC_BINARY_DIR) / "build_flags_test" / (name + "." + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
+  return fresh_test_dir("build_flags_test", name);
 }
 
 const std::string kModel = "examples/gnode_flipflop.ode --set N=6 --set H=8";

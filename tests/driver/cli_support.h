@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -40,6 +41,15 @@ inline Run shell(const std::string& command) {
   std::remove(out_file.c_str());
   std::remove(err_file.c_str());
   return result;
+}
+
+/// An empty folder for one test case: build/<suite>/<name>.<pid>, emptied first.
+inline std::filesystem::path fresh_test_dir(const std::string& suite, const std::string& name) {
+  std::filesystem::path dir =
+      std::filesystem::path(PLASTIC_BINARY_DIR) / suite / (name + "." + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
 }
 
 /// The `plastic` driver with these arguments.

@@ -31,11 +31,7 @@ namespace {
 constexpr int kEpochs = 12;
 
 fs::path fresh_dir(const std::string& name) {
-  fs::path dir = fs::path(PLASTIC_BINARY_DIR) / "fault_injection_test" /
-                 (name + "." + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
+  return fresh_test_dir("fault_injection_test", name);
 }
 
 std::string train_args(const fs::path& out, const std::string& extra = "") {

@@ -29,11 +29,7 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path fresh_dir(const std::string& name) {
-  fs::path dir = fs::path(PLASTIC_BINARY_DIR) / "model_binary_test" /
-                 (name + "." + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
+  return fresh_test_dir("model_binary_test", name);
 }
 
 std::string bytes_of(const fs::path& p) {

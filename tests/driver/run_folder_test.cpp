@@ -19,11 +19,7 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path fresh_dir(const std::string& name) {
-  fs::path dir =
-      fs::path(PLASTIC_BINARY_DIR) / "run_folder_test" / (name + "." + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
+  return fresh_test_dir("run_folder_test", name);
 }
 
 const std::string kModel = src("examples/gnode_flipflop.ode") + " --set N=8 --set H=8";

@@ -18,11 +18,7 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path fresh_dir(const std::string& name) {
-  fs::path dir =
-      fs::path(PLASTIC_BINARY_DIR) / "signals_test" / (name + "." + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
+  return fresh_test_dir("signals_test", name);
 }
 
 std::string train_args(const fs::path& out, int epochs) {

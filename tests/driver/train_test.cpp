@@ -20,11 +20,7 @@ namespace {
 
 // A fresh folder under the build tree for one test's runs.
 fs::path fresh_dir(const std::string& name) {
-  fs::path dir =
-      fs::path(PLASTIC_BINARY_DIR) / "train_test" / (name + "." + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
+  return fresh_test_dir("train_test", name);
 }
 
 const std::string kModel = "examples/gnode_flipflop.ode --set N=6 --set H=8";

@@ -35,11 +35,7 @@ std::optional<fs::path> data_or_skip() {
 }
 
 fs::path fresh_dir(const std::string& name) {
-  fs::path dir =
-      fs::path(PLASTIC_BINARY_DIR) / "zoo_test" / (name + "." + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
+  return fresh_test_dir("zoo_test", name);
 }
 
 // The first `count` files (in name order) of `from` whose name ends in
