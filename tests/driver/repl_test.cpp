@@ -108,7 +108,10 @@ TEST_CASE("the REPL in a terminal: train, change N and the solver, evaluate, fai
   REQUIRE(t.wait_for("^C"));
   REQUIRE(t.wait_for("plastic> "));
   t.type("\x04");
-  CHECK(t.wait_exit() == 0);
+  const int exit_code = t.wait_exit();
+  INFO("the terminal showed:\n"
+       << t.screen().substr(t.screen().size() > 600 ? t.screen().size() - 600 : 0));
+  CHECK(exit_code == 0);
   // The history was saved for the next session (libedit's format escapes spaces).
   std::ifstream history(dir / "history");
   std::string saved((std::istreambuf_iterator<char>(history)), std::istreambuf_iterator<char>());

@@ -189,7 +189,13 @@ std::optional<std::string> LineEditor::read(const std::string& prompt) {
   s.prompt = prompt;
   s.interrupted = false;
   int count = 0;
+  // The terminal goes into editing mode before el_gets prints the prompt:
+  // otherwise keys typed (or pasted) the moment the prompt shows can reach a
+  // terminal still in cooked mode, where Ctrl-C flushes them and a Ctrl-D
+  // turns into a NUL byte once libedit switches modes.
+  el_set(s.el, EL_PREP_TERM, 1);
   const char* line = el_gets(s.el, &count);
+  el_set(s.el, EL_PREP_TERM, 0);
   if (s.interrupted) {
     std::fputs("^C\n", stdout);
     std::fflush(stdout);
