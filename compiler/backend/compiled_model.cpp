@@ -103,8 +103,10 @@ CompiledModel compile_model(const model::ModelFunctions& fns, loops::ElemType ty
                             const backend::CompileOptions& options) {
   auto t0 = std::chrono::steady_clock::now();
   ModelLayout layout = compute_layout(fns);
-  // Symbols are unique per compilation: models may coexist in the shared JIT.
-  ModelKernels kernels = build_kernels(fns, layout, type, lanes, unique_prefix(layout.name));
+  // The same names at every compilation of the same model: each JIT module
+  // links in a library of its own, and fixed names let the object cache
+  // serve a model compiled before (in this process or an earlier one).
+  ModelKernels kernels = build_kernels(fns, layout, type, lanes, layout.name + "_");
   const double assemble_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   JitModule module = shared_jit(options).add(kernels.module);

@@ -33,9 +33,10 @@ int run_bench_kernels(const std::string& file, const std::string& dtype, double 
   const plastic_model& m = cm.table();
   std::cout << fmt::format(
       "{}: {} x {} lanes, state {}, params {}, {} backend: compiled in {:.0f} ms (loop IR {:.0f} "
-      "ms)\n",
+      "ms; {})\n",
       m.name, dtype == "f64" ? "f64" : "f32", m.lanes, m.n_state, m.n_params,
-      common.backend == Backend::Cpp ? "C++" : "LLVM", compile_ms, cm.assemble_ms());
+      common.backend == Backend::Cpp ? "C++" : "LLVM", compile_ms, cm.assemble_ms(),
+      describe(cm.llvm_stats()));
   std::cout << fmt::format("{:<16} {:>14} {:>14} {:>10}\n", "kernel", "flop/sample", "ns/sample",
                            "GFLOP/s");
   std::mt19937_64 rng(1);

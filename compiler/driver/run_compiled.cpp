@@ -60,7 +60,12 @@ int run_compiled(const std::string& file, const std::string& dtype, const Common
   std::cerr << fmt::format(
       "model     {} ({}), {} parameters, state {}, {} x {} lanes, compiled in {:.2f} s{}\n", m.name,
       file, m.n_params, m.n_state, dtype, m.lanes, seconds,
-      common.backend == Backend::Cpp ? " (C++ backend)" : "");
+      common.backend == Backend::Cpp      ? " (C++ backend)"
+      : compiled.llvm_stats().cached == 0 ? ""
+      : compiled.llvm_stats().cached == compiled.llvm_stats().kernels
+          ? " (kernels from the cache)"
+          : fmt::format(" ({} of {} kernels from the cache)", compiled.llvm_stats().cached,
+                        compiled.llvm_stats().kernels));
   return body(m, dims);
 }
 

@@ -49,18 +49,6 @@ std::string build(const Module& module, const CompileOptions& options, bool opti
   return out;
 }
 
-std::string machine_code(llvm::Module& mod, llvm::TargetMachine& tm, llvm::CodeGenFileType type) {
-  llvm::SmallVector<char, 0> buffer;
-  llvm::raw_svector_ostream os(buffer);
-  llvm::legacy::PassManager pm;
-  if (tm.addPassesToEmitFile(pm, os, nullptr, type))
-    throw CodegenError(
-        fmt::format("target '{}' cannot emit {}", tm.getTargetTriple().str(),
-                    type == llvm::CodeGenFileType::ObjectFile ? "object files" : "assembly"));
-  pm.run(mod);
-  return std::string(buffer.data(), buffer.size());
-}
-
 void write_file(const std::string& path, const std::string& bytes) {
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   if (!f) throw CodegenError(fmt::format("cannot open '{}' for writing", path));
@@ -73,7 +61,7 @@ void write_file(const std::string& path, const std::string& bytes) {
 std::string compile_object(const Module& module, const CompileOptions& options,
                            CompileStats* stats) {
   return build(module, options, true, stats, [](llvm::Module& mod, llvm::TargetMachine& tm) {
-    return machine_code(mod, tm, llvm::CodeGenFileType::ObjectFile);
+    return detail::machine_code(mod, tm, llvm::CodeGenFileType::ObjectFile);
   });
 }
 
@@ -87,7 +75,7 @@ CompileStats emit_object(const Module& module, const std::string& object_path,
 
 std::string emit_assembly(const Module& module, const CompileOptions& options) {
   return build(module, options, true, nullptr, [](llvm::Module& mod, llvm::TargetMachine& tm) {
-    return machine_code(mod, tm, llvm::CodeGenFileType::AssemblyFile);
+    return detail::machine_code(mod, tm, llvm::CodeGenFileType::AssemblyFile);
   });
 }
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -20,8 +21,9 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Triple.h>
 
+#include "compiler/backend/llvm/kernel_objects.h"
+#include "compiler/backend/llvm/object_cache.h"
 #include "compiler/backend/llvm/target.h"
-#include "compiler/backend/llvm/translate.h"
 #include "compiler/loops/error.h"
 
 namespace plastic::backend {
@@ -44,13 +46,13 @@ struct Jit::Engine {
   CompileOptions options;
   detail::TargetSpec spec;
   std::unique_ptr<llvm::orc::LLJIT> jit;
-  std::unique_ptr<llvm::TargetMachine> tm; // cost model of the IR pipeline
-  std::mutex mutex;                        // one compilation at a time
+  detail::ObjectCache cache = detail::ObjectCache::from_environment();
+  std::mutex mutex; // one compilation at a time
 };
 
 struct JitModule::State {
   std::shared_ptr<Jit::Engine> engine;
-  llvm::orc::ResourceTrackerSP tracker;
+  llvm::orc::JITDylib* dylib = nullptr; ///< owned by the engine's session
 };
 
 Jit::Jit(CompileOptions options) : engine_(std::make_shared<Engine>()) {
@@ -58,12 +60,13 @@ Jit::Jit(CompileOptions options) : engine_(std::make_shared<Engine>()) {
   Engine& e = *engine_;
   e.options = std::move(options);
   e.spec = detail::resolve_target(e.options);
-  e.tm = detail::make_target_machine(e.spec, e.options.opt_level);
+  const std::unique_ptr<llvm::TargetMachine> tm =
+      detail::make_target_machine(e.spec, e.options.opt_level);
 
   llvm::orc::JITTargetMachineBuilder jtmb{llvm::Triple(e.spec.triple)};
   jtmb.setCPU(e.spec.cpu);
   jtmb.setFeatures(e.spec.features);
-  jtmb.setCodeGenOptLevel(e.tm->getOptLevel());
+  jtmb.setCodeGenOptLevel(tm->getOptLevel());
   jtmb.setRelocationModel(llvm::Reloc::PIC_);
   auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(jtmb)).create();
   if (!jit) throw CodegenError("cannot create the JIT: " + message(jit.takeError()));
@@ -105,68 +108,78 @@ JitModule Jit::add(const Module& module) {
   Engine& e = *engine_;
   std::lock_guard<std::mutex> lock(e.mutex);
   JitModule out;
+  // Kernels compile to objects on several threads, through the on-disk
+  // cache; linking them is all that is left for ORC.
+  std::vector<detail::KernelObject> objects =
+      detail::compile_kernel_objects(module, e.spec, e.options, e.cache, out.stats_);
   auto t0 = std::chrono::steady_clock::now();
-
-  // A fresh context per module: freed with the module once it is compiled.
-  auto context = std::make_unique<llvm::LLVMContext>();
-  std::unique_ptr<llvm::Module> mod =
-      detail::lower_module(module, *context, e.spec, e.jit->getDataLayout(), e.options);
-  out.stats_.lower_ms = ms_since(t0);
-
-  t0 = std::chrono::steady_clock::now();
-  detail::optimize(*mod, *e.tm, e.options.opt_level, e.options.unroll_loops);
-  out.stats_.optimize_ms = ms_since(t0);
-
+  open_dylib(out, module.name);
+  for (detail::KernelObject& o : objects)
+    if (llvm::Error err = e.jit->addObjectFile(*out.state_->dylib, std::move(o.object)))
+      fail_load(out, fmt::format("JIT: cannot add the object of '{}' in module '{}': {}", o.kernel,
+                                 module.name, message(std::move(err))));
   std::vector<std::string> symbols;
-  for (const Function& fn : module.functions) {
-    symbols.push_back(fn.name);
-    if (e.options.packed_entries) symbols.push_back(fn.name + "__packed");
-  }
-  load(out, std::move(mod), std::move(context), module.name, symbols);
+  for (const detail::KernelObject& o : objects)
+    symbols.insert(symbols.end(), o.symbols.begin(), o.symbols.end());
+  link(out, module.name, symbols);
+  out.stats_.codegen_ms += ms_since(t0);
+  out.stats_.wall_ms += ms_since(t0);
   return out;
 }
 
 JitModule Jit::add(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context,
                    const std::vector<std::string>& symbols, CompileStats stats) {
-  std::lock_guard<std::mutex> lock(engine_->mutex);
+  Engine& e = *engine_;
+  std::lock_guard<std::mutex> lock(e.mutex);
   JitModule out;
   out.stats_ = stats;
   const std::string name = module->getName().str();
-  load(out, std::move(module), std::move(context), name, symbols);
+  auto t0 = std::chrono::steady_clock::now();
+  open_dylib(out, name);
+  llvm::orc::ThreadSafeContext tsctx(std::move(context));
+  if (llvm::Error err = e.jit->addIRModule(*out.state_->dylib,
+                                           llvm::orc::ThreadSafeModule(std::move(module), tsctx)))
+    fail_load(out, fmt::format("JIT: cannot add module '{}': {}", name, message(std::move(err))));
+  link(out, name, symbols);
+  out.stats_.codegen_ms += ms_since(t0);
   return out;
 }
 
-void Jit::load(JitModule& out, std::unique_ptr<llvm::Module> mod,
-               std::unique_ptr<llvm::LLVMContext> context, const std::string& module_name,
-               const std::vector<std::string>& symbols) {
+// Each module gets a JITDylib of its own: its symbols cannot clash with
+// another module's (so kernel names need no per-compilation prefix and a
+// cached object links as it is), and removing the dylib frees it all.
+void Jit::open_dylib(JitModule& out, const std::string& module_name) {
+  static std::atomic<uint64_t> counter{0};
   Engine& e = *engine_;
-  auto t0 = std::chrono::steady_clock::now();
-  llvm::orc::ThreadSafeContext tsctx(std::move(context));
-  llvm::orc::JITDylib& jd = e.jit->getMainJITDylib();
+  auto jd = e.jit->createJITDylib(fmt::format("{}#{}", module_name, counter++));
+  if (!jd)
+    throw CodegenError(fmt::format("JIT: cannot create a library for module '{}': {}", module_name,
+                                   message(jd.takeError())));
   out.state_ = std::make_unique<JitModule::State>();
   out.state_->engine = engine_;
-  out.state_->tracker = jd.createResourceTracker();
-  // On failure, release what was added while still holding the lock (the
-  // JitModule destructor would take it again).
-  auto fail = [&](const std::string& why) {
-    llvm::consumeError(out.state_->tracker->remove());
-    out.state_.reset();
-    out.symbols_.clear();
-    throw CodegenError(why);
-  };
-  if (llvm::Error err = e.jit->addIRModule(out.state_->tracker,
-                                           llvm::orc::ThreadSafeModule(std::move(mod), tsctx)))
-    fail(fmt::format("JIT: cannot add module '{}': {}", module_name, message(std::move(err))));
+  out.state_->dylib = &*jd;
+}
 
-  // Eager: the first lookup materialises (compiles and links) the module.
+// On failure, release what was added while still holding the lock (the
+// JitModule destructor would take it again).
+void Jit::fail_load(JitModule& out, const std::string& why) {
+  llvm::consumeError(engine_->jit->getExecutionSession().removeJITDylib(*out.state_->dylib));
+  out.state_.reset();
+  out.symbols_.clear();
+  throw CodegenError(why);
+}
+
+// Eager: the first lookup materialises (compiles or links) what defines it.
+void Jit::link(JitModule& out, const std::string& module_name,
+               const std::vector<std::string>& symbols) {
+  Engine& e = *engine_;
   for (const std::string& name : symbols) {
-    auto addr = e.jit->lookup(jd, name);
+    auto addr = e.jit->lookup(*out.state_->dylib, name);
     if (!addr)
-      fail(fmt::format("JIT: cannot compile '{}' of module '{}': {}", name, module_name,
-                       message(addr.takeError())));
+      fail_load(out, fmt::format("JIT: cannot compile '{}' of module '{}': {}", name, module_name,
+                                 message(addr.takeError())));
     out.symbols_[name] = addr->toPtr<void*>();
   }
-  out.stats_.codegen_ms = ms_since(t0);
   if (std::getenv("PLASTIC_PERF_MAP")) write_perf_map(out.symbols_);
 }
 
@@ -218,14 +231,14 @@ void JitModule::drop() {
   if (!state_) return;
   {
     std::lock_guard<std::mutex> lock(state_->engine->mutex);
-    if (llvm::Error err = state_->tracker->remove()) {
+    llvm::orc::ExecutionSession& session = state_->engine->jit->getExecutionSession();
+    if (llvm::Error err = session.removeJITDylib(*state_->dylib)) {
       // Removal fails only on internal ORC errors; the code stays mapped.
       std::string why = message(std::move(err));
       state_.reset();
       symbols_.clear();
       throw CodegenError("JIT: cannot remove module: " + why);
     }
-    state_->tracker.reset();
   }
   state_.reset();
   symbols_.clear();

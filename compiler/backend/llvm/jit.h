@@ -12,10 +12,11 @@
 // cycles). Compilation is eager — add() materialises every function — so
 // errors surface there and the returned pointers are ready to call.
 //
-// All modules share one JITDylib: function names must be unique among the
-// modules loaded at the same time (prefix them with the model name; to
-// replace a model, drop the old module first). Symbols of the process (libm
-// for MathMode::Libm and sin/cos) resolve automatically.
+// Kernels are compiled one object each, on several threads, through the
+// on-disk object cache (kernel_objects.h, object_cache.h). Each added module
+// links into a JITDylib of its own, so modules loaded at the same time may
+// define the same names (two compilations of one model); symbols of the
+// process (libm for MathMode::Libm and sin/cos) resolve automatically.
 //
 // A Jit may be used from several threads; add() serialises compilation.
 // JitModules keep their Jit's engine alive, so they may outlive the Jit.
@@ -66,10 +67,12 @@ public:
   struct Engine; ///< implementation (ORC objects)
 
 private:
-  // Adds `module` under a fresh resource tracker of `out` and looks up `symbols`.
-  void load(JitModule& out, std::unique_ptr<llvm::Module> module,
-            std::unique_ptr<llvm::LLVMContext> context, const std::string& module_name,
+  // A fresh JITDylib for `out`; its symbols are looked up (and so linked)
+  // by link(); fail_load() removes it and throws CodegenError(why).
+  void open_dylib(JitModule& out, const std::string& module_name);
+  void link(JitModule& out, const std::string& module_name,
             const std::vector<std::string>& symbols);
+  [[noreturn]] void fail_load(JitModule& out, const std::string& why);
 
   std::shared_ptr<Engine> engine_;
 };

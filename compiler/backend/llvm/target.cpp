@@ -3,17 +3,21 @@
 
 #include <algorithm>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
+#include <llvm/ADT/SmallVector.h>
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
 #include <llvm/TargetParser/Host.h>
@@ -70,6 +74,19 @@ std::unique_ptr<llvm::TargetMachine> make_target_machine(const TargetSpec& spec,
     throw CodegenError(
         fmt::format("cannot create a target machine for '{}' (cpu '{}')", spec.triple, spec.cpu));
   return tm;
+}
+
+std::string machine_code(llvm::Module& module, llvm::TargetMachine& tm,
+                         llvm::CodeGenFileType type) {
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager pm;
+  if (tm.addPassesToEmitFile(pm, os, nullptr, type))
+    throw CodegenError(
+        fmt::format("target '{}' cannot emit {}", tm.getTargetTriple().str(),
+                    type == llvm::CodeGenFileType::ObjectFile ? "object files" : "assembly"));
+  pm.run(module);
+  return std::string(buffer.data(), buffer.size());
 }
 
 void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level, bool unroll_loops) {
@@ -139,6 +156,16 @@ std::vector<std::string> known_cpus() {
     names.emplace_back(kv.Key);
   std::sort(names.begin(), names.end());
   return names;
+}
+
+std::string describe(const CompileStats& stats) {
+  std::string out = fmt::format("lower {:.0f} ms, optimise {:.0f} ms, codegen {:.0f} ms",
+                                stats.lower_ms, stats.optimize_ms, stats.codegen_ms);
+  if (stats.threads > 1)
+    out += fmt::format(" on {} threads (wall {:.0f} ms)", stats.threads, stats.wall_ms);
+  if (stats.kernels > 0)
+    out += fmt::format("; {} of {} kernels from the cache", stats.cached, stats.kernels);
+  return out;
 }
 
 } // namespace plastic::backend

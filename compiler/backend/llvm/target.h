@@ -12,6 +12,8 @@
 #include <memory>
 #include <string>
 
+#include <llvm/Support/CodeGen.h>
+
 #include "compiler/backend/llvm/options.h"
 
 namespace llvm {
@@ -37,5 +39,9 @@ std::unique_ptr<llvm::TargetMachine> make_target_machine(const TargetSpec& spec,
 /// Runs the new pass manager's default per-module pipeline at `opt_level`
 /// (O3 by default) with the target's cost model.
 void optimize(llvm::Module& module, llvm::TargetMachine& tm, int opt_level, bool unroll_loops);
+
+/// Instruction selection and register allocation: `module` as an object
+/// file or assembly text for `tm`. CodegenError when the target cannot.
+std::string machine_code(llvm::Module& module, llvm::TargetMachine& tm, llvm::CodeGenFileType type);
 
 } // namespace plastic::backend::detail

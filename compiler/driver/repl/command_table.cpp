@@ -136,11 +136,9 @@ int cmd_info(ReplState& st, const std::string&) {
                            s.last_change().cpu,
                            s.last_was_cache_hit() ? "a cache hit" : "compiled");
   const auto& llvm = s.current().compiled.llvm_stats();
-  std::cout << fmt::format(
-      "compile   {:.0f} ms in all: loop IR {:.0f} ms, LLVM lowering {:.0f} ms, "
-      "optimisation {:.0f} ms, code generation {:.0f} ms\n",
-      s.current().seconds * 1e3, s.current().compiled.assemble_ms(), llvm.lower_ms,
-      llvm.optimize_ms, llvm.codegen_ms);
+  std::cout << fmt::format("compile   {:.0f} ms in all: loop IR {:.0f} ms, {}\n",
+                           s.current().seconds * 1e3, s.current().compiled.assemble_ms(),
+                           backend::describe(llvm));
   std::cout << fmt::format("memory    {:.1f} MiB resident\n", resident_mib());
   return kOk;
 }

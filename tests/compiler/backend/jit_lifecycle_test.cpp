@@ -82,17 +82,19 @@ TEST_CASE("dropping and recompiling a 5-kernel model 200 times does not leak",
   CHECK(recompile_cycles(model_module(ElemType::F32), 200) < 2 * 1048576);
 }
 
-TEST_CASE("JIT reports name clashes and unknown functions as user errors", "[backend][jit]") {
+TEST_CASE("modules loaded together may define the same names and unknown functions are errors",
+          "[backend][jit]") {
+  // Each module links into a library of its own: two compilations of one
+  // model (the REPL's old and new specialisation) coexist.
   Jit jit;
   const Function f = softmax(ElemType::F64, 0, 4);
   JitModule a = jit.add(Module{"a", {f}});
-  CHECK_THROWS_WITH(jit.add(Module{"b", {f}}), Catch::Contains("softmax"));
-  CHECK(a.loaded());
+  JitModule b = jit.add(Module{"b", {f}});
+  CHECK(a.address("softmax") != b.address("softmax"));
   CHECK_THROWS_AS(a.address("nope"), CodegenError);
   CHECK_THROWS_AS(a.packed("softmax"), CodegenError); // not compiled with packed entries
   a.drop();
-  JitModule b = jit.add(Module{"b", {f}}); // the name is free again
-  CHECK(b.address("softmax") != nullptr);
+  CHECK(b.address("softmax") != nullptr); // b is untouched by a's removal
   JitModule moved = std::move(b);
   CHECK(moved.loaded());
   CHECK_FALSE(b.loaded());
