@@ -4,7 +4,10 @@
 # to a specialisation compiled before in the session (a cache hit). Each
 # change is timed by the REPL itself, from the typed line to the new model
 # with its parameters carried over ("compiled in X s" / "from the cache in
-# X ms"). A benchmark, not a test: nothing asserts a time.
+# X ms"). The script runs twice on a fresh on-disk kernel cache: the first
+# session compiles, the second finds every kernel in the cache (a new REPL
+# or `plastic train` of a model compiled before). A benchmark, not a test:
+# nothing asserts a time.
 #
 #   bash bench/repl_latency.sh [ROUNDS]     (PLASTIC=path/to/plastic, default build/plastic)
 set -euo pipefail
@@ -12,7 +15,9 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 plastic=${PLASTIC:-$here/build/plastic}
 rounds=${1:-3}
 script=$(mktemp)
-trap 'rm -f "$script"' EXIT
+cache=$(mktemp -d)
+trap 'rm -rf "$script" "$cache"' EXIT
+export PLASTIC_CACHE_DIR=$cache
 {
   echo "load $here/examples/fwp_delta_cde.ode"
   echo "info"
@@ -27,12 +32,15 @@ trap 'rm -f "$script"' EXIT
 } >"$script"
 # Wall-clock and CPU seconds of each change, as the REPL's `info` reports them
 # (wall exceeds CPU when other work shares the machine).
-printf '%-40s %-10s %10s %10s\n' change kind "wall ms" "CPU ms"
-"$plastic" repl --script "$script" | awk '
-  /^plastic> info/ { next }
-  /^plastic> / { what = substr($0, 10); next }
-  /the last change took/ {
-    match($0, /took [0-9.]+ s/); wall = substr($0, RSTART + 5, RLENGTH - 7)
-    match($0, /\([0-9.]+ s CPU/); cpu = substr($0, RSTART + 1, RLENGTH - 7)
-    kind = ($0 ~ /cache hit/) ? "cache hit" : "compile"
-    printf "%-40s %-10s %10.1f %10.1f\n", what, kind, wall * 1000, cpu * 1000 }'
+for session in "first session (empty kernel cache)" "second session (kernels on disk)"; do
+  echo "== $session"
+  printf '%-40s %-10s %10s %10s\n' change kind "wall ms" "CPU ms"
+  "$plastic" repl --script "$script" | awk '
+    /^plastic> info/ { next }
+    /^plastic> / { what = substr($0, 10); next }
+    /the last change took/ {
+      match($0, /took [0-9.]+ s/); wall = substr($0, RSTART + 5, RLENGTH - 7)
+      match($0, /\([0-9.]+ s CPU/); cpu = substr($0, RSTART + 1, RLENGTH - 7)
+      kind = ($0 ~ /cache hit/) ? "cache hit" : ($0 ~ /disk cache/) ? "disk cache" : "compile"
+      printf "%-40s %-10s %10.1f %10.1f\n", what, kind, wall * 1000, cpu * 1000 }'
+done

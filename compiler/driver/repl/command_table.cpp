@@ -130,11 +130,14 @@ int cmd_info(ReplState& st, const std::string&) {
   const TrainSettings& t = s.settings;
   std::cout << fmt::format("training  batch {}, {} lr {}, clip {}, seed {}, {} epochs so far\n",
                            t.batch, t.optimizer, t.lr, t.clip, t.seed, s.epochs_done);
-  std::cout << fmt::format("cache     {} of {} specialisations; the last change took {:.3f} s "
-                           "({:.3f} s CPU, {})\n",
-                           s.cached(), Session::kCacheCapacity, s.last_change().wall,
-                           s.last_change().cpu,
-                           s.last_was_cache_hit() ? "a cache hit" : "compiled");
+  std::cout << fmt::format(
+      "cache     {} of {} specialisations; the last change took {:.3f} s "
+      "({:.3f} s CPU, {})\n",
+      s.cached(), Session::kCacheCapacity, s.last_change().wall, s.last_change().cpu,
+      s.last_was_cache_hit() ? "a cache hit"
+      : s.current().compiled.llvm_stats().cached == s.current().compiled.llvm_stats().kernels
+          ? "kernels linked from the disk cache"
+          : "compiled");
   const auto& llvm = s.current().compiled.llvm_stats();
   std::cout << fmt::format("compile   {:.0f} ms in all: loop IR {:.0f} ms, {}\n",
                            s.current().seconds * 1e3, s.current().compiled.assemble_ms(),

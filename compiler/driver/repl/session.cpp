@@ -196,8 +196,11 @@ bool Session::adopt(std::shared_ptr<Specialisation> spec) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - change_start_).count();
   last_change_ = {seconds, static_cast<double>(std::clock() - change_cpu_start_) / CLOCKS_PER_SEC};
+  const backend::CompileStats& llvm = current_->compiled.llvm_stats();
   std::string how = last_hit_ ? fmt::format("from the cache in {:.1f} ms", seconds * 1e3)
-                              : fmt::format("compiled in {:.2f} s", seconds);
+                    : llvm.kernels > 0 && llvm.cached == llvm.kernels
+                        ? fmt::format("linked from the kernel cache in {:.2f} s", seconds)
+                        : fmt::format("compiled in {:.2f} s", seconds);
   std::cout << fmt::format("model {}: {} parameters, state {}, {} x {} lanes, {}\n", m.name,
                            m.n_params, m.n_state, dtype_, m.lanes, how);
   if (!reinitialised.empty()) {
