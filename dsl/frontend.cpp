@@ -5,9 +5,12 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
 namespace plastic::dsl {
@@ -43,21 +46,51 @@ CheckResult check_source(std::string name, std::string text, const CheckOptions&
   return check(std::move(prelude), std::move(module), options, diag);
 }
 
-bool read_file(const std::string& path, std::string& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return false;
-  out = ss.str();
+bool read_file(const std::string& path, std::string& out, std::string* why) {
+  auto fail = [&](std::string reason) {
+    if (why) *why = std::move(reason);
+    return false;
+  };
+  // Not blocking on open: a FIFO named like a model would wait for a writer.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return fail(std::strerror(errno));
+  struct stat st{};
+  const bool stat_ok = ::fstat(fd, &st) == 0;
+  if (!stat_ok || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return fail(!stat_ok              ? std::string(std::strerror(errno))
+                : S_ISDIR(st.st_mode) ? "is a directory, not a model file"
+                                      : "is not a regular file (a FIFO, socket or device)");
+  }
+  // A model is a page or two of text; megabytes are a wrong path.
+  constexpr off_t kLargestModel = off_t{64} << 20;
+  if (st.st_size > kLargestModel) {
+    ::close(fd);
+    return fail(fmt::format("has {} bytes; a model file is text of at most 64 MB", st.st_size));
+  }
+  out.assign(static_cast<size_t>(st.st_size), '\0');
+  size_t done = 0;
+  while (done < out.size()) {
+    const ssize_t n = ::pread(fd, out.data() + done, out.size() - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int e = errno;
+      ::close(fd);
+      return fail(std::strerror(e));
+    }
+    if (n == 0) break; // the file shrank while being read
+    done += static_cast<size_t>(n);
+  }
+  out.resize(done);
+  ::close(fd);
   return true;
 }
 
 CheckResult check_file(const std::string& path, const CheckOptions& options,
                        DiagnosticEngine& diag) {
   std::string text;
-  if (!read_file(path, text)) {
-    diag.error({}, fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+  if (std::string why; !read_file(path, text, &why)) {
+    diag.error({}, fmt::format("cannot read '{}': {}", path, why));
     return {};
   }
   return check_source(path, std::move(text), options, diag);

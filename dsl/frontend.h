@@ -24,7 +24,9 @@ CheckResult check_source(std::string name, std::string text, const CheckOptions&
 CheckResult check_file(const std::string& path, const CheckOptions& options,
                        DiagnosticEngine& diag);
 
-/// Reads a whole file; false if it cannot be read.
-bool read_file(const std::string& path, std::string& out);
+/// Reads a whole model file; false if it cannot be read, with the reason in
+/// `why` ("is a directory, not a model file", "No such file or directory").
+/// Only regular files up to 64 MB are read: a FIFO would block forever.
+bool read_file(const std::string& path, std::string& out, std::string* why = nullptr);
 
 } // namespace plastic::dsl

@@ -57,8 +57,8 @@ int run_emit(const std::string& file, const std::string& stage, const CommonOpti
              bool print_after_all) {
   if (stage == "ast") {
     std::string text;
-    if (!dsl::read_file(file, text)) {
-      std::cerr << fmt::format("plastic emit: cannot read '{}'\n", file);
+    if (std::string why; !dsl::read_file(file, text, &why)) {
+      std::cerr << fmt::format("plastic emit: cannot read '{}': {}\n", file, why);
       return kInputError;
     }
     return emit_ast(file, text, common, std::cout);

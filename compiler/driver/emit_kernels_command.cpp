@@ -50,8 +50,9 @@ int run_emit_kernels(const std::string& file, const std::string& stage, bool opt
   auto fns = load_model(file, common, code);
   if (!fns) return code;
   std::string text;
-  if ((stage == "cpp" || stage == "cpp-header") && !dsl::read_file(file, text)) {
-    std::cerr << fmt::format("plastic emit: cannot read '{}'\n", file);
+  std::string why;
+  if ((stage == "cpp" || stage == "cpp-header") && !dsl::read_file(file, text, &why)) {
+    std::cerr << fmt::format("plastic emit: cannot read '{}': {}\n", file, why);
     return kInputError;
   }
   return emit_kernels(*fns, stage, optimized, dtype, std::cout, file, text);

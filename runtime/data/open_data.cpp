@@ -24,11 +24,15 @@ namespace {
 std::vector<fs::path> files_ending(const fs::path& dir, const std::string& suffix) {
   std::vector<fs::path> out;
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    std::string name = e.path().filename().string();
-    if (e.is_regular_file() && name.size() >= suffix.size() &&
+  // Error-code overloads throughout: an entry that cannot be examined (a
+  // symlink loop, a dangling link) is skipped, as a FIFO or a folder is,
+  // instead of ending the program with an exception.
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::string name = it->path().filename().string();
+    std::error_code type_ec;
+    if (it->is_regular_file(type_ec) && name.size() >= suffix.size() &&
         name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
-      out.push_back(e.path());
+      out.push_back(it->path());
   }
   std::sort(out.begin(), out.end());
   return out;
@@ -149,7 +153,9 @@ Result<DataSplits, DataError> read_spec(const std::string& spec, const DataOptio
 
   fs::path p(spec);
   std::error_code ec;
-  if (!fs::exists(p, ec)) return file_error(spec, "no such file or directory");
+  if (!fs::exists(p, ec))
+    return file_error(spec, ec ? ec.message() // e.g. a symlink loop
+                               : std::string("no such file or directory"));
   if (fs::is_directory(p, ec)) {
     auto train_ts = files_ending(p, "_TRAIN.ts"), test_ts = files_ending(p, "_TEST.ts");
     if (train_ts.size() == 1 && test_ts.size() == 1) {

@@ -1,9 +1,14 @@
 // Scanning helpers for the text readers (see text_scan.h).
 #include "runtime/data/text_scan.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <system_error>
@@ -12,15 +17,54 @@
 
 namespace plastic::rt::data_detail {
 
+namespace {
+
+// Files are read whole: one larger than most of the machine's memory would
+// end in the out-of-memory killer, not in an error a person can act on.
+uint64_t largest_readable_file() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return std::numeric_limits<uint64_t>::max();
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) / 5 * 4;
+}
+
+} // namespace
+
 std::optional<DataError> read_file(const std::filesystem::path& path, const std::string& shown,
                                    std::string& out) {
-  // stdio rather than iostreams: one fread per file, no locale machinery.
+  // Opened without blocking: a FIFO named like a data file would otherwise
+  // wait forever for a writer (and a signal could not end the wait).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0)
+    return file_error(shown,
+                      fmt::format("cannot open the file for reading: {}", std::strerror(errno)));
   struct Closer {
     void operator()(std::FILE* f) const { std::fclose(f); }
   };
-  std::unique_ptr<std::FILE, Closer> file(std::fopen(path.c_str(), "rb"));
-  if (!file) return file_error(shown, "cannot open the file for reading");
+  struct stat st{};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const bool dir = S_ISDIR(st.st_mode);
+    ::close(fd);
+    return file_error(shown, dir ? "is a directory, not a data file"
+                                 : "is not a regular file (a FIFO, socket or device); Plastic "
+                                   "reads data from files it can read twice");
+  }
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  if (size > largest_readable_file()) {
+    ::close(fd);
+    return file_error(shown, fmt::format("the file has {:.1f} GB, more than this machine's memory "
+                                         "allows reading at once ({:.1f} GB)",
+                                         static_cast<double>(size) / 1e9,
+                                         static_cast<double>(largest_readable_file()) / 1e9));
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  // stdio rather than iostreams: one fread per chunk, no locale machinery.
+  std::unique_ptr<std::FILE, Closer> file(::fdopen(fd, "rb"));
+  if (!file) {
+    ::close(fd);
+    return file_error(shown, "cannot open the file for reading");
+  }
   out.clear();
+  out.reserve(size);
   char chunk[1 << 16];
   for (;;) {
     const std::size_t got = std::fread(chunk, 1, sizeof chunk, file.get());

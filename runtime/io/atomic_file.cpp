@@ -106,7 +106,8 @@ Status<TrainError> write_file_atomic(const std::filesystem::path& path, std::str
 
 Result<std::vector<std::byte>, TrainError> read_file(const std::filesystem::path& path,
                                                      uint64_t max_bytes) {
-  Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  // Not blocking on open: a FIFO in place of a checkpoint would wait forever.
+  Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK)};
   if (f.fd < 0) {
     const int e = errno;
     TrainError err = io_error(path.string(), errno_message("cannot open", e));
@@ -116,6 +117,7 @@ Result<std::vector<std::byte>, TrainError> read_file(const std::filesystem::path
   struct stat st{};
   if (::fstat(f.fd, &st) != 0) return io_error(path.string(), errno_message("cannot stat", errno));
   if (!S_ISREG(st.st_mode)) return io_error(path.string(), "not a regular file");
+  ::fcntl(f.fd, F_SETFL, ::fcntl(f.fd, F_GETFL) & ~O_NONBLOCK);
   const uint64_t size = static_cast<uint64_t>(st.st_size);
   if (size > max_bytes)
     return format_error(

@@ -217,8 +217,8 @@ bool Session::adopt(std::shared_ptr<Specialisation> spec) {
 
 bool Session::load(const std::string& file) {
   std::string text;
-  if (!dsl::read_file(file, text)) {
-    std::cerr << fmt::format("plastic: cannot read '{}'\n", file);
+  if (std::string why; !dsl::read_file(file, text, &why)) {
+    std::cerr << fmt::format("plastic: cannot read '{}': {}\n", file, why);
     return false;
   }
   const std::string old_file = file_, old_disk = disk_source_;
