@@ -247,5 +247,5 @@ TEST_CASE("CSV: read from a file", "[data][csv]") {
   CHECK(r->samples[0].values == std::vector<double>{1, 2});
   auto missing = read_csv(dir.path() / "none.csv", {});
   REQUIRE_FALSE(missing.ok());
-  CHECK(missing.error().message == "cannot open the file for reading");
+  CHECK(missing.error().message == "cannot open the file for reading: No such file or directory");
 }
