@@ -177,7 +177,8 @@ TEST_CASE("npy errors: malformed and truncated files", "[data][npy][errors]") {
             ": unexpected key 'order' in the header (expected 'descr', 'fortran_order', 'shape')");
   auto missing = read_npy("/nonexistent/x.npy");
   REQUIRE_FALSE(missing.ok());
-  CHECK(missing.error().describe() == "/nonexistent/x.npy: cannot open the file for reading: No such file or directory");
+  CHECK(missing.error().describe() ==
+        "/nonexistent/x.npy: cannot open the file for reading: No such file or directory");
   const std::size_t shape[] = {1};
   const auto status = write_npy("/nonexistent/dir/y.npy", std::vector<double>{1}, shape);
   REQUIRE_FALSE(status.ok());

@@ -113,5 +113,6 @@ TEST_CASE(".ts errors: time stamps", "[data][ts][errors]") {
 TEST_CASE(".ts errors: a file that cannot be read", "[data][ts][errors]") {
   auto r = read_ts("/nonexistent/dir/x.ts");
   REQUIRE_FALSE(r.ok());
-  CHECK(r.error().describe() == "/nonexistent/dir/x.ts: cannot open the file for reading: No such file or directory");
+  CHECK(r.error().describe() ==
+        "/nonexistent/dir/x.ts: cannot open the file for reading: No such file or directory");
 }
