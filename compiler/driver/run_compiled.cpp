@@ -1,6 +1,7 @@
 // Compile a model and run a runtime command on it (see run_compiled.h).
 #include "compiler/driver/run_compiled.h"
 
+#include "compiler/analysis/nonfinite_locator.h"
 #include "compiler/backend/compiled_model.h"
 #include "compiler/backend/llvm/options.h"
 #include "compiler/driver/backend_choice.h"
@@ -61,6 +62,8 @@ int run_compiled(const std::string& file, const std::string& dtype, const Common
       "model     {} ({}), {} parameters, state {}, {} x {} lanes, compiled in {:.2f} s{}\n", m.name,
       file, m.n_params, m.n_state, dtype, m.lanes, seconds,
       common.backend == Backend::Cpp ? " (C++ backend)" : "");
+  // A NaN met while running is traced back to the model's source line.
+  rt::NonFiniteExplainerScope explain(analysis::make_nonfinite_explainer(*fns, common.color));
   return body(m, dims);
 }
 

@@ -93,6 +93,7 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& r
   ho.on_failure = [](const std::string& what) {
     fmt::print(stderr, "\nplastic: batch skipped: {}\n", what);
   };
+  ho.explain = nonfinite_explainer(); // the driver's, which knows the model's source
   const PreparedData* valid = md.validation ? &*md.validation : nullptr;
   TrainHooks<T> hooks = make_train_hooks<T>(m, *md.train, valid, ho);
 
