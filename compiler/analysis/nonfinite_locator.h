@@ -2,18 +2,13 @@
 // non-finite value in the reference interpreter, checking every node, and
 // says which DSL expression produced it.
 //
-// The re-run follows the sample from its initial state with the model's
-// own solver method (its tableau; fixed step = the model's step, or for an
-// adaptive solver the step the failing solve was using), checking the
-// initial-state function, every stage of the field and the observation
-// outputs (the forward pass), then walks the stored trajectory backwards
-// through the field's VJP (the backward pass) with a cotangent kept at unit
-// size, so the derivative's own operations are checked, not the growth of
-// the adjoint. A derived node carries its primal's location, so an inf in
-// the backward pass of `sqrt(z)` points at `sqrt(z)`. It is a reference,
-// not a replay: jumps and the loss function itself are not re-run, and the
-// step grid need not match the compiled solver's knots, so it may find
-// nothing (the explainer then returns "").
+// The re-run is reference_run.h's: forward through the initial state, the
+// field's stages and the outputs, then backward through the field's VJP. A
+// derived node carries its primal's location, so an inf in the backward
+// pass of `sqrt(z)` points at `sqrt(z)`. The re-run may find nothing (a
+// NaN from a jump or the loss function itself, or one the compiled
+// solver's step grid met and the reference's did not); the explainer then
+// returns "".
 #pragma once
 
 #include "compiler/model/model_functions.h"

@@ -65,7 +65,7 @@ ALLOWED = {
                           'compiler/model', 'compiler/abi', 'compiler/loops', 'compiler/loopgen',
                           'compiler/irgen', 'runtime/abi.h', 'runtime/batch', 'runtime/solvers',
                           'runtime/support', 'runtime/data', 'runtime/paths', 'runtime/logsig',
-                          'runtime/train', 'runtime/io'],
+                          'runtime/train', 'runtime/io', 'runtime/init'],
     'compiler/driver': ['dsl', 'compiler', 'runtime'],
 }
 CHECKED_ROOTS = ('dsl', 'compiler', 'runtime')
