@@ -82,6 +82,7 @@ int run_analyze_stability(const AnalyzeRequest& r, const CommonOptions& common) 
     run.data = r.data;
     run.seed = r.seed;
     run.dtype = r.dtype;
+    run.data_flags = r.data_flags;
     if (!r.parameters.empty())
       if (Status<rt::AppError> s =
               rt::recall_data_flags(r.parameters, rt::RecordedFlags::Reuse, run.data_flags);

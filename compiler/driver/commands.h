@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "runtime/app/app_error.h"
+#include "runtime/app/data_flags.h"
 
 namespace plastic::model {
 struct ModelFunctions;
@@ -83,6 +84,7 @@ struct AnalyzeRequest {
   std::string file;
   std::string parameters;    ///< a run folder or .safetensors; empty = at initialisation
   std::string data;          ///< --data SPEC: states along its training samples; empty = the origin
+  rt::DataFlags data_flags;  ///< how to read a .csv or .npy folder, as `plastic train`
   std::string dtype = "f32"; ///< the element type the parameters were trained in
   std::string plot;          ///< --plot FILE.png
   bool json = false;

@@ -9,6 +9,7 @@
 #include "compiler/driver/repl/repl.h"
 #include "dsl/diagnostics.h"
 #include "runtime/app/allocator.h"
+#include "runtime/app/cli_options.h"
 #include "runtime/app/option_checks.h"
 #include "runtime/app/parse_errors.h"
 #include "runtime/app/standard_output.h"
@@ -174,6 +175,7 @@ static int run(int argc, char** argv) {
   stability->add_flag("--json", analyze_request.json, "The report as JSON on stdout");
   stability->add_option("--plot", analyze_request.plot,
                         "Draw the region and the h*lambda points to FILE.png (gnuplot)");
+  plastic::rt::add_data_flags(*stability, analyze_request.data_flags);
   add_set(stability);
 
   ReplRequest repl_request;
