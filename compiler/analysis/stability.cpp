@@ -224,6 +224,7 @@ std::string format_stability(const StabilityReport& r) {
   s += fmt::format("stiffness ratio     {}\n", number(r.stiffness));
   // The eigenvalues farthest outside (or nearest the boundary), worst first.
   std::vector<const StabilityPoint*> worst;
+  worst.reserve(r.points.size());
   for (const StabilityPoint& p : r.points)
     worst.push_back(&p);
   std::sort(worst.begin(), worst.end(),
@@ -290,9 +291,10 @@ rt::StabilityReporter make_stability_reporter(const model::ModelFunctions& fns,
             "{} of {} eigenvalues of the field's Jacobian at initialisation give h·λ outside the "
             "{} stability region (h = {:g}); `plastic analyze stability {}` gives advice",
             r.outside, r.points.size(), r.solver, r.h, file);
-    } catch (const std::exception&) {
-      // A field the report cannot linearise (no state, a non-finite
-      // Jacobian at the origin): training goes on without the line.
+    } catch (const std::exception& e) {
+      // A field the report cannot linearise (a non-finite Jacobian at the
+      // origin): training goes on, and the line says why there is no report.
+      out.line = fmt::format("stability not reported: {}", e.what());
     }
     return out;
   };
