@@ -67,7 +67,7 @@ TEST_CASE("states along data trajectories; a stiff field gets the step that fixe
   CHECK_THAT(j["advice"][0].get<std::string>(), Catch::Contains("a step of at most 2e-06"));
 }
 
-TEST_CASE("--plot draws the region and the points", "[analyze]") {
+TEST_CASE("analyze stability --plot draws the region and the points", "[analyze]") {
   if (shell("command -v gnuplot").exit_code != 0) {
     WARN("gnuplot is not installed: the PNG part of `analyze stability --plot` is not tested");
     return;
