@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "runtime/app/app_error.h"
+#include "runtime/app/data_flags.h"
 
 namespace plastic::model {
 struct ModelFunctions;
@@ -77,6 +78,23 @@ int run_build(const BuildRequest& request, const CommonOptions& common);
 /// `plastic bench-kernels FILE`: time and GFLOP/s of every kernel on random data.
 int run_bench_kernels(const std::string& file, const std::string& dtype, double min_seconds,
                       const CommonOptions& common);
+
+/// What `plastic analyze stability` is asked for (analyze_command.cpp).
+struct AnalyzeRequest {
+  std::string file;
+  std::string parameters;    ///< a run folder or .safetensors; empty = at initialisation
+  std::string data;          ///< --data SPEC: states along its training samples; empty = the origin
+  rt::DataFlags data_flags;  ///< how to read a .csv or .npy folder, as `plastic train`
+  std::string dtype = "f32"; ///< the element type the parameters were trained in
+  std::string plot;          ///< --plot FILE.png
+  bool json = false;
+  int64_t samples = 4; ///< samples followed with --data
+  uint64_t seed = 0;   ///< initialisation and data split, as `plastic train --seed`
+};
+
+/// `plastic analyze stability FILE`: the Jacobian spectrum of the field
+/// against the solver's stability region (compiler/analysis/stability.h).
+int run_analyze_stability(const AnalyzeRequest& request, const CommonOptions& common);
 
 /// Expands directories into the `*.ode` files below them (sorted).
 std::vector<std::string> expand_model_paths(const std::vector<std::string>& paths);

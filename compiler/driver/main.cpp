@@ -9,6 +9,7 @@
 #include "compiler/driver/repl/repl.h"
 #include "dsl/diagnostics.h"
 #include "runtime/app/allocator.h"
+#include "runtime/app/cli_options.h"
 #include "runtime/app/option_checks.h"
 #include "runtime/app/parse_errors.h"
 #include "runtime/app/standard_output.h"
@@ -152,6 +153,31 @@ static int run(int argc, char** argv) {
   gradcheck->add_option("--seed", seed, "Seed of the random points (default 1)");
   add_set(gradcheck);
 
+  AnalyzeRequest analyze_request;
+  CLI::App* analyze = app.add_subcommand("analyze", "Questions about a model: stability");
+  analyze->require_subcommand(1);
+  CLI::App* stability = analyze->add_subcommand(
+      "stability", "Jacobian eigenvalues of the field against the solver's stability region");
+  stability->add_option("file", analyze_request.file, "Model file (*.ode)")->required();
+  stability->add_option("--parameters", analyze_request.parameters,
+                        "Trained parameters (a run folder); default: at initialisation");
+  stability->add_option("--data", analyze_request.data,
+                        "States along trajectories of this data's training samples (any --data "
+                        "spec of train); default: the origin z = 0");
+  stability->add_option("--samples", analyze_request.samples,
+                        "Training samples followed with --data (default 4)");
+  stability
+      ->add_option("--dtype", analyze_request.dtype,
+                   "Element type the parameters were trained in: f32 or f64 (default f32)")
+      ->check(CLI::IsMember({"f32", "f64"}));
+  stability->add_option("--seed", analyze_request.seed,
+                        "Initialisation and split seed (default 0)");
+  stability->add_flag("--json", analyze_request.json, "The report as JSON on stdout");
+  stability->add_option("--plot", analyze_request.plot,
+                        "Draw the region and the h*lambda points to FILE.png (gnuplot)");
+  plastic::rt::add_data_flags(*stability, analyze_request.data_flags);
+  add_set(stability);
+
   ReplRequest repl_request;
   CLI::App* repl = app.add_subcommand(
       "repl", "An interactive session: load, change, recompile, train, inspect (or --script)");
@@ -200,6 +226,7 @@ static int run(int argc, char** argv) {
       return run_emit(emit_file, stage, common, print_after_all);
     }
     if (repl->parsed()) return run_repl(repl_request, common);
+    if (stability->parsed()) return run_analyze_stability(analyze_request, common);
     if (gradcheck->parsed()) return run_gradcheck(gradcheck_files, tolerance, seed, common);
     if (build->parsed()) return run_build(build_request, common);
     if (bench->parsed()) return run_bench_kernels(bench_file, bench_dtype, bench_seconds, common);

@@ -1,6 +1,8 @@
 // Compile a model and run a runtime command on it (see run_compiled.h).
 #include "compiler/driver/run_compiled.h"
 
+#include "compiler/analysis/nonfinite_locator.h"
+#include "compiler/analysis/stability.h"
 #include "compiler/backend/compiled_model.h"
 #include "compiler/backend/llvm/options.h"
 #include "compiler/driver/backend_choice.h"
@@ -66,6 +68,10 @@ int run_compiled(const std::string& file, const std::string& dtype, const Common
           ? " (kernels from the cache)"
           : fmt::format(" ({} of {} kernels from the cache)", compiled.llvm_stats().cached,
                         compiled.llvm_stats().kernels));
+  // A NaN met while running is traced back to the model's source line.
+  rt::NonFiniteExplainerScope explain(analysis::make_nonfinite_explainer(*fns, common.color));
+  // `plastic train` prints one line of the stability report at initialisation.
+  rt::StabilityReporterScope stability(analysis::make_stability_reporter(*fns, file));
   return body(m, dims);
 }
 

@@ -10,6 +10,7 @@
 
 #include "runtime/app/model_data.h"
 #include "runtime/app/parameters.h"
+#include "runtime/batch/nonfinite_explainer.h"
 #include "runtime/batch/predict.h"
 #include "runtime/io/atomic_file.h"
 
@@ -65,7 +66,8 @@ int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* 
     if (!csv) {
       auto ev = evaluate<T>(m, *prepared, samples, std::span<const T>(theta), options);
       if (!ev) {
-        fmt::print(stderr, "plastic: {}\n", ev.status().describe());
+        fmt::print(stderr, "plastic: {}{}\n", ev.status().describe(),
+                   explain_failure<T>(ev.error(), *prepared, samples, std::span<const T>(theta)));
         return 1;
       }
       print_evaluation(split, ev.value());
@@ -73,7 +75,8 @@ int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* 
     }
     auto pred = predict<T>(m, *prepared, samples, std::span<const T>(theta), options);
     if (!pred) {
-      fmt::print(stderr, "plastic: {}\n", pred.status().describe());
+      fmt::print(stderr, "plastic: {}{}\n", pred.status().describe(),
+                 explain_failure<T>(pred.error(), *prepared, samples, std::span<const T>(theta)));
       return 1;
     }
     const Predictions<T>& p = pred.value();

@@ -12,6 +12,7 @@
 #include "runtime/app/preprocessing.h"
 #include "runtime/app/run_folder.h"
 #include "runtime/batch/predict.h"
+#include "runtime/batch/stability_reporter.h"
 #include "runtime/batch/train_hooks.h"
 #include "runtime/init/init.h"
 #include "runtime/io/atomic_file.h"
@@ -81,6 +82,12 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& r
     fmt::print(stderr, "plastic: initialising {}: {}\n", m.name, init.error().describe());
     return 1;
   }
+  if (const StabilityReporter& stability = stability_reporter(); stability && !r.resume) {
+    const std::vector<double> wide(theta.begin(), theta.end());
+    StabilitySummary s = stability(wide);
+    if (!s.line.empty()) fmt::print("{}\n", s.line);
+    if (!s.warning.empty()) fmt::print(stderr, "plastic: warning: {}\n", s.warning);
+  }
   auto table = ParamTable::from_abi(m.params, m.n_param_entries, m.n_params);
   if (!table) {
     fmt::print(stderr, "plastic: internal error (a bug): {}\n", table.error().describe());
@@ -93,6 +100,7 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& r
   ho.on_failure = [](const std::string& what) {
     fmt::print(stderr, "\nplastic: batch skipped: {}\n", what);
   };
+  ho.explain = nonfinite_explainer(); // the driver's, which knows the model's source
   const PreparedData* valid = md.validation ? &*md.validation : nullptr;
   TrainHooks<T> hooks = make_train_hooks<T>(m, *md.train, valid, ho);
 

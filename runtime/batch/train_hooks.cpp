@@ -2,9 +2,12 @@
 #include "runtime/batch/train_hooks.h"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <numeric>
 #include <vector>
+
+#include <fmt/format.h>
 
 namespace plastic::rt {
 
@@ -24,6 +27,29 @@ bool numerical(FailureKind k) {
   return k == FailureKind::NonFiniteState || k == FailureKind::StepSizeUnderflow ||
          k == FailureKind::MaxStepsExceeded;
 }
+template <class T> bool all_finite(std::span<const T> values) {
+  return std::all_of(values.begin(), values.end(), [](T v) { return std::isfinite(v); });
+}
+
+// The explainer's diagnostic for a batch, or "" (none installed, nothing
+// found, or the run's budget of explanations spent).
+template <class T>
+std::string explain(const HookOptions& opt, int& explained, NonFinitePass pass, int64_t epoch,
+                    int64_t batch, std::span<const int64_t> ids, const PreparedData& data,
+                    std::span<const T> params, const SolveFailure* failure) {
+  if (!opt.explain || explained >= opt.explain_limit) return {};
+  ++explained;
+  NonFiniteEvent e;
+  e.pass = pass;
+  e.epoch = epoch;
+  e.batch = batch;
+  e.samples.assign(ids.begin(), ids.end());
+  e.data = &data;
+  e.params = widen<T>(params);
+  if (failure) e.failure = *failure;
+  return opt.explain(e);
+}
+
 } // namespace
 
 template <class T>
@@ -44,9 +70,10 @@ TrainHooks<T> make_train_hooks(const plastic_model& model, const PreparedData& t
   };
   const plastic_model* m = &model;
   const PreparedData* data = &train;
-  hooks.train_batch = [order, opt, m, data, batch, n](int64_t, int64_t b, std::span<const T> params,
-                                                      std::span<T> grads,
-                                                      Rng&) -> Result<BatchResult, TrainError> {
+  auto explained = std::make_shared<int>(0);
+  hooks.train_batch = [order, opt, m, data, batch, n,
+                       explained](int64_t epoch, int64_t b, std::span<const T> params,
+                                  std::span<T> grads, Rng&) -> Result<BatchResult, TrainError> {
     const int64_t first = b * batch;
     const int64_t size = std::min(batch, n - first);
     std::span<const int64_t> ids(order->data() + first, static_cast<size_t>(size));
@@ -55,8 +82,20 @@ TrainHooks<T> make_train_hooks(const plastic_model& model, const PreparedData& t
     out.samples = size;
     if (r.ok()) {
       out.loss = r.loss;
+      const bool finite_loss = std::isfinite(r.loss);
+      if (!finite_loss || !all_finite<T>(grads)) {
+        const NonFinitePass pass = finite_loss ? NonFinitePass::Backward : NonFinitePass::Forward;
+        std::string where =
+            explain<T>(*opt, *explained, pass, epoch, b, ids, *data, params, nullptr);
+        if (!where.empty() && opt->on_failure)
+          opt->on_failure(
+              fmt::format("non-finite {}\n{}", finite_loss ? "gradient" : "loss", where));
+      }
     } else if (numerical(r.status.error().kind)) {
-      if (opt->on_failure) opt->on_failure(r.status.describe());
+      std::string where = explain<T>(*opt, *explained, NonFinitePass::Forward, epoch, b, ids, *data,
+                                     params, &r.status.error());
+      if (opt->on_failure)
+        opt->on_failure(where.empty() ? r.status.describe() : r.status.describe() + "\n" + where);
     } else {
       return to_train_error(r.status);
     }

@@ -7,7 +7,9 @@
 // underflow, too many steps) makes that batch's loss NaN, which the
 // training loop counts as a skipped step; `on_failure` receives its
 // description. Any other failure (bad model, bad data) stops training with
-// a TrainError.
+// a TrainError. With `explain` set, the first few batches that meet a
+// non-finite value (a failed solve, a non-finite loss or gradient) are
+// handed to it, and its located diagnostic follows the description.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +17,7 @@
 #include <string>
 
 #include "runtime/batch/batch_gradient.h"
+#include "runtime/batch/nonfinite_explainer.h"
 #include "runtime/batch/predict.h"
 #include "runtime/train/train_loop.h"
 
@@ -25,6 +28,8 @@ struct HookOptions {
   bool shuffle = true;
   BatchOptions batch;
   std::function<void(const std::string&)> on_failure; ///< skipped batches; optional
+  NonFiniteExplainer explain; ///< where a non-finite value came from; optional
+  int explain_limit = 3;      ///< batches explained per run (each re-runs a sample)
 };
 
 /// Hooks over `train` (and `valid`, may be null: no validation). The model,

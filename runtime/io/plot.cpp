@@ -163,15 +163,21 @@ Result<PlotFiles, TrainError> plot_learning_curve(const std::vector<EpochRecord>
     data += fmt::format("{} {} {} {} {}\n", r.epoch, value(r.train_loss), value(r.valid_loss),
                         value(r.valid_metric), value(r.lr));
   if (Status<TrainError> s = write_file_atomic(f.data, data); !s) return s.error();
-  if (Status<TrainError> s = write_file_atomic(f.script, script_text(records, f, options)); !s)
-    return s.error();
-  const auto exe = find_executable(options.gnuplot);
+  return render_with_gnuplot(f, script_text(records, f, options), options.gnuplot);
+}
+
+Result<PlotFiles, TrainError> render_with_gnuplot(PlotFiles f, const std::string& script,
+                                                  const std::string& gnuplot) {
+  std::error_code ec;
+  if (f.log.empty()) f.log = fs::path(f.png).replace_extension(".gnuplot.log");
+  if (Status<TrainError> s = write_file_atomic(f.script, script); !s) return s.error();
+  const auto exe = find_executable(gnuplot);
   if (!exe)
     return TrainError{
         TrainErrorKind::Unavailable, f.png.string(),
         fmt::format("cannot draw the plot: '{}' was not found on PATH; the data is in {} and the "
                     "script in {}",
-                    options.gnuplot, f.data.string(), f.script.string()),
+                    gnuplot, f.data.string(), f.script.string()),
         fmt::format("install gnuplot (Debian: apt-get install gnuplot-nox) and run `gnuplot {}`",
                     f.script.string())};
   (void)remove_file(f.png);

@@ -42,4 +42,12 @@ Result<PlotFiles, TrainError> plot_learning_curve(const std::vector<EpochRecord>
 /// The program `name` as PATH would find it, or nullopt.
 std::optional<std::filesystem::path> find_executable(const std::string& name);
 
+/// Writes `script` to f.script and runs `gnuplot` on it to draw f.png (the
+/// data files the script reads must exist; f.log defaults to
+/// `<png stem>.gnuplot.log`). Unavailable, with the message and a hint,
+/// when gnuplot is missing, fails or draws nothing. Other plots than the
+/// learning curve (the stability region of `plastic analyze`) use this.
+Result<PlotFiles, TrainError> render_with_gnuplot(PlotFiles f, const std::string& script,
+                                                  const std::string& gnuplot = "gnuplot");
+
 } // namespace plastic::rt

@@ -58,6 +58,14 @@ ALLOWED = {
     'compiler/backend/cpp': ['compiler/ir', 'compiler/model', 'compiler/loops', 'compiler/abi',
                              'compiler/backend', 'runtime/abi.h', 'runtime/abi_kernels.def',
                              'runtime/support', '<llvm', '<clang'],
+    # Questions about a model (where a NaN came from): the IR and its
+    # interpreter, the model's layout, and the runtime pieces that feed a
+    # sample's inputs and describe a failed batch; never a backend.
+    'compiler/analysis': ['dsl', 'compiler/ir', 'compiler/interp', 'compiler/autodiff',
+                          'compiler/model', 'compiler/abi', 'compiler/loops', 'compiler/loopgen',
+                          'compiler/irgen', 'runtime/abi.h', 'runtime/batch', 'runtime/solvers',
+                          'runtime/support', 'runtime/data', 'runtime/paths', 'runtime/logsig',
+                          'runtime/train', 'runtime/io', 'runtime/init'],
     'compiler/driver': ['dsl', 'compiler', 'runtime'],
 }
 CHECKED_ROOTS = ('dsl', 'compiler', 'runtime')

@@ -1,0 +1,103 @@
+// `plastic analyze stability` end to end. Paper 004's claim at
+// initialisation: the default (Kaiming-uniform) ELU MLP of the cascaded-
+// tanks model puts eigenvalues of its linearisation outside the midpoint
+// method's stability region at h = 4, the stability-informed one puts them
+// all inside. Also: states along data trajectories, JSON, the PNG (skipped
+// without gnuplot), and the line and warning `plastic train` prints.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+
+#include "tests/driver/cli_support.h"
+
+using namespace plastic::test;
+namespace fs = std::filesystem;
+
+TEST_CASE("paper 004: default init outside the midpoint region, stability-informed inside",
+          "[analyze]") {
+  Run d = run("analyze stability " + src("examples/node_elu_default_tanks.ode") + " --json");
+  INFO(d.err);
+  REQUIRE(d.exit_code == 0);
+  auto dj = nlohmann::json::parse(d.out);
+  CHECK(dj["solver"] == "midpoint");
+  CHECK(dj["h"].get<double>() == 4.0);
+  CHECK(dj["eigenvalues"].get<int>() == 4); // d_z = 4
+  CHECK(dj["outside"].get<int>() > 0);
+  CHECK(dj["max_amplification"].get<double>() > 1.0);
+
+  Run s = run("analyze stability " + src("examples/node_elu_sii_tanks.ode") + " --json");
+  INFO(s.err);
+  REQUIRE(s.exit_code == 0);
+  auto sj = nlohmann::json::parse(s.out);
+  CHECK(sj["outside"].get<int>() == 0);
+  CHECK(sj["max_amplification"].get<double>() <= 1.0);
+  CHECK(sj["largest_stable_step"].get<double>() >= 4.0);
+  for (const auto& p : sj["points"])
+    CHECK(p["re"].get<double>() < 0);
+
+  // The same seed gives the same eigenvalues (the initialisers are seeded).
+  Run again = run("analyze stability " + src("examples/node_elu_sii_tanks.ode") + " --json");
+  CHECK(nlohmann::json::parse(again.out)["points"] == sj["points"]);
+}
+
+TEST_CASE("the text report has its table and advice", "[analyze]") {
+  Run d = run("analyze stability " + src("examples/node_elu_default_tanks.ode"));
+  INFO(d.err);
+  REQUIRE(d.exit_code == 0);
+  CHECK_THAT(d.out, Catch::Contains("solver              midpoint step 4"));
+  CHECK_THAT(d.out, Catch::Contains("outside the region  3 (75.0 %)"));
+  CHECK_THAT(d.out, Catch::Contains("advice: an adaptive solver"));
+  CHECK_THAT(d.out, Catch::Contains("init = stability_informed"));
+  Run s = run("analyze stability " + src("examples/node_elu_sii_tanks.ode"));
+  CHECK_THAT(s.out, Catch::Contains("advice: every h·λ lies inside the midpoint region at h = 4"));
+}
+
+TEST_CASE("states along data trajectories; a stiff field gets the step that fixes it",
+          "[analyze]") {
+  Run r = run("analyze stability " + src("tests/driver/nonfinite/step_too_large.ode") +
+              " --data synthetic:flipflop --samples 2 --json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["states"].get<int>() == 20); // 2 samples x 10 states
+  CHECK(j["fraction_outside"].get<double>() == 1.0);
+  // z' = -1e6 z: Euler is stable for h <= 2 / 1e6.
+  CHECK(j["largest_stable_step"].get<double>() == Approx(2e-6).epsilon(1e-6));
+  CHECK_THAT(j["advice"][0].get<std::string>(), Catch::Contains("a step of at most 2e-06"));
+}
+
+TEST_CASE("analyze stability --plot draws the region and the points", "[analyze]") {
+  if (shell("command -v gnuplot").exit_code != 0) {
+    WARN("gnuplot is not installed: the PNG part of `analyze stability --plot` is not tested");
+    return;
+  }
+  fs::path dir = fresh_test_dir("analyze_test", "plot");
+  Run r = run("analyze stability " + src("examples/node_elu_default_tanks.ode") + " --plot " +
+              (dir / "region.png").string());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(fs::file_size(dir / "region.png") > 1000);
+  CHECK(fs::exists(dir / "region.region.dat"));
+}
+
+TEST_CASE("train prints the stability line and warns when points are outside", "[analyze]") {
+  fs::path dir = fresh_test_dir("analyze_test", "train");
+  Run r = run("train " + src("examples/gnode_flipflop.ode") +
+              " --set N=6 --set H=8 --data synthetic:flipflop --dtype f64 --batch 100 --threads 2 "
+              "--epochs 1 --no-progress --out " +
+              (dir / "run").string());
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("stability euler h=0.01: 0 of 6 h·λ outside the region"));
+  CHECK_THAT(r.err, !Catch::Contains("stability region"));
+
+  Run bad = run("train " + src("tests/driver/nonfinite/step_too_large.ode") +
+                " --data synthetic:flipflop --dtype f64 --batch 100 --threads 2 --epochs 1 "
+                "--no-progress --out " +
+                (dir / "bad").string());
+  CHECK_THAT(bad.out, Catch::Contains("stability euler h=0.01: 3 of 3 h·λ outside the region"));
+  CHECK_THAT(bad.err, Catch::Contains("plastic: warning: 3 of 3 eigenvalues of the field's "
+                                      "Jacobian at initialisation give h·λ outside the euler "
+                                      "stability region"));
+}
