@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -56,6 +57,13 @@ bool read_file(const std::string& path, std::string& out) {
 CheckResult check_file(const std::string& path, const CheckOptions& options,
                        DiagnosticEngine& diag) {
   std::string text;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    // A folder opens as a stream that reads nothing: say what it is rather
+    // than "found end of file".
+    diag.error({}, fmt::format("cannot read '{}': it is a folder, not a model file (*.ode)", path));
+    return {};
+  }
   if (!read_file(path, text)) {
     diag.error({}, fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
     return {};

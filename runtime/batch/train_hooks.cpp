@@ -56,7 +56,8 @@ TrainHooks<T> make_train_hooks(const plastic_model& model, const PreparedData& t
     if (r.ok()) {
       out.loss = r.loss;
     } else if (numerical(r.status.error().kind)) {
-      if (opt->on_failure) opt->on_failure(r.status.describe());
+      out.failure = r.status.describe();
+      if (opt->on_failure) opt->on_failure(out.failure);
     } else {
       return to_train_error(r.status);
     }
