@@ -38,8 +38,7 @@ int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* 
   if (const std::optional<RunRecord>& rec = record.value()) {
     recall_run_options(*rec, run);
     const std::string identity = model_identity(m, run.model, run.dtype);
-    if (!run.model.canonical.empty() && !rec->model_identity.empty() &&
-        identity != rec->model_identity) {
+    if (!same_model(*rec, m, run.model, run.dtype)) {
       const std::string was = describe_sets(rec->sets), now = describe_sets(run.model.sets);
       fmt::print(
           stderr,

@@ -127,6 +127,19 @@ std::string ModelCli::recorded_run() const {
   }
 }
 
+bool ModelCli::has_data() const {
+  switch (parsed()) {
+  case ModelCommand::Train:
+    return !train_.run.data.empty();
+  case ModelCommand::Eval:
+    return !eval_.run.data.empty();
+  case ModelCommand::Predict:
+    return !predict_.eval.run.data.empty();
+  default:
+    return true;
+  }
+}
+
 std::set<std::string> ModelCli::given() const {
   std::set<std::string> names;
   if (const CLI::App* cmd = parsed_app())

@@ -71,6 +71,9 @@ public:
   /// for the others.
   std::string recorded_run() const;
 
+  /// Whether the parsed command was given --data (train, eval, predict).
+  bool has_data() const;
+
 private:
   TrainRequest train_;
   EvalRequest eval_;

@@ -91,10 +91,20 @@ std::string model_identity(const plastic_model& m, const ModelSource& source,
   return fmt::format("{}-{}", m.name ? m.name : "model", fnv_hex(text));
 }
 
+bool same_model(const RunRecord& rec, const plastic_model& m, const ModelSource& source,
+                const std::string& dtype) {
+  if (rec.model_identity.empty()) return true; // nothing recorded to compare with
+  const bool recorded_source = rec.model_identity != rec.interface_hash;
+  if (source.canonical.empty() || !recorded_source)
+    return rec.interface_hash.empty() || rec.interface_hash == model_hash(m);
+  return rec.model_identity == model_identity(m, source, dtype);
+}
+
 Result<RunRecord, AppError> make_run_record(const plastic_model& m, const TrainRequest& r) {
   RunRecord rec;
   rec.model_file = r.run.model.file;
   rec.model_identity = model_identity(m, r.run.model, r.run.dtype);
+  rec.interface_hash = model_hash(m);
   rec.sets = r.run.model.sets;
   rec.dtype = r.run.dtype;
   // Absolute, so that eval and predict find the data from any folder.
@@ -125,6 +135,7 @@ Status<AppError> write_run_record(const fs::path& dir, const RunRecord& rec,
   nlohmann::ordered_json j;
   j["model"] = {{"file", rec.model_file},
                 {"identity", rec.model_identity},
+                {"interface", rec.interface_hash},
                 {"sets", rec.sets},
                 {"dtype", rec.dtype}};
   j["data"] = {{"spec", rec.data},
@@ -160,6 +171,7 @@ Result<std::optional<RunRecord>, AppError> read_run_record(const fs::path& dir) 
     const json& model = j.at("model");
     rec.model_file = model.value("file", std::string());
     rec.model_identity = model.value("identity", std::string());
+    rec.interface_hash = model.value("interface", std::string());
     rec.sets = model.value("sets", std::map<std::string, double>());
     rec.dtype = model.value("dtype", std::string("f32"));
     const json& data = j.at("data");
@@ -202,7 +214,7 @@ void recall_run_options(const RunRecord& rec, RunOptions& run) {
 Status<AppError> check_resume(const RunRecord& rec, const plastic_model& m, const fs::path& dir,
                               TrainRequest& r) {
   const std::string identity = model_identity(m, r.run.model, r.run.dtype);
-  if (!rec.model_identity.empty() && identity != rec.model_identity) {
+  if (!same_model(rec, m, r.run.model, r.run.dtype)) {
     const std::string now = describe_sets(r.run.model.sets), was = describe_sets(rec.sets);
     std::string why = "the model file or its consts changed since";
     if (now != was)

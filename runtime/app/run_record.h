@@ -32,6 +32,7 @@ struct RunRecord {
   // The model.
   std::string model_file;
   std::string model_identity; ///< model_identity(): interface, source, --set values, dtype
+  std::string interface_hash; ///< model_hash(): the interface alone
   std::map<std::string, double> sets;
   std::string dtype = "f32";
   // The data.
@@ -50,6 +51,12 @@ struct RunRecord {
 /// --set values and the element type.
 std::string model_identity(const plastic_model& model, const ModelSource& source,
                            const std::string& dtype);
+
+/// Whether `model` compiled from `source` is the run's model: the same
+/// identity, or — when either side has no source (a model binary) — the
+/// same interface.
+bool same_model(const RunRecord& record, const plastic_model& model, const ModelSource& source,
+                const std::string& dtype);
 
 /// The record of a run about to train with `request` on `model`; computes
 /// the data fingerprints (reads the data files once).
