@@ -21,11 +21,6 @@ namespace {
 
 template <class T>
 int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* csv) {
-  std::vector<T> theta;
-  if (Status<AppError> s = load_parameters<T>(m, r.parameters, theta); !s) {
-    fmt::print(stderr, "plastic: {}\n", s.error().message);
-    return s.error().exit_code;
-  }
   // The run folder's records say how the run was made: its data, split and
   // seeds (run.json) and how its data was read (data.json: --target, ...).
   RunOptions run = r.run;
@@ -35,8 +30,18 @@ int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* 
     fmt::print(stderr, "plastic: {}\n", record.error().message);
     return record.error().exit_code;
   }
+  if (record.value()) recall_run_options(*record.value(), run);
+  if (run.data.empty()) { // a usage error, said before anything is read
+    fmt::print(stderr, "plastic: --data is required: {} holds no run record naming the data\n",
+               run_dir.string());
+    return kUsageError;
+  }
+  std::vector<T> theta;
+  if (Status<AppError> s = load_parameters<T>(m, r.parameters, theta); !s) {
+    fmt::print(stderr, "plastic: {}\n", s.error().message);
+    return s.error().exit_code;
+  }
   if (const std::optional<RunRecord>& rec = record.value()) {
-    recall_run_options(*rec, run);
     const std::string identity = model_identity(m, run.model, run.dtype);
     if (!same_model(*rec, m, run.model, run.dtype)) {
       const std::string was = describe_sets(rec->sets), now = describe_sets(run.model.sets);
@@ -53,11 +58,6 @@ int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* 
               : std::string("the model file or its consts changed since training"));
       return kInputError;
     }
-  }
-  if (run.data.empty()) {
-    fmt::print(stderr, "plastic: --data is required: {} holds no run record naming the data\n",
-               run_dir.string());
-    return kUsageError;
   }
   if (Status<AppError> s = recall_data_flags(run_dir, RecordedFlags::Reuse, run.data_flags); !s) {
     fmt::print(stderr, "plastic: {}\n", s.error().message);

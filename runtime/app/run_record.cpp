@@ -83,7 +83,7 @@ std::string describe_sets(const std::map<std::string, double>& sets) {
 
 std::string model_identity(const plastic_model& m, const ModelSource& source,
                            const std::string& dtype) {
-  const std::string interface = model_hash(m);
+  std::string interface = model_hash(m);
   if (source.canonical.empty()) return interface;
   std::string text = interface + "|" + dtype + "|" + source.canonical;
   for (const auto& [name, value] : source.sets)
@@ -195,7 +195,7 @@ Result<std::optional<RunRecord>, AppError> read_run_record(const fs::path& dir) 
 }
 
 fs::path run_folder_of(const std::string& parameters) {
-  const fs::path given(parameters);
+  fs::path given(parameters);
   std::error_code ec;
   if (fs::is_directory(given, ec)) return given;
   return given.parent_path().empty() ? fs::path(".") : given.parent_path();

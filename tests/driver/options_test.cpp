@@ -101,7 +101,7 @@ TEST_CASE("short, clear messages for bad values", "[cli][options]") {
   CHECK_THAT(dim.err, !Catch::Contains("unused"));
 }
 
-TEST_CASE("--help shows flags without a {false} default", "[cli][options]") {
+TEST_CASE("train help shows flags without a {false} default", "[cli][options]") {
   Run help = run("train --help");
   CHECK(help.exit_code == 0);
   CHECK_THAT(help.out, Catch::Contains("--no-progress"));

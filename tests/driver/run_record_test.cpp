@@ -114,7 +114,7 @@ TEST_CASE("eval and predict with no flag repeated give the training run's number
   CHECK_THAT(other.err, Catch::Contains("--set tau=0.02"));
 }
 
-TEST_CASE("--resume refuses a changed const, --set value or learning rate",
+TEST_CASE("resume refuses a changed const, --set value or learning rate",
           "[train][run_record][resume]") {
   fs::path dir = fresh_dir("refuse");
   REQUIRE(run(train_args(dir / "run", 1, "--lr 3e-3 --schedule cosine")).exit_code == 0);
@@ -140,7 +140,7 @@ TEST_CASE("--resume refuses a changed const, --set value or learning rate",
   CHECK(lines_of(dir / "run/train.jsonl") == 2);
 }
 
-TEST_CASE("--resume on a folder with nothing to resume says it starts a new run",
+TEST_CASE("resume on a folder with nothing to resume says it starts a new run",
           "[train][run_record][resume]") {
   fs::path dir = fresh_dir("fresh");
   Run r = run(train_args(dir / "run", 1, "--resume"));
@@ -150,7 +150,7 @@ TEST_CASE("--resume on a folder with nothing to resume says it starts a new run"
                                     ": starting a new run"));
 }
 
-TEST_CASE("--resume refuses another data set, not a copy of the same one",
+TEST_CASE("resume refuses another data set, not a copy of the same one",
           "[train][run_record][resume]") {
   fs::path dir = fresh_dir("data");
   write_toy_ts(dir / "toy.ts", 3, 3, 60, 16);
@@ -191,7 +191,7 @@ TEST_CASE("an interrupted run leaves its best parameters so far for eval",
   CHECK_THAT(resumed.out, Catch::Contains("resuming from epoch"));
 }
 
-TEST_CASE("--valid-fraction, --split-seed apart from --seed, --select, split sizes printed",
+TEST_CASE("the validation fraction, a split seed apart from --seed, --select, split sizes printed",
           "[train][run_record]") {
   fs::path dir = fresh_dir("split");
   write_toy_ts(dir / "toy.ts", 3, 3, 60, 16);
@@ -251,7 +251,7 @@ TEST_CASE("predict names the classes, the true label and the probabilities",
   CHECK(rows == 9);
 }
 
-TEST_CASE("--select must be the loss or the task's metric", "[train][run_record]") {
+TEST_CASE("the selection metric must be the loss or the task's metric", "[train][run_record]") {
   fs::path dir = fresh_dir("select");
   Run r = run(train_args(dir / "run", 1, "--select accuracy"));
   CHECK(r.exit_code == 2);
