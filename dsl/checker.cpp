@@ -86,7 +86,8 @@ std::optional<int64_t> Checker::positive_int(const Expr& e, std::string_view wha
       diag_.error(e.span, fmt::format("{} division does not divide evenly (= {})", what, *v),
                   "dims are integers; make the numerator a multiple of the denominator");
     else
-      diag_.error(e.span, fmt::format("{} must be a positive integer, got {}", what, *v));
+      diag_.error(e.span, fmt::format("{} must be a positive integer{}, got {}", what,
+                                      *v > 1e9 ? " of at most 10^9" : "", *v));
     return std::nullopt;
   }
   return static_cast<int64_t>(*v);
@@ -115,10 +116,16 @@ void Checker::check_dim(const DimDecl& d) {
     used_overrides_.insert(d.name.name);
     v.value = it->second;
     v.overridden = true;
-    if (!d.is_const && (v.value != std::floor(v.value) || v.value <= 0)) {
-      diag_.error(d.name.span, fmt::format("--set {}={}: a dim must be a positive integer",
-                                           d.name.name, v.value));
+    // The same bound as positive_int's: a --set value out of it is a usage
+    // error (exit 2), whether it is 0 or 2^40.
+    if (!d.is_const && (v.value != std::floor(v.value) || v.value <= 0 || v.value > 1e9)) {
+      diag_.error(d.name.span,
+                  fmt::format("--set {}={}: a dim must be a positive integer{}", d.name.name,
+                              v.value, v.value > 1e9 ? " of at most 10^9" : ""));
       usage_error_ = true;
+      // Broken, like a dim whose expression failed: what depends on it is
+      // not reported again (one error for one bad value).
+      return void(bindings_.broken.insert(d.name.name));
     }
   } else if (d.is_const) {
     auto c = eval_.constant(*d.value);

@@ -59,7 +59,7 @@ bool read_file(const std::string& path, std::string& out, std::string* why) {
   if (!stat_ok || !S_ISREG(st.st_mode)) {
     ::close(fd);
     return fail(!stat_ok              ? std::string(std::strerror(errno))
-                : S_ISDIR(st.st_mode) ? "is a directory, not a model file"
+                : S_ISDIR(st.st_mode) ? "it is a folder, not a model file (*.ode)"
                                       : "is not a regular file (a FIFO, socket or device)");
   }
   // A model is a page or two of text; megabytes are a wrong path.

@@ -4,6 +4,12 @@
 #include "compiler/driver/backend_choice.h"
 #include "compiler/driver/run_compiled.h"
 #include "runtime/app/model_cli.h"
+#include "runtime/app/run_record.h"
+
+#include <map>
+#include <string>
+
+#include <fmt/format.h>
 
 namespace plastic::driver {
 
@@ -35,9 +41,39 @@ std::optional<int> ModelCommands::run(const CommonOptions& common) {
   cli.watch_interrupts(); // before compiling: a Ctrl-C during start-up must not be lost
   CommonOptions with_backend = common;
   with_backend.backend = parse_backend(state_->backend);
+  // eval, predict and train --resume compile the model as the run did: its
+  // --set values and element type, unless given anew (runtime/app/run_record.h);
+  // a value given anew that differs from the run's is then refused by them.
+  bool recorded_data = false;
+  if (const std::string dir = cli.recorded_run(); !dir.empty()) {
+    auto record = rt::read_run_record(dir);
+    if (!record) {
+      fmt::print(stderr, "plastic: {}\n", record.error().message);
+      return record.error().exit_code;
+    }
+    if (const std::optional<rt::RunRecord>& r = record.value()) {
+      recorded_data = !r->data.empty();
+      // The run's --set values, each one given now replacing the run's.
+      std::map<std::string, double> sets = r->sets;
+      for (const auto& [name, value] : with_backend.overrides)
+        sets[name] = value;
+      with_backend.overrides = std::move(sets);
+      if (cli.given().count("--dtype") == 0) cli.dtype() = r->dtype;
+    }
+  }
+  // Checked before the model is compiled: no work for a command that cannot run.
+  if (!cli.has_data() && !recorded_data) {
+    fmt::print(stderr, "plastic: --data is required{}\n",
+               cli.parsed() == rt::ModelCommand::Train
+                   ? " (or --resume of a run that records it)"
+                   : " (the parameters' folder holds no run record naming the data)");
+    return kUsageError;
+  }
   return run_compiled(
       state_->file, cli.dtype(), with_backend,
-      [&](const plastic_model& m, const nlohmann::json& dims) { return cli.run(m, dims); },
+      [&](const plastic_model& m, const nlohmann::json& dims, const rt::ModelSource& source) {
+        return cli.run(m, dims, source);
+      },
       cli.batch(), cli.threads());
 }
 

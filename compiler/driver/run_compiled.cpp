@@ -8,6 +8,7 @@
 #include "compiler/driver/backend_choice.h"
 #include "compiler/driver/load_model.h"
 #include "compiler/loops/error.h"
+#include "dsl/ast_printer.h"
 
 #include <algorithm>
 #include <chrono>
@@ -37,7 +38,8 @@ int tile_lanes(loops::ElemType type, int64_t batch, int threads) {
 }
 
 int run_compiled(const std::string& file, const std::string& dtype, const CommonOptions& common,
-                 const std::function<int(const plastic_model&, const nlohmann::json& dims)>& body,
+                 const std::function<int(const plastic_model&, const nlohmann::json& dims,
+                                         const rt::ModelSource& source)>& body,
                  int64_t batch, int threads) {
   int code = kOk;
   auto start = std::chrono::steady_clock::now();
@@ -46,6 +48,30 @@ int run_compiled(const std::string& file, const std::string& dtype, const Common
   nlohmann::json dims = nlohmann::json::object();
   for (const auto& d : fns->model->dims)
     dims[d.name] = d.value;
+  // The model as the user wrote it (the checker's modules are the prelude,
+  // then the model file, then generated layers).
+  rt::ModelSource source;
+  source.file = file;
+  source.sets = common.overrides;
+  if (fns->model->modules.size() > 1) {
+    const dsl::Module& module = *fns->model->modules[1];
+    source.text = module.source ? module.source->text() : std::string();
+    source.canonical = dsl::print_module(module);
+    auto is_dim = [&](const std::string& name) {
+      for (const auto& d : fns->model->dims)
+        if (d.name == name && !d.is_const) return true;
+      return false;
+    };
+    for (const dsl::Decl& decl : module.decls) {
+      const auto* in = std::get_if<dsl::InputDecl>(&decl);
+      if (!in || in->sizes.size() != 1 || in->sizes[0]->kind != dsl::ExprKind::Name ||
+          !is_dim(in->sizes[0]->text))
+        continue;
+      if (in->kind == dsl::InputKind::Path && source.path_dim.empty())
+        source.path_dim = in->sizes[0]->text;
+      if (in->kind == dsl::InputKind::Label) source.classes_dim = in->sizes[0]->text;
+    }
+  }
   backend::CompiledModel compiled;
   try {
     const loops::ElemType type = dtype == "f64" ? loops::ElemType::F64 : loops::ElemType::F32;
@@ -72,7 +98,7 @@ int run_compiled(const std::string& file, const std::string& dtype, const Common
   rt::NonFiniteExplainerScope explain(analysis::make_nonfinite_explainer(*fns, common.color));
   // `plastic train` prints one line of the stability report at initialisation.
   rt::StabilityReporterScope stability(analysis::make_stability_reporter(*fns, file));
-  return body(m, dims);
+  return body(m, dims, source);
 }
 
 } // namespace plastic::driver

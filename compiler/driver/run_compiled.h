@@ -11,6 +11,7 @@
 #include "compiler/driver/commands.h"
 #include "compiler/loops/loop_ir.h"
 #include "runtime/abi.h"
+#include "runtime/app/requests.h"
 
 #include <nlohmann/json.hpp>
 
@@ -22,12 +23,13 @@ namespace plastic::driver {
 int tile_lanes(loops::ElemType type, int64_t batch, int threads);
 
 /// Compiles `file` with `dtype` ("f32" | "f64") and calls `body` with the
-/// table and the model's dims; returns body's exit code, or the code of the
-/// compile failure (which has been printed). `batch` and `threads` (0 = every
-/// core) are the samples and workers the command will run with: they choose
-/// the tile width (run_compiled.cpp); batch 0 = unknown.
+/// table, the model's dims and its source (text, canonical form, --set values); returns body's exit
+/// code, or the code of the compile failure (which has been printed). `batch` and `threads` (0 =
+/// every core) are the samples and workers the command will run with: they choose the tile width
+/// (run_compiled.cpp); batch 0 = unknown.
 int run_compiled(const std::string& file, const std::string& dtype, const CommonOptions& common,
-                 const std::function<int(const plastic_model&, const nlohmann::json& dims)>& body,
+                 const std::function<int(const plastic_model&, const nlohmann::json& dims,
+                                         const rt::ModelSource& source)>& body,
                  int64_t batch = 0, int threads = 0);
 
 } // namespace plastic::driver

@@ -21,16 +21,24 @@ constexpr long long kMaxEpochs = 1'000'000'000;
 void add_run_options(CLI::App& cmd, RunOptions& run) {
   cmd.add_option("--data", run.data,
                  "Data: a UEA folder or .ts file, a PhysioNet folder, a folder of .npy, a .csv, "
-                 "or synthetic:flipflop[:BITS]")
-      ->required()
+                 "or synthetic:flipflop[:BITS] (eval, predict, train --resume: the run's)")
       ->check(non_empty());
   cmd.add_option(
          "--valid", run.valid,
          "A separate validation set (same formats as --data); --data's own validation part is "
          "then trained on")
       ->check(non_empty());
-  cmd.add_option("--seed", run.seed, "Seed of splits, initialisation and shuffling (default 0)")
+  cmd.add_option("--seed", run.seed,
+                 "Seed of initialisation and shuffling, and of the split "
+                 "unless --split-seed is given (default 0)")
       ->check(integer_in(0, kMaxSeed));
+  cmd.add_option_function<uint64_t>(
+         "--split-seed", [&run](const uint64_t& seed) { run.split_seed = seed; },
+         "Seed of the train / validation / test split (default: --seed)")
+      ->check(integer_in(0, kMaxSeed));
+  cmd.add_option("--valid-fraction", run.valid_fraction,
+                 "Fraction of the training samples held out for validation (default 0.15)")
+      ->check(validation_fraction());
   cmd.add_option("--threads", run.threads, "Threads (default: every core)")
       ->check(integer_in(0, kMaxThreads));
   cmd.add_option("--batch", run.batch, "Batch size (default 32)")->check(integer_in(1, kMaxBatch));
@@ -103,7 +111,12 @@ void add_train_options(CLI::App& cmd, TrainRequest& r) {
   cmd.add_flag("--force", r.force, "Replace the run the folder holds (its files are removed)")
       ->excludes(resume);
   cmd.add_flag("--plot", r.plot, "Write learning_curve.png with gnuplot");
-  cmd.add_flag("!--no-progress", r.progress, "No progress bar");
+  cmd.add_option("--select", r.select,
+                 "Validation value that picks the best epoch: loss (default), or the task's "
+                 "metric: accuracy (classification), auroc (binary), mse (regression)")
+      ->check(CLI::IsMember({"loss", "accuracy", "auroc", "mse"}));
+  // A flag that turns a default off: the help shows no "{false}" default.
+  cmd.add_flag_callback("--no-progress", [&r] { r.progress = false; }, "No progress bar");
 }
 
 void add_eval_options(CLI::App& cmd, EvalRequest& r) {

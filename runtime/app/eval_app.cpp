@@ -10,6 +10,8 @@
 
 #include "runtime/app/model_data.h"
 #include "runtime/app/parameters.h"
+#include "runtime/app/prediction_csv.h"
+#include "runtime/app/run_record.h"
 #include "runtime/batch/nonfinite_explainer.h"
 #include "runtime/batch/predict.h"
 #include "runtime/io/atomic_file.h"
@@ -20,19 +22,45 @@ namespace {
 
 template <class T>
 int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* csv) {
+  // The run folder's records say how the run was made: its data, split and
+  // seeds (run.json) and how its data was read (data.json: --target, ...).
+  RunOptions run = r.run;
+  const std::filesystem::path run_dir = run_folder_of(r.parameters);
+  auto record = read_run_record(run_dir);
+  if (!record) {
+    fmt::print(stderr, "plastic: {}\n", record.error().message);
+    return record.error().exit_code;
+  }
+  if (record.value()) recall_run_options(*record.value(), run);
+  if (run.data.empty()) { // a usage error, said before anything is read
+    fmt::print(stderr, "plastic: --data is required: {} holds no run record naming the data\n",
+               run_dir.string());
+    return kUsageError;
+  }
   std::vector<T> theta;
   if (Status<AppError> s = load_parameters<T>(m, r.parameters, theta); !s) {
     fmt::print(stderr, "plastic: {}\n", s.error().message);
     return s.error().exit_code;
   }
-  // The run folder's record says how its data was read (--target, --time, ...).
-  RunOptions run = r.run;
-  const std::filesystem::path given(r.parameters);
-  const std::filesystem::path run_dir =
-      std::filesystem::is_directory(given) ? given : given.parent_path();
-  if (Status<AppError> s =
-          recall_data_flags(run_dir.empty() ? "." : run_dir, RecordedFlags::Reuse, run.data_flags);
-      !s) {
+  if (const std::optional<RunRecord>& rec = record.value()) {
+    const std::string identity = model_identity(m, run.model, run.dtype);
+    if (!same_model(*rec, m, run.model, run.dtype)) {
+      const std::string was = describe_sets(rec->sets), now = describe_sets(run.model.sets);
+      fmt::print(
+          stderr,
+          "plastic: the parameters in {} were trained with another model ({}, not {}): "
+          "{}\n",
+          run_dir.string(), rec->model_identity, identity,
+          was != now
+              ? fmt::format("the run used {}, this command {}", was.empty() ? "no --set" : was,
+                            now.empty() ? "gives none" : "gives " + now)
+          : rec->dtype != run.dtype
+              ? fmt::format("the run used --dtype {}, this command {}", rec->dtype, run.dtype)
+              : std::string("the model file or its consts changed since training"));
+      return kInputError;
+    }
+  }
+  if (Status<AppError> s = recall_data_flags(run_dir, RecordedFlags::Reuse, run.data_flags); !s) {
     fmt::print(stderr, "plastic: {}\n", s.error().message);
     return s.error().exit_code;
   }
@@ -57,7 +85,7 @@ int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* 
     const PreparedData* prepared = chosen.prepared;
     if (!prepared) {
       if (r.split != "all") {
-        fmt::print(stderr, "plastic: the {} split of {} is empty\n", split, r.run.data);
+        fmt::print(stderr, "plastic: the {} split of {} is empty\n", split, run.data);
         return 1;
       }
       continue;
@@ -82,20 +110,10 @@ int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* 
     const Predictions<T>& p = pred.value();
     const Dataset& source = chosen.data;
     if (!header) {
-      *out << "split,sample,time";
-      for (int64_t j = 0; j < p.width; ++j)
-        *out << ",y" << j;
-      *out << "\n";
+      write_prediction_header(*out, m, source);
       header = true;
     }
-    for (size_t i = 0; i < p.samples.size(); ++i)
-      for (size_t row = p.first_row[i]; row < p.first_row[i + 1]; ++row) {
-        *out << split << "," << source.samples[static_cast<size_t>(p.samples[i])].id << ","
-             << fmt::format("{}", p.times[row]);
-        for (T v : p.row(row))
-          *out << "," << fmt::format("{}", v);
-        *out << "\n";
-      }
+    write_prediction_rows(*out, m, source, split, p);
   }
   if (to_file)
     if (Status<TrainError> s = write_file_atomic(*csv, std::move(text).str()); !s) {

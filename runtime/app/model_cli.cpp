@@ -4,6 +4,7 @@
 #include "runtime/app/cli_options.h"
 #include "runtime/app/eval_app.h"
 #include "runtime/app/option_checks.h"
+#include "runtime/app/run_record.h"
 #include "runtime/app/train_app.h"
 
 #include <limits>
@@ -113,15 +114,58 @@ void ModelCli::watch_interrupts() {
   if (parsed() == ModelCommand::Train && !interrupts_) interrupts_.emplace(!train_.progress);
 }
 
-int ModelCli::run(const plastic_model& model, const nlohmann::json& dims) {
+std::string ModelCli::recorded_run() const {
+  switch (parsed()) {
+  case ModelCommand::Train:
+    return train_.resume ? train_.out : std::string();
+  case ModelCommand::Eval:
+    return run_folder_of(eval_.parameters).string();
+  case ModelCommand::Predict:
+    return run_folder_of(predict_.eval.parameters).string();
+  default:
+    return {};
+  }
+}
+
+bool ModelCli::has_data() const {
+  switch (parsed()) {
+  case ModelCommand::Train:
+    return !train_.run.data.empty();
+  case ModelCommand::Eval:
+    return !eval_.run.data.empty();
+  case ModelCommand::Predict:
+    return !predict_.eval.run.data.empty();
+  default:
+    return true;
+  }
+}
+
+std::set<std::string> ModelCli::given() const {
+  std::set<std::string> names;
+  if (const CLI::App* cmd = parsed_app())
+    for (const CLI::Option* o : cmd->get_options())
+      if (o->count() > 0)
+        for (const std::string& n : o->get_lnames())
+          names.insert("--" + n);
+  return names;
+}
+
+int ModelCli::run(const plastic_model& model, const nlohmann::json& dims,
+                  const ModelSource& source) {
   watch_interrupts();
   switch (parsed()) {
   case ModelCommand::Train:
     train_.run.dims = dims;
+    train_.run.model = source;
+    train_.run.given = given();
     return run_train(model, train_);
   case ModelCommand::Eval:
+    eval_.run.model = source;
+    eval_.run.given = given();
     return run_eval(model, eval_);
   case ModelCommand::Predict:
+    predict_.eval.run.model = source;
+    predict_.eval.run.given = given();
     return run_predict(model, predict_);
   case ModelCommand::Bench:
     return run_bench_train(model, bench_);

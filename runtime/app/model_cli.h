@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -57,7 +58,21 @@ public:
 
   /// Runs the parsed command on `model`; `dims` (the model's dims by name)
   /// go into the records of a training run. Returns the exit code.
-  int run(const plastic_model& model, const nlohmann::json& dims);
+  /// `source` is the model as written, when it was compiled from a file
+  /// (the driver): training records it, eval and predict compare with it.
+  int run(const plastic_model& model, const nlohmann::json& dims, const ModelSource& source = {});
+
+  /// The long names ("--seed", ...) of the options given to the parsed
+  /// command: the others may come from a run folder's record.
+  std::set<std::string> given() const;
+
+  /// The run folder whose record (run_record.h) the command reuses: that of
+  /// --parameters for `eval` / `predict`, --out for `train --resume`; empty
+  /// for the others.
+  std::string recorded_run() const;
+
+  /// Whether the parsed command was given --data (train, eval, predict).
+  bool has_data() const;
 
 private:
   TrainRequest train_;

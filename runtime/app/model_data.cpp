@@ -1,6 +1,9 @@
 // Opening and preparing a model's data (see model_data.h).
 #include "runtime/app/model_data.h"
 
+#include <string>
+#include <vector>
+
 #include <fmt/format.h>
 
 namespace plastic::rt {
@@ -27,9 +30,32 @@ void print_evaluation(const std::string& split, const Evaluation& e) {
              e.loss, e.samples, e.note.empty() ? "" : "  " + e.note);
 }
 
+std::string size_advice(const plastic_model& m, const ModelSource& source, const Dataset& data) {
+  std::vector<std::string> fixes;
+  const int64_t classes = static_cast<int64_t>(data.classes.size());
+  if (!source.classes_dim.empty() && classes > 0 && m.task == PLASTIC_TASK_CLASSIFICATION &&
+      m.n_targets != classes)
+    fixes.push_back(fmt::format("--set {}={} (the data's classes)", source.classes_dim, classes));
+  const int64_t want = model_path_channels(m);
+  const auto has = static_cast<int64_t>(data.num_channels());
+  const bool timed = has > 0 && data.channels.front().kind == ChannelKind::Time;
+  if (!source.path_dim.empty() && want > 0 && want != has) {
+    const int64_t raw = timed ? has - 1 : has;
+    fixes.push_back(fmt::format(
+        "--set {}={} (the data's {} channels and a time channel, which is prepended when the "
+        "model's path has one channel more than the data; --set {}={} reads them without time)",
+        source.path_dim, raw + 1, raw, source.path_dim, raw));
+  }
+  std::string out;
+  for (const std::string& f : fixes)
+    out += (out.empty() ? "" : ", ") + f;
+  return out;
+}
+
 Result<ModelData, AppError> open_model_data(const plastic_model& m, const RunOptions& run) {
   DataOptions o;
-  o.seed = run.seed;
+  o.seed = run.data_seed();
+  o.validation_fraction = run.valid_fraction;
   o.model_channels = model_path_channels(m);
   o.observational_intensity = run.oi;
   if (Status<AppError> s = apply_data_flags(run.data_flags, o); !s) return s.error();
@@ -58,6 +84,7 @@ Result<ModelData, AppError> open_model_data(const plastic_model& m, const RunOpt
   PrepareOptions po;
   po.require_targets = true;
   po.threads = run.threads;
+  const std::string fix = size_advice(m, run.model, md.splits.train);
   auto prep = [&](const Dataset& d, const char* which,
                   std::optional<PreparedData>& out) -> Status<AppError> {
     if (d.size() == 0) return {};
@@ -66,15 +93,15 @@ Result<ModelData, AppError> open_model_data(const plastic_model& m, const RunOpt
       // The one data set whose shape a flag changes: say what each setting gives.
       const bool physionet = md.splits.description.rfind("PhysioNet", 0) == 0;
       return AppError{
-          1,
-          fmt::format("{} ({} split of {}): {}{}", m.name, which, run.data, p.status().describe(),
-                      !physionet ? ""
-                      : run.oi   ? " (read with --oi, PhysioNet stays give time + 2 x 34 "
-                                   "channels and 7 static features; without --oi, time + 34 "
-                                   "channels and 5)"
-                                 : " (read without --oi, PhysioNet stays give time + 34 "
-                                   "channels and 5 static features; with --oi, time + 2 x 34 "
-                                   "channels and 7)")};
+          1, fmt::format("{} ({} split of {}): {}{}{}", m.name, which, run.data,
+                         p.status().describe(), fix.empty() ? "" : "\n  fix: " + fix,
+                         !physionet ? ""
+                         : run.oi   ? " (read with --oi, PhysioNet stays give time + 2 x 34 "
+                                      "channels and 7 static features; without --oi, time + 34 "
+                                      "channels and 5)"
+                                    : " (read without --oi, PhysioNet stays give time + 34 "
+                                      "channels and 5 static features; with --oi, time + 2 x 34 "
+                                      "channels and 7)")};
     }
     out = std::move(p.value());
     return {};

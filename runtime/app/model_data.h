@@ -35,6 +35,11 @@ Result<ModelData, AppError> open_model_data(const plastic_model& model, const Ru
 /// per evaluated split, the same in train, eval and model binaries.
 void print_evaluation(const std::string& split, const Evaluation& e);
 
+/// The exact --set values that fit `model` to `data` when a dim named in
+/// `source` (path_dim, classes_dim) disagrees with it: "--set classes=4 (the
+/// data's classes)", the time channel said; empty when none applies.
+std::string size_advice(const plastic_model& model, const ModelSource& source, const Dataset& data);
+
 /// Channels the model's path input expects (0 when it reads no path).
 int64_t model_path_channels(const plastic_model& model);
 

@@ -44,6 +44,11 @@ CLI::Validator non_negative_finite() {
   return number_check("a finite number >= 0", [](double v) { return std::isfinite(v) && v >= 0; });
 }
 
+CLI::Validator validation_fraction() {
+  return number_check("a fraction in (0, 0.8]",
+                      [](double v) { return std::isfinite(v) && v > 0 && v <= 0.8; });
+}
+
 CLI::Validator integer_in(long long lo, long long hi) {
   return CLI::Validator(
       [lo, hi](std::string& text) -> std::string {

@@ -15,6 +15,9 @@ CLI::Validator finite_number();
 CLI::Validator positive_finite();
 /// A finite number >= 0.
 CLI::Validator non_negative_finite();
+/// A fraction of the samples to hold out for validation: in (0, 0.8], so
+/// that training (and a 15 % test part) keep samples.
+CLI::Validator validation_fraction();
 /// An integer in [lo, hi], written as digits (no "1e20", no sign on unsigned options).
 CLI::Validator integer_in(long long lo, long long hi);
 /// Any text but the empty one (a path, say).

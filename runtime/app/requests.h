@@ -5,6 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -12,6 +15,20 @@
 #include "runtime/app/data_flags.h"
 
 namespace plastic::rt {
+
+/// The model as written, when the command compiled it from source (the
+/// `plastic` driver; a model binary has none): the run folder keeps its text
+/// and its --set values, and the model's identity (run_record.h) covers them.
+struct ModelSource {
+  std::string file;                   ///< the model file as given
+  std::string text;                   ///< its text, written to the run folder as model.ode
+  std::string canonical;              ///< the model printed back (no comments or layout)
+  std::map<std::string, double> sets; ///< --set name=value
+  /// The dims that size the model's first path input and its label input
+  /// (`input x : path[d_in]` -> "d_in"), when a plain dim does: a mismatch
+  /// with the data is then answered with the exact --set that fits it.
+  std::string path_dim, classes_dim;
+};
 
 /// Options every command shares.
 struct RunOptions {
@@ -24,6 +41,17 @@ struct RunOptions {
   std::string dtype = "f32";                      ///< element type of the kernels: f32 | f64
   nlohmann::json dims = nlohmann::json::object(); ///< the model's dims, for records
   DataFlags data_flags; ///< how to read a .csv or .npy folder (--target, --time, ...)
+  /// --split-seed: the seed of the train / validation / test split; unset =
+  /// --seed (runs made before it existed split with their --seed).
+  std::optional<uint64_t> split_seed;
+  double valid_fraction = 0.15; ///< --valid-fraction: of a training file held out for validation
+  ModelSource model;            ///< the model's source (empty for a model binary)
+  /// Options given on the command line by long name ("--seed", ...): the
+  /// others may be taken from a run folder's record (run_record.h).
+  std::set<std::string> given;
+
+  uint64_t data_seed() const { return split_seed.value_or(seed); }
+  bool was_given(const std::string& flag) const { return given.count(flag) > 0; }
 };
 
 struct TrainRequest {
@@ -36,6 +64,9 @@ struct TrainRequest {
   std::string schedule = "constant"; ///< constant | plateau | cosine
   double clip_norm = 0;              ///< gradient clipping by global norm; 0 = off
   int patience = 0; ///< early stopping after N epochs without improvement; 0 = never
+  /// --select: the validation value that picks the best epoch (and early
+  /// stopping): loss | accuracy | auroc | mse.
+  std::string select = "loss";
   /// The default run folder: the scratch run a fresh `train` replaces
   /// without --force (give --out to keep runs); every other folder is kept.
   static constexpr const char* kLatestRun = "runs/latest";

@@ -17,12 +17,19 @@ namespace {
 namespace fs = std::filesystem;
 
 /// Whether a run writes a file of this name at the top of its folder
-/// (train_loop.h, train_app.cpp, preprocessing.h, plot.h).
+/// (train_loop.h, train_app.cpp, preprocessing.h, run_record.h, plot.h).
 bool is_run_file(const std::string& name) {
-  static constexpr std::array<std::string_view, 9> kNames = {
-      "checkpoints",        "train.jsonl",       "model.safetensors",
-      "summary.json",       "data.json",         "learning_curve.png",
-      "learning_curve.dat", "learning_curve.gp", "learning_curve.gnuplot.log"};
+  static constexpr std::array<std::string_view, 11> kNames = {"checkpoints",
+                                                              "train.jsonl",
+                                                              "model.safetensors",
+                                                              "summary.json",
+                                                              "data.json",
+                                                              "run.json",
+                                                              "model.ode",
+                                                              "learning_curve.png",
+                                                              "learning_curve.dat",
+                                                              "learning_curve.gp",
+                                                              "learning_curve.gnuplot.log"};
   for (std::string_view n : kNames)
     if (name == n) return true;
   return is_temporary_name(name);

@@ -11,6 +11,7 @@
 #include "runtime/app/model_hash.h"
 #include "runtime/app/preprocessing.h"
 #include "runtime/app/run_folder.h"
+#include "runtime/app/run_record.h"
 #include "runtime/batch/predict.h"
 #include "runtime/batch/stability_reporter.h"
 #include "runtime/batch/train_hooks.h"
@@ -33,7 +34,27 @@ nlohmann::json schedule_config(const std::string& schedule, int64_t epochs) {
 
 namespace {
 
-template <class T> int train_typed(const plastic_model& m, const TrainRequest& r) {
+/// Which validation value picks the best epoch: --select, checked against
+/// the task (a classifier reports accuracy, not MSE).
+Result<Monitor, AppError> selection(const TrainRequest& r, const MetricInfo& metric) {
+  if (r.select == "loss") return Monitor::ValidLoss;
+  if (r.select == metric.name) return Monitor::ValidMetric;
+  return AppError{kUsageError,
+                  fmt::format("--select {}: this model's task reports {}; select loss or {}",
+                              r.select, metric.name, metric.name)};
+}
+
+int fail(const AppError& e) {
+  fmt::print(stderr, "plastic: {}\n", e.message);
+  return e.exit_code;
+}
+
+template <class T> int train_typed(const plastic_model& m, const TrainRequest& given) {
+  TrainRequest r = given; // --resume fills in the run's options
+  MetricInfo metric = task_metric(m.task);
+  if (auto s = selection(r, metric); !s) return fail(s.error());
+  if (!r.resume && r.run.data.empty())
+    return fail(AppError{kUsageError, "--data is required: the data to train on"});
   // Held until the run ends: no other process writes into this folder meanwhile.
   // runs/latest is the scratch folder: a new run there replaces the last one,
   // saying so, so that the README's command can be run again as it is.
@@ -47,6 +68,22 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& r
   }
   if (replaces_latest)
     fmt::print("run       replacing the previous run in {} (give --out DIR to keep runs)\n", r.out);
+  const std::filesystem::path out(r.out);
+  std::error_code ec;
+  if (r.resume && (std::filesystem::is_empty(out / "checkpoints", ec) || ec)) {
+    // Nothing to lose: a script can always pass --resume. Said, not silent.
+    fmt::print("run       nothing to resume in {}: starting a new run\n", r.out);
+    r.resume = false;
+  }
+  // --resume continues the run as its record says (run_record.h).
+  if (r.resume) {
+    auto record = read_run_record(out);
+    if (!record) return fail(record.error());
+    if (record.value())
+      if (Status<AppError> s = check_resume(*record.value(), m, out, r); !s) return fail(s.error());
+  }
+  if (r.run.data.empty())
+    return fail(AppError{kUsageError, "--data is required: the data to train on"});
 
   // --resume reads the data as the run did, without the flags repeated.
   RunOptions run = r.run;
@@ -66,8 +103,18 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& r
     return InterruptGuard::exit_code();
   }
   fmt::print("data      {}\n", md.splits.description);
-  fmt::print("          {} training, {} validation, {} test samples\n", md.splits.train.size(),
-             md.splits.validation.size(), md.splits.test.size());
+  fmt::print("          {} training, {} validation, {} test samples (split seed {})\n",
+             md.splits.train.size(), md.splits.validation.size(), md.splits.test.size(),
+             run.data_seed());
+
+  // How the run was made (run_record.h), once the data has been read as
+  // the model needs it: a run refused for its data leaves no record behind.
+  if (!r.resume) {
+    auto record = make_run_record(m, r);
+    if (!record) return fail(record.error());
+    if (Status<AppError> s = write_run_record(out, record.value(), r.run.model); !s)
+      return fail(s.error());
+  }
 
   // How the data was prepared, for programs that predict on new series
   // later (runtime/embed): the run folder is then all they need.
@@ -77,7 +124,7 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& r
   }
 
   std::vector<T> theta(static_cast<size_t>(m.n_params));
-  auto init = initialise_parameters<T>(m, std::span<T>(theta), r.run.seed);
+  auto init = initialise_parameters<T>(m, std::span<T>(theta), run.seed);
   if (!init) {
     fmt::print(stderr, "plastic: initialising {}: {}\n", m.name, init.error().describe());
     return 1;
@@ -104,17 +151,16 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& r
   const PreparedData* valid = md.validation ? &*md.validation : nullptr;
   TrainHooks<T> hooks = make_train_hooks<T>(m, *md.train, valid, ho);
 
-  MetricInfo metric = task_metric(m.task);
   TrainConfig cfg;
   cfg.epochs = r.epochs;
-  cfg.seed = r.run.seed;
+  cfg.seed = run.seed;
   cfg.optimizer.kind = r.optimizer;
   cfg.optimizer.lr = r.lr;
   cfg.optimizer.momentum = r.momentum;
   if (r.weight_decay >= 0) cfg.optimizer.weight_decay = r.weight_decay;
   cfg.schedule = schedule_config(r.schedule, r.epochs);
   cfg.clip_norm = r.clip_norm;
-  cfg.monitor = valid ? Monitor::ValidLoss : Monitor::TrainLoss;
+  cfg.monitor = !valid ? Monitor::TrainLoss : selection(r, metric).value();
   cfg.metric_mode = metric.mode;
   cfg.metric_name = metric.name;
   cfg.early_stopping_patience = r.patience;
@@ -124,9 +170,9 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& r
   cfg.progress = r.progress;
   cfg.model_hash = model_hash(m);
   cfg.dims = r.run.dims;
-  cfg.run_config = {{"data", r.run.data},       {"batch", r.run.batch}, {"dtype", r.run.dtype},
-                    {"optimizer", r.optimizer}, {"lr", r.lr},           {"schedule", r.schedule},
-                    {"seed", r.run.seed},       {"oi", r.run.oi}};
+  cfg.run_config = {{"data", run.data},         {"batch", run.batch}, {"dtype", run.dtype},
+                    {"optimizer", r.optimizer}, {"lr", r.lr},         {"schedule", r.schedule},
+                    {"seed", run.seed},         {"oi", run.oi}};
   auto outcome = train<T>(table.value(), std::span<T>(theta), hooks, cfg);
   if (!outcome) {
     fmt::print(stderr, "plastic: training stopped: {}\n", outcome.error().describe());

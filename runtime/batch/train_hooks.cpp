@@ -94,8 +94,9 @@ TrainHooks<T> make_train_hooks(const plastic_model& model, const PreparedData& t
     } else if (numerical(r.status.error().kind)) {
       std::string where = explain<T>(*opt, *explained, NonFinitePass::Forward, epoch, b, ids, *data,
                                      params, &r.status.error());
+      out.failure = r.status.describe();
       if (opt->on_failure)
-        opt->on_failure(where.empty() ? r.status.describe() : r.status.describe() + "\n" + where);
+        opt->on_failure(where.empty() ? out.failure : out.failure + "\n" + where);
     } else {
       return to_train_error(r.status);
     }

@@ -38,8 +38,10 @@ std::vector<fs::path> files_ending(const fs::path& dir, const std::string& suffi
   return out;
 }
 
-DataSplits split_three(Dataset all, uint64_t seed, bool whole = false) {
-  if (whole) {
+// The test part stays 15 %; the validation part is o.validation_fraction
+// (the rest is trained on).
+DataSplits split_three(Dataset all, const DataOptions& o) {
+  if (o.whole) {
     DataSplits s;
     s.validation = subset(all, {});
     s.test = subset(all, {});
@@ -47,7 +49,9 @@ DataSplits split_three(Dataset all, uint64_t seed, bool whole = false) {
     return s;
   }
   std::vector<int> labels = all.labels();
-  SplitIndices idx = stratified_split(labels, seed);
+  constexpr double kTestFraction = 0.15;
+  SplitIndices idx = stratified_split(labels, o.seed, 1 - kTestFraction - o.validation_fraction,
+                                      o.validation_fraction);
   DataSplits s;
   s.train = subset(all, idx.train);
   s.validation = subset(all, idx.validation);
@@ -175,7 +179,7 @@ Result<DataSplits, DataError> read_spec(const std::string& spec, const DataOptio
       if (columns) return column_options_refused(spec);
       auto data = read_physionet2019(p, PhysioNetOptions::kidger2020(o.observational_intensity));
       if (!data) return data.error();
-      DataSplits s = split_three(std::move(data.value()), o.seed, o.whole);
+      DataSplits s = split_three(std::move(data.value()), o);
       s.description = fmt::format("PhysioNet 2019 stays in {} ({}), split 70/15/15 by label", spec,
                                   o.observational_intensity ? "OI" : "no-OI");
       return s;
@@ -183,7 +187,7 @@ Result<DataSplits, DataError> read_spec(const std::string& spec, const DataOptio
     if (!files_ending(p, ".npy").empty()) {
       auto data = read_npy_shaped(p, spec, o);
       if (!data) return data.error();
-      DataSplits s = split_three(std::move(data.value()), o.seed, o.whole);
+      DataSplits s = split_three(std::move(data.value()), o);
       s.description = fmt::format("{} .npy series in {}, split 70/15/15",
                                   s.train.size() + s.validation.size() + s.test.size(), spec);
       return s;
@@ -196,7 +200,7 @@ Result<DataSplits, DataError> read_spec(const std::string& spec, const DataOptio
     if (columns) return column_options_refused(spec);
     auto data = read_ts(p);
     if (!data) return data.error();
-    DataSplits s = split_three(std::move(data.value()), o.seed, o.whole);
+    DataSplits s = split_three(std::move(data.value()), o);
     s.description = fmt::format("{}, split 70/15/15 by label", spec);
     return s;
   }
@@ -204,7 +208,7 @@ Result<DataSplits, DataError> read_spec(const std::string& spec, const DataOptio
     auto data = read_csv(p, o.csv);
     if (!data) return data.error();
     if (auto st = shape_series(data.value(), o.shaping, spec); !st) return st.error();
-    DataSplits s = split_three(std::move(data.value()), o.seed, o.whole);
+    DataSplits s = split_three(std::move(data.value()), o);
     s.description = fmt::format("{}, split 70/15/15", spec);
     return s;
   }

@@ -38,6 +38,7 @@ struct EpochProgress {
   int64_t samples = 0;
   double seconds = 0;
   int64_t skipped = 0;
+  std::string failure; ///< the last skipped step's solver failure (not checkpointed)
 };
 
 template <class T> class Run {
@@ -124,6 +125,16 @@ template <class T> Status<TrainError> Run<T>::setup() {
             restore(latest.value().checkpoint, latest.value().entry.json.string());
         !s)
       return s;
+    if (c_.print_summary) {
+      std::string best;
+      if (stopper_->has_best())
+        best = fmt::format(" (best epoch {}, {} {:.6g})", stopper_->best_epoch(),
+                           c_.monitor == Monitor::ValidLoss     ? std::string("valid loss")
+                           : c_.monitor == Monitor::ValidMetric ? "valid " + c_.metric_name
+                                                                : std::string("train loss"),
+                           stopper_->best_metric());
+      fmt::print("resuming from epoch {}{}\n", start_epoch_, best);
+    }
   }
   return open_log();
 }
@@ -239,6 +250,7 @@ Status<TrainError> Run<T>::train_epoch(int64_t epoch, Rng& rng, EpochProgress& p
                                          : grad_norm<T>(std::span<const T>(grads_));
     if (!std::isfinite(b.loss) || !std::isfinite(norm)) {
       ++p.skipped; // a NaN step would poison the optimiser's moments for good
+      if (!b.failure.empty()) p.failure = b.failure;
       continue;
     }
     if (c_.clip_value > 0) clip_grad_value<T>(grads_, c_.clip_value);
@@ -257,13 +269,25 @@ Status<TrainError> Run<T>::train_epoch(int64_t epoch, Rng& rng, EpochProgress& p
 template <class T>
 Status<TrainError> Run<T>::end_epoch(int64_t epoch, const EpochProgress& p, const Rng& rng) {
   out_.skipped_steps += p.skipped;
-  if (p.skipped == hooks_.batches_per_epoch)
+  if (p.skipped == hooks_.batches_per_epoch) {
+    // A solver that gave up (max_steps, a step size underflow) is said as
+    // such: its loss was never computed, so it is not a "non-finite loss".
+    if (!p.failure.empty())
+      return TrainError{
+          TrainErrorKind::InvalidArgument,
+          {},
+          fmt::format("every step of epoch {} failed in the solver (the last: {})", epoch,
+                      p.failure),
+          "if the parameters grew without bound, lower the learning rate or clip the gradient "
+          "(--clip; `set clip` in the REPL)"};
     return TrainError{
         TrainErrorKind::InvalidArgument,
         {},
         fmt::format("training diverged: every step of epoch {} had a non-finite loss or gradient",
                     epoch),
-        "lower the learning rate, clip gradients (clip_norm), or check the data for NaN"};
+        "lower the learning rate, clip the gradient (--clip; `set clip` in the REPL), or check "
+        "the data for NaN"};
+  }
   EpochRecord rec;
   rec.epoch = epoch;
   rec.train_loss = p.samples ? p.loss_sum / static_cast<double>(p.samples) : NAN;
@@ -357,13 +381,30 @@ template <class T> Status<TrainError> Run<T>::finish() {
   const bool rolled_back =
       !out_.interrupted && c_.restore_best && hooks_.validate && stopper_->has_best();
   if (rolled_back) (void)stopper_->restore_best(params_);
-  if (!c_.run_dir.empty() && !out_.interrupted) {
+  if (!c_.run_dir.empty()) {
+    // An interrupted run leaves its best parameters so far too (the
+    // checkpoint keeps the state to resume from), so `eval` works on it
+    // before the run is finished; the file is replaced atomically.
+    std::vector<T> best_so_far;
+    const bool interrupted_best =
+        out_.interrupted && c_.restore_best && hooks_.validate && stopper_->has_best();
+    if (interrupted_best) {
+      best_so_far.assign(params_.begin(), params_.end());
+      (void)stopper_->restore_best(std::span<T>(best_so_far));
+    }
+    const std::span<const T> saved =
+        interrupted_best ? std::span<const T>(best_so_far) : std::span<const T>(params_);
     SafetensorsFile model;
-    model.tensors = params_to_tensors<T>(table_, params_).value();
+    model.tensors = params_to_tensors<T>(table_, saved).value();
     model.metadata = {
         {"model_hash", c_.model_hash},
         {"epochs", std::to_string(out_.epochs_completed)},
-        {"parameters", rolled_back ? fmt::format("best epoch {}", out_.best_epoch) : "last epoch"}};
+        {"parameters", out_.interrupted
+                           ? (interrupted_best ? fmt::format("best epoch {} so far (interrupted)",
+                                                             out_.best_epoch)
+                                               : std::string("last epoch (interrupted)"))
+                       : rolled_back ? fmt::format("best epoch {}", out_.best_epoch)
+                                     : "last epoch"}};
     // Not a warning: a run that ends without its parameters has failed.
     if (Status<TrainError> s = write_safetensors(c_.run_dir / "model.safetensors", model); !s)
       return s;
@@ -398,7 +439,12 @@ template <class T> Result<TrainOutcome, TrainError> Run<T>::run() {
         if (Status<TrainError> s = save(epoch - 1, &p, rng); !s) return s.error();
       break;
     }
-    if (Status<TrainError> s = end_epoch(epoch, p, rng); !s) return s.error();
+    if (Status<TrainError> s = end_epoch(epoch, p, rng); !s) {
+      // The epochs before the failure are in train.jsonl; show them too.
+      if (c_.print_summary && !out_.history.empty())
+        print_summary(out_.history, c_.metric_mode, stdout, stopper_->best_epoch());
+      return s.error();
+    }
     out_.epochs_completed = epoch;
     if (c_.early_stopping_patience > 0 && stopper_->should_stop()) {
       out_.early_stopped = true;

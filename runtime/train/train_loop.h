@@ -41,6 +41,9 @@ namespace plastic::rt {
 struct BatchResult {
   double loss = std::numeric_limits<double>::quiet_NaN(); ///< mean loss over the batch
   int64_t samples = 0;                                    ///< samples in the batch
+  /// Why the loss is missing when the solver failed (max_steps exceeded, a
+  /// step size underflow, ...): said instead of "a non-finite loss".
+  std::string failure{};
 };
 
 /// What a validation pass reports.

@@ -67,3 +67,43 @@ TEST_CASE("an unknown command is named as such", "[cli][options]") {
   CHECK_THAT(r.err, Catch::Contains("unknown command 'frobnicate'"));
   CHECK_THAT(r.err, Catch::Contains("train"));
 }
+
+TEST_CASE("a misspelt option or command gets the nearest as a suggestion", "[cli][options]") {
+  Run option = run(kTrain + "--epoch 3");
+  CHECK(option.exit_code == 2);
+  CHECK_THAT(option.err, Catch::Contains("unknown option '--epoch'; did you mean '--epochs'?"));
+  Run command = run("trian " + src("examples/gnode_flipflop.ode"));
+  CHECK(command.exit_code == 2);
+  CHECK_THAT(command.err, Catch::Contains("unknown command 'trian'; did you mean 'train'?"));
+  // Nothing near: no suggestion, the usual message.
+  Run far = run(kTrain + "--zzzzzz 3");
+  CHECK(far.exit_code == 2);
+  CHECK_THAT(far.err, !Catch::Contains("did you mean"));
+}
+
+TEST_CASE("short, clear messages for bad values", "[cli][options]") {
+  Run lr = run(kTrain + "--lr 0");
+  CHECK(lr.exit_code == 2);
+  CHECK_THAT(lr.err, Catch::Contains("--lr: '0' is not a finite number > 0"));
+  CHECK(lr.err.size() < 200); // no 300-digit bound
+  Run fraction = run(kTrain + "--valid-fraction 0.9");
+  CHECK(fraction.exit_code == 2);
+  CHECK_THAT(fraction.err, Catch::Contains("--valid-fraction"));
+  // A fractional dim: one error, and the override is not called unused.
+  Run dim = run(kTrain + "--set N=4.5");
+  CHECK(dim.exit_code == 2);
+  CHECK_THAT(dim.err, Catch::Contains("--set N=4.5: a dim must be a positive integer"));
+  size_t errors = 0;
+  for (size_t at = dim.err.find("error:"); at != std::string::npos;
+       at = dim.err.find("error:", at + 1))
+    ++errors;
+  CHECK(errors == 1);
+  CHECK_THAT(dim.err, !Catch::Contains("unused"));
+}
+
+TEST_CASE("train help shows flags without a {false} default", "[cli][options]") {
+  Run help = run("train --help");
+  CHECK(help.exit_code == 0);
+  CHECK_THAT(help.out, Catch::Contains("--no-progress"));
+  CHECK_THAT(help.out, !Catch::Contains("{false}"));
+}

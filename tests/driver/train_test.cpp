@@ -75,7 +75,7 @@ TEST_CASE("train learns, writes its run folder, and eval reproduces its numbers"
   std::ifstream csv(dir / "pred.csv");
   std::string header;
   std::getline(csv, header);
-  CHECK(header == "split,sample,time,y0,y1,y2");
+  CHECK(header == "split,sample,index,time,target_out0,target_out1,target_out2,y0,y1,y2");
   int rows = 0;
   for (std::string line; std::getline(csv, line);)
     ++rows;

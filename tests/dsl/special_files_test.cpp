@@ -34,7 +34,7 @@ TEST_CASE("reading a model refuses what is not a regular file", "[dsl][files]") 
   CHECK_THAT(why, Catch::Contains("not a regular file"));
 
   CHECK_FALSE(plastic::dsl::read_file(dir.string(), text, &why));
-  CHECK_THAT(why, Catch::Contains("is a directory"));
+  CHECK_THAT(why, Catch::Contains("it is a folder"));
 
   const fs::path loop = dir / "loop.ode";
   fs::create_symlink(loop, loop);
