@@ -4,6 +4,11 @@
 #include "compiler/driver/backend_choice.h"
 #include "compiler/driver/run_compiled.h"
 #include "runtime/app/model_cli.h"
+#include "runtime/app/model_data.h"
+
+#include <iostream>
+
+#include <fmt/format.h>
 
 namespace plastic::driver {
 
@@ -35,6 +40,18 @@ std::optional<int> ModelCommands::run(const CommonOptions& common) {
   cli.watch_interrupts(); // before compiling: a Ctrl-C during start-up must not be lost
   CommonOptions with_backend = common;
   with_backend.backend = parse_backend(state_->backend);
+  // `dim d from data.X` is resolved before compiling: the data are read
+  // once here for their channels and classes (a bad --data is reported
+  // here, as it would be when training starts).
+  if (const rt::RunOptions* run = cli.run_options(); run && !run->data.empty()) {
+    auto q = rt::data_quantities(*run);
+    if (!q) {
+      std::cerr << fmt::format("plastic: {}\n", q.error().message);
+      return q.error().exit_code;
+    }
+    with_backend.data_quantities = std::move(q.value());
+    with_backend.data_name = run->data;
+  }
   return run_compiled(
       state_->file, cli.dtype(), with_backend,
       [&](const plastic_model& m, const nlohmann::json& dims) { return cli.run(m, dims); },
