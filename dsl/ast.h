@@ -77,7 +77,7 @@ struct Expr {
 /// `dim a = 3, b = a * 2` or `const tau = 0.5` (one entry per name).
 struct DimDecl {
   Ident name;
-  ExprPtr value; ///< from_data: the value without data (`else N`), may be null
+  ExprPtr value;         ///< from_data: the value without data (`else N`), may be null
   bool is_const = false; ///< a real `const`, not an integer `dim`
   /// `dim d from data.channels`: the data's quantity ("channels" or
   /// "classes"), named by the span of `data.channels`; empty otherwise.

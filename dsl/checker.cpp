@@ -151,12 +151,12 @@ bool Checker::check_data_dim(const DimDecl& d, DimValue& v) {
         v.value = static_cast<double>(*n);
         return true;
       }
-      diag_.error(d.from_data->span,
-                  fmt::format("dim '{}' comes from the data, and this command reads none",
-                              d.name.name),
-                  fmt::format("give --data, or the value: --set {}=N (or write `dim {} from "
-                              "data.{} else N`)",
-                              d.name.name, d.name.name, what));
+      diag_.error(
+          d.from_data->span,
+          fmt::format("dim '{}' comes from the data, and this command reads none", d.name.name),
+          fmt::format("give --data, or the value: --set {}=N (or write `dim {} from "
+                      "data.{} else N`)",
+                      d.name.name, d.name.name, what));
       return false;
     }
     v.value = set->second;

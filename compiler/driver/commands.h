@@ -35,9 +35,9 @@ struct CommonOptions {
   /// `dim d from data.X`: what --data provides (train, eval, predict).
   std::map<std::string, int64_t> data_quantities;
   std::string data_name;
-  bool color = false; ///< colour diagnostics (a terminal)
-  int error_limit = 20;                    ///< --error-limit: errors shown per model file, 0 = all
-  Backend backend = Backend::Llvm;         ///< --backend llvm|cpp
+  bool color = false;              ///< colour diagnostics (a terminal)
+  int error_limit = 20;            ///< --error-limit: errors shown per model file, 0 = all
+  Backend backend = Backend::Llvm; ///< --backend llvm|cpp
 };
 
 /// `plastic check FILE…`: check models and print a summary of each.

@@ -40,12 +40,9 @@ Status<AppError> write_preprocessing(const std::filesystem::path& dir, const Pre
   if (p.normaliser) {
     // nlohmann writes doubles with enough digits to read back the same bits.
     const Normaliser& n = *p.normaliser;
-    j["normaliser"] = {{"channel_mean", n.channel_mean},
-                       {"channel_scale", n.channel_scale},
-                       {"static_mean", n.static_mean},
-                       {"static_scale", n.static_scale},
-                       {"time_scale", n.time_scale},
-                       {"increment_rms", n.increment_rms}};
+    j["normaliser"] = {{"channel_mean", n.channel_mean}, {"channel_scale", n.channel_scale},
+                       {"static_mean", n.static_mean},   {"static_scale", n.static_scale},
+                       {"time_scale", n.time_scale},     {"increment_rms", n.increment_rms}};
   } else {
     j["normaliser"] = nullptr;
   }

@@ -81,7 +81,8 @@ Normaliser fit_normaliser(const Dataset& train, double epsilon, bool unit_increm
   if (unit_increments) {
     out.increment_rms = increment_rms(train, out);
     for (std::size_t k = 0; k < c; ++k)
-      if (train.channels[k].kind == ChannelKind::Measured) out.channel_scale[k] *= out.increment_rms;
+      if (train.channels[k].kind == ChannelKind::Measured)
+        out.channel_scale[k] *= out.increment_rms;
   }
   const std::size_t m = train.num_statics();
   out.static_mean.assign(m, 0.0);

@@ -61,8 +61,8 @@ TEST_CASE("a model with dims from the data trains on a UEA folder with no --set"
   CHECK(j["normaliser"]["increment_rms"].get<double>() != 1.0);
 
   // eval reads the test file (twice as long) with the training statistics.
-  Run e = run("eval " + src(kModel) + " --data " + data.string() + " --parameters " +
-              out.string() + " --threads 2");
+  Run e = run("eval " + src(kModel) + " --data " + data.string() + " --parameters " + out.string() +
+              " --threads 2");
   INFO(e.out << e.err);
   CHECK(e.exit_code == 0);
   CHECK_THAT(e.out, Catch::Contains("(16 samples)"));

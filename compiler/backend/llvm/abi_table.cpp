@@ -54,9 +54,9 @@ Types make_types(llvm::LLVMContext& c) {
   t.i64 = Type::getInt64Ty(c);
   t.f64 = Type::getDoubleTy(c);
   t.ptr = llvm::PointerType::get(c, 0);
-  t.slot = StructType::create(c,
-                              {t.ptr, t.i32, t.i32, t.i64, t.i64, t.i32, t.i32, t.i32, t.i32, t.i32},
-                              "plastic_input_slot");
+  t.slot =
+      StructType::create(c, {t.ptr, t.i32, t.i32, t.i64, t.i64, t.i32, t.i32, t.i32, t.i32, t.i32},
+                         "plastic_input_slot");
   t.param =
       StructType::create(c,
                          {t.ptr, t.i32, t.i32, llvm::ArrayType::get(t.i64, PLASTIC_MAX_RANK), t.i64,
@@ -178,11 +178,10 @@ public:
   }
 
   Constant* slot(const plastic_input_slot& s) {
-    return llvm::ConstantStruct::get(t_.slot,
-                                     {str(s.name), i32(s.kind), i32(s.source), i64(s.offset),
-                                      i64(s.channels), i32(s.path_channels), i32(s.logsig_depth),
-                                      i32(s.logsig_step), i32(s.interpolation),
-                                      i32(s.path_options)});
+    return llvm::ConstantStruct::get(t_.slot, {str(s.name), i32(s.kind), i32(s.source),
+                                               i64(s.offset), i64(s.channels), i32(s.path_channels),
+                                               i32(s.logsig_depth), i32(s.logsig_step),
+                                               i32(s.interpolation), i32(s.path_options)});
   }
   Constant* param(const plastic_param& p) {
     std::vector<Constant*> shape, args;
