@@ -25,7 +25,7 @@ std::string model(const std::string& dims, const std::string& path = "with time"
          path +
          "\n"
          "input y : label[classes]\n"
-         "param A : [hidden, hidden, d_in] init glorot_uniform\n"
+         "param A : [hidden, d_in] init glorot_uniform\n"
          "param out : linear[hidden, classes]\n"
          "state z : [hidden] = 0\n"
          "flow z' = tanh(A @ dx(t))\n"
@@ -101,7 +101,7 @@ TEST_CASE("without data or a value, a from-data dim says what to give", "[dsl][d
   std::string out = test::check_text(model(kFromData), &r);
   INFO(out);
   CHECK_FALSE(r.model);
-  CHECK_THAT(out, Catch::Contains("test.ode:2:20: error: dim 'd_data' comes from the data, and "
+  CHECK_THAT(out, Catch::Contains("test.ode:2:17: error: dim 'd_data' comes from the data, and "
                                   "this command reads none"));
   CHECK_THAT(out, Catch::Contains("give --data, or the value: --set d_data=N"));
 }
@@ -114,7 +114,7 @@ TEST_CASE("a --set that contradicts the data gives the exact fix", "[dsl][data_d
   INFO(out);
   CHECK_FALSE(r.model);
   CHECK(r.usage_error);
-  CHECK_THAT(out, Catch::Contains("test.ode:3:19: error: --set classes=5 contradicts the data: "
+  CHECK_THAT(out, Catch::Contains("test.ode:3:18: error: --set classes=5 contradicts the data: "
                                   "toy/ has 4 classes (dim 'classes' comes from data.classes)"));
   CHECK_THAT(out, Catch::Contains("leave out --set classes, or give --set classes=4"));
   // A --set that agrees is accepted.
@@ -133,7 +133,7 @@ TEST_CASE("misspelt from-data dims and path options are located errors", "[dsl][
   out = test::check_text(model("dim d_data from data channels\ndim classes = 2\n"));
   CHECK_THAT(out, Catch::Contains("test.ode:2:22: error: expected '.'"));
   out = test::check_text(model("dim d_data = 3, classes = 2\n", "with tme"));
-  CHECK_THAT(out, Catch::Contains("test.ode:5:33: error: unknown path option 'tme'"));
+  CHECK_THAT(out, Catch::Contains("test.ode:4:33: error: unknown path option 'tme'"));
   CHECK_THAT(out, Catch::Contains("did you mean 'time'?"));
 }
 
@@ -147,6 +147,6 @@ TEST_CASE("from-data dims and path options print back as written", "[dsl][data_d
   const std::string printed = dsl::print_module(m);
   CHECK_THAT(printed, Catch::Contains("dim d_data from data.channels else 3\n"));
   CHECK_THAT(printed, Catch::Contains("dim classes from data.classes\n"));
-  CHECK_THAT(printed, Catch::Contains("input x : path[1 + d_data] cubic with time, "
+  CHECK_THAT(printed, Catch::Contains("input x : path[d_in] cubic with time, "
                                       "unit_increments\n"));
 }

@@ -140,7 +140,7 @@ TEST_CASE("normalisation: the time channel is rescaled to the mean training span
   other.samples[1].values[3] = 40; // [time, a, b] per observation
   REQUIRE(n.apply(other).ok());
   // The training factor, not the split's own span: 40 / 4, and 10, 11, 13 / 4.
-  CHECK(other.samples[1].values[2] == 10);
+  CHECK(other.samples[1].values[3] == 10);
   CHECK(other.samples[0].values[0] == 2.5);
   CHECK(other.samples[0].values[3] == 2.75);
   CHECK(other.samples[0].values[6] == 3.25);
