@@ -6,10 +6,6 @@
 #include "runtime/app/model_cli.h"
 #include "runtime/app/model_data.h"
 
-#include <iostream>
-
-#include <fmt/format.h>
-
 namespace plastic::driver {
 
 struct ModelCommands::State {
@@ -41,16 +37,15 @@ std::optional<int> ModelCommands::run(const CommonOptions& common) {
   CommonOptions with_backend = common;
   with_backend.backend = parse_backend(state_->backend);
   // `dim d from data.X` is resolved before compiling: the data are read
-  // once here for their channels and classes (a bad --data is reported
-  // here, as it would be when training starts).
+  // once here for their channels and classes. Data that cannot be read are
+  // left to the command, which reports them as before (and, for `train
+  // --force`, after clearing the old run).
   if (const rt::RunOptions* run = cli.run_options(); run && !run->data.empty()) {
     auto q = rt::data_quantities(*run);
-    if (!q) {
-      std::cerr << fmt::format("plastic: {}\n", q.error().message);
-      return q.error().exit_code;
+    if (q) {
+      with_backend.data_quantities = std::move(q.value());
+      with_backend.data_name = run->data;
     }
-    with_backend.data_quantities = std::move(q.value());
-    with_backend.data_name = run->data;
   }
   return run_compiled(
       state_->file, cli.dtype(), with_backend,
