@@ -135,7 +135,7 @@ Compiled& compiled(const ModelConfig& config, int lanes) {
   const std::string key = config.name + "/" + std::to_string(lanes);
   std::unique_ptr<Compiled>& slot = g_models[key];
   if (slot) return *slot;
-  pm::BuildOptions options{config.overrides, false, {}};
+  pm::BuildOptions options{config.overrides, false, {}, 20, {}, {}};
   pm::BuildStatus status = pm::BuildStatus::Ok;
   std::optional<pm::ModelFunctions> fns = pm::build_model_functions(
       std::string(PLASTIC_SOURCE_DIR) + "/" + config.file, options, status);

@@ -77,8 +77,11 @@ struct Expr {
 /// `dim a = 3, b = a * 2` or `const tau = 0.5` (one entry per name).
 struct DimDecl {
   Ident name;
-  ExprPtr value;
+  ExprPtr value;         ///< from_data: the value without data (`else N`), may be null
   bool is_const = false; ///< a real `const`, not an integer `dim`
+  /// `dim d from data.channels`: the data's quantity ("channels" or
+  /// "classes"), named by the span of `data.channels`; empty otherwise.
+  std::optional<Ident> from_data;
 };
 
 enum class InputKind { Path, Static, Label, Target };
@@ -93,6 +96,10 @@ struct InputDecl {
   Span interp_span;
   ExprPtr logsig_depth, logsig_step; ///< LogSig only
   bool per_observation = false;      ///< Target only
+  /// Path only: `with time` (the data layer prepends the time channel) and
+  /// `with unit_increments` (it scales the measured channels so their
+  /// per-step increments have unit RMS over the training split).
+  bool with_time = false, unit_increments = false;
 };
 
 /// `init NAME(args)`, `mlp[n, m, width = 4]`: a name with arguments.

@@ -105,6 +105,9 @@ std::string print_options(const std::vector<Option>& options) {
 
 struct DeclPrinter {
   std::string operator()(const DimDecl& d) const {
+    if (d.from_data)
+      return fmt::format("dim {} from data.{}{}", d.name.name, d.from_data->name,
+                         d.value ? " else " + print_expr(*d.value) : "");
     return fmt::format("{} {} = {}", d.is_const ? "const" : "dim", d.name.name,
                        print_expr(*d.value));
   }
@@ -117,6 +120,10 @@ struct DeclPrinter {
                            print_expr(*in.logsig_step));
       else
         out += " " + std::string(to_string(in.interp));
+      if (in.with_time || in.unit_increments)
+        out += fmt::format(" with {}", in.with_time && in.unit_increments ? "time, unit_increments"
+                                       : in.with_time                     ? "time"
+                                                                          : "unit_increments");
     }
     if (in.per_observation) out += " per observation";
     return out;

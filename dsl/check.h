@@ -18,6 +18,12 @@ namespace plastic::dsl {
 
 struct CheckOptions {
   std::map<std::string, double> overrides; ///< --set name=value
+  /// What the data at hand provide for `dim d from data.X`: "channels" (as
+  /// read, without a time channel) and "classes", with `data_name` (the
+  /// --data argument) for messages. Empty when the command has no data: then
+  /// such a dim needs a --set.
+  std::map<std::string, int64_t> data_quantities;
+  std::string data_name;
 };
 
 struct CheckResult {

@@ -111,8 +111,10 @@ std::optional<Shape> Checker::shape_of(const std::vector<ExprPtr>& dims,
 // dim_decl / const_decl: evaluated in order; --set overrides the value.
 void Checker::check_dim(const DimDecl& d) {
   declare(d.name.name, d.name.span, d.is_const ? "const" : "dim");
-  DimValue v{d.name.name, 0, d.is_const, false, d.name.span};
-  if (auto it = options_.overrides.find(d.name.name); it != options_.overrides.end()) {
+  DimValue v{d.name.name, 0, d.is_const, false, {}, d.name.span};
+  if (d.from_data) {
+    if (!check_data_dim(d, v)) return void(bindings_.broken.insert(d.name.name));
+  } else if (auto it = options_.overrides.find(d.name.name); it != options_.overrides.end()) {
     used_overrides_.insert(d.name.name);
     v.value = it->second;
     v.overridden = true;
@@ -139,6 +141,54 @@ void Checker::check_dim(const DimDecl& d) {
   m_.dims.push_back(v);
 }
 
+// `dim d from data.X`: the data's value; a --set must agree with it (it
+// stands in for the data only where there are none, e.g. `plastic check`).
+bool Checker::check_data_dim(const DimDecl& d, DimValue& v) {
+  const std::string& what = d.from_data->name;
+  v.from_data = what;
+  auto set = options_.overrides.find(d.name.name);
+  if (set != options_.overrides.end()) used_overrides_.insert(d.name.name);
+  auto given = options_.data_quantities.find(what);
+  if (given == options_.data_quantities.end()) {
+    if (set == options_.overrides.end()) {
+      if (d.value) {
+        // No data at hand (check, emit, the REPL): the `else` value.
+        auto n = positive_int(*d.value, fmt::format("dim '{}'", d.name.name));
+        if (!n) return false;
+        v.value = static_cast<double>(*n);
+        return true;
+      }
+      diag_.error(
+          d.from_data->span,
+          fmt::format("dim '{}' comes from the data, and this command reads none", d.name.name),
+          fmt::format("give --data, or the value: --set {}=N (or write `dim {} from "
+                      "data.{} else N`)",
+                      d.name.name, d.name.name, what));
+      return false;
+    }
+    v.value = set->second;
+    v.overridden = true;
+    if (v.value != std::floor(v.value) || v.value <= 0) {
+      diag_.error(d.name.span, fmt::format("--set {}={}: a dim must be a positive integer",
+                                           d.name.name, v.value));
+      usage_error_ = true;
+    }
+    return true;
+  }
+  v.value = static_cast<double>(given->second);
+  if (set != options_.overrides.end() && set->second != v.value) {
+    diag_.error(d.from_data->span,
+                fmt::format("--set {}={} contradicts the data: {} has {} {} (dim '{}' comes from "
+                            "data.{})",
+                            d.name.name, set->second, options_.data_name, given->second, what,
+                            d.name.name, what),
+                fmt::format("leave out --set {}, or give --set {}={}", d.name.name, d.name.name,
+                            given->second));
+    usage_error_ = true;
+  }
+  return true;
+}
+
 // input_decl: sizes, interpolation, log-signature parameters.
 void Checker::check_input(const InputDecl& in) {
   declare(in.name.name, in.name.span, "input");
@@ -147,6 +197,8 @@ void Checker::check_input(const InputDecl& in) {
   info.kind = in.kind;
   info.interp = in.interp;
   info.per_observation = in.per_observation;
+  info.with_time = in.with_time;
+  info.unit_increments = in.unit_increments;
   info.span = in.name.span;
   auto shape = shape_of(in.sizes);
   if (!shape) return void(bindings_.broken.insert(in.name.name));

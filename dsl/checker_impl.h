@@ -26,6 +26,7 @@ private:
   // checker.cpp
   void declare(const std::string& name, Span span, const char* what);
   void check_dim(const DimDecl& d);
+  bool check_data_dim(const DimDecl& d, DimValue& v);
   void check_input(const InputDecl& in);
   void check_state(const StateDecl& s);
   void check_flows_and_jumps(const Module& user);

@@ -187,6 +187,9 @@ private:
     case ':':
       kind = TokenKind::Colon;
       break;
+    case '.':
+      kind = TokenKind::Dot;
+      break;
     case '=':
       kind = TokenKind::Equal;
       break;

@@ -26,6 +26,8 @@ struct DimValue {
   double value = 0;        ///< integer for dims
   bool is_const = false;   ///< a real const rather than an integer dim
   bool overridden = false; ///< set from the command line
+  /// `dim d from data.channels`: "channels" or "classes"; empty otherwise.
+  std::string from_data;
   Span span;
 };
 
@@ -38,6 +40,7 @@ struct InputInfo {
   int64_t logsig_depth = 0, logsig_step = 0;
   int64_t drive_size = 0; ///< size of dx(t): channels, or logsig_dim(channels, depth)
   bool per_observation = false;
+  bool with_time = false, unit_increments = false; ///< path options (ast.h InputDecl)
   Span span;
 };
 

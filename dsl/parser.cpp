@@ -283,13 +283,38 @@ std::vector<Option> Parser::parse_options() {
   return options;
 }
 
-// dim_decl := 'dim' IDENT '=' expr (',' IDENT '=' expr)* NL      (and 'const')
+// dim_decl := 'dim' dim_item (',' dim_item)* NL                  (and 'const')
+// dim_item := IDENT '=' expr
+//           | IDENT 'from' 'data' '.' ('channels' | 'classes') ['else' expr]
 void Parser::parse_dims(Module& m, bool is_const) {
   advance();
   do {
     DimDecl d;
     d.is_const = is_const;
     d.name = expect_ident(is_const ? "after 'const'" : "after 'dim'");
+    if (!is_const && at_word("from")) {
+      advance();
+      Ident data = expect_ident("after 'from' (written `dim d from data.channels`)");
+      if (data.name != "data")
+        fail(data.span, fmt::format("a dim comes from 'data', not '{}'", data.name),
+             "written `dim d_data from data.channels` or `dim classes from data.classes`");
+      expect(TokenKind::Dot, "after 'data' (written `data.channels` or `data.classes`)");
+      Ident what = expect_ident("after 'data.' (channels or classes)");
+      if (what.name != "channels" && what.name != "classes") {
+        std::string near = closest_name(what.name, {"channels", "classes"});
+        fail(what.span, fmt::format("the data have no quantity '{}'", what.name),
+             near.empty() ? "a dim can come from data.channels or data.classes"
+                          : fmt::format("did you mean 'data.{}'?", near));
+      }
+      what.span = data.span.to(what.span);
+      d.from_data = what;
+      if (at_word("else")) {
+        advance();
+        d.value = parse_expr();
+      }
+      m.decls.emplace_back(std::move(d));
+      continue;
+    }
     expect(TokenKind::Equal, fmt::format("after '{}'", d.name.name));
     d.value = parse_expr();
     m.decls.emplace_back(std::move(d));
@@ -354,6 +379,23 @@ InputDecl Parser::parse_input() {
            near.empty() ? "use cubic, hermite, linear, rectilinear or logsig(depth N, step S)"
                         : fmt::format("did you mean '{}'?", near));
     }
+  }
+  if (in.kind == InputKind::Path && at_word("with")) {
+    // path_opts := 'with' ('time' | 'unit_increments') (',' ...)*
+    advance();
+    do {
+      Ident opt = expect_ident("after 'with' (time or unit_increments)");
+      if (opt.name == "time")
+        in.with_time = true;
+      else if (opt.name == "unit_increments")
+        in.unit_increments = true;
+      else {
+        std::string near = closest_name(opt.name, {"time", "unit_increments"});
+        fail(opt.span, fmt::format("unknown path option '{}'", opt.name),
+             near.empty() ? "a path can be `with time`, `with unit_increments` or both"
+                          : fmt::format("did you mean '{}'?", near));
+      }
+    } while (accept(TokenKind::Comma));
   }
   if (in.kind == InputKind::Target && at_word("per")) {
     advance();

@@ -20,6 +20,7 @@ namespace plastic::dsl {
   X(RBracket, "']'")                                                                               \
   X(Comma, "','")                                                                                  \
   X(Colon, "':'")                                                                                  \
+  X(Dot, "'.'")                                                                                    \
   X(Equal, "'='")                                                                                  \
   X(Plus, "'+'")                                                                                   \
   X(Minus, "'-'")                                                                                  \

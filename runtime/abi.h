@@ -48,7 +48,7 @@ extern "C" {
 #endif
 
 /// Bumped on any incompatible change of the structs or kernel signatures.
-#define PLASTIC_ABI_VERSION 1
+#define PLASTIC_ABI_VERSION 2
 
 /// Largest tensor rank in a parameter descriptor.
 #define PLASTIC_MAX_RANK 8
@@ -83,7 +83,17 @@ typedef struct plastic_input_slot {
   int32_t logsig_step;   ///< logsig only: samples per window
   int32_t interpolation; ///< path only: 0 linear, 1 natural cubic, 2 cubic Hermite with backward
                          ///< differences, 3 rectilinear
+  int32_t path_options;  ///< path only: plastic_path_option bits (`with time, unit_increments`)
 } plastic_input_slot;
+
+/// What a path input asks of the data layer (bits of plastic_input_slot::path_options).
+typedef enum plastic_path_option {
+  /// `with time`: the time channel is prepended (the path has the data's channels + 1).
+  PLASTIC_PATH_WITH_TIME = 1,
+  /// `with unit_increments`: measured channels scaled so that their per-step
+  /// increments have unit RMS over the training split.
+  PLASTIC_PATH_UNIT_INCREMENTS = 2,
+} plastic_path_option;
 
 /* ------------------------------------------------------------------------ */
 /* Parameters                                                                */

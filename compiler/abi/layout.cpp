@@ -220,6 +220,8 @@ ModelLayout compute_layout(const model::ModelFunctions& fns) {
         static_cast<int32_t>(in.kind == dsl::InputKind::Path ? numel(in.shape) : channels);
     if (in.kind == dsl::InputKind::Path) {
       s.c.interpolation = interpolation_code(in.interp);
+      s.c.path_options = (in.with_time ? PLASTIC_PATH_WITH_TIME : 0) |
+                         (in.unit_increments ? PLASTIC_PATH_UNIT_INCREMENTS : 0);
       if (in.interp == dsl::Interpolation::LogSig) {
         s.c.logsig_depth = static_cast<int32_t>(in.logsig_depth);
         s.c.logsig_step = static_cast<int32_t>(in.logsig_step);

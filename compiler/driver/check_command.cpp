@@ -123,7 +123,7 @@ int run_check(const std::vector<std::string>& paths, bool json, const CommonOpti
   for (const std::string& file : files) {
     DiagnosticEngine diag;
     diag.set_max_errors(common.error_limit);
-    CheckOptions options{common.overrides};
+    CheckOptions options{common.overrides, {}, {}};
     CheckResult r = check_file(file, options, diag);
     diag.render(std::cerr, common.color);
     if (!r.model) {

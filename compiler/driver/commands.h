@@ -33,9 +33,12 @@ enum class Backend { Llvm, Cpp };
 
 struct CommonOptions {
   std::map<std::string, double> overrides; ///< --set name=value
-  bool color = false;                      ///< colour diagnostics (a terminal)
-  int error_limit = 20;                    ///< --error-limit: errors shown per model file, 0 = all
-  Backend backend = Backend::Llvm;         ///< --backend llvm|cpp
+  /// `dim d from data.X`: what --data provides (train, eval, predict).
+  std::map<std::string, int64_t> data_quantities;
+  std::string data_name;
+  bool color = false;              ///< colour diagnostics (a terminal)
+  int error_limit = 20;            ///< --error-limit: errors shown per model file, 0 = all
+  Backend backend = Backend::Llvm; ///< --backend llvm|cpp
 };
 
 /// `plastic check FILE…`: check models and print a summary of each.

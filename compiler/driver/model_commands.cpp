@@ -4,9 +4,11 @@
 #include "compiler/driver/backend_choice.h"
 #include "compiler/driver/run_compiled.h"
 #include "runtime/app/model_cli.h"
+#include "runtime/app/model_data.h"
 #include "runtime/app/run_record.h"
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -45,6 +47,7 @@ std::optional<int> ModelCommands::run(const CommonOptions& common) {
   // --set values and element type, unless given anew (runtime/app/run_record.h);
   // a value given anew that differs from the run's is then refused by them.
   bool recorded_data = false;
+  std::optional<rt::RunOptions> recorded_options;
   if (const std::string dir = cli.recorded_run(); !dir.empty()) {
     auto record = rt::read_run_record(dir);
     if (!record) {
@@ -53,6 +56,7 @@ std::optional<int> ModelCommands::run(const CommonOptions& common) {
     }
     if (const std::optional<rt::RunRecord>& r = record.value()) {
       recorded_data = !r->data.empty();
+      recorded_options = r->train.run;
       // The run's --set values, each one given now replacing the run's.
       std::map<std::string, double> sets = r->sets;
       for (const auto& [name, value] : with_backend.overrides)
@@ -68,6 +72,21 @@ std::optional<int> ModelCommands::run(const CommonOptions& common) {
                    ? " (or --resume of a run that records it)"
                    : " (the parameters' folder holds no run record naming the data)");
     return kUsageError;
+  }
+  // `dim d from data.X` is resolved before compiling: the data are read
+  // once here for their channels and classes. Data that cannot be read are
+  // left to the command, which reports them as before (and, for `train
+  // --force`, after clearing the old run).
+  // Without --data, eval and predict read the data the run recorded.
+  const rt::RunOptions* run = cli.run_options();
+  if ((!run || run->data.empty()) && recorded_options && !recorded_options->data.empty())
+    run = &*recorded_options;
+  if (run && !run->data.empty()) {
+    auto q = rt::data_quantities(*run);
+    if (q) {
+      with_backend.data_quantities = std::move(q.value());
+      with_backend.data_name = run->data;
+    }
   }
   return run_compiled(
       state_->file, cli.dtype(), with_backend,

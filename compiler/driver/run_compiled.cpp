@@ -46,8 +46,12 @@ int run_compiled(const std::string& file, const std::string& dtype, const Common
   auto fns = load_model(file, common, code);
   if (!fns) return code;
   nlohmann::json dims = nlohmann::json::object();
-  for (const auto& d : fns->model->dims)
+  for (const auto& d : fns->model->dims) {
     dims[d.name] = d.value;
+    if (!d.from_data.empty() && !d.overridden)
+      std::cerr << fmt::format("dim       {} = {} (from the data: {} {})\n", d.name, d.value,
+                               d.value, d.from_data);
+  }
   // The model as the user wrote it (the checker's modules are the prelude,
   // then the model file, then generated layers).
   rt::ModelSource source;

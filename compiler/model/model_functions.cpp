@@ -138,7 +138,8 @@ std::optional<ModelFunctions>
 build_model_functions(const std::string& file, const BuildOptions& options, BuildStatus& status) {
   dsl::DiagnosticEngine diag;
   diag.set_max_errors(options.error_limit);
-  dsl::CheckResult r = dsl::check_file(file, {options.overrides}, diag);
+  dsl::CheckResult r =
+      dsl::check_file(file, {options.overrides, options.data_quantities, options.data_name}, diag);
   diag.render(std::cerr, options.color);
   return build_checked(std::move(r), options, status);
 }
@@ -148,7 +149,8 @@ std::optional<ModelFunctions> build_model_functions_from_source(const std::strin
                                                                 const BuildOptions& options,
                                                                 BuildStatus& status) {
   dsl::DiagnosticEngine diag;
-  dsl::CheckResult r = dsl::check_source(name, text, {options.overrides}, diag);
+  dsl::CheckResult r = dsl::check_source(
+      name, text, {options.overrides, options.data_quantities, options.data_name}, diag);
   diag.render(std::cerr, options.color);
   return build_checked(std::move(r), options, status);
 }

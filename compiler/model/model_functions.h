@@ -119,6 +119,9 @@ struct BuildOptions {
   /// Sees every function after every optimisation pass (may be empty).
   std::function<void(std::string_view, const ir::Function&)> after_pass;
   int error_limit = 20; ///< errors shown per model file, 0 = all
+  /// `dim d from data.X`: what the data provide (dsl::CheckOptions).
+  std::map<std::string, int64_t> data_quantities;
+  std::string data_name;
 };
 
 /// Why a build failed: the model has errors, or an override names nothing.

@@ -6849,7 +6849,8 @@ const plastic_input_slot kInputSlots[] = {
      .path_channels = 21,
      .logsig_depth = 0,
      .logsig_step = 0,
-     .interpolation = 1},
+     .interpolation = 1,
+     .path_options = 0},
     {.name = "x",
      .kind = PLASTIC_INPUT_PATH_DERIV,
      .source = 0,
@@ -6858,7 +6859,8 @@ const plastic_input_slot kInputSlots[] = {
      .path_channels = 21,
      .logsig_depth = 0,
      .logsig_step = 0,
-     .interpolation = 1},
+     .interpolation = 1,
+     .path_options = 0},
 };
 
 const plastic_param kParams[] = {

@@ -75,7 +75,7 @@ extern "C" void fwp_delta_cde_character_init_state(const void* /*ctx*/, const vo
   T* __restrict z0 = static_cast<T*>(z0_ptr);
   T* z0_W = z0;
   // fwp_delta_cde_character.init: 1 nodes
-  // output W = %47
+  // output W = %34
   for (int64_t i0 = 0; i0 < 1600; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -108,33 +108,84 @@ extern "C" void fwp_delta_cde_character_field(const void* /*ctx*/, double /*t*/,
   T* __restrict dz = static_cast<T*>(dz_ptr);
   T* dz_W = dz;
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 128);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2688);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2816);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5376);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7936);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8576);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2560);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5120);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5760);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8320);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8448);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_delta_cde_character.field: 31 nodes
-  // %6 = concat f64[4] -> v0
-  // fwp_delta_cde_character.ode:80: fn scaled_value(v) = concat(v[0:1] * time_scale, v[1:d_in])
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v0[l] = x[l] * 0.01f;
-  }
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 + 1) * L + l] = x[(i0 + 1) * L + l];
+  // fwp_delta_cde_character.field: 20 nodes
+  // %11 = contract f64[4,20] -> v0
+  // fwp_delta_cde_character.ode:84: let k    = softmax(Wk @ dx(t))                         # key
+  // from x'
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 4; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], dx[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], dx[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], dx[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], dx[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
     }
   }
-  // %28 = contract f64[4,20] -> v1
-  // fwp_delta_cde_character.ode:88: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+  // %12 = softmax f64[4,20] -> v1
+  // fwp_delta_cde_character.ode:84: let k    = softmax(Wk @ dx(t))                         # key
+  // from x'
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v0[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v0[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[i1 * L + l] = std::exp(v0[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + std::exp(v0[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v1[(i0 * 20 + i1) * L + l] = v2[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %15 = contract f64[4,20] -> v0
+  // fwp_delta_cde_character.ode:85: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
   // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -148,100 +199,23 @@ extern "C" void fwp_delta_cde_character_field(const void* /*ctx*/, double /*t*/,
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], v0[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], v0[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], v0[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], v0[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], x[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], x[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], x[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], x[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v1[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v1[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v1[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %22 = concat f64[4] -> v2
-  // fwp_delta_cde_character.ode:82: fn scaled_rate(r) = concat(r[0:1] * time_scale, r[1:d_in] *
-  // dx_scale)
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v2[l] = dx[l] * 0.01f;
-  }
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 + 1) * L + l] = dx[(i0 + 1) * L + l] * 10.0f;
-    }
-  }
-  // %24 = contract f64[4,20] -> v3
-  // fwp_delta_cde_character.ode:87: let k    = softmax(Wk @ scaled_rate(dx(t)))           # key
-  // from x'
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], v2[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], v2[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], v2[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], v2[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %25 = softmax f64[4,20] -> v4
-  // fwp_delta_cde_character.ode:87: let k    = softmax(Wk @ scaled_rate(dx(t)))           # key
-  // from x'
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v3[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 20 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = std::exp(v3[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v3[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 20 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %30 = contract f64[4,20] -> v3
-  // fwp_delta_cde_character.ode:88: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+  // %17 = contract f64[4,20] -> v3
+  // fwp_delta_cde_character.ode:85: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
   // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -256,13 +230,13 @@ extern "C" void fwp_delta_cde_character_field(const void* /*ctx*/, double /*t*/,
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(W[(i0 * 400 + i1 * 80 + i2) * L + l], v4[(i0 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(W[(i0 * 400 + i1 * 80 + i2) * L + l], v1[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v4[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v1[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v4[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v1[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v4[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v1[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -274,8 +248,8 @@ extern "C" void fwp_delta_cde_character_field(const void* /*ctx*/, double /*t*/,
       }
     }
   }
-  // %9 = contract f64[4] -> v2
-  // fwp_delta_cde_character.ode:86: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
+  // %3 = contract f64[4] -> v2
+  // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -286,10 +260,10 @@ extern "C" void fwp_delta_cde_character_field(const void* /*ctx*/, double /*t*/,
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], v0[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 4], v0[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 8], v0[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 12], v0[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wb[i0], x[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 + 4], x[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 + 8], x[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 + 12], x[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -299,32 +273,32 @@ extern "C" void fwp_delta_cde_character_field(const void* /*ctx*/, double /*t*/,
     v2[2 * L + l] = acc2_v[l];
     v2[3 * L + l] = acc3_v[l];
   }
-  // %12 = mul f64[4] -> v0
-  // fwp_delta_cde_character.ode:86: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
+  // %6 = mul f64[4] -> v4
+  // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = sigmoid(v2[i0 * L + l]) * 0.03f;
+      v4[i0 * L + l] = sigmoid(v2[i0 * L + l]) * 0.03f;
     }
   }
-  // %77 = contract f64[4,20] -> v6
+  // %59 = contract f64[4,20] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1) * L + l] =
-            std::tanh(v1[(i0 * 20 + i1) * L + l] - v3[(i0 * 20 + i1) * L + l]) * v0[i0 * L + l];
+        v5[(i0 * 20 + i1) * L + l] =
+            std::tanh(v0[(i0 * 20 + i1) * L + l] - v3[(i0 * 20 + i1) * L + l]) * v4[i0 * L + l];
       }
     }
   }
-  // %78 = contract f64[4,20,20] -> W
+  // %60 = contract f64[4,20,20] -> W
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           dz_W[(i0 * 400 + i1 * 20 + i2) * L + l] =
-              v6[(i0 * 20 + i1) * L + l] * v4[(i0 * 20 + i2) * L + l];
+              v1[(i0 * 20 + i2) * L + l] * v5[(i0 * 20 + i1) * L + l];
         }
       }
     }
@@ -356,36 +330,22 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
   T* theta_bar_Wv = theta_bar + 336;
   T* __restrict u_bar = static_cast<T*>(u_bar_ptr);
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 128);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2688);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2816);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5376);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7936);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8576);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11136);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13696);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13824);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2560);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5120);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7680);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8320);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10880);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13440);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13568);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_delta_cde_character.field.vjp: 71 nodes
-  // %6 = concat f64[4] -> v0
-  // fwp_delta_cde_character.ode:80: fn scaled_value(v) = concat(v[0:1] * time_scale, v[1:d_in])
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v0[l] = x[l] * 0.01f;
-  }
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 + 1) * L + l] = x[(i0 + 1) * L + l];
-    }
-  }
-  // %28 = contract f64[4,20] -> v1
-  // fwp_delta_cde_character.ode:88: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+  // fwp_delta_cde_character.field.vjp: 48 nodes
+  // %15 = contract f64[4,20] -> v0
+  // fwp_delta_cde_character.ode:85: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
   // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -399,36 +359,23 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], v0[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], v0[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], v0[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], v0[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], x[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], x[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], x[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], x[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v1[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v1[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v1[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %22 = concat f64[4] -> v2
-  // fwp_delta_cde_character.ode:82: fn scaled_rate(r) = concat(r[0:1] * time_scale, r[1:d_in] *
-  // dx_scale)
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v2[l] = dx[l] * 0.01f;
-  }
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 + 1) * L + l] = dx[(i0 + 1) * L + l] * 10.0f;
-    }
-  }
-  // %24 = contract f64[4,20] -> v3
-  // fwp_delta_cde_character.ode:87: let k    = softmax(Wk @ scaled_rate(dx(t)))           # key
+  // %11 = contract f64[4,20] -> v1
+  // fwp_delta_cde_character.ode:84: let k    = softmax(Wk @ dx(t))                         # key
   // from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -442,23 +389,23 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], v2[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], v2[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], v2[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], v2[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], dx[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], dx[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], dx[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], dx[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v1[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v1[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v1[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v1[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %25 = softmax f64[4,20] -> v4
-  // fwp_delta_cde_character.ode:87: let k    = softmax(Wk @ scaled_rate(dx(t)))           # key
+  // %12 = softmax f64[4,20] -> v2
+  // fwp_delta_cde_character.ode:84: let k    = softmax(Wk @ dx(t))                         # key
   // from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
@@ -469,7 +416,7 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v3[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+            (v1[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v1[(i0 * 20 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -480,19 +427,19 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = std::exp(v3[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v3[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v3[i1 * L + l] = std::exp(v1[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + std::exp(v1[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 20 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
+        v2[(i0 * 20 + i1) * L + l] = v3[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %30 = contract f64[4,20] -> v3
-  // fwp_delta_cde_character.ode:88: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+  // %17 = contract f64[4,20] -> v1
+  // fwp_delta_cde_character.ode:85: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
   // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -507,34 +454,34 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(W[(i0 * 400 + i1 * 80 + i2) * L + l], v4[(i0 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(W[(i0 * 400 + i1 * 80 + i2) * L + l], v2[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v4[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v2[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v4[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v2[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v4[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v2[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v1[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v1[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v1[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v1[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %32 = tanh f64[4,20] -> v6
-  // fwp_delta_cde_character.ode:88: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+  // %19 = tanh f64[4,20] -> v4
+  // fwp_delta_cde_character.ode:85: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
   // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = std::tanh(v1[i0 * L + l] - v3[i0 * L + l]);
+      v4[i0 * L + l] = std::tanh(v0[i0 * L + l] - v1[i0 * L + l]);
     }
   }
-  // %82 = contract f64[4,20] -> v1
+  // %70 = contract f64[4,20] -> v0
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -547,27 +494,27 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2) * L + l], v4[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2) * L + l], v2[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v4[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v2[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v4[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v2[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v4[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v2[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v1[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v1[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v1[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %9 = contract f64[4] -> v5
-  // fwp_delta_cde_character.ode:86: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
+  // %3 = contract f64[4] -> v3
+  // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -578,60 +525,60 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], v0[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 4], v0[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 8], v0[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 12], v0[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wb[i0], x[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 + 4], x[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 + 8], x[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 + 12], x[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v5[l] = acc0_v[l];
-    v5[1 * L + l] = acc1_v[l];
-    v5[2 * L + l] = acc2_v[l];
-    v5[3 * L + l] = acc3_v[l];
+    v3[l] = acc0_v[l];
+    v3[1 * L + l] = acc1_v[l];
+    v3[2 * L + l] = acc2_v[l];
+    v3[3 * L + l] = acc3_v[l];
   }
-  // %10 = sigmoid f64[4] -> v3
-  // fwp_delta_cde_character.ode:86: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
+  // %4 = sigmoid f64[4] -> v1
+  // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = sigmoid(v5[i0 * L + l]);
+      v1[i0 * L + l] = sigmoid(v3[i0 * L + l]);
     }
   }
-  // %12 = mul f64[4] -> v5
-  // fwp_delta_cde_character.ode:86: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
+  // %6 = mul f64[4] -> v3
+  // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v3[i0 * L + l] * 0.03f;
+      v3[i0 * L + l] = v1[i0 * L + l] * 0.03f;
     }
   }
-  // %96 = mul f64[4,20] -> v7
-  // fwp_delta_cde_character.ode:88: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+  // %83 = mul f64[4,20] -> v5
+  // fwp_delta_cde_character.ode:85: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
   // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1) * L + l] = (1.0f - square(v6[(i0 * 20 + i1) * L + l])) *
-                                     (v1[(i0 * 20 + i1) * L + l] * v5[i0 * L + l]);
+        v5[(i0 * 20 + i1) * L + l] = (1.0f - square(v4[(i0 * 20 + i1) * L + l])) *
+                                     (v0[(i0 * 20 + i1) * L + l] * v3[i0 * L + l]);
       }
     }
   }
-  // %134 = neg f64[4,20,20] -> d.W
+  // %108 = neg f64[4,20,20] -> d.W
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] +=
-              -(v7[(i0 * 20 + i1) * L + l] * v4[(i0 * 20 + i2) * L + l]);
+              -(v5[(i0 * 20 + i1) * L + l] * v2[(i0 * 20 + i2) * L + l]);
         }
       }
     }
   }
-  // %85 = contract f64[4] -> v8
+  // %72 = contract f64[4] -> v6
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -642,49 +589,51 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v6[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v6[(i0 + 20) * L + l], v1[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v6[(i0 + 40) * L + l], v1[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v6[(i0 + 60) * L + l], v1[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v4[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v4[(i0 + 20) * L + l], v0[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v4[(i0 + 40) * L + l], v0[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v4[(i0 + 60) * L + l], v0[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v8[l] = acc0_v[l];
-    v8[1 * L + l] = acc1_v[l];
-    v8[2 * L + l] = acc2_v[l];
-    v8[3 * L + l] = acc3_v[l];
+    v6[l] = acc0_v[l];
+    v6[1 * L + l] = acc1_v[l];
+    v6[2 * L + l] = acc2_v[l];
+    v6[3 * L + l] = acc3_v[l];
   }
-  // %167 = contract f64[4] -> v1
+  // %77 = mul f64[4] -> v0
+  // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = (v5[i0 * L + l] * (1.0f - v3[i0 * L + l])) * v8[i0 * L + l];
+      v0[i0 * L + l] = ((1.0f - v1[i0 * L + l]) * v1[i0 * L + l]) * (v6[i0 * L + l] * 0.03f);
     }
   }
-  // %168 = contract f64[4,4] -> d.Wb
+  // %78 = contract f64[4,4] -> d.Wb
+  // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       {
         T sum = 0;
         PLASTIC_SIMD_SUM
         for (int64_t l = 0; l < L; ++l) {
-          sum += v0[i1 * L + l] * v1[i0 * L + l];
+          sum += v0[i0 * L + l] * x[i1 * L + l];
         }
         theta_bar_Wb[i0 * 4 + i1] += sum;
       }
     }
   }
-  // %77 = contract f64[4,20] -> v3
+  // %59 = contract f64[4,20] -> v1
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 20 + i1) * L + l] = v6[(i0 * 20 + i1) * L + l] * v5[i0 * L + l];
+        v1[(i0 * 20 + i1) * L + l] = v4[(i0 * 20 + i1) * L + l] * v3[i0 * L + l];
       }
     }
   }
-  // %83 = contract f64[4,20] -> v6
+  // %69 = contract f64[4,20] -> v4
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -698,25 +647,25 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v3[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v1[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v3[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v1[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v3[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v1[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v3[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v1[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v4[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v4[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v4[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v4[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %135 = contract f64[4,20] -> v3
+  // %109 = contract f64[4,20] -> v1
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -729,33 +678,33 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l], v7[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l], v5[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v5[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v5[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v7[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v5[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v1[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v1[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v1[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v1[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %137 = sub f64[4,20] -> v9
+  // %111 = sub f64[4,20] -> v7
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v6[i0 * L + l] - v3[i0 * L + l];
+      v7[i0 * L + l] = v4[i0 * L + l] - v1[i0 * L + l];
     }
   }
-  // %170 = contract f64[4] -> v8
+  // %137 = contract f64[4] -> v6
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -766,30 +715,30 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v9[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v9[(i0 + 20) * L + l], v4[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v9[(i0 + 40) * L + l], v4[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v9[(i0 + 60) * L + l], v4[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v7[i0 * L + l], v2[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v7[(i0 + 20) * L + l], v2[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v7[(i0 + 40) * L + l], v2[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v7[(i0 + 60) * L + l], v2[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v8[l] = acc0_v[l];
-    v8[1 * L + l] = acc1_v[l];
-    v8[2 * L + l] = acc2_v[l];
-    v8[3 * L + l] = acc3_v[l];
+    v6[l] = acc0_v[l];
+    v6[1 * L + l] = acc1_v[l];
+    v6[2 * L + l] = acc2_v[l];
+    v6[3 * L + l] = acc3_v[l];
   }
-  // %186 = mul f64[4,20] -> v3
+  // %148 = mul f64[4,20] -> v1
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 20 + i1) * L + l] =
-            (v9[(i0 * 20 + i1) * L + l] - v8[i0 * L + l]) * v4[(i0 * 20 + i1) * L + l];
+        v1[(i0 * 20 + i1) * L + l] =
+            (v7[(i0 * 20 + i1) * L + l] - v6[i0 * L + l]) * v2[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %187 = contract f64[4,20,4] -> d.Wk
+  // %149 = contract f64[4,20,4] -> d.Wk
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
@@ -797,15 +746,15 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
           T sum = 0;
           PLASTIC_SIMD_SUM
           for (int64_t l = 0; l < L; ++l) {
-            sum += v2[i2 * L + l] * v3[(i0 * 20 + i1) * L + l];
+            sum += v1[(i0 * 20 + i1) * L + l] * dx[i2 * L + l];
           }
           theta_bar_Wk[i0 * 80 + i1 * 4 + i2] += sum;
         }
       }
     }
   }
-  // %116 = contract f64[4,20,4] -> d.Wv
-  // fwp_delta_cde_character.ode:88: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+  // %88 = contract f64[4,20,4] -> d.Wv
+  // fwp_delta_cde_character.ode:85: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
   // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
@@ -814,7 +763,7 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
           T sum = 0;
           PLASTIC_SIMD_SUM
           for (int64_t l = 0; l < L; ++l) {
-            sum += v0[i2 * L + l] * v7[(i0 * 20 + i1) * L + l];
+            sum += v5[(i0 * 20 + i1) * L + l] * x[i2 * L + l];
           }
           theta_bar_Wv[i0 * 80 + i1 * 4 + i2] += sum;
         }
@@ -822,7 +771,7 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
     }
   }
   if (u_bar) {
-    // %183 = contract f64[4] -> v0
+    // %145 = contract f64[4] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -834,21 +783,23 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 4], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 1], v7[(i0 * 20 + i1) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 2], v7[(i0 * 20 + i1) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 3], v7[(i0 * 20 + i1) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 4], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 1], v5[(i0 * 20 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 2], v5[(i0 * 20 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 3], v5[(i0 * 20 + i1) * L + l], acc3_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[l] = acc0_v[l];
-      v0[1 * L + l] = acc1_v[l];
-      v0[2 * L + l] = acc2_v[l];
-      v0[3 * L + l] = acc3_v[l];
+      v6[l] = acc0_v[l];
+      v6[1 * L + l] = acc1_v[l];
+      v6[2 * L + l] = acc2_v[l];
+      v6[3 * L + l] = acc3_v[l];
     }
-    // %182 = contract f64[4] -> v2
+    // %79 = contract f64[4] -> v3
+    // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1,
+    // 1])
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -859,56 +810,27 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4], v1[i0 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + 1], v1[i0 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + 2], v1[i0 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + 3], v1[i0 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4], v0[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + 1], v0[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + 2], v0[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + 3], v0[i0 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[l] = acc0_v[l];
-      v2[1 * L + l] = acc1_v[l];
-      v2[2 * L + l] = acc2_v[l];
-      v2[3 * L + l] = acc3_v[l];
+      v3[l] = acc0_v[l];
+      v3[1 * L + l] = acc1_v[l];
+      v3[2 * L + l] = acc2_v[l];
+      v3[3 * L + l] = acc3_v[l];
     }
-    // %188 = add f64[4] -> v8
+    // %150 = add f64[4] -> d.x
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[i0 * L + l] = v0[i0 * L + l] + v2[i0 * L + l];
+        u_bar[i0 * L + l] += v6[i0 * L + l] + v3[i0 * L + l];
       }
     }
-    // %193 = pad f64[4] -> v0
-    for (int64_t i0 = 1; i0 < 4; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i0 * L + l] = 0.0f;
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[l] = v8[l] * 0.01f;
-    }
-    // %190 = pad f64[4] -> v2
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 3; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 + 1) * L + l] = v8[(i0 + 1) * L + l];
-      }
-    }
-    // %194 = add f64[4] -> d.x
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] += v0[i0 * L + l] + v2[i0 * L + l];
-      }
-    }
-    // %195 = contract f64[4] -> v0
+    // %151 = contract f64[4] -> d.dx
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -920,48 +842,19 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 4], v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 1], v3[(i0 * 20 + i1) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 2], v3[(i0 * 20 + i1) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 3], v3[(i0 * 20 + i1) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 4], v1[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 1], v1[(i0 * 20 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 2], v1[(i0 * 20 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 3], v1[(i0 * 20 + i1) * L + l], acc3_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[l] = acc0_v[l];
-      v0[1 * L + l] = acc1_v[l];
-      v0[2 * L + l] = acc2_v[l];
-      v0[3 * L + l] = acc3_v[l];
-    }
-    // %201 = pad f64[4] -> v2
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 3; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 + 1) * L + l] = v0[(i0 + 1) * L + l] * 10.0f;
-      }
-    }
-    // %198 = pad f64[4] -> v8
-    for (int64_t i0 = 1; i0 < 4; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[i0 * L + l] = 0.0f;
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[l] = v0[l] * 0.01f;
-    }
-    // %202 = add f64[4] -> d.dx
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 + 4) * L + l] += v2[i0 * L + l] + v8[i0 * L + l];
-      }
+      u_bar[4 * L + l] += acc0_v[l];
+      u_bar[5 * L + l] += acc1_v[l];
+      u_bar[6 * L + l] += acc2_v[l];
+      u_bar[7 * L + l] += acc3_v[l];
     }
   }
 }
@@ -993,23 +886,20 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
   T* dtheta_Wv = dtheta + 336;
   T* __restrict u_bar = static_cast<T*>(u_bar_ptr);
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 128);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2688);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2816);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5376);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7936);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8576);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11136);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13696);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16256);
-  T* __restrict v0_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
-  T* __restrict v1_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16512);
-  T* __restrict v2_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19072);
-  T* __restrict v3_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19200);
-  T* __restrict v4_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21760);
-  T* __restrict v5_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24320);
-  T* __restrict v6_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24960);
-  T* __restrict v7_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27520);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2560);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5120);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5760);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8320);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10880);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13440);
+  T* __restrict v0_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16000);
+  T* __restrict v1_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18560);
+  T* __restrict v2_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21120);
+  T* __restrict v3_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23680);
+  T* __restrict v4_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24320);
+  T* __restrict v5_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26880);
+  T* __restrict v6_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29440);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29568);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -1026,21 +916,73 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
   for (int64_t i = 0; i < 656; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_delta_cde_character.field.adjoint: 57 nodes
-  // %6 = concat f64[4] -> v0
-  // fwp_delta_cde_character.ode:80: fn scaled_value(v) = concat(v[0:1] * time_scale, v[1:d_in])
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v0[l] = x[l] * 0.01f;
-  }
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 + 1) * L + l] = x[(i0 + 1) * L + l];
+  // fwp_delta_cde_character.field.adjoint: 47 nodes
+  // %11 = contract f64[4,20] -> v0
+  // fwp_delta_cde_character.ode:84: let k    = softmax(Wk @ dx(t))                         # key
+  // from x'
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 4; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], dx[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], dx[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], dx[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], dx[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
     }
   }
-  // %28 = contract f64[4,20] -> v1
-  // fwp_delta_cde_character.ode:88: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+  // %12 = softmax f64[4,20] -> v1
+  // fwp_delta_cde_character.ode:84: let k    = softmax(Wk @ dx(t))                         # key
+  // from x'
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v0[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v0[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[i1 * L + l] = std::exp(v0[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + std::exp(v0[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v1[(i0 * 20 + i1) * L + l] = v2[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %15 = contract f64[4,20] -> v0
+  // fwp_delta_cde_character.ode:85: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
   // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -1054,100 +996,23 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], v0[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], v0[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], v0[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], v0[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], x[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], x[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], x[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], x[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v1[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v1[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v1[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %22 = concat f64[4] -> v2
-  // fwp_delta_cde_character.ode:82: fn scaled_rate(r) = concat(r[0:1] * time_scale, r[1:d_in] *
-  // dx_scale)
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v2[l] = dx[l] * 0.01f;
-  }
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 + 1) * L + l] = dx[(i0 + 1) * L + l] * 10.0f;
-    }
-  }
-  // %24 = contract f64[4,20] -> v3
-  // fwp_delta_cde_character.ode:87: let k    = softmax(Wk @ scaled_rate(dx(t)))           # key
-  // from x'
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], v2[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], v2[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], v2[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], v2[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %25 = softmax f64[4,20] -> v4
-  // fwp_delta_cde_character.ode:87: let k    = softmax(Wk @ scaled_rate(dx(t)))           # key
-  // from x'
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v3[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 20 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = std::exp(v3[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v3[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 20 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %30 = contract f64[4,20] -> v3
-  // fwp_delta_cde_character.ode:88: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+  // %17 = contract f64[4,20] -> v3
+  // fwp_delta_cde_character.ode:85: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
   // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -1162,13 +1027,13 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(W[(i0 * 400 + i1 * 80 + i2) * L + l], v4[(i0 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(W[(i0 * 400 + i1 * 80 + i2) * L + l], v1[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v4[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v1[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v4[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v1[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v4[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v1[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -1180,17 +1045,17 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
       }
     }
   }
-  // %32 = tanh f64[4,20] -> v6
-  // fwp_delta_cde_character.ode:88: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+  // %19 = tanh f64[4,20] -> v4
+  // fwp_delta_cde_character.ode:85: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
   // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = std::tanh(v1[i0 * L + l] - v3[i0 * L + l]);
+      v4[i0 * L + l] = std::tanh(v0[i0 * L + l] - v3[i0 * L + l]);
     }
   }
-  // %9 = contract f64[4] -> v5
-  // fwp_delta_cde_character.ode:86: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
+  // %3 = contract f64[4] -> v2
+  // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -1201,57 +1066,57 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], v0[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 4], v0[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 8], v0[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 12], v0[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wb[i0], x[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 + 4], x[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 + 8], x[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 + 12], x[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v5[l] = acc0_v[l];
-    v5[1 * L + l] = acc1_v[l];
-    v5[2 * L + l] = acc2_v[l];
-    v5[3 * L + l] = acc3_v[l];
+    v2[l] = acc0_v[l];
+    v2[1 * L + l] = acc1_v[l];
+    v2[2 * L + l] = acc2_v[l];
+    v2[3 * L + l] = acc3_v[l];
   }
-  // %10 = sigmoid f64[4] -> v1
-  // fwp_delta_cde_character.ode:86: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
+  // %4 = sigmoid f64[4] -> v0
+  // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = sigmoid(v5[i0 * L + l]);
+      v0[i0 * L + l] = sigmoid(v2[i0 * L + l]);
     }
   }
-  // %12 = mul f64[4] -> v5
-  // fwp_delta_cde_character.ode:86: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
+  // %6 = mul f64[4] -> v2
+  // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v1[i0 * L + l] * 0.03f;
+      v2[i0 * L + l] = v0[i0 * L + l] * 0.03f;
     }
   }
-  // %77 = contract f64[4,20] -> v3
+  // %59 = contract f64[4,20] -> v3
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 20 + i1) * L + l] = v6[(i0 * 20 + i1) * L + l] * v5[i0 * L + l];
+        v3[(i0 * 20 + i1) * L + l] = v4[(i0 * 20 + i1) * L + l] * v2[i0 * L + l];
       }
     }
   }
-  // %78 = contract f64[4,20,20] -> W
+  // %60 = contract f64[4,20,20] -> W
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           dz_W[(i0 * 400 + i1 * 20 + i2) * L + l] =
-              v3[(i0 * 20 + i1) * L + l] * v4[(i0 * 20 + i2) * L + l];
+              v1[(i0 * 20 + i2) * L + l] * v3[(i0 * 20 + i1) * L + l];
         }
       }
     }
   }
-  // %211 = contract f64[4,20] -> v7
+  // %156 = contract f64[4,20] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -1264,50 +1129,50 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2) * L + l], v4[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2) * L + l], v1[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v4[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v1[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v4[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v1[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v4[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v1[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v5[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v5[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v5[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %218 = mul f64[4,20] -> v8
-  // fwp_delta_cde_character.ode:88: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+  // %162 = mul f64[4,20] -> v6
+  // fwp_delta_cde_character.ode:85: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
   // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1) * L + l] = (1.0f - square(v6[(i0 * 20 + i1) * L + l])) *
-                                     (v7[(i0 * 20 + i1) * L + l] * v5[i0 * L + l]);
+        v6[(i0 * 20 + i1) * L + l] = (v5[(i0 * 20 + i1) * L + l] * v2[i0 * L + l]) *
+                                     (1.0f - square(v4[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %241 = contract f64[4,20,20] -> adj.W
+  // %185 = contract f64[4,20,20] -> adj.W
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           da_W[(i0 * 400 + i1 * 20 + i2) * L + l] =
-              v8[(i0 * 20 + i1) * L + l] * v4[(i0 * 20 + i2) * L + l];
+              v6[(i0 * 20 + i1) * L + l] * v1[(i0 * 20 + i2) * L + l];
         }
       }
     }
   }
-  // %214 = contract f64[4] -> v9
+  // %158 = contract f64[4] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -1318,40 +1183,41 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v6[i0 * L + l], v7[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v6[(i0 + 20) * L + l], v7[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v6[(i0 + 40) * L + l], v7[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v6[(i0 + 60) * L + l], v7[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v4[i0 * L + l], v5[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v4[(i0 + 20) * L + l], v5[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v4[(i0 + 40) * L + l], v5[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v4[(i0 + 60) * L + l], v5[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v9[l] = acc0_v[l];
-    v9[1 * L + l] = acc1_v[l];
-    v9[2 * L + l] = acc2_v[l];
-    v9[3 * L + l] = acc3_v[l];
+    v2[l] = acc0_v[l];
+    v2[1 * L + l] = acc1_v[l];
+    v2[2 * L + l] = acc2_v[l];
+    v2[3 * L + l] = acc3_v[l];
   }
-  // %259 = contract f64[4] -> v6
+  // %160 = mul f64[4] -> v4
+  // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (v5[i0 * L + l] * (1.0f - v1[i0 * L + l])) * v9[i0 * L + l];
+      v4[i0 * L + l] = ((1.0f - v0[i0 * L + l]) * v0[i0 * L + l]) * (v2[i0 * L + l] * 0.03f);
     }
   }
-  // %279 = neg f64[4,4] -> adj.Wb
+  // %175 = neg f64[4,4] -> adj.Wb
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       {
         T sum = 0;
         PLASTIC_SIMD_SUM
         for (int64_t l = 0; l < L; ++l) {
-          sum += -(v0[i1 * L + l] * v6[i0 * L + l]);
+          sum += -(x[i1 * L + l] * v4[i0 * L + l]);
         }
         dtheta_Wb[i0 * 4 + i1] += sum;
       }
     }
   }
-  // %212 = contract f64[4,20] -> v1
+  // %155 = contract f64[4,20] -> v0
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -1376,14 +1242,14 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v1[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v1[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v1[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %243 = contract f64[4,20] -> v3
+  // %187 = contract f64[4,20] -> v3
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -1396,14 +1262,14 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l], v8[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l], v6[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v6[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v6[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v6[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -1415,14 +1281,14 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
       }
     }
   }
-  // %245 = sub f64[4,20] -> v6
+  // %189 = sub f64[4,20] -> v4
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v1[i0 * L + l] - v3[i0 * L + l];
+      v4[i0 * L + l] = v0[i0 * L + l] - v3[i0 * L + l];
     }
   }
-  // %264 = contract f64[4] -> v9
+  // %209 = contract f64[4] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -1433,30 +1299,30 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v6[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v6[(i0 + 20) * L + l], v4[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v6[(i0 + 40) * L + l], v4[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v6[(i0 + 60) * L + l], v4[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v1[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v1[(i0 + 20) * L + l], v4[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v1[(i0 + 40) * L + l], v4[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v1[(i0 + 60) * L + l], v4[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v9[l] = acc0_v[l];
-    v9[1 * L + l] = acc1_v[l];
-    v9[2 * L + l] = acc2_v[l];
-    v9[3 * L + l] = acc3_v[l];
+    v2[l] = acc0_v[l];
+    v2[1 * L + l] = acc1_v[l];
+    v2[2 * L + l] = acc2_v[l];
+    v2[3 * L + l] = acc3_v[l];
   }
-  // %281 = mul f64[4,20] -> v1
+  // %222 = mul f64[4,20] -> v0
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 20 + i1) * L + l] =
-            (v6[(i0 * 20 + i1) * L + l] - v9[i0 * L + l]) * v4[(i0 * 20 + i1) * L + l];
+        v0[(i0 * 20 + i1) * L + l] =
+            (v4[(i0 * 20 + i1) * L + l] - v2[i0 * L + l]) * v1[(i0 * 20 + i1) * L + l];
       }
     }
   }
-  // %283 = neg f64[4,20,4] -> adj.Wk
+  // %224 = neg f64[4,20,4] -> adj.Wk
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
@@ -1464,14 +1330,14 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
           T sum = 0;
           PLASTIC_SIMD_SUM
           for (int64_t l = 0; l < L; ++l) {
-            sum += -(v1[(i0 * 20 + i1) * L + l] * v2[i2 * L + l]);
+            sum += -(v0[(i0 * 20 + i1) * L + l] * dx[i2 * L + l]);
           }
           dtheta_Wk[i0 * 80 + i1 * 4 + i2] += sum;
         }
       }
     }
   }
-  // %233 = neg f64[4,20,4] -> adj.Wv
+  // %177 = neg f64[4,20,4] -> adj.Wv
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
@@ -1479,29 +1345,17 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
           T sum = 0;
           PLASTIC_SIMD_SUM
           for (int64_t l = 0; l < L; ++l) {
-            sum += -(v0[i2 * L + l] * v8[(i0 * 20 + i1) * L + l]);
+            sum += -(v6[(i0 * 20 + i1) * L + l] * x[i2 * L + l]);
           }
           dtheta_Wv[i0 * 80 + i1 * 4 + i2] += sum;
         }
       }
     }
   }
-  // fwp_delta_cde_character.field.vjp: 66 nodes
+  // fwp_delta_cde_character.field.vjp: 43 nodes
   if (u_bar) {
-    // %6 = concat f64[4] -> v0
-    // fwp_delta_cde_character.ode:80: fn scaled_value(v) = concat(v[0:1] * time_scale, v[1:d_in])
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0_2[l] = x[l] * 0.01f;
-    }
-    for (int64_t i0 = 0; i0 < 3; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 + 1) * L + l] = x[(i0 + 1) * L + l];
-      }
-    }
-    // %28 = contract f64[4,20] -> v1
-    // fwp_delta_cde_character.ode:88: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+    // %15 = contract f64[4,20] -> v0
+    // fwp_delta_cde_character.ode:85: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
     // 24 + 32, post-delta
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -1515,36 +1369,23 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
         for (int64_t i2 = 0; i2 < 4; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], v0_2[i2 * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], v0_2[i2 * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], v0_2[i2 * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], v0_2[i2 * L + l], acc3_v_2[l]);
+            acc0_v_2[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], x[i2 * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], x[i2 * L + l], acc1_v_2[l]);
+            acc2_v_2[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], x[i2 * L + l], acc2_v_2[l]);
+            acc3_v_2[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], x[i2 * L + l], acc3_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v1_2[(i0 * 20 + i1 * 4) * L + l] = acc0_v_2[l];
-          v1_2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v1_2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v1_2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v0_2[(i0 * 20 + i1 * 4) * L + l] = acc0_v_2[l];
+          v0_2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v0_2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v0_2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
         }
       }
     }
-    // %22 = concat f64[4] -> v2
-    // fwp_delta_cde_character.ode:82: fn scaled_rate(r) = concat(r[0:1] * time_scale, r[1:d_in] *
-    // dx_scale)
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2_2[l] = dx[l] * 0.01f;
-    }
-    for (int64_t i0 = 0; i0 < 3; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2_2[(i0 + 1) * L + l] = dx[(i0 + 1) * L + l] * 10.0f;
-      }
-    }
-    // %24 = contract f64[4,20] -> v3
-    // fwp_delta_cde_character.ode:87: let k    = softmax(Wk @ scaled_rate(dx(t)))           # key
+    // %11 = contract f64[4,20] -> v1
+    // fwp_delta_cde_character.ode:84: let k    = softmax(Wk @ dx(t))                         # key
     // from x'
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -1558,23 +1399,23 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
         for (int64_t i2 = 0; i2 < 4; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], v2_2[i2 * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], v2_2[i2 * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], v2_2[i2 * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], v2_2[i2 * L + l], acc3_v_2[l]);
+            acc0_v_2[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], dx[i2 * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], dx[i2 * L + l], acc1_v_2[l]);
+            acc2_v_2[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], dx[i2 * L + l], acc2_v_2[l]);
+            acc3_v_2[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], dx[i2 * L + l], acc3_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v3_2[(i0 * 20 + i1 * 4) * L + l] = acc0_v_2[l];
-          v3_2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v3_2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v3_2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v1_2[(i0 * 20 + i1 * 4) * L + l] = acc0_v_2[l];
+          v1_2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v1_2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v1_2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
         }
       }
     }
-    // %25 = softmax f64[4,20] -> v4
-    // fwp_delta_cde_character.ode:87: let k    = softmax(Wk @ scaled_rate(dx(t)))           # key
+    // %12 = softmax f64[4,20] -> v2
+    // fwp_delta_cde_character.ode:84: let k    = softmax(Wk @ dx(t))                         # key
     // from x'
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
@@ -1584,8 +1425,8 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          rowmax_v_2[l] = (v3_2[(i0 * 20 + i1) * L + l] > rowmax_v_2[l])
-                              ? v3_2[(i0 * 20 + i1) * L + l]
+          rowmax_v_2[l] = (v1_2[(i0 * 20 + i1) * L + l] > rowmax_v_2[l])
+                              ? v1_2[(i0 * 20 + i1) * L + l]
                               : rowmax_v_2[l];
         }
       }
@@ -1597,19 +1438,19 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v5_2[i1 * L + l] = std::exp(v3_2[(i0 * 20 + i1) * L + l] - rowmax_v_2[l]);
-          rowsum_v_2[l] = rowsum_v_2[l] + std::exp(v3_2[(i0 * 20 + i1) * L + l] - rowmax_v_2[l]);
+          v3_2[i1 * L + l] = std::exp(v1_2[(i0 * 20 + i1) * L + l] - rowmax_v_2[l]);
+          rowsum_v_2[l] = rowsum_v_2[l] + std::exp(v1_2[(i0 * 20 + i1) * L + l] - rowmax_v_2[l]);
         }
       }
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v4_2[(i0 * 20 + i1) * L + l] = v5_2[i1 * L + l] / rowsum_v_2[l];
+          v2_2[(i0 * 20 + i1) * L + l] = v3_2[i1 * L + l] / rowsum_v_2[l];
         }
       }
     }
-    // %30 = contract f64[4,20] -> v3
-    // fwp_delta_cde_character.ode:88: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+    // %17 = contract f64[4,20] -> v1
+    // fwp_delta_cde_character.ode:85: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
     // 24 + 32, post-delta
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -1624,34 +1465,34 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v_2[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2) * L + l],
-                                   v4_2[(i0 * 20 + i2) * L + l], acc0_v_2[l]);
+                                   v2_2[(i0 * 20 + i2) * L + l], acc0_v_2[l]);
             acc1_v_2[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                                   v4_2[(i0 * 20 + i2) * L + l], acc1_v_2[l]);
+                                   v2_2[(i0 * 20 + i2) * L + l], acc1_v_2[l]);
             acc2_v_2[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                                   v4_2[(i0 * 20 + i2) * L + l], acc2_v_2[l]);
+                                   v2_2[(i0 * 20 + i2) * L + l], acc2_v_2[l]);
             acc3_v_2[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                                   v4_2[(i0 * 20 + i2) * L + l], acc3_v_2[l]);
+                                   v2_2[(i0 * 20 + i2) * L + l], acc3_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v3_2[(i0 * 20 + i1 * 4) * L + l] = acc0_v_2[l];
-          v3_2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v3_2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v3_2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v1_2[(i0 * 20 + i1 * 4) * L + l] = acc0_v_2[l];
+          v1_2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v1_2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v1_2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
         }
       }
     }
-    // %32 = tanh f64[4,20] -> v6
-    // fwp_delta_cde_character.ode:88: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+    // %19 = tanh f64[4,20] -> v4
+    // fwp_delta_cde_character.ode:85: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
     // 24 + 32, post-delta
     for (int64_t i0 = 0; i0 < 80; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6_2[i0 * L + l] = std::tanh(v1_2[i0 * L + l] - v3_2[i0 * L + l]);
+        v4_2[i0 * L + l] = std::tanh(v0_2[i0 * L + l] - v1_2[i0 * L + l]);
       }
     }
-    // %82 = contract f64[4,20] -> v1
+    // %70 = contract f64[4,20] -> v0
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
@@ -1665,26 +1506,26 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2) * L + l],
-                                   v4_2[(i0 * 20 + i2) * L + l], acc0_v_2[l]);
+                                   v2_2[(i0 * 20 + i2) * L + l], acc0_v_2[l]);
             acc1_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                                   v4_2[(i0 * 20 + i2) * L + l], acc1_v_2[l]);
+                                   v2_2[(i0 * 20 + i2) * L + l], acc1_v_2[l]);
             acc2_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                                   v4_2[(i0 * 20 + i2) * L + l], acc2_v_2[l]);
+                                   v2_2[(i0 * 20 + i2) * L + l], acc2_v_2[l]);
             acc3_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                                   v4_2[(i0 * 20 + i2) * L + l], acc3_v_2[l]);
+                                   v2_2[(i0 * 20 + i2) * L + l], acc3_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v1_2[(i0 * 20 + i1 * 4) * L + l] = acc0_v_2[l];
-          v1_2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v1_2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v1_2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v0_2[(i0 * 20 + i1 * 4) * L + l] = acc0_v_2[l];
+          v0_2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v0_2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v0_2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
         }
       }
     }
-    // %9 = contract f64[4] -> v2
-    // fwp_delta_cde_character.ode:86: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1,
+    // %3 = contract f64[4] -> v3
+    // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1,
     // 1])
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1696,50 +1537,50 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = std::fma(Wb[i0], v0_2[i0 * L + l], acc0_v_2[l]);
-        acc1_v_2[l] = std::fma(Wb[i0 + 4], v0_2[i0 * L + l], acc1_v_2[l]);
-        acc2_v_2[l] = std::fma(Wb[i0 + 8], v0_2[i0 * L + l], acc2_v_2[l]);
-        acc3_v_2[l] = std::fma(Wb[i0 + 12], v0_2[i0 * L + l], acc3_v_2[l]);
+        acc0_v_2[l] = std::fma(Wb[i0], x[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(Wb[i0 + 4], x[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(Wb[i0 + 8], x[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(Wb[i0 + 12], x[i0 * L + l], acc3_v_2[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2_2[l] = acc0_v_2[l];
-      v2_2[1 * L + l] = acc1_v_2[l];
-      v2_2[2 * L + l] = acc2_v_2[l];
-      v2_2[3 * L + l] = acc3_v_2[l];
+      v3_2[l] = acc0_v_2[l];
+      v3_2[1 * L + l] = acc1_v_2[l];
+      v3_2[2 * L + l] = acc2_v_2[l];
+      v3_2[3 * L + l] = acc3_v_2[l];
     }
-    // %10 = sigmoid f64[4] -> v0
-    // fwp_delta_cde_character.ode:86: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1,
+    // %4 = sigmoid f64[4] -> v1
+    // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1,
     // 1])
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0_2[i0 * L + l] = sigmoid(v2_2[i0 * L + l]);
+        v1_2[i0 * L + l] = sigmoid(v3_2[i0 * L + l]);
       }
     }
-    // %12 = mul f64[4] -> v2
-    // fwp_delta_cde_character.ode:86: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1,
+    // %6 = mul f64[4] -> v3
+    // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1,
     // 1])
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2_2[i0 * L + l] = v0_2[i0 * L + l] * 0.03f;
+        v3_2[i0 * L + l] = v1_2[i0 * L + l] * 0.03f;
       }
     }
-    // %96 = mul f64[4,20] -> v3
-    // fwp_delta_cde_character.ode:88: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+    // %83 = mul f64[4,20] -> v5
+    // fwp_delta_cde_character.ode:85: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
     // 24 + 32, post-delta
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v3_2[(i0 * 20 + i1) * L + l] = (1.0f - square(v6_2[(i0 * 20 + i1) * L + l])) *
-                                         (v1_2[(i0 * 20 + i1) * L + l] * v2_2[i0 * L + l]);
+          v5_2[(i0 * 20 + i1) * L + l] = (1.0f - square(v4_2[(i0 * 20 + i1) * L + l])) *
+                                         (v0_2[(i0 * 20 + i1) * L + l] * v3_2[i0 * L + l]);
         }
       }
     }
-    // %183 = contract f64[4] -> v5
+    // %145 = contract f64[4] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -1751,24 +1592,24 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wv[i0 * 80 + i1 * 4], v3_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(Wv[i0 * 80 + i1 * 4], v5_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(Wv[i0 * 80 + i1 * 4 + 1], v3_2[(i0 * 20 + i1) * L + l], acc1_v_2[l]);
+              std::fma(Wv[i0 * 80 + i1 * 4 + 1], v5_2[(i0 * 20 + i1) * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(Wv[i0 * 80 + i1 * 4 + 2], v3_2[(i0 * 20 + i1) * L + l], acc2_v_2[l]);
+              std::fma(Wv[i0 * 80 + i1 * 4 + 2], v5_2[(i0 * 20 + i1) * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(Wv[i0 * 80 + i1 * 4 + 3], v3_2[(i0 * 20 + i1) * L + l], acc3_v_2[l]);
+              std::fma(Wv[i0 * 80 + i1 * 4 + 3], v5_2[(i0 * 20 + i1) * L + l], acc3_v_2[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5_2[l] = acc0_v_2[l];
-      v5_2[1 * L + l] = acc1_v_2[l];
-      v5_2[2 * L + l] = acc2_v_2[l];
-      v5_2[3 * L + l] = acc3_v_2[l];
+      v6_2[l] = acc0_v_2[l];
+      v6_2[1 * L + l] = acc1_v_2[l];
+      v6_2[2 * L + l] = acc2_v_2[l];
+      v6_2[3 * L + l] = acc3_v_2[l];
     }
-    // %85 = contract f64[4] -> v7
+    // %72 = contract f64[4] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -1779,27 +1620,32 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
     for (int64_t i0 = 0; i0 < 20; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = std::fma(v6_2[i0 * L + l], v1_2[i0 * L + l], acc0_v_2[l]);
-        acc1_v_2[l] = std::fma(v6_2[(i0 + 20) * L + l], v1_2[(i0 + 20) * L + l], acc1_v_2[l]);
-        acc2_v_2[l] = std::fma(v6_2[(i0 + 40) * L + l], v1_2[(i0 + 40) * L + l], acc2_v_2[l]);
-        acc3_v_2[l] = std::fma(v6_2[(i0 + 60) * L + l], v1_2[(i0 + 60) * L + l], acc3_v_2[l]);
+        acc0_v_2[l] = std::fma(v4_2[i0 * L + l], v0_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(v4_2[(i0 + 20) * L + l], v0_2[(i0 + 20) * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(v4_2[(i0 + 40) * L + l], v0_2[(i0 + 40) * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(v4_2[(i0 + 60) * L + l], v0_2[(i0 + 60) * L + l], acc3_v_2[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7_2[l] = acc0_v_2[l];
-      v7_2[1 * L + l] = acc1_v_2[l];
-      v7_2[2 * L + l] = acc2_v_2[l];
-      v7_2[3 * L + l] = acc3_v_2[l];
+      v7[l] = acc0_v_2[l];
+      v7[1 * L + l] = acc1_v_2[l];
+      v7[2 * L + l] = acc2_v_2[l];
+      v7[3 * L + l] = acc3_v_2[l];
     }
-    // %167 = contract f64[4] -> v1
+    // %77 = mul f64[4] -> v0
+    // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1,
+    // 1])
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1_2[i0 * L + l] = (v2_2[i0 * L + l] * (1.0f - v0_2[i0 * L + l])) * v7_2[i0 * L + l];
+        v0_2[i0 * L + l] =
+            ((1.0f - v1_2[i0 * L + l]) * v1_2[i0 * L + l]) * (v7[i0 * L + l] * 0.03f);
       }
     }
-    // %182 = contract f64[4] -> v0
+    // %79 = contract f64[4] -> v7
+    // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1,
+    // 1])
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -1810,65 +1656,36 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = std::fma(Wb[i0 * 4], v1_2[i0 * L + l], acc0_v_2[l]);
-        acc1_v_2[l] = std::fma(Wb[i0 * 4 + 1], v1_2[i0 * L + l], acc1_v_2[l]);
-        acc2_v_2[l] = std::fma(Wb[i0 * 4 + 2], v1_2[i0 * L + l], acc2_v_2[l]);
-        acc3_v_2[l] = std::fma(Wb[i0 * 4 + 3], v1_2[i0 * L + l], acc3_v_2[l]);
+        acc0_v_2[l] = std::fma(Wb[i0 * 4], v0_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(Wb[i0 * 4 + 1], v0_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(Wb[i0 * 4 + 2], v0_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(Wb[i0 * 4 + 3], v0_2[i0 * L + l], acc3_v_2[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0_2[l] = acc0_v_2[l];
-      v0_2[1 * L + l] = acc1_v_2[l];
-      v0_2[2 * L + l] = acc2_v_2[l];
-      v0_2[3 * L + l] = acc3_v_2[l];
+      v7[l] = acc0_v_2[l];
+      v7[1 * L + l] = acc1_v_2[l];
+      v7[2 * L + l] = acc2_v_2[l];
+      v7[3 * L + l] = acc3_v_2[l];
     }
-    // %188 = add f64[4] -> v7
+    // %150 = add f64[4] -> d.x
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7_2[i0 * L + l] = v5_2[i0 * L + l] + v0_2[i0 * L + l];
+        u_bar[i0 * L + l] += v6_2[i0 * L + l] + v7[i0 * L + l];
       }
     }
-    // %193 = pad f64[4] -> v0
-    for (int64_t i0 = 1; i0 < 4; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0_2[i0 * L + l] = 0.0f;
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0_2[l] = v7_2[l] * 0.01f;
-    }
-    // %190 = pad f64[4] -> v5
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5_2[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 3; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5_2[(i0 + 1) * L + l] = v7_2[(i0 + 1) * L + l];
-      }
-    }
-    // %194 = add f64[4] -> d.x
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] += v0_2[i0 * L + l] + v5_2[i0 * L + l];
-      }
-    }
-    // %77 = contract f64[4,20] -> v1
+    // %59 = contract f64[4,20] -> v0
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v1_2[(i0 * 20 + i1) * L + l] = v6_2[(i0 * 20 + i1) * L + l] * v2_2[i0 * L + l];
+          v0_2[(i0 * 20 + i1) * L + l] = v4_2[(i0 * 20 + i1) * L + l] * v3_2[i0 * L + l];
         }
       }
     }
-    // %83 = contract f64[4,20] -> v6
+    // %69 = contract f64[4,20] -> v1
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
@@ -1882,25 +1699,25 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                                   v1_2[(i0 * 20 + i2) * L + l], acc0_v_2[l]);
+                                   v0_2[(i0 * 20 + i2) * L + l], acc0_v_2[l]);
             acc1_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                                   v1_2[(i0 * 20 + i2) * L + l], acc1_v_2[l]);
+                                   v0_2[(i0 * 20 + i2) * L + l], acc1_v_2[l]);
             acc2_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                                   v1_2[(i0 * 20 + i2) * L + l], acc2_v_2[l]);
+                                   v0_2[(i0 * 20 + i2) * L + l], acc2_v_2[l]);
             acc3_v_2[l] = std::fma(a_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                                   v1_2[(i0 * 20 + i2) * L + l], acc3_v_2[l]);
+                                   v0_2[(i0 * 20 + i2) * L + l], acc3_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v6_2[(i0 * 20 + i1 * 4) * L + l] = acc0_v_2[l];
-          v6_2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v6_2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v6_2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v1_2[(i0 * 20 + i1 * 4) * L + l] = acc0_v_2[l];
+          v1_2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v1_2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v1_2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
         }
       }
     }
-    // %135 = contract f64[4,20] -> v1
+    // %109 = contract f64[4,20] -> v0
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
@@ -1914,32 +1731,32 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v_2[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                                   v3_2[(i0 * 20 + i2) * L + l], acc0_v_2[l]);
+                                   v5_2[(i0 * 20 + i2) * L + l], acc0_v_2[l]);
             acc1_v_2[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                                   v3_2[(i0 * 20 + i2) * L + l], acc1_v_2[l]);
+                                   v5_2[(i0 * 20 + i2) * L + l], acc1_v_2[l]);
             acc2_v_2[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                                   v3_2[(i0 * 20 + i2) * L + l], acc2_v_2[l]);
+                                   v5_2[(i0 * 20 + i2) * L + l], acc2_v_2[l]);
             acc3_v_2[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                                   v3_2[(i0 * 20 + i2) * L + l], acc3_v_2[l]);
+                                   v5_2[(i0 * 20 + i2) * L + l], acc3_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v1_2[(i0 * 20 + i1 * 4) * L + l] = acc0_v_2[l];
-          v1_2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v1_2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v1_2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v0_2[(i0 * 20 + i1 * 4) * L + l] = acc0_v_2[l];
+          v0_2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v0_2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v0_2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
         }
       }
     }
-    // %137 = sub f64[4,20] -> v3
+    // %111 = sub f64[4,20] -> v4
     for (int64_t i0 = 0; i0 < 80; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3_2[i0 * L + l] = v6_2[i0 * L + l] - v1_2[i0 * L + l];
+        v4_2[i0 * L + l] = v1_2[i0 * L + l] - v0_2[i0 * L + l];
       }
     }
-    // %170 = contract f64[4] -> v0
+    // %137 = contract f64[4] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -1950,30 +1767,30 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
     for (int64_t i0 = 0; i0 < 20; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = std::fma(v3_2[i0 * L + l], v4_2[i0 * L + l], acc0_v_2[l]);
-        acc1_v_2[l] = std::fma(v3_2[(i0 + 20) * L + l], v4_2[(i0 + 20) * L + l], acc1_v_2[l]);
-        acc2_v_2[l] = std::fma(v3_2[(i0 + 40) * L + l], v4_2[(i0 + 40) * L + l], acc2_v_2[l]);
-        acc3_v_2[l] = std::fma(v3_2[(i0 + 60) * L + l], v4_2[(i0 + 60) * L + l], acc3_v_2[l]);
+        acc0_v_2[l] = std::fma(v4_2[i0 * L + l], v2_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(v4_2[(i0 + 20) * L + l], v2_2[(i0 + 20) * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(v4_2[(i0 + 40) * L + l], v2_2[(i0 + 40) * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(v4_2[(i0 + 60) * L + l], v2_2[(i0 + 60) * L + l], acc3_v_2[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0_2[l] = acc0_v_2[l];
-      v0_2[1 * L + l] = acc1_v_2[l];
-      v0_2[2 * L + l] = acc2_v_2[l];
-      v0_2[3 * L + l] = acc3_v_2[l];
+      v6_2[l] = acc0_v_2[l];
+      v6_2[1 * L + l] = acc1_v_2[l];
+      v6_2[2 * L + l] = acc2_v_2[l];
+      v6_2[3 * L + l] = acc3_v_2[l];
     }
-    // %186 = mul f64[4,20] -> v1
+    // %148 = mul f64[4,20] -> v0
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v1_2[(i0 * 20 + i1) * L + l] =
-              (v3_2[(i0 * 20 + i1) * L + l] - v0_2[i0 * L + l]) * v4_2[(i0 * 20 + i1) * L + l];
+          v0_2[(i0 * 20 + i1) * L + l] =
+              (v4_2[(i0 * 20 + i1) * L + l] - v6_2[i0 * L + l]) * v2_2[(i0 * 20 + i1) * L + l];
         }
       }
     }
-    // %195 = contract f64[4] -> v0
+    // %151 = contract f64[4] -> d.dx
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -1985,51 +1802,22 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wk[i0 * 80 + i1 * 4], v1_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(Wk[i0 * 80 + i1 * 4], v0_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(Wk[i0 * 80 + i1 * 4 + 1], v1_2[(i0 * 20 + i1) * L + l], acc1_v_2[l]);
+              std::fma(Wk[i0 * 80 + i1 * 4 + 1], v0_2[(i0 * 20 + i1) * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(Wk[i0 * 80 + i1 * 4 + 2], v1_2[(i0 * 20 + i1) * L + l], acc2_v_2[l]);
+              std::fma(Wk[i0 * 80 + i1 * 4 + 2], v0_2[(i0 * 20 + i1) * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(Wk[i0 * 80 + i1 * 4 + 3], v1_2[(i0 * 20 + i1) * L + l], acc3_v_2[l]);
+              std::fma(Wk[i0 * 80 + i1 * 4 + 3], v0_2[(i0 * 20 + i1) * L + l], acc3_v_2[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0_2[l] = acc0_v_2[l];
-      v0_2[1 * L + l] = acc1_v_2[l];
-      v0_2[2 * L + l] = acc2_v_2[l];
-      v0_2[3 * L + l] = acc3_v_2[l];
-    }
-    // %201 = pad f64[4] -> v2
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2_2[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 3; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2_2[(i0 + 1) * L + l] = v0_2[(i0 + 1) * L + l] * 10.0f;
-      }
-    }
-    // %198 = pad f64[4] -> v7
-    for (int64_t i0 = 1; i0 < 4; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7_2[i0 * L + l] = 0.0f;
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7_2[l] = v0_2[l] * 0.01f;
-    }
-    // %202 = add f64[4] -> d.dx
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 + 4) * L + l] += v2_2[i0 * L + l] + v7_2[i0 * L + l];
-      }
+      u_bar[4 * L + l] += acc0_v_2[l];
+      u_bar[5 * L + l] += acc1_v_2[l];
+      u_bar[6 * L + l] += acc2_v_2[l];
+      u_bar[7 * L + l] += acc3_v_2[l];
     }
   }
 }
@@ -2050,40 +1838,28 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
   T* z1_W = z1;
   T* __restrict z1_new = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51200);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51328);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53888);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54016);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56576);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59136);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59776);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62336);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64896);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67456);
-  T* __restrict u10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70016);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70080);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70208);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70336);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72896);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75456);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53760);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56320);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58880);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61440);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62080);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64640);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67200);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69760);
+  T* __restrict u9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72320);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72384);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74944);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75072);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77632);
+  T* __restrict u14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 80192);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_delta_cde_character.field.step.rk4: 112 nodes
-  // %473 = concat f64[4] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v0[l] = u_stages[8 * L + l] * 0.01f;
-  }
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 + 1) * L + l] = u_stages[(i0 + 9) * L + l];
-    }
-  }
-  // %475 = contract f64[4,20] -> v1
+  // fwp_delta_cde_character.field.step.rk4: 82 nodes
+  // %419 = contract f64[4,20] -> v0
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -2096,10 +1872,44 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], v0[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], v0[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], v0[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], v0[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 24) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 24) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 24) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 24) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %393 = contract f64[4,20] -> v1
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 4; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 8) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 8) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 8) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 8) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -2111,18 +1921,7 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
       }
     }
   }
-  // %480 = concat f64[4] -> v2
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v2[l] = u_stages[12 * L + l] * 0.01f;
-  }
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 + 1) * L + l] = u_stages[(i0 + 13) * L + l] * 10.0f;
-    }
-  }
-  // %482 = contract f64[4,20] -> v3
+  // %390 = contract f64[4,20] -> v2
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -2135,22 +1934,25 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], v2[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], v2[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], v2[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], v2[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 12) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 12) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 12) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 12) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v2[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %483 = softmax f64[4,20] -> v4
+  // %391 = softmax f64[4,20] -> v3
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2160,7 +1962,7 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v3[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+            (v2[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 20 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -2171,18 +1973,18 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = std::exp(v3[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v3[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = std::exp(v2[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + std::exp(v2[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 20 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
+        v3[(i0 * 20 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %717 = contract f64[4,20] -> v3
+  // %581 = contract f64[4,20] -> v2
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -2195,37 +1997,26 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v4[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v3[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v4[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v3[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v4[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v3[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v4[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v3[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v2[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %443 = concat f64[4] -> v2
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v2[l] = u_stages[l] * 0.01f;
-  }
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 + 1) * L + l] = u_stages[(i0 + 1) * L + l];
-    }
-  }
-  // %445 = contract f64[4,20] -> v6
+  // %372 = contract f64[4,20] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -2238,10 +2029,41 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], v2[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], v2[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], v2[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], v2[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], u_stages[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], u_stages[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], u_stages[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], u_stages[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v5[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v5[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v5[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %369 = contract f64[4,20] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 4; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 4) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 4) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 4) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 4) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -2253,46 +2075,7 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
       }
     }
   }
-  // %450 = concat f64[4] -> v5
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v5[l] = u_stages[4 * L + l] * 0.01f;
-  }
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 + 1) * L + l] = u_stages[(i0 + 5) * L + l] * 10.0f;
-    }
-  }
-  // %452 = contract f64[4,20] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], v5[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], v5[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], v5[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], v5[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %453 = softmax f64[4,20] -> v8
+  // %370 = softmax f64[4,20] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2302,7 +2085,7 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v7[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+            (v6[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v6[(i0 * 20 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -2313,18 +2096,18 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = std::exp(v7[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v7[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = std::exp(v6[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + std::exp(v6[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
+        v7[(i0 * 20 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %454 = contract f64[4,20] -> v7
+  // %373 = contract f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -2337,66 +2120,33 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v8[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v7[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v7[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v7[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v7[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %456 = tanh f64[4,20] -> v9
+  // %375 = tanh f64[4,20] -> v8
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = std::tanh(v6[i0 * L + l] - v7[i0 * L + l]);
+      v8[i0 * L + l] = std::tanh(v5[i0 * L + l] - v6[i0 * L + l]);
     }
   }
-  // %457 = contract f64[4] -> v5
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], v2[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 4], v2[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 8], v2[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 12], v2[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v5[l] = acc0_v[l];
-    v5[1 * L + l] = acc1_v[l];
-    v5[2 * L + l] = acc2_v[l];
-    v5[3 * L + l] = acc3_v[l];
-  }
-  // %458 = sigmoid f64[4] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = sigmoid(v5[i0 * L + l]);
-    }
-  }
-  // %710 = mul f64[] -> u10
-  u10[0] = T(h) * 0.015f;
-  // %714 = contract f64[4] -> v5
+  // %578 = contract f64[4] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -2407,10 +2157,34 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v8[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v8[(i0 + 20) * L + l], v4[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v8[(i0 + 40) * L + l], v4[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v8[(i0 + 60) * L + l], v4[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v7[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v7[(i0 + 20) * L + l], v3[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v7[(i0 + 40) * L + l], v3[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v7[(i0 + 60) * L + l], v3[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[l] = acc0_v[l];
+    v4[1 * L + l] = acc1_v[l];
+    v4[2 * L + l] = acc2_v[l];
+    v4[3 * L + l] = acc3_v[l];
+  }
+  // %376 = contract f64[4] -> v5
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0], u_stages[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 + 4], u_stages[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 + 8], u_stages[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 + 12], u_stages[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -2420,25 +2194,34 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
     v5[2 * L + l] = acc2_v[l];
     v5[3 * L + l] = acc3_v[l];
   }
-  // %715 = contract f64[4] -> v6
+  // %377 = sigmoid f64[4] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (v2[i0 * L + l] * u10[0]) * v5[i0 * L + l];
+      v6[i0 * L + l] = sigmoid(v5[i0 * L + l]);
     }
   }
-  // %780 = tanh f64[4,20] -> v7
+  // %574 = mul f64[] -> u9
+  u9[0] = T(h) * 0.015f;
+  // %579 = contract f64[4] -> v5
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = v4[i0 * L + l] * (v6[i0 * L + l] * u9[0]);
+    }
+  }
+  // %647 = tanh f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1) * L + l] =
+        v10[(i0 * 20 + i1) * L + l] =
             std::tanh(v1[(i0 * 20 + i1) * L + l] -
-                      (v3[(i0 * 20 + i1) * L + l] + (v9[(i0 * 20 + i1) * L + l] * v6[i0 * L + l])));
+                      (v2[(i0 * 20 + i1) * L + l] + (v8[(i0 * 20 + i1) * L + l] * v5[i0 * L + l])));
       }
     }
   }
-  // %487 = contract f64[4] -> v5
+  // %397 = contract f64[4] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -2449,47 +2232,29 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], v0[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 4], v0[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 8], v0[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 12], v0[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wb[i0], u_stages[(i0 + 8) * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 + 4], u_stages[(i0 + 8) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 + 8], u_stages[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 + 12], u_stages[(i0 + 8) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v5[l] = acc0_v[l];
-    v5[1 * L + l] = acc1_v[l];
-    v5[2 * L + l] = acc2_v[l];
-    v5[3 * L + l] = acc3_v[l];
+    v4[l] = acc0_v[l];
+    v4[1 * L + l] = acc1_v[l];
+    v4[2 * L + l] = acc2_v[l];
+    v4[3 * L + l] = acc3_v[l];
   }
-  // %489 = mul f64[4] -> v0
+  // %399 = mul f64[4] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = sigmoid(v5[i0 * L + l]) * 0.03f;
+      v5[i0 * L + l] = sigmoid(v4[i0 * L + l]) * 0.03f;
     }
   }
-  // %800 = mul f64[] -> u10
-  u10[0] = T(h) * 0.33333334f;
-  // %801 = contract f64[4] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v0[i0 * L + l] * u10[0];
-    }
-  }
-  // %802 = contract f64[4,20] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 20 + i1) * L + l] = v7[(i0 * 20 + i1) * L + l] * v5[i0 * L + l];
-      }
-    }
-  }
-  // %463 = mul f64[] -> u10
-  u10[0] = T(h) * 0.5f;
-  // %732 = contract f64[4] -> v11
+  // %382 = mul f64[] -> u9
+  u9[0] = T(h) * 0.5f;
+  // %596 = contract f64[4] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -2500,76 +2265,38 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v4[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v4[(i0 + 20) * L + l], v4[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v4[(i0 + 40) * L + l], v4[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v4[(i0 + 60) * L + l], v4[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v3[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v3[(i0 + 20) * L + l], v3[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v3[(i0 + 40) * L + l], v3[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v3[(i0 + 60) * L + l], v3[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v11[l] = acc0_v[l];
-    v11[1 * L + l] = acc1_v[l];
-    v11[2 * L + l] = acc2_v[l];
-    v11[3 * L + l] = acc3_v[l];
+    v4[l] = acc0_v[l];
+    v4[1 * L + l] = acc1_v[l];
+    v4[2 * L + l] = acc2_v[l];
+    v4[3 * L + l] = acc3_v[l];
   }
-  // %733 = contract f64[4] -> v12
+  // %597 = contract f64[4] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = (v0[i0 * L + l] * u10[0]) * v11[i0 * L + l];
+      v11[i0 * L + l] = (v5[i0 * L + l] * u9[0]) * v4[i0 * L + l];
     }
   }
-  // %784 = tanh f64[4,20] -> v13
+  // %653 = tanh f64[4,20] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 20 + i1) * L + l] = std::tanh(
+        v12[(i0 * 20 + i1) * L + l] = std::tanh(
             v1[(i0 * 20 + i1) * L + l] -
-            (v3[(i0 * 20 + i1) * L + l] + (v7[(i0 * 20 + i1) * L + l] * v12[i0 * L + l])));
+            ((v10[(i0 * 20 + i1) * L + l] * v11[i0 * L + l]) + v2[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %804 = contract f64[4,20] -> v1
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 20 + i1) * L + l] = v13[(i0 * 20 + i1) * L + l] * v5[i0 * L + l];
-      }
-    }
-  }
-  // %769 = mul f64[] -> u10
-  u10[0] = T(h) * 0.005f;
-  // %770 = contract f64[4] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v2[i0 * L + l] * u10[0];
-    }
-  }
-  // %771 = contract f64[4,20] -> v3
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 20 + i1) * L + l] = v8[(i0 * 20 + i1) * L + l] * v11[i0 * L + l];
-      }
-    }
-  }
-  // %515 = concat f64[4] -> v2
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v2[l] = u_stages[28 * L + l] * 0.01f;
-  }
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 + 1) * L + l] = u_stages[(i0 + 29) * L + l] * 10.0f;
-    }
-  }
-  // %517 = contract f64[4,20] -> v7
+  // %416 = contract f64[4,20] -> v1
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -2582,22 +2309,25 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], v2[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], v2[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], v2[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], v2[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 28) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 28) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 28) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 28) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v1[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v1[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v1[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v1[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %518 = softmax f64[4,20] -> v8
+  // %417 = softmax f64[4,20] -> v2
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2607,7 +2337,7 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v7[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+            (v1[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v1[(i0 * 20 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -2618,57 +2348,49 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = std::exp(v7[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v7[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = std::exp(v1[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + std::exp(v1[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
+        v2[(i0 * 20 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %508 = concat f64[4] -> v2
+  // %604 = contract f64[4] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v2[l] = u_stages[24 * L + l] * 0.01f;
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
   }
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 + 1) * L + l] = u_stages[(i0 + 25) * L + l];
+      acc0_v[l] = std::fma(v2[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v2[(i0 + 20) * L + l], v3[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v2[(i0 + 40) * L + l], v3[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v2[(i0 + 60) * L + l], v3[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
-  // %510 = contract f64[4,20] -> v7
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v11[l] = acc0_v[l];
+    v11[1 * L + l] = acc1_v[l];
+    v11[2 * L + l] = acc2_v[l];
+    v11[3 * L + l] = acc3_v[l];
+  }
+  // %605 = contract f64[4] -> v4
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], v2[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], v2[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], v2[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], v2[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = (v5[i0 * L + l] * T(h)) * v11[i0 * L + l];
     }
   }
-  // %756 = contract f64[4,20] -> v14
+  // %607 = contract f64[4,20] -> v1
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -2681,26 +2403,37 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v8[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v2[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v2[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v2[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v2[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v1[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v1[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v1[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v1[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %753 = contract f64[4] -> v11
+  // %658 = tanh f64[4,20] -> v13
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 20 + i1) * L + l] =
+            std::tanh(v0[(i0 * 20 + i1) * L + l] - ((v12[(i0 * 20 + i1) * L + l] * v4[i0 * L + l]) +
+                                                    v1[(i0 * 20 + i1) * L + l]));
+      }
+    }
+  }
+  // %423 = contract f64[4] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -2708,13 +2441,13 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
     acc2_v[l] = 0.0f;
     acc3_v[l] = 0.0f;
   }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v8[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v8[(i0 + 20) * L + l], v4[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v8[(i0 + 40) * L + l], v4[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v8[(i0 + 60) * L + l], v4[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wb[i0], u_stages[(i0 + 24) * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 + 4], u_stages[(i0 + 24) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 + 8], u_stages[(i0 + 24) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 + 12], u_stages[(i0 + 24) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
@@ -2724,68 +2457,70 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
     v11[2 * L + l] = acc2_v[l];
     v11[3 * L + l] = acc3_v[l];
   }
-  // %754 = contract f64[4] -> v12
+  // %629 = mul f64[] -> u9
+  u9[0] = T(h) * 0.005f;
+  // %630 = contract f64[4] -> v4
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v11[i0 * L + l] * (v0[i0 * L + l] * T(h));
+      v4[i0 * L + l] = sigmoid(v11[i0 * L + l]) * u9[0];
     }
   }
-  // %522 = contract f64[4] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], v2[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 4], v2[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 8], v2[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 12], v2[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v0[l] = acc0_v[l];
-    v0[1 * L + l] = acc1_v[l];
-    v0[2 * L + l] = acc2_v[l];
-    v0[3 * L + l] = acc3_v[l];
-  }
-  // %775 = contract f64[4] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = sigmoid(v0[i0 * L + l]) * u10[0];
-    }
-  }
-  // %795 = contract f64[4,20] -> v15
+  // %631 = contract f64[4,20] -> v0
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 20 + i1) * L + l] = std::tanh(v7[(i0 * 20 + i1) * L + l] -
-                                                (v14[(i0 * 20 + i1) * L + l] +
-                                                 (v13[(i0 * 20 + i1) * L + l] * v12[i0 * L + l]))) *
-                                      v2[i0 * L + l];
+        v0[(i0 * 20 + i1) * L + l] = v2[(i0 * 20 + i1) * L + l] * v4[i0 * L + l];
       }
     }
   }
-  // %812 = add f64[4,20,20] -> W
+  // %665 = mul f64[] -> u14
+  u14[0] = T(h) * 0.33333334f;
+  // %666 = contract f64[4] -> v11
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = v5[i0 * L + l] * u14[0];
+    }
+  }
+  // %668 = contract f64[4,20] -> v1
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v1[(i0 * 20 + i1) * L + l] = v3[(i0 * 20 + i1) * L + l] * v11[i0 * L + l];
+      }
+    }
+  }
+  // %639 = contract f64[4] -> v11
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = v6[i0 * L + l] * u9[0];
+    }
+  }
+  // %640 = contract f64[4,20] -> v2
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 20 + i1) * L + l] = v8[(i0 * 20 + i1) * L + l] * v11[i0 * L + l];
+      }
+    }
+  }
+  // %683 = add f64[4,20,20] -> W
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_new[(i0 * 400 + i1 * 20 + i2) * L + l] =
-              ((((v6[(i0 * 20 + i1) * L + l] * v4[(i0 * 20 + i2) * L + l]) +
-                 (v4[(i0 * 20 + i2) * L + l] * v1[(i0 * 20 + i1) * L + l])) +
-                (v3[(i0 * 20 + i2) * L + l] * v9[(i0 * 20 + i1) * L + l])) +
-               (v8[(i0 * 20 + i2) * L + l] * v15[(i0 * 20 + i1) * L + l])) +
-              z0_W[(i0 * 400 + i1 * 20 + i2) * L + l];
+              z0_W[(i0 * 400 + i1 * 20 + i2) * L + l] +
+              ((((v13[(i0 * 20 + i1) * L + l] * v0[(i0 * 20 + i2) * L + l]) +
+                 (v1[(i0 * 20 + i2) * L + l] * v12[(i0 * 20 + i1) * L + l])) +
+                (v2[(i0 * 20 + i1) * L + l] * v7[(i0 * 20 + i2) * L + l])) +
+               (v10[(i0 * 20 + i1) * L + l] * v1[(i0 * 20 + i2) * L + l]));
         }
       }
     }
@@ -2822,61 +2557,44 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   T* theta_bar_Wv = theta_bar + 336;
   T* __restrict u_stages_bar = static_cast<T*>(u_stages_bar_ptr);
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 128);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2688);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5248);
-  T* __restrict u4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5888);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5952);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2560);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5120);
+  T* __restrict u3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5760);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5824);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57024);
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57152);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57280);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57408);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59968);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60096);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62656);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62784);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65344);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67904);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68544);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 71104);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 71232);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73792);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76352);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76992);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79552);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79680);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79808);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82368);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82496);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 85056);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 85184);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 85312);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87872);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 90432);
-  T* __restrict u31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92992);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 93056);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 144256);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 146816);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 149376);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 151936);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59712);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62272);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64832);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67392);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69952);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70592);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73152);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75712);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78272);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78912);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81472);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84032);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84160);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86720);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86848);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86976);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89536);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92096);
+  T* __restrict u25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94656);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94720);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 145920);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 148480);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 151040);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 153600);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_delta_cde_character.field.step.rk4.vjp: 262 nodes
-  // %515 = concat f64[4] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v0[l] = u_stages[28 * L + l] * 0.01f;
-  }
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 + 1) * L + l] = u_stages[(i0 + 29) * L + l] * 10.0f;
-    }
-  }
-  // %517 = contract f64[4,20] -> v1
+  // fwp_delta_cde_character.field.step.rk4.vjp: 192 nodes
+  // %416 = contract f64[4,20] -> v0
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -2889,22 +2607,25 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], v0[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], v0[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], v0[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], v0[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 28) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 28) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 28) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 28) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v1[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v1[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v1[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %518 = softmax f64[4,20] -> v2
+  // %417 = softmax f64[4,20] -> v1
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2914,7 +2635,7 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v1[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v1[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+            (v0[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v0[(i0 * 20 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -2925,32 +2646,32 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[i1 * L + l] = std::exp(v1[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v1[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v2[i1 * L + l] = std::exp(v0[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + std::exp(v0[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1) * L + l] = v3[i1 * L + l] / rowsum_v[l];
+        v1[(i0 * 20 + i1) * L + l] = v2[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %962 = mul f64[] -> u4
-  u4[0] = T(h) * 0.16666667f;
-  // %963 = contract f64[4,20,20] -> v5
+  // %797 = mul f64[] -> u3
+  u3[0] = T(h) * 0.16666667f;
+  // %798 = contract f64[4,20,20] -> v4
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v5[(i0 * 400 + i1 * 20 + i2) * L + l] =
-              z1_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] * u4[0];
+          v4[(i0 * 400 + i1 * 20 + i2) * L + l] =
+              z1_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] * u3[0];
         }
       }
     }
   }
-  // %1138 = contract f64[4,20] -> v1
+  // %987 = contract f64[4,20] -> v0
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -2963,37 +2684,26 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v5[(i0 * 400 + i1 * 80 + i2) * L + l], v2[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(v4[(i0 * 400 + i1 * 80 + i2) * L + l], v1[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v5[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v2[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v5[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v2[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v5[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v2[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(v4[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v4[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v4[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v1[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v1[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v1[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %508 = concat f64[4] -> v3
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v3[l] = u_stages[24 * L + l] * 0.01f;
-  }
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 + 1) * L + l] = u_stages[(i0 + 25) * L + l];
-    }
-  }
-  // %522 = contract f64[4] -> v6
+  // %423 = contract f64[4] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3004,34 +2714,34 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], v3[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 4], v3[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 8], v3[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 12], v3[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wb[i0], u_stages[(i0 + 24) * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 + 4], u_stages[(i0 + 24) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 + 8], u_stages[(i0 + 24) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 + 12], u_stages[(i0 + 24) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v6[l] = acc0_v[l];
-    v6[1 * L + l] = acc1_v[l];
-    v6[2 * L + l] = acc2_v[l];
-    v6[3 * L + l] = acc3_v[l];
+    v2[l] = acc0_v[l];
+    v2[1 * L + l] = acc1_v[l];
+    v2[2 * L + l] = acc2_v[l];
+    v2[3 * L + l] = acc3_v[l];
   }
-  // %523 = sigmoid f64[4] -> v7
+  // %424 = sigmoid f64[4] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = sigmoid(v6[i0 * L + l]);
+      v5[i0 * L + l] = sigmoid(v2[i0 * L + l]);
     }
   }
-  // %524 = mul f64[4] -> v6
+  // %425 = mul f64[4] -> v2
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v7[i0 * L + l] * 0.03f;
+      v2[i0 * L + l] = v5[i0 * L + l] * 0.03f;
     }
   }
-  // %510 = contract f64[4,20] -> v8
+  // %419 = contract f64[4,20] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3044,10 +2754,72 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], v3[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], v3[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], v3[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], v3[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 24) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 24) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 24) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 24) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %393 = contract f64[4,20] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 4; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 8) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 8) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 8) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 8) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %372 = contract f64[4,20] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 4; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], u_stages[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], u_stages[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], u_stages[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], u_stages[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -3059,18 +2831,7 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       }
     }
   }
-  // %473 = concat f64[4] -> v9
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v9[l] = u_stages[8 * L + l] * 0.01f;
-  }
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 + 1) * L + l] = u_stages[(i0 + 9) * L + l];
-    }
-  }
-  // %475 = contract f64[4,20] -> v10
+  // %369 = contract f64[4,20] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3083,61 +2844,25 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], v9[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], v9[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], v9[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], v9[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 4) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 4) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 4) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 4) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %480 = concat f64[4] -> v11
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v11[l] = u_stages[12 * L + l] * 0.01f;
-  }
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 + 1) * L + l] = u_stages[(i0 + 13) * L + l] * 10.0f;
-    }
-  }
-  // %482 = contract f64[4,20] -> v12
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], v11[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], v11[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], v11[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], v11[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %483 = softmax f64[4,20] -> v13
+  // %370 = softmax f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3147,7 +2872,7 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v12[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+            (v9[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 20 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3158,18 +2883,18 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[i1 * L + l] = std::exp(v12[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v12[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v11[i1 * L + l] = std::exp(v9[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + std::exp(v9[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 20 + i1) * L + l] = v14[i1 * L + l] / rowsum_v[l];
+        v10[(i0 * 20 + i1) * L + l] = v11[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %717 = contract f64[4,20] -> v12
+  // %373 = contract f64[4,20] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3182,175 +2907,33 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v13[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v10[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v10[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v10[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v10[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %443 = concat f64[4] -> v14
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v14[l] = u_stages[l] * 0.01f;
-  }
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 + 1) * L + l] = u_stages[(i0 + 1) * L + l];
-    }
-  }
-  // %445 = contract f64[4,20] -> v15
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], v14[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], v14[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], v14[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], v14[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %450 = concat f64[4] -> v16
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v16[l] = u_stages[4 * L + l] * 0.01f;
-  }
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 + 1) * L + l] = u_stages[(i0 + 5) * L + l] * 10.0f;
-    }
-  }
-  // %452 = contract f64[4,20] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], v16[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], v16[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], v16[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], v16[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v17[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v17[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v17[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %453 = softmax f64[4,20] -> v18
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v17[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v17[(i0 * 20 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[i1 * L + l] = std::exp(v17[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v17[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 20 + i1) * L + l] = v19[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %454 = contract f64[4,20] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v18[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v18[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v18[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v18[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v17[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v17[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v17[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %456 = tanh f64[4,20] -> v20
+  // %375 = tanh f64[4,20] -> v12
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = std::tanh(v15[i0 * L + l] - v17[i0 * L + l]);
+      v12[i0 * L + l] = std::tanh(v8[i0 * L + l] - v9[i0 * L + l]);
     }
   }
-  // %457 = contract f64[4] -> v19
+  // %376 = contract f64[4] -> v11
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3361,134 +2944,106 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], v14[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 4], v14[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 8], v14[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 12], v14[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wb[i0], u_stages[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 + 4], u_stages[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 + 8], u_stages[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 + 12], u_stages[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v19[l] = acc0_v[l];
-    v19[1 * L + l] = acc1_v[l];
-    v19[2 * L + l] = acc2_v[l];
-    v19[3 * L + l] = acc3_v[l];
+    v11[l] = acc0_v[l];
+    v11[1 * L + l] = acc1_v[l];
+    v11[2 * L + l] = acc2_v[l];
+    v11[3 * L + l] = acc3_v[l];
   }
-  // %458 = sigmoid f64[4] -> v15
+  // %377 = sigmoid f64[4] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = sigmoid(v19[i0 * L + l]);
+      v8[i0 * L + l] = sigmoid(v11[i0 * L + l]);
     }
   }
-  // %459 = mul f64[4] -> v19
+  // %378 = mul f64[4] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = v15[i0 * L + l] * 0.03f;
+      v11[i0 * L + l] = v8[i0 * L + l] * 0.03f;
     }
   }
-  // %460 = contract f64[4,20] -> v17
+  // %379 = contract f64[4,20] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 20 + i1) * L + l] = v20[(i0 * 20 + i1) * L + l] * v19[i0 * L + l];
+        v9[(i0 * 20 + i1) * L + l] = v12[(i0 * 20 + i1) * L + l] * v11[i0 * L + l];
       }
     }
   }
-  // %714 = contract f64[4] -> v21
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v18[i0 * L + l], v13[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v18[(i0 + 20) * L + l], v13[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v18[(i0 + 40) * L + l], v13[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v18[(i0 + 60) * L + l], v13[(i0 + 60) * L + l], acc3_v[l]);
+  // %390 = contract f64[4,20] -> v13
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 4; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 12) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 12) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 12) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 12) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v13[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v13[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v13[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
     }
   }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v21[l] = acc0_v[l];
-    v21[1 * L + l] = acc1_v[l];
-    v21[2 * L + l] = acc2_v[l];
-    v21[3 * L + l] = acc3_v[l];
-  }
-  // %463 = mul f64[] -> u4
-  u4[0] = T(h) * 0.5f;
-  // %973 = contract f64[4] -> v22
+  // %391 = softmax f64[4,20] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v21[i0 * L + l] * u4[0];
+      rowmax_v[l] = T(-INFINITY);
     }
-  }
-  // %1141 = tanh f64[4,20] -> v23
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 20 + i1) * L + l] = std::tanh(
-            v10[(i0 * 20 + i1) * L + l] -
-            (v12[(i0 * 20 + i1) * L + l] + (v17[(i0 * 20 + i1) * L + l] * v22[i0 * L + l])));
+        rowmax_v[l] =
+            (v13[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 20 + i1) * L + l] : rowmax_v[l];
       }
     }
-  }
-  // %487 = contract f64[4] -> v21
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0], v9[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 + 4], v9[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 + 8], v9[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 + 12], v9[i0 * L + l], acc3_v[l]);
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
     }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v21[l] = acc0_v[l];
-    v21[1 * L + l] = acc1_v[l];
-    v21[2 * L + l] = acc2_v[l];
-    v21[3 * L + l] = acc3_v[l];
-  }
-  // %488 = sigmoid f64[4] -> v24
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = sigmoid(v21[i0 * L + l]);
-    }
-  }
-  // %489 = mul f64[4] -> v21
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v24[i0 * L + l] * 0.03f;
-    }
-  }
-  // %1142 = contract f64[4,20] -> v25
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 20 + i1) * L + l] = v23[(i0 * 20 + i1) * L + l] * v21[i0 * L + l];
+        v15[i1 * L + l] = std::exp(v13[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + std::exp(v13[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 20 + i1) * L + l] = v15[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %732 = contract f64[4] -> v26
+  // %578 = contract f64[4] -> v15
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3499,78 +3054,29 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v13[i0 * L + l], v13[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v13[(i0 + 20) * L + l], v13[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v13[(i0 + 40) * L + l], v13[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v13[(i0 + 60) * L + l], v13[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v10[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v26[l] = acc0_v[l];
-    v26[1 * L + l] = acc1_v[l];
-    v26[2 * L + l] = acc2_v[l];
-    v26[3 * L + l] = acc3_v[l];
+    v15[l] = acc0_v[l];
+    v15[1 * L + l] = acc1_v[l];
+    v15[2 * L + l] = acc2_v[l];
+    v15[3 * L + l] = acc3_v[l];
   }
-  // %985 = contract f64[4] -> v27
+  // %382 = mul f64[] -> u3
+  u3[0] = T(h) * 0.5f;
+  // %810 = contract f64[4] -> v13
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v26[i0 * L + l] * u4[0];
+      v13[i0 * L + l] = v15[i0 * L + l] * u3[0];
     }
   }
-  // %1146 = tanh f64[4,20] -> v28
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 20 + i1) * L + l] = std::tanh(
-            v10[(i0 * 20 + i1) * L + l] -
-            (v12[(i0 * 20 + i1) * L + l] + (v25[(i0 * 20 + i1) * L + l] * v27[i0 * L + l])));
-      }
-    }
-  }
-  // %1147 = contract f64[4,20] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 20 + i1) * L + l] = v28[(i0 * 20 + i1) * L + l] * v21[i0 * L + l];
-      }
-    }
-  }
-  // %753 = contract f64[4] -> v26
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v2[i0 * L + l], v13[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v2[(i0 + 20) * L + l], v13[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v2[(i0 + 40) * L + l], v13[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v2[(i0 + 60) * L + l], v13[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v26[l] = acc0_v[l];
-    v26[1 * L + l] = acc1_v[l];
-    v26[2 * L + l] = acc2_v[l];
-    v26[3 * L + l] = acc3_v[l];
-  }
-  // %992 = contract f64[4] -> v12
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v26[i0 * L + l] * T(h);
-    }
-  }
-  // %756 = contract f64[4,20] -> v29
+  // %581 = contract f64[4,20] -> v16
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3583,61 +3089,166 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v2[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v14[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v2[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v14[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v2[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v14[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v2[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v14[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v29[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v29[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v29[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v16[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v16[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v16[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v16[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1151 = tanh f64[4,20] -> v30
+  // %990 = tanh f64[4,20] -> v17
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 20 + i1) * L + l] = std::tanh(
-            v8[(i0 * 20 + i1) * L + l] -
-            ((v10[(i0 * 20 + i1) * L + l] * v12[i0 * L + l]) + v29[(i0 * 20 + i1) * L + l]));
+        v17[(i0 * 20 + i1) * L + l] =
+            std::tanh(v7[(i0 * 20 + i1) * L + l] - ((v9[(i0 * 20 + i1) * L + l] * v13[i0 * L + l]) +
+                                                    v16[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %1154 = mul f64[4,20] -> v8
+  // %397 = contract f64[4] -> v15
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0], u_stages[(i0 + 8) * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 + 4], u_stages[(i0 + 8) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 + 8], u_stages[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 + 12], u_stages[(i0 + 8) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v15[l] = acc0_v[l];
+    v15[1 * L + l] = acc1_v[l];
+    v15[2 * L + l] = acc2_v[l];
+    v15[3 * L + l] = acc3_v[l];
+  }
+  // %398 = sigmoid f64[4] -> v18
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = sigmoid(v15[i0 * L + l]);
+    }
+  }
+  // %399 = mul f64[4] -> v15
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = v18[i0 * L + l] * 0.03f;
+    }
+  }
+  // %991 = contract f64[4,20] -> v19
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 20 + i1) * L + l] = (v1[(i0 * 20 + i1) * L + l] * v6[i0 * L + l]) *
-                                     (1.0f - square(v30[(i0 * 20 + i1) * L + l]));
+        v19[(i0 * 20 + i1) * L + l] = v17[(i0 * 20 + i1) * L + l] * v15[i0 * L + l];
       }
     }
   }
-  // %800 = mul f64[] -> u31
-  u31[0] = T(h) * 0.33333334f;
-  // %999 = contract f64[4,20,20] -> v32
+  // %596 = contract f64[4] -> v20
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v14[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v14[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v14[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v14[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v20[l] = acc0_v[l];
+    v20[1 * L + l] = acc1_v[l];
+    v20[2 * L + l] = acc2_v[l];
+    v20[3 * L + l] = acc3_v[l];
+  }
+  // %822 = contract f64[4] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = v20[i0 * L + l] * u3[0];
+    }
+  }
+  // %995 = tanh f64[4,20] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v32[(i0 * 400 + i1 * 20 + i2) * L + l] =
-              z1_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] * u31[0];
-        }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 20 + i1) * L + l] = std::tanh(
+            v7[(i0 * 20 + i1) * L + l] -
+            ((v19[(i0 * 20 + i1) * L + l] * v21[i0 * L + l]) + v16[(i0 * 20 + i1) * L + l]));
       }
     }
   }
-  // %1005 = contract f64[4,20] -> v29
+  // %996 = contract f64[4,20] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 20 + i1) * L + l] = v22[(i0 * 20 + i1) * L + l] * v15[i0 * L + l];
+      }
+    }
+  }
+  // %604 = contract f64[4] -> v20
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v1[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v1[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v1[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v1[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v20[l] = acc0_v[l];
+    v20[1 * L + l] = acc1_v[l];
+    v20[2 * L + l] = acc2_v[l];
+    v20[3 * L + l] = acc3_v[l];
+  }
+  // %829 = contract f64[4] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = v20[i0 * L + l] * T(h);
+    }
+  }
+  // %607 = contract f64[4,20] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -3650,647 +3261,14 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v32[(i0 * 400 + i1 * 80 + i2) * L + l], v13[(i0 * 20 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v1[(i0 * 20 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v32[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v32[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v32[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v13[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v29[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v29[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v29[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1158 = sub f64[4,20] -> v33
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 20 + i1) * L + l] =
-            v29[(i0 * 20 + i1) * L + l] - (v8[(i0 * 20 + i1) * L + l] * v12[i0 * L + l]);
-      }
-    }
-  }
-  // %1162 = mul f64[4,20] -> v12
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 20 + i1) * L + l] = (1.0f - square(v28[(i0 * 20 + i1) * L + l])) *
-                                      (v33[(i0 * 20 + i1) * L + l] * v21[i0 * L + l]);
-      }
-    }
-  }
-  // %1166 = sub f64[4,20] -> v34
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 20 + i1) * L + l] =
-            v29[(i0 * 20 + i1) * L + l] - (v12[(i0 * 20 + i1) * L + l] * v27[i0 * L + l]);
-      }
-    }
-  }
-  // %1170 = mul f64[4,20] -> v29
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 20 + i1) * L + l] = (1.0f - square(v23[(i0 * 20 + i1) * L + l])) *
-                                      (v34[(i0 * 20 + i1) * L + l] * v21[i0 * L + l]);
-      }
-    }
-  }
-  // %1033 = contract f64[4,20] -> v35
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v5[(i0 * 400 + i1 * 80 + i2) * L + l], v18[(i0 * 20 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v5[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v18[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v5[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v18[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v5[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v18[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v35[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v35[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v35[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1174 = sub f64[4,20] -> v36
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v36[(i0 * 20 + i1) * L + l] =
-            v35[(i0 * 20 + i1) * L + l] - (v29[(i0 * 20 + i1) * L + l] * v22[i0 * L + l]);
-      }
-    }
-  }
-  // %1176 = mul f64[4,20] -> v35
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 20 + i1) * L + l] = (1.0f - square(v20[(i0 * 20 + i1) * L + l])) *
-                                      (v36[(i0 * 20 + i1) * L + l] * v19[i0 * L + l]);
-      }
-    }
-  }
-  // %1178 = sub f64[4,20,20] -> d.W
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          z0_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] +=
-              (((z1_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] -
-                 (v2[(i0 * 20 + i2) * L + l] * v8[(i0 * 20 + i1) * L + l])) -
-                (v12[(i0 * 20 + i1) * L + l] * v13[(i0 * 20 + i2) * L + l])) -
-               (v29[(i0 * 20 + i1) * L + l] * v13[(i0 * 20 + i2) * L + l])) -
-              (v18[(i0 * 20 + i2) * L + l] * v35[(i0 * 20 + i1) * L + l]);
-        }
-      }
-    }
-  }
-  // %1188 = contract f64[4] -> v21
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v34[i0 * L + l], v23[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v34[(i0 + 20) * L + l], v23[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v34[(i0 + 40) * L + l], v23[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v34[(i0 + 60) * L + l], v23[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v21[l] = acc0_v[l];
-    v21[1 * L + l] = acc1_v[l];
-    v21[2 * L + l] = acc2_v[l];
-    v21[3 * L + l] = acc3_v[l];
-  }
-  // %1187 = contract f64[4] -> v22
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v28[i0 * L + l], v33[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v28[(i0 + 20) * L + l], v33[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v28[(i0 + 40) * L + l], v33[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v28[(i0 + 60) * L + l], v33[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v22[l] = acc0_v[l];
-    v22[1 * L + l] = acc1_v[l];
-    v22[2 * L + l] = acc2_v[l];
-    v22[3 * L + l] = acc3_v[l];
-  }
-  // %1191 = mul f64[4] -> v26
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = ((v21[i0 * L + l] + v22[i0 * L + l]) * 0.03f) *
-                        (v24[i0 * L + l] * (1.0f - v24[i0 * L + l]));
-    }
-  }
-  // %1183 = contract f64[4] -> v21
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v1[i0 * L + l], v30[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v1[(i0 + 20) * L + l], v30[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v1[(i0 + 40) * L + l], v30[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v1[(i0 + 60) * L + l], v30[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v21[l] = acc0_v[l];
-    v21[1 * L + l] = acc1_v[l];
-    v21[2 * L + l] = acc2_v[l];
-    v21[3 * L + l] = acc3_v[l];
-  }
-  // %1185 = mul f64[4] -> v22
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]) * (v21[i0 * L + l] * 0.03f);
-    }
-  }
-  // %1179 = contract f64[4] -> v7
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v20[i0 * L + l], v36[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v20[(i0 + 20) * L + l], v36[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v20[(i0 + 40) * L + l], v36[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v20[(i0 + 60) * L + l], v36[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v7[l] = acc0_v[l];
-    v7[1 * L + l] = acc1_v[l];
-    v7[2 * L + l] = acc2_v[l];
-    v7[3 * L + l] = acc3_v[l];
-  }
-  // %1181 = mul f64[4] -> v21
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = (v7[i0 * L + l] * 0.03f) * ((1.0f - v15[i0 * L + l]) * v15[i0 * L + l]);
-    }
-  }
-  // %1194 = add f64[4,4] -> d.Wb
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      {
-        T sum = 0;
-        PLASTIC_SIMD_SUM
-        for (int64_t l = 0; l < L; ++l) {
-          sum += ((v26[i0 * L + l] * v9[i1 * L + l]) + (v3[i1 * L + l] * v22[i0 * L + l])) +
-                 (v21[i0 * L + l] * v14[i1 * L + l]);
-        }
-        theta_bar_Wb[i0 * 4 + i1] += sum;
-      }
-    }
-  }
-  // %1195 = contract f64[4,20] -> v1
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 20 + i1) * L + l] = v30[(i0 * 20 + i1) * L + l] * v6[i0 * L + l];
-      }
-    }
-  }
-  // %1196 = contract f64[4,20] -> v15
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v5[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v1[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v5[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v5[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v5[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
                                v1[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1197 = contract f64[4] -> v6
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v10[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v6[l] = acc0_v[l];
-    v6[1 * L + l] = acc1_v[l];
-    v6[2 * L + l] = acc2_v[l];
-    v6[3 * L + l] = acc3_v[l];
-  }
-  // %1198 = contract f64[4] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v6[i0 * L + l] * T(h);
-    }
-  }
-  // %1200 = contract f64[4,20] -> v1
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v8[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v1[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v1[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v1[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1202 = sub f64[4,20] -> v20
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 20 + i1) * L + l] =
-            v15[(i0 * 20 + i1) * L + l] -
-            ((v13[(i0 * 20 + i1) * L + l] * v7[i0 * L + l]) + v1[(i0 * 20 + i1) * L + l]);
-      }
-    }
-  }
-  // %1203 = contract f64[4] -> v6
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v2[i0 * L + l], v20[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v2[(i0 + 20) * L + l], v20[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v2[(i0 + 40) * L + l], v20[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v2[(i0 + 60) * L + l], v20[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v6[l] = acc0_v[l];
-    v6[1 * L + l] = acc1_v[l];
-    v6[2 * L + l] = acc2_v[l];
-    v6[3 * L + l] = acc3_v[l];
-  }
-  // %1206 = mul f64[4,20] -> v1
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 20 + i1) * L + l] =
-            (v20[(i0 * 20 + i1) * L + l] - v6[i0 * L + l]) * v2[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %1090 = contract f64[4,20] -> v15
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v5[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v5[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v5[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v5[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v17[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1208 = contract f64[4] -> v6
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v17[i0 * L + l], v29[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v17[(i0 + 20) * L + l], v29[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v17[(i0 + 40) * L + l], v29[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v17[(i0 + 60) * L + l], v29[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v6[l] = acc0_v[l];
-    v6[1 * L + l] = acc1_v[l];
-    v6[2 * L + l] = acc2_v[l];
-    v6[3 * L + l] = acc3_v[l];
-  }
-  // %1209 = contract f64[4] -> v24
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v6[i0 * L + l] * u4[0];
-    }
-  }
-  // %1212 = contract f64[4,20] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v35[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v35[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v35[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v35[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v17[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v17[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v17[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1213 = sub f64[4,20] -> v20
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 20 + i1) * L + l] =
-            (v15[(i0 * 20 + i1) * L + l] - (v13[(i0 * 20 + i1) * L + l] * v24[i0 * L + l])) -
-            v17[(i0 * 20 + i1) * L + l];
-      }
-    }
-  }
-  // %1214 = contract f64[4] -> v6
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v18[i0 * L + l], v20[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v18[(i0 + 20) * L + l], v20[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v18[(i0 + 40) * L + l], v20[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v18[(i0 + 60) * L + l], v20[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v6[l] = acc0_v[l];
-    v6[1 * L + l] = acc1_v[l];
-    v6[2 * L + l] = acc2_v[l];
-    v6[3 * L + l] = acc3_v[l];
-  }
-  // %1217 = mul f64[4,20] -> v15
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 20 + i1) * L + l] =
-            v18[(i0 * 20 + i1) * L + l] * (v20[(i0 * 20 + i1) * L + l] - v6[i0 * L + l]);
-      }
-    }
-  }
-  // %1220 = contract f64[4,20] -> v17
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v32[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v25[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v32[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v25[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v32[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v25[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v32[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v25[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v17[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v17[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v17[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1221 = contract f64[4] -> v6
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 20; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v25[i0 * L + l], v12[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v25[(i0 + 20) * L + l], v12[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v25[(i0 + 40) * L + l], v12[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v25[(i0 + 60) * L + l], v12[(i0 + 60) * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v6[l] = acc0_v[l];
-    v6[1 * L + l] = acc1_v[l];
-    v6[2 * L + l] = acc2_v[l];
-    v6[3 * L + l] = acc3_v[l];
-  }
-  // %1222 = contract f64[4] -> v27
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = v6[i0 * L + l] * u4[0];
-    }
-  }
-  // %1223 = contract f64[4,20] -> v20
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 20 + i1) * L + l] = v13[(i0 * 20 + i1) * L + l] * v27[i0 * L + l];
-      }
-    }
-  }
-  // %1225 = contract f64[4,20] -> v23
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v32[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v10[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v32[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v10[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v32[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v10[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v32[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v10[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4302,7 +3280,42 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       }
     }
   }
-  // %1228 = contract f64[4,20] -> v10
+  // %1000 = tanh f64[4,20] -> v24
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 20 + i1) * L + l] =
+            std::tanh(v6[(i0 * 20 + i1) * L + l] - ((v7[(i0 * 20 + i1) * L + l] * v16[i0 * L + l]) +
+                                                    v23[(i0 * 20 + i1) * L + l]));
+      }
+    }
+  }
+  // %1003 = mul f64[4,20] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 20 + i1) * L + l] = (v0[(i0 * 20 + i1) * L + l] * v2[i0 * L + l]) *
+                                     (1.0f - square(v24[(i0 * 20 + i1) * L + l]));
+      }
+    }
+  }
+  // %665 = mul f64[] -> u25
+  u25[0] = T(h) * 0.33333334f;
+  // %837 = contract f64[4,20,20] -> v26
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v26[(i0 * 400 + i1 * 20 + i2) * L + l] =
+              z1_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] * u25[0];
+        }
+      }
+    }
+  }
+  // %844 = contract f64[4,20] -> v23
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -4315,71 +3328,134 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v12[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v12[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v12[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v12[(i0 * 20 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v26[(i0 * 400 + i1 * 80 + i2) * L + l], v14[(i0 * 20 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v26[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v14[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v26[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v14[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v26[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v14[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v23[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v23[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v23[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v23[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1232 = contract f64[4,20] -> v25
+  // %1007 = sub f64[4,20] -> v27
   for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 20; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v29[(i0 * 20 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v29[(i0 * 20 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v29[(i0 * 20 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v29[(i0 * 20 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v25[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v25[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v25[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v27[(i0 * 20 + i1) * L + l] =
+            v23[(i0 * 20 + i1) * L + l] - (v6[(i0 * 20 + i1) * L + l] * v16[i0 * L + l]);
       }
     }
   }
-  // %1235 = sub f64[4,20] -> v28
+  // %1011 = mul f64[4,20] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 20 + i1) * L + l] = (1.0f - square(v22[(i0 * 20 + i1) * L + l])) *
+                                      (v27[(i0 * 20 + i1) * L + l] * v15[i0 * L + l]);
+      }
+    }
+  }
+  // %1017 = sub f64[4,20] -> v28
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v28[(i0 * 20 + i1) * L + l] =
-            ((v17[(i0 * 20 + i1) * L + l] - v20[(i0 * 20 + i1) * L + l]) +
-             ((v23[(i0 * 20 + i1) * L + l] - (v2[(i0 * 20 + i1) * L + l] * v7[i0 * L + l])) -
-              (v10[(i0 * 20 + i1) * L + l] + v20[(i0 * 20 + i1) * L + l]))) -
-            ((v18[(i0 * 20 + i1) * L + l] * v24[i0 * L + l]) + v25[(i0 * 20 + i1) * L + l]);
+            v23[(i0 * 20 + i1) * L + l] - (v16[(i0 * 20 + i1) * L + l] * v21[i0 * L + l]);
       }
     }
   }
-  // %1236 = contract f64[4] -> v6
+  // %1019 = mul f64[4,20] -> v23
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v23[(i0 * 20 + i1) * L + l] = (1.0f - square(v17[(i0 * 20 + i1) * L + l])) *
+                                      (v28[(i0 * 20 + i1) * L + l] * v15[i0 * L + l]);
+      }
+    }
+  }
+  // %873 = contract f64[4,20] -> v29
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v4[(i0 * 400 + i1 * 80 + i2) * L + l], v10[(i0 * 20 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v4[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v10[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v4[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v10[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v4[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v10[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v29[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v29[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v29[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v29[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1023 = sub f64[4,20] -> v30
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v30[(i0 * 20 + i1) * L + l] =
+            v29[(i0 * 20 + i1) * L + l] - (v23[(i0 * 20 + i1) * L + l] * v13[i0 * L + l]);
+      }
+    }
+  }
+  // %1025 = mul f64[4,20] -> v13
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 20 + i1) * L + l] = (1.0f - square(v12[(i0 * 20 + i1) * L + l])) *
+                                      (v30[(i0 * 20 + i1) * L + l] * v11[i0 * L + l]);
+      }
+    }
+  }
+  // %1027 = sub f64[4,20,20] -> d.W
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          z0_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] +=
+              (((z1_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] -
+                 (v1[(i0 * 20 + i2) * L + l] * v6[(i0 * 20 + i1) * L + l])) -
+                (v14[(i0 * 20 + i2) * L + l] * v16[(i0 * 20 + i1) * L + l])) -
+               (v23[(i0 * 20 + i1) * L + l] * v14[(i0 * 20 + i2) * L + l])) -
+              (v13[(i0 * 20 + i1) * L + l] * v10[(i0 * 20 + i2) * L + l]);
+        }
+      }
+    }
+  }
+  // %1028 = contract f64[4] -> v20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -4390,30 +3466,633 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v28[i0 * L + l], v13[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v28[(i0 + 20) * L + l], v13[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v28[(i0 + 40) * L + l], v13[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v28[(i0 + 60) * L + l], v13[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v12[i0 * L + l], v30[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v12[(i0 + 20) * L + l], v30[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v12[(i0 + 40) * L + l], v30[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v12[(i0 + 60) * L + l], v30[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v6[l] = acc0_v[l];
-    v6[1 * L + l] = acc1_v[l];
-    v6[2 * L + l] = acc2_v[l];
-    v6[3 * L + l] = acc3_v[l];
+    v20[l] = acc0_v[l];
+    v20[1 * L + l] = acc1_v[l];
+    v20[2 * L + l] = acc2_v[l];
+    v20[3 * L + l] = acc3_v[l];
   }
-  // %1239 = mul f64[4,20] -> v2
+  // %1029 = contract f64[4] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = (v11[i0 * L + l] * (1.0f - v8[i0 * L + l])) * v20[i0 * L + l];
+    }
+  }
+  // %1032 = contract f64[4] -> v20
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v28[i0 * L + l], v17[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v28[(i0 + 20) * L + l], v17[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v28[(i0 + 40) * L + l], v17[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v28[(i0 + 60) * L + l], v17[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v20[l] = acc0_v[l];
+    v20[1 * L + l] = acc1_v[l];
+    v20[2 * L + l] = acc2_v[l];
+    v20[3 * L + l] = acc3_v[l];
+  }
+  // %1031 = contract f64[4] -> v11
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v27[i0 * L + l], v22[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v27[(i0 + 20) * L + l], v22[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v27[(i0 + 40) * L + l], v22[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v27[(i0 + 60) * L + l], v22[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v11[l] = acc0_v[l];
+    v11[1 * L + l] = acc1_v[l];
+    v11[2 * L + l] = acc2_v[l];
+    v11[3 * L + l] = acc3_v[l];
+  }
+  // %1035 = mul f64[4] -> v15
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = ((1.0f - v18[i0 * L + l]) * v18[i0 * L + l]) *
+                        ((v20[i0 * L + l] + v11[i0 * L + l]) * 0.03f);
+    }
+  }
+  // %1037 = contract f64[4] -> v18
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v24[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v24[(i0 + 20) * L + l], v0[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v24[(i0 + 40) * L + l], v0[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v24[(i0 + 60) * L + l], v0[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v18[l] = acc0_v[l];
+    v18[1 * L + l] = acc1_v[l];
+    v18[2 * L + l] = acc2_v[l];
+    v18[3 * L + l] = acc3_v[l];
+  }
+  // %1038 = contract f64[4] -> v20
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = v18[i0 * L + l] * (v2[i0 * L + l] * (1.0f - v5[i0 * L + l]));
+    }
+  }
+  // %1041 = add f64[4,4] -> d.Wb
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      {
+        T sum = 0;
+        PLASTIC_SIMD_SUM
+        for (int64_t l = 0; l < L; ++l) {
+          sum += (u_stages[i1 * L + l] * v21[i0 * L + l]) +
+                 ((u_stages[(i1 + 8) * L + l] * v15[i0 * L + l]) +
+                  (u_stages[(i1 + 24) * L + l] * v20[i0 * L + l]));
+        }
+        theta_bar_Wb[i0 * 4 + i1] += sum;
+      }
+    }
+  }
+  // %1077 = contract f64[4,20] -> v0
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1) * L + l] =
-            (v28[(i0 * 20 + i1) * L + l] - v6[i0 * L + l]) * v13[(i0 * 20 + i1) * L + l];
+        v0[(i0 * 20 + i1) * L + l] = v24[(i0 * 20 + i1) * L + l] * v2[i0 * L + l];
       }
     }
   }
-  // %1241 = add f64[4,20,4] -> d.Wk
+  // %1078 = contract f64[4,20] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v4[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v0[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v4[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v0[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v4[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v0[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v4[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v0[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1054 = contract f64[4] -> v5
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v7[i0 * L + l], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v7[(i0 + 20) * L + l], v6[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v7[(i0 + 40) * L + l], v6[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v7[(i0 + 60) * L + l], v6[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[l] = acc0_v[l];
+    v5[1 * L + l] = acc1_v[l];
+    v5[2 * L + l] = acc2_v[l];
+    v5[3 * L + l] = acc3_v[l];
+  }
+  // %1055 = contract f64[4] -> v18
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = v5[i0 * L + l] * T(h);
+    }
+  }
+  // %1079 = contract f64[4,20] -> v0
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v6[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1082 = sub f64[4,20] -> v12
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 20 + i1) * L + l] =
+            v8[(i0 * 20 + i1) * L + l] -
+            ((v14[(i0 * 20 + i1) * L + l] * v18[i0 * L + l]) + v0[(i0 * 20 + i1) * L + l]);
+      }
+    }
+  }
+  // %1083 = contract f64[4] -> v5
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v1[i0 * L + l], v12[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v1[(i0 + 20) * L + l], v12[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v1[(i0 + 40) * L + l], v12[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v1[(i0 + 60) * L + l], v12[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[l] = acc0_v[l];
+    v5[1 * L + l] = acc1_v[l];
+    v5[2 * L + l] = acc2_v[l];
+    v5[3 * L + l] = acc3_v[l];
+  }
+  // %1086 = mul f64[4,20] -> v0
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[(i0 * 20 + i1) * L + l] =
+            v1[(i0 * 20 + i1) * L + l] * (v12[(i0 * 20 + i1) * L + l] - v5[i0 * L + l]);
+      }
+    }
+  }
+  // %911 = contract f64[4,20] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v4[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v9[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v4[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v9[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v4[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v9[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v4[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v9[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1042 = contract f64[4] -> v5
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v9[i0 * L + l], v23[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v9[(i0 + 20) * L + l], v23[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v9[(i0 + 40) * L + l], v23[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v9[(i0 + 60) * L + l], v23[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[l] = acc0_v[l];
+    v5[1 * L + l] = acc1_v[l];
+    v5[2 * L + l] = acc2_v[l];
+    v5[3 * L + l] = acc3_v[l];
+  }
+  // %1043 = contract f64[4] -> v2
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v5[i0 * L + l] * u3[0];
+    }
+  }
+  // %1046 = contract f64[4,20] -> v9
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v13[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v13[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v13[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v13[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1047 = sub f64[4,20] -> v12
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 20 + i1) * L + l] =
+            (v8[(i0 * 20 + i1) * L + l] - (v14[(i0 * 20 + i1) * L + l] * v2[i0 * L + l])) -
+            v9[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %1048 = contract f64[4] -> v5
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v10[i0 * L + l], v12[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v10[(i0 + 20) * L + l], v12[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v10[(i0 + 40) * L + l], v12[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v10[(i0 + 60) * L + l], v12[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[l] = acc0_v[l];
+    v5[1 * L + l] = acc1_v[l];
+    v5[2 * L + l] = acc2_v[l];
+    v5[3 * L + l] = acc3_v[l];
+  }
+  // %1051 = mul f64[4,20] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 20 + i1) * L + l] =
+            (v12[(i0 * 20 + i1) * L + l] - v5[i0 * L + l]) * v10[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %1064 = contract f64[4,20] -> v9
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v26[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v19[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v26[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v19[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v26[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v19[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v26[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v19[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1058 = contract f64[4] -> v5
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v19[i0 * L + l], v16[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v19[(i0 + 20) * L + l], v16[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v19[(i0 + 40) * L + l], v16[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v19[(i0 + 60) * L + l], v16[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[l] = acc0_v[l];
+    v5[1 * L + l] = acc1_v[l];
+    v5[2 * L + l] = acc2_v[l];
+    v5[3 * L + l] = acc3_v[l];
+  }
+  // %1059 = contract f64[4] -> v11
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = v5[i0 * L + l] * u3[0];
+    }
+  }
+  // %1060 = contract f64[4,20] -> v12
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 20 + i1) * L + l] = v14[(i0 * 20 + i1) * L + l] * v11[i0 * L + l];
+      }
+    }
+  }
+  // %1053 = contract f64[4,20] -> v17
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v26[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v7[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v26[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v7[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v26[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v7[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v26[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v7[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v17[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v17[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v17[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1061 = contract f64[4,20] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v16[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v16[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v16[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v16[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1067 = contract f64[4,20] -> v19
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v23[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v23[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v23[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v23[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v19[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v19[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v19[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1070 = sub f64[4,20] -> v22
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 20 + i1) * L + l] =
+            ((v9[(i0 * 20 + i1) * L + l] - v12[(i0 * 20 + i1) * L + l]) +
+             ((v17[(i0 * 20 + i1) * L + l] - (v1[(i0 * 20 + i1) * L + l] * v18[i0 * L + l])) -
+              (v12[(i0 * 20 + i1) * L + l] + v7[(i0 * 20 + i1) * L + l]))) -
+            ((v10[(i0 * 20 + i1) * L + l] * v2[i0 * L + l]) + v19[(i0 * 20 + i1) * L + l]);
+      }
+    }
+  }
+  // %1071 = contract f64[4] -> v5
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v22[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v22[(i0 + 20) * L + l], v14[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v22[(i0 + 40) * L + l], v14[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v22[(i0 + 60) * L + l], v14[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[l] = acc0_v[l];
+    v5[1 * L + l] = acc1_v[l];
+    v5[2 * L + l] = acc2_v[l];
+    v5[3 * L + l] = acc3_v[l];
+  }
+  // %1074 = mul f64[4,20] -> v1
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v1[(i0 * 20 + i1) * L + l] =
+            (v22[(i0 * 20 + i1) * L + l] - v5[i0 * L + l]) * v14[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %1088 = add f64[4,20,4] -> d.Wk
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
@@ -4421,23 +4100,23 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
           T sum = 0;
           PLASTIC_SIMD_SUM
           for (int64_t l = 0; l < L; ++l) {
-            sum += ((v0[i2 * L + l] * v1[(i0 * 20 + i1) * L + l]) +
-                    (v15[(i0 * 20 + i1) * L + l] * v16[i2 * L + l])) +
-                   (v11[i2 * L + l] * v2[(i0 * 20 + i1) * L + l]);
+            sum += (v0[(i0 * 20 + i1) * L + l] * u_stages[(i2 + 28) * L + l]) +
+                   ((v8[(i0 * 20 + i1) * L + l] * u_stages[(i2 + 4) * L + l]) +
+                    (u_stages[(i2 + 12) * L + l] * v1[(i0 * 20 + i1) * L + l]));
           }
           theta_bar_Wk[i0 * 80 + i1 * 4 + i2] += sum;
         }
       }
     }
   }
-  // %1245 = add f64[4,20] -> v10
+  // %1090 = add f64[4,20] -> v7
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v12[i0 * L + l] + v29[i0 * L + l];
+      v7[i0 * L + l] = v23[i0 * L + l] + v16[i0 * L + l];
     }
   }
-  // %1247 = add f64[4,20,4] -> d.Wv
+  // %1094 = add f64[4,20,4] -> d.Wv
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
@@ -4445,9 +4124,9 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
           T sum = 0;
           PLASTIC_SIMD_SUM
           for (int64_t l = 0; l < L; ++l) {
-            sum += ((v3[i2 * L + l] * v8[(i0 * 20 + i1) * L + l]) +
-                    (v14[i2 * L + l] * v35[(i0 * 20 + i1) * L + l])) +
-                   (v10[(i0 * 20 + i1) * L + l] * v9[i2 * L + l]);
+            sum += ((u_stages[i2 * L + l] * v13[(i0 * 20 + i1) * L + l]) +
+                    (u_stages[(i2 + 8) * L + l] * v7[(i0 * 20 + i1) * L + l])) +
+                   (v6[(i0 * 20 + i1) * L + l] * u_stages[(i2 + 24) * L + l]);
           }
           theta_bar_Wv[i0 * 80 + i1 * 4 + i2] += sum;
         }
@@ -4455,7 +4134,33 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
     }
   }
   if (u_stages_bar) {
-    // %1249 = contract f64[4] -> v0
+    // %1096 = contract f64[4] -> v5
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
+      for (int64_t i1 = 0; i1 < 20; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 4], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 1], v13[(i0 * 20 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 2], v13[(i0 * 20 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 3], v13[(i0 * 20 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[l] = acc0_v[l];
+      v5[1 * L + l] = acc1_v[l];
+      v5[2 * L + l] = acc2_v[l];
+      v5[3 * L + l] = acc3_v[l];
+    }
+    // %1095 = contract f64[4] -> v18
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4474,12 +4179,19 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[l] = acc0_v[l];
-      v0[1 * L + l] = acc1_v[l];
-      v0[2 * L + l] = acc2_v[l];
-      v0[3 * L + l] = acc3_v[l];
+      v18[l] = acc0_v[l];
+      v18[1 * L + l] = acc1_v[l];
+      v18[2 * L + l] = acc2_v[l];
+      v18[3 * L + l] = acc3_v[l];
     }
-    // %1248 = contract f64[4] -> v6
+    // %1097 = add f64[4] -> d.x@0
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        u_stages_bar[i0 * L + l] += v5[i0 * L + l] + v18[i0 * L + l];
+      }
+    }
+    // %1098 = contract f64[4] -> d.dx@0
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4491,57 +4203,45 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 4], v35[(i0 * 20 + i1) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 1], v35[(i0 * 20 + i1) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 2], v35[(i0 * 20 + i1) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 3], v35[(i0 * 20 + i1) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 4], v8[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 1], v8[(i0 * 20 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 2], v8[(i0 * 20 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 3], v8[(i0 * 20 + i1) * L + l], acc3_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc0_v[l];
-      v6[1 * L + l] = acc1_v[l];
-      v6[2 * L + l] = acc2_v[l];
-      v6[3 * L + l] = acc3_v[l];
+      u_stages_bar[4 * L + l] += acc0_v[l];
+      u_stages_bar[5 * L + l] += acc1_v[l];
+      u_stages_bar[6 * L + l] += acc2_v[l];
+      u_stages_bar[7 * L + l] += acc3_v[l];
     }
-    // %1250 = add f64[4] -> v7
+    // %1100 = contract f64[4] -> v5
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i0 * L + l] = v0[i0 * L + l] + v6[i0 * L + l];
-      }
-    }
-    // %1253 = pad f64[4] -> v0
-    for (int64_t i0 = 1; i0 < 4; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i0 * L + l] = 0.0f;
+        acc0_v[l] = std::fma(Wb[i0 * 4], v15[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + 1], v15[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + 2], v15[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + 3], v15[i0 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[l] = v7[l] * 0.01f;
+      v5[l] = acc0_v[l];
+      v5[1 * L + l] = acc1_v[l];
+      v5[2 * L + l] = acc2_v[l];
+      v5[3 * L + l] = acc3_v[l];
     }
-    // %1255 = pad f64[4] -> v6
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 3; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 + 1) * L + l] = v7[(i0 + 1) * L + l];
-      }
-    }
-    // %1256 = add f64[4] -> d.x@0
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[i0 * L + l] += v0[i0 * L + l] + v6[i0 * L + l];
-      }
-    }
-    // %1257 = contract f64[4] -> v0
+    // %1099 = contract f64[4] -> v18
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4553,277 +4253,28 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 4], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 1], v15[(i0 * 20 + i1) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 2], v15[(i0 * 20 + i1) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 3], v15[(i0 * 20 + i1) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 4], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 1], v7[(i0 * 20 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 2], v7[(i0 * 20 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 3], v7[(i0 * 20 + i1) * L + l], acc3_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[l] = acc0_v[l];
-      v0[1 * L + l] = acc1_v[l];
-      v0[2 * L + l] = acc2_v[l];
-      v0[3 * L + l] = acc3_v[l];
+      v18[l] = acc0_v[l];
+      v18[1 * L + l] = acc1_v[l];
+      v18[2 * L + l] = acc2_v[l];
+      v18[3 * L + l] = acc3_v[l];
     }
-    // %1260 = pad f64[4] -> v6
-    for (int64_t i0 = 1; i0 < 4; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[i0 * L + l] = 0.0f;
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[l] = v0[l] * 0.01f;
-    }
-    // %1263 = pad f64[4] -> v7
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 3; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 + 1) * L + l] = v0[(i0 + 1) * L + l] * 10.0f;
-      }
-    }
-    // %1264 = add f64[4] -> d.dx@0
+    // %1101 = add f64[4] -> d.x@1
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 4) * L + l] += v6[i0 * L + l] + v7[i0 * L + l];
+        u_stages_bar[(i0 + 8) * L + l] += v5[i0 * L + l] + v18[i0 * L + l];
       }
     }
-    // %1265 = contract f64[4] -> v0
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
-      for (int64_t i1 = 0; i1 < 20; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 4], v10[(i0 * 20 + i1) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 1], v10[(i0 * 20 + i1) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 2], v10[(i0 * 20 + i1) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 3], v10[(i0 * 20 + i1) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[l] = acc0_v[l];
-      v0[1 * L + l] = acc1_v[l];
-      v0[2 * L + l] = acc2_v[l];
-      v0[3 * L + l] = acc3_v[l];
-    }
-    // %1266 = contract f64[4] -> v6
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4], v26[i0 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + 1], v26[i0 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + 2], v26[i0 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + 3], v26[i0 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc0_v[l];
-      v6[1 * L + l] = acc1_v[l];
-      v6[2 * L + l] = acc2_v[l];
-      v6[3 * L + l] = acc3_v[l];
-    }
-    // %1267 = add f64[4] -> v7
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[i0 * L + l] = v0[i0 * L + l] + v6[i0 * L + l];
-      }
-    }
-    // %1270 = pad f64[4] -> v0
-    for (int64_t i0 = 1; i0 < 4; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i0 * L + l] = 0.0f;
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[l] = v7[l] * 0.01f;
-    }
-    // %1272 = pad f64[4] -> v6
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 3; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 + 1) * L + l] = v7[(i0 + 1) * L + l];
-      }
-    }
-    // %1273 = add f64[4] -> d.x@1
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 8) * L + l] += v0[i0 * L + l] + v6[i0 * L + l];
-      }
-    }
-    // %1274 = contract f64[4] -> v0
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
-      for (int64_t i1 = 0; i1 < 20; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 4], v2[(i0 * 20 + i1) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 1], v2[(i0 * 20 + i1) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 2], v2[(i0 * 20 + i1) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 3], v2[(i0 * 20 + i1) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[l] = acc0_v[l];
-      v0[1 * L + l] = acc1_v[l];
-      v0[2 * L + l] = acc2_v[l];
-      v0[3 * L + l] = acc3_v[l];
-    }
-    // %1277 = pad f64[4] -> v6
-    for (int64_t i0 = 1; i0 < 4; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[i0 * L + l] = 0.0f;
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[l] = v0[l] * 0.01f;
-    }
-    // %1280 = pad f64[4] -> v7
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 3; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 + 1) * L + l] = v0[(i0 + 1) * L + l] * 10.0f;
-      }
-    }
-    // %1281 = add f64[4] -> d.dx@1
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 12) * L + l] += v6[i0 * L + l] + v7[i0 * L + l];
-      }
-    }
-    // %1282 = contract f64[4] -> v0
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4], v22[i0 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + 1], v22[i0 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + 2], v22[i0 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + 3], v22[i0 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[l] = acc0_v[l];
-      v0[1 * L + l] = acc1_v[l];
-      v0[2 * L + l] = acc2_v[l];
-      v0[3 * L + l] = acc3_v[l];
-    }
-    // %1283 = contract f64[4] -> v6
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
-      for (int64_t i1 = 0; i1 < 20; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 4], v8[(i0 * 20 + i1) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 1], v8[(i0 * 20 + i1) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 2], v8[(i0 * 20 + i1) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 3], v8[(i0 * 20 + i1) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc0_v[l];
-      v6[1 * L + l] = acc1_v[l];
-      v6[2 * L + l] = acc2_v[l];
-      v6[3 * L + l] = acc3_v[l];
-    }
-    // %1284 = add f64[4] -> v7
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[i0 * L + l] = v0[i0 * L + l] + v6[i0 * L + l];
-      }
-    }
-    // %1286 = pad f64[4] -> v0
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 3; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 + 1) * L + l] = v7[(i0 + 1) * L + l];
-      }
-    }
-    // %1289 = pad f64[4] -> v6
-    for (int64_t i0 = 1; i0 < 4; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[i0 * L + l] = 0.0f;
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[l] = v7[l] * 0.01f;
-    }
-    // %1290 = add f64[4] -> d.x@2
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 24) * L + l] += v0[i0 * L + l] + v6[i0 * L + l];
-      }
-    }
-    // %1291 = contract f64[4] -> v0
+    // %1102 = contract f64[4] -> d.dx@1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4844,39 +4295,93 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[l] = acc0_v[l];
-      v0[1 * L + l] = acc1_v[l];
-      v0[2 * L + l] = acc2_v[l];
-      v0[3 * L + l] = acc3_v[l];
+      u_stages_bar[12 * L + l] += acc0_v[l];
+      u_stages_bar[13 * L + l] += acc1_v[l];
+      u_stages_bar[14 * L + l] += acc2_v[l];
+      u_stages_bar[15 * L + l] += acc3_v[l];
     }
-    // %1294 = pad f64[4] -> v6
-    for (int64_t i0 = 1; i0 < 4; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[i0 * L + l] = 0.0f;
+    // %1104 = contract f64[4] -> v5
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
+      for (int64_t i1 = 0; i1 < 20; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 4], v6[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 1], v6[(i0 * 20 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 2], v6[(i0 * 20 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 4 + 3], v6[(i0 * 20 + i1) * L + l], acc3_v[l]);
+        }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = v0[l] * 0.01f;
+      v5[l] = acc0_v[l];
+      v5[1 * L + l] = acc1_v[l];
+      v5[2 * L + l] = acc2_v[l];
+      v5[3 * L + l] = acc3_v[l];
     }
-    // %1297 = pad f64[4] -> v7
+    // %1103 = contract f64[4] -> v18
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = 0.0f;
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
     }
-    for (int64_t i0 = 0; i0 < 3; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 + 1) * L + l] = v0[(i0 + 1) * L + l] * 10.0f;
-      }
-    }
-    // %1298 = add f64[4] -> d.dx@2
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 28) * L + l] += v6[i0 * L + l] + v7[i0 * L + l];
+        acc0_v[l] = std::fma(Wb[i0 * 4], v20[i0 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + 1], v20[i0 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + 2], v20[i0 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + 3], v20[i0 * L + l], acc3_v[l]);
       }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[l] = acc0_v[l];
+      v18[1 * L + l] = acc1_v[l];
+      v18[2 * L + l] = acc2_v[l];
+      v18[3 * L + l] = acc3_v[l];
+    }
+    // %1105 = add f64[4] -> d.x@2
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        u_stages_bar[(i0 + 24) * L + l] += v5[i0 * L + l] + v18[i0 * L + l];
+      }
+    }
+    // %1106 = contract f64[4] -> d.dx@2
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
+      for (int64_t i1 = 0; i1 < 20; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 4], v0[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 1], v0[(i0 * 20 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 2], v0[(i0 * 20 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 80 + i1 * 4 + 3], v0[(i0 * 20 + i1) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[28 * L + l] += acc0_v[l];
+      u_stages_bar[29 * L + l] += acc1_v[l];
+      u_stages_bar[30 * L + l] += acc2_v[l];
+      u_stages_bar[31 * L + l] += acc3_v[l];
     }
   }
 }
@@ -4902,12 +4407,11 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
   T* __restrict y = static_cast<T*>(y_ptr);
   T* y_logits = y;
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 128);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2688);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5248);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5888);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8448);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18688);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2560);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5120);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5760);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8320);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18560);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -4917,22 +4421,9 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
-  // fwp_delta_cde_character.final_outputs: 34 nodes
-  // %58 = concat f64[4] -> v0
-  // fwp_delta_cde_character.ode:82: fn scaled_rate(r) = concat(r[0:1] * time_scale, r[1:d_in] *
-  // dx_scale)
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v0[l] = dx[l] * 0.01f;
-  }
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 + 1) * L + l] = dx[(i0 + 1) * L + l] * 10.0f;
-    }
-  }
-  // %60 = contract f64[4,20] -> v1
-  // fwp_delta_cde_character.ode:91: let q = softmax(Wq @ scaled_rate(dx(T)))               # query
+  // fwp_delta_cde_character.final_outputs: 27 nodes
+  // %42 = contract f64[4,20] -> v0
+  // fwp_delta_cde_character.ode:88: let q = softmax(Wq @ dx(T))                            # query
   // from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -4946,23 +4437,23 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 * 80 + i1 * 16 + i2], v0[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wq[i0 * 80 + i1 * 16 + i2 + 4], v0[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wq[i0 * 80 + i1 * 16 + i2 + 8], v0[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wq[i0 * 80 + i1 * 16 + i2 + 12], v0[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wq[i0 * 80 + i1 * 16 + i2], dx[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wq[i0 * 80 + i1 * 16 + i2 + 4], dx[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wq[i0 * 80 + i1 * 16 + i2 + 8], dx[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wq[i0 * 80 + i1 * 16 + i2 + 12], dx[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v1[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v1[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v1[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %61 = softmax f64[4,20] -> v2
-  // fwp_delta_cde_character.ode:91: let q = softmax(Wq @ scaled_rate(dx(T)))               # query
+  // %43 = softmax f64[4,20] -> v1
+  // fwp_delta_cde_character.ode:88: let q = softmax(Wq @ dx(T))                            # query
   // from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
@@ -4973,7 +4464,7 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v1[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v1[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+            (v0[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v0[(i0 * 20 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -4984,19 +4475,19 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[i1 * L + l] = std::exp(v1[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v1[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        v2[i1 * L + l] = std::exp(v0[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + std::exp(v0[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1) * L + l] = v3[i1 * L + l] / rowsum_v[l];
+        v1[(i0 * 20 + i1) * L + l] = v2[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %62 = contract f64[4,20] -> v1
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // %44 = contract f64[4,20] -> v0
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -5011,26 +4502,26 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(W[(i0 * 400 + i1 * 80 + i2) * L + l], v2[(i0 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(W[(i0 * 400 + i1 * 80 + i2) * L + l], v1[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v2[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v1[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v2[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v1[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v2[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v1[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v1[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v1[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v1[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %64 = layernorm f64[80] -> v2
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // %46 = layernorm f64[80] -> v1
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -5039,7 +4530,7 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + v1[i0 * L + l];
+      mean_v[l] = mean_v[l] + v0[i0 * L + l];
     }
   }
   PLASTIC_SIMD
@@ -5051,8 +4542,8 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e86 = v1[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e86 * e86);
+        const T e80 = v0[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e80 * e80);
       }
     }
   }
@@ -5064,20 +4555,20 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (v1[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v1[i0 * L + l] = (v0[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %66 = add f64[80] -> v4
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // %48 = add f64[80] -> v3
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = ff_norm_bias[i0] + (v2[i0 * L + l] * ff_norm_gain[i0]);
+      v3[i0 * L + l] = (v1[i0 * L + l] * ff_norm_gain[i0]) + ff_norm_bias[i0];
     }
   }
-  // %67 = contract f64[320] -> v5
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // %49 = contract f64[320] -> v4
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
@@ -5090,31 +4581,31 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 320 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 80], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 160], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 240], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 320 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 80], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 160], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 240], v3[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %69 = relu f64[320] -> v6
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // %51 = relu f64[320] -> v5
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = relu(ff_up_bias[i0] + v5[i0 * L + l]);
+      v5[i0 * L + l] = relu(ff_up_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %70 = contract f64[80] -> v2
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // %52 = contract f64[80] -> v1
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
@@ -5127,31 +4618,31 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 320; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 320], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 640], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 960], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 320], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 640], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 960], v5[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %72 = add f64[80] -> v4
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // %54 = add f64[80] -> v3
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = (v2[i0 * L + l] + ff_down_bias[i0]) + v1[i0 * L + l];
+      v3[i0 * L + l] = v0[i0 * L + l] + (v1[i0 * L + l] + ff_down_bias[i0]);
     }
   }
-  // %73 = contract f64[20] -> v3
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // %55 = contract f64[20] -> v2
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
@@ -5164,27 +4655,27 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(out_weight[i0 * 320 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(out_weight[i0 * 320 + i1 + 80], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(out_weight[i0 * 320 + i1 + 160], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(out_weight[i0 * 320 + i1 + 240], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(out_weight[i0 * 320 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(out_weight[i0 * 320 + i1 + 80], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(out_weight[i0 * 320 + i1 + 160], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(out_weight[i0 * 320 + i1 + 240], v3[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %74 = add f64[20] -> logits
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // %56 = add f64[20] -> logits
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      y_logits[i0 * L + l] = out_bias[i0] + v3[i0 * L + l];
+      y_logits[i0 * L + l] = out_bias[i0] + v2[i0 * L + l];
     }
   }
 }
@@ -5225,20 +4716,19 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
   T* __restrict u_bar = static_cast<T*>(u_bar_ptr);
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2560);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2688);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5248);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7808);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8448);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8512);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11072);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13632);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23872);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34112);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44352);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46912);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46976);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47040);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49600);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5120);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5760);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8320);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8384);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10944);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13504);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23744);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33984);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44224);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46784);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46848);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46912);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49472);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -5249,9 +4739,73 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
-  // fwp_delta_cde_character.final_outputs.vjp: 82 nodes
-  // %296 = contract f64[80] -> v0
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.final_outputs.vjp: 68 nodes
+  // %42 = contract f64[4,20] -> v0
+  // fwp_delta_cde_character.ode:88: let q = softmax(Wq @ dx(T))                            # query
+  // from x'
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 4; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wq[i0 * 80 + i1 * 16 + i2], dx[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wq[i0 * 80 + i1 * 16 + i2 + 4], dx[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wq[i0 * 80 + i1 * 16 + i2 + 8], dx[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wq[i0 * 80 + i1 * 16 + i2 + 12], dx[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %43 = softmax f64[4,20] -> v1
+  // fwp_delta_cde_character.ode:88: let q = softmax(Wq @ dx(T))                            # query
+  // from x'
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v0[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v0[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[i1 * L + l] = std::exp(v0[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + std::exp(v0[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v1[(i0 * 20 + i1) * L + l] = v2[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %233 = contract f64[80] -> v0
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
@@ -5278,85 +4832,8 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %58 = concat f64[4] -> v1
-  // fwp_delta_cde_character.ode:82: fn scaled_rate(r) = concat(r[0:1] * time_scale, r[1:d_in] *
-  // dx_scale)
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v1[l] = dx[l] * 0.01f;
-  }
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 + 1) * L + l] = dx[(i0 + 1) * L + l] * 10.0f;
-    }
-  }
-  // %60 = contract f64[4,20] -> v2
-  // fwp_delta_cde_character.ode:91: let q = softmax(Wq @ scaled_rate(dx(T)))               # query
-  // from x'
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 4; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 * 80 + i1 * 16 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wq[i0 * 80 + i1 * 16 + i2 + 4], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wq[i0 * 80 + i1 * 16 + i2 + 8], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wq[i0 * 80 + i1 * 16 + i2 + 12], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %61 = softmax f64[4,20] -> v3
-  // fwp_delta_cde_character.ode:91: let q = softmax(Wq @ scaled_rate(dx(T)))               # query
-  // from x'
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 20 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = std::exp(v2[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v2[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 20; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 20 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %62 = contract f64[4,20] -> v2
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // %44 = contract f64[4,20] -> v3
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -5371,26 +4848,26 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(W[(i0 * 400 + i1 * 80 + i2) * L + l], v3[(i0 * 20 + i2) * L + l], acc0_v[l]);
+              std::fma(W[(i0 * 400 + i1 * 80 + i2) * L + l], v1[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
-                               v3[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v1[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
-                               v3[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v1[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
-                               v3[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v1[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v3[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %305 = reduce_sum f64[] -> v4
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // %242 = reduce_sum f64[] -> v2
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -5399,22 +4876,22 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v2[i0 * L + l];
+      acc_v[l] = acc_v[l] + v3[i0 * L + l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc_v[l];
+    v2[l] = acc_v[l];
   }
-  // %307 = mul f64[] -> v5
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // %244 = mul f64[] -> v4
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v5[l] = v4[l] * 0.0125f;
+    v4[l] = v2[l] * 0.0125f;
   }
-  // %311 = reduce_sum f64[] -> v4
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // %248 = reduce_sum f64[] -> v2
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -5423,22 +4900,22 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + square(v2[i0 * L + l] - v5[l]);
+      acc_v[l] = acc_v[l] + square(v3[i0 * L + l] - v4[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc_v[l];
+    v2[l] = acc_v[l];
   }
-  // %316 = reciprocal f64[] -> v5
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // %253 = reciprocal f64[] -> v4
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v5[l] = T(1) / std::sqrt((v4[l] * 0.0125f) + 1e-05f);
+    v4[l] = T(1) / std::sqrt((v2[l] * 0.0125f) + 1e-05f);
   }
-  // %64 = layernorm f64[80] -> v6
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // %46 = layernorm f64[80] -> v5
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -5447,7 +4924,7 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + v2[i0 * L + l];
+      mean_v[l] = mean_v[l] + v3[i0 * L + l];
     }
   }
   PLASTIC_SIMD
@@ -5459,8 +4936,8 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e133 = v2[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e133 * e133);
+        const T e127 = v3[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e127 * e127);
       }
     }
   }
@@ -5472,20 +4949,20 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (v2[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v5[i0 * L + l] = (v3[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %66 = add f64[80] -> v7
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // %48 = add f64[80] -> v6
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = ff_norm_bias[i0] + (v6[i0 * L + l] * ff_norm_gain[i0]);
+      v6[i0 * L + l] = (v5[i0 * L + l] * ff_norm_gain[i0]) + ff_norm_bias[i0];
     }
   }
-  // %67 = contract f64[320] -> v8
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // %49 = contract f64[320] -> v7
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
@@ -5498,31 +4975,31 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 320 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 80], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 160], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 240], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 320 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 80], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 160], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 320 + i1 + 240], v6[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %68 = add f64[320] -> v9
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // %50 = add f64[320] -> v8
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = ff_up_bias[i0] + v8[i0 * L + l];
+      v8[i0 * L + l] = ff_up_bias[i0] + v7[i0 * L + l];
     }
   }
-  // %298 = contract f64[320] -> v8
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // %235 = contract f64[320] -> v7
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
@@ -5543,23 +5020,23 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %300 = mul f64[320] -> v10
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // %237 = mul f64[320] -> v9
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = step(v9[i0 * L + l]) * v8[i0 * L + l];
+      v9[i0 * L + l] = step(v8[i0 * L + l]) * v7[i0 * L + l];
     }
   }
-  // %302 = contract f64[80] -> v8
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // %239 = contract f64[80] -> v7
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
@@ -5572,31 +5049,31 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 320; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80 + 1], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80 + 2], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80 + 3], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80 + 1], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80 + 2], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_up_weight[i0 * 4 + i1 * 80 + 3], v9[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %303 = mul f64[80] -> v11
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // %240 = mul f64[80] -> v10
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v8[i0 * L + l] * ff_norm_gain[i0];
+      v10[i0 * L + l] = ff_norm_gain[i0] * v7[i0 * L + l];
     }
   }
-  // %322 = reduce_sum f64[] -> v4
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // %259 = reduce_sum f64[] -> v2
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -5605,21 +5082,21 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = acc_v[l] + v11[i0 * L + l];
+      acc_v[l] = acc_v[l] + v10[i0 * L + l];
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc_v[l];
+    v2[l] = acc_v[l];
   }
-  // %323 = mul f64[] -> v12
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // %260 = mul f64[] -> v11
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v12[l] = v4[l] * 0.0125f;
+    v11[l] = v2[l] * 0.0125f;
   }
-  // %356 = contract f64[] -> v4
+  // %286 = contract f64[] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5627,39 +5104,39 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v11[i0 * L + l], v6[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(v10[i0 * L + l], v5[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc0_v[l];
+    v2[l] = acc0_v[l];
   }
-  // %388 = mul f64[] -> v13
+  // %322 = mul f64[] -> v12
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v13[l] = v4[l] * 0.0125f;
+    v12[l] = v2[l] * 0.0125f;
   }
-  // %394 = reshape f64[4,20] -> v14
+  // %328 = reshape f64[4,20] -> v13
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] =
-          v0[i0 * L + l] + (v5[l] * ((v11[i0 * L + l] - v12[l]) - (v6[i0 * L + l] * v13[l])));
+      v13[i0 * L + l] =
+          v0[i0 * L + l] + (v4[l] * ((v10[i0 * L + l] - v11[l]) - (v5[i0 * L + l] * v12[l])));
     }
   }
-  // %395 = contract f64[4,20,20] -> d.W
+  // %329 = contract f64[4,20,20] -> d.W
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z_bar_W[(i0 * 400 + i1 * 20 + i2) * L + l] +=
-              v14[(i0 * 20 + i1) * L + l] * v3[(i0 * 20 + i2) * L + l];
+              v1[(i0 * 20 + i2) * L + l] * v13[(i0 * 20 + i1) * L + l];
         }
       }
     }
   }
-  // %396 = contract f64[4,20] -> v11
+  // %330 = contract f64[4,20] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -5673,25 +5150,25 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc0_v[l]);
+                               v13[(i0 * 20 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc1_v[l]);
+                               v13[(i0 * 20 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc2_v[l]);
+                               v13[(i0 * 20 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
-                               v14[(i0 * 20 + i2) * L + l], acc3_v[l]);
+                               v13[(i0 * 20 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v10[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %397 = contract f64[4] -> v4
+  // %331 = contract f64[4] -> v2
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5702,30 +5179,30 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(v3[i0 * L + l], v11[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(v3[(i0 + 20) * L + l], v11[(i0 + 20) * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(v3[(i0 + 40) * L + l], v11[(i0 + 40) * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(v3[(i0 + 60) * L + l], v11[(i0 + 60) * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(v1[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v1[(i0 + 20) * L + l], v10[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v1[(i0 + 40) * L + l], v10[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v1[(i0 + 60) * L + l], v10[(i0 + 60) * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc0_v[l];
-    v4[1 * L + l] = acc1_v[l];
-    v4[2 * L + l] = acc2_v[l];
-    v4[3 * L + l] = acc3_v[l];
+    v2[l] = acc0_v[l];
+    v2[1 * L + l] = acc1_v[l];
+    v2[2 * L + l] = acc2_v[l];
+    v2[3 * L + l] = acc3_v[l];
   }
-  // %400 = mul f64[4,20] -> v14
+  // %334 = mul f64[4,20] -> v13
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 20 + i1) * L + l] =
-            v3[(i0 * 20 + i1) * L + l] * (v11[(i0 * 20 + i1) * L + l] - v4[i0 * L + l]);
+        v13[(i0 * 20 + i1) * L + l] =
+            v1[(i0 * 20 + i1) * L + l] * (v10[(i0 * 20 + i1) * L + l] - v2[i0 * L + l]);
       }
     }
   }
-  // %401 = contract f64[4,20,4] -> d.Wq
+  // %335 = contract f64[4,20,4] -> d.Wq
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
       for (int64_t i2 = 0; i2 < 4; ++i2) {
@@ -5733,28 +5210,28 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
           T sum = 0;
           PLASTIC_SIMD_SUM
           for (int64_t l = 0; l < L; ++l) {
-            sum += v14[(i0 * 20 + i1) * L + l] * v1[i2 * L + l];
+            sum += dx[i2 * L + l] * v13[(i0 * 20 + i1) * L + l];
           }
           theta_bar_Wq[i0 * 80 + i1 * 4 + i2] += sum;
         }
       }
     }
   }
-  // %304 = mul f64[80] -> d.ff.norm.gain
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // %241 = mul f64[80] -> d.ff.norm.gain
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum = 0;
       PLASTIC_SIMD_SUM
       for (int64_t l = 0; l < L; ++l) {
-        sum += v6[i0 * L + l] * v8[i0 * L + l];
+        sum += v5[i0 * L + l] * v7[i0 * L + l];
       }
       theta_bar_ff_norm_gain[i0] += sum;
     }
   }
-  // %301 = contract f64[320,80] -> d.ff.up.weight
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // %238 = contract f64[320,80] -> d.ff.up.weight
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     for (int64_t i1 = 0; i1 < 80; ++i1) {
@@ -5762,23 +5239,23 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
         T sum = 0;
         PLASTIC_SIMD_SUM
         for (int64_t l = 0; l < L; ++l) {
-          sum += v10[i0 * L + l] * v7[i1 * L + l];
+          sum += v9[i0 * L + l] * v6[i1 * L + l];
         }
         theta_bar_ff_up_weight[i0 * 80 + i1] += sum;
       }
     }
   }
-  // %69 = relu f64[320] -> v15
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // %51 = relu f64[320] -> v14
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = relu(v9[i0 * L + l]);
+      v14[i0 * L + l] = relu(v8[i0 * L + l]);
     }
   }
-  // %297 = contract f64[80,320] -> d.ff.down.weight
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // %234 = contract f64[80,320] -> d.ff.down.weight
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     for (int64_t i1 = 0; i1 < 320; ++i1) {
@@ -5786,14 +5263,14 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
         T sum = 0;
         PLASTIC_SIMD_SUM
         for (int64_t l = 0; l < L; ++l) {
-          sum += v0[i0 * L + l] * v15[i1 * L + l];
+          sum += v14[i1 * L + l] * v0[i0 * L + l];
         }
         theta_bar_ff_down_weight[i0 * 320 + i1] += sum;
       }
     }
   }
-  // %70 = contract f64[80] -> v3
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // %52 = contract f64[80] -> v1
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
@@ -5806,31 +5283,31 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     for (int64_t i1 = 0; i1 < 320; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 320], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 640], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 960], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1], v14[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 320], v14[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 640], v14[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff_down_weight[i0 * 1280 + i1 + 960], v14[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %72 = add f64[80] -> v6
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // %54 = add f64[80] -> v5
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (v3[i0 * L + l] + ff_down_bias[i0]) + v2[i0 * L + l];
+      v5[i0 * L + l] = v3[i0 * L + l] + (v1[i0 * L + l] + ff_down_bias[i0]);
     }
   }
-  // %295 = contract f64[20,80] -> d.out.weight
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // %232 = contract f64[20,80] -> d.out.weight
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     for (int64_t i1 = 0; i1 < 80; ++i1) {
@@ -5838,40 +5315,40 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
         T sum = 0;
         PLASTIC_SIMD_SUM
         for (int64_t l = 0; l < L; ++l) {
-          sum += v6[i1 * L + l] * y_bar_logits[i0 * L + l];
+          sum += v5[i1 * L + l] * y_bar_logits[i0 * L + l];
         }
         theta_bar_out_weight[i0 * 80 + i1] += sum;
       }
     }
   }
-  // output d.ff.norm.bias = %302
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // output d.ff.norm.bias = %239
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum = 0;
       PLASTIC_SIMD_SUM
       for (int64_t l = 0; l < L; ++l) {
-        sum += v8[i0 * L + l];
+        sum += v7[i0 * L + l];
       }
       theta_bar_ff_norm_bias[i0] += sum;
     }
   }
-  // output d.ff.up.bias = %300
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // output d.ff.up.bias = %237
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     {
       T sum = 0;
       PLASTIC_SIMD_SUM
       for (int64_t l = 0; l < L; ++l) {
-        sum += v10[i0 * L + l];
+        sum += v9[i0 * L + l];
       }
       theta_bar_ff_up_bias[i0] += sum;
     }
   }
-  // output d.ff.down.bias = %296
-  // fwp_delta_cde_character.ode:92: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // output d.ff.down.bias = %233
+  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
@@ -5883,7 +5360,7 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
       theta_bar_ff_down_bias[i0] += sum;
     }
   }
-  // output d.out.bias = %294
+  // output d.out.bias = %231
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     {
       T sum = 0;
@@ -5895,7 +5372,7 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   if (u_bar) {
-    // %402 = contract f64[4] -> v1
+    // %336 = contract f64[4] -> d.dx@T
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5907,48 +5384,19 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
       for (int64_t i1 = 0; i1 < 20; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wq[i0 * 80 + i1 * 4], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wq[i0 * 80 + i1 * 4 + 1], v14[(i0 * 20 + i1) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wq[i0 * 80 + i1 * 4 + 2], v14[(i0 * 20 + i1) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wq[i0 * 80 + i1 * 4 + 3], v14[(i0 * 20 + i1) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wq[i0 * 80 + i1 * 4], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wq[i0 * 80 + i1 * 4 + 1], v13[(i0 * 20 + i1) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wq[i0 * 80 + i1 * 4 + 2], v13[(i0 * 20 + i1) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wq[i0 * 80 + i1 * 4 + 3], v13[(i0 * 20 + i1) * L + l], acc3_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[l] = acc0_v[l];
-      v1[1 * L + l] = acc1_v[l];
-      v1[2 * L + l] = acc2_v[l];
-      v1[3 * L + l] = acc3_v[l];
-    }
-    // %408 = pad f64[4] -> v4
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 3; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 + 1) * L + l] = v1[(i0 + 1) * L + l] * 10.0f;
-      }
-    }
-    // %405 = pad f64[4] -> v0
-    for (int64_t i0 = 1; i0 < 4; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i0 * L + l] = 0.0f;
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[l] = v1[l] * 0.01f;
-    }
-    // %409 = add f64[4] -> d.dx@T
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        u_bar[(i0 + 4) * L + l] += v4[i0 * L + l] + v0[i0 * L + l];
-      }
+      u_bar[4 * L + l] += acc0_v[l];
+      u_bar[5 * L + l] += acc1_v[l];
+      u_bar[6 * L + l] += acc2_v[l];
+      u_bar[7 * L + l] += acc3_v[l];
     }
   }
 }
@@ -5968,8 +5416,8 @@ extern "C" void fwp_delta_cde_character_loss(const void* /*ctx*/, const void* y_
   T rowsum_v[L] = {};
   T acc0_v[L] = {};
   // fwp_delta_cde_character.loss: 5 nodes
-  // %51 = logsumexp f64[] -> v0
-  // fwp_delta_cde_character.ode:93: loss cross_entropy(logits, y)
+  // %38 = logsumexp f64[] -> v0
+  // fwp_delta_cde_character.ode:90: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);
@@ -5995,8 +5443,8 @@ extern "C" void fwp_delta_cde_character_loss(const void* /*ctx*/, const void* y_
   for (int64_t l = 0; l < L; ++l) {
     v0[l] = rowmax_v[l] + std::log(rowsum_v[l]);
   }
-  // %50 = contract f64[] -> v1
-  // fwp_delta_cde_character.ode:93: loss cross_entropy(logits, y)
+  // %37 = contract f64[] -> v1
+  // fwp_delta_cde_character.ode:90: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6011,8 +5459,8 @@ extern "C" void fwp_delta_cde_character_loss(const void* /*ctx*/, const void* y_
   for (int64_t l = 0; l < L; ++l) {
     v1[l] = acc0_v[l];
   }
-  // %52 = sub f64[] -> loss
-  // fwp_delta_cde_character.ode:93: loss cross_entropy(logits, y)
+  // %39 = sub f64[] -> loss
+  // fwp_delta_cde_character.ode:90: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     loss[l] = v0[l] - v1[l];
@@ -6035,8 +5483,8 @@ extern "C" void fwp_delta_cde_character_loss_vjp(const void* /*ctx*/, const void
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_cde_character.loss.vjp: 8 nodes
-  // %424 = softmax f64[20] -> v0
-  // fwp_delta_cde_character.ode:93: loss cross_entropy(logits, y)
+  // %352 = softmax f64[20] -> v0
+  // fwp_delta_cde_character.ode:90: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);
@@ -6065,7 +5513,7 @@ extern "C" void fwp_delta_cde_character_loss_vjp(const void* /*ctx*/, const void
       v0[i0 * L + l] = v1[i0 * L + l] / rowsum_v[l];
     }
   }
-  // %429 = sub f64[20] -> d.logits
+  // %357 = sub f64[20] -> d.logits
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6087,7 +5535,8 @@ const plastic_input_slot kInputSlots[] = {
      .path_channels = 4,
      .logsig_depth = 0,
      .logsig_step = 0,
-     .interpolation = 1},
+     .interpolation = 1,
+     .path_options = 3},
     {.name = "x",
      .kind = PLASTIC_INPUT_PATH_DERIV,
      .source = 0,
@@ -6096,7 +5545,8 @@ const plastic_input_slot kInputSlots[] = {
      .path_channels = 4,
      .logsig_depth = 0,
      .logsig_step = 0,
-     .interpolation = 1},
+     .interpolation = 1,
+     .path_options = 3},
 };
 
 const plastic_param kParams[] = {
@@ -6272,13 +5722,13 @@ const plastic_model kModel = {
         {
             .init_state = 0,
             .init_state_vjp = 0,
-            .field = 11136,
-            .field_vjp = 16384,
-            .adjoint_field = 27648,
-            .step = 78016,
-            .step_vjp = 154496,
-            .output = 28928,
-            .output_vjp = 59840,
+            .field = 11008,
+            .field_vjp = 16128,
+            .adjoint_field = 29696,
+            .step = 80256,
+            .step_vjp = 156160,
+            .output = 28800,
+            .output_vjp = 59712,
             .loss = 128,
             .loss_vjp = 1280,
         },

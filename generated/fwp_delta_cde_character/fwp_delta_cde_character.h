@@ -49,13 +49,13 @@ enum {
  *   theta: uniform[54356] = 54356 floats, read-only
  *   u: varying[8] = 64 floats, read-only
  *   dz: varying[1600] = 12800 floats
- *   scratch: scratch arena, 11136 bytes, 64-byte aligned
+ *   scratch: scratch arena, 11008 bytes, 64-byte aligned
  */
 void fwp_delta_cde_character_field(const void* ctx, double t, const void* z, const void* theta,
                                    const void* u, void* dz, void* scratch);
 enum {
   fwp_delta_cde_character_field_lanes = 8,
-  fwp_delta_cde_character_field_scratch_bytes = 11136
+  fwp_delta_cde_character_field_scratch_bytes = 11008
 };
 
 /* fwp_delta_cde_character_field_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
@@ -68,14 +68,14 @@ enum {
  *   z_bar: varying[1600] = 12800 floats
  *   theta_bar: uniform[54356] = 54356 floats
  *   u_bar: varying[8] = 64 floats, may be NULL
- *   scratch: scratch arena, 16384 bytes, 64-byte aligned
+ *   scratch: scratch arena, 16128 bytes, 64-byte aligned
  */
 void fwp_delta_cde_character_field_vjp(const void* ctx, double t, const void* z, const void* theta,
                                        const void* u, const void* a, void* z_bar, void* theta_bar,
                                        void* u_bar, void* scratch);
 enum {
   fwp_delta_cde_character_field_vjp_lanes = 8,
-  fwp_delta_cde_character_field_vjp_scratch_bytes = 16384
+  fwp_delta_cde_character_field_vjp_scratch_bytes = 16128
 };
 
 /* fwp_delta_cde_character_adjoint_field: f32 elements (float), tile of L = 8 lane-interleaved
@@ -83,14 +83,14 @@ enum {
  * varying[1600] = 12800 floats, read-only theta: uniform[54356] = 54356 floats, read-only u:
  * varying[8] = 64 floats, read-only dz: varying[1600] = 12800 floats da: varying[1600] = 12800
  * floats dtheta: uniform[54356] = 54356 floats u_bar: varying[8] = 64 floats, may be NULL scratch:
- * scratch arena, 27648 bytes, 64-byte aligned
+ * scratch arena, 29696 bytes, 64-byte aligned
  */
 void fwp_delta_cde_character_adjoint_field(const void* ctx, double t, const void* z, const void* a,
                                            const void* theta, const void* u, void* dz, void* da,
                                            void* dtheta, void* u_bar, void* scratch);
 enum {
   fwp_delta_cde_character_adjoint_field_lanes = 8,
-  fwp_delta_cde_character_adjoint_field_scratch_bytes = 27648
+  fwp_delta_cde_character_adjoint_field_scratch_bytes = 29696
 };
 
 /* fwp_delta_cde_character_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
@@ -101,11 +101,11 @@ enum {
  *   theta: uniform[54356] = 54356 floats, read-only
  *   u_stages: varying[32] = 256 floats, read-only
  *   z1: varying[1600] = 12800 floats, may alias
- *   scratch: scratch arena, 78016 bytes, 64-byte aligned
+ *   scratch: scratch arena, 80256 bytes, 64-byte aligned
  */
 void fwp_delta_cde_character_step(const void* ctx, double t, double h, const void* z0,
                                   const void* theta, const void* u_stages, void* z1, void* scratch);
-enum { fwp_delta_cde_character_step_lanes = 8, fwp_delta_cde_character_step_scratch_bytes = 78016 };
+enum { fwp_delta_cde_character_step_lanes = 8, fwp_delta_cde_character_step_scratch_bytes = 80256 };
 
 /* fwp_delta_cde_character_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -118,7 +118,7 @@ enum { fwp_delta_cde_character_step_lanes = 8, fwp_delta_cde_character_step_scra
  *   z0_bar: varying[1600] = 12800 floats
  *   theta_bar: uniform[54356] = 54356 floats
  *   u_stages_bar: varying[32] = 256 floats, may be NULL
- *   scratch: scratch arena, 154496 bytes, 64-byte aligned
+ *   scratch: scratch arena, 156160 bytes, 64-byte aligned
  */
 void fwp_delta_cde_character_step_vjp(const void* ctx, double t, double h, const void* z0,
                                       const void* theta, const void* u_stages, const void* z1_bar,
@@ -126,7 +126,7 @@ void fwp_delta_cde_character_step_vjp(const void* ctx, double t, double h, const
                                       void* scratch);
 enum {
   fwp_delta_cde_character_step_vjp_lanes = 8,
-  fwp_delta_cde_character_step_vjp_scratch_bytes = 154496
+  fwp_delta_cde_character_step_vjp_scratch_bytes = 156160
 };
 
 /* fwp_delta_cde_character_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
@@ -136,13 +136,13 @@ enum {
  *   theta: uniform[54356] = 54356 floats, read-only
  *   u: varying[8] = 64 floats, read-only
  *   y: varying[20] = 160 floats
- *   scratch: scratch arena, 28928 bytes, 64-byte aligned
+ *   scratch: scratch arena, 28800 bytes, 64-byte aligned
  */
 void fwp_delta_cde_character_output(const void* ctx, double t, const void* z, const void* theta,
                                     const void* u, void* y, void* scratch);
 enum {
   fwp_delta_cde_character_output_lanes = 8,
-  fwp_delta_cde_character_output_scratch_bytes = 28928
+  fwp_delta_cde_character_output_scratch_bytes = 28800
 };
 
 /* fwp_delta_cde_character_output_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
@@ -155,14 +155,14 @@ enum {
  *   z_bar: varying[1600] = 12800 floats
  *   theta_bar: uniform[54356] = 54356 floats
  *   u_bar: varying[8] = 64 floats, may be NULL
- *   scratch: scratch arena, 59840 bytes, 64-byte aligned
+ *   scratch: scratch arena, 59712 bytes, 64-byte aligned
  */
 void fwp_delta_cde_character_output_vjp(const void* ctx, double t, const void* z, const void* theta,
                                         const void* u, const void* y_bar, void* z_bar,
                                         void* theta_bar, void* u_bar, void* scratch);
 enum {
   fwp_delta_cde_character_output_vjp_lanes = 8,
-  fwp_delta_cde_character_output_vjp_scratch_bytes = 59840
+  fwp_delta_cde_character_output_vjp_scratch_bytes = 59712
 };
 
 /* fwp_delta_cde_character_loss: f32 elements (float), tile of L = 8 lane-interleaved samples.

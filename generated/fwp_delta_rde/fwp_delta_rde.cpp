@@ -7124,7 +7124,8 @@ const plastic_input_slot kInputSlots[] = {
      .path_channels = 5,
      .logsig_depth = 1,
      .logsig_step = 4,
-     .interpolation = 0},
+     .interpolation = 0,
+     .path_options = 0},
 };
 
 const plastic_param kParams[] = {

@@ -6022,7 +6022,8 @@ const plastic_input_slot kInputSlots[] = {
      .path_channels = 21,
      .logsig_depth = 0,
      .logsig_step = 0,
-     .interpolation = 1},
+     .interpolation = 1,
+     .path_options = 0},
     {.name = "x",
      .kind = PLASTIC_INPUT_PATH_DERIV,
      .source = 0,
@@ -6031,7 +6032,8 @@ const plastic_input_slot kInputSlots[] = {
      .path_channels = 21,
      .logsig_depth = 0,
      .logsig_step = 0,
-     .interpolation = 1},
+     .interpolation = 1,
+     .path_options = 0},
 };
 
 const plastic_param kParams[] = {

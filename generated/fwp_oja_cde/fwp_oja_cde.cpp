@@ -7610,7 +7610,8 @@ const plastic_input_slot kInputSlots[] = {
      .path_channels = 69,
      .logsig_depth = 0,
      .logsig_step = 0,
-     .interpolation = 1},
+     .interpolation = 1,
+     .path_options = 0},
     {.name = "x",
      .kind = PLASTIC_INPUT_PATH_DERIV,
      .source = 0,
@@ -7619,7 +7620,8 @@ const plastic_input_slot kInputSlots[] = {
      .path_channels = 69,
      .logsig_depth = 0,
      .logsig_step = 0,
-     .interpolation = 1},
+     .interpolation = 1,
+     .path_options = 0},
 };
 
 const plastic_param kParams[] = {

@@ -8265,7 +8265,8 @@ const plastic_input_slot kInputSlots[] = {
      .path_channels = 5,
      .logsig_depth = 2,
      .logsig_step = 4,
-     .interpolation = 0},
+     .interpolation = 0,
+     .path_options = 0},
 };
 
 const plastic_param kParams[] = {

@@ -85,7 +85,7 @@ extern "C" void gnode_character_init_state(const void* /*ctx*/, const void* thet
   T acc3_v[L] = {};
   // gnode_character.init: 5 nodes
   // %33 = contract f64[100] -> v0
-  // gnode_character.ode:34: state h : [N] = h0(x(t0))
+  // gnode_character.ode:39: state h : [N] = h0(x(t0))
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -112,7 +112,7 @@ extern "C" void gnode_character_init_state(const void* /*ctx*/, const void* thet
     }
   }
   // %34 = add f64[100] -> h
-  // gnode_character.ode:34: state h : [N] = h0(x(t0))
+  // gnode_character.ode:39: state h : [N] = h0(x(t0))
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -142,7 +142,7 @@ extern "C" void gnode_character_init_state_vjp(const void* /*ctx*/, const void* 
   T acc3_v[L] = {};
   // gnode_character.init.vjp: 5 nodes
   // %134 = contract f64[100,4] -> d.h0.weight
-  // gnode_character.ode:34: state h : [N] = h0(x(t0))
+  // gnode_character.ode:39: state h : [N] = h0(x(t0))
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       {
@@ -168,7 +168,7 @@ extern "C" void gnode_character_init_state_vjp(const void* /*ctx*/, const void* 
   }
   if (u0_bar) {
     // %135 = contract f64[4] -> d.x@t0
-    // gnode_character.ode:34: state h : [N] = h0(x(t0))
+    // gnode_character.ode:39: state h : [N] = h0(x(t0))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -223,7 +223,7 @@ extern "C" void gnode_character_field(const void* /*ctx*/, double /*t*/, const v
   T acc3_v[L] = {};
   // gnode_character.field: 25 nodes
   // %2 = concat f64[104] -> v0
-  // gnode_character.ode:37: let hx = concat(h, x(t))
+  // gnode_character.ode:42: let hx = concat(h, x(t))
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -237,7 +237,7 @@ extern "C" void gnode_character_field(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %4 = contract f64[100] -> v1
-  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_character.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -264,7 +264,7 @@ extern "C" void gnode_character_field(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %9 = contract f64[100] -> v2
-  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_character.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -365,7 +365,7 @@ extern "C" void gnode_character_field(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %24 = mul f64[100] -> h
-  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_character.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -427,7 +427,7 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
   T acc3_v[L] = {};
   // gnode_character.field.vjp: 50 nodes
   // %2 = concat f64[104] -> v0
-  // gnode_character.ode:37: let hx = concat(h, x(t))
+  // gnode_character.ode:42: let hx = concat(h, x(t))
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -441,7 +441,7 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %9 = contract f64[100] -> v1
-  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_character.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -468,7 +468,7 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %11 = add f64[100] -> v2
-  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_character.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -476,7 +476,7 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %4 = contract f64[100] -> v1
-  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_character.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -503,7 +503,7 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %7 = sigmoid f64[100] -> v3
-  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_character.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -511,7 +511,7 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %45 = mul f64[100] -> v1
-  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_character.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -694,7 +694,7 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %59 = contract f64[104] -> v11
-  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_character.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 26; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -721,7 +721,7 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %62 = mul f64[100] -> v2
-  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_character.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -730,7 +730,7 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %64 = contract f64[104] -> v12
-  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_character.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 26; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -757,7 +757,7 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %65 = add f64[104] -> v13
-  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_character.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 104; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -765,7 +765,7 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %68 = sub f64[100] -> d.h
-  // gnode_character.ode:37: let hx = concat(h, x(t))
+  // gnode_character.ode:42: let hx = concat(h, x(t))
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -773,7 +773,7 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %58 = contract f64[100,104] -> d.F.layer0.weight
-  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_character.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 104; ++i1) {
       {
@@ -817,7 +817,7 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %63 = contract f64[100,104] -> d.Wz
-  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_character.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 104; ++i1) {
       {
@@ -870,7 +870,7 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // output d.bz = %62
-  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_character.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     {
       T sum = 0;
@@ -883,7 +883,7 @@ extern "C" void gnode_character_field_vjp(const void* /*ctx*/, double /*t*/, con
   }
   if (u_bar) {
     // %67 = slice f64[4] -> d.x
-    // gnode_character.ode:37: let hx = concat(h, x(t))
+    // gnode_character.ode:42: let hx = concat(h, x(t))
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -960,7 +960,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
   }
   // gnode_character.field.adjoint: 59 nodes
   // %2 = concat f64[104] -> v0
-  // gnode_character.ode:37: let hx = concat(h, x(t))
+  // gnode_character.ode:42: let hx = concat(h, x(t))
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -974,7 +974,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %4 = contract f64[100] -> v1
-  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_character.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1001,7 +1001,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %7 = sigmoid f64[100] -> v2
-  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_character.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1009,7 +1009,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %9 = contract f64[100] -> v1
-  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_character.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1036,7 +1036,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %11 = add f64[100] -> v3
-  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_character.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1136,7 +1136,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %23 = sub f64[100] -> v6
-  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_character.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1144,7 +1144,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %24 = mul f64[100] -> h
-  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_character.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1152,7 +1152,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %104 = mul f64[100] -> v8
-  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_character.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1161,7 +1161,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %106 = contract f64[104] -> v9
-  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_character.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 26; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1188,7 +1188,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %93 = mul f64[100] -> v6
-  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_character.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1279,7 +1279,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %103 = contract f64[104] -> v11
-  // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_character.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 26; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1411,7 +1411,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
   // gnode_character.field.vjp: 44 nodes
   if (u_bar) {
     // %2 = concat f64[104] -> v0
-    // gnode_character.ode:37: let hx = concat(h, x(t))
+    // gnode_character.ode:42: let hx = concat(h, x(t))
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1425,7 +1425,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
       }
     }
     // %9 = contract f64[100] -> v1
-    // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+    // gnode_character.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1455,7 +1455,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
       }
     }
     // %11 = add f64[100] -> v2
-    // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+    // gnode_character.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1463,7 +1463,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
       }
     }
     // %4 = contract f64[100] -> v1
-    // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+    // gnode_character.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1490,7 +1490,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
       }
     }
     // %7 = sigmoid f64[100] -> v0
-    // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+    // gnode_character.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1685,7 +1685,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
       }
     }
     // %59 = contract f64[104] -> v6
-    // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+    // gnode_character.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 26; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1715,7 +1715,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
       }
     }
     // %62 = mul f64[100] -> v1
-    // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+    // gnode_character.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1724,7 +1724,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
       }
     }
     // %64 = contract f64[104] -> v0
-    // gnode_character.ode:38: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+    // gnode_character.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 26; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1751,7 +1751,7 @@ extern "C" void gnode_character_adjoint_field(const void* /*ctx*/, double /*t*/,
       }
     }
     // %67 = slice f64[4] -> d.x
-    // gnode_character.ode:37: let hx = concat(h, x(t))
+    // gnode_character.ode:42: let hx = concat(h, x(t))
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2435,7 +2435,7 @@ extern "C" void gnode_character_output(const void* /*ctx*/, double /*t*/, const 
   T acc3_v[L] = {};
   // gnode_character.final_outputs: 5 nodes
   // %40 = contract f64[20] -> v0
-  // gnode_character.ode:40: output logits = out(h(T))
+  // gnode_character.ode:45: output logits = out(h(T))
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2462,7 +2462,7 @@ extern "C" void gnode_character_output(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %41 = add f64[20] -> logits
-  // gnode_character.ode:40: output logits = out(h(T))
+  // gnode_character.ode:45: output logits = out(h(T))
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2494,7 +2494,7 @@ extern "C" void gnode_character_output_vjp(const void* /*ctx*/, double /*t*/, co
   T acc3_v[L] = {};
   // gnode_character.final_outputs.vjp: 5 nodes
   // %141 = contract f64[100] -> d.h
-  // gnode_character.ode:40: output logits = out(h(T))
+  // gnode_character.ode:45: output logits = out(h(T))
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2524,7 +2524,7 @@ extern "C" void gnode_character_output_vjp(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %140 = contract f64[20,100] -> d.out.weight
-  // gnode_character.ode:40: output logits = out(h(T))
+  // gnode_character.ode:45: output logits = out(h(T))
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       {
@@ -2565,7 +2565,7 @@ extern "C" void gnode_character_loss(const void* /*ctx*/, const void* y_ptr, con
   T acc0_v[L] = {};
   // gnode_character.loss: 5 nodes
   // %38 = logsumexp f64[] -> v0
-  // gnode_character.ode:41: loss cross_entropy(logits, y)
+  // gnode_character.ode:46: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);
@@ -2592,7 +2592,7 @@ extern "C" void gnode_character_loss(const void* /*ctx*/, const void* y_ptr, con
     v0[l] = rowmax_v[l] + std::log(rowsum_v[l]);
   }
   // %37 = contract f64[] -> v1
-  // gnode_character.ode:41: loss cross_entropy(logits, y)
+  // gnode_character.ode:46: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -2608,7 +2608,7 @@ extern "C" void gnode_character_loss(const void* /*ctx*/, const void* y_ptr, con
     v1[l] = acc0_v[l];
   }
   // %39 = sub f64[] -> loss
-  // gnode_character.ode:41: loss cross_entropy(logits, y)
+  // gnode_character.ode:46: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     loss[l] = v0[l] - v1[l];
@@ -2632,7 +2632,7 @@ extern "C" void gnode_character_loss_vjp(const void* /*ctx*/, const void* y_ptr,
   T rowsum_v[L] = {};
   // gnode_character.loss.vjp: 8 nodes
   // %148 = softmax f64[20] -> v0
-  // gnode_character.ode:41: loss cross_entropy(logits, y)
+  // gnode_character.ode:46: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);
@@ -2683,7 +2683,8 @@ const plastic_input_slot kInputSlots[] = {
      .path_channels = 4,
      .logsig_depth = 0,
      .logsig_step = 0,
-     .interpolation = 1},
+     .interpolation = 1,
+     .path_options = 1},
 };
 
 const plastic_param kParams[] = {

@@ -85,7 +85,7 @@ extern "C" void ncde_character_init_state(const void* /*ctx*/, const void* theta
   T acc3_v[L] = {};
   // ncde_character.init: 5 nodes
   // %30 = contract f64[32] -> v0
-  // ncde_character.ode:31: state z : [hidden] = zeta(x(t0))                         # Eq. 3, Z_t0
+  // ncde_character.ode:38: state z : [hidden] = zeta(x(t0))                         # Eq. 3, Z_t0
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -112,7 +112,7 @@ extern "C" void ncde_character_init_state(const void* /*ctx*/, const void* theta
     }
   }
   // %31 = add f64[32] -> z
-  // ncde_character.ode:31: state z : [hidden] = zeta(x(t0))                         # Eq. 3, Z_t0
+  // ncde_character.ode:38: state z : [hidden] = zeta(x(t0))                         # Eq. 3, Z_t0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -142,7 +142,7 @@ extern "C" void ncde_character_init_state_vjp(const void* /*ctx*/, const void* t
   T acc3_v[L] = {};
   // ncde_character.init.vjp: 5 nodes
   // %111 = contract f64[32,4] -> d.zeta.weight
-  // ncde_character.ode:31: state z : [hidden] = zeta(x(t0))                         # Eq. 3, Z_t0
+  // ncde_character.ode:38: state z : [hidden] = zeta(x(t0))                         # Eq. 3, Z_t0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       {
@@ -168,7 +168,7 @@ extern "C" void ncde_character_init_state_vjp(const void* /*ctx*/, const void* t
   }
   if (u0_bar) {
     // %112 = contract f64[4] -> d.x@t0
-    // ncde_character.ode:31: state z : [hidden] = zeta(x(t0))                         # Eq. 3, Z_t0
+    // ncde_character.ode:38: state z : [hidden] = zeta(x(t0))                         # Eq. 3, Z_t0
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -223,7 +223,7 @@ extern "C" void ncde_character_field(const void* /*ctx*/, double /*t*/, const vo
   T acc3_v[L] = {};
   // ncde_character.field: 24 nodes
   // %2 = contract f64[64] -> v0
-  // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -361,7 +361,7 @@ extern "C" void ncde_character_field(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %23 = contract f64[32] -> z
-  // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -444,7 +444,7 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
   T acc3_v[L] = {};
   // ncde_character.field.vjp: 45 nodes
   // %2 = contract f64[64] -> v0
-  // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -471,7 +471,7 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %4 = add f64[64] -> v1
-  // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -571,7 +571,7 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %40 = contract f64[32,4] -> v6
-  // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -747,7 +747,7 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %60 = contract f64[32] -> d.z
-  // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -774,7 +774,7 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %59 = contract f64[64,32] -> d.f.layer0.weight
-  // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
@@ -886,7 +886,7 @@ extern "C" void ncde_character_field_vjp(const void* /*ctx*/, double /*t*/, cons
   }
   if (u_bar) {
     // %41 = contract f64[4] -> d.dx
-    // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+    // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -973,7 +973,7 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
   }
   // ncde_character.field.adjoint: 54 nodes
   // %2 = contract f64[64] -> v0
-  // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1000,7 +1000,7 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %4 = add f64[64] -> v1
-  // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1146,7 +1146,7 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %23 = contract f64[32] -> z
-  // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1173,7 +1173,7 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %75 = contract f64[32,4] -> v6
-  // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
@@ -1303,7 +1303,7 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %88 = contract f64[32] -> v1
-  // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1435,7 +1435,7 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
   // ncde_character.field.vjp: 24 nodes
   if (u_bar) {
     // %2 = contract f64[64] -> v0
-    // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+    // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1582,7 +1582,7 @@ extern "C" void ncde_character_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %41 = contract f64[4] -> d.dx
-    // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+    // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -1646,7 +1646,7 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
   T acc3_v[L] = {};
   // ncde_character.field.step.dopri5: 167 nodes
   // %2 = contract f64[64] -> v0
-  // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2784,7 +2784,7 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
   T acc3_v[L] = {};
   // ncde_character.field.step.dopri5.vjp: 365 nodes
   // %2 = contract f64[64] -> v0
-  // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2811,7 +2811,7 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
     }
   }
   // %4 = add f64[64] -> v1
-  // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5166,7 +5166,7 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
   T acc3_v_2[L] = {};
   // ncde_character.field.step.dopri5: 199 nodes
   // %2 = contract f64[64] -> v0
-  // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6361,7 +6361,7 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
   // ncde_character.field: 24 nodes
   if (k_last) {
     // %2 = contract f64[64] -> v0
-    // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+    // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6511,7 +6511,7 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %23 = contract f64[32] -> z
-    // ncde_character.ode:33: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+    // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6566,7 +6566,7 @@ extern "C" void ncde_character_output(const void* /*ctx*/, double /*t*/, const v
   T acc3_v[L] = {};
   // ncde_character.final_outputs: 5 nodes
   // %37 = contract f64[20] -> v0
-  // ncde_character.ode:35: output logits = out(z(T))
+  // ncde_character.ode:42: output logits = out(z(T))
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6593,7 +6593,7 @@ extern "C" void ncde_character_output(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %38 = add f64[20] -> logits
-  // ncde_character.ode:35: output logits = out(z(T))
+  // ncde_character.ode:42: output logits = out(z(T))
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6624,7 +6624,7 @@ extern "C" void ncde_character_output_vjp(const void* /*ctx*/, double /*t*/, con
   T acc3_v[L] = {};
   // ncde_character.final_outputs.vjp: 5 nodes
   // %121 = contract f64[32] -> d.z
-  // ncde_character.ode:35: output logits = out(z(T))
+  // ncde_character.ode:42: output logits = out(z(T))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6651,7 +6651,7 @@ extern "C" void ncde_character_output_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %120 = contract f64[20,32] -> d.out.weight
-  // ncde_character.ode:35: output logits = out(z(T))
+  // ncde_character.ode:42: output logits = out(z(T))
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
@@ -6692,7 +6692,7 @@ extern "C" void ncde_character_loss(const void* /*ctx*/, const void* y_ptr, cons
   T acc0_v[L] = {};
   // ncde_character.loss: 5 nodes
   // %35 = logsumexp f64[] -> v0
-  // ncde_character.ode:36: loss cross_entropy(logits, y)
+  // ncde_character.ode:43: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);
@@ -6719,7 +6719,7 @@ extern "C" void ncde_character_loss(const void* /*ctx*/, const void* y_ptr, cons
     v0[l] = rowmax_v[l] + std::log(rowsum_v[l]);
   }
   // %34 = contract f64[] -> v1
-  // ncde_character.ode:36: loss cross_entropy(logits, y)
+  // ncde_character.ode:43: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6735,7 +6735,7 @@ extern "C" void ncde_character_loss(const void* /*ctx*/, const void* y_ptr, cons
     v1[l] = acc0_v[l];
   }
   // %36 = sub f64[] -> loss
-  // ncde_character.ode:36: loss cross_entropy(logits, y)
+  // ncde_character.ode:43: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     loss[l] = v0[l] - v1[l];
@@ -6759,7 +6759,7 @@ extern "C" void ncde_character_loss_vjp(const void* /*ctx*/, const void* y_ptr,
   T rowsum_v[L] = {};
   // ncde_character.loss.vjp: 8 nodes
   // %127 = softmax f64[20] -> v0
-  // ncde_character.ode:36: loss cross_entropy(logits, y)
+  // ncde_character.ode:43: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);
@@ -6810,7 +6810,8 @@ const plastic_input_slot kInputSlots[] = {
      .path_channels = 4,
      .logsig_depth = 0,
      .logsig_step = 0,
-     .interpolation = 1},
+     .interpolation = 1,
+     .path_options = 1},
     {.name = "x",
      .kind = PLASTIC_INPUT_PATH_DERIV,
      .source = 0,
@@ -6819,7 +6820,8 @@ const plastic_input_slot kInputSlots[] = {
      .path_channels = 4,
      .logsig_depth = 0,
      .logsig_step = 0,
-     .interpolation = 1},
+     .interpolation = 1,
+     .path_options = 1},
 };
 
 const plastic_param kParams[] = {

@@ -4248,7 +4248,8 @@ const plastic_input_slot kInputSlots[] = {
      .path_channels = 69,
      .logsig_depth = 0,
      .logsig_step = 0,
-     .interpolation = 1},
+     .interpolation = 1,
+     .path_options = 0},
     {.name = "s",
      .kind = PLASTIC_INPUT_STATIC,
      .source = 1,
@@ -4257,7 +4258,8 @@ const plastic_input_slot kInputSlots[] = {
      .path_channels = 7,
      .logsig_depth = 0,
      .logsig_step = 0,
-     .interpolation = 0},
+     .interpolation = 0,
+     .path_options = 0},
 };
 
 const plastic_param kParams[] = {

@@ -2294,7 +2294,8 @@ const plastic_input_slot kInputSlots[] = {
      .path_channels = 1,
      .logsig_depth = 0,
      .logsig_step = 0,
-     .interpolation = 0},
+     .interpolation = 0,
+     .path_options = 0},
     {.name = "y0",
      .kind = PLASTIC_INPUT_STATIC,
      .source = 1,
@@ -2303,7 +2304,8 @@ const plastic_input_slot kInputSlots[] = {
      .path_channels = 1,
      .logsig_depth = 0,
      .logsig_step = 0,
-     .interpolation = 0},
+     .interpolation = 0,
+     .path_options = 0},
 };
 
 const plastic_param kParams[] = {

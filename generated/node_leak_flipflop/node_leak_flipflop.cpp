@@ -2497,7 +2497,8 @@ const plastic_input_slot kInputSlots[] = {
      .path_channels = 3,
      .logsig_depth = 0,
      .logsig_step = 0,
-     .interpolation = 0},
+     .interpolation = 0,
+     .path_options = 0},
 };
 
 const plastic_param kParams[] = {

@@ -4234,7 +4234,8 @@ const plastic_input_slot kInputSlots[] = {
      .path_channels = 5,
      .logsig_depth = 2,
      .logsig_step = 4,
-     .interpolation = 0},
+     .interpolation = 0,
+     .path_options = 0},
     {.name = "x",
      .kind = PLASTIC_INPUT_LOGSIG_DRIVER,
      .source = 0,
@@ -4243,7 +4244,8 @@ const plastic_input_slot kInputSlots[] = {
      .path_channels = 5,
      .logsig_depth = 2,
      .logsig_step = 4,
-     .interpolation = 0},
+     .interpolation = 0,
+     .path_options = 0},
 };
 
 const plastic_param kParams[] = {

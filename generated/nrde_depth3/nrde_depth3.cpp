@@ -4222,7 +4222,8 @@ const plastic_input_slot kInputSlots[] = {
      .path_channels = 5,
      .logsig_depth = 3,
      .logsig_step = 32,
-     .interpolation = 0},
+     .interpolation = 0,
+     .path_options = 0},
     {.name = "x",
      .kind = PLASTIC_INPUT_LOGSIG_DRIVER,
      .source = 0,
@@ -4231,7 +4232,8 @@ const plastic_input_slot kInputSlots[] = {
      .path_channels = 5,
      .logsig_depth = 3,
      .logsig_step = 32,
-     .interpolation = 0},
+     .interpolation = 0,
+     .path_options = 0},
 };
 
 const plastic_param kParams[] = {

@@ -6133,7 +6133,8 @@ const plastic_input_slot kInputSlots[] = {
      .path_channels = 17,
      .logsig_depth = 0,
      .logsig_step = 0,
-     .interpolation = 0},
+     .interpolation = 0,
+     .path_options = 0},
 };
 
 const plastic_param kParams[] = {

@@ -97,6 +97,19 @@ int64_t ModelCli::batch() const {
   }
 }
 
+const RunOptions* ModelCli::run_options() const {
+  switch (parsed()) {
+  case ModelCommand::Train:
+    return &train_.run;
+  case ModelCommand::Eval:
+    return &eval_.run;
+  case ModelCommand::Predict:
+    return &predict_.eval.run;
+  default:
+    return nullptr;
+  }
+}
+
 int ModelCli::threads() const {
   switch (parsed()) {
   case ModelCommand::Train:

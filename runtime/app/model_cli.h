@@ -49,6 +49,8 @@ public:
   std::string& dtype();
   int64_t batch() const;
   int threads() const;
+  /// The parsed train / eval / predict command's options (null otherwise).
+  const RunOptions* run_options() const;
 
   /// For `train`: from now on SIGINT / SIGTERM stop the run at its next safe
   /// point (exit 130 / 143) instead of killing the process, so a Ctrl-C while

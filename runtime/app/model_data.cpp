@@ -16,6 +16,14 @@ int64_t model_path_channels(const plastic_model& m) {
   return 0;
 }
 
+int32_t model_path_options(const plastic_model& m) {
+  for (int32_t i = 0; i < m.n_input_slots; ++i) {
+    const plastic_input_slot& s = m.input_slots[i];
+    if (s.kind != PLASTIC_INPUT_STATIC) return s.path_options;
+  }
+  return 0;
+}
+
 ModelData::Split ModelData::split(const std::string& name) const {
   auto of = [](const Dataset& d, const std::optional<PreparedData>& p) {
     return Split{d, p ? &*p : nullptr};
@@ -52,11 +60,29 @@ std::string size_advice(const plastic_model& m, const ModelSource& source, const
   return out;
 }
 
+Result<std::map<std::string, int64_t>, AppError> data_quantities(const RunOptions& run) {
+  DataOptions o;
+  o.seed = run.seed;
+  o.observational_intensity = run.oi;
+  o.normalise = false;
+  o.whole = true;
+  if (Status<AppError> s = apply_data_flags(run.data_flags, o); !s) return s.error();
+  auto splits = open_data(run.data, o);
+  if (!splits) return AppError{1, splits.error().describe()};
+  const Dataset& d = splits.value().train;
+  std::map<std::string, int64_t> out{{"channels", static_cast<int64_t>(d.num_channels())}};
+  if (d.target_kind == TargetKind::Class || d.target_kind == TargetKind::Binary)
+    out["classes"] = static_cast<int64_t>(d.classes.size());
+  return out;
+}
+
 Result<ModelData, AppError> open_model_data(const plastic_model& m, const RunOptions& run) {
   DataOptions o;
   o.seed = run.data_seed();
   o.validation_fraction = run.valid_fraction;
   o.model_channels = model_path_channels(m);
+  o.model_time_channel = (model_path_options(m) & PLASTIC_PATH_WITH_TIME) != 0;
+  o.unit_increments = (model_path_options(m) & PLASTIC_PATH_UNIT_INCREMENTS) != 0;
   o.observational_intensity = run.oi;
   if (Status<AppError> s = apply_data_flags(run.data_flags, o); !s) return s.error();
   auto splits = open_data(run.data, o);

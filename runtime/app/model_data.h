@@ -3,6 +3,7 @@
 // kernels (control paths, log-signatures, targets — computed once).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 
@@ -40,7 +41,13 @@ void print_evaluation(const std::string& split, const Evaluation& e);
 /// data's classes)", the time channel said; empty when none applies.
 std::string size_advice(const plastic_model& model, const ModelSource& source, const Dataset& data);
 
+/// What `dim d from data.X` can take from run.data: "channels" (as read,
+/// before a time channel) and, for class-labelled data, "classes".
+Result<std::map<std::string, int64_t>, AppError> data_quantities(const RunOptions& run);
+
 /// Channels the model's path input expects (0 when it reads no path).
 int64_t model_path_channels(const plastic_model& model);
+/// plastic_path_option bits of the model's path input (0 when it reads none).
+int32_t model_path_options(const plastic_model& model);
 
 } // namespace plastic::rt

@@ -40,10 +40,9 @@ Status<AppError> write_preprocessing(const std::filesystem::path& dir, const Pre
   if (p.normaliser) {
     // nlohmann writes doubles with enough digits to read back the same bits.
     const Normaliser& n = *p.normaliser;
-    j["normaliser"] = {{"channel_mean", n.channel_mean},
-                       {"channel_scale", n.channel_scale},
-                       {"static_mean", n.static_mean},
-                       {"static_scale", n.static_scale}};
+    j["normaliser"] = {{"channel_mean", n.channel_mean}, {"channel_scale", n.channel_scale},
+                       {"static_mean", n.static_mean},   {"static_scale", n.static_scale},
+                       {"time_scale", n.time_scale},     {"increment_rms", n.increment_rms}};
   } else {
     j["normaliser"] = nullptr;
   }
@@ -83,6 +82,9 @@ read_preprocessing(const std::filesystem::path& dir) {
       out.channel_scale = n.at("channel_scale").get<std::vector<double>>();
       out.static_mean = n.at("static_mean").get<std::vector<double>>();
       out.static_scale = n.at("static_scale").get<std::vector<double>>();
+      // Records written before time was rescaled: raw time, plain scales.
+      out.time_scale = n.value("time_scale", 1.0);
+      out.increment_rms = n.value("increment_rms", 1.0);
       p.normaliser = std::move(out);
     }
     return std::optional<Preprocessing>(std::move(p));

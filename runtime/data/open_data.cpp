@@ -224,8 +224,13 @@ Result<DataSplits, DataError> open_data(const std::string& spec, const DataOptio
   if (!result) return result;
   DataSplits& s = result.value();
   if (s.train.size() == 0) return file_error(spec, "no training samples");
-  if (o.model_channels > 0 &&
-      o.model_channels == static_cast<int64_t>(s.train.num_channels()) + 1) {
+  const auto data_channels = static_cast<int64_t>(s.train.num_channels());
+  if (o.model_time_channel && o.model_channels != data_channels + 1)
+    return file_error(spec, fmt::format("the data have {} channels, so the model's path `with "
+                                        "time` needs 1 + {} = {} channels; it declares {}",
+                                        data_channels, data_channels, data_channels + 1,
+                                        o.model_channels));
+  if (o.model_time_channel || (o.model_channels > 0 && o.model_channels == data_channels + 1)) {
     for (Dataset* d : {&s.train, &s.validation, &s.test})
       add_time_channel(*d);
     s.description += "; time channel prepended";
@@ -235,12 +240,17 @@ Result<DataSplits, DataError> open_data(const std::string& spec, const DataOptio
   // stay in [-1, 1].
   bool synthetic = spec.rfind("synthetic:", 0) == 0;
   if (o.normalise && !synthetic) {
-    Normaliser n = fit_normaliser(s.train);
+    Normaliser n = fit_normaliser(s.train, 1e-5, o.unit_increments);
     s.normaliser = n;
     for (Dataset* d : {&s.train, &s.validation, &s.test})
       if (d->size() > 0)
         if (auto st = n.apply(*d); !st) return st.error();
     s.description += "; normalised with training statistics";
+    if (n.time_scale != 1.0)
+      s.description += fmt::format(" (time / {:.4g}, the mean span)", 1.0 / n.time_scale);
+    if (o.unit_increments)
+      s.description +=
+          fmt::format("; increments to unit RMS (channels / {:.4g} more)", n.increment_rms);
   }
   return result;
 }

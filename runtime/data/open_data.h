@@ -17,10 +17,13 @@
 // first-row statics, a sampling period. Column options given for any other
 // format are refused rather than ignored.
 // Splits are stratified by label where there are labels and seeded.
-// Normalisation uses training statistics only (normalise.h). The time
-// channel is prepended when the model's path has exactly one channel more
-// than the data — the CDE convention of Kidger et al. and paper 000, whose
-// inputs are [time, features].
+// Normalisation uses training statistics only (normalise.h); a time channel
+// is rescaled to the mean training span (a typical series covers [0, 1]).
+// The time channel is prepended when the model asks for it (`path[...] with
+// time`; then its channels must be the data's + 1) or, for a model that does
+// not say, when its path has exactly one channel more than the data — the
+// CDE convention of Kidger et al. and paper 000, whose inputs are
+// [time, features].
 #pragma once
 
 #include <cstdint>
@@ -40,6 +43,11 @@ struct DataOptions {
   /// Channels the model's path input expects; when it is one more than the
   /// data has, a time channel is prepended. 0: leave the channels alone.
   int64_t model_channels = 0;
+  /// The model's path says `with time`: prepend the time channel, and fail
+  /// when model_channels is not the data's channels + 1.
+  bool model_time_channel = false;
+  /// The model's path says `with unit_increments` (normalise.h).
+  bool unit_increments = false;
   bool normalise = true;
   /// PhysioNet: the "OI" setting (observational intensity channels).
   bool observational_intensity = false;

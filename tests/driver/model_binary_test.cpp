@@ -122,7 +122,7 @@ TEST_CASE("model binary = JIT: Delta CDE with the C++ backend", "[build][binary]
 TEST_CASE("model binary = JIT: neural CDE", "[build][binary]") {
   check_same_as_jit(
       "ncde",
-      {"examples/ncde_character.ode --set d_in=3 --set classes=3 --set hidden=8 --set d_f=16",
+      {"examples/ncde_character.ode --set d_data=3 --set classes=3 --set hidden=8 --set d_f=16",
        ts_data("ncde"), "all"});
 }
 
@@ -178,7 +178,7 @@ TEST_CASE("model binary: no LLVM or Clang library, runs alone in an empty folder
   CHECK(j["source"]["file"] == "gnode_flipflop.ode");
   CHECK(j["source"]["fnv1a64"].get<std::string>().size() == 16);
   CHECK(j["dtype"] == "f64");
-  CHECK(j["abi_version"] == 1);
+  CHECK(j["abi_version"] == 2);
   CHECK(j["parameters"].size() > 2);
   Run train = shell(env + "train --data synthetic:flipflop --epochs 1 --no-progress --out run");
   INFO(train.out << train.err);

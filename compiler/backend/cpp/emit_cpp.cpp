@@ -151,9 +151,10 @@ std::string input_slots(const plastic_model& m) {
     const plastic_input_slot& c = m.input_slots[i];
     s += fmt::format("{{.name = {}, .kind = {}, .source = {}, .offset = {}, .channels = {}, "
                      ".path_channels = {}, .logsig_depth = {}, .logsig_step = {}, "
-                     ".interpolation = {}}},\n",
+                     ".interpolation = {}, .path_options = {}}},\n",
                      cstr(c.name), named(input_kind(c.kind), c.kind), c.source, c.offset,
-                     c.channels, c.path_channels, c.logsig_depth, c.logsig_step, c.interpolation);
+                     c.channels, c.path_channels, c.logsig_depth, c.logsig_step, c.interpolation,
+                     c.path_options);
   }
   return s + "};\n\n";
 }

@@ -54,8 +54,9 @@ Types make_types(llvm::LLVMContext& c) {
   t.i64 = Type::getInt64Ty(c);
   t.f64 = Type::getDoubleTy(c);
   t.ptr = llvm::PointerType::get(c, 0);
-  t.slot = StructType::create(c, {t.ptr, t.i32, t.i32, t.i64, t.i64, t.i32, t.i32, t.i32, t.i32},
-                              "plastic_input_slot");
+  t.slot =
+      StructType::create(c, {t.ptr, t.i32, t.i32, t.i64, t.i64, t.i32, t.i32, t.i32, t.i32, t.i32},
+                         "plastic_input_slot");
   t.param =
       StructType::create(c,
                          {t.ptr, t.i32, t.i32, llvm::ArrayType::get(t.i64, PLASTIC_MAX_RANK), t.i64,
@@ -96,7 +97,7 @@ void check_layout(const Types& t, const llvm::DataLayout& dl) {
          OFF(plastic_input_slot, source), OFF(plastic_input_slot, offset),
          OFF(plastic_input_slot, channels), OFF(plastic_input_slot, path_channels),
          OFF(plastic_input_slot, logsig_depth), OFF(plastic_input_slot, logsig_step),
-         OFF(plastic_input_slot, interpolation)});
+         OFF(plastic_input_slot, interpolation), OFF(plastic_input_slot, path_options)});
   check(t.param, sizeof(plastic_param),
         {OFF(plastic_param, name), OFF(plastic_param, rank), OFF(plastic_param, init),
          OFF(plastic_param, shape), OFF(plastic_param, offset), OFF(plastic_param, size),
@@ -177,10 +178,10 @@ public:
   }
 
   Constant* slot(const plastic_input_slot& s) {
-    return llvm::ConstantStruct::get(t_.slot,
-                                     {str(s.name), i32(s.kind), i32(s.source), i64(s.offset),
-                                      i64(s.channels), i32(s.path_channels), i32(s.logsig_depth),
-                                      i32(s.logsig_step), i32(s.interpolation)});
+    return llvm::ConstantStruct::get(t_.slot, {str(s.name), i32(s.kind), i32(s.source),
+                                               i64(s.offset), i64(s.channels), i32(s.path_channels),
+                                               i32(s.logsig_depth), i32(s.logsig_step),
+                                               i32(s.interpolation), i32(s.path_options)});
   }
   Constant* param(const plastic_param& p) {
     std::vector<Constant*> shape, args;

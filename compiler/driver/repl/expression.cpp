@@ -257,7 +257,7 @@ int evaluate_expression(ReplState& st, const std::string& expr) {
                              fmt::format("output {} = ", kExprName);
   const std::string text = prefix + expr + "\n";
   dsl::DiagnosticEngine diag;
-  dsl::CheckResult checked = dsl::check_source("<expression>", text, {s.overrides()}, diag);
+  dsl::CheckResult checked = dsl::check_source("<expression>", text, {s.overrides(), {}, {}}, diag);
   if (!checked.model) {
     // Only the errors (the model's own warnings were shown when it loaded),
     // pointing into the expression as typed rather than into the model text.

@@ -104,7 +104,7 @@ std::shared_ptr<Specialisation> Session::build(const std::string& source,
   // Diagnostics name the file; once typed statements changed the text,
   // lines may differ from the file on disk, so the name says so.
   const std::string name = source == disk_source_ ? source_name() : source_name() + " (edited)";
-  dsl::CheckResult checked = dsl::check_source(name, source, {overrides}, diag);
+  dsl::CheckResult checked = dsl::check_source(name, source, {overrides, {}, {}}, diag);
   diag.render(std::cerr, common.color);
   if (!checked.model) return nullptr;
   std::map<std::string, double> dims;
@@ -121,7 +121,7 @@ std::shared_ptr<Specialisation> Session::build(const std::string& source,
       return spec;
     }
   auto start = std::chrono::steady_clock::now();
-  model::BuildOptions options{overrides, common.color, {}};
+  model::BuildOptions options{overrides, common.color, {}, 20, {}, {}};
   model::BuildStatus status = model::BuildStatus::Ok;
   auto fns = model::build_checked(std::move(checked), options, status);
   if (!fns) return nullptr;

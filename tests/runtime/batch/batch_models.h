@@ -342,13 +342,13 @@ template <class T> std::unique_ptr<CdeModel<T>> make_cde(const CdeSpec& s) {
   t.n_static = c.S;
   t.n_outputs = c.o;
   t.n_targets = s.task == PLASTIC_TASK_BINARY ? 1 : c.o;
-  m->slots.push_back({"x", PLASTIC_INPUT_PATH_VALUE, 0, 0, c.d, c.d, 0, 0, s.interp});
+  m->slots.push_back({"x", PLASTIC_INPUT_PATH_VALUE, 0, 0, c.d, c.d, 0, 0, s.interp, 0});
   if (s.logsig)
     m->slots.push_back(
-        {"x", PLASTIC_INPUT_LOGSIG_DRIVER, 0, c.d, c.D, c.d, s.depth, s.step, s.interp});
+        {"x", PLASTIC_INPUT_LOGSIG_DRIVER, 0, c.d, c.D, c.d, s.depth, s.step, s.interp, 0});
   else
-    m->slots.push_back({"x", PLASTIC_INPUT_PATH_DERIV, 0, c.d, c.D, c.d, 0, 0, s.interp});
-  if (s.S > 0) m->slots.push_back({"s", PLASTIC_INPUT_STATIC, 1, c.d + c.D, c.S, c.S, 0, 0, 0});
+    m->slots.push_back({"x", PLASTIC_INPUT_PATH_DERIV, 0, c.d, c.D, c.d, 0, 0, s.interp, 0});
+  if (s.S > 0) m->slots.push_back({"s", PLASTIC_INPUT_STATIC, 1, c.d + c.D, c.S, c.S, 0, 0, 0, 0});
   t.n_input_slots = static_cast<int32_t>(m->slots.size());
   t.input_slots = m->slots.data();
   plastic_param p{};

@@ -1,9 +1,14 @@
 // Resolving --data arguments: the generated task, real folders when the
-// shared data is present, the time-channel rule, and clear errors.
+// shared data is present, the time-channel rule (`with time`, the time
+// rescaled to the mean training span), unit increments, and clear errors.
 #include <catch2/catch.hpp>
+
+#include <cmath>
 
 #include "runtime/data/data_dir.h"
 #include "runtime/data/open_data.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/toy_ts.h"
 
 using namespace plastic::rt;
 
@@ -74,4 +79,51 @@ TEST_CASE("whole keeps every sample for training and returns the normaliser", "[
   CHECK(r->validation.size() == 0);
   CHECK(r->test.size() == 0);
   CHECK(r->normaliser.has_value());
+}
+
+TEST_CASE("a path `with time` gets the time channel, rescaled, or a clear error", "[open_data]") {
+  plastic::rt::test::TempDir tmp;
+  // 3 channels, 2 classes, 20 series of 11 steps (times 0..10: span 10).
+  plastic::test::write_toy_ts(tmp / "toy.ts", 3, 2, 20, 11);
+  DataOptions o;
+  o.model_channels = 4;
+  o.model_time_channel = true;
+  auto r = open_data((tmp / "toy.ts").string(), o);
+  REQUIRE(r.ok());
+  REQUIRE(r->train.channels[0].kind == ChannelKind::Time);
+  REQUIRE(r->normaliser.has_value());
+  CHECK(r->normaliser->time_scale == Approx(0.1));
+  const Sample& s = r->test.samples.at(0);
+  CHECK(s.values[0] == 0);
+  CHECK(s.values[10 * 4] == Approx(1.0)); // the last observation: t = 10 -> 1
+  CHECK_THAT(r->description, Catch::Contains("time / 10"));
+
+  // The path declares channels the data cannot fill: the count is named.
+  o.model_channels = 5;
+  auto wrong = open_data((tmp / "toy.ts").string(), o);
+  REQUIRE(!wrong.ok());
+  CHECK_THAT(wrong.error().describe(),
+             Catch::Contains("the data have 3 channels, so the model's path `with time` needs "
+                             "1 + 3 = 4 channels; it declares 5"));
+}
+
+TEST_CASE("unit_increments: the training split's increments have unit RMS", "[open_data]") {
+  plastic::rt::test::TempDir tmp;
+  plastic::test::write_toy_ts(tmp / "toy.ts", 2, 2, 40, 30);
+  DataOptions o;
+  o.unit_increments = true;
+  auto r = open_data((tmp / "toy.ts").string(), o);
+  REQUIRE(r.ok());
+  REQUIRE(r->normaliser.has_value());
+  CHECK(r->normaliser->increment_rms != 1);
+  double squares = 0;
+  std::size_t n = 0;
+  for (const Sample& s : r->train.samples)
+    for (std::size_t i = 0; i + 1 < s.length(); ++i)
+      for (std::size_t k = 0; k < 2; ++k) {
+        const double d = s.values[(i + 1) * 2 + k] - s.values[i * 2 + k];
+        squares += d * d, ++n;
+      }
+  CHECK(std::sqrt(squares / static_cast<double>(n)) == Approx(1).epsilon(1e-12));
+  CHECK_THAT(r->description, Catch::Contains("increments to unit RMS"));
 }

@@ -124,3 +124,78 @@ TEST_CASE("normalisation: columns with fewer than two training observations pass
   REQUIRE(n.apply(d).ok());
   CHECK(same(d.samples[0].values, {kNaN, 0, kNaN, kNaN}));
 }
+
+TEST_CASE("normalisation: the time channel is rescaled to the mean training span",
+          "[data][normalise]") {
+  // Spans 13 - 10 = 3 and 5 - 0 = 5: mean 4, so time is divided by 4.
+  Dataset train = toy();
+  add_time_channel(train);
+  const Normaliser n = fit_normaliser(train);
+  CHECK(n.time_scale == 0.25);
+  CHECK(n.channel_mean[0] == 0); // time is not standardised
+  CHECK(n.increment_rms == 1);   // not asked for
+  Dataset other = toy();
+  add_time_channel(other);
+  other.samples[1].times = {0, 40};
+  other.samples[1].values[3] = 40; // [time, a, b] per observation
+  REQUIRE(n.apply(other).ok());
+  // The training factor, not the split's own span: 40 / 4, and 10, 11, 13 / 4.
+  CHECK(other.samples[1].values[3] == 10);
+  CHECK(other.samples[0].values[0] == 2.5);
+  CHECK(other.samples[0].values[3] == 2.75);
+  CHECK(other.samples[0].values[6] == 3.25);
+  // The observation times the solver integrates over are kept.
+  CHECK(other.samples[0].times == std::vector<double>{10, 11, 13});
+}
+
+TEST_CASE("normalisation: without a time channel or span, time_scale is 1", "[data][normalise]") {
+  CHECK(fit_normaliser(toy()).time_scale == 1);
+  Dataset one;
+  one.channels = {{"a"}};
+  Sample s;
+  s.times = {3};
+  s.values = {1};
+  one.samples = {s};
+  add_time_channel(one);
+  CHECK(fit_normaliser(one).time_scale == 1);
+}
+
+TEST_CASE("normalisation: unit increments from the training split only", "[data][normalise]") {
+  // One channel; a = {0, 1, 3} and {5, 6}. Standardised with mean 3 and
+  // sample std sqrt(26 / 4) (+ 1e-5), the steps 1, 2 and 1 become s / std,
+  // so their RMS is sqrt(2) / std and the scale becomes std * RMS = sqrt(2).
+  Dataset train;
+  train.channels = {{"a"}};
+  Sample s0;
+  s0.times = {0, 1, 2};
+  s0.values = {0, 1, 3};
+  Sample s1;
+  s1.times = {0, 1};
+  s1.values = {5, 6};
+  train.samples = {s0, s1};
+  const double sd = std::sqrt(6.5) + 1e-5;
+  const Normaliser n = fit_normaliser(train, 1e-5, true);
+  CHECK(n.increment_rms == Approx(std::sqrt(2.0) / sd).epsilon(1e-14));
+  CHECK(n.channel_scale[0] == Approx(std::sqrt(2.0)).epsilon(1e-14));
+  CHECK(n.channel_mean[0] == 3);
+  // The increments of the normalised training data have unit RMS.
+  Dataset t = train;
+  REQUIRE(n.apply(t).ok());
+  double squares = 0;
+  for (const Sample& s : t.samples)
+    for (std::size_t i = 0; i + 1 < s.length(); ++i)
+      squares += (s.values[i + 1] - s.values[i]) * (s.values[i + 1] - s.values[i]);
+  CHECK(std::sqrt(squares / 3) == Approx(1).epsilon(1e-14));
+  // A rough test split does not change the statistics it is normalised with.
+  Dataset test = train;
+  test.samples[0].values = {0, 100, -100};
+  REQUIRE(n.apply(test).ok());
+  CHECK(test.samples[0].values[1] == Approx((100 - 3) / std::sqrt(2.0)).epsilon(1e-14));
+  // NaN steps are skipped; time and count channels are not scaled by it.
+  Dataset gaps = train;
+  gaps.samples[0].values = {0, kNaN, 3};
+  add_time_channel(gaps);
+  const Normaliser g = fit_normaliser(gaps, 1e-5, true);
+  CHECK(g.channel_scale[0] == 1);
+  CHECK(g.time_scale == Approx(1.0 / 1.5));
+}

@@ -514,7 +514,7 @@ template <class T> struct TestModel {
     table.n_param_entries = P > 0 ? 1 : 0;
     table.params = params.data();
     if (m > 0) {
-      slots.push_back(plastic_input_slot{"x", PLASTIC_INPUT_PATH_VALUE, 0, 0, m, m, 0, 0, 0});
+      slots.push_back(plastic_input_slot{"x", PLASTIC_INPUT_PATH_VALUE, 0, 0, m, m, 0, 0, 0, 0});
       table.n_input_slots = 1;
       table.input_slots = slots.data();
     }

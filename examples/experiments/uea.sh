@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The zoo's three classification models (Delta-rule FWP CDE, NCDE, gnODE)
+# on any UEA archive folders, unchanged: each model takes its channels and
+# classes from the data (`dim ... from data.*`) and the data layer
+# normalises time and increments, so there is no --set and no edit. Each
+# folder's given test file is the test set; 15 % of its training file is
+# held out for validation (model selection by validation loss).
+#
+#   examples/experiments/uea.sh [--seeds N] [--models "delta ncde gnode"] DIR...
+#
+# Runs every model on every folder with seeds 0..N-1 (default 3) and prints
+# a table of test accuracy mean +- std (over the seeds) and the mean wall
+# time per run. Settings per model are those of character_delta_cde.sh /
+# character_ncde.sh (chosen on CharacterTrajectories' validation split),
+# with EPOCHS (default 40) epochs; long series are slow (StandWalkJump:
+# length 2500). Run folders go to $OUT (default build/runs/uea).
+source "$(dirname "$0")/common.sh"
+
+seeds=3
+models="delta ncde gnode"
+dirs=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --seeds) seeds=$2; shift 2 ;;
+    --models) models=$2; shift 2 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    *) dirs+=("$1"); shift ;;
+  esac
+done
+[ ${#dirs[@]} -gt 0 ] || { echo "usage: $0 [--seeds N] [--models \"delta ncde gnode\"] DIR..." >&2; exit 2; }
+need_plastic
+out_root=${OUT:-$BUILD/runs/uea}
+epochs=${EPOCHS:-40}
+
+model_file() {
+  case "$1" in
+    delta) echo "$ROOT/examples/fwp_delta_cde_character.ode" ;;
+    ncde) echo "$ROOT/examples/ncde_character.ode" ;;
+    gnode) echo "$ROOT/examples/gnode_character.ode" ;;
+    *) echo "unknown model $1 (delta, ncde, gnode)" >&2; exit 2 ;;
+  esac
+}
+model_flags() {
+  case "$1" in
+    delta) echo "--lr 3e-3 --batch 32 --schedule cosine --optimizer adam" ;;
+    ncde) echo "--lr 1e-3 --batch 32 --schedule cosine --optimizer adam" ;;
+    gnode) echo "--lr 1e-3 --batch 32 --schedule cosine --optimizer adam" ;;
+  esac
+}
+
+results=$(mktemp)
+trap 'rm -f "$results"' EXIT
+for dir in "${dirs[@]}"; do
+  name=$(basename "$dir")
+  for model in $models; do
+    for ((seed = 0; seed < seeds; seed++)); do
+      run="$out_root/$name/$model/seed$seed"
+      mkdir -p "$(dirname "$run")"
+      start=$SECONDS
+      # shellcheck disable=SC2046  # the flags are words
+      if "$PLASTIC" train "$(model_file "$model")" --data "$dir" --epochs "$epochs" \
+        $(model_flags "$model") --dtype f32 --threads "$THREADS" --seed "$seed" --no-progress \
+        --force --out "$run" >"$run.log" 2>&1; then
+        acc=$(summary_value "$run" test accuracy)
+        echo "$name $model $seed $acc $((SECONDS - start))" | tee -a "$results"
+      else
+        echo "$name $model $seed failed (see $run.log)" >&2
+      fi
+    done
+  done
+done
+
+python3 - "$results" <<'EOF'
+import statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    name, model, seed, acc, secs = line.split()
+    rows.setdefault((name, model), []).append((float(acc), float(secs)))
+print()
+print("| data set | model | test accuracy (mean ± std) | seeds | time per run |")
+print("|---|---|---|---|---|")
+for (name, model), r in sorted(rows.items()):
+    accs = [a for a, _ in r]
+    std = statistics.stdev(accs) if len(accs) > 1 else 0.0
+    print(f"| {name} | {model} | {100 * statistics.mean(accs):.1f} ± {100 * std:.1f} % "
+          f"| {len(accs)} | {statistics.mean(s for _, s in r):.0f} s |")
+EOF
