@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "tests/driver/cli_support.h"
@@ -25,21 +26,39 @@ const std::string kFlipflop = src("examples/gnode_flipflop.ode");
 
 } // namespace
 
+// A classifier whose sizes are plain dims (not taken from the data): the
+// mismatch with the data is a runtime error that names the exact --set.
+const char* kFixedDims = R"(model fixed_dims
+dim d_in = 4, classes = 20, hidden = 8
+input x : path[d_in] cubic
+input y : label[classes]
+param zeta : linear[d_in, hidden]
+param f    : linear[hidden, hidden * d_in]
+param out  : linear[hidden, classes]
+state z : [hidden] = zeta(x(t0))
+flow z' = reshape(tanh(f(z)), [hidden, d_in]) @ dx(t)
+output logits = out(z(T))
+loss cross_entropy(logits, y)
+solve    rk4 step 1.0
+gradient direct
+)";
+
 TEST_CASE("a model that does not fit the data gets the exact --set", "[cli][messages]") {
   fs::path dir = fresh_dir("fit");
   write_toy_ts(dir / "toy.ts", 3, 4, 40, 16);
-  const std::string train = "train " + src("examples/ncde_character.ode") +
-                            " --set hidden=8 --set d_f=16 --data " + (dir / "toy.ts").string() +
-                            " --threads 1 --no-progress --epochs 1 --out " + (dir / "run").string();
-  Run classes = run(train);
+  std::ofstream(dir / "fixed.ode") << kFixedDims;
+  const std::string train = "train " + (dir / "fixed.ode").string() + " --data " +
+                            (dir / "toy.ts").string() +
+                            " --threads 1 --no-progress --epochs 1 --out ";
+  Run classes = run(train + (dir / "run1").string());
   CHECK(classes.exit_code == 1);
   CHECK_THAT(classes.err, Catch::Contains("fix: --set classes=4 (the data's classes)"));
-  Run channels = run(train + " --set classes=4 --set d_in=7");
+  Run channels = run(train + (dir / "run2").string() + " --set classes=4 --set d_in=7");
   CHECK(channels.exit_code == 1);
   CHECK_THAT(channels.err,
              Catch::Contains("fix: --set d_in=4 (the data's 3 channels and a time channel"));
   CHECK_THAT(channels.err, Catch::Contains("--set d_in=3 reads them without time"));
-  Run fits = run(train + " --set classes=4 --set d_in=4");
+  Run fits = run(train + (dir / "run3").string() + " --set classes=4 --set d_in=4");
   INFO(fits.err);
   CHECK(fits.exit_code == 0);
 }

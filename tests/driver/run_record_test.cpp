@@ -30,8 +30,8 @@ fs::path fresh_dir(const std::string& name) {
 
 const std::string kModel = src("examples/gnode_flipflop.ode");
 // A small neural CDE for classification on a toy .ts file (tests/support/toy_ts.h).
-const std::string kNcde = src("examples/ncde_character.ode") +
-                          " --set d_in=3 --set classes=3 --set hidden=8 --set d_f=16";
+const std::string kNcde =
+    src("examples/ncde_character.ode") + " --set classes=3 --set hidden=8 --set d_f=16";
 
 std::string train_args(const fs::path& out, int epochs, const std::string& extra = "") {
   return "train " + kModel +
