@@ -2,11 +2,8 @@
 // compiled_model.h).
 #include "compiler/backend/compiled_model.h"
 
-#include <atomic>
 #include <chrono>
 #include <mutex>
-
-#include <fmt/format.h>
 
 #include "compiler/abi/table.h"
 #include "compiler/backend/llvm/jit.h"
@@ -71,9 +68,8 @@ backend::Jit& shared_jit(const backend::CompileOptions& options) {
   return *jits.back();
 }
 
-std::string unique_prefix(const std::string& name) {
-  static std::atomic<uint64_t> counter{0};
-  return fmt::format("{}_{}_", name, counter++);
+std::string jit_prefix(const std::string& name) {
+  return name + "_";
 }
 
 CompiledModel CompiledModel::assemble(ModelLayout layout, ModelKernels kernels, JitModule module,
@@ -103,10 +99,7 @@ CompiledModel compile_model(const model::ModelFunctions& fns, loops::ElemType ty
                             const backend::CompileOptions& options) {
   auto t0 = std::chrono::steady_clock::now();
   ModelLayout layout = compute_layout(fns);
-  // The same names at every compilation of the same model: each JIT module
-  // links in a library of its own, and fixed names let the object cache
-  // serve a model compiled before (in this process or an earlier one).
-  ModelKernels kernels = build_kernels(fns, layout, type, lanes, layout.name + "_");
+  ModelKernels kernels = build_kernels(fns, layout, type, lanes, jit_prefix(layout.name));
   const double assemble_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   JitModule module = shared_jit(options).add(kernels.module);

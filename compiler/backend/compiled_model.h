@@ -82,9 +82,10 @@ CompiledModel compile_model(const model::ModelFunctions& fns, loops::ElemType ty
 /// on first use); every backend loads its modules into it.
 backend::Jit& shared_jit(const backend::CompileOptions& options);
 
-/// Symbol prefix unique in this process for a compilation of model `name`
-/// ("<name>_<n>_"), so that models coexist in the shared JIT.
-std::string unique_prefix(const std::string& name);
+/// The JIT's symbol prefix for model `name`: "<name>_", the same at every
+/// compilation (each JIT module links in a library of its own, so two
+/// compilations of one model coexist, and the kernel cache can serve both).
+std::string jit_prefix(const std::string& name);
 
 /// The loop IR of every kernel without compiling it (`plastic emit --loops`,
 /// --llvm); kernel symbols are "<prefix><kernel>".

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/batch/installed_hook.h"
 #include "runtime/batch/prepared_data.h"
 #include "runtime/solvers/status.h"
 
@@ -43,21 +44,13 @@ struct NonFiniteEvent {
 /// when it cannot tell where the value came from.
 using NonFiniteExplainer = std::function<std::string(const NonFiniteEvent&)>;
 
-/// The process's explainer (empty when none is installed).
-const NonFiniteExplainer& nonfinite_explainer();
+/// The process's non-finite explainer (empty when none is installed).
+inline const NonFiniteExplainer& nonfinite_explainer() {
+  return installed_hook<NonFiniteExplainer>();
+}
 
-/// Installs `explainer` until the returned guard dies (the previous one is
-/// restored then). Not thread safe: install before a run starts.
-class NonFiniteExplainerScope {
-public:
-  explicit NonFiniteExplainerScope(NonFiniteExplainer explainer);
-  ~NonFiniteExplainerScope();
-  NonFiniteExplainerScope(const NonFiniteExplainerScope&) = delete;
-  NonFiniteExplainerScope& operator=(const NonFiniteExplainerScope&) = delete;
-
-private:
-  NonFiniteExplainer saved_;
-};
+/// Installs one until the guard dies (the previous one is restored then).
+using NonFiniteExplainerScope = HookScope<NonFiniteExplainer>;
 
 /// Widens a parameter vector to f64 for an event.
 template <class T> std::vector<double> widen(std::span<const T> values) {

@@ -9,6 +9,8 @@
 #include <span>
 #include <string>
 
+#include "runtime/batch/installed_hook.h"
+
 namespace plastic::rt {
 
 /// One line of the report, and a warning when eigenvalues fall outside the
@@ -21,20 +23,12 @@ struct StabilitySummary {
 /// The report for the parameters about to be trained (widened to f64).
 using StabilityReporter = std::function<StabilitySummary(std::span<const double> params)>;
 
-/// The process's reporter (empty when none is installed).
-const StabilityReporter& stability_reporter();
+/// The process's stability reporter (empty when none is installed).
+inline const StabilityReporter& stability_reporter() {
+  return installed_hook<StabilityReporter>();
+}
 
-/// Installs `reporter` until the guard dies (the previous one is restored).
-/// Not thread safe: install before a run starts.
-class StabilityReporterScope {
-public:
-  explicit StabilityReporterScope(StabilityReporter reporter);
-  ~StabilityReporterScope();
-  StabilityReporterScope(const StabilityReporterScope&) = delete;
-  StabilityReporterScope& operator=(const StabilityReporterScope&) = delete;
-
-private:
-  StabilityReporter saved_;
-};
+/// Installs one until the guard dies (the previous one is restored then).
+using StabilityReporterScope = HookScope<StabilityReporter>;
 
 } // namespace plastic::rt

@@ -6,26 +6,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
 #include "dsl/frontend.h"
+#include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
 
-namespace {
-
-fs::path scratch() {
-  std::string tmpl = (fs::temp_directory_path() / "plastic-dsl-XXXXXX").string();
-  REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-  return tmpl;
-}
-
-} // namespace
-
 TEST_CASE("reading a model refuses what is not a regular file", "[dsl][files]") {
-  const fs::path dir = scratch();
+  plastic::rt::test::TempDir tmp;
+  const fs::path& dir = tmp.path();
   std::string text, why;
 
   const fs::path fifo = dir / "pipe.ode";
@@ -51,5 +42,4 @@ TEST_CASE("reading a model refuses what is not a regular file", "[dsl][files]") 
   std::ofstream(good) << "model m\n";
   REQUIRE(plastic::dsl::read_file(good.string(), text, &why));
   CHECK(text == "model m\n");
-  fs::remove_all(dir);
 }

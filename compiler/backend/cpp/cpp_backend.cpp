@@ -49,7 +49,7 @@ CompiledModel compile_model(const model::ModelFunctions& fns, loops::ElemType ty
                             const CompileOptions& options) {
   auto t0 = std::chrono::steady_clock::now();
   ModelLayout layout = compute_layout(fns);
-  ModelKernels kernels = build_kernels(fns, layout, type, lanes, unique_prefix(layout.name));
+  ModelKernels kernels = build_kernels(fns, layout, type, lanes, jit_prefix(layout.name));
   const double assemble_ms = ms_since(t0);
 
   CompileStats stats;

@@ -4,46 +4,24 @@
 // other options miss; PLASTIC_CACHE_DIR=off keeps nothing.
 #include <catch2/catch.hpp>
 
-#include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <optional>
 #include <string>
 
 #include "compiler/backend/llvm/jit.h"
 #include "compiler/loops/loop_interpreter.h"
 #include "tests/compiler/backend/jit_support.h"
 #include "tests/compiler/backend/loop_programs.h"
+#include "tests/support/scoped_env.h"
 #include "tests/support/temp_dir.h"
 
 using namespace plastic::loops;
 using namespace plastic::backend;
 using namespace plastic::backend::test;
+using plastic::test::ScopedEnv;
 namespace fs = std::filesystem;
 
 namespace {
-
-// Sets an environment variable for one scope, restoring the old value.
-class ScopedEnv {
-public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    ::setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (old_)
-      ::setenv(name_, old_->c_str(), 1);
-    else
-      ::unsetenv(name_);
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
-private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
 
 Module three_kernels() {
   return Module{"cached",

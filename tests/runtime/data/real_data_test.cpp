@@ -19,6 +19,7 @@
 #include "runtime/data/transforms.h"
 #include "runtime/data/ts_reader.h"
 #include "tests/runtime/data/data_test_support.h"
+#include "tests/support/scoped_env.h"
 
 using namespace plastic::rt;
 namespace fs = std::filesystem;
@@ -201,9 +202,7 @@ TEST_CASE("real data: Walker2d rollouts (.npy, float32)", "[data][real][npy]") {
 
 TEST_CASE("find_data_dir: $PLASTIC_DATA first, then <repo>/../shared/data", "[data]") {
   test::TempDir dir;
-  const char* old = std::getenv("PLASTIC_DATA");
-  const std::string saved = old ? old : "";
-  ::setenv("PLASTIC_DATA", dir.path().c_str(), 1);
+  plastic::test::ScopedEnv env("PLASTIC_DATA", dir.path().string());
   CHECK(find_data_dir("/nonexistent") == dir.path());
   ::setenv("PLASTIC_DATA", (dir.path() / "missing").c_str(), 1);
   CHECK(find_data_dir(dir.path() / "nowhere") == std::nullopt);
@@ -212,8 +211,4 @@ TEST_CASE("find_data_dir: $PLASTIC_DATA first, then <repo>/../shared/data", "[da
   const auto found = find_data_dir(dir.path() / "repo");
   REQUIRE(found);
   CHECK(found->string() == (dir.path() / "shared" / "data").string());
-  if (old)
-    ::setenv("PLASTIC_DATA", saved.c_str(), 1);
-  else
-    ::unsetenv("PLASTIC_DATA");
 }

@@ -8,22 +8,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 
 #include "runtime/data/open_data.h"
+#include "tests/support/temp_dir.h"
 #include "tests/support/toy_ts.h"
 
 using namespace plastic::rt;
 namespace fs = std::filesystem;
 
 namespace {
-
-fs::path scratch() {
-  std::string tmpl = (fs::temp_directory_path() / "plastic-data-XXXXXX").string();
-  REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-  return tmpl;
-}
 
 std::string error_of(const std::string& spec) {
   auto r = open_data(spec, DataOptions{});
@@ -34,7 +28,8 @@ std::string error_of(const std::string& spec) {
 } // namespace
 
 TEST_CASE("data paths that are not regular files are refused at once", "[open_data][files]") {
-  const fs::path dir = scratch();
+  plastic::rt::test::TempDir tmp;
+  const fs::path& dir = tmp.path();
   const fs::path fifo = dir / "Pipe_TRAIN.ts";
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
   CHECK_THAT(error_of(fifo.string()), Catch::Contains("not a regular file"));
@@ -45,12 +40,12 @@ TEST_CASE("data paths that are not regular files are refused at once", "[open_da
 
   fs::create_directory(dir / "folder.ts");
   CHECK_THAT(error_of((dir / "folder.ts").string()), Catch::Contains("needs"));
-  fs::remove_all(dir);
 }
 
 TEST_CASE("a UEA folder with a looping link and a FIFO beside its files still opens",
           "[open_data][files]") {
-  const fs::path dir = scratch();
+  plastic::rt::test::TempDir tmp;
+  const fs::path& dir = tmp.path();
   plastic::test::write_toy_ts(dir / "Toy_TRAIN.ts", 2, 3, 12, 10);
   plastic::test::write_toy_ts(dir / "Toy_TEST.ts", 2, 3, 6, 10);
   fs::create_symlink(dir / "Loop_TRAIN.ts", dir / "Loop_TRAIN.ts");
@@ -58,5 +53,4 @@ TEST_CASE("a UEA folder with a looping link and a FIFO beside its files still op
   auto r = open_data(dir.string(), DataOptions{});
   REQUIRE(r.ok());
   CHECK(r->test.size() == 6);
-  fs::remove_all(dir);
 }
