@@ -86,6 +86,16 @@ bool read_file(const std::string& path, std::string& out, std::string* why) {
   return true;
 }
 
+bool declares_data_dims(const std::string& path) {
+  std::string text;
+  if (!read_file(path, text)) return false;
+  DiagnosticEngine quiet; // the command's own check reports any error
+  const Module module = parse(std::make_shared<SourceFile>(path, std::move(text)), quiet);
+  for (const Decl& decl : module.decls)
+    if (const auto* dim = std::get_if<DimDecl>(&decl); dim && dim->from_data) return true;
+  return false;
+}
+
 CheckResult check_file(const std::string& path, const CheckOptions& options,
                        DiagnosticEngine& diag) {
   std::string text;

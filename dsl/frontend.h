@@ -24,6 +24,11 @@ CheckResult check_source(std::string name, std::string text, const CheckOptions&
 CheckResult check_file(const std::string& path, const CheckOptions& options,
                        DiagnosticEngine& diag);
 
+/// Whether the model file declares a dim taken from the data (`dim d from
+/// data.channels`): only then do commands read the data before compiling.
+/// A file that cannot be read or parsed says false (its check reports why).
+bool declares_data_dims(const std::string& path);
+
 /// Reads a whole model file; false if it cannot be read, with the reason in
 /// `why` ("is a directory, not a model file", "No such file or directory").
 /// Only regular files up to 64 MB are read: a FIFO would block forever.

@@ -3,6 +3,7 @@
 
 #include "compiler/driver/backend_choice.h"
 #include "compiler/driver/run_compiled.h"
+#include "dsl/frontend.h"
 #include "runtime/app/model_cli.h"
 #include "runtime/app/model_data.h"
 #include "runtime/app/run_record.h"
@@ -74,14 +75,15 @@ std::optional<int> ModelCommands::run(const CommonOptions& common) {
     return kUsageError;
   }
   // `dim d from data.X` is resolved before compiling: the data are read
-  // once here for their channels and classes. Data that cannot be read are
-  // left to the command, which reports them as before (and, for `train
-  // --force`, after clearing the old run).
-  // Without --data, eval and predict read the data the run recorded.
+  // once here for their channels and classes — only for a model that has
+  // such a dim, since the command reads them again. Data that cannot be read
+  // are left to the command, which reports them as before (and, for `train
+  // --force`, after clearing the old run). Without --data, eval and predict
+  // read the data the run recorded.
   const rt::RunOptions* run = cli.run_options();
   if ((!run || run->data.empty()) && recorded_options && !recorded_options->data.empty())
     run = &*recorded_options;
-  if (run && !run->data.empty()) {
+  if (run && !run->data.empty() && dsl::declares_data_dims(state_->file)) {
     auto q = rt::data_quantities(*run);
     if (q) {
       with_backend.data_quantities = std::move(q.value());
