@@ -16,6 +16,7 @@ constexpr long long kMaxSeed = std::numeric_limits<long long>::max();
 constexpr long long kMaxThreads = 4096;
 constexpr long long kMaxBatch = 1LL << 30;
 constexpr long long kMaxEpochs = 1'000'000'000;
+constexpr long long kMaxFolds = 1000;
 } // namespace
 
 void add_run_options(CLI::App& cmd, RunOptions& run) {
@@ -111,6 +112,15 @@ void add_train_options(CLI::App& cmd, TrainRequest& r) {
   cmd.add_flag("--force", r.force, "Replace the run the folder holds (its files are removed)")
       ->excludes(resume);
   cmd.add_flag("--plot", r.plot, "Write learning_curve.png with gnuplot");
+  CLI::Option* folds =
+      cmd.add_option("--folds", r.run.folds,
+                     "K-fold cross-validation: train K models, each validated on one fold of "
+                     "the training data, in OUT/fold-1 ... OUT/fold-K; mean and std in "
+                     "OUT/folds.json")
+          ->check(integer_in(2, kMaxFolds));
+  cmd.add_option("--fold", r.run.fold, "With --folds K: train only fold I (1..K) in --out")
+      ->check(integer_in(1, kMaxFolds))
+      ->needs(folds);
   cmd.add_option("--select", r.select,
                  "Validation value that picks the best epoch: loss (default), or the task's "
                  "metric: accuracy (classification), auroc (binary), mse (regression)")

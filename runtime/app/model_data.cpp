@@ -80,6 +80,8 @@ Result<ModelData, AppError> open_model_data(const plastic_model& m, const RunOpt
   DataOptions o;
   o.seed = run.data_seed();
   o.validation_fraction = run.valid_fraction;
+  o.folds = run.folds;
+  o.fold = run.fold;
   o.model_channels = model_path_channels(m);
   o.model_time_channel = (model_path_options(m) & PLASTIC_PATH_WITH_TIME) != 0;
   o.unit_increments = (model_path_options(m) & PLASTIC_PATH_UNIT_INCREMENTS) != 0;

@@ -17,7 +17,18 @@ template <class T>
 Status<AppError> load_parameters(const plastic_model& m, const std::string& where,
                                  std::vector<T>& theta) {
   std::filesystem::path path(where);
-  if (std::filesystem::is_directory(path)) path /= "model.safetensors";
+  if (std::filesystem::is_directory(path)) {
+    std::error_code ec;
+    // A cross-validation (train --folds) keeps one model per fold.
+    if (!std::filesystem::exists(path / "model.safetensors", ec) &&
+        std::filesystem::exists(path / "folds.json", ec))
+      return AppError{kUsageError,
+                      fmt::format("{} holds a cross-validation, one model per fold: give one "
+                                  "fold's run (--parameters {}); their results are in {}",
+                                  where, (path / "fold-1").string(),
+                                  (path / "folds.json").string())};
+    path /= "model.safetensors";
+  }
   auto file = read_safetensors(path);
   if (!file) return AppError{1, file.error().describe()};
   auto hash = file.value().metadata.find("model_hash");

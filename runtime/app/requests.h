@@ -45,7 +45,11 @@ struct RunOptions {
   /// --seed (runs made before it existed split with their --seed).
   std::optional<uint64_t> split_seed;
   double valid_fraction = 0.15; ///< --valid-fraction: of a training file held out for validation
-  ModelSource model;            ///< the model's source (empty for a model binary)
+  /// --folds K: K-fold cross-validation (cross_validation.h); `fold` is the
+  /// one fold (1..K) a run trains and validates on, 0 = every fold in turn.
+  int64_t folds = 0;
+  int64_t fold = 0;
+  ModelSource model; ///< the model's source (empty for a model binary)
   /// Options given on the command line by long name ("--seed", ...): the
   /// others may be taken from a run folder's record (run_record.h).
   std::set<std::string> given;

@@ -17,7 +17,9 @@ namespace {
 namespace fs = std::filesystem;
 
 /// Whether a run writes a file of this name at the top of its folder
-/// (train_loop.h, train_app.cpp, preprocessing.h, run_record.h, plot.h).
+/// (train_loop.h, train_app.cpp, preprocessing.h, run_record.h, plot.h,
+/// and a cross-validation's folds.json and fold-K folders,
+/// cross_validation.h).
 bool is_run_file(const std::string& name) {
   static constexpr std::array<std::string_view, 11> kNames = {"checkpoints",
                                                               "train.jsonl",
@@ -32,6 +34,10 @@ bool is_run_file(const std::string& name) {
                                                               "learning_curve.gnuplot.log"};
   for (std::string_view n : kNames)
     if (name == n) return true;
+  if (name == "folds.json") return true;
+  if (name.rfind("fold-", 0) == 0 && name.size() > 5 &&
+      name.find_first_not_of("0123456789", 5) == std::string::npos)
+    return true;
   return is_temporary_name(name);
 }
 

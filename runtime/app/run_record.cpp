@@ -44,6 +44,8 @@ const std::vector<RecordedOption>& recorded_options() {
       {"--split-seed", [](const TrainRequest& r) { return json(r.run.data_seed()); },
        [](TrainRequest& r, const json& j) { r.run.split_seed = j.get<uint64_t>(); }},
       run_option("--valid-fraction", &RunOptions::valid_fraction),
+      run_option("--folds", &RunOptions::folds),
+      run_option("--fold", &RunOptions::fold),
       run_option("--batch", &RunOptions::batch),
       run_option("--dtype", &RunOptions::dtype),
       run_option("--oi", &RunOptions::oi),
@@ -161,7 +163,16 @@ Status<AppError> write_run_record(const fs::path& dir, const RunRecord& rec,
 Result<std::optional<RunRecord>, AppError> read_run_record(const fs::path& dir) {
   const fs::path path = dir / kFile;
   std::error_code ec;
-  if (!fs::exists(path, ec)) return std::optional<RunRecord>{};
+  if (!fs::exists(path, ec)) {
+    // A cross-validation (cross_validation.h) is recorded by its folds,
+    // which differ only in the fold they validate on.
+    if (fs::exists(dir / "folds.json", ec) && fs::exists(dir / "fold-1" / kFile, ec)) {
+      auto first = read_run_record(dir / "fold-1");
+      if (first && first.value()) first.value()->train.run.fold = 0;
+      return first;
+    }
+    return std::optional<RunRecord>{};
+  }
   auto bytes = read_file(path);
   if (!bytes) return AppError{kInputError, bytes.error().describe()};
   try {
@@ -208,6 +219,9 @@ void recall_run_options(const RunRecord& rec, RunOptions& run) {
   if (!run.was_given("--seed")) run.seed = rec.train.run.seed;
   if (!run.was_given("--split-seed") && !run.was_given("--seed")) run.split_seed = rec.split_seed;
   if (!run.was_given("--valid-fraction")) run.valid_fraction = rec.valid_fraction;
+  // A fold's validation part is its fold of the data: always the run's.
+  run.folds = rec.train.run.folds;
+  run.fold = rec.train.run.fold;
   if (!run.was_given("--batch")) run.batch = rec.train.run.batch;
 }
 

@@ -68,7 +68,8 @@ Status<AppError> write_run_record(const std::filesystem::path& dir, const RunRec
                                   const ModelSource& source);
 
 /// Reads `dir`/run.json; nullopt when there is none (a run made before the
-/// record existed). Unknown fields are ignored.
+/// record existed). Unknown fields are ignored. For a cross-validation's
+/// folder (train --folds), the record its folds share (fold 0).
 Result<std::optional<RunRecord>, AppError> read_run_record(const std::filesystem::path& dir);
 
 /// The run folder of a --parameters argument (a folder, or a file in one).

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "runtime/app/cross_validation.h"
 #include "runtime/app/model_data.h"
 #include "runtime/app/model_hash.h"
 #include "runtime/app/preprocessing.h"
@@ -60,7 +61,8 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
   // saying so, so that the README's command can be run again as it is.
   const bool replaces_latest =
       !r.resume && !r.force && r.out == TrainRequest::kLatestRun &&
-      std::filesystem::exists(std::filesystem::path(r.out) / "train.jsonl");
+      (std::filesystem::exists(std::filesystem::path(r.out) / "train.jsonl") ||
+       recorded_folds(r.out).has_value());
   auto folder = take_run_folder(r.out, r.resume, r.force || replaces_latest);
   if (!folder) {
     fmt::print(stderr, "plastic: {}\n", folder.error().message);
@@ -220,7 +222,22 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
 
 } // namespace
 
-int run_train(const plastic_model& m, const TrainRequest& r) {
+int run_train(const plastic_model& m, const TrainRequest& given) {
+  TrainRequest r = given;
+  // --resume on a cross-validation's folder continues the cross-validation.
+  if (r.resume && r.run.fold == 0)
+    if (std::optional<int64_t> k = recorded_folds(r.out)) {
+      if (r.run.folds != 0 && r.run.folds != *k)
+        return fail(
+            AppError{kUsageError, fmt::format("--folds {} given, the cross-validation in {} has {} "
+                                              "folds: --resume continues it with its own",
+                                              r.run.folds, r.out, *k)});
+      r.run.folds = *k;
+    }
+  if (r.run.folds >= 2 && r.run.fold > r.run.folds)
+    return fail(AppError{kUsageError, fmt::format("--fold {}: --folds {} numbers its folds 1 to {}",
+                                                  r.run.fold, r.run.folds, r.run.folds)});
+  if (r.run.folds >= 2 && r.run.fold == 0) return run_cross_validation(m, r);
   if (m.dtype == PLASTIC_F64) return train_typed<double>(m, r);
   return train_typed<float>(m, r);
 }

@@ -38,8 +38,27 @@ std::vector<fs::path> files_ending(const fs::path& dir, const std::string& suffi
   return out;
 }
 
-// The test part stays 15 %; the validation part is o.validation_fraction
-// (the rest is trained on).
+constexpr double kTestFraction = 0.15;
+
+// Training and validation parts of `pool` (sample indices of a data set
+// whose labels are `labels`): a K-fold part validates under --folds, else
+// o.validation_fraction of it, stratified either way.
+SplitIndices split_pool(std::span<const int> labels, const std::vector<std::size_t>& pool,
+                        const DataOptions& o) {
+  std::vector<int> pool_labels;
+  pool_labels.reserve(pool.size());
+  for (std::size_t i : pool)
+    pool_labels.push_back(labels[i]);
+  SplitIndices idx = o.folds >= 2 ? fold_split(pool_labels, o.folds, o.fold - 1, o.seed)
+                                  : validation_split(pool_labels, o.validation_fraction, o.seed);
+  for (auto* part : {&idx.train, &idx.validation})
+    for (std::size_t& i : *part)
+      i = pool[i];
+  return idx;
+}
+
+// The test part stays 15 %; the validation part is o.validation_fraction,
+// or a fold of the rest under --folds (the rest is trained on).
 DataSplits split_three(Dataset all, const DataOptions& o) {
   if (o.whole) {
     DataSplits s;
@@ -49,9 +68,17 @@ DataSplits split_three(Dataset all, const DataOptions& o) {
     return s;
   }
   std::vector<int> labels = all.labels();
-  constexpr double kTestFraction = 0.15;
-  SplitIndices idx = stratified_split(labels, o.seed, 1 - kTestFraction - o.validation_fraction,
-                                      o.validation_fraction);
+  SplitIndices idx;
+  if (o.folds >= 2) {
+    // The test part first, the same for every fold of the seed.
+    const double f[2] = {1 - kTestFraction, kTestFraction};
+    auto parts = stratified_partition(labels, f, o.seed);
+    idx = split_pool(labels, parts[0], o);
+    idx.test = std::move(parts[1]);
+  } else {
+    idx = stratified_split(labels, o.seed, 1 - kTestFraction - o.validation_fraction,
+                           o.validation_fraction);
+  }
   DataSplits s;
   s.train = subset(all, idx.train);
   s.validation = subset(all, idx.validation);
@@ -68,12 +95,28 @@ DataSplits split_given_test(Dataset train_file, Dataset test_file, const DataOpt
     return s;
   }
   std::vector<int> labels = train_file.labels();
-  SplitIndices idx = validation_split(labels, o.validation_fraction, o.seed);
+  std::vector<std::size_t> everything(labels.size());
+  for (std::size_t i = 0; i < everything.size(); ++i)
+    everything[i] = i;
+  SplitIndices idx = split_pool(labels, everything, o);
   DataSplits s;
   s.train = subset(train_file, idx.train);
   s.validation = subset(train_file, idx.validation);
   s.test = std::move(test_file);
   return s;
+}
+
+// How the samples were split, for the description line.
+std::string three_way(const DataOptions& o) {
+  if (o.folds >= 2)
+    return fmt::format("15% held out for test, the rest in {} folds (fold {} validates)", o.folds,
+                       o.fold);
+  return fmt::format("split {:.0f}/{:.0f}/15", 100 * (1 - kTestFraction - o.validation_fraction),
+                     100 * o.validation_fraction);
+}
+std::string given_test(const DataOptions& o) {
+  if (o.folds >= 2) return fmt::format("training in {} folds (fold {} validates)", o.folds, o.fold);
+  return fmt::format("{:.0f}% of training held out for validation", 100 * o.validation_fraction);
 }
 
 // Column options only the CSV reader understands (or the .npy shaping), so
@@ -121,6 +164,9 @@ Result<DataSplits, DataError> read_spec(const std::string& spec, const DataOptio
   const bool columns = has_column_options(o);
   if (spec.rfind("synthetic:", 0) == 0) {
     if (columns) return column_options_refused(spec);
+    if (o.folds >= 2 && !o.whole)
+      return file_error(spec, "a synthetic task has fixed training and validation trials: "
+                              "--folds needs a data set to divide");
     std::string what = spec.substr(10);
     FlipFlopOptions ff;
     ff.seed = o.seed;
@@ -170,9 +216,8 @@ Result<DataSplits, DataError> read_spec(const std::string& spec, const DataOptio
       if (!test) return test.error();
       DataSplits s = split_given_test(std::move(train.value()), std::move(test.value()), o);
       s.description =
-          fmt::format("{} + {}: the given test file, {:.0f}% of training held out for validation",
-                      train_ts[0].filename().string(), test_ts[0].filename().string(),
-                      100 * o.validation_fraction);
+          fmt::format("{} + {}: the given test file, {}", train_ts[0].filename().string(),
+                      test_ts[0].filename().string(), given_test(o));
       return s;
     }
     if (!files_ending(p, ".psv").empty()) {
@@ -180,16 +225,17 @@ Result<DataSplits, DataError> read_spec(const std::string& spec, const DataOptio
       auto data = read_physionet2019(p, PhysioNetOptions::kidger2020(o.observational_intensity));
       if (!data) return data.error();
       DataSplits s = split_three(std::move(data.value()), o);
-      s.description = fmt::format("PhysioNet 2019 stays in {} ({}), split 70/15/15 by label", spec,
-                                  o.observational_intensity ? "OI" : "no-OI");
+      s.description = fmt::format("PhysioNet 2019 stays in {} ({}), {} by label", spec,
+                                  o.observational_intensity ? "OI" : "no-OI", three_way(o));
       return s;
     }
     if (!files_ending(p, ".npy").empty()) {
       auto data = read_npy_shaped(p, spec, o);
       if (!data) return data.error();
       DataSplits s = split_three(std::move(data.value()), o);
-      s.description = fmt::format("{} .npy series in {}, split 70/15/15",
-                                  s.train.size() + s.validation.size() + s.test.size(), spec);
+      s.description =
+          fmt::format("{} .npy series in {}, {}",
+                      s.train.size() + s.validation.size() + s.test.size(), spec, three_way(o));
       return s;
     }
     return file_error(spec, "a data folder needs *_TRAIN.ts and *_TEST.ts (UEA), *.psv (PhysioNet "
@@ -201,7 +247,7 @@ Result<DataSplits, DataError> read_spec(const std::string& spec, const DataOptio
     auto data = read_ts(p);
     if (!data) return data.error();
     DataSplits s = split_three(std::move(data.value()), o);
-    s.description = fmt::format("{}, split 70/15/15 by label", spec);
+    s.description = fmt::format("{}, {} by label", spec, three_way(o));
     return s;
   }
   if (ext == ".csv") {
@@ -209,7 +255,7 @@ Result<DataSplits, DataError> read_spec(const std::string& spec, const DataOptio
     if (!data) return data.error();
     if (auto st = shape_series(data.value(), o.shaping, spec); !st) return st.error();
     DataSplits s = split_three(std::move(data.value()), o);
-    s.description = fmt::format("{}, split 70/15/15", spec);
+    s.description = fmt::format("{}, {}", spec, three_way(o));
     return s;
   }
   return file_error(spec,
@@ -224,6 +270,16 @@ Result<DataSplits, DataError> open_data(const std::string& spec, const DataOptio
   if (!result) return result;
   DataSplits& s = result.value();
   if (s.train.size() == 0) return file_error(spec, "no training samples");
+  if (o.folds >= 2 && !o.whole) {
+    const size_t pool = s.train.size() + s.validation.size();
+    if (pool < static_cast<size_t>(o.folds))
+      return file_error(spec, fmt::format("{} folds need at least {} samples to divide; {} has {} "
+                                          "besides its test part",
+                                          o.folds, o.folds, spec, pool));
+    if (s.validation.size() == 0)
+      return file_error(
+          spec, fmt::format("fold {} of {} holds no sample; use fewer folds", o.fold, o.folds));
+  }
   const auto data_channels = static_cast<int64_t>(s.train.num_channels());
   if (o.model_time_channel && o.model_channels != data_channels + 1)
     return file_error(spec, fmt::format("the data have {} channels, so the model's path `with "

@@ -53,6 +53,11 @@ struct DataOptions {
   bool observational_intensity = false;
   /// Fraction of a given training file held out for validation (UEA).
   double validation_fraction = 0.15;
+  /// K-fold cross-validation (split.h, fold_split): with folds >= 2 the
+  /// samples not held out for test fall into `folds` stratified parts and
+  /// part `fold` (1-based) validates, instead of validation_fraction.
+  int64_t folds = 0;
+  int64_t fold = 1;
   /// CSV files (wide layout by default). For a folder of .npy series,
   /// csv.targets and csv.channels name channels (dim_0, dim_1, ...).
   CsvOptions csv;

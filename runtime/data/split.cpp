@@ -146,4 +146,30 @@ SplitIndices validation_split(std::span<const int> strata, double validation_fra
   return {std::move(parts[0]), std::move(parts[1]), {}};
 }
 
+SplitIndices fold_split(std::span<const int> strata, int64_t folds, int64_t fold, uint64_t seed) {
+  PLASTIC_CHECK(folds >= 2 && fold >= 0 && fold < folds, "fold {} of {} folds", fold, folds);
+  // Dealt like cards, as stratified K-fold usually is: each stratum's
+  // samples shuffled, then handed out to the folds in turn, the count
+  // running on from one stratum to the next. Every fold then holds each
+  // class to within one sample of its share, and the fold sizes differ by
+  // at most one (a largest-remainder split of K equal shares can miss that
+  // when every quota ties).
+  std::map<int, std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < strata.size(); ++i)
+    groups[strata[i]].push_back(i);
+  std::mt19937_64 rng(seed);
+  SplitIndices out;
+  std::size_t dealt = 0;
+  for (auto& [stratum, members] : groups) {
+    shuffle(members, rng);
+    for (std::size_t i : members)
+      (static_cast<int64_t>(dealt++ % static_cast<std::size_t>(folds)) == fold ? out.validation
+                                                                               : out.train)
+          .push_back(i);
+  }
+  std::sort(out.train.begin(), out.train.end());
+  std::sort(out.validation.begin(), out.validation.end());
+  return out;
+}
+
 } // namespace plastic::rt

@@ -46,4 +46,10 @@ SplitIndices stratified_split(std::span<const int> strata, uint64_t seed,
 SplitIndices validation_split(std::span<const int> strata, double validation_fraction,
                               uint64_t seed);
 
+/// K-fold cross-validation (test stays empty): the samples fall into
+/// `folds` stratified parts whose sizes differ by at most one, the same
+/// parts for every `fold` of one seed; part `fold` (0-based) validates and
+/// the others train, so over the K folds every sample validates once.
+SplitIndices fold_split(std::span<const int> strata, int64_t folds, int64_t fold, uint64_t seed);
+
 } // namespace plastic::rt

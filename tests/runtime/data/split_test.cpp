@@ -144,3 +144,29 @@ TEST_CASE("subset keeps metadata and picks samples in order", "[data][split]") {
   CHECK(s.samples[1].id == "1");
   CHECK(!s.check());
 }
+
+TEST_CASE("fold_split: every sample validates once over the folds, stratified", "[data][split]") {
+  const std::vector<int> y = uneven_labels();
+  for (int64_t folds : {2, 5, 7}) {
+    INFO(folds << " folds");
+    std::vector<std::vector<std::size_t>> validations;
+    for (int64_t k = 0; k < folds; ++k) {
+      SplitIndices s = fold_split(y, folds, k, 3);
+      CHECK(s.test.empty());
+      // Each fold is a partition of all samples into training and validation.
+      check_partition({s.train, s.validation}, y.size());
+      validations.push_back(s.validation);
+      // Fold sizes differ by at most one: 71 / K rounded down or up.
+      CHECK(s.validation.size() >= static_cast<std::size_t>(71 / folds));
+      CHECK(s.validation.size() <= static_cast<std::size_t>(71 / folds + 1));
+    }
+    // Over the K folds the validation parts are disjoint and cover everything.
+    check_partition(validations, y.size());
+    check_stratified(y, validations, std::vector<double>(folds, 1.0 / folds));
+  }
+  // The same folds for the same seed, other folds for another.
+  CHECK(fold_split(y, 5, 2, 3).validation == fold_split(y, 5, 2, 3).validation);
+  CHECK(fold_split(y, 5, 2, 3).validation != fold_split(y, 5, 2, 4).validation);
+  CHECK_THROWS_AS(fold_split(y, 1, 0, 3), plastic::InternalError);
+  CHECK_THROWS_AS(fold_split(y, 5, 5, 3), plastic::InternalError);
+}
