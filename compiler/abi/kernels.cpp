@@ -14,6 +14,12 @@ std::string_view kernel_name(KernelId id) {
   return names[static_cast<int>(id)];
 }
 
+bool is_gradient_kernel(KernelId id) {
+  const std::string_view name = kernel_name(id);
+  return id == KernelId::AdjointField ||
+         (name.size() > 4 && name.substr(name.size() - 4) == "_vjp");
+}
+
 ModelKernels build_kernels(const model::ModelFunctions& fns, const ModelLayout& layout,
                            loops::ElemType type, int lanes, const std::string& prefix) {
   using Builder = bool (*)(const detail::KernelContext&, loops::Function&);

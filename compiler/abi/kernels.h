@@ -47,6 +47,9 @@ inline constexpr int kKernelCount = 0
     ;
 /// "init_state", "field_vjp", ...: the plastic_kernels member name.
 std::string_view kernel_name(KernelId id);
+/// Whether only gradients call the kernel (the VJPs and the adjoint
+/// field): what a model that only predicts can do without.
+bool is_gradient_kernel(KernelId id);
 
 /// The loop module of one model and which ABI slot each function fills.
 struct ModelKernels {

@@ -19,6 +19,21 @@ struct CompiledModel::State {
   backend::JitModule module;
   ModelTable table;
   double assemble_ms = 0;
+  /// GradientKernels::Background: the gradient kernels, compiling, then loaded.
+  std::future<backend::JitModule> pending;
+  backend::JitModule gradients;
+
+  // Points the table's kernel slots at the loaded modules' entries (null
+  // for a kernel not loaded yet).
+  void point_kernels() {
+    for (int i = 0; i < kKernelCount; ++i) {
+      const auto id = static_cast<KernelId>(i);
+      const loops::Function* f = kernels.get(id);
+      void* entry = f ? module.find(f->name) : nullptr;
+      if (f && !entry) entry = gradients.find(f->name);
+      *kernel_slot(table.model.kernels, id) = entry;
+    }
+  }
 };
 
 CompiledModel::CompiledModel() = default;
@@ -38,6 +53,14 @@ const ModelKernels& CompiledModel::kernels() const {
 loops::PackedKernel CompiledModel::packed(KernelId id) const {
   const loops::Function* f = state_->kernels.get(id);
   return f ? state_->module.packed(f->name) : nullptr;
+}
+bool CompiledModel::has_gradients() const {
+  return !state_->pending.valid();
+}
+void CompiledModel::wait_for_gradients() {
+  if (!state_->pending.valid()) return;
+  state_->gradients = state_->pending.get(); // rethrows, and is then no longer pending
+  state_->point_kernels();
 }
 double CompiledModel::assemble_ms() const {
   return state_->assemble_ms;
@@ -86,7 +109,7 @@ CompiledModel CompiledModel::assemble(ModelLayout layout, ModelKernels kernels, 
   const int lanes = fns.empty() ? loops::default_lanes(type) : fns[0].lanes;
   fill_table(
       s.layout, s.kernels, type, lanes,
-      [&](KernelId id) { return s.module.address(s.kernels.get(id)->name); }, s.table);
+      [&](KernelId id) { return s.module.find(s.kernels.get(id)->name); }, s.table);
   return cm;
 }
 
@@ -95,16 +118,53 @@ ModelKernels assemble_kernels(const model::ModelFunctions& fns, const ModelLayou
   return build_kernels(fns, layout, type, lanes, prefix);
 }
 
+namespace {
+
+// Whether only training calls the kernel: the gradient kernels, and for an
+// adaptive solver the fixed step, which only gradient methods use (to replay
+// accepted steps); predicting steps with step_adaptive.
+bool only_training_calls(const ModelKernels& kernels, KernelId id) {
+  return is_gradient_kernel(id) ||
+         (id == KernelId::Step && kernels.get(KernelId::StepAdaptive) != nullptr);
+}
+
+// The kernels of `kernels` that predict, and those only training calls, as
+// two modules of the same name (a kernel's cached object does not depend on
+// which half it was compiled in).
+std::pair<loops::Module, loops::Module> split_gradients(const ModelKernels& kernels) {
+  std::pair<loops::Module, loops::Module> out{{kernels.module.name, {}}, {kernels.module.name, {}}};
+  for (int i = 0; i < kKernelCount; ++i) {
+    const auto id = static_cast<KernelId>(i);
+    if (const loops::Function* f = kernels.get(id))
+      (only_training_calls(kernels, id) ? out.second : out.first).functions.push_back(*f);
+  }
+  return out;
+}
+
+} // namespace
+
 CompiledModel compile_model(const model::ModelFunctions& fns, loops::ElemType type, int lanes,
-                            const backend::CompileOptions& options) {
+                            const backend::CompileOptions& options, GradientKernels gradients) {
   auto t0 = std::chrono::steady_clock::now();
   ModelLayout layout = compute_layout(fns);
   ModelKernels kernels = build_kernels(fns, layout, type, lanes, jit_prefix(layout.name));
   const double assemble_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  JitModule module = shared_jit(options).add(kernels.module);
-  return CompiledModel::assemble(std::move(layout), std::move(kernels), std::move(module),
-                                 assemble_ms);
+  backend::Jit& jit = shared_jit(options);
+  if (gradients == GradientKernels::Now) {
+    JitModule all = jit.add(kernels.module);
+    return CompiledModel::assemble(std::move(layout), std::move(kernels), std::move(all),
+                                   assemble_ms);
+  }
+  auto [predict, gradient] = split_gradients(kernels);
+  JitModule first = jit.add(predict);
+  CompiledModel cm =
+      CompiledModel::assemble(std::move(layout), std::move(kernels), std::move(first), assemble_ms);
+  if (!gradient.functions.empty())
+    cm.state_->pending = std::async(std::launch::async, [&jit, rest = std::move(gradient)] {
+      return jit.add_in_background(rest);
+    });
+  return cm;
 }
 
 } // namespace plastic::backend

@@ -20,6 +20,7 @@
 // field by field against the compiler's own abi.h offsets before emission.
 #pragma once
 
+#include <future>
 #include <map>
 #include <memory>
 #include <string>
@@ -34,6 +35,16 @@
 #include "runtime/abi.h"
 
 namespace plastic::backend {
+
+/// When compile_model compiles the kernels only training calls: the VJPs
+/// and the adjoint field (and, for an adaptive solver, the fixed step that
+/// gradient methods replay accepted steps with) — about four fifths of a
+/// model's compile time (step_vjp alone is the largest kernel).
+enum class GradientKernels {
+  Now,        ///< with the others: the table is complete when compile_model returns
+  Background, ///< on a low-priority thread once the others are loaded; the
+              ///< table's slots for them stay null until wait_for_gradients()
+};
 
 class CompiledModel {
 public:
@@ -51,6 +62,13 @@ public:
   /// parameter, loops/args.h) when compiled with packed_entries; null when
   /// the model has no such kernel.
   loops::PackedKernel packed(abi::KernelId id) const;
+  /// Whether the table holds the gradient kernels: always, except after
+  /// GradientKernels::Background until wait_for_gradients().
+  bool has_gradients() const;
+  /// Waits for the gradient kernels compiling in the background and puts
+  /// them into the table; rethrows what their compilation threw. Returns at
+  /// once when they are in already.
+  void wait_for_gradients();
   /// Time spent building the loop IR (tensor IR -> loop IR), ms.
   double assemble_ms() const;
   /// Time spent in LLVM (lowering, O3, codegen), ms; for the C++ backend,
@@ -65,7 +83,7 @@ public:
 
 private:
   friend CompiledModel compile_model(const model::ModelFunctions&, loops::ElemType, int,
-                                     const backend::CompileOptions&);
+                                     const backend::CompileOptions&, GradientKernels);
   struct State;
   std::unique_ptr<State> state_;
 };
@@ -74,9 +92,11 @@ private:
 /// (0 = one 256-bit vector: 8 x f32, 4 x f64; backend::target_lanes gives the
 /// widest register of the target, e.g. 16 x f32 with AVX-512) and JIT-compiles them. Throws
 /// abi::LayoutError when the model needs something the ABI cannot express,
-/// plastic::InternalError on a compiler bug.
+/// plastic::InternalError on a compiler bug. With GradientKernels::Background
+/// (the REPL) it returns once the kernels that predict are loaded.
 CompiledModel compile_model(const model::ModelFunctions& fns, loops::ElemType type, int lanes = 0,
-                            const backend::CompileOptions& options = {});
+                            const backend::CompileOptions& options = {},
+                            GradientKernels gradients = GradientKernels::Now);
 
 /// The process's JIT for `options` (one per distinct set of options, made
 /// on first use); every backend loads its modules into it.

@@ -47,7 +47,7 @@ struct Jit::Engine {
   detail::TargetSpec spec;
   std::unique_ptr<llvm::orc::LLJIT> jit;
   detail::ObjectCache cache = detail::ObjectCache::from_environment();
-  std::mutex mutex; // one compilation at a time
+  std::mutex mutex; // one ORC change (adding, linking, removing a library) at a time
 };
 
 struct JitModule::State {
@@ -105,13 +105,23 @@ void write_perf_map(const std::unordered_map<std::string, void*>& symbols) {
 } // namespace
 
 JitModule Jit::add(const Module& module) {
+  return add(module, /*background=*/false);
+}
+
+JitModule Jit::add_in_background(const Module& module) {
+  return add(module, /*background=*/true);
+}
+
+JitModule Jit::add(const Module& module, bool background) {
   Engine& e = *engine_;
-  std::lock_guard<std::mutex> lock(e.mutex);
   JitModule out;
   // Kernels compile to objects on several threads, through the on-disk
-  // cache; linking them is all that is left for ORC.
+  // cache, outside the lock: each worker owns its context and target
+  // machine, so a REPL's foreground compile need not wait for the gradient
+  // kernels compiling in the background. Linking them is left to ORC.
   std::vector<detail::KernelObject> objects =
-      detail::compile_kernel_objects(module, e.spec, e.options, e.cache, out.stats_);
+      detail::compile_kernel_objects(module, e.spec, e.options, e.cache, out.stats_, background);
+  std::lock_guard<std::mutex> lock(e.mutex);
   auto t0 = std::chrono::steady_clock::now();
   open_dylib(out, module.name);
   for (detail::KernelObject& o : objects)
@@ -217,6 +227,11 @@ void* JitModule::address(std::string_view function) const {
     throw CodegenError(fmt::format("JIT: no function '{}' in this module{}", function,
                                    state_ ? "" : " (dropped)"));
   return it->second;
+}
+
+void* JitModule::find(std::string_view function) const {
+  auto it = symbols_.find(std::string(function));
+  return state_ && it != symbols_.end() ? it->second : nullptr;
 }
 
 PackedKernel JitModule::packed(std::string_view function) const {

@@ -18,7 +18,9 @@
 // define the same names (two compilations of one model); symbols of the
 // process (libm for MathMode::Libm and sin/cos) resolve automatically.
 //
-// A Jit may be used from several threads; add() serialises compilation.
+// A Jit may be used from several threads: kernels of concurrent add()s
+// compile side by side (each on threads of its own), and their linking into
+// ORC is serialised.
 // JitModules keep their Jit's engine alive, so they may outlive the Jit.
 #pragma once
 
@@ -55,6 +57,9 @@ public:
   /// Malformed loop IR throws InternalError; a name clash with a loaded
   /// module or a link failure throws CodegenError.
   JitModule add(const loops::Module& module);
+  /// The same at the lowest CPU priority, for work done ahead of need (the
+  /// REPL's gradient kernels), so it does not slow what the user waits for.
+  JitModule add_in_background(const loops::Module& module);
 
   /// Loads an LLVM module made elsewhere (the C++ backend's Clang), already
   /// optimised for this Jit's target, and compiles `symbols` eagerly. `stats`
@@ -73,6 +78,7 @@ private:
   void link(JitModule& out, const std::string& module_name,
             const std::vector<std::string>& symbols);
   [[noreturn]] void fail_load(JitModule& out, const std::string& why);
+  JitModule add(const loops::Module& module, bool background);
 
   std::shared_ptr<Engine> engine_;
 };
@@ -92,6 +98,8 @@ public:
   bool loaded() const;
   /// Entry address of a function of the module; CodegenError if unknown.
   void* address(std::string_view function) const;
+  /// Entry address of a function of the module, or null if it has none.
+  void* find(std::string_view function) const;
   /// The function as a typed pointer, e.g. get<plastic_field_fn>("field")
   /// or get<void(const void*, double, ...)>.
   template <class Fn> auto get(std::string_view function) const {

@@ -1,6 +1,9 @@
 // Kernels compiled to objects in parallel, through the cache (kernel_objects.h).
 #include "compiler/backend/llvm/kernel_objects.h"
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -103,7 +106,8 @@ KernelObject compile_one(const Function& fn, const std::string& module_name, con
 
 std::vector<KernelObject> compile_kernel_objects(const Module& module, const TargetSpec& spec,
                                                  const CompileOptions& options,
-                                                 const ObjectCache& cache, CompileStats& stats) {
+                                                 const ObjectCache& cache, CompileStats& stats,
+                                                 bool background) {
   const auto start = std::chrono::steady_clock::now();
   const size_t n = module.functions.size();
   // Largest first (by expression count), so that the last kernel a worker
@@ -122,6 +126,9 @@ std::vector<KernelObject> compile_kernel_objects(const Module& module, const Tar
   const std::string context = key_context(spec, options);
 
   auto work = [&] {
+    // Linux keeps a nice value per thread; lowering one's own priority needs
+    // no privilege. Best effort: on failure the work just competes evenly.
+    if (background) (void)setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 19);
     PhaseTimes mine;
     try {
       // A TargetMachine is not shared between threads: one per worker.

@@ -39,9 +39,12 @@ struct KernelObject {
 /// what lowering throws (InternalError for malformed loop IR, CodegenError
 /// when the target cannot emit objects); `stats` sums each phase over the
 /// workers and records the wall time, thread count and cache hits.
+/// `background` runs the workers at the lowest CPU priority (nice 19), so
+/// that work the user waits for is not slowed by work done ahead of need.
 std::vector<KernelObject> compile_kernel_objects(const loops::Module& module,
                                                  const TargetSpec& spec,
                                                  const CompileOptions& options,
-                                                 const ObjectCache& cache, CompileStats& stats);
+                                                 const ObjectCache& cache, CompileStats& stats,
+                                                 bool background = false);
 
 } // namespace plastic::backend::detail

@@ -44,8 +44,8 @@ const rt::PreparedData* split_of(rt::ModelData& md, const std::string& name) {
   return p;
 }
 
-template <class T> bool train_typed(Session& s, rt::ModelData& md, int64_t count, bool steps) {
-  const plastic_model& m = s.table();
+template <class T>
+bool train_typed(Session& s, const plastic_model& m, rt::ModelData& md, int64_t count, bool steps) {
   const TrainSettings& ts = s.settings;
   rt::HookOptions ho;
   ho.batch_size = ts.batch;
@@ -190,8 +190,10 @@ bool train(Session& s, int64_t count, bool steps) {
     std::cerr << "plastic: train N: N must be at least 1\n";
     return false;
   }
-  return s.table().dtype == PLASTIC_F64 ? train_typed<double>(s, *md, count, steps)
-                                        : train_typed<float>(s, *md, count, steps);
+  const plastic_model* m = s.trainable_table();
+  if (!m) return false;
+  return m->dtype == PLASTIC_F64 ? train_typed<double>(s, *m, *md, count, steps)
+                                 : train_typed<float>(s, *m, *md, count, steps);
 }
 
 std::optional<rt::Evaluation> evaluate(Session& s, const std::string& split) {
@@ -242,7 +244,8 @@ bool time_step(Session& s) {
   r.threads = s.settings.threads;
   r.steps = 3;
   r.seed = s.settings.seed;
-  return rt::run_bench_train(s.table(), r) == 0;
+  const plastic_model* m = s.trainable_table();
+  return m && rt::run_bench_train(*m, r) == 0;
 }
 
 bool save_run(Session& s, const std::string& dir) {

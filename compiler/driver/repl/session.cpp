@@ -135,7 +135,8 @@ std::shared_ptr<Specialisation> Session::build(const std::string& source,
   try {
     backend::CompileOptions compile_options;
     compile_options.opt_level = settings.opt_level;
-    spec->compiled = backend::compile_model(*fns, type, lanes, compile_options);
+    spec->compiled = backend::compile_model(*fns, type, lanes, compile_options,
+                                            backend::GradientKernels::Background);
   } catch (const abi::LayoutError& e) {
     std::cerr << fmt::format("plastic: {}: {}\n", name, e.what());
     return nullptr;
@@ -149,6 +150,25 @@ std::shared_ptr<Specialisation> Session::build(const std::string& source,
     cache_.pop_back();
   last_hit_ = false;
   return spec;
+}
+
+const plastic_model* Session::trainable_table() {
+  backend::CompiledModel& compiled = current_->compiled;
+  if (!compiled.has_gradients()) {
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      compiled.wait_for_gradients();
+    } catch (const std::exception& e) {
+      std::cerr << fmt::format("plastic: compiling the gradient kernels of {}: {}\n", table().name,
+                               e.what());
+      return nullptr;
+    }
+    const double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (waited > 0.05)
+      std::cout << fmt::format("gradient kernels ready (waited {:.2f} s)\n", waited);
+  }
+  return &table();
 }
 
 bool Session::adopt(std::shared_ptr<Specialisation> spec) {
@@ -201,6 +221,8 @@ bool Session::adopt(std::shared_ptr<Specialisation> spec) {
                     : llvm.kernels > 0 && llvm.cached == llvm.kernels
                         ? fmt::format("linked from the kernel cache in {:.2f} s", seconds)
                         : fmt::format("compiled in {:.2f} s", seconds);
+  if (!current_->compiled.has_gradients())
+    how += " (gradient kernels: compiling in the background)";
   std::cout << fmt::format("model {}: {} parameters, state {}, {} x {} lanes, {}\n", m.name,
                            m.n_params, m.n_state, dtype_, m.lanes, how);
   if (!reinitialised.empty()) {

@@ -83,6 +83,12 @@ public:
   bool has_model() const { return current_ != nullptr; }
   const Specialisation& current() const { return *current_; }
   const plastic_model& table() const { return current_->compiled.table(); }
+  /// The table with its gradient kernels in: a new specialisation returns
+  /// once the kernels that predict are loaded and compiles the gradient
+  /// kernels in the background (the REPL is back at the prompt sooner);
+  /// training waits here for them. Null, having said why, when their
+  /// compilation failed.
+  const plastic_model* trainable_table();
   const std::string& file() const { return file_; }
   const std::string& source() const { return source_; }
   bool edited() const { return source_ != disk_source_; }

@@ -154,8 +154,14 @@ void check_backends_agree(const std::string& file, const ModelFunctions& fns,
   CHECK(compared > 0);
 }
 
+// The LLVM backend, everything compiled before it returns.
+CompiledModel compile_now(const ModelFunctions& fns, loops::ElemType type, int lanes,
+                          const CompileOptions& options) {
+  return compile_model(fns, type, lanes, options);
+}
+
 void check_model(const std::string& file, loops::ElemType type, int lanes = 0,
-                 Compile compile = &compile_model, double f64_tol = 1e-10) {
+                 Compile compile = &compile_now, double f64_tol = 1e-10) {
   ModelFunctions fns = test::load_example(file);
   check_compiled(file, fns, compile(fns, type, lanes, {}), type, lanes, f64_tol);
 }
@@ -271,6 +277,43 @@ TEST_CASE("every kernel of every example from the C++ backend matches the interp
       check_cpp(file, loops::ElemType::F32, false);
     }
   }
+}
+
+TEST_CASE("kernels only training calls compile in the background and then match too",
+          "[model][kernels]") {
+  // The REPL's mode: the table predicts at once; the gradient kernels (and
+  // an adaptive solver's fixed step) arrive with wait_for_gradients().
+  for (const char* file : {"fwp_delta_cde.ode", "ncde_character.ode", "ode_rfwp.ode"}) {
+    INFO(file);
+    ModelFunctions fns = test::load_example(file);
+    CompiledModel cm =
+        compile_model(fns, loops::ElemType::F64, 0, {}, backend::GradientKernels::Background);
+    const plastic_kernels& k = cm.table().kernels;
+    const bool adaptive = k.step_adaptive != nullptr;
+    CHECK(k.field != nullptr);
+    CHECK(k.output != nullptr);
+    CHECK(k.loss != nullptr);
+    CHECK((k.step != nullptr) != adaptive);
+    if (!cm.has_gradients()) {
+      CHECK(k.field_vjp == nullptr);
+      CHECK(k.step_vjp == nullptr);
+      CHECK(k.adjoint_field == nullptr);
+    }
+    cm.wait_for_gradients();
+    CHECK(cm.has_gradients());
+    CHECK(k.field_vjp != nullptr);
+    CHECK(k.adjoint_field != nullptr);
+    CHECK(k.step != nullptr);
+    cm.wait_for_gradients(); // again: nothing left to wait for
+  }
+  check_model("ncde_character.ode", loops::ElemType::F64, 0,
+              [](const ModelFunctions& fns, loops::ElemType type, int lanes,
+                 const CompileOptions& options) {
+                CompiledModel cm =
+                    compile_model(fns, type, lanes, options, backend::GradientKernels::Background);
+                cm.wait_for_gradients();
+                return cm;
+              });
 }
 
 TEST_CASE("the f32 check catches an output off by 1e-4", "[model][kernels]") {
