@@ -121,7 +121,7 @@ TEST_CASE("the input is held at --input: z' = z - z^3 + 1/2 has one stable root"
 
 TEST_CASE("a linear saddle over two state variables", "[analysis]") {
   // u' = u + v, v' = −2v: J = [[1, 1], [0, −2]], eigenvalues 1 and −2.
-  Model m = build("saddle", "state u : [1] = 0\n"
+  Model m = build("saddle", "state u : [1] = x(t0)[0:1]\n"
                             "state v : [1] = 0\n"
                             "flow u' = u + v + c[0:1]\n"
                             "flow v' = -2 * v + c[1:2]\n"
@@ -146,7 +146,7 @@ TEST_CASE("a linear saddle over two state variables", "[analysis]") {
 
 TEST_CASE("a line of marginally stable fixed points", "[analysis]") {
   // u' = u v, v' = −v: every (u, 0) is fixed, J = [[0, u], [0, −1]] there.
-  Model m = build("line", "state u : [1] = 0\n"
+  Model m = build("line", "state u : [1] = x(t0)[0:1]\n"
                           "state v : [1] = 0\n"
                           "flow u' = u * v + c[0:1]\n"
                           "flow v' = -v + c[1:2]\n"
