@@ -40,8 +40,14 @@ TensorMap constant_input_leaves(const model::ModelFunctions& fns, const abi::Mod
                                 const std::vector<double>& theta, double input) {
   const ir::Function* field = fns.find(model::FnKind::Field);
   if (!field) throw ir::IRError("the model has no field to analyse");
+  return constant_input_leaves(fns, *field, layout, theta, input);
+}
+
+TensorMap constant_input_leaves(const model::ModelFunctions& fns, const ir::Function& f,
+                                const abi::ModelLayout& layout, const std::vector<double>& theta,
+                                double input) {
   TensorMap in;
-  for (const ir::Node* leaf : field->inputs()) {
+  for (const ir::Node* leaf : f.inputs()) {
     Tensor<double> x(leaf->shape());
     if (leaf->op() == ir::Op::Param) {
       const abi::ParamEntry* p = layout.param(leaf->name());

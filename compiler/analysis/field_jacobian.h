@@ -32,6 +32,11 @@ namespace plastic::analysis {
 /// Throws ir::IRError when the model has no field.
 TensorMap constant_input_leaves(const model::ModelFunctions& fns, const abi::ModelLayout& layout,
                                 const std::vector<double>& theta, double input);
+/// The same for the inputs of `f` (another function of the state: the
+/// observation outputs).
+TensorMap constant_input_leaves(const model::ModelFunctions& fns, const ir::Function& f,
+                                const abi::ModelLayout& layout, const std::vector<double>& theta,
+                                double input);
 
 /// The state in `leaves`, flattened in the field's output order.
 Eigen::VectorXd state_vector(const ir::Function& field, const TensorMap& leaves);

@@ -202,8 +202,18 @@ FixedPointReport find_fixed_points(const model::ModelFunctions& fns, const abi::
       merged.emplace_back(std::move(e), 1);
   }
 
+  const ir::Function* readout = fns.find(model::FnKind::ObservationOutputs);
+  std::optional<TensorMap> readout_leaves;
+  if (readout)
+    readout_leaves = constant_input_leaves(fns, *readout, layout, theta, options.input);
   for (const auto& [e, hits] : merged) {
     FixedPoint p;
+    if (readout_leaves) {
+      set_state(*field, e.z, *readout_leaves);
+      CheckedResult out = evaluate_checked(*readout, *readout_leaves);
+      for (const Tensor<double>& x : out.outputs)
+        p.outputs.insert(p.outputs.end(), x.data.begin(), x.data.end());
+    }
     p.z.assign(e.z.data(), e.z.data() + e.z.size());
     p.speed = e.speed;
     p.slow = e.speed > options.tolerance;
@@ -253,13 +263,19 @@ std::string format_fixed_points(const FixedPointReport& r) {
                    static_cast<int64_t>(r.points.size()) - slow, counts(false));
   s += fmt::format("slow points          {} ({})\n", slow, counts(true));
   if (r.points.empty()) return s;
-  s += "\n     # kind      unstable     ‖f‖   max Re λ     max |λ|  hits  z\n";
+  s += "\n     # kind      unstable     ‖f‖   max Re λ     max |λ|  hits  z; outputs\n";
   for (size_t i = 0; i < r.points.size(); ++i) {
     const FixedPoint& p = r.points[i];
     std::string z;
     for (size_t k = 0; k < std::min<size_t>(p.z.size(), 6); ++k)
       z += fmt::format("{}{:.3f}", k ? " " : "", p.z[k]);
     if (p.z.size() > 6) z += fmt::format(" … ({} more)", p.z.size() - 6);
+    if (!p.outputs.empty()) {
+      z += "]; [";
+      for (size_t k = 0; k < std::min<size_t>(p.outputs.size(), 6); ++k)
+        z += fmt::format("{}{:.3f}", k ? " " : "", p.outputs[k]);
+      if (p.outputs.size() > 6) z += " …";
+    }
     s += fmt::format("  {:>4} {:<9}{:>9} {:>9} {:>10} {:>11} {:>5}  [{}]\n", i,
                      std::string(kind_name(p.kind)) + (p.slow ? "*" : ""), p.unstable,
                      fmt::format("{:.1e}", p.speed), number(p.spectral_abscissa()),
@@ -276,6 +292,7 @@ nlohmann::json fixed_points_json(const FixedPointReport& r) {
     for (std::complex<double> l : p.lambda)
       eig.push_back({{"re", l.real()}, {"im", l.imag()}});
     points.push_back({{"z", p.z},
+                      {"outputs", p.outputs},
                       {"speed", p.speed},
                       {"slow", p.slow},
                       {"kind", kind_name(p.kind)},

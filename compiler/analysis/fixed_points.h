@@ -20,6 +20,9 @@
 // (every direction unstable). ε = marginal·max|λ|, relative so that the
 // field's time scale (τ = 10 ms in the flip-flop) does not set it.
 //
+// Each point also gets the model's observation outputs there (the
+// readout: which memory of the flip-flop it holds).
+//
 // Starts: states along reference trajectories of real samples (with their
 // own inputs, reference_run.h) when data are given; without data the
 // origin and random states z₀ ~ N(0, I).
@@ -49,6 +52,7 @@ struct FixedPoint {
   double speed = 0;                          ///< ‖f(z)‖
   bool slow = false;                         ///< ‖f‖ above the tolerance: a slow point
   int64_t hits = 0;                          ///< starts that ended here
+  std::vector<double> outputs; ///< the model's observation outputs there (empty: none)
   std::vector<std::complex<double>> lambda;  ///< eigenvalues of ∂f/∂z, largest Re first
   int64_t unstable = 0;                      ///< eigenvalues with Re λ > ε
   int64_t marginal = 0;                      ///< eigenvalues with |Re λ| ≤ ε

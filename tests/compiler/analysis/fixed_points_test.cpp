@@ -83,6 +83,7 @@ TEST_CASE("z' = z - z^3: nine fixed points classified by their spectra", "[analy
       CHECK_FALSE(p->slow);
       CHECK(p->speed <= 1e-8);
       hits += p->hits;
+      CHECK(p->outputs == p->z); // the readout: pred = z
       // f'(z) = 1 − 3z²: −2 at ±1, 1 at 0 (the Jacobian is diagonal).
       REQUIRE(p->lambda.size() == 2);
       std::vector<double> expected = {1 - 3 * a * a, 1 - 3 * b * b};
