@@ -77,7 +77,8 @@ void set_state(const ir::Function& field, const Eigen::VectorXd& z, TensorMap& l
   Eigen::Index k = 0;
   for (const auto& out : field.outputs()) {
     Tensor<double>& x = leaves[out.name];
-    if (x.data.size() != static_cast<size_t>(out.node->numel())) x = Tensor<double>(out.node->shape());
+    if (x.data.size() != static_cast<size_t>(out.node->numel()))
+      x = Tensor<double>(out.node->shape());
     for (double& v : x.data)
       v = z(k++);
   }

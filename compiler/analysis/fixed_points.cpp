@@ -61,8 +61,7 @@ std::optional<End> minimise(const ir::Function& field, const ir::Function& vjp, 
     bool accepted = false;
     bool stalled = false;
     while (!accepted && !stalled) {
-      const Eigen::MatrixXd damped =
-          A + mu * Eigen::MatrixXd::Identity(A.rows(), A.cols());
+      const Eigen::MatrixXd damped = A + mu * Eigen::MatrixXd::Identity(A.rows(), A.cols());
       const Eigen::VectorXd step = damped.ldlt().solve(-g);
       const Eigen::VectorXd z = e.z + step;
       if (step.allFinite()) {
@@ -149,11 +148,10 @@ int64_t FixedPointReport::count(FixedPointKind k, bool slow) const {
 }
 
 void classify(FixedPoint& p, double marginal) {
-  std::sort(p.lambda.begin(), p.lambda.end(),
-            [](auto a, auto b) { return a.real() > b.real(); });
+  std::sort(p.lambda.begin(), p.lambda.end(), [](auto a, auto b) { return a.real() > b.real(); });
   const double eps = marginal * p.spectral_radius();
-  p.unstable = std::count_if(p.lambda.begin(), p.lambda.end(),
-                             [&](auto l) { return l.real() > eps; });
+  p.unstable =
+      std::count_if(p.lambda.begin(), p.lambda.end(), [&](auto l) { return l.real() > eps; });
   p.marginal = std::count_if(p.lambda.begin(), p.lambda.end(),
                              [&](auto l) { return std::abs(l.real()) <= eps; });
   const auto n = static_cast<int64_t>(p.lambda.size());
@@ -204,8 +202,7 @@ FixedPointReport find_fixed_points(const model::ModelFunctions& fns, const abi::
 
   const ir::Function* readout = fns.find(model::FnKind::ObservationOutputs);
   std::optional<TensorMap> readout_leaves;
-  if (readout)
-    readout_leaves = constant_input_leaves(fns, *readout, layout, theta, options.input);
+  if (readout) readout_leaves = constant_input_leaves(fns, *readout, layout, theta, options.input);
   for (const auto& [e, hits] : merged) {
     FixedPoint p;
     if (readout_leaves) {
@@ -251,16 +248,15 @@ std::string format_fixed_points(const FixedPointReport& r) {
                    "neither\n",
                    r.starts, r.to_fixed, r.to_slow, r.to_nowhere);
   auto counts = [&](bool slow) {
-    return fmt::format("{} stable, {} marginal, {} saddle, {} unstable",
-                       r.count(FixedPointKind::Stable, slow),
-                       r.count(FixedPointKind::Marginal, slow),
-                       r.count(FixedPointKind::Saddle, slow),
-                       r.count(FixedPointKind::Unstable, slow));
+    return fmt::format(
+        "{} stable, {} marginal, {} saddle, {} unstable", r.count(FixedPointKind::Stable, slow),
+        r.count(FixedPointKind::Marginal, slow), r.count(FixedPointKind::Saddle, slow),
+        r.count(FixedPointKind::Unstable, slow));
   };
-  const auto slow = std::count_if(r.points.begin(), r.points.end(),
-                                  [](const FixedPoint& p) { return p.slow; });
-  s += fmt::format("fixed points         {} ({})\n",
-                   static_cast<int64_t>(r.points.size()) - slow, counts(false));
+  const auto slow =
+      std::count_if(r.points.begin(), r.points.end(), [](const FixedPoint& p) { return p.slow; });
+  s += fmt::format("fixed points         {} ({})\n", static_cast<int64_t>(r.points.size()) - slow,
+                   counts(false));
   s += fmt::format("slow points          {} ({})\n", slow, counts(true));
   if (r.points.empty()) return s;
   s += "\n     # kind      unstable     ‖f‖   max Re λ     max |λ|  hits  z; outputs\n";
@@ -304,17 +300,13 @@ nlohmann::json fixed_points_json(const FixedPointReport& r) {
                       {"eigenvalues", eig}});
   }
   nlohmann::json counts;
-  for (FixedPointKind k : {FixedPointKind::Stable, FixedPointKind::Marginal,
-                           FixedPointKind::Saddle, FixedPointKind::Unstable})
+  for (FixedPointKind k : {FixedPointKind::Stable, FixedPointKind::Marginal, FixedPointKind::Saddle,
+                           FixedPointKind::Unstable})
     counts[kind_name(k)] = r.count(k, /*slow=*/false);
-  return {{"input", r.input},
-          {"state_size", r.state_size},
-          {"starts", r.starts},
-          {"to_fixed", r.to_fixed},
-          {"to_slow", r.to_slow},
-          {"to_nowhere", r.to_nowhere},
-          {"fixed_points", counts},
-          {"points", points}};
+  return {{"input", r.input},       {"state_size", r.state_size},
+          {"starts", r.starts},     {"to_fixed", r.to_fixed},
+          {"to_slow", r.to_slow},   {"to_nowhere", r.to_nowhere},
+          {"fixed_points", counts}, {"points", points}};
 }
 
 } // namespace plastic::analysis

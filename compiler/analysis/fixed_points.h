@@ -48,14 +48,14 @@ const char* kind_name(FixedPointKind k);
 
 /// One fixed or slow point.
 struct FixedPoint {
-  std::vector<double> z;                     ///< the state, flattened in the field's order
-  double speed = 0;                          ///< ‖f(z)‖
-  bool slow = false;                         ///< ‖f‖ above the tolerance: a slow point
-  int64_t hits = 0;                          ///< starts that ended here
-  std::vector<double> outputs; ///< the model's observation outputs there (empty: none)
-  std::vector<std::complex<double>> lambda;  ///< eigenvalues of ∂f/∂z, largest Re first
-  int64_t unstable = 0;                      ///< eigenvalues with Re λ > ε
-  int64_t marginal = 0;                      ///< eigenvalues with |Re λ| ≤ ε
+  std::vector<double> z;                    ///< the state, flattened in the field's order
+  double speed = 0;                         ///< ‖f(z)‖
+  bool slow = false;                        ///< ‖f‖ above the tolerance: a slow point
+  int64_t hits = 0;                         ///< starts that ended here
+  std::vector<double> outputs;              ///< the model's observation outputs there (empty: none)
+  std::vector<std::complex<double>> lambda; ///< eigenvalues of ∂f/∂z, largest Re first
+  int64_t unstable = 0;                     ///< eigenvalues with Re λ > ε
+  int64_t marginal = 0;                     ///< eigenvalues with |Re λ| ≤ ε
   FixedPointKind kind = FixedPointKind::Stable;
 
   double spectral_abscissa() const { return lambda.empty() ? 0 : lambda.front().real(); }
@@ -79,9 +79,9 @@ struct FixedPointReport {
   double input = 0;
   int64_t state_size = 0;
   int64_t starts = 0;
-  int64_t to_fixed = 0;     ///< starts that ended at a fixed point
-  int64_t to_slow = 0;      ///< ... at a slow point
-  int64_t to_nowhere = 0;   ///< ... at neither (still fast, diverged, or not finite)
+  int64_t to_fixed = 0;           ///< starts that ended at a fixed point
+  int64_t to_slow = 0;            ///< ... at a slow point
+  int64_t to_nowhere = 0;         ///< ... at neither (still fast, diverged, or not finite)
   std::vector<FixedPoint> points; ///< fixed points first, then slow points; each by ‖z‖
   std::vector<std::vector<double>> start_states; ///< every start, flattened
 

@@ -41,7 +41,7 @@ Trajectory autonomous_trajectory(const ir::Function& field, TensorMap leaves, Ei
       out.push_back(z);
     }
   } catch (const ir::IRError&) {
-    // The field stopped being finite: the trajectory ends there.
+    return out; // the field stopped being finite: the trajectory ends there
   }
   return out;
 }
@@ -192,8 +192,8 @@ std::optional<std::string> plot_flow(const FlowField& flow, const FixedPointRepo
   }
   // One block per kind (gnuplot `index`): stable, marginal, saddle, unstable.
   std::string marks = "# a b  (blocks: stable, marginal, saddle, unstable; slow points too)\n";
-  for (FixedPointKind k : {FixedPointKind::Stable, FixedPointKind::Marginal,
-                           FixedPointKind::Saddle, FixedPointKind::Unstable}) {
+  for (FixedPointKind k : {FixedPointKind::Stable, FixedPointKind::Marginal, FixedPointKind::Saddle,
+                           FixedPointKind::Unstable}) {
     marks += fmt::format("# {}\n", kind_name(k));
     bool any = false;
     for (const FixedPoint& p : points.points)
@@ -205,8 +205,8 @@ std::optional<std::string> plot_flow(const FlowField& flow, const FixedPointRepo
     if (!any) marks += "nan nan\n"; // keeps the block, draws nothing
     marks += "\n\n";
   }
-  for (const auto& [file, text] : {std::pair{f.data, arrows}, std::pair{paths_file, paths},
-                                   std::pair{points_file, marks}})
+  for (const auto& [file, text] :
+       {std::pair{f.data, arrows}, std::pair{paths_file, paths}, std::pair{points_file, marks}})
     if (auto s = rt::write_file_atomic(file, text); !s) return s.describe();
 
   auto quoted = [](const fs::path& p) { return "'" + p.string() + "'"; };

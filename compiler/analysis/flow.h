@@ -41,9 +41,9 @@ struct FlowArrow {
 };
 
 struct FlowField {
-  std::vector<double> mean;                  ///< centre of the trajectories
-  std::array<std::vector<double>, 2> axes;   ///< v₁, v₂ (unit, orthogonal)
-  std::array<double, 2> explained{};         ///< fraction of the variance along each
+  std::vector<double> mean;                ///< centre of the trajectories
+  std::array<std::vector<double>, 2> axes; ///< v₁, v₂ (unit, orthogonal)
+  std::array<double, 2> explained{};       ///< fraction of the variance along each
   std::vector<std::vector<std::array<double, 2>>> trajectories; ///< projected
   std::vector<FlowArrow> arrows;
 

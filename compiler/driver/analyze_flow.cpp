@@ -39,9 +39,8 @@ int run_analyze_flow(const AnalyzeRequest& r, const CommonOptions& common) {
                            100 * flow.explained[1]);
   std::cout << fmt::format("fixed points from    {}\n", starts_description(r, *s));
   std::cout << analysis::format_fixed_points(points);
-  const std::string title =
-      fmt::format("{}: flow with inputs held at {:g} ({})", s->model().name, r.input,
-                  s->parameters_origin(r));
+  const std::string title = fmt::format("{}: flow with inputs held at {:g} ({})", s->model().name,
+                                        r.input, s->parameters_origin(r));
   if (std::optional<std::string> failed = analysis::plot_flow(flow, points, title, r.plot)) {
     std::cerr << fmt::format("plastic: {}\n", *failed);
     return kInputError;

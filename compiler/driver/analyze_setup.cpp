@@ -45,8 +45,8 @@ std::string AnalyzeSetup::parameters_origin(const AnalyzeRequest& r) const {
   return r.parameters.empty() ? "at initialisation" : "parameters of " + r.parameters;
 }
 
-std::unique_ptr<AnalyzeSetup> prepare_analysis(const AnalyzeRequest& r,
-                                               const CommonOptions& common, int& code) {
+std::unique_ptr<AnalyzeSetup> prepare_analysis(const AnalyzeRequest& r, const CommonOptions& common,
+                                               int& code) {
   auto s = std::make_unique<AnalyzeSetup>();
   s->fns = load_model(r.file, common, code);
   if (!s->fns) return nullptr;
@@ -55,8 +55,7 @@ std::unique_ptr<AnalyzeSetup> prepare_analysis(const AnalyzeRequest& r,
   abi::ModelKernels none;
   none.index.fill(-1);
   abi::fill_table(
-      s->layout, none, type, /*lanes=*/1, [](abi::KernelId) -> void* { return nullptr; },
-      s->table);
+      s->layout, none, type, /*lanes=*/1, [](abi::KernelId) -> void* { return nullptr; }, s->table);
   const plastic_model& m = s->table.model;
   if (!(type == loops::ElemType::F64 ? parameters<double>(m, r, s->theta, code)
                                      : parameters<float>(m, r, s->theta, code)))

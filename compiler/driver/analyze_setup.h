@@ -37,8 +37,8 @@ struct AnalyzeSetup {
 /// Loads the model, its parameters and the data of `r`; null with the exit
 /// code in `code` (the message printed) on failure. Held by pointer: the
 /// table points into itself and the layout.
-std::unique_ptr<AnalyzeSetup> prepare_analysis(const AnalyzeRequest& r,
-                                               const CommonOptions& common, int& code);
+std::unique_ptr<AnalyzeSetup> prepare_analysis(const AnalyzeRequest& r, const CommonOptions& common,
+                                               int& code);
 
 /// The fixed-point finder's options from the command line (fixed-points
 /// and flow); starts along the trajectories of `s`'s data when it has some.

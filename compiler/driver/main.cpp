@@ -154,8 +154,8 @@ static int run(int argc, char** argv) {
   add_set(gradcheck);
 
   AnalyzeRequest analyze_request;
-  CLI::App* analyze = app.add_subcommand(
-      "analyze", "Questions about a model: stability, fixed points, flow field");
+  CLI::App* analyze =
+      app.add_subcommand("analyze", "Questions about a model: stability, fixed points, flow field");
   analyze->require_subcommand(1);
   CLI::App* stability = analyze->add_subcommand(
       "stability", "Jacobian eigenvalues of the field against the solver's stability region");

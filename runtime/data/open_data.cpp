@@ -155,7 +155,7 @@ Result<DataSplits, DataError> read_spec(const std::string& spec, const DataOptio
       return s;
     }
     return file_error(spec, "unknown synthetic task; known: synthetic:flipflop[:BITS], "
-                             "synthetic:flipflop-fixed[:BITS]");
+                            "synthetic:flipflop-fixed[:BITS]");
   }
 
   fs::path p(spec);

@@ -106,8 +106,8 @@ TEST_CASE("train prints the stability line and warns when points are outside", "
 }
 
 TEST_CASE("analyze fixed-points finds and classifies the roots of z' = z - z^3", "[analyze]") {
-  Run r = run("analyze fixed-points " + src("tests/driver/analyze/cubic.ode") +
-              " --starts 60 --json");
+  Run r =
+      run("analyze fixed-points " + src("tests/driver/analyze/cubic.ode") + " --starts 60 --json");
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   auto j = nlohmann::json::parse(r.out);

@@ -172,7 +172,7 @@ TEST_CASE("classify: the marginal band is relative to the spectral radius", "[an
   CHECK(p.kind == FixedPointKind::Marginal);
   CHECK(p.marginal == 1);
   CHECK(p.lambda.front().real() == -0.05); // sorted, largest real part first
-  analysis::classify(p, 1e-4); // ε = 0.01
+  analysis::classify(p, 1e-4);             // ε = 0.01
   CHECK(p.kind == FixedPointKind::Stable);
   p.lambda.push_back({0.5, 0.0});
   analysis::classify(p, 1e-4);
