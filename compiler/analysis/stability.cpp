@@ -10,7 +10,7 @@
 #include <Eigen/Eigenvalues>
 #include <fmt/format.h>
 
-#include "compiler/analysis/reference_run.h"
+#include "compiler/analysis/field_jacobian.h"
 #include "runtime/init/stability_polynomial.h"
 #include "runtime/io/atomic_file.h"
 #include "runtime/io/plot.h"
@@ -50,60 +50,6 @@ double largest_stable_step(const Coefficients& R, std::complex<double> lambda) {
     return lo;
   }
   return std::numeric_limits<double>::infinity();
-}
-
-// The field's Jacobian ∂f/∂z (states flattened in field order) from its VJP:
-// row i is the VJP of the unit cotangent e_i.
-Eigen::MatrixXd jacobian(const ir::Function& field, const ir::Function& vjp, TensorMap in) {
-  std::vector<std::pair<std::string, int64_t>> states; // name, size
-  for (const auto& out : field.outputs())
-    states.emplace_back(out.name, out.node->numel());
-  int64_t n = 0;
-  for (const auto& s : states)
-    n += s.second;
-  Eigen::MatrixXd J(n, n);
-  for (int64_t row = 0; row < n; ++row) {
-    int64_t offset = 0;
-    for (const auto& out : field.outputs()) {
-      Tensor<double> ct(out.node->shape());
-      if (row >= offset && row < offset + out.node->numel())
-        ct.data[static_cast<size_t>(row - offset)] = 1.0;
-      in[ad::derived_name(ad::Derived::Cotangent, out.name)] = ct;
-      offset += out.node->numel();
-    }
-    CheckedResult r = evaluate_checked(vjp, in);
-    if (r.site) throw ir::IRError(fmt::format("the Jacobian is not finite here: {}", r.site->what));
-    int64_t col = 0;
-    for (const auto& [name, size] : states) {
-      const ir::Output* d = nullptr;
-      for (size_t o = 0; o < vjp.outputs().size(); ++o)
-        if (vjp.outputs()[o].name == ad::derived_name(ad::Derived::Gradient, name)) {
-          for (int64_t e = 0; e < size; ++e)
-            J(row, col + e) = r.outputs[o].data[static_cast<size_t>(e)];
-          d = &vjp.outputs()[o];
-        }
-      if (!d) throw ir::IRError("the field's VJP has no derivative for state " + name);
-      col += size;
-    }
-  }
-  return J;
-}
-
-// The field's inputs at the origin: t = 0, every state and input zero.
-TensorMap origin_leaves(const ir::Function& field, const abi::ModelLayout& layout,
-                        const std::vector<double>& theta) {
-  TensorMap in;
-  for (const ir::Node* leaf : field.inputs()) {
-    Tensor<double> x(leaf->shape());
-    if (leaf->op() == ir::Op::Param) {
-      const abi::ParamEntry* p = layout.param(leaf->name());
-      if (!p) throw ir::IRError("no parameter " + leaf->name());
-      for (size_t i = 0; i < x.data.size(); ++i)
-        x.data[i] = theta.at(static_cast<size_t>(p->c.offset) + i);
-    }
-    in[leaf->name()] = x;
-  }
-  return in;
 }
 
 void add_state(StabilityReport& r, const Coefficients& R, const Eigen::MatrixXd& J, int64_t sample,
@@ -180,29 +126,15 @@ StabilityReport stability_report(const model::ModelFunctions& fns, const abi::Mo
   const ir::Function* vjp = fns.find(model::FnKind::FieldVjp);
   if (!field || !vjp) throw ir::IRError("the model has no field to analyse");
   if (!options.data) {
-    add_state(r, R, jacobian(*field, *vjp, origin_leaves(*field, layout, theta)), -1, 0.0);
+    add_state(r, R, field_jacobian(*field, *vjp, constant_input_leaves(fns, layout, theta, 0.0)),
+              -1, 0.0);
   } else {
-    rt::NonFiniteEvent e;
-    e.data = options.data;
-    e.params = theta;
-    const int64_t n = std::min<int64_t>(options.samples, static_cast<int64_t>(e.data->size()));
-    for (int64_t s = 0; s < n; ++s) {
-      ReferenceRun run(fns, layout, e, s);
-      run.backward_pass = false;
-      std::vector<std::pair<double, TensorMap>> states;
-      run.on_state = [&](double t, const TensorMap& z) { states.emplace_back(t, z); };
-      // A sample that blows up still has its states up to the blow-up.
-      (void)run.run();
-      const auto picks =
-          std::min<int64_t>(options.states_per_sample, static_cast<int64_t>(states.size()));
-      for (int64_t k = 0; k < picks; ++k) {
-        const auto& [t, z] = states[static_cast<size_t>(k * static_cast<int64_t>(states.size()) /
-                                                        std::max<int64_t>(picks, 1))];
-        try {
-          add_state(r, R, jacobian(*field, *vjp, run.leaves(*field, t, z)), s, t);
-        } catch (const ir::IRError&) {
-          ++r.skipped; // a state where the Jacobian itself is not finite
-        }
+    for (const TrajectoryState& s : trajectory_states(fns, layout, theta, *options.data,
+                                                      options.samples, options.states_per_sample)) {
+      try {
+        add_state(r, R, field_jacobian(*field, *vjp, s.leaves), s.sample, s.t);
+      } catch (const ir::IRError&) {
+        ++r.skipped; // a state where the Jacobian itself is not finite
       }
     }
   }

@@ -93,11 +93,28 @@ struct AnalyzeRequest {
   bool json = false;
   int64_t samples = 4; ///< samples followed with --data
   uint64_t seed = 0;   ///< initialisation and data split, as `plastic train --seed`
+  // fixed-points and flow
+  double input = 0;             ///< --input: the value every input is held at
+  int64_t starts = 100;         ///< --starts: starts of the fixed-point finder
+  double tolerance = 1e-8;      ///< --tolerance: ‖f‖ of a fixed point
+  double slow_tolerance = 1e-2; ///< --slow-tolerance: ‖f‖ of a slow point
+  double marginal = 1e-3;       ///< --marginal: |Re λ| / max |λ| counted as zero
+  int64_t grid = 21;            ///< --grid: arrows per side of the flow plot
 };
 
 /// `plastic analyze stability FILE`: the Jacobian spectrum of the field
 /// against the solver's stability region (compiler/analysis/stability.h).
 int run_analyze_stability(const AnalyzeRequest& request, const CommonOptions& common);
+
+/// `plastic analyze fixed-points FILE`: fixed and slow points of the field
+/// with its inputs held constant, classified by their Jacobian spectra
+/// (compiler/analysis/fixed_points.h).
+int run_analyze_fixed_points(const AnalyzeRequest& request, const CommonOptions& common);
+
+/// `plastic analyze flow FILE --plot FILE.png`: the flow field in the plane
+/// of the trajectories' two leading principal components, with the
+/// trajectories and fixed points (compiler/analysis/flow.h).
+int run_analyze_flow(const AnalyzeRequest& request, const CommonOptions& common);
 
 /// Expands directories into the `*.ode` files below them (sorted).
 std::vector<std::string> expand_model_paths(const std::vector<std::string>& paths);

@@ -154,7 +154,8 @@ static int run(int argc, char** argv) {
   add_set(gradcheck);
 
   AnalyzeRequest analyze_request;
-  CLI::App* analyze = app.add_subcommand("analyze", "Questions about a model: stability");
+  CLI::App* analyze =
+      app.add_subcommand("analyze", "Questions about a model: stability, fixed points, flow field");
   analyze->require_subcommand(1);
   CLI::App* stability = analyze->add_subcommand(
       "stability", "Jacobian eigenvalues of the field against the solver's stability region");
@@ -177,6 +178,48 @@ static int run(int argc, char** argv) {
                         "Draw the region and the h*lambda points to FILE.png (gnuplot)");
   plastic::rt::add_data_flags(*stability, analyze_request.data_flags);
   add_set(stability);
+
+  // fixed-points and flow share the finder's options.
+  auto add_finder_options = [&](CLI::App* sub) {
+    sub->add_option("file", analyze_request.file, "Model file (*.ode)")->required();
+    sub->add_option("--parameters", analyze_request.parameters,
+                    "Trained parameters (a run folder); default: at initialisation");
+    sub->add_option("--input", analyze_request.input,
+                    "The value every input is held at (default 0: no pulse)");
+    sub->add_option("--data", analyze_request.data,
+                    "Start from states along trajectories of this data's training samples (any "
+                    "--data spec of train); default: the origin and random states");
+    sub->add_option("--samples", analyze_request.samples,
+                    "Training samples (or random trajectories) followed (default 4)");
+    sub->add_option("--starts", analyze_request.starts,
+                    "Starts of the fixed-point finder (default 100)");
+    sub->add_option("--tolerance", analyze_request.tolerance,
+                    "|f| at or below which a point is fixed (default 1e-8)");
+    sub->add_option("--slow-tolerance", analyze_request.slow_tolerance,
+                    "|f| at or below which a local minimum of |f|^2 is a slow point (default "
+                    "0.01, paper 003 App. F.4)");
+    sub->add_option("--marginal", analyze_request.marginal,
+                    "|Re lambda| / max |lambda| below which an eigenvalue counts as zero "
+                    "(default 1e-3)");
+    sub->add_option("--dtype", analyze_request.dtype,
+                    "Element type the parameters were trained in: f32 or f64 (default f32)")
+        ->check(CLI::IsMember({"f32", "f64"}));
+    sub->add_option("--seed", analyze_request.seed,
+                    "Initialisation, random-start and split seed (default 0)");
+    plastic::rt::add_data_flags(*sub, analyze_request.data_flags);
+    add_set(sub);
+  };
+  CLI::App* fixed_points = analyze->add_subcommand(
+      "fixed-points", "Fixed and slow points of the field with its inputs held constant, "
+                      "classified by their Jacobian spectra");
+  add_finder_options(fixed_points);
+  fixed_points->add_flag("--json", analyze_request.json, "The points as JSON on stdout");
+  CLI::App* flow = analyze->add_subcommand(
+      "flow", "The flow field in the plane of the trajectories' two leading principal "
+              "components, with the fixed points, as a PNG");
+  add_finder_options(flow);
+  flow->add_option("--plot", analyze_request.plot, "The PNG to draw (gnuplot)")->required();
+  flow->add_option("--grid", analyze_request.grid, "Arrows per side (default 21)");
 
   ReplRequest repl_request;
   CLI::App* repl = app.add_subcommand(
@@ -227,6 +270,8 @@ static int run(int argc, char** argv) {
     }
     if (repl->parsed()) return run_repl(repl_request, common);
     if (stability->parsed()) return run_analyze_stability(analyze_request, common);
+    if (fixed_points->parsed()) return run_analyze_fixed_points(analyze_request, common);
+    if (flow->parsed()) return run_analyze_flow(analyze_request, common);
     if (gradcheck->parsed()) return run_gradcheck(gradcheck_files, tolerance, seed, common);
     if (build->parsed()) return run_build(build_request, common);
     if (bench->parsed()) return run_bench_kernels(bench_file, bench_dtype, bench_seconds, common);

@@ -22,7 +22,8 @@ constexpr long long kMaxFolds = 1000;
 void add_run_options(CLI::App& cmd, RunOptions& run) {
   cmd.add_option("--data", run.data,
                  "Data: a UEA folder or .ts file, a PhysioNet folder, a folder of .npy, a .csv, "
-                 "or synthetic:flipflop[:BITS] (eval, predict, train --resume: the run's)")
+                 "or synthetic:flipflop[:BITS], synthetic:flipflop-fixed[:BITS] (eval, predict, "
+                 "train --resume: the run's)")
       ->check(non_empty());
   cmd.add_option(
          "--valid", run.valid,

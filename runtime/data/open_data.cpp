@@ -170,12 +170,14 @@ Result<DataSplits, DataError> read_spec(const std::string& spec, const DataOptio
     std::string what = spec.substr(10);
     FlipFlopOptions ff;
     ff.seed = o.seed;
-    if (what.rfind("flipflop", 0) == 0) {
-      if (what.size() > 8) {
-        if (what[8] != ':')
-          return file_error(spec, "expected synthetic:flipflop or synthetic:flipflop:BITS");
+    // flipflop: variable amplitude (App. F.2); flipflop-fixed: pulses of
+    // +-1 (App. F.1), the task of 2^n stable fixed points (Sec. 6.1).
+    const std::string task = what.substr(0, what.find(':'));
+    if (task == "flipflop" || task == "flipflop-fixed") {
+      ff.variable_amplitude = task == "flipflop";
+      if (what.size() > task.size()) {
         try {
-          ff.bits = std::stoi(what.substr(9));
+          ff.bits = std::stoi(what.substr(task.size() + 1));
         } catch (...) {
           ff.bits = 0;
         }
@@ -198,7 +200,8 @@ Result<DataSplits, DataError> read_spec(const std::string& spec, const DataOptio
           fmt::format("{}: 500 training and 100 validation trials (paper 003 App. F)", all.name);
       return s;
     }
-    return file_error(spec, "unknown synthetic task; known: synthetic:flipflop[:BITS]");
+    return file_error(spec, "unknown synthetic task; known: synthetic:flipflop[:BITS], "
+                            "synthetic:flipflop-fixed[:BITS]");
   }
 
   fs::path p(spec);

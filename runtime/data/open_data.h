@@ -4,7 +4,9 @@
 // One place decides what a data argument means, so `plastic train`,
 // `plastic eval` and ahead-of-time model binaries agree:
 //   synthetic:flipflop[:BITS]  the generated n-bit flip-flop (flipflop.h):
-//                              500 training and 100 validation trials (App. F)
+//                              500 training and 100 validation trials (App. F),
+//                              pulse amplitudes U[-1, 1] (App. F.2)
+//   synthetic:flipflop-fixed[:BITS]  the same with pulses of +-1 (App. F.1)
 //   DIR with *_TRAIN.ts and *_TEST.ts   a UEA archive folder: the given test
 //                              file, validation taken from the training file
 //   FILE.ts                    one UEA file, split 70 / 15 / 15

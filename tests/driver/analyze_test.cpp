@@ -7,7 +7,10 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <string>
 
 #include "tests/driver/cli_support.h"
 
@@ -100,4 +103,87 @@ TEST_CASE("train prints the stability line and warns when points are outside", "
   CHECK_THAT(bad.err, Catch::Contains("plastic: warning: 3 of 3 eigenvalues of the field's "
                                       "Jacobian at initialisation give h·λ outside the euler "
                                       "stability region"));
+}
+
+TEST_CASE("analyze fixed-points finds and classifies the roots of z' = z - z^3", "[analyze]") {
+  Run r =
+      run("analyze fixed-points " + src("tests/driver/analyze/cubic.ode") + " --starts 60 --json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["starts"].get<int>() == 60);
+  CHECK(j["state_size"].get<int>() == 2);
+  CHECK(j["input"].get<double>() == 0.0);
+  CHECK(j["to_fixed"].get<int>() == 60);
+  CHECK(j["fixed_points"]["stable"].get<int>() == 4);
+  CHECK(j["fixed_points"]["saddle"].get<int>() == 4);
+  CHECK(j["fixed_points"]["unstable"].get<int>() == 1);
+  REQUIRE(j["points"].size() == 9);
+  for (const auto& p : j["points"]) {
+    const double a = p["z"][0].get<double>(), b = p["z"][1].get<double>();
+    const int unstable = (std::abs(a) < 1e-6) + (std::abs(b) < 1e-6);
+    CHECK(p["unstable"].get<int>() == unstable);
+    CHECK(p["eigenvalues"].size() == 2);
+    CHECK(p["speed"].get<double>() <= 1e-8);
+  }
+
+  // --input holds x(t) at 1/2: one stable root of z^3 - z - 1/2 per coordinate.
+  Run held = run("analyze fixed-points " + src("tests/driver/analyze/cubic.ode") +
+                 " --starts 10 --input 0.5 --json");
+  REQUIRE(held.exit_code == 0);
+  auto h = nlohmann::json::parse(held.out);
+  REQUIRE(h["points"].size() == 1);
+  CHECK(h["points"][0]["kind"] == "stable");
+  const double z = h["points"][0]["z"][0].get<double>();
+  CHECK(z * z * z - z - 0.5 == Approx(0).margin(1e-9));
+}
+
+TEST_CASE("analyze fixed-points: the table, and starts along data trajectories", "[analyze]") {
+  Run r = run("analyze fixed-points " + src("tests/driver/analyze/cubic.ode") + " --starts 40");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("fixed points         9 (4 stable, 0 marginal, 4 saddle, "
+                                    "1 unstable)"));
+  CHECK_THAT(r.out, Catch::Contains("starts from          the origin and states drawn"));
+
+  // The gnODE at initialisation, starts along flip-flop trials.
+  Run g = run("analyze fixed-points " + src("examples/gnode_flipflop_n3.ode") +
+              " --set H=8 --data synthetic:flipflop --samples 2 --starts 10 --json");
+  INFO(g.err);
+  REQUIRE(g.exit_code == 0);
+  auto j = nlohmann::json::parse(g.out);
+  CHECK(j["starts"].get<int>() == 10);
+  CHECK(j["to_fixed"].get<int>() + j["to_slow"].get<int>() + j["to_nowhere"].get<int>() == 10);
+  for (const auto& p : j["points"]) {
+    // The classification agrees with the eigenvalues it reports.
+    const double radius = p["spectral_radius"].get<double>();
+    int unstable = 0;
+    for (const auto& l : p["eigenvalues"])
+      unstable += l["re"].get<double>() > 1e-3 * radius;
+    CHECK(p["unstable"].get<int>() == unstable);
+    CHECK(p["eigenvalues"].size() == 3);
+  }
+}
+
+TEST_CASE("analyze flow draws the plane, the trajectories and the points", "[analyze]") {
+  fs::path dir = fresh_test_dir("analyze_test", "flow");
+  Run missing = run("analyze flow " + src("tests/driver/analyze/cubic.ode"));
+  CHECK(missing.exit_code == 2); // --plot is required
+  if (shell("command -v gnuplot").exit_code != 0) {
+    WARN("gnuplot is not installed: `analyze flow` is not tested");
+    return;
+  }
+  Run r = run("analyze flow " + src("tests/driver/analyze/cubic.ode") +
+              " --starts 30 --grid 7 --plot " + (dir / "flow.png").string());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("plane                PC 1 and PC 2 of 4 trajectories"));
+  CHECK(fs::file_size(dir / "flow.png") > 1000);
+  std::ifstream arrows(dir / "flow.arrows.dat");
+  int lines = 0;
+  for (std::string line; std::getline(arrows, line);)
+    lines += !line.empty() && line[0] != '#';
+  CHECK(lines == 49); // 7 x 7 arrows
+  CHECK(fs::exists(dir / "flow.points.dat"));
+  CHECK(fs::exists(dir / "flow.trajectories.dat"));
 }

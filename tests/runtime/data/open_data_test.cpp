@@ -31,6 +31,19 @@ TEST_CASE("synthetic:flipflop gives the paper's 500/100 split", "[open_data]") {
   CHECK(timed->train.channels[0].kind == ChannelKind::Time);
 }
 
+TEST_CASE("synthetic:flipflop-fixed is the fixed-amplitude task of App. F.1", "[open_data]") {
+  DataOptions o;
+  auto fixed = open_data("synthetic:flipflop-fixed:2", o);
+  REQUIRE(fixed.ok());
+  CHECK(fixed->train.size() == 500);
+  CHECK(fixed->train.num_channels() == 2);
+  CHECK_THAT(fixed->description, Catch::Contains("2-bit flip-flop"));
+  CHECK_THAT(fixed->description, !Catch::Contains("variable amplitude"));
+  auto variable = open_data("synthetic:flipflop", o);
+  REQUIRE(variable.ok());
+  CHECK_THAT(variable->description, Catch::Contains("variable amplitude"));
+}
+
 TEST_CASE("bad data arguments say what is expected", "[open_data]") {
   DataOptions o;
   auto missing = open_data("/nonexistent/data.ts", o);
@@ -39,6 +52,9 @@ TEST_CASE("bad data arguments say what is expected", "[open_data]") {
   auto bits = open_data("synthetic:flipflop:x", o);
   REQUIRE(!bits.ok());
   CHECK_THAT(bits.error().describe(), Catch::Contains("1..64"));
+  auto fixed_bits = open_data("synthetic:flipflop-fixed:0", o);
+  REQUIRE(!fixed_bits.ok());
+  CHECK_THAT(fixed_bits.error().describe(), Catch::Contains("1..64"));
   auto unknown = open_data("synthetic:spirals", o);
   REQUIRE(!unknown.ok());
   CHECK_THAT(unknown.error().describe(), Catch::Contains("known: synthetic:flipflop"));
