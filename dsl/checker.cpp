@@ -108,6 +108,61 @@ std::optional<Shape> Checker::shape_of(const std::vector<ExprPtr>& dims,
   return shape;
 }
 
+namespace {
+
+/// "which dim, what would fit": the largest named dim of the shape and the
+/// value of it that keeps the product within kMaxElements, others fixed.
+std::string size_hint(const std::vector<ExprPtr>* dims, const Shape* shape) {
+  const std::string generic =
+      "the element count is the product of the dims: lower them (--set NAME=VALUE)";
+  if (!dims || !shape || dims->size() != shape->size()) return generic;
+  std::string name;
+  int64_t value = 0;
+  for (size_t i = 0; i < dims->size(); ++i)
+    if ((*dims)[i]->kind == ExprKind::Name && (*shape)[i] > value)
+      name = (*dims)[i]->text, value = (*shape)[i];
+  if (name.empty()) return generic;
+  int uses = 0;
+  double rest = 1;
+  for (size_t i = 0; i < dims->size(); ++i)
+    if ((*dims)[i]->kind == ExprKind::Name && (*dims)[i]->text == name)
+      ++uses;
+    else
+      rest *= static_cast<double>((*shape)[i]);
+  const double fit = std::floor(
+      std::pow(static_cast<double>(kMaxElements) / rest, 1.0 / uses) * (1 + 1e-12));
+  if (fit < 1) return generic;
+  return fmt::format("{} = {} here; {} <= {:.0f} would fit (the element count is the product of "
+                     "the dims)",
+                     name, value, name, fit);
+}
+
+} // namespace
+
+bool Checker::within_size_limit(Span where, const std::string& what, double count,
+                                const std::vector<ExprPtr>* dims, const Shape* shape,
+                                double& total, const char* kind) {
+  total += count;
+  const auto limit = static_cast<double>(kMaxElements);
+  if (count > limit) {
+    diag_.error(where,
+                fmt::format("{} has {:.3g} elements, more than the 2^40 (about {:.2g}) a model "
+                            "may hold in its {}",
+                            what, count, limit, kind),
+                size_hint(dims, shape));
+    return false;
+  }
+  if (total > limit) {
+    diag_.error(where,
+                fmt::format("with {} ({:.3g} elements) the model's {} hold {:.3g} elements, more "
+                            "than the 2^40 (about {:.2g}) allowed",
+                            what, count, kind, total, limit),
+                size_hint(dims, shape));
+    return false;
+  }
+  return true;
+}
+
 // dim_decl / const_decl: evaluated in order; --set overrides the value.
 void Checker::check_dim(const DimDecl& d) {
   declare(d.name.name, d.name.span, d.is_const ? "const" : "dim");
@@ -202,6 +257,12 @@ void Checker::check_input(const InputDecl& in) {
   info.span = in.name.span;
   auto shape = shape_of(in.sizes);
   if (!shape) return void(bindings_.broken.insert(in.name.name));
+  double input_elements = 0; // each input on its own: they are not stored together
+  if (!in.sizes.empty() &&
+      !within_size_limit(in.sizes.front()->span.to(in.sizes.back()->span),
+                         fmt::format("input '{}'", in.name.name), element_count_real(*shape),
+                         &in.sizes, &*shape, input_elements, "inputs"))
+    return void(bindings_.broken.insert(in.name.name));
   info.shape = *shape;
   if (in.kind == InputKind::Label) {
     info.classes = info.shape[0];
@@ -228,6 +289,11 @@ void Checker::check_state(const StateDecl& s) {
   declare(s.name.name, s.name.span, "state");
   auto shape = shape_of(s.shape);
   if (!shape) return void(bindings_.broken.insert(s.name.name));
+  if (!s.shape.empty() &&
+      !within_size_limit(s.shape.front()->span.to(s.shape.back()->span),
+                         fmt::format("state '{}'", s.name.name), element_count_real(*shape),
+                         &s.shape, &*shape, state_elements_, "state"))
+    return void(bindings_.broken.insert(s.name.name));
   StateInfo info;
   info.name = s.name.name;
   info.shape = *shape;
