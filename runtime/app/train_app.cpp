@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "runtime/app/memory_plan.h"
 #include "runtime/app/model_data.h"
 #include "runtime/app/model_hash.h"
 #include "runtime/app/preprocessing.h"
@@ -123,6 +124,15 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
     return s.error().exit_code;
   }
 
+  // What a step will hold, before anything model-sized is allocated: a
+  // model that cannot fit is refused here with its numbers, not by
+  // bad_alloc mid-epoch.
+  MemoryRequest mr{r.run.batch, r.run.threads, r.memory.gradient, r.memory.budget,
+                   r.memory.limit};
+  auto plan = plan_memory(m, *md.train, mr);
+  if (!plan) return fail(plan.error());
+  if (!plan.value().line.empty()) fmt::print("{}\n", plan.value().line);
+
   std::vector<T> theta(static_cast<size_t>(m.n_params));
   auto init = initialise_parameters<T>(m, std::span<T>(theta), run.seed);
   if (!init) {
@@ -144,6 +154,7 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
   HookOptions ho;
   ho.batch_size = r.run.batch;
   ho.batch.threads = r.run.threads;
+  if (!r.memory.gradient.empty()) ho.batch.gradient = plan.value().gradient;
   ho.on_failure = [](const std::string& what) {
     fmt::print(stderr, "\nplastic: batch skipped: {}\n", what);
   };
