@@ -1,5 +1,6 @@
 // `plastic check`: check models and summarise each (text or JSON).
 #include "compiler/driver/commands.h"
+#include "compiler/driver/memory_floor.h"
 #include "dsl/frontend.h"
 
 #include <fmt/format.h>
@@ -107,6 +108,8 @@ void print_summary(const CheckedModel& m, const std::string& file) {
   std::cout << fmt::format("  outputs     {}\n", fmt::join(outputs, "; "));
   std::cout << fmt::format("  solver      {}\n", solver_text(m.solver));
   std::cout << fmt::format("  gradient    {}\n", gradient_text(m.gradient));
+  std::cout << fmt::format("  memory      a training step: {}\n",
+                           memory_summary(m, memory_setting({})));
 }
 
 } // namespace
@@ -125,6 +128,9 @@ int run_check(const std::vector<std::string>& paths, bool json, const CommonOpti
     diag.set_max_errors(common.error_limit);
     CheckOptions options{common.overrides, {}, {}};
     CheckResult r = check_file(file, options, diag);
+    // A model whose smallest training step cannot fit is an error of the model.
+    if (r.model && !check_memory_floor(*r.model, memory_setting({}), common.memory_limit, diag))
+      r.model.reset();
     diag.render(std::cerr, common.color);
     if (!r.model) {
       ++failed;

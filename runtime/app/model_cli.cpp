@@ -108,6 +108,17 @@ const RunOptions* ModelCli::run_options() const {
   }
 }
 
+const MemoryFlags* ModelCli::memory() const {
+  switch (parsed()) {
+  case ModelCommand::Train:
+    return &train_.memory;
+  case ModelCommand::Bench:
+    return &bench_.memory;
+  default:
+    return nullptr;
+  }
+}
+
 int ModelCli::threads() const {
   switch (parsed()) {
   case ModelCommand::Train:
