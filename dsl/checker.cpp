@@ -15,6 +15,8 @@ std::string_view to_string(GradientMethod m) {
     return "checkpoint";
   case GradientMethod::Adjoint:
     return "adjoint";
+  case GradientMethod::Auto:
+    return "auto";
   }
   return "?";
 }
@@ -161,6 +163,26 @@ bool Checker::within_size_limit(Span where, const std::string& what, double coun
     return false;
   }
   return true;
+}
+
+// `gradient auto budget 512 MB`: the memory the chosen method may use.
+void Checker::check_budget(const Option& o, GradientInfo& info) {
+  auto v = eval_.constant(*o.value);
+  if (!v) return;
+  static const std::vector<std::string> units = {"KB", "MB", "GB", "TB"};
+  const auto unit = std::find(units.begin(), units.end(), o.unit.name);
+  if (o.unit.name.empty() || unit == units.end()) {
+    diag_.error(o.unit.name.empty() ? o.value->span : o.unit.span,
+                o.unit.name.empty() ? "the budget needs a unit"
+                                    : fmt::format("unknown unit '{}'", o.unit.name),
+                "write e.g. `budget 512 MB` (KB, MB, GB or TB, powers of 1024)");
+    return;
+  }
+  if (!(*v > 0) || !std::isfinite(*v)) {
+    diag_.error(o.value->span, "the budget must be positive");
+    return;
+  }
+  info.budget_bytes = *v * std::pow(1024.0, static_cast<double>(unit - units.begin() + 1));
 }
 
 // dim_decl / const_decl: evaluated in order; --set overrides the value.
@@ -481,10 +503,12 @@ void Checker::check_gradient(const GradientDecl* g) {
     info.method = GradientMethod::Checkpoint;
   else if (name == "adjoint")
     info.method = GradientMethod::Adjoint;
+  else if (name == "auto")
+    info.method = GradientMethod::Auto;
   else {
-    std::string near = closest_name(name, {"direct", "checkpoint", "adjoint"});
+    std::string near = closest_name(name, {"direct", "checkpoint", "adjoint", "auto"});
     diag_.error(g->method.span, fmt::format("unknown gradient method '{}'", name),
-                near.empty() ? "use direct, checkpoint N or adjoint"
+                near.empty() ? "use direct, checkpoint N, adjoint or auto [budget 512 MB]"
                              : fmt::format("did you mean '{}'?", near));
     return;
   }
@@ -499,13 +523,18 @@ void Checker::check_gradient(const GradientDecl* g) {
     diag_.error(g->count->span, fmt::format("gradient {} takes no count", name));
   }
   for (const Option& o : g->options) {
+    if (info.method == GradientMethod::Auto && o.name.name == "budget") {
+      check_budget(o, info);
+      continue;
+    }
     bool allowed =
         info.method == GradientMethod::Adjoint && (o.name.name == "rtol" || o.name.name == "atol");
     if (!allowed) {
       diag_.error(o.name.span,
                   fmt::format("unknown option '{}' for gradient {}", o.name.name, name),
                   info.method == GradientMethod::Adjoint ? "adjoint takes rtol and atol"
-                                                         : "only adjoint takes options");
+                  : info.method == GradientMethod::Auto  ? "auto takes a budget: `budget 512 MB`"
+                                                         : "only adjoint and auto take options");
       continue;
     }
     auto v = eval_.constant(*o.value);
@@ -643,7 +672,7 @@ std::vector<std::string> solver_names() {
 }
 
 std::vector<std::string> gradient_methods() {
-  return {"direct", "checkpoint", "adjoint"};
+  return {"direct", "checkpoint", "adjoint", "auto"};
 }
 
 } // namespace plastic::dsl

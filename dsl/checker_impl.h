@@ -34,6 +34,7 @@ private:
   void check_loss(const Module& user);
   void check_solver(const SolveDecl* solve);
   void check_gradient(const GradientDecl* gradient);
+  void check_budget(const Option& o, GradientInfo& info);
   void warn_unused(const Module& user);
   /// Evaluates `e` (checking it) and records its resolved form into `out`.
   ShapeValue resolve(const Expr& e, Where where, ResolvedExpr& out);

@@ -45,6 +45,10 @@ std::string gradient_text(const GradientInfo& g) {
     return fmt::format("checkpoint every {} steps", g.checkpoint_every);
   case GradientMethod::Adjoint:
     return fmt::format("adjoint rtol {} atol {}", g.rtol, g.atol);
+  case GradientMethod::Auto:
+    return g.budget_bytes > 0
+               ? fmt::format("auto: chosen at train time within {}", rt::format_bytes(g.budget_bytes))
+               : "auto: chosen at train time within half the available memory";
   }
   return "?";
 }
@@ -88,6 +92,8 @@ nlohmann::json summary_json(const CheckedModel& m, const std::string& file) {
     j["gradient"]["every"] = m.gradient.checkpoint_every;
   if (m.gradient.method == GradientMethod::Adjoint)
     j["gradient"]["rtol"] = m.gradient.rtol, j["gradient"]["atol"] = m.gradient.atol;
+  if (m.gradient.method == GradientMethod::Auto && m.gradient.budget_bytes > 0)
+    j["gradient"]["budget_bytes"] = m.gradient.budget_bytes;
   return j;
 }
 

@@ -54,7 +54,7 @@ template <class T> int bench_typed(const plastic_model& m, const BenchRequest& r
     return plan.error().exit_code;
   }
   if (!plan.value().line.empty()) fmt::print(stderr, "{}\n", plan.value().line);
-  if (!r.memory.gradient.empty()) options.gradient = plan.value().gradient;
+  options.gradient = plan.value().gradient;
   std::vector<T> theta(static_cast<size_t>(m.n_params)), grad(theta.size());
   if (auto init = initialise_parameters<T>(m, std::span<T>(theta), r.seed); !init) {
     fmt::print(stderr, "plastic: {}\n", init.error().describe());

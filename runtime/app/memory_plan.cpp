@@ -20,6 +20,7 @@ GradientChoice model_choice(const plastic_model& m) {
              : m.gradient.kind == PLASTIC_GRAD_CHECKPOINT ? GradientMethod::Checkpoint
                                                           : GradientMethod::Direct;
   c.checkpoint_every = m.gradient.checkpoint_every;
+  if (m.gradient.kind == PLASTIC_GRAD_AUTO) c = {GradientMethod::Checkpoint, 0}; // as from_desc
   return c;
 }
 
@@ -42,13 +43,17 @@ Result<MemoryPlan, AppError> plan_memory(const plastic_model& model, const Prepa
   // solver steps; `auto` plans for the most, so its choice fits even then.
   plan.walk = longest_walk(model, train, StepBound::Fewest);
   plan.choice = model_choice(model);
+  const bool automatic =
+      request.gradient == "auto" || (request.gradient.empty() && model.gradient.kind == PLASTIC_GRAD_AUTO);
   if (request.gradient == "direct") plan.choice = {GradientMethod::Direct, 0};
   if (request.gradient == "checkpoint")
     plan.choice = {GradientMethod::Checkpoint, model.gradient.checkpoint_every};
   if (request.gradient == "adjoint") plan.choice = {GradientMethod::Adjoint, 0};
-  if (request.gradient == "auto") {
+  if (automatic) {
     const WalkLength most = longest_walk(model, train, StepBound::Most);
-    const double budget = request.budget ? *request.budget : 0.5 * available.value_or(0);
+    const double budget = request.budget                    ? *request.budget
+                          : model.gradient.memory_budget > 0 ? model.gradient.memory_budget
+                                                             : 0.5 * available.value_or(0);
     if (!(budget > 0))
       return AppError{kUsageError, "gradient auto: the free memory cannot be read here "
                                    "(/proc/meminfo); give --memory-budget SIZE"};
@@ -61,7 +66,10 @@ Result<MemoryPlan, AppError> plan_memory(const plastic_model& model, const Prepa
                       "smallest, needs {} ({} tiles of {} samples in flight, {} of the longest "
                       "series); raise --memory-budget, or lower --batch, --threads or the "
                       "model's dims",
-                      format_bytes(budget), request.budget ? "" : " (half the available memory)",
+                      format_bytes(budget),
+                      request.budget || model.gradient.memory_budget > 0
+                          ? ""
+                          : " (half the available memory)",
                       format_bytes(gradient_tile_bytes(shape, most, adjoint) * workers), workers,
                       model.lanes, walk_text(most))};
     }

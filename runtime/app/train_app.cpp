@@ -154,7 +154,7 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
   HookOptions ho;
   ho.batch_size = r.run.batch;
   ho.batch.threads = r.run.threads;
-  if (!r.memory.gradient.empty()) ho.batch.gradient = plan.value().gradient;
+  ho.batch.gradient = plan.value().gradient;
   ho.on_failure = [](const std::string& what) {
     fmt::print(stderr, "\nplastic: batch skipped: {}\n", what);
   };

@@ -1,0 +1,122 @@
+// The memory a training step needs (issue 19 defect 6, issue 15 item 4):
+// a model too large for the machine (or --memory-limit) is refused with a
+// located message before anything is allocated — `--set N=100000` on the
+// flip-flop gNODE and `--set d_head=100000` on the Delta CDE used to check
+// clean and then die in bad_alloc / "out of memory" —; the estimate agrees
+// with what the gradient methods' MemoryMeter measures (bench-train's
+// gradient_peak_mb) within 20 %; and `--gradient auto` never picks a
+// method whose measured memory exceeds its budget.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/driver/cli_support.h"
+
+using namespace plastic::test;
+
+namespace {
+
+const std::string kFlipflop = src("examples/gnode_flipflop.ode");
+const std::string kDeltaCde = src("examples/fwp_delta_cde.ode");
+
+/// One bench-train step, its JSON line (and the run, for messages).
+nlohmann::json bench(const std::string& args, Run* out = nullptr) {
+  Run r = run("bench-train " + args + " --steps 1 --threads 1 --batch 16 --json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  if (out) *out = r;
+  return nlohmann::json::parse(r.out);
+}
+
+} // namespace
+
+TEST_CASE("check refuses the flip-flop gNODE at N=100000 with the memory it needs",
+          "[cli][memory]") {
+  Run r = run("check " + kFlipflop + " --set N=100000 --memory-limit 8GB");
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("gnode_flipflop.ode:") != std::string::npos);
+  CHECK(r.err.find("error: a training step of gnode_flipflop needs at least") !=
+        std::string::npos);
+  CHECK(r.err.find("the --memory-limit of 8.0 GB") != std::string::npos);
+  CHECK(r.err.find("parameter 'Wz' [100000,100003] takes the most") != std::string::npos);
+}
+
+TEST_CASE("train refuses N=100000 before compiling instead of bad_alloc", "[cli][memory]") {
+  const auto dir = fresh_test_dir("memory_test", "train_huge");
+  Run r = run("train " + kFlipflop + " --set N=100000 --data synthetic:flipflop --memory-limit 8GB "
+              "--epochs 1 --out " + (dir / "run").string());
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("needs at least") != std::string::npos);
+  CHECK(r.err.find("compiled in") == std::string::npos);
+  CHECK(r.err.find("out of memory") == std::string::npos);
+}
+
+TEST_CASE("the Delta CDE at d_head=100000 is refused at its fast-weight state", "[cli][memory]") {
+  Run check = run("check " + kDeltaCde + " --set d_head=100000 --memory-limit 64GB");
+  INFO(check.err);
+  CHECK(check.exit_code == 1);
+  CHECK(check.err.find("fwp_delta_cde.ode:34:") != std::string::npos);
+  CHECK(check.err.find("state 'W' [4,100000,100000] takes the most") != std::string::npos);
+  Run b = run("bench-train " + kDeltaCde + " --set d_head=100000 --memory-limit 64GB --steps 1");
+  INFO(b.err);
+  CHECK(b.exit_code == 1);
+  CHECK(b.err.find("needs at least") != std::string::npos);
+}
+
+TEST_CASE("check states the memory of a training step", "[cli][memory]") {
+  Run r = run("check " + kFlipflop);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("memory      a training step: direct ") != std::string::npos);
+  CHECK(r.out.find("batch 32") != std::string::npos);
+}
+
+TEST_CASE("the gradient memory estimate is within 20 % of the measured peak", "[cli][memory]") {
+  struct Case {
+    std::string model, sets;
+  };
+  for (const Case& c : {Case{kFlipflop, "--set N=24 --set H=64"}, Case{kDeltaCde, ""}})
+    for (const char* gradient : {"direct", "checkpoint"})
+      for (int length : {20, 80, 320}) {
+        const nlohmann::json j = bench(c.model + " " + c.sets + " --gradient " + gradient +
+                                       " --length " + std::to_string(length));
+        const double measured = j["gradient_peak_mb"].get<double>();
+        const double estimate = j["gradient_estimate_mb"].get<double>();
+        INFO(c.model << " " << gradient << " length " << length << ": measured " << measured
+                     << " MB, estimated " << estimate << " MB");
+        REQUIRE(measured > 0);
+        CHECK(std::abs(estimate - measured) <= 0.2 * measured);
+      }
+}
+
+TEST_CASE("gradient auto chooses within its budget", "[cli][memory]") {
+  const std::string model = kFlipflop + " --set N=24 --set H=64 --length 400";
+  const double direct = bench(model + " --gradient direct")["gradient_peak_mb"].get<double>();
+  // Room for direct: direct.
+  Run r;
+  nlohmann::json j =
+      bench(model + " --gradient auto --memory-budget " + std::to_string(direct * 2) + "MB", &r);
+  CHECK(j["gradient_method"] == "direct");
+  CHECK(r.err.find("gradient auto: direct, est.") != std::string::npos);
+  // Half of what direct needs: a method that recomputes, and fits.
+  const double budget = direct / 2;
+  j = bench(model + " --gradient auto --memory-budget " + std::to_string(budget) + "MB", &r);
+  INFO(r.err);
+  CHECK(j["gradient_method"] != "direct");
+  CHECK(j["gradient_peak_mb"].get<double>() <= budget);
+  CHECK(r.err.find("gradient auto: ") != std::string::npos);
+  // Too little for any method: refused, saying what the smallest needs.
+  Run none = run("bench-train " + model + " --gradient auto --memory-budget 1KB --steps 1");
+  CHECK(none.exit_code == 1);
+  CHECK(none.err.find("no gradient method fits the 1.0 KB budget") != std::string::npos);
+}
+
+TEST_CASE("a bad --memory-limit is a usage error", "[cli][memory]") {
+  CHECK(run("check " + kFlipflop + " --memory-limit lots").exit_code == 2);
+  CHECK(run("bench-train " + kFlipflop + " --memory-budget -3GB").exit_code == 2);
+}
