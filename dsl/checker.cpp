@@ -131,8 +131,8 @@ std::string size_hint(const std::vector<ExprPtr>* dims, const Shape* shape) {
       ++uses;
     else
       rest *= static_cast<double>((*shape)[i]);
-  const double fit = std::floor(
-      std::pow(static_cast<double>(kMaxElements) / rest, 1.0 / uses) * (1 + 1e-12));
+  const double fit =
+      std::floor(std::pow(static_cast<double>(kMaxElements) / rest, 1.0 / uses) * (1 + 1e-12));
   if (fit < 1) return generic;
   return fmt::format("{} = {} here; {} <= {:.0f} would fit (the element count is the product of "
                      "the dims)",
@@ -142,8 +142,8 @@ std::string size_hint(const std::vector<ExprPtr>* dims, const Shape* shape) {
 } // namespace
 
 bool Checker::within_size_limit(Span where, const std::string& what, double count,
-                                const std::vector<ExprPtr>* dims, const Shape* shape,
-                                double& total, const char* kind) {
+                                const std::vector<ExprPtr>* dims, const Shape* shape, double& total,
+                                const char* kind) {
   total += count;
   const auto limit = static_cast<double>(kMaxElements);
   if (count > limit) {

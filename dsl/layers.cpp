@@ -176,8 +176,9 @@ void Checker::check_param(const ParamDecl& p, LayerInstance* owner, const std::s
       double count = 0;
       for (size_t i = first; i < m_.params.size(); ++i)
         count += element_count_real(m_.params[i].shape);
-      if (!within_size_limit(p.name.span.to(p.layer->span), fmt::format("parameter '{}'", p.name.name),
-                             count, nullptr, nullptr, param_elements_, "parameters"))
+      if (!within_size_limit(p.name.span.to(p.layer->span),
+                             fmt::format("parameter '{}'", p.name.name), count, nullptr, nullptr,
+                             param_elements_, "parameters"))
         bindings_.broken.insert(p.name.name);
     }
     return;
@@ -189,9 +190,9 @@ void Checker::check_param(const ParamDecl& p, LayerInstance* owner, const std::s
     return;
   }
   if (!owner && !p.shape.empty() &&
-      !within_size_limit(p.name.span.to(p.shape_span),
-                         fmt::format("parameter '{}'", p.name.name), element_count_real(*shape),
-                         &p.shape, &*shape, param_elements_, "parameters")) {
+      !within_size_limit(p.name.span.to(p.shape_span), fmt::format("parameter '{}'", p.name.name),
+                         element_count_real(*shape), &p.shape, &*shape, param_elements_,
+                         "parameters")) {
     bindings_.broken.insert(p.name.name);
     return;
   }

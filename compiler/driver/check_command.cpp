@@ -46,9 +46,9 @@ std::string gradient_text(const GradientInfo& g) {
   case GradientMethod::Adjoint:
     return fmt::format("adjoint rtol {} atol {}", g.rtol, g.atol);
   case GradientMethod::Auto:
-    return g.budget_bytes > 0
-               ? fmt::format("auto: chosen at train time within {}", rt::format_bytes(g.budget_bytes))
-               : "auto: chosen at train time within half the available memory";
+    return g.budget_bytes > 0 ? fmt::format("auto: chosen at train time within {}",
+                                            rt::format_bytes(g.budget_bytes))
+                              : "auto: chosen at train time within half the available memory";
   }
   return "?";
 }

@@ -47,7 +47,8 @@ StepSetting memory_setting(StepSetting s) {
   if (s.lanes <= 0) s.lanes = loops::default_lanes(type);
   const int64_t tiles = (s.batch + s.lanes - 1) / s.lanes;
   const int64_t cores =
-      s.threads > 0 ? s.threads : static_cast<int64_t>(std::max(1u, std::thread::hardware_concurrency()));
+      s.threads > 0 ? s.threads
+                    : static_cast<int64_t>(std::max(1u, std::thread::hardware_concurrency()));
   s.workers = static_cast<int>(std::max<int64_t>(1, std::min(tiles, cores)));
   return s;
 }
@@ -58,7 +59,8 @@ rt::MemoryShape memory_shape(const dsl::CheckedModel& model, const StepSetting& 
   shape.n_params = model.param_count();
   for (const dsl::InputInfo& in : model.inputs)
     if (in.kind == dsl::InputKind::Path)
-      shape.n_input = dsl::saturating_add(shape.n_input, dsl::saturating_add(in.shape[0], in.drive_size));
+      shape.n_input =
+          dsl::saturating_add(shape.n_input, dsl::saturating_add(in.shape[0], in.drive_size));
     else if (in.kind == dsl::InputKind::Static)
       shape.n_input = dsl::saturating_add(shape.n_input, dsl::element_count(in.shape));
   for (const dsl::OutputInfo& o : model.outputs)
@@ -121,16 +123,15 @@ bool check_memory_floor(const dsl::CheckedModel& model, const StepSetting& setti
       limit ? fmt::format("the --memory-limit of {}", rt::format_bytes(*bound))
             : fmt::format("the {} this machine has available (MemAvailable)",
                           rt::format_bytes(*bound));
-  diag.error(where,
-             fmt::format("a training step of {} needs at least {} (parameters {}, state and "
-                         "gradient {} for {} tile{} of {} samples), more than {}",
-                         model.name, rt::format_bytes(least.total()),
-                         rt::format_bytes(least.parameters), rt::format_bytes(state_bytes),
-                         least.workers, least.workers == 1 ? "" : "s", shape.lanes, against),
-             fmt::format("{} takes the most; lower the dims that size it (--set NAME=VALUE){}",
-                         what,
-                         least.workers > 1 ? ", or train with --threads 1 and a smaller --batch"
-                                           : ""));
+  diag.error(
+      where,
+      fmt::format("a training step of {} needs at least {} (parameters {}, state and "
+                  "gradient {} for {} tile{} of {} samples), more than {}",
+                  model.name, rt::format_bytes(least.total()), rt::format_bytes(least.parameters),
+                  rt::format_bytes(state_bytes), least.workers, least.workers == 1 ? "" : "s",
+                  shape.lanes, against),
+      fmt::format("{} takes the most; lower the dims that size it (--set NAME=VALUE){}", what,
+                  least.workers > 1 ? ", or train with --threads 1 and a smaller --batch" : ""));
   return false;
 }
 

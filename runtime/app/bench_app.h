@@ -22,10 +22,10 @@ namespace plastic::rt {
 struct BenchRequest {
   int64_t batch = 128;
   int threads = 0;
-  int64_t steps = 5;    ///< timed steps (after one warm-up step)
-  int64_t length = 0;   ///< observations per series; 0 = 100
-  double dt = 1.0;      ///< time between observations (the flip-flop's bins are 0.01 s)
-  MemoryFlags memory;   ///< --gradient (also auto), --memory-budget, --memory-limit
+  int64_t steps = 5;  ///< timed steps (after one warm-up step)
+  int64_t length = 0; ///< observations per series; 0 = 100
+  double dt = 1.0;    ///< time between observations (the flip-flop's bins are 0.01 s)
+  MemoryFlags memory; ///< --gradient (also auto), --memory-budget, --memory-limit
   uint64_t seed = 0;
   bool json = false; ///< one JSON line instead of a sentence
 };

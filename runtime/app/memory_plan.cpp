@@ -43,15 +43,15 @@ Result<MemoryPlan, AppError> plan_memory(const plastic_model& model, const Prepa
   // solver steps; `auto` plans for the most, so its choice fits even then.
   plan.walk = longest_walk(model, train, StepBound::Fewest);
   plan.choice = model_choice(model);
-  const bool automatic =
-      request.gradient == "auto" || (request.gradient.empty() && model.gradient.kind == PLASTIC_GRAD_AUTO);
+  const bool automatic = request.gradient == "auto" ||
+                         (request.gradient.empty() && model.gradient.kind == PLASTIC_GRAD_AUTO);
   if (request.gradient == "direct") plan.choice = {GradientMethod::Direct, 0};
   if (request.gradient == "checkpoint")
     plan.choice = {GradientMethod::Checkpoint, model.gradient.checkpoint_every};
   if (request.gradient == "adjoint") plan.choice = {GradientMethod::Adjoint, 0};
   if (automatic) {
     const WalkLength most = longest_walk(model, train, StepBound::Most);
-    const double budget = request.budget                    ? *request.budget
+    const double budget = request.budget                     ? *request.budget
                           : model.gradient.memory_budget > 0 ? model.gradient.memory_budget
                                                              : 0.5 * available.value_or(0);
     if (!(budget > 0))
@@ -89,11 +89,11 @@ Result<MemoryPlan, AppError> plan_memory(const plastic_model& model, const Prepa
 
   const std::optional<double> limit = request.limit ? request.limit : available;
   if (!limit || plan.step.total() <= *limit) return plan;
-  const std::string bound =
-      request.limit ? fmt::format("the --memory-limit of {}", format_bytes(*limit))
-                    : fmt::format("the {} this machine has available (MemAvailable; "
-                                  "--memory-limit sets another bound)",
-                                  format_bytes(*limit));
+  const std::string bound = request.limit
+                                ? fmt::format("the --memory-limit of {}", format_bytes(*limit))
+                                : fmt::format("the {} this machine has available (MemAvailable; "
+                                              "--memory-limit sets another bound)",
+                                              format_bytes(*limit));
   const StepMemory& s = plan.step;
   std::vector<std::string> fixes;
   const double room = *limit - s.parameters - s.workers * s.per_worker;

@@ -20,8 +20,8 @@ namespace plastic::rt {
 
 struct MemoryRequest {
   int64_t batch = 32;
-  int threads = 0;             ///< 0 = every core
-  std::string gradient;        ///< "" = the model's; direct | checkpoint | adjoint | auto
+  int threads = 0;              ///< 0 = every core
+  std::string gradient;         ///< "" = the model's; direct | checkpoint | adjoint | auto
   std::optional<double> budget; ///< auto: bytes for the gradient; unset = half of MemAvailable
   std::optional<double> limit;  ///< refuse above this; unset = MemAvailable
 };

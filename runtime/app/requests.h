@@ -56,7 +56,7 @@ struct RunOptions {
 
 /// --gradient, --memory-budget, --memory-limit (train and bench-train; memory_plan.h).
 struct MemoryFlags {
-  std::string gradient;        ///< "" = the model's; direct | checkpoint | adjoint | auto
+  std::string gradient;         ///< "" = the model's; direct | checkpoint | adjoint | auto
   std::optional<double> budget; ///< bytes for `auto`; unset = half of MemAvailable
   std::optional<double> limit;  ///< refuse a step above this; unset = MemAvailable
 };

@@ -127,8 +127,7 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
   // What a step will hold, before anything model-sized is allocated: a
   // model that cannot fit is refused here with its numbers, not by
   // bad_alloc mid-epoch.
-  MemoryRequest mr{r.run.batch, r.run.threads, r.memory.gradient, r.memory.budget,
-                   r.memory.limit};
+  MemoryRequest mr{r.run.batch, r.run.threads, r.memory.gradient, r.memory.budget, r.memory.limit};
   auto plan = plan_memory(m, *md.train, mr);
   if (!plan) return fail(plan.error());
   if (!plan.value().line.empty()) fmt::print("{}\n", plan.value().line);

@@ -24,8 +24,9 @@ GradientOptions::from_desc(const plastic_gradient_desc& desc) {
     o.method = GradientMethod::Checkpoint;
     break;
   default:
-    return invalid_argument(fmt::format("unknown gradient method {}", desc.kind),
-                            "use `gradient direct`, `gradient checkpoint K`, `gradient adjoint` or `gradient auto`");
+    return invalid_argument(
+        fmt::format("unknown gradient method {}", desc.kind),
+        "use `gradient direct`, `gradient checkpoint K`, `gradient adjoint` or `gradient auto`");
   }
   if (desc.checkpoint_every < 0 || desc.adjoint_rtol < 0 || desc.adjoint_atol < 0)
     return invalid_argument("checkpoint interval and adjoint tolerances must be >= 0",

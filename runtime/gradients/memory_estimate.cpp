@@ -61,8 +61,8 @@ double walker_bytes(const MemoryShape& m, const Tile& t) {
 /// EventBackprop, StepBackprop and the stepper's VJP buffers.
 double backprop_bytes(const MemoryShape& m, const Tile& t) {
   const double events = t.E * (2 * at_least_one(t.ml) + 3 * t.nl + 2 * at_least_one(t.ol) + t.L);
-  const double vjp = t.E * ((m.fused_step_vjp ? 0 : 2 * t.s * t.nl + t.nl) +
-                            at_least_one(t.s * t.ml));
+  const double vjp =
+      t.E * ((m.fused_step_vjp ? 0 : 2 * t.s * t.nl + t.nl) + at_least_one(t.s * t.ml));
   return events + t.E * 2 * t.nl + vjp;
 }
 
@@ -87,10 +87,11 @@ double checkpoint_bytes(const MemoryShape& m, const Tile& t, const WalkLength& w
 }
 
 double adjoint_bytes(const MemoryShape& m, const Tile& t, const WalkLength& w) {
-  const double kept = session_bytes(m, t, w) + 8 * t.L +
-                      tape_bytes(static_cast<double>(w.events), 16, t.nl * t.E);
+  const double kept =
+      session_bytes(m, t, w) + 8 * t.L + tape_bytes(static_cast<double>(w.events), 16, t.nl * t.E);
   const double forward = t.E * t.nl + walker_bytes(m, t);
-  const double stepper = t.E * (t.s * 2 * t.nl + 4 * t.nl + at_least_one(t.ml) + 5 * at_least_one(t.P));
+  const double stepper =
+      t.E * (t.s * 2 * t.nl + 4 * t.nl + at_least_one(t.ml) + 5 * at_least_one(t.P));
   const double backward_solve = t.E * (4 * t.nl + 2 * at_least_one(t.P));
   const double events = t.E * (2 * at_least_one(t.ml) + 3 * t.nl + 2 * at_least_one(t.ol) + t.L);
   const double backward = stepper + backward_solve + events + t.E * 2 * t.nl;

@@ -39,16 +39,17 @@ TEST_CASE("check refuses the flip-flop gNODE at N=100000 with the memory it need
   INFO(r.err);
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("gnode_flipflop.ode:") != std::string::npos);
-  CHECK(r.err.find("error: a training step of gnode_flipflop needs at least") !=
-        std::string::npos);
+  CHECK(r.err.find("error: a training step of gnode_flipflop needs at least") != std::string::npos);
   CHECK(r.err.find("the --memory-limit of 8.0 GB") != std::string::npos);
   CHECK(r.err.find("parameter 'Wz' [100000,100003] takes the most") != std::string::npos);
 }
 
 TEST_CASE("train refuses N=100000 before compiling instead of bad_alloc", "[cli][memory]") {
   const auto dir = fresh_test_dir("memory_test", "train_huge");
-  Run r = run("train " + kFlipflop + " --set N=100000 --data synthetic:flipflop --memory-limit 8GB "
-              "--epochs 1 --out " + (dir / "run").string());
+  Run r = run("train " + kFlipflop +
+              " --set N=100000 --data synthetic:flipflop --memory-limit 8GB "
+              "--epochs 1 --out " +
+              (dir / "run").string());
   INFO(r.err);
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("needs at least") != std::string::npos);

@@ -84,8 +84,8 @@ TEST_CASE("a layer too large is reported at the user's declaration", "[dsl][size
 TEST_CASE("parameters that only together exceed the limit name the one that tips it",
           "[dsl][sizes]") {
   dsl::CheckResult r;
-  const std::string out = test::check_text(
-      model("dim a = 800000", "param p1 : [a, a]\nparam p2 : [a, a]"), &r);
+  const std::string out =
+      test::check_text(model("dim a = 800000", "param p1 : [a, a]\nparam p2 : [a, a]"), &r);
   INFO(out);
   CHECK_FALSE(r.model);
   CHECK(out.find("test.ode:7:7: error: with parameter 'p2'") != std::string::npos);
