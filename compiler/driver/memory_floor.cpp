@@ -125,8 +125,8 @@ bool check_memory_floor(const dsl::CheckedModel& model, const StepSetting& setti
                           rt::format_bytes(*bound));
   diag.error(
       where,
-      fmt::format("a training step of {} needs at least {} (parameters {}, state and "
-                  "gradient {} for {} tile{} of {} samples), more than {}",
+      fmt::format("a training step of {} needs at least {} (parameters, gradient and optimiser "
+                  "{}; states and work buffers {} for {} tile{} of {} samples), more than {}",
                   model.name, rt::format_bytes(least.total()), rt::format_bytes(least.parameters),
                   rt::format_bytes(state_bytes), least.workers, least.workers == 1 ? "" : "s",
                   shape.lanes, against),

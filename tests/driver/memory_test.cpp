@@ -9,6 +9,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -120,4 +122,33 @@ TEST_CASE("gradient auto chooses within its budget", "[cli][memory]") {
 TEST_CASE("a bad --memory-limit is a usage error", "[cli][memory]") {
   CHECK(run("check " + kFlipflop + " --memory-limit lots").exit_code == 2);
   CHECK(run("bench-train " + kFlipflop + " --memory-budget -3GB").exit_code == 2);
+}
+
+TEST_CASE("gradient auto with a budget in the model is chosen at train time", "[cli][memory]") {
+  const auto dir = fresh_test_dir("memory_test", "auto_in_model");
+  std::ifstream in(kFlipflop);
+  std::stringstream text;
+  text << in.rdbuf();
+  auto with_gradient = [&](const std::string& line) {
+    std::string s = text.str();
+    const size_t at = s.find("gradient direct");
+    REQUIRE(at != std::string::npos);
+    s.replace(at, std::string("gradient direct").size(), line);
+    const auto file = dir / "auto.ode";
+    std::ofstream(file) << s;
+    return file.string();
+  };
+  const std::string roomy = with_gradient("gradient auto budget 1 GB");
+  Run check = run("check " + roomy);
+  INFO(check.err);
+  CHECK(check.exit_code == 0);
+  CHECK(check.out.find("auto: chosen at train time within 1.0 GB") != std::string::npos);
+  Run r;
+  nlohmann::json j = bench(roomy + " --set N=24 --set H=64 --length 50", &r);
+  CHECK(j["gradient_method"] == "direct");
+  CHECK(r.err.find("of 1.0 GB budget") != std::string::npos);
+  const std::string tight = with_gradient("gradient auto budget 2 KB");
+  Run none = run("bench-train " + tight + " --set N=24 --set H=64 --length 50 --steps 1");
+  CHECK(none.exit_code == 1);
+  CHECK(none.err.find("no gradient method fits the 2.0 KB budget") != std::string::npos);
 }
