@@ -111,10 +111,6 @@ template <class T> int bench_typed(const plastic_model& m, const BenchRequest& r
   j["gradient_peak_mb"] =
       static_cast<double>(last.peak_bytes) * static_cast<double>(in_flight) / (1 << 20);
   j["gradient_estimate_mb"] = plan.value().step.gradient() / (1 << 20);
-  if (std::getenv("PLASTIC_DEBUG_MEM")) {
-    const MemoryShape sh = MemoryShape::of(m);
-    j["dbg"] = {sh.n_state, sh.n_input, sh.n_outputs, sh.n_params, sh.lanes, sh.stages, sh.scratch_bytes, sh.fused_step_vjp, plan.value().walk.steps, plan.value().walk.events, last.peak_bytes};
-  }
   j["forward_evals"] = last.forward.field_evals;
   j["backward_evals"] = last.backward.vjp_evals;
   j["loss"] = last.loss;

@@ -112,8 +112,9 @@ Result<MemoryPlan, AppError> plan_memory(const plastic_model& model, const Prepa
   }
   return AppError{
       kInputError,
-      fmt::format("a training step of {} needs about {}: parameters {}, gradient {} ({} tiles of "
-                  "{} samples in flight x {}: {} over {} of the longest series), more than {}.\n"
+      fmt::format("a training step of {} needs about {}: parameters {}, tiles {} ({} of {} "
+                  "samples in flight x {}: work buffers and {}'s tapes over {} of the longest "
+                  "series), more than {}.\n"
                   "  = hint: {}",
                   model.name, format_bytes(s.total()), format_bytes(s.parameters),
                   format_bytes(s.workers * (s.per_tile + s.per_worker)), s.workers, model.lanes,

@@ -108,6 +108,15 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
              md.splits.train.size(), md.splits.validation.size(), md.splits.test.size(),
              run.data_seed());
 
+  // What a step will hold, before anything model-sized is allocated: a
+  // model that cannot fit is refused here with its numbers, not by
+  // bad_alloc mid-epoch; and before the run is recorded, so a refused run
+  // leaves no record.
+  MemoryRequest mr{r.run.batch, r.run.threads, r.memory.gradient, r.memory.budget, r.memory.limit};
+  auto plan = plan_memory(m, *md.train, mr);
+  if (!plan) return fail(plan.error());
+  if (!plan.value().line.empty()) fmt::print("{}\n", plan.value().line);
+
   // How the run was made (run_record.h), once the data has been read as
   // the model needs it: a run refused for its data leaves no record behind.
   if (!r.resume) {
@@ -123,14 +132,6 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
     fmt::print(stderr, "plastic: {}\n", s.error().message);
     return s.error().exit_code;
   }
-
-  // What a step will hold, before anything model-sized is allocated: a
-  // model that cannot fit is refused here with its numbers, not by
-  // bad_alloc mid-epoch.
-  MemoryRequest mr{r.run.batch, r.run.threads, r.memory.gradient, r.memory.budget, r.memory.limit};
-  auto plan = plan_memory(m, *md.train, mr);
-  if (!plan) return fail(plan.error());
-  if (!plan.value().line.empty()) fmt::print("{}\n", plan.value().line);
 
   std::vector<T> theta(static_cast<size_t>(m.n_params));
   auto init = initialise_parameters<T>(m, std::span<T>(theta), run.seed);

@@ -59,6 +59,22 @@ TEST_CASE("train refuses N=100000 before compiling instead of bad_alloc", "[cli]
   CHECK(r.err.find("out of memory") == std::string::npos);
 }
 
+TEST_CASE("train refuses a step too large for its data before recording the run",
+          "[cli][memory]") {
+  // The parameters (2.2 MB) fit 3 MB; the direct tape over the flip-flop
+  // trials' 99 steps on top of them does not.
+  const auto dir = fresh_test_dir("memory_test", "train_data");
+  Run r = run("train " + kFlipflop + " --data synthetic:flipflop --memory-limit 3MB --threads 1 "
+              "--batch 16 --epochs 1 --no-progress --out " + (dir / "run").string());
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("a training step of gnode_flipflop needs about") != std::string::npos);
+  CHECK(r.err.find("direct's tapes over 99 steps and 100 events") != std::string::npos);
+  CHECK(r.err.find("more than the --memory-limit of 3.0 MB") != std::string::npos);
+  CHECK(r.err.find("`--gradient auto` would choose checkpoint every") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "run" / "run.json"));
+}
+
 TEST_CASE("the Delta CDE at d_head=100000 is refused at its fast-weight state", "[cli][memory]") {
   Run check = run("check " + kDeltaCde + " --set d_head=100000 --memory-limit 64GB");
   INFO(check.err);
