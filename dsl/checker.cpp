@@ -115,7 +115,7 @@ namespace {
 /// "which dim, what would fit": the largest named dim of the shape and the
 /// value of it that keeps the product within kMaxElements, others fixed.
 std::string size_hint(const std::vector<ExprPtr>* dims, const Shape* shape) {
-  const std::string generic =
+  std::string generic =
       "the element count is the product of the dims: lower them (--set NAME=VALUE)";
   if (!dims || !shape || dims->size() != shape->size()) return generic;
   std::string name;

@@ -108,7 +108,7 @@ Result<MemoryPlan, AppError> plan_memory(const plastic_model& model, const Prepa
         fixes.push_back(fmt::format("`--gradient auto` would choose {} here", describe(*fit)));
     if (s.workers > 1)
       fixes.push_back(fmt::format("--threads 1 (one tile in flight instead of {})", s.workers));
-    fixes.push_back("a smaller --batch, shorter series or smaller dims");
+    fixes.emplace_back("a smaller --batch, shorter series or smaller dims");
   }
   return AppError{
       kInputError,

@@ -59,13 +59,14 @@ TEST_CASE("train refuses N=100000 before compiling instead of bad_alloc", "[cli]
   CHECK(r.err.find("out of memory") == std::string::npos);
 }
 
-TEST_CASE("train refuses a step too large for its data before recording the run",
-          "[cli][memory]") {
+TEST_CASE("train refuses a step too large for its data before recording the run", "[cli][memory]") {
   // The parameters (2.2 MB) fit 3 MB; the direct tape over the flip-flop
   // trials' 99 steps on top of them does not.
   const auto dir = fresh_test_dir("memory_test", "train_data");
-  Run r = run("train " + kFlipflop + " --data synthetic:flipflop --memory-limit 3MB --threads 1 "
-              "--batch 16 --epochs 1 --no-progress --out " + (dir / "run").string());
+  Run r = run("train " + kFlipflop +
+              " --data synthetic:flipflop --memory-limit 3MB --threads 1 "
+              "--batch 16 --epochs 1 --no-progress --out " +
+              (dir / "run").string());
   INFO(r.out << r.err);
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("a training step of gnode_flipflop needs about") != std::string::npos);
