@@ -135,7 +135,8 @@ int run_check(const std::vector<std::string>& paths, bool json, const CommonOpti
     CheckOptions options{common.overrides, {}, {}};
     CheckResult r = check_file(file, options, diag);
     // A model whose smallest training step cannot fit is an error of the model.
-    if (r.model && !check_memory_floor(*r.model, memory_setting({}), common.memory_limit, diag))
+    if (r.model &&
+        !check_memory_floor(*r.model, memory_setting({}), common.memory_limit, diag, file, options))
       r.model.reset();
     diag.render(std::cerr, common.color);
     if (!r.model) {

@@ -9,6 +9,7 @@
 
 #include "compiler/driver/run_compiled.h"
 #include "compiler/loops/loop_ir.h"
+#include "dsl/frontend.h"
 #include "runtime/solvers/tableau.h"
 
 namespace plastic::driver {
@@ -37,6 +38,58 @@ rt::StepMemory smallest_step(const rt::MemoryShape& shape, int workers) {
     first = false;
   }
   return best;
+}
+
+/// Dims named in `e` (recursively), into `out`.
+void dims_in(const dsl::Expr& e, const dsl::CheckedModel& model, std::vector<std::string>& out) {
+  if (e.kind == dsl::ExprKind::Name)
+    for (const dsl::DimValue& d : model.dims)
+      if (d.name == e.text && !d.is_const && d.from_data.empty()) out.push_back(d.name);
+  for (const dsl::ExprPtr& child : e.children)
+    if (child) dims_in(*child, model, out);
+  for (const dsl::Arg& a : e.args)
+    if (a.value) dims_in(*a.value, model, out);
+}
+
+/// The dims that size the model file's declaration `name` (a parameter,
+/// its layer's arguments, or a state).
+std::vector<std::string> dims_of(const dsl::CheckedModel& model, const std::string& name) {
+  std::vector<std::string> out;
+  if (model.modules.size() < 2) return out;
+  for (const dsl::Decl& decl : model.modules[1]->decls) {
+    if (const auto* p = std::get_if<dsl::ParamDecl>(&decl); p && p->name.name == name) {
+      for (const dsl::ExprPtr& e : p->shape)
+        dims_in(*e, model, out);
+      if (p->layer)
+        for (const dsl::Arg& a : p->layer->args)
+          if (a.value) dims_in(*a.value, model, out);
+    } else if (const auto* s = std::get_if<dsl::StateDecl>(&decl); s && s->name.name == name) {
+      for (const dsl::ExprPtr& e : s->shape)
+        dims_in(*e, model, out);
+    }
+  }
+  return out;
+}
+
+/// The largest value of `dim` below `current` whose smallest step fits `bound`.
+std::optional<int64_t> fitting_value(const std::string& file, const dsl::CheckOptions& options,
+                                     const std::string& dim, int64_t current,
+                                     const StepSetting& setting, double bound) {
+  auto fits = [&](int64_t v) {
+    dsl::CheckOptions o = options;
+    o.overrides[dim] = static_cast<double>(v);
+    dsl::DiagnosticEngine quiet;
+    dsl::CheckResult r = dsl::check_file(file, o, quiet);
+    return r.model &&
+           smallest_step(memory_shape(*r.model, setting), setting.workers).total() <= bound;
+  };
+  if (current <= 1 || !fits(1)) return std::nullopt;
+  int64_t lo = 1, hi = current; // fits(lo), not fits(hi)
+  while (hi - lo > 1) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    (fits(mid) ? lo : hi) = mid;
+  }
+  return lo;
 }
 
 } // namespace
@@ -95,7 +148,8 @@ std::string memory_summary(const dsl::CheckedModel& model, const StepSetting& se
 }
 
 bool check_memory_floor(const dsl::CheckedModel& model, const StepSetting& setting,
-                        std::optional<double> limit, dsl::DiagnosticEngine& diag) {
+                        std::optional<double> limit, dsl::DiagnosticEngine& diag,
+                        const std::string& file, const dsl::CheckOptions& options) {
   const std::optional<double> available = rt::available_memory_bytes();
   const std::optional<double> bound = limit ? limit : available;
   if (!bound) return true;
@@ -105,20 +159,36 @@ bool check_memory_floor(const dsl::CheckedModel& model, const StepSetting& setti
 
   // Point at the declaration holding the most: the largest parameter or state.
   dsl::Span where;
-  std::string what;
+  std::string what, decl;
   double most = -1;
   for (const dsl::ParamInfo& p : model.params)
     if (dsl::element_count_real(p.shape) > most)
       most = dsl::element_count_real(p.shape), where = p.span,
+      decl = p.name.substr(0, p.name.find('.')),
       what = fmt::format("parameter '{}' {}", p.name, dsl::format_shape(p.shape));
   const double state_bytes = least.workers * (least.per_tile + least.per_worker);
   if (state_bytes > least.parameters) {
     most = -1;
     for (const dsl::StateInfo& s : model.states)
       if (dsl::element_count_real(s.shape) > most)
-        most = dsl::element_count_real(s.shape), where = s.span,
+        most = dsl::element_count_real(s.shape), where = s.span, decl = s.name,
         what = fmt::format("state '{}' {}", s.name, dsl::format_shape(s.shape));
   }
+  // Which dim to lower, and to what: the declaration's largest dim, bisected.
+  std::string fit_text = "lower the dims that size it (--set NAME=VALUE)";
+  // Largest first; a dim derived from others (d_hx = N + 3) may not fit at
+  // any value alone, then the next is tried.
+  std::vector<std::pair<int64_t, std::string>> candidates;
+  for (const std::string& name : dims_of(model, decl))
+    for (const dsl::DimValue& d : model.dims)
+      if (d.name == name) candidates.emplace_back(static_cast<int64_t>(d.value), name);
+  std::sort(candidates.rbegin(), candidates.rend());
+  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  for (const auto& [value, dim] : candidates)
+    if (auto fit = fitting_value(file, options, dim, value, setting, *bound)) {
+      fit_text = fmt::format("{} = {} here; --set {}={} fits", dim, value, dim, *fit);
+      break;
+    }
   const std::string against =
       limit ? fmt::format("the --memory-limit of {}", rt::format_bytes(*bound))
             : fmt::format("the {} this machine has available (MemAvailable)",
@@ -130,7 +200,7 @@ bool check_memory_floor(const dsl::CheckedModel& model, const StepSetting& setti
                   model.name, rt::format_bytes(least.total()), rt::format_bytes(least.parameters),
                   rt::format_bytes(state_bytes), least.workers, least.workers == 1 ? "" : "s",
                   shape.lanes, against),
-      fmt::format("{} takes the most; lower the dims that size it (--set NAME=VALUE){}", what,
+      fmt::format("{} takes the most; {}{}", what, fit_text,
                   least.workers > 1 ? ", or train with --threads 1 and a smaller --batch" : ""));
   return false;
 }

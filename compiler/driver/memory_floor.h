@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 
+#include "dsl/check.h"
 #include "dsl/diagnostics.h"
 #include "dsl/model.h"
 #include "runtime/gradients/memory_estimate.h"
@@ -38,8 +39,12 @@ rt::MemoryShape memory_shape(const dsl::CheckedModel& model, const StepSetting& 
 std::string memory_summary(const dsl::CheckedModel& model, const StepSetting& setting);
 
 /// False (with a located error in `diag`) when the smallest training step
-/// `model` can take at `setting` exceeds `limit` (unset: MemAvailable).
+/// `model` can take at `setting` exceeds `limit` (unset: MemAvailable). The
+/// hint names the dim of the largest declaration and the largest value of
+/// it that fits, found by checking `file` again with `options` and that
+/// dim set.
 bool check_memory_floor(const dsl::CheckedModel& model, const StepSetting& setting,
-                        std::optional<double> limit, dsl::DiagnosticEngine& diag);
+                        std::optional<double> limit, dsl::DiagnosticEngine& diag,
+                        const std::string& file, const dsl::CheckOptions& options);
 
 } // namespace plastic::driver

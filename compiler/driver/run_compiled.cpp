@@ -50,7 +50,9 @@ int run_compiled(const std::string& file, const std::string& dtype, const Common
     // Before compiling: a model that cannot take one training step here is refused in milliseconds.
     dsl::DiagnosticEngine diag;
     StepSetting setting{dtype, batch > 0 ? batch : 32, threads, 0, 1};
-    if (!check_memory_floor(*fns->model, memory_setting(setting), common.memory_limit, diag)) {
+    dsl::CheckOptions options{common.overrides, common.data_quantities, common.data_name};
+    if (!check_memory_floor(*fns->model, memory_setting(setting), common.memory_limit, diag, file,
+                            options)) {
       diag.render(std::cerr, common.color);
       return kInputError;
     }

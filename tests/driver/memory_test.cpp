@@ -43,7 +43,16 @@ TEST_CASE("check refuses the flip-flop gNODE at N=100000 with the memory it need
   CHECK(r.err.find("gnode_flipflop.ode:") != std::string::npos);
   CHECK(r.err.find("error: a training step of gnode_flipflop needs at least") != std::string::npos);
   CHECK(r.err.find("the --memory-limit of 8.0 GB") != std::string::npos);
-  CHECK(r.err.find("parameter 'Wz' [100000,100003] takes the most") != std::string::npos);
+  CHECK(r.err.find("parameter 'Wz' [100000,100003] takes the most; N = 100000 here; --set N=") !=
+        std::string::npos);
+  // The N the hint gives fits; one more does not.
+  const size_t at = r.err.find("--set N=");
+  REQUIRE(at != std::string::npos);
+  const int fit = std::stoi(r.err.substr(at + 8));
+  CHECK(run("check " + kFlipflop + " --set N=" + std::to_string(fit) + " --memory-limit 8GB")
+            .exit_code == 0);
+  CHECK(run("check " + kFlipflop + " --set N=" + std::to_string(fit + 1) + " --memory-limit 8GB")
+            .exit_code == 1);
 }
 
 TEST_CASE("train refuses N=100000 before compiling instead of bad_alloc", "[cli][memory]") {
@@ -81,7 +90,8 @@ TEST_CASE("the Delta CDE at d_head=100000 is refused at its fast-weight state", 
   INFO(check.err);
   CHECK(check.exit_code == 1);
   CHECK(check.err.find("fwp_delta_cde.ode:34:") != std::string::npos);
-  CHECK(check.err.find("state 'W' [4,100000,100000] takes the most") != std::string::npos);
+  CHECK(check.err.find("state 'W' [4,100000,100000] takes the most; d_head = 100000 here; --set "
+                       "d_head=") != std::string::npos);
   Run b = run("bench-train " + kDeltaCde + " --set d_head=100000 --memory-limit 64GB --steps 1");
   INFO(b.err);
   CHECK(b.exit_code == 1);
