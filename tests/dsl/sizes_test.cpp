@@ -49,7 +49,7 @@ TEST_CASE("a parameter of 10^36 elements (dims of 10^9) is refused the same way"
   CHECK(out.find("parameter 'big' has 1e+36 elements") != std::string::npos);
 }
 
-TEST_CASE("--set on a dim that makes a state overflow is refused at the state", "[dsl][sizes]") {
+TEST_CASE("a --set dim that makes a state overflow is refused at the state", "[dsl][sizes]") {
   dsl::CheckOptions options;
   options.overrides["n"] = 1e9;
   dsl::CheckResult r;
