@@ -164,6 +164,7 @@ struct LossDecl {
 struct Option {
   Ident name;
   ExprPtr value;
+  Ident unit; ///< `budget 512 MB`: the unit after the value (empty for other options)
 };
 
 struct SolveDecl {

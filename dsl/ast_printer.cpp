@@ -99,7 +99,8 @@ std::string print_rhs(const Expr& body) {
 std::string print_options(const std::vector<Option>& options) {
   std::string out;
   for (const Option& o : options)
-    out += " " + o.name.name + " " + print_expr(*o.value);
+    out += " " + o.name.name + " " + print_expr(*o.value) +
+           (o.unit.name.empty() ? "" : " " + o.unit.name);
   return out;
 }
 

@@ -15,6 +15,8 @@ std::string_view to_string(GradientMethod m) {
     return "checkpoint";
   case GradientMethod::Adjoint:
     return "adjoint";
+  case GradientMethod::Auto:
+    return "auto";
   }
   return "?";
 }
@@ -106,6 +108,81 @@ std::optional<Shape> Checker::shape_of(const std::vector<ExprPtr>& dims,
   }
   if (!ok) return std::nullopt;
   return shape;
+}
+
+namespace {
+
+/// "which dim, what would fit": the largest named dim of the shape and the
+/// value of it that keeps the product within kMaxElements, others fixed.
+std::string size_hint(const std::vector<ExprPtr>* dims, const Shape* shape) {
+  std::string generic =
+      "the element count is the product of the dims: lower them (--set NAME=VALUE)";
+  if (!dims || !shape || dims->size() != shape->size()) return generic;
+  std::string name;
+  int64_t value = 0;
+  for (size_t i = 0; i < dims->size(); ++i)
+    if ((*dims)[i]->kind == ExprKind::Name && (*shape)[i] > value)
+      name = (*dims)[i]->text, value = (*shape)[i];
+  if (name.empty()) return generic;
+  int uses = 0;
+  double rest = 1;
+  for (size_t i = 0; i < dims->size(); ++i)
+    if ((*dims)[i]->kind == ExprKind::Name && (*dims)[i]->text == name)
+      ++uses;
+    else
+      rest *= static_cast<double>((*shape)[i]);
+  const double fit =
+      std::floor(std::pow(static_cast<double>(kMaxElements) / rest, 1.0 / uses) * (1 + 1e-12));
+  if (fit < 1) return generic;
+  return fmt::format("{} = {} here; {} <= {:.0f} would fit (the element count is the product of "
+                     "the dims)",
+                     name, value, name, fit);
+}
+
+} // namespace
+
+bool Checker::within_size_limit(Span where, const std::string& what, double count,
+                                const std::vector<ExprPtr>* dims, const Shape* shape, double& total,
+                                const char* kind) {
+  total += count;
+  const auto limit = static_cast<double>(kMaxElements);
+  if (count > limit) {
+    diag_.error(where,
+                fmt::format("{} has {:.3g} elements, more than the 2^40 (about {:.2g}) a model "
+                            "may hold in its {}",
+                            what, count, limit, kind),
+                size_hint(dims, shape));
+    return false;
+  }
+  if (total > limit) {
+    diag_.error(where,
+                fmt::format("with {} ({:.3g} elements) the model's {} hold {:.3g} elements, more "
+                            "than the 2^40 (about {:.2g}) allowed",
+                            what, count, kind, total, limit),
+                size_hint(dims, shape));
+    return false;
+  }
+  return true;
+}
+
+// `gradient auto budget 512 MB`: the memory the chosen method may use.
+void Checker::check_budget(const Option& o, GradientInfo& info) {
+  auto v = eval_.constant(*o.value);
+  if (!v) return;
+  static const std::vector<std::string> units = {"KB", "MB", "GB", "TB"};
+  const auto unit = std::find(units.begin(), units.end(), o.unit.name);
+  if (o.unit.name.empty() || unit == units.end()) {
+    diag_.error(o.unit.name.empty() ? o.value->span : o.unit.span,
+                o.unit.name.empty() ? "the budget needs a unit"
+                                    : fmt::format("unknown unit '{}'", o.unit.name),
+                "write e.g. `budget 512 MB` (KB, MB, GB or TB, powers of 1024)");
+    return;
+  }
+  if (!(*v > 0) || !std::isfinite(*v)) {
+    diag_.error(o.value->span, "the budget must be positive");
+    return;
+  }
+  info.budget_bytes = *v * std::pow(1024.0, static_cast<double>(unit - units.begin() + 1));
 }
 
 // dim_decl / const_decl: evaluated in order; --set overrides the value.
@@ -202,6 +279,12 @@ void Checker::check_input(const InputDecl& in) {
   info.span = in.name.span;
   auto shape = shape_of(in.sizes);
   if (!shape) return void(bindings_.broken.insert(in.name.name));
+  double input_elements = 0; // each input on its own: they are not stored together
+  if (!in.sizes.empty() &&
+      !within_size_limit(in.sizes.front()->span.to(in.sizes.back()->span),
+                         fmt::format("input '{}'", in.name.name), element_count_real(*shape),
+                         &in.sizes, &*shape, input_elements, "inputs"))
+    return void(bindings_.broken.insert(in.name.name));
   info.shape = *shape;
   if (in.kind == InputKind::Label) {
     info.classes = info.shape[0];
@@ -228,6 +311,11 @@ void Checker::check_state(const StateDecl& s) {
   declare(s.name.name, s.name.span, "state");
   auto shape = shape_of(s.shape);
   if (!shape) return void(bindings_.broken.insert(s.name.name));
+  if (!s.shape.empty() &&
+      !within_size_limit(s.shape.front()->span.to(s.shape.back()->span),
+                         fmt::format("state '{}'", s.name.name), element_count_real(*shape),
+                         &s.shape, &*shape, state_elements_, "state"))
+    return void(bindings_.broken.insert(s.name.name));
   StateInfo info;
   info.name = s.name.name;
   info.shape = *shape;
@@ -415,10 +503,12 @@ void Checker::check_gradient(const GradientDecl* g) {
     info.method = GradientMethod::Checkpoint;
   else if (name == "adjoint")
     info.method = GradientMethod::Adjoint;
+  else if (name == "auto")
+    info.method = GradientMethod::Auto;
   else {
-    std::string near = closest_name(name, {"direct", "checkpoint", "adjoint"});
+    std::string near = closest_name(name, {"direct", "checkpoint", "adjoint", "auto"});
     diag_.error(g->method.span, fmt::format("unknown gradient method '{}'", name),
-                near.empty() ? "use direct, checkpoint N or adjoint"
+                near.empty() ? "use direct, checkpoint N, adjoint or auto [budget 512 MB]"
                              : fmt::format("did you mean '{}'?", near));
     return;
   }
@@ -433,13 +523,18 @@ void Checker::check_gradient(const GradientDecl* g) {
     diag_.error(g->count->span, fmt::format("gradient {} takes no count", name));
   }
   for (const Option& o : g->options) {
+    if (info.method == GradientMethod::Auto && o.name.name == "budget") {
+      check_budget(o, info);
+      continue;
+    }
     bool allowed =
         info.method == GradientMethod::Adjoint && (o.name.name == "rtol" || o.name.name == "atol");
     if (!allowed) {
       diag_.error(o.name.span,
                   fmt::format("unknown option '{}' for gradient {}", o.name.name, name),
                   info.method == GradientMethod::Adjoint ? "adjoint takes rtol and atol"
-                                                         : "only adjoint takes options");
+                  : info.method == GradientMethod::Auto  ? "auto takes a budget: `budget 512 MB`"
+                                                         : "only adjoint and auto take options");
       continue;
     }
     auto v = eval_.constant(*o.value);
@@ -577,7 +672,7 @@ std::vector<std::string> solver_names() {
 }
 
 std::vector<std::string> gradient_methods() {
-  return {"direct", "checkpoint", "adjoint"};
+  return {"direct", "checkpoint", "adjoint", "auto"};
 }
 
 } // namespace plastic::dsl

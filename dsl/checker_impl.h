@@ -34,6 +34,7 @@ private:
   void check_loss(const Module& user);
   void check_solver(const SolveDecl* solve);
   void check_gradient(const GradientDecl* gradient);
+  void check_budget(const Option& o, GradientInfo& info);
   void warn_unused(const Module& user);
   /// Evaluates `e` (checking it) and records its resolved form into `out`.
   ShapeValue resolve(const Expr& e, Where where, ResolvedExpr& out);
@@ -41,6 +42,13 @@ private:
                                       const LayerInstance* layer = nullptr);
   std::optional<Shape> shape_of(const std::vector<ExprPtr>& dims,
                                 const LayerInstance* layer = nullptr);
+  /// Reports `what` ("parameter 'big'") at `where` when its `count`
+  /// elements, or the model's `total` of its kind with them, exceed
+  /// kMaxElements; `dims` (may be null) are the shape's expressions, for a
+  /// hint naming the dim to lower. Adds count to total.
+  bool within_size_limit(Span where, const std::string& what, double count,
+                         const std::vector<ExprPtr>* dims, const Shape* shape, double& total,
+                         const char* kind);
 
   // layers.cpp
   void check_param(const ParamDecl& p, LayerInstance* owner, const std::string& prefix);
@@ -64,6 +72,7 @@ private:
   std::map<std::string, const LayerDecl*> layer_defs_;
   bool usage_error_ = false;
   int next_group_ = 0;
+  double param_elements_ = 0, state_elements_ = 0; ///< totals so far, for the size limit
 };
 
 } // namespace plastic::dsl::detail

@@ -161,6 +161,7 @@ void Checker::check_param(const ParamDecl& p, LayerInstance* owner, const std::s
   else if (owner->params.count(p.name.name) || owner->layers.count(p.name.name))
     diag_.error(p.name.span, fmt::format("'{}' is already declared in this layer", p.name.name));
   if (p.layer) {
+    const size_t first = m_.params.size();
     const LayerInstance* inst = instantiate(*p.layer, qualified, owner);
     if (!inst) {
       if (!owner) bindings_.broken.insert(p.name.name);
@@ -170,12 +171,29 @@ void Checker::check_param(const ParamDecl& p, LayerInstance* owner, const std::s
       owner->layers[p.name.name] = inst;
     else
       bindings_.top_layers[p.name.name] = inst;
+    if (!owner) {
+      // The layer's tensors, counted at the user's declaration (not inside the prelude).
+      double count = 0;
+      for (size_t i = first; i < m_.params.size(); ++i)
+        count += element_count_real(m_.params[i].shape);
+      if (!within_size_limit(p.name.span.to(p.layer->span),
+                             fmt::format("parameter '{}'", p.name.name), count, nullptr, nullptr,
+                             param_elements_, "parameters"))
+        bindings_.broken.insert(p.name.name);
+    }
     return;
   }
   auto shape = shape_of(p.shape, owner);
   auto init = shape ? check_init(p, *shape, owner) : std::nullopt;
   if (!shape || !init) {
     if (!owner) bindings_.broken.insert(p.name.name);
+    return;
+  }
+  if (!owner && !p.shape.empty() &&
+      !within_size_limit(p.name.span.to(p.shape_span), fmt::format("parameter '{}'", p.name.name),
+                         element_count_real(*shape), &p.shape, &*shape, param_elements_,
+                         "parameters")) {
+    bindings_.broken.insert(p.name.name);
     return;
   }
   ParamInfo info{qualified, *shape, *init, 0, p.name.span};

@@ -106,13 +106,15 @@ struct SolverInfo {
   Span span;
 };
 
-enum class GradientMethod { Direct, Checkpoint, Adjoint };
+/// Auto: the runtime picks one of the others from a memory budget (memory_plan.h).
+enum class GradientMethod { Direct, Checkpoint, Adjoint, Auto };
 std::string_view to_string(GradientMethod m);
 
 struct GradientInfo {
   GradientMethod method = GradientMethod::Direct;
   int64_t checkpoint_every = 0;
   double rtol = 1e-7, atol = 1e-9; ///< adjoint solve tolerances
+  double budget_bytes = 0;         ///< auto: `budget 512 MB`; 0 = half of the available memory
   Span span;
 };
 

@@ -254,10 +254,10 @@ void Parser::parse_decl(Module& m, bool library) {
     return;
   }
   if (w == "gradient") {
-    // gradient_decl := 'gradient' IDENT [NUMBER] option* NL
+    // gradient_decl := 'gradient' IDENT [NUMBER] option* NL   (option: IDENT expr [IDENT unit])
     advance();
     GradientDecl g;
-    g.method = expect_ident("naming the gradient method (direct, checkpoint N or adjoint)");
+    g.method = expect_ident("naming the gradient method (direct, checkpoint N, adjoint or auto)");
     if (at(TokenKind::Number)) g.count = parse_primary();
     g.options = parse_options();
     m.decls.emplace_back(std::move(g));
@@ -278,6 +278,9 @@ std::vector<Option> Parser::parse_options() {
     Option o;
     o.name = expect_ident("naming an option (e.g. step, rtol, atol, max_steps)");
     o.value = parse_expr();
+    // `gradient auto budget 512 MB`: a size's unit follows its value.
+    if (o.name.name == "budget" && at(TokenKind::Ident))
+      o.unit = expect_ident("naming the unit (KB, MB, GB or TB)");
     options.push_back(std::move(o));
   }
   return options;

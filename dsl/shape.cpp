@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 namespace plastic::dsl {
@@ -18,8 +19,20 @@ std::string format_shape(const Shape& s) {
 int64_t element_count(const Shape& s) {
   int64_t n = 1;
   for (int64_t d : s)
-    n *= d;
+    if (__builtin_mul_overflow(n, d, &n)) return std::numeric_limits<int64_t>::max();
   return n;
+}
+
+double element_count_real(const Shape& s) {
+  double n = 1;
+  for (int64_t d : s)
+    n *= static_cast<double>(d);
+  return n;
+}
+
+int64_t saturating_add(int64_t a, int64_t b) {
+  int64_t sum = 0;
+  return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<int64_t>::max() : sum;
 }
 
 ShapeResult broadcast_shapes(const Shape& a, const Shape& b) {

@@ -17,7 +17,22 @@ namespace plastic::dsl {
 using Shape = std::vector<int64_t>;
 
 std::string format_shape(const Shape& s);
+/// The product of the dims, saturating at INT64_MAX instead of overflowing
+/// (dims are at most 10^9, so a rank-3 shape can already overflow int64).
 int64_t element_count(const Shape& s);
+
+/// Most elements one model may hold in its parameters, in its state, or in
+/// one input: 2^40. Sizes below it times lanes and bytes per element stay far
+/// inside int64, so no size computed from them overflows; the memory a
+/// training step needs is bounded separately (runtime/gradients/memory_estimate.h).
+inline constexpr int64_t kMaxElements = int64_t{1} << 40;
+
+/// The product of the dims as a double: exact enough to compare with
+/// kMaxElements and to print, and it cannot overflow.
+double element_count_real(const Shape& s);
+
+/// a + b, saturating at INT64_MAX (both non-negative).
+int64_t saturating_add(int64_t a, int64_t b);
 
 struct ShapeError {
   std::string message;

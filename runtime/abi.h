@@ -48,7 +48,7 @@ extern "C" {
 #endif
 
 /// Bumped on any incompatible change of the structs or kernel signatures.
-#define PLASTIC_ABI_VERSION 2
+#define PLASTIC_ABI_VERSION 3
 
 /// Largest tensor rank in a parameter descriptor.
 #define PLASTIC_MAX_RANK 8
@@ -161,7 +161,11 @@ typedef struct plastic_solver_desc {
 typedef enum plastic_gradient_kind {
   PLASTIC_GRAD_DIRECT = 1,     ///< backpropagate through every stored step
   PLASTIC_GRAD_CHECKPOINT = 2, ///< store every k-th state, recompute segments
-  PLASTIC_GRAD_ADJOINT = 3     ///< continuous adjoint, integrated backwards
+  PLASTIC_GRAD_ADJOINT = 3,    ///< continuous adjoint, integrated backwards
+  /// `gradient auto`: the runtime chooses one of the above from a memory
+  /// budget (runtime/app/memory_plan.h); where no choice is made (REPL,
+  /// embedding) it is checkpointing at sqrt(steps).
+  PLASTIC_GRAD_AUTO = 4
 } plastic_gradient_kind;
 
 typedef struct plastic_gradient_desc {
@@ -169,6 +173,7 @@ typedef struct plastic_gradient_desc {
   int32_t checkpoint_every; ///< checkpoint: k items per segment; 0 = sqrt(N) (fixed step only)
   double adjoint_rtol;      ///< adjoint: tolerances of the backward solve; 0 = the forward's
   double adjoint_atol;
+  double memory_budget; ///< auto: bytes for the gradient; 0 = half of the available memory
 } plastic_gradient_desc;
 
 /* ------------------------------------------------------------------------ */

@@ -285,6 +285,10 @@ ModelLayout compute_layout(const model::ModelFunctions& fns) {
   case dsl::GradientMethod::Adjoint:
     L.gradient.kind = PLASTIC_GRAD_ADJOINT;
     break;
+  case dsl::GradientMethod::Auto:
+    L.gradient.kind = PLASTIC_GRAD_AUTO;
+    L.gradient.memory_budget = m.gradient.budget_bytes;
+    break;
   }
   L.gradient.checkpoint_every = static_cast<int32_t>(m.gradient.checkpoint_every);
   if (m.gradient.method == dsl::GradientMethod::Adjoint) {

@@ -1,5 +1,6 @@
 // `plastic check`: check models and summarise each (text or JSON).
 #include "compiler/driver/commands.h"
+#include "compiler/driver/memory_floor.h"
 #include "dsl/frontend.h"
 
 #include <fmt/format.h>
@@ -44,6 +45,10 @@ std::string gradient_text(const GradientInfo& g) {
     return fmt::format("checkpoint every {} steps", g.checkpoint_every);
   case GradientMethod::Adjoint:
     return fmt::format("adjoint rtol {} atol {}", g.rtol, g.atol);
+  case GradientMethod::Auto:
+    return g.budget_bytes > 0 ? fmt::format("auto: chosen at train time within {}",
+                                            rt::format_bytes(g.budget_bytes))
+                              : "auto: chosen at train time within half the available memory";
   }
   return "?";
 }
@@ -87,6 +92,8 @@ nlohmann::json summary_json(const CheckedModel& m, const std::string& file) {
     j["gradient"]["every"] = m.gradient.checkpoint_every;
   if (m.gradient.method == GradientMethod::Adjoint)
     j["gradient"]["rtol"] = m.gradient.rtol, j["gradient"]["atol"] = m.gradient.atol;
+  if (m.gradient.method == GradientMethod::Auto && m.gradient.budget_bytes > 0)
+    j["gradient"]["budget_bytes"] = m.gradient.budget_bytes;
   return j;
 }
 
@@ -107,6 +114,8 @@ void print_summary(const CheckedModel& m, const std::string& file) {
   std::cout << fmt::format("  outputs     {}\n", fmt::join(outputs, "; "));
   std::cout << fmt::format("  solver      {}\n", solver_text(m.solver));
   std::cout << fmt::format("  gradient    {}\n", gradient_text(m.gradient));
+  std::cout << fmt::format("  memory      a training step: {}\n",
+                           memory_summary(m, memory_setting({})));
 }
 
 } // namespace
@@ -125,6 +134,10 @@ int run_check(const std::vector<std::string>& paths, bool json, const CommonOpti
     diag.set_max_errors(common.error_limit);
     CheckOptions options{common.overrides, {}, {}};
     CheckResult r = check_file(file, options, diag);
+    // A model whose smallest training step cannot fit is an error of the model.
+    if (r.model &&
+        !check_memory_floor(*r.model, memory_setting({}), common.memory_limit, diag, file, options))
+      r.model.reset();
     diag.render(std::cerr, common.color);
     if (!r.model) {
       ++failed;

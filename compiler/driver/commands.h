@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -39,6 +40,12 @@ struct CommonOptions {
   bool color = false;              ///< colour diagnostics (a terminal)
   int error_limit = 20;            ///< --error-limit: errors shown per model file, 0 = all
   Backend backend = Backend::Llvm; ///< --backend llvm|cpp
+  /// --memory-limit: refuse a model whose training step needs more (bytes);
+  /// unset = the machine's available memory (memory_floor.h).
+  std::optional<double> memory_limit;
+  /// The command trains (train, bench-train): refuse before compiling a
+  /// model whose smallest training step cannot fit.
+  bool training_step = false;
 };
 
 /// `plastic check FILE…`: check models and print a summary of each.

@@ -13,6 +13,7 @@
 #include "runtime/app/option_checks.h"
 #include "runtime/app/parse_errors.h"
 #include "runtime/app/standard_output.h"
+#include "runtime/gradients/memory_estimate.h"
 #include "runtime/support/internal_error.h"
 
 #include <CLI/CLI.hpp>
@@ -72,6 +73,15 @@ static int run(int argc, char** argv) {
   CLI::App* check = app.add_subcommand("check", "Check models and print a summary of each");
   check->add_option("files", check_files, "Model files (*.ode) or folders of them")->required();
   check->add_flag("--json", json, "Print the summaries as JSON");
+  std::optional<double> check_memory_limit;
+  check->add_option_function<std::string>(
+      "--memory-limit",
+      [&check_memory_limit](const std::string& text) {
+        check_memory_limit = plastic::rt::parse_byte_size(text);
+        if (!check_memory_limit)
+          throw CLI::ValidationError(text + ": expected a size such as 512MB or 2GB");
+      },
+      "Refuse a model whose training step needs more, e.g. 4GB (default: the available memory)");
   add_set(check);
 
   std::string emit_file;
@@ -243,6 +253,7 @@ static int run(int argc, char** argv) {
   common.error_limit = error_limit;
   if (!parse_overrides(sets, common)) return kUsageError;
   common.backend = parse_backend(backend_name);
+  common.memory_limit = check_memory_limit;
 
   try {
     if (check->parsed()) return run_check(check_files, json, common);

@@ -90,6 +90,10 @@ std::optional<int> ModelCommands::run(const CommonOptions& common) {
       with_backend.data_name = run->data;
     }
   }
+  if (const rt::MemoryFlags* memory = cli.memory()) {
+    with_backend.memory_limit = memory->limit;
+    with_backend.training_step = true;
+  }
   return run_compiled(
       state_->file, cli.dtype(), with_backend,
       [&](const plastic_model& m, const nlohmann::json& dims, const rt::ModelSource& source) {

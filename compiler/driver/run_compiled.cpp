@@ -7,6 +7,7 @@
 #include "compiler/backend/llvm/options.h"
 #include "compiler/driver/backend_choice.h"
 #include "compiler/driver/load_model.h"
+#include "compiler/driver/memory_floor.h"
 #include "compiler/loops/error.h"
 #include "dsl/ast_printer.h"
 
@@ -45,6 +46,17 @@ int run_compiled(const std::string& file, const std::string& dtype, const Common
   auto start = std::chrono::steady_clock::now();
   auto fns = load_model(file, common, code);
   if (!fns) return code;
+  if (common.training_step) {
+    // Before compiling: a model that cannot take one training step here is refused in milliseconds.
+    dsl::DiagnosticEngine diag;
+    StepSetting setting{dtype, batch > 0 ? batch : 32, threads, 0, 1};
+    dsl::CheckOptions options{common.overrides, common.data_quantities, common.data_name};
+    if (!check_memory_floor(*fns->model, memory_setting(setting), common.memory_limit, diag, file,
+                            options)) {
+      diag.render(std::cerr, common.color);
+      return kInputError;
+    }
+  }
   nlohmann::json dims = nlohmann::json::object();
   for (const auto& d : fns->model->dims) {
     dims[d.name] = d.value;

@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <limits>
 #include <string>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "runtime/app/memory_plan.h"
 #include "runtime/app/synthetic_data.h"
 #include "runtime/batch/batch_gradient.h"
 #include "runtime/batch/parallel.h"
@@ -44,18 +46,15 @@ template <class T> int bench_typed(const plastic_model& m, const BenchRequest& r
   }
   BatchOptions options;
   options.threads = r.threads;
-  if (!r.gradient.empty()) {
-    auto g = GradientOptions::from_desc(m.gradient);
-    if (!g) {
-      fmt::print(stderr, "plastic: {}\n", g.status().describe());
-      return 1;
-    }
-    GradientOptions go = g.value();
-    go.method = r.gradient == "adjoint"      ? GradientMethod::Adjoint
-                : r.gradient == "checkpoint" ? GradientMethod::Checkpoint
-                                             : GradientMethod::Direct;
-    options.gradient = go;
+  MemoryRequest mr{r.batch, r.threads, r.memory.gradient, r.memory.budget, r.memory.limit};
+  if (!r.memory.limit) mr.limit = std::numeric_limits<double>::infinity(); // measure, never refuse
+  auto plan = plan_memory(m, prepared.value(), mr);
+  if (!plan) {
+    fmt::print(stderr, "plastic: {}\n", plan.error().message);
+    return plan.error().exit_code;
   }
+  if (!plan.value().line.empty()) fmt::print(stderr, "{}\n", plan.value().line);
+  options.gradient = plan.value().gradient;
   std::vector<T> theta(static_cast<size_t>(m.n_params)), grad(theta.size());
   if (auto init = initialise_parameters<T>(m, std::span<T>(theta), r.seed); !init) {
     fmt::print(stderr, "plastic: {}\n", init.error().describe());
@@ -98,7 +97,8 @@ template <class T> int bench_typed(const plastic_model& m, const BenchRequest& r
   j["length"] = length;
   j["dt"] = r.dt;
   j["threads"] = r.threads;
-  j["gradient"] = r.gradient.empty() ? "model" : r.gradient;
+  j["gradient"] = r.memory.gradient.empty() ? "model" : r.memory.gradient;
+  j["gradient_method"] = describe(plan.value().choice);
   j["steps"] = r.steps;
   j["median_s"] = median;
   j["min_s"] = seconds.front();
@@ -110,6 +110,7 @@ template <class T> int bench_typed(const plastic_model& m, const BenchRequest& r
   const int64_t in_flight = resolve_threads(r.threads, static_cast<size_t>(last.tiles));
   j["gradient_peak_mb"] =
       static_cast<double>(last.peak_bytes) * static_cast<double>(in_flight) / (1 << 20);
+  j["gradient_estimate_mb"] = plan.value().step.gradient() / (1 << 20);
   j["forward_evals"] = last.forward.field_evals;
   j["backward_evals"] = last.backward.vjp_evals;
   j["loss"] = last.loss;

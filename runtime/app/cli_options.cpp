@@ -3,7 +3,10 @@
 // error (exit 2) before any data is read or kernel compiled.
 #include "runtime/app/cli_options.h"
 
+#include <fmt/format.h>
+
 #include "runtime/app/option_checks.h"
+#include "runtime/gradients/memory_estimate.h"
 
 #include <limits>
 
@@ -88,8 +91,30 @@ void add_data_flags(CLI::App& cmd, DataFlags& f) {
   cmd.add_option("--missing", f.missing, "A number meaning 'missing' (e.g. -200)")->group(group);
 }
 
+void add_memory_flags(CLI::App& cmd, MemoryFlags& f) {
+  cmd.add_option("--gradient", f.gradient,
+                 "direct | checkpoint | adjoint | auto: chosen from --memory-budget (default: the "
+                 "model's gradient line)")
+      ->check(CLI::IsMember({"direct", "checkpoint", "adjoint", "auto"}));
+  auto size = [](std::optional<double>& into) {
+    return [&into](const std::string& text) {
+      std::optional<double> bytes = parse_byte_size(text);
+      if (!bytes)
+        throw CLI::ValidationError(fmt::format("{}: expected a size such as 512MB or 2GB", text));
+      into = bytes;
+    };
+  };
+  cmd.add_option_function<std::string>("--memory-budget", size(f.budget),
+                                       "--gradient auto: memory for the gradient, e.g. 512MB "
+                                       "(default: half of the available memory)");
+  cmd.add_option_function<std::string>("--memory-limit", size(f.limit),
+                                       "Refuse a training step estimated above this, e.g. 4GB "
+                                       "(default: the available memory)");
+}
+
 void add_train_options(CLI::App& cmd, TrainRequest& r) {
   add_run_options(cmd, r.run);
+  add_memory_flags(cmd, r.memory);
   cmd.add_option("--epochs", r.epochs, "Epochs (default 30)")->check(integer_in(1, kMaxEpochs));
   cmd.add_option("--optimizer", r.optimizer, "adam | adamw | sgd (default adam)")
       ->check(CLI::IsMember({"adam", "adamw", "sgd"}));

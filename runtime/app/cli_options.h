@@ -13,6 +13,8 @@ void add_run_options(CLI::App& cmd, RunOptions& run);
 /// How to read a .csv file or a folder of .npy series (part of the run options).
 void add_data_flags(CLI::App& cmd, DataFlags& flags);
 void add_train_options(CLI::App& cmd, TrainRequest& request);
+/// --gradient direct|checkpoint|adjoint|auto, --memory-budget SIZE, --memory-limit SIZE.
+void add_memory_flags(CLI::App& cmd, MemoryFlags& flags);
 void add_eval_options(CLI::App& cmd, EvalRequest& request);
 void add_predict_options(CLI::App& cmd, PredictRequest& request);
 

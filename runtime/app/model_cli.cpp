@@ -37,9 +37,7 @@ ModelCli::ModelCli(CLI::App& app, const std::string& bench_name,
       ->check(integer_in(2, 1'000'000'000));
   b.add_option("--dt", bench_.dt, "Time between observations (default 1)")
       ->check(positive_finite());
-  b.add_option("--gradient", bench_.gradient,
-               "direct | checkpoint | adjoint (default: the model's)")
-      ->check(CLI::IsMember({"direct", "checkpoint", "adjoint"}));
+  add_memory_flags(b, bench_.memory);
   b.add_option("--dtype", bench_dtype_, "f32 | f64 (default f32)")
       ->check(CLI::IsMember({"f32", "f64"}));
   b.add_option("--seed", bench_.seed, "Seed (default 0)")
@@ -105,6 +103,17 @@ const RunOptions* ModelCli::run_options() const {
     return &eval_.run;
   case ModelCommand::Predict:
     return &predict_.eval.run;
+  default:
+    return nullptr;
+  }
+}
+
+const MemoryFlags* ModelCli::memory() const {
+  switch (parsed()) {
+  case ModelCommand::Train:
+    return &train_.memory;
+  case ModelCommand::Bench:
+    return &bench_.memory;
   default:
     return nullptr;
   }

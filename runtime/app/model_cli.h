@@ -51,6 +51,8 @@ public:
   int threads() const;
   /// The parsed train / eval / predict command's options (null otherwise).
   const RunOptions* run_options() const;
+  /// --gradient / --memory-budget / --memory-limit of train or bench; null for eval and predict.
+  const MemoryFlags* memory() const;
 
   /// For `train`: from now on SIGINT / SIGTERM stop the run at its next safe
   /// point (exit 130 / 143) instead of killing the process, so a Ctrl-C while

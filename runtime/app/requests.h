@@ -58,8 +58,16 @@ struct RunOptions {
   bool was_given(const std::string& flag) const { return given.count(flag) > 0; }
 };
 
+/// --gradient, --memory-budget, --memory-limit (train and bench-train; memory_plan.h).
+struct MemoryFlags {
+  std::string gradient;         ///< "" = the model's; direct | checkpoint | adjoint | auto
+  std::optional<double> budget; ///< bytes for `auto`; unset = half of MemAvailable
+  std::optional<double> limit;  ///< refuse a step above this; unset = MemAvailable
+};
+
 struct TrainRequest {
   RunOptions run;
+  MemoryFlags memory;
   int64_t epochs = 30;
   std::string optimizer = "adam"; ///< adam | adamw | sgd
   double lr = 1e-3;

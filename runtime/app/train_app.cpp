@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "runtime/app/cross_validation.h"
+#include "runtime/app/memory_plan.h"
 #include "runtime/app/model_data.h"
 #include "runtime/app/model_hash.h"
 #include "runtime/app/preprocessing.h"
@@ -109,6 +110,15 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
              md.splits.train.size(), md.splits.validation.size(), md.splits.test.size(),
              run.data_seed());
 
+  // What a step will hold, before anything model-sized is allocated: a
+  // model that cannot fit is refused here with its numbers, not by
+  // bad_alloc mid-epoch; and before the run is recorded, so a refused run
+  // leaves no record.
+  MemoryRequest mr{r.run.batch, r.run.threads, r.memory.gradient, r.memory.budget, r.memory.limit};
+  auto plan = plan_memory(m, *md.train, mr);
+  if (!plan) return fail(plan.error());
+  if (!plan.value().line.empty()) fmt::print("{}\n", plan.value().line);
+
   // How the run was made (run_record.h), once the data has been read as
   // the model needs it: a run refused for its data leaves no record behind.
   if (!r.resume) {
@@ -146,6 +156,7 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
   HookOptions ho;
   ho.batch_size = r.run.batch;
   ho.batch.threads = r.run.threads;
+  ho.batch.gradient = plan.value().gradient;
   ho.on_failure = [](const std::string& what) {
     fmt::print(stderr, "\nplastic: batch skipped: {}\n", what);
   };

@@ -18,9 +18,15 @@ GradientOptions::from_desc(const plastic_gradient_desc& desc) {
   case PLASTIC_GRAD_ADJOINT:
     o.method = GradientMethod::Adjoint;
     break;
+  case PLASTIC_GRAD_AUTO:
+    // Chosen from the budget by memory_plan.h where a run is planned;
+    // elsewhere the method whose memory grows slowest without integrating backwards.
+    o.method = GradientMethod::Checkpoint;
+    break;
   default:
-    return invalid_argument(fmt::format("unknown gradient method {}", desc.kind),
-                            "use `gradient direct`, `gradient checkpoint K` or `gradient adjoint`");
+    return invalid_argument(
+        fmt::format("unknown gradient method {}", desc.kind),
+        "use `gradient direct`, `gradient checkpoint K`, `gradient adjoint` or `gradient auto`");
   }
   if (desc.checkpoint_every < 0 || desc.adjoint_rtol < 0 || desc.adjoint_atol < 0)
     return invalid_argument("checkpoint interval and adjoint tolerances must be >= 0",

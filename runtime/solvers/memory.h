@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 namespace plastic::rt {
@@ -35,6 +36,13 @@ private:
 template <class T> class MeteredAllocator {
 public:
   using value_type = T;
+  // A buffer assigned or swapped takes its meter along. Without these a
+  // member buffer sized in a constructor (`k_ = make_buffer<T>(n, meter)`)
+  // kept the default, null meter — its bytes went uncounted — and swapping
+  // two buffers of different meters was undefined.
+  using propagate_on_container_move_assignment = std::true_type;
+  using propagate_on_container_copy_assignment = std::true_type;
+  using propagate_on_container_swap = std::true_type;
   MeteredAllocator() = default;
   explicit MeteredAllocator(MemoryMeter* meter) : meter_(meter) {}
   template <class U>

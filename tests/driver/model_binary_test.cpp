@@ -178,7 +178,7 @@ TEST_CASE("model binary: no LLVM or Clang library, runs alone in an empty folder
   CHECK(j["source"]["file"] == "gnode_flipflop.ode");
   CHECK(j["source"]["fnv1a64"].get<std::string>().size() == 16);
   CHECK(j["dtype"] == "f64");
-  CHECK(j["abi_version"] == 2);
+  CHECK(j["abi_version"] == 3);
   CHECK(j["parameters"].size() > 2);
   Run train = shell(env + "train --data synthetic:flipflop --epochs 1 --no-progress --out run");
   INFO(train.out << train.err);

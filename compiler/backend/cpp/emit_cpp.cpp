@@ -121,6 +121,8 @@ const char* gradient_kind(int32_t k) {
     return "PLASTIC_GRAD_CHECKPOINT";
   case PLASTIC_GRAD_ADJOINT:
     return "PLASTIC_GRAD_ADJOINT";
+  case PLASTIC_GRAD_AUTO:
+    return "PLASTIC_GRAD_AUTO";
   default:
     return nullptr;
   }
@@ -205,10 +207,15 @@ std::string model_table(const plastic_model& m, const ModelKernels& kernels) {
                    ".dt_max = {}, .max_steps = {}}},\n",
                    cstr(sv.method), real(sv.step), real(sv.rtol), real(sv.atol), real(sv.dt_min),
                    real(sv.dt_max), sv.max_steps);
+  // memory_budget only where it means something (`gradient auto`): the
+  // other tables read as before and it stays 0 in them.
   s += fmt::format(".gradient = {{.kind = {}, .checkpoint_every = {}, .adjoint_rtol = {}, "
-                   ".adjoint_atol = {}}},\n",
+                   ".adjoint_atol = {}{}}},\n",
                    named(gradient_kind(g.kind), g.kind), g.checkpoint_every, real(g.adjoint_rtol),
-                   real(g.adjoint_atol));
+                   real(g.adjoint_atol),
+                   g.kind == PLASTIC_GRAD_AUTO
+                       ? fmt::format(", .memory_budget = {}", real(g.memory_budget))
+                       : std::string());
   s += fmt::format(".step_method = {},\n.readout = {},\n.task = {},\n.observe_after_jump = {},\n"
                    ".field_theta_begin = {},\n.field_theta_end = {},\n.ctx = nullptr,\n",
                    cstr(m.step_method), named(readout_kind(m.readout), m.readout),

@@ -64,7 +64,7 @@ Types make_types(llvm::LLVMContext& c) {
                          "plastic_param");
   t.solver = StructType::create(c, {t.ptr, t.f64, t.f64, t.f64, t.f64, t.f64, t.i64},
                                 "plastic_solver_desc");
-  t.gradient = StructType::create(c, {t.i32, t.i32, t.f64, t.f64}, "plastic_gradient_desc");
+  t.gradient = StructType::create(c, {t.i32, t.i32, t.f64, t.f64, t.f64}, "plastic_gradient_desc");
   // One member per kernel of runtime/abi_kernels.def (kKernelCount counts them).
   t.scratch =
       StructType::create(c, std::vector<Type*>(kKernelCount, t.i64), "plastic_scratch_sizes");
@@ -110,7 +110,8 @@ void check_layout(const Types& t, const llvm::DataLayout& dl) {
          OFF(plastic_solver_desc, max_steps)});
   check(t.gradient, sizeof(plastic_gradient_desc),
         {OFF(plastic_gradient_desc, kind), OFF(plastic_gradient_desc, checkpoint_every),
-         OFF(plastic_gradient_desc, adjoint_rtol), OFF(plastic_gradient_desc, adjoint_atol)});
+         OFF(plastic_gradient_desc, adjoint_rtol), OFF(plastic_gradient_desc, adjoint_atol),
+         OFF(plastic_gradient_desc, memory_budget)});
   check(t.model, sizeof(plastic_model),
         {OFF(plastic_model, abi_version),
          OFF(plastic_model, struct_size),
@@ -236,8 +237,9 @@ public:
          array<plastic_param>(t_.param, params, "plastic.params"),
          llvm::ConstantStruct::get(t_.solver, {str(s.method), f64(s.step), f64(s.rtol), f64(s.atol),
                                                f64(s.dt_min), f64(s.dt_max), i64(s.max_steps)}),
-         llvm::ConstantStruct::get(t_.gradient, {i32(g.kind), i32(g.checkpoint_every),
-                                                 f64(g.adjoint_rtol), f64(g.adjoint_atol)}),
+         llvm::ConstantStruct::get(t_.gradient,
+                                   {i32(g.kind), i32(g.checkpoint_every), f64(g.adjoint_rtol),
+                                    f64(g.adjoint_atol), f64(g.memory_budget)}),
          str(m.step_method),
          i32(m.readout),
          i32(m.task),
