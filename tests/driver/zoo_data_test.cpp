@@ -266,6 +266,7 @@ TEST_CASE("every zoo model trains on the data its header names", "[zoo][slow]") 
       {"node_elu_sii_tanks", tanks},
       {"node_elu_sii_tanks_euler", tanks},
       {"node_elu_default_tanks", tanks},
+      {"node_elu_default_tanks_euler", tanks},
   };
   for (const auto& z : zoo) {
     SECTION(z.model) {
