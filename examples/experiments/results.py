@@ -13,10 +13,10 @@ does both, so each script does not carry its own copy:
       summary's validation/test loss and metric (summary.json, absent when
       training stopped, e.g. diverged).
   results.py table FILE.jsonl --by k1,k2 --metric KEY [--dat DIR]
-      a Markdown table: per group, mean +- std of KEY over the runs that
-      finished, the number of runs and of failed ones, the mean wall time;
+      a Markdown table: per group, mean +- std and median of KEY over the runs
+      that finished (failed runs are counted, not averaged), the number of runs and of failed ones, the mean wall time;
       --dat DIR also writes, per group of all keys but the last, DIR/<group>.dat:
-      the last key and the mean and std, for gnuplot.
+      the last key, mean, std, median, finished and failed runs, for gnuplot.
   results.py compare FILE.jsonl --metric KEY --better A=V --worse B=V [--by k]
       exit 1 unless, on the same seeds (and --by groups), the runs with A=V
       have a lower mean KEY than those with B=V (a run that failed counts as
@@ -107,8 +107,9 @@ def table(path, by, metric, dat):
     groups = {}
     for line in read_lines(path):
         groups.setdefault(tuple(line.get(k) for k in by), []).append(line)
-    print("| " + " | ".join(by) + f" | {metric} (mean ± std) | runs | failed | seconds per run |")
-    print("|" + "---|" * (len(by) + 4))
+    print("| " + " | ".join(by) +
+          f" | {metric} (mean ± std) | median | runs | failed | seconds per run |")
+    print("|" + "---|" * (len(by) + 5))
     rows = []
     for key in sorted(groups, key=sort_key):
         lines = groups[key]
@@ -116,23 +117,23 @@ def table(path, by, metric, dat):
         m, s = mean_std(values)
         secs = statistics.fmean(float(x.get("seconds", 0)) for x in lines)
         shown = f"{m:.4g} ± {s:.2g}" if m is not None else "—"
+        median = f"{statistics.median(values):.4g}" if values else "—"
         failed = len(lines) - len(values)
         print("| " + " | ".join(str(k) for k in key) +
-              f" | {shown} | {len(lines)} | {failed} | {secs:.0f} |")
-        rows.append((key, m, s, len(values), failed))
+              f" | {shown} | {median} | {len(lines)} | {failed} | {secs:.0f} |")
+        rows.append((key, m, s, statistics.median(values) if values else None, len(values), failed))
     if dat:
         # One file per group of all keys but the last, which is the x column.
         Path(dat).mkdir(parents=True, exist_ok=True)
         series = {}
-        for key, m, s, n, failed in rows:
+        for key, *stats in rows:
             series.setdefault("_".join(str(k) for k in key[:-1]) or metric, []).append(
-                (key[-1], m, s, n, failed))
+                (key[-1], *stats))
         for name, points in series.items():
             with open(Path(dat) / f"{name}.dat", "w") as f:
-                f.write(f"# {by[-1]} mean_{metric} std_{metric} finished failed\n")
-                for x, m, s, n, failed in points:
-                    f.write(f"{x} {'nan' if m is None else repr(m)} "
-                            f"{'nan' if s is None else repr(s)} {n} {failed}\n")
+                f.write(f"# {by[-1]} mean std median (of {metric}) finished failed\n")
+                for point in points:
+                    f.write(" ".join("nan" if v is None else str(v) for v in point) + "\n")
 
 
 def compare(path, metric, better, worse, by):

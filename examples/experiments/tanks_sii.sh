@@ -5,7 +5,7 @@
 # initialisation (Sec. 3.1; the teacher-student histograms of Sec. 5,
 # Figs. 4-5, and the "Default" vs "SII" rows of Sec. 6).
 #
-#   examples/experiments/tanks_sii.sh [--quick]
+#   examples/experiments/tanks_sii.sh [--quick] [--plot-only]
 #
 # Four models, identical but for the field's initialiser and the solver:
 # node_elu_{default,sii}_tanks.ode (midpoint) and
@@ -20,18 +20,20 @@
 #
 # Writes one JSON line per run to $RESULTS (default
 # examples/experiments/results/tanks_sii.jsonl), prints best validation MSE
-# mean +- std per model and step, and plots it against the step
-# ($RESULTS without .jsonl + .png). --quick: seeds 0-1, h = 4 and 16, 15
+# mean +- std and median per model and step, and plots the median and the
+# number of diverged runs against the step ($RESULTS without .jsonl +
+# .png; --plot-only redoes the tables and the plot from $RESULTS). --quick: seeds 0-1, h = 4 and 16, 15
 # epochs, into build/runs/tanks_sii_quick; it then fails unless SII's mean
 # best validation loss is below the default's for each solver and step.
 source "$(dirname "$0")/common.sh"
 
-quick=0
+quick=0 plot_only=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1; shift ;;
+    --plot-only) plot_only=1; shift ;;
     -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
-    *) echo "usage: $0 [--quick]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--quick] [--plot-only]" >&2; exit 2 ;;
   esac
 done
 
@@ -49,10 +51,10 @@ else
   results=${RESULTS:-$EXPERIMENTS_DIR/results/tanks_sii.jsonl}
 fi
 mkdir -p "$out_root" "$(dirname "$results")"
-: >"$results"
+[ "$plot_only" = 1 ] || : >"$results"
 
 start_all=$SECONDS
-for solver in midpoint euler; do
+[ "$plot_only" = 1 ] || for solver in midpoint euler; do
   for init in default sii; do
     model=node_elu_${init}_tanks
     [ "$solver" = euler ] && model=${model}_euler
@@ -75,7 +77,7 @@ for solver in midpoint euler; do
     done
   done
 done
-echo "wall time $((SECONDS - start_all)) s for all runs (THREADS=$THREADS)"
+[ "$plot_only" = 1 ] || echo "wall time $((SECONDS - start_all)) s for all runs (THREADS=$THREADS)"
 
 echo
 python3 "$EXPERIMENTS_DIR/results.py" table "$results" --by solver,init,step \
@@ -87,17 +89,24 @@ python3 "$EXPERIMENTS_DIR/results.py" table "$results" --by solver,init,step \
 png=${results%.jsonl}.png
 if command -v gnuplot >/dev/null; then
   gnuplot <<EOF
-set terminal pngcairo size 720,420 font ",10"
+set terminal pngcairo size 720,560 font ",10" noenhanced
 set output "$png"
-set title "Cascaded tanks: best validation MSE vs solver step (mean ± std over $seeds seeds)"
-set xlabel "solver step h (s)"
-set ylabel "best validation MSE"
-set logscale xy
-set xtics (2, 4, 8, 16)
-set key top left
-set grid
 files = "midpoint_default midpoint_sii euler_default euler_sii"
-plot for [f in files] "$out_root/by_step/".f.".dat" using 1:2:3 with yerrorlines title f
+set multiplot layout 2,1 title "Cascaded tanks, default vs stability-informed init ($seeds seeds per point)"
+set logscale x 2
+set xrange [1.6:20]
+set xtics (2, 4, 8, 16)
+set grid
+set key outside right
+set logscale y
+set ylabel "median best validation MSE"
+plot for [f in files] "$out_root/by_step/".f.".dat" using 1:4 with linespoints title f
+unset logscale y
+set ylabel "runs diverged"
+set xlabel "solver step h (s)"
+set yrange [-0.5:$seeds + 0.5]
+plot for [f in files] "$out_root/by_step/".f.".dat" using 1:6 with linespoints title f
+unset multiplot
 EOF
   echo "plot: $png"
 fi
