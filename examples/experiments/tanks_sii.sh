@@ -32,7 +32,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1; shift ;;
     --plot-only) plot_only=1; shift ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^source/{/^source/d;p}' "$0"; exit 0 ;;
     *) echo "usage: $0 [--quick] [--plot-only]" >&2; exit 2 ;;
   esac
 done
