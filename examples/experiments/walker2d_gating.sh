@@ -77,8 +77,7 @@ for model in gnode_walker2d gnode_walker2d_nc node_walker2d mgru_walker2d; do
       --schedule cosine --batch 64 --dtype f32 --threads "$THREADS" --seed "$seed" \
       --no-progress --force --out "$run" >"$run.log" 2>&1 || status=failed
     python3 "$EXPERIMENTS_DIR/results.py" record "$run" name="$model" model="$family" \
-      init="$init" N=32 \
-      seed="$seed" seconds=$((SECONDS - start)) status="$status" >>"$results"
+      init="$init" N=32 seed="$seed" seconds=$((SECONDS - start)) status="$status" >>"$results"
     tail -1 "$results"
   done
 done
