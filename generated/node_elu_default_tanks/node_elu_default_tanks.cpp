@@ -85,7 +85,7 @@ extern "C" void node_elu_default_tanks_init_state(const void* /*ctx*/, const voi
   T acc3_v[L] = {};
   // node_elu_default_tanks.init: 5 nodes
   // %23 = contract f64[4] -> v0
-  // node_elu_default_tanks.ode:28: state z : [d_z] = enc(y0)
+  // node_elu_default_tanks.ode:30: state z : [d_z] = enc(y0)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -102,7 +102,7 @@ extern "C" void node_elu_default_tanks_init_state(const void* /*ctx*/, const voi
     v0[3 * L + l] = acc3_v[l];
   }
   // %24 = add f64[4] -> z
-  // node_elu_default_tanks.ode:28: state z : [d_z] = enc(y0)
+  // node_elu_default_tanks.ode:30: state z : [d_z] = enc(y0)
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -129,7 +129,7 @@ extern "C" void node_elu_default_tanks_init_state_vjp(const void* /*ctx*/, const
   T acc0_v[L] = {};
   // node_elu_default_tanks.init.vjp: 5 nodes
   // %84 = contract f64[4,1] -> d.enc.weight
-  // node_elu_default_tanks.ode:28: state z : [d_z] = enc(y0)
+  // node_elu_default_tanks.ode:30: state z : [d_z] = enc(y0)
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     {
       T sum = 0;
@@ -153,7 +153,7 @@ extern "C" void node_elu_default_tanks_init_state_vjp(const void* /*ctx*/, const
   }
   if (u0_bar) {
     // %85 = contract f64[1] -> d.y0
-    // node_elu_default_tanks.ode:28: state z : [d_z] = enc(y0)
+    // node_elu_default_tanks.ode:30: state z : [d_z] = enc(y0)
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -197,7 +197,7 @@ extern "C" void node_elu_default_tanks_field(const void* /*ctx*/, double /*t*/, 
   T acc3_v[L] = {};
   // node_elu_default_tanks.field: 17 nodes
   // %2 = concat f64[5] -> v0
-  // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -209,7 +209,7 @@ extern "C" void node_elu_default_tanks_field(const void* /*ctx*/, double /*t*/, 
     v0[4 * L + l] = u_2[l];
   }
   // %4 = contract f64[32] -> v1
-  // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -359,7 +359,7 @@ extern "C" void node_elu_default_tanks_field_vjp(const void* /*ctx*/, double /*t
   T acc3_v[L] = {};
   // node_elu_default_tanks.field.vjp: 33 nodes
   // %2 = concat f64[5] -> v0
-  // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -371,7 +371,7 @@ extern "C" void node_elu_default_tanks_field_vjp(const void* /*ctx*/, double /*t
     v0[4 * L + l] = u_2[l];
   }
   // %4 = contract f64[32] -> v1
-  // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -398,7 +398,7 @@ extern "C" void node_elu_default_tanks_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %6 = add f64[32] -> v2
-  // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -526,7 +526,7 @@ extern "C" void node_elu_default_tanks_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %50 = contract f64[5] -> v2
-  // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -562,7 +562,7 @@ extern "C" void node_elu_default_tanks_field_vjp(const void* /*ctx*/, double /*t
     v2[4 * L + l] = acc0_v[l];
   }
   // %51 = slice f64[4] -> d.z
-  // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -570,7 +570,7 @@ extern "C" void node_elu_default_tanks_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %49 = contract f64[32,5] -> d.f.layer0.weight
-  // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       {
@@ -661,7 +661,7 @@ extern "C" void node_elu_default_tanks_field_vjp(const void* /*ctx*/, double /*t
   }
   if (u_bar) {
     // %52 = slice f64[1] -> d.u
-    // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
+    // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       u_bar[l] += v2[4 * L + l];
@@ -727,7 +727,7 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
   }
   // node_elu_default_tanks.field.adjoint: 42 nodes
   // %2 = concat f64[5] -> v0
-  // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -739,7 +739,7 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
     v0[4 * L + l] = u_2[l];
   }
   // %4 = contract f64[32] -> v1
-  // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -766,7 +766,7 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %6 = add f64[32] -> v2
-  // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -938,7 +938,7 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %68 = contract f64[5] -> v2
-  // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -1055,7 +1055,7 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
   // node_elu_default_tanks.field.vjp: 28 nodes
   if (u_bar) {
     // %2 = concat f64[5] -> v0
-    // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
+    // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1067,7 +1067,7 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
       v0_2[4 * L + l] = u_2[l];
     }
     // %4 = contract f64[32] -> v1
-    // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
+    // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1094,7 +1094,7 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %6 = add f64[32] -> v2
-    // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
+    // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1233,7 +1233,7 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %50 = contract f64[5] -> v0
-    // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
+    // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -1269,7 +1269,7 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
       v0_2[4 * L + l] = acc0_v_2[l];
     }
     // %52 = slice f64[1] -> d.u
-    // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
+    // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       u_bar[l] += v0_2[4 * L + l];
@@ -2111,7 +2111,7 @@ extern "C" void node_elu_default_tanks_output(const void* /*ctx*/, double /*t*/,
   T acc0_v[L] = {};
   // node_elu_default_tanks.observation_outputs: 7 nodes
   // %2 = concat f64[5] -> v0
-  // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2123,7 +2123,7 @@ extern "C" void node_elu_default_tanks_output(const void* /*ctx*/, double /*t*/,
     v0[4 * L + l] = u_2[l];
   }
   // %31 = contract f64[1] -> v1
-  // node_elu_default_tanks.ode:32: output pred = h(concat(z, u(t))) per observation
+  // node_elu_default_tanks.ode:34: output pred = h(concat(z, u(t))) per observation
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -2139,7 +2139,7 @@ extern "C" void node_elu_default_tanks_output(const void* /*ctx*/, double /*t*/,
     v1[l] = acc0_v[l];
   }
   // %32 = add f64[1] -> pred
-  // node_elu_default_tanks.ode:32: output pred = h(concat(z, u(t))) per observation
+  // node_elu_default_tanks.ode:34: output pred = h(concat(z, u(t))) per observation
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_pred[l] = v1[l] + h_bias[0];
@@ -2174,7 +2174,7 @@ extern "C" void node_elu_default_tanks_output_vjp(const void* /*ctx*/, double /*
   T acc3_v[L] = {};
   // node_elu_default_tanks.observation_outputs.vjp: 9 nodes
   // %92 = contract f64[5] -> v0
-  // node_elu_default_tanks.ode:32: output pred = h(concat(z, u(t))) per observation
+  // node_elu_default_tanks.ode:34: output pred = h(concat(z, u(t))) per observation
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -2194,7 +2194,7 @@ extern "C" void node_elu_default_tanks_output_vjp(const void* /*ctx*/, double /*
     v0[4 * L + l] = acc0_v[l];
   }
   // %93 = slice f64[4] -> d.z
-  // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2202,7 +2202,7 @@ extern "C" void node_elu_default_tanks_output_vjp(const void* /*ctx*/, double /*
     }
   }
   // %2 = concat f64[5] -> v1
-  // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2214,7 +2214,7 @@ extern "C" void node_elu_default_tanks_output_vjp(const void* /*ctx*/, double /*
     v1[4 * L + l] = u_2[l];
   }
   // %91 = contract f64[1,5] -> d.h.weight
-  // node_elu_default_tanks.ode:32: output pred = h(concat(z, u(t))) per observation
+  // node_elu_default_tanks.ode:34: output pred = h(concat(z, u(t))) per observation
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
       T sum = 0;
@@ -2236,7 +2236,7 @@ extern "C" void node_elu_default_tanks_output_vjp(const void* /*ctx*/, double /*
   }
   if (u_bar) {
     // %94 = slice f64[1] -> d.u
-    // node_elu_default_tanks.ode:30: flow z' = f(concat(z, u(t)))
+    // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       u_bar[l] += v0[4 * L + l];
@@ -2256,7 +2256,7 @@ extern "C" void node_elu_default_tanks_loss(const void* /*ctx*/, const void* y_p
   T acc_v[L] = {};
   // node_elu_default_tanks.loss: 5 nodes
   // %29 = reduce_sum f64[] -> loss
-  // node_elu_default_tanks.ode:33: loss mse(pred, y)
+  // node_elu_default_tanks.ode:35: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -2278,7 +2278,7 @@ extern "C" void node_elu_default_tanks_loss_vjp(const void* /*ctx*/, const void*
   T* y_bar_pred = y_bar;
   // node_elu_default_tanks.loss.vjp: 8 nodes
   // %100 = mul f64[1] -> d.pred
-  // node_elu_default_tanks.ode:33: loss mse(pred, y)
+  // node_elu_default_tanks.ode:35: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_bar_pred[l] += ((y_pred[l] - target_y[l]) * 2.0f) * loss_bar[l];

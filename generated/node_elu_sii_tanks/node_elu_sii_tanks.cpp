@@ -85,7 +85,7 @@ extern "C" void node_elu_sii_tanks_init_state(const void* /*ctx*/, const void* t
   T acc3_v[L] = {};
   // node_elu_sii_tanks.init: 5 nodes
   // %23 = contract f64[4] -> v0
-  // node_elu_sii_tanks.ode:35: state z : [d_z] = enc(y0)
+  // node_elu_sii_tanks.ode:38: state z : [d_z] = enc(y0)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -102,7 +102,7 @@ extern "C" void node_elu_sii_tanks_init_state(const void* /*ctx*/, const void* t
     v0[3 * L + l] = acc3_v[l];
   }
   // %24 = add f64[4] -> z
-  // node_elu_sii_tanks.ode:35: state z : [d_z] = enc(y0)
+  // node_elu_sii_tanks.ode:38: state z : [d_z] = enc(y0)
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -129,7 +129,7 @@ extern "C" void node_elu_sii_tanks_init_state_vjp(const void* /*ctx*/, const voi
   T acc0_v[L] = {};
   // node_elu_sii_tanks.init.vjp: 5 nodes
   // %84 = contract f64[4,1] -> d.enc.weight
-  // node_elu_sii_tanks.ode:35: state z : [d_z] = enc(y0)
+  // node_elu_sii_tanks.ode:38: state z : [d_z] = enc(y0)
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     {
       T sum = 0;
@@ -153,7 +153,7 @@ extern "C" void node_elu_sii_tanks_init_state_vjp(const void* /*ctx*/, const voi
   }
   if (u0_bar) {
     // %85 = contract f64[1] -> d.y0
-    // node_elu_sii_tanks.ode:35: state z : [d_z] = enc(y0)
+    // node_elu_sii_tanks.ode:38: state z : [d_z] = enc(y0)
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -197,7 +197,7 @@ extern "C" void node_elu_sii_tanks_field(const void* /*ctx*/, double /*t*/, cons
   T acc3_v[L] = {};
   // node_elu_sii_tanks.field: 17 nodes
   // %2 = concat f64[5] -> v0
-  // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
+  // node_elu_sii_tanks.ode:40: flow z' = f(concat(z, u(t)))                             # Eq. 19a
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -209,7 +209,7 @@ extern "C" void node_elu_sii_tanks_field(const void* /*ctx*/, double /*t*/, cons
     v0[4 * L + l] = u_2[l];
   }
   // %4 = contract f64[32] -> v1
-  // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
+  // node_elu_sii_tanks.ode:40: flow z' = f(concat(z, u(t)))                             # Eq. 19a
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -358,7 +358,7 @@ extern "C" void node_elu_sii_tanks_field_vjp(const void* /*ctx*/, double /*t*/, 
   T acc3_v[L] = {};
   // node_elu_sii_tanks.field.vjp: 33 nodes
   // %2 = concat f64[5] -> v0
-  // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
+  // node_elu_sii_tanks.ode:40: flow z' = f(concat(z, u(t)))                             # Eq. 19a
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -370,7 +370,7 @@ extern "C" void node_elu_sii_tanks_field_vjp(const void* /*ctx*/, double /*t*/, 
     v0[4 * L + l] = u_2[l];
   }
   // %4 = contract f64[32] -> v1
-  // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
+  // node_elu_sii_tanks.ode:40: flow z' = f(concat(z, u(t)))                             # Eq. 19a
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -397,7 +397,7 @@ extern "C" void node_elu_sii_tanks_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %6 = add f64[32] -> v2
-  // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
+  // node_elu_sii_tanks.ode:40: flow z' = f(concat(z, u(t)))                             # Eq. 19a
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -525,7 +525,7 @@ extern "C" void node_elu_sii_tanks_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %50 = contract f64[5] -> v2
-  // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
+  // node_elu_sii_tanks.ode:40: flow z' = f(concat(z, u(t)))                             # Eq. 19a
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -561,7 +561,7 @@ extern "C" void node_elu_sii_tanks_field_vjp(const void* /*ctx*/, double /*t*/, 
     v2[4 * L + l] = acc0_v[l];
   }
   // %51 = slice f64[4] -> d.z
-  // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
+  // node_elu_sii_tanks.ode:40: flow z' = f(concat(z, u(t)))                             # Eq. 19a
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -569,7 +569,7 @@ extern "C" void node_elu_sii_tanks_field_vjp(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %49 = contract f64[32,5] -> d.f.layer0.weight
-  // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
+  // node_elu_sii_tanks.ode:40: flow z' = f(concat(z, u(t)))                             # Eq. 19a
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       {
@@ -660,7 +660,7 @@ extern "C" void node_elu_sii_tanks_field_vjp(const void* /*ctx*/, double /*t*/, 
   }
   if (u_bar) {
     // %52 = slice f64[1] -> d.u
-    // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
+    // node_elu_sii_tanks.ode:40: flow z' = f(concat(z, u(t)))                             # Eq. 19a
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       u_bar[l] += v2[4 * L + l];
@@ -726,7 +726,7 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
   }
   // node_elu_sii_tanks.field.adjoint: 42 nodes
   // %2 = concat f64[5] -> v0
-  // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
+  // node_elu_sii_tanks.ode:40: flow z' = f(concat(z, u(t)))                             # Eq. 19a
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -738,7 +738,7 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
     v0[4 * L + l] = u_2[l];
   }
   // %4 = contract f64[32] -> v1
-  // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
+  // node_elu_sii_tanks.ode:40: flow z' = f(concat(z, u(t)))                             # Eq. 19a
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -765,7 +765,7 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %6 = add f64[32] -> v2
-  // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
+  // node_elu_sii_tanks.ode:40: flow z' = f(concat(z, u(t)))                             # Eq. 19a
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -937,7 +937,7 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
     }
   }
   // %68 = contract f64[5] -> v2
-  // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
+  // node_elu_sii_tanks.ode:40: flow z' = f(concat(z, u(t)))                             # Eq. 19a
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -1054,7 +1054,7 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
   // node_elu_sii_tanks.field.vjp: 28 nodes
   if (u_bar) {
     // %2 = concat f64[5] -> v0
-    // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
+    // node_elu_sii_tanks.ode:40: flow z' = f(concat(z, u(t)))                             # Eq. 19a
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1066,7 +1066,7 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
       v0_2[4 * L + l] = u_2[l];
     }
     // %4 = contract f64[32] -> v1
-    // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
+    // node_elu_sii_tanks.ode:40: flow z' = f(concat(z, u(t)))                             # Eq. 19a
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1093,7 +1093,7 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %6 = add f64[32] -> v2
-    // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
+    // node_elu_sii_tanks.ode:40: flow z' = f(concat(z, u(t)))                             # Eq. 19a
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1232,7 +1232,7 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
       }
     }
     // %50 = contract f64[5] -> v0
-    // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
+    // node_elu_sii_tanks.ode:40: flow z' = f(concat(z, u(t)))                             # Eq. 19a
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -1268,7 +1268,7 @@ extern "C" void node_elu_sii_tanks_adjoint_field(const void* /*ctx*/, double /*t
       v0_2[4 * L + l] = acc0_v_2[l];
     }
     // %52 = slice f64[1] -> d.u
-    // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
+    // node_elu_sii_tanks.ode:40: flow z' = f(concat(z, u(t)))                             # Eq. 19a
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       u_bar[l] += v0_2[4 * L + l];
@@ -2110,7 +2110,7 @@ extern "C" void node_elu_sii_tanks_output(const void* /*ctx*/, double /*t*/, con
   T acc0_v[L] = {};
   // node_elu_sii_tanks.observation_outputs: 7 nodes
   // %2 = concat f64[5] -> v0
-  // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
+  // node_elu_sii_tanks.ode:40: flow z' = f(concat(z, u(t)))                             # Eq. 19a
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2122,7 +2122,7 @@ extern "C" void node_elu_sii_tanks_output(const void* /*ctx*/, double /*t*/, con
     v0[4 * L + l] = u_2[l];
   }
   // %31 = contract f64[1] -> v1
-  // node_elu_sii_tanks.ode:39: output pred = h(concat(z, u(t))) per observation         # Eq. 19b
+  // node_elu_sii_tanks.ode:42: output pred = h(concat(z, u(t))) per observation         # Eq. 19b
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -2138,7 +2138,7 @@ extern "C" void node_elu_sii_tanks_output(const void* /*ctx*/, double /*t*/, con
     v1[l] = acc0_v[l];
   }
   // %32 = add f64[1] -> pred
-  // node_elu_sii_tanks.ode:39: output pred = h(concat(z, u(t))) per observation         # Eq. 19b
+  // node_elu_sii_tanks.ode:42: output pred = h(concat(z, u(t))) per observation         # Eq. 19b
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_pred[l] = v1[l] + h_bias[0];
@@ -2172,7 +2172,7 @@ extern "C" void node_elu_sii_tanks_output_vjp(const void* /*ctx*/, double /*t*/,
   T acc3_v[L] = {};
   // node_elu_sii_tanks.observation_outputs.vjp: 9 nodes
   // %92 = contract f64[5] -> v0
-  // node_elu_sii_tanks.ode:39: output pred = h(concat(z, u(t))) per observation         # Eq. 19b
+  // node_elu_sii_tanks.ode:42: output pred = h(concat(z, u(t))) per observation         # Eq. 19b
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -2192,7 +2192,7 @@ extern "C" void node_elu_sii_tanks_output_vjp(const void* /*ctx*/, double /*t*/,
     v0[4 * L + l] = acc0_v[l];
   }
   // %93 = slice f64[4] -> d.z
-  // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
+  // node_elu_sii_tanks.ode:40: flow z' = f(concat(z, u(t)))                             # Eq. 19a
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2200,7 +2200,7 @@ extern "C" void node_elu_sii_tanks_output_vjp(const void* /*ctx*/, double /*t*/,
     }
   }
   // %2 = concat f64[5] -> v1
-  // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
+  // node_elu_sii_tanks.ode:40: flow z' = f(concat(z, u(t)))                             # Eq. 19a
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2212,7 +2212,7 @@ extern "C" void node_elu_sii_tanks_output_vjp(const void* /*ctx*/, double /*t*/,
     v1[4 * L + l] = u_2[l];
   }
   // %91 = contract f64[1,5] -> d.h.weight
-  // node_elu_sii_tanks.ode:39: output pred = h(concat(z, u(t))) per observation         # Eq. 19b
+  // node_elu_sii_tanks.ode:42: output pred = h(concat(z, u(t))) per observation         # Eq. 19b
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
       T sum = 0;
@@ -2234,7 +2234,7 @@ extern "C" void node_elu_sii_tanks_output_vjp(const void* /*ctx*/, double /*t*/,
   }
   if (u_bar) {
     // %94 = slice f64[1] -> d.u
-    // node_elu_sii_tanks.ode:37: flow z' = f(concat(z, u(t)))                             # Eq. 19a
+    // node_elu_sii_tanks.ode:40: flow z' = f(concat(z, u(t)))                             # Eq. 19a
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       u_bar[l] += v0[4 * L + l];
@@ -2253,7 +2253,7 @@ extern "C" void node_elu_sii_tanks_loss(const void* /*ctx*/, const void* y_ptr,
   T acc_v[L] = {};
   // node_elu_sii_tanks.loss: 5 nodes
   // %29 = reduce_sum f64[] -> loss
-  // node_elu_sii_tanks.ode:40: loss mse(pred, y)
+  // node_elu_sii_tanks.ode:43: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -2275,7 +2275,7 @@ extern "C" void node_elu_sii_tanks_loss_vjp(const void* /*ctx*/, const void* y_p
   T* y_bar_pred = y_bar;
   // node_elu_sii_tanks.loss.vjp: 8 nodes
   // %100 = mul f64[1] -> d.pred
-  // node_elu_sii_tanks.ode:40: loss mse(pred, y)
+  // node_elu_sii_tanks.ode:43: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_bar_pred[l] += ((y_pred[l] - target_y[l]) * 2.0f) * loss_bar[l];

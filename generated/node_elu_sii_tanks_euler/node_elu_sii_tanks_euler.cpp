@@ -86,7 +86,7 @@ extern "C" void node_elu_sii_tanks_euler_init_state(const void* /*ctx*/, const v
   T acc3_v[L] = {};
   // node_elu_sii_tanks_euler.init: 5 nodes
   // %23 = contract f64[4] -> v0
-  // node_elu_sii_tanks_euler.ode:30: state z : [d_z] = enc(y0)
+  // node_elu_sii_tanks_euler.ode:32: state z : [d_z] = enc(y0)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -103,7 +103,7 @@ extern "C" void node_elu_sii_tanks_euler_init_state(const void* /*ctx*/, const v
     v0[3 * L + l] = acc3_v[l];
   }
   // %24 = add f64[4] -> z
-  // node_elu_sii_tanks_euler.ode:30: state z : [d_z] = enc(y0)
+  // node_elu_sii_tanks_euler.ode:32: state z : [d_z] = enc(y0)
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -130,7 +130,7 @@ extern "C" void node_elu_sii_tanks_euler_init_state_vjp(const void* /*ctx*/, con
   T acc0_v[L] = {};
   // node_elu_sii_tanks_euler.init.vjp: 5 nodes
   // %84 = contract f64[4,1] -> d.enc.weight
-  // node_elu_sii_tanks_euler.ode:30: state z : [d_z] = enc(y0)
+  // node_elu_sii_tanks_euler.ode:32: state z : [d_z] = enc(y0)
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     {
       T sum = 0;
@@ -154,7 +154,7 @@ extern "C" void node_elu_sii_tanks_euler_init_state_vjp(const void* /*ctx*/, con
   }
   if (u0_bar) {
     // %85 = contract f64[1] -> d.y0
-    // node_elu_sii_tanks_euler.ode:30: state z : [d_z] = enc(y0)
+    // node_elu_sii_tanks_euler.ode:32: state z : [d_z] = enc(y0)
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -198,7 +198,7 @@ extern "C" void node_elu_sii_tanks_euler_field(const void* /*ctx*/, double /*t*/
   T acc3_v[L] = {};
   // node_elu_sii_tanks_euler.field: 17 nodes
   // %2 = concat f64[5] -> v0
-  // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
+  // node_elu_sii_tanks_euler.ode:34: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -210,7 +210,7 @@ extern "C" void node_elu_sii_tanks_euler_field(const void* /*ctx*/, double /*t*/
     v0[4 * L + l] = u_2[l];
   }
   // %4 = contract f64[32] -> v1
-  // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
+  // node_elu_sii_tanks_euler.ode:34: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -360,7 +360,7 @@ extern "C" void node_elu_sii_tanks_euler_field_vjp(const void* /*ctx*/, double /
   T acc3_v[L] = {};
   // node_elu_sii_tanks_euler.field.vjp: 33 nodes
   // %2 = concat f64[5] -> v0
-  // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
+  // node_elu_sii_tanks_euler.ode:34: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -372,7 +372,7 @@ extern "C" void node_elu_sii_tanks_euler_field_vjp(const void* /*ctx*/, double /
     v0[4 * L + l] = u_2[l];
   }
   // %4 = contract f64[32] -> v1
-  // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
+  // node_elu_sii_tanks_euler.ode:34: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -399,7 +399,7 @@ extern "C" void node_elu_sii_tanks_euler_field_vjp(const void* /*ctx*/, double /
     }
   }
   // %6 = add f64[32] -> v2
-  // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
+  // node_elu_sii_tanks_euler.ode:34: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -527,7 +527,7 @@ extern "C" void node_elu_sii_tanks_euler_field_vjp(const void* /*ctx*/, double /
     }
   }
   // %50 = contract f64[5] -> v2
-  // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
+  // node_elu_sii_tanks_euler.ode:34: flow z' = f(concat(z, u(t)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -563,7 +563,7 @@ extern "C" void node_elu_sii_tanks_euler_field_vjp(const void* /*ctx*/, double /
     v2[4 * L + l] = acc0_v[l];
   }
   // %51 = slice f64[4] -> d.z
-  // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
+  // node_elu_sii_tanks_euler.ode:34: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -571,7 +571,7 @@ extern "C" void node_elu_sii_tanks_euler_field_vjp(const void* /*ctx*/, double /
     }
   }
   // %49 = contract f64[32,5] -> d.f.layer0.weight
-  // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
+  // node_elu_sii_tanks_euler.ode:34: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       {
@@ -662,7 +662,7 @@ extern "C" void node_elu_sii_tanks_euler_field_vjp(const void* /*ctx*/, double /
   }
   if (u_bar) {
     // %52 = slice f64[1] -> d.u
-    // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
+    // node_elu_sii_tanks_euler.ode:34: flow z' = f(concat(z, u(t)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       u_bar[l] += v2[4 * L + l];
@@ -728,7 +728,7 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
   }
   // node_elu_sii_tanks_euler.field.adjoint: 42 nodes
   // %2 = concat f64[5] -> v0
-  // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
+  // node_elu_sii_tanks_euler.ode:34: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -740,7 +740,7 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
     v0[4 * L + l] = u_2[l];
   }
   // %4 = contract f64[32] -> v1
-  // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
+  // node_elu_sii_tanks_euler.ode:34: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -767,7 +767,7 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
     }
   }
   // %6 = add f64[32] -> v2
-  // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
+  // node_elu_sii_tanks_euler.ode:34: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -939,7 +939,7 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
     }
   }
   // %68 = contract f64[5] -> v2
-  // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
+  // node_elu_sii_tanks_euler.ode:34: flow z' = f(concat(z, u(t)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -1056,7 +1056,7 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
   // node_elu_sii_tanks_euler.field.vjp: 28 nodes
   if (u_bar) {
     // %2 = concat f64[5] -> v0
-    // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
+    // node_elu_sii_tanks_euler.ode:34: flow z' = f(concat(z, u(t)))
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1068,7 +1068,7 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
       v0_2[4 * L + l] = u_2[l];
     }
     // %4 = contract f64[32] -> v1
-    // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
+    // node_elu_sii_tanks_euler.ode:34: flow z' = f(concat(z, u(t)))
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1095,7 +1095,7 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
       }
     }
     // %6 = add f64[32] -> v2
-    // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
+    // node_elu_sii_tanks_euler.ode:34: flow z' = f(concat(z, u(t)))
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1234,7 +1234,7 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
       }
     }
     // %50 = contract f64[5] -> v0
-    // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
+    // node_elu_sii_tanks_euler.ode:34: flow z' = f(concat(z, u(t)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -1270,7 +1270,7 @@ extern "C" void node_elu_sii_tanks_euler_adjoint_field(const void* /*ctx*/, doub
       v0_2[4 * L + l] = acc0_v_2[l];
     }
     // %52 = slice f64[1] -> d.u
-    // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
+    // node_elu_sii_tanks_euler.ode:34: flow z' = f(concat(z, u(t)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       u_bar[l] += v0_2[4 * L + l];
@@ -1766,7 +1766,7 @@ extern "C" void node_elu_sii_tanks_euler_output(const void* /*ctx*/, double /*t*
   T acc0_v[L] = {};
   // node_elu_sii_tanks_euler.observation_outputs: 7 nodes
   // %2 = concat f64[5] -> v0
-  // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
+  // node_elu_sii_tanks_euler.ode:34: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1778,7 +1778,7 @@ extern "C" void node_elu_sii_tanks_euler_output(const void* /*ctx*/, double /*t*
     v0[4 * L + l] = u_2[l];
   }
   // %31 = contract f64[1] -> v1
-  // node_elu_sii_tanks_euler.ode:34: output pred = h(concat(z, u(t))) per observation
+  // node_elu_sii_tanks_euler.ode:36: output pred = h(concat(z, u(t))) per observation
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -1794,7 +1794,7 @@ extern "C" void node_elu_sii_tanks_euler_output(const void* /*ctx*/, double /*t*
     v1[l] = acc0_v[l];
   }
   // %32 = add f64[1] -> pred
-  // node_elu_sii_tanks_euler.ode:34: output pred = h(concat(z, u(t))) per observation
+  // node_elu_sii_tanks_euler.ode:36: output pred = h(concat(z, u(t))) per observation
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_pred[l] = v1[l] + h_bias[0];
@@ -1829,7 +1829,7 @@ extern "C" void node_elu_sii_tanks_euler_output_vjp(const void* /*ctx*/, double 
   T acc3_v[L] = {};
   // node_elu_sii_tanks_euler.observation_outputs.vjp: 9 nodes
   // %92 = contract f64[5] -> v0
-  // node_elu_sii_tanks_euler.ode:34: output pred = h(concat(z, u(t))) per observation
+  // node_elu_sii_tanks_euler.ode:36: output pred = h(concat(z, u(t))) per observation
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -1849,7 +1849,7 @@ extern "C" void node_elu_sii_tanks_euler_output_vjp(const void* /*ctx*/, double 
     v0[4 * L + l] = acc0_v[l];
   }
   // %93 = slice f64[4] -> d.z
-  // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
+  // node_elu_sii_tanks_euler.ode:34: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1857,7 +1857,7 @@ extern "C" void node_elu_sii_tanks_euler_output_vjp(const void* /*ctx*/, double 
     }
   }
   // %2 = concat f64[5] -> v1
-  // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
+  // node_elu_sii_tanks_euler.ode:34: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1869,7 +1869,7 @@ extern "C" void node_elu_sii_tanks_euler_output_vjp(const void* /*ctx*/, double 
     v1[4 * L + l] = u_2[l];
   }
   // %91 = contract f64[1,5] -> d.h.weight
-  // node_elu_sii_tanks_euler.ode:34: output pred = h(concat(z, u(t))) per observation
+  // node_elu_sii_tanks_euler.ode:36: output pred = h(concat(z, u(t))) per observation
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
       T sum = 0;
@@ -1891,7 +1891,7 @@ extern "C" void node_elu_sii_tanks_euler_output_vjp(const void* /*ctx*/, double 
   }
   if (u_bar) {
     // %94 = slice f64[1] -> d.u
-    // node_elu_sii_tanks_euler.ode:32: flow z' = f(concat(z, u(t)))
+    // node_elu_sii_tanks_euler.ode:34: flow z' = f(concat(z, u(t)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       u_bar[l] += v0[4 * L + l];
@@ -1911,7 +1911,7 @@ extern "C" void node_elu_sii_tanks_euler_loss(const void* /*ctx*/, const void* y
   T acc_v[L] = {};
   // node_elu_sii_tanks_euler.loss: 5 nodes
   // %29 = reduce_sum f64[] -> loss
-  // node_elu_sii_tanks_euler.ode:35: loss mse(pred, y)
+  // node_elu_sii_tanks_euler.ode:37: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -1933,7 +1933,7 @@ extern "C" void node_elu_sii_tanks_euler_loss_vjp(const void* /*ctx*/, const voi
   T* y_bar_pred = y_bar;
   // node_elu_sii_tanks_euler.loss.vjp: 8 nodes
   // %100 = mul f64[1] -> d.pred
-  // node_elu_sii_tanks_euler.ode:35: loss mse(pred, y)
+  // node_elu_sii_tanks_euler.ode:37: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_bar_pred[l] += ((y_pred[l] - target_y[l]) * 2.0f) * loss_bar[l];

@@ -263,9 +263,14 @@ TEST_CASE("every zoo model trains on the data its header names", "[zoo][slow]") 
       {"nrde_depth2", swj},
       {"nrde_depth3", swj},
       {"ode_rfwp", rollouts->string() + " --target next"},
+      {"gnode_walker2d", rollouts->string() + " --target next"},
+      {"gnode_walker2d_nc", rollouts->string() + " --target next"},
+      {"node_walker2d", rollouts->string() + " --target next"},
+      {"mgru_walker2d", rollouts->string() + " --target next"},
       {"node_elu_sii_tanks", tanks},
       {"node_elu_sii_tanks_euler", tanks},
       {"node_elu_default_tanks", tanks},
+      {"node_elu_default_tanks_euler", tanks},
   };
   for (const auto& z : zoo) {
     SECTION(z.model) {

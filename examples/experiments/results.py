@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+"""Result lines and tables of the comparison scripts (standard library only).
+
+The scripts that compare models over seeds (tanks_sii.sh, flipflop_gating.sh)
+train one run folder per model x seed and need, for each, one JSON line with
+what the run reached, then mean +- std per model over the seeds. This file
+does both, so each script does not carry its own copy:
+
+  results.py record RUN_DIR KEY=VALUE...   one JSON line on stdout: the keys
+      given (model, init, solver, step, seed, seconds, status ...; numbers are
+      kept as numbers) and what the run folder holds: epochs, best_epoch,
+      first/final train loss, best/final validation loss (train.jsonl) and the
+      summary's validation/test loss and metric (summary.json, absent when
+      training stopped, e.g. diverged).
+  results.py table FILE.jsonl --by k1,k2 --metric KEY [--dat DIR]
+      a Markdown table: per group, mean +- std and median of KEY over the runs
+      that finished (failed runs are counted, not averaged), the number of runs and of failed ones, the mean wall time;
+      --dat DIR also writes, per group of all keys but the last, DIR/<group>.dat:
+      the last key, mean, std, median, finished and failed runs, for gnuplot.
+  results.py compare FILE.jsonl --metric KEY --better A=V --worse B=V [--by k]
+      exit 1 unless, on the same seeds (and --by groups), the runs with A=V
+      have a lower mean KEY than those with B=V (a run that failed counts as
+      worse than any finished one); used by the slow CTest checks.
+  results.py improved FILE.jsonl
+      exit 1 unless every run finished and its best validation loss is below
+      its first epoch's (training did something).
+"""
+import json
+import math
+import statistics
+import sys
+from pathlib import Path
+
+
+def number_or_text(text):
+    try:
+        v = float(text)
+        return int(v) if v.is_integer() and "." not in text and "e" not in text.lower() else v
+    except ValueError:
+        return text
+
+
+def finite_or_none(v):
+    return v if isinstance(v, (int, float)) and math.isfinite(v) else None
+
+
+def record(run_dir, pairs):
+    line = {}
+    for p in pairs:
+        key, _, value = p.partition("=")
+        line[key] = number_or_text(value)
+    run = Path(run_dir)
+    epochs = []
+    log = run / "train.jsonl"
+    if log.exists():
+        for text in log.read_text().splitlines():
+            try:
+                e = json.loads(text)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(e, dict) and "epoch" in e:
+                epochs.append(e)
+    train = [finite_or_none(e.get("train_loss")) for e in epochs]
+    valid = [finite_or_none(e.get("valid_loss")) for e in epochs]
+    finite_valid = [v for v in valid if v is not None]
+    line["epochs"] = len(epochs)
+    line["first_train_loss"] = train[0] if train else None
+    line["final_train_loss"] = train[-1] if train else None
+    line["first_valid_loss"] = valid[0] if valid else None
+    line["best_valid_loss"] = min(finite_valid) if finite_valid else None
+    line["best_epoch"] = valid.index(min(finite_valid)) + 1 if finite_valid else None
+    line["final_valid_loss"] = valid[-1] if valid else None
+    summary = run / "summary.json"
+    if summary.exists():
+        s = json.loads(summary.read_text())
+        line["skipped_steps"] = s.get("skipped_steps", 0)
+        for split in ("validation", "test"):
+            if split in s:
+                for k, v in s[split].items():
+                    if k != "samples":
+                        line[f"{split}_{k}"] = finite_or_none(v)
+    print(json.dumps(line))
+
+
+def read_lines(path):
+    return [json.loads(t) for t in Path(path).read_text().splitlines() if t.strip()]
+
+
+def value_of(line, metric):
+    if line.get("status", "ok") != "ok":
+        return None
+    return finite_or_none(line.get(metric))
+
+
+def mean_std(values):
+    if not values:
+        return None, None
+    return statistics.fmean(values), (statistics.stdev(values) if len(values) > 1 else 0.0)
+
+
+def sort_key(key):
+    # Numbers in numeric order (4 before 16), and before text.
+    return tuple((0, x, "") if isinstance(x, (int, float)) else (1, 0, str(x)) for x in key)
+
+
+def table(path, by, metric, dat):
+    groups = {}
+    for line in read_lines(path):
+        groups.setdefault(tuple(line.get(k) for k in by), []).append(line)
+    print("| " + " | ".join(by) +
+          f" | {metric} (mean ± std) | median | runs | failed | seconds per run |")
+    print("|" + "---|" * (len(by) + 5))
+    rows = []
+    for key in sorted(groups, key=sort_key):
+        lines = groups[key]
+        values = [v for v in (value_of(x, metric) for x in lines) if v is not None]
+        m, s = mean_std(values)
+        secs = statistics.fmean(float(x.get("seconds", 0)) for x in lines)
+        shown = f"{m:.4g} ± {s:.2g}" if m is not None else "—"
+        median = f"{statistics.median(values):.4g}" if values else "—"
+        failed = len(lines) - len(values)
+        print("| " + " | ".join(str(k) for k in key) +
+              f" | {shown} | {median} | {len(lines)} | {failed} | {secs:.0f} |")
+        rows.append((key, m, s, statistics.median(values) if values else None, len(values), failed))
+    if dat:
+        # One file per group of all keys but the last, which is the x column.
+        Path(dat).mkdir(parents=True, exist_ok=True)
+        series = {}
+        for key, *stats in rows:
+            series.setdefault("_".join(str(k) for k in key[:-1]) or metric, []).append(
+                (key[-1], *stats))
+        for name, points in series.items():
+            with open(Path(dat) / f"{name}.dat", "w") as f:
+                f.write(f"# {by[-1]} mean std median (of {metric}) finished failed\n")
+                for point in points:
+                    f.write(" ".join("nan" if v is None else str(v) for v in point) + "\n")
+
+
+def compare(path, metric, better, worse, by):
+    bk, _, bv = better.partition("=")
+    wk, _, wv = worse.partition("=")
+    lines = read_lines(path)
+    groups = {}
+    for line in lines:
+        groups.setdefault(tuple(line.get(k) for k in by), []).append(line)
+    ok = True
+    for key, group in sorted(groups.items(), key=lambda kv: str(kv[0])):
+        a = {x["seed"]: x for x in group if str(x.get(bk)) == bv}
+        b = {x["seed"]: x for x in group if str(x.get(wk)) == wv}
+        seeds = sorted(set(a) & set(b))
+        if not seeds:
+            print(f"FAIL: {key}: no seed ran with both {better} and {worse}")
+            ok = False
+            continue
+        # A failed run is worse than any finished one: rank it above the largest finite value.
+        values = [value_of(x, metric) for s in seeds for x in (a[s], b[s])]
+        worst = max([v for v in values if v is not None], default=1.0) * 10 + 1
+        def ranked(x):
+            v = value_of(x, metric)
+            return worst if v is None else v
+
+        ma = statistics.fmean(ranked(a[s]) for s in seeds)
+        mb = statistics.fmean(ranked(b[s]) for s in seeds)
+        verdict = "PASS" if ma < mb else "FAIL"
+        ok = ok and ma < mb
+        print(f"{verdict}: {dict(zip(by, key))} mean {metric} over seeds {seeds}: "
+              f"{better} {ma:.4g}, {worse} {mb:.4g}")
+    return ok
+
+
+def improved(path):
+    ok = True
+    for line in read_lines(path):
+        first, best = value_of(line, "first_valid_loss"), value_of(line, "best_valid_loss")
+        fell = first is not None and best is not None and best < first
+        ok = ok and fell
+        print(f"{'PASS' if fell else 'FAIL'}: {line.get('model')} seed {line.get('seed')} "
+              f"({line.get('status')}): validation loss epoch 1 {first}, best {best}")
+    return ok
+
+
+def option(args, name, default=None):
+    if name in args:
+        return args[args.index(name) + 1]
+    return default
+
+
+def main(argv):
+    if len(argv) >= 2 and argv[0] == "record":
+        record(argv[1], argv[2:])
+        return 0
+    if len(argv) >= 2 and argv[0] == "table":
+        by = option(argv, "--by", "model").split(",")
+        table(argv[1], by, option(argv, "--metric", "best_valid_loss"), option(argv, "--dat"))
+        return 0
+    if len(argv) >= 2 and argv[0] == "compare":
+        by = [k for k in option(argv, "--by", "").split(",") if k]
+        ok = compare(argv[1], option(argv, "--metric", "best_valid_loss"),
+                     option(argv, "--better"), option(argv, "--worse"), by)
+        return 0 if ok else 1
+    if len(argv) == 2 and argv[0] == "improved":
+        return 0 if improved(argv[1]) else 1
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
