@@ -276,8 +276,12 @@ const LayerInstance* Checker::instantiate(const Invocation& type, const std::str
       bool bias = m_.params[i].shape.size() == 1;
       init.group = group_init.group;
       init.args = group_init.args;
+      // Critical initialisation covers the biases too: the runtime draws a
+      // bias of a critical group from N(0, 1e-6) (paper 003 App. H.2-H.4,
+      // runtime/init/critical.h), not zero — a ReLU MLP with exactly zero
+      // biases has a zero Jacobian at the origin.
       if (group_init.kind == InitKind::Critical)
-        init.kind = bias ? InitKind::Zeros : InitKind::Critical;
+        init.kind = InitKind::Critical;
       else if (group_init.kind == InitKind::StabilityInformed)
         init.kind = InitKind::StabilityInformed;
       else if (!bias)
