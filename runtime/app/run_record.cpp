@@ -57,6 +57,15 @@ const std::vector<RecordedOption>& recorded_options() {
       option("--clip", &TrainRequest::clip_norm),
       option("--patience", &TrainRequest::patience),
       option("--select", &TrainRequest::select),
+      // The gradient method changes the gradients (the adjoint's differ
+      // from direct's), and with `auto` the budget picks the method.
+      {"--gradient", [](const TrainRequest& r) { return json(r.memory.gradient); },
+       [](TrainRequest& r, const json& j) { r.memory.gradient = j.get<std::string>(); }},
+      {"--memory-budget",
+       [](const TrainRequest& r) { return r.memory.budget ? json(*r.memory.budget) : json(); },
+       [](TrainRequest& r, const json& j) {
+         if (j.is_number()) r.memory.budget = j.get<double>();
+       }},
   };
   return table;
 }
