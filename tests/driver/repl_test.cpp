@@ -153,6 +153,28 @@ save )" + (dir / "run").string() + "\n");
   CHECK_THAT(e.out, Catch::Contains("mse"));
 }
 
+TEST_CASE("the REPL's stability report follows the current parameters and solver", "[repl]") {
+  // Paper 004's tanks models at initialisation: default init puts h·λ
+  // outside the midpoint region at h = 4, the stability-informed init does
+  // not (the same check as examples/experiments/tanks_stability.sh).
+  fs::path dir = fresh_dir("stability");
+  fs::path script =
+      write_script(dir, "load " + src("examples/node_elu_default_tanks.ode") +
+                            "\nstability\nload " + src("examples/node_elu_sii_tanks.ode") +
+                            // Parameters carry over a load: reset draws SII's.
+                            "\nreset\nstability plot " + (dir / "sii.png").string() + "\n");
+  Run r = run("repl --script " + script.string());
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const size_t second = r.out.find("plastic> load", r.out.find("plastic> stability"));
+  REQUIRE(second != std::string::npos);
+  const std::string before = r.out.substr(0, second), after = r.out.substr(second);
+  CHECK_THAT(before, Catch::Contains("states from         the origin"));
+  CHECK_THAT(before, Catch::Matches("[\\s\\S]*outside the region +[1-9][\\s\\S]*"));
+  CHECK_THAT(after, Catch::Matches("[\\s\\S]*outside the region +0 \\([\\s\\S]*"));
+  CHECK(fs::exists(dir / "sii.png"));
+}
+
 TEST_CASE("repl --script stops at the first error with a located diagnostic", "[repl]") {
   fs::path dir = fresh_dir("script_error");
   fs::path script =

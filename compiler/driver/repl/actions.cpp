@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "compiler/analysis/stability.h"
 #include "runtime/app/bench_app.h"
 #include "runtime/app/model_hash.h"
 #include "runtime/app/preprocessing.h"
@@ -246,6 +247,34 @@ bool time_step(Session& s) {
   r.seed = s.settings.seed;
   const plastic_model* m = s.trainable_table();
   return m && rt::run_bench_train(*m, r) == 0;
+}
+
+bool stability(Session& s, const std::string& plot) {
+  const plastic_model& m = s.table();
+  analysis::StabilityOptions options;
+  for (int32_t i = 0; i < m.n_param_entries; ++i)
+    options.stability_informed |= m.params[i].init == PLASTIC_INIT_STABILITY_INFORMED;
+  if (!s.data_spec().empty()) {
+    rt::ModelData* md = s.data();
+    if (!md) return false;
+    options.data = md->train ? &*md->train : nullptr;
+  }
+  const analysis::StabilityReport report = analysis::stability_report(
+      s.current().fns, s.current().compiled.layout(), s.theta(), options);
+  std::cout << fmt::format(
+      "states from         {}\n",
+      options.data ? fmt::format("trajectories of {} training samples",
+                                 std::min<int64_t>(options.samples,
+                                                   static_cast<int64_t>(options.data->size())))
+                   : std::string("the origin (z = 0, inputs 0)"));
+  std::cout << analysis::format_stability(report);
+  if (plot.empty()) return true;
+  if (std::optional<std::string> failed = analysis::plot_stability(report, plot)) {
+    std::cerr << fmt::format("plastic: {}\n", *failed);
+    return false;
+  }
+  std::cout << fmt::format("plot      {}\n", plot);
+  return true;
 }
 
 bool save_run(Session& s, const std::string& dir) {

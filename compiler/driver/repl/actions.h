@@ -31,6 +31,12 @@ void print_parameters(const Session& s);
 /// One training step timed on synthetic data shaped like the inputs (`plastic bench-train`).
 bool time_step(Session& s);
 
+/// The stability report of the current parameters (compiler/analysis/
+/// stability.h): Jacobians along trajectories of 4 training samples when
+/// data is chosen, at the origin otherwise; with `plot`, a PNG of the
+/// solver's region and the h·λ points.
+bool stability(Session& s, const std::string& plot);
+
 /// Writes `dir`/model.safetensors (with the model's hash), data.json when
 /// data is open, and `dir`/model.ode (the source as edited); prints the
 /// `plastic eval` command that reads it back.

@@ -329,8 +329,12 @@ int cmd_time(ReplState& st, const std::string&) {
   return ok(time_step(st.session));
 }
 
-int cmd_stability(ReplState&, const std::string&) {
-  return usage("stability", "the stability report is not available in this build");
+int cmd_stability(ReplState& st, const std::string& args) {
+  if (!need_model(st)) return kInputError;
+  auto w = words(args);
+  if (!(w.empty() || (w.size() == 2 && w[0] == "plot")))
+    return usage("stability", "stability [plot FILE.png]");
+  return ok(stability(st.session, w.empty() ? std::string() : w[1]));
 }
 
 int cmd_trajectory(ReplState& st, const std::string& args) {
@@ -401,7 +405,8 @@ const std::vector<Command> kCommands = {
     {"gradcheck", "", "every symbolic VJP against finite differences", ArgKind::None,
      cmd_gradcheck},
     {"time", "", "one training step timed (as bench-train)", ArgKind::None, cmd_time},
-    {"stability", "", "the stability report (not in this build)", ArgKind::None, cmd_stability},
+    {"stability", "[plot FILE.png]", "Jacobian eigenvalues against the solver's stability region",
+     ArgKind::None, cmd_stability},
     {"save", "DIR", "write a run folder `plastic eval` reads", ArgKind::File, cmd_save},
     {"quit", "", "leave (Ctrl-D too)", ArgKind::None, cmd_quit},
 };
