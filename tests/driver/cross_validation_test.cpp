@@ -91,7 +91,7 @@ TEST_CASE("train --folds 3 trains one run per fold and reports mean and std", "[
   CHECK(read_json(dir / "cv/folds.json")["validation"] == summary["validation"]);
 }
 
-TEST_CASE("--folds is refused where it cannot apply", "[train][folds]") {
+TEST_CASE("train refuses --folds where it cannot apply", "[train][folds]") {
   fs::path dir = fresh_test_dir("cross_validation_test", "refused");
   write_toy_ts(dir / "toy.ts", 3, 3, 60, 16);
   const std::string train = "train " + kNcde + " --data " + (dir / "toy.ts").string() +
