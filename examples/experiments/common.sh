@@ -38,3 +38,10 @@ check_at_least() {
     exit 1
   fi
 }
+
+# portable RUN_DIR: a filter for what goes into a committed result file —
+# the repository's files named relative to it and the run folder as OUT,
+# so the file says the same on every machine.
+portable() {
+  sed -e "s|$ROOT/||g" -e "s|$1|OUT|g"
+}

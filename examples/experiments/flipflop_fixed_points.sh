@@ -41,11 +41,11 @@ sizes=(--set N=6 --set H=64)
 echo "== training the gnODE (N = 6) on the fixed-amplitude 3-bit flip-flop"
 "$PLASTIC" train "$model" "${sizes[@]}" "${data[@]}" --dtype f64 --batch 10 --lr 1e-2 \
   --optimizer adamw --epochs "${EPOCHS:-100}" --threads "$THREADS" --no-progress \
-  --force --out "$out/run" | tail -3 | tee "$results/flipflop_training.txt"
+  --force --out "$out/run" | tail -3 | portable "$out" | tee "$results/flipflop_training.txt"
 
 echo "== fixed points with no input (x = 0), starts along 10 training trials"
 "$PLASTIC" analyze fixed-points "$model" "${sizes[@]}" --parameters "$out/run" --dtype f64 \
-  "${data[@]}" --samples 10 --starts 300 | tee "$results/flipflop_fixed_points.txt"
+  "${data[@]}" --samples 10 --starts 300 | portable "$out" | tee "$results/flipflop_fixed_points.txt"
 "$PLASTIC" analyze fixed-points "$model" "${sizes[@]}" --parameters "$out/run" --dtype f64 \
   "${data[@]}" --samples 10 --starts 300 --json >"$out/fixed_points.json"
 "$PLASTIC" analyze flow "$model" "${sizes[@]}" --parameters "$out/run" --dtype f64 \

@@ -108,7 +108,7 @@ set yrange [-0.5:$seeds + 0.5]
 plot for [f in files] "$out_root/by_step/".f.".dat" using 1:6 with linespoints title f
 unset multiplot
 EOF
-  echo "plot: $png"
+  echo "plot: ${png#"$ROOT"/}"
 fi
 
 if [ "$quick" = 1 ]; then
