@@ -142,6 +142,13 @@ StabilityReport stability_report(const model::ModelFunctions& fns, const abi::Mo
   return r;
 }
 
+std::string states_origin(const StabilityOptions& options) {
+  if (!options.data) return "the origin (z = 0, inputs 0)";
+  return fmt::format(
+      "trajectories of {} training samples",
+      std::min<int64_t>(options.samples, static_cast<int64_t>(options.data->size())));
+}
+
 std::string format_stability(const StabilityReport& r) {
   std::string s;
   s += fmt::format("solver              {} step {:g}\n", r.solver, r.h);

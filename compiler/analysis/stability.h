@@ -73,6 +73,9 @@ StabilityReport stability_report(const model::ModelFunctions& fns, const abi::Mo
 
 /// The report as a text table and advice.
 std::string format_stability(const StabilityReport& r);
+/// Where `options` take the states from, as the report's header line says
+/// it ("trajectories of 4 training samples", "the origin (z = 0, inputs 0)").
+std::string states_origin(const StabilityOptions& options);
 /// One line for `plastic train` ("stability  midpoint h=4: 0 of 4 eigenvalues ... outside").
 std::string stability_line(const StabilityReport& r);
 nlohmann::json stability_json(const StabilityReport& r);

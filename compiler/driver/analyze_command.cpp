@@ -29,12 +29,7 @@ int run_analyze_stability(const AnalyzeRequest& r, const CommonOptions& common) 
   } else {
     std::cout << fmt::format("model               {} ({}), {}\n", s->model().name, r.file,
                              s->parameters_origin(r));
-    std::cout << fmt::format(
-        "states from         {}\n",
-        options.data
-            ? fmt::format("trajectories of {} training samples",
-                          std::min<int64_t>(r.samples, static_cast<int64_t>(options.data->size())))
-            : std::string("the origin (z = 0, inputs 0)"));
+    std::cout << fmt::format("states from         {}\n", analysis::states_origin(options));
     std::cout << analysis::format_stability(report);
   }
   if (!r.plot.empty()) {

@@ -2,7 +2,6 @@
 #include "compiler/driver/memory_floor.h"
 
 #include <algorithm>
-#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -10,6 +9,7 @@
 #include "compiler/driver/run_compiled.h"
 #include "compiler/loops/loop_ir.h"
 #include "dsl/frontend.h"
+#include "runtime/batch/parallel.h"
 #include "runtime/solvers/tableau.h"
 
 namespace plastic::driver {
@@ -98,11 +98,9 @@ StepSetting memory_setting(StepSetting s) {
   const loops::ElemType type = s.dtype == "f64" ? loops::ElemType::F64 : loops::ElemType::F32;
   if (s.lanes <= 0) s.lanes = tile_lanes(type, s.batch, s.threads);
   if (s.lanes <= 0) s.lanes = loops::default_lanes(type);
-  const int64_t tiles = (s.batch + s.lanes - 1) / s.lanes;
-  const int64_t cores =
-      s.threads > 0 ? s.threads
-                    : static_cast<int64_t>(std::max(1u, std::thread::hardware_concurrency()));
-  s.workers = static_cast<int>(std::max<int64_t>(1, std::min(tiles, cores)));
+  // Tiles in flight: the batch engine's own count (runtime/batch/parallel.h).
+  s.workers =
+      rt::resolve_threads(s.threads, static_cast<size_t>((s.batch + s.lanes - 1) / s.lanes));
   return s;
 }
 

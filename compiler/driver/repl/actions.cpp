@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "compiler/analysis/stability.h"
+#include "compiler/driver/analyze_setup.h"
 #include "runtime/app/bench_app.h"
 #include "runtime/app/model_hash.h"
 #include "runtime/app/preprocessing.h"
@@ -252,8 +253,7 @@ bool time_step(Session& s) {
 bool stability(Session& s, const std::string& plot) {
   const plastic_model& m = s.table();
   analysis::StabilityOptions options;
-  for (int32_t i = 0; i < m.n_param_entries; ++i)
-    options.stability_informed |= m.params[i].init == PLASTIC_INIT_STABILITY_INFORMED;
+  options.stability_informed = uses_stability_informed(m);
   if (!s.data_spec().empty()) {
     rt::ModelData* md = s.data();
     if (!md) return false;
@@ -261,12 +261,7 @@ bool stability(Session& s, const std::string& plot) {
   }
   const analysis::StabilityReport report = analysis::stability_report(
       s.current().fns, s.current().compiled.layout(), s.theta(), options);
-  std::cout << fmt::format(
-      "states from         {}\n",
-      options.data ? fmt::format("trajectories of {} training samples",
-                                 std::min<int64_t>(options.samples,
-                                                   static_cast<int64_t>(options.data->size())))
-                   : std::string("the origin (z = 0, inputs 0)"));
+  std::cout << fmt::format("states from         {}\n", analysis::states_origin(options));
   std::cout << analysis::format_stability(report);
   if (plot.empty()) return true;
   if (std::optional<std::string> failed = analysis::plot_stability(report, plot)) {
