@@ -37,7 +37,8 @@ std::vector<embed::Series> to_series(const PyModel& model, const py::object& x_o
   if (!t_obj.is_none()) {
     t = as_array(t_obj, "t", 1, 2);
     const bool ok = t->ndim() == 1 ? t->shape(0) == T : (t->shape(0) == B && t->shape(1) == T);
-    if (!ok) throw Error(fmt::format("t must be [time] or [batch, time] = [{}] or [{}, {}]", T, B, T));
+    if (!ok)
+      throw Error(fmt::format("t must be [time] or [batch, time] = [{}] or [{}, {}]", T, B, T));
   }
   std::vector<embed::Series> out(static_cast<size_t>(B));
   const double* xd = x.data();

@@ -58,8 +58,8 @@ model::ModelFunctions build_functions(const std::string& path_or_source,
 }
 
 std::shared_ptr<PyModel> compile(const std::string& path_or_source,
-                                 const std::map<std::string, double>& set,
-                                 const std::string& dtype, int lanes) {
+                                 const std::map<std::string, double>& set, const std::string& dtype,
+                                 int lanes) {
   if (dtype != "float64" && dtype != "float32" && dtype != "f64" && dtype != "f32")
     throw Error(fmt::format("dtype '{}': float64 or float32", dtype));
   auto out = std::make_shared<PyModel>();
@@ -69,8 +69,8 @@ std::shared_ptr<PyModel> compile(const std::string& path_or_source,
   const loops::ElemType type =
       dtype == "float64" || dtype == "f64" ? loops::ElemType::F64 : loops::ElemType::F32;
   try {
-    out->compiled = std::make_shared<backend::CompiledModel>(backend::compile_model(
-        fns, type, lanes < 0 ? backend::target_lanes(type) : lanes));
+    out->compiled = std::make_shared<backend::CompiledModel>(
+        backend::compile_model(fns, type, lanes < 0 ? backend::target_lanes(type) : lanes));
   } catch (const abi::LayoutError& e) {
     throw Error(fmt::format("{}: {}", out->source.file, e.what()));
   } catch (const loops::CodegenError& e) {
@@ -151,8 +151,7 @@ py::dict split_parameters(const PyModel& model, const std::vector<double>& flat)
 
 ModelClass register_model(py::module_& m) {
   ModelClass model(m, "Model");
-  model
-      .def_property_readonly("name", [](const PyModel& s) { return s.model->name(); })
+  model.def_property_readonly("name", [](const PyModel& s) { return s.model->name(); })
       .def_property_readonly("hash", [](const PyModel& s) { return s.model->hash(); })
       .def_property_readonly("dtype",
                              [](const PyModel& s) { return s.f64() ? "float64" : "float32"; })

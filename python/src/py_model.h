@@ -62,9 +62,8 @@ void register_training(ModelClass& model);
 /// [time] or [batch, time] (NaN past a series' end), statics [batch, n] or
 /// None, y None, class labels [batch] or targets [batch, targets] /
 /// [batch, time, targets] (NaN = none).
-std::vector<embed::Series> to_series(const PyModel& model, const py::object& x,
-                                     const py::object& t, const py::object& statics,
-                                     const py::object& y);
+std::vector<embed::Series> to_series(const PyModel& model, const py::object& x, const py::object& t,
+                                     const py::object& statics, const py::object& y);
 
 /// Predictions as one array [batch, rows, n_outputs] (rows: 1 for a final
 /// readout, the series' times for a per-observation one; NaN-padded when

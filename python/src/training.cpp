@@ -32,7 +32,8 @@ py::tuple loss_and_grad(PyModel& m, const py::dict& batch) {
   if (get("x").is_none() || get("y").is_none())
     throw Error("the batch is a dict with 'x' [batch, time, channels], 'y' (labels or targets), "
                 "and optionally 't' and 'static'");
-  const std::vector<embed::Series> series = to_series(m, get("x"), get("t"), get("static"), get("y"));
+  const std::vector<embed::Series> series =
+      to_series(m, get("x"), get("t"), get("static"), get("y"));
   Result<embed::Gradient, embed::Error> g = embed::Error{};
   {
     py::gil_scoped_release release;
@@ -70,21 +71,36 @@ std::string train(PyModel& m, const std::string& data, const py::kwargs& options
   r.memory.gradient = m.gradient;
   for (const auto& [key, value] : options) {
     const std::string k = py::str(key);
-    if (k == "epochs") r.epochs = value.cast<int64_t>();
-    else if (k == "batch") r.run.batch = value.cast<int64_t>();
-    else if (k == "lr") r.lr = value.cast<double>();
-    else if (k == "optimizer") r.optimizer = value.cast<std::string>();
-    else if (k == "schedule") r.schedule = value.cast<std::string>();
-    else if (k == "clip") r.clip_norm = value.cast<double>();
-    else if (k == "patience") r.patience = value.cast<int>();
-    else if (k == "seed") r.run.seed = value.cast<uint64_t>();
-    else if (k == "valid_fraction") r.run.valid_fraction = value.cast<double>();
-    else if (k == "select") r.select = value.cast<std::string>();
-    else if (k == "out") r.out = value.cast<std::string>();
-    else if (k == "force") r.force = value.cast<bool>();
-    else if (k == "resume") r.resume = value.cast<bool>();
-    else if (k == "progress") r.progress = value.cast<bool>();
-    else if (k == "gradient") r.memory.gradient = value.cast<std::string>();
+    if (k == "epochs")
+      r.epochs = value.cast<int64_t>();
+    else if (k == "batch")
+      r.run.batch = value.cast<int64_t>();
+    else if (k == "lr")
+      r.lr = value.cast<double>();
+    else if (k == "optimizer")
+      r.optimizer = value.cast<std::string>();
+    else if (k == "schedule")
+      r.schedule = value.cast<std::string>();
+    else if (k == "clip")
+      r.clip_norm = value.cast<double>();
+    else if (k == "patience")
+      r.patience = value.cast<int>();
+    else if (k == "seed")
+      r.run.seed = value.cast<uint64_t>();
+    else if (k == "valid_fraction")
+      r.run.valid_fraction = value.cast<double>();
+    else if (k == "select")
+      r.select = value.cast<std::string>();
+    else if (k == "out")
+      r.out = value.cast<std::string>();
+    else if (k == "force")
+      r.force = value.cast<bool>();
+    else if (k == "resume")
+      r.resume = value.cast<bool>();
+    else if (k == "progress")
+      r.progress = value.cast<bool>();
+    else if (k == "gradient")
+      r.memory.gradient = value.cast<std::string>();
     else
       throw Error(fmt::format("train: unknown option '{}' (epochs, batch, lr, optimizer, schedule, "
                               "clip, patience, seed, valid_fraction, select, out, force, resume, "

@@ -23,11 +23,10 @@ namespace {
 // The tile's observations with the rows' cotangents in place of targets:
 // `blocks` holds one n_outputs*L block per observation, lane-interleaved.
 template <class T>
-std::vector<Observation<T>> seeded_observations(const PreparedData& data, const TileLayout& lay,
-                                                std::span<const Observation<T>> given,
-                                                std::span<const size_t> first_row, size_t first,
-                                                std::span<const T> y_bar, size_t width,
-                                                std::vector<T>& blocks) {
+std::vector<Observation<T>>
+seeded_observations(const PreparedData& data, const TileLayout& lay,
+                    std::span<const Observation<T>> given, std::span<const size_t> first_row,
+                    size_t first, std::span<const T> y_bar, size_t width, std::vector<T>& blocks) {
   const size_t L = static_cast<size_t>(lay.lanes);
   const size_t block = width * L;
   blocks.assign(lay.observations.size() * block, T{0});
@@ -114,8 +113,9 @@ BatchLoss output_vjp(const plastic_model& model, const PreparedData& data,
       }
       const TileLayout& lay = tile.layout();
       TileProblem<T>& p = tile.problem;
-      const std::vector<Observation<T>> seeded = seeded_observations<T>(
-          data, lay, p.observations, first_row, first, y_bar, width, blocks[static_cast<size_t>(w)]);
+      const std::vector<Observation<T>> seeded =
+          seeded_observations<T>(data, lay, p.observations, first_row, first, y_bar, width,
+                                 blocks[static_cast<size_t>(w)]);
       p.observations = seeded;
 
       std::fill(ws.theta_bar.begin(), ws.theta_bar.end(), T{0});

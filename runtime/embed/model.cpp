@@ -199,8 +199,8 @@ Result<rt::BatchOptions, Error> batch_options(const plastic_model& m, const Opti
   else if (o.gradient == "adjoint")
     g.value().method = rt::GradientMethod::Adjoint;
   else
-    return Error{2, fmt::format("unknown gradient method '{}': direct, checkpoint or adjoint",
-                                o.gradient)};
+    return Error{
+        2, fmt::format("unknown gradient method '{}': direct, checkpoint or adjoint", o.gradient)};
   bo.gradient = g.value();
   return bo;
 }
@@ -226,9 +226,9 @@ Result<double, Error> step_typed(Model::Impl& impl, std::span<const Series> batc
   std::vector<T> grads(theta.size(), T(0));
   auto bo = batch_options(m, o);
   if (!bo) return bo.error();
-  rt::BatchLoss loss = rt::loss_and_gradient<T>(m, data.value(), rt::all_samples(data.value()),
-                                                std::span<const T>(theta), std::span<T>(grads),
-                                                bo.value());
+  rt::BatchLoss loss =
+      rt::loss_and_gradient<T>(m, data.value(), rt::all_samples(data.value()),
+                               std::span<const T>(theta), std::span<T>(grads), bo.value());
   if (!loss.ok()) return Error{1, loss.status.describe()};
   // As the training loop: a non-finite loss or gradient skips the step.
   if (!std::isfinite(loss.loss) ||
@@ -250,9 +250,9 @@ Result<Gradient, Error> gradient_typed(const Model::Impl& impl, const std::vecto
   auto bo = batch_options(m, o);
   if (!bo) return bo.error();
   std::vector<T> grads(theta.size(), T(0));
-  rt::BatchLoss loss = rt::loss_and_gradient<T>(m, data.value(), rt::all_samples(data.value()),
-                                                std::span<const T>(theta), std::span<T>(grads),
-                                                bo.value());
+  rt::BatchLoss loss =
+      rt::loss_and_gradient<T>(m, data.value(), rt::all_samples(data.value()),
+                               std::span<const T>(theta), std::span<T>(grads), bo.value());
   if (!loss.ok()) return Error{1, loss.status.describe()};
   return Gradient{loss.loss, std::vector<double>(grads.begin(), grads.end())};
 }
@@ -268,9 +268,9 @@ Result<std::vector<double>, Error> vjp_typed(const Model::Impl& impl, const std:
   if (!bo) return bo.error();
   const std::vector<T> ybar(y_bar.begin(), y_bar.end());
   std::vector<T> grads(theta.size(), T(0));
-  rt::BatchLoss r = rt::output_vjp<T>(m, data.value(), rt::all_samples(data.value()),
-                                      std::span<const T>(theta), std::span<const T>(ybar),
-                                      std::span<T>(grads), bo.value());
+  rt::BatchLoss r =
+      rt::output_vjp<T>(m, data.value(), rt::all_samples(data.value()), std::span<const T>(theta),
+                        std::span<const T>(ybar), std::span<T>(grads), bo.value());
   if (!r.ok()) return Error{1, r.status.describe()};
   return std::vector<double>(grads.begin(), grads.end());
 }
@@ -400,13 +400,13 @@ Status<Error> Model::save_parameters(const std::string& path) const {
   const plastic_model& m = *impl_->table;
   auto table = rt::ParamTable::from_abi(m.params, m.n_param_entries, m.n_params);
   if (!table) return Error{3, "internal error (a bug): " + table.error().describe()};
-  auto tensors = impl_->f64()
-                     ? rt::params_to_tensors<double>(table.value(), impl_->theta_d)
-                     : rt::params_to_tensors<float>(table.value(), impl_->theta_f);
+  auto tensors = impl_->f64() ? rt::params_to_tensors<double>(table.value(), impl_->theta_d)
+                              : rt::params_to_tensors<float>(table.value(), impl_->theta_f);
   if (!tensors) return Error{3, "internal error (a bug): " + tensors.error().describe()};
   rt::SafetensorsFile file;
   file.tensors = std::move(tensors.value());
-  file.metadata = {{"model_hash", rt::model_hash(m)}, {"parameters", "saved from the embedding API"}};
+  file.metadata = {{"model_hash", rt::model_hash(m)},
+                   {"parameters", "saved from the embedding API"}};
   if (Status<rt::TrainError> s = rt::write_safetensors(path, file); !s)
     return Error{1, s.error().describe()};
   return {};
