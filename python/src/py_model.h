@@ -19,6 +19,7 @@
 #include <pybind11/pybind11.h>
 
 #include "compiler/backend/compiled_model.h"
+#include "runtime/app/requests.h"
 #include "runtime/embed/plastic.h"
 
 namespace plastic::python {
