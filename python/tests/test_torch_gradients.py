@@ -92,11 +92,19 @@ worst = max(rel(p.grad, ref_grad[n]) for n, p in module.named_parameters())
 print(f"direct gradient via the model's loss: worst rel {worst:.2e}")
 assert worst < 1e-10
 
-# The continuous adjoint (the .ode's own method, rtol 1e-7 / atol 1e-9): accurate to its tolerance.
+# The continuous adjoint (the .ode's own method) against the reference's
+# adjoint (solvers.odeint_adjoint): both optimise-then-discretise, so they
+# agree with each other, not with the direct gradient (at step 1 the two
+# differ by the discretisation, ~3e-3 here).
+ref.zero_grad()
+WT = solvers.odeint_adjoint(lambda t, W: ref.field(path, t, W), torch.zeros(B, H, D, D), solver,
+                            ref.field_params())
+F.cross_entropy(ref.logits(path, WT, T), labels).backward()
+ref_adjoint = {n: p.grad.detach().clone() for n, p in ref.named_parameters()}
 model.gradient = "adjoint"
 module.zero_grad()
 F.cross_entropy(module(values, times)[:, -1], labels).backward()
-worst = max(rel(p.grad, ref_grad[n]) for n, p in module.named_parameters())
-print(f"adjoint gradient via output VJP: worst rel {worst:.2e}")
-assert worst < 1e-4
+worst = max(rel(p.grad, ref_adjoint[n]) for n, p in module.named_parameters())
+print(f"adjoint gradient via output VJP vs the reference's adjoint: worst rel {worst:.2e}")
+assert worst < 1e-10
 print("ok")
