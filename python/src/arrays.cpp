@@ -107,6 +107,7 @@ py::array_t<double> to_array(const std::vector<embed::Prediction>& predictions, 
 
 std::vector<size_t> row_counts(const PyModel& model, const std::vector<embed::Series>& series) {
   std::vector<size_t> out;
+  out.reserve(series.size());
   for (const embed::Series& s : series)
     out.push_back(model.table().readout == PLASTIC_READOUT_FINAL ? 1 : s.times.size());
   return out;

@@ -47,7 +47,9 @@ model::ModelFunctions build_functions(const std::string& path_or_source,
   diag.render(rendered, false);
   if (!checked.model) throw Error(rendered.str());
   model::BuildStatus status = model::BuildStatus::Ok;
-  auto fns = model::build_checked(std::move(checked), {sets}, status);
+  model::BuildOptions build_options;
+  build_options.overrides = sets;
+  auto fns = model::build_checked(std::move(checked), build_options, status);
   if (!fns) throw Error(rendered.str().empty() ? "the model does not build" : rendered.str());
   if (fns->model->modules.size() > 1) {
     const dsl::Module& module = *fns->model->modules[1];
@@ -167,7 +169,7 @@ ModelClass register_model(py::module_& m) {
       .def_readwrite("gradient", &PyModel::gradient)
       .def(
           "parameters",
-          [](py::object self) { return parameter_views(self.cast<PyModel&>(), self); },
+          [](const py::object& self) { return parameter_views(self.cast<PyModel&>(), self); },
           "name -> array sharing the model's parameter buffer (writes change the model)")
       .def(
           "init",

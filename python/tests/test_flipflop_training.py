@@ -35,7 +35,7 @@ assert all(p.dtype == torch.float32 for p in module.parameters())
 opt = torch.optim.Adam(module.parameters(), lr=2e-2)
 x, y, t = torch.from_numpy(pulses), torch.from_numpy(targets).float(), torch.from_numpy(times)
 losses = []
-for step in range(40):
+for step in range(150):
     opt.zero_grad()
     pred = module(x, t)
     assert pred.shape == (B, T, BITS), pred.shape
@@ -43,7 +43,13 @@ for step in range(40):
     loss.backward()
     opt.step()
     losses.append(float(loss))
-print("loss:", " ".join(f"{v:.4f}" for v in losses[::5]), f"... {losses[-1]:.4f}")
+print("loss:", " ".join(f"{v:.4f}" for v in losses[::15]), f"... {losses[-1]:.4f}")
 assert np.isfinite(losses).all()
-assert losses[-1] < 0.75 * losses[0], (losses[0], losses[-1])
+# The bar: the best constant prediction (each channel's mean target) leaves
+# an MSE of about 0.84 on these trials; the trained model must explain at
+# least half of it over its last 10 steps (measured: about 0.23 of it).
+best_constant = float(((y - y.mean(dim=(0, 1))) ** 2).mean())
+final = float(np.mean(losses[-10:]))
+print(f"best constant MSE {best_constant:.4f}, mean of the last 10 steps {final:.4f}")
+assert final < 0.5 * best_constant, (best_constant, final)
 print("ok")
