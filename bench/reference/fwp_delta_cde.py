@@ -31,18 +31,11 @@ def extra(p):
     p.add_argument("--classes", type=int, default=10)
 
 
-def main():
-    args = common.parse_args(NAME, extra=extra)
-    torch = common.setup_environment(args)
-    if torch is None:
-        common.skipped(NAME, args)
-    import paths
-    import solvers
-    L = common.make_layers(torch)
+def make_model(torch, L, H, D, DIN, d_ff, classes, matvec, tuned=False):
+    """The model of examples/fwp_delta_cde.ode with the .ode's parameter names
+    (ln.gain, Wb, Wk, Wv, Wq, ff.up.weight, out.bias, ...): also used by
+    python/tests to check plastic.torch's gradients against it."""
     nn = torch.nn
-    H, D, DIN, B = args.heads, args.d_head, args.d_in, args.batch
-
-    matvec = common.matvec_fn(torch, args, "broadcast")
 
     class Model(nn.Module):
         def __init__(self):
@@ -52,14 +45,14 @@ def main():
             self.Wk = nn.Parameter(L["glorot_uniform"](torch.empty(H, D, DIN)))
             self.Wv = nn.Parameter(L["glorot_uniform"](torch.empty(H, D, DIN)))
             self.Wq = nn.Parameter(L["glorot_uniform"](torch.empty(H, D, DIN)))
-            self.ff = L["FFN"](H * D, args.d_ff)
-            self.out = L["Linear"](H * D, args.classes)
+            self.ff = L["FFN"](H * D, d_ff)
+            self.out = L["Linear"](H * D, classes)
 
         def field_params(self):
             return (self.ln.gain, self.ln.bias, self.Wb, self.Wk, self.Wv)
 
         def field(self, path, t, W):
-            if args.tuned:
+            if tuned:
                 x, dx = path.both(t)
             else:
                 x, dx = path.evaluate(t), path.derivative(t)
@@ -76,7 +69,22 @@ def main():
             q = torch.softmax((path.derivative(T) @ self.Wq.reshape(H * D, DIN).t()).view(n, H, D), -1)
             return self.out(self.ff(matvec(WT, q).reshape(n, H * D)))
 
-    model = Model()
+    return Model()
+
+
+def main():
+    args = common.parse_args(NAME, extra=extra)
+    torch = common.setup_environment(args)
+    if torch is None:
+        common.skipped(NAME, args)
+    import paths
+    import solvers
+    L = common.make_layers(torch)
+    H, D, DIN, B = args.heads, args.d_head, args.d_in, args.batch
+
+    matvec = common.matvec_fn(torch, args, "broadcast")
+
+    model = make_model(torch, L, H, D, DIN, args.d_ff, args.classes, matvec, args.tuned)
 
     # Synthetic "speech" batch: 20 smooth-ish MFCC-like channels plus time.
     g = torch.Generator().manual_seed(args.seed + 1)

@@ -19,12 +19,16 @@
 #include "runtime/app/parameters.h"
 #include "runtime/app/preprocessing.h"
 #include "runtime/batch/batch_gradient.h"
+#include "runtime/batch/output_vjp.h"
 #include "runtime/batch/predict.h"
 #include "runtime/batch/prepared_data.h"
 #include "runtime/data/transforms.h"
 #include "runtime/init/init.h"
+#include "runtime/io/param_table.h"
+#include "runtime/io/safetensors.h"
 #include "runtime/solvers/model_view.h"
 #include "runtime/train/optimizer.h"
+#include "runtime/train/state_tensors.h"
 
 namespace plastic::embed {
 
@@ -181,6 +185,26 @@ Result<Metrics, Error> evaluate_typed(const Model::Impl& impl, const std::vector
   return Metrics{e.loss, e.metric, e.metric_name, e.note, e.samples};
 }
 
+// The batch options of `o`: threads, and the gradient method when one is named.
+Result<rt::BatchOptions, Error> batch_options(const plastic_model& m, const Options& o) {
+  rt::BatchOptions bo;
+  bo.threads = o.threads;
+  if (o.gradient.empty()) return bo;
+  auto g = rt::GradientOptions::from_desc(m.gradient);
+  if (!g) return Error{1, g.status().describe()};
+  if (o.gradient == "direct")
+    g.value().method = rt::GradientMethod::Direct;
+  else if (o.gradient == "checkpoint")
+    g.value().method = rt::GradientMethod::Checkpoint;
+  else if (o.gradient == "adjoint")
+    g.value().method = rt::GradientMethod::Adjoint;
+  else
+    return Error{
+        2, fmt::format("unknown gradient method '{}': direct, checkpoint or adjoint", o.gradient)};
+  bo.gradient = g.value();
+  return bo;
+}
+
 template <class T>
 Result<double, Error> step_typed(Model::Impl& impl, std::span<const Series> batch,
                                  const StepOptions& step, const Options& o) {
@@ -200,10 +224,11 @@ Result<double, Error> step_typed(Model::Impl& impl, std::span<const Series> batc
   }
   opt->set_lr(step.lr);
   std::vector<T> grads(theta.size(), T(0));
-  rt::BatchOptions bo;
-  bo.threads = o.threads;
-  rt::BatchLoss loss = rt::loss_and_gradient<T>(m, data.value(), rt::all_samples(data.value()),
-                                                std::span<const T>(theta), std::span<T>(grads), bo);
+  auto bo = batch_options(m, o);
+  if (!bo) return bo.error();
+  rt::BatchLoss loss =
+      rt::loss_and_gradient<T>(m, data.value(), rt::all_samples(data.value()),
+                               std::span<const T>(theta), std::span<T>(grads), bo.value());
   if (!loss.ok()) return Error{1, loss.status.describe()};
   // As the training loop: a non-finite loss or gradient skips the step.
   if (!std::isfinite(loss.loss) ||
@@ -214,6 +239,40 @@ Result<double, Error> step_typed(Model::Impl& impl, std::span<const Series> batc
   if (Status<rt::TrainError> s = opt->step(std::span<T>(theta), std::span<const T>(grads)); !s)
     return Error{1, s.error().describe()};
   return loss.loss;
+}
+
+template <class T>
+Result<Gradient, Error> gradient_typed(const Model::Impl& impl, const std::vector<T>& theta,
+                                       std::span<const Series> batch, const Options& o) {
+  const plastic_model& m = *impl.table;
+  auto data = prepared(m, impl.preprocessing, batch, true, o.threads);
+  if (!data) return data.error();
+  auto bo = batch_options(m, o);
+  if (!bo) return bo.error();
+  std::vector<T> grads(theta.size(), T(0));
+  rt::BatchLoss loss =
+      rt::loss_and_gradient<T>(m, data.value(), rt::all_samples(data.value()),
+                               std::span<const T>(theta), std::span<T>(grads), bo.value());
+  if (!loss.ok()) return Error{1, loss.status.describe()};
+  return Gradient{loss.loss, std::vector<double>(grads.begin(), grads.end())};
+}
+
+template <class T>
+Result<std::vector<double>, Error> vjp_typed(const Model::Impl& impl, const std::vector<T>& theta,
+                                             std::span<const Series> series,
+                                             std::span<const double> y_bar, const Options& o) {
+  const plastic_model& m = *impl.table;
+  auto data = prepared(m, impl.preprocessing, series, false, o.threads);
+  if (!data) return data.error();
+  auto bo = batch_options(m, o);
+  if (!bo) return bo.error();
+  const std::vector<T> ybar(y_bar.begin(), y_bar.end());
+  std::vector<T> grads(theta.size(), T(0));
+  rt::BatchLoss r =
+      rt::output_vjp<T>(m, data.value(), rt::all_samples(data.value()), std::span<const T>(theta),
+                        std::span<const T>(ybar), std::span<T>(grads), bo.value());
+  if (!r.ok()) return Error{1, r.status.describe()};
+  return std::vector<double>(grads.begin(), grads.end());
 }
 
 Error no_parameters(const Model::Impl& impl) {
@@ -247,6 +306,11 @@ Result<Model, Error> Model::open(const plastic_model* table) {
   auto impl = std::make_unique<Impl>();
   impl->table = table;
   impl->name = table->name ? table->name : "";
+  // The buffer is made once, so parameter_data() stays valid (see plastic.h).
+  if (impl->f64())
+    impl->theta_d.assign(static_cast<size_t>(table->n_params), 0.0);
+  else
+    impl->theta_f.assign(static_cast<size_t>(table->n_params), 0.0F);
   return Model(std::move(impl));
 }
 
@@ -302,8 +366,14 @@ Status<Error> Model::initialise(uint64_t seed) {
 
 Status<Error> Model::load_parameters(const std::string& where) {
   const plastic_model& m = *impl_->table;
-  Status<rt::AppError> s = impl_->f64() ? rt::load_parameters<double>(m, where, impl_->theta_d)
-                                        : rt::load_parameters<float>(m, where, impl_->theta_f);
+  // Loaded aside, then copied into the buffer, whose address callers may hold.
+  auto load = [&](auto& theta) -> Status<rt::AppError> {
+    std::remove_reference_t<decltype(theta)> loaded;
+    Status<rt::AppError> s = rt::load_parameters(m, where, loaded);
+    if (s) std::copy(loaded.begin(), loaded.end(), theta.begin());
+    return s;
+  };
+  Status<rt::AppError> s = impl_->f64() ? load(impl_->theta_d) : load(impl_->theta_f);
   if (!s) return from(s.error());
   // The data record sits next to the parameters in a run folder.
   std::error_code ec;
@@ -323,6 +393,43 @@ Status<Error> Model::load_parameters(const std::string& where) {
 std::vector<double> Model::parameters() const {
   if (impl_->f64()) return impl_->theta_d;
   return std::vector<double>(impl_->theta_f.begin(), impl_->theta_f.end());
+}
+
+Status<Error> Model::save_parameters(const std::string& path) const {
+  if (!impl_->has_parameters) return no_parameters(*impl_);
+  const plastic_model& m = *impl_->table;
+  auto table = rt::ParamTable::from_abi(m.params, m.n_param_entries, m.n_params);
+  if (!table) return Error{3, "internal error (a bug): " + table.error().describe()};
+  auto tensors = impl_->f64() ? rt::params_to_tensors<double>(table.value(), impl_->theta_d)
+                              : rt::params_to_tensors<float>(table.value(), impl_->theta_f);
+  if (!tensors) return Error{3, "internal error (a bug): " + tensors.error().describe()};
+  rt::SafetensorsFile file;
+  file.tensors = std::move(tensors.value());
+  file.metadata = {{"model_hash", rt::model_hash(m)},
+                   {"parameters", "saved from the embedding API"}};
+  if (Status<rt::TrainError> s = rt::write_safetensors(path, file); !s)
+    return Error{1, s.error().describe()};
+  return {};
+}
+
+void* Model::parameter_data() {
+  return impl_->f64() ? static_cast<void*>(impl_->theta_d.data())
+                      : static_cast<void*>(impl_->theta_f.data());
+}
+
+Result<Gradient, Error> Model::loss_and_gradient(std::span<const Series> batch,
+                                                 const Options& options) const {
+  if (!impl_->has_parameters) return no_parameters(*impl_);
+  return impl_->f64() ? gradient_typed<double>(*impl_, impl_->theta_d, batch, options)
+                      : gradient_typed<float>(*impl_, impl_->theta_f, batch, options);
+}
+
+Result<std::vector<double>, Error> Model::output_vjp(std::span<const Series> series,
+                                                     std::span<const double> y_bar,
+                                                     const Options& options) const {
+  if (!impl_->has_parameters) return no_parameters(*impl_);
+  return impl_->f64() ? vjp_typed<double>(*impl_, impl_->theta_d, series, y_bar, options)
+                      : vjp_typed<float>(*impl_, impl_->theta_f, series, y_bar, options);
 }
 
 Result<std::vector<Prediction>, Error> Model::predict(std::span<const Series> series,

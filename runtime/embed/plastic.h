@@ -89,6 +89,15 @@ struct Metrics {
 /// Threads and batch of predict, evaluate and train_step.
 struct Options {
   int threads = 0; ///< 0 = every core
+  /// The gradient method of loss_and_gradient, output_vjp and train_step:
+  /// "" = the model's `gradient` line; direct | checkpoint | adjoint.
+  std::string gradient;
+};
+
+/// The mean loss of a batch and its gradient (as `plastic train`'s step takes it).
+struct Gradient {
+  double loss = 0;
+  std::vector<double> grad; ///< n_params, in the parameter table's order
 };
 
 /// One optimiser step's settings (the optimiser is made on the first step
@@ -131,8 +140,18 @@ public:
   /// predict then repeats) or a .safetensors file. Refuses parameters of
   /// another model, --set or dtype, naming both hashes.
   Status<Error> load_parameters(const std::string& run_dir_or_file);
+  /// Writes the parameters as a .safetensors file that load_parameters(),
+  /// `plastic eval --parameters` and model binaries read (tensors named as
+  /// the parameter table, the model's hash in the metadata); atomically.
+  Status<Error> save_parameters(const std::string& path) const;
   /// The parameters, converted to double.
   std::vector<double> parameters() const;
+  /// The parameter buffer itself: n_params values of the table's dtype
+  /// (float or double), zeros until initialise() or load_parameters() fills
+  /// it. Its address is fixed for the Model's life (both write into it), so a
+  /// caller may keep views of it (the Python module's zero-copy arrays);
+  /// writes through it change the parameters predict and train_step use.
+  void* parameter_data();
 
   /// The outputs for every series, in order. Values are prepared as in
   /// training (time channel, normalisation from the run folder).
@@ -141,6 +160,18 @@ public:
   /// Loss and metric on labelled series.
   Result<Metrics, Error> evaluate(std::span<const Series> series,
                                   const Options& options = {}) const;
+  /// The batch's mean loss and its gradient (labelled series), with the
+  /// model's gradient method or options.gradient; the parameters are unchanged.
+  Result<Gradient, Error> loss_and_gradient(std::span<const Series> batch,
+                                            const Options& options = {}) const;
+  /// The vector-Jacobian product of the outputs: `y_bar` holds a cotangent
+  /// for every output of every row predict() returns for `series` (rows of
+  /// all series in order, n_outputs each); returns sum over rows of
+  /// y_bar . d(outputs)/d(parameters), n_params values. What an autograd
+  /// framework's backward needs (runtime/batch/output_vjp.h).
+  Result<std::vector<double>, Error> output_vjp(std::span<const Series> series,
+                                                std::span<const double> y_bar,
+                                                const Options& options = {}) const;
   /// One optimiser step on `batch` (labelled series); returns the batch's
   /// mean loss before the step.
   Result<double, Error> train_step(std::span<const Series> batch, const StepOptions& step = {},

@@ -48,7 +48,14 @@ void EventBackprop<T>::loss_vjp_at(double t, const Observation<T>& obs, const T*
   for (int l = 0; l < model_.lanes; ++l)
     lane_weight_[static_cast<size_t>(l)] = has_lane(obs.lanes & obs.loss_lanes, l) ? T{1} : T{0};
   tile::zero(ybar_.size(), ybar_.data());
-  model_.loss_vjp(y_.data(), obs.target, lane_weight_.data(), ybar_.data(), scratch_);
+  if (obs.output_bar) {
+    // A given output cotangent (problem.h): y_bar on the observed lanes, 0 elsewhere.
+    const size_t L = static_cast<size_t>(model_.lanes);
+    for (size_t i = 0; i < ybar_.size(); ++i)
+      ybar_[i] = obs.output_bar[i] * lane_weight_[i % L];
+  } else {
+    model_.loss_vjp(y_.data(), obs.target, lane_weight_.data(), ybar_.data(), scratch_);
+  }
   model_.output_vjp(t, z, problem_.theta, u, ybar_.data(), a, theta_bar, u_bar, scratch_);
 }
 
@@ -58,7 +65,8 @@ void EventBackprop<T>::apply(size_t e, const T* z_pre, T* a, T* theta_bar,
   const TimelineEvent& ev = timeline_.events[e];
   if (ev.observation < 0) return; // knots and series ends: identity
   const Observation<T>& obs = problem_.observations[static_cast<size_t>(ev.observation)];
-  if (!obs.target && !obs.jump) return;
+  const bool seeded = obs.target || obs.output_bar; // a loss or an output cotangent here
+  if (!seeded && !obs.jump) return;
   const double t = ev.t;
   const double lo = e > 0 ? timeline_.events[e - 1].t : timeline_.t0;
   const InputRequest request{t, lo, t};
@@ -72,7 +80,7 @@ void EventBackprop<T>::apply(size_t e, const T* z_pre, T* a, T* theta_bar,
   if (want_u) tile::zero(ubar_.size(), ubar);
   const LaneMask mask = obs.lanes & all_lanes(model_.lanes);
   const bool after = obs.jump && model_.model.observe_after_jump;
-  if (obs.jump && obs.target && after) {
+  if (obs.jump && seeded && after) {
     // The output reads the post-jump state: recompute it (masked like the forward pass).
     model_.jump(t, z_pre, problem_.theta, u, z_post_.data(), scratch_);
     tile::copy_lanes(model_.n, model_.lanes, ~mask & all_lanes(model_.lanes), z_pre,
@@ -88,7 +96,7 @@ void EventBackprop<T>::apply(size_t e, const T* z_pre, T* a, T* theta_bar,
     tile::copy_lanes(model_.n, model_.lanes, ~mask & all_lanes(model_.lanes), a, a_out_.data());
     tile::copy(nl_, a_out_.data(), a);
   }
-  if (obs.target && !after) loss_vjp_at(t, obs, z_pre, u, a, theta_bar, ubar);
+  if (seeded && !after) loss_vjp_at(t, obs, z_pre, u, a, theta_bar, ubar);
   if (want_u) (*sink)(request, ubar);
 }
 

@@ -62,6 +62,11 @@ template <class T> struct Observation {
   /// Lanes whose loss counts here, intersected with `lanes`: a lane may jump at this time
   /// without a target of its own (its series goes on, or its target is missing).
   LaneMask loss_lanes = ~LaneMask{0};
+  /// n_outputs*L: a cotangent of the output here, given instead of a target. The
+  /// gradient methods then seed y_bar with it (on loss_lanes) where they would take
+  /// the loss's VJP: the result is the VJP of the outputs (batch/output_vjp.h), what
+  /// an autograd framework's backward asks for. The forward takes no loss here.
+  const T* output_bar = nullptr;
 };
 
 /// The problem for one tile of L samples.

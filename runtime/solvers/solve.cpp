@@ -28,7 +28,7 @@ Status<SolveFailure> check_problem(const TileProblem<T>& p, const SolverOptions&
         "set TileProblem::input to the control path of this tile");
   bool targets = false, jumps = false;
   for (const Observation<T>& o : p.observations) {
-    targets = targets || o.target;
+    targets = targets || o.target || o.output_bar;
     jumps = jumps || o.jump;
   }
   return check_kernels(*p.model, options, gradient, targets, jumps);

@@ -1,0 +1,194 @@
+// The Model object of the Python module: compiled from a .ode file or its
+// text with the compiler's own front end and JIT (the diagnostics of
+// `plastic check`, captured into plastic.Error), or loaded from a shared
+// object of `plastic build --emit-obj`; its parameters as NumPy arrays that
+// share the model's parameter buffer; init, load and save.
+#include <filesystem>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <pybind11/stl.h>
+
+#include "compiler/abi/layout.h"
+#include "compiler/backend/llvm/options.h"
+#include "compiler/loops/error.h"
+#include "compiler/model/model_functions.h"
+#include "dsl/ast_printer.h"
+#include "dsl/diagnostics.h"
+#include "dsl/frontend.h"
+#include "python/src/py_model.h"
+
+namespace plastic::python {
+
+namespace {
+
+// The model's text when it has a line break or names no file (a path to a
+// missing .ode file is an error, not a one-line model).
+bool is_source_text(const std::string& s) {
+  std::error_code ec;
+  if (s.find('\n') != std::string::npos) return true;
+  if (std::filesystem::is_regular_file(s, ec)) return false;
+  if (s.ends_with(".ode")) throw Error(fmt::format("{}: no such model file", s));
+  return true;
+}
+
+// Checked and lowered with the command line's checker; diagnostics in the Error.
+model::ModelFunctions build_functions(const std::string& path_or_source,
+                                      const std::map<std::string, double>& sets,
+                                      rt::ModelSource& source) {
+  dsl::DiagnosticEngine diag;
+  const dsl::CheckOptions options{sets, {}, {}};
+  const bool text = is_source_text(path_or_source);
+  source.file = text ? "<source>" : path_or_source;
+  source.sets = sets;
+  dsl::CheckResult checked = text ? dsl::check_source(source.file, path_or_source, options, diag)
+                                  : dsl::check_file(path_or_source, options, diag);
+  std::ostringstream rendered;
+  diag.render(rendered, false);
+  if (!checked.model) throw Error(rendered.str());
+  model::BuildStatus status = model::BuildStatus::Ok;
+  model::BuildOptions build_options;
+  build_options.overrides = sets;
+  auto fns = model::build_checked(std::move(checked), build_options, status);
+  if (!fns) throw Error(rendered.str().empty() ? "the model does not build" : rendered.str());
+  if (fns->model->modules.size() > 1) {
+    const dsl::Module& module = *fns->model->modules[1];
+    source.text = module.source ? module.source->text() : std::string();
+    source.canonical = dsl::print_module(module);
+  }
+  return std::move(*fns);
+}
+
+std::shared_ptr<PyModel> compile(const std::string& path_or_source,
+                                 const std::map<std::string, double>& set, const std::string& dtype,
+                                 int lanes) {
+  if (dtype != "float64" && dtype != "float32" && dtype != "f64" && dtype != "f32")
+    throw Error(fmt::format("dtype '{}': float64 or float32", dtype));
+  auto out = std::make_shared<PyModel>();
+  model::ModelFunctions fns = build_functions(path_or_source, set, out->source);
+  for (const auto& d : fns.model->dims)
+    out->dims[d.name] = static_cast<double>(d.value);
+  const loops::ElemType type =
+      dtype == "float64" || dtype == "f64" ? loops::ElemType::F64 : loops::ElemType::F32;
+  try {
+    out->compiled = std::make_shared<backend::CompiledModel>(
+        backend::compile_model(fns, type, lanes < 0 ? backend::target_lanes(type) : lanes));
+  } catch (const abi::LayoutError& e) {
+    throw Error(fmt::format("{}: {}", out->source.file, e.what()));
+  } catch (const loops::CodegenError& e) {
+    throw Error(fmt::format("{}: {}", out->source.file, e.what()));
+  }
+  auto opened = embed::Model::open(&out->compiled->table());
+  if (!opened) raise(opened.error());
+  out->model.emplace(std::move(opened.value()));
+  return out;
+}
+
+std::shared_ptr<PyModel> load(const std::string& shared_object) {
+  auto opened = embed::Model::load_shared(shared_object);
+  if (!opened) raise(opened.error());
+  auto out = std::make_shared<PyModel>();
+  out->model.emplace(std::move(opened.value()));
+  return out;
+}
+
+py::list parameter_table(const PyModel& m) {
+  py::list out;
+  const plastic_model& t = m.table();
+  for (int32_t i = 0; i < t.n_param_entries; ++i) {
+    const plastic_param& p = t.params[i];
+    py::tuple shape(p.rank);
+    for (int32_t r = 0; r < p.rank; ++r)
+      shape[static_cast<size_t>(r)] = p.shape[r];
+    out.append(py::make_tuple(p.name, shape, p.offset));
+  }
+  return out;
+}
+
+} // namespace
+
+py::dict parameter_views(PyModel& model, const py::object& owner) {
+  py::dict out;
+  const plastic_model& t = model.table();
+  void* data = model.model->parameter_data();
+  const size_t item = model.f64() ? sizeof(double) : sizeof(float);
+  for (int32_t i = 0; i < t.n_param_entries; ++i) {
+    const plastic_param& p = t.params[i];
+    std::vector<py::ssize_t> shape(p.shape, p.shape + p.rank);
+    std::vector<py::ssize_t> strides(shape.size());
+    py::ssize_t stride = static_cast<py::ssize_t>(item);
+    for (size_t r = shape.size(); r-- > 0;) {
+      strides[r] = stride;
+      stride *= shape[r];
+    }
+    char* first = static_cast<char*>(data) + static_cast<size_t>(p.offset) * item;
+    if (model.f64())
+      out[p.name] = py::array_t<double>(shape, strides, reinterpret_cast<double*>(first), owner);
+    else
+      out[p.name] = py::array_t<float>(shape, strides, reinterpret_cast<float*>(first), owner);
+  }
+  return out;
+}
+
+py::dict split_parameters(const PyModel& model, const std::vector<double>& flat) {
+  py::dict out;
+  const plastic_model& t = model.table();
+  for (int32_t i = 0; i < t.n_param_entries; ++i) {
+    const plastic_param& p = t.params[i];
+    std::vector<py::ssize_t> shape(p.shape, p.shape + p.rank);
+    const double* first = flat.data() + p.offset;
+    if (model.f64()) {
+      py::array_t<double> a(shape);
+      std::copy(first, first + p.size, a.mutable_data());
+      out[p.name] = a;
+    } else {
+      py::array_t<float> a(shape);
+      std::transform(first, first + p.size, a.mutable_data(),
+                     [](double v) { return static_cast<float>(v); });
+      out[p.name] = a;
+    }
+  }
+  return out;
+}
+
+ModelClass register_model(py::module_& m) {
+  ModelClass model(m, "Model");
+  model.def_property_readonly("name", [](const PyModel& s) { return s.model->name(); })
+      .def_property_readonly("hash", [](const PyModel& s) { return s.model->hash(); })
+      .def_property_readonly("dtype",
+                             [](const PyModel& s) { return s.f64() ? "float64" : "float32"; })
+      .def_property_readonly("lanes", [](const PyModel& s) { return s.table().lanes; })
+      .def_property_readonly("n_params", [](const PyModel& s) { return s.table().n_params; })
+      .def_property_readonly("n_outputs", [](const PyModel& s) { return s.table().n_outputs; })
+      .def_property_readonly("n_input", [](const PyModel& s) { return s.table().n_input; })
+      .def_property_readonly("dims", [](const PyModel& s) { return s.dims; })
+      .def_property_readonly("source_file", [](const PyModel& s) { return s.source.file; })
+      .def_property_readonly("parameter_table", &parameter_table,
+                             "(name, shape, offset) of every parameter, in buffer order")
+      .def_readwrite("threads", &PyModel::threads)
+      .def_readwrite("gradient", &PyModel::gradient)
+      .def(
+          "parameters",
+          [](const py::object& self) { return parameter_views(self.cast<PyModel&>(), self); },
+          "name -> array sharing the model's parameter buffer (writes change the model)")
+      .def(
+          "init",
+          [](PyModel& s, uint64_t seed) {
+            if (auto r = s.model->initialise(seed); !r) raise(r.error());
+          },
+          py::arg("seed") = 0)
+      .def("load_parameters",
+           [](PyModel& s, const std::string& where) {
+             if (auto r = s.model->load_parameters(where); !r) raise(r.error());
+           })
+      .def("save_parameters", [](const PyModel& s, const std::string& path) {
+        if (auto r = s.model->save_parameters(path); !r) raise(r.error());
+      });
+  m.def("compile", &compile, py::arg("path_or_source"),
+        py::arg("set") = std::map<std::string, double>{}, py::arg("dtype") = "float64",
+        py::arg("lanes") = 0);
+  m.def("load_shared", &load, py::arg("shared_object"));
+  return model;
+}
+
+} // namespace plastic::python

@@ -1,0 +1,136 @@
+// What a Model computes, for Python: predict, the model's loss and its
+// gradient, the VJP of the outputs (the backward of plastic.torch), and
+// train — `plastic train`'s whole run (runtime/app/train_app.h) writing a
+// run folder whose parameters the model then holds. The GIL is released
+// while the runtime works on its own threads.
+#include <fmt/format.h>
+#include <pybind11/stl.h>
+
+#include "python/src/py_model.h"
+#include "runtime/app/train_app.h"
+
+namespace plastic::python {
+
+namespace {
+
+py::array_t<double> predict(PyModel& m, const py::object& x, const py::object& t,
+                            const py::object& statics) {
+  const std::vector<embed::Series> series = to_series(m, x, t, statics, py::none());
+  Result<std::vector<embed::Prediction>, embed::Error> out = embed::Error{};
+  {
+    py::gil_scoped_release release;
+    out = m.model->predict(series, m.options());
+  }
+  if (!out) raise(out.error());
+  return to_array(out.value(), m.table().n_outputs);
+}
+
+py::tuple loss_and_grad(PyModel& m, const py::dict& batch) {
+  auto get = [&](const char* key) {
+    return batch.contains(key) ? py::object(batch[key]) : py::object(py::none());
+  };
+  if (get("x").is_none() || get("y").is_none())
+    throw Error("the batch is a dict with 'x' [batch, time, channels], 'y' (labels or targets), "
+                "and optionally 't' and 'static'");
+  const std::vector<embed::Series> series =
+      to_series(m, get("x"), get("t"), get("static"), get("y"));
+  Result<embed::Gradient, embed::Error> g = embed::Error{};
+  {
+    py::gil_scoped_release release;
+    g = m.model->loss_and_gradient(series, m.options());
+  }
+  if (!g) raise(g.error());
+  return py::make_tuple(g.value().loss, split_parameters(m, g.value().grad));
+}
+
+py::array_t<double> output_vjp(PyModel& m, const py::object& x, const py::object& t,
+                               const py::object& statics, const py::object& y_bar) {
+  const std::vector<embed::Series> series = to_series(m, x, t, statics, py::none());
+  const std::vector<double> rows = rows_of(y_bar, row_counts(m, series), m.table().n_outputs);
+  Result<std::vector<double>, embed::Error> g = embed::Error{};
+  {
+    py::gil_scoped_release release;
+    g = m.model->output_vjp(series, rows, m.options());
+  }
+  if (!g) raise(g.error());
+  py::array_t<double> out(static_cast<py::ssize_t>(g.value().size()));
+  std::copy(g.value().begin(), g.value().end(), out.mutable_data());
+  return out;
+}
+
+// `plastic train FILE --data SPEC ...` on this model; options by their long names.
+std::string train(PyModel& m, const std::string& data, const py::kwargs& options) {
+  rt::TrainRequest r;
+  r.run.data = data;
+  r.run.dtype = m.f64() ? "f64" : "f32";
+  r.run.model = m.source;
+  r.run.threads = m.threads;
+  for (const auto& [name, value] : m.dims)
+    r.run.dims[name] = value;
+  r.progress = false;
+  r.memory.gradient = m.gradient;
+  for (const auto& [key, value] : options) {
+    const std::string k = py::str(key);
+    if (k == "epochs")
+      r.epochs = value.cast<int64_t>();
+    else if (k == "batch")
+      r.run.batch = value.cast<int64_t>();
+    else if (k == "lr")
+      r.lr = value.cast<double>();
+    else if (k == "optimizer")
+      r.optimizer = value.cast<std::string>();
+    else if (k == "schedule")
+      r.schedule = value.cast<std::string>();
+    else if (k == "clip")
+      r.clip_norm = value.cast<double>();
+    else if (k == "patience")
+      r.patience = value.cast<int>();
+    else if (k == "seed")
+      r.run.seed = value.cast<uint64_t>();
+    else if (k == "valid_fraction")
+      r.run.valid_fraction = value.cast<double>();
+    else if (k == "select")
+      r.select = value.cast<std::string>();
+    else if (k == "out")
+      r.out = value.cast<std::string>();
+    else if (k == "force")
+      r.force = value.cast<bool>();
+    else if (k == "resume")
+      r.resume = value.cast<bool>();
+    else if (k == "progress")
+      r.progress = value.cast<bool>();
+    else if (k == "gradient")
+      r.memory.gradient = value.cast<std::string>();
+    else
+      throw Error(fmt::format("train: unknown option '{}' (epochs, batch, lr, optimizer, schedule, "
+                              "clip, patience, seed, valid_fraction, select, out, force, resume, "
+                              "progress, gradient)",
+                              k));
+    r.run.given.insert("--" + k);
+  }
+  int code = 0;
+  {
+    py::gil_scoped_release release;
+    code = rt::run_train(m.table(), r);
+  }
+  if (code != 0)
+    throw Error(fmt::format("training failed (exit code {}): see the messages above", code));
+  if (auto s = m.model->load_parameters(r.out); !s) raise(s.error());
+  return r.out;
+}
+
+} // namespace
+
+void register_training(ModelClass& model) {
+  model.def("predict", &predict, py::arg("x"), py::arg("t") = py::none(),
+            py::arg("static") = py::none(),
+            "outputs [batch, rows, n_outputs] for x [batch, time, channels] (NaN = missing)");
+  model.def("loss_and_grad", &loss_and_grad, py::arg("batch"),
+            "(mean loss, name -> gradient) of the model's own loss on a labelled batch");
+  model.def("output_vjp", &output_vjp, py::arg("x"), py::arg("t"), py::arg("static"),
+            py::arg("y_bar"), "n_params: sum of y_bar . d(outputs)/d(parameters)");
+  model.def("train", &train, py::arg("data"),
+            "`plastic train` on this model: returns the run folder, whose parameters it loads");
+}
+
+} // namespace plastic::python
