@@ -31,22 +31,18 @@ namespace {
 // and C++ keywords a model could use as a name.
 const std::set<std::string>& reserved_names() {
   static const std::set<std::string> names = {
-      "T",        "L",        "l",          "sum",          "lane_sum",
-      "std",      "square",   "reciprocal", "sigmoid",      "softplus",
-      "relu",     "elu",      "step",       "sign",         "vm",
-      "min_nan",  "max_nan",  "scratch",    "PLASTIC_SIMD", "PLASTIC_SIMD_SUM",
-      "auto",     "bool",     "break",      "case",         "char",
-      "class",    "const",    "continue",   "default",      "delete",
-      "do",       "double",   "else",       "enum",         "explicit",
-      "extern",   "false",    "float",      "for",          "goto",
-      "if",       "inline",   "int",        "long",         "new",
-      "operator", "private",  "public",     "register",     "return",
-      "short",    "signed",   "sizeof",     "static",       "struct",
-      "switch",   "template", "this",       "throw",        "true",
-      "try",      "typedef",  "union",      "unsigned",     "using",
-      "virtual",  "void",     "volatile",   "while",        "and",
-      "or",       "not",      "xor",        "int64_t",      "uint64_t",
-      "ctx",      "NAN",      "INFINITY",   "main"};
+      "T",          "L",       "l",        "sum",      "lane_sum",     "std",      "square",
+      "reciprocal", "sigmoid", "softplus", "relu",     "elu",          "step",     "sign",
+      "vm",         "min_nan", "max_nan",  "scratch",  "PLASTIC_SIMD", "auto",     "bool",
+      "break",      "case",    "char",     "class",    "const",        "continue", "default",
+      "delete",     "do",      "double",   "else",     "enum",         "explicit", "extern",
+      "false",      "float",   "for",      "goto",     "if",           "inline",   "int",
+      "long",       "new",     "operator", "private",  "public",       "register", "return",
+      "short",      "signed",  "sizeof",   "static",   "struct",       "switch",   "template",
+      "this",       "throw",   "true",     "try",      "typedef",      "union",    "unsigned",
+      "using",      "virtual", "void",     "volatile", "while",        "and",      "or",
+      "not",        "xor",     "int64_t",  "uint64_t", "ctx",          "NAN",      "INFINITY",
+      "main"};
   return names;
 }
 
