@@ -4,8 +4,10 @@
 // Every kernel processes one tile of L samples stored lane-interleaved: element i
 // of sample l of a per-sample array is at [i * L + l]; parameters (theta) are
 // shared and not interleaved. The signatures and the table are runtime/abi.h's.
+#include <bit>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "runtime/abi.h"
 
@@ -23,13 +25,236 @@ constexpr int64_t L = 8;
 // compiler vectorises on its own (GCC warns about an unknown pragma otherwise).
 #if defined(_OPENMP) || defined(__clang__) || defined(PLASTIC_OPENMP_SIMD)
 #define PLASTIC_SIMD _Pragma("omp simd")
-#define PLASTIC_SIMD_SUM _Pragma("omp simd reduction(+ : sum)")
 #else
 #define PLASTIC_SIMD
-#define PLASTIC_SIMD_SUM
 #endif
 
 namespace {
+
+// exp, expm1, log, log1p and tanh on one lane without libm, so that the lane
+// loops calling them vectorise: Plastic's LLVM backend's vector math
+// (compiler/backend/llvm/vector_math.h), the same reductions, coefficients
+// and special values (NaN in, NaN out; exp overflows to inf and underflows
+// through subnormals to 0; log(0) = -inf, log(x < 0) = NaN). Every range
+// split computes both sides and selects. a * b + c in one expression is one
+// FMA where the target has FMA (Clang's default -ffp-contract=on).
+namespace vm {
+
+template <class F> constexpr bool kF32 = sizeof(F) == 4;
+template <class F> using Int = std::conditional_t<kF32<F>, int32_t, int64_t>;
+template <class F> using UInt = std::make_unsigned_t<Int<F>>;
+
+template <class F> inline F fmad(F a, F b, F c) {
+  return a * b + c;
+}
+// Horner's rule, coefficients from the highest degree down.
+template <class F> inline F horner(F /*x*/, F acc) {
+  return acc;
+}
+template <class F, class... C> inline F horner(F x, F acc, F next, C... rest) {
+  return horner<F>(x, fmad(acc, x, next), F(rest)...);
+}
+// NaN goes to `hi` (callers restore NaN last): conversions to int stay defined.
+template <class F> inline F clamp(F x, F lo, F hi) {
+  const F y = x < hi ? x : hi;
+  return y > lo ? y : lo;
+}
+// An integer-valued float (|k| < 2^31) as the integer of the lane width.
+template <class F> inline Int<F> to_int(F k) {
+  return static_cast<Int<F>>(static_cast<int32_t>(k));
+}
+// 2^n from exponent bits, n in the normal exponent range.
+template <class F> inline F pow2(Int<F> n) {
+  constexpr int bias = kF32<F> ? 127 : 1023, mantissa = kF32<F> ? 23 : 52;
+  return std::bit_cast<F>(static_cast<Int<F>>((n + bias) << mantissa));
+}
+// y 2^n in two exact steps: n may reach the overflow and subnormal ranges.
+template <class F> inline F scale(F y, Int<F> n) {
+  const Int<F> n1 = n >> 1, n2 = n - n1;
+  return y * pow2<F>(n1) * pow2<F>(n2);
+}
+
+// x = k ln2 + r, |r| <= ln2/2 (Cody–Waite: k c1 is exact).
+template <class F> struct Reduced {
+  F k, r;
+};
+template <class F> inline Reduced<F> reduce(F x) {
+  constexpr F c1 = kF32<F> ? 0.693359375 : 6.93145751953125e-1;
+  constexpr F c2 = kF32<F> ? -2.12194440e-4 : 1.42860682030941723212e-6;
+  const F k = std::rint(x * F(1.4426950408889634));
+  const F r = fmad(k, -c1, x);
+  return {k, fmad(k, -c2, r)};
+}
+// expm1(r) = r + r^2 q(r) for |r| <= ln2/2: Cephes' minimax (f32), Taylor to
+// r^13/13! (f64).
+template <class F> inline F expm1_poly(F r) {
+  F q;
+  if constexpr (kF32<F>)
+    q = horner<F>(r, 1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2,
+                  1.6666665459e-1, 5.0000001201e-1);
+  else
+    q = horner<F>(r, 1.0 / 6227020800, 1.0 / 479001600, 1.0 / 39916800, 1.0 / 3628800, 1.0 / 362880,
+                  1.0 / 40320, 1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5);
+  return fmad(r * r, q, r);
+}
+// Bounds beyond which exp over/underflows anyway (through scale()).
+template <class F> constexpr F kExpLo = kF32<F> ? -104.0 : -746.0;
+template <class F> constexpr F kExpHi = kF32<F> ? 89.0 : 710.0;
+
+template <class F> inline F exp(F x) {
+  const Reduced<F> red = reduce(clamp(x, kExpLo<F>, kExpHi<F>));
+  const F y = scale(F(1) + expm1_poly(red.r), to_int(red.k));
+  return std::isnan(x) ? x : y;
+}
+
+template <class F> inline F expm1(F x) {
+  // Beyond +-big the result is exp(x) (the -1 is below half an ulp) or -1.
+  constexpr F big = kF32<F> ? 20.0 : 40.0, kmax = kF32<F> ? 30.0 : 60.0;
+  const Reduced<F> red = reduce(clamp(x, kExpLo<F>, kExpHi<F>));
+  const F p = expm1_poly(red.r);
+  const F large = scale(F(1) + p, to_int(red.k));
+  // 2^k (1 + p) - 1 = 2^k p + (2^k - 1), one rounding, no cancellation.
+  const F t = pow2<F>(to_int(clamp(red.k, -kmax, kmax)));
+  const F small = fmad(t, p, t - F(1));
+  F y = x > big ? large : small;
+  y = x < -big ? F(-1) : y;
+  return std::isnan(x) ? x : y;
+}
+
+// fdlibm's kernel: dk ln2 + log(1 + f) + corr, f in [sqrt(1/2) - 1, sqrt(2) - 1].
+template <class F> inline F log_core(F f, F dk, F corr) {
+  const F hfsq = F(0.5) * (f * f);
+  const F s = f / (F(2) + f);
+  const F z = s * s;
+  const F w = z * z;
+  F t1, t2, ln2_hi, ln2_lo;
+  if constexpr (kF32<F>) {
+    t1 = w * horner<F>(w, 0xf89e26.0p-26, 0xccce13.0p-25);
+    t2 = z * horner<F>(w, 0x91e9ee.0p-25, 0xaaaaaa.0p-24);
+    ln2_hi = 6.9313812256e-01;
+    ln2_lo = 9.0580006145e-06;
+  } else {
+    t1 = w *
+         horner<F>(w, 1.531383769920937332e-01, 2.222219843214978396e-01, 3.999999999940941908e-01);
+    t2 = z * horner<F>(w, 1.479819860511658591e-01, 1.818357216161805012e-01,
+                       2.857142874366239149e-01, 6.666666666666735130e-01);
+    ln2_hi = 6.93147180369123816490e-01;
+    ln2_lo = 1.90821492927058770002e-10;
+  }
+  const F R = t2 + t1;
+  // s (hfsq + R) + (k ln2_lo + corr) - hfsq + f + k ln2_hi, in fdlibm's order.
+  F y = s * (hfsq + R);
+  y = y + (dk * ln2_lo + corr);
+  y = y - hfsq;
+  y = y + f;
+  return y + dk * ln2_hi;
+}
+
+// A positive normal x as 2^k m, m in [sqrt(1/2), sqrt(2)): f = m - 1 (exact)
+// and k as a float. Offsetting the bits by 1 - sqrt(1/2) moves the exponent
+// boundary to sqrt(2).
+template <class F> struct Split {
+  F f, dk;
+};
+template <class F> inline Split<F> split(F x) {
+  UInt<F> one, sqrt_half, mantissa_mask;
+  int shift, bias;
+  if constexpr (kF32<F>) {
+    one = 0x3f800000;
+    sqrt_half = 0x3f3504f3;
+    mantissa_mask = 0x007fffff;
+    shift = 23;
+    bias = 0x7f;
+  } else {
+    one = 0x3ff0000000000000;
+    sqrt_half = 0x3fe6a09e00000000;
+    mantissa_mask = 0x000fffffffffffff;
+    shift = 52;
+    bias = 0x3ff;
+  }
+  const UInt<F> u = std::bit_cast<UInt<F>>(x) + (one - sqrt_half);
+  const auto k = static_cast<int32_t>(static_cast<Int<F>>(u >> shift) - bias);
+  const F m = std::bit_cast<F>((u & mantissa_mask) + sqrt_half);
+  return {m - F(1), static_cast<F>(k)};
+}
+
+template <class F> inline F log(F x) {
+  // Subnormals: scaled into the normal range first.
+  constexpr F tiny = kF32<F> ? 0x1p-126 : 0x1p-1022, up = kF32<F> ? 0x1p25 : 0x1p54;
+  constexpr F down = kF32<F> ? -25.0 : -54.0;
+  const bool sub = x < tiny;
+  const Split<F> s = split(sub ? x * up : x);
+  F y = log_core(s.f, s.dk + (sub ? down : F(0)), F(0));
+  y = x == F(INFINITY) ? x : y;
+  y = x == F(0) ? F(-INFINITY) : y;
+  y = x < F(0) ? F(NAN) : y;
+  return std::isnan(x) ? x : y;
+}
+
+template <class F> inline F log1p(F x) {
+  // log(u) for u = 1 + x rounded, plus c/u with c = (1 + x) - u its exact
+  // rounding error; u is never subnormal.
+  const F u = F(1) + x;
+  const F err = u >= F(2) ? F(1) - (u - x) : x - (u - F(1));
+  const Split<F> s = split(u);
+  F y = log_core(s.f, s.dk, err / u);
+  y = x == F(INFINITY) ? x : y;
+  y = x == F(-1) ? F(-INFINITY) : y;
+  y = x < F(-1) ? F(NAN) : y;
+  return std::isnan(x) ? x : y;
+}
+
+template <class F> inline F tanh(F x) {
+  const F ax = std::abs(x);
+  // |x| >= 0.625: 1 - 2 / (e^{2|x|} + 1), sign restored; e = inf gives 1.
+  const F e = exp(ax + ax);
+  const F large = std::copysign(F(1) - F(2) / (e + F(1)), x);
+  // |x| < 0.625: x + x z P(z) (f32) or x + x z P(z)/Q(z) (f64), z = x^2 (Cephes).
+  const F z = x * x;
+  F small;
+  if constexpr (kF32<F>) {
+    const F p = horner<F>(z, -5.70498872745e-3, 2.06390887954e-2, -5.37397155531e-2,
+                          1.33314422036e-1, -3.33332819422e-1);
+    small = fmad(p * z, x, x);
+  } else {
+    const F p = horner<F>(z, -9.64399179425052238628e-1, -9.92877231001918586564e1,
+                          -1.61468768441708447952e3);
+    const F q = horner<F>(z, 1.0, 1.12811678491632931402e2, 2.23548839060100448583e3,
+                          4.84406305325125486048e3);
+    small = fmad(x * z, p / q, x);
+  }
+  return ax < F(0.625) ? small : large; // NaN takes `large` and stays NaN
+}
+
+// x^N for an integer N >= 1 by square and multiply, lowest bit first.
+template <int N, class F> inline F powi_rest(F result, F base) {
+  const F r = N % 2 == 1 ? result * base : result;
+  if constexpr (N > 1)
+    return powi_rest<N / 2>(r, base * base);
+  else
+    return r;
+}
+template <int N, class F> inline F powi(F x) {
+  if constexpr (N % 2 == 0)
+    return powi<N / 2>(x * x);
+  else if constexpr (N > 1)
+    return powi_rest<N / 2>(x, x * x);
+  else
+    return x;
+}
+// x^(1/2) as pow: + 0 turns sqrt(-0) = -0 into +0, and pow(-inf, 1/2) = inf.
+template <class F> inline F pow_half(F x) {
+  return x == F(-INFINITY) ? F(INFINITY) : std::sqrt(x) + F(0);
+}
+// x^p for any other p: exp(p log x), the error growing with |p log x|; odd
+// integer p keeps the sign of x.
+template <class F> inline F pow(F x, F p) {
+  const bool integer = p == std::trunc(p);
+  const F y = exp(p * log(integer ? std::abs(x) : x));
+  return integer && std::fmod(std::abs(p), F(2)) == F(1) ? std::copysign(y, x) : y;
+}
+
+} // namespace vm
 
 // The loop IR's ops on one lane (compiler/loops/loop_scalar_math.h): relu and
 // step are 0 at NaN, min and max propagate NaN, sigmoid and softplus take
@@ -38,26 +263,46 @@ inline T square(T x) {
   return x * x;
 }
 inline T sigmoid(T x) {
-  const T e = std::exp(-std::abs(x));
+  const T e = vm::exp(-std::abs(x));
   return (x >= 0 ? T(1) : e) / (T(1) + e);
 }
+// max(x, 0) + log1p(e), e = exp(-|x|), with log1p's kernel fed f = e below
+// sqrt(2) - 1 and above it f = (e - 1)/2 plus the exact rounding error of
+// e - 1 (1 + e is never rounded).
 inline T softplus(T x) {
-  return (x > 0 ? x : T(0)) + std::log1p(std::exp(-std::abs(x)));
+  const T pos = x > 0 ? x : T(0);
+  const T e = vm::exp(-std::abs(x));
+  const bool lo = e < T(1.4142135623730951 - 1.0);
+  const T t = T(-1) + e;
+  const T err = e - (t + T(1));
+  const T f = lo ? e : t * T(0.5);
+  const T corr = lo ? T(0) : err / (T(2) + t);
+  const T l1p = vm::log_core(f, lo ? T(0) : T(1), corr);
+  return pos + (std::isnan(x) ? x : l1p);
+}
+// The sum of a tile's lane values as the LLVM backend's vector reduction
+// adds them: the upper half onto the lower, until one lane is left.
+template <int64_t W> inline T lane_sum(T* v) {
+  if constexpr (W == 1) {
+    return v[0];
+  } else {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < W / 2; ++l)
+      v[l] += v[l + W / 2];
+    return lane_sum<W / 2>(v);
+  }
 }
 inline T relu(T x) {
   return x > 0 ? x : T(0);
 }
 inline T elu(T x, T alpha) {
-  return x > 0 ? x : alpha * std::expm1(x);
+  return x > 0 ? x : alpha * vm::expm1(x);
 }
 inline T step(T x) {
   return x > 0 ? T(1) : T(0);
 }
 inline T sign(T x) {
   return x > 0 ? T(1) : (x < 0 ? T(-1) : T(0));
-}
-inline T powc(T x, T p) {
-  return std::pow(x, p);
 }
 inline T min_nan(T a, T b) {
   return std::isnan(a) || std::isnan(b) ? a + b : (a < b ? a : b);
@@ -247,8 +492,8 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = std::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -363,7 +608,7 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v8[(i0 * 8 + i1) * L + l] =
-            std::tanh(v2[(i0 * 8 + i1) * L + l] - v5[(i0 * 8 + i1) * L + l]) * v7[i0 * L + l];
+            vm::tanh(v2[(i0 * 8 + i1) * L + l] - v5[(i0 * 8 + i1) * L + l]) * v7[i0 * L + l];
       }
     }
   }
@@ -432,8 +677,8 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = std::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -728,8 +973,8 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = std::exp(v5[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v5[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v5[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -777,7 +1022,7 @@ extern "C" void fwp_delta_2layer_field(const void* /*ctx*/, double /*t*/, const 
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = std::tanh(v2[i0 * L + l] - v5[i0 * L + l]);
+      v9[i0 * L + l] = vm::tanh(v2[i0 * L + l] - v5[i0 * L + l]);
     }
   }
   // %51 = contract f64[16] -> v6
@@ -1027,8 +1272,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = std::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -1398,8 +1643,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = std::exp(v12[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v12[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v12[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -1554,7 +1799,7 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = std::tanh(v12[i0 * L + l] - v16[i0 * L + l]);
+      v17[i0 * L + l] = vm::tanh(v12[i0 * L + l] - v16[i0 * L + l]);
     }
   }
   // %165 = mul f64[16,8] -> v12
@@ -2055,8 +2300,8 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = std::exp(v17[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v17[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v17[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v17[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -2134,7 +2379,7 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = std::tanh(v17[i0 * L + l] - v23[i0 * L + l]);
+      v24[i0 * L + l] = vm::tanh(v17[i0 * L + l] - v23[i0 * L + l]);
     }
   }
   // %250 = contract f64[16,8] -> v17
@@ -2647,12 +2892,12 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
   // %619 = mul f64[5] -> d.ln1.gain
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += v9[i0 * L + l] * v0[i0 * L + l];
+        sum[l] = v9[i0 * L + l] * v0[i0 * L + l];
       }
-      theta_bar_ln1_gain[i0] += sum;
+      theta_bar_ln1_gain[i0] += lane_sum<L>(sum);
     }
   }
   // %258 = contract f64[16,5] -> d.Wb1
@@ -2661,12 +2906,12 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       {
-        T sum = 0;
-        PLASTIC_SIMD_SUM
+        T sum[L];
+        PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum += v1[i1 * L + l] * v13[i0 * L + l];
+          sum[l] = v1[i1 * L + l] * v13[i0 * L + l];
         }
-        theta_bar_Wb1[i0 * 5 + i1] += sum;
+        theta_bar_Wb1[i0 * 5 + i1] += lane_sum<L>(sum);
       }
     }
   }
@@ -2675,12 +2920,12 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         {
-          T sum = 0;
-          PLASTIC_SIMD_SUM
+          T sum[L];
+          PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum += v17[(i0 * 8 + i1) * L + l] * v1[i2 * L + l];
+            sum[l] = v17[(i0 * 8 + i1) * L + l] * v1[i2 * L + l];
           }
-          theta_bar_Wk1[i0 * 40 + i1 * 5 + i2] += sum;
+          theta_bar_Wk1[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
       }
     }
@@ -2692,12 +2937,12 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         {
-          T sum = 0;
-          PLASTIC_SIMD_SUM
+          T sum[L];
+          PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum += v1[i2 * L + l] * v23[(i0 * 8 + i1) * L + l];
+            sum[l] = v1[i2 * L + l] * v23[(i0 * 8 + i1) * L + l];
           }
-          theta_bar_Wv1[i0 * 40 + i1 * 5 + i2] += sum;
+          theta_bar_Wv1[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
       }
     }
@@ -2707,12 +2952,12 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         {
-          T sum = 0;
-          PLASTIC_SIMD_SUM
+          T sum[L];
+          PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum += v21[(i0 * 8 + i1) * L + l] * v1[i2 * L + l];
+            sum[l] = v21[(i0 * 8 + i1) * L + l] * v1[i2 * L + l];
           }
-          theta_bar_Wq1[i0 * 40 + i1 * 5 + i2] += sum;
+          theta_bar_Wq1[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
       }
     }
@@ -2720,24 +2965,24 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
   // %622 = mul f64[128] -> d.ff1.norm.gain
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += v6[i0 * L + l] * v2[i0 * L + l];
+        sum[l] = v6[i0 * L + l] * v2[i0 * L + l];
       }
-      theta_bar_ff1_norm_gain[i0] += sum;
+      theta_bar_ff1_norm_gain[i0] += lane_sum<L>(sum);
     }
   }
   // %623 = contract f64[64,128] -> d.ff1.up.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
-        T sum = 0;
-        PLASTIC_SIMD_SUM
+        T sum[L];
+        PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum += v16[i0 * L + l] * v7[i1 * L + l];
+          sum[l] = v16[i0 * L + l] * v7[i1 * L + l];
         }
-        theta_bar_ff1_up_weight[i0 * 128 + i1] += sum;
+        theta_bar_ff1_up_weight[i0 * 128 + i1] += lane_sum<L>(sum);
       }
     }
   }
@@ -2745,24 +2990,24 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
-        T sum = 0;
-        PLASTIC_SIMD_SUM
+        T sum[L];
+        PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum += v20[i0 * L + l] * v8[i1 * L + l];
+          sum[l] = v20[i0 * L + l] * v8[i1 * L + l];
         }
-        theta_bar_ff1_down_weight[i0 * 64 + i1] += sum;
+        theta_bar_ff1_down_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
   // %625 = mul f64[128] -> d.ln2.gain
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += v10[i0 * L + l] * v18[i0 * L + l];
+        sum[l] = v10[i0 * L + l] * v18[i0 * L + l];
       }
-      theta_bar_ln2_gain[i0] += sum;
+      theta_bar_ln2_gain[i0] += lane_sum<L>(sum);
     }
   }
   // %160 = contract f64[16,128] -> d.Wb2
@@ -2771,12 +3016,12 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
-        T sum = 0;
-        PLASTIC_SIMD_SUM
+        T sum[L];
+        PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum += v15[i0 * L + l] * v11[i1 * L + l];
+          sum[l] = v15[i0 * L + l] * v11[i1 * L + l];
         }
-        theta_bar_Wb2[i0 * 128 + i1] += sum;
+        theta_bar_Wb2[i0 * 128 + i1] += lane_sum<L>(sum);
       }
     }
   }
@@ -2785,12 +3030,12 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 128; ++i2) {
         {
-          T sum = 0;
-          PLASTIC_SIMD_SUM
+          T sum[L];
+          PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum += v11[i2 * L + l] * v19[(i0 * 8 + i1) * L + l];
+            sum[l] = v11[i2 * L + l] * v19[(i0 * 8 + i1) * L + l];
           }
-          theta_bar_Wk2[i0 * 1024 + i1 * 128 + i2] += sum;
+          theta_bar_Wk2[i0 * 1024 + i1 * 128 + i2] += lane_sum<L>(sum);
         }
       }
     }
@@ -2802,12 +3047,12 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 128; ++i2) {
         {
-          T sum = 0;
-          PLASTIC_SIMD_SUM
+          T sum[L];
+          PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum += v11[i2 * L + l] * v12[(i0 * 8 + i1) * L + l];
+            sum[l] = v11[i2 * L + l] * v12[(i0 * 8 + i1) * L + l];
           }
-          theta_bar_Wv2[i0 * 1024 + i1 * 128 + i2] += sum;
+          theta_bar_Wv2[i0 * 1024 + i1 * 128 + i2] += lane_sum<L>(sum);
         }
       }
     }
@@ -2815,56 +3060,56 @@ extern "C" void fwp_delta_2layer_field_vjp(const void* /*ctx*/, double /*t*/, co
   // output d.ln1.bias = %618
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += v9[i0 * L + l];
+        sum[l] = v9[i0 * L + l];
       }
-      theta_bar_ln1_bias[i0] += sum;
+      theta_bar_ln1_bias[i0] += lane_sum<L>(sum);
     }
   }
   // output d.ff1.norm.bias = %590
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += v2[i0 * L + l];
+        sum[l] = v2[i0 * L + l];
       }
-      theta_bar_ff1_norm_bias[i0] += sum;
+      theta_bar_ff1_norm_bias[i0] += lane_sum<L>(sum);
     }
   }
   // output d.ff1.up.bias = %589
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += v16[i0 * L + l];
+        sum[l] = v16[i0 * L + l];
       }
-      theta_bar_ff1_up_bias[i0] += sum;
+      theta_bar_ff1_up_bias[i0] += lane_sum<L>(sum);
     }
   }
   // output d.ff1.down.bias = %587
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += v20[i0 * L + l];
+        sum[l] = v20[i0 * L + l];
       }
-      theta_bar_ff1_down_bias[i0] += sum;
+      theta_bar_ff1_down_bias[i0] += lane_sum<L>(sum);
     }
   }
   // output d.ln2.bias = %576
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += v18[i0 * L + l];
+        sum[l] = v18[i0 * L + l];
       }
-      theta_bar_ln2_bias[i0] += sum;
+      theta_bar_ln2_bias[i0] += lane_sum<L>(sum);
     }
   }
   if (u_bar) {
@@ -3198,8 +3443,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = std::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -3277,7 +3522,7 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = std::tanh(v2[i0 * L + l] - v5[i0 * L + l]);
+      v6[i0 * L + l] = vm::tanh(v2[i0 * L + l] - v5[i0 * L + l]);
     }
   }
   // %8 = contract f64[16] -> v2
@@ -3390,8 +3635,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = std::exp(v7[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v7[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v7[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -3695,8 +3940,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = std::exp(v17[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v17[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v17[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v17[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -3744,7 +3989,7 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = std::tanh(v16[i0 * L + l] - v17[i0 * L + l]);
+      v19[i0 * L + l] = vm::tanh(v16[i0 * L + l] - v17[i0 * L + l]);
     }
   }
   // %51 = contract f64[16] -> v16
@@ -4842,35 +5087,35 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
   // %1110 = neg f64[5] -> adj.ln1.gain
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += -(v0[i0 * L + l] * v3[i0 * L + l]);
+        sum[l] = -(v0[i0 * L + l] * v3[i0 * L + l]);
       }
-      dtheta_ln1_gain[i0] += sum;
+      dtheta_ln1_gain[i0] += lane_sum<L>(sum);
     }
   }
   // %1111 = neg f64[5] -> adj.ln1.bias
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += -v3[i0 * L + l];
+        sum[l] = -v3[i0 * L + l];
       }
-      dtheta_ln1_bias[i0] += sum;
+      dtheta_ln1_bias[i0] += lane_sum<L>(sum);
     }
   }
   // %829 = neg f64[16,5] -> adj.Wb1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       {
-        T sum = 0;
-        PLASTIC_SIMD_SUM
+        T sum[L];
+        PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum += -(v12[i0 * L + l] * v1[i1 * L + l]);
+          sum[l] = -(v12[i0 * L + l] * v1[i1 * L + l]);
         }
-        dtheta_Wb1[i0 * 5 + i1] += sum;
+        dtheta_Wb1[i0 * 5 + i1] += lane_sum<L>(sum);
       }
     }
   }
@@ -4879,12 +5124,12 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         {
-          T sum = 0;
-          PLASTIC_SIMD_SUM
+          T sum[L];
+          PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum += -(v1[i2 * L + l] * v2[(i0 * 8 + i1) * L + l]);
+            sum[l] = -(v1[i2 * L + l] * v2[(i0 * 8 + i1) * L + l]);
           }
-          dtheta_Wk1[i0 * 40 + i1 * 5 + i2] += sum;
+          dtheta_Wk1[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
       }
     }
@@ -4894,12 +5139,12 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         {
-          T sum = 0;
-          PLASTIC_SIMD_SUM
+          T sum[L];
+          PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum += -(v1[i2 * L + l] * v21[(i0 * 8 + i1) * L + l]);
+            sum[l] = -(v1[i2 * L + l] * v21[(i0 * 8 + i1) * L + l]);
           }
-          dtheta_Wv1[i0 * 40 + i1 * 5 + i2] += sum;
+          dtheta_Wv1[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
       }
     }
@@ -4909,12 +5154,12 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         {
-          T sum = 0;
-          PLASTIC_SIMD_SUM
+          T sum[L];
+          PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum += -(v25[(i0 * 8 + i1) * L + l] * v1[i2 * L + l]);
+            sum[l] = -(v25[(i0 * 8 + i1) * L + l] * v1[i2 * L + l]);
           }
-          dtheta_Wq1[i0 * 40 + i1 * 5 + i2] += sum;
+          dtheta_Wq1[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
       }
     }
@@ -4922,105 +5167,105 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
   // %1117 = neg f64[128] -> adj.ff1.norm.gain
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += -(v9[i0 * L + l] * v14[i0 * L + l]);
+        sum[l] = -(v9[i0 * L + l] * v14[i0 * L + l]);
       }
-      dtheta_ff1_norm_gain[i0] += sum;
+      dtheta_ff1_norm_gain[i0] += lane_sum<L>(sum);
     }
   }
   // %1118 = neg f64[128] -> adj.ff1.norm.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += -v14[i0 * L + l];
+        sum[l] = -v14[i0 * L + l];
       }
-      dtheta_ff1_norm_bias[i0] += sum;
+      dtheta_ff1_norm_bias[i0] += lane_sum<L>(sum);
     }
   }
   // %1120 = neg f64[64,128] -> adj.ff1.up.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
-        T sum = 0;
-        PLASTIC_SIMD_SUM
+        T sum[L];
+        PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum += -(v10[i1 * L + l] * v17[i0 * L + l]);
+          sum[l] = -(v10[i1 * L + l] * v17[i0 * L + l]);
         }
-        dtheta_ff1_up_weight[i0 * 128 + i1] += sum;
+        dtheta_ff1_up_weight[i0 * 128 + i1] += lane_sum<L>(sum);
       }
     }
   }
   // %1121 = neg f64[64] -> adj.ff1.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += -v17[i0 * L + l];
+        sum[l] = -v17[i0 * L + l];
       }
-      dtheta_ff1_up_bias[i0] += sum;
+      dtheta_ff1_up_bias[i0] += lane_sum<L>(sum);
     }
   }
   // %1123 = neg f64[128,64] -> adj.ff1.down.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
-        T sum = 0;
-        PLASTIC_SIMD_SUM
+        T sum[L];
+        PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum += -(v11[i1 * L + l] * v26[i0 * L + l]);
+          sum[l] = -(v11[i1 * L + l] * v26[i0 * L + l]);
         }
-        dtheta_ff1_down_weight[i0 * 64 + i1] += sum;
+        dtheta_ff1_down_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
   // %1124 = neg f64[128] -> adj.ff1.down.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += -v26[i0 * L + l];
+        sum[l] = -v26[i0 * L + l];
       }
-      dtheta_ff1_down_bias[i0] += sum;
+      dtheta_ff1_down_bias[i0] += lane_sum<L>(sum);
     }
   }
   // %1126 = neg f64[128] -> adj.ln2.gain
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += -(v19[i0 * L + l] * v13[i0 * L + l]);
+        sum[l] = -(v19[i0 * L + l] * v13[i0 * L + l]);
       }
-      dtheta_ln2_gain[i0] += sum;
+      dtheta_ln2_gain[i0] += lane_sum<L>(sum);
     }
   }
   // %1127 = neg f64[128] -> adj.ln2.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += -v19[i0 * L + l];
+        sum[l] = -v19[i0 * L + l];
       }
-      dtheta_ln2_bias[i0] += sum;
+      dtheta_ln2_bias[i0] += lane_sum<L>(sum);
     }
   }
   // %841 = neg f64[16,128] -> adj.Wb2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
-        T sum = 0;
-        PLASTIC_SIMD_SUM
+        T sum[L];
+        PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum += -(v24[i0 * L + l] * v15[i1 * L + l]);
+          sum[l] = -(v24[i0 * L + l] * v15[i1 * L + l]);
         }
-        dtheta_Wb2[i0 * 128 + i1] += sum;
+        dtheta_Wb2[i0 * 128 + i1] += lane_sum<L>(sum);
       }
     }
   }
@@ -5029,12 +5274,12 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 128; ++i2) {
         {
-          T sum = 0;
-          PLASTIC_SIMD_SUM
+          T sum[L];
+          PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum += -(v15[i2 * L + l] * v7[(i0 * 8 + i1) * L + l]);
+            sum[l] = -(v15[i2 * L + l] * v7[(i0 * 8 + i1) * L + l]);
           }
-          dtheta_Wk2[i0 * 1024 + i1 * 128 + i2] += sum;
+          dtheta_Wk2[i0 * 1024 + i1 * 128 + i2] += lane_sum<L>(sum);
         }
       }
     }
@@ -5044,12 +5289,12 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 128; ++i2) {
         {
-          T sum = 0;
-          PLASTIC_SIMD_SUM
+          T sum[L];
+          PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum += -(v15[i2 * L + l] * v16[(i0 * 8 + i1) * L + l]);
+            sum[l] = -(v15[i2 * L + l] * v16[(i0 * 8 + i1) * L + l]);
           }
-          dtheta_Wv2[i0 * 1024 + i1 * 128 + i2] += sum;
+          dtheta_Wv2[i0 * 1024 + i1 * 128 + i2] += lane_sum<L>(sum);
         }
       }
     }
@@ -5229,8 +5474,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v7_2[i1 * L + l] = std::exp(v5_2[(i0 * 8 + i1) * L + l] - rowmax_v_2[l]);
-          rowsum_v_2[l] = rowsum_v_2[l] + std::exp(v5_2[(i0 * 8 + i1) * L + l] - rowmax_v_2[l]);
+          v7_2[i1 * L + l] = vm::exp(v5_2[(i0 * 8 + i1) * L + l] - rowmax_v_2[l]);
+          rowsum_v_2[l] = rowsum_v_2[l] + vm::exp(v5_2[(i0 * 8 + i1) * L + l] - rowmax_v_2[l]);
         }
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -5278,7 +5523,7 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     for (int64_t i0 = 0; i0 < 128; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8_2[i0 * L + l] = std::tanh(v4_2[i0 * L + l] - v5_2[i0 * L + l]);
+        v8_2[i0 * L + l] = vm::tanh(v4_2[i0 * L + l] - v5_2[i0 * L + l]);
       }
     }
     // %250 = contract f64[16,8] -> v4
@@ -5651,8 +5896,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v9_2[i1 * L + l] = std::exp(v4_2[(i0 * 8 + i1) * L + l] - rowmax_v_2[l]);
-          rowsum_v_2[l] = rowsum_v_2[l] + std::exp(v4_2[(i0 * 8 + i1) * L + l] - rowmax_v_2[l]);
+          v9_2[i1 * L + l] = vm::exp(v4_2[(i0 * 8 + i1) * L + l] - rowmax_v_2[l]);
+          rowsum_v_2[l] = rowsum_v_2[l] + vm::exp(v4_2[(i0 * 8 + i1) * L + l] - rowmax_v_2[l]);
         }
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -6032,8 +6277,8 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v10_2[i1 * L + l] = std::exp(v15_2[(i0 * 8 + i1) * L + l] - rowmax_v_2[l]);
-          rowsum_v_2[l] = rowsum_v_2[l] + std::exp(v15_2[(i0 * 8 + i1) * L + l] - rowmax_v_2[l]);
+          v10_2[i1 * L + l] = vm::exp(v15_2[(i0 * 8 + i1) * L + l] - rowmax_v_2[l]);
+          rowsum_v_2[l] = rowsum_v_2[l] + vm::exp(v15_2[(i0 * 8 + i1) * L + l] - rowmax_v_2[l]);
         }
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -6191,7 +6436,7 @@ extern "C" void fwp_delta_2layer_adjoint_field(const void* /*ctx*/, double /*t*/
     for (int64_t i0 = 0; i0 < 128; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18_2[i0 * L + l] = std::tanh(v15_2[i0 * L + l] - v14_2[i0 * L + l]);
+        v18_2[i0 * L + l] = vm::tanh(v15_2[i0 * L + l] - v14_2[i0 * L + l]);
       }
     }
     // %165 = mul f64[16,8] -> v14
@@ -7059,8 +7304,8 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = std::exp(v3[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v3[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v5[i1 * L + l] = vm::exp(v3[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v3[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -7106,7 +7351,7 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = std::tanh(v2[i0 * L + l] - v3[i0 * L + l]);
+      v6[i0 * L + l] = vm::tanh(v2[i0 * L + l] - v3[i0 * L + l]);
     }
   }
   // %1704 = contract f64[16] -> v2
@@ -7252,8 +7497,8 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[i1 * L + l] = std::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v10[i1 * L + l] = vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -7425,8 +7670,8 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v19[(i0 * 8 + i1) * L + l] =
-            std::tanh(v14[(i0 * 8 + i1) * L + l] -
-                      ((v6[(i0 * 8 + i1) * L + l] * v3[i0 * L + l]) + v18[(i0 * 8 + i1) * L + l]));
+            vm::tanh(v14[(i0 * 8 + i1) * L + l] -
+                     ((v6[(i0 * 8 + i1) * L + l] * v3[i0 * L + l]) + v18[(i0 * 8 + i1) * L + l]));
       }
     }
   }
@@ -7479,8 +7724,8 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v21[(i0 * 8 + i1) * L + l] =
-            std::tanh(v14[(i0 * 8 + i1) * L + l] - ((v19[(i0 * 8 + i1) * L + l] * v20[i0 * L + l]) +
-                                                    v18[(i0 * 8 + i1) * L + l]));
+            vm::tanh(v14[(i0 * 8 + i1) * L + l] -
+                     ((v19[(i0 * 8 + i1) * L + l] * v20[i0 * L + l]) + v18[(i0 * 8 + i1) * L + l]));
       }
     }
   }
@@ -7585,8 +7830,8 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[i1 * L + l] = std::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v15[i1 * L + l] = vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -7737,10 +7982,10 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 8 + i1) * L + l] = std::tanh(v2[(i0 * 8 + i1) * L + l] -
-                                               (v22[(i0 * 8 + i1) * L + l] +
-                                                (v21[(i0 * 8 + i1) * L + l] * v11[i0 * L + l]))) *
-                                     v23[i0 * L + l];
+        v24[(i0 * 8 + i1) * L + l] =
+            vm::tanh(v2[(i0 * 8 + i1) * L + l] - (v22[(i0 * 8 + i1) * L + l] +
+                                                  (v21[(i0 * 8 + i1) * L + l] * v11[i0 * L + l]))) *
+            v23[i0 * L + l];
       }
     }
   }
@@ -7809,8 +8054,8 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = std::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v5[i1 * L + l] = vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -8134,8 +8379,8 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = std::exp(v13[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v13[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v5[i1 * L + l] = vm::exp(v13[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -8406,8 +8651,8 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = std::exp(v18[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v18[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v5[i1 * L + l] = vm::exp(v18[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v18[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -8453,7 +8698,7 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = std::tanh(v13[i0 * L + l] - v18[i0 * L + l]);
+      v24[i0 * L + l] = vm::tanh(v13[i0 * L + l] - v18[i0 * L + l]);
     }
   }
   // %2787 = contract f64[16,8] -> v13
@@ -8505,8 +8750,8 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = std::exp(v13[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v13[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v5[i1 * L + l] = vm::exp(v13[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -8623,8 +8868,8 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v14[(i0 * 8 + i1) * L + l] =
-            std::tanh(v4[(i0 * 8 + i1) * L + l] - ((v24[(i0 * 8 + i1) * L + l] * v15[i0 * L + l]) +
-                                                   v13[(i0 * 8 + i1) * L + l]));
+            vm::tanh(v4[(i0 * 8 + i1) * L + l] -
+                     ((v24[(i0 * 8 + i1) * L + l] * v15[i0 * L + l]) + v13[(i0 * 8 + i1) * L + l]));
       }
     }
   }
@@ -8726,8 +8971,8 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = std::exp(v6[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v6[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v5[i1 * L + l] = vm::exp(v6[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v6[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -9023,8 +9268,8 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = std::exp(v6[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v6[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v5[i1 * L + l] = vm::exp(v6[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v6[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -9418,8 +9663,8 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = std::exp(v8[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v8[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v5[i1 * L + l] = vm::exp(v8[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v8[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -9503,8 +9748,8 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v18[(i0 * 8 + i1) * L + l] =
-            std::tanh(v2[(i0 * 8 + i1) * L + l] -
-                      ((v14[(i0 * 8 + i1) * L + l] * v20[i0 * L + l]) + v8[(i0 * 8 + i1) * L + l]));
+            vm::tanh(v2[(i0 * 8 + i1) * L + l] -
+                     ((v14[(i0 * 8 + i1) * L + l] * v20[i0 * L + l]) + v8[(i0 * 8 + i1) * L + l]));
       }
     }
   }
@@ -9582,9 +9827,9 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1) * L + l] = std::tanh(
-            v25[(i0 * 8 + i1) * L + l] -
-            (v13[(i0 * 8 + i1) * L + l] + (v18[(i0 * 8 + i1) * L + l] * v20[i0 * L + l])));
+        v2[(i0 * 8 + i1) * L + l] =
+            vm::tanh(v25[(i0 * 8 + i1) * L + l] -
+                     (v13[(i0 * 8 + i1) * L + l] + (v18[(i0 * 8 + i1) * L + l] * v20[i0 * L + l])));
       }
     }
   }
@@ -9903,8 +10148,8 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = std::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -10195,8 +10440,8 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = std::exp(v15[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v15[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v15[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -10242,7 +10487,7 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = std::tanh(v14[i0 * L + l] - v15[i0 * L + l]);
+      v17[i0 * L + l] = vm::tanh(v14[i0 * L + l] - v15[i0 * L + l]);
     }
   }
   // %3910 = contract f64[16,8] -> v14
@@ -10354,8 +10599,8 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = std::exp(v18[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v18[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v18[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v18[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -10401,7 +10646,7 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = std::tanh(v15[i0 * L + l] - v18[i0 * L + l]);
+      v20[i0 * L + l] = vm::tanh(v15[i0 * L + l] - v18[i0 * L + l]);
     }
   }
   // %1704 = contract f64[16] -> v15
@@ -10538,8 +10783,8 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[i1 * L + l] = std::exp(v22[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v22[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v24[i1 * L + l] = vm::exp(v22[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v22[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -10844,8 +11089,8 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[i1 * L + l] = std::exp(v35[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v35[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v24[i1 * L + l] = vm::exp(v35[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v35[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -11020,8 +11265,8 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[i1 * L + l] = std::exp(v42[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v42[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v24[i1 * L + l] = vm::exp(v42[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v42[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -11105,8 +11350,8 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v45[(i0 * 8 + i1) * L + l] =
-            std::tanh(v41[(i0 * 8 + i1) * L + l] - ((v15[(i0 * 8 + i1) * L + l] * v44[i0 * L + l]) +
-                                                    v42[(i0 * 8 + i1) * L + l]));
+            vm::tanh(v41[(i0 * 8 + i1) * L + l] -
+                     ((v15[(i0 * 8 + i1) * L + l] * v44[i0 * L + l]) + v42[(i0 * 8 + i1) * L + l]));
       }
     }
   }
@@ -11441,8 +11686,8 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[i1 * L + l] = std::exp(v58[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v58[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v24[i1 * L + l] = vm::exp(v58[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v58[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -11628,8 +11873,8 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v65[(i0 * 8 + i1) * L + l] =
-            std::tanh(v60[(i0 * 8 + i1) * L + l] - ((v17[(i0 * 8 + i1) * L + l] * v63[i0 * L + l]) +
-                                                    v64[(i0 * 8 + i1) * L + l]));
+            vm::tanh(v60[(i0 * 8 + i1) * L + l] -
+                     ((v17[(i0 * 8 + i1) * L + l] * v63[i0 * L + l]) + v64[(i0 * 8 + i1) * L + l]));
       }
     }
   }
@@ -11674,9 +11919,9 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v64[(i0 * 8 + i1) * L + l] = std::tanh(
-            v57[(i0 * 8 + i1) * L + l] -
-            (v58[(i0 * 8 + i1) * L + l] + (v65[(i0 * 8 + i1) * L + l] * v60[i0 * L + l])));
+        v64[(i0 * 8 + i1) * L + l] =
+            vm::tanh(v57[(i0 * 8 + i1) * L + l] -
+                     (v58[(i0 * 8 + i1) * L + l] + (v65[(i0 * 8 + i1) * L + l] * v60[i0 * L + l])));
       }
     }
   }
@@ -11796,8 +12041,8 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v68[(i0 * 8 + i1) * L + l] =
-            std::tanh(v41[(i0 * 8 + i1) * L + l] - ((v48[(i0 * 8 + i1) * L + l] * v67[i0 * L + l]) +
-                                                    v42[(i0 * 8 + i1) * L + l]));
+            vm::tanh(v41[(i0 * 8 + i1) * L + l] -
+                     ((v48[(i0 * 8 + i1) * L + l] * v67[i0 * L + l]) + v42[(i0 * 8 + i1) * L + l]));
       }
     }
   }
@@ -11902,8 +12147,8 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v70[i1 * L + l] = std::exp(v42[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v42[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v70[i1 * L + l] = vm::exp(v42[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v42[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -12234,8 +12479,8 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v70[i1 * L + l] = std::exp(v80[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v80[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v70[i1 * L + l] = vm::exp(v80[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v80[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -12318,9 +12563,9 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v84[(i0 * 8 + i1) * L + l] = std::tanh(
-            v79[(i0 * 8 + i1) * L + l] -
-            (v80[(i0 * 8 + i1) * L + l] + (v64[(i0 * 8 + i1) * L + l] * v83[i0 * L + l])));
+        v84[(i0 * 8 + i1) * L + l] =
+            vm::tanh(v79[(i0 * 8 + i1) * L + l] -
+                     (v80[(i0 * 8 + i1) * L + l] + (v64[(i0 * 8 + i1) * L + l] * v83[i0 * L + l])));
       }
     }
   }
@@ -13620,8 +13865,8 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v70[i1 * L + l] = std::exp(v84[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v84[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v70[i1 * L + l] = vm::exp(v84[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v84[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -13704,9 +13949,9 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v90[(i0 * 8 + i1) * L + l] = std::tanh(
-            v79[(i0 * 8 + i1) * L + l] -
-            (v84[(i0 * 8 + i1) * L + l] + (v41[(i0 * 8 + i1) * L + l] * v75[i0 * L + l])));
+        v90[(i0 * 8 + i1) * L + l] =
+            vm::tanh(v79[(i0 * 8 + i1) * L + l] -
+                     (v84[(i0 * 8 + i1) * L + l] + (v41[(i0 * 8 + i1) * L + l] * v75[i0 * L + l])));
       }
     }
   }
@@ -16623,37 +16868,37 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   // %4873 = add f64[5] -> d.ln1.gain
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += (v61[i0 * L + l] * v0[i0 * L + l]) +
-               ((v39[i0 * L + l] * v4[i0 * L + l]) + (v24[i0 * L + l] * v67[i0 * L + l]));
+        sum[l] = (v61[i0 * L + l] * v0[i0 * L + l]) +
+                 ((v39[i0 * L + l] * v4[i0 * L + l]) + (v24[i0 * L + l] * v67[i0 * L + l]));
       }
-      theta_bar_ln1_gain[i0] += sum;
+      theta_bar_ln1_gain[i0] += lane_sum<L>(sum);
     }
   }
   // %4875 = add f64[5] -> d.ln1.bias
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += (v39[i0 * L + l] + v67[i0 * L + l]) + v61[i0 * L + l];
+        sum[l] = (v39[i0 * L + l] + v67[i0 * L + l]) + v61[i0 * L + l];
       }
-      theta_bar_ln1_bias[i0] += sum;
+      theta_bar_ln1_bias[i0] += lane_sum<L>(sum);
     }
   }
   // %4880 = add f64[16,5] -> d.Wb1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       {
-        T sum = 0;
-        PLASTIC_SIMD_SUM
+        T sum[L];
+        PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum += (v49[i0 * L + l] * v1[i1 * L + l]) +
-                 ((v47[i0 * L + l] * v46[i1 * L + l]) + (v21[i1 * L + l] * v44[i0 * L + l]));
+          sum[l] = (v49[i0 * L + l] * v1[i1 * L + l]) +
+                   ((v47[i0 * L + l] * v46[i1 * L + l]) + (v21[i1 * L + l] * v44[i0 * L + l]));
         }
-        theta_bar_Wb1[i0 * 5 + i1] += sum;
+        theta_bar_Wb1[i0 * 5 + i1] += lane_sum<L>(sum);
       }
     }
   }
@@ -16662,14 +16907,14 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         {
-          T sum = 0;
-          PLASTIC_SIMD_SUM
+          T sum[L];
+          PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum += ((v3[(i0 * 8 + i1) * L + l] * v21[i2 * L + l]) +
-                    (v16[(i0 * 8 + i1) * L + l] * v46[i2 * L + l])) +
-                   (v1[i2 * L + l] * v15[(i0 * 8 + i1) * L + l]);
+            sum[l] = ((v3[(i0 * 8 + i1) * L + l] * v21[i2 * L + l]) +
+                      (v16[(i0 * 8 + i1) * L + l] * v46[i2 * L + l])) +
+                     (v1[i2 * L + l] * v15[(i0 * 8 + i1) * L + l]);
           }
-          theta_bar_Wk1[i0 * 40 + i1 * 5 + i2] += sum;
+          theta_bar_Wk1[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
       }
     }
@@ -16679,14 +16924,14 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         {
-          T sum = 0;
-          PLASTIC_SIMD_SUM
+          T sum[L];
+          PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum += (v99[(i0 * 8 + i1) * L + l] * v1[i2 * L + l]) +
-                   ((v18[(i0 * 8 + i1) * L + l] * v21[i2 * L + l]) +
-                    (v92[(i0 * 8 + i1) * L + l] * v46[i2 * L + l]));
+            sum[l] = (v99[(i0 * 8 + i1) * L + l] * v1[i2 * L + l]) +
+                     ((v18[(i0 * 8 + i1) * L + l] * v21[i2 * L + l]) +
+                      (v92[(i0 * 8 + i1) * L + l] * v46[i2 * L + l]));
           }
-          theta_bar_Wv1[i0 * 40 + i1 * 5 + i2] += sum;
+          theta_bar_Wv1[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
       }
     }
@@ -16696,14 +16941,14 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         {
-          T sum = 0;
-          PLASTIC_SIMD_SUM
+          T sum[L];
+          PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum += ((v21[i2 * L + l] * v19[(i0 * 8 + i1) * L + l]) +
-                    (v1[i2 * L + l] * v2[(i0 * 8 + i1) * L + l])) +
-                   (v23[(i0 * 8 + i1) * L + l] * v46[i2 * L + l]);
+            sum[l] = ((v21[i2 * L + l] * v19[(i0 * 8 + i1) * L + l]) +
+                      (v1[i2 * L + l] * v2[(i0 * 8 + i1) * L + l])) +
+                     (v23[(i0 * 8 + i1) * L + l] * v46[i2 * L + l]);
           }
-          theta_bar_Wq1[i0 * 40 + i1 * 5 + i2] += sum;
+          theta_bar_Wq1[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
       }
     }
@@ -16711,115 +16956,115 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   // %4902 = add f64[128] -> d.ff1.norm.gain
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += (((v5[i0 * L + l] * v12[i0 * L + l]) + (v28[i0 * L + l] * v27[i0 * L + l])) +
-                (v22[i0 * L + l] * v50[i0 * L + l])) +
-               (v42[i0 * L + l] * v72[i0 * L + l]);
+        sum[l] = (((v5[i0 * L + l] * v12[i0 * L + l]) + (v28[i0 * L + l] * v27[i0 * L + l])) +
+                  (v22[i0 * L + l] * v50[i0 * L + l])) +
+                 (v42[i0 * L + l] * v72[i0 * L + l]);
       }
-      theta_bar_ff1_norm_gain[i0] += sum;
+      theta_bar_ff1_norm_gain[i0] += lane_sum<L>(sum);
     }
   }
   // %4905 = add f64[128] -> d.ff1.norm.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += v42[i0 * L + l] + (v22[i0 * L + l] + (v28[i0 * L + l] + v12[i0 * L + l]));
+        sum[l] = v42[i0 * L + l] + (v22[i0 * L + l] + (v28[i0 * L + l] + v12[i0 * L + l]));
       }
-      theta_bar_ff1_norm_bias[i0] += sum;
+      theta_bar_ff1_norm_bias[i0] += lane_sum<L>(sum);
     }
   }
   // %4912 = add f64[64,128] -> d.ff1.up.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
-        T sum = 0;
-        PLASTIC_SIMD_SUM
+        T sum[L];
+        PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum += ((v51[i1 * L + l] * v55[i0 * L + l]) +
-                  ((v29[i1 * L + l] * v75[i0 * L + l]) + (v17[i0 * L + l] * v6[i1 * L + l]))) +
-                 (v73[i1 * L + l] * v77[i0 * L + l]);
+          sum[l] = ((v51[i1 * L + l] * v55[i0 * L + l]) +
+                    ((v29[i1 * L + l] * v75[i0 * L + l]) + (v17[i0 * L + l] * v6[i1 * L + l]))) +
+                   (v73[i1 * L + l] * v77[i0 * L + l]);
         }
-        theta_bar_ff1_up_weight[i0 * 128 + i1] += sum;
+        theta_bar_ff1_up_weight[i0 * 128 + i1] += lane_sum<L>(sum);
       }
     }
   }
   // %4915 = add f64[64] -> d.ff1.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += v77[i0 * L + l] + ((v17[i0 * L + l] + v75[i0 * L + l]) + v55[i0 * L + l]);
+        sum[l] = v77[i0 * L + l] + ((v17[i0 * L + l] + v75[i0 * L + l]) + v55[i0 * L + l]);
       }
-      theta_bar_ff1_up_bias[i0] += sum;
+      theta_bar_ff1_up_bias[i0] += lane_sum<L>(sum);
     }
   }
   // %4922 = add f64[128,64] -> d.ff1.down.weight
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
-        T sum = 0;
-        PLASTIC_SIMD_SUM
+        T sum[L];
+        PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum += (((v40[i0 * L + l] * v7[i1 * L + l]) + (v65[i0 * L + l] * v30[i1 * L + l])) +
-                  (v95[i0 * L + l] * v52[i1 * L + l])) +
-                 (v10[i0 * L + l] * v74[i1 * L + l]);
+          sum[l] = (((v40[i0 * L + l] * v7[i1 * L + l]) + (v65[i0 * L + l] * v30[i1 * L + l])) +
+                    (v95[i0 * L + l] * v52[i1 * L + l])) +
+                   (v10[i0 * L + l] * v74[i1 * L + l]);
         }
-        theta_bar_ff1_down_weight[i0 * 64 + i1] += sum;
+        theta_bar_ff1_down_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
   // %4925 = add f64[128] -> d.ff1.down.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += v10[i0 * L + l] + (v95[i0 * L + l] + (v65[i0 * L + l] + v40[i0 * L + l]));
+        sum[l] = v10[i0 * L + l] + (v95[i0 * L + l] + (v65[i0 * L + l] + v40[i0 * L + l]));
       }
-      theta_bar_ff1_down_bias[i0] += sum;
+      theta_bar_ff1_down_bias[i0] += lane_sum<L>(sum);
     }
   }
   // %4932 = add f64[128] -> d.ln2.gain
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += ((v94[i0 * L + l] * v54[i0 * L + l]) +
-                ((v100[i0 * L + l] * v32[i0 * L + l]) + (v86[i0 * L + l] * v11[i0 * L + l]))) +
-               (v76[i0 * L + l] * v88[i0 * L + l]);
+        sum[l] = ((v94[i0 * L + l] * v54[i0 * L + l]) +
+                  ((v100[i0 * L + l] * v32[i0 * L + l]) + (v86[i0 * L + l] * v11[i0 * L + l]))) +
+                 (v76[i0 * L + l] * v88[i0 * L + l]);
       }
-      theta_bar_ln2_gain[i0] += sum;
+      theta_bar_ln2_gain[i0] += lane_sum<L>(sum);
     }
   }
   // %4935 = add f64[128] -> d.ln2.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += (v94[i0 * L + l] + (v100[i0 * L + l] + v86[i0 * L + l])) + v88[i0 * L + l];
+        sum[l] = (v94[i0 * L + l] + (v100[i0 * L + l] + v86[i0 * L + l])) + v88[i0 * L + l];
       }
-      theta_bar_ln2_bias[i0] += sum;
+      theta_bar_ln2_bias[i0] += lane_sum<L>(sum);
     }
   }
   // %4942 = add f64[16,128] -> d.Wb2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
-        T sum = 0;
-        PLASTIC_SIMD_SUM
+        T sum[L];
+        PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum += ((v13[i1 * L + l] * v82[i0 * L + l]) +
-                  ((v34[i1 * L + l] * v8[i0 * L + l]) + (v64[i0 * L + l] * v56[i1 * L + l]))) +
-                 (v63[i0 * L + l] * v78[i1 * L + l]);
+          sum[l] = ((v13[i1 * L + l] * v82[i0 * L + l]) +
+                    ((v34[i1 * L + l] * v8[i0 * L + l]) + (v64[i0 * L + l] * v56[i1 * L + l]))) +
+                   (v63[i0 * L + l] * v78[i1 * L + l]);
         }
-        theta_bar_Wb2[i0 * 128 + i1] += sum;
+        theta_bar_Wb2[i0 * 128 + i1] += lane_sum<L>(sum);
       }
     }
   }
@@ -16828,15 +17073,15 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 128; ++i2) {
         {
-          T sum = 0;
-          PLASTIC_SIMD_SUM
+          T sum[L];
+          PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum += (((v62[(i0 * 8 + i1) * L + l] * v34[i2 * L + l]) +
-                     (v56[i2 * L + l] * v35[(i0 * 8 + i1) * L + l])) +
-                    (v13[i2 * L + l] * v14[(i0 * 8 + i1) * L + l])) +
-                   (v58[(i0 * 8 + i1) * L + l] * v78[i2 * L + l]);
+            sum[l] = (((v62[(i0 * 8 + i1) * L + l] * v34[i2 * L + l]) +
+                       (v56[i2 * L + l] * v35[(i0 * 8 + i1) * L + l])) +
+                      (v13[i2 * L + l] * v14[(i0 * 8 + i1) * L + l])) +
+                     (v58[(i0 * 8 + i1) * L + l] * v78[i2 * L + l]);
           }
-          theta_bar_Wk2[i0 * 1024 + i1 * 128 + i2] += sum;
+          theta_bar_Wk2[i0 * 1024 + i1 * 128 + i2] += lane_sum<L>(sum);
         }
       }
     }
@@ -16846,15 +17091,15 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 128; ++i2) {
         {
-          T sum = 0;
-          PLASTIC_SIMD_SUM
+          T sum[L];
+          PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum += ((v85[(i0 * 8 + i1) * L + l] * v56[i2 * L + l]) +
-                    ((v13[i2 * L + l] * v60[(i0 * 8 + i1) * L + l]) +
-                     (v66[(i0 * 8 + i1) * L + l] * v34[i2 * L + l]))) +
-                   (v78[i2 * L + l] * v80[(i0 * 8 + i1) * L + l]);
+            sum[l] = ((v85[(i0 * 8 + i1) * L + l] * v56[i2 * L + l]) +
+                      ((v13[i2 * L + l] * v60[(i0 * 8 + i1) * L + l]) +
+                       (v66[(i0 * 8 + i1) * L + l] * v34[i2 * L + l]))) +
+                     (v78[i2 * L + l] * v80[(i0 * 8 + i1) * L + l]);
           }
-          theta_bar_Wv2[i0 * 1024 + i1 * 128 + i2] += sum;
+          theta_bar_Wv2[i0 * 1024 + i1 * 128 + i2] += lane_sum<L>(sum);
         }
       }
     }
@@ -17292,8 +17537,8 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = std::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -17547,8 +17792,8 @@ extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = std::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -17927,8 +18172,8 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = std::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -18247,8 +18492,8 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = std::exp(v14[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + std::exp(v14[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v14[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v14[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -19004,12 +19249,12 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
   // %1565 = mul f64[5] -> d.ln1.gain
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += v0[i0 * L + l] * v4[i0 * L + l];
+        sum[l] = v0[i0 * L + l] * v4[i0 * L + l];
       }
-      theta_bar_ln1_gain[i0] += sum;
+      theta_bar_ln1_gain[i0] += lane_sum<L>(sum);
     }
   }
   // %1566 = contract f64[16,8,5] -> d.Wq1
@@ -19017,12 +19262,12 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         {
-          T sum = 0;
-          PLASTIC_SIMD_SUM
+          T sum[L];
+          PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum += v1[i2 * L + l] * v6[(i0 * 8 + i1) * L + l];
+            sum[l] = v1[i2 * L + l] * v6[(i0 * 8 + i1) * L + l];
           }
-          theta_bar_Wq1[i0 * 40 + i1 * 5 + i2] += sum;
+          theta_bar_Wq1[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
       }
     }
@@ -19030,24 +19275,24 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
   // %1567 = mul f64[128] -> d.ff1.norm.gain
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += v7[i0 * L + l] * v27[i0 * L + l];
+        sum[l] = v7[i0 * L + l] * v27[i0 * L + l];
       }
-      theta_bar_ff1_norm_gain[i0] += sum;
+      theta_bar_ff1_norm_gain[i0] += lane_sum<L>(sum);
     }
   }
   // %1568 = contract f64[64,128] -> d.ff1.up.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
-        T sum = 0;
-        PLASTIC_SIMD_SUM
+        T sum[L];
+        PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum += v8[i1 * L + l] * v26[i0 * L + l];
+          sum[l] = v8[i1 * L + l] * v26[i0 * L + l];
         }
-        theta_bar_ff1_up_weight[i0 * 128 + i1] += sum;
+        theta_bar_ff1_up_weight[i0 * 128 + i1] += lane_sum<L>(sum);
       }
     }
   }
@@ -19055,24 +19300,24 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
-        T sum = 0;
-        PLASTIC_SIMD_SUM
+        T sum[L];
+        PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum += v12[i0 * L + l] * v9[i1 * L + l];
+          sum[l] = v12[i0 * L + l] * v9[i1 * L + l];
         }
-        theta_bar_ff1_down_weight[i0 * 64 + i1] += sum;
+        theta_bar_ff1_down_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
   // %1570 = mul f64[128] -> d.ln2.gain
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += v21[i0 * L + l] * v11[i0 * L + l];
+        sum[l] = v21[i0 * L + l] * v11[i0 * L + l];
       }
-      theta_bar_ln2_gain[i0] += sum;
+      theta_bar_ln2_gain[i0] += lane_sum<L>(sum);
     }
   }
   // %1571 = contract f64[16,8,128] -> d.Wq2
@@ -19080,12 +19325,12 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 128; ++i2) {
         {
-          T sum = 0;
-          PLASTIC_SIMD_SUM
+          T sum[L];
+          PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum += v13[i2 * L + l] * v25[(i0 * 8 + i1) * L + l];
+            sum[l] = v13[i2 * L + l] * v25[(i0 * 8 + i1) * L + l];
           }
-          theta_bar_Wq2[i0 * 1024 + i1 * 128 + i2] += sum;
+          theta_bar_Wq2[i0 * 1024 + i1 * 128 + i2] += lane_sum<L>(sum);
         }
       }
     }
@@ -19094,12 +19339,12 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
   // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += v20[i0 * L + l] * v16[i0 * L + l];
+        sum[l] = v20[i0 * L + l] * v16[i0 * L + l];
       }
-      theta_bar_ff2_norm_gain[i0] += sum;
+      theta_bar_ff2_norm_gain[i0] += lane_sum<L>(sum);
     }
   }
   // %1226 = contract f64[64,128] -> d.ff2.up.weight
@@ -19107,12 +19352,12 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
-        T sum = 0;
-        PLASTIC_SIMD_SUM
+        T sum[L];
+        PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum += v17[i1 * L + l] * v18[i0 * L + l];
+          sum[l] = v17[i1 * L + l] * v18[i0 * L + l];
         }
-        theta_bar_ff2_up_weight[i0 * 128 + i1] += sum;
+        theta_bar_ff2_up_weight[i0 * 128 + i1] += lane_sum<L>(sum);
       }
     }
   }
@@ -19129,12 +19374,12 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
-        T sum = 0;
-        PLASTIC_SIMD_SUM
+        T sum[L];
+        PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum += v5[i1 * L + l] * v2[i0 * L + l];
+          sum[l] = v5[i1 * L + l] * v2[i0 * L + l];
         }
-        theta_bar_ff2_down_weight[i0 * 64 + i1] += sum;
+        theta_bar_ff2_down_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
@@ -19178,115 +19423,115 @@ extern "C" void fwp_delta_2layer_output_vjp(const void* /*ctx*/, double /*t*/, c
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
-        T sum = 0;
-        PLASTIC_SIMD_SUM
+        T sum[L];
+        PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum += v6[i1 * L + l] * y_bar_logits[i0 * L + l];
+          sum[l] = v6[i1 * L + l] * y_bar_logits[i0 * L + l];
         }
-        theta_bar_out_weight[i0 * 128 + i1] += sum;
+        theta_bar_out_weight[i0 * 128 + i1] += lane_sum<L>(sum);
       }
     }
   }
   // output d.ln1.bias = %1564
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += v4[i0 * L + l];
+        sum[l] = v4[i0 * L + l];
       }
-      theta_bar_ln1_bias[i0] += sum;
+      theta_bar_ln1_bias[i0] += lane_sum<L>(sum);
     }
   }
   // output d.ff1.norm.bias = %1543
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += v27[i0 * L + l];
+        sum[l] = v27[i0 * L + l];
       }
-      theta_bar_ff1_norm_bias[i0] += sum;
+      theta_bar_ff1_norm_bias[i0] += lane_sum<L>(sum);
     }
   }
   // output d.ff1.up.bias = %1542
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += v26[i0 * L + l];
+        sum[l] = v26[i0 * L + l];
       }
-      theta_bar_ff1_up_bias[i0] += sum;
+      theta_bar_ff1_up_bias[i0] += lane_sum<L>(sum);
     }
   }
   // output d.ff1.down.bias = %1540
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += v12[i0 * L + l];
+        sum[l] = v12[i0 * L + l];
       }
-      theta_bar_ff1_down_bias[i0] += sum;
+      theta_bar_ff1_down_bias[i0] += lane_sum<L>(sum);
     }
   }
   // output d.ln2.bias = %1529
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += v21[i0 * L + l];
+        sum[l] = v21[i0 * L + l];
       }
-      theta_bar_ln2_bias[i0] += sum;
+      theta_bar_ln2_bias[i0] += lane_sum<L>(sum);
     }
   }
   // output d.ff2.norm.bias = %1227
   // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += v20[i0 * L + l];
+        sum[l] = v20[i0 * L + l];
       }
-      theta_bar_ff2_norm_bias[i0] += sum;
+      theta_bar_ff2_norm_bias[i0] += lane_sum<L>(sum);
     }
   }
   // output d.ff2.up.bias = %1225
   // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += v18[i0 * L + l];
+        sum[l] = v18[i0 * L + l];
       }
-      theta_bar_ff2_up_bias[i0] += sum;
+      theta_bar_ff2_up_bias[i0] += lane_sum<L>(sum);
     }
   }
   // output d.ff2.down.bias = %1221
   // fwp_delta_2layer.ode:66: let x2 = ff2(reshape(W2(T) @ softmax(Wq2 @ ln2(x1)), [d_model]))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += v2[i0 * L + l];
+        sum[l] = v2[i0 * L + l];
       }
-      theta_bar_ff2_down_bias[i0] += sum;
+      theta_bar_ff2_down_bias[i0] += lane_sum<L>(sum);
     }
   }
   // output d.out.bias = %1219
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += y_bar_logits[i0 * L + l];
+        sum[l] = y_bar_logits[i0 * L + l];
       }
-      theta_bar_out_bias[i0] += sum;
+      theta_bar_out_bias[i0] += lane_sum<L>(sum);
     }
   }
   if (u_bar) {
@@ -19425,12 +19670,12 @@ extern "C" void fwp_delta_2layer_loss(const void* /*ctx*/, const void* y_ptr,
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      rowsum_v[l] = rowsum_v[l] + std::exp(y_logits[i0 * L + l] - rowmax_v[l]);
+      rowsum_v[l] = rowsum_v[l] + vm::exp(y_logits[i0 * L + l] - rowmax_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v0[l] = rowmax_v[l] + std::log(rowsum_v[l]);
+    v0[l] = rowmax_v[l] + vm::log(rowsum_v[l]);
   }
   // %81 = contract f64[] -> v1
   // fwp_delta_2layer.ode:68: loss cross_entropy(logits, y)
@@ -19492,8 +19737,8 @@ extern "C" void fwp_delta_2layer_loss_vjp(const void* /*ctx*/, const void* y_ptr
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = std::exp(y_logits[i0 * L + l] - rowmax_v[l]);
-      rowsum_v[l] = rowsum_v[l] + std::exp(y_logits[i0 * L + l] - rowmax_v[l]);
+      v1[i0 * L + l] = vm::exp(y_logits[i0 * L + l] - rowmax_v[l]);
+      rowsum_v[l] = rowsum_v[l] + vm::exp(y_logits[i0 * L + l] - rowmax_v[l]);
     }
   }
   for (int64_t i0 = 0; i0 < 3; ++i0) {

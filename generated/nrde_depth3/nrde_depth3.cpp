@@ -4,8 +4,10 @@
 // Every kernel processes one tile of L samples stored lane-interleaved: element i
 // of sample l of a per-sample array is at [i * L + l]; parameters (theta) are
 // shared and not interleaved. The signatures and the table are runtime/abi.h's.
+#include <bit>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "runtime/abi.h"
 
@@ -23,13 +25,236 @@ constexpr int64_t L = 8;
 // compiler vectorises on its own (GCC warns about an unknown pragma otherwise).
 #if defined(_OPENMP) || defined(__clang__) || defined(PLASTIC_OPENMP_SIMD)
 #define PLASTIC_SIMD _Pragma("omp simd")
-#define PLASTIC_SIMD_SUM _Pragma("omp simd reduction(+ : sum)")
 #else
 #define PLASTIC_SIMD
-#define PLASTIC_SIMD_SUM
 #endif
 
 namespace {
+
+// exp, expm1, log, log1p and tanh on one lane without libm, so that the lane
+// loops calling them vectorise: Plastic's LLVM backend's vector math
+// (compiler/backend/llvm/vector_math.h), the same reductions, coefficients
+// and special values (NaN in, NaN out; exp overflows to inf and underflows
+// through subnormals to 0; log(0) = -inf, log(x < 0) = NaN). Every range
+// split computes both sides and selects. a * b + c in one expression is one
+// FMA where the target has FMA (Clang's default -ffp-contract=on).
+namespace vm {
+
+template <class F> constexpr bool kF32 = sizeof(F) == 4;
+template <class F> using Int = std::conditional_t<kF32<F>, int32_t, int64_t>;
+template <class F> using UInt = std::make_unsigned_t<Int<F>>;
+
+template <class F> inline F fmad(F a, F b, F c) {
+  return a * b + c;
+}
+// Horner's rule, coefficients from the highest degree down.
+template <class F> inline F horner(F /*x*/, F acc) {
+  return acc;
+}
+template <class F, class... C> inline F horner(F x, F acc, F next, C... rest) {
+  return horner<F>(x, fmad(acc, x, next), F(rest)...);
+}
+// NaN goes to `hi` (callers restore NaN last): conversions to int stay defined.
+template <class F> inline F clamp(F x, F lo, F hi) {
+  const F y = x < hi ? x : hi;
+  return y > lo ? y : lo;
+}
+// An integer-valued float (|k| < 2^31) as the integer of the lane width.
+template <class F> inline Int<F> to_int(F k) {
+  return static_cast<Int<F>>(static_cast<int32_t>(k));
+}
+// 2^n from exponent bits, n in the normal exponent range.
+template <class F> inline F pow2(Int<F> n) {
+  constexpr int bias = kF32<F> ? 127 : 1023, mantissa = kF32<F> ? 23 : 52;
+  return std::bit_cast<F>(static_cast<Int<F>>((n + bias) << mantissa));
+}
+// y 2^n in two exact steps: n may reach the overflow and subnormal ranges.
+template <class F> inline F scale(F y, Int<F> n) {
+  const Int<F> n1 = n >> 1, n2 = n - n1;
+  return y * pow2<F>(n1) * pow2<F>(n2);
+}
+
+// x = k ln2 + r, |r| <= ln2/2 (Cody–Waite: k c1 is exact).
+template <class F> struct Reduced {
+  F k, r;
+};
+template <class F> inline Reduced<F> reduce(F x) {
+  constexpr F c1 = kF32<F> ? 0.693359375 : 6.93145751953125e-1;
+  constexpr F c2 = kF32<F> ? -2.12194440e-4 : 1.42860682030941723212e-6;
+  const F k = std::rint(x * F(1.4426950408889634));
+  const F r = fmad(k, -c1, x);
+  return {k, fmad(k, -c2, r)};
+}
+// expm1(r) = r + r^2 q(r) for |r| <= ln2/2: Cephes' minimax (f32), Taylor to
+// r^13/13! (f64).
+template <class F> inline F expm1_poly(F r) {
+  F q;
+  if constexpr (kF32<F>)
+    q = horner<F>(r, 1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2,
+                  1.6666665459e-1, 5.0000001201e-1);
+  else
+    q = horner<F>(r, 1.0 / 6227020800, 1.0 / 479001600, 1.0 / 39916800, 1.0 / 3628800, 1.0 / 362880,
+                  1.0 / 40320, 1.0 / 5040, 1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 0.5);
+  return fmad(r * r, q, r);
+}
+// Bounds beyond which exp over/underflows anyway (through scale()).
+template <class F> constexpr F kExpLo = kF32<F> ? -104.0 : -746.0;
+template <class F> constexpr F kExpHi = kF32<F> ? 89.0 : 710.0;
+
+template <class F> inline F exp(F x) {
+  const Reduced<F> red = reduce(clamp(x, kExpLo<F>, kExpHi<F>));
+  const F y = scale(F(1) + expm1_poly(red.r), to_int(red.k));
+  return std::isnan(x) ? x : y;
+}
+
+template <class F> inline F expm1(F x) {
+  // Beyond +-big the result is exp(x) (the -1 is below half an ulp) or -1.
+  constexpr F big = kF32<F> ? 20.0 : 40.0, kmax = kF32<F> ? 30.0 : 60.0;
+  const Reduced<F> red = reduce(clamp(x, kExpLo<F>, kExpHi<F>));
+  const F p = expm1_poly(red.r);
+  const F large = scale(F(1) + p, to_int(red.k));
+  // 2^k (1 + p) - 1 = 2^k p + (2^k - 1), one rounding, no cancellation.
+  const F t = pow2<F>(to_int(clamp(red.k, -kmax, kmax)));
+  const F small = fmad(t, p, t - F(1));
+  F y = x > big ? large : small;
+  y = x < -big ? F(-1) : y;
+  return std::isnan(x) ? x : y;
+}
+
+// fdlibm's kernel: dk ln2 + log(1 + f) + corr, f in [sqrt(1/2) - 1, sqrt(2) - 1].
+template <class F> inline F log_core(F f, F dk, F corr) {
+  const F hfsq = F(0.5) * (f * f);
+  const F s = f / (F(2) + f);
+  const F z = s * s;
+  const F w = z * z;
+  F t1, t2, ln2_hi, ln2_lo;
+  if constexpr (kF32<F>) {
+    t1 = w * horner<F>(w, 0xf89e26.0p-26, 0xccce13.0p-25);
+    t2 = z * horner<F>(w, 0x91e9ee.0p-25, 0xaaaaaa.0p-24);
+    ln2_hi = 6.9313812256e-01;
+    ln2_lo = 9.0580006145e-06;
+  } else {
+    t1 = w *
+         horner<F>(w, 1.531383769920937332e-01, 2.222219843214978396e-01, 3.999999999940941908e-01);
+    t2 = z * horner<F>(w, 1.479819860511658591e-01, 1.818357216161805012e-01,
+                       2.857142874366239149e-01, 6.666666666666735130e-01);
+    ln2_hi = 6.93147180369123816490e-01;
+    ln2_lo = 1.90821492927058770002e-10;
+  }
+  const F R = t2 + t1;
+  // s (hfsq + R) + (k ln2_lo + corr) - hfsq + f + k ln2_hi, in fdlibm's order.
+  F y = s * (hfsq + R);
+  y = y + (dk * ln2_lo + corr);
+  y = y - hfsq;
+  y = y + f;
+  return y + dk * ln2_hi;
+}
+
+// A positive normal x as 2^k m, m in [sqrt(1/2), sqrt(2)): f = m - 1 (exact)
+// and k as a float. Offsetting the bits by 1 - sqrt(1/2) moves the exponent
+// boundary to sqrt(2).
+template <class F> struct Split {
+  F f, dk;
+};
+template <class F> inline Split<F> split(F x) {
+  UInt<F> one, sqrt_half, mantissa_mask;
+  int shift, bias;
+  if constexpr (kF32<F>) {
+    one = 0x3f800000;
+    sqrt_half = 0x3f3504f3;
+    mantissa_mask = 0x007fffff;
+    shift = 23;
+    bias = 0x7f;
+  } else {
+    one = 0x3ff0000000000000;
+    sqrt_half = 0x3fe6a09e00000000;
+    mantissa_mask = 0x000fffffffffffff;
+    shift = 52;
+    bias = 0x3ff;
+  }
+  const UInt<F> u = std::bit_cast<UInt<F>>(x) + (one - sqrt_half);
+  const auto k = static_cast<int32_t>(static_cast<Int<F>>(u >> shift) - bias);
+  const F m = std::bit_cast<F>((u & mantissa_mask) + sqrt_half);
+  return {m - F(1), static_cast<F>(k)};
+}
+
+template <class F> inline F log(F x) {
+  // Subnormals: scaled into the normal range first.
+  constexpr F tiny = kF32<F> ? 0x1p-126 : 0x1p-1022, up = kF32<F> ? 0x1p25 : 0x1p54;
+  constexpr F down = kF32<F> ? -25.0 : -54.0;
+  const bool sub = x < tiny;
+  const Split<F> s = split(sub ? x * up : x);
+  F y = log_core(s.f, s.dk + (sub ? down : F(0)), F(0));
+  y = x == F(INFINITY) ? x : y;
+  y = x == F(0) ? F(-INFINITY) : y;
+  y = x < F(0) ? F(NAN) : y;
+  return std::isnan(x) ? x : y;
+}
+
+template <class F> inline F log1p(F x) {
+  // log(u) for u = 1 + x rounded, plus c/u with c = (1 + x) - u its exact
+  // rounding error; u is never subnormal.
+  const F u = F(1) + x;
+  const F err = u >= F(2) ? F(1) - (u - x) : x - (u - F(1));
+  const Split<F> s = split(u);
+  F y = log_core(s.f, s.dk, err / u);
+  y = x == F(INFINITY) ? x : y;
+  y = x == F(-1) ? F(-INFINITY) : y;
+  y = x < F(-1) ? F(NAN) : y;
+  return std::isnan(x) ? x : y;
+}
+
+template <class F> inline F tanh(F x) {
+  const F ax = std::abs(x);
+  // |x| >= 0.625: 1 - 2 / (e^{2|x|} + 1), sign restored; e = inf gives 1.
+  const F e = exp(ax + ax);
+  const F large = std::copysign(F(1) - F(2) / (e + F(1)), x);
+  // |x| < 0.625: x + x z P(z) (f32) or x + x z P(z)/Q(z) (f64), z = x^2 (Cephes).
+  const F z = x * x;
+  F small;
+  if constexpr (kF32<F>) {
+    const F p = horner<F>(z, -5.70498872745e-3, 2.06390887954e-2, -5.37397155531e-2,
+                          1.33314422036e-1, -3.33332819422e-1);
+    small = fmad(p * z, x, x);
+  } else {
+    const F p = horner<F>(z, -9.64399179425052238628e-1, -9.92877231001918586564e1,
+                          -1.61468768441708447952e3);
+    const F q = horner<F>(z, 1.0, 1.12811678491632931402e2, 2.23548839060100448583e3,
+                          4.84406305325125486048e3);
+    small = fmad(x * z, p / q, x);
+  }
+  return ax < F(0.625) ? small : large; // NaN takes `large` and stays NaN
+}
+
+// x^N for an integer N >= 1 by square and multiply, lowest bit first.
+template <int N, class F> inline F powi_rest(F result, F base) {
+  const F r = N % 2 == 1 ? result * base : result;
+  if constexpr (N > 1)
+    return powi_rest<N / 2>(r, base * base);
+  else
+    return r;
+}
+template <int N, class F> inline F powi(F x) {
+  if constexpr (N % 2 == 0)
+    return powi<N / 2>(x * x);
+  else if constexpr (N > 1)
+    return powi_rest<N / 2>(x, x * x);
+  else
+    return x;
+}
+// x^(1/2) as pow: + 0 turns sqrt(-0) = -0 into +0, and pow(-inf, 1/2) = inf.
+template <class F> inline F pow_half(F x) {
+  return x == F(-INFINITY) ? F(INFINITY) : std::sqrt(x) + F(0);
+}
+// x^p for any other p: exp(p log x), the error growing with |p log x|; odd
+// integer p keeps the sign of x.
+template <class F> inline F pow(F x, F p) {
+  const bool integer = p == std::trunc(p);
+  const F y = exp(p * log(integer ? std::abs(x) : x));
+  return integer && std::fmod(std::abs(p), F(2)) == F(1) ? std::copysign(y, x) : y;
+}
+
+} // namespace vm
 
 // The loop IR's ops on one lane (compiler/loops/loop_scalar_math.h): relu and
 // step are 0 at NaN, min and max propagate NaN, sigmoid and softplus take
@@ -38,26 +263,46 @@ inline T square(T x) {
   return x * x;
 }
 inline T sigmoid(T x) {
-  const T e = std::exp(-std::abs(x));
+  const T e = vm::exp(-std::abs(x));
   return (x >= 0 ? T(1) : e) / (T(1) + e);
 }
+// max(x, 0) + log1p(e), e = exp(-|x|), with log1p's kernel fed f = e below
+// sqrt(2) - 1 and above it f = (e - 1)/2 plus the exact rounding error of
+// e - 1 (1 + e is never rounded).
 inline T softplus(T x) {
-  return (x > 0 ? x : T(0)) + std::log1p(std::exp(-std::abs(x)));
+  const T pos = x > 0 ? x : T(0);
+  const T e = vm::exp(-std::abs(x));
+  const bool lo = e < T(1.4142135623730951 - 1.0);
+  const T t = T(-1) + e;
+  const T err = e - (t + T(1));
+  const T f = lo ? e : t * T(0.5);
+  const T corr = lo ? T(0) : err / (T(2) + t);
+  const T l1p = vm::log_core(f, lo ? T(0) : T(1), corr);
+  return pos + (std::isnan(x) ? x : l1p);
+}
+// The sum of a tile's lane values as the LLVM backend's vector reduction
+// adds them: the upper half onto the lower, until one lane is left.
+template <int64_t W> inline T lane_sum(T* v) {
+  if constexpr (W == 1) {
+    return v[0];
+  } else {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < W / 2; ++l)
+      v[l] += v[l + W / 2];
+    return lane_sum<W / 2>(v);
+  }
 }
 inline T relu(T x) {
   return x > 0 ? x : T(0);
 }
 inline T elu(T x, T alpha) {
-  return x > 0 ? x : alpha * std::expm1(x);
+  return x > 0 ? x : alpha * vm::expm1(x);
 }
 inline T step(T x) {
   return x > 0 ? T(1) : T(0);
 }
 inline T sign(T x) {
   return x > 0 ? T(1) : (x < 0 ? T(-1) : T(0));
-}
-inline T powc(T x, T p) {
-  return std::pow(x, p);
 }
 inline T min_nan(T a, T b) {
   return std::isnan(a) || std::isnan(b) ? a + b : (a < b ? a : b);
@@ -146,24 +391,24 @@ extern "C" void nrde_depth3_init_state_vjp(const void* /*ctx*/, const void* thet
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       {
-        T sum = 0;
-        PLASTIC_SIMD_SUM
+        T sum[L];
+        PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum += z0_bar_z[i0 * L + l] * u0_x[i1 * L + l];
+          sum[l] = z0_bar_z[i0 * L + l] * u0_x[i1 * L + l];
         }
-        theta_bar_zeta_weight[i0 * 5 + i1] += sum;
+        theta_bar_zeta_weight[i0 * 5 + i1] += lane_sum<L>(sum);
       }
     }
   }
   // output d.zeta.bias = %38
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += z0_bar_z[i0 * L + l];
+        sum[l] = z0_bar_z[i0 * L + l];
       }
-      theta_bar_zeta_bias[i0] += sum;
+      theta_bar_zeta_bias[i0] += lane_sum<L>(sum);
     }
   }
   if (u0_bar) {
@@ -335,7 +580,7 @@ extern "C" void nrde_depth3_field(const void* /*ctx*/, double /*t*/, const void*
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = std::tanh(v0[i0 * L + l] + f1_layer2_bias[i0]);
+      v1[i0 * L + l] = vm::tanh(v0[i0 * L + l] + f1_layer2_bias[i0]);
     }
   }
   // %17 = contract f64[1760] -> v2
@@ -562,7 +807,7 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = std::tanh(v4[i0 * L + l] + f1_layer2_bias[i0]);
+      v5[i0 * L + l] = vm::tanh(v4[i0 * L + l] + f1_layer2_bias[i0]);
     }
   }
   // %39 = contract f64[32,55] -> v6
@@ -720,12 +965,12 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
-        T sum = 0;
-        PLASTIC_SIMD_SUM
+        T sum[L];
+        PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum += v4[i0 * L + l] * z_2[i1 * L + l];
+          sum[l] = v4[i0 * L + l] * z_2[i1 * L + l];
         }
-        theta_bar_f1_layer0_weight[i0 * 32 + i1] += sum;
+        theta_bar_f1_layer0_weight[i0 * 32 + i1] += lane_sum<L>(sum);
       }
     }
   }
@@ -734,12 +979,12 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
-        T sum = 0;
-        PLASTIC_SIMD_SUM
+        T sum[L];
+        PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum += v0[i1 * L + l] * v8[i0 * L + l];
+          sum[l] = v0[i1 * L + l] * v8[i0 * L + l];
         }
-        theta_bar_f1_layer1_weight[i0 * 64 + i1] += sum;
+        theta_bar_f1_layer1_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
@@ -748,12 +993,12 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
-        T sum = 0;
-        PLASTIC_SIMD_SUM
+        T sum[L];
+        PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum += v6[i0 * L + l] * v2[i1 * L + l];
+          sum[l] = v6[i0 * L + l] * v2[i1 * L + l];
         }
-        theta_bar_f1_layer2_weight[i0 * 64 + i1] += sum;
+        theta_bar_f1_layer2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
@@ -762,12 +1007,12 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
-        T sum = 0;
-        PLASTIC_SIMD_SUM
+        T sum[L];
+        PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum += v5[i1 * L + l] * v7[i0 * L + l];
+          sum[l] = v5[i1 * L + l] * v7[i0 * L + l];
         }
-        theta_bar_f2_weight[i0 * 64 + i1] += sum;
+        theta_bar_f2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
@@ -775,48 +1020,48 @@ extern "C" void nrde_depth3_field_vjp(const void* /*ctx*/, double /*t*/, const v
   // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += v4[i0 * L + l];
+        sum[l] = v4[i0 * L + l];
       }
-      theta_bar_f1_layer0_bias[i0] += sum;
+      theta_bar_f1_layer0_bias[i0] += lane_sum<L>(sum);
     }
   }
   // output d.f1.layer1.bias = %51
   // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += v8[i0 * L + l];
+        sum[l] = v8[i0 * L + l];
       }
-      theta_bar_f1_layer1_bias[i0] += sum;
+      theta_bar_f1_layer1_bias[i0] += lane_sum<L>(sum);
     }
   }
   // output d.f1.layer2.bias = %47
   // nrde_depth3.ode:5: #
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += v6[i0 * L + l];
+        sum[l] = v6[i0 * L + l];
       }
-      theta_bar_f1_layer2_bias[i0] += sum;
+      theta_bar_f1_layer2_bias[i0] += lane_sum<L>(sum);
     }
   }
   // output d.f2.bias = %41
   // nrde_depth3.ode:34: flow z' = reshape(f2(f1(z)), [hidden, d_sig]) @ dx(t)    # Eqs. 9-10
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += v7[i0 * L + l];
+        sum[l] = v7[i0 * L + l];
       }
-      theta_bar_f2_bias[i0] += sum;
+      theta_bar_f2_bias[i0] += lane_sum<L>(sum);
     }
   }
   if (u_bar) {
@@ -1075,7 +1320,7 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = std::tanh(v4[i0 * L + l] + f1_layer2_bias[i0]);
+      v5[i0 * L + l] = vm::tanh(v4[i0 * L + l] + f1_layer2_bias[i0]);
     }
   }
   // %17 = contract f64[1760] -> v6
@@ -1297,96 +1542,96 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
-        T sum = 0;
-        PLASTIC_SIMD_SUM
+        T sum[L];
+        PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum += -(z_2[i1 * L + l] * v4[i0 * L + l]);
+          sum[l] = -(z_2[i1 * L + l] * v4[i0 * L + l]);
         }
-        dtheta_f1_layer0_weight[i0 * 32 + i1] += sum;
+        dtheta_f1_layer0_weight[i0 * 32 + i1] += lane_sum<L>(sum);
       }
     }
   }
   // %89 = neg f64[64] -> adj.f1.layer0.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += -v4[i0 * L + l];
+        sum[l] = -v4[i0 * L + l];
       }
-      dtheta_f1_layer0_bias[i0] += sum;
+      dtheta_f1_layer0_bias[i0] += lane_sum<L>(sum);
     }
   }
   // %90 = neg f64[64,64] -> adj.f1.layer1.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
-        T sum = 0;
-        PLASTIC_SIMD_SUM
+        T sum[L];
+        PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum += -(v0[i1 * L + l] * v8[i0 * L + l]);
+          sum[l] = -(v0[i1 * L + l] * v8[i0 * L + l]);
         }
-        dtheta_f1_layer1_weight[i0 * 64 + i1] += sum;
+        dtheta_f1_layer1_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
   // %91 = neg f64[64] -> adj.f1.layer1.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += -v8[i0 * L + l];
+        sum[l] = -v8[i0 * L + l];
       }
-      dtheta_f1_layer1_bias[i0] += sum;
+      dtheta_f1_layer1_bias[i0] += lane_sum<L>(sum);
     }
   }
   // %92 = neg f64[64,64] -> adj.f1.layer2.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
-        T sum = 0;
-        PLASTIC_SIMD_SUM
+        T sum[L];
+        PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum += -(v6[i0 * L + l] * v2[i1 * L + l]);
+          sum[l] = -(v6[i0 * L + l] * v2[i1 * L + l]);
         }
-        dtheta_f1_layer2_weight[i0 * 64 + i1] += sum;
+        dtheta_f1_layer2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
   // %93 = neg f64[64] -> adj.f1.layer2.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += -v6[i0 * L + l];
+        sum[l] = -v6[i0 * L + l];
       }
-      dtheta_f1_layer2_bias[i0] += sum;
+      dtheta_f1_layer2_bias[i0] += lane_sum<L>(sum);
     }
   }
   // %94 = neg f64[1760,64] -> adj.f2.weight
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
-        T sum = 0;
-        PLASTIC_SIMD_SUM
+        T sum[L];
+        PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum += -(v7[i0 * L + l] * v5[i1 * L + l]);
+          sum[l] = -(v7[i0 * L + l] * v5[i1 * L + l]);
         }
-        dtheta_f2_weight[i0 * 64 + i1] += sum;
+        dtheta_f2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
   // %95 = neg f64[1760] -> adj.f2.bias
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += -v7[i0 * L + l];
+        sum[l] = -v7[i0 * L + l];
       }
-      dtheta_f2_bias[i0] += sum;
+      dtheta_f2_bias[i0] += lane_sum<L>(sum);
     }
   }
   // nrde_depth3.field.vjp: 23 nodes
@@ -1502,7 +1747,7 @@ extern "C" void nrde_depth3_adjoint_field(const void* /*ctx*/, double /*t*/, con
     for (int64_t i0 = 0; i0 < 64; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1_2[i0 * L + l] = std::tanh(v0_2[i0 * L + l] + f1_layer2_bias[i0]);
+        v1_2[i0 * L + l] = vm::tanh(v0_2[i0 * L + l] + f1_layer2_bias[i0]);
       }
     }
     // %17 = contract f64[1760] -> v2
@@ -1718,7 +1963,7 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = std::tanh(v0[i0 * L + l] + f1_layer2_bias[i0]);
+      v1[i0 * L + l] = vm::tanh(v0[i0 * L + l] + f1_layer2_bias[i0]);
     }
   }
   // %17 = contract f64[1760] -> v2
@@ -1883,7 +2128,7 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = std::tanh(v2[i0 * L + l] + f1_layer2_bias[i0]);
+      v1[i0 * L + l] = vm::tanh(v2[i0 * L + l] + f1_layer2_bias[i0]);
     }
   }
   // %338 = contract f64[1760] -> v2
@@ -2045,7 +2290,7 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = std::tanh(f1_layer2_bias[i0] + v4[i0 * L + l]);
+      v2[i0 * L + l] = vm::tanh(f1_layer2_bias[i0] + v4[i0 * L + l]);
     }
   }
   // %353 = contract f64[1760] -> v5
@@ -2207,7 +2452,7 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = std::tanh(f1_layer2_bias[i0] + v5[i0 * L + l]);
+      v2[i0 * L + l] = vm::tanh(f1_layer2_bias[i0] + v5[i0 * L + l]);
     }
   }
   // %368 = contract f64[1760] -> v5
@@ -2486,7 +2731,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = std::tanh(v4[i0 * L + l] + f1_layer2_bias[i0]);
+      v5[i0 * L + l] = vm::tanh(v4[i0 * L + l] + f1_layer2_bias[i0]);
     }
   }
   // %17 = contract f64[1760] -> v6
@@ -2676,7 +2921,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = std::tanh(v12[i0 * L + l] + f1_layer2_bias[i0]);
+      v13[i0 * L + l] = vm::tanh(v12[i0 * L + l] + f1_layer2_bias[i0]);
     }
   }
   // %422 = mul f64[] -> u14
@@ -2871,7 +3116,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = std::tanh(f1_layer2_bias[i0] + v22[i0 * L + l]);
+      v23[i0 * L + l] = vm::tanh(f1_layer2_bias[i0] + v22[i0 * L + l]);
     }
   }
   // %496 = contract f64[1760] -> v24
@@ -3104,7 +3349,7 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = std::tanh(v31[i0 * L + l] + f1_layer2_bias[i0]);
+      v32[i0 * L + l] = vm::tanh(v31[i0 * L + l] + f1_layer2_bias[i0]);
     }
   }
   // %516 = mul f64[64] -> v31
@@ -3663,104 +3908,104 @@ extern "C" void nrde_depth3_step_vjp(const void* /*ctx*/, double /*t*/, double h
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
-        T sum = 0;
-        PLASTIC_SIMD_SUM
+        T sum[L];
+        PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum += ((v4[i1 * L + l] * v12[i0 * L + l]) +
-                  ((v24[i0 * L + l] * v22[i1 * L + l]) + (v34[i0 * L + l] * v15[i1 * L + l]))) +
-                 (v41[i0 * L + l] * z0_z[i1 * L + l]);
+          sum[l] = ((v4[i1 * L + l] * v12[i0 * L + l]) +
+                    ((v24[i0 * L + l] * v22[i1 * L + l]) + (v34[i0 * L + l] * v15[i1 * L + l]))) +
+                   (v41[i0 * L + l] * z0_z[i1 * L + l]);
         }
-        theta_bar_f1_layer0_weight[i0 * 32 + i1] += sum;
+        theta_bar_f1_layer0_weight[i0 * 32 + i1] += lane_sum<L>(sum);
       }
     }
   }
   // %573 = add f64[64] -> d.f1.layer0.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += v41[i0 * L + l] + (v12[i0 * L + l] + (v24[i0 * L + l] + v34[i0 * L + l]));
+        sum[l] = v41[i0 * L + l] + (v12[i0 * L + l] + (v24[i0 * L + l] + v34[i0 * L + l]));
       }
-      theta_bar_f1_layer0_bias[i0] += sum;
+      theta_bar_f1_layer0_bias[i0] += lane_sum<L>(sum);
     }
   }
   // %580 = add f64[64,64] -> d.f1.layer1.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
-        T sum = 0;
-        PLASTIC_SIMD_SUM
+        T sum[L];
+        PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum += (v0[i1 * L + l] * v44[i0 * L + l]) +
-                 ((v40[i0 * L + l] * v6[i1 * L + l]) +
-                  ((v37[i0 * L + l] * v18[i1 * L + l]) + (v28[i1 * L + l] * v33[i0 * L + l])));
+          sum[l] = (v0[i1 * L + l] * v44[i0 * L + l]) +
+                   ((v40[i0 * L + l] * v6[i1 * L + l]) +
+                    ((v37[i0 * L + l] * v18[i1 * L + l]) + (v28[i1 * L + l] * v33[i0 * L + l])));
         }
-        theta_bar_f1_layer1_weight[i0 * 64 + i1] += sum;
+        theta_bar_f1_layer1_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
   // %583 = add f64[64] -> d.f1.layer1.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += (v40[i0 * L + l] + (v37[i0 * L + l] + v33[i0 * L + l])) + v44[i0 * L + l];
+        sum[l] = (v40[i0 * L + l] + (v37[i0 * L + l] + v33[i0 * L + l])) + v44[i0 * L + l];
       }
-      theta_bar_f1_layer1_bias[i0] += sum;
+      theta_bar_f1_layer1_bias[i0] += lane_sum<L>(sum);
     }
   }
   // %590 = add f64[64,64] -> d.f1.layer2.weight
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
-        T sum = 0;
-        PLASTIC_SIMD_SUM
+        T sum[L];
+        PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum += (v43[i0 * L + l] * v2[i1 * L + l]) +
-                 ((v38[i0 * L + l] * v10[i1 * L + l]) +
-                  ((v29[i1 * L + l] * v31[i0 * L + l]) + (v36[i0 * L + l] * v20[i1 * L + l])));
+          sum[l] = (v43[i0 * L + l] * v2[i1 * L + l]) +
+                   ((v38[i0 * L + l] * v10[i1 * L + l]) +
+                    ((v29[i1 * L + l] * v31[i0 * L + l]) + (v36[i0 * L + l] * v20[i1 * L + l])));
         }
-        theta_bar_f1_layer2_weight[i0 * 64 + i1] += sum;
+        theta_bar_f1_layer2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
   // %593 = add f64[64] -> d.f1.layer2.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += v43[i0 * L + l] + (v38[i0 * L + l] + (v36[i0 * L + l] + v31[i0 * L + l]));
+        sum[l] = v43[i0 * L + l] + (v38[i0 * L + l] + (v36[i0 * L + l] + v31[i0 * L + l]));
       }
-      theta_bar_f1_layer2_bias[i0] += sum;
+      theta_bar_f1_layer2_bias[i0] += lane_sum<L>(sum);
     }
   }
   // %600 = add f64[1760,64] -> d.f2.weight
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
-        T sum = 0;
-        PLASTIC_SIMD_SUM
+        T sum[L];
+        PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum += ((v13[i1 * L + l] * v39[i0 * L + l]) +
-                  ((v27[i0 * L + l] * v32[i1 * L + l]) + (v23[i1 * L + l] * v35[i0 * L + l]))) +
-                 (v5[i1 * L + l] * v42[i0 * L + l]);
+          sum[l] = ((v13[i1 * L + l] * v39[i0 * L + l]) +
+                    ((v27[i0 * L + l] * v32[i1 * L + l]) + (v23[i1 * L + l] * v35[i0 * L + l]))) +
+                   (v5[i1 * L + l] * v42[i0 * L + l]);
         }
-        theta_bar_f2_weight[i0 * 64 + i1] += sum;
+        theta_bar_f2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
       }
     }
   }
   // %603 = add f64[1760] -> d.f2.bias
   for (int64_t i0 = 0; i0 < 1760; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += v42[i0 * L + l] + ((v27[i0 * L + l] + v35[i0 * L + l]) + v39[i0 * L + l]);
+        sum[l] = v42[i0 * L + l] + ((v27[i0 * L + l] + v35[i0 * L + l]) + v39[i0 * L + l]);
       }
-      theta_bar_f2_bias[i0] += sum;
+      theta_bar_f2_bias[i0] += lane_sum<L>(sum);
     }
   }
   if (u_stages_bar) {
@@ -4068,24 +4313,24 @@ extern "C" void nrde_depth3_output_vjp(const void* /*ctx*/, double /*t*/, const 
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
-        T sum = 0;
-        PLASTIC_SIMD_SUM
+        T sum[L];
+        PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum += z_2[i1 * L + l] * y_bar_logits[i0 * L + l];
+          sum[l] = z_2[i1 * L + l] * y_bar_logits[i0 * L + l];
         }
-        theta_bar_out_weight[i0 * 32 + i1] += sum;
+        theta_bar_out_weight[i0 * 32 + i1] += lane_sum<L>(sum);
       }
     }
   }
   // output d.out.bias = %113
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     {
-      T sum = 0;
-      PLASTIC_SIMD_SUM
+      T sum[L];
+      PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum += y_bar_logits[i0 * L + l];
+        sum[l] = y_bar_logits[i0 * L + l];
       }
-      theta_bar_out_bias[i0] += sum;
+      theta_bar_out_bias[i0] += lane_sum<L>(sum);
     }
   }
 }
@@ -4124,12 +4369,12 @@ extern "C" void nrde_depth3_loss(const void* /*ctx*/, const void* y_ptr, const v
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      rowsum_v[l] = rowsum_v[l] + std::exp(y_logits[i0 * L + l] - rowmax_v[l]);
+      rowsum_v[l] = rowsum_v[l] + vm::exp(y_logits[i0 * L + l] - rowmax_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v0[l] = rowmax_v[l] + std::log(rowsum_v[l]);
+    v0[l] = rowmax_v[l] + vm::log(rowsum_v[l]);
   }
   // %33 = contract f64[] -> v1
   // nrde_depth3.ode:37: loss cross_entropy(logits, y)
@@ -4190,8 +4435,8 @@ extern "C" void nrde_depth3_loss_vjp(const void* /*ctx*/, const void* y_ptr, con
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = std::exp(y_logits[i0 * L + l] - rowmax_v[l]);
-      rowsum_v[l] = rowsum_v[l] + std::exp(y_logits[i0 * L + l] - rowmax_v[l]);
+      v1[i0 * L + l] = vm::exp(y_logits[i0 * L + l] - rowmax_v[l]);
+      rowsum_v[l] = rowsum_v[l] + vm::exp(y_logits[i0 * L + l] - rowmax_v[l]);
     }
   }
   for (int64_t i0 = 0; i0 < 3; ++i0) {

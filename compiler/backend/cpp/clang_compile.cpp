@@ -59,24 +59,17 @@ llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> files(const std::string& source_
 }
 
 std::vector<std::string> command_line(const std::string& source_path, const TargetSpec& target,
+                                      const CompileOptions& options,
                                       const std::string& object_path) {
-  std::vector<std::string> args = {"clang++",
-                                   "-x",
-                                   "c++",
-                                   "-std=c++20",
-                                   "-O3",
-                                   "-fopenmp-simd",
-                                   "-fno-math-errno",
-                                   "-fno-unroll-loops",
-                                   "-fPIC",
-                                   "-w",
-                                   "-resource-dir",
-                                   std::string(kClangResourceDir),
-                                   "-I",
-                                   std::string(kVirtualRoot) + "/include",
-                                   "-target",
-                                   target.triple,
-                                   "-march=" + target.cpu};
+  std::vector<std::string> args = {
+      "clang++", "-x", "c++", "-std=c++20", "-O3", "-fopenmp-simd", "-fno-math-errno",
+      // The LLVM backend's `contract` on every operation
+      // (CompileOptions::contract): a*b+c fused wherever it
+      // occurs, across statements and inlined helpers too, so
+      // both backends round alike.
+      options.contract ? "-ffp-contract=fast" : "-ffp-contract=off", "-fno-unroll-loops", "-fPIC",
+      "-w", "-resource-dir", std::string(kClangResourceDir), "-I",
+      std::string(kVirtualRoot) + "/include", "-target", target.triple, "-march=" + target.cpu};
   // The feature string of the target (the host's by default): a CPU name
   // alone would enable features a virtual machine may have switched off.
   std::stringstream features(target.features);
@@ -98,7 +91,7 @@ void run(clang::FrontendAction& action, const std::string& source, const std::st
   clang::TextDiagnosticPrinter printer(diag_stream, diag_options.get());
 
   const std::vector<std::string> args =
-      command_line(source_path, target_spec(options), object_path);
+      command_line(source_path, target_spec(options), options, object_path);
   std::vector<const char*> argv;
   argv.reserve(args.size());
   for (const std::string& a : args)

@@ -8,6 +8,7 @@
 
 #include "compiler/abi/table.h"
 #include "compiler/backend/cpp/kernel_writer.h"
+#include "compiler/backend/cpp/prelude.h"
 #include "compiler/loops/c_header.h"
 
 namespace plastic::backend::cpp {
@@ -16,42 +17,6 @@ using namespace ::plastic::abi;
 using loops::ElemType;
 
 namespace {
-
-// The per-lane semantics of the ops that are not one C++ operator or <cmath>
-// function: loops/loop_scalar_math.h, restated for the element type T.
-constexpr const char* kPrelude =
-    R"prelude(// Lane loops are OpenMP SIMD loops where OpenMP SIMD is on (Clang, -fopenmp,
-// or -DPLASTIC_OPENMP_SIMD with GCC's -fopenmp-simd); elsewhere plain loops the
-// compiler vectorises on its own (GCC warns about an unknown pragma otherwise).
-#if defined(_OPENMP) || defined(__clang__) || defined(PLASTIC_OPENMP_SIMD)
-#define PLASTIC_SIMD _Pragma("omp simd")
-#define PLASTIC_SIMD_SUM _Pragma("omp simd reduction(+ : sum)")
-#else
-#define PLASTIC_SIMD
-#define PLASTIC_SIMD_SUM
-#endif
-
-namespace {
-
-// The loop IR's ops on one lane (compiler/loops/loop_scalar_math.h): relu and
-// step are 0 at NaN, min and max propagate NaN, sigmoid and softplus take
-// their overflow-free forms.
-inline T square(T x) { return x * x; }
-inline T sigmoid(T x) {
-  const T e = std::exp(-std::abs(x));
-  return (x >= 0 ? T(1) : e) / (T(1) + e);
-}
-inline T softplus(T x) { return (x > 0 ? x : T(0)) + std::log1p(std::exp(-std::abs(x))); }
-inline T relu(T x) { return x > 0 ? x : T(0); }
-inline T elu(T x, T alpha) { return x > 0 ? x : alpha * std::expm1(x); }
-inline T step(T x) { return x > 0 ? T(1) : T(0); }
-inline T sign(T x) { return x > 0 ? T(1) : (x < 0 ? T(-1) : T(0)); }
-inline T powc(T x, T p) { return std::pow(x, p); }
-inline T min_nan(T a, T b) { return std::isnan(a) || std::isnan(b) ? a + b : (a < b ? a : b); }
-inline T max_nan(T a, T b) { return std::isnan(a) || std::isnan(b) ? a + b : (a > b ? a : b); }
-
-} // namespace
-)prelude";
 
 std::string quoted(std::string_view s) {
   std::string out = "\"";
@@ -249,13 +214,14 @@ std::string emit_cpp(const ModelLayout& layout, const ModelKernels& kernels,
       "// Every kernel processes one tile of L samples stored lane-interleaved: element i\n"
       "// of sample l of a per-sample array is at [i * L + l]; parameters (theta) are\n"
       "// shared and not interleaved. The signatures and the table are runtime/abi.h's.\n"
-      "#include <cmath>\n#include <cstdint>\n{}\n#include \"runtime/abi.h\"\n\n",
+      "#include <bit>\n#include <cmath>\n#include <cstdint>\n#include <type_traits>\n\n"
+      "#include \"runtime/abi.h\"\n\n",
       layout.name, options.source_name.empty() ? "" : " (" + options.source_name + ")",
-      loops::elem_type_name(type), lanes, options.packed_entries ? "#include <bit>\n" : "");
+      loops::elem_type_name(type), lanes);
   s += fmt::format("namespace {{\n\n/// The element type of every array.\nusing T = {};\n"
                    "/// Samples per tile.\nconstexpr int64_t L = {};\n\n}} // namespace\n\n",
                    ctype, lanes);
-  s += kPrelude;
+  s += detail::prelude();
 
   detail::KernelContext context;
   context.layout = &layout;

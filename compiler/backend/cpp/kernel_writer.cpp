@@ -30,84 +30,19 @@ namespace {
 // element type and lanes, the lane index, the math helpers of the prelude,
 // and C++ keywords a model could use as a name.
 const std::set<std::string>& reserved_names() {
-  static const std::set<std::string> names = {"T",
-                                              "L",
-                                              "l",
-                                              "sum",
-                                              "std",
-                                              "square",
-                                              "reciprocal",
-                                              "sigmoid",
-                                              "softplus",
-                                              "relu",
-                                              "elu",
-                                              "step",
-                                              "sign",
-                                              "powc",
-                                              "min_nan",
-                                              "max_nan",
-                                              "scratch",
-                                              "PLASTIC_SIMD",
-                                              "PLASTIC_SIMD_SUM",
-                                              "auto",
-                                              "bool",
-                                              "break",
-                                              "case",
-                                              "char",
-                                              "class",
-                                              "const",
-                                              "continue",
-                                              "default",
-                                              "delete",
-                                              "do",
-                                              "double",
-                                              "else",
-                                              "enum",
-                                              "explicit",
-                                              "extern",
-                                              "false",
-                                              "float",
-                                              "for",
-                                              "goto",
-                                              "if",
-                                              "inline",
-                                              "int",
-                                              "long",
-                                              "new",
-                                              "operator",
-                                              "private",
-                                              "public",
-                                              "register",
-                                              "return",
-                                              "short",
-                                              "signed",
-                                              "sizeof",
-                                              "static",
-                                              "struct",
-                                              "switch",
-                                              "template",
-                                              "this",
-                                              "throw",
-                                              "true",
-                                              "try",
-                                              "typedef",
-                                              "union",
-                                              "unsigned",
-                                              "using",
-                                              "virtual",
-                                              "void",
-                                              "volatile",
-                                              "while",
-                                              "and",
-                                              "or",
-                                              "not",
-                                              "xor",
-                                              "int64_t",
-                                              "uint64_t",
-                                              "ctx",
-                                              "NAN",
-                                              "INFINITY",
-                                              "main"};
+  static const std::set<std::string> names = {
+      "T",          "L",       "l",        "sum",      "lane_sum",     "std",      "square",
+      "reciprocal", "sigmoid", "softplus", "relu",     "elu",          "step",     "sign",
+      "vm",         "min_nan", "max_nan",  "scratch",  "PLASTIC_SIMD", "auto",     "bool",
+      "break",      "case",    "char",     "class",    "const",        "continue", "default",
+      "delete",     "do",      "double",   "else",     "enum",         "explicit", "extern",
+      "false",      "float",   "for",      "goto",     "if",           "inline",   "int",
+      "long",       "new",     "operator", "private",  "public",       "register", "return",
+      "short",      "signed",  "sizeof",   "static",   "struct",       "switch",   "template",
+      "this",       "throw",   "true",     "try",      "typedef",      "union",    "unsigned",
+      "using",      "virtual", "void",     "volatile", "while",        "and",      "or",
+      "not",        "xor",     "int64_t",  "uint64_t", "ctx",          "NAN",      "INFINITY",
+      "main"};
   return names;
 }
 
@@ -370,8 +305,8 @@ private:
     }
     std::string done;
     if (lane_sum) {
-      done = "{\nT sum = 0;\nPLASTIC_SIMD_SUM\nfor (int64_t l = 0; l < L; ++l) {\n" + lets +
-             "sum += " + value + ";\n}\n" + target + " += sum;\n}\n";
+      done = "{\nT sum[L];\nPLASTIC_SIMD\nfor (int64_t l = 0; l < L; ++l) {\n" + lets +
+             "sum[l] = " + value + ";\n}\n" + target + " += lane_sum<L>(sum);\n}\n";
     } else {
       const char* op = s.kind == StmtKind::Store && s.mode == StoreMode::Add ? " += " : " = ";
       const std::string assign = target + op + value + ";\n";
@@ -490,15 +425,15 @@ private:
     case UnaryOp::Sqrt:
       return "std::sqrt(" + b + ")";
     case UnaryOp::Exp:
-      return "std::exp(" + b + ")";
+      return "vm::exp(" + b + ")";
     case UnaryOp::Expm1:
-      return "std::expm1(" + b + ")";
+      return "vm::expm1(" + b + ")";
     case UnaryOp::Log:
-      return "std::log(" + b + ")";
+      return "vm::log(" + b + ")";
     case UnaryOp::Log1p:
-      return "std::log1p(" + b + ")";
+      return "vm::log1p(" + b + ")";
     case UnaryOp::Tanh:
-      return "std::tanh(" + b + ")";
+      return "vm::tanh(" + b + ")";
     case UnaryOp::Sigmoid:
       return "sigmoid(" + b + ")";
     case UnaryOp::Softplus:
@@ -516,10 +451,23 @@ private:
     case UnaryOp::Cos:
       return "std::cos(" + b + ")";
     case UnaryOp::PowC:
-      return fmt::format("powc({}, {})", b, constant(n.value));
+      return power(b, n.value);
     }
     PLASTIC_CHECK(false, "C++ backend: unknown unary op in '{}'", fn_.name);
     return {};
+  }
+
+  // x^p as the LLVM backend computes it (llvm/vector_math.cpp): square and
+  // multiply for integer |p| <= 64, sqrt for 1/2, exp(p log x) otherwise;
+  // chosen here, where p is known, so the lane loop has no branch on it.
+  std::string power(const std::string& x, double p) const {
+    if (p == 0) return "T(1)"; // pow(x, 0) = 1 even for NaN
+    if (p == std::trunc(p) && std::abs(p) <= 64) {
+      const std::string pos = fmt::format("vm::powi<{}>({})", static_cast<int>(std::abs(p)), x);
+      return p < 0 ? "(T(1) / " + pos + ")" : pos;
+    }
+    if (p == 0.5) return "vm::pow_half(" + x + ")";
+    return fmt::format("vm::pow({}, {})", x, constant(p));
   }
 
   // ---- memory ------------------------------------------------------------------
