@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "runtime/distributed/communicator.h"
+
 #include "runtime/app/model_data.h"
 #include "runtime/app/parameters.h"
 #include "runtime/app/prediction_csv.h"
@@ -71,6 +73,7 @@ int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* 
   }
   BatchOptions options;
   options.threads = r.run.threads;
+  options.comm = &world(); // under mpirun: each rank evaluates a share of the tiles
   std::vector<std::string> splits = r.split == "all"
                                         ? std::vector<std::string>{"train", "validation", "test"}
                                         : std::vector<std::string>{r.split};
@@ -115,7 +118,7 @@ int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* 
     }
     write_prediction_rows(*out, m, source, split, p);
   }
-  if (to_file)
+  if (to_file && world().root()) // every rank has every prediction; rank 0 writes them
     if (Status<TrainError> s = write_file_atomic(*csv, std::move(text).str()); !s) {
       fmt::print(stderr, "plastic: {}\n", s.describe());
       return kInputError;

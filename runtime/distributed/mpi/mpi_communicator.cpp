@@ -1,0 +1,165 @@
+// Communicator over MPI_COMM_WORLD (see communicator.h for the contract).
+//
+// ordered_sum has two implementations with the same result bit for bit,
+// chosen by PLASTIC_MPI_SUM (bench/README compares them):
+//  * chain (default): rank r receives the running sum of ranks < r, adds its
+//    items in order and passes it on; the last rank broadcasts the total.
+//    Each rank sends and receives one vector of `width` doubles, but the
+//    K-1 hops are sequential.
+//  * gather: MPI_Allgatherv of every rank's items, then every rank adds all
+//    of them in order. One collective, but every rank receives all items
+//    (tiles x width doubles).
+// MPI_Allreduce is not used for the sum itself: its reduction order is the
+// library's choice, so f64 results would depend on the rank count.
+//
+// Test hook: PLASTIC_MPI_TEST_KILL=R:N makes rank R kill itself (SIGKILL,
+// as an OOM killer or a lost node would) at its N-th ordered_sum — the
+// tests' "a rank dies mid-epoch". PLASTIC_MPI_STATS=1 prints the time spent
+// in ordered_sum when the process ends (rank 0, stderr).
+#include "runtime/distributed/mpi/mpi_communicator.h"
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <string>
+
+// The C API only: Open MPI's mpi.h otherwise declares its deprecated C++
+// bindings, which live in a library (libmpi_cxx) the C component does not link.
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+
+namespace plastic::rt {
+
+namespace {
+
+class MpiCommunicator final : public Communicator {
+public:
+  MpiCommunicator() {
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
+    MPI_Comm_size(MPI_COMM_WORLD, &size_);
+    const char* sum = std::getenv("PLASTIC_MPI_SUM");
+    gather_ = sum != nullptr && std::string(sum) == "gather";
+    stats_ = std::getenv("PLASTIC_MPI_STATS") != nullptr;
+    if (const char* kill = std::getenv("PLASTIC_MPI_TEST_KILL"))
+      if (std::sscanf(kill, "%d:%ld", &kill_rank_, &kill_at_) != 2) kill_rank_ = -1;
+  }
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+
+  std::vector<double> ordered_sum(std::span<const double> items, size_t width) override {
+    if (rank_ == kill_rank_ && ++calls_ >= kill_at_) std::raise(SIGKILL);
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<double> sum = gather_ ? gathered_sum(items, width) : chained_sum(items, width);
+    Timing& t = timings_[width];
+    t.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ++t.sums;
+    return sum;
+  }
+
+  std::vector<int64_t> all_gather(int64_t value) override {
+    std::vector<int64_t> all(static_cast<size_t>(size_));
+    MPI_Allgather(&value, 1, MPI_INT64_T, all.data(), 1, MPI_INT64_T, MPI_COMM_WORLD);
+    return all;
+  }
+
+  void broadcast(std::string& bytes, int root) override {
+    int64_t n = static_cast<int64_t>(bytes.size());
+    MPI_Bcast(&n, 1, MPI_INT64_T, root, MPI_COMM_WORLD);
+    bytes.resize(static_cast<size_t>(n));
+    MPI_Bcast(bytes.data(), static_cast<int>(n), MPI_CHAR, root, MPI_COMM_WORLD);
+  }
+
+  void barrier() override { MPI_Barrier(MPI_COMM_WORLD); }
+
+  [[noreturn]] void abort(const std::string& message, int exit_code) override {
+    std::fprintf(stderr, "plastic: rank %d of %d: %s\n", rank_, size_, message.c_str());
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, exit_code);
+    std::_Exit(exit_code); // MPI_Abort does not return; this says so to the compiler
+  }
+
+  /// One line per vector width (gradients + 1; predictions), on rank 0.
+  void print_stats() const {
+    if (rank_ != 0 || !stats_) return;
+    for (const auto& [width, t] : timings_)
+      std::fprintf(stderr, "mpi: %d ranks, %s sum of %zu doubles: %ld sums, %.6f s, %.3f ms each\n",
+                   size_, gather_ ? "gather" : "chain", width, t.sums, t.seconds,
+                   1e3 * t.seconds / static_cast<double>(t.sums));
+  }
+
+private:
+  std::vector<double> chained_sum(std::span<const double> items, size_t width) {
+    std::vector<double> sum(width, 0.0);
+    const int n = static_cast<int>(width);
+    if (rank_ > 0)
+      MPI_Recv(sum.data(), n, MPI_DOUBLE, rank_ - 1, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    add_items(sum, items, width);
+    if (rank_ + 1 < size_) MPI_Send(sum.data(), n, MPI_DOUBLE, rank_ + 1, kTag, MPI_COMM_WORLD);
+    MPI_Bcast(sum.data(), n, MPI_DOUBLE, size_ - 1, MPI_COMM_WORLD);
+    return sum;
+  }
+
+  std::vector<double> gathered_sum(std::span<const double> items, size_t width) {
+    const int mine = static_cast<int>(items.size());
+    std::vector<int> counts(static_cast<size_t>(size_)), offsets(static_cast<size_t>(size_));
+    MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+    size_t total = 0;
+    for (size_t r = 0; r < counts.size(); ++r) {
+      offsets[r] = static_cast<int>(total);
+      total += static_cast<size_t>(counts[r]);
+    }
+    std::vector<double> all(total);
+    MPI_Allgatherv(items.data(), mine, MPI_DOUBLE, all.data(), counts.data(), offsets.data(),
+                   MPI_DOUBLE, MPI_COMM_WORLD);
+    std::vector<double> sum(width, 0.0);
+    add_items(sum, all, width);
+    return sum;
+  }
+
+  static void add_items(std::vector<double>& sum, std::span<const double> items, size_t width) {
+    for (size_t first = 0; first + width <= items.size(); first += width)
+      for (size_t i = 0; i < width; ++i)
+        sum[i] += items[first + i];
+  }
+
+  static constexpr int kTag = 17;
+  int rank_ = 0, size_ = 1;
+  bool gather_ = false;
+  int kill_rank_ = -1;
+  long kill_at_ = 0, calls_ = 0;
+  bool stats_ = false;
+  struct Timing {
+    long sums = 0;
+    double seconds = 0; ///< rank 0's wall time in ordered_sum (waiting for the others included)
+  };
+  std::map<size_t, Timing> timings_;
+};
+
+std::unique_ptr<MpiCommunicator>& instance() {
+  static std::unique_ptr<MpiCommunicator> comm;
+  return comm;
+}
+
+void finish_mpi() {
+  if (instance()) instance()->print_stats();
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) MPI_Finalize();
+}
+
+} // namespace
+
+void start_mpi(int& argc, char**& argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  instance() = std::make_unique<MpiCommunicator>();
+  std::atexit(finish_mpi);
+}
+
+Communicator* mpi_world() { return instance().get(); }
+
+} // namespace plastic::rt
