@@ -104,14 +104,14 @@ int run_compiled(const std::string& file, const std::string& dtype, const Common
   const plastic_model& m = compiled.table();
   if (rt::world().root()) // under mpirun: once per job, not once per rank
     std::cerr << fmt::format(
-      "model     {} ({}), {} parameters, state {}, {} x {} lanes, compiled in {:.2f} s{}\n", m.name,
-      file, m.n_params, m.n_state, dtype, m.lanes, seconds,
-      common.backend == Backend::Cpp      ? " (C++ backend)"
-      : compiled.llvm_stats().cached == 0 ? ""
-      : compiled.llvm_stats().cached == compiled.llvm_stats().kernels
-          ? " (kernels from the cache)"
-          : fmt::format(" ({} of {} kernels from the cache)", compiled.llvm_stats().cached,
-                        compiled.llvm_stats().kernels));
+        "model     {} ({}), {} parameters, state {}, {} x {} lanes, compiled in {:.2f} s{}\n",
+        m.name, file, m.n_params, m.n_state, dtype, m.lanes, seconds,
+        common.backend == Backend::Cpp      ? " (C++ backend)"
+        : compiled.llvm_stats().cached == 0 ? ""
+        : compiled.llvm_stats().cached == compiled.llvm_stats().kernels
+            ? " (kernels from the cache)"
+            : fmt::format(" ({} of {} kernels from the cache)", compiled.llvm_stats().cached,
+                          compiled.llvm_stats().kernels));
   // A NaN met while running is traced back to the model's source line.
   rt::NonFiniteExplainerScope explain(analysis::make_nonfinite_explainer(*fns, common.color));
   // `plastic train` prints one line of the stability report at initialisation.

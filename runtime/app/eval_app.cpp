@@ -8,14 +8,13 @@
 
 #include <fmt/format.h>
 
-#include "runtime/distributed/communicator.h"
-
 #include "runtime/app/model_data.h"
 #include "runtime/app/parameters.h"
 #include "runtime/app/prediction_csv.h"
 #include "runtime/app/run_record.h"
 #include "runtime/batch/nonfinite_explainer.h"
 #include "runtime/batch/predict.h"
+#include "runtime/distributed/communicator.h"
 #include "runtime/io/atomic_file.h"
 
 namespace plastic::rt {

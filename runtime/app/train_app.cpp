@@ -141,8 +141,9 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
 
   // How the data was prepared, for programs that predict on new series
   // later (runtime/embed): the run folder is then all they need.
-  if (Status<AppError> s = comm.root() ? write_preprocessing(r.out, preprocessing_of(md.splits, run))
-                                       : Status<AppError>{};
+  if (Status<AppError> s = comm.root()
+                               ? write_preprocessing(r.out, preprocessing_of(md.splits, run))
+                               : Status<AppError>{};
       !s) {
     fmt::print(stderr, "plastic: {}\n", s.error().message);
     return s.error().exit_code;
@@ -239,10 +240,10 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
     print_evaluation(name, e);
     summary[name] = {{"loss", e.loss}, {e.metric_name, e.metric}, {"samples", e.samples}};
   }
-  if (Status<TrainError> s = comm.root() ? write_file_atomic(std::filesystem::path(r.out) /
-                                                                  "summary.json",
-                                                              summary.dump(2) + "\n")
-                                          : Status<TrainError>{};
+  if (Status<TrainError> s = comm.root()
+                                 ? write_file_atomic(std::filesystem::path(r.out) / "summary.json",
+                                                     summary.dump(2) + "\n")
+                                 : Status<TrainError>{};
       !s) {
     fmt::print(stderr, "plastic: {}\n", s.describe());
     return kInputError;

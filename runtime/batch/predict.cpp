@@ -27,11 +27,13 @@ namespace {
 template <class T> void share_predictions(Communicator& comm, Predictions<T>& pr) {
   std::vector<double> mine(pr.outputs.size() + pr.loss_sum.size());
   std::copy(pr.outputs.begin(), pr.outputs.end(), mine.begin());
-  std::copy(pr.loss_sum.begin(), pr.loss_sum.end(), mine.begin() + static_cast<std::ptrdiff_t>(pr.outputs.size()));
+  std::copy(pr.loss_sum.begin(), pr.loss_sum.end(),
+            mine.begin() + static_cast<std::ptrdiff_t>(pr.outputs.size()));
   const std::vector<double> all = comm.ordered_sum(mine, mine.size());
   for (size_t i = 0; i < pr.outputs.size(); ++i)
     pr.outputs[i] = static_cast<T>(all[i]);
-  std::copy(all.begin() + static_cast<std::ptrdiff_t>(pr.outputs.size()), all.end(), pr.loss_sum.begin());
+  std::copy(all.begin() + static_cast<std::ptrdiff_t>(pr.outputs.size()), all.end(),
+            pr.loss_sum.begin());
 }
 
 template <class T>

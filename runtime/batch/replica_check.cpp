@@ -45,7 +45,6 @@ Status<TrainError> check_replicas(Communicator& comm, int64_t epoch, std::span<c
 template uint64_t parameter_hash<float>(std::span<const float>);
 template uint64_t parameter_hash<double>(std::span<const double>);
 template Status<TrainError> check_replicas<float>(Communicator&, int64_t, std::span<const float>);
-template Status<TrainError> check_replicas<double>(Communicator&, int64_t,
-                                                   std::span<const double>);
+template Status<TrainError> check_replicas<double>(Communicator&, int64_t, std::span<const double>);
 
 } // namespace plastic::rt

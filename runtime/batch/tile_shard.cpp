@@ -14,9 +14,12 @@ namespace plastic::rt {
 namespace {
 
 std::string serialise(const SolveFailure& f) {
-  nlohmann::json j = {{"kind", static_cast<int>(f.kind)}, {"lane", f.lane},
-                      {"sample", f.sample},               {"t", f.t},
-                      {"h", f.h},                         {"message", f.message},
+  nlohmann::json j = {{"kind", static_cast<int>(f.kind)},
+                      {"lane", f.lane},
+                      {"sample", f.sample},
+                      {"t", f.t},
+                      {"h", f.h},
+                      {"message", f.message},
                       {"advice", f.advice}};
   return j.dump();
 }

@@ -43,13 +43,17 @@ bool env_set(const char* name) {
 
 } // namespace
 
-std::unique_ptr<Communicator> make_single_process() { return std::make_unique<SingleProcess>(); }
+std::unique_ptr<Communicator> make_single_process() {
+  return std::make_unique<SingleProcess>();
+}
 
 bool launched_by_mpi() {
   return env_set("OMPI_COMM_WORLD_SIZE") || env_set("PMI_SIZE") || env_set("PMIX_RANK");
 }
 
-bool mpi_built() { return PLASTIC_HAVE_MPI != 0; }
+bool mpi_built() {
+  return PLASTIC_HAVE_MPI != 0;
+}
 
 std::string init_distributed(int& argc, char**& argv) {
   if (!launched_by_mpi()) return {};

@@ -85,6 +85,15 @@ if [ "$case_name" != kill ]; then
     fail "eval under mpirun differs from one process"
   [ "$(grep -c '^validation' "$work/eval_ranks.txt")" -eq 1 ] || fail "eval printed more than once"
   echo "PASS: eval under mpirun: $(grep '^validation' "$work/eval_ranks.txt")"
+  # A model binary (`plastic build`) shares the runtime: the same under mpirun.
+  if [ "$case_name" = flipflop ]; then
+    "$plastic" build "${model[1]}" "${model[@]:2:4}" --dtype f64 -o "$work/model" >/dev/null ||
+      fail "plastic build failed"
+    "${mpirun[@]}" -np "$np" "$work/model" train --data synthetic:flipflop "${common[@]:2}" \
+      --out "$work/binary" >"$work/binary.log" 2>&1 ||
+      { cat "$work/binary.log"; fail "the model binary under mpirun failed"; }
+    same_parameters "$work/single" "$work/binary"
+  fi
   exit 0
 fi
 

@@ -109,15 +109,15 @@ TEST_CASE("the batch loss and gradient on 2 to 5 ranks are bitwise those of one 
           "[batch][ranks]") {
   test::CdeSpec spec; // L = 4 lanes: 23 samples are 6 tiles, the last padded
   spec.S = 1;
-  std::vector<int> lengths;
+  std::vector<int> lengths(23);
   for (int i = 0; i < 23; ++i)
-    lengths.push_back(3 + (i * 7) % 9);
+    lengths[static_cast<size_t>(i)] = 3 + (i * 7) % 9;
   const Setup s = make_setup(spec, lengths, 41);
   std::vector<int64_t> batch = first_n(23);
   std::reverse(batch.begin(), batch.end()); // a shuffled batch: tiles cut in batch order
   const RankResult one = gradient_on_ranks(s, batch, 1).front();
   REQUIRE(one.ok);
-  // 4 ranks split 6 tiles unevenly; 5 ranks leave... none empty, 7 would.
+  // 4 and 5 ranks split 6 tiles unevenly; 7 ranks leave one rank without a tile.
   for (int ranks : {2, 3, 4, 5, 7}) {
     CAPTURE(ranks);
     for (const RankResult& r : gradient_on_ranks(s, batch, ranks, ranks == 3 ? 2 : 1)) {
@@ -168,7 +168,7 @@ TEST_CASE("a solver failure on one rank's tile reaches every rank, naming that r
   std::fill(s.theta.begin(), s.theta.end(), 0.0);
   auto& c = *s.model->ctx;
   for (int i = 0; i < c.n; ++i)
-    s.theta[static_cast<size_t>(c.E + i * (c.d + c.S) + c.d)] = 3.0;
+    s.theta[static_cast<size_t>(c.E) + static_cast<size_t>(i * (c.d + c.S) + c.d)] = 3.0;
   for (size_t i = 0; i < s.data.size(); ++i)
     s.data.samples[i].statics[0] = -1.0;
   s.data.samples[6].statics[0] = 2.0;
@@ -193,13 +193,13 @@ TEST_CASE("ranks whose parameters differ all stop with a message naming them", "
     if (comm.rank() == 2) params[1] = std::nextafter(2.0, 3.0); // one ulp
     const auto differ = rt::check_replicas<double>(comm, 5, std::span<const double>(params));
     std::lock_guard<std::mutex> lock(m);
-    messages.push_back(same ? "same" : "mismatch before any change");
+    messages.emplace_back(same ? "same" : "mismatch before any change");
     messages.push_back(differ ? "no mismatch found" : differ.error().describe());
   });
   REQUIRE(messages.size() == 6);
   for (size_t i = 0; i < 6; i += 2) {
     CHECK(messages[i] == "same");
-    CHECK_THAT(messages[i + 1], Contains("after epoch 5") && Contains("ranks 0,1 have") &&
-                                    Contains("ranks 2 have"));
+    CHECK_THAT(messages[i + 1],
+               Contains("after epoch 5") && Contains("ranks 0,1 have") && Contains("ranks 2 have"));
   }
 }

@@ -94,6 +94,7 @@ private:
 inline void ThreadRanks::run(int size, const std::function<void(rt::Communicator&)>& body) {
   ThreadRanks shared(size);
   std::vector<std::thread> threads;
+  threads.reserve(static_cast<size_t>(size));
   for (int r = 0; r < size; ++r)
     threads.emplace_back([&shared, &body, r] {
       ThreadRank comm(shared, r);
