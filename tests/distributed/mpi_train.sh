@@ -16,6 +16,9 @@
 #   kill           rank 1 of 2 is killed (SIGKILL) in epoch 2: the job must end
 #                  non-zero with a message, and `--resume` under mpirun must
 #                  finish with the parameters of an uninterrupted run
+#   refused        (a build without MPI) a process that looks launched by mpirun
+#                  (OMPI_COMM_WORLD_SIZE set) is refused with exit 2 and a message,
+#                  rather than train as K independent copies
 # NP = 3 with 4 tiles of 8 lanes per batch of 32 (and 3 in the last batch)
 # checks a batch that does not divide evenly over the ranks.
 set -euo pipefail
@@ -40,6 +43,20 @@ same_parameters() { # DIR_A DIR_B
   echo "PASS: $2/model.safetensors is bitwise that of $1"
 }
 
+if [ "$case_name" = refused ]; then
+  set +e
+  out=$(OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=0 "$plastic" train \
+    "$root/examples/gnode_flipflop.ode" --data synthetic:flipflop --out "$work/refused" 2>&1)
+  code=$?
+  set -e
+  echo "$out"
+  [ "$code" -eq 2 ] || fail "exit code $code, expected 2"
+  grep -q "no MPI support" <<<"$out" || fail "no message says that MPI support was not built"
+  [ ! -e "$work/refused" ] || fail "the refused run created its folder"
+  echo "PASS: refused under mpirun without MPI support"
+  exit 0
+fi
+
 case $case_name in
   flipflop | kill)
     model=(train "$root/examples/gnode_flipflop.ode" --set N=8 --set H=8
@@ -55,7 +72,7 @@ case $case_name in
            --set d_ff=8 --data "$data")
     ;;
   *)
-    echo "usage: $0 BUILD_DIR flipflop|character|kill [NP]" >&2
+    echo "usage: $0 BUILD_DIR flipflop|character|kill|refused [NP]" >&2
     exit 2
     ;;
 esac
