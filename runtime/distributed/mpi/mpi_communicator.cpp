@@ -4,8 +4,9 @@
 // chosen by PLASTIC_MPI_SUM (bench/README compares them):
 //  * chain (default): rank r receives the running sum of ranks < r, adds its
 //    items in order and passes it on; the last rank broadcasts the total.
-//    Each rank sends and receives one vector of `width` doubles, but the
-//    K-1 hops are sequential.
+//    Each rank sends and receives one vector of `width` doubles, in
+//    segments (PLASTIC_MPI_SEGMENT doubles, default 16384; 0 = whole) that
+//    follow each other down the chain, so the K-1 hops overlap.
 //  * gather: MPI_Allgatherv of every rank's items, then every rank adds all
 //    of them in order. One collective, but every rank receives all items
 //    (tiles x width doubles).
@@ -20,6 +21,7 @@
 // imbalance) and the sum itself (communication).
 #include "runtime/distributed/mpi/mpi_communicator.h"
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -46,6 +48,8 @@ public:
     const char* sum = std::getenv("PLASTIC_MPI_SUM");
     gather_ = sum != nullptr && std::string(sum) == "gather";
     stats_ = std::getenv("PLASTIC_MPI_STATS") != nullptr;
+    if (const char* seg = std::getenv("PLASTIC_MPI_SEGMENT"))
+      segment_ = std::strtoul(seg, nullptr, 10);
     if (const char* kill = std::getenv("PLASTIC_MPI_TEST_KILL"))
       if (std::sscanf(kill, "%d:%ld", &kill_rank_, &kill_at_) != 2) kill_rank_ = -1;
   }
@@ -105,12 +109,23 @@ public:
 private:
   std::vector<double> chained_sum(std::span<const double> items, size_t width) {
     std::vector<double> sum(width, 0.0);
-    const int n = static_cast<int>(width);
-    if (rank_ > 0)
-      MPI_Recv(sum.data(), n, MPI_DOUBLE, rank_ - 1, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    add_items(sum, items, width);
-    if (rank_ + 1 < size_) MPI_Send(sum.data(), n, MPI_DOUBLE, rank_ + 1, kTag, MPI_COMM_WORLD);
-    MPI_Bcast(sum.data(), n, MPI_DOUBLE, size_ - 1, MPI_COMM_WORLD);
+    // Segment by segment, so that rank r adds segment s while rank r + 1
+    // adds segment s - 1: the K - 1 hops overlap instead of each waiting for
+    // the whole vector. Every element still gets the previous ranks' sum
+    // first, then this rank's items in order.
+    const size_t step = segment_ > 0 ? segment_ : std::max<size_t>(width, 1);
+    for (size_t first = 0; first < width; first += step) {
+      const size_t count = std::min(step, width - first);
+      double* seg = sum.data() + first;
+      const int n = static_cast<int>(count);
+      if (rank_ > 0)
+        MPI_Recv(seg, n, MPI_DOUBLE, rank_ - 1, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      for (size_t item = 0; item + width <= items.size(); item += width)
+        for (size_t i = 0; i < count; ++i)
+          seg[i] += items[item + first + i];
+      if (rank_ + 1 < size_) MPI_Send(seg, n, MPI_DOUBLE, rank_ + 1, kTag, MPI_COMM_WORLD);
+    }
+    MPI_Bcast(sum.data(), static_cast<int>(width), MPI_DOUBLE, size_ - 1, MPI_COMM_WORLD);
     return sum;
   }
 
@@ -140,6 +155,7 @@ private:
   static constexpr int kTag = 17;
   int rank_ = 0, size_ = 1;
   bool gather_ = false;
+  size_t segment_ = 16384; ///< doubles per chain segment (128 KB); 0 = the whole vector
   int kill_rank_ = -1;
   long kill_at_ = 0, calls_ = 0;
   bool stats_ = false;
