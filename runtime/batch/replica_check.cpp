@@ -38,8 +38,10 @@ Status<TrainError> check_replicas(Communicator& comm, int64_t epoch, std::span<c
   return TrainError{TrainErrorKind::Mismatch,
                     {},
                     fmt::format("the ranks' parameters differ after epoch {} ({})", epoch, groups),
-                    "every rank must run the same build on the same data and options; check the "
-                    "hostfile's machines and the data each one reads"};
+                    "every rank must run the same build on the same data and options, and see "
+                    "the same run folder (a rank that does not find the checkpoints to resume "
+                    "from starts over): check the hostfile's machines, the data and the run "
+                    "folder each one reads"};
 }
 
 template uint64_t parameter_hash<float>(std::span<const float>);

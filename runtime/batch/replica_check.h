@@ -1,9 +1,8 @@
 // The check that data-parallel ranks still hold the same parameters: a hash
-// of each rank's parameter bytes, compared across ranks after every epoch.
-// Ranks that sum gradients in the same order and step the same optimiser
-// cannot drift apart unless something is wrong (a rank with other data or
-// another build, a hardware fault); then every rank stops with the same
-// message naming the ranks that differ, rather than train on silently.
+// of each rank's parameter bytes, compared across ranks before the first step and after every
+// epoch. Ranks that sum gradients in the same order and step the same optimiser cannot drift apart
+// unless something is wrong (a rank with other data or another build, a hardware fault); then every
+// rank stops with the same message naming the ranks that differ, rather than train on silently.
 #pragma once
 
 #include <cstdint>

@@ -428,6 +428,10 @@ template <class T> Status<TrainError> Run<T>::finish() {
 
 template <class T> Result<TrainOutcome, TrainError> Run<T>::run() {
   if (Status<TrainError> s = setup(); !s) return s.error();
+  // Also before the first step: ranks that start apart (one resumed, one
+  // did not find the checkpoint) stop here rather than train out of step.
+  if (hooks_.check_params)
+    if (Status<TrainError> s = hooks_.check_params(start_epoch_ - 1, params_); !s) return s.error();
   InterruptGuard guard(/*quiet=*/!c_.progress);
   for (int64_t epoch = start_epoch_; epoch <= c_.epochs; ++epoch) {
     Rng rng = Rng::for_epoch(c_.seed, epoch);

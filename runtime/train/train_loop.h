@@ -63,8 +63,9 @@ template <class T> struct TrainHooks {
       train_batch;
   /// Validation on the current parameters. Optional.
   std::function<Result<ValidationResult, TrainError>(std::span<const T> params)> validate;
-  /// After each epoch's steps: fails when the parameters are not what they
-  /// should be (data-parallel ranks compare theirs). Optional.
+  /// Before the first step (with the number of epochs already done) and
+  /// after each epoch: fails when the parameters are not what they should
+  /// be (data-parallel ranks compare theirs). Optional.
   std::function<Status<TrainError>(int64_t epoch, std::span<const T> params)> check_params;
 };
 
