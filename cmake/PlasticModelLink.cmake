@@ -34,6 +34,11 @@ else()
   # libstdc++ is older than the build machine's.
   list(APPEND _plastic_link_flags -static-libstdc++ -static-libgcc)
 endif()
+# With PLASTIC_MPI the runtime calls MPI (runtime/distributed/mpi): its
+# libraries come after the runtime, as absolute paths.
+if(PLASTIC_MPI)
+  list(APPEND _plastic_link_flags ${MPI_C_LIBRARIES})
+endif()
 list(JOIN _plastic_link_flags "\n" _plastic_link_flags_text)
 
 file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/plastic-model-link.txt CONTENT

@@ -41,6 +41,9 @@ list(REMOVE_ITEM _plastic_fmt_includes /usr/include /usr/local/include)
 set(PLASTIC_PACKAGE_INCLUDES "\${_plastic_prefix}/include" "\${_plastic_prefix}/include/plastic"
     ${_plastic_fmt_includes})
 set(PLASTIC_PACKAGE_DL_LIBS "${CMAKE_DL_LIBS}")
+if(PLASTIC_MPI) # the runtime calls MPI (runtime/distributed/mpi)
+  list(APPEND PLASTIC_PACKAGE_DL_LIBS ${MPI_C_LIBRARIES})
+endif()
 
 configure_file(${PROJECT_SOURCE_DIR}/cmake/PlasticConfig.cmake.in
                ${PROJECT_BINARY_DIR}/package/PlasticConfig.cmake.gen @ONLY)

@@ -13,6 +13,7 @@
 #include "runtime/app/option_checks.h"
 #include "runtime/app/parse_errors.h"
 #include "runtime/app/standard_output.h"
+#include "runtime/distributed/communicator.h"
 #include "runtime/gradients/memory_estimate.h"
 #include "runtime/support/internal_error.h"
 
@@ -301,8 +302,14 @@ static int run(int argc, char** argv) {
 }
 
 int main(int argc, char** argv) {
+  // Under mpirun: one rank of a data-parallel job (runtime/distributed).
+  if (std::string refused = plastic::rt::init_distributed(argc, argv); !refused.empty()) {
+    std::cerr << "plastic: " << refused << "\n";
+    return kUsageError;
+  }
   try {
-    return plastic::rt::finish_standard_output(run(argc, argv), "plastic");
+    return plastic::rt::finish_distributed(
+        plastic::rt::finish_standard_output(run(argc, argv), "plastic"));
   } catch (const std::exception& e) {
     // Setting up the command line failed (run catches what commands throw).
     std::cerr << "plastic: " << plastic::InternalError(e.what()).what() << "\n";

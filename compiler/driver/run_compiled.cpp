@@ -10,6 +10,7 @@
 #include "compiler/driver/memory_floor.h"
 #include "compiler/loops/error.h"
 #include "dsl/ast_printer.h"
+#include "runtime/distributed/communicator.h"
 
 #include <algorithm>
 #include <chrono>
@@ -60,7 +61,7 @@ int run_compiled(const std::string& file, const std::string& dtype, const Common
   nlohmann::json dims = nlohmann::json::object();
   for (const auto& d : fns->model->dims) {
     dims[d.name] = d.value;
-    if (!d.from_data.empty() && !d.overridden)
+    if (!d.from_data.empty() && !d.overridden && rt::world().root())
       std::cerr << fmt::format("dim       {} = {} (from the data: {} {})\n", d.name, d.value,
                                d.value, d.from_data);
   }
@@ -101,15 +102,16 @@ int run_compiled(const std::string& file, const std::string& dtype, const Common
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const plastic_model& m = compiled.table();
-  std::cerr << fmt::format(
-      "model     {} ({}), {} parameters, state {}, {} x {} lanes, compiled in {:.2f} s{}\n", m.name,
-      file, m.n_params, m.n_state, dtype, m.lanes, seconds,
-      common.backend == Backend::Cpp      ? " (C++ backend)"
-      : compiled.llvm_stats().cached == 0 ? ""
-      : compiled.llvm_stats().cached == compiled.llvm_stats().kernels
-          ? " (kernels from the cache)"
-          : fmt::format(" ({} of {} kernels from the cache)", compiled.llvm_stats().cached,
-                        compiled.llvm_stats().kernels));
+  if (rt::world().root()) // under mpirun: once per job, not once per rank
+    std::cerr << fmt::format(
+        "model     {} ({}), {} parameters, state {}, {} x {} lanes, compiled in {:.2f} s{}\n",
+        m.name, file, m.n_params, m.n_state, dtype, m.lanes, seconds,
+        common.backend == Backend::Cpp      ? " (C++ backend)"
+        : compiled.llvm_stats().cached == 0 ? ""
+        : compiled.llvm_stats().cached == compiled.llvm_stats().kernels
+            ? " (kernels from the cache)"
+            : fmt::format(" ({} of {} kernels from the cache)", compiled.llvm_stats().cached,
+                          compiled.llvm_stats().kernels));
   // A NaN met while running is traced back to the model's source line.
   rt::NonFiniteExplainerScope explain(analysis::make_nonfinite_explainer(*fns, common.color));
   // `plastic train` prints one line of the stability report at initialisation.

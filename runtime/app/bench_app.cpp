@@ -14,6 +14,7 @@
 #include "runtime/app/synthetic_data.h"
 #include "runtime/batch/batch_gradient.h"
 #include "runtime/batch/parallel.h"
+#include "runtime/distributed/communicator.h"
 #include "runtime/init/init.h"
 #include "runtime/train/optimizer.h"
 
@@ -46,6 +47,7 @@ template <class T> int bench_typed(const plastic_model& m, const BenchRequest& r
   }
   BatchOptions options;
   options.threads = r.threads;
+  options.comm = &world(); // under mpirun: the step of K ranks, gradient sum included
   MemoryRequest mr{r.batch, r.threads, r.memory.gradient, r.memory.budget, r.memory.limit};
   if (!r.memory.limit) mr.limit = std::numeric_limits<double>::infinity(); // measure, never refuse
   auto plan = plan_memory(m, prepared.value(), mr);

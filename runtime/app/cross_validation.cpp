@@ -9,6 +9,7 @@
 #include "runtime/app/app_error.h"
 #include "runtime/app/run_folder.h"
 #include "runtime/app/train_app.h"
+#include "runtime/distributed/communicator.h"
 #include "runtime/io/atomic_file.h"
 
 namespace plastic::rt {
@@ -134,6 +135,10 @@ int run_cross_validation(const plastic_model& m, const TrainRequest& r) {
   const int64_t folds = r.run.folds;
   if (r.run.was_given("--valid"))
     return fail(kUsageError, "--folds validates on folds of --data: leave out --valid");
+  // Every rank would write the cross-validation's own files: not yet.
+  if (world().size() > 1)
+    return fail(kUsageError, "--folds under mpirun is not supported: run each fold as its own "
+                             "job (--folds K --fold I, one mpirun each)");
   if (r.run.was_given("--valid-fraction"))
     return fail(kUsageError,
                 "--folds K validates on 1/K of the training data: leave out --valid-fraction");

@@ -14,6 +14,7 @@
 #include "runtime/app/run_record.h"
 #include "runtime/batch/nonfinite_explainer.h"
 #include "runtime/batch/predict.h"
+#include "runtime/distributed/communicator.h"
 #include "runtime/io/atomic_file.h"
 
 namespace plastic::rt {
@@ -71,6 +72,7 @@ int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* 
   }
   BatchOptions options;
   options.threads = r.run.threads;
+  options.comm = &world(); // under mpirun: each rank evaluates a share of the tiles
   std::vector<std::string> splits = r.split == "all"
                                         ? std::vector<std::string>{"train", "validation", "test"}
                                         : std::vector<std::string>{r.split};
@@ -115,7 +117,7 @@ int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* 
     }
     write_prediction_rows(*out, m, source, split, p);
   }
-  if (to_file)
+  if (to_file && world().root()) // every rank has every prediction; rank 0 writes them
     if (Status<TrainError> s = write_file_atomic(*csv, std::move(text).str()); !s) {
       fmt::print(stderr, "plastic: {}\n", s.describe());
       return kInputError;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -17,6 +18,7 @@
 #include "runtime/batch/predict.h"
 #include "runtime/batch/stability_reporter.h"
 #include "runtime/batch/train_hooks.h"
+#include "runtime/distributed/communicator.h"
 #include "runtime/init/init.h"
 #include "runtime/io/atomic_file.h"
 #include "runtime/io/param_table.h"
@@ -53,6 +55,10 @@ int fail(const AppError& e) {
 
 template <class T> int train_typed(const plastic_model& m, const TrainRequest& given) {
   TrainRequest r = given; // --resume fills in the run's options
+  // Under mpirun every rank runs this function on the same data; rank 0
+  // alone owns the run folder (lock, records, checkpoints, logs) and
+  // prints, the others only read it to --resume (runtime/distributed).
+  Communicator& comm = world();
   MetricInfo metric = task_metric(m.task);
   if (auto s = selection(r, metric); !s) return fail(s.error());
   if (!r.resume && r.run.data.empty())
@@ -64,11 +70,16 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
       !r.resume && !r.force && r.out == TrainRequest::kLatestRun &&
       (std::filesystem::exists(std::filesystem::path(r.out) / "train.jsonl") ||
        recorded_folds(r.out).has_value());
-  auto folder = take_run_folder(r.out, r.resume, r.force || replaces_latest);
-  if (!folder) {
-    fmt::print(stderr, "plastic: {}\n", folder.error().message);
-    return folder.error().exit_code;
+  std::optional<RunLock> folder;
+  if (comm.root()) {
+    auto taken = take_run_folder(r.out, r.resume, r.force || replaces_latest);
+    if (!taken) {
+      fmt::print(stderr, "plastic: {}\n", taken.error().message);
+      return taken.error().exit_code;
+    }
+    folder.emplace(std::move(taken).value());
   }
+  comm.barrier(); // the folder is ready (cleaned with --force) before any rank reads it
   if (replaces_latest)
     fmt::print("run       replacing the previous run in {} (give --out DIR to keep runs)\n", r.out);
   const std::filesystem::path out(r.out);
@@ -121,7 +132,7 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
 
   // How the run was made (run_record.h), once the data has been read as
   // the model needs it: a run refused for its data leaves no record behind.
-  if (!r.resume) {
+  if (!r.resume && comm.root()) {
     auto record = make_run_record(m, r);
     if (!record) return fail(record.error());
     if (Status<AppError> s = write_run_record(out, record.value(), r.run.model); !s)
@@ -130,7 +141,10 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
 
   // How the data was prepared, for programs that predict on new series
   // later (runtime/embed): the run folder is then all they need.
-  if (Status<AppError> s = write_preprocessing(r.out, preprocessing_of(md.splits, run)); !s) {
+  if (Status<AppError> s = comm.root()
+                               ? write_preprocessing(r.out, preprocessing_of(md.splits, run))
+                               : Status<AppError>{};
+      !s) {
     fmt::print(stderr, "plastic: {}\n", s.error().message);
     return s.error().exit_code;
   }
@@ -145,7 +159,7 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
     const std::vector<double> wide(theta.begin(), theta.end());
     StabilitySummary s = stability(wide);
     if (!s.line.empty()) fmt::print("{}\n", s.line);
-    if (!s.warning.empty()) fmt::print(stderr, "plastic: warning: {}\n", s.warning);
+    if (!s.warning.empty() && comm.root()) fmt::print(stderr, "plastic: warning: {}\n", s.warning);
   }
   auto table = ParamTable::from_abi(m.params, m.n_param_entries, m.n_params);
   if (!table) {
@@ -157,9 +171,11 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
   ho.batch_size = r.run.batch;
   ho.batch.threads = r.run.threads;
   ho.batch.gradient = plan.value().gradient;
-  ho.on_failure = [](const std::string& what) {
-    fmt::print(stderr, "\nplastic: batch skipped: {}\n", what);
-  };
+  ho.batch.comm = &comm;
+  if (comm.root()) // every rank meets the same failure; one says it
+    ho.on_failure = [](const std::string& what) {
+      fmt::print(stderr, "\nplastic: batch skipped: {}\n", what);
+    };
   ho.explain = nonfinite_explainer(); // the driver's, which knows the model's source
   const PreparedData* valid = md.validation ? &*md.validation : nullptr;
   TrainHooks<T> hooks = make_train_hooks<T>(m, *md.train, valid, ho);
@@ -180,7 +196,8 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
   cfg.run_dir = r.out;
   cfg.resume = r.resume;
   cfg.plot = r.plot;
-  cfg.progress = r.progress;
+  cfg.progress = r.progress && comm.root();
+  cfg.writer = comm.root();
   cfg.model_hash = model_hash(m);
   cfg.dims = r.run.dims;
   cfg.run_config = {{"data", run.data},         {"batch", run.batch}, {"dtype", run.dtype},
@@ -191,8 +208,9 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
     fmt::print(stderr, "plastic: training stopped: {}\n", outcome.error().describe());
     return 1;
   }
-  for (const std::string& w : outcome.value().warnings)
-    fmt::print(stderr, "plastic: warning: {}\n", w);
+  if (comm.root())
+    for (const std::string& w : outcome.value().warnings)
+      fmt::print(stderr, "plastic: warning: {}\n", w);
   if (outcome.value().interrupted) {
     fmt::print("interrupted: checkpoint saved in {}; continue with --resume\n", r.out);
     // As a shell reports a process killed by the signal, so a script can
@@ -208,6 +226,7 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
   summary["skipped_steps"] = outcome.value().skipped_steps;
   BatchOptions eval_options;
   eval_options.threads = r.run.threads;
+  eval_options.comm = &comm;
   for (const char* name : {"validation", "test"}) {
     const PreparedData* prepared = md.split(name).prepared;
     if (!prepared) continue;
@@ -221,8 +240,10 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
     print_evaluation(name, e);
     summary[name] = {{"loss", e.loss}, {e.metric_name, e.metric}, {"samples", e.samples}};
   }
-  if (Status<TrainError> s =
-          write_file_atomic(std::filesystem::path(r.out) / "summary.json", summary.dump(2) + "\n");
+  if (Status<TrainError> s = comm.root()
+                                 ? write_file_atomic(std::filesystem::path(r.out) / "summary.json",
+                                                     summary.dump(2) + "\n")
+                                 : Status<TrainError>{};
       !s) {
     fmt::print(stderr, "plastic: {}\n", s.describe());
     return kInputError;

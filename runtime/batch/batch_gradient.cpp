@@ -5,6 +5,7 @@
 #include <exception>
 #include <memory>
 #include <new>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 
 #include "runtime/batch/ordered_sum.h"
 #include "runtime/batch/parallel.h"
+#include "runtime/batch/tile_shard.h"
 #include "runtime/batch/tile_work.h"
 #include "runtime/gradients/gradient.h"
 
@@ -68,15 +70,26 @@ BatchLoss loss_and_gradient(const plastic_model& model, const PreparedData& data
 
     const ModelView<T> view(model);
     const int L = view.lanes;
-    const size_t tiles = tile_count(samples.size(), L);
-    const int workers = resolve_threads(options.threads, tiles);
+    const TileShard shard(options.comm, tile_count(samples.size(), L));
+    const size_t mine = shard.range.size(); // tiles of this rank: range.first + i
+    const int workers = resolve_threads(options.threads, mine);
     std::vector<std::unique_ptr<TileWorkspace<T>>> spaces(static_cast<size_t>(workers));
-    std::vector<Status<SolveFailure>> status(tiles);
-    std::vector<double> tile_loss(tiles, 0.0);
-    std::vector<GradientResult> stats(tiles);
-    OrderedSum sum(theta.size());
+    std::vector<Status<SolveFailure>> status(mine);
+    std::vector<double> tile_loss(mine, 0.0);
+    std::vector<GradientResult> stats(mine);
+    // One process sums its tiles as they finish (in order, ordered_sum.h);
+    // a rank of several keeps its tiles' gradients (and losses, the last
+    // value of each) for the ranks' ordered sum after the loop.
+    const size_t width = theta.size() + 1;
+    std::optional<OrderedSum> sum;
+    std::vector<double> kept;
+    if (shard.distributed())
+      kept.assign(mine * width, 0.0);
+    else
+      sum.emplace(theta.size());
 
-    parallel_for(tiles, workers, [&](size_t k, int w) {
+    parallel_for(mine, workers, [&](size_t i, int w) {
+      const size_t k = shard.range.first + i;
       auto& space = spaces[static_cast<size_t>(w)];
       if (!space) space = std::make_unique<TileWorkspace<T>>(model);
       TileWorkspace<T>& ws = *space;
@@ -84,7 +97,7 @@ BatchLoss loss_and_gradient(const plastic_model& model, const PreparedData& data
       const auto chunk = samples.subspan(first, std::min<size_t>(L, samples.size() - first));
       OpenTile<T> tile;
       if (Status<SolveFailure> st = tile.open(model, view, data, chunk, theta, ws); !st) {
-        status[k] = std::move(st);
+        status[i] = std::move(st);
         return false;
       }
       const TileLayout& lay = tile.layout();
@@ -95,43 +108,54 @@ BatchLoss loss_and_gradient(const plastic_model& model, const PreparedData& data
       out.theta_bar = ws.theta_bar.data();
       out.z0_bar = ws.z0_bar.data();
       out.loss = ws.lane_loss.data();
-      stats[k] = rt::loss_and_gradient<T>(p, solver.value(), method.value(), ws.z0.data(), out);
-      if (!stats[k].ok()) {
-        status[k] = locate_failure(std::move(stats[k].status), lay, data);
+      stats[i] = rt::loss_and_gradient<T>(p, solver.value(), method.value(), ws.z0.data(), out);
+      if (!stats[i].ok()) {
+        status[i] = locate_failure(std::move(stats[i].status), lay, data);
         return false;
       }
       if (view.kernels().init_state) {
         // Padding lanes carry no loss; make sure nothing of theirs reaches theta_bar.
-        for (int64_t i = 0; i < view.n; ++i)
+        for (int64_t j = 0; j < view.n; ++j)
           for (int l = 0; l < L; ++l)
-            if (!has_lane(lay.real, l)) ws.z0_bar[static_cast<size_t>(i * L + l)] = T{0};
+            if (!has_lane(lay.real, l)) ws.z0_bar[static_cast<size_t>(j * L + l)] = T{0};
         view.init_state_vjp(theta.data(), view.inputs > 0 ? ws.u0.data() : nullptr,
                             ws.z0_bar.data(), ws.theta_bar.data(), nullptr, ws.scratch.data());
       }
       double loss = 0;
       for (int l = 0; l < L; ++l)
         if (has_lane(lay.real, l)) loss += ws.lane_loss[static_cast<size_t>(l)];
-      tile_loss[k] = loss;
-      sum.deposit(k, ws.theta_bar.data());
+      tile_loss[i] = loss;
+      if (sum) {
+        sum->deposit(k, ws.theta_bar.data());
+      } else {
+        double* dst = kept.data() + i * width;
+        for (size_t j = 0; j < theta.size(); ++j)
+          dst[j] = static_cast<double>(ws.theta_bar[j]);
+        dst[theta.size()] = loss;
+      }
       return true;
     });
 
-    for (size_t k = 0; k < tiles; ++k)
-      if (!status[k]) {
-        r.status = std::move(status[k]);
-        return r;
-      }
+    r.status = agree_on_failure(shard, status);
+    if (!r.status) return r;
     r.samples = static_cast<int64_t>(samples.size());
-    r.tiles = static_cast<int64_t>(tiles);
-    for (size_t k = 0; k < tiles; ++k) {
-      r.loss_sum += tile_loss[k];
-      r.forward += stats[k].forward;
-      r.backward += stats[k].backward;
-      r.peak_bytes = std::max(r.peak_bytes, stats[k].peak_bytes);
+    r.tiles = static_cast<int64_t>(shard.tiles);
+    for (size_t i = 0; i < mine; ++i) { // this rank's tiles only
+      r.forward += stats[i].forward;
+      r.backward += stats[i].backward;
+      r.peak_bytes = std::max(r.peak_bytes, stats[i].peak_bytes);
+    }
+    std::vector<double> g;
+    if (sum) {
+      for (size_t i = 0; i < mine; ++i)
+        r.loss_sum += tile_loss[i];
+      g = sum->sum();
+    } else {
+      g = shard.comm->ordered_sum(kept, width);
+      r.loss_sum = g.back();
     }
     const double terms = static_cast<double>(r.terms);
     r.loss = r.loss_sum / terms;
-    const std::vector<double>& g = sum.sum();
     for (size_t i = 0; i < grad.size(); ++i)
       grad[i] += static_cast<T>(g[i] / terms);
   } catch (const std::bad_alloc&) {

@@ -18,7 +18,9 @@
 // Threads: tiles are spread over options.threads workers, each with its own
 // scratch and gradient buffer; tile gradients are summed in tile order in
 // double (ordered_sum.h), so the result is bitwise identical for every
-// thread count.
+// thread count. With options.comm over several ranks each rank computes a
+// contiguous range of the tiles and the ranks sum them in the same order
+// (tile_shard.h): bitwise identical for every rank count too.
 //
 // Failures come back as values (no exceptions): a solver failure names the
 // data set index of the failing sample (SolveFailure::sample) and its id,

@@ -11,6 +11,8 @@
 
 namespace plastic::rt {
 
+class Communicator; // runtime/distributed/communicator.h
+
 struct BatchOptions {
   /// The solver; default: the model's `solve` line (plastic_model::solver).
   std::optional<SolverOptions> solver;
@@ -19,6 +21,11 @@ struct BatchOptions {
   /// Threads over tiles; 0 = all hardware threads. Results are bitwise the
   /// same for every thread count (per-tile results reduced in tile order).
   int threads = 1;
+  /// Data-parallel ranks (runtime/distributed): with more than one, each
+  /// rank computes a contiguous share of the tiles and the results are
+  /// reduced in tile order, so they are bitwise those of one process. Every
+  /// rank must call with the same samples and parameters. Null: this process alone.
+  Communicator* comm = nullptr;
 };
 
 /// The solver options to use: the override, else the table's solve line.

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <exception>
 #include <memory>
 #include <new>
@@ -11,6 +12,7 @@
 
 #include "runtime/batch/batch_gradient.h"
 #include "runtime/batch/parallel.h"
+#include "runtime/batch/tile_shard.h"
 #include "runtime/batch/tile_work.h"
 #include "runtime/solvers/solve.h"
 #include "runtime/train/metrics.h"
@@ -18,6 +20,21 @@
 namespace plastic::rt {
 
 namespace {
+
+/// Every rank filled the rows and losses of its own tiles and left the rest
+/// 0: summing the ranks' vectors gives every rank all of them, exactly (one
+/// rank holds a value, the others 0; a -0 output comes back as +0).
+template <class T> void share_predictions(Communicator& comm, Predictions<T>& pr) {
+  std::vector<double> mine(pr.outputs.size() + pr.loss_sum.size());
+  std::copy(pr.outputs.begin(), pr.outputs.end(), mine.begin());
+  std::copy(pr.loss_sum.begin(), pr.loss_sum.end(),
+            mine.begin() + static_cast<std::ptrdiff_t>(pr.outputs.size()));
+  const std::vector<double> all = comm.ordered_sum(mine, mine.size());
+  for (size_t i = 0; i < pr.outputs.size(); ++i)
+    pr.outputs[i] = static_cast<T>(all[i]);
+  std::copy(all.begin() + static_cast<std::ptrdiff_t>(pr.outputs.size()), all.end(),
+            pr.loss_sum.begin());
+}
 
 template <class T>
 Status<SolveFailure> predict_into(const plastic_model& model, const PreparedData& data,
@@ -53,11 +70,13 @@ Status<SolveFailure> predict_into(const plastic_model& model, const PreparedData
 
   const ModelView<T> view(model);
   const int L = view.lanes;
-  const size_t tiles = tile_count(count, L);
-  const int workers = resolve_threads(options.threads, tiles);
+  const TileShard shard(options.comm, tile_count(count, L));
+  const size_t mine = shard.range.size(); // tiles of this rank: range.first + i
+  const int workers = resolve_threads(options.threads, mine);
   std::vector<std::unique_ptr<TileWorkspace<T>>> spaces(static_cast<size_t>(workers));
-  std::vector<Status<SolveFailure>> status(tiles);
-  parallel_for(tiles, workers, [&](size_t k, int w) {
+  std::vector<Status<SolveFailure>> status(mine);
+  parallel_for(mine, workers, [&](size_t i, int w) {
+    const size_t k = shard.range.first + i;
     auto& space = spaces[static_cast<size_t>(w)];
     if (!space) space = std::make_unique<TileWorkspace<T>>(model);
     TileWorkspace<T>& ws = *space;
@@ -65,7 +84,7 @@ Status<SolveFailure> predict_into(const plastic_model& model, const PreparedData
     const auto chunk = samples.subspan(first, std::min<size_t>(L, count - first));
     OpenTile<T> tile;
     if (Status<SolveFailure> st = tile.open(model, view, data, chunk, theta, ws); !st) {
-      status[k] = std::move(st);
+      status[i] = std::move(st);
       return false;
     }
     const TileLayout& lay = tile.layout();
@@ -75,7 +94,7 @@ Status<SolveFailure> predict_into(const plastic_model& model, const PreparedData
     std::fill(ws.lane_loss.begin(), ws.lane_loss.end(), 0.0);
     SolveResult sr = solve(p, solver.value(), ws.z0.data(), ws.outputs.data(), ws.lane_loss.data());
     if (!sr.ok()) {
-      status[k] = locate_failure(std::move(sr.status), lay, data);
+      status[i] = locate_failure(std::move(sr.status), lay, data);
       return false;
     }
     for (size_t l = 0; l < chunk.size(); ++l) {
@@ -94,8 +113,8 @@ Status<SolveFailure> predict_into(const plastic_model& model, const PreparedData
     }
     return true;
   });
-  for (size_t k = 0; k < tiles; ++k)
-    if (!status[k]) return status[k];
+  if (Status<SolveFailure> s = agree_on_failure(shard, status); !s) return s;
+  if (shard.distributed()) share_predictions(*shard.comm, pr);
   return {};
 }
 

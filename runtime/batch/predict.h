@@ -13,6 +13,10 @@
 // AUROC of the score (binary), MSE over the observed targets (regression).
 // A metric that is undefined for the data (AUROC with one class present) is
 // NaN with a note, not a failure.
+//
+// With options.comm over several ranks, each rank solves a contiguous range
+// of the tiles and every rank ends with all predictions (tile_shard.h); the
+// loss and metric are then computed alike on every rank.
 #pragma once
 
 #include <cstdint>

@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "runtime/batch/replica_check.h"
+
 namespace plastic::rt {
 
 TrainError to_train_error(const Status<SolveFailure>& status) {
@@ -102,6 +104,12 @@ TrainHooks<T> make_train_hooks(const plastic_model& model, const PreparedData& t
     }
     return out;
   };
+  if (options.batch.comm && options.batch.comm->size() > 1) {
+    Communicator* comm = options.batch.comm;
+    hooks.check_params = [comm](int64_t epoch, std::span<const T> params) {
+      return check_replicas<T>(*comm, epoch, params);
+    };
+  }
   if (valid) {
     auto ids = std::make_shared<std::vector<int64_t>>(all_samples(*valid));
     hooks.validate = [ids, opt, m,

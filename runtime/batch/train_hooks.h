@@ -10,6 +10,11 @@
 // a TrainError. With `explain` set, the first few batches that meet a
 // non-finite value (a failed solve, a non-finite loss or gradient) are
 // handed to it, and its located diagnostic follows the description.
+//
+// With options.batch.comm over several ranks, every rank runs the same
+// hooks on the same data: each computes its share of every batch
+// (batch_gradient.h), and after every epoch the ranks' parameters are
+// compared (replica_check.h).
 #pragma once
 
 #include <cstdint>

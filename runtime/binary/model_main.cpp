@@ -31,6 +31,7 @@
 #include "runtime/app/model_info.h"
 #include "runtime/app/parse_errors.h"
 #include "runtime/app/standard_output.h"
+#include "runtime/distributed/communicator.h"
 #include "runtime/init/init.h"
 #include "runtime/solvers/model_view.h"
 #include "runtime/support/internal_error.h"
@@ -225,11 +226,17 @@ int run(int argc, char** argv) {
 } // namespace
 
 int main(int argc, char** argv) {
+  // Under mpirun: one rank of a data-parallel job (runtime/distributed).
+  if (std::string refused = rt::init_distributed(argc, argv); !refused.empty()) {
+    std::cerr << program_name(argc > 0 ? argv[0] : nullptr) << ": " << refused << "\n";
+    return kUsageError;
+  }
   // Line-buffered even into a pipe, as the driver: epochs show as they end.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
   plastic::rt::keep_freed_memory();
   try {
-    return rt::finish_standard_output(run(argc, argv), program_name(argc > 0 ? argv[0] : nullptr));
+    return rt::finish_distributed(
+        rt::finish_standard_output(run(argc, argv), program_name(argc > 0 ? argv[0] : nullptr)));
   } catch (const plastic::InternalError& e) {
     std::cerr << program_name(argc > 0 ? argv[0] : nullptr) << ": " << e.what() << "\n";
     return kInternalError;

@@ -75,6 +75,10 @@ public:
   static Result<CheckpointDir, TrainError> open(const std::filesystem::path& dir,
                                                 int keep_last = 3);
 
+  /// `dir` to read from only: nothing is created, removed or pruned (a
+  /// data-parallel rank resuming from the folder that rank 0 owns).
+  static CheckpointDir read_only(const std::filesystem::path& dir) { return {dir, 0}; }
+
   const std::filesystem::path& path() const { return dir_; }
 
   /// Saves a checkpoint as the newest one and prunes old ones. Returns its entry.

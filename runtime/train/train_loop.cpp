@@ -112,9 +112,13 @@ template <class T> Status<TrainError> Run<T>::setup() {
   stopper_.emplace(EarlyStoppingOptions{monitor_mode(), c_.early_stopping_patience, 0.0});
   grads_.assign(params_.size(), T(0));
   if (c_.run_dir.empty()) return {};
-  auto dir = CheckpointDir::open(c_.run_dir / "checkpoints", c_.keep_checkpoints);
-  if (!dir) return dir.error();
-  ckpts_.emplace(std::move(dir).value());
+  if (c_.writer) {
+    auto dir = CheckpointDir::open(c_.run_dir / "checkpoints", c_.keep_checkpoints);
+    if (!dir) return dir.error();
+    ckpts_.emplace(std::move(dir).value());
+  } else {
+    ckpts_.emplace(CheckpointDir::read_only(c_.run_dir / "checkpoints"));
+  }
   if (c_.resume && !ckpts_->list().empty()) {
     // Checkpoints exist: resume from one, or fail rather than silently start over.
     auto latest = ckpts_->load_latest();
@@ -136,7 +140,7 @@ template <class T> Status<TrainError> Run<T>::setup() {
       fmt::print("resuming from epoch {}{}\n", start_epoch_, best);
     }
   }
-  return open_log();
+  return c_.writer ? open_log() : Status<TrainError>{};
 }
 
 template <class T>
@@ -318,6 +322,8 @@ Status<TrainError> Run<T>::end_epoch(int64_t epoch, const EpochProgress& p, cons
   }
   schedule_->step(monitored);
   stopper_->update(epoch, monitored, params_);
+  if (hooks_.check_params)
+    if (Status<TrainError> s = hooks_.check_params(epoch, params_); !s) return s;
   if (c_.progress) {
     std::string line =
         fmt::format("epoch {}/{}: train loss {:.4g}", epoch, c_.epochs, rec.train_loss);
@@ -332,7 +338,7 @@ Status<TrainError> Run<T>::end_epoch(int64_t epoch, const EpochProgress& p, cons
   if (log_)
     if (Status<TrainError> s = log_->append(rec); !s) return s;
   const bool last = epoch == c_.epochs || stopper_->should_stop() || InterruptGuard::requested();
-  if (ckpts_ && (epoch % c_.checkpoint_every == 0 || last))
+  if (ckpts_ && c_.writer && (epoch % c_.checkpoint_every == 0 || last))
     if (Status<TrainError> s = save(epoch, nullptr, rng); !s) return s;
   return {};
 }
@@ -381,7 +387,7 @@ template <class T> Status<TrainError> Run<T>::finish() {
   const bool rolled_back =
       !out_.interrupted && c_.restore_best && hooks_.validate && stopper_->has_best();
   if (rolled_back) (void)stopper_->restore_best(params_);
-  if (!c_.run_dir.empty()) {
+  if (!c_.run_dir.empty() && c_.writer) {
     // An interrupted run leaves its best parameters so far too (the
     // checkpoint keeps the state to resume from), so `eval` works on it
     // before the run is finished; the file is replaced atomically.
@@ -410,7 +416,7 @@ template <class T> Status<TrainError> Run<T>::finish() {
       return s;
   }
   if (c_.print_summary) print_summary(out_.history, c_.metric_mode, stdout, out_.best_epoch);
-  if (c_.plot && !c_.run_dir.empty()) {
+  if (c_.plot && !c_.run_dir.empty() && c_.writer) {
     PlotOptions po;
     po.title = c_.model_hash.empty() ? "learning curve" : "learning curve of " + c_.model_hash;
     po.best_epoch = out_.best_epoch;
@@ -422,6 +428,10 @@ template <class T> Status<TrainError> Run<T>::finish() {
 
 template <class T> Result<TrainOutcome, TrainError> Run<T>::run() {
   if (Status<TrainError> s = setup(); !s) return s.error();
+  // Also before the first step: ranks that start apart (one resumed, one
+  // did not find the checkpoint) stop here rather than train out of step.
+  if (hooks_.check_params)
+    if (Status<TrainError> s = hooks_.check_params(start_epoch_ - 1, params_); !s) return s.error();
   InterruptGuard guard(/*quiet=*/!c_.progress);
   for (int64_t epoch = start_epoch_; epoch <= c_.epochs; ++epoch) {
     Rng rng = Rng::for_epoch(c_.seed, epoch);
@@ -435,7 +445,7 @@ template <class T> Result<TrainOutcome, TrainError> Run<T>::run() {
     if (Status<TrainError> s = train_epoch(epoch, rng, p); !s) return s.error();
     if (interrupted_) {
       out_.interrupted = true;
-      if (ckpts_)
+      if (ckpts_ && c_.writer)
         if (Status<TrainError> s = save(epoch - 1, &p, rng); !s) return s.error();
       break;
     }

@@ -63,6 +63,10 @@ template <class T> struct TrainHooks {
       train_batch;
   /// Validation on the current parameters. Optional.
   std::function<Result<ValidationResult, TrainError>(std::span<const T> params)> validate;
+  /// Before the first step (with the number of epochs already done) and
+  /// after each epoch: fails when the parameters are not what they should
+  /// be (data-parallel ranks compare theirs). Optional.
+  std::function<Status<TrainError>(int64_t epoch, std::span<const T> params)> check_params;
 };
 
 /// The value schedules and early stopping watch.
@@ -87,6 +91,9 @@ struct TrainConfig {
   int keep_checkpoints = 3;
   int checkpoint_every = 1; ///< epochs between checkpoints (the last epoch is always saved)
   bool resume = true;       ///< continue from run_dir's newest checkpoint if there is one
+  /// false: read run_dir's checkpoints to resume, but write nothing there
+  /// (the ranks other than 0 of a data-parallel run; rank 0 writes).
+  bool writer = true;
   bool plot = false;
   bool progress = true;      ///< progress bar on stderr
   bool print_summary = true; ///< summary table on stdout at the end
