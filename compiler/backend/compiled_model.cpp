@@ -120,23 +120,30 @@ ModelKernels assemble_kernels(const model::ModelFunctions& fns, const ModelLayou
 
 namespace {
 
-// Whether only training calls the kernel: the gradient kernels, and for an
-// adaptive solver the fixed step, which only gradient methods use (to replay
-// accepted steps); predicting steps with step_adaptive.
-bool only_training_calls(const ModelKernels& kernels, KernelId id) {
+// Whether predicting can do without the kernel until the background
+// compilation delivers it: the kernels only training calls (the VJPs, the
+// adjoint field), and the fused step kernels — the solvers step through the
+// field kernel stage by stage without them (runtime/solvers/rk_stepper.cpp,
+// the same Runge-Kutta method; only the rounding differs), and the field,
+// output and loss kernels do not depend on the solver, so switching the
+// solver (rk4 -> dopri5) finds them in the kernel cache and compiles
+// nothing before the prompt returns. The fused steps are the largest
+// kernels after step_vjp (dopri5's inlines seven stages of the field).
+bool predict_can_wait(const ModelKernels& kernels, KernelId id) {
+  const bool stages_through_field = kernels.get(KernelId::Field) != nullptr;
   return is_gradient_kernel(id) ||
-         (id == KernelId::Step && kernels.get(KernelId::StepAdaptive) != nullptr);
+         (stages_through_field && (id == KernelId::Step || id == KernelId::StepAdaptive));
 }
 
-// The kernels of `kernels` that predict, and those only training calls, as
-// two modules of the same name (a kernel's cached object does not depend on
-// which half it was compiled in).
+// The kernels of `kernels` that predict needs now, and those that can wait,
+// as two modules of the same name (a kernel's cached object does not depend
+// on which half it was compiled in).
 std::pair<loops::Module, loops::Module> split_gradients(const ModelKernels& kernels) {
   std::pair<loops::Module, loops::Module> out{{kernels.module.name, {}}, {kernels.module.name, {}}};
   for (int i = 0; i < kKernelCount; ++i) {
     const auto id = static_cast<KernelId>(i);
     if (const loops::Function* f = kernels.get(id))
-      (only_training_calls(kernels, id) ? out.second : out.first).functions.push_back(*f);
+      (predict_can_wait(kernels, id) ? out.second : out.first).functions.push_back(*f);
   }
   return out;
 }

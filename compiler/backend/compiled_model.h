@@ -36,10 +36,11 @@
 
 namespace plastic::backend {
 
-/// When compile_model compiles the kernels only training calls: the VJPs
-/// and the adjoint field (and, for an adaptive solver, the fixed step that
-/// gradient methods replay accepted steps with) — about four fifths of a
-/// model's compile time (step_vjp alone is the largest kernel).
+/// When compile_model compiles the kernels only training calls — the VJPs
+/// and the adjoint field — and the fused step kernels (step, step_adaptive),
+/// which predicting can do without by stepping through the field kernel:
+/// about nine tenths of a model's compile time (step_vjp alone is the
+/// largest kernel, a fused dopri5 step the next).
 enum class GradientKernels {
   Now,        ///< with the others: the table is complete when compile_model returns
   Background, ///< on a low-priority thread once the others are loaded; the

@@ -26,6 +26,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Two threads, the rest as the defaults (Options has more members since).
+Options two_threads() {
+  Options o;
+  o.threads = 2;
+  return o;
+}
+
 int sh(const std::string& command) {
   return std::system(command.c_str());
 }
@@ -87,7 +94,7 @@ TEST_CASE("embed: a model from a shared object predicts as `plastic predict`", "
   REQUIRE(series);
   REQUIRE(series->size() == 45);
   CHECK(series.value()[4].label == 1);
-  auto pred = model->predict(series.value(), Options{2});
+  auto pred = model->predict(series.value(), two_threads());
   INFO(pred.describe());
   REQUIRE(pred);
   REQUIRE(pred->size() == 45);
@@ -140,7 +147,7 @@ TEST_CASE("embed: evaluate and train_step on labelled series", "[embed]") {
   CHECK_THAT(early.error().message, Catch::Contains("load_parameters"));
 
   REQUIRE(model->load_parameters(f.run.string()));
-  auto m = model->evaluate(series.value(), Options{2});
+  auto m = model->evaluate(series.value(), two_threads());
   INFO(m.describe());
   REQUIRE(m);
   CHECK(m->metric_name == "accuracy");
@@ -154,7 +161,7 @@ TEST_CASE("embed: evaluate and train_step on labelled series", "[embed]") {
   std::span<const Series> batch(series.value().data(), 16);
   double first = 0, last = 0;
   for (int step = 0; step < 8; ++step) {
-    auto loss = model->train_step(batch, StepOptions{"adam", 0.02}, Options{2});
+    auto loss = model->train_step(batch, StepOptions{"adam", 0.02}, two_threads());
     INFO(loss.describe());
     REQUIRE(loss);
     (step == 0 ? first : last) = loss.value();
