@@ -9,7 +9,8 @@ does both, so each script does not carry its own copy:
   results.py record RUN_DIR KEY=VALUE...   one JSON line on stdout: the keys
       given (model, init, solver, step, seed, seconds, status ...; numbers are
       kept as numbers) and what the run folder holds: epochs, best_epoch,
-      first/final train loss, best/final validation loss (train.jsonl) and the
+      first/final train loss, best/final validation loss, the median wall
+      seconds of an epoch (train.jsonl; compilation excluded) and the
       summary's validation/test loss and metric (summary.json, absent when
       training stopped, e.g. diverged).
   results.py table FILE.jsonl --by k1,k2 --metric KEY [--dat DIR]
@@ -21,9 +22,11 @@ does both, so each script does not carry its own copy:
       exit 1 unless, on the same seeds (and --by groups), the runs with A=V
       have a lower mean KEY than those with B=V (a run that failed counts as
       worse than any finished one); used by the slow CTest checks.
-  results.py improved FILE.jsonl
+  results.py improved FILE.jsonl [--loss train]
       exit 1 unless every run finished and its best validation loss is below
-      its first epoch's (training did something).
+      its first epoch's (training did something); --loss train: its last
+      epoch's training loss below its first (for validation splits of a few
+      samples, whose loss says little about a handful of epochs).
 """
 import json
 import math
@@ -70,6 +73,9 @@ def record(run_dir, pairs):
     line["best_valid_loss"] = min(finite_valid) if finite_valid else None
     line["best_epoch"] = valid.index(min(finite_valid)) + 1 if finite_valid else None
     line["final_valid_loss"] = valid[-1] if valid else None
+    # The median, not the mean: the first epoch also pays for warm-up.
+    secs = [s for s in (finite_or_none(e.get("seconds")) for e in epochs) if s is not None]
+    line["epoch_seconds"] = statistics.median(secs) if secs else None
     summary = run / "summary.json"
     if summary.exists():
         s = json.loads(summary.read_text())
@@ -168,14 +174,16 @@ def compare(path, metric, better, worse, by):
     return ok
 
 
-def improved(path):
+def improved(path, loss):
     ok = True
+    later = "best_valid_loss" if loss == "valid" else "final_train_loss"
     for line in read_lines(path):
-        first, best = value_of(line, "first_valid_loss"), value_of(line, "best_valid_loss")
+        first, best = value_of(line, f"first_{loss}_loss"), value_of(line, later)
         fell = first is not None and best is not None and best < first
         ok = ok and fell
+        what = "best" if loss == "valid" else "last epoch"
         print(f"{'PASS' if fell else 'FAIL'}: {line.get('model')} seed {line.get('seed')} "
-              f"({line.get('status')}): validation loss epoch 1 {first}, best {best}")
+              f"({line.get('status')}): {loss} loss epoch 1 {first}, {what} {best}")
     return ok
 
 
@@ -198,8 +206,12 @@ def main(argv):
         ok = compare(argv[1], option(argv, "--metric", "best_valid_loss"),
                      option(argv, "--better"), option(argv, "--worse"), by)
         return 0 if ok else 1
-    if len(argv) == 2 and argv[0] == "improved":
-        return 0 if improved(argv[1]) else 1
+    if len(argv) >= 2 and argv[0] == "improved":
+        loss = option(argv, "--loss", "valid")
+        if loss not in ("valid", "train"):
+            print("--loss: valid or train", file=sys.stderr)
+            return 2
+        return 0 if improved(argv[1], loss) else 1
     print(__doc__, file=sys.stderr)
     return 2
 
