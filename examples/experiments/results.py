@@ -27,6 +27,10 @@ does both, so each script does not carry its own copy:
       its first epoch's (training did something); --loss train: its last
       epoch's training loss below its first (for validation splits of a few
       samples, whose loss says little about a handful of epochs).
+  results.py curves OUT.dat RUN_DIR...
+      the learning curves of runs of one model, for gnuplot: per epoch, the
+      mean training and validation loss over the runs that reached it, and
+      how many did.
 """
 import json
 import math
@@ -187,6 +191,30 @@ def improved(path, loss):
     return ok
 
 
+def curves(out, run_dirs):
+    per_epoch = {}
+    for run in run_dirs:
+        log = Path(run) / "train.jsonl"
+        if not log.exists():
+            continue
+        for text in log.read_text().splitlines():
+            try:
+                e = json.loads(text)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(e, dict) and "epoch" in e:
+                per_epoch.setdefault(e["epoch"], []).append(
+                    (finite_or_none(e.get("train_loss")), finite_or_none(e.get("valid_loss"))))
+    with open(out, "w") as f:
+        f.write("# epoch mean_train_loss mean_valid_loss runs\n")
+        for epoch in sorted(per_epoch):
+            rows = per_epoch[epoch]
+            train = [t for t, _ in rows if t is not None]
+            valid = [v for _, v in rows if v is not None]
+            f.write(f"{epoch} {statistics.fmean(train) if train else 'nan'} "
+                    f"{statistics.fmean(valid) if valid else 'nan'} {len(rows)}\n")
+
+
 def option(args, name, default=None):
     if name in args:
         return args[args.index(name) + 1]
@@ -212,6 +240,9 @@ def main(argv):
             print("--loss: valid or train", file=sys.stderr)
             return 2
         return 0 if improved(argv[1], loss) else 1
+    if len(argv) >= 3 and argv[0] == "curves":
+        curves(argv[1], argv[2:])
+        return 0
     print(__doc__, file=sys.stderr)
     return 2
 

@@ -7,7 +7,7 @@
 # 62.4 +- 12.1 % in 22 h, NRDE depth 2 step 4 83.8 +- 3.0 % in 2.4 h,
 # depth 3 step 32 75.2 +- 3.0 % in 0.6 h; memory 176.5, 180.0, 134.7 MB.
 #
-#   examples/experiments/swj_nrde_depth.sh [--quick]
+#   examples/experiments/swj_nrde_depth.sh [--quick] [--plot-only]
 #
 # EigenWorms is not in ../shared/data; StandWalkJump stands in for it
 # (4 channels + time, length 2500, 3 classes, 12 training and 15 test
@@ -38,19 +38,22 @@
 # held — counts and bytes that do not depend on the machine's load.
 #
 # Writes one JSON line per run to $RESULTS (default
-# examples/experiments/results/swj_nrde_depth.jsonl) and prints the tables.
-# --quick: 1 seed, 5 epochs, into build/runs/swj_nrde_depth_quick; it then
+# examples/experiments/results/swj_nrde_depth.jsonl), prints the tables
+# and plots each model's mean training and validation loss per epoch, over
+# the epochs every seed reached ($RESULTS without .jsonl + .png; --plot-only redoes the tables and the
+# plot from $RESULTS and the run folders). --quick: 1 seed, 5 epochs, into build/runs/swj_nrde_depth_quick; it then
 # fails unless every run finished with a lower training loss than its first
 # epoch's, and the NRDE's (depth 2, step 4) forward solve takes fewer field
 # evaluations than the NCDE's.
 source "$(dirname "$0")/common.sh"
 
-quick=0
+quick=0 plot_only=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1; shift ;;
+    --plot-only) plot_only=1; shift ;;
     -h|--help) sed -n '2,/^source/{/^source/d;p}' "$0"; exit 0 ;;
-    *) echo "usage: $0 [--quick]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--quick] [--plot-only]" >&2; exit 2 ;;
   esac
 done
 
@@ -68,7 +71,7 @@ else
   results=${RESULTS:-$EXPERIMENTS_DIR/results/swj_nrde_depth.jsonl}
 fi
 mkdir -p "$out_root" "$(dirname "$results")"
-: >"$results"
+[ "$plot_only" = 1 ] || : >"$results"
 
 # name -> model file and --set flags; depth and step for the tables.
 declare -A file=([ncde]=ncde_character [nrde1]=nrde_depth2 [nrde2]=nrde_depth2 [nrde3]=nrde_depth3)
@@ -81,8 +84,9 @@ lr=3.2e-3 batch=10
 have_time=0
 [ -x /usr/bin/time ] && have_time=1
 
+models="ncde nrde1 nrde2 nrde3"
 start_all=$SECONDS
-for name in ncde nrde1 nrde2 nrde3; do
+[ "$plot_only" = 1 ] || for name in $models; do
   model=$ROOT/examples/${file[$name]}.ode
   # One training step at the data's size, for the counts and the gradient's memory.
   # shellcheck disable=SC2086  # the --set flags are words
@@ -110,13 +114,38 @@ for name in ncde nrde1 nrde2 nrde3; do
     tail -1 "$results"
   done
 done
-echo "wall time $((SECONDS - start_all)) s for all runs (THREADS=$THREADS)"
+[ "$plot_only" = 1 ] || echo "wall time $((SECONDS - start_all)) s for all runs (THREADS=$THREADS)"
 
 for metric in test_accuracy epoch_seconds peak_rss_mb gradient_peak_mb forward_evals \
   backward_evals; do
   echo
   python3 "$EXPERIMENTS_DIR/results.py" table "$results" --by model,depth,step --metric "$metric"
 done
+
+png=${results%.jsonl}.png
+if command -v gnuplot >/dev/null; then
+  mkdir -p "$out_root/curves"
+  for name in $models; do
+    python3 "$EXPERIMENTS_DIR/results.py" curves "$out_root/curves/$name.dat" "$out_root/$name"/seed*
+  done
+  gnuplot <<EOF
+set terminal pngcairo size 720,560 font ",10" noenhanced
+set output "$png"
+files = "$models"
+set multiplot layout 2,1 title "StandWalkJump: NCDE vs NRDE depth 1, 2, 3 (mean of $seeds seeds, epochs all reached)"
+set logscale y
+set format y "%g"
+set grid
+set key outside right
+set ylabel "training loss"
+plot for [f in files] "$out_root/curves/".f.".dat" using 1:(\$4 == $seeds ? \$2 : 1/0) with lines lw 2 title f
+set ylabel "validation loss (2 series)"
+set xlabel "epoch (one Adam step each)"
+plot for [f in files] "$out_root/curves/".f.".dat" using 1:(\$4 == $seeds ? \$3 : 1/0) with lines lw 2 title f
+unset multiplot
+EOF
+  echo "plot: ${png#"$ROOT"/}"
+fi
 
 if [ "$quick" = 1 ]; then
   python3 "$EXPERIMENTS_DIR/results.py" improved "$results" --loss train
