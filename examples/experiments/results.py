@@ -186,7 +186,10 @@ def improved(path, loss):
         fell = first is not None and best is not None and best < first
         ok = ok and fell
         what = "best" if loss == "valid" else "last epoch"
-        print(f"{'PASS' if fell else 'FAIL'}: {line.get('model')} seed {line.get('seed')} "
+        # The keys that tell runs of one model apart, where a script has them.
+        setting = "".join(f" {k} {line[k]}" for k in ("init", "solver", "step", "sig_depth", "lr")
+                          if k in line)
+        print(f"{'PASS' if fell else 'FAIL'}: {line.get('model')}{setting} seed {line.get('seed')} "
               f"({line.get('status')}): {loss} loss epoch 1 {first}, {what} {best}")
     return ok
 
