@@ -45,3 +45,25 @@ check_at_least() {
 portable() {
   sed -e "s|$ROOT/||g" -e "s|$1|OUT|g"
 }
+
+# bench_keys JSON_OUT ARGS...: one `plastic bench-train ARGS --json` step,
+# its line kept in JSON_OUT; prints key=value pairs for `results.py record`:
+# field evaluations of the forward and backward solves (per tile of lanes),
+# the memory the gradient method held, the step's seconds, the gradient
+# method. Counts and bytes that do not depend on the machine's load, unlike
+# wall times. Prints nothing when the step fails (e.g. the solve diverges).
+bench_keys() {
+  local json=$1
+  shift
+  "$PLASTIC" bench-train "$@" --json 2>/dev/null | tail -1 >"$json" || : >"$json"
+  python3 - "$json" <<'PY'
+import json, sys
+try:
+    b = json.loads(open(sys.argv[1]).read())
+except ValueError:
+    sys.exit(0)
+print(f"forward_evals={b['forward_evals']} backward_evals={b['backward_evals']} "
+      f"gradient_peak_mb={b['gradient_peak_mb']:.3f} bench_step_s={b['median_s']:.4f} "
+      f"gradient={b['gradient_method'].replace(' ', '_')}")
+PY
+}

@@ -9,7 +9,8 @@ does both, so each script does not carry its own copy:
   results.py record RUN_DIR KEY=VALUE...   one JSON line on stdout: the keys
       given (model, init, solver, step, seed, seconds, status ...; numbers are
       kept as numbers) and what the run folder holds: epochs, best_epoch,
-      first/final train loss, best/final validation loss (train.jsonl) and the
+      first/final train loss, best/final validation loss, the median wall
+      seconds of an epoch (train.jsonl; compilation excluded) and the
       summary's validation/test loss and metric (summary.json, absent when
       training stopped, e.g. diverged).
   results.py table FILE.jsonl --by k1,k2 --metric KEY [--dat DIR]
@@ -21,9 +22,15 @@ does both, so each script does not carry its own copy:
       exit 1 unless, on the same seeds (and --by groups), the runs with A=V
       have a lower mean KEY than those with B=V (a run that failed counts as
       worse than any finished one); used by the slow CTest checks.
-  results.py improved FILE.jsonl
+  results.py improved FILE.jsonl [--loss train]
       exit 1 unless every run finished and its best validation loss is below
-      its first epoch's (training did something).
+      its first epoch's (training did something); --loss train: its last
+      epoch's training loss below its first (for validation splits of a few
+      samples, whose loss says little about a handful of epochs).
+  results.py curves OUT.dat RUN_DIR...
+      the learning curves of runs of one model, for gnuplot: per epoch, the
+      mean training and validation loss over the runs that reached it, and
+      how many did.
 """
 import json
 import math
@@ -70,6 +77,9 @@ def record(run_dir, pairs):
     line["best_valid_loss"] = min(finite_valid) if finite_valid else None
     line["best_epoch"] = valid.index(min(finite_valid)) + 1 if finite_valid else None
     line["final_valid_loss"] = valid[-1] if valid else None
+    # The median, not the mean: the first epoch also pays for warm-up.
+    secs = [s for s in (finite_or_none(e.get("seconds")) for e in epochs) if s is not None]
+    line["epoch_seconds"] = statistics.median(secs) if secs else None
     summary = run / "summary.json"
     if summary.exists():
         s = json.loads(summary.read_text())
@@ -168,15 +178,44 @@ def compare(path, metric, better, worse, by):
     return ok
 
 
-def improved(path):
+def improved(path, loss):
     ok = True
+    later = "best_valid_loss" if loss == "valid" else "final_train_loss"
     for line in read_lines(path):
-        first, best = value_of(line, "first_valid_loss"), value_of(line, "best_valid_loss")
+        first, best = value_of(line, f"first_{loss}_loss"), value_of(line, later)
         fell = first is not None and best is not None and best < first
         ok = ok and fell
-        print(f"{'PASS' if fell else 'FAIL'}: {line.get('model')} seed {line.get('seed')} "
-              f"({line.get('status')}): validation loss epoch 1 {first}, best {best}")
+        what = "best" if loss == "valid" else "last epoch"
+        # The keys that tell runs of one model apart, where a script has them.
+        setting = "".join(f" {k} {line[k]}" for k in ("init", "solver", "step", "sig_depth", "lr")
+                          if k in line)
+        print(f"{'PASS' if fell else 'FAIL'}: {line.get('model')}{setting} seed {line.get('seed')} "
+              f"({line.get('status')}): {loss} loss epoch 1 {first}, {what} {best}")
     return ok
+
+
+def curves(out, run_dirs):
+    per_epoch = {}
+    for run in run_dirs:
+        log = Path(run) / "train.jsonl"
+        if not log.exists():
+            continue
+        for text in log.read_text().splitlines():
+            try:
+                e = json.loads(text)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(e, dict) and "epoch" in e:
+                per_epoch.setdefault(e["epoch"], []).append(
+                    (finite_or_none(e.get("train_loss")), finite_or_none(e.get("valid_loss"))))
+    with open(out, "w") as f:
+        f.write("# epoch mean_train_loss mean_valid_loss runs\n")
+        for epoch in sorted(per_epoch):
+            rows = per_epoch[epoch]
+            train = [t for t, _ in rows if t is not None]
+            valid = [v for _, v in rows if v is not None]
+            f.write(f"{epoch} {statistics.fmean(train) if train else 'nan'} "
+                    f"{statistics.fmean(valid) if valid else 'nan'} {len(rows)}\n")
 
 
 def option(args, name, default=None):
@@ -198,8 +237,15 @@ def main(argv):
         ok = compare(argv[1], option(argv, "--metric", "best_valid_loss"),
                      option(argv, "--better"), option(argv, "--worse"), by)
         return 0 if ok else 1
-    if len(argv) == 2 and argv[0] == "improved":
-        return 0 if improved(argv[1]) else 1
+    if len(argv) >= 2 and argv[0] == "improved":
+        loss = option(argv, "--loss", "valid")
+        if loss not in ("valid", "train"):
+            print("--loss: valid or train", file=sys.stderr)
+            return 2
+        return 0 if improved(argv[1], loss) else 1
+    if len(argv) >= 3 and argv[0] == "curves":
+        curves(argv[1], argv[2:])
+        return 0
     print(__doc__, file=sys.stderr)
     return 2
 
