@@ -65,10 +65,14 @@ for line in "${BENCH_CONFIGS[@]}"; do
           --dtype "$DTYPE" --gradient "$gradient" $flags $plastic_flags --json | tag plastic "$name" "$gradient" | tee -a "$OUT" ||
           echo "# plastic bench-train failed on $name $gradient" >&2
       fi
-      # shellcheck disable=SC2086
-      "$PYTHON" "$here/reference/$script" --batch "$BATCH" --threads "$THREADS" --dtype "$DTYPE" \
-        --steps "$STEPS" --warmup "$WARMUP" --gradient "$gradient" --tuned $flags |
-        tag reference "$name" "$gradient" | tee -a "$OUT"
+      # The tuned reference eager and with its field scripted (--jit): the
+      # speed-up is taken against the faster (table.py compare).
+      for jit in "" --jit; do
+        # shellcheck disable=SC2086
+        "$PYTHON" "$here/reference/$script" --batch "$BATCH" --threads "$THREADS" --dtype "$DTYPE" \
+          --steps "$STEPS" --warmup "$WARMUP" --gradient "$gradient" --tuned $jit $flags |
+          tag reference "$name" "$gradient" | tee -a "$OUT"
+      done
     done
   done
 done

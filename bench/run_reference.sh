@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # bench/run_reference.sh — times every configuration of the PyTorch reference
-# (bench/reference/), plain and tuned, direct and adjoint where the model has
+# (bench/reference/), plain, tuned and tuned with its field scripted by
+# torch.jit.script (jit), direct and adjoint where the model has
 # both, and prints a table. Each run is one process (so ru_maxrss is that
 # configuration's own peak) printing one JSON line; the lines are kept in $OUT.
 #
@@ -28,11 +29,13 @@ for line in "${BENCH_CONFIGS[@]}"; do
   IFS='|' read -r name ode script gradients flags <<<"$line"
   [[ -n "${ONLY:-}" && "$ONLY" != "$name" ]] && continue
   for gradient in $gradients; do
-    for variant in plain tuned; do
+    for variant in plain tuned jit; do
       echo "# $name $gradient $variant" >&2
+      flag=(--"$variant")
+      [ "$variant" = jit ] && flag=(--tuned --jit)
       # shellcheck disable=SC2086
       "$PYTHON" "$here/reference/$script" --batch "$BATCH" --threads "$THREADS" --dtype "$DTYPE" \
-        --steps "$STEPS" --warmup "$WARMUP" --gradient "$gradient" "--$variant" $flags | tee -a "$OUT"
+        --steps "$STEPS" --warmup "$WARMUP" --gradient "$gradient" "${flag[@]}" $flags | tee -a "$OUT"
     done
   done
 done

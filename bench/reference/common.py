@@ -30,13 +30,23 @@ def parse_args(name, gradients=("direct", "adjoint"), default_gradient="direct",
                    help="broadcast mat-vecs where faster, fused solver updates, foreach Adam, no malloc trimming")
     g.add_argument("--plain", dest="tuned", action="store_false", help="straightforward PyTorch (default)")
     p.set_defaults(tuned=False)
+    p.add_argument("--jit", action="store_true",
+                   help="with --tuned: the field compiled by torch.jit.script (reference/scripted.py)")
     p.add_argument("--matvec", choices=("auto", "matmul", "broadcast"), default="auto",
                    help="per-sample mat-vec form; auto = matmul when plain, the model's faster form when tuned")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--check", action="store_true", help="also print the loss of each step to stderr")
     if extra:
         extra(p)
-    return p.parse_args()
+    args = p.parse_args()
+    if args.jit and not args.tuned:
+        p.error("--jit scripts the tuned reference's field: give --tuned too")
+    return args
+
+
+def variant(args):
+    """The name of the reference variant in the JSON line and the tables."""
+    return "jit" if args.jit else "tuned" if args.tuned else "plain"
 
 
 def setup_environment(args):
@@ -98,7 +108,7 @@ def keep_malloc_memory():
 
 def skipped(name, args):
     print(json.dumps({"model": name, "skipped": "python3-torch is not installed (run bench/setup as root)",
-                      "variant": "tuned" if args.tuned else "plain", "gradient": args.gradient}))
+                      "variant": variant(args), "gradient": args.gradient}))
     sys.exit(0)
 
 
@@ -189,12 +199,16 @@ def make_layers(torch):
                 uniform_fan_in=uniform_fan_in)
 
 
+def matvec_choice(args, tuned_choice="broadcast"):
+    """"matmul" or "broadcast": --matvec, or the model's faster form when tuned."""
+    return args.matvec if args.matvec != "auto" else (tuned_choice if args.tuned else "matmul")
+
+
 def matvec_fn(torch, args, tuned_choice="broadcast"):
     """The per-sample mat-vec [..., m, n] x [..., n] -> [..., m]: torch.matmul
     (a batched GEMM of tiny matrices) or a broadcast multiply and a sum over
     the last axis (see matvec_probe.py for which is faster on a machine)."""
-    choice = args.matvec if args.matvec != "auto" else (tuned_choice if args.tuned else "matmul")
-    if choice == "matmul":
+    if matvec_choice(args, tuned_choice) == "matmul":
         return lambda A, v: torch.matmul(A, v.unsqueeze(-1)).squeeze(-1)
     return lambda A, v: (A * v.unsqueeze(-2)).sum(-1)
 
@@ -229,7 +243,7 @@ def run_steps(torch, args, name, model, loss_fn, info=None):
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # Linux: KiB
     out = {
         "model": name,
-        "variant": "tuned" if args.tuned else "plain",
+        "variant": variant(args),
         "gradient": args.gradient,
         "batch": args.batch,
         "threads": args.threads,

@@ -31,10 +31,12 @@ def extra(p):
     p.add_argument("--classes", type=int, default=10)
 
 
-def make_model(torch, L, H, D, DIN, d_ff, classes, matvec, tuned=False):
+def make_model(torch, L, H, D, DIN, d_ff, classes, matvec, tuned=False, scripted=None, broadcast=True):
     """The model of examples/fwp_delta_cde.ode with the .ode's parameter names
     (ln.gain, Wb, Wk, Wv, Wq, ff.up.weight, out.bias, ...): also used by
-    python/tests to check plastic.torch's gradients against it."""
+    python/tests to check plastic.torch's gradients against it. With
+    `scripted` (the module reference/scripted.py), the field's tensor part is
+    its TorchScript function."""
     nn = torch.nn
 
     class Model(nn.Module):
@@ -56,6 +58,9 @@ def make_model(torch, L, H, D, DIN, d_ff, classes, matvec, tuned=False):
                 x, dx = path.both(t)
             else:
                 x, dx = path.evaluate(t), path.derivative(t)
+            if scripted is not None:
+                return scripted.delta_cde_field(x, dx, W, self.ln.gain, self.ln.bias, self.Wb, self.Wk,
+                                                self.Wv, broadcast)
             n = x.shape[0]
             u = self.ln(x)
             beta = torch.sigmoid(u @ self.Wb.t())                                  # [B, heads]
@@ -84,7 +89,11 @@ def main():
 
     matvec = common.matvec_fn(torch, args, "broadcast")
 
-    model = make_model(torch, L, H, D, DIN, args.d_ff, args.classes, matvec, args.tuned)
+    scripted = None
+    if args.jit:
+        import scripted
+    model = make_model(torch, L, H, D, DIN, args.d_ff, args.classes, matvec, args.tuned, scripted,
+                       common.matvec_choice(args, "broadcast") == "broadcast")
 
     # Synthetic "speech" batch: 20 smooth-ish MFCC-like channels plus time.
     g = torch.Generator().manual_seed(args.seed + 1)

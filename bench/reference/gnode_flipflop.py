@@ -72,6 +72,11 @@ def main():
             return gate * (self.F(hx) - h) / TAU
 
     model = Model()
+    if args.jit:  # the same field through TorchScript (reference/scripted.py)
+        import scripted
+        weights, biases, acts = scripted.layer_lists([model.F])
+        model.field = lambda path, t, h: scripted.gnode_field(  # noqa: E731
+            h, path.evaluate(t), model.Wz, model.bz, weights, biases, acts, TAU)
     g = torch.Generator().manual_seed(args.seed + 1)
     n = args.length
     x, y = flipflop(torch, g, B, n, BITS)

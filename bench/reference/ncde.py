@@ -56,6 +56,12 @@ def main():
             return matvec(self.f(z).view(z.shape[0], HID, DIN), path.derivative(t))
 
     model = Model()
+    if args.jit:  # the same field through TorchScript (reference/scripted.py)
+        import scripted
+        weights, biases, acts = scripted.layer_lists([model.f])
+        broadcast = common.matvec_choice(args, "matmul") == "broadcast"
+        model.field = lambda path, t, z: scripted.cde_mlp_field(  # noqa: E731
+            z, path.derivative(t), weights, biases, acts, broadcast)
     g = torch.Generator().manual_seed(args.seed + 1)
     n = args.length
     times = torch.arange(n, dtype=torch.float64)

@@ -56,6 +56,12 @@ def main():
             return matvec(self.f2(self.f1(z)).view(z.shape[0], HID, DSIG), driver(t))
 
     model = Model()
+    if args.jit:  # the same field through TorchScript (reference/scripted.py)
+        import scripted
+        weights, biases, acts = scripted.layer_lists([model.f1, model.f2])
+        broadcast = common.matvec_choice(args, "broadcast") == "broadcast"
+        model.field = lambda driver, t, z: scripted.cde_mlp_field(  # noqa: E731
+            z, driver(t), weights, biases, acts, broadcast)
     g = torch.Generator().manual_seed(args.seed + 1)
     n = args.length
     times = torch.arange(n, dtype=torch.float64)

@@ -4,7 +4,8 @@
 # with natural ends and a continuous derivative; the depth-2 log-signature
 # gives the Lévy area of a closed square (1) and of a straight line (0);
 # dopri5 meets its tolerance on y' = -y; the continuous adjoint's gradients
-# match direct backprop on a small CDE. Prints "ok" lines, exits 1 on failure
+# match direct backprop on a small CDE; the torch.jit.script fields (--jit,
+# scripted.py) give the eager fields' values and gradients. Prints "ok" lines, exits 1 on failure
 # and 0 with "skipped" without torch.
 #     /usr/bin/python3 bench/reference/selfcheck.py
 import math
@@ -87,7 +88,53 @@ def main():
             grads.append(torch.autograd.grad((zT ** 2).sum(), (z0, W1, W2)))
         rel = max(float((a - b).abs().max() / b.abs().max()) for a, b in zip(*grads))
         check(f"adjoint gradient = direct gradient ({method})", rel < 1e-6, f"rel {rel:.1e}")
+
+    check_scripted_fields(torch, paths, check)
     return 1 if fails else 0
+
+
+def check_scripted_fields(torch, paths, check):
+    """The scripted fields against the eager ones on random parameters and
+    states (f64): values and parameter gradients agree to rounding."""
+    import common
+    import fwp_delta_cde
+    import scripted
+    L = common.make_layers(torch)
+    broadcast = lambda A, v: (A * v.unsqueeze(-2)).sum(-1)  # noqa: E731
+
+    def agree(name, eager, jit, params):
+        ge = torch.autograd.grad(eager.square().sum(), params)
+        gj = torch.autograd.grad(jit.square().sum(), params)
+        rel = max([float((eager - jit).abs().max() / eager.abs().max())] +
+                  [float((a - b).abs().max() / a.abs().max().clamp_min(1e-300)) for a, b in zip(ge, gj)])
+        check(f"scripted field = eager field ({name})", rel < 1e-12, f"rel {rel:.1e}")
+
+    B, H, D, DIN = 3, 2, 3, 4
+    path = paths.NaturalCubic(torch, [0.0, 1.0, 2.0, 3.0], torch.randn(B, 4, DIN))
+    model = fwp_delta_cde.make_model(torch, L, H, D, DIN, 5, 3, broadcast)
+    with torch.no_grad():
+        model.ln.gain.add_(0.1 * torch.randn(DIN))
+    W = torch.randn(B, H, D, D)
+    x, dx = path.evaluate(1.3), path.derivative(1.3)
+    agree("Delta CDE", model.field(path, 1.3, W),
+          scripted.delta_cde_field(x, dx, W, model.ln.gain, model.ln.bias, model.Wb, model.Wk, model.Wv, True),
+          model.field_params())
+
+    f1, f2 = L["MLP"](5, 8, 8, 2, "relu", "tanh"), L["Linear"](8, 5 * 6)
+    z, drive = torch.randn(B, 5), torch.randn(B, 6)
+    params = tuple(f1.parameters()) + tuple(f2.parameters())
+    weights, biases, acts = scripted.layer_lists([f1, f2])
+    agree("NRDE MLP", broadcast(f2(f1(z)).view(B, 5, 6), drive),
+          scripted.cde_mlp_field(z, drive, weights, biases, acts, True), params)
+
+    N, BITS, tau = 4, 3, 0.01
+    F = L["MLP"](N + BITS, N, 6, 3, "relu", "none", "glorot_uniform")
+    Wz, bz = torch.randn(N, N + BITS, requires_grad=True), torch.randn(N, requires_grad=True)
+    h, u = torch.randn(B, N), torch.randn(B, BITS)
+    hx = torch.cat([h, u], -1)
+    weights, biases, acts = scripted.layer_lists([F])
+    agree("gNODE", torch.sigmoid(torch.nn.functional.linear(hx, Wz, bz)) * (F(hx) - h) / tau,
+          scripted.gnode_field(h, u, Wz, bz, weights, biases, acts, tau), tuple(F.parameters()) + (Wz, bz))
 
 
 if __name__ == "__main__":
