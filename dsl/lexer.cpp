@@ -6,6 +6,8 @@
 #include <charconv>
 #include <cstdlib>
 
+#include <fmt/format.h>
+
 namespace plastic::dsl {
 
 std::string_view describe(TokenKind kind) {
@@ -224,7 +226,7 @@ private:
       if (u >= 0xC0) length = u >= 0xF0 ? 4 : u >= 0xE0 ? 3 : 2;
       length = std::min<uint32_t>(length, static_cast<uint32_t>(src_.size()) - pos_);
       std::string shown(src_.substr(pos_, length));
-      if (u < 0x20 || u == 0x7F) shown = "\\x" + std::to_string(u);
+      if (u < 0x20 || u == 0x7F) shown = fmt::format("\\x{:02x}", u); // as C writes it: ESC is \x1b
       diag_.error(span(start, length), "unexpected character '" + shown + "'",
                   c == '*' ? "" : "names are letters, digits and '_'; comments start with '#'");
     }

@@ -4,6 +4,7 @@
 #include "compiler/driver/backend_choice.h"
 #include "compiler/driver/run_compiled.h"
 #include "dsl/frontend.h"
+#include "runtime/app/data_flags.h"
 #include "runtime/app/model_cli.h"
 #include "runtime/app/model_data.h"
 #include "runtime/app/run_record.h"
@@ -84,7 +85,13 @@ std::optional<int> ModelCommands::run(const CommonOptions& common) {
   if ((!run || run->data.empty()) && recorded_options && !recorded_options->data.empty())
     run = &*recorded_options;
   if (run && !run->data.empty() && dsl::declares_data_dims(state_->file)) {
-    auto q = rt::data_quantities(*run);
+    // Read as the run read them: its --label, --id, --channels ... fill the
+    // flags not given now, or the channels counted here are not the ones the
+    // model was trained on (eval then refused its own run's parameters).
+    rt::RunOptions as_recorded = *run;
+    if (const std::string dir = cli.recorded_run(); !dir.empty())
+      (void)rt::recall_data_flags(dir, rt::RecordedFlags::Reuse, as_recorded.data_flags);
+    auto q = rt::data_quantities(as_recorded);
     if (q) {
       with_backend.data_quantities = std::move(q.value());
       with_backend.data_name = run->data;

@@ -74,9 +74,15 @@ int run_compiled(const std::string& file, const std::string& dtype, const Common
     const dsl::Module& module = *fns->model->modules[1];
     source.text = module.source ? module.source->text() : std::string();
     source.canonical = dsl::print_module(module);
+    // A plain dim: declared with a number (or from the data), so `--set` of
+    // it alone changes the input's size. A derived one (`dim d_in = 1 +
+    // groups * d_feat`) is set through the dims it is made of: naming it in
+    // the advice sent people round in circles (issue 19).
     auto is_dim = [&](const std::string& name) {
-      for (const auto& d : fns->model->dims)
-        if (d.name == name && !d.is_const) return true;
+      for (const dsl::Decl& decl : module.decls)
+        if (const auto* dim = std::get_if<dsl::DimDecl>(&decl); dim && dim->name.name == name)
+          return !dim->is_const &&
+                 (dim->from_data || !dim->value || dim->value->kind == dsl::ExprKind::Number);
       return false;
     };
     for (const dsl::Decl& decl : module.decls) {

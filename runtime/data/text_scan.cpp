@@ -15,19 +15,11 @@
 
 #include <fmt/format.h>
 
+#include "runtime/support/machine_memory.h"
+
 namespace plastic::rt::data_detail {
 
-namespace {
-
-// Files are read whole: one larger than most of the machine's memory would
-// end in the out-of-memory killer, not in an error a person can act on.
-uint64_t largest_readable_file() {
-  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page <= 0) return std::numeric_limits<uint64_t>::max();
-  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) / 5 * 4;
-}
-
-} // namespace
+using rt::largest_readable_file;
 
 std::optional<DataError> read_file(const std::filesystem::path& path, const std::string& shown,
                                    std::string& out) {

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "runtime/io/write_faults.h"
+#include "runtime/support/machine_memory.h"
 
 namespace plastic::rt {
 
@@ -64,8 +65,54 @@ Status<TrainError> sync_directory(const std::filesystem::path& dir) {
   return {};
 }
 
-Status<TrainError> write_file_atomic(const std::filesystem::path& path,
+namespace {
+
+/// Writes `pieces` into what `path` already is when that is not a regular
+/// file: a device (/dev/stdout, /dev/full), a FIFO a reader is waiting on.
+/// Renaming a temporary over it would replace the device or FIFO by a
+/// regular file and report success (issue 19); writing into it reports what
+/// the device says (ENOSPC for /dev/full). Nothing to make atomic or durable.
+Status<TrainError> write_into_special_file(const std::filesystem::path& path,
+                                           std::span<const std::span<const std::byte>> pieces) {
+  Fd f{::open(path.c_str(), O_WRONLY | O_CLOEXEC)};
+  if (f.fd < 0) return io_error(path.string(), errno_message("cannot open for writing", errno));
+  for (std::span<const std::byte> piece : pieces)
+    if (!write_all(f.fd, piece.data(), piece.size(), path))
+      return io_error(path.string(), errno_message("write failed", errno));
+  if (::close(f.release()) != 0)
+    return io_error(path.string(), errno_message("close failed", errno));
+  return {};
+}
+
+/// The file a chain of symbolic links starting at `path` ends in (which
+/// need not exist yet), or an error for a loop or an unreadable link.
+Result<std::filesystem::path, TrainError> follow_links(std::filesystem::path path) {
+  for (int hops = 0; hops < 40; ++hops) { // the kernel's own limit (ELOOP)
+    struct stat st{};
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return path;
+    std::error_code ec;
+    const std::filesystem::path target = std::filesystem::read_symlink(path, ec);
+    if (ec) return io_error(path.string(), "cannot follow the link: " + ec.message());
+    path = target.is_absolute() ? target : parent_or_dot(path) / target;
+  }
+  return io_error(path.string(), "too many levels of symbolic links");
+}
+
+} // namespace
+
+Status<TrainError> write_file_atomic(const std::filesystem::path& given,
                                      std::span<const std::span<const std::byte>> pieces) {
+  // What is at the path decides how it is replaced: a link is followed (its
+  // target is replaced, as `>` in a shell would), a device or FIFO is written
+  // into, a folder is an error; a regular file or nothing is replaced whole.
+  Result<std::filesystem::path, TrainError> followed = follow_links(given);
+  if (!followed) return followed.error();
+  const std::filesystem::path& path = followed.value();
+  struct stat st{};
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return io_error(path.string(), "it is a folder, not a file");
+    if (!S_ISREG(st.st_mode)) return write_into_special_file(path, pieces);
+  }
   static std::atomic<uint64_t> counter{0};
   const std::filesystem::path dir = parent_or_dot(path);
   const std::filesystem::path tmp = dir / fmt::format(".{}.tmp.{}.{}", path.filename().string(),
@@ -119,7 +166,13 @@ Result<std::vector<std::byte>, TrainError> read_file(const std::filesystem::path
   if (!S_ISREG(st.st_mode)) return io_error(path.string(), "not a regular file");
   ::fcntl(f.fd, F_SETFL, ::fcntl(f.fd, F_GETFL) & ~O_NONBLOCK);
   const uint64_t size = static_cast<uint64_t>(st.st_size);
-  if (size > max_bytes)
+  if (max_bytes == 0 && size > largest_readable_file())
+    return format_error(path.string(),
+                        fmt::format("the file has {:.1f} GB, more than this machine's memory "
+                                    "allows reading at once ({:.1f} GB)",
+                                    static_cast<double>(size) / 1e9,
+                                    static_cast<double>(largest_readable_file()) / 1e9));
+  if (max_bytes != 0 && size > max_bytes)
     return format_error(
         path.string(), fmt::format("file has {} bytes, more than the {} allowed", size, max_bytes));
   std::vector<std::byte> data(size);

@@ -13,7 +13,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
-#include <limits>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -29,10 +28,10 @@ Status<TrainError> write_file_atomic(const std::filesystem::path& path,
 /// Replaces `path` atomically by `text`.
 Status<TrainError> write_file_atomic(const std::filesystem::path& path, std::string_view text);
 
-/// Reads a whole file; fails (Format) when it is larger than `max_bytes`.
-Result<std::vector<std::byte>, TrainError>
-read_file(const std::filesystem::path& path,
-          uint64_t max_bytes = std::numeric_limits<uint64_t>::max());
+/// Reads a whole file; fails (Format) when it is larger than `max_bytes`, by
+/// default (0) the largest file this machine's memory allows reading whole.
+Result<std::vector<std::byte>, TrainError> read_file(const std::filesystem::path& path,
+                                                     uint64_t max_bytes = 0);
 
 /// fsync of a directory, making renames and removals inside it durable.
 Status<TrainError> sync_directory(const std::filesystem::path& dir);

@@ -56,7 +56,7 @@ TEST_CASE("the text report has its table and advice", "[analyze]") {
   CHECK_THAT(s.out, Catch::Contains("advice: every h·λ lies inside the midpoint region at h = 4"));
 }
 
-TEST_CASE("states along data trajectories; a stiff field gets the step that fixes it",
+TEST_CASE("states along data trajectories / a stiff field gets the step that fixes it",
           "[analyze]") {
   Run r = run("analyze stability " + src("tests/driver/nonfinite/step_too_large.ode") +
               " --data synthetic:flipflop --samples 2 --json");

@@ -229,7 +229,7 @@ TEST_CASE("model binary: another model's or another --set's run folder is refuse
   CHECK_THAT(p.err, Catch::Contains(theirs) && Catch::Contains("ode_rfwp-"));
 }
 
-TEST_CASE("model binary: the default binary reads a default `plastic train` run; a dtype "
+TEST_CASE("model binary: the default binary reads a default `plastic train` run / a dtype "
           "mismatch is named as such",
           "[build][binary]") {
   const fs::path dir = fresh_dir("defaults");

@@ -59,3 +59,36 @@ TEST_CASE("a predictions file on a full disk is exit 1 naming it, and not left t
   CHECK_THAT(r.err, Catch::Contains("No space left on device"));
   CHECK(!fs::exists(csv));
 }
+
+TEST_CASE("predict --output writes into a device or FIFO and through a link without replacing them",
+          "[cli][output]") {
+  // The predictions file used to be renamed over whatever the path named:
+  // `--output /dev/full` exited 0 and left a regular file in /dev (issue 19).
+  const fs::path dir = trained_run().parent_path() / "special";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string predict = std::string(PLASTIC_EXE) + " predict " + kModel + kData +
+                              " --split validation --parameters " + trained_run().string() +
+                              " --output ";
+  // A full device: the device's own error, and the device is still there.
+  Run full = shell(predict + "/dev/full");
+  INFO(full.err);
+  CHECK(full.exit_code == 1);
+  CHECK_THAT(full.err, Catch::Contains("No space left on device"));
+  CHECK(fs::is_character_file("/dev/full"));
+  // A link: the file it names gets the predictions; the link stays a link.
+  const fs::path target = dir / "target.csv", link = dir / "link.csv";
+  fs::create_symlink(target.filename(), link);
+  REQUIRE(shell(predict + link.string()).exit_code == 0);
+  CHECK(fs::is_symlink(link));
+  CHECK(fs::file_size(target) > 0);
+  // A FIFO with a reader: the reader gets the predictions, the FIFO stays.
+  const fs::path fifo = dir / "pipe";
+  REQUIRE(shell("mkfifo " + fifo.string()).exit_code == 0);
+  Run piped = shell("{ cat " + fifo.string() + " > " + (dir / "read.csv").string() + " & " +
+                    predict + fifo.string() + "; s=$?; wait; exit $s; }");
+  INFO(piped.err);
+  CHECK(piped.exit_code == 0);
+  CHECK(fs::is_fifo(fifo));
+  CHECK(fs::file_size(dir / "read.csv") == fs::file_size(target));
+}

@@ -131,3 +131,26 @@ TEST_CASE("resuming a used folder that has no checkpoint is refused", "[train][r
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.err, Catch::Contains("nothing to resume"));
 }
+
+TEST_CASE("temporaries a killed writer left in the run folder are removed by the next run",
+          "[train][run_folder]") {
+  // kill -9 during an atomic write leaves `.<name>.tmp.<pid>.<n>` beside the
+  // run's files (issue 19, defect 11): the next owner of the folder removes
+  // them, on --resume as on --force, and nothing else.
+  fs::path folder = fresh_dir("temporaries") / "run";
+  REQUIRE(plastic::test::run(train_args(folder, 1)).exit_code == 0);
+  const fs::path left = folder / ".train.jsonl.tmp.99999.0";
+  const fs::path left_in_checkpoints = folder / "checkpoints" / ".epoch_1.json.tmp.99999.3";
+  std::ofstream(left) << "{\"epoch\": 1";
+  std::ofstream(left_in_checkpoints) << "{";
+  Run resumed = plastic::test::run(train_args(folder, 2, "--resume"));
+  INFO(resumed.err);
+  CHECK(resumed.exit_code == 0);
+  CHECK_FALSE(fs::exists(left));
+  CHECK_FALSE(fs::exists(left_in_checkpoints));
+  std::ofstream(left) << "{\"epoch\": 1";
+  Run forced = plastic::test::run(train_args(folder, 1, "--force"));
+  CHECK(forced.exit_code == 0);
+  CHECK_FALSE(fs::exists(left));
+  CHECK(fs::exists(folder / "model.safetensors"));
+}

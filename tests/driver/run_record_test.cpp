@@ -261,3 +261,39 @@ TEST_CASE("the selection metric must be the loss or the task's metric", "[train]
   INFO(mse.err);
   CHECK(mse.exit_code == 0);
 }
+
+TEST_CASE("eval and predict read a long CSV as the run did when the model takes its dims from it",
+          "[train][run_record]") {
+  // ncde_character.ode sizes its path and classes from the data. eval and
+  // predict used to count the channels before recalling the run's --id,
+  // --time, --label and --channels, compile another model, and refuse the
+  // run's own parameters (issue 19).
+  const fs::path dir = fresh_dir("long_csv");
+  fs::create_directories(dir);
+  const fs::path csv = dir / "series.csv";
+  {
+    std::ofstream f(csv);
+    f << "id,t,x1,x2,cls\n";
+    for (int s = 0; s < 24; ++s)
+      for (int k = 0; k < 6; ++k)
+        f << s << ',' << k << ',' << (s % 2 ? 0.3 * k : -0.2 * k) << ',' << 0.1 * (s % 5) << ','
+          << (s % 2 ? "up" : "down") << '\n';
+  }
+  const std::string model =
+      src("examples/ncde_character.ode") + " --set hidden=8 --set d_f=16 --threads 1";
+  const fs::path out = dir / "run";
+  Run train = run("train " + model + " --data " + csv.string() +
+                  " --id id --time t --label cls --channels x1,x2 --epochs 1 --batch 8 "
+                  "--no-progress --out " +
+                  out.string());
+  INFO(train.err);
+  REQUIRE(train.exit_code == 0);
+  Run eval = run("eval " + src("examples/ncde_character.ode") + " --parameters " + out.string());
+  INFO(eval.err);
+  CHECK(eval.exit_code == 0);
+  Run predict = run("predict " + src("examples/ncde_character.ode") + " --parameters " +
+                    out.string() + " --split validation");
+  INFO(predict.err);
+  CHECK(predict.exit_code == 0);
+  CHECK_THAT(predict.out, Catch::Contains("up") || Catch::Contains("down"));
+}

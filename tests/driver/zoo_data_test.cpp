@@ -122,6 +122,9 @@ TEST_CASE(
   INFO(r.err);
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("--oi") != std::string::npos);
+  // d_in is derived (1 + groups * d_feat): `--set d_in=35` cannot fix this,
+  // so the message must not advise it (it did; issue 19).
+  CHECK(r.err.find("--set d_in") == std::string::npos);
 }
 
 TEST_CASE("ode_rfwp learns the next Walker2d observation from .npy rollouts (--target next)",
@@ -141,7 +144,7 @@ TEST_CASE("ode_rfwp learns the next Walker2d observation from .npy rollouts (--t
   CHECK(text.find("\"target\": \"next\"") != std::string::npos);
 }
 
-TEST_CASE("the cascaded tanks CSV: channel, target, first-row static, windows and period; eval "
+TEST_CASE("the cascaded tanks CSV: channel, target, first-row static, windows and period / eval "
           "and --resume reuse them",
           "[zoo][csv]") {
   const auto root = data_or_skip();

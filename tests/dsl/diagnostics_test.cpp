@@ -53,6 +53,16 @@ TEST_CASE("control bytes in an echoed line are escaped and the caret follows", "
   CHECK(out.find('\x1b') == std::string::npos);
 }
 
+TEST_CASE("a control character is named in two hex digits as C writes it", "[diagnostics]") {
+  // The message names the character as an escape a person can type back:
+  // ESC is \x1b, not \x27 (its decimal value), DEL \x7f.
+  std::string out = test::check_text("model m\n\x1b\n");
+  INFO(out);
+  CHECK_THAT(out, Catch::Contains("unexpected character '\\x1b'"));
+  out = test::check_text("model m\n\x7f\n");
+  CHECK_THAT(out, Catch::Contains("unexpected character '\\x7f'"));
+}
+
 TEST_CASE("a long line is cut around the caret", "[diagnostics]") {
   std::string line = "dim a = 1" + std::string(5000, ' ') + "$" + std::string(5000, ' ') + "\n";
   std::string out = test::check_text("model m\n" + line);

@@ -116,7 +116,7 @@ TEST_CASE("reassociation contracts through an outer product", "[passes]") {
   check_same_values(f, g, x, "reassociate");
 }
 
-TEST_CASE("dce prunes unused inputs only when asked; compaction copies live nodes", "[passes]") {
+TEST_CASE("dce prunes unused inputs only when asked / compaction copies live nodes", "[passes]") {
   Context ctx;
   const Node* a = ctx.param("a", {2});
   const Node* b = ctx.param("b", {2}, 1);

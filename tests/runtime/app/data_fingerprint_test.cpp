@@ -66,7 +66,7 @@ TEST_CASE("a folder's fingerprint follows its contents, not its timestamps", "[f
   CHECK_FALSE(same_data(dir.string(), *f).value());
 }
 
-TEST_CASE("synthetic data has an empty fingerprint; a missing path is an error", "[fingerprint]") {
+TEST_CASE("synthetic data has an empty fingerprint / a missing path is an error", "[fingerprint]") {
   auto f = fingerprint_data("synthetic:flipflop");
   REQUIRE(f);
   CHECK(f->empty());

@@ -81,7 +81,7 @@ TEST_CASE("malformed data flags are usage errors naming the flag", "[app][data_f
   CHECK(refused(f).rfind("--date-order:", 0) == 0);
 }
 
-TEST_CASE("the run folder records the flags; --resume keeps them, eval fills the gaps",
+TEST_CASE("the run folder records the flags / --resume keeps them, eval fills the gaps",
           "[app][data_flags]") {
   const fs::path dir =
       fs::temp_directory_path() / ("plastic-data-flags-" + std::to_string(::getpid()));

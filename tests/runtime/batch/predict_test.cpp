@@ -13,7 +13,8 @@
 
 using namespace plastic;
 
-TEST_CASE("predict reports final outputs and per-sample losses; evaluate the accuracy", "[batch]") {
+TEST_CASE("predict reports final outputs and per-sample losses / evaluate the accuracy",
+          "[batch]") {
   test::CdeSpec spec;
   spec.S = 1;
   auto model = test::make_cde<double>(spec);

@@ -67,7 +67,7 @@ TEST_CASE("CSV wide: ids, times, labels, missing markers and a sentinel", "[data
   CHECK(d.samples[1].label == 1);
 }
 
-TEST_CASE("CSV wide: ';' separator, decimal comma, date and clock columns", "[data][csv]") {
+TEST_CASE("CSV wide: semicolon separator, decimal comma, date and clock columns", "[data][csv]") {
   CsvOptions o;
   o.separator = ';';
   o.decimal_point = ',';
@@ -103,7 +103,7 @@ TEST_CASE("CSV wide: quoted header, trailing separator, CRLF, per-step targets",
   CHECK(d.samples[0].target == std::vector<double>{5.2, 5.25});
 }
 
-TEST_CASE("CSV wide: quoted cells with separators and escaped quotes; ISO times", "[data][csv]") {
+TEST_CASE("CSV wide: quoted cells with separators and escaped quotes / ISO times", "[data][csv]") {
   CsvOptions o;
   o.id_column = "name";
   o.time_column = "when";

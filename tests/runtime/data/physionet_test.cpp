@@ -223,7 +223,7 @@ TEST_CASE("PhysioNet errors: malformed stays", "[data][physionet][errors]") {
                                          std::to_string(cells));
 }
 
-TEST_CASE("PhysioNet errors: one bad file fails the directory; empty directories",
+TEST_CASE("PhysioNet errors: one bad file fails the directory / empty directories",
           "[data][physionet][errors]") {
   Stays stays;
   const auto bad =

@@ -110,7 +110,7 @@ TEST_CASE("validation_split and unlabelled data", "[data][split]") {
   CHECK(u.test.size() == 3);
 }
 
-TEST_CASE("stratified_partition: any number of parts; bad fractions are a bug", "[data][split]") {
+TEST_CASE("stratified_partition: any number of parts / bad fractions are a bug", "[data][split]") {
   const std::vector<int> y = uneven_labels();
   const std::vector<double> f{0.5, 0.3, 0.1, 0.1};
   const auto parts = stratified_partition(y, f, 99);

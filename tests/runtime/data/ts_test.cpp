@@ -92,7 +92,7 @@ TEST_CASE(".ts: a dimension shorter than its sample's longest is padded with NaN
   CHECK(same(d.samples[0].values, {1, 4, 2, kNaN, 3, kNaN}));
 }
 
-TEST_CASE(".ts: univariate, no labels; dimensions inferred from the first sample", "[data][ts]") {
+TEST_CASE(".ts: univariate, no labels / dimensions inferred from the first sample", "[data][ts]") {
   const Dataset u = parsed("@univariate true\n@classLabel false\n@data\n1,2\n3\n");
   CHECK(u.target_kind == TargetKind::None);
   CHECK(u.num_channels() == 1);
@@ -114,7 +114,7 @@ TEST_CASE(".ts: @targetLabel true gives a regression target", "[data][ts]") {
   CHECK(d.samples[1].target == std::vector<double>{-7});
 }
 
-TEST_CASE(".ts: time stamps, numeric and date-time; dimensions on different times", "[data][ts]") {
+TEST_CASE(".ts: time stamps, numeric and date-time / dimensions on different times", "[data][ts]") {
   const Dataset d =
       parsed("@timeStamps true\n@dimensions 2\n@classLabel true a b\n@data\n"
              "(0,1.5),(2,2.5),(1,?):(1,10),(3,30):b\n"
@@ -128,7 +128,7 @@ TEST_CASE(".ts: time stamps, numeric and date-time; dimensions on different time
   CHECK(same(d.samples[1].values, {1, kNaN, 2, 3}));
 }
 
-TEST_CASE(".ts: read from a file; the path names the samples", "[data][ts]") {
+TEST_CASE(".ts: read from a file / the path names the samples", "[data][ts]") {
   test::TempDir dir;
   const auto path =
       dir.write("Small_TRAIN.ts", "@univariate true\n@classLabel true 0 1\n@data\n1,2:1\n");

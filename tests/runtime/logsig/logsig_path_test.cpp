@@ -36,7 +36,7 @@ Series random_series(int n, int c, unsigned seed) {
 
 } // namespace
 
-TEST_CASE("windows of step samples; the last one shorter", "[logsig][driver]") {
+TEST_CASE("windows of step samples / the last one shorter", "[logsig][driver]") {
   const int n = 11, c = 2; // 10 segments
   const auto s = random_series(n, c, 1);
   LogSigOptions o;
@@ -97,7 +97,7 @@ TEST_CASE("depth 1, step 1 reduces to the linear-interpolation derivative", "[lo
   }
 }
 
-TEST_CASE("x is continuous and integrates dx; Side picks the window at boundaries",
+TEST_CASE("x is continuous and integrates dx / Side picks the window at boundaries",
           "[logsig][driver]") {
   const int n = 13, c = 2;
   const auto s = random_series(n, c, 3);
@@ -180,7 +180,7 @@ TEST_CASE("missing values are forward-filled before the log-signatures",
   CHECK(LogSigPath::make(t, x, 2, o).describe() == "leading_fill has 1 values for 2 channels");
 }
 
-TEST_CASE("prepend_time adds the time channel; lanes fill works on drivers",
+TEST_CASE("prepend_time adds the time channel / lanes fill works on drivers",
           "[logsig][driver][lanes]") {
   const int n = 7, c = 1;
   const auto s = random_series(n, c, 6);

@@ -213,7 +213,7 @@ TEST_CASE("reparametrisation: extra points on a straight segment change nothing"
   check_close(logsig(p, d, 4), logsig(r, d, 4), 1e-14);
 }
 
-TEST_CASE("modes agree: words = Lyndon entries of expand; brackets rebuild the log",
+TEST_CASE("modes agree: words = Lyndon entries of expand / brackets rebuild the log",
           "[logsig][modes]") {
   const int d = 3, N = 4;
   const auto p = random_path(6, d, 7);
@@ -237,7 +237,7 @@ TEST_CASE("modes agree: words = Lyndon entries of expand; brackets rebuild the l
   check_close(full, rebuilt, 1e-12);
 }
 
-TEST_CASE("a single point has zero log-signature; bad input is refused", "[logsig]") {
+TEST_CASE("a single point has zero log-signature / bad input is refused", "[logsig]") {
   const std::vector<double> one{1.0, 2.0};
   const auto ls = logsig(one, 2, 3);
   for (double v : ls)

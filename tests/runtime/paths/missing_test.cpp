@@ -27,7 +27,7 @@ TEST_CASE("fill_linear: ends from the nearest observation, interior linear in ti
   CHECK(none == std::vector<double>{0, 0, 0, 0, 0});
 }
 
-TEST_CASE("fill_forward: carry forward; leading run back-filled or given", "[paths][missing]") {
+TEST_CASE("fill_forward: carry forward / leading run back-filled or given", "[paths][missing]") {
   std::vector<double> x{kNaN, kNaN, 2, kNaN, 5, kNaN};
   auto y = x;
   fill_forward(x);
@@ -70,7 +70,7 @@ TEST_CASE("natural spline with NaN: ends filled, interior NaN is not a knot",
   CHECK(q.value(4.0, 0) == Approx(3.0).margin(1e-14));
 }
 
-TEST_CASE("channels are filled independently; a never-observed channel is zero",
+TEST_CASE("channels are filled independently / a never-observed channel is zero",
           "[paths][missing]") {
   const std::vector<double> t{0, 1, 2, 3};
   // channel 0 complete, channel 1 never observed, channel 2 missing inside.
@@ -132,7 +132,7 @@ TEST_CASE("rectilinear path: time leads, features follow, forward fill",
         "rectilinear interpolation: the time channel 0 is missing at observation 1");
 }
 
-TEST_CASE("two observations give a line; one observation a constant", "[paths][missing]") {
+TEST_CASE("two observations give a line / one observation a constant", "[paths][missing]") {
   const std::vector<double> t2{1.0, 3.0};
   const std::vector<double> x2{2.0, 6.0};
   const std::vector<double> t3{0.0, 1.0, 2.0};

@@ -51,7 +51,7 @@ bool visited(const std::vector<rt::InputRequest>& reqs, double t) {
 
 } // namespace
 
-TEST_CASE("adaptive steps land on knots and never cross them; FSAL saves evaluations",
+TEST_CASE("adaptive steps land on knots and never cross them / FSAL saves evaluations",
           "[adaptive]") {
   for (const char* name : {"dopri5", "tsit5", "bosh3"}) {
     INFO("method " << name);
