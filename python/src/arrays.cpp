@@ -130,4 +130,10 @@ std::vector<double> rows_of(const py::object& y_bar_in, const std::vector<size_t
   return out;
 }
 
+py::array_t<double> owning_array(std::vector<double>&& values) {
+  auto* held = new std::vector<double>(std::move(values));
+  const py::capsule owner(held, [](void* p) { delete static_cast<std::vector<double>*>(p); });
+  return py::array_t<double>(static_cast<py::ssize_t>(held->size()), held->data(), owner);
+}
+
 } // namespace plastic::python
