@@ -16,7 +16,8 @@ adjoint, as its `gradient` line says, or Model.gradient) applied to the
 output cotangent torch gives it: a vector-Jacobian product of the outputs, so
 any loss computed in torch works. With the direct method the forward pass
 keeps the solver's tape for the backward, so forward + backward solve
-forward once (memory: the whole batch's tape until backward). The inputs x
+forward once (memory: the whole batch's tapes until backward, up to half the
+memory available; tiles past that are solved again in backward). The inputs x
 and t are data: no gradient flows to them (their grad is None).
 module.loss(x, y) is the model's own loss (its `loss` line) with its
 gradient, which skips torch for the loss.
@@ -35,6 +36,9 @@ does once for all epochs. Two ways to do it once here:
             for idx in torch.randperm(len(data)).split(32):
                 loss = module.loss(data[idx])
                 opt.zero_grad(); loss.backward(); opt.step()
+
+    or with a DataLoader over the indices:
+    DataLoader(range(len(data)), batch_size=32, shuffle=True, collate_fn=lambda i: data[i]).
 
   * Tensors passed again are prepared once: the module keeps the prepared
     series of up to `cache_batches` inputs (default 16) while the tensors

@@ -45,6 +45,8 @@ std::vector<embed::Series> to_series(const PyModel& model, const py::object& x_o
   for (py::ssize_t b = 0; b < B; ++b) {
     embed::Series& s = out[static_cast<size_t>(b)];
     s.id = std::to_string(b);
+    s.times.reserve(static_cast<size_t>(T));
+    s.values.reserve(static_cast<size_t>(T * C));
     for (py::ssize_t k = 0; k < T; ++k) {
       double time = static_cast<double>(k);
       if (t) time = t->ndim() == 1 ? t->data()[k] : t->data()[b * T + k];

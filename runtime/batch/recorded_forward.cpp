@@ -4,8 +4,11 @@
 #include "runtime/batch/recorded_forward.h"
 
 #include <algorithm>
+#include <atomic>
 #include <exception>
+#include <limits>
 #include <new>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -16,6 +19,7 @@
 #include "runtime/batch/prediction_rows.h"
 #include "runtime/batch/tile_work.h"
 #include "runtime/gradients/direct_record.h"
+#include "runtime/gradients/memory_estimate.h"
 
 namespace plastic::rt {
 
@@ -23,7 +27,7 @@ template <class T> struct RecordedForward<T>::Tile {
   explicit Tile(const plastic_model& model) : ws(model) {}
   TileWorkspace<T> ws;
   OpenTile<T> tile;
-  DirectRecord<T> record;
+  std::optional<DirectRecord<T>> record; // empty: dropped for the memory limit
   SolveStats forward;
   size_t peak_bytes = 0;
 };
@@ -34,8 +38,9 @@ template <class T> RecordedForward<T>::RecordedForward(RecordedForward&&) noexce
 template <class T>
 RecordedForward<T>& RecordedForward<T>::operator=(RecordedForward&&) noexcept = default;
 
-template <class T> bool RecordedForward<T>::recorded() const {
-  return !tiles_.empty();
+template <class T> size_t RecordedForward<T>::kept_tiles() const {
+  return static_cast<size_t>(
+      std::count_if(tiles_.begin(), tiles_.end(), [](const auto& t) { return t && t->record; }));
 }
 
 template <class T>
@@ -44,6 +49,7 @@ Status<SolveFailure> RecordedForward<T>::run(const plastic_model& model, const P
                                              std::span<const T> theta,
                                              const BatchOptions& options) {
   tiles_.clear();
+  kept_bytes_ = 0;
   model_ = &model;
   data_ = &data;
   samples_.assign(samples.begin(), samples.end());
@@ -67,6 +73,14 @@ Status<SolveFailure> RecordedForward<T>::run(const plastic_model& model, const P
       return invalid_model("the model has init_state but no init_state_vjp");
     Result<SolverOptions, SolveFailure> solver = resolve_solver(model, options_);
     if (!solver) return solver.status();
+    solver_ = solver.value();
+    method_ = method.value();
+    double limit = keep_limit_;
+    if (limit < 0) {
+      const std::optional<double> available = available_memory_bytes();
+      limit = available ? *available / 2 : std::numeric_limits<double>::infinity();
+    }
+    std::atomic<double> kept_bytes{0};
     start_predictions(model, data, std::span<const int64_t>(samples_), predictions_);
 
     const ModelView<T> view(model);
@@ -88,11 +102,17 @@ Status<SolveFailure> RecordedForward<T>::run(const plastic_model& model, const P
       }
       const TileLayout& lay = t.tile.layout();
       t.ws.outputs.assign(lay.observations.size() * static_cast<size_t>(model.n_outputs * L), T{0});
-      GradientResult r = t.record.forward(t.tile.problem, solver.value(), t.ws.z0.data(),
-                                          t.ws.outputs.data(), t.ws.lane_loss.data());
+      GradientResult r = t.record.emplace().forward(t.tile.problem, solver_, t.ws.z0.data(),
+                                                    t.ws.outputs.data(), t.ws.lane_loss.data());
       if (!r.ok()) {
         status[k] = locate_failure(std::move(r.status), lay, data);
         return false;
+      }
+      // Over the limit: this tile's tape goes, and vjp() solves the tile again.
+      const auto bytes = static_cast<double>(r.peak_bytes);
+      if (kept_bytes.fetch_add(bytes) + bytes > limit) {
+        t.record.reset();
+        kept_bytes.fetch_sub(bytes);
       }
       t.forward = r.forward;
       t.peak_bytes = r.peak_bytes;
@@ -102,6 +122,7 @@ Status<SolveFailure> RecordedForward<T>::run(const plastic_model& model, const P
     for (Status<SolveFailure>& s : status)
       if (!s) return std::move(s);
     tiles_ = std::move(kept);
+    kept_bytes_ = kept_bytes.load();
   } catch (const std::bad_alloc&) {
     tiles_.clear();
     return internal_failure("out of memory in a recorded forward pass");
@@ -118,7 +139,7 @@ template <class T> BatchLoss RecordedForward<T>::vjp(std::span<const T> y_bar, s
     r.status = invalid_argument("RecordedForward::vjp before run()");
     return r;
   }
-  if (tiles_.empty())
+  if (tiles_.empty()) // no tapes: not the direct method, or a second call
     return output_vjp<T>(*model_, *data_, samples_, theta_, y_bar, grad, options_);
   try {
     const plastic_model& model = *model_;
@@ -135,6 +156,7 @@ template <class T> BatchLoss RecordedForward<T>::vjp(std::span<const T> y_bar, s
     // The tapes are consumed here whatever happens: a second call re-solves.
     std::vector<std::unique_ptr<Tile>> tiles = std::move(tiles_);
     tiles_.clear();
+    kept_bytes_ = 0;
     const ModelView<T> view(model);
     const int L = view.lanes;
     const size_t n = tiles.size();
@@ -155,7 +177,10 @@ template <class T> BatchLoss RecordedForward<T>::vjp(std::span<const T> y_bar, s
       GradientOutputs<T> out;
       out.theta_bar = ws.theta_bar.data();
       out.z0_bar = ws.z0_bar.data();
-      stats[k] = t.record.backward(out);
+      // The kept tape, or (dropped for the memory limit) the whole gradient
+      // method on the tile as output_vjp() runs it: the same numbers.
+      stats[k] = t.record ? t.record->backward(out)
+                          : rt::loss_and_gradient<T>(p, solver_, method_, ws.z0.data(), out);
       if (!stats[k].ok()) {
         status[k] = locate_failure(std::move(stats[k].status), lay, data);
         return false;

@@ -7,10 +7,16 @@
 // tape (gradients/direct_record.h) is kept from run() to vjp(), so the pair
 // costs one forward solve and one backward sweep, as a training step of
 // loss_and_gradient() does, rather than predict()'s solve plus the
-// gradient's own forward pass. Memory: every tile's tape at once (a batch
-// gradient holds one per thread); it is freed by vjp(). The checkpoint and
-// adjoint methods keep nothing (their point is to hold little): run()
-// predicts and vjp() calls output_vjp(), which solves forward again.
+// gradient's own forward pass.
+//
+// Memory: the tapes of all tiles at once, where a batch gradient holds one
+// per thread, until vjp() frees them. So that a large batch cannot take the
+// machine's memory, tapes are kept only up to a limit (keep_limit(), by
+// default half of the memory available when run() starts): a tile whose
+// tape would pass it drops its tape, and vjp() solves that tile forward
+// again, which gives the same numbers. The checkpoint and adjoint methods
+// keep nothing (their point is to hold little): run() predicts and vjp()
+// calls output_vjp(), which solves forward again.
 //
 // The data, sample list and theta must stay alive and unchanged from run()
 // to vjp(). One process only (BatchOptions::comm is not used).
@@ -33,13 +39,18 @@ public:
   RecordedForward(RecordedForward&&) noexcept;
   RecordedForward& operator=(RecordedForward&&) noexcept;
 
+  /// Bytes of tapes run() may keep (measured by the gradient method's meter);
+  /// negative: half of MemAvailable at run(), or no limit where unknown.
+  void keep_limit(double bytes) { keep_limit_ = bytes; }
   /// Solves `samples` of `data` at `theta` as predict() does, keeping the tapes.
   Status<SolveFailure> run(const plastic_model& model, const PreparedData& data,
                            std::span<const int64_t> samples, std::span<const T> theta,
                            const BatchOptions& options);
   const Predictions<T>& predictions() const { return predictions_; }
-  /// Whether vjp() will sweep kept tapes (false: it solves forward again).
-  bool recorded() const;
+  /// Tiles whose tape is kept for vjp() (the others will be solved again),
+  /// and the bytes those tapes hold.
+  size_t kept_tiles() const;
+  double kept_bytes() const { return kept_bytes_; }
 
   /// output_vjp() of run()'s samples for `y_bar` (rows x n_outputs in the
   /// predictions' row order), ADDED to grad. The first call consumes the
@@ -53,6 +64,10 @@ private:
   std::vector<int64_t> samples_;
   std::span<const T> theta_;
   BatchOptions options_;
+  SolverOptions solver_;
+  GradientOptions method_;
+  double keep_limit_ = -1;
+  double kept_bytes_ = 0;
   Predictions<T> predictions_;
   std::vector<std::unique_ptr<Tile>> tiles_;
 };

@@ -141,8 +141,10 @@ private:
 /// A forward pass that keeps what the VJP of its outputs needs (made by
 /// Model::forward): the outputs now, vjp() once their cotangent is known,
 /// as an autograd framework runs a layer. With the direct gradient method
-/// the solver's tape is kept in between (memory: the whole batch's tapes at
-/// once), so forward + vjp solve forward once; checkpoint and adjoint keep
+/// the solver's tape is kept in between, so forward + vjp solve forward
+/// once; memory: the whole batch's tapes at once, up to half the memory
+/// available (tiles past that are solved again by vjp(), with the same
+/// result; runtime/batch/recorded_forward.h). Checkpoint and adjoint keep
 /// nothing and vjp() solves again. The Model must outlive it and its
 /// parameters must not change before vjp().
 class Forward {

@@ -1,6 +1,7 @@
 // RecordedForward: its outputs are predict()'s and its VJP is output_vjp()'s,
 // bitwise, while the direct method's tapes are kept from the forward pass
-// (one forward solve); a second VJP solves again; checkpoint keeps nothing.
+// (one forward solve), all, none or some of them under a memory limit; a
+// second VJP solves again; checkpoint and adjoint keep nothing.
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -44,16 +45,25 @@ std::vector<double> cotangents(size_t n, unsigned seed) {
   return v;
 }
 
-// run() + vjp() against predict() + output_vjp() for `options`.
-void check_against_two_calls(const Case& c, const rt::BatchOptions& options, bool recorded) {
+// run() + vjp() against predict() + output_vjp() for `options`; `kept`: the
+// tiles expected to keep their tape (-1: some but not all), `limit` run()'s keep_limit.
+void check_against_two_calls(const Case& c, const rt::BatchOptions& options, int kept,
+                             double limit = -1) {
   const plastic_model& m = c.model->get();
   auto pred = rt::predict<double>(m, c.prepared, c.samples, c.theta, options);
   REQUIRE(pred);
   rt::RecordedForward<double> rec;
+  rec.keep_limit(limit);
   const Status<rt::SolveFailure> ran = rec.run(m, c.prepared, c.samples, c.theta, options);
   INFO(ran.describe());
   REQUIRE(ran.ok());
-  CHECK(rec.recorded() == recorded);
+  if (kept >= 0) {
+    CHECK(rec.kept_tiles() == size_t(kept));
+  } else {
+    CHECK(rec.kept_tiles() > 0);
+    CHECK(rec.kept_tiles() < 3);
+  }
+  CHECK((rec.kept_bytes() > 0) == (rec.kept_tiles() > 0));
   const rt::Predictions<double>& p = rec.predictions();
   CHECK(p.first_row == pred.value().first_row);
   CHECK(p.times == pred.value().times);
@@ -71,7 +81,7 @@ void check_against_two_calls(const Case& c, const rt::BatchOptions& options, boo
   REQUIRE(r.ok());
   CHECK(got == expected);
   CHECK(r.terms == want.terms);
-  CHECK(!rec.recorded()); // the tapes are spent
+  CHECK(rec.kept_tiles() == 0); // the tapes are spent
   // A second backward (torch's retain_graph) solves again: the same numbers.
   std::vector<double> again(c.theta.size(), 0.0);
   REQUIRE(rec.vjp(y_bar, again).ok());
@@ -88,8 +98,22 @@ TEST_CASE("a recorded forward pass predicts and differentiates as predict and ou
   rt::BatchOptions o;
   for (int threads : {1, 3}) {
     o.threads = threads;
-    check_against_two_calls(c, o, true);
+    check_against_two_calls(c, o, 3); // 10 samples in tiles of 4
   }
+}
+
+TEST_CASE("tapes past the memory limit are dropped and those tiles solved again",
+          "[batch][recorded]") {
+  test::CdeSpec spec;
+  spec.S = 1;
+  const Case c = make_case(spec, rt::TargetKind::Class, spec.o);
+  rt::BatchOptions o;
+  o.threads = 1; // tiles in order: the first ones fit
+  check_against_two_calls(c, o, 0, 0.0);
+  rt::RecordedForward<double> all;
+  REQUIRE(all.run(c.model->get(), c.prepared, c.samples, c.theta, o).ok());
+  REQUIRE(all.kept_tiles() == 3);
+  check_against_two_calls(c, o, -1, all.kept_bytes() / 2);
 }
 
 TEST_CASE("a recorded forward pass with per-observation readouts and jumps", "[batch][recorded]") {
@@ -102,7 +126,7 @@ TEST_CASE("a recorded forward pass with per-observation readouts and jumps", "[b
   const Case c = make_case(spec, rt::TargetKind::RegressionPerStep, spec.o);
   rt::BatchOptions o;
   o.threads = 2;
-  check_against_two_calls(c, o, true);
+  check_against_two_calls(c, o, 3);
 }
 
 TEST_CASE("checkpoint and adjoint keep no tape and solve again in vjp", "[batch][recorded]") {
@@ -111,7 +135,7 @@ TEST_CASE("checkpoint and adjoint keep no tape and solve again in vjp", "[batch]
   rt::BatchOptions o;
   o.gradient = rt::GradientOptions{};
   o.gradient->method = rt::GradientMethod::Checkpoint;
-  check_against_two_calls(c, o, false);
+  check_against_two_calls(c, o, 0);
   o.gradient->method = rt::GradientMethod::Adjoint;
-  check_against_two_calls(c, o, false);
+  check_against_two_calls(c, o, 0);
 }
