@@ -29,7 +29,7 @@
 # process (time.process_time) against bench-train's, which is the difference
 # of its two runs' CPU time (getrusage of the children) over their 2 x
 # --steps extra steps, so its compile and warm-up cancel out. Fastest: the
-# fastest step of each over all rounds. Under load all three move; CPU time
+# fastest of the rounds x --steps steps of each (bench-train's shorter runs). Under load all three move; CPU time
 # and the fastest step are the fairer figures when other programs compete
 # for the cores.
 import argparse
@@ -130,9 +130,9 @@ def main():
     base_wall, base_cpu, base_fastest = [], 0.0, float("inf")
     for _ in range(a.rounds):
         short, short_min, cpu_short = bench_train(a, a.steps)
-        long, long_min, cpu_long = bench_train(a, 3 * a.steps)
+        long, _, cpu_long = bench_train(a, 3 * a.steps)
         base_cpu += cpu_long - cpu_short
-        base_fastest = min(base_fastest, short_min, long_min)
+        base_fastest = min(base_fastest, short_min)  # --steps steps a round, as each variant
         base = (short + long) / 2
         base_wall.append(base)
         wall = {name: [] for name, _ in rows}
