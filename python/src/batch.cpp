@@ -5,8 +5,6 @@
 // (embed::Forward: Model.forward(batch) returns the outputs, .vjp(y_bar)
 // the parameter cotangent, without a second forward solve for the direct
 // method). The GIL is released while the runtime works.
-#include <fmt/format.h>
-
 #include "python/src/py_model.h"
 
 namespace plastic::python {
