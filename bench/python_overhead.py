@@ -8,9 +8,9 @@
 #   PYTHONPATH=build/python /usr/bin/python3 bench/python_overhead.py [--batch 32] [--length 161]
 #
 # bench-train prepares one synthetic batch once and takes every step on it
-# (loss_and_gradient + Adam in C++). The Python steps, each median of
-# --steps after a warm-up, on one random batch of the same shape (the solver
-# takes fixed steps, so the values do not change the work):
+# (loss_and_gradient + Adam in C++). The Python steps run, after a warm-up,
+# on one random batch of the same shape (the solver takes fixed steps, so
+# the values do not change the work):
 #   loss            PlasticModule.loss (the model's own loss and gradient) + torch's Adam
 #   fwd+bwd         module(x), torch's cross-entropy, backward through the
 #                   output VJP (the forward pass's tape kept), torch's Adam
@@ -29,9 +29,9 @@
 # process (time.process_time) against bench-train's, which is the difference
 # of its two runs' CPU time (getrusage of the children) over their 2 x
 # --steps extra steps, so its compile and warm-up cancel out. Fastest: the
-# fastest of the rounds x --steps steps of each (bench-train's shorter runs). Under load all three move; CPU time
-# and the fastest step are the fairer figures when other programs compete
-# for the cores.
+# fastest of the rounds x --steps steps of each (of bench-train's shorter
+# runs). CPU time counts the work; wall time and the fastest step also
+# count how the other programs on the machine interrupt the threads.
 import argparse
 import json
 import os
