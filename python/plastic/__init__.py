@@ -13,16 +13,22 @@ default 0, 1, 2, ...). A mistake (a model that does not check, bad data, a
 wrong option) raises plastic.Error with the command line's message; a model
 error carries its file:line:col, the source line and a caret.
 
+Model.prepare(x, t, static, y) prepares series once (their paths, schedules
+and targets) as a PreparedBatch that predict, loss_and_grad and output_vjp
+take in place of arrays; batch[indices] is a minibatch of it. Model.forward
+(batch) returns a Forward whose .outputs are predict's and whose .vjp(y_bar)
+is output_vjp's, from the kept forward pass.
+
 plastic.torch.PlasticModule makes a model a torch.nn.Module.
 """
 import os
 import subprocess
 import tempfile
 
-from ._plastic import Error, Model  # noqa: F401
+from ._plastic import Error, Forward, Model, PreparedBatch  # noqa: F401
 from . import _plastic
 
-__all__ = ["compile", "load", "Error", "Model"]
+__all__ = ["compile", "load", "Error", "Forward", "Model", "PreparedBatch"]
 
 
 def compile(path_or_source, set=None, dtype="float64", lanes=0, gradient=None, threads=0):

@@ -14,14 +14,48 @@ changes what the kernels compute. forward runs the compiled solve; its
 backward is the compiled gradient method of the model (direct, checkpoint or
 adjoint, as its `gradient` line says, or Model.gradient) applied to the
 output cotangent torch gives it: a vector-Jacobian product of the outputs, so
-any loss computed in torch works. The inputs x and t are data: no gradient
-flows to them (their grad is None). module.loss(x, y) is the model's own
-loss (its `loss` line) with its gradient, which skips torch for the loss.
+any loss computed in torch works. With the direct method the forward pass
+keeps the solver's tape for the backward, so forward + backward solve
+forward once (memory: the whole batch's tapes until backward, up to half the
+memory available; tiles past that are solved again in backward). The inputs x
+and t are data: no gradient flows to them (their grad is None).
+module.loss(x, y) is the model's own loss (its `loss` line) with its
+gradient, which skips torch for the loss.
+
+Prepared data. Every call first prepares its series (control paths such as
+spline coefficients, observation schedules, targets), which `plastic train`
+does once for all epochs. Two ways to do it once here:
+
+  * module.prepare(x, y=None, t=None, static=None) returns a
+    plastic.PreparedBatch that module(...) and module.loss(...) take in place
+    of x; batch[indices] selects a minibatch sharing the prepared data. Prepare
+    the whole training set once and iterate over index minibatches:
+
+        data = module.prepare(X, y=Y, t=t)
+        for epoch in range(epochs):
+            for idx in torch.randperm(len(data)).split(32):
+                loss = module.loss(data[idx])
+                opt.zero_grad(); loss.backward(); opt.step()
+
+    or with a DataLoader over the indices:
+    DataLoader(range(len(data)), batch_size=32, shuffle=True, collate_fn=lambda i: data[i]).
+
+  * Tensors passed again are prepared once: the module keeps the prepared
+    series of up to `cache_batches` inputs (default 16) while the tensors
+    live, keyed on their identity and torch's version counter, so a batch
+    reused across steps or epochs (pre-made minibatches, full-batch training)
+    is not prepared again, and an in-place change (x.mul_(2), x[0] = 1)
+    prepares it anew. Writes that bypass torch's version counter (through a
+    NumPy view of the tensor, or x.data) are not seen: prepare explicitly
+    if you mutate data that way. NumPy arrays are prepared at every call.
 """
+import collections
+import weakref
+
 import numpy as np
 import torch
 
-from . import Error  # noqa: F401
+from . import Error, PreparedBatch
 
 
 def _numpy(a):
@@ -32,21 +66,31 @@ def _numpy(a):
     return np.asarray(a, dtype=np.float64)
 
 
+def _identity(a):
+    """What identifies a tensor's current contents (None: not cacheable)."""
+    if a is None:
+        return ()
+    if not isinstance(a, torch.Tensor):
+        return None
+    return (id(a), a._version, a.data_ptr(), tuple(a.shape), a.stride(), a.dtype, a.device)
+
+
 class _Solve(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, module, x, t, static, *params):
-        model = module.model
-        xs, ts, ss = _numpy(x), _numpy(t), _numpy(static)
-        ctx.module, ctx.inputs = module, (xs, ts, ss)
-        y = model.predict(xs, ts, ss)
-        return torch.from_numpy(y).to(params[0].dtype if params else torch.float64)
+    def forward(ctx, module, batch, *params):
+        ctx.module = module
+        ctx.pass_ = module.model.forward(batch)  # keeps the tape for backward (direct)
+        # Saved so that torch refuses a backward after an in-place change of
+        # the parameters: the kept tape was computed with these values.
+        ctx.save_for_backward(*params)
+        y = torch.from_numpy(ctx.pass_.outputs)
+        return y.to(params[0].dtype) if params else y
 
     @staticmethod
     def backward(ctx, y_bar):
-        module = ctx.module
-        xs, ts, ss = ctx.inputs
-        flat = module.model.output_vjp(xs, ts, ss, y_bar.detach().to(torch.float64).numpy())
-        return (None, None, None, None, *module._split(flat))
+        ctx.saved_tensors  # noqa: B018 - torch's check of the parameters' versions
+        flat = ctx.pass_.vjp(y_bar.detach().to(torch.float64).contiguous().numpy())
+        return (None, None, *ctx.module._split(flat))
 
 
 class _Loss(torch.autograd.Function):
@@ -62,11 +106,14 @@ class _Loss(torch.autograd.Function):
 
 
 class PlasticModule(torch.nn.Module):
-    """A compiled model (plastic.compile or plastic.load) as an nn.Module."""
+    """A compiled model (plastic.compile or plastic.load) as an nn.Module.
+    `cache_batches`: how many input tensors' prepared series to keep (0: none)."""
 
-    def __init__(self, model, seed=0, initialise=True):
+    def __init__(self, model, seed=0, initialise=True, cache_batches=16):
         super().__init__()
         self.model = model
+        self.cache_batches = cache_batches
+        self._cache = collections.OrderedDict()  # identities -> (weakrefs, PreparedBatch)
         if initialise:
             model.init(seed)
         views = model.parameters()  # NumPy views of the model's buffer
@@ -93,15 +140,51 @@ class PlasticModule(torch.nn.Module):
         return [torch.from_numpy(flat[at:at + n]).to(p.dtype).view(p.shape)
                 for p, (at, n) in zip(self._ordered(), self._spans)]
 
-    def forward(self, x, t=None, static=None):
-        """Outputs [batch, rows, n_outputs] for x [batch, time, channels]."""
-        return _Solve.apply(self, x, t, static, *self._ordered())
+    def prepare(self, x, y=None, t=None, static=None):
+        """x (and labels or targets y, times t, static features) prepared once:
+        a plastic.PreparedBatch for forward and loss; batch[indices] selects."""
+        return self.model.prepare(_numpy(x), _numpy(t), _numpy(static), _numpy(y))
 
-    def loss(self, x, y, t=None, static=None):
-        """The model's own mean loss on (x, y), differentiable in the parameters."""
-        batch = {"x": _numpy(x), "y": _numpy(y)}
-        if t is not None:
-            batch["t"] = _numpy(t)
-        if static is not None:
-            batch["static"] = _numpy(static)
-        return _Loss.apply(self, batch, *self._ordered())
+    def _prepared(self, x, y, t, static):
+        if isinstance(x, PreparedBatch):
+            if t is not None or static is not None or y is not None:
+                raise Error("t, static and y are given to prepare(), not with a PreparedBatch")
+            return x
+        given = (x, y, t, static)
+        key = tuple(_identity(a) for a in given)
+        if self.cache_batches <= 0 or any(k is None for k in key):
+            return self.prepare(x, y, t, static)
+        hit = self._cache.get(key)
+        if hit is not None:
+            refs, batch = hit
+            same = all((r is None) == (a is None) and (r is None or r() is a)
+                       for r, a in zip(refs, given))
+            if same and batch.current:
+                self._cache.move_to_end(key)
+                return batch
+            del self._cache[key]
+        batch = self.prepare(x, y, t, static)
+        cache = self._cache
+        # The entry goes when any of its tensors does (ids are reused afterwards).
+        refs = tuple(None if a is None else weakref.ref(a, lambda _, k=key, c=cache: c.pop(k, None))
+                     for a in given)
+        cache[key] = (refs, batch)
+        while len(cache) > self.cache_batches:
+            cache.popitem(last=False)
+        return batch
+
+    def forward(self, x, t=None, static=None):
+        """Outputs [batch, rows, n_outputs] for x [batch, time, channels] or a PreparedBatch."""
+        batch = self._prepared(x, None, t, static)
+        params = self._ordered()
+        if not torch.is_grad_enabled() or not any(p.requires_grad for p in params):
+            y = torch.from_numpy(self.model.predict(batch))  # no tape to keep
+            return y.to(params[0].dtype) if params else y
+        return _Solve.apply(self, batch, *params)
+
+    def loss(self, x, y=None, t=None, static=None):
+        """The model's own mean loss on (x, y), or on a labelled PreparedBatch x,
+        differentiable in the parameters."""
+        if not isinstance(x, PreparedBatch) and y is None:
+            raise Error("loss(x, y): the labels or targets y are missing")
+        return _Loss.apply(self, self._prepared(x, y, t, static), *self._ordered())

@@ -45,6 +45,8 @@ std::vector<embed::Series> to_series(const PyModel& model, const py::object& x_o
   for (py::ssize_t b = 0; b < B; ++b) {
     embed::Series& s = out[static_cast<size_t>(b)];
     s.id = std::to_string(b);
+    s.times.reserve(static_cast<size_t>(T));
+    s.values.reserve(static_cast<size_t>(T * C));
     for (py::ssize_t k = 0; k < T; ++k) {
       double time = static_cast<double>(k);
       if (t) time = t->ndim() == 1 ? t->data()[k] : t->data()[b * T + k];
@@ -128,6 +130,12 @@ std::vector<double> rows_of(const py::object& y_bar_in, const std::vector<size_t
     out.insert(out.end(), first, first + counts[b] * w);
   }
   return out;
+}
+
+py::array_t<double> owning_array(std::vector<double>&& values) {
+  auto* held = new std::vector<double>(std::move(values));
+  const py::capsule owner(held, [](void* p) { delete static_cast<std::vector<double>*>(p); });
+  return py::array_t<double>(static_cast<py::ssize_t>(held->size()), held->data(), owner);
 }
 
 } // namespace plastic::python

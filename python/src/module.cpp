@@ -15,4 +15,5 @@ PYBIND11_MODULE(_plastic, m) {
   plastic::python::register_errors(m);
   plastic::python::ModelClass model = plastic::python::register_model(m);
   plastic::python::register_training(model);
+  plastic::python::register_batches(m, model);
 }

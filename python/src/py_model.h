@@ -2,8 +2,9 @@
 //
 // One file per job: errors.cpp (plastic.Error), model.cpp (the Model object:
 // compile, load, parameters as arrays, init, load/save), arrays.cpp (NumPy
-// arrays <-> the embedding API's Series and Predictions), training.cpp
-// (loss_and_grad, output_vjp, predict, train). Everything numerical is the
+// arrays <-> the embedding API's Series and Predictions), batch.cpp
+// (PreparedBatch and Forward: series prepared once, a forward pass kept for
+// its VJP), training.cpp (loss_and_grad, output_vjp, predict, train). Everything numerical is the
 // embedding API (runtime/embed/plastic.h) and the compiler's own entry
 // points; this layer only converts.
 #pragma once
@@ -53,11 +54,31 @@ struct PyModel {
 
 using ModelClass = py::class_<PyModel, std::shared_ptr<PyModel>>;
 
+/// plastic.PreparedBatch: series prepared once for a model (embed::Batch),
+/// holding the model so that the batch cannot outlive it.
+struct PyBatch {
+  embed::Batch batch;
+  std::shared_ptr<PyModel> model;
+};
+
+/// plastic.Forward: a forward pass whose VJP comes later (embed::Forward).
+struct PyForward {
+  embed::Forward forward;
+  std::shared_ptr<PyModel> model;
+  std::vector<size_t> rows; ///< output rows of each series
+  py::array_t<double> outputs;
+};
+
 void register_errors(py::module_& m);
 /// The Model class with its parameters, and compile / load_shared.
 ModelClass register_model(py::module_& m);
 /// predict, loss_and_grad, output_vjp and train on `model`.
 void register_training(ModelClass& model);
+/// PreparedBatch and Forward, and Model.prepare / Model.forward.
+void register_batches(py::module_& m, ModelClass& model);
+
+/// `x` is a PreparedBatch of `model` (else null); a batch of another model is an Error.
+const PyBatch* as_batch(const PyModel& model, const py::object& x);
 
 /// Series from arrays: x [batch, time, channels] (NaN = missing), t None,
 /// [time] or [batch, time] (NaN past a series' end), statics [batch, n] or
@@ -86,5 +107,8 @@ py::dict parameter_views(PyModel& model, const py::object& owner);
 
 /// A flat n_params vector split per parameter into new arrays of the model's dtype.
 py::dict split_parameters(const PyModel& model, const std::vector<double>& flat);
+
+/// A vector as a 1-D array that owns it (no copy of the values).
+py::array_t<double> owning_array(std::vector<double>&& values);
 
 } // namespace plastic::python

@@ -1,8 +1,8 @@
 // What a Model computes, for Python: predict, the model's loss and its
-// gradient, the VJP of the outputs (the backward of plastic.torch), and
-// train — `plastic train`'s whole run (runtime/app/train_app.h) writing a
-// run folder whose parameters the model then holds. The GIL is released
-// while the runtime works on its own threads.
+// gradient, the VJP of the outputs, on arrays or on a PreparedBatch
+// (batch.cpp), and train — `plastic train`'s whole run
+// (runtime/app/train_app.h) writing a run folder whose parameters the model
+// then holds. The GIL is released while the runtime works on its own threads.
 #include <fmt/format.h>
 #include <pybind11/stl.h>
 
@@ -15,9 +15,12 @@ namespace {
 
 py::array_t<double> predict(PyModel& m, const py::object& x, const py::object& t,
                             const py::object& statics) {
-  const std::vector<embed::Series> series = to_series(m, x, t, statics, py::none());
   Result<std::vector<embed::Prediction>, embed::Error> out = embed::Error{};
-  {
+  if (const PyBatch* b = as_batch(m, x)) {
+    py::gil_scoped_release release;
+    out = m.model->predict(b->batch, m.options());
+  } else {
+    const std::vector<embed::Series> series = to_series(m, x, t, statics, py::none());
     py::gil_scoped_release release;
     out = m.model->predict(series, m.options());
   }
@@ -25,17 +28,21 @@ py::array_t<double> predict(PyModel& m, const py::object& x, const py::object& t
   return to_array(out.value(), m.table().n_outputs);
 }
 
-py::tuple loss_and_grad(PyModel& m, const py::dict& batch) {
-  auto get = [&](const char* key) {
-    return batch.contains(key) ? py::object(batch[key]) : py::object(py::none());
-  };
-  if (get("x").is_none() || get("y").is_none())
-    throw Error("the batch is a dict with 'x' [batch, time, channels], 'y' (labels or targets), "
-                "and optionally 't' and 'static'");
-  const std::vector<embed::Series> series =
-      to_series(m, get("x"), get("t"), get("static"), get("y"));
+py::tuple loss_and_grad(PyModel& m, const py::object& given) {
   Result<embed::Gradient, embed::Error> g = embed::Error{};
-  {
+  if (const PyBatch* b = as_batch(m, given)) {
+    py::gil_scoped_release release;
+    g = m.model->loss_and_gradient(b->batch, m.options());
+  } else {
+    const py::dict batch = py::isinstance<py::dict>(given) ? given.cast<py::dict>() : py::dict();
+    auto get = [&](const char* key) {
+      return batch.contains(key) ? py::object(batch[key]) : py::object(py::none());
+    };
+    if (get("x").is_none() || get("y").is_none())
+      throw Error("the batch is a PreparedBatch or a dict with 'x' [batch, time, channels], 'y' "
+                  "(labels or targets), and optionally 't' and 'static'");
+    const std::vector<embed::Series> series =
+        to_series(m, get("x"), get("t"), get("static"), get("y"));
     py::gil_scoped_release release;
     g = m.model->loss_and_gradient(series, m.options());
   }
@@ -45,17 +52,19 @@ py::tuple loss_and_grad(PyModel& m, const py::dict& batch) {
 
 py::array_t<double> output_vjp(PyModel& m, const py::object& x, const py::object& t,
                                const py::object& statics, const py::object& y_bar) {
-  const std::vector<embed::Series> series = to_series(m, x, t, statics, py::none());
-  const std::vector<double> rows = rows_of(y_bar, row_counts(m, series), m.table().n_outputs);
   Result<std::vector<double>, embed::Error> g = embed::Error{};
-  {
+  if (const PyBatch* b = as_batch(m, x)) {
+    const std::vector<double> rows = rows_of(y_bar, b->batch.row_counts(), m.table().n_outputs);
+    py::gil_scoped_release release;
+    g = m.model->output_vjp(b->batch, rows, m.options());
+  } else {
+    const std::vector<embed::Series> series = to_series(m, x, t, statics, py::none());
+    const std::vector<double> rows = rows_of(y_bar, row_counts(m, series), m.table().n_outputs);
     py::gil_scoped_release release;
     g = m.model->output_vjp(series, rows, m.options());
   }
   if (!g) raise(g.error());
-  py::array_t<double> out(static_cast<py::ssize_t>(g.value().size()));
-  std::copy(g.value().begin(), g.value().end(), out.mutable_data());
-  return out;
+  return owning_array(std::move(g.value()));
 }
 
 // `plastic train FILE --data SPEC ...` on this model; options by their long names.
@@ -124,11 +133,15 @@ std::string train(PyModel& m, const std::string& data, const py::kwargs& options
 void register_training(ModelClass& model) {
   model.def("predict", &predict, py::arg("x"), py::arg("t") = py::none(),
             py::arg("static") = py::none(),
-            "outputs [batch, rows, n_outputs] for x [batch, time, channels] (NaN = missing)");
+            "outputs [batch, rows, n_outputs] for x [batch, time, channels] (NaN = missing) or a "
+            "PreparedBatch");
   model.def("loss_and_grad", &loss_and_grad, py::arg("batch"),
-            "(mean loss, name -> gradient) of the model's own loss on a labelled batch");
+            "(mean loss, name -> gradient) of the model's own loss on a labelled batch: a dict "
+            "{'x', 'y', 't', 'static'} or a PreparedBatch");
   model.def("output_vjp", &output_vjp, py::arg("x"), py::arg("t"), py::arg("static"),
-            py::arg("y_bar"), "n_params: sum of y_bar . d(outputs)/d(parameters)");
+            py::arg("y_bar"),
+            "n_params: sum of y_bar . d(outputs)/d(parameters); x may be a PreparedBatch (t and "
+            "static are then None)");
   model.def("train", &train, py::arg("data"),
             "`plastic train` on this model: returns the run folder, whose parameters it loads");
 }

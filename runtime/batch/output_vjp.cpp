@@ -18,10 +18,6 @@
 
 namespace plastic::rt {
 
-namespace {
-
-// The tile's observations with the rows' cotangents in place of targets:
-// `blocks` holds one n_outputs*L block per observation, lane-interleaved.
 template <class T>
 std::vector<Observation<T>>
 seeded_observations(const PreparedData& data, const TileLayout& lay,
@@ -51,8 +47,6 @@ seeded_observations(const PreparedData& data, const TileLayout& lay,
   }
   return out;
 }
-
-} // namespace
 
 template <class T>
 BatchLoss output_vjp(const plastic_model& model, const PreparedData& data,
@@ -171,5 +165,14 @@ template BatchLoss output_vjp<double>(const plastic_model&, const PreparedData&,
                                       std::span<const int64_t>, std::span<const double>,
                                       std::span<const double>, std::span<double>,
                                       const BatchOptions&) noexcept;
+
+template std::vector<Observation<float>>
+seeded_observations<float>(const PreparedData&, const TileLayout&,
+                           std::span<const Observation<float>>, std::span<const size_t>, size_t,
+                           std::span<const float>, size_t, std::vector<float>&);
+template std::vector<Observation<double>>
+seeded_observations<double>(const PreparedData&, const TileLayout&,
+                            std::span<const Observation<double>>, std::span<const size_t>, size_t,
+                            std::span<const double>, size_t, std::vector<double>&);
 
 } // namespace plastic::rt

@@ -15,8 +15,10 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "runtime/batch/batch_gradient.h"
+#include "runtime/batch/tile.h"
 
 namespace plastic::rt {
 
@@ -29,6 +31,25 @@ BatchLoss output_vjp(const plastic_model& model, const PreparedData& data,
                      std::span<const T> y_bar, std::span<T> grad,
                      const BatchOptions& options = {}) noexcept;
 
+/// A tile's observations (`given`) with the rows' cotangents in place of
+/// targets: the tile's samples are the batch positions first.. of a batch
+/// whose sample i owns y_bar rows [first_row[i], first_row[i+1]) of `width`
+/// values; `blocks` receives one width*L block per observation,
+/// lane-interleaved, which the result points into.
+template <class T>
+std::vector<Observation<T>>
+seeded_observations(const PreparedData& data, const TileLayout& layout,
+                    std::span<const Observation<T>> given, std::span<const size_t> first_row,
+                    size_t first, std::span<const T> y_bar, size_t width, std::vector<T>& blocks);
+
+extern template std::vector<Observation<float>>
+seeded_observations<float>(const PreparedData&, const TileLayout&,
+                           std::span<const Observation<float>>, std::span<const size_t>, size_t,
+                           std::span<const float>, size_t, std::vector<float>&);
+extern template std::vector<Observation<double>>
+seeded_observations<double>(const PreparedData&, const TileLayout&,
+                            std::span<const Observation<double>>, std::span<const size_t>, size_t,
+                            std::span<const double>, size_t, std::vector<double>&);
 extern template BatchLoss output_vjp<float>(const plastic_model&, const PreparedData&,
                                             std::span<const int64_t>, std::span<const float>,
                                             std::span<const float>, std::span<float>,

@@ -12,6 +12,7 @@
 
 #include "runtime/batch/batch_gradient.h"
 #include "runtime/batch/parallel.h"
+#include "runtime/batch/prediction_rows.h"
 #include "runtime/batch/tile_shard.h"
 #include "runtime/batch/tile_work.h"
 #include "runtime/solvers/solve.h"
@@ -47,26 +48,8 @@ Status<SolveFailure> predict_into(const plastic_model& model, const PreparedData
   if (!solver) return solver.status();
 
   const size_t count = samples.size();
-  pr.width = model.n_outputs;
-  pr.samples.assign(samples.begin(), samples.end());
-  pr.first_row.assign(count + 1, 0);
-  for (size_t i = 0; i < count; ++i)
-    pr.first_row[i + 1] =
-        pr.first_row[i] +
-        static_cast<size_t>(data.sample(static_cast<size_t>(samples[i])).readouts);
-  const size_t rows = pr.first_row[count];
+  start_predictions(model, data, samples, pr);
   const size_t o = static_cast<size_t>(pr.width);
-  pr.times.assign(rows, 0.0);
-  pr.outputs.assign(rows * o, T{0});
-  pr.loss_sum.assign(count, 0.0);
-  pr.terms.assign(count, 0);
-  for (size_t i = 0; i < count; ++i) {
-    const PreparedSample& s = data.sample(static_cast<size_t>(samples[i]));
-    pr.terms[i] = s.target_terms;
-    for (const SampleObservation& ob : s.observations)
-      if (ob.readout >= 0)
-        pr.times[pr.first_row[i] + static_cast<size_t>(ob.readout)] = ob.t + s.shift;
-  }
 
   const ModelView<T> view(model);
   const int L = view.lanes;
@@ -97,26 +80,65 @@ Status<SolveFailure> predict_into(const plastic_model& model, const PreparedData
       status[i] = locate_failure(std::move(sr.status), lay, data);
       return false;
     }
-    for (size_t l = 0; l < chunk.size(); ++l) {
-      const size_t pos = first + l;
-      const PreparedSample& s = data.sample(static_cast<size_t>(chunk[l]));
-      pr.loss_sum[pos] = ws.lane_loss[l];
-      for (size_t ob = 0; ob < lay.observations.size(); ++ob) {
-        const int32_t r = lay.row(ob, static_cast<int>(l));
-        if (r < 0) continue;
-        const int32_t ro = s.observations[static_cast<size_t>(r)].readout;
-        if (ro < 0) continue;
-        T* dst = pr.outputs.data() + (pr.first_row[pos] + static_cast<size_t>(ro)) * o;
-        for (size_t c = 0; c < o; ++c)
-          dst[c] = ws.outputs[ob * block + c * static_cast<size_t>(L) + l];
-      }
-    }
+    take_tile_outputs(data, lay, chunk, first, ws.outputs, ws.lane_loss, pr);
     return true;
   });
   if (Status<SolveFailure> s = agree_on_failure(shard, status); !s) return s;
   if (shard.distributed()) share_predictions(*shard.comm, pr);
   return {};
 }
+
+} // namespace
+
+template <class T>
+void start_predictions(const plastic_model& model, const PreparedData& data,
+                       std::span<const int64_t> samples, Predictions<T>& pr) {
+  const size_t count = samples.size();
+  pr.width = model.n_outputs;
+  pr.samples.assign(samples.begin(), samples.end());
+  pr.first_row.assign(count + 1, 0);
+  for (size_t i = 0; i < count; ++i)
+    pr.first_row[i + 1] =
+        pr.first_row[i] +
+        static_cast<size_t>(data.sample(static_cast<size_t>(samples[i])).readouts);
+  const size_t rows = pr.first_row[count];
+  pr.times.assign(rows, 0.0);
+  pr.outputs.assign(rows * static_cast<size_t>(pr.width), T{0});
+  pr.loss_sum.assign(count, 0.0);
+  pr.terms.assign(count, 0);
+  for (size_t i = 0; i < count; ++i) {
+    const PreparedSample& s = data.sample(static_cast<size_t>(samples[i]));
+    pr.terms[i] = s.target_terms;
+    for (const SampleObservation& ob : s.observations)
+      if (ob.readout >= 0)
+        pr.times[pr.first_row[i] + static_cast<size_t>(ob.readout)] = ob.t + s.shift;
+  }
+}
+
+template <class T>
+void take_tile_outputs(const PreparedData& data, const TileLayout& layout,
+                       std::span<const int64_t> chunk, size_t first, const std::vector<T>& outputs,
+                       const std::vector<double>& lane_loss, Predictions<T>& pr) {
+  const size_t o = static_cast<size_t>(pr.width);
+  const size_t L = static_cast<size_t>(layout.lanes);
+  const size_t block = o * L;
+  for (size_t l = 0; l < chunk.size(); ++l) {
+    const size_t pos = first + l;
+    const PreparedSample& s = data.sample(static_cast<size_t>(chunk[l]));
+    pr.loss_sum[pos] = lane_loss[l];
+    for (size_t ob = 0; ob < layout.observations.size(); ++ob) {
+      const int32_t r = layout.row(ob, static_cast<int>(l));
+      if (r < 0) continue;
+      const int32_t ro = s.observations[static_cast<size_t>(r)].readout;
+      if (ro < 0) continue;
+      T* dst = pr.outputs.data() + (pr.first_row[pos] + static_cast<size_t>(ro)) * o;
+      for (size_t c = 0; c < o; ++c)
+        dst[c] = outputs[ob * block + c * L + l];
+    }
+  }
+}
+
+namespace {
 
 SolveFailure metric_failure(const TrainError& e) {
   return invalid_argument("cannot compute the metric: " + e.describe());
@@ -241,5 +263,17 @@ template Result<Evaluation, SolveFailure> evaluate<float>(const plastic_model&, 
 template Result<Evaluation, SolveFailure>
 evaluate<double>(const plastic_model&, const PreparedData&, std::span<const int64_t>,
                  std::span<const double>, const BatchOptions&);
+
+template void start_predictions<float>(const plastic_model&, const PreparedData&,
+                                       std::span<const int64_t>, Predictions<float>&);
+template void start_predictions<double>(const plastic_model&, const PreparedData&,
+                                        std::span<const int64_t>, Predictions<double>&);
+template void take_tile_outputs<float>(const PreparedData&, const TileLayout&,
+                                       std::span<const int64_t>, size_t, const std::vector<float>&,
+                                       const std::vector<double>&, Predictions<float>&);
+template void take_tile_outputs<double>(const PreparedData&, const TileLayout&,
+                                        std::span<const int64_t>, size_t,
+                                        const std::vector<double>&, const std::vector<double>&,
+                                        Predictions<double>&);
 
 } // namespace plastic::rt

@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <optional>
@@ -22,6 +23,7 @@
 #include "runtime/batch/output_vjp.h"
 #include "runtime/batch/predict.h"
 #include "runtime/batch/prepared_data.h"
+#include "runtime/batch/recorded_forward.h"
 #include "runtime/data/transforms.h"
 #include "runtime/init/init.h"
 #include "runtime/io/param_table.h"
@@ -46,6 +48,9 @@ struct Model::Impl {
   std::unique_ptr<rt::Optimizer<float>> optimizer_f;
   std::unique_ptr<rt::Optimizer<double>> optimizer_d;
   std::string optimizer_kind;
+  /// Which data preparation a Batch was made under: fresh for every Model and
+  /// at every load_parameters() (which may bring a run folder's data record).
+  uint64_t generation = 0;
 
   bool f64() const { return table->dtype == PLASTIC_F64; }
   template <class T> std::vector<T>& theta() {
@@ -62,7 +67,26 @@ struct Model::Impl {
   }
 };
 
+struct Batch::Data {
+  rt::PreparedData prepared;
+  const plastic_model* table = nullptr;
+  uint64_t generation = 0;
+};
+
+struct Forward::State {
+  std::shared_ptr<const Batch::Data> data; // keeps the prepared series alive
+  std::vector<int64_t> samples;
+  std::vector<Prediction> predictions;
+  std::optional<rt::RecordedForward<float>> f32;
+  std::optional<rt::RecordedForward<double>> f64;
+};
+
 namespace {
+
+uint64_t next_generation() {
+  static std::atomic<uint64_t> counter{0};
+  return ++counter;
+}
 
 Error from(const rt::AppError& e) {
   return Error{e.exit_code, e.message};
@@ -143,24 +167,16 @@ Result<rt::PreparedData, Error> prepared(const plastic_model& m,
   return std::move(p.value());
 }
 
+// The runtime's predictions as the API's, named by the data set's ids.
 template <class T>
-Result<std::vector<Prediction>, Error>
-predict_typed(const Model::Impl& impl, const std::vector<T>& theta, std::span<const Series> series,
-              const Options& o) {
-  const plastic_model& m = *impl.table;
-  auto data = prepared(m, impl.preprocessing, series, false, o.threads);
-  if (!data) return data.error();
-  rt::BatchOptions bo;
-  bo.threads = o.threads;
-  auto pred =
-      rt::predict<T>(m, data.value(), rt::all_samples(data.value()), std::span<const T>(theta), bo);
-  if (!pred) return Error{1, pred.status().describe()};
-  const rt::Predictions<T>& p = pred.value();
+std::vector<Prediction> to_predictions(const rt::PreparedData& data, const rt::Predictions<T>& p) {
   std::vector<Prediction> out(p.samples.size());
   for (size_t i = 0; i < p.samples.size(); ++i) {
     Prediction& r = out[i];
-    r.id = series[static_cast<size_t>(p.samples[i])].id;
+    r.id = data.id(static_cast<size_t>(p.samples[i]));
     r.width = p.width;
+    r.times.reserve(p.first_row[i + 1] - p.first_row[i]);
+    r.outputs.reserve(r.times.capacity() * static_cast<size_t>(p.width));
     for (size_t row = p.first_row[i]; row < p.first_row[i + 1]; ++row) {
       r.times.push_back(p.times[row]);
       for (T v : p.row(row))
@@ -168,6 +184,17 @@ predict_typed(const Model::Impl& impl, const std::vector<T>& theta, std::span<co
     }
   }
   return out;
+}
+
+template <class T>
+Result<std::vector<Prediction>, Error>
+predict_typed(const Model::Impl& impl, const std::vector<T>& theta, const rt::PreparedData& data,
+              std::span<const int64_t> samples, const Options& o) {
+  rt::BatchOptions bo;
+  bo.threads = o.threads;
+  auto pred = rt::predict<T>(*impl.table, data, samples, std::span<const T>(theta), bo);
+  if (!pred) return Error{1, pred.status().describe()};
+  return to_predictions(data, pred.value());
 }
 
 template <class T>
@@ -243,36 +270,68 @@ Result<double, Error> step_typed(Model::Impl& impl, std::span<const Series> batc
 
 template <class T>
 Result<Gradient, Error> gradient_typed(const Model::Impl& impl, const std::vector<T>& theta,
-                                       std::span<const Series> batch, const Options& o) {
+                                       const rt::PreparedData& data,
+                                       std::span<const int64_t> samples, const Options& o) {
   const plastic_model& m = *impl.table;
-  auto data = prepared(m, impl.preprocessing, batch, true, o.threads);
-  if (!data) return data.error();
   auto bo = batch_options(m, o);
   if (!bo) return bo.error();
   std::vector<T> grads(theta.size(), T(0));
-  rt::BatchLoss loss =
-      rt::loss_and_gradient<T>(m, data.value(), rt::all_samples(data.value()),
-                               std::span<const T>(theta), std::span<T>(grads), bo.value());
+  rt::BatchLoss loss = rt::loss_and_gradient<T>(m, data, samples, std::span<const T>(theta),
+                                                std::span<T>(grads), bo.value());
   if (!loss.ok()) return Error{1, loss.status.describe()};
   return Gradient{loss.loss, std::vector<double>(grads.begin(), grads.end())};
 }
 
 template <class T>
-Result<std::vector<double>, Error> vjp_typed(const Model::Impl& impl, const std::vector<T>& theta,
-                                             std::span<const Series> series,
-                                             std::span<const double> y_bar, const Options& o) {
+Result<std::vector<double>, Error>
+vjp_typed(const Model::Impl& impl, const std::vector<T>& theta, const rt::PreparedData& data,
+          std::span<const int64_t> samples, std::span<const double> y_bar, const Options& o) {
   const plastic_model& m = *impl.table;
-  auto data = prepared(m, impl.preprocessing, series, false, o.threads);
-  if (!data) return data.error();
   auto bo = batch_options(m, o);
   if (!bo) return bo.error();
   const std::vector<T> ybar(y_bar.begin(), y_bar.end());
   std::vector<T> grads(theta.size(), T(0));
-  rt::BatchLoss r =
-      rt::output_vjp<T>(m, data.value(), rt::all_samples(data.value()), std::span<const T>(theta),
-                        std::span<const T>(ybar), std::span<T>(grads), bo.value());
+  rt::BatchLoss r = rt::output_vjp<T>(m, data, samples, std::span<const T>(theta),
+                                      std::span<const T>(ybar), std::span<T>(grads), bo.value());
   if (!r.ok()) return Error{1, r.status.describe()};
   return std::vector<double>(grads.begin(), grads.end());
+}
+
+// forward(): the recorded pass of the model's dtype in `state`.
+template <class T>
+Status<Error> forward_typed(const Model::Impl& impl, const std::vector<T>& theta,
+                            std::optional<rt::RecordedForward<T>>& record, Forward::State& state,
+                            const Options& o) {
+  const plastic_model& m = *impl.table;
+  auto bo = batch_options(m, o);
+  if (!bo) return bo.error();
+  rt::RecordedForward<T>& rec = record.emplace();
+  if (Status<rt::SolveFailure> s =
+          rec.run(m, state.data->prepared, state.samples, std::span<const T>(theta), bo.value());
+      !s)
+    return Error{1, s.describe()};
+  state.predictions = to_predictions(state.data->prepared, rec.predictions());
+  return {};
+}
+
+template <class T>
+Result<std::vector<double>, Error> forward_vjp(rt::RecordedForward<T>& rec,
+                                               std::span<const double> y_bar, size_t n_params) {
+  const std::vector<T> ybar(y_bar.begin(), y_bar.end());
+  std::vector<T> grads(n_params, T(0));
+  rt::BatchLoss r = rec.vjp(std::span<const T>(ybar), std::span<T>(grads));
+  if (!r.ok()) return Error{1, r.status.describe()};
+  return std::vector<double>(grads.begin(), grads.end());
+}
+
+// A Batch may only be used by the model that prepared it, under the same data record.
+Status<Error> check_owner(const Model::Impl& impl, const Batch::Data& data) {
+  if (data.table != impl.table)
+    return Error{2, fmt::format("this batch was prepared for another model than {}", impl.name)};
+  if (data.generation != impl.generation)
+    return Error{2, "this batch was prepared before load_parameters() changed how the model "
+                    "prepares data: prepare it again"};
+  return {};
 }
 
 Error no_parameters(const Model::Impl& impl) {
@@ -288,6 +347,46 @@ int Prediction::predicted_class() const {
   const auto last = outputs.end() - width;
   if (width == 1) return *last > 0 ? 1 : 0; // a binary model's one score (a logit)
   return static_cast<int>(std::max_element(last, outputs.end()) - last);
+}
+
+Batch::Batch(std::shared_ptr<const Data> data, std::vector<int64_t> samples)
+    : data_(std::move(data)), samples_(std::move(samples)) {}
+
+bool Batch::labelled() const {
+  return data_->prepared.targets().has_targets;
+}
+
+std::vector<size_t> Batch::row_counts() const {
+  std::vector<size_t> out;
+  out.reserve(samples_.size());
+  for (int64_t s : samples_)
+    out.push_back(static_cast<size_t>(data_->prepared.sample(static_cast<size_t>(s)).readouts));
+  return out;
+}
+
+Result<Batch, Error> Batch::select(std::span<const int64_t> indices) const {
+  std::vector<int64_t> picked;
+  picked.reserve(indices.size());
+  for (int64_t i : indices) {
+    if (i < 0 || static_cast<size_t>(i) >= samples_.size())
+      return Error{1, fmt::format("index {} is outside the batch of {} series", i, size())};
+    picked.push_back(samples_[static_cast<size_t>(i)]);
+  }
+  return Batch(data_, std::move(picked));
+}
+
+Forward::Forward(std::unique_ptr<State> state) : state_(std::move(state)) {}
+Forward::Forward(Forward&&) noexcept = default;
+Forward& Forward::operator=(Forward&&) noexcept = default;
+Forward::~Forward() = default;
+
+const std::vector<Prediction>& Forward::predictions() const {
+  return state_->predictions;
+}
+
+Result<std::vector<double>, Error> Forward::vjp(std::span<const double> y_bar) {
+  const size_t n = static_cast<size_t>(state_->data->table->n_params);
+  return state_->f64 ? forward_vjp(*state_->f64, y_bar, n) : forward_vjp(*state_->f32, y_bar, n);
 }
 
 Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -306,6 +405,7 @@ Result<Model, Error> Model::open(const plastic_model* table) {
   auto impl = std::make_unique<Impl>();
   impl->table = table;
   impl->name = table->name ? table->name : "";
+  impl->generation = next_generation();
   // The buffer is made once, so parameter_data() stays valid (see plastic.h).
   if (impl->f64())
     impl->theta_d.assign(static_cast<size_t>(table->n_params), 0.0);
@@ -385,6 +485,7 @@ Status<Error> Model::load_parameters(const std::string& where) {
   impl_->classes =
       impl_->preprocessing ? impl_->preprocessing->classes : std::vector<std::string>{};
   impl_->has_parameters = true;
+  impl_->generation = next_generation();
   impl_->optimizer_f.reset();
   impl_->optimizer_d.reset();
   return {};
@@ -417,26 +518,88 @@ void* Model::parameter_data() {
                       : static_cast<void*>(impl_->theta_f.data());
 }
 
+Result<Batch, Error> Model::prepare(std::span<const Series> series, const Options& options) const {
+  auto data = prepared(*impl_->table, impl_->preprocessing, series, false, options.threads);
+  if (!data) return data.error();
+  auto shared = std::make_shared<Batch::Data>(
+      Batch::Data{std::move(data.value()), impl_->table, impl_->generation});
+  std::vector<int64_t> all = rt::all_samples(shared->prepared);
+  return Batch(std::move(shared), std::move(all));
+}
+
+bool Model::owns(const Batch& batch) const {
+  return check_owner(*impl_, *batch.data_).ok();
+}
+
 Result<Gradient, Error> Model::loss_and_gradient(std::span<const Series> batch,
                                                  const Options& options) const {
   if (!impl_->has_parameters) return no_parameters(*impl_);
-  return impl_->f64() ? gradient_typed<double>(*impl_, impl_->theta_d, batch, options)
-                      : gradient_typed<float>(*impl_, impl_->theta_f, batch, options);
+  auto data = prepared(*impl_->table, impl_->preprocessing, batch, true, options.threads);
+  if (!data) return data.error();
+  const std::vector<int64_t> all = rt::all_samples(data.value());
+  return impl_->f64() ? gradient_typed<double>(*impl_, impl_->theta_d, data.value(), all, options)
+                      : gradient_typed<float>(*impl_, impl_->theta_f, data.value(), all, options);
+}
+
+Result<Gradient, Error> Model::loss_and_gradient(const Batch& batch, const Options& options) const {
+  if (!impl_->has_parameters) return no_parameters(*impl_);
+  if (Status<Error> s = check_owner(*impl_, *batch.data_); !s) return s.error();
+  if (!batch.labelled())
+    return Error{1, fmt::format("{}: the batch has no labels or targets (prepare labelled series)",
+                                impl_->name)};
+  const rt::PreparedData& data = batch.data_->prepared;
+  return impl_->f64()
+             ? gradient_typed<double>(*impl_, impl_->theta_d, data, batch.samples_, options)
+             : gradient_typed<float>(*impl_, impl_->theta_f, data, batch.samples_, options);
 }
 
 Result<std::vector<double>, Error> Model::output_vjp(std::span<const Series> series,
                                                      std::span<const double> y_bar,
                                                      const Options& options) const {
   if (!impl_->has_parameters) return no_parameters(*impl_);
-  return impl_->f64() ? vjp_typed<double>(*impl_, impl_->theta_d, series, y_bar, options)
-                      : vjp_typed<float>(*impl_, impl_->theta_f, series, y_bar, options);
+  auto batch = prepare(series, options);
+  if (!batch) return batch.error();
+  return output_vjp(batch.value(), y_bar, options);
+}
+
+Result<std::vector<double>, Error>
+Model::output_vjp(const Batch& batch, std::span<const double> y_bar, const Options& options) const {
+  if (!impl_->has_parameters) return no_parameters(*impl_);
+  if (Status<Error> s = check_owner(*impl_, *batch.data_); !s) return s.error();
+  const rt::PreparedData& data = batch.data_->prepared;
+  return impl_->f64()
+             ? vjp_typed<double>(*impl_, impl_->theta_d, data, batch.samples_, y_bar, options)
+             : vjp_typed<float>(*impl_, impl_->theta_f, data, batch.samples_, y_bar, options);
 }
 
 Result<std::vector<Prediction>, Error> Model::predict(std::span<const Series> series,
                                                       const Options& options) const {
   if (!impl_->has_parameters) return no_parameters(*impl_);
-  return impl_->f64() ? predict_typed<double>(*impl_, impl_->theta_d, series, options)
-                      : predict_typed<float>(*impl_, impl_->theta_f, series, options);
+  auto batch = prepare(series, options);
+  if (!batch) return batch.error();
+  return predict(batch.value(), options);
+}
+
+Result<std::vector<Prediction>, Error> Model::predict(const Batch& batch,
+                                                      const Options& options) const {
+  if (!impl_->has_parameters) return no_parameters(*impl_);
+  if (Status<Error> s = check_owner(*impl_, *batch.data_); !s) return s.error();
+  const rt::PreparedData& data = batch.data_->prepared;
+  return impl_->f64() ? predict_typed<double>(*impl_, impl_->theta_d, data, batch.samples_, options)
+                      : predict_typed<float>(*impl_, impl_->theta_f, data, batch.samples_, options);
+}
+
+Result<Forward, Error> Model::forward(const Batch& batch, const Options& options) const {
+  if (!impl_->has_parameters) return no_parameters(*impl_);
+  if (Status<Error> s = check_owner(*impl_, *batch.data_); !s) return s.error();
+  auto state = std::make_unique<Forward::State>();
+  state->data = batch.data_;
+  state->samples = batch.samples_;
+  Status<Error> s = impl_->f64()
+                        ? forward_typed<double>(*impl_, impl_->theta_d, state->f64, *state, options)
+                        : forward_typed<float>(*impl_, impl_->theta_f, state->f32, *state, options);
+  if (!s) return s.error();
+  return Forward(std::move(state));
 }
 
 Result<Metrics, Error> Model::evaluate(std::span<const Series> series,

@@ -107,6 +107,65 @@ struct StepOptions {
   double lr = 1e-3;
 };
 
+class Model;
+
+/// Series prepared for one model once: their control paths (spline
+/// coefficients, log-signatures), observation schedules and encoded
+/// targets, as `plastic train` prepares its data once for every epoch. A
+/// training loop that passes a Batch (or a select() of one) to predict,
+/// loss_and_gradient, output_vjp or forward skips that work at every step.
+/// Copies share the prepared data. A Batch belongs to the Model that made
+/// it, and only until that model's load_parameters() (which may change how
+/// data is prepared): using it afterwards is an error, not a stale result.
+class Batch {
+public:
+  /// Number of series (the selected ones, for a select()).
+  size_t size() const { return samples_.size(); }
+  /// Whether the series carry labels or targets (loss_and_gradient needs them).
+  bool labelled() const;
+  /// Output rows predict() returns for each series, in order.
+  std::vector<size_t> row_counts() const;
+  /// The series at `indices` (positions in this batch, repeats allowed),
+  /// sharing the prepared data: a minibatch of a prepared data set.
+  Result<Batch, Error> select(std::span<const int64_t> indices) const;
+
+  struct Data; ///< the prepared series (runtime types; opaque to programs)
+
+private:
+  friend class Model;
+  Batch(std::shared_ptr<const Data> data, std::vector<int64_t> samples);
+  std::shared_ptr<const Data> data_;
+  std::vector<int64_t> samples_; ///< indices into data_
+};
+
+/// A forward pass that keeps what the VJP of its outputs needs (made by
+/// Model::forward): the outputs now, vjp() once their cotangent is known,
+/// as an autograd framework runs a layer. With the direct gradient method
+/// the solver's tape is kept in between, so forward + vjp solve forward
+/// once; memory: the whole batch's tapes at once, up to half the memory
+/// available (tiles past that are solved again by vjp(), with the same
+/// result; runtime/batch/recorded_forward.h). Checkpoint and adjoint keep
+/// nothing and vjp() solves again. The Model must outlive it and its
+/// parameters must not change before vjp().
+class Forward {
+public:
+  Forward(Forward&&) noexcept;
+  Forward& operator=(Forward&&) noexcept;
+  ~Forward();
+  /// The outputs, as predict() gives them for the batch.
+  const std::vector<Prediction>& predictions() const;
+  /// Model::output_vjp() of the batch for `y_bar` (bitwise the same); the
+  /// first call uses the kept tape, a later one solves again.
+  Result<std::vector<double>, Error> vjp(std::span<const double> y_bar);
+
+  struct State; ///< runtime types; opaque to programs
+
+private:
+  friend class Model;
+  explicit Forward(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
 /// A compiled model with its parameters.
 class Model {
 public:
@@ -172,6 +231,21 @@ public:
   Result<std::vector<double>, Error> output_vjp(std::span<const Series> series,
                                                 std::span<const double> y_bar,
                                                 const Options& options = {}) const;
+  /// The series prepared once for the calls below (see Batch).
+  Result<Batch, Error> prepare(std::span<const Series> series, const Options& options = {}) const;
+  /// Whether `batch` was prepared by this model under its current data
+  /// record (the calls below refuse it otherwise).
+  bool owns(const Batch& batch) const;
+  /// predict, loss_and_gradient and output_vjp on prepared series: the same
+  /// numbers as on the series themselves.
+  Result<std::vector<Prediction>, Error> predict(const Batch& batch,
+                                                 const Options& options = {}) const;
+  Result<Gradient, Error> loss_and_gradient(const Batch& batch, const Options& options = {}) const;
+  Result<std::vector<double>, Error> output_vjp(const Batch& batch, std::span<const double> y_bar,
+                                                const Options& options = {}) const;
+  /// The outputs of `batch` with what their VJP needs kept (see Forward).
+  Result<Forward, Error> forward(const Batch& batch, const Options& options = {}) const;
+
   /// One optimiser step on `batch` (labelled series); returns the batch's
   /// mean loss before the step.
   Result<double, Error> train_step(std::span<const Series> batch, const StepOptions& step = {},

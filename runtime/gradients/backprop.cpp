@@ -12,11 +12,19 @@ template <class T>
 Status<SolveFailure> GradientSession<T>::open(const TileProblem<T>& problem,
                                               const SolverOptions& solver, GradientMethod method,
                                               const T* z0, const GradientOutputs<T>& out) {
-  if (Status<SolveFailure> s = check_problem<T>(problem, solver, &method); !s) return s;
-  if (Status<SolveFailure> s = check_initial_state(problem, z0); !s) return s;
+  if (Status<SolveFailure> s = open(problem, solver, method, z0); !s) return s;
   if (!out.theta_bar && problem.model->n_params > 0)
     return invalid_argument("GradientOutputs::theta_bar is null",
                             "pass a buffer of n_params elements");
+  return {};
+}
+
+template <class T>
+Status<SolveFailure> GradientSession<T>::open(const TileProblem<T>& problem,
+                                              const SolverOptions& solver, GradientMethod method,
+                                              const T* z0) {
+  if (Status<SolveFailure> s = check_problem<T>(problem, solver, &method); !s) return s;
+  if (Status<SolveFailure> s = check_initial_state(problem, z0); !s) return s;
   view.emplace(*problem.model);
   Result<Timeline, SolveFailure> tl = build_timeline(problem, view->lanes, &meter);
   if (!tl) return tl.status();

@@ -29,6 +29,9 @@ template <class T> struct GradientSession {
   /// Checks everything and prepares; `method` selects the kernels required.
   Status<SolveFailure> open(const TileProblem<T>& problem, const SolverOptions& solver,
                             GradientMethod method, const T* z0, const GradientOutputs<T>& out);
+  /// The same without the outputs, for a forward pass whose backward comes later.
+  Status<SolveFailure> open(const TileProblem<T>& problem, const SolverOptions& solver,
+                            GradientMethod method, const T* z0);
 };
 
 /// Reverse sweep through events (observation losses and jumps).

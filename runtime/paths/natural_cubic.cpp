@@ -18,6 +18,7 @@
 //  4. each observed-knot piece is re-centred onto every original interval it
 //     covers, so the path has one polynomial per observation interval.
 #include <cmath>
+#include <span>
 #include <vector>
 
 #include "runtime/paths/interpolation.h"
@@ -58,6 +59,59 @@ void natural_knot_derivatives(const std::vector<double>& t, const std::vector<do
   }
 }
 
+// The knot derivatives of the channels observed at every data time, solved
+// together: their tridiagonal matrix depends on the times only, so its
+// elimination (diag, and off / diag) is done once, and the channels'
+// right-hand sides are swept channel-inner, so their serial recurrences
+// overlap instead of waiting on one division after another. The operations
+// on each channel are those of natural_knot_derivatives, in the same order:
+// the result is bitwise the same. x: the q-th channel's values at x[q*m ..];
+// d: [m][cf], time-major.
+void shared_knot_derivatives(std::span<const double> t, const std::vector<double>& x,
+                             std::size_t cf, std::vector<double>& d) {
+  const std::size_t m = t.size();
+  std::vector<double> inv_h(m - 1), diag(m, 0.0), rhs(m * cf, 0.0);
+  for (std::size_t i = 0; i + 1 < m; ++i) {
+    inv_h[i] = 1.0 / (t[i + 1] - t[i]);
+    diag[i] += 2.0 * inv_h[i];
+    diag[i + 1] += 2.0 * inv_h[i];
+    for (std::size_t q = 0; q < cf; ++q) {
+      const double scaled = 3.0 * (x[q * m + i + 1] - x[q * m + i]) * inv_h[i] * inv_h[i];
+      rhs[i * cf + q] += scaled;
+      rhs[(i + 1) * cf + q] += scaled;
+    }
+  }
+  for (std::size_t i = 1; i < m; ++i) {
+    const double off = inv_h[i - 1];
+    const double w = off / diag[i - 1];
+    diag[i] -= w * off;
+    for (std::size_t q = 0; q < cf; ++q)
+      rhs[i * cf + q] -= w * rhs[(i - 1) * cf + q];
+  }
+  d.assign(m * cf, 0.0);
+  for (std::size_t q = 0; q < cf; ++q)
+    d[(m - 1) * cf + q] = rhs[(m - 1) * cf + q] / diag[m - 1];
+  for (std::size_t i = m - 1; i-- > 0;) {
+    const double off = inv_h[i];
+    for (std::size_t q = 0; q < cf; ++q)
+      d[i * cf + q] = (rhs[i * cf + q] - off * d[(i + 1) * cf + q]) / diag[i];
+  }
+}
+
+// One interval's coefficients from its piece (knots at t0 < t1 with values
+// x0, x1 and derivatives d0, d1), re-centred by s = the interval's start - t0.
+void write_piece(double t0, double t1, double x0, double x1, double d0, double d1, double s,
+                 std::size_t c, double* out) {
+  const double h = t1 - t0;
+  const double slope = (x1 - x0) / h;
+  const double c2 = (3.0 * slope - 2.0 * d0 - d1) / h;
+  const double d3 = (d0 + d1 - 2.0 * slope) / (h * h);
+  out[0] = x0 + s * (d0 + s * (c2 + s * d3));
+  out[c] = d0 + s * (2.0 * c2 + 3.0 * s * d3);
+  out[2 * c] = c2 + 3.0 * s * d3;
+  out[3 * c] = d3;
+}
+
 } // namespace
 
 Result<CubicPath, PathError> natural_cubic_path(std::span<const double> times,
@@ -68,11 +122,18 @@ Result<CubicPath, PathError> natural_cubic_path(std::span<const double> times,
   const std::size_t c = static_cast<std::size_t>(channels);
   std::vector<double> coeffs((n - 1) * 4 * c, 0.0);
   std::vector<double> column, tk, xk, dk, diag, rhs;
+  std::vector<std::size_t> full;   // channels with a value at every time (after fill_ends)
+  std::vector<double> full_values; // their columns, one after another
 
   for (int ch = 0; ch < channels; ++ch) {
     detail::read_column(values, channels, ch, column);
     if (count_observed(column) == 0) continue; // the zero path
     fill_ends(column);
+    if (count_observed(column) == static_cast<int>(n)) {
+      full.push_back(static_cast<std::size_t>(ch));
+      full_values.insert(full_values.end(), column.begin(), column.end());
+      continue;
+    }
     tk.clear();
     xk.clear();
     for (std::size_t i = 0; i < n; ++i) {
@@ -88,19 +149,20 @@ Result<CubicPath, PathError> natural_cubic_path(std::span<const double> times,
     for (std::size_t k = 0; k + 1 < n; ++k) {
       while (times[k] >= tk[j + 1])
         ++j;
-      const double h = tk[j + 1] - tk[j];
-      const double slope = (xk[j + 1] - xk[j]) / h;
-      const double a = xk[j];
-      const double b = dk[j];
-      const double c2 = (3.0 * slope - 2.0 * dk[j] - dk[j + 1]) / h;
-      const double d3 = (dk[j] + dk[j + 1] - 2.0 * slope) / (h * h);
       const double s = times[k] - tk[j]; // 0 unless interval k follows an interior NaN
-      double* out = coeffs.data() + k * 4 * c + static_cast<std::size_t>(ch);
-      out[0] = a + s * (b + s * (c2 + s * d3));
-      out[c] = b + s * (2.0 * c2 + 3.0 * s * d3);
-      out[2 * c] = c2 + 3.0 * s * d3;
-      out[3 * c] = d3;
+      write_piece(tk[j], tk[j + 1], xk[j], xk[j + 1], dk[j], dk[j + 1], s, c,
+                  coeffs.data() + k * 4 * c + static_cast<std::size_t>(ch));
     }
+  }
+  if (!full.empty()) {
+    // Every data time is a knot: interval k is piece k (s = 0).
+    const std::size_t cf = full.size();
+    shared_knot_derivatives(times, full_values, cf, dk);
+    for (std::size_t k = 0; k + 1 < n; ++k)
+      for (std::size_t q = 0; q < cf; ++q)
+        write_piece(times[k], times[k + 1], full_values[q * n + k], full_values[q * n + k + 1],
+                    dk[k * cf + q], dk[(k + 1) * cf + q], times[k] - times[k], c,
+                    coeffs.data() + k * 4 * c + full[q]);
   }
   return CubicPath(times, coeffs, channels);
 }

@@ -120,6 +120,28 @@ TEST_CASE("the natural spline matches an independent dense solve", "[paths][cubi
     }
 }
 
+TEST_CASE("a channel's spline is bitwise the same alone and among others", "[paths][cubic]") {
+  // Channels observed at every time are solved together (natural_cubic.cpp);
+  // one with interior NaN alone, one never observed is zero. None may change
+  // another's coefficients, nor differ from its own single-channel path.
+  const int n = 13, c = 4;
+  const auto t = irregular_times(n, 21);
+  auto y = random_values(n, c, 22);
+  y[size_t(5 * c + 1)] = NAN; // channel 1: an interior gap
+  y[size_t(6 * c + 1)] = NAN;
+  y[size_t(0 * c + 3)] = NAN; // channel 3: a leading gap, filled: every time a knot
+  const CubicPath all = natural_cubic_path(t, y, c).value();
+  for (int ch = 0; ch < c; ++ch) {
+    std::vector<double> one(n);
+    for (int i = 0; i < n; ++i)
+      one[size_t(i)] = y[size_t(i * c + ch)];
+    const CubicPath alone = natural_cubic_path(t, one, 1).value();
+    for (int k = 0; k < n - 1; ++k)
+      for (int q = 0; q < 4; ++q)
+        CHECK(all.interval_coeffs(k)[size_t(q * c + ch)] == alone.interval_coeffs(k)[size_t(q)]);
+  }
+}
+
 TEST_CASE("the natural spline is C2 with zero end curvature", "[paths][cubic]") {
   const int n = 10, c = 2;
   const auto t = irregular_times(n, 7);

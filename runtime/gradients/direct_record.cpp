@@ -1,0 +1,102 @@
+// DirectRecord: see direct_record.h. The loops are those gradient_direct()
+// always ran; they moved here so that the forward pass can end a call.
+#include "runtime/gradients/direct_record.h"
+
+#include <algorithm>
+
+#include "runtime/solvers/tile_ops.h"
+
+namespace plastic::rt {
+
+template <class T>
+GradientResult DirectRecord<T>::forward(const TileProblem<T>& problem, const SolverOptions& solver,
+                                        const T* z0, T* outputs, double* loss) {
+  return guarded([&]() {
+    GradientResult r;
+    if (walk_) {
+      r.status = invalid_argument("DirectRecord::forward called twice on one record");
+      return r;
+    }
+    r.status = session_.open(problem, solver, GradientMethod::Direct, z0);
+    if (!r.status) return r;
+    const ModelView<T>& view = *session_.view;
+    MemoryMeter* meter = &session_.meter;
+    const size_t nl = view.state_size();
+
+    solver_ = solver;
+    Walk& walk =
+        walk_.emplace(view, problem, *session_.timeline, solver_, session_.scratch->data(), meter);
+    loss_ = make_buffer<double>(static_cast<size_t>(view.lanes), meter);
+    walk.collect(outputs, loss_.data());
+    walk.discards_state_on_failure(true);
+    ChunkedTape<T>& states = states_.emplace(nl, 16, meter);
+    ChunkedTape<typename Walk::Item>& items = items_.emplace(1, 64, meter);
+    Buffer<T> z = make_buffer<T>(nl, meter);
+    tile::copy(nl, z0, z.data());
+
+    // The state before each item, then the item.
+    typename Walk::Cursor c = walk.start();
+    while (!walk.finished(c)) {
+      tile::copy(nl, z.data(), states.push());
+      typename Walk::Item& item = *items.push();
+      r.status = walk.advance(c, z.data(), item);
+      if (!r.status) {
+        r.forward = walk.stats;
+        return r;
+      }
+    }
+    r.forward = forward_ = walk.stats;
+    r.stored_states = static_cast<int64_t>(states.size());
+    if (loss) std::copy(loss_.begin(), loss_.end(), loss);
+    r.peak_bytes = meter->peak();
+    problem_ = &problem;
+    return r;
+  });
+}
+
+template <class T> GradientResult DirectRecord<T>::backward(const GradientOutputs<T>& out) {
+  return guarded([&]() {
+    GradientResult r;
+    if (!problem_) {
+      r.status = invalid_argument("DirectRecord::backward without a successful forward pass");
+      return r;
+    }
+    if (!out.theta_bar && problem_->model->n_params > 0) {
+      r.status = invalid_argument("GradientOutputs::theta_bar is null",
+                                  "pass a buffer of n_params elements");
+      return r;
+    }
+    const TileProblem<T>& problem = *problem_;
+    problem_ = nullptr; // the sweep consumes the record
+    const ModelView<T>& view = *session_.view;
+    MemoryMeter* meter = &session_.meter;
+    const size_t nl = view.state_size();
+    Walk& walk = *walk_;
+    const ChunkedTape<T>& states = *states_;
+    const ChunkedTape<typename Walk::Item>& items = *items_;
+
+    // a is the cotangent of the state after the current item.
+    EventBackprop<T> events(view, problem, *session_.timeline, session_.scratch->data(), meter);
+    StepBackprop<T> steps(view, walk.stepper(), meter);
+    Buffer<T> a = make_buffer<T>(nl, meter);
+    const InputCotangentFn<T>* sink = out.input_bar ? &out.input_bar : nullptr;
+    for (size_t i = items.size(); i-- > 0;) {
+      const typename Walk::Item& item = *items[i];
+      if (item.kind == Walk::ItemKind::Event)
+        events.apply(item.event, states[i], a.data(), out.theta_bar, sink);
+      else
+        steps.apply(item, states[i], a, out.theta_bar, sink, r.backward);
+    }
+    r.forward = forward_;
+    r.backward.accepted_steps = forward_.accepted_steps;
+    r.stored_states = static_cast<int64_t>(states.size());
+    if (out.z0_bar) tile::copy(nl, a.data(), out.z0_bar);
+    r.peak_bytes = meter->peak();
+    return r;
+  });
+}
+
+template class DirectRecord<float>;
+template class DirectRecord<double>;
+
+} // namespace plastic::rt
