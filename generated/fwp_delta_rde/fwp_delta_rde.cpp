@@ -319,7 +319,7 @@ extern "C" void fwp_delta_rde_init_state(const void* /*ctx*/, const void* /*thet
   T* __restrict z0 = static_cast<T*>(z0_ptr);
   T* z0_W = z0;
   // fwp_delta_rde.init: 1 nodes
-  // output W = %34
+  // output W = %37
   for (int64_t i0 = 0; i0 < 1024; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -368,9 +368,9 @@ extern "C" void fwp_delta_rde_field(const void* /*ctx*/, double /*t*/, const voi
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_delta_rde.field: 21 nodes
+  // fwp_delta_rde.field: 23 nodes
   // %1 = layernorm f64[5] -> v0
-  // fwp_delta_rde.ode:42: let u    = ln(dx(t))
+  // fwp_delta_rde.ode:49: let u    = ln(dx(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -407,7 +407,7 @@ extern "C" void fwp_delta_rde_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %5 = add f64[5] -> v1
-  // fwp_delta_rde.ode:42: let u    = ln(dx(t))
+  // fwp_delta_rde.ode:49: let u    = ln(dx(t))
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -415,8 +415,8 @@ extern "C" void fwp_delta_rde_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %15 = contract f64[16,8] -> v2
-  // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
-  // post-delta
+  // fwp_delta_rde.ode:52: beta * outer(tanh(Wv @ u - W @ k), k) / window        # Eqs. 21 + 32,
+  // post-delta; / window: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -445,7 +445,7 @@ extern "C" void fwp_delta_rde_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %12 = contract f64[16,8] -> v3
-  // fwp_delta_rde.ode:44: let k    = softmax(Wk @ u)
+  // fwp_delta_rde.ode:51: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -474,7 +474,7 @@ extern "C" void fwp_delta_rde_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %13 = softmax f64[16,8] -> v4
-  // fwp_delta_rde.ode:44: let k    = softmax(Wk @ u)
+  // fwp_delta_rde.ode:51: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -507,8 +507,8 @@ extern "C" void fwp_delta_rde_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %17 = contract f64[16,8] -> v3
-  // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
-  // post-delta
+  // fwp_delta_rde.ode:52: beta * outer(tanh(Wv @ u - W @ k), k) / window        # Eqs. 21 + 32,
+  // post-delta; / window: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -541,8 +541,8 @@ extern "C" void fwp_delta_rde_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %19 = tanh f64[16,8] -> v6
-  // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
-  // post-delta
+  // fwp_delta_rde.ode:52: beta * outer(tanh(Wv @ u - W @ k), k) / window        # Eqs. 21 + 32,
+  // post-delta; / window: see above
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -550,7 +550,7 @@ extern "C" void fwp_delta_rde_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %7 = contract f64[16] -> v2
-  // fwp_delta_rde.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_delta_rde.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -577,14 +577,14 @@ extern "C" void fwp_delta_rde_field(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %8 = sigmoid f64[16] -> v3
-  // fwp_delta_rde.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_delta_rde.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = sigmoid(v2[i0 * L + l]);
     }
   }
-  // %64 = contract f64[16,8] -> v2
+  // %67 = contract f64[16,8] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -593,14 +593,14 @@ extern "C" void fwp_delta_rde_field(const void* /*ctx*/, double /*t*/, const voi
       }
     }
   }
-  // %66 = contract f64[16,8,8] -> W
+  // %70 = div f64[16,8,8] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           dz_W[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              v6[(i0 * 8 + i1) * L + l] * v2[(i0 * 8 + i2) * L + l];
+              (v6[(i0 * 8 + i1) * L + l] * v2[(i0 * 8 + i2) * L + l]) / 4.0f;
         }
       }
     }
@@ -638,12 +638,12 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 384);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8576);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8832);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12672);
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12928);
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17024);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21120);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21632);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25728);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49792);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53888);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57984);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -654,9 +654,9 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
-  // fwp_delta_rde.field.vjp: 75 nodes
+  // fwp_delta_rde.field.vjp: 77 nodes
   // %1 = layernorm f64[5] -> v0
-  // fwp_delta_rde.ode:42: let u    = ln(dx(t))
+  // fwp_delta_rde.ode:49: let u    = ln(dx(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -693,78 +693,16 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %5 = add f64[5] -> v1
-  // fwp_delta_rde.ode:42: let u    = ln(dx(t))
+  // fwp_delta_rde.ode:49: let u    = ln(dx(t))
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %12 = contract f64[16,8] -> v2
-  // fwp_delta_rde.ode:44: let k    = softmax(Wk @ u)
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %13 = softmax f64[16,8] -> v3
-  // fwp_delta_rde.ode:44: let k    = softmax(Wk @ u)
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 8 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 8 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
   // %15 = contract f64[16,8] -> v2
-  // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
-  // post-delta
+  // fwp_delta_rde.ode:52: beta * outer(tanh(Wv @ u - W @ k), k) / window        # Eqs. 21 + 32,
+  // post-delta; / window: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -792,9 +730,71 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
       }
     }
   }
-  // %17 = contract f64[16,8] -> v5
-  // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
-  // post-delta
+  // %12 = contract f64[16,8] -> v3
+  // fwp_delta_rde.ode:51: let k    = softmax(Wk @ u)
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %13 = softmax f64[16,8] -> v4
+  // fwp_delta_rde.ode:51: let k    = softmax(Wk @ u)
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v3[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[i1 * L + l] = vm::exp(v3[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v3[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 8 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %17 = contract f64[16,8] -> v3
+  // fwp_delta_rde.ode:52: beta * outer(tanh(Wv @ u - W @ k), k) / window        # Eqs. 21 + 32,
+  // post-delta; / window: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -808,35 +808,42 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(W[(i0 * 64 + i1 * 32 + i2) * L + l], v3[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v3[(i0 * 8 + i2) * L + l],
+              std::fma(W[(i0 * 64 + i1 * 32 + i2) * L + l], v4[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v4[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v3[(i0 * 8 + i2) * L + l],
+          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v4[(i0 * 8 + i2) * L + l],
                                acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v3[(i0 * 8 + i2) * L + l],
+          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v4[(i0 * 8 + i2) * L + l],
                                acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v3[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
   // %19 = tanh f64[16,8] -> v6
-  // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
-  // post-delta
+  // fwp_delta_rde.ode:52: beta * outer(tanh(Wv @ u - W @ k), k) / window        # Eqs. 21 + 32,
+  // post-delta; / window: see above
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = vm::tanh(v2[i0 * L + l] - v5[i0 * L + l]);
+      v6[i0 * L + l] = vm::tanh(v2[i0 * L + l] - v3[i0 * L + l]);
+    }
+  }
+  // %79 = div f64[16,8,8] -> v7
+  for (int64_t i0 = 0; i0 < 1024; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = a_W[i0 * L + l] / 4.0f;
     }
   }
   // %7 = contract f64[16] -> v2
-  // fwp_delta_rde.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_delta_rde.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -862,24 +869,24 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8 = sigmoid f64[16] -> v5
-  // fwp_delta_rde.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %8 = sigmoid f64[16] -> v3
+  // fwp_delta_rde.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = sigmoid(v2[i0 * L + l]);
+      v3[i0 * L + l] = sigmoid(v2[i0 * L + l]);
     }
   }
-  // %64 = contract f64[16,8] -> v2
+  // %67 = contract f64[16,8] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1) * L + l] = v3[(i0 * 8 + i1) * L + l] * v5[i0 * L + l];
+        v2[(i0 * 8 + i1) * L + l] = v4[(i0 * 8 + i1) * L + l] * v3[i0 * L + l];
       }
     }
   }
-  // %75 = contract f64[16,8] -> v7
+  // %80 = contract f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -893,153 +900,48 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(a_W[(i0 * 64 + i1 * 32 + i2) * L + l], v2[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v2[(i0 * 8 + i2) * L + l],
+              std::fma(v7[(i0 * 64 + i1 * 32 + i2) * L + l], v2[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v7[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v2[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc2_v[l] = std::fma(v7[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v2[(i0 * 8 + i2) * L + l],
+                               acc2_v[l]);
+          acc3_v[l] = std::fma(v7[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v2[(i0 * 8 + i2) * L + l],
+                               acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %88 = mul f64[16,8] -> v2
-  // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
-  // post-delta
+  // %93 = mul f64[16,8] -> v2
+  // fwp_delta_rde.ode:52: beta * outer(tanh(Wv @ u - W @ k), k) / window        # Eqs. 21 + 32,
+  // post-delta; / window: see above
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (1.0f - square(v6[i0 * L + l])) * v7[i0 * L + l];
+      v2[i0 * L + l] = (1.0f - square(v6[i0 * L + l])) * v8[i0 * L + l];
     }
   }
-  // %139 = neg f64[16,8,8] -> d.W
+  // %144 = neg f64[16,8,8] -> d.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] +=
-              -(v3[(i0 * 8 + i2) * L + l] * v2[(i0 * 8 + i1) * L + l]);
+              -(v2[(i0 * 8 + i1) * L + l] * v4[(i0 * 8 + i2) * L + l]);
         }
       }
     }
   }
-  // %76 = contract f64[16,8] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v6[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v6[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v6[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v6[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %78 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 32 + i1) * L + l], v7[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 8) * L + l], v7[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 16) * L + l], v7[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 24) * L + l], v7[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %82 = mul f64[16] -> v8
-  // fwp_delta_rde.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v6[i0 * L + l] * ((1.0f - v5[i0 * L + l]) * v5[i0 * L + l]);
-    }
-  }
-  // %84 = contract f64[5] -> v4
-  // fwp_delta_rde.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5], v8[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 5 + 1], v8[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 5 + 2], v8[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 * 5 + 3], v8[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v4[l] = acc0_v[l];
-    v4[1 * L + l] = acc1_v[l];
-    v4[2 * L + l] = acc2_v[l];
-    v4[3 * L + l] = acc3_v[l];
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5 + 4], v8[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v4[4 * L + l] = acc0_v[l];
-  }
-  // %101 = contract f64[16,5] -> v6
-  // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
-  // post-delta
+  // %106 = contract f64[16,5] -> v8
+  // fwp_delta_rde.ode:52: beta * outer(tanh(Wv @ u - W @ k), k) / window        # Eqs. 21 + 32,
+  // post-delta; / window: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1059,10 +961,10 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5) * L + l] = acc0_v[l];
-      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 5) * L + l] = acc0_v[l];
+      v8[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
@@ -1073,10 +975,42 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v8[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %140 = contract f64[16,8] -> v9
+  // %81 = contract f64[16,8] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v7[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v6[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v7[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v6[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v7[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v6[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v7[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v6[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %145 = contract f64[16,8] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1101,24 +1035,24 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %142 = sub f64[16,8] -> v10
+  // %147 = sub f64[16,8] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 8 + i1) * L + l] =
-            (v7[(i0 * 8 + i1) * L + l] * v5[i0 * L + l]) - v9[(i0 * 8 + i1) * L + l];
+        v7[(i0 * 8 + i1) * L + l] =
+            (v9[(i0 * 8 + i1) * L + l] * v3[i0 * L + l]) - v6[(i0 * 8 + i1) * L + l];
       }
     }
   }
-  // %180 = contract f64[16] -> v5
+  // %179 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1130,34 +1064,34 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 32 + i1) * L + l], v10[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v4[(i0 * 32 + i1) * L + l], v7[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 8) * L + l], v10[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v4[(i0 * 32 + i1 + 8) * L + l], v7[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 16) * L + l], v10[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v4[(i0 * 32 + i1 + 16) * L + l], v7[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 24) * L + l], v10[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v4[(i0 * 32 + i1 + 24) * L + l], v7[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %222 = mul f64[16,8] -> v7
+  // %226 = mul f64[16,8] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 8 + i1) * L + l] =
-            v3[(i0 * 8 + i1) * L + l] * (v10[(i0 * 8 + i1) * L + l] - v5[i0 * L + l]);
+        v10[(i0 * 8 + i1) * L + l] =
+            v4[(i0 * 8 + i1) * L + l] * (v7[(i0 * 8 + i1) * L + l] - v6[i0 * L + l]);
       }
     }
   }
-  // %223 = contract f64[16,5] -> v3
+  // %227 = contract f64[16,5] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1169,32 +1103,32 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v7[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v7[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v7[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v7[(i0 * 8 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v10[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v10[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v10[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v10[(i0 * 8 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 5) * L + l] = acc0_v[l];
-      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 5) * L + l] = acc0_v[l];
+      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v7[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v10[(i0 * 8 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %225 = reduce_sum f64[5] -> v5
+  // %229 = reduce_sum f64[5] -> v5
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1203,7 +1137,7 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v6[(i0 + i1 * 5) * L + l] + v3[(i0 + i1 * 5) * L + l]);
+        acc_v[l] = acc_v[l] + (v8[(i0 + i1 * 5) * L + l] + v6[(i0 + i1 * 5) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -1211,39 +1145,112 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
       v5[i0 * L + l] = acc_v[l];
     }
   }
-  // %226 = add f64[5] -> v3
+  // %83 = contract f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v4[(i0 * 32 + i1) * L + l], v9[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v4[(i0 * 32 + i1 + 8) * L + l], v9[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v4[(i0 * 32 + i1 + 16) * L + l], v9[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v4[(i0 * 32 + i1 + 24) * L + l], v9[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %87 = mul f64[16] -> v4
+  // fwp_delta_rde.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = ((1.0f - v3[i0 * L + l]) * v3[i0 * L + l]) * v6[i0 * L + l];
+    }
+  }
+  // %89 = contract f64[5] -> v3
+  // fwp_delta_rde.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 5], v4[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 5 + 1], v4[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 5 + 2], v4[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 5 + 3], v4[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[l] = acc0_v[l];
+    v3[1 * L + l] = acc1_v[l];
+    v3[2 * L + l] = acc2_v[l];
+    v3[3 * L + l] = acc3_v[l];
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 5 + 4], v4[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[4 * L + l] = acc0_v[l];
+  }
+  // %230 = add f64[5] -> v6
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v4[i0 * L + l] + v5[i0 * L + l];
+      v6[i0 * L + l] = v5[i0 * L + l] + v3[i0 * L + l];
     }
   }
-  // %227 = mul f64[5] -> d.ln.gain
+  // %231 = mul f64[5] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v0[i0 * L + l] * v3[i0 * L + l];
+        sum[l] = v6[i0 * L + l] * v0[i0 * L + l];
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %83 = contract f64[16,5] -> d.Wb
-  // fwp_delta_rde.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %88 = contract f64[16,5] -> d.Wb
+  // fwp_delta_rde.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v8[i0 * L + l] * v1[i1 * L + l];
+          sum[l] = v4[i0 * L + l] * v1[i1 * L + l];
         }
         theta_bar_Wb[i0 * 5 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %228 = contract f64[16,8,5] -> d.Wk
+  // %232 = contract f64[16,8,5] -> d.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -1251,16 +1258,16 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = v7[(i0 * 8 + i1) * L + l] * v1[i2 * L + l];
+            sum[l] = v10[(i0 * 8 + i1) * L + l] * v1[i2 * L + l];
           }
           theta_bar_Wk[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %100 = contract f64[16,8,5] -> d.Wv
-  // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
-  // post-delta
+  // %105 = contract f64[16,8,5] -> d.Wv
+  // fwp_delta_rde.ode:52: beta * outer(tanh(Wv @ u - W @ k), k) / window        # Eqs. 21 + 32,
+  // post-delta; / window: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -1268,27 +1275,27 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = v1[i2 * L + l] * v2[(i0 * 8 + i1) * L + l];
+            sum[l] = v2[(i0 * 8 + i1) * L + l] * v1[i2 * L + l];
           }
           theta_bar_Wv[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // output d.ln.bias = %226
+  // output d.ln.bias = %230
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v3[i0 * L + l];
+        sum[l] = v6[i0 * L + l];
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
   if (u_bar) {
-    // %107 = reduce_sum f64[] -> v1
-    // fwp_delta_rde.ode:42: let u    = ln(dx(t))
+    // %112 = reduce_sum f64[] -> v1
+    // fwp_delta_rde.ode:49: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1303,14 +1310,14 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     for (int64_t l = 0; l < L; ++l) {
       v1[l] = acc_v[l];
     }
-    // %109 = mul f64[] -> v4
-    // fwp_delta_rde.ode:42: let u    = ln(dx(t))
+    // %114 = mul f64[] -> v5
+    // fwp_delta_rde.ode:49: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = v1[l] * 0.2f;
+      v5[l] = v1[l] * 0.2f;
     }
-    // %113 = reduce_sum f64[] -> v1
-    // fwp_delta_rde.ode:42: let u    = ln(dx(t))
+    // %118 = reduce_sum f64[] -> v1
+    // fwp_delta_rde.ode:49: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1318,27 +1325,27 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v4[l]);
+        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v5[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[l] = acc_v[l];
     }
-    // %118 = reciprocal f64[] -> v4
-    // fwp_delta_rde.ode:42: let u    = ln(dx(t))
+    // %123 = reciprocal f64[] -> v5
+    // fwp_delta_rde.ode:49: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = T(1) / std::sqrt((v1[l] * 0.2f) + 1e-05f);
+      v5[l] = T(1) / std::sqrt((v1[l] * 0.2f) + 1e-05f);
     }
-    // %229 = mul f64[5] -> v1
+    // %233 = mul f64[5] -> v1
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v3[i0 * L + l];
+        v1[i0 * L + l] = ln_gain[i0] * v6[i0 * L + l];
       }
     }
-    // %230 = reduce_sum f64[] -> v8
+    // %234 = reduce_sum f64[] -> v2
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1351,14 +1358,14 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = acc_v[l];
+      v2[l] = acc_v[l];
     }
-    // %231 = mul f64[] -> v2
+    // %235 = mul f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[l] = v8[l] * 0.2f;
+      v3[l] = v2[l] * 0.2f;
     }
-    // %234 = contract f64[] -> v8
+    // %238 = contract f64[] -> v2
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1371,18 +1378,18 @@ extern "C" void fwp_delta_rde_field_vjp(const void* /*ctx*/, double /*t*/, const
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = acc0_v[l];
+      v2[l] = acc0_v[l];
     }
-    // %235 = mul f64[] -> v3
+    // %239 = mul f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[l] = v8[l] * 0.2f;
+      v4[l] = v2[l] * 0.2f;
     }
-    // %239 = mul f64[5] -> d.dx
+    // %243 = mul f64[5] -> d.dx
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] += v4[l] * ((v1[i0 * L + l] - v2[l]) - (v0[i0 * L + l] * v3[l]));
+        u_bar[i0 * L + l] += v5[l] * ((v1[i0 * L + l] - v3[l]) - (v4[l] * v0[i0 * L + l]));
       }
     }
   }
@@ -1424,21 +1431,20 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12672);
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12928);
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17024);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21120);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25216);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29312);
-  T* __restrict v0_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33408);
-  T* __restrict v1_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33472);
-  T* __restrict v2_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33536);
-  T* __restrict v3_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33728);
-  T* __restrict v4_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33920);
-  T* __restrict v5_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38016);
-  T* __restrict v6_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42112);
-  T* __restrict v7_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42368);
-  T* __restrict v8_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46464);
-  T* __restrict v9_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50560);
-  T* __restrict v10_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51072);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51584);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49792);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53888);
+  T* __restrict v0_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57984);
+  T* __restrict v1_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58048);
+  T* __restrict v2_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58112);
+  T* __restrict v3_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58304);
+  T* __restrict v4_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58496);
+  T* __restrict v5_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62592);
+  T* __restrict v6_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66688);
+  T* __restrict v7_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70784);
+  T* __restrict v8_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 71040);
+  T* __restrict v9_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75136);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 107904);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 112000);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -1463,9 +1469,9 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
   for (int64_t i = 0; i < 1370; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_delta_rde.field.adjoint: 56 nodes
+  // fwp_delta_rde.field.adjoint: 59 nodes
   // %1 = layernorm f64[5] -> v0
-  // fwp_delta_rde.ode:42: let u    = ln(dx(t))
+  // fwp_delta_rde.ode:49: let u    = ln(dx(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -1502,7 +1508,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %5 = add f64[5] -> v1
-  // fwp_delta_rde.ode:42: let u    = ln(dx(t))
+  // fwp_delta_rde.ode:49: let u    = ln(dx(t))
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1510,8 +1516,8 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %15 = contract f64[16,8] -> v2
-  // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
-  // post-delta
+  // fwp_delta_rde.ode:52: beta * outer(tanh(Wv @ u - W @ k), k) / window        # Eqs. 21 + 32,
+  // post-delta; / window: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1540,7 +1546,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %12 = contract f64[16,8] -> v3
-  // fwp_delta_rde.ode:44: let k    = softmax(Wk @ u)
+  // fwp_delta_rde.ode:51: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1569,7 +1575,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %13 = softmax f64[16,8] -> v4
-  // fwp_delta_rde.ode:44: let k    = softmax(Wk @ u)
+  // fwp_delta_rde.ode:51: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1602,8 +1608,8 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %17 = contract f64[16,8] -> v3
-  // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
-  // post-delta
+  // fwp_delta_rde.ode:52: beta * outer(tanh(Wv @ u - W @ k), k) / window        # Eqs. 21 + 32,
+  // post-delta; / window: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1636,8 +1642,8 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %19 = tanh f64[16,8] -> v6
-  // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
-  // post-delta
+  // fwp_delta_rde.ode:52: beta * outer(tanh(Wv @ u - W @ k), k) / window        # Eqs. 21 + 32,
+  // post-delta; / window: see above
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1645,7 +1651,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %7 = contract f64[16] -> v2
-  // fwp_delta_rde.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_delta_rde.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1672,14 +1678,14 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     }
   }
   // %8 = sigmoid f64[16] -> v3
-  // fwp_delta_rde.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_delta_rde.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = sigmoid(v2[i0 * L + l]);
     }
   }
-  // %64 = contract f64[16,8] -> v2
+  // %67 = contract f64[16,8] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -1688,19 +1694,26 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
   }
-  // %66 = contract f64[16,8,8] -> W
+  // %70 = div f64[16,8,8] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           dz_W[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              v6[(i0 * 8 + i1) * L + l] * v2[(i0 * 8 + i2) * L + l];
+              (v6[(i0 * 8 + i1) * L + l] * v2[(i0 * 8 + i2) * L + l]) / 4.0f;
         }
       }
     }
   }
-  // %262 = contract f64[16,8] -> v7
+  // %266 = div f64[16,8,8] -> v7
+  for (int64_t i0 = 0; i0 < 1024; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = a_W[i0 * L + l] / 4.0f;
+    }
+  }
+  // %267 = contract f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1714,34 +1727,34 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(a_W[(i0 * 64 + i1 * 32 + i2) * L + l], v2[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v2[(i0 * 8 + i2) * L + l],
+              std::fma(v7[(i0 * 64 + i1 * 32 + i2) * L + l], v2[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v7[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v2[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc2_v[l] = std::fma(v7[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v2[(i0 * 8 + i2) * L + l],
+                               acc2_v[l]);
+          acc3_v[l] = std::fma(v7[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v2[(i0 * 8 + i2) * L + l],
+                               acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %269 = mul f64[16,8] -> v2
-  // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
-  // post-delta
+  // %274 = mul f64[16,8] -> v2
+  // fwp_delta_rde.ode:52: beta * outer(tanh(Wv @ u - W @ k), k) / window        # Eqs. 21 + 32,
+  // post-delta; / window: see above
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (1.0f - square(v6[i0 * L + l])) * v7[i0 * L + l];
+      v2[i0 * L + l] = (1.0f - square(v6[i0 * L + l])) * v8[i0 * L + l];
     }
   }
-  // %300 = contract f64[16,8,8] -> adj.W
+  // %305 = contract f64[16,8,8] -> adj.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -1753,9 +1766,159 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
   }
-  // %282 = contract f64[16,5] -> v7
-  // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
-  // post-delta
+  // %268 = contract f64[16,8] -> v8
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v7[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v6[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v7[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v6[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v7[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v6[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v7[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v6[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %307 = contract f64[16,8] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v2[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v2[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v2[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v2[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %309 = sub f64[16,8] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 8 + i1) * L + l] =
+            (v8[(i0 * 8 + i1) * L + l] * v3[i0 * L + l]) - v6[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %329 = contract f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v4[(i0 * 32 + i1) * L + l], v7[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v4[(i0 * 32 + i1 + 8) * L + l], v7[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v4[(i0 * 32 + i1 + 16) * L + l], v7[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v4[(i0 * 32 + i1 + 24) * L + l], v7[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %348 = mul f64[16,8] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 8 + i1) * L + l] =
+            (v7[(i0 * 8 + i1) * L + l] - v6[i0 * L + l]) * v4[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %349 = contract f64[16,5] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v9[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v9[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v9[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v9[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 5) * L + l] = acc0_v[l];
+      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v9[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %287 = contract f64[16,5] -> v7
+  // fwp_delta_rde.ode:52: beta * outer(tanh(Wv @ u - W @ k), k) / window        # Eqs. 21 + 32,
+  // post-delta; / window: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1792,157 +1955,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %263 = contract f64[16,8] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v6[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v6[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v6[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v6[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %302 = contract f64[16,8] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v2[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v2[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %304 = sub f64[16,8] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1) * L + l] =
-            (v8[(i0 * 8 + i1) * L + l] * v3[i0 * L + l]) - v6[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %324 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 32 + i1) * L + l], v9[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 8) * L + l], v9[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 16) * L + l], v9[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 24) * L + l], v9[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %343 = mul f64[16,8] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 8 + i1) * L + l] =
-            v4[(i0 * 8 + i1) * L + l] * (v9[(i0 * 8 + i1) * L + l] - v6[i0 * L + l]);
-      }
-    }
-  }
-  // %344 = contract f64[16,5] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v10[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v10[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v10[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v10[(i0 * 8 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5) * L + l] = acc0_v[l];
-      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v10[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %346 = reduce_sum f64[5] -> v5
+  // %351 = reduce_sum f64[5] -> v5
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1951,7 +1964,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v7[(i0 + i1 * 5) * L + l] + v6[(i0 + i1 * 5) * L + l]);
+        acc_v[l] = acc_v[l] + (v6[(i0 + i1 * 5) * L + l] + v7[(i0 + i1 * 5) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -1959,7 +1972,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       v5[i0 * L + l] = acc_v[l];
     }
   }
-  // %265 = contract f64[16] -> v6
+  // %270 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1971,13 +1984,13 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 32 + i1) * L + l], v4[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v4[(i0 * 32 + i1) * L + l], v8[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 8) * L + l], v4[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v4[(i0 * 32 + i1 + 8) * L + l], v8[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 16) * L + l], v4[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v4[(i0 * 32 + i1 + 16) * L + l], v8[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 24) * L + l], v4[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v4[(i0 * 32 + i1 + 24) * L + l], v8[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -1988,16 +2001,16 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %266 = mul f64[16] -> v4
-  // fwp_delta_rde.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %271 = mul f64[16] -> v4
+  // fwp_delta_rde.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = ((1.0f - v3[i0 * L + l]) * v3[i0 * L + l]) * v6[i0 * L + l];
+      v4[i0 * L + l] = v6[i0 * L + l] * ((1.0f - v3[i0 * L + l]) * v3[i0 * L + l]);
     }
   }
-  // %268 = contract f64[5] -> v3
-  // fwp_delta_rde.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %273 = contract f64[5] -> v3
+  // fwp_delta_rde.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -2032,14 +2045,14 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
   for (int64_t l = 0; l < L; ++l) {
     v3[4 * L + l] = acc0_v[l];
   }
-  // %347 = add f64[5] -> v6
+  // %352 = add f64[5] -> v6
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = v5[i0 * L + l] + v3[i0 * L + l];
     }
   }
-  // %349 = neg f64[5] -> adj.ln.gain
+  // %354 = neg f64[5] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
       T sum[L];
@@ -2050,7 +2063,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %350 = neg f64[5] -> adj.ln.bias
+  // %355 = neg f64[5] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
       T sum[L];
@@ -2061,7 +2074,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %290 = neg f64[16,5] -> adj.Wb
+  // %295 = neg f64[16,5] -> adj.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       {
@@ -2074,7 +2087,7 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
   }
-  // %352 = neg f64[16,8,5] -> adj.Wk
+  // %357 = neg f64[16,8,5] -> adj.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -2082,14 +2095,14 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = -(v1[i2 * L + l] * v10[(i0 * 8 + i1) * L + l]);
+            sum[l] = -(v9[(i0 * 8 + i1) * L + l] * v1[i2 * L + l]);
           }
           dtheta_Wk[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %292 = neg f64[16,8,5] -> adj.Wv
+  // %297 = neg f64[16,8,5] -> adj.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -2104,10 +2117,10 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
   }
-  // fwp_delta_rde.field.vjp: 69 nodes
+  // fwp_delta_rde.field.vjp: 71 nodes
   if (u_bar) {
-    // %107 = reduce_sum f64[] -> v0
-    // fwp_delta_rde.ode:42: let u    = ln(dx(t))
+    // %112 = reduce_sum f64[] -> v0
+    // fwp_delta_rde.ode:49: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -2122,14 +2135,14 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     for (int64_t l = 0; l < L; ++l) {
       v0_2[l] = acc_v_2[l];
     }
-    // %109 = mul f64[] -> v1
-    // fwp_delta_rde.ode:42: let u    = ln(dx(t))
+    // %114 = mul f64[] -> v1
+    // fwp_delta_rde.ode:49: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1_2[l] = v0_2[l] * 0.2f;
     }
-    // %113 = reduce_sum f64[] -> v0
-    // fwp_delta_rde.ode:42: let u    = ln(dx(t))
+    // %118 = reduce_sum f64[] -> v0
+    // fwp_delta_rde.ode:49: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -2144,14 +2157,14 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     for (int64_t l = 0; l < L; ++l) {
       v0_2[l] = acc_v_2[l];
     }
-    // %118 = reciprocal f64[] -> v1
-    // fwp_delta_rde.ode:42: let u    = ln(dx(t))
+    // %123 = reciprocal f64[] -> v1
+    // fwp_delta_rde.ode:49: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1_2[l] = T(1) / std::sqrt((v0_2[l] * 0.2f) + 1e-05f);
     }
     // %1 = layernorm f64[5] -> v2
-    // fwp_delta_rde.ode:42: let u    = ln(dx(t))
+    // fwp_delta_rde.ode:49: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       mean_v_2[l] = 0.0f;
@@ -2171,8 +2184,8 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         {
-          const T e459 = x[i0 * L + l] - mean_v_2[l];
-          var_v_2[l] = var_v_2[l] + (e459 * e459);
+          const T e464 = x[i0 * L + l] - mean_v_2[l];
+          var_v_2[l] = var_v_2[l] + (e464 * e464);
         }
       }
     }
@@ -2188,79 +2201,16 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
     }
     // %5 = add f64[5] -> v3
-    // fwp_delta_rde.ode:42: let u    = ln(dx(t))
+    // fwp_delta_rde.ode:49: let u    = ln(dx(t))
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v3_2[i0 * L + l] = (ln_gain[i0] * v2_2[i0 * L + l]) + ln_bias[i0];
       }
     }
-    // %12 = contract f64[16,8] -> v4
-    // fwp_delta_rde.ode:44: let k    = softmax(Wk @ u)
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 5; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v3_2[i2 * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v3_2[i2 * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v3_2[i2 * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v3_2[i2 * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v4_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
-      }
-    }
-    // %13 = softmax f64[16,8] -> v5
-    // fwp_delta_rde.ode:44: let k    = softmax(Wk @ u)
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v_2[l] = T(-INFINITY);
-      }
-      for (int64_t i1 = 0; i1 < 8; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          rowmax_v_2[l] = (v4_2[(i0 * 8 + i1) * L + l] > rowmax_v_2[l])
-                              ? v4_2[(i0 * 8 + i1) * L + l]
-                              : rowmax_v_2[l];
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v_2[l] = (std::abs(rowmax_v_2[l]) < T(INFINITY)) ? rowmax_v_2[l] : 0.0f;
-        rowsum_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 8; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v6_2[i1 * L + l] = vm::exp(v4_2[(i0 * 8 + i1) * L + l] - rowmax_v_2[l]);
-          rowsum_v_2[l] = rowsum_v_2[l] + vm::exp(v4_2[(i0 * 8 + i1) * L + l] - rowmax_v_2[l]);
-        }
-      }
-      for (int64_t i1 = 0; i1 < 8; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v5_2[(i0 * 8 + i1) * L + l] = v6_2[i1 * L + l] / rowsum_v_2[l];
-        }
-      }
-    }
     // %15 = contract f64[16,8] -> v4
-    // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
-    // post-delta
+    // fwp_delta_rde.ode:52: beta * outer(tanh(Wv @ u - W @ k), k) / window        # Eqs. 21 + 32,
+    // post-delta; / window: see above
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -2288,9 +2238,8 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
         }
       }
     }
-    // %17 = contract f64[16,8] -> v7
-    // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
-    // post-delta
+    // %12 = contract f64[16,8] -> v5
+    // fwp_delta_rde.ode:51: let k    = softmax(Wk @ u)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -2300,101 +2249,110 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
           acc2_v_2[l] = 0.0f;
           acc3_v_2[l] = 0.0f;
         }
-        for (int64_t i2 = 0; i2 < 8; ++i2) {
+        for (int64_t i2 = 0; i2 < 5; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2) * L + l], v5_2[(i0 * 8 + i2) * L + l],
-                                   acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                                   v5_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                                   v5_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                                   v5_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
+            acc0_v_2[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v3_2[i2 * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v3_2[i2 * L + l], acc1_v_2[l]);
+            acc2_v_2[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v3_2[i2 * L + l], acc2_v_2[l]);
+            acc3_v_2[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v3_2[i2 * L + l], acc3_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v7_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v7_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v7_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v7_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v5_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
+          v5_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v5_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v5_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
         }
       }
     }
-    // %19 = tanh f64[16,8] -> v8
-    // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
-    // post-delta
-    for (int64_t i0 = 0; i0 < 128; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8_2[i0 * L + l] = vm::tanh(v4_2[i0 * L + l] - v7_2[i0 * L + l]);
-      }
-    }
-    // %76 = contract f64[16,8] -> v4
+    // %13 = softmax f64[16,8] -> v6
+    // fwp_delta_rde.ode:51: let k    = softmax(Wk @ u)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 8; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                                   v8_2[(i0 * 8 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                                   v8_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                   v8_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                   v8_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v4_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v4_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
-      }
-    }
-    // %78 = contract f64[16] -> v7
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
+        rowmax_v_2[l] = T(-INFINITY);
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] =
-              std::fma(v5_2[(i0 * 32 + i1) * L + l], v4_2[(i0 * 32 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v5_2[(i0 * 32 + i1 + 8) * L + l], v4_2[(i0 * 32 + i1 + 8) * L + l],
-                                 acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v5_2[(i0 * 32 + i1 + 16) * L + l],
-                                 v4_2[(i0 * 32 + i1 + 16) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v5_2[(i0 * 32 + i1 + 24) * L + l],
-                                 v4_2[(i0 * 32 + i1 + 24) * L + l], acc3_v_2[l]);
+          rowmax_v_2[l] = (v5_2[(i0 * 8 + i1) * L + l] > rowmax_v_2[l])
+                              ? v5_2[(i0 * 8 + i1) * L + l]
+                              : rowmax_v_2[l];
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v7_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v7_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v7_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        rowmax_v_2[l] = (std::abs(rowmax_v_2[l]) < T(INFINITY)) ? rowmax_v_2[l] : 0.0f;
+        rowsum_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v7_2[i1 * L + l] = vm::exp(v5_2[(i0 * 8 + i1) * L + l] - rowmax_v_2[l]);
+          rowsum_v_2[l] = rowsum_v_2[l] + vm::exp(v5_2[(i0 * 8 + i1) * L + l] - rowmax_v_2[l]);
+        }
+      }
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v6_2[(i0 * 8 + i1) * L + l] = v7_2[i1 * L + l] / rowsum_v_2[l];
+        }
       }
     }
-    // %7 = contract f64[16] -> v9
-    // fwp_delta_rde.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    // %17 = contract f64[16,8] -> v5
+    // fwp_delta_rde.ode:52: beta * outer(tanh(Wv @ u - W @ k), k) / window        # Eqs. 21 + 32,
+    // post-delta; / window: see above
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      for (int64_t i1 = 0; i1 < 2; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = 0.0f;
+          acc1_v_2[l] = 0.0f;
+          acc2_v_2[l] = 0.0f;
+          acc3_v_2[l] = 0.0f;
+        }
+        for (int64_t i2 = 0; i2 < 8; ++i2) {
+          PLASTIC_SIMD
+          for (int64_t l = 0; l < L; ++l) {
+            acc0_v_2[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2) * L + l], v6_2[(i0 * 8 + i2) * L + l],
+                                   acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                                   v6_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
+            acc2_v_2[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                                   v6_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
+            acc3_v_2[l] = std::fma(W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                                   v6_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
+          }
+        }
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v5_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
+          v5_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v5_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v5_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+        }
+      }
+    }
+    // %19 = tanh f64[16,8] -> v8
+    // fwp_delta_rde.ode:52: beta * outer(tanh(Wv @ u - W @ k), k) / window        # Eqs. 21 + 32,
+    // post-delta; / window: see above
+    for (int64_t i0 = 0; i0 < 128; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8_2[i0 * L + l] = vm::tanh(v4_2[i0 * L + l] - v5_2[i0 * L + l]);
+      }
+    }
+    // %79 = div f64[16,8,8] -> v9
+    for (int64_t i0 = 0; i0 < 1024; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9_2[i0 * L + l] = a_W[i0 * L + l] / 4.0f;
+      }
+    }
+    // %7 = contract f64[16] -> v4
+    // fwp_delta_rde.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2414,74 +2372,30 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v9_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v9_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v9_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 4) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
       }
     }
-    // %8 = sigmoid f64[16] -> v10
-    // fwp_delta_rde.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    // %8 = sigmoid f64[16] -> v5
+    // fwp_delta_rde.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10_2[i0 * L + l] = sigmoid(v9_2[i0 * L + l]);
+        v5_2[i0 * L + l] = sigmoid(v4_2[i0 * L + l]);
       }
     }
-    // %82 = mul f64[16] -> v9
-    // fwp_delta_rde.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9_2[i0 * L + l] = v7_2[i0 * L + l] * ((1.0f - v10_2[i0 * L + l]) * v10_2[i0 * L + l]);
-      }
-    }
-    // %84 = contract f64[5] -> v3
-    // fwp_delta_rde.ode:43: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v_2[l] = 0.0f;
-      acc1_v_2[l] = 0.0f;
-      acc2_v_2[l] = 0.0f;
-      acc3_v_2[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = std::fma(Wb[i0 * 5], v9_2[i0 * L + l], acc0_v_2[l]);
-        acc1_v_2[l] = std::fma(Wb[i0 * 5 + 1], v9_2[i0 * L + l], acc1_v_2[l]);
-        acc2_v_2[l] = std::fma(Wb[i0 * 5 + 2], v9_2[i0 * L + l], acc2_v_2[l]);
-        acc3_v_2[l] = std::fma(Wb[i0 * 5 + 3], v9_2[i0 * L + l], acc3_v_2[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3_2[l] = acc0_v_2[l];
-      v3_2[1 * L + l] = acc1_v_2[l];
-      v3_2[2 * L + l] = acc2_v_2[l];
-      v3_2[3 * L + l] = acc3_v_2[l];
-      acc0_v_2[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = std::fma(Wb[i0 * 5 + 4], v9_2[i0 * L + l], acc0_v_2[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3_2[4 * L + l] = acc0_v_2[l];
-    }
-    // %64 = contract f64[16,8] -> v7
+    // %67 = contract f64[16,8] -> v4
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v7_2[(i0 * 8 + i1) * L + l] = v5_2[(i0 * 8 + i1) * L + l] * v10_2[i0 * L + l];
+          v4_2[(i0 * 8 + i1) * L + l] = v6_2[(i0 * 8 + i1) * L + l] * v5_2[i0 * L + l];
         }
       }
     }
-    // %75 = contract f64[16,8] -> v11
+    // %80 = contract f64[16,8] -> v10
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -2494,37 +2408,37 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
         for (int64_t i2 = 0; i2 < 8; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2) * L + l],
-                                   v7_2[(i0 * 8 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                                   v7_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                                   v7_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(a_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                                   v7_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
+            acc0_v_2[l] = std::fma(v9_2[(i0 * 64 + i1 * 32 + i2) * L + l],
+                                   v4_2[(i0 * 8 + i2) * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(v9_2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                                   v4_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
+            acc2_v_2[l] = std::fma(v9_2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                                   v4_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
+            acc3_v_2[l] = std::fma(v9_2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                                   v4_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v10[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
+          v10[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v10[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v10[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
         }
       }
     }
-    // %88 = mul f64[16,8] -> v7
-    // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
-    // post-delta
+    // %93 = mul f64[16,8] -> v4
+    // fwp_delta_rde.ode:52: beta * outer(tanh(Wv @ u - W @ k), k) / window        # Eqs. 21 + 32,
+    // post-delta; / window: see above
     for (int64_t i0 = 0; i0 < 128; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7_2[i0 * L + l] = (1.0f - square(v8_2[i0 * L + l])) * v11[i0 * L + l];
+        v4_2[i0 * L + l] = (1.0f - square(v8_2[i0 * L + l])) * v10[i0 * L + l];
       }
     }
-    // %101 = contract f64[16,5] -> v8
-    // fwp_delta_rde.ode:45: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs. 21 + 32,
-    // post-delta
+    // %106 = contract f64[16,5] -> v10
+    // fwp_delta_rde.ode:52: beta * outer(tanh(Wv @ u - W @ k), k) / window        # Eqs. 21 + 32,
+    // post-delta; / window: see above
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2536,36 +2450,68 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wv[i0 * 40 + i1 * 5], v7_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(Wv[i0 * 40 + i1 * 5], v4_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(Wv[i0 * 40 + i1 * 5 + 1], v7_2[(i0 * 8 + i1) * L + l], acc1_v_2[l]);
+              std::fma(Wv[i0 * 40 + i1 * 5 + 1], v4_2[(i0 * 8 + i1) * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(Wv[i0 * 40 + i1 * 5 + 2], v7_2[(i0 * 8 + i1) * L + l], acc2_v_2[l]);
+              std::fma(Wv[i0 * 40 + i1 * 5 + 2], v4_2[(i0 * 8 + i1) * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(Wv[i0 * 40 + i1 * 5 + 3], v7_2[(i0 * 8 + i1) * L + l], acc3_v_2[l]);
+              std::fma(Wv[i0 * 40 + i1 * 5 + 3], v4_2[(i0 * 8 + i1) * L + l], acc3_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8_2[(i0 * 5) * L + l] = acc0_v_2[l];
-        v8_2[(i0 * 5 + 1) * L + l] = acc1_v_2[l];
-        v8_2[(i0 * 5 + 2) * L + l] = acc2_v_2[l];
-        v8_2[(i0 * 5 + 3) * L + l] = acc3_v_2[l];
+        v10[(i0 * 5) * L + l] = acc0_v_2[l];
+        v10[(i0 * 5 + 1) * L + l] = acc1_v_2[l];
+        v10[(i0 * 5 + 2) * L + l] = acc2_v_2[l];
+        v10[(i0 * 5 + 3) * L + l] = acc3_v_2[l];
         acc0_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(Wv[i0 * 40 + i1 * 5 + 4], v7_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
+              std::fma(Wv[i0 * 40 + i1 * 5 + 4], v4_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8_2[(i0 * 5 + 4) * L + l] = acc0_v_2[l];
+        v10[(i0 * 5 + 4) * L + l] = acc0_v_2[l];
       }
     }
-    // %140 = contract f64[16,8] -> v11
+    // %81 = contract f64[16,8] -> v11
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      for (int64_t i1 = 0; i1 < 2; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = 0.0f;
+          acc1_v_2[l] = 0.0f;
+          acc2_v_2[l] = 0.0f;
+          acc3_v_2[l] = 0.0f;
+        }
+        for (int64_t i2 = 0; i2 < 8; ++i2) {
+          PLASTIC_SIMD
+          for (int64_t l = 0; l < L; ++l) {
+            acc0_v_2[l] = std::fma(v9_2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                                   v8_2[(i0 * 8 + i2) * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(v9_2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                                   v8_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
+            acc2_v_2[l] = std::fma(v9_2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                                   v8_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
+            acc3_v_2[l] = std::fma(v9_2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                                   v8_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
+          }
+        }
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
+          v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+        }
+      }
+    }
+    // %145 = contract f64[16,8] -> v8
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -2579,35 +2525,35 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v_2[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                                   v7_2[(i0 * 8 + i2) * L + l], acc0_v_2[l]);
+                                   v4_2[(i0 * 8 + i2) * L + l], acc0_v_2[l]);
             acc1_v_2[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                                   v7_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
+                                   v4_2[(i0 * 8 + i2) * L + l], acc1_v_2[l]);
             acc2_v_2[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                                   v7_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
+                                   v4_2[(i0 * 8 + i2) * L + l], acc2_v_2[l]);
             acc3_v_2[l] = std::fma(W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                                   v7_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
+                                   v4_2[(i0 * 8 + i2) * L + l], acc3_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
-          v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v8_2[(i0 * 8 + i1 * 4) * L + l] = acc0_v_2[l];
+          v8_2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v8_2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v8_2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
         }
       }
     }
-    // %142 = sub f64[16,8] -> v7
+    // %147 = sub f64[16,8] -> v4
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v7_2[(i0 * 8 + i1) * L + l] =
-              (v4_2[(i0 * 8 + i1) * L + l] * v10_2[i0 * L + l]) - v11[(i0 * 8 + i1) * L + l];
+          v4_2[(i0 * 8 + i1) * L + l] =
+              (v11[(i0 * 8 + i1) * L + l] * v5_2[i0 * L + l]) - v8_2[(i0 * 8 + i1) * L + l];
         }
       }
     }
-    // %180 = contract f64[16] -> v9
+    // %179 = contract f64[16] -> v8
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2620,34 +2566,34 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v5_2[(i0 * 32 + i1) * L + l], v7_2[(i0 * 32 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v5_2[(i0 * 32 + i1 + 8) * L + l], v7_2[(i0 * 32 + i1 + 8) * L + l],
+              std::fma(v6_2[(i0 * 32 + i1) * L + l], v4_2[(i0 * 32 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v6_2[(i0 * 32 + i1 + 8) * L + l], v4_2[(i0 * 32 + i1 + 8) * L + l],
                                  acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v5_2[(i0 * 32 + i1 + 16) * L + l],
-                                 v7_2[(i0 * 32 + i1 + 16) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v5_2[(i0 * 32 + i1 + 24) * L + l],
-                                 v7_2[(i0 * 32 + i1 + 24) * L + l], acc3_v_2[l]);
+          acc2_v_2[l] = std::fma(v6_2[(i0 * 32 + i1 + 16) * L + l],
+                                 v4_2[(i0 * 32 + i1 + 16) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v6_2[(i0 * 32 + i1 + 24) * L + l],
+                                 v4_2[(i0 * 32 + i1 + 24) * L + l], acc3_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v9_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v9_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v9_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v8_2[(i0 * 4) * L + l] = acc0_v_2[l];
+        v8_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
+        v8_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
+        v8_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
       }
     }
-    // %222 = mul f64[16,8] -> v4
+    // %226 = mul f64[16,8] -> v9
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v4_2[(i0 * 8 + i1) * L + l] =
-              v5_2[(i0 * 8 + i1) * L + l] * (v7_2[(i0 * 8 + i1) * L + l] - v9_2[i0 * L + l]);
+          v9_2[(i0 * 8 + i1) * L + l] =
+              v6_2[(i0 * 8 + i1) * L + l] * (v4_2[(i0 * 8 + i1) * L + l] - v8_2[i0 * L + l]);
         }
       }
     }
-    // %223 = contract f64[16,5] -> v5
+    // %227 = contract f64[16,5] -> v4
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2659,36 +2605,36 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wk[i0 * 40 + i1 * 5], v4_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(Wk[i0 * 40 + i1 * 5], v9_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(Wk[i0 * 40 + i1 * 5 + 1], v4_2[(i0 * 8 + i1) * L + l], acc1_v_2[l]);
+              std::fma(Wk[i0 * 40 + i1 * 5 + 1], v9_2[(i0 * 8 + i1) * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(Wk[i0 * 40 + i1 * 5 + 2], v4_2[(i0 * 8 + i1) * L + l], acc2_v_2[l]);
+              std::fma(Wk[i0 * 40 + i1 * 5 + 2], v9_2[(i0 * 8 + i1) * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(Wk[i0 * 40 + i1 * 5 + 3], v4_2[(i0 * 8 + i1) * L + l], acc3_v_2[l]);
+              std::fma(Wk[i0 * 40 + i1 * 5 + 3], v9_2[(i0 * 8 + i1) * L + l], acc3_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5_2[(i0 * 5) * L + l] = acc0_v_2[l];
-        v5_2[(i0 * 5 + 1) * L + l] = acc1_v_2[l];
-        v5_2[(i0 * 5 + 2) * L + l] = acc2_v_2[l];
-        v5_2[(i0 * 5 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 5) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 5 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 5 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 5 + 3) * L + l] = acc3_v_2[l];
         acc0_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 8; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(Wk[i0 * 40 + i1 * 5 + 4], v4_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
+              std::fma(Wk[i0 * 40 + i1 * 5 + 4], v9_2[(i0 * 8 + i1) * L + l], acc0_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5_2[(i0 * 5 + 4) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 5 + 4) * L + l] = acc0_v_2[l];
       }
     }
-    // %225 = reduce_sum f64[5] -> v6
+    // %229 = reduce_sum f64[5] -> v3
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2697,22 +2643,96 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc_v_2[l] = acc_v_2[l] + (v8_2[(i0 + i1 * 5) * L + l] + v5_2[(i0 + i1 * 5) * L + l]);
+          acc_v_2[l] = acc_v_2[l] + (v10[(i0 + i1 * 5) * L + l] + v4_2[(i0 + i1 * 5) * L + l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6_2[i0 * L + l] = acc_v_2[l];
+        v3_2[i0 * L + l] = acc_v_2[l];
       }
     }
-    // %229 = mul f64[5] -> v9
+    // %83 = contract f64[16] -> v4
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(v6_2[(i0 * 32 + i1) * L + l], v11[(i0 * 32 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v6_2[(i0 * 32 + i1 + 8) * L + l], v11[(i0 * 32 + i1 + 8) * L + l],
+                                 acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(v6_2[(i0 * 32 + i1 + 16) * L + l],
+                                 v11[(i0 * 32 + i1 + 16) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v6_2[(i0 * 32 + i1 + 24) * L + l],
+                                 v11[(i0 * 32 + i1 + 24) * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4_2[(i0 * 4) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+      }
+    }
+    // %87 = mul f64[16] -> v6
+    // fwp_delta_rde.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6_2[i0 * L + l] = ((1.0f - v5_2[i0 * L + l]) * v5_2[i0 * L + l]) * v4_2[i0 * L + l];
+      }
+    }
+    // %89 = contract f64[5] -> v7
+    // fwp_delta_rde.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v_2[l] = 0.0f;
+      acc1_v_2[l] = 0.0f;
+      acc2_v_2[l] = 0.0f;
+      acc3_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(Wb[i0 * 5], v6_2[i0 * L + l], acc0_v_2[l]);
+        acc1_v_2[l] = std::fma(Wb[i0 * 5 + 1], v6_2[i0 * L + l], acc1_v_2[l]);
+        acc2_v_2[l] = std::fma(Wb[i0 * 5 + 2], v6_2[i0 * L + l], acc2_v_2[l]);
+        acc3_v_2[l] = std::fma(Wb[i0 * 5 + 3], v6_2[i0 * L + l], acc3_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7_2[l] = acc0_v_2[l];
+      v7_2[1 * L + l] = acc1_v_2[l];
+      v7_2[2 * L + l] = acc2_v_2[l];
+      v7_2[3 * L + l] = acc3_v_2[l];
+      acc0_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = std::fma(Wb[i0 * 5 + 4], v6_2[i0 * L + l], acc0_v_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7_2[4 * L + l] = acc0_v_2[l];
+    }
+    // %233 = mul f64[5] -> v4
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9_2[i0 * L + l] = ln_gain[i0] * (v3_2[i0 * L + l] + v6_2[i0 * L + l]);
+        v4_2[i0 * L + l] = ln_gain[i0] * (v3_2[i0 * L + l] + v7_2[i0 * L + l]);
       }
     }
-    // %230 = reduce_sum f64[] -> v0
+    // %234 = reduce_sum f64[] -> v0
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -2720,19 +2740,19 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v_2[l] = acc_v_2[l] + v9_2[i0 * L + l];
+        acc_v_2[l] = acc_v_2[l] + v4_2[i0 * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0_2[l] = acc_v_2[l];
     }
-    // %231 = mul f64[] -> v3
+    // %235 = mul f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3_2[l] = v0_2[l] * 0.2f;
     }
-    // %234 = contract f64[] -> v0
+    // %238 = contract f64[] -> v0
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -2740,24 +2760,24 @@ extern "C" void fwp_delta_rde_adjoint_field(const void* /*ctx*/, double /*t*/, c
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = std::fma(v2_2[i0 * L + l], v9_2[i0 * L + l], acc0_v_2[l]);
+        acc0_v_2[l] = std::fma(v2_2[i0 * L + l], v4_2[i0 * L + l], acc0_v_2[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0_2[l] = acc0_v_2[l];
     }
-    // %235 = mul f64[] -> v6
+    // %239 = mul f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6_2[l] = v0_2[l] * 0.2f;
+      v7_2[l] = v0_2[l] * 0.2f;
     }
-    // %239 = mul f64[5] -> d.dx
+    // %243 = mul f64[5] -> d.dx
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_bar[i0 * L + l] +=
-            v1_2[l] * ((v9_2[i0 * L + l] - v3_2[l]) - (v2_2[i0 * L + l] * v6_2[l]));
+            v1_2[l] * ((v4_2[i0 * L + l] - v3_2[l]) - (v7_2[l] * v2_2[i0 * L + l]));
       }
     }
   }
@@ -2785,19 +2805,19 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37248);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41344);
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41600);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45696);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49792);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53888);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57984);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58240);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62336);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66432);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70528);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70784);
-  T* __restrict u15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74880);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74944);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75456);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75968);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42112);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46208);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50304);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54400);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58496);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62592);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66688);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70784);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74880);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78976);
+  T* __restrict u16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 111744);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 111808);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 144576);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -2807,8 +2827,8 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_delta_rde.field.step.rk4: 81 nodes
-  // %627 = layernorm f64[5] -> v0
+  // fwp_delta_rde.field.step.rk4: 82 nodes
+  // %633 = layernorm f64[5] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -2844,14 +2864,14 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       v0[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %629 = add f64[5] -> v1
+  // %635 = add f64[5] -> v1
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %632 = contract f64[16,8] -> v2
+  // %638 = contract f64[16,8] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -2879,7 +2899,7 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       }
     }
   }
-  // %633 = softmax f64[16,8] -> v3
+  // %639 = softmax f64[16,8] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2911,7 +2931,49 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       }
     }
   }
-  // %631 = contract f64[16,8] -> v2
+  // %643 = contract f64[16] -> v2
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 20 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %644 = sigmoid f64[16] -> v5
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = sigmoid(v2[i0 * L + l]);
+    }
+  }
+  // %645 = contract f64[16,8] -> v2
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 8 + i1) * L + l] = v3[(i0 * 8 + i1) * L + l] * v5[i0 * L + l];
+      }
+    }
+  }
+  // %637 = contract f64[16,8] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -2932,14 +2994,14 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %896 = contract f64[16,8] -> v5
+  // %877 = contract f64[16,8] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -2964,14 +3026,14 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v7[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %601 = layernorm f64[5] -> v0
+  // %605 = layernorm f64[5] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -2991,8 +3053,8 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e136 = u_stages[(i0 + 5) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e136 * e136);
+        const T e165 = u_stages[(i0 + 5) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e165 * e165);
       }
     }
   }
@@ -3007,14 +3069,14 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       v0[i0 * L + l] = (u_stages[(i0 + 5) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %603 = add f64[5] -> v4
+  // %607 = add f64[5] -> v1
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
+      v1[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %605 = contract f64[16,8] -> v6
+  // %610 = contract f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3027,50 +3089,22 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v4[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v4[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v4[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v4[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %606 = contract f64[16,8] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v4[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v4[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v4[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v4[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %607 = softmax f64[16,8] -> v8
+  // %611 = softmax f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3080,7 +3114,7 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v7[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+            (v8[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v8[(i0 * 8 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3091,18 +3125,60 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[i1 * L + l] = vm::exp(v7[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v8[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v8[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1) * L + l] = v9[i1 * L + l] / rowsum_v[l];
+        v9[(i0 * 8 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %865 = contract f64[16,8] -> v7
+  // %615 = contract f64[16] -> v5
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 20 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %616 = sigmoid f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = sigmoid(v5[i0 * L + l]);
+    }
+  }
+  // %617 = contract f64[16,8] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 8 + i1) * L + l] = v9[(i0 * 8 + i1) * L + l] * v8[i0 * L + l];
+      }
+    }
+  }
+  // %609 = contract f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3112,29 +3188,25 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v8[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %579 = layernorm f64[5] -> v0
+  // %582 = layernorm f64[5] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3154,8 +3226,8 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e260 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e260 * e260);
+        const T e294 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e294 * e294);
       }
     }
   }
@@ -3170,14 +3242,14 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %581 = add f64[5] -> v9
+  // %584 = add f64[5] -> v1
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
+      v1[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %583 = contract f64[16,8] -> v10
+  // %587 = contract f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3190,38 +3262,10 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v9[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v9[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v9[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v9[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %584 = contract f64[16,8] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v9[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v9[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v9[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v9[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -3233,7 +3277,7 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       }
     }
   }
-  // %585 = softmax f64[16,8] -> v12
+  // %588 = softmax f64[16,8] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3254,18 +3298,88 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[i1 * L + l] = vm::exp(v11[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v4[i1 * L + l] = vm::exp(v11[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 8 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
+        v12[(i0 * 8 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %592 = contract f64[16] -> v5
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 20 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %593 = sigmoid f64[16] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = sigmoid(v5[i0 * L + l]);
+    }
+  }
+  // %594 = contract f64[16,8] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 8 + i1) * L + l] = v12[(i0 * 8 + i1) * L + l] * v11[i0 * L + l];
       }
     }
   }
   // %586 = contract f64[16,8] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %589 = contract f64[16,8] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3290,6 +3404,63 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v14[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v14[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v14[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %591 = tanh f64[16,8] -> v12
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = vm::tanh(v11[i0 * L + l] - v14[i0 * L + l]);
+    }
+  }
+  // %596 = div f64[16,8,8] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v15[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              (v13[(i0 * 8 + i2) * L + l] * v12[(i0 * 8 + i1) * L + l]) / 4.0f;
+        }
+      }
+    }
+  }
+  // %598 = mul f64[] -> u16
+  u16[0] = T(h) * 0.5f;
+  // %881 = contract f64[16,8] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma((v15[(i0 * 64 + i1 * 32 + i2) * L + l] * u16[0]) +
+                                   z0_W[(i0 * 64 + i1 * 32 + i2) * L + l],
+                               v9[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma((v15[(i0 * 64 + i1 * 32 + i2 + 8) * L + l] * u16[0]) +
+                                   z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v9[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma((v15[(i0 * 64 + i1 * 32 + i2 + 16) * L + l] * u16[0]) +
+                                   z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v9[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma((v15[(i0 * 64 + i1 * 32 + i2 + 24) * L + l] * u16[0]) +
+                                   z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v9[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
         v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
         v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
         v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
@@ -3297,295 +3468,129 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       }
     }
   }
-  // %588 = tanh f64[16,8] -> v14
+  // %883 = tanh f64[16,8] -> v12
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = vm::tanh(v10[i0 * L + l] - v11[i0 * L + l]);
+      v12[i0 * L + l] = vm::tanh(v8[i0 * L + l] - v11[i0 * L + l]);
     }
   }
-  // %589 = contract f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 20 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v9[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %590 = sigmoid f64[16] -> v11
+  // %885 = div f64[16,8,8] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = sigmoid(v10[i0 * L + l]);
-    }
-  }
-  // %594 = mul f64[] -> u15
-  u15[0] = T(h) * 0.5f;
-  // %862 = contract f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 32 + i1) * L + l], v12[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 8) * L + l], v12[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 16) * L + l], v12[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 24) * L + l], v12[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v17[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              (v12[(i0 * 8 + i1) * L + l] * v10[(i0 * 8 + i2) * L + l]) / 4.0f;
+        }
       }
     }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
   }
-  // %863 = contract f64[16] -> v16
+  // %890 = contract f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = (v11[i0 * L + l] * u15[0]) * v10[i0 * L + l];
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma((v17[(i0 * 64 + i1 * 32 + i2) * L + l] * u16[0]) +
+                                   z0_W[(i0 * 64 + i1 * 32 + i2) * L + l],
+                               v9[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma((v17[(i0 * 64 + i1 * 32 + i2 + 8) * L + l] * u16[0]) +
+                                   z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v9[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma((v17[(i0 * 64 + i1 * 32 + i2 + 16) * L + l] * u16[0]) +
+                                   z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v9[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma((v17[(i0 * 64 + i1 * 32 + i2 + 24) * L + l] * u16[0]) +
+                                   z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v9[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
     }
   }
-  // %923 = tanh f64[16,8] -> v10
+  // %892 = tanh f64[16,8] -> v9
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = vm::tanh(v8[i0 * L + l] - v11[i0 * L + l]);
+    }
+  }
+  // %894 = div f64[16,8,8] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v18[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              (v10[(i0 * 8 + i2) * L + l] * v9[(i0 * 8 + i1) * L + l]) / 4.0f;
+        }
+      }
+    }
+  }
+  // %875 = contract f64[16,8] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 8 + i1) * L + l] =
-            vm::tanh(v6[(i0 * 8 + i1) * L + l] -
-                     (v7[(i0 * 8 + i1) * L + l] + (v14[(i0 * 8 + i1) * L + l] * v16[i0 * L + l])));
+        v8[(i0 * 8 + i1) * L + l] = v3[(i0 * 8 + i1) * L + l] * T(h);
       }
     }
   }
-  // %611 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+  // %897 = contract f64[16,8] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 20 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v4[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
       }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %612 = sigmoid f64[16] -> v17
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = sigmoid(v16[i0 * L + l]);
-    }
-  }
-  // %613 = contract f64[16,8] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(v18[(i0 * 64 + i1 * 32 + i2) * L + l], v8[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v18[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v8[(i0 * 8 + i2) * L + l],
+                               acc1_v[l]);
+          acc2_v[l] = std::fma(v18[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v8[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v18[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v8[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 8 + i1) * L + l] = v8[(i0 * 8 + i1) * L + l] * v17[i0 * L + l];
+        v3[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %873 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  // %900 = tanh f64[16,8] -> v8
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 32 + i1) * L + l], v18[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 8) * L + l], v18[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 16) * L + l], v18[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 24) * L + l], v18[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[i0 * L + l] = vm::tanh(v6[i0 * L + l] - (v7[i0 * L + l] + v3[i0 * L + l]));
     }
   }
-  // %874 = contract f64[16] -> v17
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v16[i0 * L + l] * u15[0];
-    }
-  }
-  // %927 = tanh f64[16,8] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1) * L + l] =
-            vm::tanh(v6[(i0 * 8 + i1) * L + l] -
-                     (v7[(i0 * 8 + i1) * L + l] + (v10[(i0 * 8 + i1) * L + l] * v17[i0 * L + l])));
-      }
-    }
-  }
-  // %893 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 32 + i1) * L + l], v18[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 8) * L + l], v18[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 16) * L + l], v18[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v3[(i0 * 32 + i1 + 24) * L + l], v18[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %894 = contract f64[16] -> v17
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v16[i0 * L + l] * T(h);
-    }
-  }
-  // %637 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 20 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %913 = mul f64[] -> u15
-  u15[0] = T(h) * 0.16666667f;
-  // %918 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v16[i0 * L + l]) * u15[0];
-    }
-  }
-  // %936 = contract f64[16,8] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 8 + i1) * L + l] =
-            vm::tanh(v2[(i0 * 8 + i1) * L + l] -
-                     (v5[(i0 * 8 + i1) * L + l] + (v8[(i0 * 8 + i1) * L + l] * v17[i0 * L + l]))) *
-            v6[i0 * L + l];
-      }
-    }
-  }
-  // %914 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v11[i0 * L + l] * u15[0];
-    }
-  }
-  // %915 = contract f64[16,8] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 8 + i1) * L + l] = v14[(i0 * 8 + i1) * L + l] * v16[i0 * L + l];
-      }
-    }
-  }
-  // %905 = mul f64[] -> u15
-  u15[0] = T(h) * 0.33333334f;
-  // %906 = contract f64[16,8] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 8 + i1) * L + l] = v18[(i0 * 8 + i1) * L + l] * u15[0];
-      }
-    }
-  }
-  // %939 = add f64[16,8,8] -> W
+  // %906 = add f64[16,8,8] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -3593,10 +3598,11 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
         for (int64_t l = 0; l < L; ++l) {
           z1_new[(i0 * 64 + i1 * 8 + i2) * L + l] =
               z0_W[(i0 * 64 + i1 * 8 + i2) * L + l] +
-              ((v3[(i0 * 8 + i2) * L + l] * v7[(i0 * 8 + i1) * L + l]) +
-               ((v2[(i0 * 8 + i1) * L + l] * v12[(i0 * 8 + i2) * L + l]) +
-                ((v5[(i0 * 8 + i2) * L + l] * v8[(i0 * 8 + i1) * L + l]) +
-                 (v10[(i0 * 8 + i1) * L + l] * v5[(i0 * 8 + i2) * L + l]))));
+              (((((v2[(i0 * 8 + i2) * L + l] * v8[(i0 * 8 + i1) * L + l]) / 4.0f) * 0.16666667f) +
+                ((v18[(i0 * 64 + i1 * 8 + i2) * L + l] * 0.33333334f) +
+                 ((v15[(i0 * 64 + i1 * 8 + i2) * L + l] * 0.16666667f) +
+                  (v17[(i0 * 64 + i1 * 8 + i2) * L + l] * 0.33333334f)))) *
+               T(h));
         }
       }
     }
@@ -3639,36 +3645,36 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   T* __restrict u0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32832);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33024);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33216);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37312);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41408);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41664);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42176);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46272);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50368);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50560);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54656);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58752);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62848);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63104);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63296);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67392);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 71488);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75584);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75840);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79936);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 80448);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 80960);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 85056);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 85568);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89664);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 90176);
-  T* __restrict u28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94272);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94336);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 127104);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 131200);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135296);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65600);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65792);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65984);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70080);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74176);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74432);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74944);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79040);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79232);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83328);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87424);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87680);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 88192);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92288);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92480);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 96576);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100672);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100928);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 101440);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 105536);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 109632);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 113728);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 146496);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 179264);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 183360);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 216128);
+  T* __restrict u29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 248896);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 248960);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 281728);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 314496);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3679,10 +3685,10 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
-  // fwp_delta_rde.field.step.rk4.vjp: 270 nodes
-  // %913 = mul f64[] -> u0
+  // fwp_delta_rde.field.step.rk4.vjp: 263 nodes
+  // %1069 = mul f64[] -> u0
   u0[0] = T(h) * 0.16666667f;
-  // %1116 = contract f64[16,8,8] -> v1
+  // %1070 = contract f64[16,8,8] -> v1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -3693,7 +3699,14 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %627 = layernorm f64[5] -> v2
+  // %1253 = div f64[16,8,8] -> v2
+  for (int64_t i0 = 0; i0 < 1024; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v1[i0 * L + l] / 4.0f;
+    }
+  }
+  // %633 = layernorm f64[5] -> v3
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3713,8 +3726,8 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e17 = u_stages[(i0 + 15) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e17 * e17);
+        const T e20 = u_stages[(i0 + 15) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e20 * e20);
       }
     }
   }
@@ -3726,17 +3739,17 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
+      v3[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %629 = add f64[5] -> v3
+  // %635 = add f64[5] -> v4
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = ln_bias[i0] + (v2[i0 * L + l] * ln_gain[i0]);
+      v4[i0 * L + l] = ln_bias[i0] + (v3[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %632 = contract f64[16,8] -> v4
+  // %638 = contract f64[16,8] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3749,22 +3762,22 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v3[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v3[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v3[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v3[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v4[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v4[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v4[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v4[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v5[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v5[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v5[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %633 = softmax f64[16,8] -> v5
+  // %639 = softmax f64[16,8] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3774,7 +3787,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v4[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v4[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+            (v5[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 8 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3785,18 +3798,18 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[i1 * L + l] = vm::exp(v4[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v4[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v7[i1 * L + l] = vm::exp(v5[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 8 + i1) * L + l] = v6[i1 * L + l] / rowsum_v[l];
+        v6[(i0 * 8 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %637 = contract f64[16] -> v4
+  // %643 = contract f64[16] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3808,37 +3821,37 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 20 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 20 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v4[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %638 = sigmoid f64[16] -> v7
+  // %644 = sigmoid f64[16] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = sigmoid(v4[i0 * L + l]);
+      v8[i0 * L + l] = sigmoid(v5[i0 * L + l]);
     }
   }
-  // %639 = contract f64[16,8] -> v4
+  // %645 = contract f64[16,8] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 8 + i1) * L + l] = v5[(i0 * 8 + i1) * L + l] * v7[i0 * L + l];
+        v5[(i0 * 8 + i1) * L + l] = v6[(i0 * 8 + i1) * L + l] * v8[i0 * L + l];
       }
     }
   }
-  // %1358 = contract f64[16,8] -> v8
+  // %1254 = contract f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3852,25 +3865,25 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(v1[(i0 * 64 + i1 * 32 + i2) * L + l], v4[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v4[(i0 * 8 + i2) * L + l],
+              std::fma(v2[(i0 * 64 + i1 * 32 + i2) * L + l], v5[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v5[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(v1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v4[(i0 * 8 + i2) * L + l],
+          acc2_v[l] = std::fma(v2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v5[(i0 * 8 + i2) * L + l],
                                acc2_v[l]);
-          acc3_v[l] = std::fma(v1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v4[(i0 * 8 + i2) * L + l],
+          acc3_v[l] = std::fma(v2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v5[(i0 * 8 + i2) * L + l],
                                acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %631 = contract f64[16,8] -> v4
+  // %637 = contract f64[16,8] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3883,54 +3896,22 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v3[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v3[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v3[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v3[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v4[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v4[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v4[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v4[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v5[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v5[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v5[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %896 = contract f64[16,8] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v5[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v5[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v5[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v5[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %601 = layernorm f64[5] -> v6
+  // %605 = layernorm f64[5] -> v7
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3950,8 +3931,8 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e194 = u_stages[(i0 + 5) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e194 * e194);
+        const T e173 = u_stages[(i0 + 5) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e173 * e173);
       }
     }
   }
@@ -3963,45 +3944,17 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (u_stages[(i0 + 5) * L + l] - mean_v[l]) * rstd_v[l];
+      v7[i0 * L + l] = (u_stages[(i0 + 5) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %603 = add f64[5] -> v10
+  // %607 = add f64[5] -> v10
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v6[i0 * L + l]);
+      v10[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v7[i0 * L + l]);
     }
   }
-  // %605 = contract f64[16,8] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v10[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v10[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v10[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v10[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %606 = contract f64[16,8] -> v12
+  // %610 = contract f64[16,8] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4022,14 +3975,14 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %607 = softmax f64[16,8] -> v13
+  // %611 = softmax f64[16,8] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4039,7 +3992,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v12[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+            (v11[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 8 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -4050,18 +4003,60 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[i1 * L + l] = vm::exp(v12[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v13[i1 * L + l] = vm::exp(v11[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 8 + i1) * L + l] = v14[i1 * L + l] / rowsum_v[l];
+        v12[(i0 * 8 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %865 = contract f64[16,8] -> v12
+  // %615 = contract f64[16] -> v11
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 20 + i1], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v10[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %616 = sigmoid f64[16] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = sigmoid(v11[i0 * L + l]);
+    }
+  }
+  // %617 = contract f64[16,8] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 8 + i1) * L + l] = v12[(i0 * 8 + i1) * L + l] * v14[i0 * L + l];
+      }
+    }
+  }
+  // %609 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4071,29 +4066,25 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
       }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2) * L + l], v13[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v10[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v10[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v10[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v10[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %579 = layernorm f64[5] -> v14
+  // %582 = layernorm f64[5] -> v13
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4113,8 +4104,8 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e318 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e318 * e318);
+        const T e302 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e302 * e302);
       }
     }
   }
@@ -4126,17 +4117,17 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v13[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %581 = add f64[5] -> v15
+  // %584 = add f64[5] -> v16
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v14[i0 * L + l]);
+      v16[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v13[i0 * L + l]);
     }
   }
-  // %583 = contract f64[16,8] -> v16
+  // %587 = contract f64[16,8] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4149,38 +4140,10 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v15[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v15[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v15[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v15[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v16[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v16[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v16[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %584 = contract f64[16,8] -> v17
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v15[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v15[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v15[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v15[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2], v16[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 5], v16[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 10], v16[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 20 + i2 + 15], v16[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4192,7 +4155,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %585 = softmax f64[16,8] -> v18
+  // %588 = softmax f64[16,8] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4224,7 +4187,77 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %586 = contract f64[16,8] -> v17
+  // %592 = contract f64[16] -> v17
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 20 + i1], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v16[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %593 = sigmoid f64[16] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = sigmoid(v17[i0 * L + l]);
+    }
+  }
+  // %594 = contract f64[16,8] -> v17
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 8 + i1) * L + l] = v18[(i0 * 8 + i1) * L + l] * v20[i0 * L + l];
+      }
+    }
+  }
+  // %586 = contract f64[16,8] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2], v16[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 5], v16[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 10], v16[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 20 + i2 + 15], v16[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %589 = contract f64[16,8] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4249,268 +4282,36 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v17[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v17[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v17[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v22[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v22[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v22[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v22[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %588 = tanh f64[16,8] -> v20
+  // %591 = tanh f64[16,8] -> v23
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = vm::tanh(v16[i0 * L + l] - v17[i0 * L + l]);
+      v23[i0 * L + l] = vm::tanh(v21[i0 * L + l] - v22[i0 * L + l]);
     }
   }
-  // %589 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 20 + i1], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v15[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %590 = sigmoid f64[16] -> v17
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = sigmoid(v16[i0 * L + l]);
-    }
-  }
-  // %591 = contract f64[16,8] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 8 + i1) * L + l] = v18[(i0 * 8 + i1) * L + l] * v17[i0 * L + l];
-      }
-    }
-  }
-  // %1102 = contract f64[16] -> v21
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v16[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %594 = mul f64[] -> u0
+  // %598 = mul f64[] -> u0
   u0[0] = T(h) * 0.5f;
-  // %1103 = contract f64[16] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v21[i0 * L + l] * u0[0];
-    }
-  }
-  // %1347 = tanh f64[16,8] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 8 + i1) * L + l] =
-            vm::tanh(v11[(i0 * 8 + i1) * L + l] -
-                     ((v20[(i0 * 8 + i1) * L + l] * v22[i0 * L + l]) + v12[(i0 * 8 + i1) * L + l]));
-      }
-    }
-  }
-  // %611 = contract f64[16] -> v21
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 20 + i1], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 20 + i1 + 5], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 20 + i1 + 10], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 20 + i1 + 15], v10[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %612 = sigmoid f64[16] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = sigmoid(v21[i0 * L + l]);
-    }
-  }
-  // %613 = contract f64[16,8] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 8 + i1) * L + l] = v13[(i0 * 8 + i1) * L + l] * v24[i0 * L + l];
-      }
-    }
-  }
-  // %873 = contract f64[16] -> v21
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 32 + i1) * L + l], v25[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v13[(i0 * 32 + i1 + 8) * L + l], v25[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v13[(i0 * 32 + i1 + 16) * L + l], v25[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v13[(i0 * 32 + i1 + 24) * L + l], v25[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %874 = contract f64[16] -> v26
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v21[i0 * L + l] * u0[0];
-    }
-  }
-  // %1351 = tanh f64[16,8] -> v27
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 8 + i1) * L + l] =
-            vm::tanh(v11[(i0 * 8 + i1) * L + l] -
-                     (v12[(i0 * 8 + i1) * L + l] + (v23[(i0 * 8 + i1) * L + l] * v26[i0 * L + l])));
-      }
-    }
-  }
-  // %893 = contract f64[16] -> v21
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 32 + i1) * L + l], v25[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 8) * L + l], v25[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 16) * L + l], v25[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 24) * L + l], v25[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %894 = contract f64[16] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v21[i0 * L + l] * T(h);
-    }
-  }
-  // %1355 = tanh f64[16,8] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 8 + i1) * L + l] =
-            vm::tanh(v4[(i0 * 8 + i1) * L + l] -
-                     (v9[(i0 * 8 + i1) * L + l] + (v27[(i0 * 8 + i1) * L + l] * v11[i0 * L + l])));
-      }
-    }
-  }
-  // %1359 = mul f64[16,8] -> v4
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v8[i0 * L + l] * (1.0f - square(v12[i0 * L + l]));
-    }
-  }
-  // %905 = mul f64[] -> u28
-  u28[0] = T(h) * 0.33333334f;
-  // %1127 = contract f64[16,8,8] -> v29
+  // %865 = add f64[16,8,8] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v29[(i0 * 64 + i1 * 8 + i2) * L + l] = z1_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] * u28[0];
+          v24[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              (((v17[(i0 * 8 + i2) * L + l] * v23[(i0 * 8 + i1) * L + l]) / 4.0f) * u0[0]) +
+              z0_W[(i0 * 64 + i1 * 8 + i2) * L + l];
         }
       }
     }
   }
-  // %1134 = contract f64[16,8] -> v8
+  // %881 = contract f64[16,8] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4523,48 +4324,98 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v29[(i0 * 64 + i1 * 32 + i2) * L + l], v25[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(v24[(i0 * 64 + i1 * 32 + i2) * L + l], v12[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v29[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v25[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v29[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v25[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v29[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v25[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(v24[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v12[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v24[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v24[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v21[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1366 = mul f64[16,8] -> v9
+  // %883 = tanh f64[16,8] -> v22
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[i0 * L + l] = vm::tanh(v15[i0 * L + l] - v21[i0 * L + l]);
+    }
+  }
+  // %889 = add f64[16,8,8] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1) * L + l] =
-            (v8[(i0 * 8 + i1) * L + l] - (v4[(i0 * 8 + i1) * L + l] * v11[i0 * L + l])) *
-            (1.0f - square(v27[(i0 * 8 + i1) * L + l]));
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v25[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              (((v22[(i0 * 8 + i1) * L + l] * v11[(i0 * 8 + i2) * L + l]) / 4.0f) * u0[0]) +
+              z0_W[(i0 * 64 + i1 * 8 + i2) * L + l];
+        }
       }
     }
   }
-  // %1373 = mul f64[16,8] -> v11
+  // %890 = contract f64[16,8] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v25[(i0 * 64 + i1 * 32 + i2) * L + l], v12[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v25[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v12[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v25[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v25[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %892 = tanh f64[16,8] -> v26
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[i0 * L + l] = vm::tanh(v15[i0 * L + l] - v21[i0 * L + l]);
+    }
+  }
+  // %1247 = add f64[16,8,8] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1) * L + l] =
-            (v8[(i0 * 8 + i1) * L + l] - (v9[(i0 * 8 + i1) * L + l] * v26[i0 * L + l])) *
-            (1.0f - square(v23[(i0 * 8 + i1) * L + l]));
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v27[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              z0_W[(i0 * 64 + i1 * 8 + i2) * L + l] +
+              (((v11[(i0 * 8 + i2) * L + l] * v26[(i0 * 8 + i1) * L + l]) / 4.0f) * T(h));
+        }
       }
     }
   }
-  // %1165 = contract f64[16,8] -> v8
+  // %1248 = contract f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4578,886 +4429,71 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(v1[(i0 * 64 + i1 * 32 + i2) * L + l], v16[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v16[(i0 * 8 + i2) * L + l],
+              std::fma(v27[(i0 * 64 + i1 * 32 + i2) * L + l], v6[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v27[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v6[(i0 * 8 + i2) * L + l],
                                acc1_v[l]);
-          acc2_v[l] = std::fma(v1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v16[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          acc2_v[l] = std::fma(v27[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v6[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v27[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v6[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1378 = mul f64[16,8] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 8 + i1) * L + l] =
-            (1.0f - square(v20[(i0 * 8 + i1) * L + l])) *
-            (v8[(i0 * 8 + i1) * L + l] - (v11[(i0 * 8 + i1) * L + l] * v22[i0 * L + l]));
-      }
-    }
-  }
-  // %1380 = sub f64[16,8,8] -> d.W
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          z0_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] +=
-              (((z1_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] -
-                 (v4[(i0 * 8 + i1) * L + l] * v5[(i0 * 8 + i2) * L + l])) -
-                (v13[(i0 * 8 + i2) * L + l] * v9[(i0 * 8 + i1) * L + l])) -
-               (v13[(i0 * 8 + i2) * L + l] * v11[(i0 * 8 + i1) * L + l])) -
-              (v30[(i0 * 8 + i1) * L + l] * v18[(i0 * 8 + i2) * L + l]);
-        }
-      }
-    }
-  }
-  // %1435 = contract f64[16,8] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v12[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1438 = contract f64[16,8] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v4[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v4[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v4[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v4[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1389 = contract f64[16] -> v21
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 32 + i1) * L + l], v27[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 8) * L + l], v27[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 16) * L + l], v27[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 24) * L + l], v27[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1390 = contract f64[16] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v21[i0 * L + l] * T(h);
-    }
-  }
-  // %1440 = sub f64[16,8] -> v31
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 8 + i1) * L + l] =
-            (v8[(i0 * 8 + i1) * L + l] * v7[i0 * L + l]) -
-            (v12[(i0 * 8 + i1) * L + l] + (v25[(i0 * 8 + i1) * L + l] * v22[i0 * L + l]));
-      }
-    }
-  }
-  // %1441 = contract f64[16] -> v21
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 32 + i1) * L + l], v31[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 8) * L + l], v31[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 16) * L + l], v31[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 24) * L + l], v31[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1444 = mul f64[16,8] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 8 + i1) * L + l] =
-            (v31[(i0 * 8 + i1) * L + l] - v21[i0 * L + l]) * v5[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %1445 = contract f64[16,5] -> v31
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v12[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v12[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v12[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v12[(i0 * 8 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[(i0 * 5) * L + l] = acc0_v[l];
-      v31[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v31[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v31[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v12[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1446 = contract f64[16,5] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v4[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v4[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v4[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v4[(i0 * 8 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 5) * L + l] = acc0_v[l];
-      v32[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v32[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v32[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v4[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1448 = reduce_sum f64[5] -> v19
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v31[(i0 + i1 * 5) * L + l] + v32[(i0 + i1 * 5) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1449 = contract f64[16] -> v21
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 32 + i1) * L + l], v8[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 8) * L + l], v8[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 16) * L + l], v8[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v5[(i0 * 32 + i1 + 24) * L + l], v8[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1450 = mul f64[16] -> v26
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]) * v21[i0 * L + l];
-    }
-  }
-  // %1451 = contract f64[5] -> v7
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5], v26[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 5 + 1], v26[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 5 + 2], v26[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 * 5 + 3], v26[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v7[l] = acc0_v[l];
-    v7[1 * L + l] = acc1_v[l];
-    v7[2 * L + l] = acc2_v[l];
-    v7[3 * L + l] = acc3_v[l];
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5 + 4], v26[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v7[4 * L + l] = acc0_v[l];
-  }
-  // %1452 = add f64[5] -> v21
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v19[i0 * L + l] + v7[i0 * L + l];
-    }
-  }
-  // %1211 = contract f64[16,8] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v20[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v20[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1399 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 32 + i1) * L + l], v11[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v20[(i0 * 32 + i1 + 8) * L + l], v11[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v20[(i0 * 32 + i1 + 16) * L + l], v11[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v20[(i0 * 32 + i1 + 24) * L + l], v11[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1400 = contract f64[16] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = v7[i0 * L + l] * u0[0];
-    }
-  }
-  // %1418 = sub f64[16,8] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 8 + i1) * L + l] =
-            v8[(i0 * 8 + i1) * L + l] - (v13[(i0 * 8 + i1) * L + l] * v32[i0 * L + l]);
-      }
-    }
-  }
-  // %1424 = contract f64[16,8] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v30[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v30[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v30[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v30[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1425 = sub f64[16,8] -> v31
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 8 + i1) * L + l] =
-            (v20[(i0 * 8 + i1) * L + l] * v17[i0 * L + l]) - v8[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %1426 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v31[(i0 * 32 + i1) * L + l], v18[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v31[(i0 * 32 + i1 + 8) * L + l], v18[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v31[(i0 * 32 + i1 + 16) * L + l], v18[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v31[(i0 * 32 + i1 + 24) * L + l], v18[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1429 = mul f64[16,8] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1) * L + l] =
-            (v31[(i0 * 8 + i1) * L + l] - v7[i0 * L + l]) * v18[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %1430 = contract f64[16,5] -> v31
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v8[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v8[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v8[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v8[(i0 * 8 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[(i0 * 5) * L + l] = acc0_v[l];
-      v31[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v31[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v31[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v8[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1422 = contract f64[16,5] -> v1
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v30[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v30[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v30[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v30[(i0 * 8 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 5) * L + l] = acc0_v[l];
-      v1[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v30[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1432 = reduce_sum f64[5] -> v19
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v31[(i0 + i1 * 5) * L + l] + v1[(i0 + i1 * 5) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1419 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 32 + i1) * L + l], v18[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v20[(i0 * 32 + i1 + 8) * L + l], v18[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v20[(i0 * 32 + i1 + 16) * L + l], v18[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v20[(i0 * 32 + i1 + 24) * L + l], v18[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1420 = mul f64[16] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = ((1.0f - v17[i0 * L + l]) * v17[i0 * L + l]) * v7[i0 * L + l];
-    }
-  }
-  // %1421 = contract f64[5] -> v7
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-    acc1_v[l] = 0.0f;
-    acc2_v[l] = 0.0f;
-    acc3_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5], v18[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 5 + 1], v18[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 5 + 2], v18[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 * 5 + 3], v18[i0 * L + l], acc3_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v7[l] = acc0_v[l];
-    v7[1 * L + l] = acc1_v[l];
-    v7[2 * L + l] = acc2_v[l];
-    v7[3 * L + l] = acc3_v[l];
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5 + 4], v18[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v7[4 * L + l] = acc0_v[l];
-  }
-  // %1433 = add f64[5] -> v17
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v19[i0 * L + l] + v7[i0 * L + l];
-    }
-  }
-  // %1381 = add f64[16,8] -> v20
+  // %1250 = tanh f64[16,8] -> v21
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v11[i0 * L + l] + v9[i0 * L + l];
+      v21[i0 * L + l] = vm::tanh(v5[i0 * L + l] - v15[i0 * L + l]);
     }
   }
-  // %1382 = contract f64[16,5] -> v31
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  // %1255 = mul f64[16,8] -> v5
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v20[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v20[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v20[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v20[(i0 * 8 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[(i0 * 5) * L + l] = acc0_v[l];
-      v31[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v31[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v31[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v20[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v5[i0 * L + l] = v9[i0 * L + l] * (1.0f - square(v21[i0 * L + l]));
     }
   }
-  // %1388 = contract f64[16,8] -> v1
+  // %1256 = contract f64[16,8,8] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v29[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v27[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v29[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v29[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v29[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v27[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          v28[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              v5[(i0 * 8 + i1) * L + l] * v6[(i0 * 8 + i2) * L + l];
         }
       }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v1[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v1[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v1[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
     }
   }
-  // %1383 = contract f64[16,8] -> v27
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v29[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v23[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v29[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v23[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v29[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v23[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v29[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v23[(i0 * 8 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v27[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v27[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v27[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-  }
-  // %1384 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 32 + i1) * L + l], v9[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v23[(i0 * 32 + i1 + 8) * L + l], v9[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v23[(i0 * 32 + i1 + 16) * L + l], v9[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v23[(i0 * 32 + i1 + 24) * L + l], v9[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1385 = contract f64[16] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v7[i0 * L + l] * u0[0];
-    }
-  }
-  // %1393 = add f64[16,8] -> v29
+  // %1079 = mul f64[] -> u29
+  u29[0] = T(h) * 0.33333334f;
+  // %1080 = contract f64[16,8,8] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 8 + i1) * L + l] =
-            (v1[(i0 * 8 + i1) * L + l] - (v5[(i0 * 8 + i1) * L + l] * v22[i0 * L + l])) +
-            (v27[(i0 * 8 + i1) * L + l] - (v13[(i0 * 8 + i1) * L + l] * v23[i0 * L + l]));
-      }
-    }
-  }
-  // %1396 = contract f64[16,8] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v9[(i0 * 8 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc3_v[l]);
+          v30[(i0 * 64 + i1 * 8 + i2) * L + l] = z1_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] * u29[0];
         }
       }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
     }
   }
-  // %1402 = contract f64[16,8] -> v9
+  // %1262 = div f64[16,8,8] -> v31
+  for (int64_t i0 = 0; i0 < 1024; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[i0 * L + l] = (v30[i0 * L + l] - (T(h) * v28[i0 * L + l])) / 4.0f;
+    }
+  }
+  // %1263 = contract f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5470,13 +4506,13 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
-                               v11[(i0 * 8 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+          acc0_v[l] = std::fma(v31[(i0 * 64 + i1 * 32 + i2) * L + l], v11[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v31[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
                                v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+          acc2_v[l] = std::fma(v31[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
                                v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+          acc3_v[l] = std::fma(v31[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
                                v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
@@ -5489,19 +4525,185 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
       }
     }
   }
-  // %1404 = sub f64[16,8] -> v11
+  // %1264 = mul f64[16,8] -> v15
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = (1.0f - square(v26[i0 * L + l])) * v9[i0 * L + l];
+    }
+  }
+  // %1267 = contract f64[16,8] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 8 + i1) * L + l] =
-            ((v29[(i0 * 8 + i1) * L + l] * v24[i0 * L + l]) -
-             (v5[(i0 * 8 + i1) * L + l] + (v25[(i0 * 8 + i1) * L + l] * v23[i0 * L + l]))) -
-            (v9[(i0 * 8 + i1) * L + l] + (v16[(i0 * 8 + i1) * L + l] * v32[i0 * L + l]));
+        v9[(i0 * 8 + i1) * L + l] = v15[(i0 * 8 + i1) * L + l] * u0[0];
       }
     }
   }
-  // %1405 = contract f64[16] -> v7
+  // %1270 = div f64[16,8,8] -> v32
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v32[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              (v30[(i0 * 64 + i1 * 8 + i2) * L + l] -
+               (v12[(i0 * 8 + i2) * L + l] * v9[(i0 * 8 + i1) * L + l])) /
+              4.0f;
+        }
+      }
+    }
+  }
+  // %1271 = contract f64[16,8] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v32[(i0 * 64 + i1 * 32 + i2) * L + l], v11[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v32[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v32[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v32[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1274 = mul f64[16,8] -> v11
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = (1.0f - square(v22[i0 * L + l])) * v9[i0 * L + l];
+    }
+  }
+  // %1277 = contract f64[16,8] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 8 + i1) * L + l] = v11[(i0 * 8 + i1) * L + l] * u0[0];
+      }
+    }
+  }
+  // %1280 = div f64[16,8,8] -> v30
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v30[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              (v1[(i0 * 64 + i1 * 8 + i2) * L + l] -
+               (v9[(i0 * 8 + i1) * L + l] * v12[(i0 * 8 + i2) * L + l])) /
+              4.0f;
+        }
+      }
+    }
+  }
+  // %1281 = contract f64[16,8] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v30[(i0 * 64 + i1 * 32 + i2) * L + l], v17[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v30[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v17[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v30[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v17[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v30[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v17[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1282 = mul f64[16,8] -> v17
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = v9[i0 * L + l] * (1.0f - square(v23[i0 * L + l]));
+    }
+  }
+  // %1284 = sub f64[16,8,8] -> d.W
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          z0_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] +=
+              (((z1_bar_W[(i0 * 64 + i1 * 8 + i2) * L + l] - v28[(i0 * 64 + i1 * 8 + i2) * L + l]) -
+                (v12[(i0 * 8 + i2) * L + l] * v15[(i0 * 8 + i1) * L + l])) -
+               (v11[(i0 * 8 + i1) * L + l] * v12[(i0 * 8 + i2) * L + l])) -
+              (v17[(i0 * 8 + i1) * L + l] * v18[(i0 * 8 + i2) * L + l]);
+        }
+      }
+    }
+  }
+  // %1302 = contract f64[16,8] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v21[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v21[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v21[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v21[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1314 = contract f64[16] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5513,124 +4715,31 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 32 + i1) * L + l], v11[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v6[(i0 * 32 + i1) * L + l], v9[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 32 + i1 + 8) * L + l], v11[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v6[(i0 * 32 + i1 + 8) * L + l], v9[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 32 + i1 + 16) * L + l], v11[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v6[(i0 * 32 + i1 + 16) * L + l], v9[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 32 + i1 + 24) * L + l], v11[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v6[(i0 * 32 + i1 + 24) * L + l], v9[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1408 = mul f64[16,8] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 8 + i1) * L + l] =
-            (v11[(i0 * 8 + i1) * L + l] - v7[i0 * L + l]) * v13[(i0 * 8 + i1) * L + l];
-      }
-    }
-  }
-  // %1409 = contract f64[16,5] -> v32
+  // %1315 = mul f64[16] -> v1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v5[(i0 * 8 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v5[(i0 * 8 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v5[(i0 * 8 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v5[(i0 * 8 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 5) * L + l] = acc0_v[l];
-      v32[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v32[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v32[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v5[(i0 * 8 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v1[i0 * L + l] = ((1.0f - v8[i0 * L + l]) * v8[i0 * L + l]) * v21[i0 * L + l];
     }
   }
-  // %1411 = reduce_sum f64[5] -> v19
-  for (int64_t i0 = 0; i0 < 5; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v31[(i0 + i1 * 5) * L + l] + v32[(i0 + i1 * 5) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1412 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v29[(i0 * 32 + i1) * L + l], v13[(i0 * 32 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v29[(i0 * 32 + i1 + 8) * L + l], v13[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v29[(i0 * 32 + i1 + 16) * L + l], v13[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v29[(i0 * 32 + i1 + 24) * L + l], v13[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1413 = mul f64[16] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = (v24[i0 * L + l] * (1.0f - v24[i0 * L + l])) * v7[i0 * L + l];
-    }
-  }
-  // %1414 = contract f64[5] -> v7
+  // %1316 = contract f64[5] -> v19
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -5641,75 +4750,889 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5], v22[i0 * L + l], acc0_v[l]);
-      acc1_v[l] = std::fma(Wb[i0 * 5 + 1], v22[i0 * L + l], acc1_v[l]);
-      acc2_v[l] = std::fma(Wb[i0 * 5 + 2], v22[i0 * L + l], acc2_v[l]);
-      acc3_v[l] = std::fma(Wb[i0 * 5 + 3], v22[i0 * L + l], acc3_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 5], v1[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 5 + 1], v1[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 5 + 2], v1[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 5 + 3], v1[i0 * L + l], acc3_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v7[l] = acc0_v[l];
-    v7[1 * L + l] = acc1_v[l];
-    v7[2 * L + l] = acc2_v[l];
-    v7[3 * L + l] = acc3_v[l];
+    v19[l] = acc0_v[l];
+    v19[1 * L + l] = acc1_v[l];
+    v19[2 * L + l] = acc2_v[l];
+    v19[3 * L + l] = acc3_v[l];
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 5 + 4], v22[i0 * L + l], acc0_v[l]);
+      acc0_v[l] = std::fma(Wb[i0 * 5 + 4], v1[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v7[4 * L + l] = acc0_v[l];
+    v19[4 * L + l] = acc0_v[l];
   }
-  // %1415 = add f64[5] -> v24
+  // %1311 = contract f64[16,5] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v5[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v5[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v5[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v5[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 5) * L + l] = acc0_v[l];
+      v21[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v5[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %1304 = contract f64[16,8] -> v2
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v27[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v5[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v27[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v5[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v27[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v5[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v27[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v5[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1305 = sub f64[16,8] -> v27
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v27[(i0 * 8 + i1) * L + l] =
+            (v9[(i0 * 8 + i1) * L + l] * v8[i0 * L + l]) - v2[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %1306 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v6[(i0 * 32 + i1) * L + l], v27[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v6[(i0 * 32 + i1 + 8) * L + l], v27[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v6[(i0 * 32 + i1 + 16) * L + l], v27[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v6[(i0 * 32 + i1 + 24) * L + l], v27[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1309 = mul f64[16,8] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 8 + i1) * L + l] =
+            (v27[(i0 * 8 + i1) * L + l] - v8[i0 * L + l]) * v6[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %1310 = contract f64[16,5] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v9[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v9[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v9[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v9[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 5) * L + l] = acc0_v[l];
+      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v9[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %1313 = reduce_sum f64[5] -> v8
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v19[i0 * L + l] + v7[i0 * L + l];
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v21[(i0 + i1 * 5) * L + l] + v6[(i0 + i1 * 5) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = acc_v[l];
     }
   }
-  // %1455 = add f64[5] -> d.ln.gain
+  // %1317 = add f64[5] -> v6
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = v19[i0 * L + l] + v8[i0 * L + l];
+    }
+  }
+  // %1320 = contract f64[16,8] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v31[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v26[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v31[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v26[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v31[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v26[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v31[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v26[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1319 = contract f64[16,8] -> v26
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v32[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v22[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v32[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v22[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v32[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v22[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v32[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v22[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v26[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v26[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v26[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v26[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1321 = add f64[16,8] -> v22
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[i0 * L + l] = v21[i0 * L + l] + v26[i0 * L + l];
+    }
+  }
+  // %1322 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v22[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v22[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v22[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v22[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1323 = mul f64[16] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = v8[i0 * L + l] * (v14[i0 * L + l] * (1.0f - v14[i0 * L + l]));
+    }
+  }
+  // %1324 = contract f64[5] -> v19
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 5], v21[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 5 + 1], v21[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 5 + 2], v21[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 5 + 3], v21[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v19[l] = acc0_v[l];
+    v19[1 * L + l] = acc1_v[l];
+    v19[2 * L + l] = acc2_v[l];
+    v19[3 * L + l] = acc3_v[l];
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 5 + 4], v21[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v19[4 * L + l] = acc0_v[l];
+  }
+  // %1336 = add f64[16,8] -> v26
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[i0 * L + l] = v11[i0 * L + l] + v15[i0 * L + l];
+    }
+  }
+  // %1337 = contract f64[16,5] -> v2
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v26[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v26[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v26[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v26[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 5) * L + l] = acc0_v[l];
+      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v26[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %1325 = contract f64[16,8] -> v27
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v24[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v11[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v24[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v24[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v24[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v11[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v27[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v27[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v27[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v27[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1327 = contract f64[16,8] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v15[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v15[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v15[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v25[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v15[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1330 = add f64[16,8] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 8 + i1) * L + l] = ((-v27[(i0 * 8 + i1) * L + l]) - v11[(i0 * 8 + i1) * L + l]) +
+                                     (v22[(i0 * 8 + i1) * L + l] * v14[i0 * L + l]);
+      }
+    }
+  }
+  // %1331 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v15[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v15[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v15[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v15[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1334 = mul f64[16,8] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 8 + i1) * L + l] =
+            (v15[(i0 * 8 + i1) * L + l] - v8[i0 * L + l]) * v12[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %1335 = contract f64[16,5] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v11[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v11[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v11[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v11[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 5) * L + l] = acc0_v[l];
+      v12[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v11[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %1339 = reduce_sum f64[5] -> v8
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v2[(i0 + i1 * 5) * L + l] + v12[(i0 + i1 * 5) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1340 = add f64[5] -> v14
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = v19[i0 * L + l] + v8[i0 * L + l];
+    }
+  }
+  // %1285 = contract f64[16,8] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v30[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v23[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v30[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v23[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v30[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v23[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v30[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v23[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1291 = contract f64[16,8] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v17[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v17[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v17[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v17[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1292 = sub f64[16,8] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 8 + i1) * L + l] =
+            (v12[(i0 * 8 + i1) * L + l] * v20[i0 * L + l]) - v15[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %1293 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v22[(i0 * 32 + i1) * L + l], v18[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v22[(i0 * 32 + i1 + 8) * L + l], v18[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v22[(i0 * 32 + i1 + 16) * L + l], v18[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v22[(i0 * 32 + i1 + 24) * L + l], v18[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1296 = mul f64[16,8] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 8 + i1) * L + l] =
+            (v22[(i0 * 8 + i1) * L + l] - v8[i0 * L + l]) * v18[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %1297 = contract f64[16,5] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5], v15[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 1], v15[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 2], v15[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 3], v15[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[(i0 * 5) * L + l] = acc0_v[l];
+      v22[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 40 + i1 * 5 + 4], v15[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %1289 = contract f64[16,5] -> v23
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5], v17[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 1], v17[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 2], v17[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 3], v17[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[(i0 * 5) * L + l] = acc0_v[l];
+      v23[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 40 + i1 * 5 + 4], v17[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %1299 = reduce_sum f64[5] -> v19
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v22[(i0 + i1 * 5) * L + l] + v23[(i0 + i1 * 5) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1286 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v18[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v18[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v18[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v18[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1287 = mul f64[16] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = ((1.0f - v20[i0 * L + l]) * v20[i0 * L + l]) * v8[i0 * L + l];
+    }
+  }
+  // %1288 = contract f64[5] -> v8
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 5], v12[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 * 5 + 1], v12[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 * 5 + 2], v12[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 * 5 + 3], v12[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v8[l] = acc0_v[l];
+    v8[1 * L + l] = acc1_v[l];
+    v8[2 * L + l] = acc2_v[l];
+    v8[3 * L + l] = acc3_v[l];
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 5 + 4], v12[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v8[4 * L + l] = acc0_v[l];
+  }
+  // %1300 = add f64[5] -> v20
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = v19[i0 * L + l] + v8[i0 * L + l];
+    }
+  }
+  // %1343 = add f64[5] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v2[i0 * L + l] * v21[i0 * L + l]) + (v14[i0 * L + l] * v17[i0 * L + l])) +
-                 (v6[i0 * L + l] * v24[i0 * L + l]);
+        sum[l] = ((v3[i0 * L + l] * v6[i0 * L + l]) + (v14[i0 * L + l] * v7[i0 * L + l])) +
+                 (v13[i0 * L + l] * v20[i0 * L + l]);
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1457 = add f64[5] -> d.ln.bias
+  // %1345 = add f64[5] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v24[i0 * L + l] + (v21[i0 * L + l] + v17[i0 * L + l]);
+        sum[l] = (v14[i0 * L + l] + v6[i0 * L + l]) + v20[i0 * L + l];
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1462 = add f64[16,5] -> d.Wb
+  // %1350 = add f64[16,5] -> d.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v26[i0 * L + l] * v3[i1 * L + l]) + (v10[i1 * L + l] * v22[i0 * L + l])) +
-                   (v18[i0 * L + l] * v15[i1 * L + l]);
+          sum[l] = ((v1[i0 * L + l] * v4[i1 * L + l]) + (v10[i1 * L + l] * v21[i0 * L + l])) +
+                   (v12[i0 * L + l] * v16[i1 * L + l]);
         }
         theta_bar_Wb[i0 * 5 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1467 = add f64[16,8,5] -> d.Wk
+  // %1355 = add f64[16,8,5] -> d.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -5717,16 +5640,16 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((v12[(i0 * 8 + i1) * L + l] * v3[i2 * L + l]) +
-                      (v10[i2 * L + l] * v5[(i0 * 8 + i1) * L + l])) +
-                     (v8[(i0 * 8 + i1) * L + l] * v15[i2 * L + l]);
+            sum[l] = (v15[(i0 * 8 + i1) * L + l] * v16[i2 * L + l]) +
+                     ((v10[i2 * L + l] * v11[(i0 * 8 + i1) * L + l]) +
+                      (v9[(i0 * 8 + i1) * L + l] * v4[i2 * L + l]));
           }
           theta_bar_Wk[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1472 = add f64[16,8,5] -> d.Wv
+  // %1360 = add f64[16,8,5] -> d.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -5734,9 +5657,9 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v10[i2 * L + l] * v20[(i0 * 8 + i1) * L + l]) +
-                     ((v4[(i0 * 8 + i1) * L + l] * v3[i2 * L + l]) +
-                      (v30[(i0 * 8 + i1) * L + l] * v15[i2 * L + l]));
+            sum[l] = (v17[(i0 * 8 + i1) * L + l] * v16[i2 * L + l]) +
+                     ((v5[(i0 * 8 + i1) * L + l] * v4[i2 * L + l]) +
+                      (v26[(i0 * 8 + i1) * L + l] * v10[i2 * L + l]));
           }
           theta_bar_Wv[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
         }
@@ -5744,54 +5667,7 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
   }
   if (u_stages_bar) {
-    // %1473 = mul f64[5] -> v3
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[i0 * L + l] = ln_gain[i0] * v17[i0 * L + l];
-      }
-    }
-    // %1474 = reduce_sum f64[] -> v10
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v3[i0 * L + l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[l] = acc_v[l];
-    }
-    // %1475 = mul f64[] -> v15
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[l] = v10[l] * 0.2f;
-    }
-    // %1478 = contract f64[] -> v10
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[l] = acc0_v[l];
-    }
-    // %1479 = mul f64[] -> v19
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[l] = v10[l] * 0.2f;
-    }
-    // %790 = reduce_sum f64[] -> v10
+    // %833 = reduce_sum f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5804,49 +5680,14 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[l] = acc_v[l];
+      v4[l] = acc_v[l];
     }
-    // %791 = mul f64[] -> v7
+    // %834 = mul f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = v10[l] * 0.2f;
+      v10[l] = v4[l] * 0.2f;
     }
-    // %795 = reduce_sum f64[] -> v10
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - v7[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[l] = acc_v[l];
-    }
-    // %799 = reciprocal f64[] -> v7
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[l] = T(1) / std::sqrt((v10[l] * 0.2f) + 1e-05f);
-    }
-    // %1483 = mul f64[5] -> d.dx@0
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[i0 * L + l] +=
-            ((v3[i0 * L + l] - v15[l]) - (v14[i0 * L + l] * v19[l])) * v7[l];
-      }
-    }
-    // %1484 = mul f64[5] -> v3
-    for (int64_t i0 = 0; i0 < 5; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[i0 * L + l] = ln_gain[i0] * v24[i0 * L + l];
-      }
-    }
-    // %1485 = reduce_sum f64[] -> v10
+    // %838 = reduce_sum f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5854,19 +5695,46 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v3[i0 * L + l];
+        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - v10[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[l] = acc_v[l];
+      v4[l] = acc_v[l];
     }
-    // %1486 = mul f64[] -> v15
+    // %842 = reciprocal f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[l] = v10[l] * 0.2f;
+      v10[l] = T(1) / std::sqrt((v4[l] * 0.2f) + 1e-05f);
     }
-    // %1489 = contract f64[] -> v10
+    // %1361 = mul f64[5] -> v4
+    for (int64_t i0 = 0; i0 < 5; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[i0 * L + l] = ln_gain[i0] * v20[i0 * L + l];
+      }
+    }
+    // %1362 = reduce_sum f64[] -> v16
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 5; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + v4[i0 * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[l] = acc_v[l];
+    }
+    // %1363 = mul f64[] -> v19
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[l] = v16[l] * 0.2f;
+    }
+    // %1366 = contract f64[] -> v16
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5874,19 +5742,74 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[l] = acc0_v[l];
+    }
+    // %1367 = mul f64[] -> v8
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[l] = v16[l] * 0.2f;
+    }
+    // %1371 = mul f64[5] -> d.dx@0
+    for (int64_t i0 = 0; i0 < 5; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        u_stages_bar[i0 * L + l] +=
+            v10[l] * ((v4[i0 * L + l] - v19[l]) - (v13[i0 * L + l] * v8[l]));
+      }
+    }
+    // %1372 = mul f64[5] -> v4
+    for (int64_t i0 = 0; i0 < 5; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[i0 * L + l] = v14[i0 * L + l] * ln_gain[i0];
+      }
+    }
+    // %1373 = reduce_sum f64[] -> v10
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 5; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + v4[i0 * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[l] = acc_v[l];
+    }
+    // %1374 = mul f64[] -> v16
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[l] = v10[l] * 0.2f;
+    }
+    // %1377 = contract f64[] -> v10
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 5; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v4[i0 * L + l], v7[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[l] = acc0_v[l];
     }
-    // %1490 = mul f64[] -> v14
+    // %1378 = mul f64[] -> v13
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[l] = v10[l] * 0.2f;
+      v13[l] = v10[l] * 0.2f;
     }
-    // %822 = reduce_sum f64[] -> v10
+    // %773 = reduce_sum f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5901,12 +5824,12 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v10[l] = acc_v[l];
     }
-    // %823 = mul f64[] -> v19
+    // %774 = mul f64[] -> v19
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[l] = v10[l] * 0.2f;
     }
-    // %827 = reduce_sum f64[] -> v10
+    // %778 = reduce_sum f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5921,27 +5844,27 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v10[l] = acc_v[l];
     }
-    // %831 = reciprocal f64[] -> v19
+    // %782 = reciprocal f64[] -> v19
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v19[l] = T(1) / std::sqrt((v10[l] * 0.2f) + 1e-05f);
     }
-    // %1494 = mul f64[5] -> d.dx@1
+    // %1382 = mul f64[5] -> d.dx@1
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 5) * L + l] +=
-            ((v3[i0 * L + l] - v15[l]) - (v14[l] * v6[i0 * L + l])) * v19[l];
+            ((v4[i0 * L + l] - v16[l]) - (v7[i0 * L + l] * v13[l])) * v19[l];
       }
     }
-    // %1495 = mul f64[5] -> v3
+    // %1383 = mul f64[5] -> v4
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[i0 * L + l] = v21[i0 * L + l] * ln_gain[i0];
+        v4[i0 * L + l] = ln_gain[i0] * v6[i0 * L + l];
       }
     }
-    // %1496 = reduce_sum f64[] -> v10
+    // %1384 = reduce_sum f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5949,19 +5872,19 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v3[i0 * L + l];
+        acc_v[l] = acc_v[l] + v4[i0 * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[l] = acc_v[l];
     }
-    // %1497 = mul f64[] -> v15
+    // %1385 = mul f64[] -> v16
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[l] = v10[l] * 0.2f;
+      v16[l] = v10[l] * 0.2f;
     }
-    // %1500 = contract f64[] -> v10
+    // %1388 = contract f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5969,19 +5892,19 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v2[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[l] = acc0_v[l];
     }
-    // %1501 = mul f64[] -> v6
+    // %1389 = mul f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = v10[l] * 0.2f;
+      v7[l] = v10[l] * 0.2f;
     }
-    // %686 = reduce_sum f64[] -> v10
+    // %694 = reduce_sum f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5996,12 +5919,12 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t l = 0; l < L; ++l) {
       v10[l] = acc_v[l];
     }
-    // %687 = mul f64[] -> v14
+    // %695 = mul f64[] -> v13
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[l] = v10[l] * 0.2f;
+      v13[l] = v10[l] * 0.2f;
     }
-    // %691 = reduce_sum f64[] -> v10
+    // %699 = reduce_sum f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6009,24 +5932,24 @@ extern "C" void fwp_delta_rde_step_vjp(const void* /*ctx*/, double /*t*/, double
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 15) * L + l] - v14[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 15) * L + l] - v13[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[l] = acc_v[l];
     }
-    // %695 = reciprocal f64[] -> v14
+    // %703 = reciprocal f64[] -> v13
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[l] = T(1) / std::sqrt((v10[l] * 0.2f) + 1e-05f);
+      v13[l] = T(1) / std::sqrt((v10[l] * 0.2f) + 1e-05f);
     }
-    // %1505 = mul f64[5] -> d.dx@2
+    // %1393 = mul f64[5] -> d.dx@2
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 15) * L + l] +=
-            ((v3[i0 * L + l] - v15[l]) - (v2[i0 * L + l] * v6[l])) * v14[l];
+            ((v4[i0 * L + l] - v16[l]) - (v3[i0 * L + l] * v7[l])) * v13[l];
       }
     }
   }
@@ -6070,8 +5993,8 @@ extern "C" void fwp_delta_rde_output(const void* /*ctx*/, double /*t*/, const vo
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_rde.final_outputs: 32 nodes
-  // %41 = layernorm f64[5] -> v0
-  // fwp_delta_rde.ode:48: let q = softmax(Wq @ ln(dx(T)))
+  // %44 = layernorm f64[5] -> v0
+  // fwp_delta_rde.ode:55: let q = softmax(Wq @ ln(dx(T)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6107,16 +6030,16 @@ extern "C" void fwp_delta_rde_output(const void* /*ctx*/, double /*t*/, const vo
       v0[i0 * L + l] = (x[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %43 = add f64[5] -> v1
-  // fwp_delta_rde.ode:48: let q = softmax(Wq @ ln(dx(T)))
+  // %46 = add f64[5] -> v1
+  // fwp_delta_rde.ode:55: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %45 = contract f64[16,8] -> v2
-  // fwp_delta_rde.ode:48: let q = softmax(Wq @ ln(dx(T)))
+  // %48 = contract f64[16,8] -> v2
+  // fwp_delta_rde.ode:55: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6144,8 +6067,8 @@ extern "C" void fwp_delta_rde_output(const void* /*ctx*/, double /*t*/, const vo
       }
     }
   }
-  // %46 = softmax f64[16,8] -> v3
-  // fwp_delta_rde.ode:48: let q = softmax(Wq @ ln(dx(T)))
+  // %49 = softmax f64[16,8] -> v3
+  // fwp_delta_rde.ode:55: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6177,8 +6100,8 @@ extern "C" void fwp_delta_rde_output(const void* /*ctx*/, double /*t*/, const vo
       }
     }
   }
-  // %47 = contract f64[16,8] -> v2
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // %50 = contract f64[16,8] -> v2
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6210,8 +6133,8 @@ extern "C" void fwp_delta_rde_output(const void* /*ctx*/, double /*t*/, const vo
       }
     }
   }
-  // %49 = layernorm f64[128] -> v3
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // %52 = layernorm f64[128] -> v3
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6247,16 +6170,16 @@ extern "C" void fwp_delta_rde_output(const void* /*ctx*/, double /*t*/, const vo
       v3[i0 * L + l] = (v2[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %51 = add f64[128] -> v5
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // %54 = add f64[128] -> v5
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = (ff_norm_gain[i0] * v3[i0 * L + l]) + ff_norm_bias[i0];
     }
   }
-  // %52 = contract f64[64] -> v3
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // %55 = contract f64[64] -> v3
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6282,16 +6205,16 @@ extern "C" void fwp_delta_rde_output(const void* /*ctx*/, double /*t*/, const vo
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %54 = relu f64[64] -> v5
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // %57 = relu f64[64] -> v5
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = relu(v3[i0 * L + l] + ff_up_bias[i0]);
     }
   }
-  // %55 = contract f64[128] -> v3
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // %58 = contract f64[128] -> v3
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6317,16 +6240,16 @@ extern "C" void fwp_delta_rde_output(const void* /*ctx*/, double /*t*/, const vo
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %57 = add f64[128] -> v5
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // %60 = add f64[128] -> v5
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = v2[i0 * L + l] + (v3[i0 * L + l] + ff_down_bias[i0]);
     }
   }
-  // %58 = contract f64[3] -> v0
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // %61 = contract f64[3] -> v0
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6343,8 +6266,8 @@ extern "C" void fwp_delta_rde_output(const void* /*ctx*/, double /*t*/, const vo
       v0[i0 * L + l] = acc0_v[l];
     }
   }
-  // %59 = add f64[3] -> logits
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // %62 = add f64[3] -> logits
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6417,8 +6340,8 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   T rowsum_v[L] = {};
   T acc_v[L] = {};
   // fwp_delta_rde.final_outputs.vjp: 97 nodes
-  // %365 = contract f64[128] -> v0
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // %368 = contract f64[128] -> v0
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6447,8 +6370,8 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %41 = layernorm f64[5] -> v1
-  // fwp_delta_rde.ode:48: let q = softmax(Wq @ ln(dx(T)))
+  // %44 = layernorm f64[5] -> v1
+  // fwp_delta_rde.ode:55: let q = softmax(Wq @ ln(dx(T)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6484,16 +6407,16 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
       v1[i0 * L + l] = (x[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %43 = add f64[5] -> v2
-  // fwp_delta_rde.ode:48: let q = softmax(Wq @ ln(dx(T)))
+  // %46 = add f64[5] -> v2
+  // fwp_delta_rde.ode:55: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v1[i0 * L + l]);
     }
   }
-  // %45 = contract f64[16,8] -> v3
-  // fwp_delta_rde.ode:48: let q = softmax(Wq @ ln(dx(T)))
+  // %48 = contract f64[16,8] -> v3
+  // fwp_delta_rde.ode:55: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6521,8 +6444,8 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
       }
     }
   }
-  // %46 = softmax f64[16,8] -> v4
-  // fwp_delta_rde.ode:48: let q = softmax(Wq @ ln(dx(T)))
+  // %49 = softmax f64[16,8] -> v4
+  // fwp_delta_rde.ode:55: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6554,8 +6477,8 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
       }
     }
   }
-  // %47 = contract f64[16,8] -> v3
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // %50 = contract f64[16,8] -> v3
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6587,8 +6510,8 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
       }
     }
   }
-  // %374 = reduce_sum f64[] -> v5
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // %377 = reduce_sum f64[] -> v5
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6603,14 +6526,14 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   for (int64_t l = 0; l < L; ++l) {
     v5[l] = acc_v[l];
   }
-  // %376 = mul f64[] -> v6
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // %379 = mul f64[] -> v6
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v6[l] = v5[l] * 0.0078125f;
   }
-  // %380 = reduce_sum f64[] -> v5
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // %383 = reduce_sum f64[] -> v5
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6625,14 +6548,14 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   for (int64_t l = 0; l < L; ++l) {
     v5[l] = acc_v[l];
   }
-  // %384 = reciprocal f64[] -> v6
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // %387 = reciprocal f64[] -> v6
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v6[l] = T(1) / std::sqrt((v5[l] * 0.0078125f) + 1e-05f);
   }
-  // %367 = contract f64[64] -> v7
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // %370 = contract f64[64] -> v7
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6658,8 +6581,8 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %49 = layernorm f64[128] -> v8
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // %52 = layernorm f64[128] -> v8
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6695,16 +6618,16 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
       v8[i0 * L + l] = (v3[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %51 = add f64[128] -> v9
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // %54 = add f64[128] -> v9
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = (ff_norm_gain[i0] * v8[i0 * L + l]) + ff_norm_bias[i0];
     }
   }
-  // %52 = contract f64[64] -> v10
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // %55 = contract f64[64] -> v10
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6730,24 +6653,24 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
       v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %53 = add f64[64] -> v11
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // %56 = add f64[64] -> v11
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = v10[i0 * L + l] + ff_up_bias[i0];
     }
   }
-  // %369 = mul f64[64] -> v10
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // %372 = mul f64[64] -> v10
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = v7[i0 * L + l] * step(v11[i0 * L + l]);
     }
   }
-  // %371 = contract f64[128] -> v12
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // %374 = contract f64[128] -> v12
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6773,16 +6696,16 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
       v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %373 = mul f64[128] -> v13
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // %376 = mul f64[128] -> v13
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = ff_norm_gain[i0] * v12[i0 * L + l];
     }
   }
-  // %390 = reduce_sum f64[] -> v5
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // %393 = reduce_sum f64[] -> v5
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6797,13 +6720,13 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   for (int64_t l = 0; l < L; ++l) {
     v5[l] = acc_v[l];
   }
-  // %391 = mul f64[] -> v7
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // %394 = mul f64[] -> v7
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v7[l] = v5[l] * 0.0078125f;
   }
-  // %448 = contract f64[] -> v5
+  // %451 = contract f64[] -> v5
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6818,12 +6741,12 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   for (int64_t l = 0; l < L; ++l) {
     v5[l] = acc0_v[l];
   }
-  // %506 = mul f64[] -> v14
+  // %509 = mul f64[] -> v14
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v14[l] = v5[l] * 0.0078125f;
   }
-  // %512 = reshape f64[16,8] -> v15
+  // %515 = reshape f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6831,7 +6754,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
           v0[i0 * L + l] + (v6[l] * ((v13[i0 * L + l] - v7[l]) - (v14[l] * v8[i0 * L + l])));
     }
   }
-  // %513 = contract f64[16,8,8] -> d.W
+  // %516 = contract f64[16,8,8] -> d.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 8; ++i2) {
@@ -6843,7 +6766,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
       }
     }
   }
-  // %514 = contract f64[16,8] -> v13
+  // %517 = contract f64[16,8] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6875,7 +6798,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
       }
     }
   }
-  // %515 = contract f64[16] -> v7
+  // %518 = contract f64[16] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6904,7 +6827,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %518 = mul f64[16,8] -> v15
+  // %521 = mul f64[16,8] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -6914,7 +6837,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
       }
     }
   }
-  // %519 = contract f64[5] -> v5
+  // %522 = contract f64[5] -> v5
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6953,7 +6876,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
   for (int64_t l = 0; l < L; ++l) {
     v5[4 * L + l] = acc0_v[l];
   }
-  // %520 = mul f64[5] -> d.ln.gain
+  // %523 = mul f64[5] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
       T sum[L];
@@ -6964,7 +6887,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %521 = contract f64[16,8,5] -> d.Wq
+  // %524 = contract f64[16,8,5] -> d.Wq
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -6979,8 +6902,8 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
       }
     }
   }
-  // %372 = mul f64[128] -> d.ff.norm.gain
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // %375 = mul f64[128] -> d.ff.norm.gain
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -6991,8 +6914,8 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
       theta_bar_ff_norm_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %370 = contract f64[64,128] -> d.ff.up.weight
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // %373 = contract f64[64,128] -> d.ff.up.weight
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -7005,16 +6928,16 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
       }
     }
   }
-  // %54 = relu f64[64] -> v7
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // %57 = relu f64[64] -> v7
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = relu(v11[i0 * L + l]);
     }
   }
-  // %366 = contract f64[128,64] -> d.ff.down.weight
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // %369 = contract f64[128,64] -> d.ff.down.weight
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -7027,8 +6950,8 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
       }
     }
   }
-  // %55 = contract f64[128] -> v4
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // %58 = contract f64[128] -> v4
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7054,16 +6977,16 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %57 = add f64[128] -> v8
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // %60 = add f64[128] -> v8
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = v3[i0 * L + l] + (v4[i0 * L + l] + ff_down_bias[i0]);
     }
   }
-  // %364 = contract f64[3,128] -> d.out.weight
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // %367 = contract f64[3,128] -> d.out.weight
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -7076,7 +6999,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
       }
     }
   }
-  // output d.ln.bias = %519
+  // output d.ln.bias = %522
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
       T sum[L];
@@ -7087,8 +7010,8 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.ff.norm.bias = %371
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // output d.ff.norm.bias = %374
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -7099,8 +7022,8 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
       theta_bar_ff_norm_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.ff.up.bias = %369
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // output d.ff.up.bias = %372
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
@@ -7111,8 +7034,8 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
       theta_bar_ff_up_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.ff.down.bias = %365
-  // fwp_delta_rde.ode:49: out(ff(reshape(W(T) @ q, [d_model])))
+  // output d.ff.down.bias = %368
+  // fwp_delta_rde.ode:56: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -7123,7 +7046,7 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
       theta_bar_ff_down_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.out.bias = %363
+  // output d.out.bias = %366
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     {
       T sum[L];
@@ -7135,8 +7058,8 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   if (u_bar) {
-    // %411 = reduce_sum f64[] -> v6
-    // fwp_delta_rde.ode:48: let q = softmax(Wq @ ln(dx(T)))
+    // %414 = reduce_sum f64[] -> v6
+    // fwp_delta_rde.ode:55: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -7151,14 +7074,14 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %412 = mul f64[] -> v14
-    // fwp_delta_rde.ode:48: let q = softmax(Wq @ ln(dx(T)))
+    // %415 = mul f64[] -> v14
+    // fwp_delta_rde.ode:55: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[l] = v6[l] * 0.2f;
     }
-    // %416 = reduce_sum f64[] -> v6
-    // fwp_delta_rde.ode:48: let q = softmax(Wq @ ln(dx(T)))
+    // %419 = reduce_sum f64[] -> v6
+    // fwp_delta_rde.ode:55: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -7173,20 +7096,20 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %420 = reciprocal f64[] -> v14
-    // fwp_delta_rde.ode:48: let q = softmax(Wq @ ln(dx(T)))
+    // %423 = reciprocal f64[] -> v14
+    // fwp_delta_rde.ode:55: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[l] = T(1) / std::sqrt((v6[l] * 0.2f) + 1e-05f);
     }
-    // %522 = mul f64[5] -> v2
+    // %525 = mul f64[5] -> v2
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v2[i0 * L + l] = ln_gain[i0] * v5[i0 * L + l];
       }
     }
-    // %523 = reduce_sum f64[] -> v6
+    // %526 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -7201,12 +7124,12 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %524 = mul f64[] -> v5
+    // %527 = mul f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[l] = v6[l] * 0.2f;
     }
-    // %527 = contract f64[] -> v6
+    // %530 = contract f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -7221,12 +7144,12 @@ extern "C" void fwp_delta_rde_output_vjp(const void* /*ctx*/, double /*t*/, cons
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc0_v[l];
     }
-    // %528 = mul f64[] -> v7
+    // %531 = mul f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = v6[l] * 0.2f;
     }
-    // %532 = mul f64[5] -> d.dx@T
+    // %535 = mul f64[5] -> d.dx@T
     for (int64_t i0 = 0; i0 < 5; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -7250,8 +7173,8 @@ extern "C" void fwp_delta_rde_loss(const void* /*ctx*/, const void* y_ptr, const
   T rowsum_v[L] = {};
   T acc0_v[L] = {};
   // fwp_delta_rde.loss: 5 nodes
-  // %38 = logsumexp f64[] -> v0
-  // fwp_delta_rde.ode:50: loss cross_entropy(logits, y)
+  // %41 = logsumexp f64[] -> v0
+  // fwp_delta_rde.ode:57: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);
@@ -7277,8 +7200,8 @@ extern "C" void fwp_delta_rde_loss(const void* /*ctx*/, const void* y_ptr, const
   for (int64_t l = 0; l < L; ++l) {
     v0[l] = rowmax_v[l] + vm::log(rowsum_v[l]);
   }
-  // %37 = contract f64[] -> v1
-  // fwp_delta_rde.ode:50: loss cross_entropy(logits, y)
+  // %40 = contract f64[] -> v1
+  // fwp_delta_rde.ode:57: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7293,8 +7216,8 @@ extern "C" void fwp_delta_rde_loss(const void* /*ctx*/, const void* y_ptr, const
   for (int64_t l = 0; l < L; ++l) {
     v1[l] = acc0_v[l];
   }
-  // %39 = sub f64[] -> loss
-  // fwp_delta_rde.ode:50: loss cross_entropy(logits, y)
+  // %42 = sub f64[] -> loss
+  // fwp_delta_rde.ode:57: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     loss[l] = v0[l] - v1[l];
@@ -7317,8 +7240,8 @@ extern "C" void fwp_delta_rde_loss_vjp(const void* /*ctx*/, const void* y_ptr,
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_delta_rde.loss.vjp: 8 nodes
-  // %566 = softmax f64[3] -> v0
-  // fwp_delta_rde.ode:50: loss cross_entropy(logits, y)
+  // %569 = softmax f64[3] -> v0
+  // fwp_delta_rde.ode:57: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);
@@ -7347,7 +7270,7 @@ extern "C" void fwp_delta_rde_loss_vjp(const void* /*ctx*/, const void* y_ptr,
       v0[i0 * L + l] = v1[i0 * L + l] / rowsum_v[l];
     }
   }
-  // %571 = sub f64[3] -> d.logits
+  // %574 = sub f64[3] -> d.logits
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7569,10 +7492,10 @@ const plastic_model kModel = {
             .init_state = 0,
             .init_state_vjp = 0,
             .field = 17024,
-            .field_vjp = 29824,
-            .adjoint_field = 55680,
-            .step = 80064,
-            .step_vjp = 137856,
+            .field_vjp = 62080,
+            .adjoint_field = 116096,
+            .step = 177344,
+            .step_vjp = 347264,
             .output = 12928,
             .output_vjp = 39680,
             .loss = 128,

@@ -61,12 +61,12 @@ enum { fwp_delta_rde_field_lanes = 8, fwp_delta_rde_field_scratch_bytes = 17024 
  *   z_bar: varying[1024] = 8192 floats
  *   theta_bar: uniform[19229] = 19229 floats
  *   u_bar: varying[5] = 40 floats, may be NULL
- *   scratch: scratch arena, 29824 bytes, 64-byte aligned
+ *   scratch: scratch arena, 62080 bytes, 64-byte aligned
  */
 void fwp_delta_rde_field_vjp(const void* ctx, double t, const void* z, const void* theta,
                              const void* u, const void* a, void* z_bar, void* theta_bar,
                              void* u_bar, void* scratch);
-enum { fwp_delta_rde_field_vjp_lanes = 8, fwp_delta_rde_field_vjp_scratch_bytes = 29824 };
+enum { fwp_delta_rde_field_vjp_lanes = 8, fwp_delta_rde_field_vjp_scratch_bytes = 62080 };
 
 /* fwp_delta_rde_adjoint_field: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -79,12 +79,12 @@ enum { fwp_delta_rde_field_vjp_lanes = 8, fwp_delta_rde_field_vjp_scratch_bytes 
  *   da: varying[1024] = 8192 floats
  *   dtheta: uniform[19229] = 19229 floats
  *   u_bar: varying[5] = 40 floats, may be NULL
- *   scratch: scratch arena, 55680 bytes, 64-byte aligned
+ *   scratch: scratch arena, 116096 bytes, 64-byte aligned
  */
 void fwp_delta_rde_adjoint_field(const void* ctx, double t, const void* z, const void* a,
                                  const void* theta, const void* u, void* dz, void* da, void* dtheta,
                                  void* u_bar, void* scratch);
-enum { fwp_delta_rde_adjoint_field_lanes = 8, fwp_delta_rde_adjoint_field_scratch_bytes = 55680 };
+enum { fwp_delta_rde_adjoint_field_lanes = 8, fwp_delta_rde_adjoint_field_scratch_bytes = 116096 };
 
 /* fwp_delta_rde_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -94,11 +94,11 @@ enum { fwp_delta_rde_adjoint_field_lanes = 8, fwp_delta_rde_adjoint_field_scratc
  *   theta: uniform[19229] = 19229 floats, read-only
  *   u_stages: varying[20] = 160 floats, read-only
  *   z1: varying[1024] = 8192 floats, may alias
- *   scratch: scratch arena, 80064 bytes, 64-byte aligned
+ *   scratch: scratch arena, 177344 bytes, 64-byte aligned
  */
 void fwp_delta_rde_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                         const void* u_stages, void* z1, void* scratch);
-enum { fwp_delta_rde_step_lanes = 8, fwp_delta_rde_step_scratch_bytes = 80064 };
+enum { fwp_delta_rde_step_lanes = 8, fwp_delta_rde_step_scratch_bytes = 177344 };
 
 /* fwp_delta_rde_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -111,12 +111,12 @@ enum { fwp_delta_rde_step_lanes = 8, fwp_delta_rde_step_scratch_bytes = 80064 };
  *   z0_bar: varying[1024] = 8192 floats
  *   theta_bar: uniform[19229] = 19229 floats
  *   u_stages_bar: varying[20] = 160 floats, may be NULL
- *   scratch: scratch arena, 137856 bytes, 64-byte aligned
+ *   scratch: scratch arena, 347264 bytes, 64-byte aligned
  */
 void fwp_delta_rde_step_vjp(const void* ctx, double t, double h, const void* z0, const void* theta,
                             const void* u_stages, const void* z1_bar, void* z0_bar, void* theta_bar,
                             void* u_stages_bar, void* scratch);
-enum { fwp_delta_rde_step_vjp_lanes = 8, fwp_delta_rde_step_vjp_scratch_bytes = 137856 };
+enum { fwp_delta_rde_step_vjp_lanes = 8, fwp_delta_rde_step_vjp_scratch_bytes = 347264 };
 
 /* fwp_delta_rde_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

@@ -319,7 +319,7 @@ extern "C" void fwp_hebb_rde_init_state(const void* /*ctx*/, const void* /*theta
   T* __restrict z0 = static_cast<T*>(z0_ptr);
   T* z0_W = z0;
   // fwp_hebb_rde.init: 1 nodes
-  // output W = %32
+  // output W = %35
   for (int64_t i0 = 0; i0 < 1600; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -365,9 +365,9 @@ extern "C" void fwp_hebb_rde_field(const void* /*ctx*/, double /*t*/, const void
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_hebb_rde.field: 18 nodes
+  // fwp_hebb_rde.field: 20 nodes
   // %1 = layernorm f64[15] -> v0
-  // fwp_hebb_rde.ode:43: let u    = ln(dx(t))                                   # log-signature
+  // fwp_hebb_rde.ode:50: let u    = ln(dx(t))                                   # log-signature
   // input
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -405,7 +405,7 @@ extern "C" void fwp_hebb_rde_field(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %5 = add f64[15] -> v1
-  // fwp_hebb_rde.ode:43: let u    = ln(dx(t))                                   # log-signature
+  // fwp_hebb_rde.ode:50: let u    = ln(dx(t))                                   # log-signature
   // input
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
@@ -414,7 +414,7 @@ extern "C" void fwp_hebb_rde_field(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %12 = contract f64[16,10] -> v2
-  // fwp_hebb_rde.ode:45: let k    = softmax(Wk @ u)
+  // fwp_hebb_rde.ode:52: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -459,7 +459,7 @@ extern "C" void fwp_hebb_rde_field(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %13 = softmax f64[16,10] -> v3
-  // fwp_hebb_rde.ode:45: let k    = softmax(Wk @ u)
+  // fwp_hebb_rde.ode:52: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -492,7 +492,7 @@ extern "C" void fwp_hebb_rde_field(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %7 = contract f64[16] -> v2
-  // fwp_hebb_rde.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_hebb_rde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -519,14 +519,14 @@ extern "C" void fwp_hebb_rde_field(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %8 = sigmoid f64[16] -> v4
-  // fwp_hebb_rde.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_hebb_rde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = sigmoid(v2[i0 * L + l]);
     }
   }
-  // %62 = contract f64[16,10] -> v2
+  // %65 = contract f64[16,10] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -536,7 +536,7 @@ extern "C" void fwp_hebb_rde_field(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %15 = contract f64[16,10] -> v3
-  // fwp_hebb_rde.ode:46: let v    = tanh(Wv @ u)
+  // fwp_hebb_rde.ode:53: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -581,21 +581,21 @@ extern "C" void fwp_hebb_rde_field(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %16 = tanh f64[16,10] -> v5
-  // fwp_hebb_rde.ode:46: let v    = tanh(Wv @ u)
+  // fwp_hebb_rde.ode:53: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
     }
   }
-  // %63 = contract f64[16,10,10] -> W
+  // %67 = div f64[16,10,10] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           dz_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              v2[(i0 * 10 + i1) * L + l] * v5[(i0 * 10 + i2) * L + l];
+              (v2[(i0 * 10 + i1) * L + l] * v5[(i0 * 10 + i2) * L + l]) / 4.0f;
         }
       }
     }
@@ -630,13 +630,13 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6144);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11264);
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11584);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16704);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17216);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17728);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22848);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27968);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35648);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40768);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62784);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67904);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68416);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68928);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74048);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79168);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86848);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -647,9 +647,9 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
-  // fwp_hebb_rde.field.vjp: 68 nodes
+  // fwp_hebb_rde.field.vjp: 70 nodes
   // %1 = layernorm f64[15] -> v0
-  // fwp_hebb_rde.ode:43: let u    = ln(dx(t))                                   # log-signature
+  // fwp_hebb_rde.ode:50: let u    = ln(dx(t))                                   # log-signature
   // input
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -687,7 +687,7 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %5 = add f64[15] -> v1
-  // fwp_hebb_rde.ode:43: let u    = ln(dx(t))                                   # log-signature
+  // fwp_hebb_rde.ode:50: let u    = ln(dx(t))                                   # log-signature
   // input
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
@@ -696,7 +696,7 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %12 = contract f64[16,10] -> v2
-  // fwp_hebb_rde.ode:45: let k    = softmax(Wk @ u)
+  // fwp_hebb_rde.ode:52: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -741,7 +741,7 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %13 = softmax f64[16,10] -> v3
-  // fwp_hebb_rde.ode:45: let k    = softmax(Wk @ u)
+  // fwp_hebb_rde.ode:52: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -773,8 +773,15 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
       }
     }
   }
+  // %74 = div f64[16,10,10] -> v5
+  for (int64_t i0 = 0; i0 < 1600; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = a_W[i0 * L + l] / 4.0f;
+    }
+  }
   // %15 = contract f64[16,10] -> v2
-  // fwp_hebb_rde.ode:46: let v    = tanh(Wv @ u)
+  // fwp_hebb_rde.ode:53: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -818,15 +825,15 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
       }
     }
   }
-  // %16 = tanh f64[16,10] -> v5
-  // fwp_hebb_rde.ode:46: let v    = tanh(Wv @ u)
+  // %16 = tanh f64[16,10] -> v6
+  // fwp_hebb_rde.ode:53: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
+      v6[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
     }
   }
-  // %70 = contract f64[16,10] -> v2
+  // %75 = contract f64[16,10] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -839,14 +846,14 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2) * L + l], v5[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v5[(i0 * 100 + i1 * 40 + i2) * L + l], v6[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v5[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v5[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v5[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(v5[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v6[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v5[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v6[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v5[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v6[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -865,7 +872,7 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 100 + i1 * 10 + i2) * L + l], v5[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v5[(i0 * 100 + i1 * 10 + i2) * L + l], v6[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
@@ -875,8 +882,8 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
       }
     }
   }
-  // %7 = contract f64[16] -> v6
-  // fwp_hebb_rde.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %7 = contract f64[16] -> v7
+  // fwp_hebb_rde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -896,30 +903,30 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8 = sigmoid f64[16] -> v7
-  // fwp_hebb_rde.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %8 = sigmoid f64[16] -> v8
+  // fwp_hebb_rde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = sigmoid(v6[i0 * L + l]);
+      v8[i0 * L + l] = sigmoid(v7[i0 * L + l]);
     }
   }
-  // %78 = contract f64[16,10] -> v8
+  // %83 = contract f64[16,10] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1) * L + l] = v2[(i0 * 10 + i1) * L + l] * v7[i0 * L + l];
+        v9[(i0 * 10 + i1) * L + l] = v2[(i0 * 10 + i1) * L + l] * v8[i0 * L + l];
       }
     }
   }
-  // %137 = contract f64[16] -> v6
+  // %140 = contract f64[16] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -931,34 +938,34 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 40 + i1) * L + l], v3[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v9[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v8[(i0 * 40 + i1 + 10) * L + l], v3[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v9[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v8[(i0 * 40 + i1 + 20) * L + l], v3[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v9[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v8[(i0 * 40 + i1 + 30) * L + l], v3[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v9[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %181 = mul f64[16,10] -> v9
+  // %184 = mul f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] =
-            v3[(i0 * 10 + i1) * L + l] * (v8[(i0 * 10 + i1) * L + l] - v6[i0 * L + l]);
+        v10[(i0 * 10 + i1) * L + l] =
+            v3[(i0 * 10 + i1) * L + l] * (v9[(i0 * 10 + i1) * L + l] - v7[i0 * L + l]);
       }
     }
   }
-  // %182 = contract f64[16,15] -> v10
+  // %185 = contract f64[16,15] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -972,21 +979,21 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v9[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v9[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v9[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -997,25 +1004,25 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v11[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %62 = contract f64[16,10] -> v8
+  // %65 = contract f64[16,10] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1) * L + l] = v3[(i0 * 10 + i1) * L + l] * v7[i0 * L + l];
+        v9[(i0 * 10 + i1) * L + l] = v3[(i0 * 10 + i1) * L + l] * v8[i0 * L + l];
       }
     }
   }
-  // %71 = contract f64[16,10] -> v11
+  // %76 = contract f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1028,22 +1035,22 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v5[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v5[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v9[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v5[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v9[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v5[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v9[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -1054,26 +1061,26 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 100 + i1 + i2 * 10) * L + l], v8[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v5[(i0 * 100 + i1 + i2 * 10) * L + l], v9[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %75 = mul f64[16,10] -> v8
-  // fwp_hebb_rde.ode:46: let v    = tanh(Wv @ u)
+  // %80 = mul f64[16,10] -> v9
+  // fwp_hebb_rde.ode:53: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = (1.0f - square(v5[i0 * L + l])) * v11[i0 * L + l];
+      v9[i0 * L + l] = v12[i0 * L + l] * (1.0f - square(v6[i0 * L + l]));
     }
   }
-  // %77 = contract f64[16,15] -> v12
-  // fwp_hebb_rde.ode:46: let v    = tanh(Wv @ u)
+  // %82 = contract f64[16,15] -> v5
+  // fwp_hebb_rde.ode:53: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -1087,21 +1094,21 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v8[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v9[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v8[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v9[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v8[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v9[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v5[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v5[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v5[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -1112,16 +1119,16 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v5[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %184 = reduce_sum f64[15] -> v6
+  // %187 = reduce_sum f64[15] -> v7
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1130,15 +1137,15 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v10[(i0 + i1 * 15) * L + l] + v12[(i0 + i1 * 15) * L + l]);
+        acc_v[l] = acc_v[l] + (v11[(i0 + i1 * 15) * L + l] + v5[(i0 + i1 * 15) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = acc_v[l];
+      v7[i0 * L + l] = acc_v[l];
     }
   }
-  // %79 = contract f64[16] -> v5
+  // %84 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1161,22 +1168,22 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %83 = mul f64[16] -> v2
-  // fwp_hebb_rde.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %88 = mul f64[16] -> v2
+  // fwp_hebb_rde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (v7[i0 * L + l] * (1.0f - v7[i0 * L + l])) * v5[i0 * L + l];
+      v2[i0 * L + l] = v6[i0 * L + l] * (v8[i0 * L + l] * (1.0f - v8[i0 * L + l]));
     }
   }
-  // %85 = contract f64[15] -> v7
-  // fwp_hebb_rde.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %90 = contract f64[15] -> v8
+  // fwp_hebb_rde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1196,10 +1203,10 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   for (int64_t i0 = 12; i0 < 15; ++i0) {
@@ -1215,29 +1222,29 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = acc0_v[l];
+      v8[i0 * L + l] = acc0_v[l];
     }
   }
-  // %185 = add f64[15] -> v3
+  // %188 = add f64[15] -> v3
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v6[i0 * L + l] + v7[i0 * L + l];
+      v3[i0 * L + l] = v7[i0 * L + l] + v8[i0 * L + l];
     }
   }
-  // %186 = mul f64[15] -> d.ln.gain
+  // %189 = mul f64[15] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v3[i0 * L + l] * v0[i0 * L + l];
+        sum[l] = v0[i0 * L + l] * v3[i0 * L + l];
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %84 = contract f64[16,15] -> d.Wb
-  // fwp_hebb_rde.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %89 = contract f64[16,15] -> d.Wb
+  // fwp_hebb_rde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       {
@@ -1250,7 +1257,23 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
       }
     }
   }
-  // %187 = contract f64[16,10,15] -> d.Wk
+  // %190 = contract f64[16,10,15] -> d.Wk
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        {
+          T sum[L];
+          PLASTIC_SIMD
+          for (int64_t l = 0; l < L; ++l) {
+            sum[l] = v10[(i0 * 10 + i1) * L + l] * v1[i2 * L + l];
+          }
+          theta_bar_Wk[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
+        }
+      }
+    }
+  }
+  // %81 = contract f64[16,10,15] -> d.Wv
+  // fwp_hebb_rde.ode:53: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -1260,28 +1283,12 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
           for (int64_t l = 0; l < L; ++l) {
             sum[l] = v9[(i0 * 10 + i1) * L + l] * v1[i2 * L + l];
           }
-          theta_bar_Wk[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
-        }
-      }
-    }
-  }
-  // %76 = contract f64[16,10,15] -> d.Wv
-  // fwp_hebb_rde.ode:46: let v    = tanh(Wv @ u)
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        {
-          T sum[L];
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            sum[l] = v8[(i0 * 10 + i1) * L + l] * v1[i2 * L + l];
-          }
           theta_bar_Wv[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // output d.ln.bias = %185
+  // output d.ln.bias = %188
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
@@ -1293,55 +1300,8 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   if (u_bar) {
-    // %188 = mul f64[15] -> v1
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = v3[i0 * L + l] * ln_gain[i0];
-      }
-    }
-    // %189 = reduce_sum f64[] -> v4
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v1[i0 * L + l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
-    }
-    // %190 = mul f64[] -> v6
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[l] = v4[l] * 0.06666667f;
-    }
-    // %193 = contract f64[] -> v4
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc0_v[l];
-    }
-    // %194 = mul f64[] -> v7
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[l] = v4[l] * 0.06666667f;
-    }
-    // %98 = reduce_sum f64[] -> v4
-    // fwp_hebb_rde.ode:43: let u    = ln(dx(t))                                   # log-signature
+    // %103 = reduce_sum f64[] -> v4
+    // fwp_hebb_rde.ode:50: let u    = ln(dx(t))                                   # log-signature
     // input
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1357,15 +1317,15 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = acc_v[l];
     }
-    // %100 = mul f64[] -> v2
-    // fwp_hebb_rde.ode:43: let u    = ln(dx(t))                                   # log-signature
+    // %105 = mul f64[] -> v1
+    // fwp_hebb_rde.ode:50: let u    = ln(dx(t))                                   # log-signature
     // input
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[l] = v4[l] * 0.06666667f;
+      v1[l] = v4[l] * 0.06666667f;
     }
-    // %104 = reduce_sum f64[] -> v4
-    // fwp_hebb_rde.ode:43: let u    = ln(dx(t))                                   # log-signature
+    // %109 = reduce_sum f64[] -> v4
+    // fwp_hebb_rde.ode:50: let u    = ln(dx(t))                                   # log-signature
     // input
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1374,25 +1334,72 @@ extern "C" void fwp_hebb_rde_field_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v2[l]);
+        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v1[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = acc_v[l];
     }
-    // %109 = reciprocal f64[] -> v2
-    // fwp_hebb_rde.ode:43: let u    = ln(dx(t))                                   # log-signature
+    // %114 = reciprocal f64[] -> v1
+    // fwp_hebb_rde.ode:50: let u    = ln(dx(t))                                   # log-signature
     // input
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[l] = T(1) / std::sqrt((v4[l] * 0.06666667f) + 1e-05f);
+      v1[l] = T(1) / std::sqrt((v4[l] * 0.06666667f) + 1e-05f);
     }
-    // %198 = mul f64[15] -> d.dx
+    // %191 = mul f64[15] -> v7
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] += ((v1[i0 * L + l] - v6[l]) - (v7[l] * v0[i0 * L + l])) * v2[l];
+        v7[i0 * L + l] = ln_gain[i0] * v3[i0 * L + l];
+      }
+    }
+    // %192 = reduce_sum f64[] -> v4
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + v7[i0 * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[l] = acc_v[l];
+    }
+    // %193 = mul f64[] -> v8
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[l] = v4[l] * 0.06666667f;
+    }
+    // %196 = contract f64[] -> v4
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v7[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[l] = acc0_v[l];
+    }
+    // %197 = mul f64[] -> v2
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[l] = v4[l] * 0.06666667f;
+    }
+    // %201 = mul f64[15] -> d.dx
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        u_bar[i0 * L + l] += v1[l] * ((v7[i0 * L + l] - v8[l]) - (v2[l] * v0[i0 * L + l]));
       }
     }
   }
@@ -1433,22 +1440,24 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12096);
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17216);
   T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22336);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22848);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23360);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28480);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36160);
-  T* __restrict v0_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43840);
-  T* __restrict v1_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44352);
-  T* __restrict v2_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44864);
-  T* __restrict v3_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49984);
-  T* __restrict v4_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55104);
-  T* __restrict v5_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55424);
-  T* __restrict v6_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60544);
-  T* __restrict v7_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61056);
-  T* __restrict v8_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61568);
-  T* __restrict v9_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66688);
-  T* __restrict v10_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 71808);
-  T* __restrict v11_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79488);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73536);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78656);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79168);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84288);
+  T* __restrict v0_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 91968);
+  T* __restrict v1_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92032);
+  T* __restrict v2_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92096);
+  T* __restrict v3_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92608);
+  T* __restrict v4_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 93120);
+  T* __restrict v5_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98240);
+  T* __restrict v6_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 103360);
+  T* __restrict v7_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 103680);
+  T* __restrict v8_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 154880);
+  T* __restrict v9_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 160000);
+  T* __restrict v10_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 160512);
+  T* __restrict v11_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 161024);
+  T* __restrict v12_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 166144);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 171264);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -1459,6 +1468,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
+  T acc_v_2[L] = {};
   T mean_v_2[L] = {};
   T var_v_2[L] = {};
   T rstd_v_2[L] = {};
@@ -1468,14 +1478,13 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
   T acc3_v_2[L] = {};
   T rowmax_v_2[L] = {};
   T rowsum_v_2[L] = {};
-  T acc_v_2[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
   for (int64_t i = 0; i < 5070; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_hebb_rde.field.adjoint: 51 nodes
+  // fwp_hebb_rde.field.adjoint: 54 nodes
   // %1 = layernorm f64[15] -> v0
-  // fwp_hebb_rde.ode:43: let u    = ln(dx(t))                                   # log-signature
+  // fwp_hebb_rde.ode:50: let u    = ln(dx(t))                                   # log-signature
   // input
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -1513,7 +1522,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %5 = add f64[15] -> v1
-  // fwp_hebb_rde.ode:43: let u    = ln(dx(t))                                   # log-signature
+  // fwp_hebb_rde.ode:50: let u    = ln(dx(t))                                   # log-signature
   // input
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
@@ -1522,7 +1531,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %12 = contract f64[16,10] -> v2
-  // fwp_hebb_rde.ode:45: let k    = softmax(Wk @ u)
+  // fwp_hebb_rde.ode:52: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1567,7 +1576,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %13 = softmax f64[16,10] -> v3
-  // fwp_hebb_rde.ode:45: let k    = softmax(Wk @ u)
+  // fwp_hebb_rde.ode:52: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1600,7 +1609,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %7 = contract f64[16] -> v2
-  // fwp_hebb_rde.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_hebb_rde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1627,14 +1636,14 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %8 = sigmoid f64[16] -> v5
-  // fwp_hebb_rde.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_hebb_rde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = sigmoid(v2[i0 * L + l]);
     }
   }
-  // %62 = contract f64[16,10] -> v2
+  // %65 = contract f64[16,10] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -1644,7 +1653,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %15 = contract f64[16,10] -> v6
-  // fwp_hebb_rde.ode:46: let v    = tanh(Wv @ u)
+  // fwp_hebb_rde.ode:53: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1689,26 +1698,33 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %16 = tanh f64[16,10] -> v7
-  // fwp_hebb_rde.ode:46: let v    = tanh(Wv @ u)
+  // fwp_hebb_rde.ode:53: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
     }
   }
-  // %63 = contract f64[16,10,10] -> W
+  // %67 = div f64[16,10,10] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           dz_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              v2[(i0 * 10 + i1) * L + l] * v7[(i0 * 10 + i2) * L + l];
+              (v2[(i0 * 10 + i1) * L + l] * v7[(i0 * 10 + i2) * L + l]) / 4.0f;
         }
       }
     }
   }
-  // %221 = contract f64[16,10] -> v6
+  // %224 = div f64[16,10,10] -> v8
+  for (int64_t i0 = 0; i0 < 1600; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = a_W[i0 * L + l] / 4.0f;
+    }
+  }
+  // %225 = contract f64[16,10] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1721,13 +1737,13 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2) * L + l], v7[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v8[(i0 * 100 + i1 * 40 + i2) * L + l], v7[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+          acc1_v[l] = std::fma(v8[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
                                v7[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+          acc2_v[l] = std::fma(v8[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
                                v7[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+          acc3_v[l] = std::fma(v8[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
                                v7[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
@@ -1747,7 +1763,7 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 100 + i1 * 10 + i2) * L + l], v7[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v8[(i0 * 100 + i1 * 10 + i2) * L + l], v7[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
@@ -1757,7 +1773,16 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
   }
-  // %227 = contract f64[16] -> v8
+  // %230 = contract f64[16,10] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 10 + i1) * L + l] = v6[(i0 * 10 + i1) * L + l] * v5[i0 * L + l];
+      }
+    }
+  }
+  // %261 = contract f64[16] -> v10
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1769,75 +1794,82 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v6[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v9[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v6[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v9[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v6[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v9[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v6[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v9[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %228 = mul f64[16] -> v9
-  // fwp_hebb_rde.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %278 = mul f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = (v5[i0 * L + l] * (1.0f - v5[i0 * L + l])) * v8[i0 * L + l];
-    }
-  }
-  // %230 = contract f64[15] -> v8
-  // fwp_hebb_rde.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v9[i1 * L + l], acc3_v[l]);
+        v11[(i0 * 10 + i1) * L + l] =
+            v3[(i0 * 10 + i1) * L + l] * (v9[(i0 * 10 + i1) * L + l] - v10[i0 * L + l]);
       }
     }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
   }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
+  // %279 = contract f64[16,15] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v9[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = acc0_v[l];
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 15 + i1) * L + l] = acc0_v[l];
+      }
     }
   }
-  // %222 = contract f64[16,10] -> v10
+  // %226 = contract f64[16,10] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1850,22 +1882,22 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+          acc0_v[l] = std::fma(v8[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
                                v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+          acc1_v[l] = std::fma(v8[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
                                v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+          acc2_v[l] = std::fma(v8[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
                                v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+          acc3_v[l] = std::fma(v8[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
                                v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -1876,26 +1908,26 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 100 + i1 + i2 * 10) * L + l], v2[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v8[(i0 * 100 + i1 + i2 * 10) * L + l], v2[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %223 = mul f64[16,10] -> v2
-  // fwp_hebb_rde.ode:46: let v    = tanh(Wv @ u)
+  // %227 = mul f64[16,10] -> v2
+  // fwp_hebb_rde.ode:53: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (1.0f - square(v7[i0 * L + l])) * v10[i0 * L + l];
+      v2[i0 * L + l] = (1.0f - square(v7[i0 * L + l])) * v9[i0 * L + l];
     }
   }
-  // %225 = contract f64[16,15] -> v11
-  // fwp_hebb_rde.ode:46: let v    = tanh(Wv @ u)
+  // %229 = contract f64[16,15] -> v8
+  // fwp_hebb_rde.ode:53: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -1920,10 +1952,10 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -1939,20 +1971,28 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v8[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %226 = contract f64[16,10] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
+  // %281 = reduce_sum f64[15] -> v10
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1) * L + l] = v6[(i0 * 10 + i1) * L + l] * v5[i0 * L + l];
+        acc_v[l] = acc_v[l] + (v12[(i0 + i1 * 15) * L + l] + v8[(i0 + i1 * 15) * L + l]);
       }
     }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = acc_v[l];
+    }
   }
-  // %256 = contract f64[16] -> v5
+  // %231 = contract f64[16] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1964,13 +2004,48 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v7[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v6[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v7[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v6[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v7[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v6[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v7[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v6[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %232 = mul f64[16] -> v3
+  // fwp_hebb_rde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = (v5[i0 * L + l] * (1.0f - v5[i0 * L + l])) * v7[i0 * L + l];
+    }
+  }
+  // %234 = contract f64[15] -> v5
+  // fwp_hebb_rde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v3[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -1981,124 +2056,65 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %274 = mul f64[16,10] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] =
-            v3[(i0 * 10 + i1) * L + l] * (v7[(i0 * 10 + i1) * L + l] - v5[i0 * L + l]);
-      }
-    }
-  }
-  // %275 = contract f64[16,15] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v6[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v6[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v6[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v6[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v6[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %277 = reduce_sum f64[15] -> v5
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
+  for (int64_t i0 = 12; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
+      acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v11[(i0 + i1 * 15) * L + l] + v12[(i0 + i1 * 15) * L + l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v3[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = acc_v[l];
+      v5[i0 * L + l] = acc0_v[l];
     }
   }
-  // %278 = add f64[15] -> v3
+  // %282 = add f64[15] -> v6
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v8[i0 * L + l] + v5[i0 * L + l];
+      v6[i0 * L + l] = v10[i0 * L + l] + v5[i0 * L + l];
     }
   }
-  // %280 = neg f64[15] -> adj.ln.gain
+  // %284 = neg f64[15] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -(v3[i0 * L + l] * v0[i0 * L + l]);
+        sum[l] = -(v0[i0 * L + l] * v6[i0 * L + l]);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %281 = neg f64[15] -> adj.ln.bias
+  // %285 = neg f64[15] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -v3[i0 * L + l];
+        sum[l] = -v6[i0 * L + l];
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %245 = neg f64[16,15] -> adj.Wb
+  // %249 = neg f64[16,15] -> adj.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v9[i0 * L + l] * v1[i1 * L + l]);
+          sum[l] = -(v3[i0 * L + l] * v1[i1 * L + l]);
         }
         dtheta_Wb[i0 * 15 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %283 = neg f64[16,10,15] -> adj.Wk
+  // %287 = neg f64[16,10,15] -> adj.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -2106,14 +2122,14 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = -(v6[(i0 * 10 + i1) * L + l] * v1[i2 * L + l]);
+            sum[l] = -(v11[(i0 * 10 + i1) * L + l] * v1[i2 * L + l]);
           }
           dtheta_Wk[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %247 = neg f64[16,10,15] -> adj.Wv
+  // %251 = neg f64[16,10,15] -> adj.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -2128,17 +2144,65 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
   }
-  // output adj.W = %242
+  // output adj.W = %246
   for (int64_t i0 = 0; i0 < 1600; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       da_W[i0 * L + l] = -0.0f;
     }
   }
-  // fwp_hebb_rde.field.vjp: 64 nodes
+  // fwp_hebb_rde.field.vjp: 66 nodes
   if (u_bar) {
-    // %1 = layernorm f64[15] -> v0
-    // fwp_hebb_rde.ode:43: let u    = ln(dx(t))                                   # log-signature
+    // %103 = reduce_sum f64[] -> v0
+    // fwp_hebb_rde.ode:50: let u    = ln(dx(t))                                   # log-signature
+    // input
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v_2[l] = acc_v_2[l] + x[i0 * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0_2[l] = acc_v_2[l];
+    }
+    // %105 = mul f64[] -> v1
+    // fwp_hebb_rde.ode:50: let u    = ln(dx(t))                                   # log-signature
+    // input
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1_2[l] = v0_2[l] * 0.06666667f;
+    }
+    // %109 = reduce_sum f64[] -> v0
+    // fwp_hebb_rde.ode:50: let u    = ln(dx(t))                                   # log-signature
+    // input
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v_2[l] = acc_v_2[l] + square(x[i0 * L + l] - v1_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0_2[l] = acc_v_2[l];
+    }
+    // %114 = reciprocal f64[] -> v1
+    // fwp_hebb_rde.ode:50: let u    = ln(dx(t))                                   # log-signature
+    // input
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1_2[l] = T(1) / std::sqrt((v0_2[l] * 0.06666667f) + 1e-05f);
+    }
+    // %1 = layernorm f64[15] -> v2
+    // fwp_hebb_rde.ode:50: let u    = ln(dx(t))                                   # log-signature
     // input
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2159,8 +2223,8 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         {
-          const T e406 = x[i0 * L + l] - mean_v_2[l];
-          var_v_2[l] = var_v_2[l] + (e406 * e406);
+          const T e434 = x[i0 * L + l] - mean_v_2[l];
+          var_v_2[l] = var_v_2[l] + (e434 * e434);
         }
       }
     }
@@ -2172,20 +2236,20 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0_2[i0 * L + l] = (x[i0 * L + l] - mean_v_2[l]) * rstd_v_2[l];
+        v2_2[i0 * L + l] = (x[i0 * L + l] - mean_v_2[l]) * rstd_v_2[l];
       }
     }
-    // %5 = add f64[15] -> v1
-    // fwp_hebb_rde.ode:43: let u    = ln(dx(t))                                   # log-signature
+    // %5 = add f64[15] -> v3
+    // fwp_hebb_rde.ode:50: let u    = ln(dx(t))                                   # log-signature
     // input
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1_2[i0 * L + l] = ln_bias[i0] + (v0_2[i0 * L + l] * ln_gain[i0]);
+        v3_2[i0 * L + l] = ln_bias[i0] + (v2_2[i0 * L + l] * ln_gain[i0]);
       }
     }
-    // %12 = contract f64[16,10] -> v2
-    // fwp_hebb_rde.ode:45: let k    = softmax(Wk @ u)
+    // %12 = contract f64[16,10] -> v4
+    // fwp_hebb_rde.ode:52: let k    = softmax(Wk @ u)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -2198,18 +2262,18 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
         for (int64_t i2 = 0; i2 < 15; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1_2[i2 * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1_2[i2 * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1_2[i2 * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1_2[i2 * L + l], acc3_v_2[l]);
+            acc0_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v3_2[i2 * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v3_2[i2 * L + l], acc1_v_2[l]);
+            acc2_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v3_2[i2 * L + l], acc2_v_2[l]);
+            acc3_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v3_2[i2 * L + l], acc3_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v2_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v4_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
+          v4_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v4_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v4_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
         }
       }
       for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -2220,17 +2284,17 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
         for (int64_t i2 = 0; i2 < 15; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1_2[i2 * L + l], acc0_v_2[l]);
+            acc0_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v3_2[i2 * L + l], acc0_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v2_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
+          v4_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
         }
       }
     }
-    // %13 = softmax f64[16,10] -> v3
-    // fwp_hebb_rde.ode:45: let k    = softmax(Wk @ u)
+    // %13 = softmax f64[16,10] -> v5
+    // fwp_hebb_rde.ode:52: let k    = softmax(Wk @ u)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2239,8 +2303,8 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       for (int64_t i1 = 0; i1 < 10; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          rowmax_v_2[l] = (v2_2[(i0 * 10 + i1) * L + l] > rowmax_v_2[l])
-                              ? v2_2[(i0 * 10 + i1) * L + l]
+          rowmax_v_2[l] = (v4_2[(i0 * 10 + i1) * L + l] > rowmax_v_2[l])
+                              ? v4_2[(i0 * 10 + i1) * L + l]
                               : rowmax_v_2[l];
         }
       }
@@ -2252,19 +2316,26 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       for (int64_t i1 = 0; i1 < 10; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v4_2[i1 * L + l] = vm::exp(v2_2[(i0 * 10 + i1) * L + l] - rowmax_v_2[l]);
-          rowsum_v_2[l] = rowsum_v_2[l] + vm::exp(v2_2[(i0 * 10 + i1) * L + l] - rowmax_v_2[l]);
+          v6_2[i1 * L + l] = vm::exp(v4_2[(i0 * 10 + i1) * L + l] - rowmax_v_2[l]);
+          rowsum_v_2[l] = rowsum_v_2[l] + vm::exp(v4_2[(i0 * 10 + i1) * L + l] - rowmax_v_2[l]);
         }
       }
       for (int64_t i1 = 0; i1 < 10; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v3_2[(i0 * 10 + i1) * L + l] = v4_2[i1 * L + l] / rowsum_v_2[l];
+          v5_2[(i0 * 10 + i1) * L + l] = v6_2[i1 * L + l] / rowsum_v_2[l];
         }
       }
     }
-    // %15 = contract f64[16,10] -> v2
-    // fwp_hebb_rde.ode:46: let v    = tanh(Wv @ u)
+    // %74 = div f64[16,10,10] -> v7
+    for (int64_t i0 = 0; i0 < 1600; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7_2[i0 * L + l] = a_W[i0 * L + l] / 4.0f;
+      }
+    }
+    // %15 = contract f64[16,10] -> v4
+    // fwp_hebb_rde.ode:53: let v    = tanh(Wv @ u)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -2277,18 +2348,18 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
         for (int64_t i2 = 0; i2 < 15; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1_2[i2 * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1_2[i2 * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1_2[i2 * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1_2[i2 * L + l], acc3_v_2[l]);
+            acc0_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v3_2[i2 * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v3_2[i2 * L + l], acc1_v_2[l]);
+            acc2_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v3_2[i2 * L + l], acc2_v_2[l]);
+            acc3_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v3_2[i2 * L + l], acc3_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v2_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v4_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
+          v4_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v4_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v4_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
         }
       }
       for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -2299,24 +2370,24 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
         for (int64_t i2 = 0; i2 < 15; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1_2[i2 * L + l], acc0_v_2[l]);
+            acc0_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v3_2[i2 * L + l], acc0_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v2_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
+          v4_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
         }
       }
     }
-    // %16 = tanh f64[16,10] -> v5
-    // fwp_hebb_rde.ode:46: let v    = tanh(Wv @ u)
+    // %16 = tanh f64[16,10] -> v8
+    // fwp_hebb_rde.ode:53: let v    = tanh(Wv @ u)
     for (int64_t i0 = 0; i0 < 160; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5_2[i0 * L + l] = vm::tanh(v2_2[i0 * L + l]);
+        v8_2[i0 * L + l] = vm::tanh(v4_2[i0 * L + l]);
       }
     }
-    // %70 = contract f64[16,10] -> v2
+    // %75 = contract f64[16,10] -> v4
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -2329,22 +2400,22 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
         for (int64_t i2 = 0; i2 < 10; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2) * L + l],
-                                   v5_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                                   v5_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                                   v5_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                                   v5_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
+            acc0_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 * 40 + i2) * L + l],
+                                   v8_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                                   v8_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
+            acc2_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                                   v8_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
+            acc3_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                                   v8_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v2_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v4_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
+          v4_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v4_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v4_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
         }
       }
       for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -2355,18 +2426,18 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
         for (int64_t i2 = 0; i2 < 10; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 10 + i2) * L + l],
-                                   v5_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
+            acc0_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 * 10 + i2) * L + l],
+                                   v8_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v2_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
+          v4_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
         }
       }
     }
-    // %7 = contract f64[16] -> v6
-    // fwp_hebb_rde.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    // %7 = contract f64[16] -> v9
+    // fwp_hebb_rde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2378,38 +2449,38 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       for (int64_t i1 = 0; i1 < 15; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 60 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 60 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 60 + i1 + 15], v3_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 60 + i1 + 30], v3_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 60 + i1 + 45], v3_2[i1 * L + l], acc3_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v6_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v6_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v6_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v9_2[(i0 * 4) * L + l] = acc0_v_2[l];
+        v9_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
+        v9_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
+        v9_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
       }
     }
-    // %8 = sigmoid f64[16] -> v7
-    // fwp_hebb_rde.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    // %8 = sigmoid f64[16] -> v10
+    // fwp_hebb_rde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7_2[i0 * L + l] = sigmoid(v6_2[i0 * L + l]);
+        v10_2[i0 * L + l] = sigmoid(v9_2[i0 * L + l]);
       }
     }
-    // %78 = contract f64[16,10] -> v8
+    // %83 = contract f64[16,10] -> v11
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 10; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v8_2[(i0 * 10 + i1) * L + l] = v2_2[(i0 * 10 + i1) * L + l] * v7_2[i0 * L + l];
+          v11_2[(i0 * 10 + i1) * L + l] = v4_2[(i0 * 10 + i1) * L + l] * v10_2[i0 * L + l];
         }
       }
     }
-    // %137 = contract f64[16] -> v6
+    // %140 = contract f64[16] -> v9
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2422,34 +2493,34 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v8_2[(i0 * 40 + i1) * L + l], v3_2[(i0 * 40 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v8_2[(i0 * 40 + i1 + 10) * L + l],
-                                 v3_2[(i0 * 40 + i1 + 10) * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v8_2[(i0 * 40 + i1 + 20) * L + l],
-                                 v3_2[(i0 * 40 + i1 + 20) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v8_2[(i0 * 40 + i1 + 30) * L + l],
-                                 v3_2[(i0 * 40 + i1 + 30) * L + l], acc3_v_2[l]);
+              std::fma(v5_2[(i0 * 40 + i1) * L + l], v11_2[(i0 * 40 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v5_2[(i0 * 40 + i1 + 10) * L + l],
+                                 v11_2[(i0 * 40 + i1 + 10) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(v5_2[(i0 * 40 + i1 + 20) * L + l],
+                                 v11_2[(i0 * 40 + i1 + 20) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v5_2[(i0 * 40 + i1 + 30) * L + l],
+                                 v11_2[(i0 * 40 + i1 + 30) * L + l], acc3_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v6_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v6_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v6_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v9_2[(i0 * 4) * L + l] = acc0_v_2[l];
+        v9_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
+        v9_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
+        v9_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
       }
     }
-    // %181 = mul f64[16,10] -> v9
+    // %184 = mul f64[16,10] -> v12
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 10; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v9_2[(i0 * 10 + i1) * L + l] =
-              v3_2[(i0 * 10 + i1) * L + l] * (v8_2[(i0 * 10 + i1) * L + l] - v6_2[i0 * L + l]);
+          v12_2[(i0 * 10 + i1) * L + l] =
+              v5_2[(i0 * 10 + i1) * L + l] * (v11_2[(i0 * 10 + i1) * L + l] - v9_2[i0 * L + l]);
         }
       }
     }
-    // %182 = contract f64[16,15] -> v10
+    // %185 = contract f64[16,15] -> v13
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 3; ++i1) {
         PLASTIC_SIMD
@@ -2462,22 +2533,22 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
         for (int64_t i2 = 0; i2 < 10; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v9_2[(i0 * 10 + i2) * L + l],
+            acc0_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v12_2[(i0 * 10 + i2) * L + l],
                                    acc0_v_2[l]);
             acc1_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1],
-                                   v9_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
+                                   v12_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
             acc2_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2],
-                                   v9_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
+                                   v12_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
             acc3_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3],
-                                   v9_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
+                                   v12_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v10_2[(i0 * 15 + i1 * 4) * L + l] = acc0_v_2[l];
-          v10_2[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v10_2[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v10_2[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v13[(i0 * 15 + i1 * 4) * L + l] = acc0_v_2[l];
+          v13[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v13[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v13[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
         }
       }
       for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -2489,25 +2560,25 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v_2[l] =
-                std::fma(Wk[i0 * 150 + i1 + i2 * 15], v9_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
+                std::fma(Wk[i0 * 150 + i1 + i2 * 15], v12_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v10_2[(i0 * 15 + i1) * L + l] = acc0_v_2[l];
+          v13[(i0 * 15 + i1) * L + l] = acc0_v_2[l];
         }
       }
     }
-    // %62 = contract f64[16,10] -> v8
+    // %65 = contract f64[16,10] -> v11
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 10; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v8_2[(i0 * 10 + i1) * L + l] = v3_2[(i0 * 10 + i1) * L + l] * v7_2[i0 * L + l];
+          v11_2[(i0 * 10 + i1) * L + l] = v5_2[(i0 * 10 + i1) * L + l] * v10_2[i0 * L + l];
         }
       }
     }
-    // %71 = contract f64[16,10] -> v9
+    // %76 = contract f64[16,10] -> v12
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -2520,22 +2591,22 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
         for (int64_t i2 = 0; i2 < 10; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                                   v8_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                                   v8_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                                   v8_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                                   v8_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
+            acc0_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                                   v11_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                                   v11_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
+            acc2_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                                   v11_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
+            acc3_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                                   v11_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v9_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
-          v9_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v9_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v9_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v12_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
+          v12_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v12_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v12_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
         }
       }
       for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -2546,26 +2617,26 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
         for (int64_t i2 = 0; i2 < 10; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(a_W[(i0 * 100 + i1 + i2 * 10) * L + l],
-                                   v8_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
+            acc0_v_2[l] = std::fma(v7_2[(i0 * 100 + i1 + i2 * 10) * L + l],
+                                   v11_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v9_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
+          v12_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
         }
       }
     }
-    // %75 = mul f64[16,10] -> v8
-    // fwp_hebb_rde.ode:46: let v    = tanh(Wv @ u)
+    // %80 = mul f64[16,10] -> v11
+    // fwp_hebb_rde.ode:53: let v    = tanh(Wv @ u)
     for (int64_t i0 = 0; i0 < 160; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8_2[i0 * L + l] = (1.0f - square(v5_2[i0 * L + l])) * v9_2[i0 * L + l];
+        v11_2[i0 * L + l] = v12_2[i0 * L + l] * (1.0f - square(v8_2[i0 * L + l]));
       }
     }
-    // %77 = contract f64[16,15] -> v11
-    // fwp_hebb_rde.ode:46: let v    = tanh(Wv @ u)
+    // %82 = contract f64[16,15] -> v7
+    // fwp_hebb_rde.ode:53: let v    = tanh(Wv @ u)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 3; ++i1) {
         PLASTIC_SIMD
@@ -2578,22 +2649,22 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
         for (int64_t i2 = 0; i2 < 10; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v8_2[(i0 * 10 + i2) * L + l],
+            acc0_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v11_2[(i0 * 10 + i2) * L + l],
                                    acc0_v_2[l]);
             acc1_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1],
-                                   v8_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
+                                   v11_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
             acc2_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2],
-                                   v8_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
+                                   v11_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
             acc3_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3],
-                                   v8_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
+                                   v11_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v11_2[(i0 * 15 + i1 * 4) * L + l] = acc0_v_2[l];
-          v11_2[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v11_2[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v11_2[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v7_2[(i0 * 15 + i1 * 4) * L + l] = acc0_v_2[l];
+          v7_2[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v7_2[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v7_2[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
         }
       }
       for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -2605,16 +2676,16 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v_2[l] =
-                std::fma(Wv[i0 * 150 + i1 + i2 * 15], v8_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
+                std::fma(Wv[i0 * 150 + i1 + i2 * 15], v11_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v11_2[(i0 * 15 + i1) * L + l] = acc0_v_2[l];
+          v7_2[(i0 * 15 + i1) * L + l] = acc0_v_2[l];
         }
       }
     }
-    // %184 = reduce_sum f64[15] -> v1
+    // %187 = reduce_sum f64[15] -> v3
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2623,15 +2694,15 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc_v_2[l] = acc_v_2[l] + (v10_2[(i0 + i1 * 15) * L + l] + v11_2[(i0 + i1 * 15) * L + l]);
+          acc_v_2[l] = acc_v_2[l] + (v13[(i0 + i1 * 15) * L + l] + v7_2[(i0 + i1 * 15) * L + l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1_2[i0 * L + l] = acc_v_2[l];
+        v3_2[i0 * L + l] = acc_v_2[l];
       }
     }
-    // %79 = contract f64[16] -> v6
+    // %84 = contract f64[16] -> v9
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2644,33 +2715,33 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v3_2[(i0 * 40 + i1) * L + l], v2_2[(i0 * 40 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v3_2[(i0 * 40 + i1 + 10) * L + l],
-                                 v2_2[(i0 * 40 + i1 + 10) * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v3_2[(i0 * 40 + i1 + 20) * L + l],
-                                 v2_2[(i0 * 40 + i1 + 20) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v3_2[(i0 * 40 + i1 + 30) * L + l],
-                                 v2_2[(i0 * 40 + i1 + 30) * L + l], acc3_v_2[l]);
+              std::fma(v5_2[(i0 * 40 + i1) * L + l], v4_2[(i0 * 40 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v5_2[(i0 * 40 + i1 + 10) * L + l],
+                                 v4_2[(i0 * 40 + i1 + 10) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(v5_2[(i0 * 40 + i1 + 20) * L + l],
+                                 v4_2[(i0 * 40 + i1 + 20) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v5_2[(i0 * 40 + i1 + 30) * L + l],
+                                 v4_2[(i0 * 40 + i1 + 30) * L + l], acc3_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v6_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v6_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v6_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v9_2[(i0 * 4) * L + l] = acc0_v_2[l];
+        v9_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
+        v9_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
+        v9_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
       }
     }
-    // %83 = mul f64[16] -> v2
-    // fwp_hebb_rde.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    // %88 = mul f64[16] -> v4
+    // fwp_hebb_rde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2_2[i0 * L + l] = (v7_2[i0 * L + l] * (1.0f - v7_2[i0 * L + l])) * v6_2[i0 * L + l];
+        v4_2[i0 * L + l] = v9_2[i0 * L + l] * (v10_2[i0 * L + l] * (1.0f - v10_2[i0 * L + l]));
       }
     }
-    // %85 = contract f64[15] -> v6
-    // fwp_hebb_rde.ode:44: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    // %90 = contract f64[15] -> v9
+    // fwp_hebb_rde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2682,18 +2753,18 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15], v2_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v2_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v2_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v2_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15], v4_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v4_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v4_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v4_2[i1 * L + l], acc3_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v6_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v6_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v6_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v9_2[(i0 * 4) * L + l] = acc0_v_2[l];
+        v9_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
+        v9_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
+        v9_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
       }
     }
     for (int64_t i0 = 12; i0 < 15; ++i0) {
@@ -2704,22 +2775,22 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 + i1 * 15], v2_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 + i1 * 15], v4_2[i1 * L + l], acc0_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6_2[i0 * L + l] = acc0_v_2[l];
+        v9_2[i0 * L + l] = acc0_v_2[l];
       }
     }
-    // %188 = mul f64[15] -> v7
+    // %191 = mul f64[15] -> v10
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7_2[i0 * L + l] = (v1_2[i0 * L + l] + v6_2[i0 * L + l]) * ln_gain[i0];
+        v10_2[i0 * L + l] = ln_gain[i0] * (v3_2[i0 * L + l] + v9_2[i0 * L + l]);
       }
     }
-    // %189 = reduce_sum f64[] -> v4
+    // %192 = reduce_sum f64[] -> v0
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -2727,19 +2798,19 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v_2[l] = acc_v_2[l] + v7_2[i0 * L + l];
+        acc_v_2[l] = acc_v_2[l] + v10_2[i0 * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4_2[l] = acc_v_2[l];
+      v0_2[l] = acc_v_2[l];
     }
-    // %190 = mul f64[] -> v1
+    // %193 = mul f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1_2[l] = v4_2[l] * 0.06666667f;
+      v6_2[l] = v0_2[l] * 0.06666667f;
     }
-    // %193 = contract f64[] -> v4
+    // %196 = contract f64[] -> v0
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -2747,72 +2818,24 @@ extern "C" void fwp_hebb_rde_adjoint_field(const void* /*ctx*/, double /*t*/, co
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = std::fma(v7_2[i0 * L + l], v0_2[i0 * L + l], acc0_v_2[l]);
+        acc0_v_2[l] = std::fma(v10_2[i0 * L + l], v2_2[i0 * L + l], acc0_v_2[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4_2[l] = acc0_v_2[l];
+      v0_2[l] = acc0_v_2[l];
     }
-    // %194 = mul f64[] -> v6
+    // %197 = mul f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6_2[l] = v4_2[l] * 0.06666667f;
+      v3_2[l] = v0_2[l] * 0.06666667f;
     }
-    // %98 = reduce_sum f64[] -> v4
-    // fwp_hebb_rde.ode:43: let u    = ln(dx(t))                                   # log-signature
-    // input
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v_2[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v_2[l] = acc_v_2[l] + x[i0 * L + l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4_2[l] = acc_v_2[l];
-    }
-    // %100 = mul f64[] -> v2
-    // fwp_hebb_rde.ode:43: let u    = ln(dx(t))                                   # log-signature
-    // input
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2_2[l] = v4_2[l] * 0.06666667f;
-    }
-    // %104 = reduce_sum f64[] -> v4
-    // fwp_hebb_rde.ode:43: let u    = ln(dx(t))                                   # log-signature
-    // input
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v_2[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v_2[l] = acc_v_2[l] + square(x[i0 * L + l] - v2_2[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4_2[l] = acc_v_2[l];
-    }
-    // %109 = reciprocal f64[] -> v2
-    // fwp_hebb_rde.ode:43: let u    = ln(dx(t))                                   # log-signature
-    // input
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2_2[l] = T(1) / std::sqrt((v4_2[l] * 0.06666667f) + 1e-05f);
-    }
-    // %198 = mul f64[15] -> d.dx
+    // %201 = mul f64[15] -> d.dx
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_bar[i0 * L + l] +=
-            ((v7_2[i0 * L + l] - v1_2[l]) - (v6_2[l] * v0_2[i0 * L + l])) * v2_2[l];
+            v1_2[l] * ((v10_2[i0 * L + l] - v6_2[l]) - (v3_2[l] * v2_2[i0 * L + l]));
       }
     }
   }
@@ -2839,11 +2862,11 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52224);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57344);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62464);
-  T* __restrict u5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67584);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67648);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68160);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 119360);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 124480);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62976);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68096);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73216);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78336);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 129536);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -2853,234 +2876,8 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_hebb_rde.field.step.rk4: 57 nodes
-  // %522 = layernorm f64[15] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 15) * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 15.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e12 = u_stages[(i0 + 15) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e12 * e12);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 15.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %524 = add f64[15] -> v1
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
-    }
-  }
-  // %531 = contract f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %532 = tanh f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
-    }
-  }
-  // %526 = contract f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %527 = softmax f64[16,10] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v2[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %528 = contract f64[16] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %748 = mul f64[] -> u5
-  u5[0] = T(h) * 0.33333334f;
-  // %749 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v2[i0 * L + l]) * u5[0];
-    }
-  }
-  // %750 = contract f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = v4[(i0 * 10 + i1) * L + l] * v6[i0 * L + l];
-      }
-    }
-  }
-  // %751 = contract f64[16,10,10] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v7[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              v3[(i0 * 10 + i2) * L + l] * v2[(i0 * 10 + i1) * L + l];
-        }
-      }
-    }
-  }
-  // %502 = layernorm f64[15] -> v0
+  // fwp_hebb_rde.field.step.rk4: 61 nodes
+  // %506 = layernorm f64[15] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3100,8 +2897,8 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e162 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e162 * e162);
+        const T e12 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e12 * e12);
       }
     }
   }
@@ -3116,102 +2913,14 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
       v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %504 = add f64[15] -> v1
+  // %508 = add f64[15] -> v1
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %511 = contract f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %508 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %753 = mul f64[] -> u5
-  u5[0] = T(h) * 0.16666667f;
-  // %754 = contract f64[16] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = sigmoid(v6[i0 * L + l]) * u5[0];
-    }
-  }
-  // %755 = contract f64[16,10] -> v4
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 10 + i1) * L + l] = vm::tanh(v2[(i0 * 10 + i1) * L + l]) * v3[i0 * L + l];
-      }
-    }
-  }
-  // %506 = contract f64[16,10] -> v2
+  // %510 = contract f64[16,10] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3255,7 +2964,7 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
       }
     }
   }
-  // %507 = softmax f64[16,10] -> v3
+  // %511 = softmax f64[16,10] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3287,126 +2996,7 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
       }
     }
   }
-  // %542 = layernorm f64[15] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 45) * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 15.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e308 = u_stages[(i0 + 45) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e308 * e308);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 15.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 45) * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %544 = add f64[15] -> v1
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
-    }
-  }
-  // %546 = contract f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %547 = softmax f64[16,10] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v2[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %548 = contract f64[16] -> v6
+  // %512 = contract f64[16] -> v2
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3426,29 +3016,29 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %760 = contract f64[16] -> v2
+  // %513 = sigmoid f64[16] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = sigmoid(v6[i0 * L + l]) * u5[0];
+      v4[i0 * L + l] = sigmoid(v2[i0 * L + l]);
     }
   }
-  // %761 = contract f64[16,10] -> v9
+  // %514 = contract f64[16,10] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] = v8[(i0 * 10 + i1) * L + l] * v2[i0 * L + l];
+        v2[(i0 * 10 + i1) * L + l] = v3[(i0 * 10 + i1) * L + l] * v4[i0 * L + l];
       }
     }
   }
-  // %551 = contract f64[16,10] -> v2
+  // %515 = contract f64[16,10] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3469,10 +3059,10 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -3488,29 +3078,467 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %552 = tanh f64[16,10] -> v8
+  // %516 = tanh f64[16,10] -> v5
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
+      v5[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
     }
   }
-  // %764 = add f64[16,10,10] -> W
+  // %527 = layernorm f64[15] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 15) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 15.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e155 = u_stages[(i0 + 15) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e155 * e155);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 15.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %529 = add f64[15] -> v1
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+    }
+  }
+  // %531 = contract f64[16,10] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %532 = softmax f64[16,10] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v3[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v3[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v3[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %533 = contract f64[16] -> v4
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %534 = sigmoid f64[16] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = sigmoid(v4[i0 * L + l]);
+    }
+  }
+  // %535 = contract f64[16,10] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 10 + i1) * L + l] = v6[(i0 * 10 + i1) * L + l] * v3[i0 * L + l];
+      }
+    }
+  }
+  // %536 = contract f64[16,10] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %537 = tanh f64[16,10] -> v6
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
+    }
+  }
+  // %564 = mul f64[16,10,10] -> v8
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v8[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              ((v7[(i0 * 10 + i1) * L + l] * v6[(i0 * 10 + i2) * L + l]) / 4.0f) * 0.33333334f;
+        }
+      }
+    }
+  }
+  // %548 = layernorm f64[15] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 45) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 15.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e305 = u_stages[(i0 + 45) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e305 * e305);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 15.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = (u_stages[(i0 + 45) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %550 = add f64[15] -> v1
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+    }
+  }
+  // %557 = contract f64[16,10] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %558 = tanh f64[16,10] -> v6
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
+    }
+  }
+  // %552 = contract f64[16,10] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %553 = softmax f64[16,10] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v3[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v3[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v3[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %554 = contract f64[16] -> v4
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %555 = sigmoid f64[16] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = sigmoid(v4[i0 * L + l]);
+    }
+  }
+  // %556 = contract f64[16,10] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 10 + i1) * L + l] = v7[(i0 * 10 + i1) * L + l] * v3[i0 * L + l];
+      }
+    }
+  }
+  // %570 = add f64[16,10,10] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_new[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              z0_W[(i0 * 100 + i1 * 10 + i2) * L + l] +
-              ((v7[(i0 * 100 + i1 * 10 + i2) * L + l] +
-                (v7[(i0 * 100 + i1 * 10 + i2) * L + l] +
-                 (v4[(i0 * 10 + i2) * L + l] * v3[(i0 * 10 + i1) * L + l]))) +
-               (v9[(i0 * 10 + i1) * L + l] * v8[(i0 * 10 + i2) * L + l]));
+              (T(h) * ((((((v2[(i0 * 10 + i1) * L + l] * v5[(i0 * 10 + i2) * L + l]) / 4.0f) *
+                          0.16666667f) +
+                         v8[(i0 * 100 + i1 * 10 + i2) * L + l]) +
+                        v8[(i0 * 100 + i1 * 10 + i2) * L + l]) +
+                       (((v6[(i0 * 10 + i2) * L + l] * v9[(i0 * 10 + i1) * L + l]) / 4.0f) *
+                        0.16666667f))) +
+              z0_W[(i0 * 100 + i1 * 10 + i2) * L + l];
         }
       }
     }
@@ -3549,29 +3577,29 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
   T* theta_bar_Wv = theta_bar + 2670;
   T* __restrict u_stages_bar = static_cast<T*>(u_stages_bar_ptr);
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 512);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1024);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6144);
-  T* __restrict u4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11264);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11328);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16448);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21568);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21888);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22400);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22912);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23424);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28544);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33664);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41344);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49024);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49536);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54656);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59776);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64896);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72576);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 123776);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 128896);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 134016);
+  T* __restrict u1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 512);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 576);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51776);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52288);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57408);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62528);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67648);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72768);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73088);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73600);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74112);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79232);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84352);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92032);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99712);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 150912);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 156032);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 156544);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 161664);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 166784);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 171904);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 177024);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 184704);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3583,588 +3611,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
   T rowsum_v[L] = {};
   T acc_v[L] = {};
   // fwp_hebb_rde.field.step.rk4.vjp: 204 nodes
-  // %542 = layernorm f64[15] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 45) * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 15.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e12 = u_stages[(i0 + 45) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e12 * e12);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 15.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 45) * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %544 = add f64[15] -> v1
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
-    }
-  }
-  // %551 = contract f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %552 = tanh f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
-    }
-  }
-  // %753 = mul f64[] -> u4
-  u4[0] = T(h) * 0.16666667f;
-  // %837 = contract f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = v3[(i0 * 10 + i1) * L + l] * u4[0];
-      }
-    }
-  }
-  // %838 = contract f64[16,10] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %546 = contract f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %547 = softmax f64[16,10] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v2[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %994 = contract f64[16] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 40 + i1) * L + l], v6[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v5[(i0 * 40 + i1 + 10) * L + l], v6[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v5[(i0 * 40 + i1 + 20) * L + l], v6[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v5[(i0 * 40 + i1 + 30) * L + l], v6[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %548 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %549 = sigmoid f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = sigmoid(v8[i0 * L + l]);
-    }
-  }
-  // %995 = mul f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v2[i0 * L + l] * ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]);
-    }
-  }
-  // %996 = contract f64[15] -> v2
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v8[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v8[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %760 = contract f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v9[i0 * L + l] * u4[0];
-    }
-  }
-  // %761 = contract f64[16,10] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] = v6[(i0 * 10 + i1) * L + l] * v10[i0 * L + l];
-      }
-    }
-  }
-  // %851 = contract f64[16,10] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 + i2 * 10) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1003 = mul f64[16,10] -> v11
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v12[i0 * L + l] * (1.0f - square(v3[i0 * L + l]));
-    }
-  }
-  // %1004 = contract f64[16,15] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %997 = contract f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = v5[(i0 * 10 + i1) * L + l] * v9[i0 * L + l];
-      }
-    }
-  }
-  // %998 = contract f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v6[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v6[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v6[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v6[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1001 = mul f64[16,10] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1) * L + l] =
-            (v3[(i0 * 10 + i1) * L + l] - v9[i0 * L + l]) * v6[(i0 * 10 + i1) * L + l];
-      }
-    }
-  }
-  // %1002 = contract f64[16,15] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v5[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v5[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v5[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v5[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v5[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1006 = reduce_sum f64[15] -> v9
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v13[(i0 + i1 * 15) * L + l] + v14[(i0 + i1 * 15) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1007 = add f64[15] -> v10
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v2[i0 * L + l] + v9[i0 * L + l];
-    }
-  }
-  // %502 = layernorm f64[15] -> v9
+  // %506 = layernorm f64[15] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4184,8 +3631,8 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e392 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e392 * e392);
+        const T e12 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e12 * e12);
       }
     }
   }
@@ -4197,777 +3644,31 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %504 = add f64[15] -> v2
+  // %793 = mul f64[] -> u1
+  u1[0] = T(h) * 0.16666667f;
+  // %952 = div f64[16,10,10] -> v2
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v2[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] * u1[0]) / 4.0f;
+        }
+      }
+    }
+  }
+  // %508 = add f64[15] -> v3
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = ln_bias[i0] + (v9[i0 * L + l] * ln_gain[i0]);
+      v3[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %506 = contract f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v2[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v2[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v2[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v2[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v2[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %507 = softmax f64[16,10] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v3[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v3[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v3[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %511 = contract f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v2[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v2[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v2[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v2[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v2[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %512 = tanh f64[16,10] -> v12
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
-    }
-  }
-  // %811 = contract f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = v12[(i0 * 10 + i1) * L + l] * u4[0];
-      }
-    }
-  }
-  // %812 = contract f64[16,10] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l],
-                               v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %989 = contract f64[16] -> v3
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 40 + i1) * L + l], v13[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v6[(i0 * 40 + i1 + 10) * L + l], v13[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v6[(i0 * 40 + i1 + 20) * L + l], v13[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v6[(i0 * 40 + i1 + 30) * L + l], v13[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %508 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v2[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %509 = sigmoid f64[16] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = sigmoid(v14[i0 * L + l]);
-    }
-  }
-  // %990 = mul f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v3[i0 * L + l] * ((1.0f - v15[i0 * L + l]) * v15[i0 * L + l]);
-    }
-  }
-  // %991 = contract f64[15] -> v3
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v14[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v14[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v14[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v14[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v14[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %979 = contract f64[16,10] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1) * L + l] = v13[(i0 * 10 + i1) * L + l] * v15[i0 * L + l];
-      }
-    }
-  }
-  // %980 = contract f64[16] -> v13
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 40 + i1) * L + l], v6[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v16[(i0 * 40 + i1 + 10) * L + l], v6[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v16[(i0 * 40 + i1 + 20) * L + l], v6[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v16[(i0 * 40 + i1 + 30) * L + l], v6[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %983 = mul f64[16,10] -> v17
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 10 + i1) * L + l] =
-            (v16[(i0 * 10 + i1) * L + l] - v13[i0 * L + l]) * v6[(i0 * 10 + i1) * L + l];
-      }
-    }
-  }
-  // %984 = contract f64[16,15] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %754 = contract f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v15[i0 * L + l] * u4[0];
-    }
-  }
-  // %820 = contract f64[16,10] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 10 + i1) * L + l] = v6[(i0 * 10 + i1) * L + l] * v16[i0 * L + l];
-      }
-    }
-  }
-  // %821 = contract f64[16,10] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z1_bar_W[(i0 * 100 + i1 + i2 * 10) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %985 = mul f64[16,10] -> v16
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = (1.0f - square(v12[i0 * L + l])) * v6[i0 * L + l];
-    }
-  }
-  // %986 = contract f64[16,15] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v16[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v16[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v16[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v16[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v16[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %988 = reduce_sum f64[15] -> v15
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v13[(i0 + i1 * 15) * L + l] + v19[(i0 + i1 * 15) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %992 = add f64[15] -> v6
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v3[i0 * L + l] + v15[i0 * L + l];
-    }
-  }
-  // %862 = mul f64[] -> u4
-  u4[0] = T(h) * 0.6666667f;
-  // %863 = contract f64[16,10,10] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v20[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] * u4[0];
-        }
-      }
-    }
-  }
-  // %522 = layernorm f64[15] -> v15
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 15) * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 15.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e775 = u_stages[(i0 + 15) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e775 * e775);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 15.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %524 = add f64[15] -> v3
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = ln_bias[i0] + (v15[i0 * L + l] * ln_gain[i0]);
-    }
-  }
-  // %526 = contract f64[16,10] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v3[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v3[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v3[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v3[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v3[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %527 = softmax f64[16,10] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v12[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v12[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %528 = contract f64[16] -> v12
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v3[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %529 = sigmoid f64[16] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = sigmoid(v12[i0 * L + l]);
-    }
-  }
-  // %530 = contract f64[16,10] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = v18[(i0 * 10 + i1) * L + l] * v13[i0 * L + l];
-      }
-    }
-  }
-  // %872 = contract f64[16,10] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v20[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 + i2 * 10) * L + l], v12[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %531 = contract f64[16,10] -> v12
+  // %515 = contract f64[16,10] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4988,10 +3689,10 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v4[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v4[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v4[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v4[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -5007,25 +3708,302 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v4[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %532 = tanh f64[16,10] -> v21
+  // %516 = tanh f64[16,10] -> v5
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
+      v5[i0 * L + l] = vm::tanh(v4[i0 * L + l]);
     }
   }
-  // %1016 = mul f64[16,10] -> v12
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
+  // %953 = contract f64[16,10] -> v4
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 * 40 + i2) * L + l], v5[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v2[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v5[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v2[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v5[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v2[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v5[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v4[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v4[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v4[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 * 10 + i2) * L + l], v5[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %510 = contract f64[16,10] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v3[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v3[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v3[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v3[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v3[i2 * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %511 = softmax f64[16,10] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v19[i0 * L + l] * (1.0f - square(v21[i0 * L + l]));
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v6[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v6[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[i1 * L + l] = vm::exp(v6[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v6[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 10 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
+      }
     }
   }
-  // %1017 = contract f64[16,15] -> v19
+  // %965 = contract f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v4[(i0 * 40 + i1) * L + l], v7[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v4[(i0 * 40 + i1 + 10) * L + l], v7[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v4[(i0 * 40 + i1 + 20) * L + l], v7[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v4[(i0 * 40 + i1 + 30) * L + l], v7[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %512 = contract f64[16] -> v9
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v3[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %513 = sigmoid f64[16] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = sigmoid(v9[i0 * L + l]);
+    }
+  }
+  // %966 = mul f64[16] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = v6[i0 * L + l] * ((1.0f - v10[i0 * L + l]) * v10[i0 * L + l]);
+    }
+  }
+  // %967 = contract f64[15] -> v6
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v9[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  for (int64_t i0 = 12; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v9[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %954 = contract f64[16,10] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 10 + i1) * L + l] = v4[(i0 * 10 + i1) * L + l] * v10[i0 * L + l];
+      }
+    }
+  }
+  // %955 = contract f64[16] -> v4
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v11[(i0 * 40 + i1) * L + l], v7[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 10) * L + l], v7[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 20) * L + l], v7[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 30) * L + l], v7[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %958 = mul f64[16,10] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 10 + i1) * L + l] =
+            v7[(i0 * 10 + i1) * L + l] * (v11[(i0 * 10 + i1) * L + l] - v4[i0 * L + l]);
+      }
+    }
+  }
+  // %959 = contract f64[16,15] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -5039,21 +4017,21 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v13[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v13[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v13[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v13[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -5064,16 +4042,25 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v13[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %864 = contract f64[16,10] -> v22
+  // %514 = contract f64[16,10] -> v4
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 10 + i1) * L + l] = v7[(i0 * 10 + i1) * L + l] * v10[i0 * L + l];
+      }
+    }
+  }
+  // %960 = contract f64[16,10] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5086,22 +4073,22 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2) * L + l], v21[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v21[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v21[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v20[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v21[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v4[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v2[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v4[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v2[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v4[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v2[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v4[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v22[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v22[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v22[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v7[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -5112,26 +4099,362 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v20[(i0 * 100 + i1 * 10 + i2) * L + l], v21[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 + i2 * 10) * L + l], v4[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v7[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1010 = contract f64[16,10] -> v21
+  // %961 = mul f64[16,10] -> v4
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = v7[i0 * L + l] * (1.0f - square(v5[i0 * L + l]));
+    }
+  }
+  // %962 = contract f64[16,15] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v4[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v4[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v4[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v4[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v14[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v14[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v14[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v4[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 15 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %964 = reduce_sum f64[15] -> v10
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v13[(i0 + i1 * 15) * L + l] + v14[(i0 + i1 * 15) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %968 = add f64[15] -> v5
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = v6[i0 * L + l] + v10[i0 * L + l];
+    }
+  }
+  // %527 = layernorm f64[15] -> v10
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 15) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 15.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e391 = u_stages[(i0 + 15) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e391 * e391);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 15.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %529 = add f64[15] -> v6
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = ln_bias[i0] + (v10[i0 * L + l] * ln_gain[i0]);
+    }
+  }
+  // %533 = contract f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v6[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %534 = sigmoid f64[16] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = sigmoid(v7[i0 * L + l]);
+    }
+  }
+  // %817 = mul f64[] -> u1
+  u1[0] = T(h) * 0.6666667f;
+  // %970 = div f64[16,10,10] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v15[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] * u1[0]) / 4.0f;
+        }
+      }
+    }
+  }
+  // %536 = contract f64[16,10] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v6[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v6[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v6[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v6[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v7[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v6[i2 * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %537 = tanh f64[16,10] -> v13
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = vm::tanh(v7[i0 * L + l]);
+    }
+  }
+  // %971 = contract f64[16,10] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v15[(i0 * 100 + i1 * 40 + i2) * L + l], v13[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v15[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v15[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v15[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v7[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v15[(i0 * 100 + i1 * 10 + i2) * L + l], v13[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %531 = contract f64[16,10] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v6[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v6[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v6[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v6[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v14[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v14[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v14[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v6[i2 * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %532 = softmax f64[16,10] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 10 + i1) * L + l] = v22[(i0 * 10 + i1) * L + l] * v13[i0 * L + l];
+        rowmax_v[l] =
+            (v14[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v14[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[i1 * L + l] = vm::exp(v14[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v14[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 10 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %1011 = contract f64[16] -> v20
+  // %983 = contract f64[16] -> v14
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5143,34 +4466,719 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 40 + i1) * L + l], v21[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v7[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 10) * L + l], v21[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 20) * L + l], v21[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 30) * L + l], v21[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v7[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1014 = mul f64[16,10] -> v23
+  // %984 = mul f64[16] -> v17
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = (v11[i0 * L + l] * (1.0f - v11[i0 * L + l])) * v14[i0 * L + l];
+    }
+  }
+  // %985 = contract f64[15] -> v14
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v17[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v17[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v17[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v17[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  for (int64_t i0 = 12; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v17[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %535 = contract f64[16,10] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[(i0 * 10 + i1) * L + l] = v16[(i0 * 10 + i1) * L + l] * v11[i0 * L + l];
+      }
+    }
+  }
+  // %978 = contract f64[16,10] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v15[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v15[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v15[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v15[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v19[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v19[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v19[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v15[(i0 * 100 + i1 + i2 * 10) * L + l], v18[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %979 = mul f64[16,10] -> v18
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = v19[i0 * L + l] * (1.0f - square(v13[i0 * L + l]));
+    }
+  }
+  // %980 = contract f64[16,15] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v13[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v13[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v13[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 15 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %972 = contract f64[16,10] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 10 + i1) * L + l] = v7[(i0 * 10 + i1) * L + l] * v11[i0 * L + l];
+      }
+    }
+  }
+  // %973 = contract f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v19[(i0 * 40 + i1) * L + l], v16[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 10) * L + l], v16[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 20) * L + l], v16[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v19[(i0 * 40 + i1 + 30) * L + l], v16[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %976 = mul f64[16,10] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 10 + i1) * L + l] =
+            v16[(i0 * 10 + i1) * L + l] * (v19[(i0 * 10 + i1) * L + l] - v7[i0 * L + l]);
+      }
+    }
+  }
+  // %977 = contract f64[16,15] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 15 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %982 = reduce_sum f64[15] -> v7
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v13[(i0 + i1 * 15) * L + l] + v15[(i0 + i1 * 15) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %986 = add f64[15] -> v16
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = v14[i0 * L + l] + v7[i0 * L + l];
+    }
+  }
+  // %548 = layernorm f64[15] -> v7
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 45) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 15.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e770 = u_stages[(i0 + 45) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e770 * e770);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 15.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = (u_stages[(i0 + 45) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %550 = add f64[15] -> v19
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = (v7[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+    }
+  }
+  // %552 = contract f64[16,10] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v19[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v19[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v19[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v19[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v19[i2 * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %553 = softmax f64[16,10] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v13[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[i1 * L + l] = vm::exp(v13[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 10 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %554 = contract f64[16] -> v13
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v19[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v19[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v19[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v19[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %555 = sigmoid f64[16] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = sigmoid(v13[i0 * L + l]);
+    }
+  }
+  // %556 = contract f64[16,10] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 10 + i1) * L + l] = v14[(i0 * 10 + i1) * L + l] * v15[i0 * L + l];
+      }
+    }
+  }
+  // %988 = contract f64[16,10] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v2[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v2[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v2[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 + i2 * 10) * L + l], v13[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %557 = contract f64[16,10] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v19[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v19[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v19[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v19[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v19[i2 * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %558 = tanh f64[16,10] -> v21
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
+    }
+  }
+  // %989 = mul f64[16,10] -> v13
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = v20[i0 * L + l] * (1.0f - square(v21[i0 * L + l]));
+    }
+  }
+  // %990 = contract f64[16,15] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v22[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v22[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v22[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 15 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %991 = contract f64[16,10] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 * 40 + i2) * L + l], v21[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v2[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v21[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v2[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v21[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v2[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v21[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 * 10 + i2) * L + l], v21[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %992 = contract f64[16,10] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 10 + i1) * L + l] = v20[(i0 * 10 + i1) * L + l] * v15[i0 * L + l];
+      }
+    }
+  }
+  // %993 = contract f64[16] -> v2
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v21[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v21[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v21[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v21[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %996 = mul f64[16,10] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v23[(i0 * 10 + i1) * L + l] =
-            v18[(i0 * 10 + i1) * L + l] * (v21[(i0 * 10 + i1) * L + l] - v20[i0 * L + l]);
+            (v21[(i0 * 10 + i1) * L + l] - v2[i0 * L + l]) * v14[(i0 * 10 + i1) * L + l];
       }
     }
   }
-  // %1015 = contract f64[16,15] -> v20
+  // %997 = contract f64[16,15] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -5195,10 +5203,10 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v2[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v2[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v2[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v2[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -5214,11 +5222,11 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v2[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1019 = reduce_sum f64[15] -> v21
+  // %999 = reduce_sum f64[15] -> v21
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5227,7 +5235,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v19[(i0 + i1 * 15) * L + l] + v20[(i0 + i1 * 15) * L + l]);
+        acc_v[l] = acc_v[l] + (v22[(i0 + i1 * 15) * L + l] + v2[(i0 + i1 * 15) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -5235,7 +5243,7 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v21[i0 * L + l] = acc_v[l];
     }
   }
-  // %1020 = contract f64[16] -> v19
+  // %1000 = contract f64[16] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5247,31 +5255,31 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 40 + i1) * L + l], v22[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 40 + i1) * L + l], v14[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 10) * L + l], v22[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 40 + i1 + 10) * L + l], v14[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 20) * L + l], v22[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 40 + i1 + 20) * L + l], v14[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 30) * L + l], v22[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 40 + i1 + 30) * L + l], v14[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 4) * L + l] = acc0_v[l];
+      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1021 = mul f64[16] -> v18
+  // %1001 = mul f64[16] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = (v13[i0 * L + l] * (1.0f - v13[i0 * L + l])) * v19[i0 * L + l];
+      v20[i0 * L + l] = ((1.0f - v15[i0 * L + l]) * v15[i0 * L + l]) * v22[i0 * L + l];
     }
   }
-  // %1022 = contract f64[15] -> v22
+  // %1002 = contract f64[15] -> v14
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5283,18 +5291,18 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v18[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v20[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v20[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v20[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   for (int64_t i0 = 12; i0 < 15; ++i0) {
@@ -5305,76 +5313,59 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v18[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v20[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = acc0_v[l];
+      v14[i0 * L + l] = acc0_v[l];
     }
   }
-  // %1023 = add f64[15] -> v13
+  // %1003 = add f64[15] -> v22
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v21[i0 * L + l] + v22[i0 * L + l];
+      v22[i0 * L + l] = v21[i0 * L + l] + v14[i0 * L + l];
     }
   }
-  // %1025 = add f64[15] -> d.ln.gain
+  // %1006 = add f64[15] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v10[i0 * L + l] * v0[i0 * L + l]) + (v9[i0 * L + l] * v6[i0 * L + l])) +
-                 (v13[i0 * L + l] * v15[i0 * L + l]);
+        sum[l] = (v0[i0 * L + l] * v5[i0 * L + l]) +
+                 ((v16[i0 * L + l] * v10[i0 * L + l]) + (v22[i0 * L + l] * v7[i0 * L + l]));
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1027 = add f64[15] -> d.ln.bias
+  // %1008 = add f64[15] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v13[i0 * L + l] + (v10[i0 * L + l] + v6[i0 * L + l]);
+        sum[l] = (v22[i0 * L + l] + v16[i0 * L + l]) + v5[i0 * L + l];
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1032 = add f64[16,15] -> d.Wb
+  // %1013 = add f64[16,15] -> d.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v3[i1 * L + l] * v18[i0 * L + l]) +
-                   ((v14[i0 * L + l] * v2[i1 * L + l]) + (v1[i1 * L + l] * v8[i0 * L + l]));
+          sum[l] = (v9[i0 * L + l] * v3[i1 * L + l]) +
+                   ((v6[i1 * L + l] * v17[i0 * L + l]) + (v19[i1 * L + l] * v20[i0 * L + l]));
         }
         theta_bar_Wb[i0 * 15 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1037 = add f64[16,10,15] -> d.Wk
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        {
-          T sum[L];
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v3[i2 * L + l] * v23[(i0 * 10 + i1) * L + l]) +
-                     ((v2[i2 * L + l] * v17[(i0 * 10 + i1) * L + l]) +
-                      (v5[(i0 * 10 + i1) * L + l] * v1[i2 * L + l]));
-          }
-          theta_bar_Wk[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
-        }
-      }
-    }
-  }
-  // %1042 = add f64[16,10,15] -> d.Wv
+  // %1018 = add f64[16,10,15] -> d.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -5383,15 +5374,32 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             sum[l] = (v3[i2 * L + l] * v12[(i0 * 10 + i1) * L + l]) +
-                     ((v11[(i0 * 10 + i1) * L + l] * v1[i2 * L + l]) +
-                      (v2[i2 * L + l] * v16[(i0 * 10 + i1) * L + l]));
+                     ((v6[i2 * L + l] * v11[(i0 * 10 + i1) * L + l]) +
+                      (v23[(i0 * 10 + i1) * L + l] * v19[i2 * L + l]));
+          }
+          theta_bar_Wk[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
+        }
+      }
+    }
+  }
+  // %1023 = add f64[16,10,15] -> d.Wv
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        {
+          T sum[L];
+          PLASTIC_SIMD
+          for (int64_t l = 0; l < L; ++l) {
+            sum[l] = (v3[i2 * L + l] * v4[(i0 * 10 + i1) * L + l]) +
+                     ((v18[(i0 * 10 + i1) * L + l] * v6[i2 * L + l]) +
+                      (v13[(i0 * 10 + i1) * L + l] * v19[i2 * L + l]));
           }
           theta_bar_Wv[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // output d.W = %69
+  // output d.W = %73
   for (int64_t i0 = 0; i0 < 1600; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5399,14 +5407,14 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
   }
   if (u_stages_bar) {
-    // %1043 = mul f64[15] -> v1
+    // %1024 = mul f64[15] -> v3
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v6[i0 * L + l];
+        v3[i0 * L + l] = ln_gain[i0] * v5[i0 * L + l];
       }
     }
-    // %1044 = reduce_sum f64[] -> v7
+    // %1025 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5414,19 +5422,19 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v1[i0 * L + l];
+        acc_v[l] = acc_v[l] + v3[i0 * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
+      v8[l] = acc_v[l];
     }
-    // %1045 = mul f64[] -> v8
+    // %1026 = mul f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = v7[l] * 0.06666667f;
+      v9[l] = v8[l] * 0.06666667f;
     }
-    // %1048 = contract f64[] -> v7
+    // %1029 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5434,19 +5442,19 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v0[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc0_v[l];
+      v8[l] = acc0_v[l];
     }
-    // %1049 = mul f64[] -> v2
+    // %1030 = mul f64[] -> v17
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[l] = v7[l] * 0.06666667f;
+      v17[l] = v8[l] * 0.06666667f;
     }
-    // %646 = reduce_sum f64[] -> v7
+    // %709 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5459,14 +5467,14 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
+      v8[l] = acc_v[l];
     }
-    // %647 = mul f64[] -> v3
+    // %710 = mul f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[l] = v7[l] * 0.06666667f;
+      v4[l] = v8[l] * 0.06666667f;
     }
-    // %651 = reduce_sum f64[] -> v7
+    // %714 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5474,26 +5482,26 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - v3[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - v4[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
+      v8[l] = acc_v[l];
     }
-    // %655 = reciprocal f64[] -> v3
+    // %718 = reciprocal f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[l] = T(1) / std::sqrt((v7[l] * 0.06666667f) + 1e-05f);
+      v4[l] = T(1) / std::sqrt((v8[l] * 0.06666667f) + 1e-05f);
     }
-    // %1053 = mul f64[15] -> d.dx@0
+    // %1034 = mul f64[15] -> d.dx@0
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[i0 * L + l] += ((v1[i0 * L + l] - v8[l]) - (v9[i0 * L + l] * v2[l])) * v3[l];
+        u_stages_bar[i0 * L + l] += ((v3[i0 * L + l] - v9[l]) - (v0[i0 * L + l] * v17[l])) * v4[l];
       }
     }
-    // %700 = reduce_sum f64[] -> v7
+    // %656 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5506,41 +5514,14 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
+      v8[l] = acc_v[l];
     }
-    // %701 = mul f64[] -> v1
+    // %657 = mul f64[] -> v0
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[l] = v7[l] * 0.06666667f;
+      v0[l] = v8[l] * 0.06666667f;
     }
-    // %705 = reduce_sum f64[] -> v7
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 15) * L + l] - v1[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
-    }
-    // %709 = reciprocal f64[] -> v1
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[l] = T(1) / std::sqrt((v7[l] * 0.06666667f) + 1e-05f);
-    }
-    // %1054 = mul f64[15] -> v8
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[i0 * L + l] = v13[i0 * L + l] * ln_gain[i0];
-      }
-    }
-    // %1055 = reduce_sum f64[] -> v7
+    // %661 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5548,19 +5529,46 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v8[i0 * L + l];
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 15) * L + l] - v0[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
+      v8[l] = acc_v[l];
     }
-    // %1056 = mul f64[] -> v9
+    // %665 = reciprocal f64[] -> v0
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[l] = v7[l] * 0.06666667f;
+      v0[l] = T(1) / std::sqrt((v8[l] * 0.06666667f) + 1e-05f);
     }
-    // %1059 = contract f64[] -> v7
+    // %1035 = mul f64[15] -> v3
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[i0 * L + l] = v16[i0 * L + l] * ln_gain[i0];
+      }
+    }
+    // %1036 = reduce_sum f64[] -> v8
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + v3[i0 * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[l] = acc_v[l];
+    }
+    // %1037 = mul f64[] -> v9
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[l] = v8[l] * 0.06666667f;
+    }
+    // %1040 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5568,34 +5576,34 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc0_v[l];
+      v8[l] = acc0_v[l];
     }
-    // %1060 = mul f64[] -> v2
+    // %1041 = mul f64[] -> v17
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[l] = v7[l] * 0.06666667f;
+      v17[l] = v8[l] * 0.06666667f;
     }
-    // %1064 = mul f64[15] -> d.dx@1
+    // %1045 = mul f64[15] -> d.dx@1
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 15) * L + l] +=
-            v1[l] * ((v8[i0 * L + l] - v9[l]) - (v2[l] * v15[i0 * L + l]));
+            v0[l] * ((v3[i0 * L + l] - v9[l]) - (v17[l] * v10[i0 * L + l]));
       }
     }
-    // %1065 = mul f64[15] -> v1
+    // %1046 = mul f64[15] -> v0
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = v10[i0 * L + l] * ln_gain[i0];
+        v0[i0 * L + l] = v22[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %1066 = reduce_sum f64[] -> v7
+    // %1047 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5603,19 +5611,19 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v1[i0 * L + l];
+        acc_v[l] = acc_v[l] + v0[i0 * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
+      v8[l] = acc_v[l];
     }
-    // %1067 = mul f64[] -> v8
+    // %1048 = mul f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = v7[l] * 0.06666667f;
+      v3[l] = v8[l] * 0.06666667f;
     }
-    // %1070 = contract f64[] -> v7
+    // %1051 = contract f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5623,19 +5631,19 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v0[i0 * L + l], v7[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc0_v[l];
+      v8[l] = acc0_v[l];
     }
-    // %1071 = mul f64[] -> v9
+    // %1052 = mul f64[] -> v9
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[l] = v7[l] * 0.06666667f;
+      v9[l] = v8[l] * 0.06666667f;
     }
-    // %592 = reduce_sum f64[] -> v7
+    // %600 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5648,14 +5656,14 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
+      v8[l] = acc_v[l];
     }
-    // %593 = mul f64[] -> v10
+    // %601 = mul f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[l] = v7[l] * 0.06666667f;
+      v10[l] = v8[l] * 0.06666667f;
     }
-    // %597 = reduce_sum f64[] -> v7
+    // %605 = reduce_sum f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -5668,19 +5676,19 @@ extern "C" void fwp_hebb_rde_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
+      v8[l] = acc_v[l];
     }
-    // %601 = reciprocal f64[] -> v10
+    // %609 = reciprocal f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[l] = T(1) / std::sqrt((v7[l] * 0.06666667f) + 1e-05f);
+      v10[l] = T(1) / std::sqrt((v8[l] * 0.06666667f) + 1e-05f);
     }
-    // %1075 = mul f64[15] -> d.dx@2
+    // %1056 = mul f64[15] -> d.dx@2
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 45) * L + l] +=
-            ((v1[i0 * L + l] - v8[l]) - (v9[l] * v0[i0 * L + l])) * v10[l];
+            ((v0[i0 * L + l] - v3[l]) - (v9[l] * v7[i0 * L + l])) * v10[l];
       }
     }
   }
@@ -5723,8 +5731,8 @@ extern "C" void fwp_hebb_rde_output(const void* /*ctx*/, double /*t*/, const voi
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_hebb_rde.final_outputs: 32 nodes
-  // %39 = layernorm f64[15] -> v0
-  // fwp_hebb_rde.ode:50: let q = softmax(Wq @ ln(dx(T)))
+  // %42 = layernorm f64[15] -> v0
+  // fwp_hebb_rde.ode:57: let q = softmax(Wq @ ln(dx(T)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5760,16 +5768,16 @@ extern "C" void fwp_hebb_rde_output(const void* /*ctx*/, double /*t*/, const voi
       v0[i0 * L + l] = (x[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %41 = add f64[15] -> v1
-  // fwp_hebb_rde.ode:50: let q = softmax(Wq @ ln(dx(T)))
+  // %44 = add f64[15] -> v1
+  // fwp_hebb_rde.ode:57: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %43 = contract f64[16,10] -> v2
-  // fwp_hebb_rde.ode:50: let q = softmax(Wq @ ln(dx(T)))
+  // %46 = contract f64[16,10] -> v2
+  // fwp_hebb_rde.ode:57: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5813,8 +5821,8 @@ extern "C" void fwp_hebb_rde_output(const void* /*ctx*/, double /*t*/, const voi
       }
     }
   }
-  // %44 = softmax f64[16,10] -> v3
-  // fwp_hebb_rde.ode:50: let q = softmax(Wq @ ln(dx(T)))
+  // %47 = softmax f64[16,10] -> v3
+  // fwp_hebb_rde.ode:57: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5846,8 +5854,8 @@ extern "C" void fwp_hebb_rde_output(const void* /*ctx*/, double /*t*/, const voi
       }
     }
   }
-  // %46 = contract f64[16,10] -> v2
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // %49 = contract f64[16,10] -> v2
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5896,8 +5904,8 @@ extern "C" void fwp_hebb_rde_output(const void* /*ctx*/, double /*t*/, const voi
       }
     }
   }
-  // %48 = layernorm f64[160] -> v3
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // %51 = layernorm f64[160] -> v3
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -5933,16 +5941,16 @@ extern "C" void fwp_hebb_rde_output(const void* /*ctx*/, double /*t*/, const voi
       v3[i0 * L + l] = (v2[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %50 = add f64[160] -> v4
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // %53 = add f64[160] -> v4
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = ff_norm_bias[i0] + (v3[i0 * L + l] * ff_norm_gain[i0]);
     }
   }
-  // %51 = contract f64[128] -> v3
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // %54 = contract f64[128] -> v3
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5968,16 +5976,16 @@ extern "C" void fwp_hebb_rde_output(const void* /*ctx*/, double /*t*/, const voi
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %53 = relu f64[128] -> v4
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // %56 = relu f64[128] -> v4
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = relu(v3[i0 * L + l] + ff_up_bias[i0]);
     }
   }
-  // %54 = contract f64[160] -> v3
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // %57 = contract f64[160] -> v3
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6003,16 +6011,16 @@ extern "C" void fwp_hebb_rde_output(const void* /*ctx*/, double /*t*/, const voi
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %56 = add f64[160] -> v4
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // %59 = add f64[160] -> v4
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = v2[i0 * L + l] + (v3[i0 * L + l] + ff_down_bias[i0]);
     }
   }
-  // %57 = contract f64[3] -> v0
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // %60 = contract f64[3] -> v0
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6029,8 +6037,8 @@ extern "C" void fwp_hebb_rde_output(const void* /*ctx*/, double /*t*/, const voi
       v0[i0 * L + l] = acc0_v[l];
     }
   }
-  // %58 = add f64[3] -> logits
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // %61 = add f64[3] -> logits
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6103,8 +6111,8 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
   T rowsum_v[L] = {};
   T acc_v[L] = {};
   // fwp_hebb_rde.final_outputs.vjp: 97 nodes
-  // %39 = layernorm f64[15] -> v0
-  // fwp_hebb_rde.ode:50: let q = softmax(Wq @ ln(dx(T)))
+  // %42 = layernorm f64[15] -> v0
+  // fwp_hebb_rde.ode:57: let q = softmax(Wq @ ln(dx(T)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6140,16 +6148,16 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
       v0[i0 * L + l] = (x[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %41 = add f64[15] -> v1
-  // fwp_hebb_rde.ode:50: let q = softmax(Wq @ ln(dx(T)))
+  // %44 = add f64[15] -> v1
+  // fwp_hebb_rde.ode:57: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %43 = contract f64[16,10] -> v2
-  // fwp_hebb_rde.ode:50: let q = softmax(Wq @ ln(dx(T)))
+  // %46 = contract f64[16,10] -> v2
+  // fwp_hebb_rde.ode:57: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6193,8 +6201,8 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
       }
     }
   }
-  // %44 = softmax f64[16,10] -> v3
-  // fwp_hebb_rde.ode:50: let q = softmax(Wq @ ln(dx(T)))
+  // %47 = softmax f64[16,10] -> v3
+  // fwp_hebb_rde.ode:57: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6226,8 +6234,8 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
       }
     }
   }
-  // %294 = contract f64[160] -> v2
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // %298 = contract f64[160] -> v2
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6256,8 +6264,8 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %46 = contract f64[16,10] -> v5
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // %49 = contract f64[16,10] -> v5
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6306,8 +6314,8 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
       }
     }
   }
-  // %303 = reduce_sum f64[] -> v4
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // %307 = reduce_sum f64[] -> v4
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6322,14 +6330,14 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
   for (int64_t l = 0; l < L; ++l) {
     v4[l] = acc_v[l];
   }
-  // %305 = mul f64[] -> v6
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // %309 = mul f64[] -> v6
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v6[l] = v4[l] * 0.00625f;
   }
-  // %309 = reduce_sum f64[] -> v4
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // %313 = reduce_sum f64[] -> v4
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6344,14 +6352,14 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
   for (int64_t l = 0; l < L; ++l) {
     v4[l] = acc_v[l];
   }
-  // %313 = reciprocal f64[] -> v6
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // %317 = reciprocal f64[] -> v6
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v6[l] = T(1) / std::sqrt((v4[l] * 0.00625f) + 1e-05f);
   }
-  // %48 = layernorm f64[160] -> v7
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // %51 = layernorm f64[160] -> v7
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6387,16 +6395,16 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
       v7[i0 * L + l] = (v5[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %50 = add f64[160] -> v8
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // %53 = add f64[160] -> v8
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = ff_norm_bias[i0] + (v7[i0 * L + l] * ff_norm_gain[i0]);
     }
   }
-  // %51 = contract f64[128] -> v9
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // %54 = contract f64[128] -> v9
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6422,16 +6430,16 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %52 = add f64[128] -> v10
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // %55 = add f64[128] -> v10
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = v9[i0 * L + l] + ff_up_bias[i0];
     }
   }
-  // %296 = contract f64[128] -> v9
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // %300 = contract f64[128] -> v9
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6457,16 +6465,16 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %298 = mul f64[128] -> v11
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // %302 = mul f64[128] -> v11
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = step(v10[i0 * L + l]) * v9[i0 * L + l];
     }
   }
-  // %300 = contract f64[160] -> v12
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // %304 = contract f64[160] -> v12
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6492,16 +6500,16 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
       v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %301 = mul f64[160] -> v13
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // %305 = mul f64[160] -> v13
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = v12[i0 * L + l] * ff_norm_gain[i0];
     }
   }
-  // %319 = reduce_sum f64[] -> v4
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // %323 = reduce_sum f64[] -> v4
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6516,13 +6524,13 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
   for (int64_t l = 0; l < L; ++l) {
     v4[l] = acc_v[l];
   }
-  // %320 = mul f64[] -> v9
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // %324 = mul f64[] -> v9
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v9[l] = v4[l] * 0.00625f;
   }
-  // %377 = contract f64[] -> v4
+  // %381 = contract f64[] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -6537,12 +6545,12 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
   for (int64_t l = 0; l < L; ++l) {
     v4[l] = acc0_v[l];
   }
-  // %432 = mul f64[] -> v14
+  // %436 = mul f64[] -> v14
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v14[l] = v4[l] * 0.00625f;
   }
-  // %438 = reshape f64[16,10] -> v15
+  // %442 = reshape f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6550,7 +6558,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
           v2[i0 * L + l] + (v6[l] * ((v13[i0 * L + l] - v9[l]) - (v14[l] * v7[i0 * L + l])));
     }
   }
-  // %439 = contract f64[16,10,10] -> d.W
+  // %443 = contract f64[16,10,10] -> d.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
@@ -6562,7 +6570,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
       }
     }
   }
-  // %440 = contract f64[16,10] -> v13
+  // %444 = contract f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6611,7 +6619,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
       }
     }
   }
-  // %441 = contract f64[16] -> v9
+  // %445 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6640,7 +6648,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %444 = mul f64[16,10] -> v15
+  // %448 = mul f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -6650,7 +6658,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
       }
     }
   }
-  // %445 = contract f64[15] -> v9
+  // %449 = contract f64[15] -> v9
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6700,7 +6708,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
       v9[i0 * L + l] = acc0_v[l];
     }
   }
-  // %446 = mul f64[15] -> d.ln.gain
+  // %450 = mul f64[15] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
@@ -6711,7 +6719,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %447 = contract f64[16,10,15] -> d.Wq
+  // %451 = contract f64[16,10,15] -> d.Wq
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -6726,8 +6734,8 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
       }
     }
   }
-  // %302 = mul f64[160] -> d.ff.norm.gain
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // %306 = mul f64[160] -> d.ff.norm.gain
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum[L];
@@ -6738,8 +6746,8 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
       theta_bar_ff_norm_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %299 = contract f64[128,160] -> d.ff.up.weight
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // %303 = contract f64[128,160] -> d.ff.up.weight
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       {
@@ -6752,16 +6760,16 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
       }
     }
   }
-  // %53 = relu f64[128] -> v3
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // %56 = relu f64[128] -> v3
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = relu(v10[i0 * L + l]);
     }
   }
-  // %295 = contract f64[160,128] -> d.ff.down.weight
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // %299 = contract f64[160,128] -> d.ff.down.weight
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -6774,8 +6782,8 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
       }
     }
   }
-  // %54 = contract f64[160] -> v7
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // %57 = contract f64[160] -> v7
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6801,16 +6809,16 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %56 = add f64[160] -> v3
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // %59 = add f64[160] -> v3
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = v5[i0 * L + l] + (v7[i0 * L + l] + ff_down_bias[i0]);
     }
   }
-  // %293 = contract f64[3,160] -> d.out.weight
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // %297 = contract f64[3,160] -> d.out.weight
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       {
@@ -6823,7 +6831,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
       }
     }
   }
-  // output d.ln.bias = %445
+  // output d.ln.bias = %449
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
@@ -6834,8 +6842,8 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.ff.norm.bias = %300
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // output d.ff.norm.bias = %304
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum[L];
@@ -6846,8 +6854,8 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
       theta_bar_ff_norm_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.ff.up.bias = %298
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // output d.ff.up.bias = %302
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -6858,8 +6866,8 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
       theta_bar_ff_up_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.ff.down.bias = %294
-  // fwp_hebb_rde.ode:51: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
+  // output d.ff.down.bias = %298
+  // fwp_hebb_rde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum[L];
@@ -6870,7 +6878,7 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
       theta_bar_ff_down_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.out.bias = %292
+  // output d.out.bias = %296
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     {
       T sum[L];
@@ -6882,14 +6890,14 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   if (u_bar) {
-    // %448 = mul f64[15] -> v1
+    // %452 = mul f64[15] -> v1
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = v9[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %449 = reduce_sum f64[] -> v6
+    // %453 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6904,12 +6912,12 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %450 = mul f64[] -> v14
+    // %454 = mul f64[] -> v14
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[l] = v6[l] * 0.06666667f;
     }
-    // %453 = contract f64[] -> v6
+    // %457 = contract f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6924,13 +6932,13 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc0_v[l];
     }
-    // %454 = mul f64[] -> v4
+    // %458 = mul f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = v6[l] * 0.06666667f;
     }
-    // %340 = reduce_sum f64[] -> v6
-    // fwp_hebb_rde.ode:50: let q = softmax(Wq @ ln(dx(T)))
+    // %344 = reduce_sum f64[] -> v6
+    // fwp_hebb_rde.ode:57: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6945,14 +6953,14 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %341 = mul f64[] -> v9
-    // fwp_hebb_rde.ode:50: let q = softmax(Wq @ ln(dx(T)))
+    // %345 = mul f64[] -> v9
+    // fwp_hebb_rde.ode:57: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[l] = v6[l] * 0.06666667f;
     }
-    // %345 = reduce_sum f64[] -> v6
-    // fwp_hebb_rde.ode:50: let q = softmax(Wq @ ln(dx(T)))
+    // %349 = reduce_sum f64[] -> v6
+    // fwp_hebb_rde.ode:57: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6967,13 +6975,13 @@ extern "C" void fwp_hebb_rde_output_vjp(const void* /*ctx*/, double /*t*/, const
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %349 = reciprocal f64[] -> v9
-    // fwp_hebb_rde.ode:50: let q = softmax(Wq @ ln(dx(T)))
+    // %353 = reciprocal f64[] -> v9
+    // fwp_hebb_rde.ode:57: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[l] = T(1) / std::sqrt((v6[l] * 0.06666667f) + 1e-05f);
     }
-    // %458 = mul f64[15] -> d.dx@T
+    // %462 = mul f64[15] -> d.dx@T
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6997,8 +7005,8 @@ extern "C" void fwp_hebb_rde_loss(const void* /*ctx*/, const void* y_ptr, const 
   T rowsum_v[L] = {};
   T acc0_v[L] = {};
   // fwp_hebb_rde.loss: 5 nodes
-  // %36 = logsumexp f64[] -> v0
-  // fwp_hebb_rde.ode:52: loss cross_entropy(logits, y)
+  // %39 = logsumexp f64[] -> v0
+  // fwp_hebb_rde.ode:59: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);
@@ -7024,8 +7032,8 @@ extern "C" void fwp_hebb_rde_loss(const void* /*ctx*/, const void* y_ptr, const 
   for (int64_t l = 0; l < L; ++l) {
     v0[l] = rowmax_v[l] + vm::log(rowsum_v[l]);
   }
-  // %35 = contract f64[] -> v1
-  // fwp_hebb_rde.ode:52: loss cross_entropy(logits, y)
+  // %38 = contract f64[] -> v1
+  // fwp_hebb_rde.ode:59: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7040,8 +7048,8 @@ extern "C" void fwp_hebb_rde_loss(const void* /*ctx*/, const void* y_ptr, const 
   for (int64_t l = 0; l < L; ++l) {
     v1[l] = acc0_v[l];
   }
-  // %37 = sub f64[] -> loss
-  // fwp_hebb_rde.ode:52: loss cross_entropy(logits, y)
+  // %40 = sub f64[] -> loss
+  // fwp_hebb_rde.ode:59: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     loss[l] = v0[l] - v1[l];
@@ -7064,8 +7072,8 @@ extern "C" void fwp_hebb_rde_loss_vjp(const void* /*ctx*/, const void* y_ptr,
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_hebb_rde.loss.vjp: 8 nodes
-  // %489 = softmax f64[3] -> v0
-  // fwp_hebb_rde.ode:52: loss cross_entropy(logits, y)
+  // %493 = softmax f64[3] -> v0
+  // fwp_hebb_rde.ode:59: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);
@@ -7094,7 +7102,7 @@ extern "C" void fwp_hebb_rde_loss_vjp(const void* /*ctx*/, const void* y_ptr,
       v0[i0 * L + l] = v1[i0 * L + l] / rowsum_v[l];
     }
   }
-  // %494 = sub f64[3] -> d.logits
+  // %498 = sub f64[3] -> d.logits
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7316,10 +7324,10 @@ const plastic_model kModel = {
             .init_state = 0,
             .init_state_vjp = 0,
             .field = 16896,
-            .field_vjp = 48448,
-            .adjoint_field = 87168,
-            .step = 129600,
-            .step_vjp = 139136,
+            .field_vjp = 91968,
+            .adjoint_field = 178944,
+            .step = 134656,
+            .step_vjp = 189824,
             .output = 16384,
             .output_vjp = 54720,
             .loss = 128,

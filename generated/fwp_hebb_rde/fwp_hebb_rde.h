@@ -61,12 +61,12 @@ enum { fwp_hebb_rde_field_lanes = 8, fwp_hebb_rde_field_scratch_bytes = 16896 };
  *   z_bar: varying[1600] = 12800 floats
  *   theta_bar: uniform[49521] = 49521 floats
  *   u_bar: varying[15] = 120 floats, may be NULL
- *   scratch: scratch arena, 48448 bytes, 64-byte aligned
+ *   scratch: scratch arena, 91968 bytes, 64-byte aligned
  */
 void fwp_hebb_rde_field_vjp(const void* ctx, double t, const void* z, const void* theta,
                             const void* u, const void* a, void* z_bar, void* theta_bar, void* u_bar,
                             void* scratch);
-enum { fwp_hebb_rde_field_vjp_lanes = 8, fwp_hebb_rde_field_vjp_scratch_bytes = 48448 };
+enum { fwp_hebb_rde_field_vjp_lanes = 8, fwp_hebb_rde_field_vjp_scratch_bytes = 91968 };
 
 /* fwp_hebb_rde_adjoint_field: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -79,12 +79,12 @@ enum { fwp_hebb_rde_field_vjp_lanes = 8, fwp_hebb_rde_field_vjp_scratch_bytes = 
  *   da: varying[1600] = 12800 floats
  *   dtheta: uniform[49521] = 49521 floats
  *   u_bar: varying[15] = 120 floats, may be NULL
- *   scratch: scratch arena, 87168 bytes, 64-byte aligned
+ *   scratch: scratch arena, 178944 bytes, 64-byte aligned
  */
 void fwp_hebb_rde_adjoint_field(const void* ctx, double t, const void* z, const void* a,
                                 const void* theta, const void* u, void* dz, void* da, void* dtheta,
                                 void* u_bar, void* scratch);
-enum { fwp_hebb_rde_adjoint_field_lanes = 8, fwp_hebb_rde_adjoint_field_scratch_bytes = 87168 };
+enum { fwp_hebb_rde_adjoint_field_lanes = 8, fwp_hebb_rde_adjoint_field_scratch_bytes = 178944 };
 
 /* fwp_hebb_rde_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -94,11 +94,11 @@ enum { fwp_hebb_rde_adjoint_field_lanes = 8, fwp_hebb_rde_adjoint_field_scratch_
  *   theta: uniform[49521] = 49521 floats, read-only
  *   u_stages: varying[60] = 480 floats, read-only
  *   z1: varying[1600] = 12800 floats, may alias
- *   scratch: scratch arena, 129600 bytes, 64-byte aligned
+ *   scratch: scratch arena, 134656 bytes, 64-byte aligned
  */
 void fwp_hebb_rde_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                        const void* u_stages, void* z1, void* scratch);
-enum { fwp_hebb_rde_step_lanes = 8, fwp_hebb_rde_step_scratch_bytes = 129600 };
+enum { fwp_hebb_rde_step_lanes = 8, fwp_hebb_rde_step_scratch_bytes = 134656 };
 
 /* fwp_hebb_rde_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -111,12 +111,12 @@ enum { fwp_hebb_rde_step_lanes = 8, fwp_hebb_rde_step_scratch_bytes = 129600 };
  *   z0_bar: varying[1600] = 12800 floats
  *   theta_bar: uniform[49521] = 49521 floats
  *   u_stages_bar: varying[60] = 480 floats, may be NULL
- *   scratch: scratch arena, 139136 bytes, 64-byte aligned
+ *   scratch: scratch arena, 189824 bytes, 64-byte aligned
  */
 void fwp_hebb_rde_step_vjp(const void* ctx, double t, double h, const void* z0, const void* theta,
                            const void* u_stages, const void* z1_bar, void* z0_bar, void* theta_bar,
                            void* u_stages_bar, void* scratch);
-enum { fwp_hebb_rde_step_vjp_lanes = 8, fwp_hebb_rde_step_vjp_scratch_bytes = 139136 };
+enum { fwp_hebb_rde_step_vjp_lanes = 8, fwp_hebb_rde_step_vjp_scratch_bytes = 189824 };
 
 /* fwp_hebb_rde_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

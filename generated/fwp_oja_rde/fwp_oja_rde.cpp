@@ -319,7 +319,7 @@ extern "C" void fwp_oja_rde_init_state(const void* /*ctx*/, const void* /*theta*
   T* __restrict z0 = static_cast<T*>(z0_ptr);
   T* z0_W = z0;
   // fwp_oja_rde.init: 1 nodes
-  // output W = %35
+  // output W = %38
   for (int64_t i0 = 0; i0 < 1600; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -367,9 +367,9 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_oja_rde.field: 21 nodes
+  // fwp_oja_rde.field: 23 nodes
   // %1 = layernorm f64[15] -> v0
-  // fwp_oja_rde.ode:38: let u    = ln(dx(t))
+  // fwp_oja_rde.ode:45: let u    = ln(dx(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -406,7 +406,7 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %5 = add f64[15] -> v1
-  // fwp_oja_rde.ode:38: let u    = ln(dx(t))
+  // fwp_oja_rde.ode:45: let u    = ln(dx(t))
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -414,7 +414,7 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %12 = contract f64[16,10] -> v2
-  // fwp_oja_rde.ode:40: let k    = softmax(Wk @ u)
+  // fwp_oja_rde.ode:47: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -459,7 +459,7 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %13 = softmax f64[16,10] -> v3
-  // fwp_oja_rde.ode:40: let k    = softmax(Wk @ u)
+  // fwp_oja_rde.ode:47: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -492,7 +492,7 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %15 = contract f64[16,10] -> v2
-  // fwp_oja_rde.ode:41: let v    = tanh(Wv @ u)
+  // fwp_oja_rde.ode:48: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -537,7 +537,7 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %16 = tanh f64[16,10] -> v4
-  // fwp_oja_rde.ode:41: let v    = tanh(Wv @ u)
+  // fwp_oja_rde.ode:48: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -545,7 +545,8 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %19 = contract f64[16,10] -> v2
-  // fwp_oja_rde.ode:42: beta * outer(v, k - transpose(W) @ v)                  # Eq. 21, Oja
+  // fwp_oja_rde.ode:49: beta * outer(v, k - transpose(W) @ v) / window         # Eq. 21, Oja; /
+  // window: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -595,7 +596,8 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %20 = sub f64[16,10] -> v5
-  // fwp_oja_rde.ode:42: beta * outer(v, k - transpose(W) @ v)                  # Eq. 21, Oja
+  // fwp_oja_rde.ode:49: beta * outer(v, k - transpose(W) @ v) / window         # Eq. 21, Oja; /
+  // window: see above
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -603,7 +605,7 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %7 = contract f64[16] -> v2
-  // fwp_oja_rde.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_oja_rde.ode:46: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -630,14 +632,14 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %8 = sigmoid f64[16] -> v3
-  // fwp_oja_rde.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_oja_rde.ode:46: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = sigmoid(v2[i0 * L + l]);
     }
   }
-  // %64 = contract f64[16,10] -> v2
+  // %67 = contract f64[16,10] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -646,14 +648,14 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
       }
     }
   }
-  // %65 = contract f64[16,10,10] -> W
+  // %69 = div f64[16,10,10] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           dz_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              v5[(i0 * 10 + i2) * L + l] * v2[(i0 * 10 + i1) * L + l];
+              (v5[(i0 * 10 + i2) * L + l] * v2[(i0 * 10 + i1) * L + l]) / 4.0f;
         }
       }
     }
@@ -691,14 +693,13 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1024);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6144);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11264);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11776);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16896);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22016);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22336);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27456);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32576);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40256);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45376);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62464);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62976);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68096);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73216);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73536);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78656);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86336);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -709,9 +710,9 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
-  // fwp_oja_rde.field.vjp: 75 nodes
+  // fwp_oja_rde.field.vjp: 77 nodes
   // %1 = layernorm f64[15] -> v0
-  // fwp_oja_rde.ode:38: let u    = ln(dx(t))
+  // fwp_oja_rde.ode:45: let u    = ln(dx(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -748,7 +749,7 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %5 = add f64[15] -> v1
-  // fwp_oja_rde.ode:38: let u    = ln(dx(t))
+  // fwp_oja_rde.ode:45: let u    = ln(dx(t))
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -756,7 +757,7 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %15 = contract f64[16,10] -> v2
-  // fwp_oja_rde.ode:41: let v    = tanh(Wv @ u)
+  // fwp_oja_rde.ode:48: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -801,15 +802,22 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %16 = tanh f64[16,10] -> v3
-  // fwp_oja_rde.ode:41: let v    = tanh(Wv @ u)
+  // fwp_oja_rde.ode:48: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
     }
   }
+  // %79 = div f64[16,10,10] -> v4
+  for (int64_t i0 = 0; i0 < 1600; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = a_W[i0 * L + l] / 4.0f;
+    }
+  }
   // %7 = contract f64[16] -> v2
-  // fwp_oja_rde.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_oja_rde.ode:46: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -835,24 +843,24 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8 = sigmoid f64[16] -> v4
-  // fwp_oja_rde.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %8 = sigmoid f64[16] -> v5
+  // fwp_oja_rde.ode:46: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = sigmoid(v2[i0 * L + l]);
+      v5[i0 * L + l] = sigmoid(v2[i0 * L + l]);
     }
   }
-  // %64 = contract f64[16,10] -> v2
+  // %67 = contract f64[16,10] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = v3[(i0 * 10 + i1) * L + l] * v4[i0 * L + l];
+        v2[(i0 * 10 + i1) * L + l] = v3[(i0 * 10 + i1) * L + l] * v5[i0 * L + l];
       }
     }
   }
-  // %75 = contract f64[16,10] -> v5
+  // %80 = contract f64[16,10] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -865,22 +873,22 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+          acc0_v[l] = std::fma(v4[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
                                v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+          acc1_v[l] = std::fma(v4[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
                                v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+          acc2_v[l] = std::fma(v4[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
                                v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+          acc3_v[l] = std::fma(v4[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
                                v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -891,30 +899,30 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 100 + i1 + i2 * 10) * L + l], v2[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v4[(i0 * 100 + i1 + i2 * 10) * L + l], v2[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %139 = neg f64[16,10,10] -> d.W
+  // %144 = neg f64[16,10,10] -> d.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] +=
-              -(v3[(i0 * 10 + i1) * L + l] * v5[(i0 * 10 + i2) * L + l]);
+              -(v3[(i0 * 10 + i1) * L + l] * v6[(i0 * 10 + i2) * L + l]);
         }
       }
     }
   }
   // %12 = contract f64[16,10] -> v2
-  // fwp_oja_rde.ode:40: let k    = softmax(Wk @ u)
+  // fwp_oja_rde.ode:47: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -958,8 +966,8 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
       }
     }
   }
-  // %13 = softmax f64[16,10] -> v6
-  // fwp_oja_rde.ode:40: let k    = softmax(Wk @ u)
+  // %13 = softmax f64[16,10] -> v7
+  // fwp_oja_rde.ode:47: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -980,19 +988,107 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v2[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v8[i1 * L + l] = vm::exp(v2[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
         rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
+        v7[(i0 * 10 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %168 = contract f64[16] -> v2
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v7[(i0 * 40 + i1) * L + l], v6[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 10) * L + l], v6[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 20) * L + l], v6[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 30) * L + l], v6[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %216 = mul f64[16,10] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 10 + i1) * L + l] =
+            v7[(i0 * 10 + i1) * L + l] * (v6[(i0 * 10 + i1) * L + l] - v2[i0 * L + l]);
+      }
+    }
+  }
+  // %217 = contract f64[16,15] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v9[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v9[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v9[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
   // %19 = contract f64[16,10] -> v2
-  // fwp_oja_rde.ode:42: beta * outer(v, k - transpose(W) @ v)                  # Eq. 21, Oja
+  // fwp_oja_rde.ode:49: beta * outer(v, k - transpose(W) @ v) / window         # Eq. 21, Oja; /
+  // window: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1041,15 +1137,16 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
       }
     }
   }
-  // %20 = sub f64[16,10] -> v8
-  // fwp_oja_rde.ode:42: beta * outer(v, k - transpose(W) @ v)                  # Eq. 21, Oja
+  // %20 = sub f64[16,10] -> v11
+  // fwp_oja_rde.ode:49: beta * outer(v, k - transpose(W) @ v) / window         # Eq. 21, Oja; /
+  // window: see above
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v6[i0 * L + l] - v2[i0 * L + l];
+      v11[i0 * L + l] = v7[i0 * L + l] - v2[i0 * L + l];
     }
   }
-  // %76 = contract f64[16,10] -> v2
+  // %81 = contract f64[16,10] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1062,14 +1159,14 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2) * L + l], v8[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v4[(i0 * 100 + i1 * 40 + i2) * L + l], v11[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(v4[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v4[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v4[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -1088,7 +1185,7 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 100 + i1 * 10 + i2) * L + l], v8[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v4[(i0 * 100 + i1 * 10 + i2) * L + l], v11[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
@@ -1098,7 +1195,7 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
       }
     }
   }
-  // %140 = contract f64[16,10] -> v8
+  // %145 = contract f64[16,10] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1112,21 +1209,21 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 * 40 + i2) * L + l], v5[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(W[(i0 * 100 + i1 * 40 + i2) * L + l], v6[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v5[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v6[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v5[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v6[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v5[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v6[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v7[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v7[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -1138,27 +1235,27 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 * 10 + i2) * L + l], v5[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(W[(i0 * 100 + i1 * 10 + i2) * L + l], v6[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v7[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %143 = mul f64[16,10] -> v9
+  // %148 = mul f64[16,10] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] =
+        v6[(i0 * 10 + i1) * L + l] =
             (1.0f - square(v3[(i0 * 10 + i1) * L + l])) *
-            ((v2[(i0 * 10 + i1) * L + l] * v4[i0 * L + l]) - v8[(i0 * 10 + i1) * L + l]);
+            ((v2[(i0 * 10 + i1) * L + l] * v5[i0 * L + l]) - v7[(i0 * 10 + i1) * L + l]);
       }
     }
   }
-  // %144 = contract f64[16,15] -> v10
+  // %149 = contract f64[16,15] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -1172,21 +1269,21 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v6[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v9[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v6[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v9[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v6[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v9[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v6[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v4[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v4[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v4[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v4[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -1197,103 +1294,16 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v6[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v4[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %168 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 40 + i1) * L + l], v5[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v6[(i0 * 40 + i1 + 10) * L + l], v5[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v6[(i0 * 40 + i1 + 20) * L + l], v5[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v6[(i0 * 40 + i1 + 30) * L + l], v5[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %212 = mul f64[16,10] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] =
-            v6[(i0 * 10 + i1) * L + l] * (v5[(i0 * 10 + i1) * L + l] - v8[i0 * L + l]);
-      }
-    }
-  }
-  // %213 = contract f64[16,15] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %215 = reduce_sum f64[15] -> v5
+  // %219 = reduce_sum f64[15] -> v7
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1302,15 +1312,15 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v10[(i0 + i1 * 15) * L + l] + v12[(i0 + i1 * 15) * L + l]);
+        acc_v[l] = acc_v[l] + (v10[(i0 + i1 * 15) * L + l] + v4[(i0 + i1 * 15) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = acc_v[l];
+      v7[i0 * L + l] = acc_v[l];
     }
   }
-  // %78 = contract f64[16] -> v6
+  // %83 = contract f64[16] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1333,22 +1343,22 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %82 = mul f64[16] -> v2
-  // fwp_oja_rde.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %87 = mul f64[16] -> v2
+  // fwp_oja_rde.ode:46: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (v4[i0 * L + l] * (1.0f - v4[i0 * L + l])) * v6[i0 * L + l];
+      v2[i0 * L + l] = v11[i0 * L + l] * (v5[i0 * L + l] * (1.0f - v5[i0 * L + l]));
     }
   }
-  // %84 = contract f64[15] -> v4
-  // fwp_oja_rde.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %89 = contract f64[15] -> v5
+  // fwp_oja_rde.ode:46: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1368,10 +1378,10 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   for (int64_t i0 = 12; i0 < 15; ++i0) {
@@ -1387,17 +1397,17 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = acc0_v[l];
+      v5[i0 * L + l] = acc0_v[l];
     }
   }
-  // %216 = add f64[15] -> v3
+  // %220 = add f64[15] -> v3
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v5[i0 * L + l] + v4[i0 * L + l];
+      v3[i0 * L + l] = v7[i0 * L + l] + v5[i0 * L + l];
     }
   }
-  // %217 = mul f64[15] -> d.ln.gain
+  // %221 = mul f64[15] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
@@ -1408,8 +1418,8 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %83 = contract f64[16,15] -> d.Wb
-  // fwp_oja_rde.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %88 = contract f64[16,15] -> d.Wb
+  // fwp_oja_rde.ode:46: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       {
@@ -1422,22 +1432,7 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
       }
     }
   }
-  // %218 = contract f64[16,10,15] -> d.Wk
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        {
-          T sum[L];
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            sum[l] = v11[(i0 * 10 + i1) * L + l] * v1[i2 * L + l];
-          }
-          theta_bar_Wk[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
-        }
-      }
-    }
-  }
-  // %149 = contract f64[16,10,15] -> d.Wv
+  // %222 = contract f64[16,10,15] -> d.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -1447,12 +1442,27 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
           for (int64_t l = 0; l < L; ++l) {
             sum[l] = v9[(i0 * 10 + i1) * L + l] * v1[i2 * L + l];
           }
+          theta_bar_Wk[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
+        }
+      }
+    }
+  }
+  // %154 = contract f64[16,10,15] -> d.Wv
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        {
+          T sum[L];
+          PLASTIC_SIMD
+          for (int64_t l = 0; l < L; ++l) {
+            sum[l] = v6[(i0 * 10 + i1) * L + l] * v1[i2 * L + l];
+          }
           theta_bar_Wv[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // output d.ln.bias = %216
+  // output d.ln.bias = %220
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
@@ -1464,8 +1474,55 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   if (u_bar) {
-    // %107 = reduce_sum f64[] -> v7
-    // fwp_oja_rde.ode:38: let u    = ln(dx(t))
+    // %223 = mul f64[15] -> v1
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v1[i0 * L + l] = v3[i0 * L + l] * ln_gain[i0];
+      }
+    }
+    // %224 = reduce_sum f64[] -> v8
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + v1[i0 * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[l] = acc_v[l];
+    }
+    // %225 = mul f64[] -> v5
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[l] = v8[l] * 0.06666667f;
+    }
+    // %228 = contract f64[] -> v8
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v1[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[l] = acc0_v[l];
+    }
+    // %229 = mul f64[] -> v2
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[l] = v8[l] * 0.06666667f;
+    }
+    // %112 = reduce_sum f64[] -> v8
+    // fwp_oja_rde.ode:45: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1478,44 +1535,16 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
+      v8[l] = acc_v[l];
     }
-    // %109 = mul f64[] -> v1
-    // fwp_oja_rde.ode:38: let u    = ln(dx(t))
+    // %114 = mul f64[] -> v3
+    // fwp_oja_rde.ode:45: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[l] = v7[l] * 0.06666667f;
+      v3[l] = v8[l] * 0.06666667f;
     }
-    // %113 = reduce_sum f64[] -> v7
-    // fwp_oja_rde.ode:38: let u    = ln(dx(t))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v1[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
-    }
-    // %118 = reciprocal f64[] -> v1
-    // fwp_oja_rde.ode:38: let u    = ln(dx(t))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[l] = T(1) / std::sqrt((v7[l] * 0.06666667f) + 1e-05f);
-    }
-    // %219 = mul f64[15] -> v4
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i0 * L + l] = v3[i0 * L + l] * ln_gain[i0];
-      }
-    }
-    // %220 = reduce_sum f64[] -> v7
+    // %118 = reduce_sum f64[] -> v8
+    // fwp_oja_rde.ode:45: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1523,43 +1552,24 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v4[i0 * L + l];
+        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v3[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
+      v8[l] = acc_v[l];
     }
-    // %221 = mul f64[] -> v2
+    // %123 = reciprocal f64[] -> v3
+    // fwp_oja_rde.ode:45: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[l] = v7[l] * 0.06666667f;
+      v3[l] = T(1) / std::sqrt((v8[l] * 0.06666667f) + 1e-05f);
     }
-    // %224 = contract f64[] -> v7
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
+    // %233 = mul f64[15] -> d.dx
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc0_v[l];
-    }
-    // %225 = mul f64[] -> v3
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[l] = v7[l] * 0.06666667f;
-    }
-    // %229 = mul f64[15] -> d.dx
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] += v1[l] * ((v4[i0 * L + l] - v2[l]) - (v0[i0 * L + l] * v3[l]));
+        u_bar[i0 * L + l] += ((v1[i0 * L + l] - v5[l]) - (v2[l] * v0[i0 * L + l])) * v3[l];
       }
     }
   }
@@ -1602,24 +1612,22 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16704);
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21824);
   T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22336);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27456);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32576);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40256);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45376);
-  T* __restrict v0_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53056);
-  T* __restrict v1_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53120);
-  T* __restrict v2_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53184);
-  T* __restrict v3_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53696);
-  T* __restrict v4_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54208);
-  T* __restrict v5_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59328);
-  T* __restrict v6_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64448);
-  T* __restrict v7_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69568);
-  T* __restrict v8_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69888);
-  T* __restrict v9_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75008);
-  T* __restrict v10_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75520);
-  T* __restrict v11_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 80640);
-  T* __restrict v12_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 85760);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 93440);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73536);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78656);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79168);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84288);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 91968);
+  T* __restrict v0_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99648);
+  T* __restrict v1_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100160);
+  T* __restrict v2_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100672);
+  T* __restrict v3_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 105792);
+  T* __restrict v4_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110912);
+  T* __restrict v5_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 111232);
+  T* __restrict v6_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 162432);
+  T* __restrict v7_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 167552);
+  T* __restrict v8_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 168064);
+  T* __restrict v9_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 173184);
+  T* __restrict v10_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 178304);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -1630,7 +1638,6 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
-  T acc_v_2[L] = {};
   T mean_v_2[L] = {};
   T var_v_2[L] = {};
   T rstd_v_2[L] = {};
@@ -1640,13 +1647,14 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
   T acc3_v_2[L] = {};
   T rowmax_v_2[L] = {};
   T rowsum_v_2[L] = {};
+  T acc_v_2[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
   for (int64_t i = 0; i < 5070; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_oja_rde.field.adjoint: 56 nodes
+  // fwp_oja_rde.field.adjoint: 59 nodes
   // %1 = layernorm f64[15] -> v0
-  // fwp_oja_rde.ode:38: let u    = ln(dx(t))
+  // fwp_oja_rde.ode:45: let u    = ln(dx(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -1683,7 +1691,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %5 = add f64[15] -> v1
-  // fwp_oja_rde.ode:38: let u    = ln(dx(t))
+  // fwp_oja_rde.ode:45: let u    = ln(dx(t))
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1691,7 +1699,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %12 = contract f64[16,10] -> v2
-  // fwp_oja_rde.ode:40: let k    = softmax(Wk @ u)
+  // fwp_oja_rde.ode:47: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1736,7 +1744,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %13 = softmax f64[16,10] -> v3
-  // fwp_oja_rde.ode:40: let k    = softmax(Wk @ u)
+  // fwp_oja_rde.ode:47: let k    = softmax(Wk @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1769,7 +1777,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %15 = contract f64[16,10] -> v2
-  // fwp_oja_rde.ode:41: let v    = tanh(Wv @ u)
+  // fwp_oja_rde.ode:48: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1814,7 +1822,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %16 = tanh f64[16,10] -> v5
-  // fwp_oja_rde.ode:41: let v    = tanh(Wv @ u)
+  // fwp_oja_rde.ode:48: let v    = tanh(Wv @ u)
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1822,7 +1830,8 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %19 = contract f64[16,10] -> v2
-  // fwp_oja_rde.ode:42: beta * outer(v, k - transpose(W) @ v)                  # Eq. 21, Oja
+  // fwp_oja_rde.ode:49: beta * outer(v, k - transpose(W) @ v) / window         # Eq. 21, Oja; /
+  // window: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1872,7 +1881,8 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %20 = sub f64[16,10] -> v6
-  // fwp_oja_rde.ode:42: beta * outer(v, k - transpose(W) @ v)                  # Eq. 21, Oja
+  // fwp_oja_rde.ode:49: beta * outer(v, k - transpose(W) @ v) / window         # Eq. 21, Oja; /
+  // window: see above
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1880,7 +1890,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %7 = contract f64[16] -> v2
-  // fwp_oja_rde.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_oja_rde.ode:46: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1907,14 +1917,14 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %8 = sigmoid f64[16] -> v7
-  // fwp_oja_rde.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_oja_rde.ode:46: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[i0 * L + l] = sigmoid(v2[i0 * L + l]);
     }
   }
-  // %64 = contract f64[16,10] -> v2
+  // %67 = contract f64[16,10] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -1923,19 +1933,26 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
   }
-  // %65 = contract f64[16,10,10] -> W
+  // %69 = div f64[16,10,10] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           dz_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              v6[(i0 * 10 + i2) * L + l] * v2[(i0 * 10 + i1) * L + l];
+              (v6[(i0 * 10 + i2) * L + l] * v2[(i0 * 10 + i1) * L + l]) / 4.0f;
         }
       }
     }
   }
-  // %252 = contract f64[16,10] -> v8
+  // %256 = div f64[16,10,10] -> v8
+  for (int64_t i0 = 0; i0 < 1600; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = a_W[i0 * L + l] / 4.0f;
+    }
+  }
+  // %257 = contract f64[16,10] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1948,22 +1965,22 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+          acc0_v[l] = std::fma(v8[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
                                v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+          acc1_v[l] = std::fma(v8[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
                                v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+          acc2_v[l] = std::fma(v8[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
                                v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+          acc3_v[l] = std::fma(v8[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
                                v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -1974,29 +1991,29 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 100 + i1 + i2 * 10) * L + l], v2[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v8[(i0 * 100 + i1 + i2 * 10) * L + l], v2[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %290 = contract f64[16,10,10] -> adj.W
+  // %295 = contract f64[16,10,10] -> adj.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           da_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              v5[(i0 * 10 + i1) * L + l] * v8[(i0 * 10 + i2) * L + l];
+              v5[(i0 * 10 + i1) * L + l] * v9[(i0 * 10 + i2) * L + l];
         }
       }
     }
   }
-  // %253 = contract f64[16,10] -> v2
+  // %258 = contract f64[16,10] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -2009,13 +2026,13 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2) * L + l], v6[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v8[(i0 * 100 + i1 * 40 + i2) * L + l], v6[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+          acc1_v[l] = std::fma(v8[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
                                v6[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+          acc2_v[l] = std::fma(v8[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
                                v6[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+          acc3_v[l] = std::fma(v8[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
                                v6[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
@@ -2035,7 +2052,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(a_W[(i0 * 100 + i1 * 10 + i2) * L + l], v6[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v8[(i0 * 100 + i1 * 10 + i2) * L + l], v6[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
@@ -2045,115 +2062,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
   }
-  // %292 = contract f64[16,10] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 * 40 + i2) * L + l], v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 * 10 + i2) * L + l], v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %295 = mul f64[16,10] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] =
-            (1.0f - square(v5[(i0 * 10 + i1) * L + l])) *
-            ((v2[(i0 * 10 + i1) * L + l] * v7[i0 * L + l]) - v6[(i0 * 10 + i1) * L + l]);
-      }
-    }
-  }
-  // %296 = contract f64[16,15] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v9[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v9[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v9[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %310 = contract f64[16] -> v6
+  // %260 = contract f64[16] -> v6
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2165,13 +2074,13 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v8[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v5[(i0 * 40 + i1) * L + l], v2[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v8[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v5[(i0 * 40 + i1 + 10) * L + l], v2[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v8[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v5[(i0 * 40 + i1 + 20) * L + l], v2[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v8[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v5[(i0 * 40 + i1 + 30) * L + l], v2[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -2182,17 +2091,97 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %325 = mul f64[16,10] -> v11
+  // %261 = mul f64[16] -> v8
+  // fwp_oja_rde.ode:46: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = (v7[i0 * L + l] * (1.0f - v7[i0 * L + l])) * v6[i0 * L + l];
+    }
+  }
+  // %263 = contract f64[15] -> v6
+  // fwp_oja_rde.ode:46: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v8[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  for (int64_t i0 = 12; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v8[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %313 = contract f64[16] -> v10
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v9[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v9[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v9[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v9[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %331 = mul f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v11[(i0 * 10 + i1) * L + l] =
-            v3[(i0 * 10 + i1) * L + l] * (v8[(i0 * 10 + i1) * L + l] - v6[i0 * L + l]);
+            v3[(i0 * 10 + i1) * L + l] * (v9[(i0 * 10 + i1) * L + l] - v10[i0 * L + l]);
       }
     }
   }
-  // %326 = contract f64[16,15] -> v12
+  // %332 = contract f64[16,15] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -2240,7 +2229,115 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
   }
-  // %328 = reduce_sum f64[15] -> v3
+  // %297 = contract f64[16,10] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(W[(i0 * 100 + i1 * 40 + i2) * L + l], v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v9[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v9[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v9[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(W[(i0 * 100 + i1 * 10 + i2) * L + l], v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %300 = mul f64[16,10] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 10 + i1) * L + l] =
+            (1.0f - square(v5[(i0 * 10 + i1) * L + l])) *
+            ((v2[(i0 * 10 + i1) * L + l] * v7[i0 * L + l]) - v3[(i0 * 10 + i1) * L + l]);
+      }
+    }
+  }
+  // %301 = contract f64[16,15] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v9[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v9[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v9[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v13[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v13[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v13[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 15 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %334 = reduce_sum f64[15] -> v7
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2249,137 +2346,57 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v10[(i0 + i1 * 15) * L + l] + v12[(i0 + i1 * 15) * L + l]);
+        acc_v[l] = acc_v[l] + (v12[(i0 + i1 * 15) * L + l] + v13[(i0 + i1 * 15) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = acc_v[l];
+      v7[i0 * L + l] = acc_v[l];
     }
   }
-  // %255 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 40 + i1) * L + l], v2[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v5[(i0 * 40 + i1 + 10) * L + l], v2[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v5[(i0 * 40 + i1 + 20) * L + l], v2[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v5[(i0 * 40 + i1 + 30) * L + l], v2[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %256 = mul f64[16] -> v2
-  // fwp_oja_rde.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v6[i0 * L + l] * (v7[i0 * L + l] * (1.0f - v7[i0 * L + l]));
-    }
-  }
-  // %258 = contract f64[15] -> v7
-  // fwp_oja_rde.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v2[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v2[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %329 = add f64[15] -> v5
+  // %335 = add f64[15] -> v10
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v3[i0 * L + l] + v7[i0 * L + l];
+      v10[i0 * L + l] = v6[i0 * L + l] + v7[i0 * L + l];
     }
   }
-  // %331 = neg f64[15] -> adj.ln.gain
+  // %337 = neg f64[15] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -(v5[i0 * L + l] * v0[i0 * L + l]);
+        sum[l] = -(v0[i0 * L + l] * v10[i0 * L + l]);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %332 = neg f64[15] -> adj.ln.bias
+  // %338 = neg f64[15] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -v5[i0 * L + l];
+        sum[l] = -v10[i0 * L + l];
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %280 = neg f64[16,15] -> adj.Wb
+  // %285 = neg f64[16,15] -> adj.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v2[i0 * L + l] * v1[i1 * L + l]);
+          sum[l] = -(v1[i1 * L + l] * v8[i0 * L + l]);
         }
         dtheta_Wb[i0 * 15 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %334 = neg f64[16,10,15] -> adj.Wk
+  // %340 = neg f64[16,10,15] -> adj.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -2394,7 +2411,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
   }
-  // %304 = neg f64[16,10,15] -> adj.Wv
+  // %309 = neg f64[16,10,15] -> adj.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -2409,54 +2426,10 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
   }
-  // fwp_oja_rde.field.vjp: 69 nodes
+  // fwp_oja_rde.field.vjp: 71 nodes
   if (u_bar) {
-    // %107 = reduce_sum f64[] -> v0
-    // fwp_oja_rde.ode:38: let u    = ln(dx(t))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v_2[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v_2[l] = acc_v_2[l] + x[i0 * L + l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0_2[l] = acc_v_2[l];
-    }
-    // %109 = mul f64[] -> v1
-    // fwp_oja_rde.ode:38: let u    = ln(dx(t))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1_2[l] = v0_2[l] * 0.06666667f;
-    }
-    // %113 = reduce_sum f64[] -> v0
-    // fwp_oja_rde.ode:38: let u    = ln(dx(t))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v_2[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v_2[l] = acc_v_2[l] + square(x[i0 * L + l] - v1_2[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0_2[l] = acc_v_2[l];
-    }
-    // %118 = reciprocal f64[] -> v1
-    // fwp_oja_rde.ode:38: let u    = ln(dx(t))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1_2[l] = T(1) / std::sqrt((v0_2[l] * 0.06666667f) + 1e-05f);
-    }
-    // %1 = layernorm f64[15] -> v2
-    // fwp_oja_rde.ode:38: let u    = ln(dx(t))
+    // %1 = layernorm f64[15] -> v0
+    // fwp_oja_rde.ode:45: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       mean_v_2[l] = 0.0f;
@@ -2476,8 +2449,8 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         {
-          const T e495 = x[i0 * L + l] - mean_v_2[l];
-          var_v_2[l] = var_v_2[l] + (e495 * e495);
+          const T e477 = x[i0 * L + l] - mean_v_2[l];
+          var_v_2[l] = var_v_2[l] + (e477 * e477);
         }
       }
     }
@@ -2489,19 +2462,19 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2_2[i0 * L + l] = (x[i0 * L + l] - mean_v_2[l]) * rstd_v_2[l];
+        v0_2[i0 * L + l] = (x[i0 * L + l] - mean_v_2[l]) * rstd_v_2[l];
       }
     }
-    // %5 = add f64[15] -> v3
-    // fwp_oja_rde.ode:38: let u    = ln(dx(t))
+    // %5 = add f64[15] -> v1
+    // fwp_oja_rde.ode:45: let u    = ln(dx(t))
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3_2[i0 * L + l] = ln_bias[i0] + (v2_2[i0 * L + l] * ln_gain[i0]);
+        v1_2[i0 * L + l] = ln_bias[i0] + (v0_2[i0 * L + l] * ln_gain[i0]);
       }
     }
-    // %15 = contract f64[16,10] -> v4
-    // fwp_oja_rde.ode:41: let v    = tanh(Wv @ u)
+    // %12 = contract f64[16,10] -> v2
+    // fwp_oja_rde.ode:47: let k    = softmax(Wk @ u)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -2514,18 +2487,18 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
         for (int64_t i2 = 0; i2 < 15; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v3_2[i2 * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v3_2[i2 * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v3_2[i2 * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v3_2[i2 * L + l], acc3_v_2[l]);
+            acc0_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1_2[i2 * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1_2[i2 * L + l], acc1_v_2[l]);
+            acc2_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1_2[i2 * L + l], acc2_v_2[l]);
+            acc3_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1_2[i2 * L + l], acc3_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v4_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
-          v4_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v4_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v4_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v2_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
+          v2_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v2_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v2_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
         }
       }
       for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -2536,70 +2509,17 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
         for (int64_t i2 = 0; i2 < 15; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v3_2[i2 * L + l], acc0_v_2[l]);
+            acc0_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1_2[i2 * L + l], acc0_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v4_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
+          v2_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
         }
       }
     }
-    // %16 = tanh f64[16,10] -> v5
-    // fwp_oja_rde.ode:41: let v    = tanh(Wv @ u)
-    for (int64_t i0 = 0; i0 < 160; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5_2[i0 * L + l] = vm::tanh(v4_2[i0 * L + l]);
-      }
-    }
-    // %12 = contract f64[16,10] -> v4
-    // fwp_oja_rde.ode:40: let k    = softmax(Wk @ u)
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 15; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v3_2[i2 * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v3_2[i2 * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v3_2[i2 * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v3_2[i2 * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v4_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
-          v4_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v4_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v4_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
-      }
-      for (int64_t i1 = 8; i1 < 10; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 15; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v3_2[i2 * L + l], acc0_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v4_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
-        }
-      }
-    }
-    // %13 = softmax f64[16,10] -> v6
-    // fwp_oja_rde.ode:40: let k    = softmax(Wk @ u)
+    // %13 = softmax f64[16,10] -> v3
+    // fwp_oja_rde.ode:47: let k    = softmax(Wk @ u)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2608,8 +2528,8 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       for (int64_t i1 = 0; i1 < 10; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          rowmax_v_2[l] = (v4_2[(i0 * 10 + i1) * L + l] > rowmax_v_2[l])
-                              ? v4_2[(i0 * 10 + i1) * L + l]
+          rowmax_v_2[l] = (v2_2[(i0 * 10 + i1) * L + l] > rowmax_v_2[l])
+                              ? v2_2[(i0 * 10 + i1) * L + l]
                               : rowmax_v_2[l];
         }
       }
@@ -2621,19 +2541,26 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       for (int64_t i1 = 0; i1 < 10; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v7_2[i1 * L + l] = vm::exp(v4_2[(i0 * 10 + i1) * L + l] - rowmax_v_2[l]);
-          rowsum_v_2[l] = rowsum_v_2[l] + vm::exp(v4_2[(i0 * 10 + i1) * L + l] - rowmax_v_2[l]);
+          v4_2[i1 * L + l] = vm::exp(v2_2[(i0 * 10 + i1) * L + l] - rowmax_v_2[l]);
+          rowsum_v_2[l] = rowsum_v_2[l] + vm::exp(v2_2[(i0 * 10 + i1) * L + l] - rowmax_v_2[l]);
         }
       }
       for (int64_t i1 = 0; i1 < 10; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v6_2[(i0 * 10 + i1) * L + l] = v7_2[i1 * L + l] / rowsum_v_2[l];
+          v3_2[(i0 * 10 + i1) * L + l] = v4_2[i1 * L + l] / rowsum_v_2[l];
         }
       }
     }
-    // %19 = contract f64[16,10] -> v4
-    // fwp_oja_rde.ode:42: beta * outer(v, k - transpose(W) @ v)                  # Eq. 21, Oja
+    // %79 = div f64[16,10,10] -> v5
+    for (int64_t i0 = 0; i0 < 1600; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5_2[i0 * L + l] = a_W[i0 * L + l] / 4.0f;
+      }
+    }
+    // %15 = contract f64[16,10] -> v2
+    // fwp_oja_rde.ode:48: let v    = tanh(Wv @ u)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -2643,25 +2570,21 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
           acc2_v_2[l] = 0.0f;
           acc3_v_2[l] = 0.0f;
         }
-        for (int64_t i2 = 0; i2 < 10; ++i2) {
+        for (int64_t i2 = 0; i2 < 15; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                                   v5_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                                   v5_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                                   v5_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                                   v5_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
+            acc0_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1_2[i2 * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1_2[i2 * L + l], acc1_v_2[l]);
+            acc2_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1_2[i2 * L + l], acc2_v_2[l]);
+            acc3_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1_2[i2 * L + l], acc3_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v4_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
-          v4_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v4_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v4_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v2_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
+          v2_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v2_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v2_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
         }
       }
       for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -2669,78 +2592,28 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] = 0.0f;
         }
-        for (int64_t i2 = 0; i2 < 10; ++i2) {
+        for (int64_t i2 = 0; i2 < 15; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(W[(i0 * 100 + i1 + i2 * 10) * L + l],
-                                   v5_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
+            acc0_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1_2[i2 * L + l], acc0_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v4_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
+          v2_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
         }
       }
     }
-    // %20 = sub f64[16,10] -> v8
-    // fwp_oja_rde.ode:42: beta * outer(v, k - transpose(W) @ v)                  # Eq. 21, Oja
+    // %16 = tanh f64[16,10] -> v6
+    // fwp_oja_rde.ode:48: let v    = tanh(Wv @ u)
     for (int64_t i0 = 0; i0 < 160; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8_2[i0 * L + l] = v6_2[i0 * L + l] - v4_2[i0 * L + l];
+        v6_2[i0 * L + l] = vm::tanh(v2_2[i0 * L + l]);
       }
     }
-    // %76 = contract f64[16,10] -> v4
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 10; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2) * L + l],
-                                   v8_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                                   v8_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                                   v8_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                                   v8_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v4_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
-          v4_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v4_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v4_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
-      }
-      for (int64_t i1 = 8; i1 < 10; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 10; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 10 + i2) * L + l],
-                                   v8_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v4_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
-        }
-      }
-    }
-    // %7 = contract f64[16] -> v8
-    // fwp_oja_rde.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    // %7 = contract f64[16] -> v2
+    // fwp_oja_rde.ode:46: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2752,38 +2625,38 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       for (int64_t i1 = 0; i1 < 15; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 60 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 60 + i1 + 15], v3_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 60 + i1 + 30], v3_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 60 + i1 + 45], v3_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 60 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1_2[i1 * L + l], acc3_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v8_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v8_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v8_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 4) * L + l] = acc0_v_2[l];
+        v2_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
+        v2_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
+        v2_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
       }
     }
-    // %8 = sigmoid f64[16] -> v9
-    // fwp_oja_rde.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    // %8 = sigmoid f64[16] -> v7
+    // fwp_oja_rde.ode:46: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9_2[i0 * L + l] = sigmoid(v8_2[i0 * L + l]);
+        v7_2[i0 * L + l] = sigmoid(v2_2[i0 * L + l]);
       }
     }
-    // %64 = contract f64[16,10] -> v8
+    // %67 = contract f64[16,10] -> v2
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 10; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v8_2[(i0 * 10 + i1) * L + l] = v5_2[(i0 * 10 + i1) * L + l] * v9_2[i0 * L + l];
+          v2_2[(i0 * 10 + i1) * L + l] = v6_2[(i0 * 10 + i1) * L + l] * v7_2[i0 * L + l];
         }
       }
     }
-    // %75 = contract f64[16,10] -> v10
+    // %80 = contract f64[16,10] -> v8
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -2796,63 +2669,14 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
         for (int64_t i2 = 0; i2 < 10; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                                   v8_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                                   v8_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                                   v8_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(a_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                                   v8_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v10_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
-          v10_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v10_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v10_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
-      }
-      for (int64_t i1 = 8; i1 < 10; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 10; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(a_W[(i0 * 100 + i1 + i2 * 10) * L + l],
-                                   v8_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v10_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
-        }
-      }
-    }
-    // %140 = contract f64[16,10] -> v8
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 10; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2) * L + l],
-                                   v10_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                                   v10_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                                   v10_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                                   v10_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
+            acc0_v_2[l] = std::fma(v5_2[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                                   v2_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(v5_2[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                                   v2_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
+            acc2_v_2[l] = std::fma(v5_2[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                                   v2_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
+            acc3_v_2[l] = std::fma(v5_2[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                                   v2_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
           }
         }
         PLASTIC_SIMD
@@ -2871,8 +2695,8 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
         for (int64_t i2 = 0; i2 < 10; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(W[(i0 * 100 + i1 * 10 + i2) * L + l],
-                                   v10_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
+            acc0_v_2[l] = std::fma(v5_2[(i0 * 100 + i1 + i2 * 10) * L + l],
+                                   v2_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
           }
         }
         PLASTIC_SIMD
@@ -2881,67 +2705,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
         }
       }
     }
-    // %143 = mul f64[16,10] -> v11
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 10; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v11_2[(i0 * 10 + i1) * L + l] =
-              (1.0f - square(v5_2[(i0 * 10 + i1) * L + l])) *
-              ((v4_2[(i0 * 10 + i1) * L + l] * v9_2[i0 * L + l]) - v8_2[(i0 * 10 + i1) * L + l]);
-        }
-      }
-    }
-    // %144 = contract f64[16,15] -> v12
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 3; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 10; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v11_2[(i0 * 10 + i2) * L + l],
-                                   acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1],
-                                   v11_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2],
-                                   v11_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3],
-                                   v11_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v12_2[(i0 * 15 + i1 * 4) * L + l] = acc0_v_2[l];
-          v12_2[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v12_2[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v12_2[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
-      }
-      for (int64_t i1 = 12; i1 < 15; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 10; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] =
-                std::fma(Wv[i0 * 150 + i1 + i2 * 15], v11_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v12_2[(i0 * 15 + i1) * L + l] = acc0_v_2[l];
-        }
-      }
-    }
-    // %168 = contract f64[16] -> v8
+    // %168 = contract f64[16] -> v2
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2954,34 +2718,34 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v6_2[(i0 * 40 + i1) * L + l], v10_2[(i0 * 40 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v6_2[(i0 * 40 + i1 + 10) * L + l],
-                                 v10_2[(i0 * 40 + i1 + 10) * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v6_2[(i0 * 40 + i1 + 20) * L + l],
-                                 v10_2[(i0 * 40 + i1 + 20) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v6_2[(i0 * 40 + i1 + 30) * L + l],
-                                 v10_2[(i0 * 40 + i1 + 30) * L + l], acc3_v_2[l]);
+              std::fma(v3_2[(i0 * 40 + i1) * L + l], v8_2[(i0 * 40 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v3_2[(i0 * 40 + i1 + 10) * L + l],
+                                 v8_2[(i0 * 40 + i1 + 10) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(v3_2[(i0 * 40 + i1 + 20) * L + l],
+                                 v8_2[(i0 * 40 + i1 + 20) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v3_2[(i0 * 40 + i1 + 30) * L + l],
+                                 v8_2[(i0 * 40 + i1 + 30) * L + l], acc3_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v8_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v8_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v8_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 4) * L + l] = acc0_v_2[l];
+        v2_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
+        v2_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
+        v2_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
       }
     }
-    // %212 = mul f64[16,10] -> v11
+    // %216 = mul f64[16,10] -> v9
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 10; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v11_2[(i0 * 10 + i1) * L + l] =
-              v6_2[(i0 * 10 + i1) * L + l] * (v10_2[(i0 * 10 + i1) * L + l] - v8_2[i0 * L + l]);
+          v9_2[(i0 * 10 + i1) * L + l] =
+              v3_2[(i0 * 10 + i1) * L + l] * (v8_2[(i0 * 10 + i1) * L + l] - v2_2[i0 * L + l]);
         }
       }
     }
-    // %213 = contract f64[16,15] -> v13
+    // %217 = contract f64[16,15] -> v10
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 3; ++i1) {
         PLASTIC_SIMD
@@ -2994,22 +2758,22 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
         for (int64_t i2 = 0; i2 < 10; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v11_2[(i0 * 10 + i2) * L + l],
+            acc0_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v9_2[(i0 * 10 + i2) * L + l],
                                    acc0_v_2[l]);
             acc1_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1],
-                                   v11_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
+                                   v9_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
             acc2_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2],
-                                   v11_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
+                                   v9_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
             acc3_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3],
-                                   v11_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
+                                   v9_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v13[(i0 * 15 + i1 * 4) * L + l] = acc0_v_2[l];
-          v13[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v13[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v13[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v10_2[(i0 * 15 + i1 * 4) * L + l] = acc0_v_2[l];
+          v10_2[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v10_2[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v10_2[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
         }
       }
       for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -3021,16 +2785,234 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v_2[l] =
-                std::fma(Wk[i0 * 150 + i1 + i2 * 15], v11_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
+                std::fma(Wk[i0 * 150 + i1 + i2 * 15], v9_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v13[(i0 * 15 + i1) * L + l] = acc0_v_2[l];
+          v10_2[(i0 * 15 + i1) * L + l] = acc0_v_2[l];
         }
       }
     }
-    // %215 = reduce_sum f64[15] -> v3
+    // %19 = contract f64[16,10] -> v2
+    // fwp_oja_rde.ode:49: beta * outer(v, k - transpose(W) @ v) / window         # Eq. 21, Oja; /
+    // window: see above
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      for (int64_t i1 = 0; i1 < 2; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = 0.0f;
+          acc1_v_2[l] = 0.0f;
+          acc2_v_2[l] = 0.0f;
+          acc3_v_2[l] = 0.0f;
+        }
+        for (int64_t i2 = 0; i2 < 10; ++i2) {
+          PLASTIC_SIMD
+          for (int64_t l = 0; l < L; ++l) {
+            acc0_v_2[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                                   v6_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                                   v6_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
+            acc2_v_2[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                                   v6_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
+            acc3_v_2[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                                   v6_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
+          }
+        }
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v2_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
+          v2_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v2_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v2_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+        }
+      }
+      for (int64_t i1 = 8; i1 < 10; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = 0.0f;
+        }
+        for (int64_t i2 = 0; i2 < 10; ++i2) {
+          PLASTIC_SIMD
+          for (int64_t l = 0; l < L; ++l) {
+            acc0_v_2[l] = std::fma(W[(i0 * 100 + i1 + i2 * 10) * L + l],
+                                   v6_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
+          }
+        }
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v2_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
+        }
+      }
+    }
+    // %20 = sub f64[16,10] -> v9
+    // fwp_oja_rde.ode:49: beta * outer(v, k - transpose(W) @ v) / window         # Eq. 21, Oja; /
+    // window: see above
+    for (int64_t i0 = 0; i0 < 160; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9_2[i0 * L + l] = v3_2[i0 * L + l] - v2_2[i0 * L + l];
+      }
+    }
+    // %81 = contract f64[16,10] -> v2
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      for (int64_t i1 = 0; i1 < 2; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = 0.0f;
+          acc1_v_2[l] = 0.0f;
+          acc2_v_2[l] = 0.0f;
+          acc3_v_2[l] = 0.0f;
+        }
+        for (int64_t i2 = 0; i2 < 10; ++i2) {
+          PLASTIC_SIMD
+          for (int64_t l = 0; l < L; ++l) {
+            acc0_v_2[l] = std::fma(v5_2[(i0 * 100 + i1 * 40 + i2) * L + l],
+                                   v9_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(v5_2[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                                   v9_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
+            acc2_v_2[l] = std::fma(v5_2[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                                   v9_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
+            acc3_v_2[l] = std::fma(v5_2[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                                   v9_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
+          }
+        }
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v2_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
+          v2_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v2_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v2_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+        }
+      }
+      for (int64_t i1 = 8; i1 < 10; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = 0.0f;
+        }
+        for (int64_t i2 = 0; i2 < 10; ++i2) {
+          PLASTIC_SIMD
+          for (int64_t l = 0; l < L; ++l) {
+            acc0_v_2[l] = std::fma(v5_2[(i0 * 100 + i1 * 10 + i2) * L + l],
+                                   v9_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
+          }
+        }
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v2_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
+        }
+      }
+    }
+    // %145 = contract f64[16,10] -> v3
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      for (int64_t i1 = 0; i1 < 2; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = 0.0f;
+          acc1_v_2[l] = 0.0f;
+          acc2_v_2[l] = 0.0f;
+          acc3_v_2[l] = 0.0f;
+        }
+        for (int64_t i2 = 0; i2 < 10; ++i2) {
+          PLASTIC_SIMD
+          for (int64_t l = 0; l < L; ++l) {
+            acc0_v_2[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2) * L + l],
+                                   v8_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                                   v8_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
+            acc2_v_2[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                                   v8_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
+            acc3_v_2[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                                   v8_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
+          }
+        }
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v3_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
+          v3_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v3_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v3_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+        }
+      }
+      for (int64_t i1 = 8; i1 < 10; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = 0.0f;
+        }
+        for (int64_t i2 = 0; i2 < 10; ++i2) {
+          PLASTIC_SIMD
+          for (int64_t l = 0; l < L; ++l) {
+            acc0_v_2[l] = std::fma(W[(i0 * 100 + i1 * 10 + i2) * L + l],
+                                   v8_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
+          }
+        }
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v3_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
+        }
+      }
+    }
+    // %148 = mul f64[16,10] -> v8
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      for (int64_t i1 = 0; i1 < 10; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v8_2[(i0 * 10 + i1) * L + l] =
+              (1.0f - square(v6_2[(i0 * 10 + i1) * L + l])) *
+              ((v2_2[(i0 * 10 + i1) * L + l] * v7_2[i0 * L + l]) - v3_2[(i0 * 10 + i1) * L + l]);
+        }
+      }
+    }
+    // %149 = contract f64[16,15] -> v5
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      for (int64_t i1 = 0; i1 < 3; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = 0.0f;
+          acc1_v_2[l] = 0.0f;
+          acc2_v_2[l] = 0.0f;
+          acc3_v_2[l] = 0.0f;
+        }
+        for (int64_t i2 = 0; i2 < 10; ++i2) {
+          PLASTIC_SIMD
+          for (int64_t l = 0; l < L; ++l) {
+            acc0_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v8_2[(i0 * 10 + i2) * L + l],
+                                   acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1],
+                                   v8_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
+            acc2_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2],
+                                   v8_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
+            acc3_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3],
+                                   v8_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
+          }
+        }
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v5_2[(i0 * 15 + i1 * 4) * L + l] = acc0_v_2[l];
+          v5_2[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v5_2[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v5_2[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+        }
+      }
+      for (int64_t i1 = 12; i1 < 15; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = 0.0f;
+        }
+        for (int64_t i2 = 0; i2 < 10; ++i2) {
+          PLASTIC_SIMD
+          for (int64_t l = 0; l < L; ++l) {
+            acc0_v_2[l] =
+                std::fma(Wv[i0 * 150 + i1 + i2 * 15], v8_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
+          }
+        }
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v5_2[(i0 * 15 + i1) * L + l] = acc0_v_2[l];
+        }
+      }
+    }
+    // %219 = reduce_sum f64[15] -> v1
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -3039,15 +3021,15 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc_v_2[l] = acc_v_2[l] + (v12_2[(i0 + i1 * 15) * L + l] + v13[(i0 + i1 * 15) * L + l]);
+          acc_v_2[l] = acc_v_2[l] + (v10_2[(i0 + i1 * 15) * L + l] + v5_2[(i0 + i1 * 15) * L + l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3_2[i0 * L + l] = acc_v_2[l];
+        v1_2[i0 * L + l] = acc_v_2[l];
       }
     }
-    // %78 = contract f64[16] -> v6
+    // %83 = contract f64[16] -> v3
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -3060,33 +3042,33 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v5_2[(i0 * 40 + i1) * L + l], v4_2[(i0 * 40 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v5_2[(i0 * 40 + i1 + 10) * L + l],
-                                 v4_2[(i0 * 40 + i1 + 10) * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v5_2[(i0 * 40 + i1 + 20) * L + l],
-                                 v4_2[(i0 * 40 + i1 + 20) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v5_2[(i0 * 40 + i1 + 30) * L + l],
-                                 v4_2[(i0 * 40 + i1 + 30) * L + l], acc3_v_2[l]);
+              std::fma(v6_2[(i0 * 40 + i1) * L + l], v2_2[(i0 * 40 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v6_2[(i0 * 40 + i1 + 10) * L + l],
+                                 v2_2[(i0 * 40 + i1 + 10) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(v6_2[(i0 * 40 + i1 + 20) * L + l],
+                                 v2_2[(i0 * 40 + i1 + 20) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v6_2[(i0 * 40 + i1 + 30) * L + l],
+                                 v2_2[(i0 * 40 + i1 + 30) * L + l], acc3_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v6_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v6_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v6_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 4) * L + l] = acc0_v_2[l];
+        v3_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
+        v3_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
+        v3_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
       }
     }
-    // %82 = mul f64[16] -> v4
-    // fwp_oja_rde.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    // %87 = mul f64[16] -> v2
+    // fwp_oja_rde.ode:46: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4_2[i0 * L + l] = (v9_2[i0 * L + l] * (1.0f - v9_2[i0 * L + l])) * v6_2[i0 * L + l];
+        v2_2[i0 * L + l] = v3_2[i0 * L + l] * (v7_2[i0 * L + l] * (1.0f - v7_2[i0 * L + l]));
       }
     }
-    // %84 = contract f64[15] -> v9
-    // fwp_oja_rde.ode:39: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    // %89 = contract f64[15] -> v7
+    // fwp_oja_rde.ode:46: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -3098,18 +3080,18 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15], v4_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v4_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v4_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v4_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15], v2_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v2_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v2_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v2_2[i1 * L + l], acc3_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v9_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v9_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v9_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v7_2[(i0 * 4) * L + l] = acc0_v_2[l];
+        v7_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
+        v7_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
+        v7_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
       }
     }
     for (int64_t i0 = 12; i0 < 15; ++i0) {
@@ -3120,22 +3102,22 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 + i1 * 15], v4_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 + i1 * 15], v2_2[i1 * L + l], acc0_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9_2[i0 * L + l] = acc0_v_2[l];
+        v7_2[i0 * L + l] = acc0_v_2[l];
       }
     }
-    // %219 = mul f64[15] -> v4
+    // %223 = mul f64[15] -> v2
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4_2[i0 * L + l] = (v3_2[i0 * L + l] + v9_2[i0 * L + l]) * ln_gain[i0];
+        v2_2[i0 * L + l] = (v1_2[i0 * L + l] + v7_2[i0 * L + l]) * ln_gain[i0];
       }
     }
-    // %220 = reduce_sum f64[] -> v0
+    // %224 = reduce_sum f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -3143,19 +3125,19 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v_2[l] = acc_v_2[l] + v4_2[i0 * L + l];
+        acc_v_2[l] = acc_v_2[l] + v2_2[i0 * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0_2[l] = acc_v_2[l];
+      v4_2[l] = acc_v_2[l];
     }
-    // %221 = mul f64[] -> v7
+    // %225 = mul f64[] -> v1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7_2[l] = v0_2[l] * 0.06666667f;
+      v1_2[l] = v4_2[l] * 0.06666667f;
     }
-    // %224 = contract f64[] -> v0
+    // %228 = contract f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -3163,24 +3145,68 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = std::fma(v4_2[i0 * L + l], v2_2[i0 * L + l], acc0_v_2[l]);
+        acc0_v_2[l] = std::fma(v2_2[i0 * L + l], v0_2[i0 * L + l], acc0_v_2[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0_2[l] = acc0_v_2[l];
+      v4_2[l] = acc0_v_2[l];
     }
-    // %225 = mul f64[] -> v3
+    // %229 = mul f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3_2[l] = v0_2[l] * 0.06666667f;
+      v7_2[l] = v4_2[l] * 0.06666667f;
     }
-    // %229 = mul f64[15] -> d.dx
+    // %112 = reduce_sum f64[] -> v4
+    // fwp_oja_rde.ode:45: let u    = ln(dx(t))
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v_2[l] = acc_v_2[l] + x[i0 * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4_2[l] = acc_v_2[l];
+    }
+    // %114 = mul f64[] -> v3
+    // fwp_oja_rde.ode:45: let u    = ln(dx(t))
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3_2[l] = v4_2[l] * 0.06666667f;
+    }
+    // %118 = reduce_sum f64[] -> v4
+    // fwp_oja_rde.ode:45: let u    = ln(dx(t))
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v_2[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v_2[l] = acc_v_2[l] + square(x[i0 * L + l] - v3_2[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4_2[l] = acc_v_2[l];
+    }
+    // %123 = reciprocal f64[] -> v3
+    // fwp_oja_rde.ode:45: let u    = ln(dx(t))
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3_2[l] = T(1) / std::sqrt((v4_2[l] * 0.06666667f) + 1e-05f);
+    }
+    // %233 = mul f64[15] -> d.dx
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_bar[i0 * L + l] +=
-            v1_2[l] * ((v4_2[i0 * L + l] - v7_2[l]) - (v2_2[i0 * L + l] * v3_2[l]));
+            ((v2_2[i0 * L + l] - v1_2[l]) - (v7_2[l] * v0_2[i0 * L + l])) * v3_2[l];
       }
     }
   }
@@ -3207,22 +3233,17 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52224);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57344);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62464);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67584);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62976);
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68096);
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73216);
   T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78336);
   T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83456);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 88576);
-  T* __restrict u11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89088);
-  T* __restrict u12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89152);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89216);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89728);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 90240);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 95360);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100480);
-  T* __restrict u18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 105600);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 105664);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110784);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83968);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89088);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94208);
+  T* __restrict u13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 145408);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 145472);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 196672);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3233,7 +3254,7 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_oja_rde.field.step.rk4: 81 nodes
-  // %578 = layernorm f64[15] -> v0
+  // %612 = layernorm f64[15] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3241,7 +3262,7 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 15) * L + l];
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 45) * L + l];
     }
   }
   PLASTIC_SIMD
@@ -3253,7 +3274,7 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e12 = u_stages[(i0 + 15) * L + l] - mean_v[l];
+        const T e12 = u_stages[(i0 + 45) * L + l] - mean_v[l];
         var_v[l] = var_v[l] + (e12 * e12);
       }
     }
@@ -3266,93 +3287,17 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[(i0 + 45) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %580 = add f64[15] -> v1
+  // %614 = add f64[15] -> v1
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+      v1[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
-  // %582 = contract f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %583 = softmax f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v2[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %584 = contract f64[16,10] -> v2
+  // %618 = contract f64[16,10] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3396,14 +3341,56 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
     }
   }
-  // %585 = tanh f64[16,10] -> v4
+  // %619 = tanh f64[16,10] -> v3
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
+      v3[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
     }
   }
-  // %838 = contract f64[16,10] -> v2
+  // %622 = contract f64[16] -> v2
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %623 = sigmoid f64[16] -> v4
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = sigmoid(v2[i0 * L + l]);
+    }
+  }
+  // %624 = contract f64[16,10] -> v2
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 10 + i1) * L + l] = v3[(i0 * 10 + i1) * L + l] * v4[i0 * L + l];
+      }
+    }
+  }
+  // %616 = contract f64[16,10] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3413,25 +3400,21 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
       }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v4[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v4[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v4[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v4[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v5[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v5[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v5[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -3439,20 +3422,170 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
       }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v4[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v5[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %556 = layernorm f64[15] -> v0
+  // %617 = softmax f64[16,10] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v5[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v5[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %585 = layernorm f64[15] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 15) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 15.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e155 = u_stages[(i0 + 15) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e155 * e155);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 15.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %587 = add f64[15] -> v1
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+    }
+  }
+  // %589 = contract f64[16,10] -> v5
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v5[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v5[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v5[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %590 = softmax f64[16,10] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v5[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v5[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %562 = layernorm f64[15] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3472,8 +3605,8 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e156 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e156 * e156);
+        const T e237 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e237 * e237);
       }
     }
   }
@@ -3488,14 +3621,14 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %558 = add f64[15] -> v5
+  // %564 = add f64[15] -> v4
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+      v4[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %560 = contract f64[16,10] -> v6
+  // %568 = contract f64[16,10] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3508,18 +3641,18 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v5[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v5[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v5[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v5[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v4[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v4[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v4[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v4[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v5[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v5[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v5[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -3530,16 +3663,109 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v5[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v4[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v5[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %561 = softmax f64[16,10] -> v7
+  // %569 = tanh f64[16,10] -> v8
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = vm::tanh(v5[i0 * L + l]);
+    }
+  }
+  // %572 = contract f64[16] -> v5
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v4[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %573 = sigmoid f64[16] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = sigmoid(v5[i0 * L + l]);
+    }
+  }
+  // %574 = contract f64[16,10] -> v5
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 10 + i1) * L + l] = v8[(i0 * 10 + i1) * L + l] * v9[i0 * L + l];
+      }
+    }
+  }
+  // %566 = contract f64[16,10] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v4[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v4[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v4[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v4[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v4[i2 * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %567 = softmax f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3549,7 +3775,7 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v6[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v6[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v10[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3560,69 +3786,18 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v6[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v6[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v0[i1 * L + l] = vm::exp(v10[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v11[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %562 = contract f64[16,10] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v5[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v5[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v5[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v5[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v5[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %563 = tanh f64[16,10] -> v8
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
-    }
-  }
-  // %564 = contract f64[16,10] -> v6
+  // %570 = contract f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3647,10 +3822,10 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v10[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -3667,196 +3842,32 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %565 = sub f64[16,10] -> v9
+  // %571 = sub f64[16,10] -> v8
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v7[i0 * L + l] - v6[i0 * L + l];
+      v8[i0 * L + l] = v11[i0 * L + l] - v10[i0 * L + l];
     }
   }
-  // %835 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 40 + i1) * L + l], v8[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v4[(i0 * 40 + i1 + 10) * L + l], v8[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v4[(i0 * 40 + i1 + 20) * L + l], v8[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v4[(i0 * 40 + i1 + 30) * L + l], v8[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %566 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v5[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %567 = sigmoid f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = sigmoid(v7[i0 * L + l]);
-    }
-  }
-  // %571 = mul f64[] -> u11
-  u11[0] = T(h) * 0.5f;
-  // %836 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v6[i0 * L + l] * (v10[i0 * L + l] * u11[0]);
-    }
-  }
-  // %840 = sub f64[16,10] -> v6
+  // %576 = div f64[16,10,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] =
-            v3[(i0 * 10 + i1) * L + l] -
-            (v2[(i0 * 10 + i1) * L + l] + (v9[(i0 * 10 + i1) * L + l] * v7[i0 * L + l]));
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v12[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (v5[(i0 * 10 + i1) * L + l] * v8[(i0 * 10 + i2) * L + l]) / 4.0f;
+        }
       }
     }
   }
-  // %883 = mul f64[] -> u12
-  u12[0] = T(h) * 0.33333334f;
-  // %902 = contract f64[16,10] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1) * L + l] = v6[(i0 * 10 + i1) * L + l] * u12[0];
-      }
-    }
-  }
-  // %588 = contract f64[16] -> v13
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %589 = sigmoid f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = sigmoid(v13[i0 * L + l]);
-    }
-  }
-  // %590 = contract f64[16,10] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1) * L + l] = v4[(i0 * 10 + i1) * L + l] * v14[i0 * L + l];
-      }
-    }
-  }
-  // %603 = layernorm f64[15] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 45) * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 15.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e401 = u_stages[(i0 + 45) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e401 * e401);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 15.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 45) * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %605 = add f64[15] -> v1
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
-    }
-  }
-  // %609 = contract f64[16,10] -> v16
+  // %578 = mul f64[] -> u13
+  u13[0] = T(h) * 0.5f;
+  // %591 = contract f64[16,10] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3877,10 +3888,10 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v16[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v16[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v16[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v5[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v5[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v5[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -3896,18 +3907,79 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v5[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %610 = tanh f64[16,10] -> v17
+  // %592 = tanh f64[16,10] -> v8
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = vm::tanh(v16[i0 * L + l]);
+      v8[i0 * L + l] = vm::tanh(v5[i0 * L + l]);
     }
   }
-  // %613 = contract f64[16] -> v13
+  // %860 = contract f64[16,10] -> v5
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma((v12[(i0 * 100 + i1 * 4 + i2 * 10) * L + l] * u13[0]) +
+                                   z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma((v12[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l] * u13[0]) +
+                                   z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v8[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma((v12[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l] * u13[0]) +
+                                   z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v8[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma((v12[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l] * u13[0]) +
+                                   z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v8[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v5[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v5[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v5[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma((v12[(i0 * 100 + i1 + i2 * 10) * L + l] * u13[0]) +
+                                   z0_W[(i0 * 100 + i1 + i2 * 10) * L + l],
+                               v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %861 = sub f64[16,10] -> v10
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = v7[i0 * L + l] - v5[i0 * L + l];
+    }
+  }
+  // %595 = contract f64[16] -> v4
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3927,31 +3999,41 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %878 = mul f64[] -> u18
-  u18[0] = T(h) * 0.16666667f;
-  // %879 = contract f64[16] -> v14
+  // %596 = sigmoid f64[16] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = sigmoid(v13[i0 * L + l]) * u18[0];
+      v9[i0 * L + l] = sigmoid(v4[i0 * L + l]);
     }
   }
-  // %880 = contract f64[16,10] -> v16
+  // %597 = contract f64[16,10] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1) * L + l] = v17[(i0 * 10 + i1) * L + l] * v14[i0 * L + l];
+        v5[(i0 * 10 + i1) * L + l] = v8[(i0 * 10 + i1) * L + l] * v9[i0 * L + l];
       }
     }
   }
-  // %607 = contract f64[16,10] -> v19
+  // %863 = div f64[16,10,10] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v14[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (v10[(i0 * 10 + i2) * L + l] * v5[(i0 * 10 + i1) * L + l]) / 4.0f;
+        }
+      }
+    }
+  }
+  // %866 = contract f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3961,21 +4043,29 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
       }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma((v14[(i0 * 100 + i1 * 4 + i2 * 10) * L + l] * u13[0]) +
+                                   z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma((v14[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l] * u13[0]) +
+                                   z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v8[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma((v14[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l] * u13[0]) +
+                                   z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v8[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma((v14[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l] * u13[0]) +
+                                   z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v8[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v10[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -3983,134 +4073,98 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
       }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma((v14[(i0 * 100 + i1 + i2 * 10) * L + l] * u13[0]) +
+                                   z0_W[(i0 * 100 + i1 + i2 * 10) * L + l],
+                               v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %608 = softmax f64[16,10] -> v20
+  // %867 = sub f64[16,10] -> v8
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = v7[i0 * L + l] - v10[i0 * L + l];
+    }
+  }
+  // %869 = div f64[16,10,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v19[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v19[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v19[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v19[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v15[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (v8[(i0 * 10 + i2) * L + l] * v5[(i0 * 10 + i1) * L + l]) / 4.0f;
+        }
       }
     }
   }
-  // %847 = contract f64[16] -> v13
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 40 + i1) * L + l], v15[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v4[(i0 * 40 + i1 + 10) * L + l], v15[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v4[(i0 * 40 + i1 + 20) * L + l], v15[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v4[(i0 * 40 + i1 + 30) * L + l], v15[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %848 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v13[i0 * L + l] * u11[0];
-    }
-  }
-  // %899 = sub f64[16,10] -> v4
+  // %851 = contract f64[16,10] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 10 + i1) * L + l] =
-            v3[(i0 * 10 + i1) * L + l] -
-            ((v6[(i0 * 10 + i1) * L + l] * v14[i0 * L + l]) + v2[(i0 * 10 + i1) * L + l]);
+        v5[(i0 * 10 + i1) * L + l] = v3[(i0 * 10 + i1) * L + l] * T(h);
       }
     }
   }
-  // %857 = contract f64[16] -> v13
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
+  // %870 = contract f64[16,10] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 40 + i1) * L + l], v17[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 10) * L + l], v17[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 20) * L + l], v17[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 30) * L + l], v17[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v15[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v5[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v15[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v5[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v15[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v5[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v15[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v5[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v7[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v15[(i0 * 100 + i1 + i2 * 10) * L + l], v5[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
     }
   }
-  // %858 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v13[i0 * L + l] * T(h);
-    }
-  }
-  // %860 = contract f64[16,10] -> v2
+  // %853 = contract f64[16,10] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4124,21 +4178,21 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v5[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v5[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v5[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -4149,63 +4203,35 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v17[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v3[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v5[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %906 = sub f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] =
-            v20[(i0 * 10 + i1) * L + l] -
-            ((v4[(i0 * 10 + i1) * L + l] * v14[i0 * L + l]) + v2[(i0 * 10 + i1) * L + l]);
-      }
-    }
-  }
-  // %888 = contract f64[16] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  // %872 = sub f64[16,10] -> v3
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v10[i0 * L + l] * u18[0];
+      v3[i0 * L + l] = v6[i0 * L + l] - (v7[i0 * L + l] + v5[i0 * L + l]);
     }
   }
-  // %889 = contract f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = v9[(i0 * 10 + i1) * L + l] * v13[i0 * L + l];
-      }
-    }
-  }
-  // %900 = contract f64[16,10] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = v4[(i0 * 10 + i1) * L + l] * u12[0];
-      }
-    }
-  }
-  // %911 = add f64[16,10,10] -> W
+  // %882 = add f64[16,10,10] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_new[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              ((((v7[(i0 * 10 + i2) * L + l] * v15[(i0 * 10 + i1) * L + l]) +
-                 (v16[(i0 * 10 + i1) * L + l] * v3[(i0 * 10 + i2) * L + l])) +
-                (v2[(i0 * 10 + i2) * L + l] * v8[(i0 * 10 + i1) * L + l])) +
-               (v6[(i0 * 10 + i2) * L + l] * v15[(i0 * 10 + i1) * L + l])) +
+              (T(h) *
+               ((((v2[(i0 * 10 + i1) * L + l] * v3[(i0 * 10 + i2) * L + l]) / 4.0f) * 0.16666667f) +
+                ((v15[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.33333334f) +
+                 ((v12[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.16666667f) +
+                  (v14[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.33333334f))))) +
               z0_W[(i0 * 100 + i1 * 10 + i2) * L + l];
         }
       }
@@ -4249,38 +4275,39 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   T* __restrict u0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64);
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51264);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51776);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52288);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57408);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62528);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63040);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68160);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102464);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102976);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 103488);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 108608);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 113728);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 114240);
   T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 119360);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 119872);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 124992);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 130112);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 130624);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135744);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 136256);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 136768);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 141888);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 142400);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 147520);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 152640);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 157760);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 158272);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 163392);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 163904);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 164416);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 169536);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 174656);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 179776);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 184896);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 190016);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 195136);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 200256);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 205376);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 213056);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 170560);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 221760);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 272960);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 273472);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 278592);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 283712);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 284224);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 289344);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 294464);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 345664);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 396864);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 401984);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 407104);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 407616);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 412736);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 417856);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 418176);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 423296);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 428416);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 433536);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 438656);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 489856);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 494976);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 546176);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 551296);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 558976);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -4291,10 +4318,10 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
-  // fwp_oja_rde.field.step.rk4.vjp: 267 nodes
-  // %878 = mul f64[] -> u0
+  // fwp_oja_rde.field.step.rk4.vjp: 257 nodes
+  // %1042 = mul f64[] -> u0
   u0[0] = T(h) * 0.16666667f;
-  // %1067 = contract f64[16,10,10] -> v1
+  // %1043 = contract f64[16,10,10] -> v1
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
@@ -4306,7 +4333,14 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %603 = layernorm f64[15] -> v2
+  // %1220 = div f64[16,10,10] -> v2
+  for (int64_t i0 = 0; i0 < 1600; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v1[i0 * L + l] / 4.0f;
+    }
+  }
+  // %612 = layernorm f64[15] -> v3
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4326,8 +4360,8 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e17 = u_stages[(i0 + 45) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e17 * e17);
+        const T e20 = u_stages[(i0 + 45) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e20 * e20);
       }
     }
   }
@@ -4339,17 +4373,17 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (u_stages[(i0 + 45) * L + l] - mean_v[l]) * rstd_v[l];
+      v3[i0 * L + l] = (u_stages[(i0 + 45) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %605 = add f64[15] -> v3
+  // %614 = add f64[15] -> v4
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (v2[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+      v4[i0 * L + l] = (v3[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
-  // %609 = contract f64[16,10] -> v4
+  // %618 = contract f64[16,10] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4362,18 +4396,18 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v3[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v3[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v3[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v3[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v4[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v4[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v4[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v4[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v5[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v5[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v5[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -4384,23 +4418,23 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v3[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v4[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v5[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %610 = tanh f64[16,10] -> v5
+  // %619 = tanh f64[16,10] -> v6
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(v4[i0 * L + l]);
+      v6[i0 * L + l] = vm::tanh(v5[i0 * L + l]);
     }
   }
-  // %613 = contract f64[16] -> v4
+  // %622 = contract f64[16] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4412,37 +4446,37 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v4[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %614 = sigmoid f64[16] -> v6
+  // %623 = sigmoid f64[16] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v4[i0 * L + l]);
+      v7[i0 * L + l] = sigmoid(v5[i0 * L + l]);
     }
   }
-  // %615 = contract f64[16,10] -> v4
+  // %624 = contract f64[16,10] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 10 + i1) * L + l] = v5[(i0 * 10 + i1) * L + l] * v6[i0 * L + l];
+        v5[(i0 * 10 + i1) * L + l] = v6[(i0 * 10 + i1) * L + l] * v7[i0 * L + l];
       }
     }
   }
-  // %1314 = contract f64[16,10] -> v7
+  // %1221 = contract f64[16,10] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4455,22 +4489,22 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v1[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v4[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v1[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v4[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v1[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v4[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v1[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v4[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v5[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v2[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v5[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v2[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v5[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v2[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v5[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -4481,31 +4515,50 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v1[(i0 * 100 + i1 + i2 * 10) * L + l], v4[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 + i2 * 10) * L + l], v5[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %883 = mul f64[] -> u0
-  u0[0] = T(h) * 0.33333334f;
-  // %1070 = contract f64[16,10,10] -> v8
+  // %1222 = contract f64[16,10,10] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v8[(i0 * 100 + i1 * 10 + i2) * L + l] =
+          v9[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              v8[(i0 * 10 + i2) * L + l] * v6[(i0 * 10 + i1) * L + l];
+        }
+      }
+    }
+  }
+  // %1046 = mul f64[] -> u0
+  u0[0] = T(h) * 0.33333334f;
+  // %1047 = contract f64[16,10,10] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v10[(i0 * 100 + i1 * 10 + i2) * L + l] =
               z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] * u0[0];
         }
       }
     }
   }
-  // %578 = layernorm f64[15] -> v4
+  // %1226 = div f64[16,10,10] -> v11
+  for (int64_t i0 = 0; i0 < 1600; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = (v10[i0 * L + l] - (T(h) * v9[i0 * L + l])) / 4.0f;
+    }
+  }
+  // %585 = layernorm f64[15] -> v5
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4525,8 +4578,8 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e144 = u_stages[(i0 + 15) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e144 * e144);
+        const T e156 = u_stages[(i0 + 15) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e156 * e156);
       }
     }
   }
@@ -4538,17 +4591,17 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
+      v5[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %580 = add f64[15] -> v9
+  // %587 = add f64[15] -> v12
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = ln_bias[i0] + (v4[i0 * L + l] * ln_gain[i0]);
+      v12[i0 * L + l] = ln_bias[i0] + (v5[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %584 = contract f64[16,10] -> v10
+  // %591 = contract f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4561,107 +4614,10 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v9[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v9[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v9[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v9[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v9[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %585 = tanh f64[16,10] -> v11
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = vm::tanh(v10[i0 * L + l]);
-    }
-  }
-  // %588 = contract f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v9[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %589 = sigmoid f64[16] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = sigmoid(v10[i0 * L + l]);
-    }
-  }
-  // %590 = contract f64[16,10] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1) * L + l] = v11[(i0 * 10 + i1) * L + l] * v12[i0 * L + l];
-      }
-    }
-  }
-  // %1077 = contract f64[16,10] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v8[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v8[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v8[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v8[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v12[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v12[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v12[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v12[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4677,11 +4633,10 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
       }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v8[(i0 * 100 + i1 + i2 * 10) * L + l], v10[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v12[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -4690,7 +4645,14 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %857 = contract f64[16] -> v14
+  // %592 = tanh f64[16,10] -> v14
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
+    }
+  }
+  // %595 = contract f64[16] -> v13
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4699,92 +4661,177 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 40 + i1) * L + l], v5[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v10[(i0 * 40 + i1 + 10) * L + l], v5[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v10[(i0 * 40 + i1 + 20) * L + l], v5[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v10[(i0 * 40 + i1 + 30) * L + l], v5[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v12[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %858 = contract f64[16] -> v15
+  // %596 = sigmoid f64[16] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v14[i0 * L + l] * T(h);
+      v15[i0 * L + l] = sigmoid(v13[i0 * L + l]);
     }
   }
-  // %1318 = sub f64[16,10] -> v16
+  // %597 = contract f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1) * L + l] =
-            v13[(i0 * 10 + i1) * L + l] - (v7[(i0 * 10 + i1) * L + l] * v15[i0 * L + l]);
+        v13[(i0 * 10 + i1) * L + l] = v14[(i0 * 10 + i1) * L + l] * v15[i0 * L + l];
       }
     }
   }
-  // %847 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
+  // %1227 = contract f64[16,10] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 40 + i1) * L + l], v10[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v11[(i0 * 40 + i1 + 10) * L + l], v10[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v11[(i0 * 40 + i1 + 20) * L + l], v10[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v11[(i0 * 40 + i1 + 30) * L + l], v10[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v11[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v11[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v11[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v11[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v16[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v16[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v16[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v11[(i0 * 100 + i1 + i2 * 10) * L + l], v13[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
     }
   }
-  // %571 = mul f64[] -> u0
+  // %578 = mul f64[] -> u0
   u0[0] = T(h) * 0.5f;
-  // %848 = contract f64[16] -> v17
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = v14[i0 * L + l] * u0[0];
-    }
-  }
-  // %1322 = sub f64[16,10] -> v18
+  // %1056 = contract f64[16,10] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 10 + i1) * L + l] =
-            v13[(i0 * 10 + i1) * L + l] - (v16[(i0 * 10 + i1) * L + l] * v17[i0 * L + l]);
+        v17[(i0 * 10 + i1) * L + l] = v14[(i0 * 10 + i1) * L + l] * u0[0];
       }
     }
   }
-  // %556 = layernorm f64[15] -> v14
+  // %1232 = div f64[16,10,10] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v18[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (v10[(i0 * 100 + i1 * 10 + i2) * L + l] -
+               (v16[(i0 * 10 + i2) * L + l] * v17[(i0 * 10 + i1) * L + l])) /
+              4.0f;
+        }
+      }
+    }
+  }
+  // %1233 = contract f64[16,10] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v18[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v18[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v18[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v18[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v18[(i0 * 100 + i1 + i2 * 10) * L + l], v13[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1471 = div f64[16,10,10] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v19[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (v1[(i0 * 100 + i1 * 10 + i2) * L + l] -
+               (v17[(i0 * 10 + i1) * L + l] * v10[(i0 * 10 + i2) * L + l])) /
+              4.0f;
+        }
+      }
+    }
+  }
+  // %562 = layernorm f64[15] -> v17
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4804,8 +4851,8 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e331 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e331 * e331);
+        const T e327 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e327 * e327);
       }
     }
   }
@@ -4817,17 +4864,17 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v17[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %558 = add f64[15] -> v13
+  // %564 = add f64[15] -> v1
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = ln_bias[i0] + (v14[i0 * L + l] * ln_gain[i0]);
+      v1[i0 * L + l] = ln_bias[i0] + (v17[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %562 = contract f64[16,10] -> v19
+  // %568 = contract f64[16,10] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4840,18 +4887,18 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v13[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v13[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v13[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v13[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -4862,23 +4909,23 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v13[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %563 = tanh f64[16,10] -> v20
+  // %569 = tanh f64[16,10] -> v21
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = vm::tanh(v19[i0 * L + l]);
+      v21[i0 * L + l] = vm::tanh(v20[i0 * L + l]);
     }
   }
-  // %566 = contract f64[16] -> v19
+  // %572 = contract f64[16] -> v20
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4890,37 +4937,37 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v13[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %567 = sigmoid f64[16] -> v21
+  // %573 = sigmoid f64[16] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = sigmoid(v19[i0 * L + l]);
+      v22[i0 * L + l] = sigmoid(v20[i0 * L + l]);
     }
   }
-  // %568 = contract f64[16,10] -> v19
+  // %574 = contract f64[16,10] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1) * L + l] = v20[(i0 * 10 + i1) * L + l] * v21[i0 * L + l];
+        v20[(i0 * 10 + i1) * L + l] = v21[(i0 * 10 + i1) * L + l] * v22[i0 * L + l];
       }
     }
   }
-  // %1105 = contract f64[16,10] -> v22
+  // %1472 = contract f64[16,10] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4933,22 +4980,22 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v1[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v1[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v1[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v1[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v20[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v20[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v20[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v22[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v22[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v22[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v23[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v23[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v23[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v23[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -4959,63 +5006,17 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v1[(i0 * 100 + i1 + i2 * 10) * L + l], v19[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 + i2 * 10) * L + l], v20[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v23[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1101 = contract f64[16] -> v23
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 40 + i1) * L + l], v11[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 10) * L + l], v11[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 20) * L + l], v11[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v19[(i0 * 40 + i1 + 30) * L + l], v11[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1102 = contract f64[16] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v23[i0 * L + l] * u0[0];
-    }
-  }
-  // %1326 = sub f64[16,10] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 10 + i1) * L + l] =
-            v22[(i0 * 10 + i1) * L + l] - (v18[(i0 * 10 + i1) * L + l] * v24[i0 * L + l]);
-      }
-    }
-  }
-  // %1328 = sub f64[16,10,10] -> d.W
+  // %1474 = sub f64[16,10,10] -> d.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
@@ -5023,15 +5024,15 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         for (int64_t l = 0; l < L; ++l) {
           z0_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] +=
               (((z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] -
-                 (v7[(i0 * 10 + i2) * L + l] * v5[(i0 * 10 + i1) * L + l])) -
-                (v16[(i0 * 10 + i2) * L + l] * v11[(i0 * 10 + i1) * L + l])) -
-               (v11[(i0 * 10 + i1) * L + l] * v18[(i0 * 10 + i2) * L + l])) -
-              (v25[(i0 * 10 + i2) * L + l] * v20[(i0 * 10 + i1) * L + l]);
+                 v9[(i0 * 100 + i1 * 10 + i2) * L + l]) -
+                (v16[(i0 * 10 + i2) * L + l] * v14[(i0 * 10 + i1) * L + l])) -
+               (v10[(i0 * 10 + i2) * L + l] * v14[(i0 * 10 + i1) * L + l])) -
+              (v23[(i0 * 10 + i2) * L + l] * v21[(i0 * 10 + i1) * L + l]);
         }
       }
     }
   }
-  // %607 = contract f64[16,10] -> v22
+  // %616 = contract f64[16,10] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5044,18 +5045,18 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v3[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v3[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v3[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v3[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v4[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v4[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v4[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v4[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v22[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v22[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v22[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -5066,16 +5067,16 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v3[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v4[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %608 = softmax f64[16,10] -> v26
+  // %617 = softmax f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5085,7 +5086,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v22[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v22[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v9[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5096,18 +5097,18 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[i1 * L + l] = vm::exp(v22[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v22[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v25[i1 * L + l] = vm::exp(v9[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 10 + i1) * L + l] = v23[i1 * L + l] / rowsum_v[l];
+        v24[(i0 * 10 + i1) * L + l] = v25[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %582 = contract f64[16,10] -> v22
+  // %589 = contract f64[16,10] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5120,18 +5121,18 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v9[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v9[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v9[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v9[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v12[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v12[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v12[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v12[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v22[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v22[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v22[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -5142,16 +5143,16 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v9[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v12[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %583 = softmax f64[16,10] -> v27
+  // %590 = softmax f64[16,10] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5161,7 +5162,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v22[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v22[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v9[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5172,18 +5173,18 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[i1 * L + l] = vm::exp(v22[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v22[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v25[i1 * L + l] = vm::exp(v9[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 10 + i1) * L + l] = v23[i1 * L + l] / rowsum_v[l];
+        v26[(i0 * 10 + i1) * L + l] = v25[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %560 = contract f64[16,10] -> v22
+  // %566 = contract f64[16,10] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5196,18 +5197,18 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v13[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v13[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v13[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v13[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v22[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v22[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v22[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -5218,16 +5219,16 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v13[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %561 = softmax f64[16,10] -> v28
+  // %567 = softmax f64[16,10] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5237,7 +5238,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v22[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v22[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v9[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5248,18 +5249,18 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[i1 * L + l] = vm::exp(v22[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v22[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v25[i1 * L + l] = vm::exp(v9[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 10 + i1) * L + l] = v23[i1 * L + l] / rowsum_v[l];
+        v27[(i0 * 10 + i1) * L + l] = v25[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %564 = contract f64[16,10] -> v22
+  // %570 = contract f64[16,10] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5273,21 +5274,284 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v21[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v21[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v21[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v21[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v21[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %571 = sub f64[16,10] -> v28
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[i0 * L + l] = v27[i0 * L + l] - v9[i0 * L + l];
+    }
+  }
+  // %843 = add f64[16,10,10] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v9[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (((v20[(i0 * 10 + i1) * L + l] * v28[(i0 * 10 + i2) * L + l]) / 4.0f) * u0[0]) +
+              z0_W[(i0 * 100 + i1 * 10 + i2) * L + l];
+        }
+      }
+    }
+  }
+  // %860 = contract f64[16,10] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v9[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v9[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v9[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v9[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v9[(i0 * 100 + i1 + i2 * 10) * L + l], v14[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %861 = sub f64[16,10] -> v29
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[i0 * L + l] = v26[i0 * L + l] - v20[i0 * L + l];
+    }
+  }
+  // %865 = add f64[16,10,10] -> v30
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v30[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (((v29[(i0 * 10 + i2) * L + l] * v13[(i0 * 10 + i1) * L + l]) / 4.0f) * u0[0]) +
+              z0_W[(i0 * 100 + i1 * 10 + i2) * L + l];
+        }
+      }
+    }
+  }
+  // %866 = contract f64[16,10] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v30[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v30[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v30[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 + i2 * 10) * L + l], v14[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %867 = sub f64[16,10] -> v31
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[i0 * L + l] = v26[i0 * L + l] - v20[i0 * L + l];
+    }
+  }
+  // %1286 = add f64[16,10,10] -> v32
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v32[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              z0_W[(i0 * 100 + i1 * 10 + i2) * L + l] +
+              (T(h) * ((v31[(i0 * 10 + i2) * L + l] * v13[(i0 * 10 + i1) * L + l]) / 4.0f));
+        }
+      }
+    }
+  }
+  // %1287 = contract f64[16,10] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v32[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v6[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v32[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v6[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v32[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v6[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v32[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v6[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v32[(i0 * 100 + i1 + i2 * 10) * L + l], v6[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1288 = sub f64[16,10] -> v20
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = v24[i0 * L + l] - v13[i0 * L + l];
+    }
+  }
+  // %1289 = contract f64[16,10] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 * 40 + i2) * L + l], v20[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v2[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v2[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v20[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v2[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
                                v20[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v22[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v22[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v22[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -5298,204 +5562,17 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v20[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 * 10 + i2) * L + l], v20[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %565 = sub f64[16,10] -> v29
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = v28[i0 * L + l] - v22[i0 * L + l];
-    }
-  }
-  // %838 = contract f64[16,10] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v22[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v22[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v22[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v11[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1329 = sub f64[16,10] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 10 + i1) * L + l] =
-            v27[(i0 * 10 + i1) * L + l] -
-            ((v29[(i0 * 10 + i1) * L + l] * v24[i0 * L + l]) + v22[(i0 * 10 + i1) * L + l]);
-      }
-    }
-  }
-  // %1332 = sub f64[16,10] -> v31
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 10 + i1) * L + l] =
-            v27[(i0 * 10 + i1) * L + l] -
-            ((v30[(i0 * 10 + i1) * L + l] * v17[i0 * L + l]) + v22[(i0 * 10 + i1) * L + l]);
-      }
-    }
-  }
-  // %860 = contract f64[16,10] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v5[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v5[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v5[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v5[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v22[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v22[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v22[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v5[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1335 = sub f64[16,10] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 10 + i1) * L + l] =
-            v26[(i0 * 10 + i1) * L + l] -
-            ((v31[(i0 * 10 + i1) * L + l] * v15[i0 * L + l]) + v22[(i0 * 10 + i1) * L + l]);
-      }
-    }
-  }
-  // %1336 = contract f64[16,10] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v1[(i0 * 100 + i1 * 40 + i2) * L + l], v32[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v1[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v32[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v1[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v32[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v1[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v32[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v22[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v22[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v22[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v1[(i0 * 100 + i1 * 10 + i2) * L + l], v32[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1337 = contract f64[16] -> v15
+  // %1302 = contract f64[16] -> v20
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5507,31 +5584,31 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 40 + i1) * L + l], v5[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v6[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v22[(i0 * 40 + i1 + 10) * L + l], v5[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v6[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v22[(i0 * 40 + i1 + 20) * L + l], v5[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v6[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v22[(i0 * 40 + i1 + 30) * L + l], v5[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v6[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1338 = mul f64[16] -> v17
+  // %1303 = mul f64[16] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]) * v15[i0 * L + l];
+      v2[i0 * L + l] = ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]) * v20[i0 * L + l];
     }
   }
-  // %1339 = contract f64[15] -> v15
+  // %1304 = contract f64[15] -> v20
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5543,10 +5620,681 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v17[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v2[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  for (int64_t i0 = 12; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v2[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %1291 = contract f64[16,10] -> v33
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v32[(i0 * 100 + i1 * 40 + i2) * L + l], v8[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v32[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v8[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v32[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v8[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v32[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v8[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v33[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v33[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v33[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v33[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v32[(i0 * 100 + i1 * 10 + i2) * L + l], v8[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v33[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1293 = mul f64[16,10] -> v32
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v32[(i0 * 10 + i1) * L + l] =
+            ((v13[(i0 * 10 + i1) * L + l] * v7[i0 * L + l]) - v33[(i0 * 10 + i1) * L + l]) *
+            (1.0f - square(v6[(i0 * 10 + i1) * L + l]));
+      }
+    }
+  }
+  // %1294 = contract f64[16,15] -> v34
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v32[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v32[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v32[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v32[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v34[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v34[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v34[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v34[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v32[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v34[(i0 * 15 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1295 = contract f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v8[(i0 * 40 + i1) * L + l], v24[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 10) * L + l], v24[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 20) * L + l], v24[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 30) * L + l], v24[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1298 = mul f64[16,10] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 10 + i1) * L + l] =
+            (v8[(i0 * 10 + i1) * L + l] - v7[i0 * L + l]) * v24[(i0 * 10 + i1) * L + l];
+      }
+    }
+  }
+  // %1299 = contract f64[16,15] -> v35
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v6[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v6[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v6[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v6[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v35[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v35[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v35[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v35[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v6[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v35[(i0 * 15 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1301 = reduce_sum f64[15] -> v7
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v34[(i0 + i1 * 15) * L + l] + v35[(i0 + i1 * 15) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1305 = add f64[15] -> v8
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = v20[i0 * L + l] + v7[i0 * L + l];
+    }
+  }
+  // %1244 = contract f64[16,10] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v18[(i0 * 100 + i1 * 40 + i2) * L + l], v29[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v18[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v29[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v18[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v29[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v18[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v29[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v18[(i0 * 100 + i1 * 10 + i2) * L + l], v29[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1243 = contract f64[16,10] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v11[(i0 * 100 + i1 * 40 + i2) * L + l], v31[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v11[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v31[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v11[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v31[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v11[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v31[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v11[(i0 * 100 + i1 * 10 + i2) * L + l], v31[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1245 = add f64[16,10] -> v24
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = v13[i0 * L + l] + v20[i0 * L + l];
+    }
+  }
+  // %1256 = contract f64[16,10] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 * 40 + i2) * L + l], v16[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v30[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v16[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v30[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v16[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v30[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v16[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 * 10 + i2) * L + l], v16[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1258 = contract f64[16,10] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v9[(i0 * 100 + i1 * 40 + i2) * L + l], v10[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v9[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v9[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v9[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v9[(i0 * 100 + i1 * 10 + i2) * L + l], v10[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1260 = mul f64[16,10] -> v29
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v29[(i0 * 10 + i1) * L + l] =
+            (((v24[(i0 * 10 + i1) * L + l] * v15[i0 * L + l]) - v13[(i0 * 10 + i1) * L + l]) -
+             v20[(i0 * 10 + i1) * L + l]) *
+            (1.0f - square(v14[(i0 * 10 + i1) * L + l]));
+      }
+    }
+  }
+  // %1261 = contract f64[16,15] -> v34
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v29[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v29[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v29[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v29[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v34[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v34[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v34[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v34[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v29[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v34[(i0 * 15 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1249 = add f64[16,10] -> v13
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = v16[i0 * L + l] + v10[i0 * L + l];
+    }
+  }
+  // %1250 = contract f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v26[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v26[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v26[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v26[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1253 = mul f64[16,10] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 10 + i1) * L + l] =
+            v26[(i0 * 10 + i1) * L + l] * (v13[(i0 * 10 + i1) * L + l] - v7[i0 * L + l]);
+      }
+    }
+  }
+  // %1254 = contract f64[16,15] -> v35
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v16[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v16[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v16[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v16[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v35[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v35[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v35[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v35[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v16[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v35[(i0 * 15 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1263 = reduce_sum f64[15] -> v7
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v34[(i0 + i1 * 15) * L + l] + v35[(i0 + i1 * 15) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1246 = contract f64[16] -> v13
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v14[(i0 * 40 + i1) * L + l], v24[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 10) * L + l], v24[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 20) * L + l], v24[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v14[(i0 * 40 + i1 + 30) * L + l], v24[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1247 = mul f64[16] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = (v15[i0 * L + l] * (1.0f - v15[i0 * L + l])) * v13[i0 * L + l];
+    }
+  }
+  // %1248 = contract f64[15] -> v15
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v14[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v14[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v14[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v14[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5565,7 +6313,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v17[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v14[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5573,130 +6321,14 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v15[i0 * L + l] = acc0_v[l];
     }
   }
-  // %1349 = contract f64[16] -> v23
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  // %1264 = add f64[15] -> v13
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 40 + i1) * L + l], v26[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v7[(i0 * 40 + i1 + 10) * L + l], v26[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v7[(i0 * 40 + i1 + 20) * L + l], v26[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v7[(i0 * 40 + i1 + 30) * L + l], v26[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[i0 * L + l] = v7[i0 * L + l] + v15[i0 * L + l];
     }
   }
-  // %1352 = mul f64[16,10] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 10 + i1) * L + l] =
-            (v7[(i0 * 10 + i1) * L + l] - v23[i0 * L + l]) * v26[(i0 * 10 + i1) * L + l];
-      }
-    }
-  }
-  // %1353 = contract f64[16,15] -> v33
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v32[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v32[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v32[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v32[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v33[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v33[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v33[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v32[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1342 = contract f64[16] -> v23
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 40 + i1) * L + l], v31[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v7[(i0 * 40 + i1 + 10) * L + l], v31[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v7[(i0 * 40 + i1 + 20) * L + l], v31[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v7[(i0 * 40 + i1 + 30) * L + l], v31[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1343 = contract f64[16] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v23[i0 * L + l] * T(h);
-    }
-  }
-  // %1341 = contract f64[16,10] -> v26
+  // %1475 = contract f64[16,10] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5709,22 +6341,22 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v7[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2) * L + l], v28[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v7[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v7[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v7[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v28[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v28[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v28[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -5735,199 +6367,95 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v7[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 10 + i2) * L + l], v28[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1347 = mul f64[16,10] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+  // %1476 = contract f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1) * L + l] =
-            ((v22[(i0 * 10 + i1) * L + l] * v6[i0 * L + l]) -
-             ((v10[(i0 * 10 + i1) * L + l] * v24[i0 * L + l]) + v26[(i0 * 10 + i1) * L + l])) *
-            (1.0f - square(v5[(i0 * 10 + i1) * L + l]));
+        acc0_v[l] = std::fma(v20[(i0 * 40 + i1) * L + l], v21[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v20[(i0 * 40 + i1 + 10) * L + l], v21[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v20[(i0 * 40 + i1 + 20) * L + l], v21[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v20[(i0 * 40 + i1 + 30) * L + l], v21[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
-  }
-  // %1348 = contract f64[16,15] -> v34
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v7[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v7[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v7[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v7[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v34[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v34[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v34[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v7[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1355 = reduce_sum f64[15] -> v6
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1477 = mul f64[16] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = v7[i0 * L + l] * ((1.0f - v22[i0 * L + l]) * v22[i0 * L + l]);
+    }
+  }
+  // %1478 = contract f64[15] -> v7
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v33[(i0 + i1 * 15) * L + l] + v34[(i0 + i1 * 15) * L + l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v15[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v15[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v15[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = acc_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1356 = add f64[15] -> v23
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
+  for (int64_t i0 = 12; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v15[i0 * L + l] + v6[i0 * L + l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v15[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = acc0_v[l];
     }
   }
-  // %1385 = contract f64[16,10] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v8[(i0 * 100 + i1 * 40 + i2) * L + l], v31[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v8[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v31[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v8[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v31[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v8[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v31[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v22[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v22[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v22[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v8[(i0 * 100 + i1 * 10 + i2) * L + l], v31[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1388 = contract f64[16,10] -> v26
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v8[(i0 * 100 + i1 * 40 + i2) * L + l], v30[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v8[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v30[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v8[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v30[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v8[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v30[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v26[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v26[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v26[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v8[(i0 * 100 + i1 * 10 + i2) * L + l], v30[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1389 = contract f64[16] -> v6
+  // %1479 = contract f64[16] -> v24
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5939,189 +6467,34 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 40 + i1) * L + l], v30[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v23[(i0 * 40 + i1) * L + l], v27[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 40 + i1 + 10) * L + l], v30[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v23[(i0 * 40 + i1 + 10) * L + l], v27[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 40 + i1 + 20) * L + l], v30[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v23[(i0 * 40 + i1 + 20) * L + l], v27[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 40 + i1 + 30) * L + l], v30[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v23[(i0 * 40 + i1 + 30) * L + l], v27[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1390 = contract f64[16] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v6[i0 * L + l] * u0[0];
-    }
-  }
-  // %1393 = add f64[16,10] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 10 + i1) * L + l] =
-            (v22[(i0 * 10 + i1) * L + l] - (v5[(i0 * 10 + i1) * L + l] * v24[i0 * L + l])) +
-            (v26[(i0 * 10 + i1) * L + l] - (v11[(i0 * 10 + i1) * L + l] * v15[i0 * L + l]));
-      }
-    }
-  }
-  // %1395 = contract f64[16,10] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v16[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v16[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v16[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v16[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v16[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1363 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v29[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v29[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v29[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v29[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1364 = contract f64[16] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v6[i0 * L + l] * u0[0];
-    }
-  }
-  // %1400 = contract f64[16,10] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v18[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v22[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v22[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v22[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v18[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1404 = mul f64[16,10] -> v26
+  // %1482 = mul f64[16,10] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v26[(i0 * 10 + i1) * L + l] =
-            ((v30[(i0 * 10 + i1) * L + l] * v12[i0 * L + l]) +
-             ((-((v10[(i0 * 10 + i1) * L + l] * v15[i0 * L + l]) + v5[(i0 * 10 + i1) * L + l])) -
-              ((v19[(i0 * 10 + i1) * L + l] * v24[i0 * L + l]) + v22[(i0 * 10 + i1) * L + l]))) *
-            (1.0f - square(v11[(i0 * 10 + i1) * L + l]));
+            (v23[(i0 * 10 + i1) * L + l] - v24[i0 * L + l]) * v27[(i0 * 10 + i1) * L + l];
       }
     }
   }
-  // %1405 = contract f64[16,15] -> v33
+  // %1483 = contract f64[16,15] -> v34
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -6135,107 +6508,13 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v26[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v26[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v26[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v26[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v26[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v26[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v26[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v33[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v33[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v33[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v26[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1379 = add f64[16,10] -> v5
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v16[i0 * L + l] + v18[i0 * L + l];
-    }
-  }
-  // %1380 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 40 + i1) * L + l], v27[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v5[(i0 * 40 + i1 + 10) * L + l], v27[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v5[(i0 * 40 + i1 + 20) * L + l], v27[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v5[(i0 * 40 + i1 + 30) * L + l], v27[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1383 = mul f64[16,10] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1) * L + l] =
-            v27[(i0 * 10 + i1) * L + l] * (v5[(i0 * 10 + i1) * L + l] - v6[i0 * L + l]);
-      }
-    }
-  }
-  // %1384 = contract f64[16,15] -> v34
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v26[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6254,7 +6533,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v26[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6263,109 +6542,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
     }
   }
-  // %1407 = reduce_sum f64[15] -> v6
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v33[(i0 + i1 * 15) * L + l] + v34[(i0 + i1 * 15) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1408 = contract f64[16] -> v15
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v30[(i0 * 40 + i1) * L + l], v11[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v30[(i0 * 40 + i1 + 10) * L + l], v11[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v30[(i0 * 40 + i1 + 20) * L + l], v11[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v30[(i0 * 40 + i1 + 30) * L + l], v11[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1409 = mul f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = (v12[i0 * L + l] * (1.0f - v12[i0 * L + l])) * v15[i0 * L + l];
-    }
-  }
-  // %1410 = contract f64[15] -> v12
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v5[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v5[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %1411 = add f64[15] -> v15
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v6[i0 * L + l] + v12[i0 * L + l];
-    }
-  }
-  // %1158 = contract f64[16,10] -> v16
+  // %1485 = contract f64[16,10] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6378,159 +6555,22 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v1[(i0 * 100 + i1 * 40 + i2) * L + l], v29[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v1[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v29[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v1[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v29[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v1[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v29[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v16[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v16[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v16[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v1[(i0 * 100 + i1 * 10 + i2) * L + l], v29[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1366 = sub f64[16,10] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 10 + i1) * L + l] =
-            v16[(i0 * 10 + i1) * L + l] - (v11[(i0 * 10 + i1) * L + l] * v24[i0 * L + l]);
-      }
-    }
-  }
-  // %1374 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 40 + i1) * L + l], v20[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 10) * L + l], v20[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 20) * L + l], v20[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v18[(i0 * 40 + i1 + 30) * L + l], v20[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1375 = mul f64[16] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v6[i0 * L + l] * ((1.0f - v21[i0 * L + l]) * v21[i0 * L + l]);
-    }
-  }
-  // %1376 = contract f64[15] -> v6
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v12[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v12[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %1368 = contract f64[16,10] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v25[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v23[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v25[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v23[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v25[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v23[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v25[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v23[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -6541,28 +6581,28 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v25[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v23[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1370 = mul f64[16,10] -> v16
+  // %1487 = mul f64[16,10] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1) * L + l] =
-            ((v18[(i0 * 10 + i1) * L + l] * v21[i0 * L + l]) - v11[(i0 * 10 + i1) * L + l]) *
-            (1.0f - square(v20[(i0 * 10 + i1) * L + l]));
+        v23[(i0 * 10 + i1) * L + l] =
+            (1.0f - square(v21[(i0 * 10 + i1) * L + l])) *
+            ((v20[(i0 * 10 + i1) * L + l] * v22[i0 * L + l]) - v24[(i0 * 10 + i1) * L + l]);
       }
     }
   }
-  // %1371 = contract f64[16,15] -> v33
+  // %1488 = contract f64[16,15] -> v35
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -6576,21 +6616,21 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v16[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v23[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v16[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v23[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v16[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v23[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v16[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v23[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v33[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v33[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v33[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v35[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v35[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v35[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v35[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -6601,103 +6641,16 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v16[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v23[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v35[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1358 = contract f64[16] -> v21
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 40 + i1) * L + l], v28[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v25[(i0 * 40 + i1 + 10) * L + l], v28[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v25[(i0 * 40 + i1 + 20) * L + l], v28[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v25[(i0 * 40 + i1 + 30) * L + l], v28[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1361 = mul f64[16,10] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] =
-            (v25[(i0 * 10 + i1) * L + l] - v21[i0 * L + l]) * v28[(i0 * 10 + i1) * L + l];
-      }
-    }
-  }
-  // %1362 = contract f64[16,15] -> v34
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v34[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v34[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v34[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1373 = reduce_sum f64[15] -> v21
+  // %1490 = reduce_sum f64[15] -> v22
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6706,59 +6659,59 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v33[(i0 + i1 * 15) * L + l] + v34[(i0 + i1 * 15) * L + l]);
+        acc_v[l] = acc_v[l] + (v34[(i0 + i1 * 15) * L + l] + v35[(i0 + i1 * 15) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = acc_v[l];
+      v22[i0 * L + l] = acc_v[l];
     }
   }
-  // %1377 = add f64[15] -> v24
+  // %1491 = add f64[15] -> v20
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v6[i0 * L + l] + v21[i0 * L + l];
+      v20[i0 * L + l] = v7[i0 * L + l] + v22[i0 * L + l];
     }
   }
-  // %1414 = add f64[15] -> d.ln.gain
+  // %1494 = add f64[15] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v23[i0 * L + l] * v2[i0 * L + l]) +
-                 ((v4[i0 * L + l] * v15[i0 * L + l]) + (v14[i0 * L + l] * v24[i0 * L + l]));
+        sum[l] = (v3[i0 * L + l] * v8[i0 * L + l]) +
+                 ((v5[i0 * L + l] * v13[i0 * L + l]) + (v20[i0 * L + l] * v17[i0 * L + l]));
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1416 = add f64[15] -> d.ln.bias
+  // %1496 = add f64[15] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v24[i0 * L + l] + v15[i0 * L + l]) + v23[i0 * L + l];
+        sum[l] = (v20[i0 * L + l] + v13[i0 * L + l]) + v8[i0 * L + l];
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1421 = add f64[16,15] -> d.Wb
+  // %1499 = add f64[16,15] -> d.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v13[i1 * L + l] * v12[i0 * L + l]) + (v5[i0 * L + l] * v9[i1 * L + l])) +
-                   (v17[i0 * L + l] * v3[i1 * L + l]);
+          sum[l] = ((v12[i1 * L + l] * v14[i0 * L + l]) + (v15[i0 * L + l] * v1[i1 * L + l])) +
+                   (v2[i0 * L + l] * v4[i1 * L + l]);
         }
         theta_bar_Wb[i0 * 15 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1426 = add f64[16,10,15] -> d.Wk
+  // %1502 = add f64[16,10,15] -> d.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -6766,16 +6719,16 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v32[(i0 * 10 + i1) * L + l] * v3[i2 * L + l]) +
-                     ((v9[i2 * L + l] * v10[(i0 * 10 + i1) * L + l]) +
-                      (v13[i2 * L + l] * v11[(i0 * 10 + i1) * L + l]));
+            sum[l] = ((v1[i2 * L + l] * v26[(i0 * 10 + i1) * L + l]) +
+                      (v16[(i0 * 10 + i1) * L + l] * v12[i2 * L + l])) +
+                     (v6[(i0 * 10 + i1) * L + l] * v4[i2 * L + l]);
           }
           theta_bar_Wk[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1431 = add f64[16,10,15] -> d.Wv
+  // %1505 = add f64[16,10,15] -> d.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -6783,9 +6736,9 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v7[(i0 * 10 + i1) * L + l] * v3[i2 * L + l]) +
-                     ((v26[(i0 * 10 + i1) * L + l] * v9[i2 * L + l]) +
-                      (v13[i2 * L + l] * v16[(i0 * 10 + i1) * L + l]));
+            sum[l] = ((v1[i2 * L + l] * v23[(i0 * 10 + i1) * L + l]) +
+                      (v29[(i0 * 10 + i1) * L + l] * v12[i2 * L + l])) +
+                     (v32[(i0 * 10 + i1) * L + l] * v4[i2 * L + l]);
           }
           theta_bar_Wv[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
@@ -6793,54 +6746,7 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   if (u_stages_bar) {
-    // %1432 = mul f64[15] -> v3
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[i0 * L + l] = v24[i0 * L + l] * ln_gain[i0];
-      }
-    }
-    // %1433 = reduce_sum f64[] -> v9
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v3[i0 * L + l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[l] = acc_v[l];
-    }
-    // %1434 = mul f64[] -> v6
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[l] = v9[l] * 0.06666667f;
-    }
-    // %1437 = contract f64[] -> v9
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[i0 * L + l], v14[i0 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[l] = acc0_v[l];
-    }
-    // %1438 = mul f64[] -> v12
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[l] = v9[l] * 0.06666667f;
-    }
-    // %691 = reduce_sum f64[] -> v9
+    // %720 = reduce_sum f64[] -> v25
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6853,14 +6759,14 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[l] = acc_v[l];
+      v25[l] = acc_v[l];
     }
-    // %692 = mul f64[] -> v17
+    // %721 = mul f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[l] = v9[l] * 0.06666667f;
+      v4[l] = v25[l] * 0.06666667f;
     }
-    // %696 = reduce_sum f64[] -> v9
+    // %725 = reduce_sum f64[] -> v25
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6868,27 +6774,121 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - v17[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - v4[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[l] = acc_v[l];
+      v25[l] = acc_v[l];
     }
-    // %700 = reciprocal f64[] -> v17
+    // %729 = reciprocal f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[l] = T(1) / std::sqrt((v9[l] * 0.06666667f) + 1e-05f);
+      v4[l] = T(1) / std::sqrt((v25[l] * 0.06666667f) + 1e-05f);
     }
-    // %1442 = mul f64[15] -> d.dx@0
+    // %1506 = mul f64[15] -> v12
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[i0 * L + l] = v20[i0 * L + l] * ln_gain[i0];
+      }
+    }
+    // %1507 = reduce_sum f64[] -> v25
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + v12[i0 * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[l] = acc_v[l];
+    }
+    // %1508 = mul f64[] -> v7
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[l] = v25[l] * 0.06666667f;
+    }
+    // %1511 = contract f64[] -> v25
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v17[i0 * L + l], v12[i0 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[l] = acc0_v[l];
+    }
+    // %1512 = mul f64[] -> v15
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[l] = v25[l] * 0.06666667f;
+    }
+    // %1516 = mul f64[15] -> d.dx@0
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[i0 * L + l] +=
-            ((v3[i0 * L + l] - v6[l]) - (v14[i0 * L + l] * v12[l])) * v17[l];
+            v4[l] * ((v12[i0 * L + l] - v7[l]) - (v17[i0 * L + l] * v15[l]));
       }
     }
-    // %743 = reduce_sum f64[] -> v3
+    // %1336 = mul f64[15] -> v4
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[i0 * L + l] = ln_gain[i0] * v13[i0 * L + l];
+      }
+    }
+    // %1337 = reduce_sum f64[] -> v25
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + v4[i0 * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[l] = acc_v[l];
+    }
+    // %1338 = mul f64[] -> v12
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[l] = v25[l] * 0.06666667f;
+    }
+    // %1341 = contract f64[] -> v25
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v4[i0 * L + l], v5[i0 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[l] = acc0_v[l];
+    }
+    // %1342 = mul f64[] -> v7
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[l] = v25[l] * 0.06666667f;
+    }
+    // %757 = reduce_sum f64[] -> v25
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6901,41 +6901,14 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[l] = acc_v[l];
+      v25[l] = acc_v[l];
     }
-    // %744 = mul f64[] -> v9
+    // %758 = mul f64[] -> v15
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[l] = v3[l] * 0.06666667f;
+      v15[l] = v25[l] * 0.06666667f;
     }
-    // %748 = reduce_sum f64[] -> v3
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 15) * L + l] - v9[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[l] = acc_v[l];
-    }
-    // %752 = reciprocal f64[] -> v9
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[l] = T(1) / std::sqrt((v3[l] * 0.06666667f) + 1e-05f);
-    }
-    // %1443 = mul f64[15] -> v3
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[i0 * L + l] = v15[i0 * L + l] * ln_gain[i0];
-      }
-    }
-    // %1444 = reduce_sum f64[] -> v6
+    // %762 = reduce_sum f64[] -> v25
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6943,47 +6916,27 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v3[i0 * L + l];
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 15) * L + l] - v15[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v25[l] = acc_v[l];
     }
-    // %1445 = mul f64[] -> v12
+    // %766 = reciprocal f64[] -> v15
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[l] = v6[l] * 0.06666667f;
+      v15[l] = T(1) / std::sqrt((v25[l] * 0.06666667f) + 1e-05f);
     }
-    // %1448 = contract f64[] -> v6
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc0_v[l];
-    }
-    // %1449 = mul f64[] -> v14
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[l] = v6[l] * 0.06666667f;
-    }
-    // %1453 = mul f64[15] -> d.dx@1
+    // %1346 = mul f64[15] -> d.dx@1
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 15) * L + l] +=
-            v9[l] * ((v3[i0 * L + l] - v12[l]) - (v4[i0 * L + l] * v14[l]));
+            ((v4[i0 * L + l] - v12[l]) - (v7[l] * v5[i0 * L + l])) * v15[l];
       }
     }
-    // %795 = reduce_sum f64[] -> v3
+    // %809 = reduce_sum f64[] -> v25
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6996,41 +6949,14 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[l] = acc_v[l];
+      v25[l] = acc_v[l];
     }
-    // %796 = mul f64[] -> v9
+    // %810 = mul f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[l] = v3[l] * 0.06666667f;
+      v4[l] = v25[l] * 0.06666667f;
     }
-    // %800 = reduce_sum f64[] -> v3
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 45) * L + l] - v9[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[l] = acc_v[l];
-    }
-    // %804 = reciprocal f64[] -> v9
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[l] = T(1) / std::sqrt((v3[l] * 0.06666667f) + 1e-05f);
-    }
-    // %1454 = mul f64[15] -> v3
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[i0 * L + l] = v23[i0 * L + l] * ln_gain[i0];
-      }
-    }
-    // %1455 = reduce_sum f64[] -> v6
+    // %814 = reduce_sum f64[] -> v25
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -7038,19 +6964,46 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v3[i0 * L + l];
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 45) * L + l] - v4[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v25[l] = acc_v[l];
     }
-    // %1456 = mul f64[] -> v12
+    // %818 = reciprocal f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[l] = v6[l] * 0.06666667f;
+      v4[l] = T(1) / std::sqrt((v25[l] * 0.06666667f) + 1e-05f);
     }
-    // %1459 = contract f64[] -> v6
+    // %1347 = mul f64[15] -> v12
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[i0 * L + l] = v8[i0 * L + l] * ln_gain[i0];
+      }
+    }
+    // %1348 = reduce_sum f64[] -> v25
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + v12[i0 * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[l] = acc_v[l];
+    }
+    // %1349 = mul f64[] -> v7
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[l] = v25[l] * 0.06666667f;
+    }
+    // %1352 = contract f64[] -> v25
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -7058,24 +7011,24 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[i0 * L + l], v2[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v12[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc0_v[l];
+      v25[l] = acc0_v[l];
     }
-    // %1460 = mul f64[] -> v14
+    // %1353 = mul f64[] -> v15
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[l] = v6[l] * 0.06666667f;
+      v15[l] = v25[l] * 0.06666667f;
     }
-    // %1464 = mul f64[15] -> d.dx@2
+    // %1357 = mul f64[15] -> d.dx@2
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 45) * L + l] +=
-            v9[l] * ((v3[i0 * L + l] - v12[l]) - (v14[l] * v2[i0 * L + l]));
+            v4[l] * ((v12[i0 * L + l] - v7[l]) - (v15[l] * v3[i0 * L + l]));
       }
     }
   }
@@ -7118,8 +7071,8 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_oja_rde.final_outputs: 32 nodes
-  // %42 = layernorm f64[15] -> v0
-  // fwp_oja_rde.ode:45: let q = softmax(Wq @ ln(dx(T)))
+  // %45 = layernorm f64[15] -> v0
+  // fwp_oja_rde.ode:52: let q = softmax(Wq @ ln(dx(T)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -7155,16 +7108,16 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
       v0[i0 * L + l] = (x[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %44 = add f64[15] -> v1
-  // fwp_oja_rde.ode:45: let q = softmax(Wq @ ln(dx(T)))
+  // %47 = add f64[15] -> v1
+  // fwp_oja_rde.ode:52: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %46 = contract f64[16,10] -> v2
-  // fwp_oja_rde.ode:45: let q = softmax(Wq @ ln(dx(T)))
+  // %49 = contract f64[16,10] -> v2
+  // fwp_oja_rde.ode:52: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7208,8 +7161,8 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
       }
     }
   }
-  // %47 = softmax f64[16,10] -> v3
-  // fwp_oja_rde.ode:45: let q = softmax(Wq @ ln(dx(T)))
+  // %50 = softmax f64[16,10] -> v3
+  // fwp_oja_rde.ode:52: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7241,8 +7194,8 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
       }
     }
   }
-  // %48 = contract f64[16,10] -> v2
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // %51 = contract f64[16,10] -> v2
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7291,8 +7244,8 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
       }
     }
   }
-  // %50 = layernorm f64[160] -> v3
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // %53 = layernorm f64[160] -> v3
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -7328,16 +7281,16 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
       v3[i0 * L + l] = (v2[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %52 = add f64[160] -> v4
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // %55 = add f64[160] -> v4
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = ff_norm_bias[i0] + (v3[i0 * L + l] * ff_norm_gain[i0]);
     }
   }
-  // %53 = contract f64[128] -> v3
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // %56 = contract f64[128] -> v3
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7363,16 +7316,16 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %55 = relu f64[128] -> v4
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // %58 = relu f64[128] -> v4
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = relu(ff_up_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %56 = contract f64[160] -> v3
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // %59 = contract f64[160] -> v3
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7398,16 +7351,16 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %58 = add f64[160] -> v4
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // %61 = add f64[160] -> v4
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = v2[i0 * L + l] + (v3[i0 * L + l] + ff_down_bias[i0]);
     }
   }
-  // %59 = contract f64[3] -> v0
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // %62 = contract f64[3] -> v0
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7424,8 +7377,8 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
       v0[i0 * L + l] = acc0_v[l];
     }
   }
-  // %60 = add f64[3] -> logits
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // %63 = add f64[3] -> logits
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7498,8 +7451,8 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   T rowsum_v[L] = {};
   T acc_v[L] = {};
   // fwp_oja_rde.final_outputs.vjp: 97 nodes
-  // %42 = layernorm f64[15] -> v0
-  // fwp_oja_rde.ode:45: let q = softmax(Wq @ ln(dx(T)))
+  // %45 = layernorm f64[15] -> v0
+  // fwp_oja_rde.ode:52: let q = softmax(Wq @ ln(dx(T)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -7535,16 +7488,16 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       v0[i0 * L + l] = (x[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %44 = add f64[15] -> v1
-  // fwp_oja_rde.ode:45: let q = softmax(Wq @ ln(dx(T)))
+  // %47 = add f64[15] -> v1
+  // fwp_oja_rde.ode:52: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %46 = contract f64[16,10] -> v2
-  // fwp_oja_rde.ode:45: let q = softmax(Wq @ ln(dx(T)))
+  // %49 = contract f64[16,10] -> v2
+  // fwp_oja_rde.ode:52: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7588,8 +7541,8 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       }
     }
   }
-  // %47 = softmax f64[16,10] -> v3
-  // fwp_oja_rde.ode:45: let q = softmax(Wq @ ln(dx(T)))
+  // %50 = softmax f64[16,10] -> v3
+  // fwp_oja_rde.ode:52: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7621,8 +7574,8 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       }
     }
   }
-  // %345 = contract f64[160] -> v2
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // %351 = contract f64[160] -> v2
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7651,8 +7604,8 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %48 = contract f64[16,10] -> v5
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // %51 = contract f64[16,10] -> v5
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7701,8 +7654,8 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       }
     }
   }
-  // %354 = reduce_sum f64[] -> v4
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // %360 = reduce_sum f64[] -> v4
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -7717,14 +7670,14 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   for (int64_t l = 0; l < L; ++l) {
     v4[l] = acc_v[l];
   }
-  // %356 = mul f64[] -> v6
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // %362 = mul f64[] -> v6
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v6[l] = v4[l] * 0.00625f;
   }
-  // %360 = reduce_sum f64[] -> v4
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // %366 = reduce_sum f64[] -> v4
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -7739,14 +7692,14 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   for (int64_t l = 0; l < L; ++l) {
     v4[l] = acc_v[l];
   }
-  // %364 = reciprocal f64[] -> v6
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // %370 = reciprocal f64[] -> v6
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v6[l] = T(1) / std::sqrt((v4[l] * 0.00625f) + 1e-05f);
   }
-  // %50 = layernorm f64[160] -> v7
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // %53 = layernorm f64[160] -> v7
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -7782,16 +7735,16 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       v7[i0 * L + l] = (v5[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %52 = add f64[160] -> v8
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // %55 = add f64[160] -> v8
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v8[i0 * L + l] = ff_norm_bias[i0] + (v7[i0 * L + l] * ff_norm_gain[i0]);
     }
   }
-  // %53 = contract f64[128] -> v9
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // %56 = contract f64[128] -> v9
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7817,16 +7770,16 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %54 = add f64[128] -> v10
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // %57 = add f64[128] -> v10
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = ff_up_bias[i0] + v9[i0 * L + l];
     }
   }
-  // %347 = contract f64[128] -> v9
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // %353 = contract f64[128] -> v9
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7852,16 +7805,16 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %349 = mul f64[128] -> v11
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // %355 = mul f64[128] -> v11
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = step(v10[i0 * L + l]) * v9[i0 * L + l];
     }
   }
-  // %351 = contract f64[160] -> v12
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // %357 = contract f64[160] -> v12
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7887,16 +7840,16 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %352 = mul f64[160] -> v13
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // %358 = mul f64[160] -> v13
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = v12[i0 * L + l] * ff_norm_gain[i0];
     }
   }
-  // %370 = reduce_sum f64[] -> v4
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // %376 = reduce_sum f64[] -> v4
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -7911,13 +7864,13 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   for (int64_t l = 0; l < L; ++l) {
     v4[l] = acc_v[l];
   }
-  // %371 = mul f64[] -> v9
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // %377 = mul f64[] -> v9
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v9[l] = v4[l] * 0.00625f;
   }
-  // %428 = contract f64[] -> v4
+  // %434 = contract f64[] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7932,12 +7885,12 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   for (int64_t l = 0; l < L; ++l) {
     v4[l] = acc0_v[l];
   }
-  // %484 = mul f64[] -> v14
+  // %490 = mul f64[] -> v14
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v14[l] = v4[l] * 0.00625f;
   }
-  // %490 = reshape f64[16,10] -> v15
+  // %496 = reshape f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7945,7 +7898,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
           v2[i0 * L + l] + (v6[l] * ((v13[i0 * L + l] - v9[l]) - (v7[i0 * L + l] * v14[l])));
     }
   }
-  // %491 = contract f64[16,10,10] -> d.W
+  // %497 = contract f64[16,10,10] -> d.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
@@ -7957,7 +7910,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       }
     }
   }
-  // %492 = contract f64[16,10] -> v13
+  // %498 = contract f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8006,7 +7959,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       }
     }
   }
-  // %493 = contract f64[16] -> v9
+  // %499 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8035,7 +7988,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %496 = mul f64[16,10] -> v15
+  // %502 = mul f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -8045,7 +7998,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       }
     }
   }
-  // %497 = contract f64[15] -> v9
+  // %503 = contract f64[15] -> v9
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8095,7 +8048,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       v9[i0 * L + l] = acc0_v[l];
     }
   }
-  // %498 = mul f64[15] -> d.ln.gain
+  // %504 = mul f64[15] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
@@ -8106,7 +8059,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %499 = contract f64[16,10,15] -> d.Wq
+  // %505 = contract f64[16,10,15] -> d.Wq
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -8121,8 +8074,8 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       }
     }
   }
-  // %353 = mul f64[160] -> d.ff.norm.gain
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // %359 = mul f64[160] -> d.ff.norm.gain
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum[L];
@@ -8133,8 +8086,8 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       theta_bar_ff_norm_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %350 = contract f64[128,160] -> d.ff.up.weight
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // %356 = contract f64[128,160] -> d.ff.up.weight
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       {
@@ -8147,16 +8100,16 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       }
     }
   }
-  // %55 = relu f64[128] -> v3
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // %58 = relu f64[128] -> v3
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = relu(v10[i0 * L + l]);
     }
   }
-  // %346 = contract f64[160,128] -> d.ff.down.weight
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // %352 = contract f64[160,128] -> d.ff.down.weight
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -8169,8 +8122,8 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       }
     }
   }
-  // %56 = contract f64[160] -> v7
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // %59 = contract f64[160] -> v7
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8196,16 +8149,16 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %58 = add f64[160] -> v3
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // %61 = add f64[160] -> v3
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = v5[i0 * L + l] + (v7[i0 * L + l] + ff_down_bias[i0]);
     }
   }
-  // %344 = contract f64[3,160] -> d.out.weight
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // %350 = contract f64[3,160] -> d.out.weight
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       {
@@ -8218,7 +8171,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       }
     }
   }
-  // output d.ln.bias = %497
+  // output d.ln.bias = %503
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
@@ -8229,8 +8182,8 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.ff.norm.bias = %351
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // output d.ff.norm.bias = %357
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum[L];
@@ -8241,8 +8194,8 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       theta_bar_ff_norm_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.ff.up.bias = %349
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // output d.ff.up.bias = %355
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -8253,8 +8206,8 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       theta_bar_ff_up_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.ff.down.bias = %345
-  // fwp_oja_rde.ode:46: out(ff(reshape(W(T) @ q, [d_model])))
+  // output d.ff.down.bias = %351
+  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum[L];
@@ -8265,7 +8218,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       theta_bar_ff_down_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.out.bias = %343
+  // output d.out.bias = %349
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     {
       T sum[L];
@@ -8277,14 +8230,14 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   if (u_bar) {
-    // %500 = mul f64[15] -> v1
+    // %506 = mul f64[15] -> v1
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = v9[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %501 = reduce_sum f64[] -> v6
+    // %507 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -8299,12 +8252,12 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %502 = mul f64[] -> v14
+    // %508 = mul f64[] -> v14
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[l] = v6[l] * 0.06666667f;
     }
-    // %505 = contract f64[] -> v6
+    // %511 = contract f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -8319,13 +8272,13 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc0_v[l];
     }
-    // %506 = mul f64[] -> v4
+    // %512 = mul f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = v6[l] * 0.06666667f;
     }
-    // %391 = reduce_sum f64[] -> v6
-    // fwp_oja_rde.ode:45: let q = softmax(Wq @ ln(dx(T)))
+    // %397 = reduce_sum f64[] -> v6
+    // fwp_oja_rde.ode:52: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -8340,14 +8293,14 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %392 = mul f64[] -> v9
-    // fwp_oja_rde.ode:45: let q = softmax(Wq @ ln(dx(T)))
+    // %398 = mul f64[] -> v9
+    // fwp_oja_rde.ode:52: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[l] = v6[l] * 0.06666667f;
     }
-    // %396 = reduce_sum f64[] -> v6
-    // fwp_oja_rde.ode:45: let q = softmax(Wq @ ln(dx(T)))
+    // %402 = reduce_sum f64[] -> v6
+    // fwp_oja_rde.ode:52: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -8362,13 +8315,13 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %400 = reciprocal f64[] -> v9
-    // fwp_oja_rde.ode:45: let q = softmax(Wq @ ln(dx(T)))
+    // %406 = reciprocal f64[] -> v9
+    // fwp_oja_rde.ode:52: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[l] = T(1) / std::sqrt((v6[l] * 0.06666667f) + 1e-05f);
     }
-    // %510 = mul f64[15] -> d.dx@T
+    // %516 = mul f64[15] -> d.dx@T
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -8392,8 +8345,8 @@ extern "C" void fwp_oja_rde_loss(const void* /*ctx*/, const void* y_ptr, const v
   T rowsum_v[L] = {};
   T acc0_v[L] = {};
   // fwp_oja_rde.loss: 5 nodes
-  // %39 = logsumexp f64[] -> v0
-  // fwp_oja_rde.ode:47: loss cross_entropy(logits, y)
+  // %42 = logsumexp f64[] -> v0
+  // fwp_oja_rde.ode:54: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);
@@ -8419,8 +8372,8 @@ extern "C" void fwp_oja_rde_loss(const void* /*ctx*/, const void* y_ptr, const v
   for (int64_t l = 0; l < L; ++l) {
     v0[l] = rowmax_v[l] + vm::log(rowsum_v[l]);
   }
-  // %38 = contract f64[] -> v1
-  // fwp_oja_rde.ode:47: loss cross_entropy(logits, y)
+  // %41 = contract f64[] -> v1
+  // fwp_oja_rde.ode:54: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -8435,8 +8388,8 @@ extern "C" void fwp_oja_rde_loss(const void* /*ctx*/, const void* y_ptr, const v
   for (int64_t l = 0; l < L; ++l) {
     v1[l] = acc0_v[l];
   }
-  // %40 = sub f64[] -> loss
-  // fwp_oja_rde.ode:47: loss cross_entropy(logits, y)
+  // %43 = sub f64[] -> loss
+  // fwp_oja_rde.ode:54: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     loss[l] = v0[l] - v1[l];
@@ -8458,8 +8411,8 @@ extern "C" void fwp_oja_rde_loss_vjp(const void* /*ctx*/, const void* y_ptr, con
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_oja_rde.loss.vjp: 8 nodes
-  // %543 = softmax f64[3] -> v0
-  // fwp_oja_rde.ode:47: loss cross_entropy(logits, y)
+  // %549 = softmax f64[3] -> v0
+  // fwp_oja_rde.ode:54: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);
@@ -8488,7 +8441,7 @@ extern "C" void fwp_oja_rde_loss_vjp(const void* /*ctx*/, const void* y_ptr, con
       v0[i0 * L + l] = v1[i0 * L + l] / rowsum_v[l];
     }
   }
-  // %548 = sub f64[3] -> d.logits
+  // %554 = sub f64[3] -> d.logits
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8710,10 +8663,10 @@ const plastic_model kModel = {
             .init_state = 0,
             .init_state_vjp = 0,
             .field = 21504,
-            .field_vjp = 53056,
-            .adjoint_field = 101120,
-            .step = 115904,
-            .step_vjp = 220736,
+            .field_vjp = 91456,
+            .adjoint_field = 185984,
+            .step = 247872,
+            .step_vjp = 566656,
             .output = 16384,
             .output_vjp = 54720,
             .loss = 128,
