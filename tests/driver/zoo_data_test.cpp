@@ -254,6 +254,8 @@ TEST_CASE("every zoo model trains on the data its header names", "[zoo][slow]") 
       {"fwp_hebb_node", stays->string() + " --oi"},
       {"fwp_oja_node", stays->string()},
       {"fwp_oja_cde", stays->string() + " --oi"},
+      {"fwp_hebb_cde_sepsis", stays->string() + " --oi"},
+      {"fwp_delta_node_sepsis", stays->string() + " --oi"},
       {"fwp_delta_cde_predelta", stays->string()},
       {"ncde_sepsis_static", stays->string() + " --oi"},
       {"ncde_character", character},
