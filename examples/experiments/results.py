@@ -18,10 +18,11 @@ does both, so each script does not carry its own copy:
       that finished (failed runs are counted, not averaged), the number of runs and of failed ones, the mean wall time;
       --dat DIR also writes, per group of all keys but the last, DIR/<group>.dat:
       the last key, mean, std, median, finished and failed runs, for gnuplot.
-  results.py compare FILE.jsonl --metric KEY --better A=V --worse B=V [--by k]
+  results.py compare FILE.jsonl --metric KEY --better A=V --worse B=V [--by k] [--where k=v]
       exit 1 unless, on the same seeds (and --by groups), the runs with A=V
       have a lower mean KEY than those with B=V (a run that failed counts as
-      worse than any finished one); used by the slow CTest checks.
+      worse than any finished one); --where keeps only the runs with k=v;
+      used by the slow CTest checks.
   results.py improved FILE.jsonl [--loss train]
       exit 1 unless every run finished and its best validation loss is below
       its first epoch's (training did something); --loss train: its last
@@ -146,10 +147,13 @@ def table(path, by, metric, dat):
                     f.write(" ".join("nan" if v is None else str(v) for v in point) + "\n")
 
 
-def compare(path, metric, better, worse, by):
+def compare(path, metric, better, worse, by, where=None):
     bk, _, bv = better.partition("=")
     wk, _, wv = worse.partition("=")
     lines = read_lines(path)
+    if where:
+        k, _, v = where.partition("=")
+        lines = [x for x in lines if str(x.get(k)) == v]
     groups = {}
     for line in lines:
         groups.setdefault(tuple(line.get(k) for k in by), []).append(line)
@@ -235,7 +239,7 @@ def main(argv):
     if len(argv) >= 2 and argv[0] == "compare":
         by = [k for k in option(argv, "--by", "").split(",") if k]
         ok = compare(argv[1], option(argv, "--metric", "best_valid_loss"),
-                     option(argv, "--better"), option(argv, "--worse"), by)
+                     option(argv, "--better"), option(argv, "--worse"), by, option(argv, "--where"))
         return 0 if ok else 1
     if len(argv) >= 2 and argv[0] == "improved":
         loss = option(argv, "--loss", "valid")

