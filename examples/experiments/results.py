@@ -23,6 +23,9 @@ does both, so each script does not carry its own copy:
       have a lower mean KEY than those with B=V (a run that failed counts as
       worse than any finished one); --where keeps only the runs with k=v;
       used by the slow CTest checks.
+  results.py below FILE.jsonl --metric KEY --than A=V
+      exit 1 unless every other run finished with KEY below that of the
+      line with A=V (a baseline such as persistence, one line).
   results.py improved FILE.jsonl [--loss train]
       exit 1 unless every run finished and its best validation loss is below
       its first epoch's (training did something); --loss train: its last
@@ -182,6 +185,26 @@ def compare(path, metric, better, worse, by, where=None):
     return ok
 
 
+def below(path, metric, than):
+    key, _, value = than.partition("=")
+    lines = read_lines(path)
+    base = [x for x in lines if str(x.get(key)) == value]
+    if len(base) != 1 or value_of(base[0], metric) is None:
+        print(f"FAIL: expected one finished line with {than} and a {metric}, got {len(base)}")
+        return False
+    limit = value_of(base[0], metric)
+    ok = True
+    for line in lines:
+        if str(line.get(key)) == value:
+            continue
+        v = value_of(line, metric)
+        fell = v is not None and v < limit
+        ok = ok and fell
+        print(f"{'PASS' if fell else 'FAIL'}: {line.get('name')} seed {line.get('seed')} "
+              f"({line.get('status')}): {metric} {v} {'<' if fell else 'not <'} {than} {limit:.4g}")
+    return ok
+
+
 def improved(path, loss):
     ok = True
     later = "best_valid_loss" if loss == "valid" else "final_train_loss"
@@ -241,6 +264,8 @@ def main(argv):
         ok = compare(argv[1], option(argv, "--metric", "best_valid_loss"),
                      option(argv, "--better"), option(argv, "--worse"), by, option(argv, "--where"))
         return 0 if ok else 1
+    if len(argv) >= 2 and argv[0] == "below":
+        return 0 if below(argv[1], option(argv, "--metric", "test_mse"), option(argv, "--than")) else 1
     if len(argv) >= 2 and argv[0] == "improved":
         loss = option(argv, "--loss", "valid")
         if loss not in ("valid", "train"):

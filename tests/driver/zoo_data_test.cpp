@@ -268,6 +268,7 @@ TEST_CASE("every zoo model trains on the data its header names", "[zoo][slow]") 
       {"nrde_depth2", swj},
       {"nrde_depth3", swj},
       {"ode_rfwp", rollouts->string() + " --target next"},
+      {"ode_rnn", rollouts->string() + " --target next"},
       {"gnode_walker2d", rollouts->string() + " --target next"},
       {"gnode_walker2d_nc", rollouts->string() + " --target next"},
       {"node_walker2d", rollouts->string() + " --target next"},
