@@ -29,6 +29,16 @@ OUT=${OUT:-/tmp/plastic-bench-compare.jsonl}
 : >"$OUT"
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=$THREADS
 
+# Fairness: Debian's torch calls the system libblas.so.3, which is netlib's
+# reference BLAS until bench/setup selects OpenBLAS — a reference several
+# times slower than it should be (the NCDE step took 10 s instead of 0.8 s).
+# Refuse to time it so; BLAS_OK=1 overrides (e.g. another optimised BLAS).
+blas=$(readlink -f "/etc/alternatives/libblas.so.3-$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)" 2>/dev/null || true)
+if [[ "${BLAS_OK:-0}" != 1 && "$blas" == */blas/libblas.so* ]]; then
+  echo "the system BLAS is netlib's reference BLAS ($blas): run 'bash bench/setup' as root first (or BLAS_OK=1)" >&2
+  exit 2
+fi
+
 have_plastic=0
 # CLI11 answers `--help` with exit 0 even for an unknown subcommand, so look
 # for the subcommand in the list instead.

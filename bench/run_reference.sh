@@ -24,6 +24,16 @@ OUT=${OUT:-/tmp/plastic-bench-reference.jsonl}
 # scripts call torch.set_num_threads themselves.
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=$THREADS
 
+# Fairness: Debian's torch calls the system libblas.so.3, which is netlib's
+# reference BLAS until bench/setup selects OpenBLAS — a reference several
+# times slower than it should be (the NCDE step took 10 s instead of 0.8 s).
+# Refuse to time it so; BLAS_OK=1 overrides (e.g. another optimised BLAS).
+blas=$(readlink -f "/etc/alternatives/libblas.so.3-$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)" 2>/dev/null || true)
+if [[ "${BLAS_OK:-0}" != 1 && "$blas" == */blas/libblas.so* ]]; then
+  echo "the system BLAS is netlib's reference BLAS ($blas): run 'bash bench/setup' as root first (or BLAS_OK=1)" >&2
+  exit 2
+fi
+
 echo "# $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 for line in "${BENCH_CONFIGS[@]}"; do
   IFS='|' read -r name ode script gradients flags <<<"$line"
