@@ -67,3 +67,32 @@ print(f"forward_evals={b['forward_evals']} backward_evals={b['backward_evals']} 
       f"gradient={b['gradient_method'].replace(' ', '_')}")
 PY
 }
+
+# walker2d_rollouts: the Walker2d rollouts of ../shared/data, extracted once
+# into $BUILD/data/walker2d (a .complete marker, so an interrupted extraction
+# is redone); skips when the archive is absent. Sets $rollouts.
+walker2d_rollouts() {
+  local archive=$DATA/walker2d/rollouts_float32.tar.xz dir=$BUILD/data/walker2d
+  [ -f "$archive" ] || skip "Walker2d rollouts not found in $archive (set PLASTIC_DATA to the real-data folder)"
+  if [ ! -f "$dir/.complete" ]; then
+    rm -rf "$dir" && mkdir -p "$dir"
+    tar -xJf "$archive" -C "$dir"
+    touch "$dir/.complete"
+  fi
+  rollouts=$dir/walker2d
+}
+
+# physionet_stays: PhysioNet 2019's training set B part, extracted once into
+# $BUILD/data/physionet2019 (never into the source tree); skips when the
+# archive is absent. Sets $extract_to and $data (the folder of .psv stays).
+physionet_stays() {
+  local archive=$DATA/physionet2019/training_setB_partial.tar.xz
+  [ -f "$archive" ] || skip "PhysioNet 2019 archive not found at $archive (set PLASTIC_DATA to the real-data folder)"
+  extract_to=$BUILD/data/physionet2019
+  data=$extract_to/training_setB
+  if [ ! -d "$data" ] || [ -z "$(ls "$data" | head -1)" ]; then
+    echo "extracting $archive into $extract_to"
+    mkdir -p "$extract_to"
+    tar -xJf "$archive" -C "$extract_to"
+  fi
+}

@@ -20,16 +20,8 @@ source "$(dirname "$0")/common.sh"
 which=${1:-both}
 case "$which" in oi|nooi|both) ;; *) echo "usage: $0 [oi|nooi|both]" >&2; exit 2 ;; esac
 
-archive=$DATA/physionet2019/training_setB_partial.tar.xz
-[ -f "$archive" ] || skip "PhysioNet 2019 archive not found at $archive (set PLASTIC_DATA to the real-data folder)"
+physionet_stays
 need_plastic
-extract_to=$BUILD/data/physionet2019
-data=$extract_to/training_setB
-if [ ! -d "$data" ] || [ -z "$(ls "$data" | head -1)" ]; then
-  echo "extracting $archive into $extract_to"
-  mkdir -p "$extract_to"
-  tar -xJf "$archive" -C "$extract_to"
-fi
 epochs=${EPOCHS:-30}
 
 run() { # run NAME D_IN [--oi]

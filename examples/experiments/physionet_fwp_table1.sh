@@ -49,16 +49,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-archive=$DATA/physionet2019/training_setB_partial.tar.xz
-[ -f "$archive" ] || skip "PhysioNet 2019 archive not found at $archive (set PLASTIC_DATA to the real-data folder)"
+physionet_stays
 need_plastic
-extract_to=$BUILD/data/physionet2019
-data=$extract_to/training_setB
-if [ ! -d "$data" ] || [ -z "$(ls "$data" | head -1)" ]; then
-  echo "extracting $archive into $extract_to"
-  mkdir -p "$extract_to"
-  tar -xJf "$archive" -C "$extract_to"
-fi
 
 if [ "$quick" = 1 ]; then
   stays=${STAYS:-2000} epochs=${EPOCHS:-3} seeds=${SEEDS:-1}

@@ -37,15 +37,8 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-archive=$DATA/walker2d/rollouts_float32.tar.xz
-[ -f "$archive" ] || skip "Walker2d rollouts not found in $archive (set PLASTIC_DATA to the real-data folder)"
+walker2d_rollouts
 need_plastic
-rollouts=$BUILD/data/walker2d/walker2d
-if [ ! -f "$BUILD/data/walker2d/.complete" ]; then
-  rm -rf "$BUILD/data/walker2d" && mkdir -p "$BUILD/data/walker2d"
-  tar -xJf "$archive" -C "$BUILD/data/walker2d"
-  touch "$BUILD/data/walker2d/.complete"
-fi
 
 if [ "$quick" = 1 ]; then
   seeds=${SEEDS:-1} epochs=${EPOCHS:-8}
