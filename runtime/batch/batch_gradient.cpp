@@ -113,14 +113,7 @@ BatchLoss loss_and_gradient(const plastic_model& model, const PreparedData& data
         status[i] = locate_failure(std::move(stats[i].status), lay, data);
         return false;
       }
-      if (view.kernels().init_state) {
-        // Padding lanes carry no loss; make sure nothing of theirs reaches theta_bar.
-        for (int64_t j = 0; j < view.n; ++j)
-          for (int l = 0; l < L; ++l)
-            if (!has_lane(lay.real, l)) ws.z0_bar[static_cast<size_t>(j * L + l)] = T{0};
-        view.init_state_vjp(theta.data(), view.inputs > 0 ? ws.u0.data() : nullptr,
-                            ws.z0_bar.data(), ws.theta_bar.data(), nullptr, ws.scratch.data());
-      }
+      initial_state_vjp(view, theta.data(), lay, ws);
       double loss = 0;
       for (int l = 0; l < L; ++l)
         if (has_lane(lay.real, l)) loss += ws.lane_loss[static_cast<size_t>(l)];

@@ -121,13 +121,7 @@ BatchLoss output_vjp(const plastic_model& model, const PreparedData& data,
         status[k] = locate_failure(std::move(stats[k].status), lay, data);
         return false;
       }
-      if (view.kernels().init_state) {
-        for (int64_t i = 0; i < view.n; ++i)
-          for (int l = 0; l < L; ++l)
-            if (!has_lane(lay.real, l)) ws.z0_bar[static_cast<size_t>(i * L + l)] = T{0};
-        view.init_state_vjp(theta.data(), view.inputs > 0 ? ws.u0.data() : nullptr,
-                            ws.z0_bar.data(), ws.theta_bar.data(), nullptr, ws.scratch.data());
-      }
+      initial_state_vjp(view, theta.data(), lay, ws);
       sum.deposit(k, ws.theta_bar.data());
       return true;
     });

@@ -185,14 +185,7 @@ template <class T> BatchLoss RecordedForward<T>::vjp(std::span<const T> y_bar, s
         status[k] = locate_failure(std::move(stats[k].status), lay, data);
         return false;
       }
-      if (view.kernels().init_state) {
-        // Padding lanes carry no cotangent; nothing of theirs may reach theta_bar.
-        for (int64_t i = 0; i < view.n; ++i)
-          for (int l = 0; l < L; ++l)
-            if (!has_lane(lay.real, l)) ws.z0_bar[static_cast<size_t>(i * L + l)] = T{0};
-        view.init_state_vjp(theta_.data(), view.inputs > 0 ? ws.u0.data() : nullptr,
-                            ws.z0_bar.data(), ws.theta_bar.data(), nullptr, ws.scratch.data());
-      }
+      initial_state_vjp(view, theta_.data(), lay, ws);
       sum.deposit(k, ws.theta_bar.data());
       tiles[k].reset(); // the tape's memory back as soon as the tile is done
       return true;

@@ -1,4 +1,5 @@
-// OpenTile, initial_state() and locate_failure(): see tile_work.h.
+// OpenTile, initial_state(), initial_state_vjp() and locate_failure(): see
+// tile_work.h.
 #include "runtime/batch/tile_work.h"
 
 #include <algorithm>
@@ -16,6 +17,18 @@ void initial_state(const ModelView<T>& view, const T* theta, TileInput<T>& input
                     ws.scratch.data());
   else
     std::fill(ws.z0.begin(), ws.z0.end(), T{0});
+}
+
+template <class T>
+void initial_state_vjp(const ModelView<T>& view, const T* theta, const TileLayout& layout,
+                       TileWorkspace<T>& ws) {
+  if (!view.kernels().init_state) return;
+  const int L = view.lanes;
+  for (int64_t i = 0; i < view.n; ++i)
+    for (int l = 0; l < L; ++l)
+      if (!has_lane(layout.real, l)) ws.z0_bar[static_cast<size_t>(i * L + l)] = T{0};
+  view.init_state_vjp(theta, view.inputs > 0 ? ws.u0.data() : nullptr, ws.z0_bar.data(),
+                      ws.theta_bar.data(), nullptr, ws.scratch.data());
 }
 
 template <class T>
@@ -63,5 +76,9 @@ template void initial_state<float>(const ModelView<float>&, const float*, TileIn
                                    TileWorkspace<float>&);
 template void initial_state<double>(const ModelView<double>&, const double*, TileInput<double>&,
                                     TileWorkspace<double>&);
+template void initial_state_vjp<float>(const ModelView<float>&, const float*, const TileLayout&,
+                                       TileWorkspace<float>&);
+template void initial_state_vjp<double>(const ModelView<double>&, const double*, const TileLayout&,
+                                        TileWorkspace<double>&);
 
 } // namespace plastic::rt

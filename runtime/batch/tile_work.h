@@ -39,6 +39,14 @@ template <class T>
 void initial_state(const ModelView<T>& view, const T* theta, TileInput<T>& input,
                    TileWorkspace<T>& ws);
 
+/// Its pull-back: adds init_state's VJP of ws.z0_bar into ws.theta_bar (ws.u0
+/// as initial_state left it). Padding lanes carry no cotangent, so their
+/// entries of z0_bar are zeroed first: nothing of theirs reaches theta_bar.
+/// Nothing to do when the model has no init_state kernel.
+template <class T>
+void initial_state_vjp(const ModelView<T>& view, const T* theta, const TileLayout& layout,
+                       TileWorkspace<T>& ws);
+
 /// One tile made ready to solve: its layout, its input sample u(t), its
 /// targets in the workspace, the TileProblem over them, and z0 in ws.z0.
 /// Shared by the batch gradient and by predictions. Not movable: the
@@ -74,5 +82,9 @@ extern template void initial_state<float>(const ModelView<float>&, const float*,
                                           TileWorkspace<float>&);
 extern template void initial_state<double>(const ModelView<double>&, const double*,
                                            TileInput<double>&, TileWorkspace<double>&);
+extern template void initial_state_vjp<float>(const ModelView<float>&, const float*,
+                                              const TileLayout&, TileWorkspace<float>&);
+extern template void initial_state_vjp<double>(const ModelView<double>&, const double*,
+                                               const TileLayout&, TileWorkspace<double>&);
 
 } // namespace plastic::rt

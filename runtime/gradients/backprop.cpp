@@ -13,10 +13,7 @@ Status<SolveFailure> GradientSession<T>::open(const TileProblem<T>& problem,
                                               const SolverOptions& solver, GradientMethod method,
                                               const T* z0, const GradientOutputs<T>& out) {
   if (Status<SolveFailure> s = open(problem, solver, method, z0); !s) return s;
-  if (!out.theta_bar && problem.model->n_params > 0)
-    return invalid_argument("GradientOutputs::theta_bar is null",
-                            "pass a buffer of n_params elements");
-  return {};
+  return check_outputs(problem, out);
 }
 
 template <class T>

@@ -19,6 +19,16 @@
 
 namespace plastic::rt {
 
+/// The outputs a gradient needs: theta_bar when the model has parameters (a
+/// problem without a model is left to check_problem to report).
+template <class T>
+Status<SolveFailure> check_outputs(const TileProblem<T>& problem, const GradientOutputs<T>& out) {
+  if (!out.theta_bar && problem.model && problem.model->n_params > 0)
+    return invalid_argument("GradientOutputs::theta_bar is null",
+                            "pass a buffer of n_params elements");
+  return {};
+}
+
 /// Validation, timeline and scratch of one gradient computation; owns the meter.
 template <class T> struct GradientSession {
   MemoryMeter meter;

@@ -4,6 +4,7 @@
 // discrete solution; adaptive step sizes are held constant (gradient.h).
 // Memory O(N): one state and one item record per accepted step and event.
 // The two passes are DirectRecord's (direct_record.h), run back to back.
+#include "runtime/gradients/backprop.h"
 #include "runtime/gradients/direct_record.h"
 #include "runtime/gradients/gradient.h"
 
@@ -13,14 +14,12 @@ template <class T>
 GradientResult gradient_direct(const TileProblem<T>& problem, const SolverOptions& solver,
                                const T* z0, const GradientOutputs<T>& out) noexcept {
   return guarded([&]() {
-    if (!out.theta_bar && problem.model && problem.model->n_params > 0) {
-      GradientResult r;
-      r.status = invalid_argument("GradientOutputs::theta_bar is null",
-                                  "pass a buffer of n_params elements");
-      return r;
-    }
+    GradientResult r;
+    // Checked before the forward pass, which would otherwise run for nothing.
+    r.status = check_outputs(problem, out);
+    if (!r.ok()) return r;
     DirectRecord<T> record;
-    GradientResult r = record.forward(problem, solver, z0, nullptr, out.loss);
+    r = record.forward(problem, solver, z0, nullptr, out.loss);
     if (!r.ok()) return r;
     return record.backward(out);
   });

@@ -61,11 +61,8 @@ template <class T> GradientResult DirectRecord<T>::backward(const GradientOutput
       r.status = invalid_argument("DirectRecord::backward without a successful forward pass");
       return r;
     }
-    if (!out.theta_bar && problem_->model->n_params > 0) {
-      r.status = invalid_argument("GradientOutputs::theta_bar is null",
-                                  "pass a buffer of n_params elements");
-      return r;
-    }
+    r.status = check_outputs(*problem_, out);
+    if (!r.ok()) return r;
     const TileProblem<T>& problem = *problem_;
     problem_ = nullptr; // the sweep consumes the record
     const ModelView<T>& view = *session_.view;

@@ -29,46 +29,18 @@ namespace plastic::rt {
 
 namespace {
 
-// Knot derivatives D of the natural spline through (t_i, x_i), m >= 2, by the
-// Thomas algorithm (no pivoting needed: the matrix is diagonally dominant).
-void natural_knot_derivatives(const std::vector<double>& t, const std::vector<double>& x,
-                              std::vector<double>& d, std::vector<double>& diag,
-                              std::vector<double>& rhs) {
-  const std::size_t m = t.size();
-  d.assign(m, 0.0);
-  diag.assign(m, 0.0);
-  rhs.assign(m, 0.0);
-  for (std::size_t i = 0; i + 1 < m; ++i) {
-    const double inv_h = 1.0 / (t[i + 1] - t[i]);
-    const double scaled = 3.0 * (x[i + 1] - x[i]) * inv_h * inv_h;
-    diag[i] += 2.0 * inv_h;
-    diag[i + 1] += 2.0 * inv_h;
-    rhs[i] += scaled;
-    rhs[i + 1] += scaled;
-  }
-  for (std::size_t i = 1; i < m; ++i) {
-    const double off = 1.0 / (t[i] - t[i - 1]); // lower[i-1] == upper[i-1]
-    const double w = off / diag[i - 1];
-    diag[i] -= w * off;
-    rhs[i] -= w * rhs[i - 1];
-  }
-  d[m - 1] = rhs[m - 1] / diag[m - 1];
-  for (std::size_t i = m - 1; i-- > 0;) {
-    const double off = 1.0 / (t[i + 1] - t[i]);
-    d[i] = (rhs[i] - off * d[i + 1]) / diag[i];
-  }
-}
-
-// The knot derivatives of the channels observed at every data time, solved
-// together: their tridiagonal matrix depends on the times only, so its
-// elimination (diag, and off / diag) is done once, and the channels'
-// right-hand sides are swept channel-inner, so their serial recurrences
-// overlap instead of waiting on one division after another. The operations
-// on each channel are those of natural_knot_derivatives, in the same order:
-// the result is bitwise the same. x: the q-th channel's values at x[q*m ..];
-// d: [m][cf], time-major.
-void shared_knot_derivatives(std::span<const double> t, const std::vector<double>& x,
-                             std::size_t cf, std::vector<double>& d) {
+// Knot derivatives D of the natural splines through (t_i, x_i) of `cf`
+// channels at the same m >= 2 knots, by the Thomas algorithm (no pivoting
+// needed: the matrix is diagonally dominant). The matrix depends on the knots
+// only, so its elimination (diag, and off / diag) is done once, and the
+// channels' right-hand sides are swept channel-inner: their serial
+// recurrences overlap instead of waiting on one division after another (the
+// channels observed at every data time are solved together this way; a
+// channel with gaps alone, cf = 1). Each channel's operations are the same,
+// in the same order, however many are solved together. x: the q-th channel's
+// values at x[q*m ..]; d: [m][cf], knot-major.
+void natural_knot_derivatives(std::span<const double> t, const std::vector<double>& x,
+                              std::size_t cf, std::vector<double>& d) {
   const std::size_t m = t.size();
   std::vector<double> inv_h(m - 1), diag(m, 0.0), rhs(m * cf, 0.0);
   for (std::size_t i = 0; i + 1 < m; ++i) {
@@ -121,7 +93,7 @@ Result<CubicPath, PathError> natural_cubic_path(std::span<const double> times,
   const std::size_t n = times.size();
   const std::size_t c = static_cast<std::size_t>(channels);
   std::vector<double> coeffs((n - 1) * 4 * c, 0.0);
-  std::vector<double> column, tk, xk, dk, diag, rhs;
+  std::vector<double> column, tk, xk, dk;
   std::vector<std::size_t> full;   // channels with a value at every time (after fill_ends)
   std::vector<double> full_values; // their columns, one after another
 
@@ -143,7 +115,7 @@ Result<CubicPath, PathError> natural_cubic_path(std::span<const double> times,
       }
     }
     // Both ends are observed after fill_ends and n >= 2, so tk has >= 2 knots.
-    natural_knot_derivatives(tk, xk, dk, diag, rhs);
+    natural_knot_derivatives(tk, xk, 1, dk);
 
     std::size_t j = 0; // observed-knot piece covering the current interval
     for (std::size_t k = 0; k + 1 < n; ++k) {
@@ -157,11 +129,11 @@ Result<CubicPath, PathError> natural_cubic_path(std::span<const double> times,
   if (!full.empty()) {
     // Every data time is a knot: interval k is piece k (s = 0).
     const std::size_t cf = full.size();
-    shared_knot_derivatives(times, full_values, cf, dk);
+    natural_knot_derivatives(times, full_values, cf, dk);
     for (std::size_t k = 0; k + 1 < n; ++k)
       for (std::size_t q = 0; q < cf; ++q)
         write_piece(times[k], times[k + 1], full_values[q * n + k], full_values[q * n + k + 1],
-                    dk[k * cf + q], dk[(k + 1) * cf + q], times[k] - times[k], c,
+                    dk[k * cf + q], dk[(k + 1) * cf + q], 0.0, c,
                     coeffs.data() + k * 4 * c + full[q]);
   }
   return CubicPath(times, coeffs, channels);
