@@ -96,3 +96,14 @@ physionet_stays() {
     tar -xJf "$archive" -C "$extract_to"
   fi
 }
+
+# stability_report MODEL DATA SAMPLES OUT_FILE RUN_DIR: `plastic analyze
+# stability` of MODEL at initialisation along SAMPLES series of DATA — the
+# summary, the 5 worst states and the advice — into OUT_FILE (portable:
+# RUN_DIR named OUT), and printed.
+stability_report() {
+  "$PLASTIC" analyze stability "$1" --data "$2" --samples "$3" \
+    | awk '!/^ +[0-9]/ || n++ < 5' | portable "$5" >"$4"
+  echo
+  cat "$4"
+}

@@ -143,11 +143,8 @@ done
 # against rk4's region at h = 1 hour (the summary, the 5 worst states and
 # the advice), into $RESULTS without .jsonl + _oja_stability.txt.
 if [ "$quick" = 0 ] && [[ " $models " == *" oja_node "* ]]; then
-  stability=${results%.jsonl}_oja_stability.txt
-  "$PLASTIC" analyze stability "$ROOT/examples/fwp_oja_node.ode" --data "$data" --samples 4 \
-    | awk '!/^ +[0-9]/ || n++ < 5' | portable "$out_root" >"$stability"
-  echo
-  cat "$stability"
+  stability_report "$ROOT/examples/fwp_oja_node.ode" "$data" 4 \
+    "${results%.jsonl}_oja_stability.txt" "$out_root"
 fi
 
 if [ "$quick" = 1 ]; then

@@ -120,11 +120,8 @@ done
 # series at initialisation, h*lambda against rk4's region at h = 4 (the
 # summary, the 5 worst states and the advice).
 if [ "$quick" = 0 ] && [[ " $rules " == *" oja "* ]]; then
-  stability=${results%.jsonl}_oja_stability.txt
-  "$PLASTIC" analyze stability "$ROOT/examples/fwp_oja_rde.ode" --data "$swj" --samples 2 \
-    | awk '!/^ +[0-9]/ || n++ < 5' | portable "$out_root" >"$stability"
-  echo
-  cat "$stability"
+  stability_report "$ROOT/examples/fwp_oja_rde.ode" "$swj" 2 "${results%.jsonl}_oja_stability.txt" \
+    "$out_root"
 fi
 
 if [ "$quick" = 1 ]; then

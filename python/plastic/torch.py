@@ -156,16 +156,15 @@ class PlasticModule(torch.nn.Module):
             return self.prepare(x, y, t, static)
         hit = self._cache.get(key)
         if hit is not None:
-            refs, batch = hit
-            same = all((r is None) == (a is None) and (r is None or r() is a)
-                       for r, a in zip(refs, given))
-            if same and batch.current:
+            _, batch = hit
+            if batch.current:
                 self._cache.move_to_end(key)
                 return batch
             del self._cache[key]
         batch = self.prepare(x, y, t, static)
         cache = self._cache
-        # The entry goes when any of its tensors does (ids are reused afterwards).
+        # The entry goes when any of its tensors does, so a live key's ids are
+        # those of live tensors (an id is reused only after its object dies).
         refs = tuple(None if a is None else weakref.ref(a, lambda _, k=key, c=cache: c.pop(k, None))
                      for a in given)
         cache[key] = (refs, batch)
