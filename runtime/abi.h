@@ -48,7 +48,7 @@ extern "C" {
 #endif
 
 /// Bumped on any incompatible change of the structs or kernel signatures.
-#define PLASTIC_ABI_VERSION 3
+#define PLASTIC_ABI_VERSION 4
 
 /// Largest tensor rank in a parameter descriptor.
 #define PLASTIC_MAX_RANK 8
@@ -228,6 +228,15 @@ typedef void (*plastic_step_adaptive_fn)(const void* ctx, double t, double h, co
                                          const void* theta, const void* u_stages,
                                          const void* k_first, void* z1, void* err, void* k_last,
                                          void* scratch);
+/// One step of the continuous adjoint's augmented system (plastic_adjoint_field_fn) with the
+///  model's fixed-step tableau, all stages fused; the backward solve calls it with h < 0:
+///  [z1; a1] = [z0; a0] + h sum_i b_i [f; -a^T df/dz](stage i)  (z0, a0, z1, a1: n*L);
+///  dtheta = h sum_i b_i (-sum_lanes a^T df/dtheta)(stage i) (P, summed over the tile, written
+///  on [field_theta_begin, field_theta_end) only). u_stages as plastic_step_fn. No output
+///  aliases an input. NULL for adaptive tableaus.
+typedef void (*plastic_adjoint_step_fn)(const void* ctx, double t, double h, const void* z0,
+                                        const void* a0, const void* theta, const void* u_stages,
+                                        void* z1, void* a1, void* dtheta, void* scratch);
 
 /// Readout y = output(t, z, theta, u). y: o*L.
 typedef void (*plastic_output_fn)(const void* ctx, double t, const void* z, const void* theta,

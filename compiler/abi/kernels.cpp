@@ -16,7 +16,7 @@ std::string_view kernel_name(KernelId id) {
 
 bool is_gradient_kernel(KernelId id) {
   const std::string_view name = kernel_name(id);
-  return id == KernelId::AdjointField ||
+  return id == KernelId::AdjointField || id == KernelId::AdjointStep ||
          (name.size() > 4 && name.substr(name.size() - 4) == "_vjp");
 }
 

@@ -1,6 +1,7 @@
 // Kernels of the fused solver step of the model's method: step, step_vjp and
 // step_adaptive (see kernels.h for how stage blocks, statics, aliasing and
-// FSAL are handled).
+// FSAL are handled), and adjoint_step, the continuous adjoint's augmented
+// system stepped with the same tableau.
 #include <fmt/format.h>
 
 #include "compiler/abi/kernel_util.h"
@@ -138,6 +139,52 @@ bool build_step_adaptive(const KernelContext& k, loops::Function& out) {
     const ir::Function* field = k.fns.find(model::FnKind::Field);
     emit(b, *field, fenv, {}, state_outputs(L, k_last));
   }
+  out = b.finish();
+  return true;
+}
+
+bool build_adjoint_step(const KernelContext& k, loops::Function& out) {
+  const model::ModelStep* step = model_step(k);
+  if (!step || !step->adjoint) return false;
+  const model::ModelStep& s = *step;
+  const ModelLayout& L = k.layout;
+  Builder b(k.prefix + "adjoint_step", k.type, k.lanes);
+  b.opaque_param("ctx");
+  KernelEnv env = env_of(k);
+  env.t = b.scalar_param("t");
+  env.h = b.scalar_param("h");
+  env.z = varying(b, "z0", L.n_state, kIn);
+  env.a_states = varying(b, "a0", L.n_state, kIn);
+  env.theta = uniform(b, "theta", L.n_params, kIn);
+  const int64_t m = L.n_input;
+  bind_stages(env, s, varying(b, "u_stages", stages(s) * m, kIn), m);
+  Place z1 = varying(b, "z1", L.n_state);
+  Place a1 = varying(b, "a1", L.n_state);
+  Place dtheta = uniform(b, "dtheta", L.n_params);
+  b.scratch_param();
+  // As adjoint_field: dtheta is written (=) on the field's span of theta;
+  // the step's quadratures h Σ b_i adj.<param> are lane-summed into it.
+  if (L.field_theta_end > L.field_theta_begin) {
+    b.comment("dtheta[span] = 0, then += lane sums of h sum_i b_i (-a^T df/dtheta)");
+    b.loop("i", L.field_theta_begin, L.field_theta_end,
+           [&](const loops::Index& i) { b.store(dtheta.buffer, i, b.constant(0)); });
+  }
+  std::map<std::string, Place> plain = state_outputs(L, z1);
+  for (auto& [name, p] : state_outputs(L, a1, std::string(ad::prefix(ad::Derived::Adjoint))))
+    plain[name] = p;
+  const ir::Function& fn = s.adjoint->fn;
+  GradEnv g;
+  std::vector<loopgen::InputBinding> in = bind_inputs(fn, env);
+  std::vector<loopgen::OutputBinding> outs = bind_outputs(fn, env, g, plain);
+  for (size_t i = 0; i < fn.outputs().size(); ++i) {
+    std::optional<std::string_view> of =
+        ad::derived_from(ad::Derived::AdjointRate, fn.outputs()[i].name);
+    if (!of) continue;
+    if (const ParamEntry* p = L.param(*of))
+      outs[i] =
+          loopgen::OutputBinding::to(dtheta.buffer, p->c.offset, loops::StoreMode::AddLaneSum);
+  }
+  loopgen::emit_function(b, fn, in, outs);
   out = b.finish();
   return true;
 }

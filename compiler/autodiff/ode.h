@@ -73,6 +73,9 @@ struct RkStep {
   std::vector<std::string> states;   ///< state names = the z_{n+1} outputs
   std::vector<std::string> controls; ///< names of the per-node control inputs, all nodes
   std::vector<std::string> params;   ///< param names
+  /// Outputs integrated along the step but never fed back into the stages
+  /// (build_adjoint_step's "adj.<param>" = h Σ_i b_i Q_i), after the states.
+  std::vector<std::string> quadratures;
   bool adaptive = false;
 };
 
@@ -83,6 +86,18 @@ struct RkStep {
 /// step recomputes the first stage (the runtime may reuse it).
 RkStep build_rk_step(const ir::Function& field, const rt::ButcherTableau& tableau,
                      const RkStepOptions& options = {});
+
+/// One whole explicit RK step of the continuous adjoint's augmented system
+/// (adjoint_system), all stages fused, for the backward solve (h < 0):
+///   [z; a]' = [f(t, z, θ, u); −aᵀ∂f/∂z]  integrated as states, and
+///   g' = −aᵀ∂f/∂θ  as quadratures (summed along the step, never fed back).
+/// Inputs: t, "step.h", the states z_i, the adjoints "a.<state>", the params,
+/// the static inputs, then the per-node controls as build_rk_step. Outputs:
+/// z_{n+1} per state (named after it), a_{n+1} per state ("a.<state>"), then
+/// "adj.<param>" = h Σ_i b_i (−aᵀ∂f/∂θ)(stage i) per param the field reads;
+/// for embedded pairs then "err.<name>" of each of those.
+RkStep build_adjoint_step(const ir::Function& field, const rt::ButcherTableau& tableau,
+                          const RkStepOptions& options = {});
 
 /// The VJP of a fused step (discretise-then-optimise): inputs = step inputs
 /// + "ct.<state>" per state (cotangents of z_{n+1}); outputs = "d.<state>"

@@ -74,6 +74,8 @@ std::string to_string(const FnRole& role) {
     return step(".vjp");
   case FnKind::StepStaticVjp:
     return step(".vjp.static");
+  case FnKind::AdjointStep:
+    return step(".adjoint");
   }
   throw plastic::InternalError("unknown function kind");
 }
@@ -86,6 +88,7 @@ const ir::Function* ModelFunctions::find(const FnRole& role) const {
     if (s.step.role == role) return &s.step.fn;
     if (s.vjp.role == role) return &s.vjp.fn;
     if (s.static_vjp && s.static_vjp->role == role) return &s.static_vjp->fn;
+    if (s.adjoint && s.adjoint->role == role) return &s.adjoint->fn;
   }
   return nullptr;
 }
@@ -101,6 +104,7 @@ std::vector<const NamedFunction*> ModelFunctions::step_functions() const {
   for (const ModelStep& s : steps) {
     out.push_back(&s.step);
     out.push_back(&s.vjp);
+    if (s.adjoint) out.push_back(&*s.adjoint);
   }
   return out;
 }
@@ -216,7 +220,15 @@ std::optional<ModelFunctions> build_checked(dsl::CheckResult r, const BuildOptio
       static_vjp = NamedFunction{{FnKind::StepStaticVjp, tableau},
                                  optimise(ad::vjp_function(step.fn, spec))};
     }
-    out.steps.push_back({std::move(fused), std::move(vjp), std::move(static_vjp), std::move(step)});
+    // The backward solve of the adjoint method steps with the same fixed
+    // grid; adaptive methods keep the stage-by-stage adjoint (FSAL, error
+    // norms over the parameter increment).
+    std::optional<NamedFunction> adjoint;
+    if (!tableau->adaptive())
+      adjoint = NamedFunction{{FnKind::AdjointStep, tableau},
+                              optimise(ad::build_adjoint_step(field, *tableau, sopts).fn)};
+    out.steps.push_back({std::move(fused), std::move(vjp), std::move(static_vjp),
+                         std::move(adjoint), std::move(step)});
   }
 
   status = BuildStatus::Ok;

@@ -45,6 +45,9 @@ enum class FnKind {
   Step,
   StepVjp,
   StepStaticVjp,
+  // The fused step of the continuous adjoint's augmented system (fixed-step
+  // methods only).
+  AdjointStep,
 };
 
 /// The VJP kind of a primal kind (Field -> FieldVjp, Step -> StepVjp, ...):
@@ -82,6 +85,10 @@ struct ModelStep {
   /// VJP with respect to those statics (build_step_vjp leaves them out; the
   /// model ABI's step_vjp returns their cotangent too).
   std::optional<NamedFunction> static_vjp;
+  /// {AdjointStep, method}: one step of the adjoint's augmented system
+  /// (ad::build_adjoint_step), for fixed-step methods; its per-node controls
+  /// are laid out as the step's (`info`).
+  std::optional<NamedFunction> adjoint;
   /// The step's stage nodes and input naming (its fn is the unoptimised step;
   /// use `step.fn`).
   ad::RkStep info;

@@ -17393,6 +17393,8450 @@ extern "C" void fwp_delta_2layer_step_vjp(const void* /*ctx*/, double /*t*/, dou
   }
 }
 
+/// adjoint_step: runtime/abi.h's plastic_adjoint_step_fn.
+extern "C" void fwp_delta_2layer_adjoint_step(const void* /*ctx*/, double /*t*/, double h,
+                                              const void* z0_ptr, const void* a0_ptr,
+                                              const void* theta_ptr, const void* u_stages_ptr,
+                                              void* z1_ptr, void* a1_ptr, void* dtheta_ptr,
+                                              void* scratch) {
+  const T* __restrict z0 = static_cast<const T*>(z0_ptr);
+  const T* z0_W1 = z0;
+  const T* z0_W2 = z0 + 1024 * L;
+  const T* __restrict a0 = static_cast<const T*>(a0_ptr);
+  const T* __restrict theta = static_cast<const T*>(theta_ptr);
+  const T* ln1_gain = theta;
+  const T* ln1_bias = theta + 5;
+  const T* Wb1 = theta + 10;
+  const T* Wk1 = theta + 90;
+  const T* Wv1 = theta + 730;
+  const T* Wq1 = theta + 1370;
+  const T* ff1_norm_gain = theta + 2010;
+  const T* ff1_norm_bias = theta + 2138;
+  const T* ff1_up_weight = theta + 2266;
+  const T* ff1_up_bias = theta + 10458;
+  const T* ff1_down_weight = theta + 10522;
+  const T* ff1_down_bias = theta + 18714;
+  const T* ln2_gain = theta + 18842;
+  const T* ln2_bias = theta + 18970;
+  const T* Wb2 = theta + 19098;
+  const T* Wk2 = theta + 21146;
+  const T* Wv2 = theta + 37530;
+  const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
+  T* __restrict z1 = static_cast<T*>(z1_ptr);
+  T* z1_W1 = z1;
+  T* z1_W2 = z1 + 1024 * L;
+  T* __restrict a1 = static_cast<T*>(a1_ptr);
+  T* __restrict dtheta = static_cast<T*>(dtheta_ptr);
+  T* dtheta_ln1_gain = dtheta;
+  T* dtheta_ln1_bias = dtheta + 5;
+  T* dtheta_Wb1 = dtheta + 10;
+  T* dtheta_Wk1 = dtheta + 90;
+  T* dtheta_Wv1 = dtheta + 730;
+  T* dtheta_Wq1 = dtheta + 1370;
+  T* dtheta_ff1_norm_gain = dtheta + 2010;
+  T* dtheta_ff1_norm_bias = dtheta + 2138;
+  T* dtheta_ff1_up_weight = dtheta + 2266;
+  T* dtheta_ff1_up_bias = dtheta + 10458;
+  T* dtheta_ff1_down_weight = dtheta + 10522;
+  T* dtheta_ff1_down_bias = dtheta + 18714;
+  T* dtheta_ln2_gain = dtheta + 18842;
+  T* dtheta_ln2_bias = dtheta + 18970;
+  T* dtheta_Wb2 = dtheta + 19098;
+  T* dtheta_Wk2 = dtheta + 21146;
+  T* dtheta_Wv2 = dtheta + 37530;
+  T* dtheta_Wq2 = dtheta + 53914;
+  T* dtheta_ff2_norm_gain = dtheta + 70298;
+  T* dtheta_ff2_norm_bias = dtheta + 70426;
+  T* dtheta_ff2_up_weight = dtheta + 70554;
+  T* dtheta_ff2_up_bias = dtheta + 78746;
+  T* dtheta_ff2_down_weight = dtheta + 78810;
+  T* dtheta_ff2_down_bias = dtheta + 87002;
+  T* dtheta_out_weight = dtheta + 87130;
+  T* dtheta_out_bias = dtheta + 87514;
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 192);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 384);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8576);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12672);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12928);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13120);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17216);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17408);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17600);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21696);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25792);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29888);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30144);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34240);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38336);
+  T* __restrict u17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42432);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42496);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43008);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47104);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47616);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48128);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52224);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52736);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56832);
+  T* __restrict u26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60928);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60992);
+  T* __restrict u28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65088);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65152);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69248);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73344);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77440);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81536);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 85632);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87680);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89728);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 93824);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 97920);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102016);
+  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 106112);
+  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110208);
+  T* __restrict v42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 114304);
+  T* __restrict v43 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118400);
+  T* __restrict v44 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 122496);
+  T* __restrict v45 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 126592);
+  T* __restrict v46 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 130688);
+  T* __restrict v47 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 134784);
+  T* __restrict v48 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 138880);
+  T* __restrict v49 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 140928);
+  T* __restrict v50 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 142976);
+  T* __restrict v51 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 147072);
+  T* __restrict v52 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 151168);
+  T* __restrict v53 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 155264);
+  T* __restrict v54 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 159360);
+  T* __restrict v55 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 163456);
+  T* __restrict v56 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 167552);
+  T* __restrict v57 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 171648);
+  T* __restrict v58 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 175744);
+  T* __restrict v59 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 179840);
+  T* __restrict v60 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 183936);
+  T* __restrict v61 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 188032);
+  T* __restrict v62 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 188544);
+  T* __restrict v63 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 192640);
+  T* __restrict v64 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 196736);
+  T* __restrict v65 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 200832);
+  T* __restrict v66 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 202880);
+  T* __restrict v67 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 204928);
+  T* __restrict v68 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 209024);
+  T* __restrict v69 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 213120);
+  T* __restrict v70 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 217216);
+  T* __restrict v71 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 221312);
+  T* __restrict v72 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 225408);
+  T* __restrict v73 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 229504);
+  T* __restrict v74 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 230016);
+  T* __restrict v75 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 234112);
+  T* __restrict v76 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 238208);
+  T* __restrict v77 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 240256);
+  T* __restrict v78 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 242304);
+  T* __restrict v79 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 246400);
+  T* __restrict v80 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 250496);
+  T* __restrict v81 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 254592);
+  T* __restrict v82 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 258688);
+  T* __restrict v83 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 262784);
+  T* __restrict v84 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 266880);
+  T* __restrict v85 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 270976);
+  T* __restrict v86 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 275072);
+  T* __restrict v87 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 279168);
+  T* __restrict v88 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 279680);
+  T* __restrict v89 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 283776);
+  T* __restrict v90 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 287872);
+  T* __restrict v91 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 291968);
+  T* __restrict v92 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 357504);
+  T* __restrict v93 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 361600);
+  T* __restrict v94 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 427136);
+  T* __restrict v95 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 427200);
+  T* __restrict v96 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 431296);
+  T* __restrict v97 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 435392);
+  T* __restrict v98 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 439488);
+  T* __restrict v99 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 505024);
+  T* __restrict v100 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 570560);
+  T* __restrict v101 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 574656);
+  T* __restrict v102 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 578752);
+  T* __restrict v103 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 582848);
+  T* __restrict v104 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 586944);
+  T* __restrict v105 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 652480);
+  T* __restrict v106 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 718016);
+  T* __restrict v107 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 722112);
+  T* __restrict v108 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 726208);
+  T mean_v[L] = {};
+  T var_v[L] = {};
+  T rstd_v[L] = {};
+  T acc0_v[L] = {};
+  T acc1_v[L] = {};
+  T acc2_v[L] = {};
+  T acc3_v[L] = {};
+  T rowmax_v[L] = {};
+  T rowsum_v[L] = {};
+  T acc_v[L] = {};
+  // dtheta[span] = 0, then += lane sums of h sum_i b_i (-a^T df/dtheta)
+  for (int64_t i = 0; i < 53914; ++i) {
+    dtheta[i] = 0.0f;
+  }
+  // fwp_delta_2layer.field.adjoint.step.rk4: 992 nodes
+  // %1840 = layernorm f64[5] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 15) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 5.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e13 = u_stages[(i0 + 15) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e13 * e13);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 5.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %1842 = add f64[5] -> v1
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = ln1_bias[i0] + (v0[i0 * L + l] * ln1_gain[i0]);
+    }
+  }
+  // %1846 = contract f64[16,8] -> v2
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v2[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v2[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v2[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1844 = contract f64[16,8] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1845 = softmax f64[16,8] -> v4
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v3[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[i1 * L + l] = vm::exp(v3[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v3[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 8 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %2594 = contract f64[16,8] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2) * L + l], v4[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v4[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v4[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v4[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1750 = layernorm f64[5] -> v5
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 5) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 5.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e137 = u_stages[(i0 + 5) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e137 * e137);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 5.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = (u_stages[(i0 + 5) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %1752 = add f64[5] -> v6
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = ln1_bias[i0] + (v5[i0 * L + l] * ln1_gain[i0]);
+    }
+  }
+  // %1756 = contract f64[16,8] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2], v6[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 5], v6[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 10], v6[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 15], v6[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v7[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1694 = layernorm f64[5] -> v8
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 5.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e192 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e192 * e192);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 5.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %1696 = add f64[5] -> v9
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = ln1_bias[i0] + (v8[i0 * L + l] * ln1_gain[i0]);
+    }
+  }
+  // %1700 = contract f64[16,8] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2], v9[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 5], v9[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 10], v9[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv1[i0 * 40 + i1 * 20 + i2 + 15], v9[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v10[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v10[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v10[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1698 = contract f64[16,8] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2], v9[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 5], v9[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 10], v9[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 15], v9[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1699 = softmax f64[16,8] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v11[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v11[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[i1 * L + l] = vm::exp(v11[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v11[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 8 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %1701 = contract f64[16,8] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2) * L + l], v12[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v12[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1703 = tanh f64[16,8] -> v14
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = vm::tanh(v10[i0 * L + l] - v11[i0 * L + l]);
+    }
+  }
+  // %1704 = contract f64[16] -> v10
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb1[i0 * 20 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb1[i0 * 20 + i1 + 5], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb1[i0 * 20 + i1 + 10], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb1[i0 * 20 + i1 + 15], v9[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1706 = sigmoid f64[16,1,1] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = sigmoid(v10[i0 * L + l]);
+    }
+  }
+  // %1708 = contract f64[16,8] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 8 + i1) * L + l] = v14[(i0 * 8 + i1) * L + l] * v11[i0 * L + l];
+      }
+    }
+  }
+  // %1754 = contract f64[16,8] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2], v6[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 5], v6[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 10], v6[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk1[i0 * 40 + i1 * 20 + i2 + 15], v6[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1755 = softmax f64[16,8] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v15[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v15[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[i1 * L + l] = vm::exp(v15[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 8 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %2555 = contract f64[16] -> v15
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1740 = mul f64[] -> u17
+  u17[0] = T(h) * 0.5f;
+  // %3488 = contract f64[16] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = v15[i0 * L + l] * u17[0];
+    }
+  }
+  // %2558 = contract f64[16,8] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2) * L + l], v16[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v16[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v16[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v16[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %4358 = tanh f64[16,8] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 8 + i1) * L + l] =
+            vm::tanh(v7[(i0 * 8 + i1) * L + l] -
+                     ((v10[(i0 * 8 + i1) * L + l] * v18[i0 * L + l]) + v15[(i0 * 8 + i1) * L + l]));
+      }
+    }
+  }
+  // %1760 = contract f64[16] -> v20
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb1[i0 * 20 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb1[i0 * 20 + i1 + 5], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb1[i0 * 20 + i1 + 10], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb1[i0 * 20 + i1 + 15], v6[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1762 = sigmoid f64[16,1,1] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = sigmoid(v20[i0 * L + l]);
+    }
+  }
+  // %4359 = contract f64[16,8] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 8 + i1) * L + l] = v19[(i0 * 8 + i1) * L + l] * v21[i0 * L + l];
+      }
+    }
+  }
+  // %2578 = contract f64[16] -> v20
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v16[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v16[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v16[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v16[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3526 = contract f64[16] -> v23
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = v20[i0 * L + l] * u17[0];
+    }
+  }
+  // %4402 = tanh f64[16,8] -> v24
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 8 + i1) * L + l] =
+            vm::tanh(v7[(i0 * 8 + i1) * L + l] -
+                     ((v22[(i0 * 8 + i1) * L + l] * v23[i0 * L + l]) + v15[(i0 * 8 + i1) * L + l]));
+      }
+    }
+  }
+  // %4403 = contract f64[16,8] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 8 + i1) * L + l] = v24[(i0 * 8 + i1) * L + l] * v21[i0 * L + l];
+      }
+    }
+  }
+  // %2591 = contract f64[16] -> v20
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v4[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v4[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v4[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v4[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3840 = contract f64[16] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = v20[i0 * L + l] * T(h);
+    }
+  }
+  // %4657 = tanh f64[16,8] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v25[(i0 * 8 + i1) * L + l] =
+            vm::tanh(v2[(i0 * 8 + i1) * L + l] -
+                     (v3[(i0 * 8 + i1) * L + l] + (v7[(i0 * 8 + i1) * L + l] * v15[i0 * L + l])));
+      }
+    }
+  }
+  // %1850 = contract f64[16] -> v20
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb1[i0 * 20 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb1[i0 * 20 + i1 + 5], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb1[i0 * 20 + i1 + 10], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb1[i0 * 20 + i1 + 15], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1852 = sigmoid f64[16,1,1] -> v2
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = sigmoid(v20[i0 * L + l]);
+    }
+  }
+  // %4802 = contract f64[16,8] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 8 + i1) * L + l] = v25[(i0 * 8 + i1) * L + l] * v2[i0 * L + l];
+      }
+    }
+  }
+  // %2605 = mul f64[] -> u26
+  u26[0] = T(h) * 0.16666667f;
+  // %6884 = contract f64[16,8] -> v27
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v27[(i0 * 8 + i1) * L + l] = v4[(i0 * 8 + i1) * L + l] * u26[0];
+      }
+    }
+  }
+  // %2721 = mul f64[] -> u28
+  u28[0] = T(h) * 0.33333334f;
+  // %6877 = contract f64[16,8] -> v29
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v29[(i0 * 8 + i1) * L + l] = v16[(i0 * 8 + i1) * L + l] * u28[0];
+      }
+    }
+  }
+  // %8534 = contract f64[16,8] -> v30
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v30[(i0 * 8 + i1) * L + l] = v12[(i0 * 8 + i1) * L + l] * u26[0];
+      }
+    }
+  }
+  // %7959 = contract f64[16,8] -> v31
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v31[(i0 * 8 + i1) * L + l] = v7[(i0 * 8 + i1) * L + l] * u28[0];
+      }
+    }
+  }
+  // %9112 = add f64[16,8,8] -> W1
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          z1_W1[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              ((v3[(i0 * 8 + i1) * L + l] * v27[(i0 * 8 + i2) * L + l]) +
+               (((v22[(i0 * 8 + i1) * L + l] * v29[(i0 * 8 + i2) * L + l]) +
+                 (v10[(i0 * 8 + i1) * L + l] * v30[(i0 * 8 + i2) * L + l])) +
+                (v31[(i0 * 8 + i1) * L + l] * v16[(i0 * 8 + i2) * L + l]))) +
+              z0_W1[(i0 * 64 + i1 * 8 + i2) * L + l];
+        }
+      }
+    }
+  }
+  // %1710 = contract f64[16,8] -> v29
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2], v9[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2 + 5], v9[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2 + 10], v9[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2 + 15], v9[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v29[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v29[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v29[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v29[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1711 = softmax f64[16,8] -> v31
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v29[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v29[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[i1 * L + l] = vm::exp(v29[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v29[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v31[(i0 * 8 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %1712 = contract f64[16,8] -> v29
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2) * L + l], v31[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v31[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v31[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v31[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v29[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v29[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v29[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v29[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1714 = layernorm f64[128] -> v32
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + v29[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 128.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e687 = v29[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e687 * e687);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 128.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[i0 * L + l] = (v29[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %1716 = add f64[128] -> v33
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v33[i0 * L + l] = ff1_norm_bias[i0] + (ff1_norm_gain[i0] * v32[i0 * L + l]);
+    }
+  }
+  // %1717 = contract f64[64] -> v34
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v33[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v33[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v33[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v33[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v34[(i0 * 4) * L + l] = acc0_v[l];
+      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1718 = add f64[64] -> v35
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[i0 * L + l] = ff1_up_bias[i0] + v34[i0 * L + l];
+    }
+  }
+  // %1719 = relu f64[64] -> v34
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v34[i0 * L + l] = relu(v35[i0 * L + l]);
+    }
+  }
+  // %1720 = contract f64[128] -> v36
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v34[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v34[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v34[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v34[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v36[(i0 * 4) * L + l] = acc0_v[l];
+      v36[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v36[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v36[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1722 = add f64[128] -> v37
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v37[i0 * L + l] = v29[i0 * L + l] + (v36[i0 * L + l] + ff1_down_bias[i0]);
+    }
+  }
+  // %1723 = layernorm f64[128] -> v36
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + v37[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 128.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e776 = v37[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e776 * e776);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 128.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v36[i0 * L + l] = (v37[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %1725 = add f64[128] -> v38
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v38[i0 * L + l] = (ln2_gain[i0] * v36[i0 * L + l]) + ln2_bias[i0];
+    }
+  }
+  // %1727 = contract f64[16,8] -> v39
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 128; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v38[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v38[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v38[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v38[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v39[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v39[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v39[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v39[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1728 = contract f64[16,8] -> v40
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 128; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v38[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v38[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v38[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v38[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v40[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v40[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v40[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v40[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1729 = softmax f64[16,8] -> v41
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v40[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v40[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[i1 * L + l] = vm::exp(v40[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v40[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v41[(i0 * 8 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %1730 = contract f64[16,8] -> v40
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v41[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v41[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v41[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v41[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v40[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v40[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v40[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v40[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1732 = tanh f64[16,8] -> v42
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v42[i0 * L + l] = vm::tanh(v39[i0 * L + l] - v40[i0 * L + l]);
+    }
+  }
+  // %1733 = contract f64[16] -> v20
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb2[i0 * 512 + i1], v38[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v38[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v38[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v38[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1735 = sigmoid f64[16,1,1] -> v39
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v39[i0 * L + l] = sigmoid(v20[i0 * L + l]);
+    }
+  }
+  // %1737 = contract f64[16,8] -> v40
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v40[(i0 * 8 + i1) * L + l] = v41[(i0 * 8 + i1) * L + l] * v39[i0 * L + l];
+      }
+    }
+  }
+  // %6902 = contract f64[16,8] -> v43
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v43[(i0 * 8 + i1) * L + l] = v40[(i0 * 8 + i1) * L + l] * u26[0];
+      }
+    }
+  }
+  // %1856 = contract f64[16,8] -> v44
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2 + 5], v1[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2 + 10], v1[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2 + 15], v1[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v44[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v44[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v44[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v44[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1857 = softmax f64[16,8] -> v45
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v44[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v44[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[i1 * L + l] = vm::exp(v44[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v44[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v45[(i0 * 8 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %2622 = contract f64[16] -> v20
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v45[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v45[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v45[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v45[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3533 = contract f64[16] -> v44
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v44[i0 * L + l] = v20[i0 * L + l] * T(h);
+    }
+  }
+  // %2625 = contract f64[16,8] -> v46
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2) * L + l], v45[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v45[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v45[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v45[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v46[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v46[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v46[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v46[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %4405 = add f64[16,8] -> v47
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v47[(i0 * 8 + i1) * L + l] =
+            (v7[(i0 * 8 + i1) * L + l] * v44[i0 * L + l]) + v46[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %4406 = reshape f64[128] -> v44
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v44[i0 * L + l] = v47[i0 * L + l];
+    }
+  }
+  // %4407 = layernorm f64[128] -> v46
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + v44[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 128.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e1037 = v44[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1037 * e1037);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 128.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v46[i0 * L + l] = (v44[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %4409 = add f64[128] -> v47
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v47[i0 * L + l] = (ff1_norm_gain[i0] * v46[i0 * L + l]) + ff1_norm_bias[i0];
+    }
+  }
+  // %4410 = contract f64[64] -> v48
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v47[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v47[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v47[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v47[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v48[(i0 * 4) * L + l] = acc0_v[l];
+      v48[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v48[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v48[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4411 = add f64[64] -> v49
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v49[i0 * L + l] = ff1_up_bias[i0] + v48[i0 * L + l];
+    }
+  }
+  // %4412 = relu f64[64] -> v48
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v48[i0 * L + l] = relu(v49[i0 * L + l]);
+    }
+  }
+  // %4413 = contract f64[128] -> v50
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v48[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v48[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v48[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v48[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v50[(i0 * 4) * L + l] = acc0_v[l];
+      v50[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v50[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v50[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4415 = add f64[128] -> v51
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v51[i0 * L + l] = (v50[i0 * L + l] + ff1_down_bias[i0]) + v44[i0 * L + l];
+    }
+  }
+  // %4416 = layernorm f64[128] -> v50
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + v51[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 128.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e1126 = v51[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1126 * e1126);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 128.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v50[i0 * L + l] = (v51[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %4418 = add f64[128] -> v52
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v52[i0 * L + l] = ln2_bias[i0] + (ln2_gain[i0] * v50[i0 * L + l]);
+    }
+  }
+  // %4420 = contract f64[16,8] -> v53
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 128; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v52[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v52[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v52[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v52[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v53[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v53[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v53[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v53[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %4421 = softmax f64[16,8] -> v54
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v53[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v53[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[i1 * L + l] = vm::exp(v53[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v53[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v54[(i0 * 8 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %4422 = contract f64[16] -> v20
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb2[i0 * 512 + i1], v52[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v52[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v52[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v52[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4424 = sigmoid f64[16,1,1] -> v53
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v53[i0 * L + l] = sigmoid(v20[i0 * L + l]);
+    }
+  }
+  // %4426 = contract f64[16,8] -> v55
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v55[(i0 * 8 + i1) * L + l] = v54[(i0 * 8 + i1) * L + l] * v53[i0 * L + l];
+      }
+    }
+  }
+  // %7969 = contract f64[16,8] -> v56
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v56[(i0 * 8 + i1) * L + l] = v55[(i0 * 8 + i1) * L + l] * u26[0];
+      }
+    }
+  }
+  // %4428 = contract f64[16,8] -> v57
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 128; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v52[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v52[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v52[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v52[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v57[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v57[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v57[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v57[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %4429 = contract f64[16,8] -> v58
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v54[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v54[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v54[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v54[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v58[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v58[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v58[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v58[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1766 = contract f64[16,8] -> v59
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2], v6[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2 + 5], v6[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2 + 10], v6[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wq1[i0 * 40 + i1 * 20 + i2 + 15], v6[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v59[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v59[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v59[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v59[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1767 = softmax f64[16,8] -> v60
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v59[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v59[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[i1 * L + l] = vm::exp(v59[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v59[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v60[(i0 * 8 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %2635 = contract f64[16,8] -> v59
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2) * L + l], v60[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v60[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v60[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v60[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v59[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v59[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v59[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v59[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %2632 = contract f64[16] -> v20
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v60[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v60[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v60[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v60[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3500 = contract f64[16] -> v61
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v61[i0 * L + l] = v20[i0 * L + l] * u17[0];
+    }
+  }
+  // %4361 = add f64[16,8] -> v62
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v62[(i0 * 8 + i1) * L + l] =
+            v59[(i0 * 8 + i1) * L + l] + (v22[(i0 * 8 + i1) * L + l] * v61[i0 * L + l]);
+      }
+    }
+  }
+  // %4362 = reshape f64[128] -> v63
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v63[i0 * L + l] = v62[i0 * L + l];
+    }
+  }
+  // %4363 = layernorm f64[128] -> v62
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + v63[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 128.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e1384 = v63[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1384 * e1384);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 128.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v62[i0 * L + l] = (v63[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %4365 = add f64[128] -> v64
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v64[i0 * L + l] = ff1_norm_bias[i0] + (ff1_norm_gain[i0] * v62[i0 * L + l]);
+    }
+  }
+  // %4366 = contract f64[64] -> v65
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v64[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v64[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v64[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v64[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v65[(i0 * 4) * L + l] = acc0_v[l];
+      v65[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v65[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v65[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4367 = add f64[64] -> v66
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v66[i0 * L + l] = ff1_up_bias[i0] + v65[i0 * L + l];
+    }
+  }
+  // %4368 = relu f64[64] -> v65
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v65[i0 * L + l] = relu(v66[i0 * L + l]);
+    }
+  }
+  // %4369 = contract f64[128] -> v67
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v65[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v65[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v65[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v65[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v67[(i0 * 4) * L + l] = acc0_v[l];
+      v67[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v67[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v67[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4371 = add f64[128] -> v68
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v68[i0 * L + l] = (ff1_down_bias[i0] + v67[i0 * L + l]) + v63[i0 * L + l];
+    }
+  }
+  // %4372 = layernorm f64[128] -> v67
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + v68[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 128.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e1473 = v68[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1473 * e1473);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 128.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v67[i0 * L + l] = (v68[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %4374 = add f64[128] -> v69
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v69[i0 * L + l] = ln2_bias[i0] + (ln2_gain[i0] * v67[i0 * L + l]);
+    }
+  }
+  // %4378 = contract f64[16,8] -> v70
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 128; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v69[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v69[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v69[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v69[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v70[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v70[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v70[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v70[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %4376 = contract f64[16,8] -> v71
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 128; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v69[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v69[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v69[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v69[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v71[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v71[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v71[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v71[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %4377 = softmax f64[16,8] -> v72
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v71[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v71[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[i1 * L + l] = vm::exp(v71[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v71[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v72[(i0 * 8 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %4379 = contract f64[16,8] -> v71
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v72[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v72[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v72[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v72[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v71[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v71[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v71[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v71[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %2640 = contract f64[16] -> v20
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v12[(i0 * 32 + i1) * L + l], v60[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 8) * L + l], v60[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 16) * L + l], v60[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v12[(i0 * 32 + i1 + 24) * L + l], v60[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3468 = contract f64[16] -> v73
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v73[i0 * L + l] = v20[i0 * L + l] * u17[0];
+    }
+  }
+  // %3470 = add f64[16,8] -> v74
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v74[(i0 * 8 + i1) * L + l] =
+            (v10[(i0 * 8 + i1) * L + l] * v73[i0 * L + l]) + v59[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %4309 = reshape f64[128] -> v59
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v59[i0 * L + l] = v74[i0 * L + l];
+    }
+  }
+  // %4321 = layernorm f64[128] -> v74
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + v59[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 128.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e1630 = v59[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1630 * e1630);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 128.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v74[i0 * L + l] = (v59[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %4323 = add f64[128] -> v75
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v75[i0 * L + l] = ff1_norm_bias[i0] + (ff1_norm_gain[i0] * v74[i0 * L + l]);
+    }
+  }
+  // %4324 = contract f64[64] -> v76
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v75[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v75[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v75[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v75[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v76[(i0 * 4) * L + l] = acc0_v[l];
+      v76[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v76[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v76[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4325 = add f64[64] -> v77
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v77[i0 * L + l] = v76[i0 * L + l] + ff1_up_bias[i0];
+    }
+  }
+  // %4327 = relu f64[64] -> v76
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v76[i0 * L + l] = relu(v77[i0 * L + l]);
+    }
+  }
+  // %4328 = contract f64[128] -> v78
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v76[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v76[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v76[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v76[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v78[(i0 * 4) * L + l] = acc0_v[l];
+      v78[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v78[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v78[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4330 = add f64[128] -> v79
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v79[i0 * L + l] = (v78[i0 * L + l] + ff1_down_bias[i0]) + v59[i0 * L + l];
+    }
+  }
+  // %4342 = layernorm f64[128] -> v78
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + v79[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 128.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e1719 = v79[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1719 * e1719);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 128.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v78[i0 * L + l] = (v79[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %4344 = add f64[128] -> v80
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v80[i0 * L + l] = (ln2_gain[i0] * v78[i0 * L + l]) + ln2_bias[i0];
+    }
+  }
+  // %4348 = contract f64[16,8] -> v81
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 128; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v80[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v80[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v80[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v80[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v81[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v81[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v81[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v81[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %4346 = contract f64[16,8] -> v82
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 128; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v80[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v80[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v80[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v80[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v82[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v82[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v82[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v82[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %4347 = softmax f64[16,8] -> v83
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v82[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v82[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[i1 * L + l] = vm::exp(v82[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v82[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v83[(i0 * 8 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %4349 = contract f64[16] -> v20
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v83[(i0 * 32 + i1) * L + l], v40[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v83[(i0 * 32 + i1 + 8) * L + l], v40[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v83[(i0 * 32 + i1 + 16) * L + l], v40[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v83[(i0 * 32 + i1 + 24) * L + l], v40[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4350 = contract f64[16] -> v73
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v73[i0 * L + l] = v20[i0 * L + l] * u17[0];
+    }
+  }
+  // %4352 = contract f64[16,8] -> v82
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v83[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
+                               v83[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v83[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v83[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v82[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v82[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v82[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v82[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %4355 = tanh f64[16,8] -> v84
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v84[(i0 * 8 + i1) * L + l] =
+            vm::tanh(v81[(i0 * 8 + i1) * L + l] -
+                     ((v42[(i0 * 8 + i1) * L + l] * v73[i0 * L + l]) + v82[(i0 * 8 + i1) * L + l]));
+      }
+    }
+  }
+  // %4380 = contract f64[16] -> v20
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb2[i0 * 512 + i1], v80[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v80[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v80[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v80[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4382 = sigmoid f64[16,1,1] -> v73
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v73[i0 * L + l] = sigmoid(v20[i0 * L + l]);
+    }
+  }
+  // %4384 = contract f64[16,8] -> v81
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v81[(i0 * 8 + i1) * L + l] = v83[(i0 * 8 + i1) * L + l] * v73[i0 * L + l];
+      }
+    }
+  }
+  // %4385 = contract f64[16] -> v20
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v72[(i0 * 32 + i1) * L + l], v81[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v72[(i0 * 32 + i1 + 8) * L + l], v81[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v72[(i0 * 32 + i1 + 16) * L + l], v81[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v72[(i0 * 32 + i1 + 24) * L + l], v81[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4386 = contract f64[16] -> v82
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v82[i0 * L + l] = v20[i0 * L + l] * u17[0];
+    }
+  }
+  // %4390 = tanh f64[16,8] -> v85
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v85[(i0 * 8 + i1) * L + l] =
+            vm::tanh(v70[(i0 * 8 + i1) * L + l] -
+                     (v71[(i0 * 8 + i1) * L + l] + (v84[(i0 * 8 + i1) * L + l] * v82[i0 * L + l])));
+      }
+    }
+  }
+  // %4393 = contract f64[16] -> v20
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb2[i0 * 512 + i1], v69[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v69[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v69[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v69[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4395 = sigmoid f64[16,1,1] -> v70
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v70[i0 * L + l] = sigmoid(v20[i0 * L + l]);
+    }
+  }
+  // %4397 = contract f64[16,8] -> v71
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v71[(i0 * 8 + i1) * L + l] = v72[(i0 * 8 + i1) * L + l] * v70[i0 * L + l];
+      }
+    }
+  }
+  // %4430 = contract f64[16] -> v20
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v71[(i0 * 32 + i1) * L + l], v54[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v71[(i0 * 32 + i1 + 8) * L + l], v54[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v71[(i0 * 32 + i1 + 16) * L + l], v54[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v71[(i0 * 32 + i1 + 24) * L + l], v54[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4431 = contract f64[16] -> v82
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v82[i0 * L + l] = v20[i0 * L + l] * T(h);
+    }
+  }
+  // %4435 = tanh f64[16,8] -> v86
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v86[(i0 * 8 + i1) * L + l] =
+            vm::tanh(v57[(i0 * 8 + i1) * L + l] -
+                     (v58[(i0 * 8 + i1) * L + l] + (v85[(i0 * 8 + i1) * L + l] * v82[i0 * L + l])));
+      }
+    }
+  }
+  // %7967 = contract f64[16,8] -> v57
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v57[(i0 * 8 + i1) * L + l] = v81[(i0 * 8 + i1) * L + l] * u28[0];
+      }
+    }
+  }
+  // %7973 = contract f64[16,8] -> v58
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v58[(i0 * 8 + i1) * L + l] = v71[(i0 * 8 + i1) * L + l] * u28[0];
+      }
+    }
+  }
+  // %7976 = add f64[16,8,8] -> W2
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          z1_W2[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              z0_W2[(i0 * 64 + i1 * 8 + i2) * L + l] +
+              ((((v42[(i0 * 8 + i1) * L + l] * v43[(i0 * 8 + i2) * L + l]) +
+                 (v56[(i0 * 8 + i2) * L + l] * v86[(i0 * 8 + i1) * L + l])) +
+                (v57[(i0 * 8 + i2) * L + l] * v84[(i0 * 8 + i1) * L + l])) +
+               (v85[(i0 * 8 + i1) * L + l] * v58[(i0 * 8 + i2) * L + l]));
+        }
+      }
+    }
+  }
+  // %7304 = contract f64[16,8] -> v43
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(a0[(i0 * 64 + i1 * 32 + i2) * L + l], v4[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v4[(i0 * 8 + i2) * L + l],
+                               acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 16) * L + l], v4[(i0 * 8 + i2) * L + l],
+                               acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 24) * L + l], v4[(i0 * 8 + i2) * L + l],
+                               acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v43[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v43[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v43[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v43[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %7091 = contract f64[16,8] -> v56
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(a0[(i0 * 64 + i1 * 32 + i2) * L + l], v16[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v16[(i0 * 8 + i2) * L + l],
+                               acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v16[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v16[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v56[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v56[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v56[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v56[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %5564 = contract f64[16,8] -> v57
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(a0[(i0 * 64 + i1 * 32 + i2) * L + l], v12[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 8) * L + l], v12[(i0 * 8 + i2) * L + l],
+                               acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
+                               v12[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
+                               v12[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v57[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v57[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v57[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v57[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %5566 = mul f64[16,8] -> v58
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v58[(i0 * 8 + i1) * L + l] = (v57[(i0 * 8 + i1) * L + l] * v11[i0 * L + l]) *
+                                     (1.0f - square(v14[(i0 * 8 + i1) * L + l]));
+      }
+    }
+  }
+  // %5512 = contract f64[16,8] -> v82
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1024) * L + l],
+                               v42[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1025) * L + l],
+                               v42[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1026) * L + l],
+                               v42[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1027) * L + l],
+                               v42[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v82[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v82[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v82[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v82[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %5513 = contract f64[16] -> v20
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v41[(i0 * 32 + i1) * L + l], v82[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v41[(i0 * 32 + i1 + 8) * L + l], v82[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v41[(i0 * 32 + i1 + 16) * L + l], v82[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v41[(i0 * 32 + i1 + 24) * L + l], v82[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %5516 = reshape f64[16] -> v87
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v87[i0 * L + l] = ((1.0f - v39[i0 * L + l]) * v39[i0 * L + l]) * v20[i0 * L + l];
+    }
+  }
+  // %5517 = contract f64[128] -> v88
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128], v87[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 1], v87[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 2], v87[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 3], v87[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v88[(i0 * 4) * L + l] = acc0_v[l];
+      v88[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v88[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v88[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %5518 = contract f64[16,8] -> v89
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1024) * L + l],
+                               v40[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1032) * L + l],
+                               v40[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1040) * L + l],
+                               v40[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1048) * L + l],
+                               v40[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v89[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v89[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v89[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v89[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %5519 = mul f64[16,8] -> v90
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v90[i0 * L + l] = (1.0f - square(v42[i0 * L + l])) * v89[i0 * L + l];
+    }
+  }
+  // %5520 = contract f64[16,128] -> v91
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128], v90[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v90[(i0 * 8 + i2) * L + l],
+                               acc1_v[l]);
+          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v90[(i0 * 8 + i2) * L + l],
+                               acc2_v[l]);
+          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v90[(i0 * 8 + i2) * L + l],
+                               acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v91[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
+        v91[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v91[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v91[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %6272 = contract f64[16,8] -> v89
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v90[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v90[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v90[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v90[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v89[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v89[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v89[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v89[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %6274 = sub f64[16,8] -> v92
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v92[(i0 * 8 + i1) * L + l] =
+            (v82[(i0 * 8 + i1) * L + l] * v39[i0 * L + l]) - v89[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %6919 = contract f64[16] -> v20
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v92[(i0 * 32 + i1) * L + l], v41[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v92[(i0 * 32 + i1 + 8) * L + l], v41[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v92[(i0 * 32 + i1 + 16) * L + l], v41[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v92[(i0 * 32 + i1 + 24) * L + l], v41[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 4) * L + l] = acc0_v[l];
+      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %7978 = mul f64[16,8] -> v39
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v39[(i0 * 8 + i1) * L + l] =
+            (v92[(i0 * 8 + i1) * L + l] - v20[i0 * L + l]) * v41[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %7979 = contract f64[16,128] -> v93
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128], v39[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v39[(i0 * 8 + i2) * L + l],
+                               acc1_v[l]);
+          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v39[(i0 * 8 + i2) * L + l],
+                               acc2_v[l]);
+          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v39[(i0 * 8 + i2) * L + l],
+                               acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v93[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
+        v93[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v93[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v93[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %7981 = reduce_sum f64[128] -> v82
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v91[(i0 + i1 * 128) * L + l] + v93[(i0 + i1 * 128) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v82[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %7982 = add f64[128] -> v89
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v89[i0 * L + l] = v88[i0 * L + l] + v82[i0 * L + l];
+    }
+  }
+  // %7983 = mul f64[128] -> v82
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v82[i0 * L + l] = ln2_gain[i0] * v89[i0 * L + l];
+    }
+  }
+  // %7984 = reduce_sum f64[] -> v13
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v82[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v13[l] = acc_v[l];
+  }
+  // %7985 = mul f64[] -> v20
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v20[l] = v13[l] * 0.0078125f;
+  }
+  // %7988 = contract f64[] -> v13
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v82[i0 * L + l], v36[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v13[l] = acc0_v[l];
+  }
+  // %7989 = mul f64[] -> v88
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v88[l] = v13[l] * 0.0078125f;
+  }
+  // %7992 = sub f64[128] -> v92
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v92[i0 * L + l] = (v82[i0 * L + l] - v20[l]) - (v88[l] * v36[i0 * L + l]);
+    }
+  }
+  // %2014 = reduce_sum f64[] -> v13
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v37[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v13[l] = acc_v[l];
+  }
+  // %2015 = mul f64[] -> v20
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v20[l] = v13[l] * 0.0078125f;
+  }
+  // %2019 = reduce_sum f64[] -> v13
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + square(v37[i0 * L + l] - v20[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v13[l] = acc_v[l];
+  }
+  // %2023 = reciprocal f64[] -> v20
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v20[l] = T(1) / std::sqrt((v13[l] * 0.0078125f) + 1e-05f);
+  }
+  // %7993 = mul f64[128] -> v37
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v37[i0 * L + l] = v92[i0 * L + l] * v20[l];
+    }
+  }
+  // %7994 = contract f64[64] -> v82
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64], v37[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 1], v37[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 2], v37[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 3], v37[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v82[(i0 * 4) * L + l] = acc0_v[l];
+      v82[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v82[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v82[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %7995 = mul f64[64] -> v88
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v88[i0 * L + l] = step(v35[i0 * L + l]) * v82[i0 * L + l];
+    }
+  }
+  // %7996 = contract f64[128] -> v82
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128], v88[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 1], v88[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 2], v88[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 3], v88[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v82[(i0 * 4) * L + l] = acc0_v[l];
+      v82[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v82[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v82[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %7997 = mul f64[128] -> v91
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v91[i0 * L + l] = ff1_norm_gain[i0] * v82[i0 * L + l];
+    }
+  }
+  // %7998 = reduce_sum f64[] -> v13
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v91[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v13[l] = acc_v[l];
+  }
+  // %7999 = mul f64[] -> v35
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v35[l] = v13[l] * 0.0078125f;
+  }
+  // %8002 = contract f64[] -> v13
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v91[i0 * L + l], v32[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v13[l] = acc0_v[l];
+  }
+  // %8003 = mul f64[] -> v93
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v93[l] = v13[l] * 0.0078125f;
+  }
+  // %2044 = reduce_sum f64[] -> v13
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v29[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v13[l] = acc_v[l];
+  }
+  // %2045 = mul f64[] -> v94
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v94[l] = v13[l] * 0.0078125f;
+  }
+  // %2049 = reduce_sum f64[] -> v13
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + square(v29[i0 * L + l] - v94[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v13[l] = acc_v[l];
+  }
+  // %2053 = reciprocal f64[] -> v94
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v94[l] = T(1) / std::sqrt((v13[l] * 0.0078125f) + 1e-05f);
+  }
+  // %8009 = reshape f64[16,8] -> v29
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[i0 * L + l] =
+          (((v91[i0 * L + l] - v35[l]) - (v93[l] * v32[i0 * L + l])) * v94[l]) + v37[i0 * L + l];
+    }
+  }
+  // %7085 = contract f64[16] -> v35
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v31[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v31[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v31[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v31[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[(i0 * 4) * L + l] = acc0_v[l];
+      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %7086 = contract f64[16] -> v91
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v91[i0 * L + l] = v35[i0 * L + l] * u17[0];
+    }
+  }
+  // %8076 = add f64[16,8] -> v93
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v93[(i0 * 8 + i1) * L + l] = ((v58[(i0 * 8 + i1) * L + l] * v18[i0 * L + l]) -
+                                      (v29[(i0 * 8 + i1) * L + l] * v91[i0 * L + l])) +
+                                     v56[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %8078 = mul f64[16,8] -> v91
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v91[(i0 * 8 + i1) * L + l] = (1.0f - square(v19[(i0 * 8 + i1) * L + l])) *
+                                     (v93[(i0 * 8 + i1) * L + l] * v21[i0 * L + l]);
+      }
+    }
+  }
+  // %8021 = contract f64[16,8] -> v95
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1024) * L + l],
+                               v84[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1025) * L + l],
+                               v84[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1026) * L + l],
+                               v84[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1027) * L + l],
+                               v84[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v95[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v95[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v95[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v95[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8022 = contract f64[16] -> v18
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v90[(i0 * 32 + i1) * L + l], v84[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v90[(i0 * 32 + i1 + 8) * L + l], v84[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v90[(i0 * 32 + i1 + 16) * L + l], v84[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v90[(i0 * 32 + i1 + 24) * L + l], v84[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8023 = contract f64[16] -> v35
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[i0 * L + l] = v18[i0 * L + l] * u17[0];
+    }
+  }
+  // %8025 = add f64[16,8] -> v96
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v96[(i0 * 8 + i1) * L + l] =
+            v95[(i0 * 8 + i1) * L + l] + (v41[(i0 * 8 + i1) * L + l] * v35[i0 * L + l]);
+      }
+    }
+  }
+  // %8015 = contract f64[16] -> v18
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v81[(i0 * 32 + i1) * L + l], v41[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v81[(i0 * 32 + i1 + 8) * L + l], v41[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v81[(i0 * 32 + i1 + 16) * L + l], v41[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v81[(i0 * 32 + i1 + 24) * L + l], v41[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8016 = contract f64[16] -> v35
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[i0 * L + l] = v18[i0 * L + l] * u17[0];
+    }
+  }
+  // %8014 = contract f64[16,8] -> v95
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1024) * L + l],
+                               v81[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1032) * L + l],
+                               v81[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1040) * L + l],
+                               v81[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1048) * L + l],
+                               v81[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v95[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v95[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v95[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v95[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8019 = mul f64[16,8] -> v97
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v97[(i0 * 8 + i1) * L + l] =
+            ((v90[(i0 * 8 + i1) * L + l] * v35[i0 * L + l]) + v95[(i0 * 8 + i1) * L + l]) *
+            (1.0f - square(v84[(i0 * 8 + i1) * L + l]));
+      }
+    }
+  }
+  // %8027 = contract f64[16] -> v18
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v42[(i0 * 32 + i1) * L + l], v97[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v42[(i0 * 32 + i1 + 8) * L + l], v97[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v42[(i0 * 32 + i1 + 16) * L + l], v97[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v42[(i0 * 32 + i1 + 24) * L + l], v97[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8028 = contract f64[16] -> v35
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[i0 * L + l] = v18[i0 * L + l] * u17[0];
+    }
+  }
+  // %8030 = contract f64[16,8] -> v42
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v97[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v97[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v97[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v97[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v42[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v42[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v42[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v42[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8032 = sub f64[16,8] -> v95
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v95[(i0 * 8 + i1) * L + l] =
+            (v96[(i0 * 8 + i1) * L + l] * v73[i0 * L + l]) -
+            ((v40[(i0 * 8 + i1) * L + l] * v35[i0 * L + l]) + v42[(i0 * 8 + i1) * L + l]);
+      }
+    }
+  }
+  // %8033 = contract f64[16] -> v18
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v83[(i0 * 32 + i1) * L + l], v95[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v83[(i0 * 32 + i1 + 8) * L + l], v95[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v83[(i0 * 32 + i1 + 16) * L + l], v95[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v83[(i0 * 32 + i1 + 24) * L + l], v95[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8036 = mul f64[16,8] -> v40
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v40[(i0 * 8 + i1) * L + l] =
+            v83[(i0 * 8 + i1) * L + l] * (v95[(i0 * 8 + i1) * L + l] - v18[i0 * L + l]);
+      }
+    }
+  }
+  // %8037 = contract f64[16,128] -> v98
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128], v40[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v40[(i0 * 8 + i2) * L + l],
+                               acc1_v[l]);
+          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v40[(i0 * 8 + i2) * L + l],
+                               acc2_v[l]);
+          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v40[(i0 * 8 + i2) * L + l],
+                               acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v98[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
+        v98[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v98[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v98[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8020 = contract f64[16,128] -> v99
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128], v97[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v97[(i0 * 8 + i2) * L + l],
+                               acc1_v[l]);
+          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v97[(i0 * 8 + i2) * L + l],
+                               acc2_v[l]);
+          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v97[(i0 * 8 + i2) * L + l],
+                               acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v99[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
+        v99[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v99[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v99[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8039 = reduce_sum f64[128] -> v42
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v98[(i0 + i1 * 128) * L + l] + v99[(i0 + i1 * 128) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v42[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %8040 = contract f64[16] -> v18
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v83[(i0 * 32 + i1) * L + l], v96[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v83[(i0 * 32 + i1 + 8) * L + l], v96[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v83[(i0 * 32 + i1 + 16) * L + l], v96[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v83[(i0 * 32 + i1 + 24) * L + l], v96[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8043 = reshape f64[16] -> v35
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[i0 * L + l] = v18[i0 * L + l] * ((1.0f - v73[i0 * L + l]) * v73[i0 * L + l]);
+    }
+  }
+  // %8044 = contract f64[128] -> v95
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128], v35[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 1], v35[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 2], v35[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 3], v35[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v95[(i0 * 4) * L + l] = acc0_v[l];
+      v95[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v95[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v95[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8045 = add f64[128] -> v96
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v96[i0 * L + l] = v42[i0 * L + l] + v95[i0 * L + l];
+    }
+  }
+  // %8046 = mul f64[128] -> v42
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v42[i0 * L + l] = ln2_gain[i0] * v96[i0 * L + l];
+    }
+  }
+  // %8047 = reduce_sum f64[] -> v94
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v42[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v94[l] = acc_v[l];
+  }
+  // %8048 = mul f64[] -> v13
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v13[l] = v94[l] * 0.0078125f;
+  }
+  // %8051 = contract f64[] -> v94
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v42[i0 * L + l], v78[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v94[l] = acc0_v[l];
+  }
+  // %8052 = mul f64[] -> v18
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v18[l] = v94[l] * 0.0078125f;
+  }
+  // %8055 = sub f64[128] -> v95
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v95[i0 * L + l] = (v42[i0 * L + l] - v13[l]) - (v78[i0 * L + l] * v18[l]);
+    }
+  }
+  // %4331 = reduce_sum f64[] -> v94
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v79[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v94[l] = acc_v[l];
+  }
+  // %4332 = mul f64[] -> v13
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v13[l] = v94[l] * 0.0078125f;
+  }
+  // %4336 = reduce_sum f64[] -> v94
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + square(v79[i0 * L + l] - v13[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v94[l] = acc_v[l];
+  }
+  // %4340 = reciprocal f64[] -> v13
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v13[l] = T(1) / std::sqrt((v94[l] * 0.0078125f) + 1e-05f);
+  }
+  // %8056 = mul f64[128] -> v42
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v42[i0 * L + l] = v95[i0 * L + l] * v13[l];
+    }
+  }
+  // %8057 = contract f64[64] -> v79
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64], v42[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 1], v42[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 2], v42[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 3], v42[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v79[(i0 * 4) * L + l] = acc0_v[l];
+      v79[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v79[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v79[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8058 = mul f64[64] -> v98
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v98[i0 * L + l] = v79[i0 * L + l] * step(v77[i0 * L + l]);
+    }
+  }
+  // %8059 = contract f64[128] -> v79
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128], v98[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 1], v98[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 2], v98[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 3], v98[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v79[(i0 * 4) * L + l] = acc0_v[l];
+      v79[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v79[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v79[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8060 = mul f64[128] -> v99
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v99[i0 * L + l] = ff1_norm_gain[i0] * v79[i0 * L + l];
+    }
+  }
+  // %8061 = reduce_sum f64[] -> v94
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v99[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v94[l] = acc_v[l];
+  }
+  // %8062 = mul f64[] -> v18
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v18[l] = v94[l] * 0.0078125f;
+  }
+  // %8065 = contract f64[] -> v94
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v99[i0 * L + l], v74[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v94[l] = acc0_v[l];
+  }
+  // %8066 = mul f64[] -> v73
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v73[l] = v94[l] * 0.0078125f;
+  }
+  // %4310 = reduce_sum f64[] -> v94
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v59[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v94[l] = acc_v[l];
+  }
+  // %4311 = mul f64[] -> v77
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v77[l] = v94[l] * 0.0078125f;
+  }
+  // %4315 = reduce_sum f64[] -> v94
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + square(v59[i0 * L + l] - v77[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v94[l] = acc_v[l];
+  }
+  // %4319 = reciprocal f64[] -> v77
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v77[l] = T(1) / std::sqrt((v94[l] * 0.0078125f) + 1e-05f);
+  }
+  // %8072 = reshape f64[16,8] -> v59
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v59[i0 * L + l] =
+          v42[i0 * L + l] + (((v99[i0 * L + l] - v18[l]) - (v74[i0 * L + l] * v73[l])) * v77[l]);
+    }
+  }
+  // %8146 = add f64[16,8] -> v99
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v99[(i0 * 8 + i1) * L + l] =
+            v56[(i0 * 8 + i1) * L + l] + ((v91[(i0 * 8 + i1) * L + l] * v23[i0 * L + l]) -
+                                          (v59[(i0 * 8 + i1) * L + l] * v61[i0 * L + l]));
+      }
+    }
+  }
+  // %8148 = mul f64[16,8] -> v56
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v56[(i0 * 8 + i1) * L + l] = (v99[(i0 * 8 + i1) * L + l] * v21[i0 * L + l]) *
+                                     (1.0f - square(v24[(i0 * 8 + i1) * L + l]));
+      }
+    }
+  }
+  // %8084 = contract f64[16] -> v18
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v85[(i0 * 32 + i1) * L + l], v97[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v85[(i0 * 32 + i1 + 8) * L + l], v97[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v85[(i0 * 32 + i1 + 16) * L + l], v97[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v85[(i0 * 32 + i1 + 24) * L + l], v97[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8085 = contract f64[16] -> v23
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = v18[i0 * L + l] * u17[0];
+    }
+  }
+  // %8083 = contract f64[16,8] -> v100
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1024) * L + l],
+                               v85[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1025) * L + l],
+                               v85[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1026) * L + l],
+                               v85[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1027) * L + l],
+                               v85[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v100[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v100[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v100[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v100[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8087 = add f64[16,8] -> v101
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v101[(i0 * 8 + i1) * L + l] =
+            (v83[(i0 * 8 + i1) * L + l] * v23[i0 * L + l]) + v100[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %8088 = contract f64[16] -> v18
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v72[(i0 * 32 + i1) * L + l], v101[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v72[(i0 * 32 + i1 + 8) * L + l], v101[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v72[(i0 * 32 + i1 + 16) * L + l], v101[(i0 * 32 + i1 + 16) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(v72[(i0 * 32 + i1 + 24) * L + l], v101[(i0 * 32 + i1 + 24) * L + l],
+                             acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8091 = reshape f64[16] -> v23
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = (v70[i0 * L + l] * (1.0f - v70[i0 * L + l])) * v18[i0 * L + l];
+    }
+  }
+  // %8092 = contract f64[128] -> v100
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128], v23[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 1], v23[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 2], v23[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 3], v23[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v100[(i0 * 4) * L + l] = acc0_v[l];
+      v100[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v100[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v100[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8097 = contract f64[16,8] -> v102
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1024) * L + l],
+                               v71[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1032) * L + l],
+                               v71[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1040) * L + l],
+                               v71[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1048) * L + l],
+                               v71[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v102[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v102[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v102[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v102[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8094 = contract f64[16] -> v18
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v83[(i0 * 32 + i1) * L + l], v71[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v83[(i0 * 32 + i1 + 8) * L + l], v71[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v83[(i0 * 32 + i1 + 16) * L + l], v71[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v83[(i0 * 32 + i1 + 24) * L + l], v71[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8095 = contract f64[16] -> v61
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v61[i0 * L + l] = v18[i0 * L + l] * u17[0];
+    }
+  }
+  // %8099 = mul f64[16,8] -> v103
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v103[(i0 * 8 + i1) * L + l] =
+            (1.0f - square(v85[(i0 * 8 + i1) * L + l])) *
+            (v102[(i0 * 8 + i1) * L + l] + (v97[(i0 * 8 + i1) * L + l] * v61[i0 * L + l]));
+      }
+    }
+  }
+  // %8103 = contract f64[16,8] -> v102
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v103[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v103[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v103[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v103[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v102[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v102[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v102[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v102[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8100 = contract f64[16] -> v18
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v103[(i0 * 32 + i1) * L + l], v84[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v103[(i0 * 32 + i1 + 8) * L + l], v84[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v103[(i0 * 32 + i1 + 16) * L + l], v84[(i0 * 32 + i1 + 16) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(v103[(i0 * 32 + i1 + 24) * L + l], v84[(i0 * 32 + i1 + 24) * L + l],
+                             acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8101 = contract f64[16] -> v61
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v61[i0 * L + l] = v18[i0 * L + l] * u17[0];
+    }
+  }
+  // %8105 = sub f64[16,8] -> v84
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v84[(i0 * 8 + i1) * L + l] =
+            (v101[(i0 * 8 + i1) * L + l] * v70[i0 * L + l]) -
+            (v102[(i0 * 8 + i1) * L + l] + (v81[(i0 * 8 + i1) * L + l] * v61[i0 * L + l]));
+      }
+    }
+  }
+  // %8106 = contract f64[16] -> v18
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v72[(i0 * 32 + i1) * L + l], v84[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v72[(i0 * 32 + i1 + 8) * L + l], v84[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v72[(i0 * 32 + i1 + 16) * L + l], v84[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v72[(i0 * 32 + i1 + 24) * L + l], v84[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8109 = mul f64[16,8] -> v70
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v70[(i0 * 8 + i1) * L + l] =
+            v72[(i0 * 8 + i1) * L + l] * (v84[(i0 * 8 + i1) * L + l] - v18[i0 * L + l]);
+      }
+    }
+  }
+  // %8110 = contract f64[16,128] -> v104
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128], v70[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v70[(i0 * 8 + i2) * L + l],
+                               acc1_v[l]);
+          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v70[(i0 * 8 + i2) * L + l],
+                               acc2_v[l]);
+          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v70[(i0 * 8 + i2) * L + l],
+                               acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v104[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
+        v104[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v104[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v104[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8111 = contract f64[16,128] -> v105
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128], v103[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v103[(i0 * 8 + i2) * L + l],
+                               acc1_v[l]);
+          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v103[(i0 * 8 + i2) * L + l],
+                               acc2_v[l]);
+          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v103[(i0 * 8 + i2) * L + l],
+                               acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v105[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
+        v105[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v105[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v105[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8113 = reduce_sum f64[128] -> v81
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v104[(i0 + i1 * 128) * L + l] + v105[(i0 + i1 * 128) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v81[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %8114 = add f64[128] -> v84
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v84[i0 * L + l] = v100[i0 * L + l] + v81[i0 * L + l];
+    }
+  }
+  // %8115 = mul f64[128] -> v81
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v81[i0 * L + l] = ln2_gain[i0] * v84[i0 * L + l];
+    }
+  }
+  // %8116 = reduce_sum f64[] -> v94
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v81[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v94[l] = acc_v[l];
+  }
+  // %8117 = mul f64[] -> v18
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v18[l] = v94[l] * 0.0078125f;
+  }
+  // %8120 = contract f64[] -> v94
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v81[i0 * L + l], v67[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v94[l] = acc0_v[l];
+  }
+  // %8121 = mul f64[] -> v61
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v61[l] = v94[l] * 0.0078125f;
+  }
+  // %8124 = sub f64[128] -> v100
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v100[i0 * L + l] = (v81[i0 * L + l] - v18[l]) - (v67[i0 * L + l] * v61[l]);
+    }
+  }
+  // %4539 = reduce_sum f64[] -> v94
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v68[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v94[l] = acc_v[l];
+  }
+  // %4540 = mul f64[] -> v18
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v18[l] = v94[l] * 0.0078125f;
+  }
+  // %4544 = reduce_sum f64[] -> v94
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + square(v68[i0 * L + l] - v18[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v94[l] = acc_v[l];
+  }
+  // %4548 = reciprocal f64[] -> v18
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v18[l] = T(1) / std::sqrt((v94[l] * 0.0078125f) + 1e-05f);
+  }
+  // %8125 = mul f64[128] -> v68
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v68[i0 * L + l] = v100[i0 * L + l] * v18[l];
+    }
+  }
+  // %8126 = contract f64[64] -> v77
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64], v68[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 1], v68[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 2], v68[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 3], v68[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v77[(i0 * 4) * L + l] = acc0_v[l];
+      v77[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v77[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v77[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8127 = mul f64[64] -> v81
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v81[i0 * L + l] = step(v66[i0 * L + l]) * v77[i0 * L + l];
+    }
+  }
+  // %8128 = contract f64[128] -> v101
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128], v81[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 1], v81[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 2], v81[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 3], v81[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v101[(i0 * 4) * L + l] = acc0_v[l];
+      v101[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v101[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v101[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8129 = mul f64[128] -> v102
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v102[i0 * L + l] = ff1_norm_gain[i0] * v101[i0 * L + l];
+    }
+  }
+  // %8130 = reduce_sum f64[] -> v94
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v102[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v94[l] = acc_v[l];
+  }
+  // %8131 = mul f64[] -> v61
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v61[l] = v94[l] * 0.0078125f;
+  }
+  // %8134 = contract f64[] -> v94
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v62[i0 * L + l], v102[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v94[l] = acc0_v[l];
+  }
+  // %8135 = mul f64[] -> v73
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v73[l] = v94[l] * 0.0078125f;
+  }
+  // %4551 = reduce_sum f64[] -> v94
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v63[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v94[l] = acc_v[l];
+  }
+  // %4552 = mul f64[] -> v66
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v66[l] = v94[l] * 0.0078125f;
+  }
+  // %4556 = reduce_sum f64[] -> v94
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + square(v63[i0 * L + l] - v66[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v94[l] = acc_v[l];
+  }
+  // %4560 = reciprocal f64[] -> v66
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v66[l] = T(1) / std::sqrt((v94[l] * 0.0078125f) + 1e-05f);
+  }
+  // %8141 = reshape f64[16,8] -> v63
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v63[i0 * L + l] =
+          v68[i0 * L + l] + (((v102[i0 * L + l] - v61[l]) - (v73[l] * v62[i0 * L + l])) * v66[l]);
+    }
+  }
+  // %7298 = contract f64[16] -> v61
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v4[(i0 * 32 + i1) * L + l], v60[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v4[(i0 * 32 + i1 + 8) * L + l], v60[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v4[(i0 * 32 + i1 + 16) * L + l], v60[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v4[(i0 * 32 + i1 + 24) * L + l], v60[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v61[(i0 * 4) * L + l] = acc0_v[l];
+      v61[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v61[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v61[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %7299 = contract f64[16] -> v73
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v73[i0 * L + l] = v61[i0 * L + l] * T(h);
+    }
+  }
+  // %8217 = add f64[16,8] -> v102
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v102[(i0 * 8 + i1) * L + l] =
+            v43[(i0 * 8 + i1) * L + l] + ((v56[(i0 * 8 + i1) * L + l] * v15[i0 * L + l]) -
+                                          (v63[(i0 * 8 + i1) * L + l] * v73[i0 * L + l]));
+      }
+    }
+  }
+  // %8219 = mul f64[16,8] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 8 + i1) * L + l] = (1.0f - square(v25[(i0 * 8 + i1) * L + l])) *
+                                     (v102[(i0 * 8 + i1) * L + l] * v2[i0 * L + l]);
+      }
+    }
+  }
+  // %4580 = reduce_sum f64[] -> v94
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v44[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v94[l] = acc_v[l];
+  }
+  // %4581 = mul f64[] -> v61
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v61[l] = v94[l] * 0.0078125f;
+  }
+  // %4585 = reduce_sum f64[] -> v94
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + square(v44[i0 * L + l] - v61[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v94[l] = acc_v[l];
+  }
+  // %4589 = reciprocal f64[] -> v61
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v61[l] = T(1) / std::sqrt((v94[l] * 0.0078125f) + 1e-05f);
+  }
+  // %4623 = reduce_sum f64[] -> v94
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v51[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v94[l] = acc_v[l];
+  }
+  // %4624 = mul f64[] -> v73
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v73[l] = v94[l] * 0.0078125f;
+  }
+  // %4628 = reduce_sum f64[] -> v94
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + square(v51[i0 * L + l] - v73[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v94[l] = acc_v[l];
+  }
+  // %4632 = reciprocal f64[] -> v73
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v73[l] = T(1) / std::sqrt((v94[l] * 0.0078125f) + 1e-05f);
+  }
+  // %8153 = contract f64[16,8] -> v43
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1024) * L + l],
+                               v86[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1025) * L + l],
+                               v86[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1026) * L + l],
+                               v86[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1027) * L + l],
+                               v86[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v43[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v43[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v43[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v43[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8154 = contract f64[16] -> v66
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v103[(i0 * 32 + i1) * L + l], v86[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v103[(i0 * 32 + i1 + 8) * L + l], v86[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v103[(i0 * 32 + i1 + 16) * L + l], v86[(i0 * 32 + i1 + 16) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(v103[(i0 * 32 + i1 + 24) * L + l], v86[(i0 * 32 + i1 + 24) * L + l],
+                             acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v66[(i0 * 4) * L + l] = acc0_v[l];
+      v66[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v66[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v66[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8155 = contract f64[16] -> v77
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v77[i0 * L + l] = v66[i0 * L + l] * T(h);
+    }
+  }
+  // %8157 = add f64[16,8] -> v44
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v44[(i0 * 8 + i1) * L + l] =
+            v43[(i0 * 8 + i1) * L + l] + (v72[(i0 * 8 + i1) * L + l] * v77[i0 * L + l]);
+      }
+    }
+  }
+  // %8167 = contract f64[16,8] -> v43
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1024) * L + l],
+                               v55[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1032) * L + l],
+                               v55[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1040) * L + l],
+                               v55[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 32 + i2 + 1048) * L + l],
+                               v55[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v43[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v43[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v43[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v43[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8164 = contract f64[16] -> v66
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v72[(i0 * 32 + i1) * L + l], v55[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v72[(i0 * 32 + i1 + 8) * L + l], v55[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v72[(i0 * 32 + i1 + 16) * L + l], v55[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v72[(i0 * 32 + i1 + 24) * L + l], v55[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v66[(i0 * 4) * L + l] = acc0_v[l];
+      v66[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v66[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v66[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8165 = contract f64[16] -> v77
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v77[i0 * L + l] = v66[i0 * L + l] * T(h);
+    }
+  }
+  // %8169 = mul f64[16,8] -> v51
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v51[(i0 * 8 + i1) * L + l] =
+            (1.0f - square(v86[(i0 * 8 + i1) * L + l])) *
+            (v43[(i0 * 8 + i1) * L + l] + (v103[(i0 * 8 + i1) * L + l] * v77[i0 * L + l]));
+      }
+    }
+  }
+  // %8170 = contract f64[16,8] -> v43
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v51[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v51[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v51[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v51[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v43[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v43[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v43[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v43[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8171 = contract f64[16] -> v66
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v85[(i0 * 32 + i1) * L + l], v51[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v85[(i0 * 32 + i1 + 8) * L + l], v51[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v85[(i0 * 32 + i1 + 16) * L + l], v51[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v85[(i0 * 32 + i1 + 24) * L + l], v51[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v66[(i0 * 4) * L + l] = acc0_v[l];
+      v66[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v66[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v66[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8172 = contract f64[16] -> v77
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v77[i0 * L + l] = v66[i0 * L + l] * T(h);
+    }
+  }
+  // %8175 = sub f64[16,8] -> v55
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v55[(i0 * 8 + i1) * L + l] =
+            (v44[(i0 * 8 + i1) * L + l] * v53[i0 * L + l]) -
+            (v43[(i0 * 8 + i1) * L + l] + (v71[(i0 * 8 + i1) * L + l] * v77[i0 * L + l]));
+      }
+    }
+  }
+  // %8176 = contract f64[16] -> v66
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v55[(i0 * 32 + i1) * L + l], v54[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v55[(i0 * 32 + i1 + 8) * L + l], v54[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v55[(i0 * 32 + i1 + 16) * L + l], v54[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v55[(i0 * 32 + i1 + 24) * L + l], v54[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v66[(i0 * 4) * L + l] = acc0_v[l];
+      v66[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v66[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v66[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8179 = mul f64[16,8] -> v43
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v43[(i0 * 8 + i1) * L + l] =
+            (v55[(i0 * 8 + i1) * L + l] - v66[i0 * L + l]) * v54[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %8180 = contract f64[16,128] -> v104
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128], v43[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v43[(i0 * 8 + i2) * L + l],
+                               acc1_v[l]);
+          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v43[(i0 * 8 + i2) * L + l],
+                               acc2_v[l]);
+          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v43[(i0 * 8 + i2) * L + l],
+                               acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v104[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
+        v104[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v104[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v104[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8181 = contract f64[16,128] -> v105
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128], v51[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 1], v51[(i0 * 8 + i2) * L + l],
+                               acc1_v[l]);
+          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 2], v51[(i0 * 8 + i2) * L + l],
+                               acc2_v[l]);
+          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 4 + i2 * 128 + 3], v51[(i0 * 8 + i2) * L + l],
+                               acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v105[(i0 * 128 + i1 * 4) * L + l] = acc0_v[l];
+        v105[(i0 * 128 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v105[(i0 * 128 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v105[(i0 * 128 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8183 = reduce_sum f64[128] -> v55
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v104[(i0 + i1 * 128) * L + l] + v105[(i0 + i1 * 128) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v55[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %8158 = contract f64[16] -> v66
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v44[(i0 * 32 + i1) * L + l], v54[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v44[(i0 * 32 + i1 + 8) * L + l], v54[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v44[(i0 * 32 + i1 + 16) * L + l], v54[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v44[(i0 * 32 + i1 + 24) * L + l], v54[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v66[(i0 * 4) * L + l] = acc0_v[l];
+      v66[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v66[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v66[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8161 = reshape f64[16] -> v77
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v77[i0 * L + l] = v66[i0 * L + l] * (v53[i0 * L + l] * (1.0f - v53[i0 * L + l]));
+    }
+  }
+  // %8162 = contract f64[128] -> v44
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128], v77[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 1], v77[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 2], v77[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 4 + i1 * 128 + 3], v77[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v44[(i0 * 4) * L + l] = acc0_v[l];
+      v44[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v44[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v44[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8184 = add f64[128] -> v53
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v53[i0 * L + l] = v55[i0 * L + l] + v44[i0 * L + l];
+    }
+  }
+  // %8185 = mul f64[128] -> v44
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v44[i0 * L + l] = ln2_gain[i0] * v53[i0 * L + l];
+    }
+  }
+  // %8186 = reduce_sum f64[] -> v94
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v44[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v94[l] = acc_v[l];
+  }
+  // %8187 = mul f64[] -> v66
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v66[l] = v94[l] * 0.0078125f;
+  }
+  // %8190 = contract f64[] -> v94
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v44[i0 * L + l], v50[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v94[l] = acc0_v[l];
+  }
+  // %8191 = mul f64[] -> v55
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v55[l] = v94[l] * 0.0078125f;
+  }
+  // %8194 = sub f64[128] -> v71
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v71[i0 * L + l] = (v44[i0 * L + l] - v66[l]) - (v55[l] * v50[i0 * L + l]);
+    }
+  }
+  // %8195 = mul f64[128] -> v44
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v44[i0 * L + l] = v73[l] * v71[i0 * L + l];
+    }
+  }
+  // %8196 = contract f64[64] -> v66
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64], v44[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 1], v44[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 2], v44[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 4 + i1 * 64 + 3], v44[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v66[(i0 * 4) * L + l] = acc0_v[l];
+      v66[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v66[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v66[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8197 = mul f64[64] -> v55
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v55[i0 * L + l] = v66[i0 * L + l] * step(v49[i0 * L + l]);
+    }
+  }
+  // %8198 = contract f64[128] -> v85
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128], v55[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 1], v55[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 2], v55[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 4 + i1 * 128 + 3], v55[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v85[(i0 * 4) * L + l] = acc0_v[l];
+      v85[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v85[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v85[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8199 = mul f64[128] -> v86
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v86[i0 * L + l] = ff1_norm_gain[i0] * v85[i0 * L + l];
+    }
+  }
+  // %8200 = reduce_sum f64[] -> v94
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = acc_v[l] + v86[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v94[l] = acc_v[l];
+  }
+  // %8201 = mul f64[] -> v49
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v49[l] = v94[l] * 0.0078125f;
+  }
+  // %8204 = contract f64[] -> v94
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v86[i0 * L + l], v46[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v94[l] = acc0_v[l];
+  }
+  // %8205 = mul f64[] -> v66
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v66[l] = v94[l] * 0.0078125f;
+  }
+  // %8211 = reshape f64[16,8] -> v104
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v104[i0 * L + l] =
+          (v61[l] * ((v86[i0 * L + l] - v49[l]) - (v66[l] * v46[i0 * L + l]))) + v44[i0 * L + l];
+    }
+  }
+  // %8796 = contract f64[16,8] -> v86
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v86[(i0 * 8 + i1) * L + l] = v104[(i0 * 8 + i1) * L + l] * u26[0];
+      }
+    }
+  }
+  // %9088 = contract f64[16,8] -> v105
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v105[(i0 * 8 + i1) * L + l] = v91[(i0 * 8 + i1) * L + l] * u28[0];
+      }
+    }
+  }
+  // %9080 = contract f64[16,8] -> v106
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v106[(i0 * 8 + i1) * L + l] = v31[(i0 * 8 + i1) * L + l] * u26[0];
+      }
+    }
+  }
+  // %9104 = contract f64[16,8] -> v107
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v107[(i0 * 8 + i1) * L + l] = v60[(i0 * 8 + i1) * L + l] * u28[0];
+      }
+    }
+  }
+  // %9094 = contract f64[16,8] -> v108
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v108[(i0 * 8 + i1) * L + l] = v56[(i0 * 8 + i1) * L + l] * u28[0];
+      }
+    }
+  }
+  // %9118 = add f64[16,8,8] -> a.W1
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          a1[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              a0[(i0 * 64 + i1 * 8 + i2) * L + l] +
+              (((v27[(i0 * 8 + i2) * L + l] * v15[(i0 * 8 + i1) * L + l]) -
+                (v86[(i0 * 8 + i1) * L + l] * v45[(i0 * 8 + i2) * L + l])) +
+               ((((v105[(i0 * 8 + i1) * L + l] * v16[(i0 * 8 + i2) * L + l]) +
+                  (((v30[(i0 * 8 + i2) * L + l] * v58[(i0 * 8 + i1) * L + l]) -
+                    (v106[(i0 * 8 + i2) * L + l] * v29[(i0 * 8 + i1) * L + l])) -
+                   (v107[(i0 * 8 + i2) * L + l] * v59[(i0 * 8 + i1) * L + l]))) -
+                 (v107[(i0 * 8 + i2) * L + l] * v63[(i0 * 8 + i1) * L + l])) +
+                (v108[(i0 * 8 + i1) * L + l] * v16[(i0 * 8 + i2) * L + l])));
+        }
+      }
+    }
+  }
+  // %7331 = contract f64[16,8] -> v27
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v27[(i0 * 8 + i1) * L + l] = v41[(i0 * 8 + i1) * L + l] * u26[0];
+      }
+    }
+  }
+  // %8227 = contract f64[16,8] -> v30
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v30[(i0 * 8 + i1) * L + l] = v97[(i0 * 8 + i1) * L + l] * u28[0];
+      }
+    }
+  }
+  // %8525 = contract f64[16,8] -> v41
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v41[(i0 * 8 + i1) * L + l] = v103[(i0 * 8 + i1) * L + l] * u28[0];
+      }
+    }
+  }
+  // %8231 = contract f64[16,8] -> v86
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v86[(i0 * 8 + i1) * L + l] = v51[(i0 * 8 + i1) * L + l] * u26[0];
+      }
+    }
+  }
+  // %9063 = add f64[16,8,8] -> a.W2
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          a1[(i0 * 64 + i1 * 8 + i2 + 1024) * L + l] =
+              a0[(i0 * 64 + i1 * 8 + i2 + 1024) * L + l] +
+              ((((v27[(i0 * 8 + i2) * L + l] * v90[(i0 * 8 + i1) * L + l]) +
+                 (v83[(i0 * 8 + i2) * L + l] * v30[(i0 * 8 + i1) * L + l])) +
+                (v72[(i0 * 8 + i2) * L + l] * v41[(i0 * 8 + i1) * L + l])) +
+               (v86[(i0 * 8 + i1) * L + l] * v54[(i0 * 8 + i2) * L + l]));
+        }
+      }
+    }
+  }
+  // %8235 = contract f64[16,8] -> v27
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v29[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v29[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v29[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v29[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v27[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v27[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v27[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v27[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8236 = contract f64[16] -> v61
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v31[(i0 * 32 + i1) * L + l], v27[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v31[(i0 * 32 + i1 + 8) * L + l], v27[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v31[(i0 * 32 + i1 + 16) * L + l], v27[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v31[(i0 * 32 + i1 + 24) * L + l], v27[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v61[(i0 * 4) * L + l] = acc0_v[l];
+      v61[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v61[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v61[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8239 = mul f64[16,8] -> v51
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v51[(i0 * 8 + i1) * L + l] =
+            v31[(i0 * 8 + i1) * L + l] * (v27[(i0 * 8 + i1) * L + l] - v61[i0 * L + l]);
+      }
+    }
+  }
+  // %8240 = contract f64[16,5] -> v27
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5], v51[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 1], v51[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 2], v51[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 3], v51[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[(i0 * 5) * L + l] = acc0_v[l];
+      v27[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 4], v51[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %5580 = contract f64[16,5] -> v54
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5], v58[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 1], v58[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 2], v58[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 3], v58[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v54[(i0 * 5) * L + l] = acc0_v[l];
+      v54[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v54[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v54[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 4], v58[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v54[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %5582 = contract f64[16,8] -> v72
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v10[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v10[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v72[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v72[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v72[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v72[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %6566 = contract f64[16,8] -> v83
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v58[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v58[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v58[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v58[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v83[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v83[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v83[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v83[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %6568 = sub f64[16,8] -> v97
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v97[i0 * L + l] = v72[i0 * L + l] - v83[i0 * L + l];
+    }
+  }
+  // %7350 = contract f64[16] -> v61
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v97[(i0 * 32 + i1) * L + l], v12[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v97[(i0 * 32 + i1 + 8) * L + l], v12[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v97[(i0 * 32 + i1 + 16) * L + l], v12[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v97[(i0 * 32 + i1 + 24) * L + l], v12[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v61[(i0 * 4) * L + l] = acc0_v[l];
+      v61[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v61[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v61[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8243 = mul f64[16,8] -> v72
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v72[(i0 * 8 + i1) * L + l] =
+            (v97[(i0 * 8 + i1) * L + l] - v61[i0 * L + l]) * v12[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %8244 = contract f64[16,5] -> v83
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5], v72[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 1], v72[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 2], v72[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 3], v72[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v83[(i0 * 5) * L + l] = acc0_v[l];
+      v83[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v83[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v83[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 4], v72[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v83[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %8246 = reduce_sum f64[5] -> v61
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + ((v27[(i0 + i1 * 5) * L + l] + v54[(i0 + i1 * 5) * L + l]) +
+                               v83[(i0 + i1 * 5) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v61[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %5593 = contract f64[16] -> v49
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v14[(i0 * 32 + i1) * L + l], v57[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v14[(i0 * 32 + i1 + 8) * L + l], v57[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v14[(i0 * 32 + i1 + 16) * L + l], v57[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v14[(i0 * 32 + i1 + 24) * L + l], v57[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v49[(i0 * 4) * L + l] = acc0_v[l];
+      v49[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v49[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v49[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %5596 = reshape f64[16] -> v66
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v66[i0 * L + l] = v49[i0 * L + l] * (v11[i0 * L + l] * (1.0f - v11[i0 * L + l]));
+    }
+  }
+  // %5597 = contract f64[5] -> v49
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb1[i0 * 5], v66[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb1[i0 * 5 + 1], v66[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb1[i0 * 5 + 2], v66[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb1[i0 * 5 + 3], v66[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v49[l] = acc0_v[l];
+    v49[1 * L + l] = acc1_v[l];
+    v49[2 * L + l] = acc2_v[l];
+    v49[3 * L + l] = acc3_v[l];
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb1[i0 * 5 + 4], v66[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v49[4 * L + l] = acc0_v[l];
+  }
+  // %8247 = add f64[5] -> v11
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = v61[i0 * L + l] + v49[i0 * L + l];
+    }
+  }
+  // %2416 = mul f64[16,1,1] -> v61
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v61[i0 * L + l] = (1.0f - v21[i0 * L + l]) * v21[i0 * L + l];
+    }
+  }
+  // %8285 = contract f64[16] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v19[(i0 * 32 + i1) * L + l], v93[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 8) * L + l], v93[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 16) * L + l], v93[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v19[(i0 * 32 + i1 + 24) * L + l], v93[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8288 = reshape f64[16] -> v49
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v49[i0 * L + l] = v61[i0 * L + l] * v21[i0 * L + l];
+    }
+  }
+  // %8289 = contract f64[5] -> v21
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb1[i0 * 5], v49[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb1[i0 * 5 + 1], v49[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb1[i0 * 5 + 2], v49[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb1[i0 * 5 + 3], v49[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v21[l] = acc0_v[l];
+    v21[1 * L + l] = acc1_v[l];
+    v21[2 * L + l] = acc2_v[l];
+    v21[3 * L + l] = acc3_v[l];
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb1[i0 * 5 + 4], v49[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v21[4 * L + l] = acc0_v[l];
+  }
+  // %8281 = contract f64[16,5] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5], v91[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 1], v91[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 2], v91[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 3], v91[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 5) * L + l] = acc0_v[l];
+      v14[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 4], v91[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %8274 = contract f64[16,8] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v59[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v59[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v59[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v59[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v19[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v19[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v19[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8271 = contract f64[16] -> v27
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v59[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v59[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v59[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v59[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[(i0 * 4) * L + l] = acc0_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8272 = contract f64[16] -> v54
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v54[i0 * L + l] = v27[i0 * L + l] * u17[0];
+    }
+  }
+  // %8275 = add f64[16,8] -> v27
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v27[(i0 * 8 + i1) * L + l] =
+            v19[(i0 * 8 + i1) * L + l] + (v12[(i0 * 8 + i1) * L + l] * v54[i0 * L + l]);
+      }
+    }
+  }
+  // %8276 = contract f64[16] -> v19
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v60[(i0 * 32 + i1) * L + l], v27[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v60[(i0 * 32 + i1 + 8) * L + l], v27[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v60[(i0 * 32 + i1 + 16) * L + l], v27[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v60[(i0 * 32 + i1 + 24) * L + l], v27[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8279 = mul f64[16,8] -> v54
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v54[(i0 * 8 + i1) * L + l] =
+            (v27[(i0 * 8 + i1) * L + l] - v19[i0 * L + l]) * v60[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %8280 = contract f64[16,5] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5], v54[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 1], v54[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 2], v54[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 3], v54[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 5) * L + l] = acc0_v[l];
+      v19[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 4], v54[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %8258 = contract f64[16,8] -> v27
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v22[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v22[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v22[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v22[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v27[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v27[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v27[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v27[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8251 = contract f64[16] -> v57
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v22[(i0 * 32 + i1) * L + l], v58[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v22[(i0 * 32 + i1 + 8) * L + l], v58[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v22[(i0 * 32 + i1 + 16) * L + l], v58[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v22[(i0 * 32 + i1 + 24) * L + l], v58[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v57[(i0 * 4) * L + l] = acc0_v[l];
+      v57[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v57[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v57[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8252 = contract f64[16] -> v83
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v83[i0 * L + l] = v57[i0 * L + l] * u17[0];
+    }
+  }
+  // %8254 = contract f64[16] -> v57
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v22[(i0 * 32 + i1) * L + l], v29[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v22[(i0 * 32 + i1 + 8) * L + l], v29[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v22[(i0 * 32 + i1 + 16) * L + l], v29[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v22[(i0 * 32 + i1 + 24) * L + l], v29[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v57[(i0 * 4) * L + l] = acc0_v[l];
+      v57[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v57[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v57[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8255 = contract f64[16] -> v29
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[i0 * L + l] = v57[i0 * L + l] * u17[0];
+    }
+  }
+  // %8263 = contract f64[16,8] -> v57
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v91[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v91[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v91[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v91[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v57[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v57[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v57[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v57[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8260 = contract f64[16] -> v97
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v10[(i0 * 32 + i1) * L + l], v91[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 8) * L + l], v91[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 16) * L + l], v91[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v10[(i0 * 32 + i1 + 24) * L + l], v91[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v97[(i0 * 4) * L + l] = acc0_v[l];
+      v97[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v97[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v97[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8261 = contract f64[16] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = v97[i0 * L + l] * u17[0];
+    }
+  }
+  // %8265 = sub f64[16,8] -> v97
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v97[(i0 * 8 + i1) * L + l] =
+            (v27[(i0 * 8 + i1) * L + l] + ((v12[(i0 * 8 + i1) * L + l] * v83[i0 * L + l]) -
+                                           (v31[(i0 * 8 + i1) * L + l] * v29[i0 * L + l]))) -
+            (v57[(i0 * 8 + i1) * L + l] + (v12[(i0 * 8 + i1) * L + l] * v10[i0 * L + l]));
+      }
+    }
+  }
+  // %8266 = contract f64[16] -> v10
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v97[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v97[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v97[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v97[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8269 = mul f64[16,8] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 8 + i1) * L + l] =
+            (v97[(i0 * 8 + i1) * L + l] - v10[i0 * L + l]) * v16[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %8270 = contract f64[16,5] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5], v12[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 1], v12[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 2], v12[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 3], v12[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 5) * L + l] = acc0_v[l];
+      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 4], v12[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %8284 = reduce_sum f64[5] -> v27
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + ((v14[(i0 + i1 * 5) * L + l] + v19[(i0 + i1 * 5) * L + l]) +
+                               v10[(i0 + i1 * 5) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %8290 = add f64[5] -> v10
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = v21[i0 * L + l] + v27[i0 * L + l];
+    }
+  }
+  // %8295 = contract f64[16] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], v91[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 8) * L + l], v91[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 16) * L + l], v91[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 24) * L + l], v91[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8296 = contract f64[16] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = v21[i0 * L + l] * u17[0];
+    }
+  }
+  // %8298 = contract f64[16] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], v59[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 8) * L + l], v59[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 16) * L + l], v59[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 24) * L + l], v59[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8299 = contract f64[16] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = v21[i0 * L + l] * u17[0];
+    }
+  }
+  // %8294 = contract f64[16,8] -> v27
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v7[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v7[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v7[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v7[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v27[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v27[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v27[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v27[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8303 = contract f64[16] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v56[(i0 * 32 + i1) * L + l], v22[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v56[(i0 * 32 + i1 + 8) * L + l], v22[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v56[(i0 * 32 + i1 + 16) * L + l], v22[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v56[(i0 * 32 + i1 + 24) * L + l], v22[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8304 = contract f64[16] -> v29
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[i0 * L + l] = v21[i0 * L + l] * u17[0];
+    }
+  }
+  // %8306 = contract f64[16,8] -> v31
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v56[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v56[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v56[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v56[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v31[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v31[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v31[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v31[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8308 = sub f64[16,8] -> v57
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v57[(i0 * 8 + i1) * L + l] =
+            (((v16[(i0 * 8 + i1) * L + l] * v14[i0 * L + l]) -
+              (v60[(i0 * 8 + i1) * L + l] * v19[i0 * L + l])) +
+             v27[(i0 * 8 + i1) * L + l]) -
+            ((v16[(i0 * 8 + i1) * L + l] * v29[i0 * L + l]) + v31[(i0 * 8 + i1) * L + l]);
+      }
+    }
+  }
+  // %8309 = contract f64[16] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v57[(i0 * 32 + i1) * L + l], v16[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v57[(i0 * 32 + i1 + 8) * L + l], v16[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v57[(i0 * 32 + i1 + 16) * L + l], v16[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v57[(i0 * 32 + i1 + 24) * L + l], v16[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8312 = mul f64[16,8] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 8 + i1) * L + l] =
+            v16[(i0 * 8 + i1) * L + l] * (v57[(i0 * 8 + i1) * L + l] - v21[i0 * L + l]);
+      }
+    }
+  }
+  // %8313 = contract f64[16,5] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5], v14[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 1], v14[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 2], v14[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 3], v14[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 5) * L + l] = acc0_v[l];
+      v19[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 4], v14[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %8314 = contract f64[16] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v22[(i0 * 32 + i1) * L + l], v63[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v22[(i0 * 32 + i1 + 8) * L + l], v63[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v22[(i0 * 32 + i1 + 16) * L + l], v63[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v22[(i0 * 32 + i1 + 24) * L + l], v63[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8315 = contract f64[16] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[i0 * L + l] = v21[i0 * L + l] * u17[0];
+    }
+  }
+  // %8317 = contract f64[16,8] -> v27
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v63[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v63[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v63[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v63[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v27[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v27[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v27[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v27[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8318 = add f64[16,8] -> v29
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v29[(i0 * 8 + i1) * L + l] =
+            (v16[(i0 * 8 + i1) * L + l] * v22[i0 * L + l]) + v27[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %8319 = contract f64[16] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v29[(i0 * 32 + i1) * L + l], v60[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v29[(i0 * 32 + i1 + 8) * L + l], v60[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v29[(i0 * 32 + i1 + 16) * L + l], v60[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v29[(i0 * 32 + i1 + 24) * L + l], v60[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8322 = mul f64[16,8] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 8 + i1) * L + l] =
+            (v29[(i0 * 8 + i1) * L + l] - v21[i0 * L + l]) * v60[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %8323 = contract f64[16,5] -> v27
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5], v22[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 1], v22[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 2], v22[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 3], v22[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[(i0 * 5) * L + l] = acc0_v[l];
+      v27[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 4], v22[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %8324 = contract f64[16,5] -> v29
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5], v56[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 1], v56[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 2], v56[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 3], v56[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[(i0 * 5) * L + l] = acc0_v[l];
+      v29[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v29[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v29[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 4], v56[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %8327 = reduce_sum f64[5] -> v21
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v19[(i0 + i1 * 5) * L + l] +
+                               (v27[(i0 + i1 * 5) * L + l] + v29[(i0 + i1 * 5) * L + l]));
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %8328 = contract f64[16] -> v19
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v99[(i0 * 32 + i1) * L + l], v24[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v99[(i0 * 32 + i1 + 8) * L + l], v24[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v99[(i0 * 32 + i1 + 16) * L + l], v24[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v99[(i0 * 32 + i1 + 24) * L + l], v24[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8331 = reshape f64[16] -> v24
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = v19[i0 * L + l] * v61[i0 * L + l];
+    }
+  }
+  // %8332 = contract f64[5] -> v61
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb1[i0 * 5], v24[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb1[i0 * 5 + 1], v24[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb1[i0 * 5 + 2], v24[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb1[i0 * 5 + 3], v24[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v61[l] = acc0_v[l];
+    v61[1 * L + l] = acc1_v[l];
+    v61[2 * L + l] = acc2_v[l];
+    v61[3 * L + l] = acc3_v[l];
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb1[i0 * 5 + 4], v24[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v61[4 * L + l] = acc0_v[l];
+  }
+  // %8385 = mul f64[5] -> v19
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = (v21[i0 * L + l] + v61[i0 * L + l]) * 0.33333334f;
+    }
+  }
+  // %8357 = contract f64[16,5] -> v27
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5], v15[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 1], v15[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 2], v15[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 3], v15[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[(i0 * 5) * L + l] = acc0_v[l];
+      v27[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv1[i0 * 40 + i1 * 5 + 4], v15[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %8359 = contract f64[16] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], v104[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 8) * L + l], v104[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 16) * L + l], v104[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 24) * L + l], v104[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8360 = contract f64[16] -> v61
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v61[i0 * L + l] = v21[i0 * L + l] * T(h);
+    }
+  }
+  // %8358 = contract f64[16,8] -> v29
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v104[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v104[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v104[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v104[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v29[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v29[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v29[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v29[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8362 = add f64[16,8] -> v31
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v31[(i0 * 8 + i1) * L + l] =
+            (v16[(i0 * 8 + i1) * L + l] * v61[i0 * L + l]) + v29[(i0 * 8 + i1) * L + l];
+      }
+    }
+  }
+  // %8363 = contract f64[16] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v45[(i0 * 32 + i1) * L + l], v31[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v45[(i0 * 32 + i1 + 8) * L + l], v31[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v45[(i0 * 32 + i1 + 16) * L + l], v31[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v45[(i0 * 32 + i1 + 24) * L + l], v31[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8366 = mul f64[16,8] -> v29
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v29[(i0 * 8 + i1) * L + l] =
+            v45[(i0 * 8 + i1) * L + l] * (v31[(i0 * 8 + i1) * L + l] - v21[i0 * L + l]);
+      }
+    }
+  }
+  // %8367 = contract f64[16,5] -> v31
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5], v29[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 1], v29[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 2], v29[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 3], v29[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[(i0 * 5) * L + l] = acc0_v[l];
+      v31[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v31[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v31[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wq1[i0 * 40 + i1 * 5 + 4], v29[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %8337 = contract f64[16] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v3[(i0 * 32 + i1) * L + l], v56[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v3[(i0 * 32 + i1 + 8) * L + l], v56[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v3[(i0 * 32 + i1 + 16) * L + l], v56[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v3[(i0 * 32 + i1 + 24) * L + l], v56[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8338 = contract f64[16] -> v61
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v61[i0 * L + l] = v21[i0 * L + l] * T(h);
+    }
+  }
+  // %8340 = contract f64[16] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v3[(i0 * 32 + i1) * L + l], v63[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v3[(i0 * 32 + i1 + 8) * L + l], v63[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v3[(i0 * 32 + i1 + 16) * L + l], v63[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v3[(i0 * 32 + i1 + 24) * L + l], v63[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8341 = contract f64[16] -> v45
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v45[i0 * L + l] = v21[i0 * L + l] * T(h);
+    }
+  }
+  // %8344 = contract f64[16,8] -> v57
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8) * L + l], v3[(i0 * 8 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v3[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v3[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v3[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v57[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v57[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v57[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v57[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8349 = contract f64[16,8] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8) * L + l],
+                               v15[(i0 * 8 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 1) * L + l],
+                               v15[(i0 * 8 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 2) * L + l],
+                               v15[(i0 * 8 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 4 + i2 * 8 + 3) * L + l],
+                               v15[(i0 * 8 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %8346 = contract f64[16] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v7[(i0 * 32 + i1) * L + l], v15[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 8) * L + l], v15[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 16) * L + l], v15[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v7[(i0 * 32 + i1 + 24) * L + l], v15[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8347 = contract f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = v21[i0 * L + l] * T(h);
+    }
+  }
+  // %8351 = sub f64[16,8] -> v59
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v59[(i0 * 8 + i1) * L + l] =
+            (((v16[(i0 * 8 + i1) * L + l] * v61[i0 * L + l]) -
+              (v60[(i0 * 8 + i1) * L + l] * v45[i0 * L + l])) +
+             v57[(i0 * 8 + i1) * L + l]) -
+            (v3[(i0 * 8 + i1) * L + l] + (v16[(i0 * 8 + i1) * L + l] * v7[i0 * L + l]));
+      }
+    }
+  }
+  // %8352 = contract f64[16] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v4[(i0 * 32 + i1) * L + l], v59[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v4[(i0 * 32 + i1 + 8) * L + l], v59[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v4[(i0 * 32 + i1 + 16) * L + l], v59[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v4[(i0 * 32 + i1 + 24) * L + l], v59[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8355 = mul f64[16,8] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 8 + i1) * L + l] =
+            v4[(i0 * 8 + i1) * L + l] * (v59[(i0 * 8 + i1) * L + l] - v21[i0 * L + l]);
+      }
+    }
+  }
+  // %8356 = contract f64[16,5] -> v4
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5], v3[(i0 * 8 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 1], v3[(i0 * 8 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 2], v3[(i0 * 8 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 3], v3[(i0 * 8 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 5) * L + l] = acc0_v[l];
+      v4[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk1[i0 * 40 + i1 * 5 + 4], v3[(i0 * 8 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %8370 = reduce_sum f64[5] -> v21
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + ((v27[(i0 + i1 * 5) * L + l] + v31[(i0 + i1 * 5) * L + l]) +
+                               v4[(i0 + i1 * 5) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %8371 = contract f64[16] -> v61
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v102[(i0 * 32 + i1) * L + l], v25[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v102[(i0 * 32 + i1 + 8) * L + l], v25[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v102[(i0 * 32 + i1 + 16) * L + l], v25[(i0 * 32 + i1 + 16) * L + l],
+                             acc2_v[l]);
+        acc3_v[l] = std::fma(v102[(i0 * 32 + i1 + 24) * L + l], v25[(i0 * 32 + i1 + 24) * L + l],
+                             acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v61[(i0 * 4) * L + l] = acc0_v[l];
+      v61[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v61[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v61[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8374 = reshape f64[16] -> v4
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = ((1.0f - v2[i0 * L + l]) * v2[i0 * L + l]) * v61[i0 * L + l];
+    }
+  }
+  // %8375 = contract f64[5] -> v61
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb1[i0 * 5], v4[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb1[i0 * 5 + 1], v4[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb1[i0 * 5 + 2], v4[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb1[i0 * 5 + 3], v4[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v61[l] = acc0_v[l];
+    v61[1 * L + l] = acc1_v[l];
+    v61[2 * L + l] = acc2_v[l];
+    v61[3 * L + l] = acc3_v[l];
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb1[i0 * 5 + 4], v4[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v61[4 * L + l] = acc0_v[l];
+  }
+  // %8376 = add f64[5] -> v2
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v21[i0 * L + l] + v61[i0 * L + l];
+    }
+  }
+  // %9064 = mul f64[5] -> adj.ln1.gain
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = T(h) * ((((-((v8[i0 * L + l] * v11[i0 * L + l]) * 0.16666667f)) -
+                           ((v5[i0 * L + l] * v10[i0 * L + l]) * 0.33333334f)) -
+                          (v5[i0 * L + l] * v19[i0 * L + l])) -
+                         ((v0[i0 * L + l] * v2[i0 * L + l]) * 0.16666667f));
+      }
+      dtheta_ln1_gain[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %8389 = mul f64[5] -> adj.ln1.bias
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = T(h) * ((((-(v10[i0 * L + l] * 0.33333334f)) - (v11[i0 * L + l] * 0.16666667f)) -
+                          v19[i0 * L + l]) -
+                         (v2[i0 * L + l] * 0.16666667f));
+      }
+      dtheta_ln1_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %7507 = contract f64[5] -> v0
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = v9[i0 * L + l] * u26[0];
+    }
+  }
+  // %8872 = contract f64[5] -> v8
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = v6[i0 * L + l] * u28[0];
+    }
+  }
+  // %7518 = contract f64[5] -> v6
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = v1[i0 * L + l] * u26[0];
+    }
+  }
+  // %9067 = sub f64[16,5] -> adj.Wb1
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = (((-(v66[i0 * L + l] * v0[i1 * L + l])) - (v49[i0 * L + l] * v8[i1 * L + l])) -
+                    (v8[i1 * L + l] * v24[i0 * L + l])) -
+                   (v6[i1 * L + l] * v4[i0 * L + l]);
+        }
+        dtheta_Wb1[i0 * 5 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %9070 = sub f64[16,8,5] -> adj.Wk1
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        {
+          T sum[L];
+          PLASTIC_SIMD
+          for (int64_t l = 0; l < L; ++l) {
+            sum[l] = (((-(v12[(i0 * 8 + i1) * L + l] * v8[i2 * L + l])) -
+                       (v72[(i0 * 8 + i1) * L + l] * v0[i2 * L + l])) -
+                      (v14[(i0 * 8 + i1) * L + l] * v8[i2 * L + l])) -
+                     (v3[(i0 * 8 + i1) * L + l] * v6[i2 * L + l]);
+          }
+          dtheta_Wk1[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
+        }
+      }
+    }
+  }
+  // %9073 = sub f64[16,8,5] -> adj.Wv1
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        {
+          T sum[L];
+          PLASTIC_SIMD
+          for (int64_t l = 0; l < L; ++l) {
+            sum[l] = (((-(v91[(i0 * 8 + i1) * L + l] * v8[i2 * L + l])) -
+                       (v58[(i0 * 8 + i1) * L + l] * v0[i2 * L + l])) -
+                      (v56[(i0 * 8 + i1) * L + l] * v8[i2 * L + l])) -
+                     (v15[(i0 * 8 + i1) * L + l] * v6[i2 * L + l]);
+          }
+          dtheta_Wv1[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
+        }
+      }
+    }
+  }
+  // %9076 = sub f64[16,8,5] -> adj.Wq1
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        {
+          T sum[L];
+          PLASTIC_SIMD
+          for (int64_t l = 0; l < L; ++l) {
+            sum[l] = (((-(v54[(i0 * 8 + i1) * L + l] * v8[i2 * L + l])) -
+                       (v51[(i0 * 8 + i1) * L + l] * v0[i2 * L + l])) -
+                      (v22[(i0 * 8 + i1) * L + l] * v8[i2 * L + l])) -
+                     (v29[(i0 * 8 + i1) * L + l] * v6[i2 * L + l]);
+          }
+          dtheta_Wq1[i0 * 40 + i1 * 5 + i2] += lane_sum<L>(sum);
+        }
+      }
+    }
+  }
+  // %8419 = mul f64[128] -> v2
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v79[i0 * L + l] * 0.33333334f;
+    }
+  }
+  // %8422 = mul f64[128] -> v3
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = v82[i0 * L + l] * 0.16666667f;
+    }
+  }
+  // %8425 = mul f64[128] -> v4
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = v101[i0 * L + l] * 0.33333334f;
+    }
+  }
+  // %8428 = mul f64[128] -> v7
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = v85[i0 * L + l] * 0.16666667f;
+    }
+  }
+  // %8431 = mul f64[128] -> adj.ff1.norm.gain
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = ((((-(v74[i0 * L + l] * v2[i0 * L + l])) - (v32[i0 * L + l] * v3[i0 * L + l])) -
+                   (v4[i0 * L + l] * v62[i0 * L + l])) -
+                  (v7[i0 * L + l] * v46[i0 * L + l])) *
+                 T(h);
+      }
+      dtheta_ff1_norm_gain[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %8436 = mul f64[128] -> adj.ff1.norm.bias
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = ((((-v2[i0 * L + l]) - v3[i0 * L + l]) - v4[i0 * L + l]) - v7[i0 * L + l]) * T(h);
+      }
+      dtheta_ff1_norm_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %8437 = mul f64[64] -> v49
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v49[i0 * L + l] = v88[i0 * L + l] * 0.16666667f;
+    }
+  }
+  // %8438 = contract f64[64] -> v66
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v66[i0 * L + l] = v49[i0 * L + l] * T(h);
+    }
+  }
+  // %8441 = mul f64[64] -> v2
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v98[i0 * L + l] * 0.33333334f;
+    }
+  }
+  // %8442 = contract f64[64] -> v3
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = v2[i0 * L + l] * T(h);
+    }
+  }
+  // %8445 = mul f64[64] -> v4
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = v81[i0 * L + l] * 0.33333334f;
+    }
+  }
+  // %8446 = contract f64[64] -> v7
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = v4[i0 * L + l] * T(h);
+    }
+  }
+  // %8449 = mul f64[64] -> v10
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = v55[i0 * L + l] * 0.16666667f;
+    }
+  }
+  // %8450 = contract f64[64] -> v11
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = v10[i0 * L + l] * T(h);
+    }
+  }
+  // %8452 = sub f64[64,128] -> adj.ff1.up.weight
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = (((-(v33[i1 * L + l] * v66[i0 * L + l])) - (v3[i0 * L + l] * v75[i1 * L + l])) -
+                    (v64[i1 * L + l] * v7[i0 * L + l])) -
+                   (v47[i1 * L + l] * v11[i0 * L + l]);
+        }
+        dtheta_ff1_up_weight[i0 * 128 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %8457 = mul f64[64] -> adj.ff1.up.bias
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] =
+            T(h) * ((((-v49[i0 * L + l]) - v2[i0 * L + l]) - v4[i0 * L + l]) - v10[i0 * L + l]);
+      }
+      dtheta_ff1_up_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %7735 = contract f64[] -> v94
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v94[l] = u26[0] * v20[l];
+  }
+  // %7736 = contract f64[64] -> v49
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v49[i0 * L + l] = v34[i0 * L + l] * v94[l];
+    }
+  }
+  // %8460 = contract f64[] -> v94
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v94[l] = v13[l] * u28[0];
+  }
+  // %8461 = contract f64[64] -> v34
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v34[i0 * L + l] = v76[i0 * L + l] * v94[l];
+    }
+  }
+  // %8464 = contract f64[] -> v94
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v94[l] = v18[l] * u28[0];
+  }
+  // %8465 = contract f64[64] -> v66
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v66[i0 * L + l] = v65[i0 * L + l] * v94[l];
+    }
+  }
+  // %8468 = contract f64[] -> v94
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v94[l] = u26[0] * v73[l];
+  }
+  // %8469 = contract f64[64] -> v65
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v65[i0 * L + l] = v48[i0 * L + l] * v94[l];
+    }
+  }
+  // %8471 = sub f64[128,64] -> adj.ff1.down.weight
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = (((-(v49[i1 * L + l] * v92[i0 * L + l])) - (v95[i0 * L + l] * v34[i1 * L + l])) -
+                    (v100[i0 * L + l] * v66[i1 * L + l])) -
+                   (v65[i1 * L + l] * v71[i0 * L + l]);
+        }
+        dtheta_ff1_down_weight[i0 * 64 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %8480 = mul f64[128] -> adj.ff1.down.bias
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = ((((-(v37[i0 * L + l] * 0.16666667f)) - (v42[i0 * L + l] * 0.33333334f)) -
+                   (v68[i0 * L + l] * 0.33333334f)) -
+                  (v44[i0 * L + l] * 0.16666667f)) *
+                 T(h);
+      }
+      dtheta_ff1_down_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %8481 = mul f64[128] -> v2
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v89[i0 * L + l] * 0.16666667f;
+    }
+  }
+  // %8499 = mul f64[128] -> v3
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = v53[i0 * L + l] * 0.16666667f;
+    }
+  }
+  // %9077 = mul f64[128] -> adj.ln2.gain
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = ((((-(v36[i0 * L + l] * v2[i0 * L + l])) -
+                    ((v78[i0 * L + l] * v96[i0 * L + l]) * 0.33333334f)) -
+                   ((v67[i0 * L + l] * v84[i0 * L + l]) * 0.33333334f)) -
+                  (v3[i0 * L + l] * v50[i0 * L + l])) *
+                 T(h);
+      }
+      dtheta_ln2_gain[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %8501 = mul f64[128] -> adj.ln2.bias
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = ((((-v2[i0 * L + l]) - (v96[i0 * L + l] * 0.33333334f)) -
+                   (v84[i0 * L + l] * 0.33333334f)) -
+                  v3[i0 * L + l]) *
+                 T(h);
+      }
+      dtheta_ln2_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %8502 = contract f64[16] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = v35[i0 * L + l] * u28[0];
+    }
+  }
+  // %7870 = contract f64[16] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = v87[i0 * L + l] * u26[0];
+    }
+  }
+  // %8506 = contract f64[16] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = v23[i0 * L + l] * u28[0];
+    }
+  }
+  // %8509 = contract f64[16] -> v23
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = v77[i0 * L + l] * u26[0];
+    }
+  }
+  // %8511 = sub f64[16,128] -> adj.Wb2
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = (((-(v80[i1 * L + l] * v18[i0 * L + l])) - (v38[i1 * L + l] * v20[i0 * L + l])) -
+                    (v21[i0 * L + l] * v69[i1 * L + l])) -
+                   (v52[i1 * L + l] * v23[i0 * L + l]);
+        }
+        dtheta_Wb2[i0 * 128 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %8512 = contract f64[16,8] -> v2
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 8 + i1) * L + l] = v40[(i0 * 8 + i1) * L + l] * u28[0];
+      }
+    }
+  }
+  // %7914 = contract f64[128] -> v3
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = v38[i0 * L + l] * u26[0];
+    }
+  }
+  // %8517 = contract f64[128] -> v4
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = v69[i0 * L + l] * u28[0];
+    }
+  }
+  // %8520 = contract f64[16,8] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 8 + i1) * L + l] = v43[(i0 * 8 + i1) * L + l] * u26[0];
+      }
+    }
+  }
+  // %8522 = sub f64[16,8,128] -> adj.Wk2
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 128; ++i2) {
+        {
+          T sum[L];
+          PLASTIC_SIMD
+          for (int64_t l = 0; l < L; ++l) {
+            sum[l] = (((-(v2[(i0 * 8 + i1) * L + l] * v80[i2 * L + l])) -
+                       (v39[(i0 * 8 + i1) * L + l] * v3[i2 * L + l])) -
+                      (v70[(i0 * 8 + i1) * L + l] * v4[i2 * L + l])) -
+                     (v7[(i0 * 8 + i1) * L + l] * v52[i2 * L + l]);
+          }
+          dtheta_Wk2[i0 * 1024 + i1 * 128 + i2] += lane_sum<L>(sum);
+        }
+      }
+    }
+  }
+  // %8529 = sub f64[16,8,128] -> adj.Wv2
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 128; ++i2) {
+        {
+          T sum[L];
+          PLASTIC_SIMD
+          for (int64_t l = 0; l < L; ++l) {
+            sum[l] = (((-(v90[(i0 * 8 + i1) * L + l] * v3[i2 * L + l])) -
+                       (v30[(i0 * 8 + i1) * L + l] * v80[i2 * L + l])) -
+                      (v41[(i0 * 8 + i1) * L + l] * v69[i2 * L + l])) -
+                     (v86[(i0 * 8 + i1) * L + l] * v52[i2 * L + l]);
+          }
+          dtheta_Wv2[i0 * 1024 + i1 * 128 + i2] += lane_sum<L>(sum);
+        }
+      }
+    }
+  }
+  // %6854 = mul f64[] -> u17
+  u17[0] = T(h) * -0.0f;
+  // %6855 = broadcast f64[16,8,128] -> adj.Wq2
+  for (int64_t i0 = 0; i0 < 16384; ++i0) {
+    dtheta_Wq2[i0] += u17[0] * 8.0f;
+  }
+  // %6856 = broadcast f64[128] -> adj.ff2.norm.gain, adj.ff2.norm.bias, adj.ff2.down.bias
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    dtheta_ff2_norm_gain[i0] += u17[0] * 8.0f;
+    dtheta_ff2_norm_bias[i0] += u17[0] * 8.0f;
+    dtheta_ff2_down_bias[i0] += u17[0] * 8.0f;
+  }
+  // %6857 = broadcast f64[64,128] -> adj.ff2.up.weight
+  for (int64_t i0 = 0; i0 < 8192; ++i0) {
+    dtheta_ff2_up_weight[i0] += u17[0] * 8.0f;
+  }
+  // %6858 = broadcast f64[64] -> adj.ff2.up.bias
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    dtheta_ff2_up_bias[i0] += u17[0] * 8.0f;
+  }
+  // %6859 = broadcast f64[128,64] -> adj.ff2.down.weight
+  for (int64_t i0 = 0; i0 < 8192; ++i0) {
+    dtheta_ff2_down_weight[i0] += u17[0] * 8.0f;
+  }
+  // %6860 = broadcast f64[3,128] -> adj.out.weight
+  for (int64_t i0 = 0; i0 < 384; ++i0) {
+    dtheta_out_weight[i0] += u17[0] * 8.0f;
+  }
+  // %6861 = broadcast f64[3] -> adj.out.bias
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    dtheta_out_bias[i0] += u17[0] * 8.0f;
+  }
+}
+
 /// output: runtime/abi.h's plastic_output_fn.
 extern "C" void fwp_delta_2layer_output(const void* /*ctx*/, double /*t*/, const void* z_ptr,
                                         const void* theta_ptr, const void* u_ptr, void* y_ptr,
@@ -20105,6 +28549,7 @@ const plastic_model kModel = {
             .adjoint_field = 394688,
             .step = 126528,
             .step_vjp = 867840,
+            .adjoint_step = 730304,
             .output = 12928,
             .output_vjp = 88832,
             .loss = 128,
@@ -20119,6 +28564,7 @@ const plastic_model kModel = {
             .adjoint_field = fwp_delta_2layer_adjoint_field,
             .step = fwp_delta_2layer_step,
             .step_vjp = fwp_delta_2layer_step_vjp,
+            .adjoint_step = fwp_delta_2layer_adjoint_step,
             .output = fwp_delta_2layer_output,
             .output_vjp = fwp_delta_2layer_output_vjp,
             .loss = fwp_delta_2layer_loss,

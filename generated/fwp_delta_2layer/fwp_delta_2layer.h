@@ -125,6 +125,27 @@ void fwp_delta_2layer_step_vjp(const void* ctx, double t, double h, const void* 
                                void* z0_bar, void* theta_bar, void* u_stages_bar, void* scratch);
 enum { fwp_delta_2layer_step_vjp_lanes = 8, fwp_delta_2layer_step_vjp_scratch_bytes = 867840 };
 
+/* fwp_delta_2layer_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
+ *   ctx: opaque, not accessed
+ *   t: scalar
+ *   h: scalar
+ *   z0: varying[2048] = 16384 floats, read-only
+ *   a0: varying[2048] = 16384 floats, read-only
+ *   theta: uniform[87517] = 87517 floats, read-only
+ *   u_stages: varying[20] = 160 floats, read-only
+ *   z1: varying[2048] = 16384 floats
+ *   a1: varying[2048] = 16384 floats
+ *   dtheta: uniform[87517] = 87517 floats
+ *   scratch: scratch arena, 730304 bytes, 64-byte aligned
+ */
+void fwp_delta_2layer_adjoint_step(const void* ctx, double t, double h, const void* z0,
+                                   const void* a0, const void* theta, const void* u_stages,
+                                   void* z1, void* a1, void* dtheta, void* scratch);
+enum {
+  fwp_delta_2layer_adjoint_step_lanes = 8,
+  fwp_delta_2layer_adjoint_step_scratch_bytes = 730304
+};
+
 /* fwp_delta_2layer_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
  *   t: scalar

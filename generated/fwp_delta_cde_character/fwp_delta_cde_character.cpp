@@ -4631,6 +4631,1871 @@ extern "C" void fwp_delta_cde_character_step_vjp(const void* /*ctx*/, double /*t
   }
 }
 
+/// adjoint_step: runtime/abi.h's plastic_adjoint_step_fn.
+extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double /*t*/, double h,
+                                                     const void* z0_ptr, const void* a0_ptr,
+                                                     const void* theta_ptr,
+                                                     const void* u_stages_ptr, void* z1_ptr,
+                                                     void* a1_ptr, void* dtheta_ptr,
+                                                     void* scratch) {
+  const T* __restrict z0 = static_cast<const T*>(z0_ptr);
+  const T* z0_W = z0;
+  const T* __restrict a0 = static_cast<const T*>(a0_ptr);
+  const T* __restrict theta = static_cast<const T*>(theta_ptr);
+  const T* Wb = theta;
+  const T* Wk = theta + 16;
+  const T* Wv = theta + 336;
+  const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
+  T* __restrict z1 = static_cast<T*>(z1_ptr);
+  T* z1_W = z1;
+  T* __restrict a1 = static_cast<T*>(a1_ptr);
+  T* __restrict dtheta = static_cast<T*>(dtheta_ptr);
+  T* dtheta_Wb = dtheta;
+  T* dtheta_Wk = dtheta + 16;
+  T* dtheta_Wv = dtheta + 336;
+  T* dtheta_Wq = dtheta + 656;
+  T* dtheta_ff_norm_gain = dtheta + 976;
+  T* dtheta_ff_norm_bias = dtheta + 1056;
+  T* dtheta_ff_up_weight = dtheta + 1136;
+  T* dtheta_ff_up_bias = dtheta + 26736;
+  T* dtheta_ff_down_weight = dtheta + 27056;
+  T* dtheta_ff_down_bias = dtheta + 52656;
+  T* dtheta_out_weight = dtheta + 52736;
+  T* dtheta_out_bias = dtheta + 54336;
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2560);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5120);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7680);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8320);
+  T* __restrict u5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10880);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10944);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13504);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16064);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18624);
+  T* __restrict u10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19264);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19328);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19456);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22016);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24576);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24704);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27264);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27392);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27520);
+  T* __restrict u19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30080);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30144);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32704);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35264);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37824);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38464);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41024);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43584);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46144);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48704);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51264);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53824);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56384);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58944);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61504);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64064);
+  T acc0_v[L] = {};
+  T acc1_v[L] = {};
+  T acc2_v[L] = {};
+  T acc3_v[L] = {};
+  T rowmax_v[L] = {};
+  T rowsum_v[L] = {};
+  // dtheta[span] = 0, then += lane sums of h sum_i b_i (-a^T df/dtheta)
+  for (int64_t i = 0; i < 656; ++i) {
+    dtheta[i] = 0.0f;
+  }
+  // fwp_delta_cde_character.field.adjoint.step.rk4: 230 nodes
+  // %372 = contract f64[4,20] -> v0
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 4; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], u_stages[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], u_stages[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], u_stages[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], u_stages[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %369 = contract f64[4,20] -> v1
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 4; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 4) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 4) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 4) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 4) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v1[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v1[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v1[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v1[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %370 = softmax f64[4,20] -> v2
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v1[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v1[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[i1 * L + l] = vm::exp(v1[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v1[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 20 + i1) * L + l] = v3[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %373 = contract f64[4,20] -> v1
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v2[(i0 * 20 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v2[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v2[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v2[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v1[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v1[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v1[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v1[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %375 = tanh f64[4,20] -> v4
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = vm::tanh(v0[i0 * L + l] - v1[i0 * L + l]);
+    }
+  }
+  // %376 = contract f64[4] -> v3
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0], u_stages[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 + 4], u_stages[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 + 8], u_stages[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 + 12], u_stages[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v3[l] = acc0_v[l];
+    v3[1 * L + l] = acc1_v[l];
+    v3[2 * L + l] = acc2_v[l];
+    v3[3 * L + l] = acc3_v[l];
+  }
+  // %377 = sigmoid f64[4] -> v0
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = sigmoid(v3[i0 * L + l]);
+    }
+  }
+  // %378 = mul f64[4] -> v3
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = v0[i0 * L + l] * 0.03f;
+    }
+  }
+  // %379 = contract f64[4,20] -> v1
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v1[(i0 * 20 + i1) * L + l] = v4[(i0 * 20 + i1) * L + l] * v3[i0 * L + l];
+      }
+    }
+  }
+  // %797 = mul f64[] -> u5
+  u5[0] = T(h) * 0.16666667f;
+  // %1520 = contract f64[4,20] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 20 + i1) * L + l] = v2[(i0 * 20 + i1) * L + l] * u5[0];
+      }
+    }
+  }
+  // %390 = contract f64[4,20] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 4; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 12) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 12) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 12) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 12) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %391 = softmax f64[4,20] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v7[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[i1 * L + l] = vm::exp(v7[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 20 + i1) * L + l] = v9[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %393 = contract f64[4,20] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 4; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 8) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 8) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 8) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 8) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v7[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %578 = contract f64[4] -> v9
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v2[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v2[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v2[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v2[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v9[l] = acc0_v[l];
+    v9[1 * L + l] = acc1_v[l];
+    v9[2 * L + l] = acc2_v[l];
+    v9[3 * L + l] = acc3_v[l];
+  }
+  // %382 = mul f64[] -> u10
+  u10[0] = T(h) * 0.5f;
+  // %810 = contract f64[4] -> v11
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = v9[i0 * L + l] * u10[0];
+    }
+  }
+  // %581 = contract f64[4,20] -> v12
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v8[(i0 * 20 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v8[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v8[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v8[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %990 = tanh f64[4,20] -> v13
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v7[(i0 * 20 + i1) * L + l] - ((v1[(i0 * 20 + i1) * L + l] * v11[i0 * L + l]) +
+                                                   v12[(i0 * 20 + i1) * L + l]));
+      }
+    }
+  }
+  // %397 = contract f64[4] -> v9
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0], u_stages[(i0 + 8) * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 + 4], u_stages[(i0 + 8) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 + 8], u_stages[(i0 + 8) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 + 12], u_stages[(i0 + 8) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v9[l] = acc0_v[l];
+    v9[1 * L + l] = acc1_v[l];
+    v9[2 * L + l] = acc2_v[l];
+    v9[3 * L + l] = acc3_v[l];
+  }
+  // %398 = sigmoid f64[4] -> v14
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = sigmoid(v9[i0 * L + l]);
+    }
+  }
+  // %399 = mul f64[4] -> v9
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = v14[i0 * L + l] * 0.03f;
+    }
+  }
+  // %991 = contract f64[4,20] -> v15
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 20 + i1) * L + l] = v13[(i0 * 20 + i1) * L + l] * v9[i0 * L + l];
+      }
+    }
+  }
+  // %596 = contract f64[4] -> v16
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v8[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v8[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v8[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v8[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v16[l] = acc0_v[l];
+    v16[1 * L + l] = acc1_v[l];
+    v16[2 * L + l] = acc2_v[l];
+    v16[3 * L + l] = acc3_v[l];
+  }
+  // %822 = contract f64[4] -> v17
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = v16[i0 * L + l] * u10[0];
+    }
+  }
+  // %995 = tanh f64[4,20] -> v18
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v7[(i0 * 20 + i1) * L + l] - ((v15[(i0 * 20 + i1) * L + l] * v17[i0 * L + l]) +
+                                                   v12[(i0 * 20 + i1) * L + l]));
+      }
+    }
+  }
+  // %996 = contract f64[4,20] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 20 + i1) * L + l] = v18[(i0 * 20 + i1) * L + l] * v9[i0 * L + l];
+      }
+    }
+  }
+  // %665 = mul f64[] -> u19
+  u19[0] = T(h) * 0.33333334f;
+  // %1802 = contract f64[4,20] -> v12
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 20 + i1) * L + l] = v7[(i0 * 20 + i1) * L + l] * u19[0];
+      }
+    }
+  }
+  // %419 = contract f64[4,20] -> v20
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 4; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 24) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 24) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 24) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 24) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v20[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v20[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v20[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %416 = contract f64[4,20] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 4; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 80 + i1 * 16 + i2], u_stages[(i2 + 28) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 4], u_stages[(i2 + 28) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 8], u_stages[(i2 + 28) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 80 + i1 * 16 + i2 + 12], u_stages[(i2 + 28) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %417 = softmax f64[4,20] -> v22
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v21[(i0 * 20 + i1) * L + l] > rowmax_v[l]) ? v21[(i0 * 20 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v23[i1 * L + l] = vm::exp(v21[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v21[(i0 * 20 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 20 + i1) * L + l] = v23[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %604 = contract f64[4] -> v16
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v22[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v22[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v22[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v22[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v16[l] = acc0_v[l];
+    v16[1 * L + l] = acc1_v[l];
+    v16[2 * L + l] = acc2_v[l];
+    v16[3 * L + l] = acc3_v[l];
+  }
+  // %829 = contract f64[4] -> v23
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = v16[i0 * L + l] * T(h);
+    }
+  }
+  // %607 = contract f64[4,20] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2) * L + l], v22[(i0 * 20 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1000 = tanh f64[4,20] -> v24
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 20 + i1) * L + l] =
+            vm::tanh(v20[(i0 * 20 + i1) * L + l] - ((v7[(i0 * 20 + i1) * L + l] * v23[i0 * L + l]) +
+                                                    v21[(i0 * 20 + i1) * L + l]));
+      }
+    }
+  }
+  // %423 = contract f64[4] -> v16
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0], u_stages[(i0 + 24) * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wb[i0 + 4], u_stages[(i0 + 24) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wb[i0 + 8], u_stages[(i0 + 24) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wb[i0 + 12], u_stages[(i0 + 24) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v16[l] = acc0_v[l];
+    v16[1 * L + l] = acc1_v[l];
+    v16[2 * L + l] = acc2_v[l];
+    v16[3 * L + l] = acc3_v[l];
+  }
+  // %424 = sigmoid f64[4] -> v20
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = sigmoid(v16[i0 * L + l]);
+    }
+  }
+  // %425 = mul f64[4] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = v20[i0 * L + l] * 0.03f;
+    }
+  }
+  // %1077 = contract f64[4,20] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 20 + i1) * L + l] = v24[(i0 * 20 + i1) * L + l] * v16[i0 * L + l];
+      }
+    }
+  }
+  // %799 = contract f64[4,20] -> v25
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v25[(i0 * 20 + i1) * L + l] = v22[(i0 * 20 + i1) * L + l] * u5[0];
+      }
+    }
+  }
+  // %1808 = contract f64[4,20] -> v26
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v26[(i0 * 20 + i1) * L + l] = v15[(i0 * 20 + i1) * L + l] * u19[0];
+      }
+    }
+  }
+  // %1966 = add f64[4,20,20] -> W
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          z1_W[(i0 * 400 + i1 * 20 + i2) * L + l] =
+              z0_W[(i0 * 400 + i1 * 20 + i2) * L + l] +
+              (((v1[(i0 * 20 + i1) * L + l] * v6[(i0 * 20 + i2) * L + l]) +
+                ((v8[(i0 * 20 + i2) * L + l] * v12[(i0 * 20 + i1) * L + l]) +
+                 (v21[(i0 * 20 + i1) * L + l] * v25[(i0 * 20 + i2) * L + l]))) +
+               (v26[(i0 * 20 + i1) * L + l] * v8[(i0 * 20 + i2) * L + l]));
+        }
+      }
+    }
+  }
+  // %1539 = contract f64[4,20] -> v12
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v8[(i0 * 20 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v8[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v8[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v8[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1175 = contract f64[4,20] -> v26
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v2[(i0 * 20 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v2[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v2[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v2[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v26[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v26[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v26[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v26[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1177 = mul f64[4,20] -> v27
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v27[(i0 * 20 + i1) * L + l] = (1.0f - square(v4[(i0 * 20 + i1) * L + l])) *
+                                      (v26[(i0 * 20 + i1) * L + l] * v3[i0 * L + l]);
+      }
+    }
+  }
+  // %1540 = add f64[4,20] -> v28
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v28[(i0 * 20 + i1) * L + l] =
+            v12[(i0 * 20 + i1) * L + l] + (v27[(i0 * 20 + i1) * L + l] * v11[i0 * L + l]);
+      }
+    }
+  }
+  // %1813 = mul f64[4,20] -> v29
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v29[(i0 * 20 + i1) * L + l] = (v28[(i0 * 20 + i1) * L + l] * v9[i0 * L + l]) *
+                                      (1.0f - square(v13[(i0 * 20 + i1) * L + l]));
+      }
+    }
+  }
+  // %1818 = add f64[4,20] -> v30
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v30[(i0 * 20 + i1) * L + l] =
+            v12[(i0 * 20 + i1) * L + l] + (v29[(i0 * 20 + i1) * L + l] * v17[i0 * L + l]);
+      }
+    }
+  }
+  // %1820 = mul f64[4,20] -> v12
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 20 + i1) * L + l] = (v30[(i0 * 20 + i1) * L + l] * v9[i0 * L + l]) *
+                                      (1.0f - square(v18[(i0 * 20 + i1) * L + l]));
+      }
+    }
+  }
+  // %1568 = contract f64[4,20] -> v31
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2) * L + l], v22[(i0 * 20 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 20) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 40) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 80 + i2 + 60) * L + l],
+                               v22[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v31[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v31[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v31[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v31[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1825 = add f64[4,20] -> v32
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v32[(i0 * 20 + i1) * L + l] =
+            (v12[(i0 * 20 + i1) * L + l] * v23[i0 * L + l]) + v31[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %1827 = mul f64[4,20] -> v31
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v31[(i0 * 20 + i1) * L + l] = (v32[(i0 * 20 + i1) * L + l] * v16[i0 * L + l]) *
+                                      (1.0f - square(v24[(i0 * 20 + i1) * L + l]));
+      }
+    }
+  }
+  // %1821 = contract f64[4,20] -> v33
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v33[(i0 * 20 + i1) * L + l] = v12[(i0 * 20 + i1) * L + l] * u19[0];
+      }
+    }
+  }
+  // %1814 = contract f64[4,20] -> v34
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v34[(i0 * 20 + i1) * L + l] = v29[(i0 * 20 + i1) * L + l] * u19[0];
+      }
+    }
+  }
+  // %1830 = add f64[4,20,20] -> a.W
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          a1[(i0 * 400 + i1 * 20 + i2) * L + l] =
+              a0[(i0 * 400 + i1 * 20 + i2) * L + l] +
+              ((v31[(i0 * 20 + i1) * L + l] * v25[(i0 * 20 + i2) * L + l]) +
+               ((v33[(i0 * 20 + i1) * L + l] * v8[(i0 * 20 + i2) * L + l]) +
+                ((v6[(i0 * 20 + i2) * L + l] * v27[(i0 * 20 + i1) * L + l]) +
+                 (v34[(i0 * 20 + i1) * L + l] * v8[(i0 * 20 + i2) * L + l]))));
+        }
+      }
+    }
+  }
+  // %1181 = contract f64[4] -> v11
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v4[i0 * L + l], v26[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v4[(i0 + 20) * L + l], v26[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v4[(i0 + 40) * L + l], v26[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v4[(i0 + 60) * L + l], v26[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v11[l] = acc0_v[l];
+    v11[1 * L + l] = acc1_v[l];
+    v11[2 * L + l] = acc2_v[l];
+    v11[3 * L + l] = acc3_v[l];
+  }
+  // %1590 = contract f64[4] -> v17
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = (v3[i0 * L + l] * (1.0f - v0[i0 * L + l])) * v11[i0 * L + l];
+    }
+  }
+  // %1617 = mul f64[4] -> v11
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = ((1.0f - v14[i0 * L + l]) * v14[i0 * L + l]) * 0.01f;
+    }
+  }
+  // %1922 = contract f64[4,4] -> v3
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 4 + i1) * L + l] = u_stages[(i0 + 8) * L + l] * v11[i1 * L + l];
+      }
+    }
+  }
+  // %1834 = contract f64[4] -> v11
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v13[i0 * L + l], v28[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v13[(i0 + 20) * L + l], v28[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v13[(i0 + 40) * L + l], v28[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v13[(i0 + 60) * L + l], v28[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v11[l] = acc0_v[l];
+    v11[1 * L + l] = acc1_v[l];
+    v11[2 * L + l] = acc2_v[l];
+    v11[3 * L + l] = acc3_v[l];
+  }
+  // %1837 = contract f64[4] -> v14
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v30[i0 * L + l], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v30[(i0 + 20) * L + l], v18[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v30[(i0 + 40) * L + l], v18[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v30[(i0 + 60) * L + l], v18[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v14[l] = acc0_v[l];
+    v14[1 * L + l] = acc1_v[l];
+    v14[2 * L + l] = acc2_v[l];
+    v14[3 * L + l] = acc3_v[l];
+  }
+  // %1840 = contract f64[4] -> v9
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v24[i0 * L + l], v32[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v24[(i0 + 20) * L + l], v32[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v24[(i0 + 40) * L + l], v32[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v24[(i0 + 60) * L + l], v32[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v9[l] = acc0_v[l];
+    v9[1 * L + l] = acc1_v[l];
+    v9[2 * L + l] = acc2_v[l];
+    v9[3 * L + l] = acc3_v[l];
+  }
+  // %1841 = contract f64[4] -> v23
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = v9[i0 * L + l] * (v16[i0 * L + l] * (1.0f - v20[i0 * L + l]));
+    }
+  }
+  // %1970 = mul f64[4,4] -> adj.Wb
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = T(h) * ((((-((v17[i0 * L + l] * u_stages[i1 * L + l]) * 0.16666667f)) -
+                             (v3[(i0 + i1 * 4) * L + l] * v11[i0 * L + l])) -
+                            (v3[(i0 + i1 * 4) * L + l] * v14[i0 * L + l])) -
+                           ((v23[i0 * L + l] * u_stages[(i1 + 24) * L + l]) * 0.16666667f));
+        }
+        dtheta_Wb[i0 * 4 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %1187 = contract f64[4,20] -> v0
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v1[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v0[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v0[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v0[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1428 = contract f64[4,20] -> v4
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v27[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v27[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v27[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v27[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v4[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v4[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v4[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1430 = sub f64[4,20] -> v6
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = v0[i0 * L + l] - v4[i0 * L + l];
+    }
+  }
+  // %1645 = contract f64[4] -> v11
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v6[i0 * L + l], v2[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v6[(i0 + 20) * L + l], v2[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v6[(i0 + 40) * L + l], v2[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v6[(i0 + 60) * L + l], v2[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v11[l] = acc0_v[l];
+    v11[1 * L + l] = acc1_v[l];
+    v11[2 * L + l] = acc2_v[l];
+    v11[3 * L + l] = acc3_v[l];
+  }
+  // %1847 = contract f64[4,20] -> v0
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[(i0 * 20 + i1) * L + l] =
+            v2[(i0 * 20 + i1) * L + l] * (v6[(i0 * 20 + i1) * L + l] - v11[i0 * L + l]);
+      }
+    }
+  }
+  // %1744 = contract f64[4] -> v11
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = u_stages[(i0 + 4) * L + l] * u5[0];
+    }
+  }
+  // %1851 = contract f64[4] -> v14
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v15[i0 * L + l], v27[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v15[(i0 + 20) * L + l], v27[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v15[(i0 + 40) * L + l], v27[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v15[(i0 + 60) * L + l], v27[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v14[l] = acc0_v[l];
+    v14[1 * L + l] = acc1_v[l];
+    v14[2 * L + l] = acc2_v[l];
+    v14[3 * L + l] = acc3_v[l];
+  }
+  // %1852 = contract f64[4] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = v14[i0 * L + l] * u10[0];
+    }
+  }
+  // %1850 = contract f64[4,20] -> v4
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v15[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v4[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v4[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v4[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1855 = contract f64[4,20] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v29[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v29[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v29[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v29[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1856 = contract f64[4] -> v14
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v1[i0 * L + l], v29[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v1[(i0 + 20) * L + l], v29[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v1[(i0 + 40) * L + l], v29[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v1[(i0 + 60) * L + l], v29[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v14[l] = acc0_v[l];
+    v14[1 * L + l] = acc1_v[l];
+    v14[2 * L + l] = acc2_v[l];
+    v14[3 * L + l] = acc3_v[l];
+  }
+  // %1857 = contract f64[4] -> v17
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = v14[i0 * L + l] * u10[0];
+    }
+  }
+  // %1860 = sub f64[4,20] -> v1
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v1[(i0 * 20 + i1) * L + l] =
+            ((v2[(i0 * 20 + i1) * L + l] * v16[i0 * L + l]) + v4[(i0 * 20 + i1) * L + l]) -
+            (v6[(i0 * 20 + i1) * L + l] + (v2[(i0 * 20 + i1) * L + l] * v17[i0 * L + l]));
+      }
+    }
+  }
+  // %1861 = contract f64[4] -> v14
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v1[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v1[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v1[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v1[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v14[l] = acc0_v[l];
+    v14[1 * L + l] = acc1_v[l];
+    v14[2 * L + l] = acc2_v[l];
+    v14[3 * L + l] = acc3_v[l];
+  }
+  // %1864 = contract f64[4,20] -> v2
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 20 + i1) * L + l] =
+            (v1[(i0 * 20 + i1) * L + l] - v14[i0 * L + l]) * v8[(i0 * 20 + i1) * L + l];
+      }
+    }
+  }
+  // %1944 = contract f64[4] -> v14
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = u_stages[(i0 + 12) * L + l] * u19[0];
+    }
+  }
+  // %1868 = contract f64[4] -> v16
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v7[i0 * L + l], v29[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v7[(i0 + 20) * L + l], v29[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v7[(i0 + 40) * L + l], v29[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v7[(i0 + 60) * L + l], v29[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v16[l] = acc0_v[l];
+    v16[1 * L + l] = acc1_v[l];
+    v16[2 * L + l] = acc2_v[l];
+    v16[3 * L + l] = acc3_v[l];
+  }
+  // %1869 = contract f64[4] -> v17
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = v16[i0 * L + l] * u10[0];
+    }
+  }
+  // %1867 = contract f64[4,20] -> v1
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v7[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v7[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v7[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v7[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v1[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v1[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v1[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v1[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1875 = contract f64[4,20] -> v4
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v12[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v12[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v12[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v12[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v4[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v4[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v4[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1872 = contract f64[4] -> v16
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v15[i0 * L + l], v12[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v15[(i0 + 20) * L + l], v12[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v15[(i0 + 40) * L + l], v12[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v15[(i0 + 60) * L + l], v12[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v16[l] = acc0_v[l];
+    v16[1 * L + l] = acc1_v[l];
+    v16[2 * L + l] = acc2_v[l];
+    v16[3 * L + l] = acc3_v[l];
+  }
+  // %1873 = contract f64[4] -> v3
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = v16[i0 * L + l] * u10[0];
+    }
+  }
+  // %1877 = sub f64[4,20] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 20 + i1) * L + l] =
+            ((v8[(i0 * 20 + i1) * L + l] * v17[i0 * L + l]) + v1[(i0 * 20 + i1) * L + l]) -
+            (v4[(i0 * 20 + i1) * L + l] + (v8[(i0 * 20 + i1) * L + l] * v3[i0 * L + l]));
+      }
+    }
+  }
+  // %1878 = contract f64[4] -> v16
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v6[i0 * L + l], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v6[(i0 + 20) * L + l], v8[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v6[(i0 + 40) * L + l], v8[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v6[(i0 + 60) * L + l], v8[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v16[l] = acc0_v[l];
+    v16[1 * L + l] = acc1_v[l];
+    v16[2 * L + l] = acc2_v[l];
+    v16[3 * L + l] = acc3_v[l];
+  }
+  // %1881 = contract f64[4,20] -> v1
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v1[(i0 * 20 + i1) * L + l] =
+            v8[(i0 * 20 + i1) * L + l] * (v6[(i0 * 20 + i1) * L + l] - v16[i0 * L + l]);
+      }
+    }
+  }
+  // %1884 = contract f64[4] -> v16
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v21[i0 * L + l], v12[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v21[(i0 + 20) * L + l], v12[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v21[(i0 + 40) * L + l], v12[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v21[(i0 + 60) * L + l], v12[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v16[l] = acc0_v[l];
+    v16[1 * L + l] = acc1_v[l];
+    v16[2 * L + l] = acc2_v[l];
+    v16[3 * L + l] = acc3_v[l];
+  }
+  // %1885 = contract f64[4] -> v17
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = v16[i0 * L + l] * T(h);
+    }
+  }
+  // %1887 = contract f64[4,20] -> v4
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v21[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v21[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v21[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(a0[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v21[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v4[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v4[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v4[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1889 = contract f64[4,20] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 20; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20) * L + l],
+                               v31[(i0 * 20 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 1) * L + l],
+                               v31[(i0 * 20 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 2) * L + l],
+                               v31[(i0 * 20 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 400 + i1 * 4 + i2 * 20 + 3) * L + l],
+                               v31[(i0 * 20 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 20 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 20 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 20 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 20 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+  }
+  // %1890 = contract f64[4] -> v16
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v31[i0 * L + l], v7[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v31[(i0 + 20) * L + l], v7[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v31[(i0 + 40) * L + l], v7[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v31[(i0 + 60) * L + l], v7[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v16[l] = acc0_v[l];
+    v16[1 * L + l] = acc1_v[l];
+    v16[2 * L + l] = acc2_v[l];
+    v16[3 * L + l] = acc3_v[l];
+  }
+  // %1891 = contract f64[4] -> v3
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = v16[i0 * L + l] * T(h);
+    }
+  }
+  // %1894 = sub f64[4,20] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 20 + i1) * L + l] =
+            ((v8[(i0 * 20 + i1) * L + l] * v17[i0 * L + l]) + v4[(i0 * 20 + i1) * L + l]) -
+            (v6[(i0 * 20 + i1) * L + l] + (v8[(i0 * 20 + i1) * L + l] * v3[i0 * L + l]));
+      }
+    }
+  }
+  // %1895 = contract f64[4] -> v16
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(v22[i0 * L + l], v7[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(v22[(i0 + 20) * L + l], v7[(i0 + 20) * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(v22[(i0 + 40) * L + l], v7[(i0 + 40) * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(v22[(i0 + 60) * L + l], v7[(i0 + 60) * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v16[l] = acc0_v[l];
+    v16[1 * L + l] = acc1_v[l];
+    v16[2 * L + l] = acc2_v[l];
+    v16[3 * L + l] = acc3_v[l];
+  }
+  // %1898 = contract f64[4,20] -> v4
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 20 + i1) * L + l] =
+            v22[(i0 * 20 + i1) * L + l] * (v7[(i0 * 20 + i1) * L + l] - v16[i0 * L + l]);
+      }
+    }
+  }
+  // %1752 = contract f64[4] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = u_stages[(i0 + 28) * L + l] * u5[0];
+    }
+  }
+  // %1973 = sub f64[4,20,4] -> adj.Wk
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      for (int64_t i2 = 0; i2 < 4; ++i2) {
+        {
+          T sum[L];
+          PLASTIC_SIMD
+          for (int64_t l = 0; l < L; ++l) {
+            sum[l] = (((-(v0[(i0 * 20 + i1) * L + l] * v11[i2 * L + l])) -
+                       (v2[(i0 * 20 + i1) * L + l] * v14[i2 * L + l])) -
+                      (v1[(i0 * 20 + i1) * L + l] * v14[i2 * L + l])) -
+                     (v4[(i0 * 20 + i1) * L + l] * v16[i2 * L + l]);
+          }
+          dtheta_Wk[i0 * 80 + i1 * 4 + i2] += lane_sum<L>(sum);
+        }
+      }
+    }
+  }
+  // %1959 = contract f64[4] -> v11
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = u_stages[(i0 + 8) * L + l] * u19[0];
+    }
+  }
+  // %1794 = contract f64[4] -> v14
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = u_stages[i0 * L + l] * u5[0];
+    }
+  }
+  // %1799 = contract f64[4] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = u_stages[(i0 + 24) * L + l] * u5[0];
+    }
+  }
+  // %1976 = sub f64[4,20,4] -> adj.Wv
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 20; ++i1) {
+      for (int64_t i2 = 0; i2 < 4; ++i2) {
+        {
+          T sum[L];
+          PLASTIC_SIMD
+          for (int64_t l = 0; l < L; ++l) {
+            sum[l] = (((-(v29[(i0 * 20 + i1) * L + l] * v11[i2 * L + l])) -
+                       (v27[(i0 * 20 + i1) * L + l] * v14[i2 * L + l])) -
+                      (v12[(i0 * 20 + i1) * L + l] * v11[i2 * L + l])) -
+                     (v31[(i0 * 20 + i1) * L + l] * v16[i2 * L + l]);
+          }
+          dtheta_Wv[i0 * 80 + i1 * 4 + i2] += lane_sum<L>(sum);
+        }
+      }
+    }
+  }
+  // %1491 = mul f64[] -> u5
+  u5[0] = T(h) * -0.0f;
+  // %1492 = broadcast f64[4,20,4] -> adj.Wq
+  for (int64_t i0 = 0; i0 < 320; ++i0) {
+    dtheta_Wq[i0] += u5[0] * 8.0f;
+  }
+  // %1493 = broadcast f64[80] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    dtheta_ff_norm_gain[i0] += u5[0] * 8.0f;
+    dtheta_ff_norm_bias[i0] += u5[0] * 8.0f;
+    dtheta_ff_down_bias[i0] += u5[0] * 8.0f;
+  }
+  // %1494 = broadcast f64[320,80] -> adj.ff.up.weight
+  for (int64_t i0 = 0; i0 < 25600; ++i0) {
+    dtheta_ff_up_weight[i0] += u5[0] * 8.0f;
+  }
+  // %1495 = broadcast f64[320] -> adj.ff.up.bias
+  for (int64_t i0 = 0; i0 < 320; ++i0) {
+    dtheta_ff_up_bias[i0] += u5[0] * 8.0f;
+  }
+  // %1496 = broadcast f64[80,320] -> adj.ff.down.weight
+  for (int64_t i0 = 0; i0 < 25600; ++i0) {
+    dtheta_ff_down_weight[i0] += u5[0] * 8.0f;
+  }
+  // %1497 = broadcast f64[20,80] -> adj.out.weight
+  for (int64_t i0 = 0; i0 < 1600; ++i0) {
+    dtheta_out_weight[i0] += u5[0] * 8.0f;
+  }
+  // %1498 = broadcast f64[20] -> adj.out.bias
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    dtheta_out_bias[i0] += u5[0] * 8.0f;
+  }
+}
+
 /// output: runtime/abi.h's plastic_output_fn.
 extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/, const void* z_ptr,
                                                const void* theta_ptr, const void* u_ptr,
@@ -5972,6 +7837,7 @@ const plastic_model kModel = {
             .adjoint_field = 29696,
             .step = 80256,
             .step_vjp = 156160,
+            .adjoint_step = 66624,
             .output = 28800,
             .output_vjp = 59712,
             .loss = 128,
@@ -5986,6 +7852,7 @@ const plastic_model kModel = {
             .adjoint_field = fwp_delta_cde_character_adjoint_field,
             .step = fwp_delta_cde_character_step,
             .step_vjp = fwp_delta_cde_character_step_vjp,
+            .adjoint_step = fwp_delta_cde_character_adjoint_step,
             .output = fwp_delta_cde_character_output,
             .output_vjp = fwp_delta_cde_character_output_vjp,
             .loss = fwp_delta_cde_character_loss,

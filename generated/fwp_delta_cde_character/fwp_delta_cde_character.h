@@ -129,6 +129,21 @@ enum {
   fwp_delta_cde_character_step_vjp_scratch_bytes = 156160
 };
 
+/* fwp_delta_cde_character_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved
+ * samples. ctx: opaque, not accessed t: scalar h: scalar z0: varying[1600] = 12800 floats,
+ * read-only a0: varying[1600] = 12800 floats, read-only theta: uniform[54356] = 54356 floats,
+ * read-only u_stages: varying[32] = 256 floats, read-only z1: varying[1600] = 12800 floats a1:
+ * varying[1600] = 12800 floats dtheta: uniform[54356] = 54356 floats scratch: scratch arena, 66624
+ * bytes, 64-byte aligned
+ */
+void fwp_delta_cde_character_adjoint_step(const void* ctx, double t, double h, const void* z0,
+                                          const void* a0, const void* theta, const void* u_stages,
+                                          void* z1, void* a1, void* dtheta, void* scratch);
+enum {
+  fwp_delta_cde_character_adjoint_step_lanes = 8,
+  fwp_delta_cde_character_adjoint_step_scratch_bytes = 66624
+};
+
 /* fwp_delta_cde_character_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
  *   t: scalar

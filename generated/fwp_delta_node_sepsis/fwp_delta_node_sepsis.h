@@ -126,6 +126,27 @@ enum {
   fwp_delta_node_sepsis_step_vjp_scratch_bytes = 251328
 };
 
+/* fwp_delta_node_sepsis_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
+ *   ctx: opaque, not accessed
+ *   t: scalar
+ *   h: scalar
+ *   z0: varying[1024] = 8192 floats, read-only
+ *   a0: varying[1024] = 8192 floats, read-only
+ *   theta: uniform[44699] = 44699 floats, read-only
+ *   u_stages: varying[276] = 2208 floats, read-only
+ *   z1: varying[1024] = 8192 floats
+ *   a1: varying[1024] = 8192 floats
+ *   dtheta: uniform[44699] = 44699 floats
+ *   scratch: scratch arena, 200064 bytes, 64-byte aligned
+ */
+void fwp_delta_node_sepsis_adjoint_step(const void* ctx, double t, double h, const void* z0,
+                                        const void* a0, const void* theta, const void* u_stages,
+                                        void* z1, void* a1, void* dtheta, void* scratch);
+enum {
+  fwp_delta_node_sepsis_adjoint_step_lanes = 8,
+  fwp_delta_node_sepsis_adjoint_step_scratch_bytes = 200064
+};
+
 /* fwp_delta_node_sepsis_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
  *   t: scalar

@@ -118,6 +118,24 @@ void fwp_delta_rde_step_vjp(const void* ctx, double t, double h, const void* z0,
                             void* u_stages_bar, void* scratch);
 enum { fwp_delta_rde_step_vjp_lanes = 8, fwp_delta_rde_step_vjp_scratch_bytes = 347264 };
 
+/* fwp_delta_rde_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
+ *   ctx: opaque, not accessed
+ *   t: scalar
+ *   h: scalar
+ *   z0: varying[1024] = 8192 floats, read-only
+ *   a0: varying[1024] = 8192 floats, read-only
+ *   theta: uniform[19229] = 19229 floats, read-only
+ *   u_stages: varying[20] = 160 floats, read-only
+ *   z1: varying[1024] = 8192 floats
+ *   a1: varying[1024] = 8192 floats
+ *   dtheta: uniform[19229] = 19229 floats
+ *   scratch: scratch arena, 322752 bytes, 64-byte aligned
+ */
+void fwp_delta_rde_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
+                                const void* theta, const void* u_stages, void* z1, void* a1,
+                                void* dtheta, void* scratch);
+enum { fwp_delta_rde_adjoint_step_lanes = 8, fwp_delta_rde_adjoint_step_scratch_bytes = 322752 };
+
 /* fwp_delta_rde_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
  *   t: scalar

@@ -132,6 +132,27 @@ enum {
   fwp_delta_xprime_cde_step_vjp_scratch_bytes = 159232
 };
 
+/* fwp_delta_xprime_cde_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
+ *   ctx: opaque, not accessed
+ *   t: scalar
+ *   h: scalar
+ *   z0: varying[1600] = 12800 floats, read-only
+ *   a0: varying[1600] = 12800 floats, read-only
+ *   theta: uniform[57736] = 57736 floats, read-only
+ *   u_stages: varying[84] = 672 floats, read-only
+ *   z1: varying[1600] = 12800 floats
+ *   a1: varying[1600] = 12800 floats
+ *   dtheta: uniform[57736] = 57736 floats
+ *   scratch: scratch arena, 69952 bytes, 64-byte aligned
+ */
+void fwp_delta_xprime_cde_adjoint_step(const void* ctx, double t, double h, const void* z0,
+                                       const void* a0, const void* theta, const void* u_stages,
+                                       void* z1, void* a1, void* dtheta, void* scratch);
+enum {
+  fwp_delta_xprime_cde_adjoint_step_lanes = 8,
+  fwp_delta_xprime_cde_adjoint_step_scratch_bytes = 69952
+};
+
 /* fwp_delta_xprime_cde_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
  *   t: scalar

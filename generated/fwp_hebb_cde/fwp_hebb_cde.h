@@ -118,6 +118,24 @@ void fwp_hebb_cde_step_vjp(const void* ctx, double t, double h, const void* z0, 
                            void* u_stages_bar, void* scratch);
 enum { fwp_hebb_cde_step_vjp_lanes = 8, fwp_hebb_cde_step_vjp_scratch_bytes = 97920 };
 
+/* fwp_hebb_cde_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
+ *   ctx: opaque, not accessed
+ *   t: scalar
+ *   h: scalar
+ *   z0: varying[512] = 4096 floats, read-only
+ *   a0: varying[512] = 4096 floats, read-only
+ *   theta: uniform[142036] = 142036 floats, read-only
+ *   u_stages: varying[168] = 1344 floats, read-only
+ *   z1: varying[512] = 4096 floats
+ *   a1: varying[512] = 4096 floats
+ *   dtheta: uniform[142036] = 142036 floats
+ *   scratch: scratch arena, 195648 bytes, 64-byte aligned
+ */
+void fwp_hebb_cde_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
+                               const void* theta, const void* u_stages, void* z1, void* a1,
+                               void* dtheta, void* scratch);
+enum { fwp_hebb_cde_adjoint_step_lanes = 8, fwp_hebb_cde_adjoint_step_scratch_bytes = 195648 };
+
 /* fwp_hebb_cde_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
  *   t: scalar

@@ -128,6 +128,27 @@ void fwp_hebb_cde_sepsis_step_vjp(const void* ctx, double t, double h, const voi
                                   void* z0_bar, void* theta_bar, void* u_stages_bar, void* scratch);
 enum { fwp_hebb_cde_sepsis_step_vjp_lanes = 8, fwp_hebb_cde_sepsis_step_vjp_scratch_bytes = 48576 };
 
+/* fwp_hebb_cde_sepsis_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
+ *   ctx: opaque, not accessed
+ *   t: scalar
+ *   h: scalar
+ *   z0: varying[128] = 1024 floats, read-only
+ *   a0: varying[128] = 1024 floats, read-only
+ *   theta: uniform[24083] = 24083 floats, read-only
+ *   u_stages: varying[552] = 4416 floats, read-only
+ *   z1: varying[128] = 1024 floats
+ *   a1: varying[128] = 1024 floats
+ *   dtheta: uniform[24083] = 24083 floats
+ *   scratch: scratch arena, 129600 bytes, 64-byte aligned
+ */
+void fwp_hebb_cde_sepsis_adjoint_step(const void* ctx, double t, double h, const void* z0,
+                                      const void* a0, const void* theta, const void* u_stages,
+                                      void* z1, void* a1, void* dtheta, void* scratch);
+enum {
+  fwp_hebb_cde_sepsis_adjoint_step_lanes = 8,
+  fwp_hebb_cde_sepsis_adjoint_step_scratch_bytes = 129600
+};
+
 /* fwp_hebb_cde_sepsis_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
  *   t: scalar

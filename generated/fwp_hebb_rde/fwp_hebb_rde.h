@@ -118,6 +118,24 @@ void fwp_hebb_rde_step_vjp(const void* ctx, double t, double h, const void* z0, 
                            void* u_stages_bar, void* scratch);
 enum { fwp_hebb_rde_step_vjp_lanes = 8, fwp_hebb_rde_step_vjp_scratch_bytes = 189824 };
 
+/* fwp_hebb_rde_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
+ *   ctx: opaque, not accessed
+ *   t: scalar
+ *   h: scalar
+ *   z0: varying[1600] = 12800 floats, read-only
+ *   a0: varying[1600] = 12800 floats, read-only
+ *   theta: uniform[49521] = 49521 floats, read-only
+ *   u_stages: varying[60] = 480 floats, read-only
+ *   z1: varying[1600] = 12800 floats
+ *   a1: varying[1600] = 12800 floats
+ *   dtheta: uniform[49521] = 49521 floats
+ *   scratch: scratch arena, 266176 bytes, 64-byte aligned
+ */
+void fwp_hebb_rde_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
+                               const void* theta, const void* u_stages, void* z1, void* a1,
+                               void* dtheta, void* scratch);
+enum { fwp_hebb_rde_adjoint_step_lanes = 8, fwp_hebb_rde_adjoint_step_scratch_bytes = 266176 };
+
 /* fwp_hebb_rde_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
  *   t: scalar

@@ -118,6 +118,24 @@ void fwp_oja_node_step_vjp(const void* ctx, double t, double h, const void* z0, 
                            void* u_stages_bar, void* scratch);
 enum { fwp_oja_node_step_vjp_lanes = 8, fwp_oja_node_step_vjp_scratch_bytes = 239168 };
 
+/* fwp_oja_node_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
+ *   ctx: opaque, not accessed
+ *   t: scalar
+ *   h: scalar
+ *   z0: varying[800] = 6400 floats, read-only
+ *   a0: varying[800] = 6400 floats, read-only
+ *   theta: uniform[39175] = 39175 floats, read-only
+ *   u_stages: varying[140] = 1120 floats, read-only
+ *   z1: varying[800] = 6400 floats
+ *   a1: varying[800] = 6400 floats
+ *   dtheta: uniform[39175] = 39175 floats
+ *   scratch: scratch arena, 196608 bytes, 64-byte aligned
+ */
+void fwp_oja_node_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
+                               const void* theta, const void* u_stages, void* z1, void* a1,
+                               void* dtheta, void* scratch);
+enum { fwp_oja_node_adjoint_step_lanes = 8, fwp_oja_node_adjoint_step_scratch_bytes = 196608 };
+
 /* fwp_oja_node_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
  *   t: scalar

@@ -122,6 +122,24 @@ void gnode_character_step_vjp(const void* ctx, double t, double h, const void* z
                               void* z0_bar, void* theta_bar, void* u_stages_bar, void* scratch);
 enum { gnode_character_step_vjp_lanes = 8, gnode_character_step_vjp_scratch_bytes = 48512 };
 
+/* gnode_character_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
+ *   ctx: opaque, not accessed
+ *   t: scalar
+ *   h: scalar
+ *   z0: varying[100] = 800 floats, read-only
+ *   a0: varying[100] = 800 floats, read-only
+ *   theta: uniform[43720] = 43720 floats, read-only
+ *   u_stages: varying[4] = 32 floats, read-only
+ *   z1: varying[100] = 800 floats
+ *   a1: varying[100] = 800 floats
+ *   dtheta: uniform[43720] = 43720 floats
+ *   scratch: scratch arena, 42048 bytes, 64-byte aligned
+ */
+void gnode_character_adjoint_step(const void* ctx, double t, double h, const void* z0,
+                                  const void* a0, const void* theta, const void* u_stages, void* z1,
+                                  void* a1, void* dtheta, void* scratch);
+enum { gnode_character_adjoint_step_lanes = 8, gnode_character_adjoint_step_scratch_bytes = 42048 };
+
 /* gnode_character_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
  *   t: scalar

@@ -3185,6 +3185,663 @@ extern "C" void gnode_flipflop_step_vjp(const void* /*ctx*/, double /*t*/, doubl
   }
 }
 
+/// adjoint_step: runtime/abi.h's plastic_adjoint_step_fn.
+extern "C" void gnode_flipflop_adjoint_step(const void* /*ctx*/, double /*t*/, double h,
+                                            const void* z0_ptr, const void* a0_ptr,
+                                            const void* theta_ptr, const void* u_stages_ptr,
+                                            void* z1_ptr, void* a1_ptr, void* dtheta_ptr,
+                                            void* scratch) {
+  const T* __restrict z0 = static_cast<const T*>(z0_ptr);
+  const T* z0_h = z0;
+  const T* __restrict a0 = static_cast<const T*>(a0_ptr);
+  const T* __restrict theta = static_cast<const T*>(theta_ptr);
+  const T* F_layer0_weight = theta;
+  const T* F_layer0_bias = theta + 10300;
+  const T* F_layer1_weight = theta + 10400;
+  const T* F_layer1_bias = theta + 20400;
+  const T* F_layer2_weight = theta + 20500;
+  const T* F_layer2_bias = theta + 30500;
+  const T* F_layer3_weight = theta + 30600;
+  const T* F_layer3_bias = theta + 40600;
+  const T* Wz = theta + 40700;
+  const T* bz = theta + 51000;
+  const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
+  T* __restrict z1 = static_cast<T*>(z1_ptr);
+  T* z1_h = z1;
+  T* __restrict a1 = static_cast<T*>(a1_ptr);
+  T* __restrict dtheta = static_cast<T*>(dtheta_ptr);
+  T* dtheta_F_layer0_weight = dtheta;
+  T* dtheta_F_layer0_bias = dtheta + 10300;
+  T* dtheta_F_layer1_weight = dtheta + 10400;
+  T* dtheta_F_layer1_bias = dtheta + 20400;
+  T* dtheta_F_layer2_weight = dtheta + 20500;
+  T* dtheta_F_layer2_bias = dtheta + 30500;
+  T* dtheta_F_layer3_weight = dtheta + 30600;
+  T* dtheta_F_layer3_bias = dtheta + 40600;
+  T* dtheta_Wz = dtheta + 40700;
+  T* dtheta_bz = dtheta + 51000;
+  T* dtheta_h0_weight = dtheta + 51100;
+  T* dtheta_h0_bias = dtheta + 51400;
+  T* dtheta_out_weight = dtheta + 51500;
+  T* dtheta_out_bias = dtheta + 51800;
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3328);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6528);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9728);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12928);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16128);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19328);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22528);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25728);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28928);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32128);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35328);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38656);
+  T* __restrict u13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41984);
+  T acc0_v[L] = {};
+  T acc1_v[L] = {};
+  T acc2_v[L] = {};
+  T acc3_v[L] = {};
+  // dtheta[span] = 0, then += lane sums of h sum_i b_i (-a^T df/dtheta)
+  for (int64_t i = 0; i < 51100; ++i) {
+    dtheta[i] = 0.0f;
+  }
+  // gnode_flipflop.field.adjoint.step.euler: 85 nodes
+  // %169 = concat f64[103] -> v0
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = z0_h[i0 * L + l];
+    }
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 + 100) * L + l] = u_stages[i0 * L + l];
+    }
+  }
+  // %173 = contract f64[100] -> v1
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 103; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 412 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 412 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 412 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 412 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %174 = add f64[100] -> v2
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = F_layer0_bias[i0] + v1[i0 * L + l];
+    }
+  }
+  // %175 = relu f64[100] -> v1
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = relu(v2[i0 * L + l]);
+    }
+  }
+  // %176 = contract f64[100] -> v3
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %177 = add f64[100] -> v4
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = F_layer1_bias[i0] + v3[i0 * L + l];
+    }
+  }
+  // %178 = relu f64[100] -> v3
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = relu(v4[i0 * L + l]);
+    }
+  }
+  // %179 = contract f64[100] -> v5
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %180 = add f64[100] -> v6
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = F_layer2_bias[i0] + v5[i0 * L + l];
+    }
+  }
+  // %181 = relu f64[100] -> v5
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = relu(v6[i0 * L + l]);
+    }
+  }
+  // %182 = contract f64[100] -> v7
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 400 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 400 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 400 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 400 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %184 = sub f64[100] -> v8
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = (F_layer3_bias[i0] + v7[i0 * L + l]) - z0_h[i0 * L + l];
+    }
+  }
+  // %170 = contract f64[100] -> v7
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 103; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 * 412 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 412 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 412 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 412 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %172 = sigmoid f64[100] -> v9
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = sigmoid(bz[i0] + v7[i0 * L + l]);
+    }
+  }
+  // %189 = add f64[100] -> h
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      z1_h[i0 * L + l] = z0_h[i0 * L + l] + (T(h) * ((v8[i0 * L + l] * v9[i0 * L + l]) / 0.01f));
+    }
+  }
+  // %103 = div f64[100] -> v7
+  // gnode_flipflop.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = a0[i0 * L + l] / 0.01f;
+    }
+  }
+  // %235 = mul f64[100] -> v10
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] =
+          (v7[i0 * L + l] * v8[i0 * L + l]) * ((1.0f - v9[i0 * L + l]) * v9[i0 * L + l]);
+    }
+  }
+  // %236 = contract f64[103] -> v11
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 * 4 + i1 * 103], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 4 + i1 * 103 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 4 + i1 * 103 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 4 + i1 * 103 + 3], v10[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  for (int64_t i0 = 100; i0 < 103; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 103], v10[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %237 = mul f64[100] -> v8
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = v7[i0 * L + l] * v9[i0 * L + l];
+    }
+  }
+  // %238 = contract f64[100] -> v7
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v8[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %239 = mul f64[100] -> v9
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = v7[i0 * L + l] * step(v6[i0 * L + l]);
+    }
+  }
+  // %240 = contract f64[100] -> v6
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v9[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %241 = mul f64[100] -> v7
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = v6[i0 * L + l] * step(v4[i0 * L + l]);
+    }
+  }
+  // %242 = contract f64[100] -> v4
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v7[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %243 = mul f64[100] -> v6
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = step(v2[i0 * L + l]) * v4[i0 * L + l];
+    }
+  }
+  // %244 = contract f64[103] -> v12
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 103], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 103 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 103 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 103 + 3], v6[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  for (int64_t i0 = 100; i0 < 103; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 103], v6[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %266 = sub f64[100] -> a.h
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      a1[i0 * L + l] =
+          a0[i0 * L + l] - (T(h) * ((v11[i0 * L + l] + v12[i0 * L + l]) - v8[i0 * L + l]));
+    }
+  }
+  // %319 = contract f64[100] -> v2
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v6[i0 * L + l] * T(h);
+    }
+  }
+  // %321 = neg f64[100,103] -> adj.F.layer0.weight
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    for (int64_t i1 = 0; i1 < 103; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = -(v2[i0 * L + l] * v0[i1 * L + l]);
+        }
+        dtheta_F_layer0_weight[i0 * 103 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %323 = neg f64[100] -> adj.F.layer0.bias
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = -v2[i0 * L + l];
+      }
+      dtheta_F_layer0_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %325 = contract f64[100] -> v2
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v7[i0 * L + l] * T(h);
+    }
+  }
+  // %327 = neg f64[100,100] -> adj.F.layer1.weight
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = -(v2[i0 * L + l] * v1[i1 * L + l]);
+        }
+        dtheta_F_layer1_weight[i0 * 100 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %329 = neg f64[100] -> adj.F.layer1.bias
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = -v2[i0 * L + l];
+      }
+      dtheta_F_layer1_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %332 = contract f64[100] -> v1
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = v9[i0 * L + l] * T(h);
+    }
+  }
+  // %334 = neg f64[100,100] -> adj.F.layer2.weight
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = -(v1[i0 * L + l] * v3[i1 * L + l]);
+        }
+        dtheta_F_layer2_weight[i0 * 100 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %336 = neg f64[100] -> adj.F.layer2.bias
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = -v1[i0 * L + l];
+      }
+      dtheta_F_layer2_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %337 = contract f64[100] -> v1
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = v8[i0 * L + l] * T(h);
+    }
+  }
+  // %339 = neg f64[100,100] -> adj.F.layer3.weight
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = -(v1[i0 * L + l] * v5[i1 * L + l]);
+        }
+        dtheta_F_layer3_weight[i0 * 100 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %341 = neg f64[100] -> adj.F.layer3.bias
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = -v1[i0 * L + l];
+      }
+      dtheta_F_layer3_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %342 = contract f64[100] -> v1
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = v10[i0 * L + l] * T(h);
+    }
+  }
+  // %345 = neg f64[100,103] -> adj.Wz
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    for (int64_t i1 = 0; i1 < 103; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = -(v0[i1 * L + l] * v1[i0 * L + l]);
+        }
+        dtheta_Wz[i0 * 103 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %347 = neg f64[100] -> adj.bz
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = -v1[i0 * L + l];
+      }
+      dtheta_bz[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %302 = mul f64[] -> u13
+  u13[0] = T(h) * -0.0f;
+  // %303 = broadcast f64[100,3] -> adj.h0.weight
+  for (int64_t i0 = 0; i0 < 300; ++i0) {
+    dtheta_h0_weight[i0] += u13[0] * 8.0f;
+  }
+  // %304 = broadcast f64[100] -> adj.h0.bias
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    dtheta_h0_bias[i0] += u13[0] * 8.0f;
+  }
+  // %305 = broadcast f64[3,100] -> adj.out.weight
+  for (int64_t i0 = 0; i0 < 300; ++i0) {
+    dtheta_out_weight[i0] += u13[0] * 8.0f;
+  }
+  // %306 = broadcast f64[3] -> adj.out.bias
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    dtheta_out_bias[i0] += u13[0] * 8.0f;
+  }
+}
+
 /// output: runtime/abi.h's plastic_output_fn.
 extern "C" void gnode_flipflop_output(const void* /*ctx*/, double /*t*/, const void* z_ptr,
                                       const void* theta_ptr, const void* /*u*/, void* y_ptr,
@@ -3580,6 +4237,7 @@ const plastic_model kModel = {
             .adjoint_field = 67840,
             .step = 12928,
             .step_vjp = 45312,
+            .adjoint_step = 42048,
             .output = 128,
             .output_vjp = 0,
             .loss = 64,
@@ -3594,6 +4252,7 @@ const plastic_model kModel = {
             .adjoint_field = gnode_flipflop_adjoint_field,
             .step = gnode_flipflop_step,
             .step_vjp = gnode_flipflop_step_vjp,
+            .adjoint_step = gnode_flipflop_adjoint_step,
             .output = gnode_flipflop_output,
             .output_vjp = gnode_flipflop_output_vjp,
             .loss = gnode_flipflop_loss,

@@ -125,6 +125,27 @@ void gnode_walker2d_nc_step_vjp(const void* ctx, double t, double h, const void*
                                 void* z0_bar, void* theta_bar, void* u_stages_bar, void* scratch);
 enum { gnode_walker2d_nc_step_vjp_lanes = 8, gnode_walker2d_nc_step_vjp_scratch_bytes = 29696 };
 
+/* gnode_walker2d_nc_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
+ *   ctx: opaque, not accessed
+ *   t: scalar
+ *   h: scalar
+ *   z0: varying[32] = 256 floats, read-only
+ *   a0: varying[32] = 256 floats, read-only
+ *   theta: uniform[21069] = 21069 floats, read-only
+ *   u_stages: varying[17] = 136 floats, read-only
+ *   z1: varying[32] = 256 floats
+ *   a1: varying[32] = 256 floats
+ *   dtheta: uniform[21069] = 21069 floats
+ *   scratch: scratch arena, 25984 bytes, 64-byte aligned
+ */
+void gnode_walker2d_nc_adjoint_step(const void* ctx, double t, double h, const void* z0,
+                                    const void* a0, const void* theta, const void* u_stages,
+                                    void* z1, void* a1, void* dtheta, void* scratch);
+enum {
+  gnode_walker2d_nc_adjoint_step_lanes = 8,
+  gnode_walker2d_nc_adjoint_step_scratch_bytes = 25984
+};
+
 /* gnode_walker2d_nc_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
  *   t: scalar

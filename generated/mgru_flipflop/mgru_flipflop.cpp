@@ -1839,6 +1839,349 @@ extern "C" void mgru_flipflop_step_vjp(const void* /*ctx*/, double /*t*/, double
   }
 }
 
+/// adjoint_step: runtime/abi.h's plastic_adjoint_step_fn.
+extern "C" void mgru_flipflop_adjoint_step(const void* /*ctx*/, double /*t*/, double h,
+                                           const void* z0_ptr, const void* a0_ptr,
+                                           const void* theta_ptr, const void* u_stages_ptr,
+                                           void* z1_ptr, void* a1_ptr, void* dtheta_ptr,
+                                           void* scratch) {
+  const T* __restrict z0 = static_cast<const T*>(z0_ptr);
+  const T* z0_h = z0;
+  const T* __restrict a0 = static_cast<const T*>(a0_ptr);
+  const T* __restrict theta = static_cast<const T*>(theta_ptr);
+  const T* Wh = theta;
+  const T* bh = theta + 10300;
+  const T* Wz = theta + 10400;
+  const T* bz = theta + 20700;
+  const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
+  T* __restrict z1 = static_cast<T*>(z1_ptr);
+  T* z1_h = z1;
+  T* __restrict a1 = static_cast<T*>(a1_ptr);
+  T* __restrict dtheta = static_cast<T*>(dtheta_ptr);
+  T* dtheta_Wh = dtheta;
+  T* dtheta_bh = dtheta + 10300;
+  T* dtheta_Wz = dtheta + 10400;
+  T* dtheta_bz = dtheta + 20700;
+  T* dtheta_h0_weight = dtheta + 20800;
+  T* dtheta_h0_bias = dtheta + 21100;
+  T* dtheta_out_weight = dtheta + 21200;
+  T* dtheta_out_bias = dtheta + 21500;
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3328);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6528);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9728);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12928);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16128);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19328);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22656);
+  T* __restrict u8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25984);
+  T acc0_v[L] = {};
+  T acc1_v[L] = {};
+  T acc2_v[L] = {};
+  T acc3_v[L] = {};
+  // dtheta[span] = 0, then += lane sums of h sum_i b_i (-a^T df/dtheta)
+  for (int64_t i = 0; i < 20800; ++i) {
+    dtheta[i] = 0.0f;
+  }
+  // mgru_flipflop.field.adjoint.step.euler: 53 nodes
+  // %128 = concat f64[103] -> v0
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = z0_h[i0 * L + l];
+    }
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 + 100) * L + l] = u_stages[i0 * L + l];
+    }
+  }
+  // %132 = contract f64[100] -> v1
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 103; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wh[i0 * 412 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wh[i0 * 412 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wh[i0 * 412 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wh[i0 * 412 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %134 = tanh f64[100] -> v2
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = vm::tanh(v1[i0 * L + l] + bh[i0]);
+    }
+  }
+  // %135 = sub f64[100] -> v1
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = v2[i0 * L + l] - z0_h[i0 * L + l];
+    }
+  }
+  // %129 = contract f64[100] -> v3
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 103; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 * 412 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 412 + i1 + 103], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 412 + i1 + 206], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 412 + i1 + 309], v0[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %131 = sigmoid f64[100] -> v4
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = sigmoid(bz[i0] + v3[i0 * L + l]);
+    }
+  }
+  // %140 = add f64[100] -> h
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      z1_h[i0 * L + l] = z0_h[i0 * L + l] + (T(h) * ((v1[i0 * L + l] * v4[i0 * L + l]) / 0.01f));
+    }
+  }
+  // %77 = div f64[100] -> v3
+  // mgru_flipflop.ode:35: sigmoid(Wz @ hx + bz) * (tanh(Wh @ hx + bh) - h) / tau # Eq. 1, L_h = L_z
+  // = 1
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = a0[i0 * L + l] / 0.01f;
+    }
+  }
+  // %180 = mul f64[100] -> v5
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] =
+          (v4[i0 * L + l] * (1.0f - v4[i0 * L + l])) * (v3[i0 * L + l] * v1[i0 * L + l]);
+    }
+  }
+  // %181 = contract f64[103] -> v6
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 * 4 + i1 * 103], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 4 + i1 * 103 + 1], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 4 + i1 * 103 + 2], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 4 + i1 * 103 + 3], v5[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  for (int64_t i0 = 100; i0 < 103; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 103], v5[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %176 = mul f64[100] -> v1
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = v3[i0 * L + l] * v4[i0 * L + l];
+    }
+  }
+  // %177 = mul f64[100] -> v3
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = (1.0f - square(v2[i0 * L + l])) * v1[i0 * L + l];
+    }
+  }
+  // %178 = contract f64[103] -> v7
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wh[i0 * 4 + i1 * 103], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wh[i0 * 4 + i1 * 103 + 1], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wh[i0 * 4 + i1 * 103 + 2], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wh[i0 * 4 + i1 * 103 + 3], v3[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  for (int64_t i0 = 100; i0 < 103; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wh[i0 + i1 * 103], v3[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %194 = sub f64[100] -> a.h
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      a1[i0 * L + l] =
+          a0[i0 * L + l] - (T(h) * ((v6[i0 * L + l] + v7[i0 * L + l]) - v1[i0 * L + l]));
+    }
+  }
+  // %233 = contract f64[100] -> v1
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = v3[i0 * L + l] * T(h);
+    }
+  }
+  // %235 = neg f64[100,103] -> adj.Wh
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    for (int64_t i1 = 0; i1 < 103; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = -(v1[i0 * L + l] * v0[i1 * L + l]);
+        }
+        dtheta_Wh[i0 * 103 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %237 = neg f64[100] -> adj.bh
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = -v1[i0 * L + l];
+      }
+      dtheta_bh[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %238 = contract f64[100] -> v1
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = v5[i0 * L + l] * T(h);
+    }
+  }
+  // %241 = neg f64[100,103] -> adj.Wz
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    for (int64_t i1 = 0; i1 < 103; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = -(v0[i1 * L + l] * v1[i0 * L + l]);
+        }
+        dtheta_Wz[i0 * 103 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %243 = neg f64[100] -> adj.bz
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = -v1[i0 * L + l];
+      }
+      dtheta_bz[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %216 = mul f64[] -> u8
+  u8[0] = T(h) * -0.0f;
+  // %217 = broadcast f64[100,3] -> adj.h0.weight
+  for (int64_t i0 = 0; i0 < 300; ++i0) {
+    dtheta_h0_weight[i0] += u8[0] * 8.0f;
+  }
+  // %218 = broadcast f64[100] -> adj.h0.bias
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    dtheta_h0_bias[i0] += u8[0] * 8.0f;
+  }
+  // %219 = broadcast f64[3,100] -> adj.out.weight
+  for (int64_t i0 = 0; i0 < 300; ++i0) {
+    dtheta_out_weight[i0] += u8[0] * 8.0f;
+  }
+  // %220 = broadcast f64[3] -> adj.out.bias
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    dtheta_out_bias[i0] += u8[0] * 8.0f;
+  }
+}
+
 /// output: runtime/abi.h's plastic_output_fn.
 extern "C" void mgru_flipflop_output(const void* /*ctx*/, double /*t*/, const void* z_ptr,
                                      const void* theta_ptr, const void* /*u*/, void* y_ptr,
@@ -2168,6 +2511,7 @@ const plastic_model kModel = {
             .adjoint_field = 45440,
             .step = 12928,
             .step_vjp = 29312,
+            .adjoint_step = 26048,
             .output = 128,
             .output_vjp = 0,
             .loss = 64,
@@ -2182,6 +2526,7 @@ const plastic_model kModel = {
             .adjoint_field = mgru_flipflop_adjoint_field,
             .step = mgru_flipflop_step,
             .step_vjp = mgru_flipflop_step_vjp,
+            .adjoint_step = mgru_flipflop_adjoint_step,
             .output = mgru_flipflop_output,
             .output_vjp = mgru_flipflop_output_vjp,
             .loss = mgru_flipflop_loss,

@@ -118,6 +118,24 @@ void mgru_flipflop_step_vjp(const void* ctx, double t, double h, const void* z0,
                             void* u_stages_bar, void* scratch);
 enum { mgru_flipflop_step_vjp_lanes = 8, mgru_flipflop_step_vjp_scratch_bytes = 29312 };
 
+/* mgru_flipflop_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
+ *   ctx: opaque, not accessed
+ *   t: scalar
+ *   h: scalar
+ *   z0: varying[100] = 800 floats, read-only
+ *   a0: varying[100] = 800 floats, read-only
+ *   theta: uniform[21503] = 21503 floats, read-only
+ *   u_stages: varying[3] = 24 floats, read-only
+ *   z1: varying[100] = 800 floats
+ *   a1: varying[100] = 800 floats
+ *   dtheta: uniform[21503] = 21503 floats
+ *   scratch: scratch arena, 26048 bytes, 64-byte aligned
+ */
+void mgru_flipflop_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
+                                const void* theta, const void* u_stages, void* z1, void* a1,
+                                void* dtheta, void* scratch);
+enum { mgru_flipflop_adjoint_step_lanes = 8, mgru_flipflop_adjoint_step_scratch_bytes = 26048 };
+
 /* mgru_flipflop_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
  *   t: scalar

@@ -1818,6 +1818,335 @@ extern "C" void mgru_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
   }
 }
 
+/// adjoint_step: runtime/abi.h's plastic_adjoint_step_fn.
+extern "C" void mgru_walker2d_adjoint_step(const void* /*ctx*/, double /*t*/, double h,
+                                           const void* z0_ptr, const void* a0_ptr,
+                                           const void* theta_ptr, const void* u_stages_ptr,
+                                           void* z1_ptr, void* a1_ptr, void* dtheta_ptr,
+                                           void* scratch) {
+  const T* __restrict z0 = static_cast<const T*>(z0_ptr);
+  const T* z0_h = z0;
+  const T* __restrict a0 = static_cast<const T*>(a0_ptr);
+  const T* __restrict theta = static_cast<const T*>(theta_ptr);
+  const T* Wh = theta;
+  const T* bh = theta + 1568;
+  const T* Wz = theta + 1600;
+  const T* bz = theta + 3168;
+  const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
+  T* __restrict z1 = static_cast<T*>(z1_ptr);
+  T* z1_h = z1;
+  T* __restrict a1 = static_cast<T*>(a1_ptr);
+  T* __restrict dtheta = static_cast<T*>(dtheta_ptr);
+  T* dtheta_Wh = dtheta;
+  T* dtheta_bh = dtheta + 1568;
+  T* dtheta_Wz = dtheta + 1600;
+  T* dtheta_bz = dtheta + 3168;
+  T* dtheta_h0_weight = dtheta + 3200;
+  T* dtheta_h0_bias = dtheta + 3744;
+  T* dtheta_out_weight = dtheta + 3776;
+  T* dtheta_out_bias = dtheta + 4320;
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1600);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2624);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3648);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4672);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5696);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7296);
+  T* __restrict u7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8896);
+  T acc0_v[L] = {};
+  T acc1_v[L] = {};
+  T acc2_v[L] = {};
+  T acc3_v[L] = {};
+  // dtheta[span] = 0, then += lane sums of h sum_i b_i (-a^T df/dtheta)
+  for (int64_t i = 0; i < 3200; ++i) {
+    dtheta[i] = 0.0f;
+  }
+  // mgru_walker2d.field.adjoint.step.euler: 50 nodes
+  // %124 = concat f64[49] -> v0
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = z0_h[i0 * L + l];
+    }
+  }
+  for (int64_t i0 = 0; i0 < 17; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 + 32) * L + l] = u_stages[i0 * L + l];
+    }
+  }
+  // %125 = contract f64[32] -> v1
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 49; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wh[i0 * 196 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wh[i0 * 196 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wh[i0 * 196 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wh[i0 * 196 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %127 = tanh f64[32] -> v2
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = vm::tanh(bh[i0] + v1[i0 * L + l]);
+    }
+  }
+  // %128 = sub f64[32] -> v1
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = v2[i0 * L + l] - z0_h[i0 * L + l];
+    }
+  }
+  // %129 = contract f64[32] -> v3
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 49; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 * 196 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 196 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 196 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 196 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %131 = sigmoid f64[32] -> v4
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = sigmoid(v3[i0 * L + l] + bz[i0]);
+    }
+  }
+  // %135 = add f64[32] -> h
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      z1_h[i0 * L + l] = z0_h[i0 * L + l] + ((v1[i0 * L + l] * v4[i0 * L + l]) * T(h));
+    }
+  }
+  // %191 = mul f64[32] -> v3
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] =
+          (a0[i0 * L + l] * v1[i0 * L + l]) * ((1.0f - v4[i0 * L + l]) * v4[i0 * L + l]);
+    }
+  }
+  // %192 = contract f64[49] -> v5
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 * 4 + i1 * 49], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wz[i0 * 4 + i1 * 49 + 1], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wz[i0 * 4 + i1 * 49 + 2], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wz[i0 * 4 + i1 * 49 + 3], v3[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wz[i0 * 49 + 48], v3[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[48 * L + l] = acc0_v[l];
+  }
+  // %187 = mul f64[32] -> v1
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = a0[i0 * L + l] * v4[i0 * L + l];
+    }
+  }
+  // %188 = mul f64[32] -> v4
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = v1[i0 * L + l] * (1.0f - square(v2[i0 * L + l]));
+    }
+  }
+  // %189 = contract f64[49] -> v6
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wh[i0 * 4 + i1 * 49], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wh[i0 * 4 + i1 * 49 + 1], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wh[i0 * 4 + i1 * 49 + 2], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wh[i0 * 4 + i1 * 49 + 3], v4[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wh[i0 * 49 + 48], v4[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v6[48 * L + l] = acc0_v[l];
+  }
+  // %205 = sub f64[32] -> a.h
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      a1[i0 * L + l] =
+          a0[i0 * L + l] - (((v5[i0 * L + l] + v6[i0 * L + l]) - v1[i0 * L + l]) * T(h));
+    }
+  }
+  // %243 = contract f64[32] -> v1
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = v4[i0 * L + l] * T(h);
+    }
+  }
+  // %246 = neg f64[32,49] -> adj.Wh
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 49; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = -(v0[i1 * L + l] * v1[i0 * L + l]);
+        }
+        dtheta_Wh[i0 * 49 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %248 = neg f64[32] -> adj.bh
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = -v1[i0 * L + l];
+      }
+      dtheta_bh[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %250 = contract f64[32] -> v1
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = v3[i0 * L + l] * T(h);
+    }
+  }
+  // %253 = neg f64[32,49] -> adj.Wz
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 49; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = -(v0[i1 * L + l] * v1[i0 * L + l]);
+        }
+        dtheta_Wz[i0 * 49 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %255 = neg f64[32] -> adj.bz
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = -v1[i0 * L + l];
+      }
+      dtheta_bz[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %227 = mul f64[] -> u7
+  u7[0] = T(h) * -0.0f;
+  // %228 = broadcast f64[32,17] -> adj.h0.weight
+  for (int64_t i0 = 0; i0 < 544; ++i0) {
+    dtheta_h0_weight[i0] += u7[0] * 8.0f;
+  }
+  // %229 = broadcast f64[32] -> adj.h0.bias
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    dtheta_h0_bias[i0] += u7[0] * 8.0f;
+  }
+  // %230 = broadcast f64[17,32] -> adj.out.weight
+  for (int64_t i0 = 0; i0 < 544; ++i0) {
+    dtheta_out_weight[i0] += u7[0] * 8.0f;
+  }
+  // %231 = broadcast f64[17] -> adj.out.bias
+  for (int64_t i0 = 0; i0 < 17; ++i0) {
+    dtheta_out_bias[i0] += u7[0] * 8.0f;
+  }
+}
+
 /// output: runtime/abi.h's plastic_output_fn.
 extern "C" void mgru_walker2d_output(const void* /*ctx*/, double /*t*/, const void* z_ptr,
                                      const void* theta_ptr, const void* /*u*/, void* y_ptr,
@@ -2173,6 +2502,7 @@ const plastic_model kModel = {
             .adjoint_field = 15168,
             .step = 4672,
             .step_vjp = 11520,
+            .adjoint_step = 8960,
             .output = 576,
             .output_vjp = 0,
             .loss = 64,
@@ -2187,6 +2517,7 @@ const plastic_model kModel = {
             .adjoint_field = mgru_walker2d_adjoint_field,
             .step = mgru_walker2d_step,
             .step_vjp = mgru_walker2d_step_vjp,
+            .adjoint_step = mgru_walker2d_adjoint_step,
             .output = mgru_walker2d_output,
             .output_vjp = mgru_walker2d_output_vjp,
             .loss = mgru_walker2d_loss,

@@ -118,6 +118,24 @@ void mgru_walker2d_step_vjp(const void* ctx, double t, double h, const void* z0,
                             void* u_stages_bar, void* scratch);
 enum { mgru_walker2d_step_vjp_lanes = 8, mgru_walker2d_step_vjp_scratch_bytes = 11520 };
 
+/* mgru_walker2d_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
+ *   ctx: opaque, not accessed
+ *   t: scalar
+ *   h: scalar
+ *   z0: varying[32] = 256 floats, read-only
+ *   a0: varying[32] = 256 floats, read-only
+ *   theta: uniform[4337] = 4337 floats, read-only
+ *   u_stages: varying[17] = 136 floats, read-only
+ *   z1: varying[32] = 256 floats
+ *   a1: varying[32] = 256 floats
+ *   dtheta: uniform[4337] = 4337 floats
+ *   scratch: scratch arena, 8960 bytes, 64-byte aligned
+ */
+void mgru_walker2d_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
+                                const void* theta, const void* u_stages, void* z1, void* a1,
+                                void* dtheta, void* scratch);
+enum { mgru_walker2d_adjoint_step_lanes = 8, mgru_walker2d_adjoint_step_scratch_bytes = 8960 };
+
 /* mgru_walker2d_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
  *   t: scalar

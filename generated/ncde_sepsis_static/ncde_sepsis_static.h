@@ -131,6 +131,27 @@ void ncde_sepsis_static_step_vjp(const void* ctx, double t, double h, const void
                                  void* z0_bar, void* theta_bar, void* u_stages_bar, void* scratch);
 enum { ncde_sepsis_static_step_vjp_lanes = 8, ncde_sepsis_static_step_vjp_scratch_bytes = 1183808 };
 
+/* ncde_sepsis_static_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
+ *   ctx: opaque, not accessed
+ *   t: scalar
+ *   h: scalar
+ *   z0: varying[32] = 256 floats, read-only
+ *   a0: varying[32] = 256 floats, read-only
+ *   theta: uniform[154241] = 154241 floats, read-only
+ *   u_stages: varying[304] = 2432 floats, read-only
+ *   z1: varying[32] = 256 floats
+ *   a1: varying[32] = 256 floats
+ *   dtheta: uniform[154241] = 154241 floats
+ *   scratch: scratch arena, 758976 bytes, 64-byte aligned
+ */
+void ncde_sepsis_static_adjoint_step(const void* ctx, double t, double h, const void* z0,
+                                     const void* a0, const void* theta, const void* u_stages,
+                                     void* z1, void* a1, void* dtheta, void* scratch);
+enum {
+  ncde_sepsis_static_adjoint_step_lanes = 8,
+  ncde_sepsis_static_adjoint_step_scratch_bytes = 758976
+};
+
 /* ncde_sepsis_static_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
  *   t: scalar

@@ -126,6 +126,20 @@ enum {
   node_elu_default_tanks_step_vjp_scratch_bytes = 12864
 };
 
+/* node_elu_default_tanks_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved
+ * samples. ctx: opaque, not accessed t: scalar h: scalar z0: varying[4] = 32 floats, read-only a0:
+ * varying[4] = 32 floats, read-only theta: uniform[1394] = 1394 floats, read-only u_stages:
+ * varying[4] = 32 floats, read-only z1: varying[4] = 32 floats a1: varying[4] = 32 floats dtheta:
+ * uniform[1394] = 1394 floats scratch: scratch arena, 9472 bytes, 64-byte aligned
+ */
+void node_elu_default_tanks_adjoint_step(const void* ctx, double t, double h, const void* z0,
+                                         const void* a0, const void* theta, const void* u_stages,
+                                         void* z1, void* a1, void* dtheta, void* scratch);
+enum {
+  node_elu_default_tanks_adjoint_step_lanes = 8,
+  node_elu_default_tanks_adjoint_step_scratch_bytes = 9472
+};
+
 /* node_elu_default_tanks_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
  *   t: scalar

@@ -124,6 +124,21 @@ enum {
   node_elu_default_tanks_euler_step_vjp_scratch_bytes = 7360
 };
 
+/* node_elu_default_tanks_euler_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved
+ * samples. ctx: opaque, not accessed t: scalar h: scalar z0: varying[4] = 32 floats, read-only a0:
+ * varying[4] = 32 floats, read-only theta: uniform[1394] = 1394 floats, read-only u_stages:
+ * varying[2] = 16 floats, read-only z1: varying[4] = 32 floats a1: varying[4] = 32 floats dtheta:
+ * uniform[1394] = 1394 floats scratch: scratch arena, 6528 bytes, 64-byte aligned
+ */
+void node_elu_default_tanks_euler_adjoint_step(const void* ctx, double t, double h, const void* z0,
+                                               const void* a0, const void* theta,
+                                               const void* u_stages, void* z1, void* a1,
+                                               void* dtheta, void* scratch);
+enum {
+  node_elu_default_tanks_euler_adjoint_step_lanes = 8,
+  node_elu_default_tanks_euler_adjoint_step_scratch_bytes = 6528
+};
+
 /* node_elu_default_tanks_euler_output: f32 elements (float), tile of L = 8 lane-interleaved
  * samples. ctx: opaque, not accessed t: scalar z: varying[4] = 32 floats, read-only theta:
  * uniform[1394] = 1394 floats, read-only u: varying[2] = 16 floats, read-only y: varying[1] = 8

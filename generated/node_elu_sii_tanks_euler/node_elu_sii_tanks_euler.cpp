@@ -1993,6 +1993,399 @@ extern "C" void node_elu_sii_tanks_euler_step_vjp(const void* /*ctx*/, double /*
   }
 }
 
+/// adjoint_step: runtime/abi.h's plastic_adjoint_step_fn.
+extern "C" void node_elu_sii_tanks_euler_adjoint_step(const void* /*ctx*/, double /*t*/, double h,
+                                                      const void* z0_ptr, const void* a0_ptr,
+                                                      const void* theta_ptr,
+                                                      const void* u_stages_ptr, void* z1_ptr,
+                                                      void* a1_ptr, void* dtheta_ptr,
+                                                      void* scratch) {
+  const T* __restrict z0 = static_cast<const T*>(z0_ptr);
+  const T* z0_z = z0;
+  const T* __restrict a0 = static_cast<const T*>(a0_ptr);
+  const T* __restrict theta = static_cast<const T*>(theta_ptr);
+  const T* f_layer0_weight = theta;
+  const T* f_layer0_bias = theta + 160;
+  const T* f_layer1_weight = theta + 192;
+  const T* f_layer1_bias = theta + 1216;
+  const T* f_layer2_weight = theta + 1248;
+  const T* f_layer2_bias = theta + 1376;
+  const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
+  T* __restrict z1 = static_cast<T*>(z1_ptr);
+  T* z1_z = z1;
+  T* __restrict a1 = static_cast<T*>(a1_ptr);
+  T* __restrict dtheta = static_cast<T*>(dtheta_ptr);
+  T* dtheta_f_layer0_weight = dtheta;
+  T* dtheta_f_layer0_bias = dtheta + 160;
+  T* dtheta_f_layer1_weight = dtheta + 192;
+  T* dtheta_f_layer1_bias = dtheta + 1216;
+  T* dtheta_f_layer2_weight = dtheta + 1248;
+  T* dtheta_f_layer2_bias = dtheta + 1376;
+  T* dtheta_enc_weight = dtheta + 1380;
+  T* dtheta_enc_bias = dtheta + 1384;
+  T* dtheta_h_weight = dtheta + 1388;
+  T* dtheta_h_bias = dtheta + 1393;
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 192);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1216);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2240);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3264);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4288);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4416);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5440);
+  T* __restrict u8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6464);
+  T acc0_v[L] = {};
+  T acc1_v[L] = {};
+  T acc2_v[L] = {};
+  T acc3_v[L] = {};
+  // dtheta[span] = 0, then += lane sums of h sum_i b_i (-a^T df/dtheta)
+  for (int64_t i = 0; i < 1380; ++i) {
+    dtheta[i] = 0.0f;
+  }
+  // node_elu_sii_tanks_euler.field.adjoint.step.euler: 59 nodes
+  // %105 = concat f64[5] -> v0
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = z0_z[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v0[4 * L + l] = u_stages[l];
+  }
+  // %106 = contract f64[32] -> v1
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1 + 5], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1 + 10], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 20 + i1 + 15], v0[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %107 = add f64[32] -> v2
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = f_layer0_bias[i0] + v1[i0 * L + l];
+    }
+  }
+  // %108 = elu f64[32] -> v1
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = elu(v2[i0 * L + l], 1.0f);
+    }
+  }
+  // %109 = contract f64[32] -> v3
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 32], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 64], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 128 + i1 + 96], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %110 = add f64[32] -> v4
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = f_layer1_bias[i0] + v3[i0 * L + l];
+    }
+  }
+  // %111 = elu f64[32] -> v3
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = elu(v4[i0 * L + l], 1.0f);
+    }
+  }
+  // %112 = contract f64[4] -> v5
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(f_layer2_weight[i0], v3[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(f_layer2_weight[i0 + 32], v3[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(f_layer2_weight[i0 + 64], v3[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(f_layer2_weight[i0 + 96], v3[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[l] = acc0_v[l];
+    v5[1 * L + l] = acc1_v[l];
+    v5[2 * L + l] = acc2_v[l];
+    v5[3 * L + l] = acc3_v[l];
+  }
+  // %117 = add f64[4] -> z
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      z1_z[i0 * L + l] = z0_z[i0 * L + l] + ((f_layer2_bias[i0] + v5[i0 * L + l]) * T(h));
+    }
+  }
+  // %62 = contract f64[32] -> v6
+  // node_elu_sii_tanks_euler.ode:5: # keep their poles inside its small stability region), Sec. 4 /
+  // Algorithm 1
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32], a0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 1], a0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 2], a0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 32 + 3], a0[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %146 = mul f64[32] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = v6[i0 * L + l] * ((v4[i0 * L + l] > 0.0f) ? 1.0f : vm::exp(v4[i0 * L + l]));
+    }
+  }
+  // %147 = contract f64[32] -> v4
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 32 + 3], v7[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %148 = mul f64[32] -> v6
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = v4[i0 * L + l] * ((v2[i0 * L + l] > 0.0f) ? 1.0f : vm::exp(v2[i0 * L + l]));
+    }
+  }
+  // %149 = contract f64[5] -> v2
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(f_layer0_weight[i0 * 5], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(f_layer0_weight[i0 * 5 + 1], v6[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(f_layer0_weight[i0 * 5 + 2], v6[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(f_layer0_weight[i0 * 5 + 3], v6[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v2[l] = acc0_v[l];
+    v2[1 * L + l] = acc1_v[l];
+    v2[2 * L + l] = acc2_v[l];
+    v2[3 * L + l] = acc3_v[l];
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(f_layer0_weight[i0 * 5 + 4], v6[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v2[4 * L + l] = acc0_v[l];
+  }
+  // %162 = sub f64[4] -> a.z
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      a1[i0 * L + l] = a0[i0 * L + l] - (v2[i0 * L + l] * T(h));
+    }
+  }
+  // %203 = contract f64[5] -> v2
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v0[i0 * L + l] * T(h);
+    }
+  }
+  // %205 = neg f64[32,5] -> adj.f.layer0.weight
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = -(v6[i0 * L + l] * v2[i1 * L + l]);
+        }
+        dtheta_f_layer0_weight[i0 * 5 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %169 = neg f64[32] -> adj.f.layer0.bias
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = -(T(h) * v6[i0 * L + l]);
+      }
+      dtheta_f_layer0_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %211 = contract f64[32] -> v2
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v1[i0 * L + l] * T(h);
+    }
+  }
+  // %214 = neg f64[32,32] -> adj.f.layer1.weight
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = -(v2[i1 * L + l] * v7[i0 * L + l]);
+        }
+        dtheta_f_layer1_weight[i0 * 32 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %175 = neg f64[32] -> adj.f.layer1.bias
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = -(T(h) * v7[i0 * L + l]);
+      }
+      dtheta_f_layer1_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %220 = contract f64[4] -> v5
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = a0[i0 * L + l] * T(h);
+    }
+  }
+  // %223 = neg f64[4,32] -> adj.f.layer2.weight
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = -(v3[i1 * L + l] * v5[i0 * L + l]);
+        }
+        dtheta_f_layer2_weight[i0 * 32 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %225 = neg f64[4] -> adj.f.layer2.bias
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = -v5[i0 * L + l];
+      }
+      dtheta_f_layer2_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %193 = mul f64[] -> u8
+  u8[0] = T(h) * -0.0f;
+  // %194 = broadcast f64[4,1] -> adj.enc.weight
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    dtheta_enc_weight[i0] += u8[0] * 8.0f;
+  }
+  // %195 = broadcast f64[4] -> adj.enc.bias
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    dtheta_enc_bias[i0] += u8[0] * 8.0f;
+  }
+  // %196 = broadcast f64[1,5] -> adj.h.weight
+  for (int64_t i0 = 0; i0 < 5; ++i0) {
+    dtheta_h_weight[i0] += u8[0] * 8.0f;
+  }
+  // %197 = broadcast f64[1] -> adj.h.bias
+  dtheta_h_bias[0] += u8[0] * 8.0f;
+}
+
 /// output: runtime/abi.h's plastic_output_fn.
 extern "C" void node_elu_sii_tanks_euler_output(const void* /*ctx*/, double /*t*/,
                                                 const void* z_ptr, const void* theta_ptr,
@@ -2367,6 +2760,7 @@ const plastic_model kModel = {
             .adjoint_field = 10752,
             .step = 2368,
             .step_vjp = 7360,
+            .adjoint_step = 6528,
             .output = 256,
             .output_vjp = 384,
             .loss = 0,
@@ -2381,6 +2775,7 @@ const plastic_model kModel = {
             .adjoint_field = node_elu_sii_tanks_euler_adjoint_field,
             .step = node_elu_sii_tanks_euler_step,
             .step_vjp = node_elu_sii_tanks_euler_step_vjp,
+            .adjoint_step = node_elu_sii_tanks_euler_adjoint_step,
             .output = node_elu_sii_tanks_euler_output,
             .output_vjp = node_elu_sii_tanks_euler_output_vjp,
             .loss = node_elu_sii_tanks_euler_loss,

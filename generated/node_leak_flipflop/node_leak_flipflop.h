@@ -128,6 +128,27 @@ void node_leak_flipflop_step_vjp(const void* ctx, double t, double h, const void
                                  void* z0_bar, void* theta_bar, void* u_stages_bar, void* scratch);
 enum { node_leak_flipflop_step_vjp_lanes = 8, node_leak_flipflop_step_vjp_scratch_bytes = 35456 };
 
+/* node_leak_flipflop_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
+ *   ctx: opaque, not accessed
+ *   t: scalar
+ *   h: scalar
+ *   z0: varying[100] = 800 floats, read-only
+ *   a0: varying[100] = 800 floats, read-only
+ *   theta: uniform[41403] = 41403 floats, read-only
+ *   u_stages: varying[3] = 24 floats, read-only
+ *   z1: varying[100] = 800 floats
+ *   a1: varying[100] = 800 floats
+ *   dtheta: uniform[41403] = 41403 floats
+ *   scratch: scratch arena, 35520 bytes, 64-byte aligned
+ */
+void node_leak_flipflop_adjoint_step(const void* ctx, double t, double h, const void* z0,
+                                     const void* a0, const void* theta, const void* u_stages,
+                                     void* z1, void* a1, void* dtheta, void* scratch);
+enum {
+  node_leak_flipflop_adjoint_step_lanes = 8,
+  node_leak_flipflop_adjoint_step_scratch_bytes = 35520
+};
+
 /* node_leak_flipflop_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
  *   t: scalar

@@ -2226,6 +2226,422 @@ extern "C" void node_walker2d_step_vjp(const void* /*ctx*/, double /*t*/, double
   }
 }
 
+/// adjoint_step: runtime/abi.h's plastic_adjoint_step_fn.
+extern "C" void node_walker2d_adjoint_step(const void* /*ctx*/, double /*t*/, double h,
+                                           const void* z0_ptr, const void* a0_ptr,
+                                           const void* theta_ptr, const void* u_stages_ptr,
+                                           void* z1_ptr, void* a1_ptr, void* dtheta_ptr,
+                                           void* scratch) {
+  const T* __restrict z0 = static_cast<const T*>(z0_ptr);
+  const T* z0_h = z0;
+  const T* __restrict a0 = static_cast<const T*>(a0_ptr);
+  const T* __restrict theta = static_cast<const T*>(theta_ptr);
+  const T* F_layer0_weight = theta;
+  const T* F_layer0_bias = theta + 4900;
+  const T* F_layer1_weight = theta + 5000;
+  const T* F_layer1_bias = theta + 15000;
+  const T* F_layer2_weight = theta + 15100;
+  const T* F_layer2_bias = theta + 18300;
+  const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
+  T* __restrict z1 = static_cast<T*>(z1_ptr);
+  T* z1_h = z1;
+  T* __restrict a1 = static_cast<T*>(a1_ptr);
+  T* __restrict dtheta = static_cast<T*>(dtheta_ptr);
+  T* dtheta_F_layer0_weight = dtheta;
+  T* dtheta_F_layer0_bias = dtheta + 4900;
+  T* dtheta_F_layer1_weight = dtheta + 5000;
+  T* dtheta_F_layer1_bias = dtheta + 15000;
+  T* dtheta_F_layer2_weight = dtheta + 15100;
+  T* dtheta_F_layer2_bias = dtheta + 18300;
+  T* dtheta_h0_weight = dtheta + 18332;
+  T* dtheta_h0_bias = dtheta + 18876;
+  T* dtheta_out_weight = dtheta + 18908;
+  T* dtheta_out_bias = dtheta + 19452;
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1600);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4800);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8000);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11200);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14400);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15424);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16448);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19648);
+  T* __restrict u9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22848);
+  T acc0_v[L] = {};
+  T acc1_v[L] = {};
+  T acc2_v[L] = {};
+  T acc3_v[L] = {};
+  // dtheta[span] = 0, then += lane sums of h sum_i b_i (-a^T df/dtheta)
+  for (int64_t i = 0; i < 18332; ++i) {
+    dtheta[i] = 0.0f;
+  }
+  // node_walker2d.field.adjoint.step.euler: 60 nodes
+  // %125 = concat f64[49] -> v0
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = z0_h[i0 * L + l];
+    }
+  }
+  for (int64_t i0 = 0; i0 < 17; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 + 32) * L + l] = u_stages[i0 * L + l];
+    }
+  }
+  // %126 = contract f64[100] -> v1
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 49; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 49], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 98], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 196 + i1 + 147], v0[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %127 = add f64[100] -> v2
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = F_layer0_bias[i0] + v1[i0 * L + l];
+    }
+  }
+  // %128 = relu f64[100] -> v1
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = relu(v2[i0 * L + l]);
+    }
+  }
+  // %129 = contract f64[100] -> v3
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %130 = add f64[100] -> v4
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = F_layer1_bias[i0] + v3[i0 * L + l];
+    }
+  }
+  // %131 = relu f64[100] -> v3
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = relu(v4[i0 * L + l]);
+    }
+  }
+  // %132 = contract f64[32] -> v5
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %134 = tanh f64[32] -> v6
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = vm::tanh(v5[i0 * L + l] + F_layer2_bias[i0]);
+    }
+  }
+  // %138 = add f64[32] -> h
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      z1_h[i0 * L + l] = z0_h[i0 * L + l] + (T(h) * (v6[i0 * L + l] - z0_h[i0 * L + l]));
+    }
+  }
+  // %172 = mul f64[32] -> v5
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = a0[i0 * L + l] * (1.0f - square(v6[i0 * L + l]));
+    }
+  }
+  // %173 = contract f64[100] -> v7
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v5[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %174 = mul f64[100] -> v8
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = v7[i0 * L + l] * step(v4[i0 * L + l]);
+    }
+  }
+  // %175 = contract f64[100] -> v4
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v8[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %176 = mul f64[100] -> v7
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = v4[i0 * L + l] * step(v2[i0 * L + l]);
+    }
+  }
+  // %177 = contract f64[49] -> v2
+  for (int64_t i0 = 0; i0 < 12; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 4 + i1 * 49 + 3], v7[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 * 49 + 48], v7[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v2[48 * L + l] = acc0_v[l];
+  }
+  // %192 = sub f64[32] -> a.h
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      a1[i0 * L + l] = a0[i0 * L + l] - (T(h) * (v2[i0 * L + l] - a0[i0 * L + l]));
+    }
+  }
+  // %238 = contract f64[49] -> v2
+  for (int64_t i0 = 0; i0 < 49; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v0[i0 * L + l] * T(h);
+    }
+  }
+  // %241 = neg f64[100,49] -> adj.F.layer0.weight
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    for (int64_t i1 = 0; i1 < 49; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = -(v7[i0 * L + l] * v2[i1 * L + l]);
+        }
+        dtheta_F_layer0_weight[i0 * 49 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %200 = neg f64[100] -> adj.F.layer0.bias
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = -(T(h) * v7[i0 * L + l]);
+      }
+      dtheta_F_layer0_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %247 = contract f64[100] -> v2
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v1[i0 * L + l] * T(h);
+    }
+  }
+  // %250 = neg f64[100,100] -> adj.F.layer1.weight
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = -(v2[i1 * L + l] * v8[i0 * L + l]);
+        }
+        dtheta_F_layer1_weight[i0 * 100 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %206 = neg f64[100] -> adj.F.layer1.bias
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = -(T(h) * v8[i0 * L + l]);
+      }
+      dtheta_F_layer1_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %255 = contract f64[32] -> v6
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = v5[i0 * L + l] * T(h);
+    }
+  }
+  // %257 = neg f64[32,100] -> adj.F.layer2.weight
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = -(v6[i0 * L + l] * v3[i1 * L + l]);
+        }
+        dtheta_F_layer2_weight[i0 * 100 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %259 = neg f64[32] -> adj.F.layer2.bias
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = -v6[i0 * L + l];
+      }
+      dtheta_F_layer2_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %224 = mul f64[] -> u9
+  u9[0] = T(h) * -0.0f;
+  // %225 = broadcast f64[32,17] -> adj.h0.weight
+  for (int64_t i0 = 0; i0 < 544; ++i0) {
+    dtheta_h0_weight[i0] += u9[0] * 8.0f;
+  }
+  // %226 = broadcast f64[32] -> adj.h0.bias
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    dtheta_h0_bias[i0] += u9[0] * 8.0f;
+  }
+  // %227 = broadcast f64[17,32] -> adj.out.weight
+  for (int64_t i0 = 0; i0 < 544; ++i0) {
+    dtheta_out_weight[i0] += u9[0] * 8.0f;
+  }
+  // %228 = broadcast f64[17] -> adj.out.bias
+  for (int64_t i0 = 0; i0 < 17; ++i0) {
+    dtheta_out_bias[i0] += u9[0] * 8.0f;
+  }
+}
+
 /// output: runtime/abi.h's plastic_output_fn.
 extern "C" void node_walker2d_output(const void* /*ctx*/, double /*t*/, const void* z_ptr,
                                      const void* theta_ptr, const void* /*u*/, void* y_ptr,
@@ -2603,6 +3019,7 @@ const plastic_model kModel = {
             .adjoint_field = 37248,
             .step = 9024,
             .step_vjp = 26048,
+            .adjoint_step = 22912,
             .output = 576,
             .output_vjp = 0,
             .loss = 64,
@@ -2617,6 +3034,7 @@ const plastic_model kModel = {
             .adjoint_field = node_walker2d_adjoint_field,
             .step = node_walker2d_step,
             .step_vjp = node_walker2d_step_vjp,
+            .adjoint_step = node_walker2d_adjoint_step,
             .output = node_walker2d_output,
             .output_vjp = node_walker2d_output_vjp,
             .loss = node_walker2d_loss,

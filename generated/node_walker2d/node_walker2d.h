@@ -118,6 +118,24 @@ void node_walker2d_step_vjp(const void* ctx, double t, double h, const void* z0,
                             void* u_stages_bar, void* scratch);
 enum { node_walker2d_step_vjp_lanes = 8, node_walker2d_step_vjp_scratch_bytes = 26048 };
 
+/* node_walker2d_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
+ *   ctx: opaque, not accessed
+ *   t: scalar
+ *   h: scalar
+ *   z0: varying[32] = 256 floats, read-only
+ *   a0: varying[32] = 256 floats, read-only
+ *   theta: uniform[19469] = 19469 floats, read-only
+ *   u_stages: varying[17] = 136 floats, read-only
+ *   z1: varying[32] = 256 floats
+ *   a1: varying[32] = 256 floats
+ *   dtheta: uniform[19469] = 19469 floats
+ *   scratch: scratch arena, 22912 bytes, 64-byte aligned
+ */
+void node_walker2d_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
+                                const void* theta, const void* u_stages, void* z1, void* a1,
+                                void* dtheta, void* scratch);
+enum { node_walker2d_adjoint_step_lanes = 8, node_walker2d_adjoint_step_scratch_bytes = 22912 };
+
 /* node_walker2d_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
  *   t: scalar

@@ -118,6 +118,24 @@ void nrde_depth2_step_vjp(const void* ctx, double t, double h, const void* z0, c
                           void* u_stages_bar, void* scratch);
 enum { nrde_depth2_step_vjp_lanes = 8, nrde_depth2_step_vjp_scratch_bytes = 273536 };
 
+/* nrde_depth2_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
+ *   ctx: opaque, not accessed
+ *   t: scalar
+ *   h: scalar
+ *   z0: varying[32] = 256 floats, read-only
+ *   a0: varying[32] = 256 floats, read-only
+ *   theta: uniform[41923] = 41923 floats, read-only
+ *   u_stages: varying[80] = 640 floats, read-only
+ *   z1: varying[32] = 256 floats
+ *   a1: varying[32] = 256 floats
+ *   dtheta: uniform[41923] = 41923 floats
+ *   scratch: scratch arena, 192704 bytes, 64-byte aligned
+ */
+void nrde_depth2_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
+                              const void* theta, const void* u_stages, void* z1, void* a1,
+                              void* dtheta, void* scratch);
+enum { nrde_depth2_adjoint_step_lanes = 8, nrde_depth2_adjoint_step_scratch_bytes = 192704 };
+
 /* nrde_depth2_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
  *   t: scalar

@@ -230,7 +230,7 @@ GradientResult gradient_adjoint(const TileProblem<T>& problem, const SolverOptio
     // Backward.
     const InputCotangentFn<T>* sink = out.input_bar ? &out.input_bar : nullptr;
     AdjointStepper<T> stepper(view, problem.theta, problem.input, *solver.tableau, sink != nullptr,
-                              session.scratch->data(), meter);
+                              solver.use_fused_kernels, session.scratch->data(), meter);
     BackwardSolve<T> backward(view, problem, timeline, solver, options, stepper, meter, r, sink);
     EventBackprop<T> events(view, problem, timeline, session.scratch->data(), meter);
     Buffer<T> Y = make_buffer<T>(2 * nl, meter); // [z; a]

@@ -12,10 +12,14 @@ namespace plastic::rt {
 template <class T>
 AdjointStepper<T>::AdjointStepper(const ModelView<T>& model, const T* theta,
                                   const InputFn<T>& input, const ButcherTableau& tableau,
-                                  bool want_inputs, void* scratch, MemoryMeter* meter)
+                                  bool want_inputs, bool use_fused, void* scratch,
+                                  MemoryMeter* meter)
     : model_(model), theta_(theta), input_(input), tab_(tableau),
-      want_u_(want_inputs && model.inputs > 0), scratch_(scratch), nl_(model.state_size()),
-      yl_(2 * model.state_size()), ml_(model.input_size()), P_(static_cast<size_t>(model.params)),
+      want_u_(want_inputs && model.inputs > 0),
+      fused_(use_fused && !want_u_ && !tableau.adaptive() && model.kernels().adjoint_step &&
+             fused_kernels_match(model.model, tableau)),
+      scratch_(scratch), nl_(model.state_size()), yl_(2 * model.state_size()),
+      ml_(model.input_size()), P_(static_cast<size_t>(model.params)),
       tb_(static_cast<size_t>(model.model.field_theta_begin)),
       te_(static_cast<size_t>(model.model.field_theta_end)), s_(tableau.stages) {
   needed_stages(tab_, need_sol_, need_err_);
@@ -23,7 +27,7 @@ AdjointStepper<T>::AdjointStepper(const ModelView<T>& model, const T* theta,
   k_ = make_buffer<T>(s * yl_, meter);
   y_ = make_buffer<T>(yl_, meter);
   err_ = make_buffer<T>(yl_, meter);
-  u_ = make_buffer<T>(std::max<size_t>(ml_, 1), meter);
+  u_ = make_buffer<T>(std::max<size_t>(s * ml_, 1), meter);
   for (Buffer<T>* b : {&g_stage_, &g_first_, &g_last_, &gstep_, &gerr_})
     *b = make_buffer<T>(std::max<size_t>(P_, 1), meter);
   if (want_u_) {
@@ -89,6 +93,16 @@ template <class T>
 void AdjointStepper<T>::step(double t, double h, double t1, const T* Y0, T* Y1, bool with_error,
                              bool k0_valid, SolveStats& stats) {
   const double lo = std::min(t, t1), hi = std::max(t, t1);
+  if (fused_ && !with_error) {
+    for (int i = 0; i < s_; ++i)
+      if (ml_)
+        input_(InputRequest{stage_time(i, t, h, t1), lo, hi},
+               u_.data() + static_cast<size_t>(i) * ml_);
+    model_.adjoint_step(t, h, Y0, Y0 + nl_, theta_, ml_ ? u_.data() : nullptr, Y1, Y1 + nl_,
+                        gstep_.data(), scratch_);
+    stats.vjp_evals += std::count(need_sol_.begin(), need_sol_.end(), 1);
+    return;
+  }
   const bool keep_last = with_error && tab_.fsal;
   const size_t span = te_ - tb_;
   tile::zero(span, gstep_.data() + tb_);

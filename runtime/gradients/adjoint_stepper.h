@@ -8,8 +8,11 @@
 // only the augmented state needs stage storage. Carrying it per lane would
 // cost L*P memory for nothing: the runtime sums lanes anyway.
 //
-// Uses the model's adjoint_field kernel, or composes it from field and
-// field_vjp. There is no fused adjoint step in ABI v1.
+// A fixed step without input cotangents runs the model's adjoint_step kernel
+// when it implements this tableau (all stages fused: the stage sums and the
+// parameter quadrature stay in registers, and stages at the same node share
+// their state-independent work). Otherwise stage by stage through the
+// adjoint_field kernel, or field and field_vjp composed.
 #pragma once
 
 #include <vector>
@@ -23,7 +26,7 @@ namespace plastic::rt {
 template <class T> class AdjointStepper {
 public:
   AdjointStepper(const ModelView<T>& model, const T* theta, const InputFn<T>& input,
-                 const ButcherTableau& tableau, bool want_inputs, void* scratch,
+                 const ButcherTableau& tableau, bool want_inputs, bool use_fused, void* scratch,
                  MemoryMeter* meter);
 
   /// Stage 0 of the next step: K_0 = G(t, Y), with u at t inside [lo, hi].
@@ -57,12 +60,13 @@ private:
   const InputFn<T>& input_;
   const ButcherTableau& tab_;
   bool want_u_;
+  bool fused_; // adjoint_step implements tab_ and no input cotangents are wanted
   void* scratch_;
   size_t nl_, yl_, ml_, P_;
   size_t tb_, te_; // the field's span of theta: every parameter loop runs over it only
   int s_;
   std::vector<char> need_sol_, need_err_;
-  Buffer<T> k_, y_, err_, u_;                             // s*2nL, 2nL, 2nL, mL
+  Buffer<T> k_, y_, err_, u_;                             // s*2nL, 2nL, 2nL, s*mL
   Buffer<T> g_stage_, g_first_, g_last_;                  // P each
   Buffer<T> gstep_, gerr_;                                // P each
   Buffer<T> ubar_, ubar_first_, ubar_last_, ubar_scaled_; // s*mL, mL, mL, mL

@@ -20,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include "runtime/abi.h"
 #include "tests/driver/cli_support.h"
 #include "tests/support/toy_ts.h"
 
@@ -178,7 +179,7 @@ TEST_CASE("model binary: no LLVM or Clang library, runs alone in an empty folder
   CHECK(j["source"]["file"] == "gnode_flipflop.ode");
   CHECK(j["source"]["fnv1a64"].get<std::string>().size() == 16);
   CHECK(j["dtype"] == "f64");
-  CHECK(j["abi_version"] == 3);
+  CHECK(j["abi_version"] == PLASTIC_ABI_VERSION);
   CHECK(j["parameters"].size() > 2);
   Run train = shell(env + "train --data synthetic:flipflop --epochs 1 --no-progress --out run");
   INFO(train.out << train.err);

@@ -300,6 +300,70 @@ std::vector<KernelCase> make_cases(const model::ModelFunctions& fns, const abi::
           s = std::max(s, std::abs(z1[i] - z0[i]));
         return s;
       };
+    // The fused adjoint step against the adjoint system (the adjoint_field
+    // kernel's function) stepped stage by stage here: K_i = G(t + c_i h,
+    // Y0 + h sum_j a_ij K_j, u at the stage's node), Y1 = Y0 + h sum_i b_i K_i,
+    // dtheta = h sum_i b_i adj.<param>(stage i). Independent of
+    // ad::build_adjoint_step: it checks the substitution, the stage sums,
+    // the shared nodes and the quadrature's lane sum at once.
+    if (!method->adaptive())
+      add(
+          KernelId::AdjointStep, (void*)K.adjoint_step, S.adjoint_step,
+          {{"z0", n},
+           {"a0", n, false, A::In, true},
+           {"theta", P, true},
+           {"u_stages", s * mi},
+           {"z1", n, false, A::Set},
+           {"a1", n, false, A::Set},
+           {"dtheta", P, true, A::Set, false, m.field_theta_begin, m.field_theta_end}},
+          [](void* f, const std::vector<void*>& p, double t, double h, void* sc) {
+            as<plastic_adjoint_step_fn>(f)(nullptr, t, h, p[0], p[1], p[2], p[3], p[4], p[5], p[6],
+                                           sc);
+          },
+          [c, block, info, method, s, mi](const std::map<std::string, Vec>& x) {
+            const rt::ButcherTableau& tab = *method;
+            const double t = x.at("t")[0], h = x.at("h")[0];
+            const size_t ns = static_cast<size_t>(c.L.n_state);
+            const size_t P = static_cast<size_t>(c.L.n_params);
+            std::vector<Vec> kz, ka, g; // per stage: dz, da, dtheta
+            for (int i = 0; i < s; ++i) {
+              Vec z = x.at("z0"), a = x.at("a0");
+              for (int j = 0; j < i; ++j)
+                for (size_t e = 0; e < ns; ++e) {
+                  z[e] += h * tab.A(i, j) * kz[static_cast<size_t>(j)][e];
+                  a[e] += h * tab.A(i, j) * ka[static_cast<size_t>(j)][e];
+                }
+              const auto from =
+                  x.at("u_stages").begin() + block(info->stage_node[static_cast<size_t>(i)]);
+              Vec u(from, from + mi);
+              SampleArrays sa{.z = &z,
+                              .theta = &x.at("theta"),
+                              .u = &u,
+                              .a_states = &a,
+                              .t = t + tab.c[static_cast<size_t>(i)] * h};
+              std::map<std::string, Vec> r =
+                  evaluate_sample(c.fns, c.L, c.fn(FnKind::AdjointSystem), sa);
+              kz.push_back(copy_out(r, c.L.states, c.L.n_state));
+              ka.push_back(copy_out(r, c.L.states, c.L.n_state, "adj."));
+              Vec gi(P, 0.0);
+              for (const abi::ParamEntry& p : c.L.params)
+                if (auto it = r.find("adj." + p.name); it != r.end())
+                  for (size_t e = 0; e < it->second.size(); ++e)
+                    gi[static_cast<size_t>(p.c.offset) + e] = it->second[e];
+              g.push_back(gi);
+            }
+            Vec z1 = x.at("z0"), a1 = x.at("a0"), dtheta(P, 0.0);
+            for (int i = 0; i < s; ++i) {
+              const double w = h * tab.b[static_cast<size_t>(i)];
+              for (size_t e = 0; e < ns; ++e) {
+                z1[e] += w * kz[static_cast<size_t>(i)][e];
+                a1[e] += w * ka[static_cast<size_t>(i)][e];
+              }
+              for (size_t e = 0; e < P; ++e)
+                dtheta[e] += w * g[static_cast<size_t>(i)][e];
+            }
+            return std::map<std::string, Vec>{{"z1", z1}, {"a1", a1}, {"dtheta", dtheta}};
+          });
   }
 
   add(
