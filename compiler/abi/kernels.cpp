@@ -20,8 +20,23 @@ bool is_gradient_kernel(KernelId id) {
          (name.size() > 4 && name.substr(name.size() - 4) == "_vjp");
 }
 
+bool kernel_needed(KernelId id, GradientUse use) {
+  switch (use) {
+  case GradientUse::All:
+    return true;
+  case GradientUse::None:
+    return !is_gradient_kernel(id);
+  case GradientUse::Backprop:
+    return id != KernelId::AdjointField && id != KernelId::AdjointStep;
+  case GradientUse::Adjoint:
+    return id != KernelId::StepVjp;
+  }
+  return true;
+}
+
 ModelKernels build_kernels(const model::ModelFunctions& fns, const ModelLayout& layout,
-                           loops::ElemType type, int lanes, const std::string& prefix) {
+                           loops::ElemType type, int lanes, const std::string& prefix,
+                           GradientUse use) {
   using Builder = bool (*)(const detail::KernelContext&, loops::Function&);
   static constexpr Builder builders[kKernelCount] = {
 #define PLASTIC_ABI_KERNEL(name, Id) detail::build_##name,
@@ -32,7 +47,7 @@ ModelKernels build_kernels(const model::ModelFunctions& fns, const ModelLayout& 
   out.module.name = prefix.empty() ? layout.name : prefix + "module";
   for (int i = 0; i < kKernelCount; ++i) {
     loops::Function f;
-    if (builders[i](k, f)) {
+    if (kernel_needed(static_cast<KernelId>(i), use) && builders[i](k, f)) {
       out.index[static_cast<size_t>(i)] = static_cast<int>(out.module.functions.size());
       out.module.functions.push_back(std::move(f));
     } else {

@@ -63,9 +63,22 @@ struct ModelKernels {
   }
 };
 
-/// Builds every kernel. Function symbols are "<prefix><kernel name>".
+/// The gradient kernels a run will call, so that a command compiles only
+/// those: every one (model binaries, the REPL, Python, `--gradient auto`),
+/// none (eval, predict), backpropagation's (direct, checkpoint: no adjoint
+/// kernels) or the continuous adjoint's (no step_vjp). The forward kernels
+/// and field_vjp (every method's fallback when the solver is not the
+/// model's fused one) are always built.
+enum class GradientUse { All, None, Backprop, Adjoint };
+
+/// Whether a run with `use` calls kernel `id`.
+bool kernel_needed(KernelId id, GradientUse use);
+
+/// Builds every kernel `use` needs (the others get index -1). Function
+/// symbols are "<prefix><kernel name>".
 ModelKernels build_kernels(const model::ModelFunctions& fns, const ModelLayout& layout,
-                           loops::ElemType type, int lanes, const std::string& prefix);
+                           loops::ElemType type, int lanes, const std::string& prefix,
+                           GradientUse use = GradientUse::All);
 
 namespace detail {
 // One builder per kernel family (kernels_*.cpp); each returns false when the

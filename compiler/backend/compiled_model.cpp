@@ -151,10 +151,11 @@ std::pair<loops::Module, loops::Module> split_gradients(const ModelKernels& kern
 } // namespace
 
 CompiledModel compile_model(const model::ModelFunctions& fns, loops::ElemType type, int lanes,
-                            const backend::CompileOptions& options, GradientKernels gradients) {
+                            const backend::CompileOptions& options, GradientKernels gradients,
+                            abi::GradientUse use) {
   auto t0 = std::chrono::steady_clock::now();
   ModelLayout layout = compute_layout(fns);
-  ModelKernels kernels = build_kernels(fns, layout, type, lanes, jit_prefix(layout.name));
+  ModelKernels kernels = build_kernels(fns, layout, type, lanes, jit_prefix(layout.name), use);
   const double assemble_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   backend::Jit& jit = shared_jit(options);

@@ -84,7 +84,8 @@ public:
 
 private:
   friend CompiledModel compile_model(const model::ModelFunctions&, loops::ElemType, int,
-                                     const backend::CompileOptions&, GradientKernels);
+                                     const backend::CompileOptions&, GradientKernels,
+                                     abi::GradientUse);
   struct State;
   std::unique_ptr<State> state_;
 };
@@ -94,10 +95,14 @@ private:
 /// widest register of the target, e.g. 16 x f32 with AVX-512) and JIT-compiles them. Throws
 /// abi::LayoutError when the model needs something the ABI cannot express,
 /// plastic::InternalError on a compiler bug. With GradientKernels::Background
-/// (the REPL) it returns once the kernels that predict are loaded.
+/// (the REPL) it returns once the kernels that predict are loaded. `use`
+/// leaves out the gradient kernels the caller will not call (their table
+/// slots stay null): `plastic eval` compiles no VJP, an adjoint run no
+/// step_vjp.
 CompiledModel compile_model(const model::ModelFunctions& fns, loops::ElemType type, int lanes = 0,
                             const backend::CompileOptions& options = {},
-                            GradientKernels gradients = GradientKernels::Now);
+                            GradientKernels gradients = GradientKernels::Now,
+                            abi::GradientUse use = abi::GradientUse::All);
 
 /// The process's JIT for `options` (one per distinct set of options, made
 /// on first use); every backend loads its modules into it.

@@ -46,6 +46,11 @@ struct CommonOptions {
   /// The command trains (train, bench-train): refuse before compiling a
   /// model whose smallest training step cannot fit.
   bool training_step = false;
+  /// The gradient kernels the command calls (train, eval, predict,
+  /// bench-train): the others are not compiled. Model = the model's
+  /// `gradient` line, resolved once the model is loaded.
+  enum class Gradients { All, None, Model, Backprop, Adjoint };
+  Gradients gradients = Gradients::All;
 };
 
 /// `plastic check FILE…`: check models and print a summary of each.

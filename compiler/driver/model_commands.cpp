@@ -17,6 +17,25 @@
 
 namespace plastic::driver {
 
+namespace {
+
+// The gradient kernels the parsed command will call. A resumed run may take
+// its method from the run's record, and `auto` decides from the memory
+// estimate of the compiled model: both keep every kernel.
+CommonOptions::Gradients gradients_called(const rt::ModelCli& cli) {
+  using G = CommonOptions::Gradients;
+  if (cli.parsed() == rt::ModelCommand::Eval || cli.parsed() == rt::ModelCommand::Predict)
+    return G::None;
+  const rt::MemoryFlags* memory = cli.memory();
+  if (!memory || !cli.recorded_run().empty()) return G::All;
+  if (memory->gradient.empty()) return G::Model;
+  if (memory->gradient == "direct" || memory->gradient == "checkpoint") return G::Backprop;
+  if (memory->gradient == "adjoint") return G::Adjoint;
+  return G::All;
+}
+
+} // namespace
+
 struct ModelCommands::State {
   std::string file;
   std::string backend = "llvm";
@@ -101,6 +120,7 @@ std::optional<int> ModelCommands::run(const CommonOptions& common) {
     with_backend.memory_limit = memory->limit;
     with_backend.training_step = true;
   }
+  with_backend.gradients = gradients_called(cli);
   return run_compiled(
       state_->file, cli.dtype(), with_backend,
       [&](const plastic_model& m, const nlohmann::json& dims, const rt::ModelSource& source) {
