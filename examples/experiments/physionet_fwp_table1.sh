@@ -27,6 +27,10 @@
 # batch 1024 would need far more epochs than the budget allows; LR
 # overrides the 1e-3); the epoch of lowest validation loss is kept and its
 # test AUROC reported. JOBS (default 1) runs that many trainings at once.
+# MODELS and SETTINGS pick the cells; MERGE=1 keeps the other cells' lines
+# in $RESULTS and replaces only those of the runs made (e.g.
+# `MODELS="oja_node oja_cde" MERGE=1` re-runs the four Oja cells), and the
+# tables then show every cell.
 #
 # Writes one JSON line per run to $RESULTS (default
 # examples/experiments/results/physionet_fwp_table1.jsonl) and prints the
@@ -126,22 +130,33 @@ for setting in $settings; do
   done
 done
 wait
+merged=
+if [ "${MERGE:-0}" = 1 ]; then
+  merged=$results
+  results=$out_root/new_runs.jsonl
+fi
 : >"$results"
 for r in "${order[@]}"; do
   cat "$out_root/$r.json" >>"$results"
   tail -1 "$results"
 done
 echo "wall time $((SECONDS - start_all)) s for all runs (JOBS=$jobs, THREADS=$THREADS, stays $stays, epochs $epochs, lr $lr)"
+if [ -n "$merged" ]; then
+  python3 "$EXPERIMENTS_DIR/results.py" merge "$merged" "$results" --key model,setting,seed
+  results=$merged
+fi
 
 for metric in test_auroc validation_auroc seconds; do
   echo
   python3 "$EXPERIMENTS_DIR/results.py" table "$results" --by setting,model --metric "$metric"
 done
 
-# Why the Oja NODE diverges: the Jacobian of its field (the file's no-OI
-# sizes, Table 3's) along 4 training stays at initialisation, h*lambda
-# against rk4's region at h = 1 hour (the summary, the 5 worst states and
-# the advice), into $RESULTS without .jsonl + _oja_stability.txt.
+# The Oja NODE's stiffness (it diverged before the files put the Oja decay
+# inside the key's softmax, as the paper's code does): the Jacobian of its
+# field (the file's no-OI sizes, Table 3's) along 4 training stays at
+# initialisation, h*lambda against rk4's region at h = 1 hour (the summary,
+# the 5 worst states and the advice), into $RESULTS without .jsonl +
+# _oja_stability.txt.
 if [ "$quick" = 0 ] && [[ " $models " == *" oja_node "* ]]; then
   stability_report "$ROOT/examples/fwp_oja_node.ode" "$data" 4 \
     "${results%.jsonl}_oja_stability.txt" "$out_root"

@@ -35,6 +35,11 @@ does both, so each script does not carry its own copy:
       the learning curves of runs of one model, for gnuplot: per epoch, the
       mean training and validation loss over the runs that reached it, and
       how many did.
+  results.py merge FILE.jsonl NEW.jsonl --key k1,k2
+      replaces, in FILE, the lines whose k1,k2... values equal those of a
+      line of NEW by that line (in FILE's order) and appends the other lines
+      of NEW: a script re-running some of its cells (MERGE=1) updates their
+      results and keeps the others'.
 """
 import json
 import math
@@ -245,6 +250,16 @@ def curves(out, run_dirs):
                     f"{statistics.fmean(valid) if valid else 'nan'} {len(rows)}\n")
 
 
+def merge(path, new_path, keys):
+    old = read_lines(path) if Path(path).exists() else []
+    new = read_lines(new_path)
+    ident = lambda line: tuple(json.dumps(line.get(k)) for k in keys)
+    fresh = {ident(line): line for line in new}
+    out = [fresh.pop(ident(line), line) for line in old]
+    out += [line for line in new if ident(line) in fresh]
+    Path(path).write_text("".join(json.dumps(line) + "\n" for line in out))
+
+
 def option(args, name, default=None):
     if name in args:
         return args[args.index(name) + 1]
@@ -274,6 +289,9 @@ def main(argv):
         return 0 if improved(argv[1], loss) else 1
     if len(argv) >= 3 and argv[0] == "curves":
         curves(argv[1], argv[2:])
+        return 0
+    if len(argv) >= 3 and argv[0] == "merge":
+        merge(argv[1], argv[2], option(argv, "--key", "model").split(","))
         return 0
     print(__doc__, file=sys.stderr)
     return 2

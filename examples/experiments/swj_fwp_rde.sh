@@ -28,7 +28,9 @@
 # `--schedule plateau --patience 60`), at most EPOCHS (default 200) epochs,
 # one Adam step each; the epoch of lowest validation loss is kept and its
 # test accuracy reported. RULES (default "hebb oja delta nrde")
-# picks the models.
+# picks the models; MERGE=1 keeps the other models' lines in $RESULTS and
+# replaces only those of the runs made (e.g. `RULES=oja MERGE=1` re-runs
+# the Oja cells), and the tables then show every model.
 #
 # Per run: test accuracy, the median wall time of an epoch, the peak
 # resident memory of `plastic train`; per model, one `plastic bench-train`
@@ -39,8 +41,8 @@
 # examples/experiments/results/swj_fwp_rde.jsonl), prints the tables, and
 # writes `plastic analyze stability` of the Oja RDE at initialisation to
 # $RESULTS without .jsonl + _oja_stability.txt.
-# --quick: 1 seed, 5 epochs, Hebb and Delta only (the Oja RDE diverges at
-# initialisation, see the README), into build/runs/swj_fwp_rde_quick; it
+# --quick: 1 seed, 5 epochs, Hebb and Delta only (the two rules whose
+# ordering is checked), into build/runs/swj_fwp_rde_quick; it
 # then fails unless every run finished with a lower training loss than its
 # first epoch's and, at depth 2, the Delta rule's last training loss is
 # below the Hebb rule's (the additive rule's fast weights grow with the
@@ -73,6 +75,11 @@ else
   results=${RESULTS:-$EXPERIMENTS_DIR/results/swj_fwp_rde.jsonl}
 fi
 mkdir -p "$out_root" "$(dirname "$results")"
+merged=
+if [ "${MERGE:-0}" = 1 ]; then
+  merged=$results
+  results=$out_root/new_runs.jsonl
+fi
 : >"$results"
 
 declare -A file=([hebb]=fwp_hebb_rde [oja]=fwp_oja_rde [delta]=fwp_delta_rde [nrde]=nrde_depth2)
@@ -110,15 +117,20 @@ for rule in $rules; do
   done
 done
 echo "wall time $((SECONDS - start_all)) s for all runs (THREADS=$THREADS)"
+if [ -n "$merged" ]; then
+  python3 "$EXPERIMENTS_DIR/results.py" merge "$merged" "$results" --key model,sig_depth,seed
+  results=$merged
+fi
 
 for metric in test_accuracy best_valid_loss epoch_seconds peak_rss_mb gradient_peak_mb; do
   echo
   python3 "$EXPERIMENTS_DIR/results.py" table "$results" --by sig_depth,model --metric "$metric"
 done
 
-# Why the Oja RDE diverges: the Jacobian of its field along two training
-# series at initialisation, h*lambda against rk4's region at h = 4 (the
-# summary, the 5 worst states and the advice).
+# The Oja RDE's stiffness (it diverged before the file put the Oja decay
+# inside the key's softmax, as the paper's code does): the Jacobian of its
+# field along two training series at initialisation, h*lambda against
+# rk4's region at h = 4 (the summary, the 5 worst states and the advice).
 if [ "$quick" = 0 ] && [[ " $rules " == *" oja "* ]]; then
   stability_report "$ROOT/examples/fwp_oja_rde.ode" "$swj" 2 "${results%.jsonl}_oja_stability.txt" \
     "$out_root"

@@ -319,7 +319,7 @@ extern "C" void fwp_oja_cde_init_state(const void* /*ctx*/, const void* /*theta*
   T* __restrict z0 = static_cast<T*>(z0_ptr);
   T* z0_W = z0;
   // fwp_oja_cde.init: 1 nodes
-  // output W = %37
+  // output W = %36
   for (int64_t i0 = 0; i0 < 400; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -370,7 +370,7 @@ extern "C" void fwp_oja_cde_field(const void* /*ctx*/, double /*t*/, const void*
   T rowsum_v[L] = {};
   // fwp_oja_cde.field: 23 nodes
   // %1 = layernorm f64[69] -> v0
-  // fwp_oja_cde.ode:37: let u    = ln(x(t))
+  // fwp_oja_cde.ode:50: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -407,15 +407,16 @@ extern "C" void fwp_oja_cde_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %5 = add f64[69] -> v1
-  // fwp_oja_cde.ode:37: let u    = ln(x(t))
+  // fwp_oja_cde.ode:50: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %12 = contract f64[16,5] -> v2
-  // fwp_oja_cde.ode:39: let k    = softmax(Wk @ u)                             # from x
+  // %17 = contract f64[16,5] -> v2
+  // fwp_oja_cde.ode:53: let k    = softmax(Wk @ u - W @ v)                     # from x, decay
+  // inside the softmax: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -452,41 +453,8 @@ extern "C" void fwp_oja_cde_field(const void* /*ctx*/, double /*t*/, const void*
       v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %13 = softmax f64[16,5] -> v3
-  // fwp_oja_cde.ode:39: let k    = softmax(Wk @ u)                             # from x
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v2[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %17 = contract f64[16,5] -> v2
-  // fwp_oja_cde.ode:40: let v    = tanh(Wv @ dx(t))                            # from x'
+  // %13 = contract f64[16,5] -> v3
+  // fwp_oja_cde.ode:52: let v    = tanh(Wv @ dx(t))                            # from x' (Eq. 30)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -506,10 +474,10 @@ extern "C" void fwp_oja_cde_field(const void* /*ctx*/, double /*t*/, const void*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l];
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 5) * L + l] = acc0_v[l];
+      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
@@ -520,19 +488,20 @@ extern "C" void fwp_oja_cde_field(const void* /*ctx*/, double /*t*/, const void*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %18 = tanh f64[16,5] -> v4
-  // fwp_oja_cde.ode:40: let v    = tanh(Wv @ dx(t))                            # from x'
+  // %14 = tanh f64[16,5] -> v4
+  // fwp_oja_cde.ode:52: let v    = tanh(Wv @ dx(t))                            # from x' (Eq. 30)
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
+      v4[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
     }
   }
-  // %21 = contract f64[16,5] -> v2
-  // fwp_oja_cde.ode:41: beta * outer(k - transpose(W) @ v, v)                  # Eq. 24, Oja
+  // %19 = contract f64[16,5] -> v3
+  // fwp_oja_cde.ode:53: let k    = softmax(Wk @ u - W @ v)                     # from x, decay
+  // inside the softmax: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -544,37 +513,76 @@ extern "C" void fwp_oja_cde_field(const void* /*ctx*/, double /*t*/, const void*
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(W[(i0 * 25 + i1 * 5) * L + l], v4[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(W[(i0 * 25 + i1 * 5 + 1) * L + l], v4[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(W[(i0 * 25 + i1 * 5 + 2) * L + l], v4[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(W[(i0 * 25 + i1 * 5 + 3) * L + l], v4[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(W[(i0 * 25 + i1) * L + l], v4[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W[(i0 * 25 + i1 + 5) * L + l], v4[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(W[(i0 * 25 + i1 + 10) * L + l], v4[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(W[(i0 * 25 + i1 + 15) * L + l], v4[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l];
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 5) * L + l] = acc0_v[l];
+      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(W[(i0 * 25 + i1 * 5 + 4) * L + l], v4[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(W[(i0 * 25 + i1 + 20) * L + l], v4[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %20 = sub f64[16,5] -> v5
+  // fwp_oja_cde.ode:53: let k    = softmax(Wk @ u - W @ v)                     # from x, decay
+  // inside the softmax: see above
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = v2[i0 * L + l] - v3[i0 * L + l];
+    }
+  }
+  // %21 = softmax f64[16,5] -> v2
+  // fwp_oja_cde.ode:53: let k    = softmax(Wk @ u - W @ v)                     # from x, decay
+  // inside the softmax: see above
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v5[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v5[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
     }
   }
   // %7 = contract f64[16] -> v0
-  // fwp_oja_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_oja_cde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -601,20 +609,19 @@ extern "C" void fwp_oja_cde_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %8 = sigmoid f64[16] -> v1
-  // fwp_oja_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_oja_cde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = sigmoid(v0[i0 * L + l]);
     }
   }
-  // %68 = contract f64[16,5] -> v5
+  // %68 = contract f64[16,5] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 5 + i1) * L + l] =
-            (v3[(i0 * 5 + i1) * L + l] - v2[(i0 * 5 + i1) * L + l]) * v1[i0 * L + l];
+        v3[(i0 * 5 + i1) * L + l] = v2[(i0 * 5 + i1) * L + l] * v1[i0 * L + l];
       }
     }
   }
@@ -625,7 +632,7 @@ extern "C" void fwp_oja_cde_field(const void* /*ctx*/, double /*t*/, const void*
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           dz_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              v5[(i0 * 5 + i1) * L + l] * v4[(i0 * 5 + i2) * L + l];
+              v3[(i0 * 5 + i1) * L + l] * v4[(i0 * 5 + i2) * L + l];
         }
       }
     }
@@ -660,116 +667,29 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
   T* theta_bar_Wv = theta_bar + 6762;
   T* __restrict u_bar = static_cast<T*>(u_bar_ptr);
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2560);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5120);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7360);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2240);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7040);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9600);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10112);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10624);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13184);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12160);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14720);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15232);
   T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15744);
   T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18304);
   T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20544);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23104);
+  T mean_v[L] = {};
+  T var_v[L] = {};
+  T rstd_v[L] = {};
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
-  T mean_v[L] = {};
-  T var_v[L] = {};
-  T rstd_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
   // fwp_oja_cde.field.vjp: 75 nodes
-  // %17 = contract f64[16,5] -> v0
-  // fwp_oja_cde.ode:40: let v    = tanh(Wv @ dx(t))                            # from x'
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], dx[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], dx[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], dx[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], dx[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 5) * L + l] = acc0_v[l];
-      v0[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], dx[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %18 = tanh f64[16,5] -> v1
-  // fwp_oja_cde.ode:40: let v    = tanh(Wv @ dx(t))                            # from x'
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = vm::tanh(v0[i0 * L + l]);
-    }
-  }
-  // %76 = contract f64[16,5] -> v0
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a_W[(i0 * 25 + i1) * L + l], v1[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a_W[(i0 * 25 + i1 + 5) * L + l], v1[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(a_W[(i0 * 25 + i1 + 10) * L + l], v1[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a_W[(i0 * 25 + i1 + 15) * L + l], v1[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 5) * L + l] = acc0_v[l];
-      v0[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(a_W[(i0 * 25 + i1 + 20) * L + l], v1[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1 = layernorm f64[69] -> v2
-  // fwp_oja_cde.ode:37: let u    = ln(x(t))
+  // %1 = layernorm f64[69] -> v0
+  // fwp_oja_cde.ode:50: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -789,8 +709,8 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e73 = x[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e73 * e73);
+        const T e11 = x[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e11 * e11);
       }
     }
   }
@@ -802,75 +722,20 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (x[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (x[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %5 = add f64[69] -> v3
-  // fwp_oja_cde.ode:37: let u    = ln(x(t))
+  // %5 = add f64[69] -> v1
+  // fwp_oja_cde.ode:50: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v2[i0 * L + l]);
+      v1[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %7 = contract f64[16] -> v4
-  // fwp_oja_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8 = sigmoid f64[16] -> v5
-  // fwp_oja_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = sigmoid(v4[i0 * L + l]);
-    }
-  }
-  // %78 = contract f64[16,5] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 5 + i1) * L + l] = v0[(i0 * 5 + i1) * L + l] * v5[i0 * L + l];
-      }
-    }
-  }
-  // %140 = neg f64[16,5,5] -> d.W
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          z_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] +=
-              -(v6[(i0 * 5 + i2) * L + l] * v1[(i0 * 5 + i1) * L + l]);
-        }
-      }
-    }
-  }
-  // %12 = contract f64[16,5] -> v7
-  // fwp_oja_cde.ode:39: let k    = softmax(Wk @ u)                             # from x
+  // %17 = contract f64[16,5] -> v2
+  // fwp_oja_cde.ode:53: let k    = softmax(Wk @ u - W @ v)                     # from x, decay
+  // inside the softmax: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -882,33 +747,128 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5) * L + l] = acc0_v[l];
-      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 5) * L + l] = acc0_v[l];
+      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v3[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %13 = softmax f64[16,5] -> v8
-  // fwp_oja_cde.ode:39: let k    = softmax(Wk @ u)                             # from x
+  // %13 = contract f64[16,5] -> v3
+  // fwp_oja_cde.ode:52: let v    = tanh(Wv @ dx(t))                            # from x' (Eq. 30)
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], dx[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], dx[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], dx[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], dx[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 5) * L + l] = acc0_v[l];
+      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], dx[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %14 = tanh f64[16,5] -> v4
+  // fwp_oja_cde.ode:52: let v    = tanh(Wv @ dx(t))                            # from x' (Eq. 30)
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
+    }
+  }
+  // %19 = contract f64[16,5] -> v3
+  // fwp_oja_cde.ode:53: let k    = softmax(Wk @ u - W @ v)                     # from x, decay
+  // inside the softmax: see above
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(W[(i0 * 25 + i1) * L + l], v4[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W[(i0 * 25 + i1 + 5) * L + l], v4[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(W[(i0 * 25 + i1 + 10) * L + l], v4[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(W[(i0 * 25 + i1 + 15) * L + l], v4[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 5) * L + l] = acc0_v[l];
+      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(W[(i0 * 25 + i1 + 20) * L + l], v4[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %20 = sub f64[16,5] -> v5
+  // fwp_oja_cde.ode:53: let k    = softmax(Wk @ u - W @ v)                     # from x, decay
+  // inside the softmax: see above
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = v2[i0 * L + l] - v3[i0 * L + l];
+    }
+  }
+  // %21 = softmax f64[16,5] -> v2
+  // fwp_oja_cde.ode:53: let k    = softmax(Wk @ u - W @ v)                     # from x, decay
+  // inside the softmax: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -918,7 +878,7 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v7[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v5[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -929,18 +889,102 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v7[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v3[i1 * L + l] = vm::exp(v5[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v2[(i0 * 5 + i1) * L + l] = v3[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %150 = contract f64[16] -> v4
+  // %76 = contract f64[16,5] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(a_W[(i0 * 25 + i1) * L + l], v4[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a_W[(i0 * 25 + i1 + 5) * L + l], v4[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W[(i0 * 25 + i1 + 10) * L + l], v4[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W[(i0 * 25 + i1 + 15) * L + l], v4[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 5) * L + l] = acc0_v[l];
+      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a_W[(i0 * 25 + i1 + 20) * L + l], v4[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %7 = contract f64[16] -> v5
+  // fwp_oja_cde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8 = sigmoid f64[16] -> v6
+  // fwp_oja_cde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = sigmoid(v5[i0 * L + l]);
+    }
+  }
+  // %78 = contract f64[16,5] -> v5
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 5 + i1) * L + l] = v3[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
+      }
+    }
+  }
+  // %149 = contract f64[16] -> v7
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -952,34 +996,46 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 20 + i1) * L + l], v8[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v2[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v6[(i0 * 20 + i1 + 5) * L + l], v8[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v2[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v6[(i0 * 20 + i1 + 10) * L + l], v8[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v2[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v6[(i0 * 20 + i1 + 15) * L + l], v8[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v2[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %201 = mul f64[16,5] -> v7
+  // %200 = mul f64[16,5] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 5 + i1) * L + l] =
-            (v6[(i0 * 5 + i1) * L + l] - v4[i0 * L + l]) * v8[(i0 * 5 + i1) * L + l];
+        v8[(i0 * 5 + i1) * L + l] =
+            v2[(i0 * 5 + i1) * L + l] * (v5[(i0 * 5 + i1) * L + l] - v7[i0 * L + l]);
       }
     }
   }
-  // %202 = contract f64[69] -> v9
+  // %202 = neg f64[16,5,5] -> d.W
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          z_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] +=
+              -(v8[(i0 * 5 + i1) * L + l] * v4[(i0 * 5 + i2) * L + l]);
+        }
+      }
+    }
+  }
+  // %203 = contract f64[69] -> v5
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -993,14 +1049,94 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v7[(i1 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v8[(i1 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v7[(i1 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v8[(i1 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v7[(i1 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v8[(i1 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v7[(i1 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v8[(i1 * 5 + i2) * L + l], acc3_v[l]);
         }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[68 * L + l] = acc0_v[l];
+  }
+  // %79 = contract f64[16] -> v7
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v2[(i0 * 20 + i1) * L + l], v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v2[(i0 * 20 + i1 + 5) * L + l], v3[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v2[(i0 * 20 + i1 + 10) * L + l], v3[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v2[(i0 * 20 + i1 + 15) * L + l], v3[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %83 = mul f64[16] -> v3
+  // fwp_oja_cde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = v7[i0 * L + l] * ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]);
+    }
+  }
+  // %85 = contract f64[69] -> v9
+  // fwp_oja_cde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  for (int64_t i0 = 0; i0 < 17; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v3[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -1016,178 +1152,48 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     acc0_v[l] = 0.0f;
   }
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v3[i0 * L + l], acc0_v[l]);
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v9[68 * L + l] = acc0_v[l];
   }
-  // %21 = contract f64[16,5] -> v10
-  // fwp_oja_cde.ode:41: beta * outer(k - transpose(W) @ v, v)                  # Eq. 24, Oja
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(W[(i0 * 25 + i1 * 5) * L + l], v1[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(W[(i0 * 25 + i1 * 5 + 1) * L + l], v1[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(W[(i0 * 25 + i1 * 5 + 2) * L + l], v1[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(W[(i0 * 25 + i1 * 5 + 3) * L + l], v1[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5) * L + l] = acc0_v[l];
-      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(W[(i0 * 25 + i1 * 5 + 4) * L + l], v1[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %22 = sub f64[16,5] -> v11
-  // fwp_oja_cde.ode:41: beta * outer(k - transpose(W) @ v, v)                  # Eq. 24, Oja
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v8[i0 * L + l] - v10[i0 * L + l];
-    }
-  }
-  // %79 = contract f64[16] -> v4
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v0[(i0 * 20 + i1) * L + l], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v0[(i0 * 20 + i1 + 5) * L + l], v11[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v0[(i0 * 20 + i1 + 10) * L + l], v11[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v0[(i0 * 20 + i1 + 15) * L + l], v11[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %83 = mul f64[16] -> v0
-  // fwp_oja_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = ((1.0f - v5[i0 * L + l]) * v5[i0 * L + l]) * v4[i0 * L + l];
-    }
-  }
-  // %85 = contract f64[69] -> v8
-  // fwp_oja_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v0[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v0[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v8[68 * L + l] = acc0_v[l];
-  }
-  // %203 = add f64[69] -> v10
+  // %204 = add f64[69] -> v10
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v9[i0 * L + l] + v8[i0 * L + l];
+      v10[i0 * L + l] = v5[i0 * L + l] + v9[i0 * L + l];
     }
   }
-  // %204 = mul f64[69] -> d.ln.gain
+  // %205 = mul f64[69] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v10[i0 * L + l] * v2[i0 * L + l];
+        sum[l] = v10[i0 * L + l] * v0[i0 * L + l];
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
   // %84 = contract f64[16,69] -> d.Wb
-  // fwp_oja_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_oja_cde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v0[i0 * L + l] * v3[i1 * L + l];
+          sum[l] = v3[i0 * L + l] * v1[i1 * L + l];
         }
         theta_bar_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %205 = contract f64[16,5,69] -> d.Wk
+  // %206 = contract f64[16,5,69] -> d.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -1195,23 +1201,23 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = v7[(i0 * 5 + i1) * L + l] * v3[i2 * L + l];
+            sum[l] = v8[(i0 * 5 + i1) * L + l] * v1[i2 * L + l];
           }
           theta_bar_Wk[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %68 = contract f64[16,5] -> v0
+  // %68 = contract f64[16,5] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 5 + i1) * L + l] = v11[(i0 * 5 + i1) * L + l] * v5[i0 * L + l];
+        v3[(i0 * 5 + i1) * L + l] = v2[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %77 = contract f64[16,5] -> v7
+  // %77 = contract f64[16,5] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1223,36 +1229,36 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a_W[(i0 * 25 + i1 * 5) * L + l], v0[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a_W[(i0 * 25 + i1 * 5) * L + l], v3[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a_W[(i0 * 25 + i1 * 5 + 1) * L + l], v0[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a_W[(i0 * 25 + i1 * 5 + 1) * L + l], v3[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a_W[(i0 * 25 + i1 * 5 + 2) * L + l], v0[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a_W[(i0 * 25 + i1 * 5 + 2) * L + l], v3[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a_W[(i0 * 25 + i1 * 5 + 3) * L + l], v0[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a_W[(i0 * 25 + i1 * 5 + 3) * L + l], v3[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5) * L + l] = acc0_v[l];
-      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 5) * L + l] = acc0_v[l];
+      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a_W[(i0 * 25 + i1 * 5 + 4) * L + l], v0[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a_W[(i0 * 25 + i1 * 5 + 4) * L + l], v3[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %141 = contract f64[16,5] -> v0
+  // %207 = contract f64[16,5] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1264,39 +1270,43 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(W[(i0 * 25 + i1) * L + l], v6[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(W[(i0 * 25 + i1 + 5) * L + l], v6[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(W[(i0 * 25 + i1 + 10) * L + l], v6[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(W[(i0 * 25 + i1 + 15) * L + l], v6[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(W[(i0 * 25 + i1 * 5) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 25 + i1 * 5 + 1) * L + l], v8[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 25 + i1 * 5 + 2) * L + l], v8[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 25 + i1 * 5 + 3) * L + l], v8[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 5) * L + l] = acc0_v[l];
-      v0[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 5) * L + l] = acc0_v[l];
+      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(W[(i0 * 25 + i1 + 20) * L + l], v6[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(W[(i0 * 25 + i1 * 5 + 4) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %144 = mul f64[16,5] -> v6
+  // %209 = mul f64[16,5] -> v5
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (1.0f - square(v1[i0 * L + l])) * (v7[i0 * L + l] - v0[i0 * L + l]);
+      v5[i0 * L + l] = (v2[i0 * L + l] - v3[i0 * L + l]) * (1.0f - square(v4[i0 * L + l]));
     }
   }
-  // %145 = contract f64[16,5,69] -> d.Wv
+  // %210 = contract f64[16,5,69] -> d.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -1304,14 +1314,14 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = v6[(i0 * 5 + i1) * L + l] * dx[i2 * L + l];
+            sum[l] = dx[i2 * L + l] * v5[(i0 * 5 + i1) * L + l];
           }
           theta_bar_Wv[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // output d.ln.bias = %203
+  // output d.ln.bias = %204
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -1323,8 +1333,8 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   if (u_bar) {
-    // %108 = reduce_sum f64[] -> v4
-    // fwp_oja_cde.ode:37: let u    = ln(x(t))
+    // %108 = reduce_sum f64[] -> v6
+    // fwp_oja_cde.ode:50: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1337,44 +1347,16 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v6[l] = acc_v[l];
     }
-    // %110 = mul f64[] -> v5
-    // fwp_oja_cde.ode:37: let u    = ln(x(t))
+    // %110 = mul f64[] -> v7
+    // fwp_oja_cde.ode:50: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = v4[l] * 0.014492754f;
+      v7[l] = v6[l] * 0.014492754f;
     }
-    // %114 = reduce_sum f64[] -> v4
-    // fwp_oja_cde.ode:37: let u    = ln(x(t))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 69; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v5[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
-    }
-    // %119 = reciprocal f64[] -> v5
-    // fwp_oja_cde.ode:37: let u    = ln(x(t))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[l] = T(1) / std::sqrt((v4[l] * 0.014492754f) + 1e-05f);
-    }
-    // %206 = mul f64[69] -> v3
-    for (int64_t i0 = 0; i0 < 69; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[i0 * L + l] = ln_gain[i0] * v10[i0 * L + l];
-      }
-    }
-    // %207 = reduce_sum f64[] -> v4
+    // %114 = reduce_sum f64[] -> v6
+    // fwp_oja_cde.ode:50: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1382,19 +1364,47 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v3[i0 * L + l];
+        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v7[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc_v[l];
+      v6[l] = acc_v[l];
     }
-    // %208 = mul f64[] -> v9
+    // %119 = reciprocal f64[] -> v7
+    // fwp_oja_cde.ode:50: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[l] = v4[l] * 0.014492754f;
+      v7[l] = T(1) / std::sqrt((v6[l] * 0.014492754f) + 1e-05f);
     }
-    // %211 = contract f64[] -> v4
+    // %211 = mul f64[69] -> v1
+    for (int64_t i0 = 0; i0 < 69; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v1[i0 * L + l] = v10[i0 * L + l] * ln_gain[i0];
+      }
+    }
+    // %212 = reduce_sum f64[] -> v6
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 69; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + v1[i0 * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[l] = acc_v[l];
+    }
+    // %213 = mul f64[] -> v9
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[l] = v6[l] * 0.014492754f;
+    }
+    // %216 = contract f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1402,26 +1412,26 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[i0 * L + l], v2[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v1[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = acc0_v[l];
+      v6[l] = acc0_v[l];
     }
-    // %212 = mul f64[] -> v0
+    // %217 = mul f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[l] = v4[l] * 0.014492754f;
+      v10[l] = v6[l] * 0.014492754f;
     }
-    // %216 = mul f64[69] -> d.x
+    // %221 = mul f64[69] -> d.x
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] += v5[l] * ((v3[i0 * L + l] - v9[l]) - (v0[l] * v2[i0 * L + l]));
+        u_bar[i0 * L + l] += v7[l] * ((v1[i0 * L + l] - v9[l]) - (v0[i0 * L + l] * v10[l]));
       }
     }
-    // %199 = contract f64[69] -> d.dx
+    // %222 = contract f64[69] -> d.dx
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1435,13 +1445,13 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v6[(i1 * 5 + i2) * L + l], acc0_v[l]);
+                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v5[(i1 * 5 + i2) * L + l], acc0_v[l]);
             acc1_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v6[(i1 * 5 + i2) * L + l], acc1_v[l]);
+                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v5[(i1 * 5 + i2) * L + l], acc1_v[l]);
             acc2_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v6[(i1 * 5 + i2) * L + l], acc2_v[l]);
+                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v5[(i1 * 5 + i2) * L + l], acc2_v[l]);
             acc3_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v6[(i1 * 5 + i2) * L + l], acc3_v[l]);
+                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v5[(i1 * 5 + i2) * L + l], acc3_v[l]);
           }
         }
       }
@@ -1461,7 +1471,7 @@ extern "C" void fwp_oja_cde_field_vjp(const void* /*ctx*/, double /*t*/, const v
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v6[(i0 * 5 + i1) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v5[(i0 * 5 + i1) * L + l], acc0_v[l]);
         }
       }
     }
@@ -1506,26 +1516,22 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7040);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9600);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9792);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12352);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14912);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15424);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17984);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20544);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21056);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23616);
-  T* __restrict v0_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25856);
-  T* __restrict v1_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25920);
-  T* __restrict v2_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25984);
-  T* __restrict v3_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28544);
-  T* __restrict v4_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31104);
-  T* __restrict v5_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33344);
-  T* __restrict v6_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35584);
-  T* __restrict v7_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36096);
-  T* __restrict v8_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36608);
-  T* __restrict v9_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39168);
-  T* __restrict v10_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41728);
-  T* __restrict v11_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44288);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12160);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14720);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17280);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19840);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20352);
+  T* __restrict v0_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22912);
+  T* __restrict v1_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22976);
+  T* __restrict v2_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23040);
+  T* __restrict v3_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25280);
+  T* __restrict v4_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27520);
+  T* __restrict v5_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30080);
+  T* __restrict v6_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32640);
+  T* __restrict v7_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35200);
+  T* __restrict v8_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37760);
+  T* __restrict v9_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38272);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40832);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -1536,13 +1542,13 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
+  T mean_v_2[L] = {};
+  T var_v_2[L] = {};
+  T rstd_v_2[L] = {};
   T acc0_v_2[L] = {};
   T acc1_v_2[L] = {};
   T acc2_v_2[L] = {};
   T acc3_v_2[L] = {};
-  T mean_v_2[L] = {};
-  T var_v_2[L] = {};
-  T rstd_v_2[L] = {};
   T rowmax_v_2[L] = {};
   T rowsum_v_2[L] = {};
   // dtheta[span] = 0, then += lane sums of -a^T df/dtheta
@@ -1551,7 +1557,7 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
   }
   // fwp_oja_cde.field.adjoint: 55 nodes
   // %1 = layernorm f64[69] -> v0
-  // fwp_oja_cde.ode:37: let u    = ln(x(t))
+  // fwp_oja_cde.ode:50: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -1588,15 +1594,16 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %5 = add f64[69] -> v1
-  // fwp_oja_cde.ode:37: let u    = ln(x(t))
+  // fwp_oja_cde.ode:50: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
     }
   }
-  // %12 = contract f64[16,5] -> v2
-  // fwp_oja_cde.ode:39: let k    = softmax(Wk @ u)                             # from x
+  // %17 = contract f64[16,5] -> v2
+  // fwp_oja_cde.ode:53: let k    = softmax(Wk @ u - W @ v)                     # from x, decay
+  // inside the softmax: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1633,41 +1640,8 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %13 = softmax f64[16,5] -> v3
-  // fwp_oja_cde.ode:39: let k    = softmax(Wk @ u)                             # from x
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v2[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %17 = contract f64[16,5] -> v2
-  // fwp_oja_cde.ode:40: let v    = tanh(Wv @ dx(t))                            # from x'
+  // %13 = contract f64[16,5] -> v3
+  // fwp_oja_cde.ode:52: let v    = tanh(Wv @ dx(t))                            # from x' (Eq. 30)
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1687,10 +1661,10 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l];
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 5) * L + l] = acc0_v[l];
+      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
@@ -1701,19 +1675,20 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %18 = tanh f64[16,5] -> v5
-  // fwp_oja_cde.ode:40: let v    = tanh(Wv @ dx(t))                            # from x'
+  // %14 = tanh f64[16,5] -> v4
+  // fwp_oja_cde.ode:52: let v    = tanh(Wv @ dx(t))                            # from x' (Eq. 30)
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
+      v4[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
     }
   }
-  // %21 = contract f64[16,5] -> v2
-  // fwp_oja_cde.ode:41: beta * outer(k - transpose(W) @ v, v)                  # Eq. 24, Oja
+  // %19 = contract f64[16,5] -> v3
+  // fwp_oja_cde.ode:53: let k    = softmax(Wk @ u - W @ v)                     # from x, decay
+  // inside the softmax: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1725,45 +1700,76 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(W[(i0 * 25 + i1 * 5) * L + l], v5[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(W[(i0 * 25 + i1 * 5 + 1) * L + l], v5[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(W[(i0 * 25 + i1 * 5 + 2) * L + l], v5[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(W[(i0 * 25 + i1 * 5 + 3) * L + l], v5[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(W[(i0 * 25 + i1) * L + l], v4[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W[(i0 * 25 + i1 + 5) * L + l], v4[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(W[(i0 * 25 + i1 + 10) * L + l], v4[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(W[(i0 * 25 + i1 + 15) * L + l], v4[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l];
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 5) * L + l] = acc0_v[l];
+      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(W[(i0 * 25 + i1 * 5 + 4) * L + l], v5[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(W[(i0 * 25 + i1 + 20) * L + l], v4[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %22 = sub f64[16,5] -> v6
-  // fwp_oja_cde.ode:41: beta * outer(k - transpose(W) @ v, v)                  # Eq. 24, Oja
+  // %20 = sub f64[16,5] -> v5
+  // fwp_oja_cde.ode:53: let k    = softmax(Wk @ u - W @ v)                     # from x, decay
+  // inside the softmax: see above
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v3[i0 * L + l] - v2[i0 * L + l];
+      v5[i0 * L + l] = v2[i0 * L + l] - v3[i0 * L + l];
     }
   }
-  // %7 = contract f64[16] -> v2
-  // fwp_oja_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %21 = softmax f64[16,5] -> v2
+  // fwp_oja_cde.ode:53: let k    = softmax(Wk @ u - W @ v)                     # from x, decay
+  // inside the softmax: see above
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v5[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[i1 * L + l] = vm::exp(v5[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 5 + i1) * L + l] = v3[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %7 = contract f64[16] -> v3
+  // fwp_oja_cde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1783,26 +1789,26 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8 = sigmoid f64[16] -> v7
-  // fwp_oja_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %8 = sigmoid f64[16] -> v5
+  // fwp_oja_cde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = sigmoid(v2[i0 * L + l]);
+      v5[i0 * L + l] = sigmoid(v3[i0 * L + l]);
     }
   }
-  // %68 = contract f64[16,5] -> v2
+  // %68 = contract f64[16,5] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 5 + i1) * L + l] = v6[(i0 * 5 + i1) * L + l] * v7[i0 * L + l];
+        v3[(i0 * 5 + i1) * L + l] = v2[(i0 * 5 + i1) * L + l] * v5[i0 * L + l];
       }
     }
   }
@@ -1813,12 +1819,12 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           dz_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              v2[(i0 * 5 + i1) * L + l] * v5[(i0 * 5 + i2) * L + l];
+              v3[(i0 * 5 + i1) * L + l] * v4[(i0 * 5 + i2) * L + l];
         }
       }
     }
   }
-  // %238 = contract f64[16,5] -> v8
+  // %250 = contract f64[16,5] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1830,56 +1836,44 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a_W[(i0 * 25 + i1) * L + l], v5[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a_W[(i0 * 25 + i1 + 5) * L + l], v5[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc0_v[l] = std::fma(a_W[(i0 * 25 + i1) * L + l], v4[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a_W[(i0 * 25 + i1 + 5) * L + l], v4[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a_W[(i0 * 25 + i1 + 10) * L + l], v5[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a_W[(i0 * 25 + i1 + 10) * L + l], v4[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a_W[(i0 * 25 + i1 + 15) * L + l], v5[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a_W[(i0 * 25 + i1 + 15) * L + l], v4[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 5) * L + l] = acc0_v[l];
-      v8[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 5) * L + l] = acc0_v[l];
+      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a_W[(i0 * 25 + i1 + 20) * L + l], v5[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a_W[(i0 * 25 + i1 + 20) * L + l], v4[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %240 = contract f64[16,5] -> v9
+  // %252 = contract f64[16,5] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 5 + i1) * L + l] = v8[(i0 * 5 + i1) * L + l] * v7[i0 * L + l];
+        v7[(i0 * 5 + i1) * L + l] = v6[(i0 * 5 + i1) * L + l] * v5[i0 * L + l];
       }
     }
   }
-  // %274 = contract f64[16,5,5] -> adj.W
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          da_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              v9[(i0 * 5 + i2) * L + l] * v5[(i0 * 5 + i1) * L + l];
-        }
-      }
-    }
-  }
-  // %241 = contract f64[16] -> v10
+  // %295 = contract f64[16] -> v8
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1891,48 +1885,13 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 20 + i1) * L + l], v6[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v2[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 5) * L + l], v6[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v2[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 10) * L + l], v6[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v2[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 15) * L + l], v6[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %242 = mul f64[16] -> v6
-  // fwp_oja_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]) * v10[i0 * L + l];
-    }
-  }
-  // %244 = contract f64[69] -> v8
-  // fwp_oja_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v6[i1 * L + l], acc3_v[l]);
+            std::fma(v2[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -1943,60 +1902,29 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v6[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v8[68 * L + l] = acc0_v[l];
-  }
-  // %285 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 20 + i1) * L + l], v9[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 5) * L + l], v9[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 10) * L + l], v9[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 15) * L + l], v9[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %305 = mul f64[16,5] -> v11
+  // %316 = mul f64[16,5] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 5 + i1) * L + l] =
-            (v9[(i0 * 5 + i1) * L + l] - v7[i0 * L + l]) * v3[(i0 * 5 + i1) * L + l];
+        v9[(i0 * 5 + i1) * L + l] =
+            v2[(i0 * 5 + i1) * L + l] * (v7[(i0 * 5 + i1) * L + l] - v8[i0 * L + l]);
       }
     }
   }
-  // %306 = contract f64[69] -> v3
+  // %317 = contract f64[16,5,5] -> adj.W
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          da_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
+              v9[(i0 * 5 + i1) * L + l] * v4[(i0 * 5 + i2) * L + l];
+        }
+      }
+    }
+  }
+  // %318 = contract f64[69] -> v7
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2010,22 +1938,22 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v11[(i1 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v9[(i1 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v11[(i1 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v9[(i1 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v11[(i1 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v9[(i1 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v11[(i1 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v9[(i1 * 5 + i2) * L + l], acc3_v[l]);
         }
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   PLASTIC_SIMD
@@ -2036,57 +1964,135 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v9[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
   }
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
-    v3[68 * L + l] = acc0_v[l];
+    v7[68 * L + l] = acc0_v[l];
   }
-  // %307 = add f64[69] -> v12
+  // %253 = contract f64[16] -> v8
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v6[(i0 * 20 + i1) * L + l], v2[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v6[(i0 * 20 + i1 + 5) * L + l], v2[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v6[(i0 * 20 + i1 + 10) * L + l], v2[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v6[(i0 * 20 + i1 + 15) * L + l], v2[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %254 = mul f64[16] -> v2
+  // fwp_oja_cde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = ((1.0f - v5[i0 * L + l]) * v5[i0 * L + l]) * v8[i0 * L + l];
+    }
+  }
+  // %256 = contract f64[69] -> v5
+  // fwp_oja_cde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  for (int64_t i0 = 0; i0 < 17; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v2[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v2[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[68 * L + l] = acc0_v[l];
+  }
+  // %319 = add f64[69] -> v6
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v8[i0 * L + l] + v3[i0 * L + l];
+      v6[i0 * L + l] = v7[i0 * L + l] + v5[i0 * L + l];
     }
   }
-  // %309 = neg f64[69] -> adj.ln.gain
+  // %321 = neg f64[69] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -(v12[i0 * L + l] * v0[i0 * L + l]);
+        sum[l] = -(v6[i0 * L + l] * v0[i0 * L + l]);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %310 = neg f64[69] -> adj.ln.bias
+  // %322 = neg f64[69] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -v12[i0 * L + l];
+        sum[l] = -v6[i0 * L + l];
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %264 = neg f64[16,69] -> adj.Wb
+  // %276 = neg f64[16,69] -> adj.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v6[i0 * L + l] * v1[i1 * L + l]);
+          sum[l] = -(v2[i0 * L + l] * v1[i1 * L + l]);
         }
         dtheta_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %312 = neg f64[16,5,69] -> adj.Wk
+  // %324 = neg f64[16,5,69] -> adj.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -2094,14 +2100,14 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = -(v11[(i0 * 5 + i1) * L + l] * v1[i2 * L + l]);
+            sum[l] = -(v9[(i0 * 5 + i1) * L + l] * v1[i2 * L + l]);
           }
           dtheta_Wk[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %239 = contract f64[16,5] -> v3
+  // %251 = contract f64[16,5] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2113,13 +2119,54 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a_W[(i0 * 25 + i1 * 5) * L + l], v2[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a_W[(i0 * 25 + i1 * 5) * L + l], v3[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a_W[(i0 * 25 + i1 * 5 + 1) * L + l], v2[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a_W[(i0 * 25 + i1 * 5 + 1) * L + l], v3[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a_W[(i0 * 25 + i1 * 5 + 2) * L + l], v2[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a_W[(i0 * 25 + i1 * 5 + 2) * L + l], v3[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a_W[(i0 * 25 + i1 * 5 + 3) * L + l], v2[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a_W[(i0 * 25 + i1 * 5 + 3) * L + l], v3[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 5) * L + l] = acc0_v[l];
+      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a_W[(i0 * 25 + i1 * 5 + 4) * L + l], v3[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %325 = contract f64[16,5] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(W[(i0 * 25 + i1 * 5) * L + l], v9[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(W[(i0 * 25 + i1 * 5 + 1) * L + l], v9[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(W[(i0 * 25 + i1 * 5 + 2) * L + l], v9[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(W[(i0 * 25 + i1 * 5 + 3) * L + l], v9[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -2134,7 +2181,7 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a_W[(i0 * 25 + i1 * 5 + 4) * L + l], v2[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(W[(i0 * 25 + i1 * 5 + 4) * L + l], v9[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -2142,51 +2189,14 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %276 = contract f64[16,5] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(W[(i0 * 25 + i1) * L + l], v9[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(W[(i0 * 25 + i1 + 5) * L + l], v9[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(W[(i0 * 25 + i1 + 10) * L + l], v9[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(W[(i0 * 25 + i1 + 15) * L + l], v9[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l];
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(W[(i0 * 25 + i1 + 20) * L + l], v9[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %279 = mul f64[16,5] -> v6
+  // %327 = mul f64[16,5] -> v5
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (v3[i0 * L + l] - v2[i0 * L + l]) * (1.0f - square(v5[i0 * L + l]));
+      v5[i0 * L + l] = (v2[i0 * L + l] - v3[i0 * L + l]) * (1.0f - square(v4[i0 * L + l]));
     }
   }
-  // %281 = neg f64[16,5,69] -> adj.Wv
+  // %329 = neg f64[16,5,69] -> adj.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -2194,7 +2204,7 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = -(v6[(i0 * 5 + i1) * L + l] * dx[i2 * L + l]);
+            sum[l] = -(dx[i2 * L + l] * v5[(i0 * 5 + i1) * L + l]);
           }
           dtheta_Wv[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
@@ -2204,7 +2214,7 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
   // fwp_oja_cde.field.vjp: 69 nodes
   if (u_bar) {
     // %108 = reduce_sum f64[] -> v0
-    // fwp_oja_cde.ode:37: let u    = ln(x(t))
+    // fwp_oja_cde.ode:50: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -2220,13 +2230,13 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       v0_2[l] = acc_v[l];
     }
     // %110 = mul f64[] -> v1
-    // fwp_oja_cde.ode:37: let u    = ln(x(t))
+    // fwp_oja_cde.ode:50: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1_2[l] = v0_2[l] * 0.014492754f;
     }
     // %114 = reduce_sum f64[] -> v0
-    // fwp_oja_cde.ode:37: let u    = ln(x(t))
+    // fwp_oja_cde.ode:50: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -2242,101 +2252,13 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       v0_2[l] = acc_v[l];
     }
     // %119 = reciprocal f64[] -> v1
-    // fwp_oja_cde.ode:37: let u    = ln(x(t))
+    // fwp_oja_cde.ode:50: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1_2[l] = T(1) / std::sqrt((v0_2[l] * 0.014492754f) + 1e-05f);
     }
-    // %17 = contract f64[16,5] -> v2
-    // fwp_oja_cde.ode:40: let v    = tanh(Wv @ dx(t))                            # from x'
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 69; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wv[i0 * 345 + i1], dx[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wv[i0 * 345 + i1 + 69], dx[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wv[i0 * 345 + i1 + 138], dx[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wv[i0 * 345 + i1 + 207], dx[i1 * L + l], acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2_2[(i0 * 5) * L + l] = acc0_v_2[l];
-        v2_2[(i0 * 5 + 1) * L + l] = acc1_v_2[l];
-        v2_2[(i0 * 5 + 2) * L + l] = acc2_v_2[l];
-        v2_2[(i0 * 5 + 3) * L + l] = acc3_v_2[l];
-        acc0_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 69; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wv[i0 * 345 + i1 + 276], dx[i1 * L + l], acc0_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2_2[(i0 * 5 + 4) * L + l] = acc0_v_2[l];
-      }
-    }
-    // %18 = tanh f64[16,5] -> v3
-    // fwp_oja_cde.ode:40: let v    = tanh(Wv @ dx(t))                            # from x'
-    for (int64_t i0 = 0; i0 < 80; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3_2[i0 * L + l] = vm::tanh(v2_2[i0 * L + l]);
-      }
-    }
-    // %76 = contract f64[16,5] -> v2
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] =
-              std::fma(a_W[(i0 * 25 + i1) * L + l], v3_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] =
-              std::fma(a_W[(i0 * 25 + i1 + 5) * L + l], v3_2[(i0 * 5 + i1) * L + l], acc1_v_2[l]);
-          acc2_v_2[l] =
-              std::fma(a_W[(i0 * 25 + i1 + 10) * L + l], v3_2[(i0 * 5 + i1) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] =
-              std::fma(a_W[(i0 * 25 + i1 + 15) * L + l], v3_2[(i0 * 5 + i1) * L + l], acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2_2[(i0 * 5) * L + l] = acc0_v_2[l];
-        v2_2[(i0 * 5 + 1) * L + l] = acc1_v_2[l];
-        v2_2[(i0 * 5 + 2) * L + l] = acc2_v_2[l];
-        v2_2[(i0 * 5 + 3) * L + l] = acc3_v_2[l];
-        acc0_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] =
-              std::fma(a_W[(i0 * 25 + i1 + 20) * L + l], v3_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2_2[(i0 * 5 + 4) * L + l] = acc0_v_2[l];
-      }
-    }
-    // %1 = layernorm f64[69] -> v4
-    // fwp_oja_cde.ode:37: let u    = ln(x(t))
+    // %1 = layernorm f64[69] -> v2
+    // fwp_oja_cde.ode:50: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       mean_v_2[l] = 0.0f;
@@ -2356,8 +2278,8 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         {
-          const T e521 = x[i0 * L + l] - mean_v_2[l];
-          var_v_2[l] = var_v_2[l] + (e521 * e521);
+          const T e459 = x[i0 * L + l] - mean_v_2[l];
+          var_v_2[l] = var_v_2[l] + (e459 * e459);
         }
       }
     }
@@ -2369,20 +2291,21 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4_2[i0 * L + l] = (x[i0 * L + l] - mean_v_2[l]) * rstd_v_2[l];
+        v2_2[i0 * L + l] = (x[i0 * L + l] - mean_v_2[l]) * rstd_v_2[l];
       }
     }
-    // %5 = add f64[69] -> v5
-    // fwp_oja_cde.ode:37: let u    = ln(x(t))
+    // %5 = add f64[69] -> v3
+    // fwp_oja_cde.ode:50: let u    = ln(x(t))
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5_2[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v4_2[i0 * L + l]);
+        v3_2[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v2_2[i0 * L + l]);
       }
     }
-    // %7 = contract f64[16] -> v6
-    // fwp_oja_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-    for (int64_t i0 = 0; i0 < 4; ++i0) {
+    // %17 = contract f64[16,5] -> v4
+    // fwp_oja_cde.ode:53: let k    = softmax(Wk @ u - W @ v)                     # from x, decay
+    // inside the softmax: see above
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v_2[l] = 0.0f;
@@ -2393,77 +2316,133 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       for (int64_t i1 = 0; i1 < 69; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 276 + i1], v5_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 276 + i1 + 69], v5_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 276 + i1 + 138], v5_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 276 + i1 + 207], v5_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wk[i0 * 345 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wk[i0 * 345 + i1 + 69], v3_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wk[i0 * 345 + i1 + 138], v3_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wk[i0 * 345 + i1 + 207], v3_2[i1 * L + l], acc3_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v6_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v6_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v6_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 5) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 5 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 5 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 5 + 3) * L + l] = acc3_v_2[l];
+        acc0_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 69; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(Wk[i0 * 345 + i1 + 276], v3_2[i1 * L + l], acc0_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4_2[(i0 * 5 + 4) * L + l] = acc0_v_2[l];
       }
     }
-    // %8 = sigmoid f64[16] -> v7
-    // fwp_oja_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    // %13 = contract f64[16,5] -> v5
+    // fwp_oja_cde.ode:52: let v    = tanh(Wv @ dx(t))                            # from x' (Eq. 30)
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7_2[i0 * L + l] = sigmoid(v6_2[i0 * L + l]);
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 69; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(Wv[i0 * 345 + i1], dx[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wv[i0 * 345 + i1 + 69], dx[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wv[i0 * 345 + i1 + 138], dx[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wv[i0 * 345 + i1 + 207], dx[i1 * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5_2[(i0 * 5) * L + l] = acc0_v_2[l];
+        v5_2[(i0 * 5 + 1) * L + l] = acc1_v_2[l];
+        v5_2[(i0 * 5 + 2) * L + l] = acc2_v_2[l];
+        v5_2[(i0 * 5 + 3) * L + l] = acc3_v_2[l];
+        acc0_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 69; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(Wv[i0 * 345 + i1 + 276], dx[i1 * L + l], acc0_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5_2[(i0 * 5 + 4) * L + l] = acc0_v_2[l];
       }
     }
-    // %78 = contract f64[16,5] -> v8
+    // %14 = tanh f64[16,5] -> v6
+    // fwp_oja_cde.ode:52: let v    = tanh(Wv @ dx(t))                            # from x' (Eq. 30)
+    for (int64_t i0 = 0; i0 < 80; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6_2[i0 * L + l] = vm::tanh(v5_2[i0 * L + l]);
+      }
+    }
+    // %19 = contract f64[16,5] -> v5
+    // fwp_oja_cde.ode:53: let k    = softmax(Wk @ u - W @ v)                     # from x, decay
+    // inside the softmax: see above
     for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v8_2[(i0 * 5 + i1) * L + l] = v2_2[(i0 * 5 + i1) * L + l] * v7_2[i0 * L + l];
-        }
-      }
-    }
-    // %12 = contract f64[16,5] -> v9
-    // fwp_oja_cde.ode:39: let k    = softmax(Wk @ u)                             # from x
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 69; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wk[i0 * 345 + i1], v5_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wk[i0 * 345 + i1 + 69], v5_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wk[i0 * 345 + i1 + 138], v5_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wk[i0 * 345 + i1 + 207], v5_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] =
+              std::fma(W[(i0 * 25 + i1) * L + l], v6_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(W[(i0 * 25 + i1 + 5) * L + l], v6_2[(i0 * 5 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(W[(i0 * 25 + i1 + 10) * L + l], v6_2[(i0 * 5 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(W[(i0 * 25 + i1 + 15) * L + l], v6_2[(i0 * 5 + i1) * L + l], acc3_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9_2[(i0 * 5) * L + l] = acc0_v_2[l];
-        v9_2[(i0 * 5 + 1) * L + l] = acc1_v_2[l];
-        v9_2[(i0 * 5 + 2) * L + l] = acc2_v_2[l];
-        v9_2[(i0 * 5 + 3) * L + l] = acc3_v_2[l];
+        v5_2[(i0 * 5) * L + l] = acc0_v_2[l];
+        v5_2[(i0 * 5 + 1) * L + l] = acc1_v_2[l];
+        v5_2[(i0 * 5 + 2) * L + l] = acc2_v_2[l];
+        v5_2[(i0 * 5 + 3) * L + l] = acc3_v_2[l];
         acc0_v_2[l] = 0.0f;
       }
-      for (int64_t i1 = 0; i1 < 69; ++i1) {
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wk[i0 * 345 + i1 + 276], v5_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] =
+              std::fma(W[(i0 * 25 + i1 + 20) * L + l], v6_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9_2[(i0 * 5 + 4) * L + l] = acc0_v_2[l];
+        v5_2[(i0 * 5 + 4) * L + l] = acc0_v_2[l];
       }
     }
-    // %13 = softmax f64[16,5] -> v10
-    // fwp_oja_cde.ode:39: let k    = softmax(Wk @ u)                             # from x
+    // %20 = sub f64[16,5] -> v7
+    // fwp_oja_cde.ode:53: let k    = softmax(Wk @ u - W @ v)                     # from x, decay
+    // inside the softmax: see above
+    for (int64_t i0 = 0; i0 < 80; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7_2[i0 * L + l] = v4_2[i0 * L + l] - v5_2[i0 * L + l];
+      }
+    }
+    // %21 = softmax f64[16,5] -> v4
+    // fwp_oja_cde.ode:53: let k    = softmax(Wk @ u - W @ v)                     # from x, decay
+    // inside the softmax: see above
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2472,8 +2451,8 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          rowmax_v_2[l] = (v9_2[(i0 * 5 + i1) * L + l] > rowmax_v_2[l])
-                              ? v9_2[(i0 * 5 + i1) * L + l]
+          rowmax_v_2[l] = (v7_2[(i0 * 5 + i1) * L + l] > rowmax_v_2[l])
+                              ? v7_2[(i0 * 5 + i1) * L + l]
                               : rowmax_v_2[l];
         }
       }
@@ -2485,18 +2464,104 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v6_2[i1 * L + l] = vm::exp(v9_2[(i0 * 5 + i1) * L + l] - rowmax_v_2[l]);
-          rowsum_v_2[l] = rowsum_v_2[l] + vm::exp(v9_2[(i0 * 5 + i1) * L + l] - rowmax_v_2[l]);
+          v5_2[i1 * L + l] = vm::exp(v7_2[(i0 * 5 + i1) * L + l] - rowmax_v_2[l]);
+          rowsum_v_2[l] = rowsum_v_2[l] + vm::exp(v7_2[(i0 * 5 + i1) * L + l] - rowmax_v_2[l]);
         }
       }
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v10_2[(i0 * 5 + i1) * L + l] = v6_2[i1 * L + l] / rowsum_v_2[l];
+          v4_2[(i0 * 5 + i1) * L + l] = v5_2[i1 * L + l] / rowsum_v_2[l];
         }
       }
     }
-    // %150 = contract f64[16] -> v6
+    // %76 = contract f64[16,5] -> v5
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(a_W[(i0 * 25 + i1) * L + l], v6_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(a_W[(i0 * 25 + i1 + 5) * L + l], v6_2[(i0 * 5 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(a_W[(i0 * 25 + i1 + 10) * L + l], v6_2[(i0 * 5 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(a_W[(i0 * 25 + i1 + 15) * L + l], v6_2[(i0 * 5 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5_2[(i0 * 5) * L + l] = acc0_v_2[l];
+        v5_2[(i0 * 5 + 1) * L + l] = acc1_v_2[l];
+        v5_2[(i0 * 5 + 2) * L + l] = acc2_v_2[l];
+        v5_2[(i0 * 5 + 3) * L + l] = acc3_v_2[l];
+        acc0_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(a_W[(i0 * 25 + i1 + 20) * L + l], v6_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5_2[(i0 * 5 + 4) * L + l] = acc0_v_2[l];
+      }
+    }
+    // %7 = contract f64[16] -> v7
+    // fwp_oja_cde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    for (int64_t i0 = 0; i0 < 4; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 69; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(Wb[i0 * 276 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3_2[i1 * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7_2[(i0 * 4) * L + l] = acc0_v_2[l];
+        v7_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
+        v7_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
+        v7_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+      }
+    }
+    // %8 = sigmoid f64[16] -> v3
+    // fwp_oja_cde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3_2[i0 * L + l] = sigmoid(v7_2[i0 * L + l]);
+      }
+    }
+    // %78 = contract f64[16,5] -> v7
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v7_2[(i0 * 5 + i1) * L + l] = v5_2[(i0 * 5 + i1) * L + l] * v3_2[i0 * L + l];
+        }
+      }
+    }
+    // %149 = contract f64[16] -> v8
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2509,34 +2574,34 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v8_2[(i0 * 20 + i1) * L + l], v10_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v8_2[(i0 * 20 + i1 + 5) * L + l],
-                                 v10_2[(i0 * 20 + i1 + 5) * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v8_2[(i0 * 20 + i1 + 10) * L + l],
-                                 v10_2[(i0 * 20 + i1 + 10) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v8_2[(i0 * 20 + i1 + 15) * L + l],
-                                 v10_2[(i0 * 20 + i1 + 15) * L + l], acc3_v_2[l]);
+              std::fma(v7_2[(i0 * 20 + i1) * L + l], v4_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v7_2[(i0 * 20 + i1 + 5) * L + l], v4_2[(i0 * 20 + i1 + 5) * L + l],
+                                 acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(v7_2[(i0 * 20 + i1 + 10) * L + l],
+                                 v4_2[(i0 * 20 + i1 + 10) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v7_2[(i0 * 20 + i1 + 15) * L + l],
+                                 v4_2[(i0 * 20 + i1 + 15) * L + l], acc3_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v6_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v6_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v6_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v8_2[(i0 * 4) * L + l] = acc0_v_2[l];
+        v8_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
+        v8_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
+        v8_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
       }
     }
-    // %201 = mul f64[16,5] -> v9
+    // %200 = mul f64[16,5] -> v9
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           v9_2[(i0 * 5 + i1) * L + l] =
-              (v8_2[(i0 * 5 + i1) * L + l] - v6_2[i0 * L + l]) * v10_2[(i0 * 5 + i1) * L + l];
+              v4_2[(i0 * 5 + i1) * L + l] * (v7_2[(i0 * 5 + i1) * L + l] - v8_2[i0 * L + l]);
         }
       }
     }
-    // %202 = contract f64[69] -> v5
+    // %203 = contract f64[69] -> v7
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2562,10 +2627,10 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v5_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v5_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v5_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v7_2[(i0 * 4) * L + l] = acc0_v_2[l];
+        v7_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
+        v7_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
+        v7_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
       }
     }
     PLASTIC_SIMD
@@ -2583,60 +2648,9 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5_2[68 * L + l] = acc0_v_2[l];
+      v7_2[68 * L + l] = acc0_v_2[l];
     }
-    // %21 = contract f64[16,5] -> v9
-    // fwp_oja_cde.ode:41: beta * outer(k - transpose(W) @ v, v)                  # Eq. 24, Oja
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] =
-              std::fma(W[(i0 * 25 + i1 * 5) * L + l], v3_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] =
-              std::fma(W[(i0 * 25 + i1 * 5 + 1) * L + l], v3_2[(i0 * 5 + i1) * L + l], acc1_v_2[l]);
-          acc2_v_2[l] =
-              std::fma(W[(i0 * 25 + i1 * 5 + 2) * L + l], v3_2[(i0 * 5 + i1) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] =
-              std::fma(W[(i0 * 25 + i1 * 5 + 3) * L + l], v3_2[(i0 * 5 + i1) * L + l], acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9_2[(i0 * 5) * L + l] = acc0_v_2[l];
-        v9_2[(i0 * 5 + 1) * L + l] = acc1_v_2[l];
-        v9_2[(i0 * 5 + 2) * L + l] = acc2_v_2[l];
-        v9_2[(i0 * 5 + 3) * L + l] = acc3_v_2[l];
-        acc0_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] =
-              std::fma(W[(i0 * 25 + i1 * 5 + 4) * L + l], v3_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9_2[(i0 * 5 + 4) * L + l] = acc0_v_2[l];
-      }
-    }
-    // %22 = sub f64[16,5] -> v11
-    // fwp_oja_cde.ode:41: beta * outer(k - transpose(W) @ v, v)                  # Eq. 24, Oja
-    for (int64_t i0 = 0; i0 < 80; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11_2[i0 * L + l] = v10_2[i0 * L + l] - v9_2[i0 * L + l];
-      }
-    }
-    // %79 = contract f64[16] -> v6
+    // %79 = contract f64[16] -> v8
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2649,33 +2663,33 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v2_2[(i0 * 20 + i1) * L + l], v11_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v2_2[(i0 * 20 + i1 + 5) * L + l],
-                                 v11_2[(i0 * 20 + i1 + 5) * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v2_2[(i0 * 20 + i1 + 10) * L + l],
-                                 v11_2[(i0 * 20 + i1 + 10) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v2_2[(i0 * 20 + i1 + 15) * L + l],
-                                 v11_2[(i0 * 20 + i1 + 15) * L + l], acc3_v_2[l]);
+              std::fma(v4_2[(i0 * 20 + i1) * L + l], v5_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v4_2[(i0 * 20 + i1 + 5) * L + l], v5_2[(i0 * 20 + i1 + 5) * L + l],
+                                 acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(v4_2[(i0 * 20 + i1 + 10) * L + l],
+                                 v5_2[(i0 * 20 + i1 + 10) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v4_2[(i0 * 20 + i1 + 15) * L + l],
+                                 v5_2[(i0 * 20 + i1 + 15) * L + l], acc3_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v6_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v6_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v6_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v8_2[(i0 * 4) * L + l] = acc0_v_2[l];
+        v8_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
+        v8_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
+        v8_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
       }
     }
-    // %83 = mul f64[16] -> v2
-    // fwp_oja_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    // %83 = mul f64[16] -> v5
+    // fwp_oja_cde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2_2[i0 * L + l] = ((1.0f - v7_2[i0 * L + l]) * v7_2[i0 * L + l]) * v6_2[i0 * L + l];
+        v5_2[i0 * L + l] = v8_2[i0 * L + l] * ((1.0f - v3_2[i0 * L + l]) * v3_2[i0 * L + l]);
       }
     }
-    // %85 = contract f64[69] -> v9
-    // fwp_oja_cde.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    // %85 = contract f64[69] -> v10
+    // fwp_oja_cde.ode:51: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2687,18 +2701,18 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69], v2_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v2_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v2_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v2_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69], v5_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v5_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v5_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v5_2[i1 * L + l], acc3_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v9_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v9_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v9_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v10[(i0 * 4) * L + l] = acc0_v_2[l];
+        v10[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
+        v10[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
+        v10[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
       }
     }
     PLASTIC_SIMD
@@ -2708,21 +2722,21 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = std::fma(Wb[i0 * 69 + 68], v2_2[i0 * L + l], acc0_v_2[l]);
+        acc0_v_2[l] = std::fma(Wb[i0 * 69 + 68], v5_2[i0 * L + l], acc0_v_2[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9_2[68 * L + l] = acc0_v_2[l];
+      v10[68 * L + l] = acc0_v_2[l];
     }
-    // %206 = mul f64[69] -> v2
+    // %211 = mul f64[69] -> v5
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2_2[i0 * L + l] = ln_gain[i0] * (v5_2[i0 * L + l] + v9_2[i0 * L + l]);
+        v5_2[i0 * L + l] = (v7_2[i0 * L + l] + v10[i0 * L + l]) * ln_gain[i0];
       }
     }
-    // %207 = reduce_sum f64[] -> v0
+    // %212 = reduce_sum f64[] -> v0
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -2730,19 +2744,19 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v2_2[i0 * L + l];
+        acc_v[l] = acc_v[l] + v5_2[i0 * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0_2[l] = acc_v[l];
     }
-    // %208 = mul f64[] -> v6
+    // %213 = mul f64[] -> v8
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6_2[l] = v0_2[l] * 0.014492754f;
+      v8_2[l] = v0_2[l] * 0.014492754f;
     }
-    // %211 = contract f64[] -> v0
+    // %216 = contract f64[] -> v0
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -2750,36 +2764,35 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = std::fma(v2_2[i0 * L + l], v4_2[i0 * L + l], acc0_v_2[l]);
+        acc0_v_2[l] = std::fma(v5_2[i0 * L + l], v2_2[i0 * L + l], acc0_v_2[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0_2[l] = acc0_v_2[l];
     }
-    // %212 = mul f64[] -> v5
+    // %217 = mul f64[] -> v10
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5_2[l] = v0_2[l] * 0.014492754f;
+      v10[l] = v0_2[l] * 0.014492754f;
     }
-    // %216 = mul f64[69] -> d.x
+    // %221 = mul f64[69] -> d.x
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] +=
-            v1_2[l] * ((v2_2[i0 * L + l] - v6_2[l]) - (v5_2[l] * v4_2[i0 * L + l]));
+        u_bar[i0 * L + l] += v1_2[l] * ((v5_2[i0 * L + l] - v8_2[l]) - (v2_2[i0 * L + l] * v10[l]));
       }
     }
-    // %68 = contract f64[16,5] -> v2
+    // %68 = contract f64[16,5] -> v5
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v2_2[(i0 * 5 + i1) * L + l] = v11_2[(i0 * 5 + i1) * L + l] * v7_2[i0 * L + l];
+          v5_2[(i0 * 5 + i1) * L + l] = v4_2[(i0 * 5 + i1) * L + l] * v3_2[i0 * L + l];
         }
       }
     }
-    // %77 = contract f64[16,5] -> v9
+    // %77 = contract f64[16,5] -> v4
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2792,36 +2805,36 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(a_W[(i0 * 25 + i1 * 5) * L + l], v2_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(a_W[(i0 * 25 + i1 * 5 + 1) * L + l], v2_2[(i0 * 5 + i1) * L + l],
+              std::fma(a_W[(i0 * 25 + i1 * 5) * L + l], v5_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(a_W[(i0 * 25 + i1 * 5 + 1) * L + l], v5_2[(i0 * 5 + i1) * L + l],
                                  acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(a_W[(i0 * 25 + i1 * 5 + 2) * L + l], v2_2[(i0 * 5 + i1) * L + l],
+          acc2_v_2[l] = std::fma(a_W[(i0 * 25 + i1 * 5 + 2) * L + l], v5_2[(i0 * 5 + i1) * L + l],
                                  acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(a_W[(i0 * 25 + i1 * 5 + 3) * L + l], v2_2[(i0 * 5 + i1) * L + l],
+          acc3_v_2[l] = std::fma(a_W[(i0 * 25 + i1 * 5 + 3) * L + l], v5_2[(i0 * 5 + i1) * L + l],
                                  acc3_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9_2[(i0 * 5) * L + l] = acc0_v_2[l];
-        v9_2[(i0 * 5 + 1) * L + l] = acc1_v_2[l];
-        v9_2[(i0 * 5 + 2) * L + l] = acc2_v_2[l];
-        v9_2[(i0 * 5 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 5) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 5 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 5 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 5 + 3) * L + l] = acc3_v_2[l];
         acc0_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(a_W[(i0 * 25 + i1 * 5 + 4) * L + l], v2_2[(i0 * 5 + i1) * L + l],
+          acc0_v_2[l] = std::fma(a_W[(i0 * 25 + i1 * 5 + 4) * L + l], v5_2[(i0 * 5 + i1) * L + l],
                                  acc0_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9_2[(i0 * 5 + 4) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 5 + 4) * L + l] = acc0_v_2[l];
       }
     }
-    // %141 = contract f64[16,5] -> v2
+    // %207 = contract f64[16,5] -> v5
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2834,44 +2847,44 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(W[(i0 * 25 + i1) * L + l], v8_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
+              std::fma(W[(i0 * 25 + i1 * 5) * L + l], v9_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(W[(i0 * 25 + i1 + 5) * L + l], v8_2[(i0 * 5 + i1) * L + l], acc1_v_2[l]);
+              std::fma(W[(i0 * 25 + i1 * 5 + 1) * L + l], v9_2[(i0 * 5 + i1) * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(W[(i0 * 25 + i1 + 10) * L + l], v8_2[(i0 * 5 + i1) * L + l], acc2_v_2[l]);
+              std::fma(W[(i0 * 25 + i1 * 5 + 2) * L + l], v9_2[(i0 * 5 + i1) * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(W[(i0 * 25 + i1 + 15) * L + l], v8_2[(i0 * 5 + i1) * L + l], acc3_v_2[l]);
+              std::fma(W[(i0 * 25 + i1 * 5 + 3) * L + l], v9_2[(i0 * 5 + i1) * L + l], acc3_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2_2[(i0 * 5) * L + l] = acc0_v_2[l];
-        v2_2[(i0 * 5 + 1) * L + l] = acc1_v_2[l];
-        v2_2[(i0 * 5 + 2) * L + l] = acc2_v_2[l];
-        v2_2[(i0 * 5 + 3) * L + l] = acc3_v_2[l];
+        v5_2[(i0 * 5) * L + l] = acc0_v_2[l];
+        v5_2[(i0 * 5 + 1) * L + l] = acc1_v_2[l];
+        v5_2[(i0 * 5 + 2) * L + l] = acc2_v_2[l];
+        v5_2[(i0 * 5 + 3) * L + l] = acc3_v_2[l];
         acc0_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(W[(i0 * 25 + i1 + 20) * L + l], v8_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
+              std::fma(W[(i0 * 25 + i1 * 5 + 4) * L + l], v9_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2_2[(i0 * 5 + 4) * L + l] = acc0_v_2[l];
+        v5_2[(i0 * 5 + 4) * L + l] = acc0_v_2[l];
       }
     }
-    // %144 = mul f64[16,5] -> v8
+    // %209 = mul f64[16,5] -> v7
     for (int64_t i0 = 0; i0 < 80; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8_2[i0 * L + l] =
-            (1.0f - square(v3_2[i0 * L + l])) * (v9_2[i0 * L + l] - v2_2[i0 * L + l]);
+        v7_2[i0 * L + l] =
+            (v4_2[i0 * L + l] - v5_2[i0 * L + l]) * (1.0f - square(v6_2[i0 * L + l]));
       }
     }
-    // %199 = contract f64[69] -> d.dx
+    // %222 = contract f64[69] -> d.dx
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2885,12 +2898,12 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v_2[l] =
-                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v8_2[(i1 * 5 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v8_2[(i1 * 5 + i2) * L + l],
+                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v7_2[(i1 * 5 + i2) * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v7_2[(i1 * 5 + i2) * L + l],
                                    acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v8_2[(i1 * 5 + i2) * L + l],
+            acc2_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v7_2[(i1 * 5 + i2) * L + l],
                                    acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v8_2[(i1 * 5 + i2) * L + l],
+            acc3_v_2[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v7_2[(i1 * 5 + i2) * L + l],
                                    acc3_v_2[l]);
           }
         }
@@ -2912,7 +2925,7 @@ extern "C" void fwp_oja_cde_adjoint_field(const void* /*ctx*/, double /*t*/, con
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(Wv[i0 * 345 + i1 * 69 + 68], v8_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
+              std::fma(Wv[i0 * 345 + i1 * 69 + 68], v7_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
         }
       }
     }
@@ -2940,403 +2953,33 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
   T* z1_W = z1;
   T* __restrict z1_new = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12800);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15040);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17280);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19840);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22400);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15360);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17920);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20160);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22720);
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24960);
-  T* __restrict u6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27520);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27584);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30144);
-  T* __restrict u9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32704);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32768);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35328);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37888);
-  T* __restrict u13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40448);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40512);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43072);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43264);
-  T mean_v[L] = {};
-  T var_v[L] = {};
-  T rstd_v[L] = {};
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27200);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29760);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32320);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34880);
+  T* __restrict u10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37440);
+  T* __restrict u11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37504);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37568);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38080);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38592);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41152);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43712);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T mean_v[L] = {};
+  T var_v[L] = {};
+  T rstd_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_oja_cde.field.step.rk4: 89 nodes
-  // %539 = layernorm f64[69] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 69.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e12 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e12 * e12);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 69.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %541 = add f64[69] -> v1
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
-    }
-  }
-  // %543 = contract f64[16,5] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l];
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %544 = softmax f64[16,5] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v2[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %546 = contract f64[16,5] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], u_stages[(i1 + 69) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], u_stages[(i1 + 69) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], u_stages[(i1 + 69) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], u_stages[(i1 + 69) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l];
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], u_stages[(i1 + 69) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %547 = tanh f64[16,5] -> v4
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
-    }
-  }
-  // %548 = contract f64[16,5] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v4[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v4[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v4[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v4[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l];
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v4[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %549 = sub f64[16,5] -> v5
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v3[i0 * L + l] - v2[i0 * L + l];
-    }
-  }
-  // %550 = contract f64[16] -> v0
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %551 = sigmoid f64[16] -> v1
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = sigmoid(v0[i0 * L + l]);
-    }
-  }
-  // %877 = mul f64[] -> u6
-  u6[0] = T(h) * 0.16666667f;
-  // %888 = contract f64[16] -> v0
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v1[i0 * L + l] * u6[0];
-    }
-  }
-  // %889 = contract f64[16,5] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 5 + i1) * L + l] = v4[(i0 * 5 + i1) * L + l] * v0[i0 * L + l];
-      }
-    }
-  }
-  // %562 = layernorm f64[69] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 138) * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 69.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e193 = u_stages[(i0 + 138) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e193 * e193);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 69.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 138) * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %564 = add f64[69] -> v3
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
-    }
-  }
-  // %566 = contract f64[16,5] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v3[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5) * L + l] = acc0_v[l];
-      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v3[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %567 = softmax f64[16,5] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v7[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v7[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %555 = mul f64[] -> u9
-  u9[0] = T(h) * 0.5f;
-  // %569 = contract f64[16,5] -> v7
+  // fwp_oja_cde.field.step.rk4: 90 nodes
+  // %594 = contract f64[16,5] -> v0
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3356,10 +2999,10 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5) * L + l] = acc0_v[l];
-      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 5) * L + l] = acc0_v[l];
+      v0[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
@@ -3370,18 +3013,98 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v0[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %570 = tanh f64[16,5] -> v10
+  // %595 = tanh f64[16,5] -> v1
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = vm::tanh(v7[i0 * L + l]);
+      v1[i0 * L + l] = vm::tanh(v0[i0 * L + l]);
     }
   }
-  // %828 = contract f64[16] -> v0
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  // %588 = layernorm f64[69] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 138) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 69.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e44 = u_stages[(i0 + 138) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e44 * e44);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 69.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = (u_stages[(i0 + 138) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %590 = add f64[69] -> v2
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
+    }
+  }
+  // %592 = contract f64[16,5] -> v0
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v2[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 5) * L + l] = acc0_v[l];
+      v0[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v2[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %861 = contract f64[16,5] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -3392,31 +3115,160 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v10[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v1[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v10[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v1[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v10[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v1[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v10[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v1[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 5) * L + l] = acc0_v[l];
+      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v1[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %829 = contract f64[16] -> v7
+  // %565 = layernorm f64[69] -> v4
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 69.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e135 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e135 * e135);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 69.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %567 = add f64[69] -> v5
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v4[i0 * L + l]);
+    }
+  }
+  // %569 = contract f64[16,5] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = (v1[i0 * L + l] * u9[0]) * v0[i0 * L + l];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v5[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 5) * L + l] = acc0_v[l];
+      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v5[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %831 = contract f64[16,5] -> v11
+  // %571 = contract f64[16,5] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], u_stages[(i1 + 69) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], u_stages[(i1 + 69) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], u_stages[(i1 + 69) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], u_stages[(i1 + 69) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 5) * L + l] = acc0_v[l];
+      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], u_stages[(i1 + 69) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %572 = tanh f64[16,5] -> v8
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = vm::tanh(v7[i0 * L + l]);
+    }
+  }
+  // %573 = contract f64[16,5] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3428,48 +3280,75 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v10[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v8[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v10[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v8[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v10[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v8[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 5) * L + l] = acc0_v[l];
-      v11[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 5) * L + l] = acc0_v[l];
+      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %833 = sub f64[16,5] -> v12
+  // %574 = sub f64[16,5] -> v9
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = v6[i0 * L + l] - v7[i0 * L + l];
+    }
+  }
+  // %575 = softmax f64[16,5] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 5 + i1) * L + l] =
-            v8[(i0 * 5 + i1) * L + l] -
-            ((v4[(i0 * 5 + i1) * L + l] * v7[i0 * L + l]) + v11[(i0 * 5 + i1) * L + l]);
+        rowmax_v[l] =
+            (v9[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[i1 * L + l] = vm::exp(v9[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %573 = contract f64[16] -> v0
+  // %576 = contract f64[16] -> v4
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3481,46 +3360,266 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v5[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %574 = sigmoid f64[16] -> v1
+  // %577 = sigmoid f64[16] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = sigmoid(v0[i0 * L + l]);
+      v5[i0 * L + l] = sigmoid(v4[i0 * L + l]);
     }
   }
-  // %922 = mul f64[] -> u13
-  u13[0] = T(h) * 0.33333334f;
-  // %923 = contract f64[16] -> v0
+  // %581 = mul f64[] -> u10
+  u10[0] = T(h) * 0.5f;
+  // %858 = contract f64[16] -> v4
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v8[(i0 * 20 + i1) * L + l], v1[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v8[(i0 * 20 + i1 + 5) * L + l], v1[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v8[(i0 * 20 + i1 + 10) * L + l], v1[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v8[(i0 * 20 + i1 + 15) * L + l], v1[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %859 = contract f64[16] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v1[i0 * L + l] * u13[0];
+      v7[i0 * L + l] = (v5[i0 * L + l] * u10[0]) * v4[i0 * L + l];
     }
   }
-  // %926 = contract f64[16,5] -> v3
+  // %919 = sub f64[16,5] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 5 + i1) * L + l] = v12[(i0 * 5 + i1) * L + l] * v0[i0 * L + l];
+        v9[(i0 * 5 + i1) * L + l] =
+            v0[(i0 * 5 + i1) * L + l] -
+            (v3[(i0 * 5 + i1) * L + l] + (v6[(i0 * 5 + i1) * L + l] * v7[i0 * L + l]));
       }
     }
   }
-  // %588 = layernorm f64[69] -> v4
+  // %920 = softmax f64[16,5] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v9[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[i1 * L + l] = vm::exp(v9[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %599 = contract f64[16] -> v4
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v2[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %600 = sigmoid f64[16] -> v2
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = sigmoid(v4[i0 * L + l]);
+    }
+  }
+  // %941 = mul f64[] -> u11
+  u11[0] = T(h) * 0.33333334f;
+  // %942 = contract f64[16] -> v4
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = v2[i0 * L + l] * u11[0];
+    }
+  }
+  // %945 = contract f64[16,5] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 5 + i1) * L + l] = v7[(i0 * 5 + i1) * L + l] * v4[i0 * L + l];
+      }
+    }
+  }
+  // %870 = contract f64[16] -> v12
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v1[(i0 * 20 + i1) * L + l], v1[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v1[(i0 * 20 + i1 + 5) * L + l], v1[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v1[(i0 * 20 + i1 + 10) * L + l], v1[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v1[(i0 * 20 + i1 + 15) * L + l], v1[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %871 = contract f64[16] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = (v2[i0 * L + l] * u10[0]) * v12[i0 * L + l];
+    }
+  }
+  // %925 = sub f64[16,5] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 5 + i1) * L + l] =
+            v0[(i0 * 5 + i1) * L + l] -
+            ((v7[(i0 * 5 + i1) * L + l] * v13[i0 * L + l]) + v3[(i0 * 5 + i1) * L + l]);
+      }
+    }
+  }
+  // %926 = softmax f64[16,5] -> v0
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v14[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v14[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[i1 * L + l] = vm::exp(v14[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v14[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[(i0 * 5 + i1) * L + l] = v12[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %943 = contract f64[16,5] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 5 + i1) * L + l] = v0[(i0 * 5 + i1) * L + l] * v4[i0 * L + l];
+      }
+    }
+  }
+  // %905 = mul f64[] -> u10
+  u10[0] = T(h) * 0.16666667f;
+  // %906 = contract f64[16] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = v5[i0 * L + l] * u10[0];
+    }
+  }
+  // %907 = contract f64[16,5] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 5 + i1) * L + l] = v8[(i0 * 5 + i1) * L + l] * v12[i0 * L + l];
+      }
+    }
+  }
+  // %615 = layernorm f64[69] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3540,8 +3639,8 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e409 = u_stages[(i0 + 414) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e409 * e409);
+        const T e469 = u_stages[(i0 + 414) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e469 * e469);
       }
     }
   }
@@ -3556,14 +3655,14 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
       v4[i0 * L + l] = (u_stages[(i0 + 414) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %590 = add f64[69] -> v7
+  // %617 = add f64[69] -> v5
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = ln_bias[i0] + (v4[i0 * L + l] * ln_gain[i0]);
+      v5[i0 * L + l] = ln_bias[i0] + (v4[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %592 = contract f64[16,5] -> v4
+  // %619 = contract f64[16,5] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3575,64 +3674,32 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v5[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 5) * L + l] = acc0_v[l];
-      v4[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 5) * L + l] = acc0_v[l];
+      v8[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v7[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v5[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v8[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %593 = softmax f64[16,5] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v4[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v4[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[i1 * L + l] = vm::exp(v4[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v4[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 5 + i1) * L + l] = v15[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %595 = contract f64[16,5] -> v4
+  // %621 = contract f64[16,5] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3652,10 +3719,10 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 5) * L + l] = acc0_v[l];
-      v4[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 5) * L + l] = acc0_v[l];
+      v14[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
@@ -3666,17 +3733,17 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v14[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %596 = tanh f64[16,5] -> v16
+  // %622 = tanh f64[16,5] -> v15
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = vm::tanh(v4[i0 * L + l]);
+      v15[i0 * L + l] = vm::tanh(v14[i0 * L + l]);
     }
   }
-  // %895 = contract f64[16] -> v4
+  // %892 = contract f64[16] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3688,120 +3755,115 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v10[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v15[(i0 * 20 + i1) * L + l], v1[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v10[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v15[(i0 * 20 + i1 + 5) * L + l], v1[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v10[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v15[(i0 * 20 + i1 + 10) * L + l], v1[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v10[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v15[(i0 * 20 + i1 + 15) * L + l], v1[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %896 = contract f64[16] -> v12
+  // %893 = contract f64[16] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = (v1[i0 * L + l] * u9[0]) * v4[i0 * L + l];
+      v13[i0 * L + l] = (v2[i0 * L + l] * T(h)) * v12[i0 * L + l];
     }
   }
-  // %899 = sub f64[16,5] -> v4
+  // %895 = contract f64[16,5] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v15[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v15[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v15[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 5) * L + l] = acc0_v[l];
+      v14[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %933 = sub f64[16,5] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 5 + i1) * L + l] =
+        v16[(i0 * 5 + i1) * L + l] =
             v8[(i0 * 5 + i1) * L + l] -
-            (v11[(i0 * 5 + i1) * L + l] + (v10[(i0 * 5 + i1) * L + l] * v12[i0 * L + l]));
+            ((v0[(i0 * 5 + i1) * L + l] * v13[i0 * L + l]) + v14[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %902 = contract f64[16] -> v8
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v4[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v4[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v4[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v4[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %903 = contract f64[16] -> v11
+  // %934 = softmax f64[16,5] -> v0
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (v1[i0 * L + l] * T(h)) * v8[i0 * L + l];
-    }
-  }
-  // %854 = contract f64[16,5] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      rowmax_v[l] = T(-INFINITY);
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v16[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v16[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v16[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        rowmax_v[l] =
+            (v16[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v16[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 5) * L + l] = acc0_v[l];
-      v8[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        v12[i1 * L + l] = vm::exp(v16[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v16[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[(i0 * 5 + i1) * L + l] = v12[i1 * L + l] / rowsum_v[l];
+      }
     }
   }
-  // %599 = contract f64[16] -> v1
+  // %626 = contract f64[16] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3813,59 +3875,47 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v5[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %878 = contract f64[16] -> v7
+  // %914 = contract f64[16] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = sigmoid(v1[i0 * L + l]) * u6[0];
+      v13[i0 * L + l] = sigmoid(v12[i0 * L + l]) * u10[0];
     }
   }
-  // %907 = contract f64[16,5] -> v12
+  // %915 = contract f64[16,5] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 5 + i1) * L + l] =
-            (v14[(i0 * 5 + i1) * L + l] -
-             ((v10[(i0 * 5 + i1) * L + l] * v11[i0 * L + l]) + v8[(i0 * 5 + i1) * L + l])) *
-            v7[i0 * L + l];
+        v8[(i0 * 5 + i1) * L + l] = v15[(i0 * 5 + i1) * L + l] * v13[i0 * L + l];
       }
     }
   }
-  // %924 = contract f64[16,5] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 5 + i1) * L + l] = v4[(i0 * 5 + i1) * L + l] * v0[i0 * L + l];
-      }
-    }
-  }
-  // %931 = add f64[16,5,5] -> W
+  // %952 = add f64[16,5,5] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_new[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              ((v5[(i0 * 5 + i1) * L + l] * v2[(i0 * 5 + i2) * L + l]) +
-               ((v3[(i0 * 5 + i1) * L + l] * v10[(i0 * 5 + i2) * L + l]) +
-                ((v12[(i0 * 5 + i1) * L + l] * v16[(i0 * 5 + i2) * L + l]) +
-                 (v7[(i0 * 5 + i1) * L + l] * v10[(i0 * 5 + i2) * L + l])))) +
+              (((v1[(i0 * 5 + i2) * L + l] * v9[(i0 * 5 + i1) * L + l]) +
+                ((v3[(i0 * 5 + i1) * L + l] * v1[(i0 * 5 + i2) * L + l]) +
+                 (v6[(i0 * 5 + i1) * L + l] * v7[(i0 * 5 + i2) * L + l]))) +
+               (v0[(i0 * 5 + i1) * L + l] * v8[(i0 * 5 + i2) * L + l])) +
               z0_W[(i0 * 25 + i1 * 5 + i2) * L + l];
         }
       }
@@ -3908,43 +3958,41 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   T* __restrict u_stages_bar = static_cast<T*>(u_stages_bar_ptr);
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
   T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2560);
-  T* __restrict u2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5120);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5184);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17984);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20224);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22464);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22976);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23488);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26048);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38848);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41408);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43968);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44480);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47040);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49280);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51520);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52032);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54592);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55104);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57664);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60224);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62784);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63296);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65856);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68096);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68608);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 71168);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73728);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76288);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78528);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81088);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83648);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86208);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 88768);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 91328);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 93888);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 96448);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99008);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5120);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7360);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9920);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12160);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14400);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16960);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19200);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21440);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24000);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26560);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29120);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31680);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34240);
+  T* __restrict u15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36800);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36864);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37376);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39936);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42496);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42688);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43200);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43712);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44224);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46784);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49344);
+  T* __restrict u26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51904);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51968);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64768);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67328);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69888);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82688);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 85248);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87808);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 90368);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92928);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 95488);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -3955,8 +4003,8 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
-  // fwp_oja_cde.field.step.rk4.vjp: 270 nodes
-  // %595 = contract f64[16,5] -> v0
+  // fwp_oja_cde.field.step.rk4.vjp: 274 nodes
+  // %621 = contract f64[16,5] -> v0
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3993,64 +4041,14 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v0[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %596 = tanh f64[16,5] -> v1
+  // %622 = tanh f64[16,5] -> v1
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = vm::tanh(v0[i0 * L + l]);
     }
   }
-  // %877 = mul f64[] -> u2
-  u2[0] = T(h) * 0.16666667f;
-  // %1067 = contract f64[16,5,5] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v3[(i0 * 25 + i1 * 5 + i2) * L + l] = z1_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] * u2[0];
-        }
-      }
-    }
-  }
-  // %1323 = contract f64[16,5] -> v0
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 25 + i1) * L + l], v1[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v3[(i0 * 25 + i1 + 5) * L + l], v1[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(v3[(i0 * 25 + i1 + 10) * L + l], v1[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(v3[(i0 * 25 + i1 + 15) * L + l], v1[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 5) * L + l] = acc0_v[l];
-      v0[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 25 + i1 + 20) * L + l], v1[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %588 = layernorm f64[69] -> v4
+  // %615 = layernorm f64[69] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4070,8 +4068,8 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e79 = u_stages[(i0 + 414) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e79 * e79);
+        const T e44 = u_stages[(i0 + 414) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e44 * e44);
       }
     }
   }
@@ -4083,72 +4081,17 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = (u_stages[(i0 + 414) * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[(i0 + 414) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %590 = add f64[69] -> v5
+  // %617 = add f64[69] -> v2
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = ln_bias[i0] + (v4[i0 * L + l] * ln_gain[i0]);
+      v2[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %599 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v5[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %600 = sigmoid f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = sigmoid(v6[i0 * L + l]);
-    }
-  }
-  // %1324 = contract f64[16,5] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 5 + i1) * L + l] = v0[(i0 * 5 + i1) * L + l] * v7[i0 * L + l];
-      }
-    }
-  }
-  // %922 = mul f64[] -> u2
-  u2[0] = T(h) * 0.33333334f;
-  // %1070 = contract f64[16,5,5] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v9[(i0 * 25 + i1 * 5 + i2) * L + l] = z1_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] * u2[0];
-        }
-      }
-    }
-  }
-  // %569 = contract f64[16,5] -> v10
+  // %619 = contract f64[16,5] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4160,125 +4103,32 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], u_stages[(i1 + 207) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], u_stages[(i1 + 207) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], u_stages[(i1 + 207) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], u_stages[(i1 + 207) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v2[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5) * L + l] = acc0_v[l];
-      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 5) * L + l] = acc0_v[l];
+      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], u_stages[(i1 + 207) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v2[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %570 = tanh f64[16,5] -> v11
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = vm::tanh(v10[i0 * L + l]);
-    }
-  }
-  // %1078 = contract f64[16,5] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 25 + i1) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v9[(i0 * 25 + i1 + 5) * L + l], v11[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v9[(i0 * 25 + i1 + 10) * L + l], v11[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v9[(i0 * 25 + i1 + 15) * L + l], v11[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5) * L + l] = acc0_v[l];
-      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(v9[(i0 * 25 + i1 + 20) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1327 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 20 + i1) * L + l], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 5) * L + l], v11[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 10) * L + l], v11[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 15) * L + l], v11[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1328 = contract f64[16] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v6[i0 * L + l] * T(h);
-    }
-  }
-  // %1330 = sub f64[16,5] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 5 + i1) * L + l] =
-            v10[(i0 * 5 + i1) * L + l] - (v1[(i0 * 5 + i1) * L + l] * v12[i0 * L + l]);
-      }
-    }
-  }
-  // %562 = layernorm f64[69] -> v14
+  // %588 = layernorm f64[69] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4298,8 +4148,8 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e237 = u_stages[(i0 + 138) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e237 * e237);
+        const T e105 = u_stages[(i0 + 138) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e105 * e105);
       }
     }
   }
@@ -4311,1065 +4161,17 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = (u_stages[(i0 + 138) * L + l] - mean_v[l]) * rstd_v[l];
+      v4[i0 * L + l] = (u_stages[(i0 + 138) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %564 = add f64[69] -> v15
+  // %590 = add f64[69] -> v5
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = (ln_gain[i0] * v14[i0 * L + l]) + ln_bias[i0];
+      v5[i0 * L + l] = (ln_gain[i0] * v4[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %573 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v15[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %574 = sigmoid f64[16] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = sigmoid(v6[i0 * L + l]);
-    }
-  }
-  // %1331 = contract f64[16,5] -> v17
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 5 + i1) * L + l] = v13[(i0 * 5 + i1) * L + l] * v16[i0 * L + l];
-      }
-    }
-  }
-  // %1334 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v11[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v11[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v11[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %555 = mul f64[] -> u2
-  u2[0] = T(h) * 0.5f;
-  // %1335 = contract f64[16] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v6[i0 * L + l] * u2[0];
-    }
-  }
-  // %1337 = sub f64[16,5] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 5 + i1) * L + l] =
-            v10[(i0 * 5 + i1) * L + l] - (v11[(i0 * 5 + i1) * L + l] * v18[i0 * L + l]);
-      }
-    }
-  }
-  // %1338 = contract f64[16,5] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 5 + i1) * L + l] = v19[(i0 * 5 + i1) * L + l] * v16[i0 * L + l];
-      }
-    }
-  }
-  // %546 = contract f64[16,5] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], u_stages[(i1 + 69) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], u_stages[(i1 + 69) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], u_stages[(i1 + 69) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], u_stages[(i1 + 69) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 5) * L + l] = acc0_v[l];
-      v20[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], u_stages[(i1 + 69) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %547 = tanh f64[16,5] -> v21
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = vm::tanh(v20[i0 * L + l]);
-    }
-  }
-  // %1107 = contract f64[16,5] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 25 + i1) * L + l], v21[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v3[(i0 * 25 + i1 + 5) * L + l], v21[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v3[(i0 * 25 + i1 + 10) * L + l], v21[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v3[(i0 * 25 + i1 + 15) * L + l], v21[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 5) * L + l] = acc0_v[l];
-      v20[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(v3[(i0 * 25 + i1 + 20) * L + l], v21[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1341 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 20 + i1) * L + l], v10[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 5) * L + l], v10[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 10) * L + l], v10[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 15) * L + l], v10[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1342 = contract f64[16] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v6[i0 * L + l] * u2[0];
-    }
-  }
-  // %1344 = sub f64[16,5] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 5 + i1) * L + l] =
-            v20[(i0 * 5 + i1) * L + l] - (v11[(i0 * 5 + i1) * L + l] * v22[i0 * L + l]);
-      }
-    }
-  }
-  // %539 = layernorm f64[69] -> v20
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 69.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e428 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e428 * e428);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 69.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %541 = add f64[69] -> v24
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v20[i0 * L + l]);
-    }
-  }
-  // %550 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v24[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v24[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v24[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v24[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %551 = sigmoid f64[16] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = sigmoid(v6[i0 * L + l]);
-    }
-  }
-  // %1345 = contract f64[16,5] -> v26
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 5 + i1) * L + l] = v23[(i0 * 5 + i1) * L + l] * v25[i0 * L + l];
-      }
-    }
-  }
-  // %1347 = sub f64[16,5,5] -> d.W
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          z0_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] +=
-              (((z1_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] -
-                 (v1[(i0 * 5 + i1) * L + l] * v8[(i0 * 5 + i2) * L + l])) -
-                (v17[(i0 * 5 + i2) * L + l] * v11[(i0 * 5 + i1) * L + l])) -
-               (v10[(i0 * 5 + i2) * L + l] * v11[(i0 * 5 + i1) * L + l])) -
-              (v21[(i0 * 5 + i1) * L + l] * v26[(i0 * 5 + i2) * L + l]);
-        }
-      }
-    }
-  }
-  // %543 = contract f64[16,5] -> v27
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v24[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v24[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v24[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v24[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 5) * L + l] = acc0_v[l];
-      v27[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v24[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %544 = softmax f64[16,5] -> v28
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v27[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v27[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[i1 * L + l] = vm::exp(v27[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v27[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 5 + i1) * L + l] = v6[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %1351 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v28[(i0 * 20 + i1) * L + l], v26[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v28[(i0 * 20 + i1 + 5) * L + l], v26[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v28[(i0 * 20 + i1 + 10) * L + l], v26[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v28[(i0 * 20 + i1 + 15) * L + l], v26[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1354 = mul f64[16,5] -> v27
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 5 + i1) * L + l] =
-            (v26[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]) * v28[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %1355 = contract f64[69] -> v29
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v27[(i1 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v27[(i1 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v27[(i1 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v27[(i1 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[(i0 * 4) * L + l] = acc0_v[l];
-      v29[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v29[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v27[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v29[68 * L + l] = acc0_v[l];
-  }
-  // %548 = contract f64[16,5] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v21[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v21[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v21[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v21[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 5) * L + l] = acc0_v[l];
-      v30[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v21[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %549 = sub f64[16,5] -> v31
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = v28[i0 * L + l] - v30[i0 * L + l];
-    }
-  }
-  // %1348 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 20 + i1) * L + l], v31[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 5) * L + l], v31[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 10) * L + l], v31[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 15) * L + l], v31[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1349 = mul f64[16] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v6[i0 * L + l] * (v25[i0 * L + l] * (1.0f - v25[i0 * L + l]));
-    }
-  }
-  // %1350 = contract f64[69] -> v28
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v23[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v23[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v23[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v23[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v23[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v28[68 * L + l] = acc0_v[l];
-  }
-  // %1356 = add f64[69] -> v30
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = v29[i0 * L + l] + v28[i0 * L + l];
-    }
-  }
-  // %566 = contract f64[16,5] -> v28
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v15[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 5) * L + l] = acc0_v[l];
-      v28[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v15[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %567 = softmax f64[16,5] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v28[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v28[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[i1 * L + l] = vm::exp(v28[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v28[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 5 + i1) * L + l] = v6[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %831 = contract f64[16,5] -> v28
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v11[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v11[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v11[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 5) * L + l] = acc0_v[l];
-      v28[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %552 = contract f64[16,5] -> v33
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 5 + i1) * L + l] = v31[(i0 * 5 + i1) * L + l] * v25[i0 * L + l];
-      }
-    }
-  }
-  // %1138 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v33[(i0 * 20 + i1) * L + l], v11[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v33[(i0 * 20 + i1 + 5) * L + l], v11[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v33[(i0 * 20 + i1 + 10) * L + l], v11[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v33[(i0 * 20 + i1 + 15) * L + l], v11[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1139 = contract f64[16] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v6[i0 * L + l] * u2[0];
-    }
-  }
-  // %1358 = sub f64[16,5] -> v31
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 5 + i1) * L + l] =
-            v32[(i0 * 5 + i1) * L + l] -
-            (v28[(i0 * 5 + i1) * L + l] + (v21[(i0 * 5 + i1) * L + l] * v25[i0 * L + l]));
-      }
-    }
-  }
-  // %1359 = contract f64[16,5] -> v34
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 5 + i1) * L + l] = v31[(i0 * 5 + i1) * L + l] * v16[i0 * L + l];
-      }
-    }
-  }
-  // %1360 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 20 + i1) * L + l], v34[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 5) * L + l], v34[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 10) * L + l], v34[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 15) * L + l], v34[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1361 = contract f64[16] -> v29
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = v6[i0 * L + l] * u2[0];
-    }
-  }
-  // %1364 = sub f64[16,5] -> v35
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 5 + i1) * L + l] =
-            v32[(i0 * 5 + i1) * L + l] -
-            (v28[(i0 * 5 + i1) * L + l] + (v11[(i0 * 5 + i1) * L + l] * v29[i0 * L + l]));
-      }
-    }
-  }
-  // %1365 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v35[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v35[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v35[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v35[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1366 = contract f64[16] -> v13
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v19[(i0 * 20 + i1) * L + l], v31[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 5) * L + l], v31[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 10) * L + l], v31[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v19[(i0 * 20 + i1 + 15) * L + l], v31[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1368 = mul f64[16] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] =
-          (v6[i0 * L + l] + v13[i0 * L + l]) * (v16[i0 * L + l] * (1.0f - v16[i0 * L + l]));
-    }
-  }
-  // %1369 = contract f64[69] -> v13
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v19[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v19[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v13[68 * L + l] = acc0_v[l];
-  }
-  // %1370 = add f64[16,5] -> v28
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v17[i0 * L + l] + v10[i0 * L + l];
-    }
-  }
-  // %1371 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v28[(i0 * 20 + i1) * L + l], v32[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v28[(i0 * 20 + i1 + 5) * L + l], v32[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v28[(i0 * 20 + i1 + 10) * L + l], v32[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v28[(i0 * 20 + i1 + 15) * L + l], v32[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1374 = mul f64[16,5] -> v31
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 5 + i1) * L + l] =
-            (v28[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]) * v32[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %1375 = contract f64[69] -> v28
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v31[(i1 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v31[(i1 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v31[(i1 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v31[(i1 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 4) * L + l] = acc0_v[l];
-      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v31[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v28[68 * L + l] = acc0_v[l];
-  }
-  // %1376 = add f64[69] -> v32
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = v13[i0 * L + l] + v28[i0 * L + l];
-    }
-  }
-  // %592 = contract f64[16,5] -> v13
+  // %592 = contract f64[16,5] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5389,10 +4191,10 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 5) * L + l] = acc0_v[l];
-      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 5) * L + l] = acc0_v[l];
+      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
@@ -5403,10 +4205,182 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %593 = softmax f64[16,5] -> v28
+  // %565 = layernorm f64[69] -> v7
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 69.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e166 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e166 * e166);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 69.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %567 = add f64[69] -> v8
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v7[i0 * L + l]);
+    }
+  }
+  // %569 = contract f64[16,5] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v8[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 5) * L + l] = acc0_v[l];
+      v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v8[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %571 = contract f64[16,5] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], u_stages[(i1 + 69) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], u_stages[(i1 + 69) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], u_stages[(i1 + 69) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], u_stages[(i1 + 69) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 5) * L + l] = acc0_v[l];
+      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], u_stages[(i1 + 69) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %572 = tanh f64[16,5] -> v11
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = vm::tanh(v10[i0 * L + l]);
+    }
+  }
+  // %573 = contract f64[16,5] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v11[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v11[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v11[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 5) * L + l] = acc0_v[l];
+      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %574 = sub f64[16,5] -> v12
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = v9[i0 * L + l] - v10[i0 * L + l];
+    }
+  }
+  // %575 = softmax f64[16,5] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5416,7 +4390,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v13[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v12[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5427,27 +4401,104 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[i1 * L + l] = vm::exp(v13[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v10[i1 * L + l] = vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 5 + i1) * L + l] = v6[i1 * L + l] / rowsum_v[l];
+        v9[(i0 * 5 + i1) * L + l] = v10[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %1379 = contract f64[16,5] -> v13
+  // %576 = contract f64[16] -> v10
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v8[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %577 = sigmoid f64[16] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = sigmoid(v10[i0 * L + l]);
+    }
+  }
+  // %578 = contract f64[16,5] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 5 + i1) * L + l] = v35[(i0 * 5 + i1) * L + l] * v16[i0 * L + l];
+        v10[(i0 * 5 + i1) * L + l] = v9[(i0 * 5 + i1) * L + l] * v12[i0 * L + l];
       }
     }
   }
-  // %1380 = contract f64[16] -> v6
+  // %594 = contract f64[16,5] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], u_stages[(i1 + 207) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], u_stages[(i1 + 207) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], u_stages[(i1 + 207) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], u_stages[(i1 + 207) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 5) * L + l] = acc0_v[l];
+      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], u_stages[(i1 + 207) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %595 = tanh f64[16,5] -> v14
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
+    }
+  }
+  // %858 = contract f64[16] -> v13
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5459,31 +4510,33 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v1[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v1[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v1[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1381 = contract f64[16] -> v16
+  // %581 = mul f64[] -> u15
+  u15[0] = T(h) * 0.5f;
+  // %1109 = contract f64[16] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v6[i0 * L + l] * T(h);
+      v16[i0 * L + l] = v13[i0 * L + l] * u15[0];
     }
   }
-  // %854 = contract f64[16,5] -> v35
+  // %861 = contract f64[16,5] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5491,52 +4544,428 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v14[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v14[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 5) * L + l] = acc0_v[l];
+      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v1[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v1[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v1[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v1[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 5) * L + l] = acc0_v[l];
-      v35[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v35[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v35[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %1362 = sub f64[16,5] -> v17
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 5 + i1) * L + l] =
+            v6[(i0 * 5 + i1) * L + l] -
+            ((v10[(i0 * 5 + i1) * L + l] * v16[i0 * L + l]) + v13[(i0 * 5 + i1) * L + l]);
+      }
+    }
+  }
+  // %1363 = softmax f64[16,5] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v17[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v17[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[i1 * L + l] = vm::exp(v17[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v17[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[(i0 * 5 + i1) * L + l] = v19[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %599 = contract f64[16] -> v17
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v5[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %600 = sigmoid f64[16] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = sigmoid(v17[i0 * L + l]);
+    }
+  }
+  // %1364 = contract f64[16,5] -> v17
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 5 + i1) * L + l] = v18[(i0 * 5 + i1) * L + l] * v20[i0 * L + l];
+      }
+    }
+  }
+  // %870 = contract f64[16] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1117 = contract f64[16] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[i0 * L + l] = v21[i0 * L + l] * u15[0];
+    }
+  }
+  // %1367 = sub f64[16,5] -> v23
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v23[(i0 * 5 + i1) * L + l] =
+            v6[(i0 * 5 + i1) * L + l] -
+            ((v17[(i0 * 5 + i1) * L + l] * v22[i0 * L + l]) + v13[(i0 * 5 + i1) * L + l]);
+      }
+    }
+  }
+  // %1368 = softmax f64[16,5] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v23[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v23[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[i1 * L + l] = vm::exp(v23[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v23[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 5 + i1) * L + l] = v19[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %1369 = contract f64[16,5] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 5 + i1) * L + l] = v6[(i0 * 5 + i1) * L + l] * v20[i0 * L + l];
+      }
+    }
+  }
+  // %892 = contract f64[16] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v1[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v1[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v1[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v1[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1124 = contract f64[16] -> v23
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = v21[i0 * L + l] * T(h);
+    }
+  }
+  // %895 = contract f64[16,5] -> v24
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v1[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v1[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v1[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v1[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 5) * L + l] = acc0_v[l];
+      v24[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v1[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v1[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v24[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1384 = sub f64[16,5] -> v36
+  // %1372 = sub f64[16,5] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v36[(i0 * 5 + i1) * L + l] =
-            v28[(i0 * 5 + i1) * L + l] -
-            ((v11[(i0 * 5 + i1) * L + l] * v16[i0 * L + l]) + v35[(i0 * 5 + i1) * L + l]);
+        v25[(i0 * 5 + i1) * L + l] =
+            v3[(i0 * 5 + i1) * L + l] -
+            ((v13[(i0 * 5 + i1) * L + l] * v23[i0 * L + l]) + v24[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %1385 = contract f64[16] -> v6
+  // %1373 = softmax f64[16,5] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v25[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v25[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[i1 * L + l] = vm::exp(v25[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v25[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 5 + i1) * L + l] = v19[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %905 = mul f64[] -> u26
+  u26[0] = T(h) * 0.16666667f;
+  // %1096 = contract f64[16,5,5] -> v27
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v27[(i0 * 25 + i1 * 5 + i2) * L + l] = z1_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] * u26[0];
+        }
+      }
+    }
+  }
+  // %1360 = contract f64[16,5] -> v24
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v27[(i0 * 25 + i1) * L + l], v1[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v27[(i0 * 25 + i1 + 5) * L + l], v1[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v27[(i0 * 25 + i1 + 10) * L + l], v1[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v27[(i0 * 25 + i1 + 15) * L + l], v1[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 5) * L + l] = acc0_v[l];
+      v24[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(v27[(i0 * 25 + i1 + 20) * L + l], v1[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %626 = contract f64[16] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v2[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %627 = sigmoid f64[16] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[i0 * L + l] = sigmoid(v21[i0 * L + l]);
+    }
+  }
+  // %1361 = contract f64[16,5] -> v28
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v28[(i0 * 5 + i1) * L + l] = v24[(i0 * 5 + i1) * L + l] * v25[i0 * L + l];
+      }
+    }
+  }
+  // %1374 = contract f64[16] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5548,32 +4977,48 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v36[(i0 * 20 + i1) * L + l], v0[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 20 + i1) * L + l], v28[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v36[(i0 * 20 + i1 + 5) * L + l], v0[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 20 + i1 + 5) * L + l], v28[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v36[(i0 * 20 + i1 + 10) * L + l], v0[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 20 + i1 + 10) * L + l], v28[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v36[(i0 * 20 + i1 + 15) * L + l], v0[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 20 + i1 + 15) * L + l], v28[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1386 = mul f64[16] -> v0
+  // %1377 = mul f64[16,5] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]) * v6[i0 * L + l];
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v29[(i0 * 5 + i1) * L + l] =
+            v3[(i0 * 5 + i1) * L + l] * (v28[(i0 * 5 + i1) * L + l] - v21[i0 * L + l]);
+      }
     }
   }
-  // %1387 = contract f64[69] -> v35
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
+  // %941 = mul f64[] -> u26
+  u26[0] = T(h) * 0.33333334f;
+  // %1135 = contract f64[16,5,5] -> v30
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v30[(i0 * 25 + i1 * 5 + i2) * L + l] = z1_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] * u26[0];
+        }
+      }
+    }
+  }
+  // %1142 = contract f64[16,5] -> v28
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -5581,38 +5026,58 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v30[(i0 * 25 + i1) * L + l], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v30[(i0 * 25 + i1 + 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v30[(i0 * 25 + i1 + 10) * L + l], v14[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v30[(i0 * 25 + i1 + 15) * L + l], v14[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v35[(i0 * 4) * L + l] = acc0_v[l];
-      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v28[(i0 * 5) * L + l] = acc0_v[l];
+      v28[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
     }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(v30[(i0 * 25 + i1 + 20) * L + l], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v0[i0 * L + l], acc0_v[l]);
+      v28[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v35[68 * L + l] = acc0_v[l];
+  // %1381 = sub f64[16,5] -> v31
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v31[(i0 * 5 + i1) * L + l] =
+            v28[(i0 * 5 + i1) * L + l] - (v29[(i0 * 5 + i1) * L + l] * v23[i0 * L + l]);
+      }
+    }
   }
-  // %1388 = contract f64[16] -> v6
+  // %1382 = contract f64[16,5] -> v23
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v23[(i0 * 5 + i1) * L + l] = v31[(i0 * 5 + i1) * L + l] * v20[i0 * L + l];
+      }
+    }
+  }
+  // %1383 = contract f64[16] -> v21
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5624,34 +5089,207 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v28[(i0 * 20 + i1) * L + l], v8[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v23[(i0 * 20 + i1) * L + l], v6[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v28[(i0 * 20 + i1 + 5) * L + l], v8[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v23[(i0 * 20 + i1 + 5) * L + l], v6[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v28[(i0 * 20 + i1 + 10) * L + l], v8[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v23[(i0 * 20 + i1 + 10) * L + l], v6[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v28[(i0 * 20 + i1 + 15) * L + l], v8[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v23[(i0 * 20 + i1 + 15) * L + l], v6[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1391 = mul f64[16,5] -> v37
+  // %1386 = mul f64[16,5] -> v32
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 5 + i1) * L + l] =
-            (v8[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]) * v28[(i0 * 5 + i1) * L + l];
+        v32[(i0 * 5 + i1) * L + l] =
+            (v23[(i0 * 5 + i1) * L + l] - v21[i0 * L + l]) * v6[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %1392 = contract f64[69] -> v28
+  // %1390 = sub f64[16,5] -> v23
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v23[(i0 * 5 + i1) * L + l] =
+            v28[(i0 * 5 + i1) * L + l] - (v32[(i0 * 5 + i1) * L + l] * v22[i0 * L + l]);
+      }
+    }
+  }
+  // %1391 = contract f64[16,5] -> v28
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v28[(i0 * 5 + i1) * L + l] = v23[(i0 * 5 + i1) * L + l] * v20[i0 * L + l];
+      }
+    }
+  }
+  // %1392 = contract f64[16] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v28[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v28[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v28[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v28[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1395 = mul f64[16,5] -> v33
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v33[(i0 * 5 + i1) * L + l] =
+            v18[(i0 * 5 + i1) * L + l] * (v28[(i0 * 5 + i1) * L + l] - v21[i0 * L + l]);
+      }
+    }
+  }
+  // %1179 = contract f64[16,5] -> v28
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v27[(i0 * 25 + i1) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v27[(i0 * 25 + i1 + 5) * L + l], v11[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v27[(i0 * 25 + i1 + 10) * L + l], v11[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v27[(i0 * 25 + i1 + 15) * L + l], v11[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[(i0 * 5) * L + l] = acc0_v[l];
+      v28[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(v27[(i0 * 25 + i1 + 20) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %1399 = sub f64[16,5] -> v34
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v34[(i0 * 5 + i1) * L + l] =
+            v28[(i0 * 5 + i1) * L + l] - (v33[(i0 * 5 + i1) * L + l] * v16[i0 * L + l]);
+      }
+    }
+  }
+  // %1400 = contract f64[16,5] -> v28
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v28[(i0 * 5 + i1) * L + l] = v34[(i0 * 5 + i1) * L + l] * v12[i0 * L + l];
+      }
+    }
+  }
+  // %1401 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v9[(i0 * 20 + i1) * L + l], v28[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v9[(i0 * 20 + i1 + 5) * L + l], v28[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v9[(i0 * 20 + i1 + 10) * L + l], v28[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v9[(i0 * 20 + i1 + 15) * L + l], v28[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1404 = mul f64[16,5] -> v35
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v35[(i0 * 5 + i1) * L + l] =
+            v9[(i0 * 5 + i1) * L + l] * (v28[(i0 * 5 + i1) * L + l] - v16[i0 * L + l]);
+      }
+    }
+  }
+  // %1406 = sub f64[16,5,5] -> d.W
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          z0_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] +=
+              (((z1_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] -
+                 (v1[(i0 * 5 + i2) * L + l] * v29[(i0 * 5 + i1) * L + l])) -
+                (v32[(i0 * 5 + i1) * L + l] * v14[(i0 * 5 + i2) * L + l])) -
+               (v33[(i0 * 5 + i1) * L + l] * v14[(i0 * 5 + i2) * L + l])) -
+              (v11[(i0 * 5 + i2) * L + l] * v35[(i0 * 5 + i1) * L + l]);
+        }
+      }
+    }
+  }
+  // %1416 = contract f64[69] -> v28
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5665,13 +5303,13 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v37[(i1 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v29[(i1 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v37[(i1 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v29[(i1 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v37[(i1 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v29[(i1 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v37[(i1 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v29[(i1 * 5 + i2) * L + l], acc3_v[l]);
         }
       }
     }
@@ -5691,7 +5329,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v37[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v29[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
   }
@@ -5699,51 +5337,426 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   for (int64_t l = 0; l < L; ++l) {
     v28[68 * L + l] = acc0_v[l];
   }
-  // %1393 = add f64[69] -> v38
+  // %1413 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v3[(i0 * 20 + i1) * L + l], v24[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v3[(i0 * 20 + i1 + 5) * L + l], v24[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v3[(i0 * 20 + i1 + 10) * L + l], v24[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v3[(i0 * 20 + i1 + 15) * L + l], v24[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1414 = mul f64[16] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = ((1.0f - v25[i0 * L + l]) * v25[i0 * L + l]) * v16[i0 * L + l];
+    }
+  }
+  // %1415 = contract f64[69] -> v24
+  for (int64_t i0 = 0; i0 < 17; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v21[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v21[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v21[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v21[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v21[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v24[68 * L + l] = acc0_v[l];
+  }
+  // %1417 = add f64[69] -> v36
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v38[i0 * L + l] = v35[i0 * L + l] + v28[i0 * L + l];
+      v36[i0 * L + l] = v28[i0 * L + l] + v24[i0 * L + l];
     }
   }
-  // %1395 = add f64[69] -> d.ln.gain
+  // %1410 = contract f64[69] -> v24
+  for (int64_t i0 = 0; i0 < 17; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v35[(i1 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v35[(i1 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v35[(i1 * 5 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v35[(i1 * 5 + i2) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v35[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v24[68 * L + l] = acc0_v[l];
+  }
+  // %1407 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v9[(i0 * 20 + i1) * L + l], v34[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v9[(i0 * 20 + i1 + 5) * L + l], v34[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v9[(i0 * 20 + i1 + 10) * L + l], v34[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v9[(i0 * 20 + i1 + 15) * L + l], v34[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1408 = mul f64[16] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[i0 * L + l] = v16[i0 * L + l] * (v12[i0 * L + l] * (1.0f - v12[i0 * L + l]));
+    }
+  }
+  // %1409 = contract f64[69] -> v9
+  for (int64_t i0 = 0; i0 < 17; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v22[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v22[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v22[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v22[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v22[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v9[68 * L + l] = acc0_v[l];
+  }
+  // %1411 = add f64[69] -> v12
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = v24[i0 * L + l] + v9[i0 * L + l];
+    }
+  }
+  // %1421 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v6[(i0 * 20 + i1) * L + l], v31[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v6[(i0 * 20 + i1 + 5) * L + l], v31[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v6[(i0 * 20 + i1 + 10) * L + l], v31[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v6[(i0 * 20 + i1 + 15) * L + l], v31[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1420 = contract f64[16] -> v6
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v23[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v23[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v23[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v23[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1423 = mul f64[16] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] =
+          (v20[i0 * L + l] * (1.0f - v20[i0 * L + l])) * (v16[i0 * L + l] + v6[i0 * L + l]);
+    }
+  }
+  // %1424 = contract f64[69] -> v6
+  for (int64_t i0 = 0; i0 < 17; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v9[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v9[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v6[68 * L + l] = acc0_v[l];
+  }
+  // %1425 = add f64[16,5] -> v18
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = v33[i0 * L + l] + v32[i0 * L + l];
+    }
+  }
+  // %1426 = contract f64[69] -> v23
+  for (int64_t i0 = 0; i0 < 17; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v18[(i1 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v18[(i1 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v18[(i1 * 5 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v18[(i1 * 5 + i2) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v18[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v23[68 * L + l] = acc0_v[l];
+  }
+  // %1427 = add f64[69] -> v24
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = v6[i0 * L + l] + v23[i0 * L + l];
+    }
+  }
+  // %1429 = add f64[69] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v30[i0 * L + l] * v20[i0 * L + l]) + (v32[i0 * L + l] * v14[i0 * L + l])) +
-                 (v4[i0 * L + l] * v38[i0 * L + l]);
+        sum[l] = ((v36[i0 * L + l] * v0[i0 * L + l]) + (v12[i0 * L + l] * v7[i0 * L + l])) +
+                 (v4[i0 * L + l] * v24[i0 * L + l]);
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1397 = add f64[69] -> d.ln.bias
+  // %1431 = add f64[69] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v32[i0 * L + l] + v30[i0 * L + l]) + v38[i0 * L + l];
+        sum[l] = (v36[i0 * L + l] + v12[i0 * L + l]) + v24[i0 * L + l];
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1402 = add f64[16,69] -> d.Wb
+  // %1436 = add f64[16,69] -> d.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v5[i1 * L + l] * v0[i0 * L + l]) + (v19[i0 * L + l] * v15[i1 * L + l])) +
-                   (v24[i1 * L + l] * v23[i0 * L + l]);
+          sum[l] = (v8[i1 * L + l] * v22[i0 * L + l]) +
+                   ((v2[i1 * L + l] * v21[i0 * L + l]) + (v9[i0 * L + l] * v5[i1 * L + l]));
         }
         theta_bar_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1407 = add f64[16,5,69] -> d.Wk
+  // %1441 = add f64[16,5,69] -> d.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -5751,25 +5764,16 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v5[i2 * L + l] * v37[(i0 * 5 + i1) * L + l]) +
-                     ((v15[i2 * L + l] * v31[(i0 * 5 + i1) * L + l]) +
-                      (v27[(i0 * 5 + i1) * L + l] * v24[i2 * L + l]));
+            sum[l] = (v18[(i0 * 5 + i1) * L + l] * v5[i2 * L + l]) +
+                     ((v2[i2 * L + l] * v29[(i0 * 5 + i1) * L + l]) +
+                      (v35[(i0 * 5 + i1) * L + l] * v8[i2 * L + l]));
           }
           theta_bar_Wk[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1408 = contract f64[16,5] -> v0
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[(i0 * 5 + i1) * L + l] = v36[(i0 * 5 + i1) * L + l] * v7[i0 * L + l];
-      }
-    }
-  }
-  // %1409 = contract f64[16,5] -> v19
+  // %1266 = contract f64[16,5] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5781,36 +5785,73 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 25 + i1 * 5) * L + l], v0[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(v27[(i0 * 25 + i1 * 5) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 25 + i1 * 5 + 1) * L + l], v0[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(v27[(i0 * 25 + i1 * 5 + 1) * L + l], v10[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 25 + i1 * 5 + 2) * L + l], v0[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(v27[(i0 * 25 + i1 * 5 + 2) * L + l], v10[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 25 + i1 * 5 + 3) * L + l], v0[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(v27[(i0 * 25 + i1 * 5 + 3) * L + l], v10[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 5) * L + l] = acc0_v[l];
-      v19[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 5) * L + l] = acc0_v[l];
+      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(v3[(i0 * 25 + i1 * 5 + 4) * L + l], v0[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(v27[(i0 * 25 + i1 * 5 + 4) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1411 = contract f64[16,5] -> v0
+  // %1464 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v33[(i0 * 20 + i1) * L + l], v10[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v33[(i0 * 20 + i1 + 5) * L + l], v10[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v33[(i0 * 20 + i1 + 10) * L + l], v10[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v33[(i0 * 20 + i1 + 15) * L + l], v10[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1465 = contract f64[16] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = v16[i0 * L + l] * u15[0];
+    }
+  }
+  // %1475 = contract f64[16,5] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5822,48 +5863,189 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v35[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v8[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v35[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v8[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v35[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v8[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v35[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 5) * L + l] = acc0_v[l];
-      v0[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 5) * L + l] = acc0_v[l];
+      v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v35[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1414 = mul f64[16,5] -> v23
+  // %1477 = mul f64[16,5] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 5 + i1) * L + l] =
+        v10[(i0 * 5 + i1) * L + l] =
+            ((v6[(i0 * 5 + i1) * L + l] - (v14[(i0 * 5 + i1) * L + l] * v20[i0 * L + l])) -
+             v9[(i0 * 5 + i1) * L + l]) *
+            (1.0f - square(v11[(i0 * 5 + i1) * L + l]));
+      }
+    }
+  }
+  // %1442 = contract f64[16,5] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 5 + i1) * L + l] = v3[(i0 * 5 + i1) * L + l] * v25[i0 * L + l];
+      }
+    }
+  }
+  // %1443 = contract f64[16,5] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v27[(i0 * 25 + i1 * 5) * L + l], v6[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v27[(i0 * 25 + i1 * 5 + 1) * L + l], v6[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v27[(i0 * 25 + i1 * 5 + 2) * L + l], v6[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v27[(i0 * 25 + i1 * 5 + 3) * L + l], v6[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 5) * L + l] = acc0_v[l];
+      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(v27[(i0 * 25 + i1 * 5 + 4) * L + l], v6[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %1447 = contract f64[16,5] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v29[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v29[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v29[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v29[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 5) * L + l] = acc0_v[l];
+      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v29[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %1444 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v29[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v29[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v29[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v29[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1445 = contract f64[16] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = v16[i0 * L + l] * T(h);
+    }
+  }
+  // %1450 = mul f64[16,5] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 5 + i1) * L + l] =
             (1.0f - square(v1[(i0 * 5 + i1) * L + l])) *
-            (v19[(i0 * 5 + i1) * L + l] -
-             (v0[(i0 * 5 + i1) * L + l] + (v13[(i0 * 5 + i1) * L + l] * v12[i0 * L + l])));
+            (v3[(i0 * 5 + i1) * L + l] -
+             (v6[(i0 * 5 + i1) * L + l] + (v14[(i0 * 5 + i1) * L + l] * v21[i0 * L + l])));
       }
     }
   }
-  // %1229 = contract f64[16,5] -> v0
+  // %1461 = contract f64[16,5] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5875,36 +6057,82 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 25 + i1 * 5) * L + l], v33[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(v30[(i0 * 25 + i1 * 5) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 25 + i1 * 5 + 1) * L + l], v33[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(v30[(i0 * 25 + i1 * 5 + 1) * L + l], v17[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 25 + i1 * 5 + 2) * L + l], v33[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(v30[(i0 * 25 + i1 * 5 + 2) * L + l], v17[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 25 + i1 * 5 + 3) * L + l], v33[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(v30[(i0 * 25 + i1 * 5 + 3) * L + l], v17[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 5) * L + l] = acc0_v[l];
-      v0[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 5) * L + l] = acc0_v[l];
+      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(v3[(i0 * 25 + i1 * 5 + 4) * L + l], v33[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(v30[(i0 * 25 + i1 * 5 + 4) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1435 = contract f64[16,5] -> v1
+  // %1455 = contract f64[16] -> v16
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v32[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v32[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v32[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v32[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1456 = contract f64[16] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[i0 * L + l] = v16[i0 * L + l] * u15[0];
+    }
+  }
+  // %1457 = contract f64[16,5] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 5 + i1) * L + l] = v14[(i0 * 5 + i1) * L + l] * v22[i0 * L + l];
+      }
+    }
+  }
+  // %1452 = contract f64[16,5] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5916,48 +6144,37 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v26[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(v30[(i0 * 25 + i1 * 5) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v26[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(v30[(i0 * 25 + i1 * 5 + 1) * L + l], v13[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v26[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(v30[(i0 * 25 + i1 * 5 + 2) * L + l], v13[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v26[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(v30[(i0 * 25 + i1 * 5 + 3) * L + l], v13[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 5) * L + l] = acc0_v[l];
-      v1[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v17[(i0 * 5) * L + l] = acc0_v[l];
+      v17[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v26[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(v30[(i0 * 25 + i1 * 5 + 4) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v17[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1437 = mul f64[16,5] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 5 + i1) * L + l] =
-            ((v0[(i0 * 5 + i1) * L + l] - (v10[(i0 * 5 + i1) * L + l] * v25[i0 * L + l])) -
-             v1[(i0 * 5 + i1) * L + l]) *
-            (1.0f - square(v21[(i0 * 5 + i1) * L + l]));
-      }
-    }
-  }
-  // %1416 = contract f64[16,5] -> v0
+  // %1458 = contract f64[16,5] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5965,99 +6182,18 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       acc1_v[l] = 0.0f;
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 25 + i1 * 5) * L + l], v34[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v9[(i0 * 25 + i1 * 5 + 1) * L + l], v34[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v9[(i0 * 25 + i1 * 5 + 2) * L + l], v34[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v9[(i0 * 25 + i1 * 5 + 3) * L + l], v34[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 5) * L + l] = acc0_v[l];
-      v0[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(v9[(i0 * 25 + i1 * 5 + 4) * L + l], v34[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1419 = contract f64[16,5] -> v1
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 25 + i1 * 5) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v32[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v9[(i0 * 25 + i1 * 5 + 1) * L + l], v13[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v32[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v9[(i0 * 25 + i1 * 5 + 2) * L + l], v13[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v32[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v9[(i0 * 25 + i1 * 5 + 3) * L + l], v13[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 5) * L + l] = acc0_v[l];
-      v1[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(v9[(i0 * 25 + i1 * 5 + 4) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1422 = contract f64[16,5] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v17[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v17[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v17[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v32[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6072,7 +6208,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v32[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6080,7 +6216,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1428 = contract f64[16,5] -> v21
+  // %1467 = contract f64[16,5] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6092,50 +6228,51 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v33[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v10[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v33[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v10[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v33[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v10[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v33[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 5) * L + l] = acc0_v[l];
-      v21[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 5) * L + l] = acc0_v[l];
+      v18[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v33[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v18[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1431 = mul f64[16,5] -> v10
+  // %1470 = mul f64[16,5] -> v23
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 5 + i1) * L + l] =
-            (((v0[(i0 * 5 + i1) * L + l] - (v17[(i0 * 5 + i1) * L + l] * v29[i0 * L + l])) +
-              ((v1[(i0 * 5 + i1) * L + l] - (v8[(i0 * 5 + i1) * L + l] * v16[i0 * L + l])) -
-               ((v34[(i0 * 5 + i1) * L + l] * v18[i0 * L + l]) + v13[(i0 * 5 + i1) * L + l]))) -
-             ((v33[(i0 * 5 + i1) * L + l] * v22[i0 * L + l]) + v21[(i0 * 5 + i1) * L + l])) *
-            (1.0f - square(v11[(i0 * 5 + i1) * L + l]));
+        v23[(i0 * 5 + i1) * L + l] =
+            (((v3[(i0 * 5 + i1) * L + l] - v6[(i0 * 5 + i1) * L + l]) +
+              ((v17[(i0 * 5 + i1) * L + l] - (v1[(i0 * 5 + i1) * L + l] * v21[i0 * L + l])) -
+               (v13[(i0 * 5 + i1) * L + l] + v6[(i0 * 5 + i1) * L + l]))) -
+             (v18[(i0 * 5 + i1) * L + l] + (v11[(i0 * 5 + i1) * L + l] * v20[i0 * L + l]))) *
+            (1.0f - square(v14[(i0 * 5 + i1) * L + l]));
       }
     }
   }
-  // %1440 = add f64[16,5,69] -> d.Wv
+  // %1479 = add f64[16,5,69] -> d.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -6143,9 +6280,9 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v23[(i0 * 5 + i1) * L + l] * u_stages[(i2 + 483) * L + l]) +
-                     ((v19[(i0 * 5 + i1) * L + l] * u_stages[(i2 + 69) * L + l]) +
-                      (u_stages[(i2 + 207) * L + l] * v10[(i0 * 5 + i1) * L + l]));
+            sum[l] = (v10[(i0 * 5 + i1) * L + l] * u_stages[(i2 + 69) * L + l]) +
+                     ((u_stages[(i2 + 483) * L + l] * v9[(i0 * 5 + i1) * L + l]) +
+                      (u_stages[(i2 + 207) * L + l] * v23[(i0 * 5 + i1) * L + l]));
           }
           theta_bar_Wv[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
@@ -6153,7 +6290,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   if (u_stages_bar) {
-    // %698 = reduce_sum f64[] -> v6
+    // %778 = reduce_sum f64[] -> v19
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6166,41 +6303,14 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v19[l] = acc_v[l];
     }
-    // %699 = mul f64[] -> v7
+    // %779 = mul f64[] -> v16
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = v6[l] * 0.014492754f;
+      v16[l] = v19[l] * 0.014492754f;
     }
-    // %703 = reduce_sum f64[] -> v6
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 69; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - v7[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
-    }
-    // %707 = reciprocal f64[] -> v7
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[l] = T(1) / std::sqrt((v6[l] * 0.014492754f) + 1e-05f);
-    }
-    // %1441 = mul f64[69] -> v5
-    for (int64_t i0 = 0; i0 < 69; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[i0 * L + l] = ln_gain[i0] * v30[i0 * L + l];
-      }
-    }
-    // %1442 = reduce_sum f64[] -> v6
+    // %783 = reduce_sum f64[] -> v19
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6208,19 +6318,46 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v5[i0 * L + l];
+        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - v16[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v19[l] = acc_v[l];
     }
-    // %1443 = mul f64[] -> v12
+    // %787 = reciprocal f64[] -> v16
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[l] = v6[l] * 0.014492754f;
+      v16[l] = T(1) / std::sqrt((v19[l] * 0.014492754f) + 1e-05f);
     }
-    // %1446 = contract f64[] -> v6
+    // %1480 = mul f64[69] -> v2
+    for (int64_t i0 = 0; i0 < 69; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[i0 * L + l] = ln_gain[i0] * v12[i0 * L + l];
+      }
+    }
+    // %1481 = reduce_sum f64[] -> v19
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 69; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + v2[i0 * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[l] = acc_v[l];
+    }
+    // %1482 = mul f64[] -> v20
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[l] = v19[l] * 0.014492754f;
+    }
+    // %1485 = contract f64[] -> v19
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6228,170 +6365,27 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[i0 * L + l], v20[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v7[i0 * L + l], v2[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc0_v[l];
+      v19[l] = acc0_v[l];
     }
-    // %1447 = mul f64[] -> v16
+    // %1486 = mul f64[] -> v21
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[l] = v6[l] * 0.014492754f;
+      v21[l] = v19[l] * 0.014492754f;
     }
-    // %1451 = mul f64[69] -> d.x@0
+    // %1490 = mul f64[69] -> d.x@0
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[i0 * L + l] +=
-            v7[l] * ((v5[i0 * L + l] - v12[l]) - (v20[i0 * L + l] * v16[l]));
+            v16[l] * ((v2[i0 * L + l] - v20[l]) - (v7[i0 * L + l] * v21[l]));
       }
     }
-    // %1452 = contract f64[69] -> d.dx@0
-    for (int64_t i0 = 0; i0 < 17; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 16; ++i1) {
-        for (int64_t i2 = 0; i2 < 5; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v[l] =
-                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v19[(i1 * 5 + i2) * L + l], acc0_v[l]);
-            acc1_v[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v19[(i1 * 5 + i2) * L + l],
-                                 acc1_v[l]);
-            acc2_v[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v19[(i1 * 5 + i2) * L + l],
-                                 acc2_v[l]);
-            acc3_v[l] = std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v19[(i1 * 5 + i2) * L + l],
-                                 acc3_v[l]);
-          }
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 69) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 70) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 71) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 72) * L + l] += acc3_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      u_stages_bar[137 * L + l] += acc0_v[l];
-    }
-    // %741 = reduce_sum f64[] -> v6
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 69; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + u_stages[(i0 + 138) * L + l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
-    }
-    // %742 = mul f64[] -> v7
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[l] = v6[l] * 0.014492754f;
-    }
-    // %746 = reduce_sum f64[] -> v6
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 69; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 138) * L + l] - v7[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
-    }
-    // %750 = reciprocal f64[] -> v7
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[l] = T(1) / std::sqrt((v6[l] * 0.014492754f) + 1e-05f);
-    }
-    // %1453 = mul f64[69] -> v5
-    for (int64_t i0 = 0; i0 < 69; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[i0 * L + l] = v32[i0 * L + l] * ln_gain[i0];
-      }
-    }
-    // %1454 = reduce_sum f64[] -> v6
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 69; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v5[i0 * L + l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
-    }
-    // %1455 = mul f64[] -> v12
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[l] = v6[l] * 0.014492754f;
-    }
-    // %1458 = contract f64[] -> v6
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 69; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[i0 * L + l], v5[i0 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc0_v[l];
-    }
-    // %1459 = mul f64[] -> v16
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[l] = v6[l] * 0.014492754f;
-    }
-    // %1463 = mul f64[69] -> d.x@1
-    for (int64_t i0 = 0; i0 < 69; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 138) * L + l] +=
-            v7[l] * ((v5[i0 * L + l] - v12[l]) - (v14[i0 * L + l] * v16[l]));
-      }
-    }
-    // %1464 = contract f64[69] -> d.dx@1
+    // %1491 = contract f64[69] -> d.dx@0
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6417,10 +6411,10 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 * 4 + 207) * L + l] += acc0_v[l];
-        u_stages_bar[(i0 * 4 + 208) * L + l] += acc1_v[l];
-        u_stages_bar[(i0 * 4 + 209) * L + l] += acc2_v[l];
-        u_stages_bar[(i0 * 4 + 210) * L + l] += acc3_v[l];
+        u_stages_bar[(i0 * 4 + 69) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 4 + 70) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 4 + 71) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 4 + 72) * L + l] += acc3_v[l];
       }
     }
     PLASTIC_SIMD
@@ -6437,16 +6431,16 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      u_stages_bar[275 * L + l] += acc0_v[l];
+      u_stages_bar[137 * L + l] += acc0_v[l];
     }
-    // %1465 = mul f64[69] -> v5
+    // %1492 = mul f64[69] -> v2
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[i0 * L + l] = ln_gain[i0] * v38[i0 * L + l];
+        v2[i0 * L + l] = ln_gain[i0] * v24[i0 * L + l];
       }
     }
-    // %1466 = reduce_sum f64[] -> v6
+    // %1493 = reduce_sum f64[] -> v19
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6454,19 +6448,19 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v5[i0 * L + l];
+        acc_v[l] = acc_v[l] + v2[i0 * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v19[l] = acc_v[l];
     }
-    // %1467 = mul f64[] -> v7
+    // %1494 = mul f64[] -> v16
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = v6[l] * 0.014492754f;
+      v16[l] = v19[l] * 0.014492754f;
     }
-    // %1470 = contract f64[] -> v6
+    // %1497 = contract f64[] -> v19
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6474,19 +6468,19 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[i0 * L + l], v5[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v2[i0 * L + l], v4[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc0_v[l];
+      v19[l] = acc0_v[l];
     }
-    // %1471 = mul f64[] -> v12
+    // %1498 = mul f64[] -> v20
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[l] = v6[l] * 0.014492754f;
+      v20[l] = v19[l] * 0.014492754f;
     }
-    // %777 = reduce_sum f64[] -> v6
+    // %816 = reduce_sum f64[] -> v19
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6494,19 +6488,19 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + u_stages[(i0 + 414) * L + l];
+        acc_v[l] = acc_v[l] + u_stages[(i0 + 138) * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v19[l] = acc_v[l];
     }
-    // %778 = mul f64[] -> v16
+    // %817 = mul f64[] -> v21
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[l] = v6[l] * 0.014492754f;
+      v21[l] = v19[l] * 0.014492754f;
     }
-    // %782 = reduce_sum f64[] -> v6
+    // %821 = reduce_sum f64[] -> v19
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6514,27 +6508,27 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 414) * L + l] - v16[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 138) * L + l] - v21[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v19[l] = acc_v[l];
     }
-    // %786 = reciprocal f64[] -> v16
+    // %825 = reciprocal f64[] -> v21
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[l] = T(1) / std::sqrt((v6[l] * 0.014492754f) + 1e-05f);
+      v21[l] = T(1) / std::sqrt((v19[l] * 0.014492754f) + 1e-05f);
     }
-    // %1475 = mul f64[69] -> d.x@2
+    // %1502 = mul f64[69] -> d.x@1
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_stages_bar[(i0 + 414) * L + l] +=
-            ((v5[i0 * L + l] - v7[l]) - (v4[i0 * L + l] * v12[l])) * v16[l];
+        u_stages_bar[(i0 + 138) * L + l] +=
+            ((v2[i0 * L + l] - v16[l]) - (v4[i0 * L + l] * v20[l])) * v21[l];
       }
     }
-    // %1476 = contract f64[69] -> d.dx@2
+    // %1503 = contract f64[69] -> d.dx@1
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -6560,6 +6554,149 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
+        u_stages_bar[(i0 * 4 + 207) * L + l] += acc0_v[l];
+        u_stages_bar[(i0 * 4 + 208) * L + l] += acc1_v[l];
+        u_stages_bar[(i0 * 4 + 209) * L + l] += acc2_v[l];
+        u_stages_bar[(i0 * 4 + 210) * L + l] += acc3_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v23[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      u_stages_bar[275 * L + l] += acc0_v[l];
+    }
+    // %1504 = mul f64[69] -> v2
+    for (int64_t i0 = 0; i0 < 69; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[i0 * L + l] = v36[i0 * L + l] * ln_gain[i0];
+      }
+    }
+    // %1505 = reduce_sum f64[] -> v19
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 69; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + v2[i0 * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[l] = acc_v[l];
+    }
+    // %1506 = mul f64[] -> v16
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[l] = v19[l] * 0.014492754f;
+    }
+    // %1509 = contract f64[] -> v19
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 69; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v2[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[l] = acc0_v[l];
+    }
+    // %1510 = mul f64[] -> v20
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[l] = v19[l] * 0.014492754f;
+    }
+    // %675 = reduce_sum f64[] -> v19
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 69; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + u_stages[(i0 + 414) * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[l] = acc_v[l];
+    }
+    // %676 = mul f64[] -> v21
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[l] = v19[l] * 0.014492754f;
+    }
+    // %680 = reduce_sum f64[] -> v19
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 69; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 414) * L + l] - v21[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[l] = acc_v[l];
+    }
+    // %684 = reciprocal f64[] -> v21
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[l] = T(1) / std::sqrt((v19[l] * 0.014492754f) + 1e-05f);
+    }
+    // %1514 = mul f64[69] -> d.x@2
+    for (int64_t i0 = 0; i0 < 69; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        u_stages_bar[(i0 + 414) * L + l] +=
+            ((v2[i0 * L + l] - v16[l]) - (v0[i0 * L + l] * v20[l])) * v21[l];
+      }
+    }
+    // %1515 = contract f64[69] -> d.dx@2
+    for (int64_t i0 = 0; i0 < 17; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 16; ++i1) {
+        for (int64_t i2 = 0; i2 < 5; ++i2) {
+          PLASTIC_SIMD
+          for (int64_t l = 0; l < L; ++l) {
+            acc0_v[l] =
+                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69], v9[(i1 * 5 + i2) * L + l], acc0_v[l]);
+            acc1_v[l] =
+                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 1], v9[(i1 * 5 + i2) * L + l], acc1_v[l]);
+            acc2_v[l] =
+                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 2], v9[(i1 * 5 + i2) * L + l], acc2_v[l]);
+            acc3_v[l] =
+                std::fma(Wv[i0 * 4 + i1 * 345 + i2 * 69 + 3], v9[(i1 * 5 + i2) * L + l], acc3_v[l]);
+          }
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 * 4 + 483) * L + l] += acc0_v[l];
         u_stages_bar[(i0 * 4 + 484) * L + l] += acc1_v[l];
         u_stages_bar[(i0 * 4 + 485) * L + l] += acc2_v[l];
@@ -6574,7 +6711,7 @@ extern "C" void fwp_oja_cde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i1 = 0; i1 < 5; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v23[(i0 * 5 + i1) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 345 + i1 * 69 + 68], v9[(i0 * 5 + i1) * L + l], acc0_v[l]);
         }
       }
     }
@@ -6620,319 +6757,59 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   T* dtheta_out_weight = dtheta + 28346;
   T* dtheta_out_bias = dtheta + 28426;
   T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2240);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7040);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9600);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9792);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12352);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14912);
-  T* __restrict u8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15424);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15488);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18048);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20608);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23168);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25408);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27648);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30208);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32768);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35328);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37568);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40128);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42688);
-  T* __restrict u21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43200);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43264);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43776);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46336);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48896);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49408);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51968);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54528);
-  T* __restrict u29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57088);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57152);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59712);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62272);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62784);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65344);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67904);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70464);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73024);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75584);
-  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78144);
-  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 80704);
-  T mean_v[L] = {};
-  T var_v[L] = {};
-  T rstd_v[L] = {};
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2560);
+  T* __restrict u2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5120);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5184);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7424);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9664);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12224);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14784);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17024);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19264);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21824);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24064);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26304);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28864);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31424);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33984);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36544);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39104);
+  T* __restrict u18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41664);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41728);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42240);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44800);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47360);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49920);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50112);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50624);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51136);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51648);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54208);
+  T* __restrict u29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56768);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56832);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59392);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61952);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64512);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67072);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69632);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72192);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74752);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77312);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
+  T mean_v[L] = {};
+  T var_v[L] = {};
+  T rstd_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // dtheta[span] = 0, then += lane sums of h sum_i b_i (-a^T df/dtheta)
   for (int64_t i = 0; i < 12282; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_oja_cde.field.adjoint.step.rk4: 273 nodes
-  // %539 = layernorm f64[69] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 69.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e13 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e13 * e13);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 69.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %541 = add f64[69] -> v1
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v0[i0 * L + l]);
-    }
-  }
-  // %543 = contract f64[16,5] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l];
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v1[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %544 = softmax f64[16,5] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v2[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %546 = contract f64[16,5] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], u_stages[(i1 + 69) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], u_stages[(i1 + 69) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], u_stages[(i1 + 69) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], u_stages[(i1 + 69) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l];
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], u_stages[(i1 + 69) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %547 = tanh f64[16,5] -> v5
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
-    }
-  }
-  // %548 = contract f64[16,5] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v5[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v5[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v5[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v5[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l];
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v5[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %549 = sub f64[16,5] -> v6
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v3[i0 * L + l] - v2[i0 * L + l];
-    }
-  }
-  // %550 = contract f64[16] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %551 = sigmoid f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = sigmoid(v2[i0 * L + l]);
-    }
-  }
-  // %552 = contract f64[16,5] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 5 + i1) * L + l] = v6[(i0 * 5 + i1) * L + l] * v7[i0 * L + l];
-      }
-    }
-  }
-  // %877 = mul f64[] -> u8
-  u8[0] = T(h) * 0.16666667f;
-  // %2011 = contract f64[16,5] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 5 + i1) * L + l] = v2[(i0 * 5 + i1) * L + l] * u8[0];
-      }
-    }
-  }
-  // %595 = contract f64[16,5] -> v10
+  // fwp_oja_cde.field.adjoint.step.rk4: 265 nodes
+  // %621 = contract f64[16,5] -> v0
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6952,10 +6829,10 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5) * L + l] = acc0_v[l];
-      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v0[(i0 * 5) * L + l] = acc0_v[l];
+      v0[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
@@ -6966,26 +6843,28 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v0[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %596 = tanh f64[16,5] -> v11
+  // %622 = tanh f64[16,5] -> v1
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = vm::tanh(v10[i0 * L + l]);
+      v1[i0 * L + l] = vm::tanh(v0[i0 * L + l]);
     }
   }
-  // %1068 = contract f64[16,5] -> v10
+  // %905 = mul f64[] -> u2
+  u2[0] = T(h) * 0.16666667f;
+  // %1097 = contract f64[16,5] -> v0
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 5 + i1) * L + l] = v11[(i0 * 5 + i1) * L + l] * u8[0];
+        v0[(i0 * 5 + i1) * L + l] = v1[(i0 * 5 + i1) * L + l] * u2[0];
       }
     }
   }
-  // %588 = layernorm f64[69] -> v12
+  // %615 = layernorm f64[69] -> v3
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -7005,8 +6884,8 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e229 = u_stages[(i0 + 414) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e229 * e229);
+        const T e50 = u_stages[(i0 + 414) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e50 * e50);
       }
     }
   }
@@ -7018,17 +6897,17 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = (u_stages[(i0 + 414) * L + l] - mean_v[l]) * rstd_v[l];
+      v3[i0 * L + l] = (u_stages[(i0 + 414) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %590 = add f64[69] -> v13
+  // %617 = add f64[69] -> v4
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = ln_bias[i0] + (v12[i0 * L + l] * ln_gain[i0]);
+      v4[i0 * L + l] = ln_bias[i0] + (v3[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %592 = contract f64[16,5] -> v14
+  // %619 = contract f64[16,5] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7040,64 +6919,32 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v13[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v4[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 5) * L + l] = acc0_v[l];
-      v14[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 5) * L + l] = acc0_v[l];
+      v5[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v13[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v4[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v5[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %593 = softmax f64[16,5] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v14[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v14[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v14[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v14[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %569 = contract f64[16,5] -> v14
+  // %895 = contract f64[16,5] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7106,42 +6953,39 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], u_stages[(i1 + 207) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], u_stages[(i1 + 207) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], u_stages[(i1 + 207) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], u_stages[(i1 + 207) * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v1[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v1[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v1[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v1[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 5) * L + l] = acc0_v[l];
-      v14[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 5) * L + l] = acc0_v[l];
+      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], u_stages[(i1 + 207) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v1[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %570 = tanh f64[16,5] -> v16
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = vm::tanh(v14[i0 * L + l]);
-    }
-  }
-  // %562 = layernorm f64[69] -> v14
+  // %588 = layernorm f64[69] -> v7
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -7161,8 +7005,8 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e343 = u_stages[(i0 + 138) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e343 * e343);
+        const T e141 = u_stages[(i0 + 138) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e141 * e141);
       }
     }
   }
@@ -7174,17 +7018,17 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = (u_stages[(i0 + 138) * L + l] - mean_v[l]) * rstd_v[l];
+      v7[i0 * L + l] = (u_stages[(i0 + 138) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %564 = add f64[69] -> v17
+  // %590 = add f64[69] -> v8
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = (ln_gain[i0] * v14[i0 * L + l]) + ln_bias[i0];
+      v8[i0 * L + l] = (ln_gain[i0] * v7[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %566 = contract f64[16,5] -> v18
+  // %592 = contract f64[16,5] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7196,32 +7040,204 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v17[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v8[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 5) * L + l] = acc0_v[l];
-      v18[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 5) * L + l] = acc0_v[l];
+      v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v17[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v8[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %567 = softmax f64[16,5] -> v19
+  // %565 = layernorm f64[69] -> v10
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 69.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e202 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e202 * e202);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 69.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %567 = add f64[69] -> v11
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = ln_bias[i0] + (ln_gain[i0] * v10[i0 * L + l]);
+    }
+  }
+  // %569 = contract f64[16,5] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 345 + i1 + 69], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 345 + i1 + 138], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 345 + i1 + 207], v11[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 5) * L + l] = acc0_v[l];
+      v12[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 + 276], v11[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %571 = contract f64[16,5] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], u_stages[(i1 + 69) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], u_stages[(i1 + 69) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], u_stages[(i1 + 69) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], u_stages[(i1 + 69) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 5) * L + l] = acc0_v[l];
+      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], u_stages[(i1 + 69) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %572 = tanh f64[16,5] -> v14
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
+    }
+  }
+  // %573 = contract f64[16,5] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v14[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v14[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 5) * L + l] = acc0_v[l];
+      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %574 = sub f64[16,5] -> v15
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = v12[i0 * L + l] - v13[i0 * L + l];
+    }
+  }
+  // %575 = softmax f64[16,5] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7231,7 +7247,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v18[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v18[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v15[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v15[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -7242,109 +7258,18 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v18[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v18[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v13[i1 * L + l] = vm::exp(v15[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 5 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v12[(i0 * 5 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %831 = contract f64[16,5] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v16[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v16[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v16[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 5) * L + l] = acc0_v[l];
-      v18[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v18[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v18[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1138 = contract f64[16] -> v20
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v2[(i0 * 20 + i1) * L + l], v16[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v2[(i0 * 20 + i1 + 5) * L + l], v16[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v2[(i0 * 20 + i1 + 10) * L + l], v16[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v2[(i0 * 20 + i1 + 15) * L + l], v16[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %555 = mul f64[] -> u21
-  u21[0] = T(h) * 0.5f;
-  // %1139 = contract f64[16] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v20[i0 * L + l] * u21[0];
-    }
-  }
-  // %1358 = sub f64[16,5] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 5 + i1) * L + l] =
-            v19[(i0 * 5 + i1) * L + l] -
-            (v18[(i0 * 5 + i1) * L + l] + (v5[(i0 * 5 + i1) * L + l] * v22[i0 * L + l]));
-      }
-    }
-  }
-  // %573 = contract f64[16] -> v20
+  // %576 = contract f64[16] -> v13
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7356,37 +7281,92 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v17[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v17[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v17[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v17[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v11[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %574 = sigmoid f64[16] -> v22
+  // %577 = sigmoid f64[16] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = sigmoid(v20[i0 * L + l]);
+      v15[i0 * L + l] = sigmoid(v13[i0 * L + l]);
     }
   }
-  // %1359 = contract f64[16,5] -> v24
+  // %578 = contract f64[16,5] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 5 + i1) * L + l] = v23[(i0 * 5 + i1) * L + l] * v22[i0 * L + l];
+        v13[(i0 * 5 + i1) * L + l] = v12[(i0 * 5 + i1) * L + l] * v15[i0 * L + l];
       }
     }
   }
-  // %1360 = contract f64[16] -> v20
+  // %594 = contract f64[16,5] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1], u_stages[(i1 + 207) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 345 + i1 + 69], u_stages[(i1 + 207) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 345 + i1 + 138], u_stages[(i1 + 207) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 345 + i1 + 207], u_stages[(i1 + 207) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 5) * L + l] = acc0_v[l];
+      v16[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 345 + i1 + 276], u_stages[(i1 + 207) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %595 = tanh f64[16,5] -> v17
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = vm::tanh(v16[i0 * L + l]);
+    }
+  }
+  // %581 = mul f64[] -> u18
+  u18[0] = T(h) * 0.5f;
+  // %2025 = contract f64[16,5] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 5 + i1) * L + l] = v14[(i0 * 5 + i1) * L + l] * u18[0];
+      }
+    }
+  }
+  // %2065 = contract f64[16] -> v19
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7398,51 +7378,150 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v24[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v16[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v24[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v16[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v24[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v16[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v24[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v16[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1361 = contract f64[16] -> v25
+  // %861 = contract f64[16,5] -> v20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v20[i0 * L + l] * u21[0];
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v17[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v17[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v17[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 5) * L + l] = acc0_v[l];
+      v20[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v20[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v20[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1364 = sub f64[16,5] -> v26
+  // %2304 = sub f64[16,5] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 5 + i1) * L + l] =
-            v19[(i0 * 5 + i1) * L + l] -
-            (v18[(i0 * 5 + i1) * L + l] + (v16[(i0 * 5 + i1) * L + l] * v25[i0 * L + l]));
+        v21[(i0 * 5 + i1) * L + l] =
+            v9[(i0 * 5 + i1) * L + l] -
+            ((v13[(i0 * 5 + i1) * L + l] * v19[i0 * L + l]) + v20[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %1379 = contract f64[16,5] -> v18
+  // %2305 = softmax f64[16,5] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v21[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v21[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v23[i1 * L + l] = vm::exp(v21[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v21[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 5 + i1) * L + l] = v23[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %599 = contract f64[16] -> v21
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v8[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %600 = sigmoid f64[16] -> v24
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = sigmoid(v21[i0 * L + l]);
+    }
+  }
+  // %2306 = contract f64[16,5] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 5 + i1) * L + l] = v26[(i0 * 5 + i1) * L + l] * v22[i0 * L + l];
+        v21[(i0 * 5 + i1) * L + l] = v22[(i0 * 5 + i1) * L + l] * v24[i0 * L + l];
       }
     }
   }
-  // %1380 = contract f64[16] -> v20
+  // %870 = contract f64[16] -> v25
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7454,32 +7533,84 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1381 = contract f64[16] -> v25
+  // %1117 = contract f64[16] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v20[i0 * L + l] * T(h);
+      v26[i0 * L + l] = v25[i0 * L + l] * u18[0];
     }
   }
-  // %854 = contract f64[16,5] -> v27
+  // %2309 = sub f64[16,5] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v27[(i0 * 5 + i1) * L + l] =
+            v9[(i0 * 5 + i1) * L + l] -
+            ((v21[(i0 * 5 + i1) * L + l] * v26[i0 * L + l]) + v20[(i0 * 5 + i1) * L + l]);
+      }
+    }
+  }
+  // %2310 = softmax f64[16,5] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v27[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v27[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v23[i1 * L + l] = vm::exp(v27[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v27[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 5 + i1) * L + l] = v23[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %2311 = contract f64[16,5] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 5 + i1) * L + l] = v9[(i0 * 5 + i1) * L + l] * v24[i0 * L + l];
+      }
+    }
+  }
+  // %892 = contract f64[16] -> v25
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -7490,48 +7621,74 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v1[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v11[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(v1[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v11[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(v1[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v11[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(v1[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 5) * L + l] = acc0_v[l];
-      v27[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v27[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v27[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1384 = sub f64[16,5] -> v28
+  // %1124 = contract f64[16] -> v27
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[i0 * L + l] = v25[i0 * L + l] * T(h);
+    }
+  }
+  // %2314 = sub f64[16,5] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v28[(i0 * 5 + i1) * L + l] =
-            v15[(i0 * 5 + i1) * L + l] -
-            ((v16[(i0 * 5 + i1) * L + l] * v25[i0 * L + l]) + v27[(i0 * 5 + i1) * L + l]);
+            v5[(i0 * 5 + i1) * L + l] -
+            (v6[(i0 * 5 + i1) * L + l] + (v20[(i0 * 5 + i1) * L + l] * v27[i0 * L + l]));
       }
     }
   }
-  // %599 = contract f64[16] -> v20
+  // %2315 = softmax f64[16,5] -> v5
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v28[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v28[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v23[i1 * L + l] = vm::exp(v28[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v28[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 5 + i1) * L + l] = v23[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %626 = contract f64[16] -> v25
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7543,73 +7700,82 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 69; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v13[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 276 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 276 + i1 + 69], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 276 + i1 + 138], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 276 + i1 + 207], v4[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %600 = sigmoid f64[16] -> v25
+  // %627 = sigmoid f64[16] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = sigmoid(v20[i0 * L + l]);
+      v6[i0 * L + l] = sigmoid(v25[i0 * L + l]);
     }
   }
-  // %1408 = contract f64[16,5] -> v27
+  // %2316 = contract f64[16,5] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 5 + i1) * L + l] = v28[(i0 * 5 + i1) * L + l] * v25[i0 * L + l];
+        v28[(i0 * 5 + i1) * L + l] = v5[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
       }
     }
   }
-  // %922 = mul f64[] -> u29
+  // %941 = mul f64[] -> u29
   u29[0] = T(h) * 0.33333334f;
-  // %2298 = contract f64[16,5] -> v30
+  // %2320 = contract f64[16,5] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 5 + i1) * L + l] = v18[(i0 * 5 + i1) * L + l] * u29[0];
+        v30[(i0 * 5 + i1) * L + l] = v21[(i0 * 5 + i1) * L + l] * u29[0];
       }
     }
   }
-  // %2295 = contract f64[16,5] -> v31
+  // %2040 = contract f64[16,5] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 5 + i1) * L + l] = v24[(i0 * 5 + i1) * L + l] * u29[0];
+        v31[(i0 * 5 + i1) * L + l] = v17[(i0 * 5 + i1) * L + l] * u29[0];
       }
     }
   }
-  // %2303 = add f64[16,5,5] -> W
+  // %2043 = contract f64[16,5] -> v32
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v32[(i0 * 5 + i1) * L + l] = v13[(i0 * 5 + i1) * L + l] * u2[0];
+      }
+    }
+  }
+  // %2324 = add f64[16,5,5] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              ((v9[(i0 * 5 + i1) * L + l] * v5[(i0 * 5 + i2) * L + l]) +
-               (((v10[(i0 * 5 + i2) * L + l] * v27[(i0 * 5 + i1) * L + l]) +
-                 (v30[(i0 * 5 + i1) * L + l] * v16[(i0 * 5 + i2) * L + l])) +
-                (v31[(i0 * 5 + i1) * L + l] * v16[(i0 * 5 + i2) * L + l]))) +
+              ((v0[(i0 * 5 + i2) * L + l] * v28[(i0 * 5 + i1) * L + l]) +
+               ((v30[(i0 * 5 + i1) * L + l] * v17[(i0 * 5 + i2) * L + l]) +
+                ((v31[(i0 * 5 + i2) * L + l] * v20[(i0 * 5 + i1) * L + l]) +
+                 (v14[(i0 * 5 + i2) * L + l] * v32[(i0 * 5 + i1) * L + l])))) +
               z0_W[(i0 * 25 + i1 * 5 + i2) * L + l];
         }
       }
     }
   }
-  // %2025 = contract f64[16,5] -> v9
+  // %2067 = contract f64[16,5] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7621,12 +7787,1195 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v16[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v17[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v16[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v17[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v16[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v17[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[(i0 * 5) * L + l] = acc0_v[l];
+      v30[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v17[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %1627 = contract f64[16,5] -> v32
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v14[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v14[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[(i0 * 5) * L + l] = acc0_v[l];
+      v32[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v32[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v32[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %1628 = contract f64[16,5] -> v33
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v33[(i0 * 5 + i1) * L + l] = v32[(i0 * 5 + i1) * L + l] * v15[i0 * L + l];
+      }
+    }
+  }
+  // %2053 = contract f64[16] -> v25
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v33[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v33[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v33[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v33[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2326 = mul f64[16,5] -> v34
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v34[(i0 * 5 + i1) * L + l] =
+            v12[(i0 * 5 + i1) * L + l] * (v33[(i0 * 5 + i1) * L + l] - v25[i0 * L + l]);
+      }
+    }
+  }
+  // %2328 = add f64[16,5] -> v33
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v33[(i0 * 5 + i1) * L + l] =
+            v30[(i0 * 5 + i1) * L + l] + (v34[(i0 * 5 + i1) * L + l] * v19[i0 * L + l]);
+      }
+    }
+  }
+  // %2329 = contract f64[16,5] -> v35
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v35[(i0 * 5 + i1) * L + l] = v33[(i0 * 5 + i1) * L + l] * v24[i0 * L + l];
+      }
+    }
+  }
+  // %2330 = contract f64[16] -> v19
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v22[(i0 * 20 + i1) * L + l], v35[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v22[(i0 * 20 + i1 + 5) * L + l], v35[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v22[(i0 * 20 + i1 + 10) * L + l], v35[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v22[(i0 * 20 + i1 + 15) * L + l], v35[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2333 = mul f64[16,5] -> v36
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v36[(i0 * 5 + i1) * L + l] =
+            v22[(i0 * 5 + i1) * L + l] * (v35[(i0 * 5 + i1) * L + l] - v19[i0 * L + l]);
+      }
+    }
+  }
+  // %2335 = add f64[16,5] -> v35
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v35[(i0 * 5 + i1) * L + l] =
+            v30[(i0 * 5 + i1) * L + l] + (v36[(i0 * 5 + i1) * L + l] * v26[i0 * L + l]);
+      }
+    }
+  }
+  // %2336 = contract f64[16,5] -> v30
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v30[(i0 * 5 + i1) * L + l] = v35[(i0 * 5 + i1) * L + l] * v24[i0 * L + l];
+      }
+    }
+  }
+  // %2337 = contract f64[16] -> v19
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v9[(i0 * 20 + i1) * L + l], v30[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v9[(i0 * 20 + i1 + 5) * L + l], v30[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v9[(i0 * 20 + i1 + 10) * L + l], v30[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v9[(i0 * 20 + i1 + 15) * L + l], v30[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2340 = mul f64[16,5] -> v37
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v37[(i0 * 5 + i1) * L + l] =
+            (v30[(i0 * 5 + i1) * L + l] - v19[i0 * L + l]) * v9[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %2100 = contract f64[16,5] -> v30
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v1[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v1[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v1[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v1[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[(i0 * 5) * L + l] = acc0_v[l];
+      v30[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v1[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %2342 = add f64[16,5] -> v38
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v38[(i0 * 5 + i1) * L + l] =
+            (v37[(i0 * 5 + i1) * L + l] * v27[i0 * L + l]) + v30[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %2343 = contract f64[16,5] -> v27
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v27[(i0 * 5 + i1) * L + l] = v38[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
+      }
+    }
+  }
+  // %2344 = contract f64[16] -> v19
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v27[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v27[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v27[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v27[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2347 = mul f64[16,5] -> v30
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v30[(i0 * 5 + i1) * L + l] =
+            v5[(i0 * 5 + i1) * L + l] * (v27[(i0 * 5 + i1) * L + l] - v19[i0 * L + l]);
+      }
+    }
+  }
+  // %2353 = contract f64[16,5] -> v27
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v27[(i0 * 5 + i1) * L + l] = v34[(i0 * 5 + i1) * L + l] * u2[0];
+      }
+    }
+  }
+  // %2522 = add f64[16,5,5] -> a.W
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          a1[(i0 * 25 + i1 * 5 + i2) * L + l] =
+              ((v0[(i0 * 5 + i2) * L + l] * v30[(i0 * 5 + i1) * L + l]) +
+               ((v14[(i0 * 5 + i2) * L + l] * v27[(i0 * 5 + i1) * L + l]) +
+                ((v31[(i0 * 5 + i2) * L + l] * v37[(i0 * 5 + i1) * L + l]) +
+                 (v31[(i0 * 5 + i2) * L + l] * v36[(i0 * 5 + i1) * L + l])))) +
+              a0[(i0 * 25 + i1 * 5 + i2) * L + l];
+        }
+      }
+    }
+  }
+  // %2358 = contract f64[69] -> v0
+  for (int64_t i0 = 0; i0 < 17; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v34[(i1 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v34[(i1 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v34[(i1 * 5 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v34[(i1 * 5 + i2) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v34[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v0[68 * L + l] = acc0_v[l];
+  }
+  // %1639 = contract f64[16] -> v19
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v32[(i0 * 20 + i1) * L + l], v12[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v32[(i0 * 20 + i1 + 5) * L + l], v12[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v32[(i0 * 20 + i1 + 10) * L + l], v12[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v32[(i0 * 20 + i1 + 15) * L + l], v12[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1640 = mul f64[16] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[i0 * L + l] = v19[i0 * L + l] * (v15[i0 * L + l] * (1.0f - v15[i0 * L + l]));
+    }
+  }
+  // %1641 = contract f64[69] -> v12
+  for (int64_t i0 = 0; i0 < 17; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v25[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v25[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v25[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v25[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v25[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v12[68 * L + l] = acc0_v[l];
+  }
+  // %2390 = mul f64[69] -> v15
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = (v0[i0 * L + l] + v12[i0 * L + l]) * 0.16666667f;
+    }
+  }
+  // %2363 = contract f64[69] -> v0
+  for (int64_t i0 = 0; i0 < 17; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v36[(i1 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v36[(i1 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v36[(i1 * 5 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v36[(i1 * 5 + i2) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v36[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v0[68 * L + l] = acc0_v[l];
+  }
+  // %2364 = contract f64[16] -> v19
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v22[(i0 * 20 + i1) * L + l], v33[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v22[(i0 * 20 + i1 + 5) * L + l], v33[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v22[(i0 * 20 + i1 + 10) * L + l], v33[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v22[(i0 * 20 + i1 + 15) * L + l], v33[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %723 = mul f64[16] -> v26
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[i0 * L + l] = v24[i0 * L + l] * (1.0f - v24[i0 * L + l]);
+    }
+  }
+  // %2365 = mul f64[16] -> v24
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = v19[i0 * L + l] * v26[i0 * L + l];
+    }
+  }
+  // %2366 = contract f64[69] -> v12
+  for (int64_t i0 = 0; i0 < 17; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v24[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v24[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v24[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v24[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v24[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v12[68 * L + l] = acc0_v[l];
+  }
+  // %2367 = add f64[69] -> v22
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[i0 * L + l] = v0[i0 * L + l] + v12[i0 * L + l];
+    }
+  }
+  // %2374 = contract f64[69] -> v0
+  for (int64_t i0 = 0; i0 < 17; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v37[(i1 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v37[(i1 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v37[(i1 * 5 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v37[(i1 * 5 + i2) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v37[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v0[68 * L + l] = acc0_v[l];
+  }
+  // %2371 = contract f64[16] -> v19
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v35[(i0 * 20 + i1) * L + l], v9[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v35[(i0 * 20 + i1 + 5) * L + l], v9[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v35[(i0 * 20 + i1 + 10) * L + l], v9[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v35[(i0 * 20 + i1 + 15) * L + l], v9[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2372 = mul f64[16] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = v19[i0 * L + l] * v26[i0 * L + l];
+    }
+  }
+  // %2373 = contract f64[69] -> v12
+  for (int64_t i0 = 0; i0 < 17; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v9[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v9[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v12[68 * L + l] = acc0_v[l];
+  }
+  // %2376 = mul f64[69] -> v27
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[i0 * L + l] = (v0[i0 * L + l] + v12[i0 * L + l]) * 0.33333334f;
+    }
+  }
+  // %2382 = contract f64[69] -> v0
+  for (int64_t i0 = 0; i0 < 17; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v30[(i1 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v30[(i1 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v30[(i1 * 5 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v30[(i1 * 5 + i2) * L + l], acc3_v[l]);
+        }
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v30[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v0[68 * L + l] = acc0_v[l];
+  }
+  // %2379 = contract f64[16] -> v19
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v38[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v38[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v38[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v38[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2380 = mul f64[16] -> v26
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[i0 * L + l] = v19[i0 * L + l] * ((1.0f - v6[i0 * L + l]) * v6[i0 * L + l]);
+    }
+  }
+  // %2381 = contract f64[69] -> v5
+  for (int64_t i0 = 0; i0 < 17; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v26[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v26[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v26[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v26[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v26[i0 * L + l], acc0_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v5[68 * L + l] = acc0_v[l];
+  }
+  // %2383 = add f64[69] -> v6
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = v0[i0 * L + l] + v5[i0 * L + l];
+    }
+  }
+  // %2526 = mul f64[69] -> adj.ln.gain
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = T(h) * ((((-(v15[i0 * L + l] * v10[i0 * L + l])) -
+                           ((v7[i0 * L + l] * v22[i0 * L + l]) * 0.33333334f)) -
+                          (v7[i0 * L + l] * v27[i0 * L + l])) -
+                         ((v3[i0 * L + l] * v6[i0 * L + l]) * 0.16666667f));
+      }
+      dtheta_ln_gain[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %2395 = mul f64[69] -> adj.ln.bias
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = ((((-(v22[i0 * L + l] * 0.33333334f)) - v15[i0 * L + l]) - v27[i0 * L + l]) -
+                  (v6[i0 * L + l] * 0.16666667f)) *
+                 T(h);
+      }
+      dtheta_ln_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %2396 = contract f64[16] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = v24[i0 * L + l] * u29[0];
+    }
+  }
+  // %2168 = contract f64[16] -> v24
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = v25[i0 * L + l] * u2[0];
+    }
+  }
+  // %2400 = contract f64[16] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[i0 * L + l] = v9[i0 * L + l] * u29[0];
+    }
+  }
+  // %2403 = contract f64[16] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = v26[i0 * L + l] * u2[0];
+    }
+  }
+  // %2405 = sub f64[16,69] -> adj.Wb
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 69; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = (((-(v19[i0 * L + l] * v8[i1 * L + l])) - (v11[i1 * L + l] * v24[i0 * L + l])) -
+                    (v25[i0 * L + l] * v8[i1 * L + l])) -
+                   (v4[i1 * L + l] * v3[i0 * L + l]);
+        }
+        dtheta_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %2197 = contract f64[69] -> v3
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = v11[i0 * L + l] * u2[0];
+    }
+  }
+  // %2501 = contract f64[69] -> v7
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = v8[i0 * L + l] * u29[0];
+    }
+  }
+  // %2208 = contract f64[69] -> v8
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = v4[i0 * L + l] * u2[0];
+    }
+  }
+  // %2529 = sub f64[16,5,69] -> adj.Wk
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i2 = 0; i2 < 69; ++i2) {
+        {
+          T sum[L];
+          PLASTIC_SIMD
+          for (int64_t l = 0; l < L; ++l) {
+            sum[l] = (((-(v34[(i0 * 5 + i1) * L + l] * v3[i2 * L + l])) -
+                       (v36[(i0 * 5 + i1) * L + l] * v7[i2 * L + l])) -
+                      (v37[(i0 * 5 + i1) * L + l] * v7[i2 * L + l])) -
+                     (v30[(i0 * 5 + i1) * L + l] * v8[i2 * L + l]);
+          }
+          dtheta_Wk[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
+        }
+      }
+    }
+  }
+  // %1651 = contract f64[16,5] -> v0
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v13[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v13[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v13[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 5) * L + l] = acc0_v[l];
+      v0[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %2414 = contract f64[16,5] -> v5
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v34[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v34[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v34[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v34[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 5) * L + l] = acc0_v[l];
+      v5[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v34[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %2416 = contract f64[16,5] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 5 + i1) * L + l] = (1.0f - square(v14[(i0 * 5 + i1) * L + l])) *
+                                    (v0[(i0 * 5 + i1) * L + l] - v5[(i0 * 5 + i1) * L + l]);
+      }
+    }
+  }
+  // %2289 = contract f64[69] -> v3
+  for (int64_t i0 = 0; i0 < 69; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = u_stages[(i0 + 69) * L + l] * u2[0];
+    }
+  }
+  // %739 = sub f64[16,5] -> v0
+  for (int64_t i0 = 0; i0 < 80; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = 1.0f - square(v17[i0 * L + l]);
+    }
+  }
+  // %2419 = contract f64[16] -> v19
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v34[(i0 * 20 + i1) * L + l], v21[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v34[(i0 * 20 + i1 + 5) * L + l], v21[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v34[(i0 * 20 + i1 + 10) * L + l], v21[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v34[(i0 * 20 + i1 + 15) * L + l], v21[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2421 = contract f64[16,5] -> v5
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v21[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v21[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v21[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v21[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 5) * L + l] = acc0_v[l];
+      v5[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v21[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %2423 = contract f64[16,5] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v36[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v36[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v36[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v36[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7641,7 +8990,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v36[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7649,53 +8998,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1588 = contract f64[16,5] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v5[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v5[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v5[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v5[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 5) * L + l] = acc0_v[l];
-      v30[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v5[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1589 = contract f64[16,5] -> v31
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 5 + i1) * L + l] = v30[(i0 * 5 + i1) * L + l] * v7[i0 * L + l];
-      }
-    }
-  }
-  // %2022 = contract f64[16] -> v20
+  // %2424 = contract f64[16] -> v24
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7707,414 +9010,44 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v31[(i0 * 20 + i1) * L + l], v16[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v36[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v31[(i0 * 20 + i1 + 5) * L + l], v16[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v36[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v31[(i0 * 20 + i1 + 10) * L + l], v16[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v36[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v31[(i0 * 20 + i1 + 15) * L + l], v16[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v36[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2023 = contract f64[16] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = v20[i0 * L + l] * u21[0];
-    }
-  }
-  // %2026 = add f64[16,5] -> v33
+  // %2428 = contract f64[16,5] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 5 + i1) * L + l] =
-            v9[(i0 * 5 + i1) * L + l] + (v5[(i0 * 5 + i1) * L + l] * v32[i0 * L + l]);
+        v12[(i0 * 5 + i1) * L + l] =
+            v0[(i0 * 5 + i1) * L + l] *
+            (((v16[(i0 * 5 + i1) * L + l] * v19[i0 * L + l]) + v5[(i0 * 5 + i1) * L + l]) -
+             (v9[(i0 * 5 + i1) * L + l] + (v16[(i0 * 5 + i1) * L + l] * v24[i0 * L + l])));
       }
     }
   }
-  // %2304 = contract f64[16,5] -> v34
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 5 + i1) * L + l] = v33[(i0 * 5 + i1) * L + l] * v22[i0 * L + l];
-      }
-    }
-  }
-  // %2319 = contract f64[16,5] -> v35
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 5 + i1) * L + l] = v34[(i0 * 5 + i1) * L + l] * u29[0];
-      }
-    }
-  }
-  // %2045 = contract f64[16,5] -> v36
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v11[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v11[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v11[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v36[(i0 * 5) * L + l] = acc0_v[l];
-      v36[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v36[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v36[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v36[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %2305 = contract f64[16] -> v20
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v34[(i0 * 20 + i1) * L + l], v16[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v34[(i0 * 20 + i1 + 5) * L + l], v16[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v34[(i0 * 20 + i1 + 10) * L + l], v16[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v34[(i0 * 20 + i1 + 15) * L + l], v16[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2306 = contract f64[16] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = v20[i0 * L + l] * u21[0];
-    }
-  }
-  // %2308 = add f64[16,5] -> v37
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 5 + i1) * L + l] =
-            v9[(i0 * 5 + i1) * L + l] + (v16[(i0 * 5 + i1) * L + l] * v32[i0 * L + l]);
-      }
-    }
-  }
-  // %2309 = contract f64[16,5] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 5 + i1) * L + l] = v37[(i0 * 5 + i1) * L + l] * v22[i0 * L + l];
-      }
-    }
-  }
-  // %2310 = contract f64[16] -> v20
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 20 + i1) * L + l], v9[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 5) * L + l], v9[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 10) * L + l], v9[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v11[(i0 * 20 + i1 + 15) * L + l], v9[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2311 = contract f64[16] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = v20[i0 * L + l] * T(h);
-    }
-  }
-  // %2313 = add f64[16,5] -> v38
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v38[(i0 * 5 + i1) * L + l] =
-            v36[(i0 * 5 + i1) * L + l] + (v16[(i0 * 5 + i1) * L + l] * v32[i0 * L + l]);
-      }
-    }
-  }
-  // %2314 = contract f64[16,5] -> v36
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v36[(i0 * 5 + i1) * L + l] = v38[(i0 * 5 + i1) * L + l] * v25[i0 * L + l];
-      }
-    }
-  }
-  // %2063 = contract f64[16,5] -> v39
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v39[(i0 * 5 + i1) * L + l] = v16[(i0 * 5 + i1) * L + l] * u29[0];
-      }
-    }
-  }
-  // %2070 = contract f64[16,5] -> v40
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v40[(i0 * 5 + i1) * L + l] = v31[(i0 * 5 + i1) * L + l] * u8[0];
-      }
-    }
-  }
-  // %2491 = add f64[16,5,5] -> a.W
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          a1[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              (((v35[(i0 * 5 + i2) * L + l] * v16[(i0 * 5 + i1) * L + l]) +
-                ((v10[(i0 * 5 + i1) * L + l] * v36[(i0 * 5 + i2) * L + l]) +
-                 (v39[(i0 * 5 + i1) * L + l] * v9[(i0 * 5 + i2) * L + l]))) +
-               (v5[(i0 * 5 + i1) * L + l] * v40[(i0 * 5 + i2) * L + l])) +
-              a0[(i0 * 25 + i1 * 5 + i2) * L + l];
-        }
-      }
-    }
-  }
-  // %2076 = contract f64[16] -> v20
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v31[(i0 * 20 + i1) * L + l], v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v31[(i0 * 20 + i1 + 5) * L + l], v3[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v31[(i0 * 20 + i1 + 10) * L + l], v3[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v31[(i0 * 20 + i1 + 15) * L + l], v3[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2325 = mul f64[16,5] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 5 + i1) * L + l] =
-            v3[(i0 * 5 + i1) * L + l] * (v31[(i0 * 5 + i1) * L + l] - v20[i0 * L + l]);
-      }
-    }
-  }
-  // %2326 = contract f64[69] -> v3
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v10[(i1 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v10[(i1 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v10[(i1 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v10[(i1 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v3[68 * L + l] = acc0_v[l];
-  }
-  // %1593 = contract f64[16] -> v20
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v30[(i0 * 20 + i1) * L + l], v6[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v30[(i0 * 20 + i1 + 5) * L + l], v6[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v30[(i0 * 20 + i1 + 10) * L + l], v6[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v30[(i0 * 20 + i1 + 15) * L + l], v6[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1594 = mul f64[16] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = v20[i0 * L + l] * (v7[i0 * L + l] * (1.0f - v7[i0 * L + l]));
-    }
-  }
-  // %1595 = contract f64[69] -> v6
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v32[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v32[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v32[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v32[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v32[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v6[68 * L + l] = acc0_v[l];
-  }
-  // %2328 = mul f64[69] -> v30
+  // %2510 = contract f64[69] -> v4
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v30[i0 * L + l] = (v3[i0 * L + l] + v6[i0 * L + l]) * 0.16666667f;
+      v4[i0 * L + l] = u_stages[(i0 + 207) * L + l] * u29[0];
     }
   }
-  // %2331 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
+  // %2434 = contract f64[16,5] -> v5
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -8125,858 +9058,13 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v34[(i0 * 20 + i1) * L + l], v19[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v20[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v34[(i0 * 20 + i1 + 5) * L + l], v19[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v20[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v34[(i0 * 20 + i1 + 10) * L + l], v19[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v20[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v34[(i0 * 20 + i1 + 15) * L + l], v19[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2334 = mul f64[16,5] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 5 + i1) * L + l] =
-            (v34[(i0 * 5 + i1) * L + l] - v7[i0 * L + l]) * v19[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %2335 = contract f64[69] -> v6
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v3[(i1 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v3[(i1 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v3[(i1 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v3[(i1 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v3[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v6[68 * L + l] = acc0_v[l];
-  }
-  // %2336 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 20 + i1) * L + l], v33[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 5) * L + l], v33[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 10) * L + l], v33[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 15) * L + l], v33[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %652 = mul f64[16] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v22[i0 * L + l] * (1.0f - v22[i0 * L + l]);
-    }
-  }
-  // %2337 = mul f64[16] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v7[i0 * L + l] * v20[i0 * L + l];
-    }
-  }
-  // %2338 = contract f64[69] -> v23
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v22[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v22[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v22[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v22[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v22[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v23[68 * L + l] = acc0_v[l];
-  }
-  // %2340 = mul f64[69] -> v33
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v33[i0 * L + l] = (v6[i0 * L + l] + v23[i0 * L + l]) * 0.33333334f;
-    }
-  }
-  // %2343 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 20 + i1) * L + l], v19[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v9[(i0 * 20 + i1 + 5) * L + l], v19[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v9[(i0 * 20 + i1 + 10) * L + l], v19[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v9[(i0 * 20 + i1 + 15) * L + l], v19[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2346 = mul f64[16,5] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 5 + i1) * L + l] =
-            (v9[(i0 * 5 + i1) * L + l] - v7[i0 * L + l]) * v19[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %2347 = contract f64[69] -> v19
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v6[(i1 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v6[(i1 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v6[(i1 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v6[(i1 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v6[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v19[68 * L + l] = acc0_v[l];
-  }
-  // %2348 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v37[(i0 * 20 + i1) * L + l], v26[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v37[(i0 * 20 + i1 + 5) * L + l], v26[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v37[(i0 * 20 + i1 + 10) * L + l], v26[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v37[(i0 * 20 + i1 + 15) * L + l], v26[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2349 = mul f64[16] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v7[i0 * L + l] * v20[i0 * L + l];
-    }
-  }
-  // %2350 = contract f64[69] -> v26
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v23[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v23[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v23[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v23[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[(i0 * 4) * L + l] = acc0_v[l];
-      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v23[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v26[68 * L + l] = acc0_v[l];
-  }
-  // %2351 = add f64[69] -> v35
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v35[i0 * L + l] = v19[i0 * L + l] + v26[i0 * L + l];
-    }
-  }
-  // %2355 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v28[(i0 * 20 + i1) * L + l], v38[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v28[(i0 * 20 + i1 + 5) * L + l], v38[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v28[(i0 * 20 + i1 + 10) * L + l], v38[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v28[(i0 * 20 + i1 + 15) * L + l], v38[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2356 = mul f64[16] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = ((1.0f - v25[i0 * L + l]) * v25[i0 * L + l]) * v7[i0 * L + l];
-    }
-  }
-  // %2357 = contract f64[69] -> v19
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 69], v20[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 1], v20[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 2], v20[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 69 + 3], v20[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[(i0 * 4) * L + l] = acc0_v[l];
-      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = std::fma(Wb[i0 * 69 + 68], v20[i0 * L + l], acc0_v[l]);
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v19[68 * L + l] = acc0_v[l];
-  }
-  // %2358 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 20 + i1) * L + l], v36[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 5) * L + l], v36[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 10) * L + l], v36[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 15) * L + l], v36[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2361 = mul f64[16,5] -> v26
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 5 + i1) * L + l] =
-            v15[(i0 * 5 + i1) * L + l] * (v36[(i0 * 5 + i1) * L + l] - v7[i0 * L + l]);
-      }
-    }
-  }
-  // %2362 = contract f64[69] -> v15
-  for (int64_t i0 = 0; i0 < 17; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69], v26[(i1 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 1], v26[(i1 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 2], v26[(i1 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 4 + i1 * 345 + i2 * 69 + 3], v26[(i1 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    acc0_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 345 + i1 * 69 + 68], v26[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    v15[68 * L + l] = acc0_v[l];
-  }
-  // %2372 = mul f64[69] -> v28
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = (v19[i0 * L + l] + v15[i0 * L + l]) * 0.16666667f;
-    }
-  }
-  // %2492 = mul f64[69] -> adj.ln.gain
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] =
-            T(h) * ((((-(v30[i0 * L + l] * v0[i0 * L + l])) - (v14[i0 * L + l] * v33[i0 * L + l])) -
-                     ((v14[i0 * L + l] * v35[i0 * L + l]) * 0.33333334f)) -
-                    (v12[i0 * L + l] * v28[i0 * L + l]));
-      }
-      dtheta_ln_gain[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %2374 = mul f64[69] -> adj.ln.bias
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    {
-      T sum[L];
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        sum[l] =
-            T(h) * ((((-v30[i0 * L + l]) - v33[i0 * L + l]) - (v35[i0 * L + l] * 0.33333334f)) -
-                    v28[i0 * L + l]);
-      }
-      dtheta_ln_bias[i0] += lane_sum<L>(sum);
-    }
-  }
-  // %2375 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v22[i0 * L + l] * u29[0];
-    }
-  }
-  // %2147 = contract f64[16] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v32[i0 * L + l] * u8[0];
-    }
-  }
-  // %2379 = contract f64[16] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v23[i0 * L + l] * u29[0];
-    }
-  }
-  // %2382 = contract f64[16] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = v20[i0 * L + l] * u8[0];
-    }
-  }
-  // %2384 = sub f64[16,69] -> adj.Wb
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 69; ++i1) {
-      {
-        T sum[L];
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v7[i0 * L + l] * v17[i1 * L + l])) - (v1[i1 * L + l] * v22[i0 * L + l])) -
-                    (v25[i0 * L + l] * v17[i1 * L + l])) -
-                   (v13[i1 * L + l] * v32[i0 * L + l]);
-        }
-        dtheta_Wb[i0 * 69 + i1] += lane_sum<L>(sum);
-      }
-    }
-  }
-  // %2469 = contract f64[69] -> v0
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v17[i0 * L + l] * u29[0];
-    }
-  }
-  // %2194 = contract f64[69] -> v12
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v1[i0 * L + l] * u8[0];
-    }
-  }
-  // %2199 = contract f64[69] -> v1
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v13[i0 * L + l] * u8[0];
-    }
-  }
-  // %2495 = sub f64[16,5,69] -> adj.Wk
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      for (int64_t i2 = 0; i2 < 69; ++i2) {
-        {
-          T sum[L];
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v3[(i0 * 5 + i1) * L + l] * v0[i2 * L + l])) -
-                       (v10[(i0 * 5 + i1) * L + l] * v12[i2 * L + l])) -
-                      (v6[(i0 * 5 + i1) * L + l] * v0[i2 * L + l])) -
-                     (v26[(i0 * 5 + i1) * L + l] * v1[i2 * L + l]);
-          }
-          dtheta_Wk[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
-        }
-      }
-    }
-  }
-  // %1612 = contract f64[16,5] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v2[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v2[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v2[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v2[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 5) * L + l] = acc0_v[l];
-      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v2[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1942 = contract f64[16,5] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v31[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v31[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v31[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v31[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5) * L + l] = acc0_v[l];
-      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v31[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %2202 = contract f64[16,5] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 5 + i1) * L + l] = (v3[(i0 * 5 + i1) * L + l] - v6[(i0 * 5 + i1) * L + l]) *
-                                     (1.0f - square(v5[(i0 * 5 + i1) * L + l]));
-      }
-    }
-  }
-  // %2280 = contract f64[69] -> v0
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = u_stages[(i0 + 69) * L + l] * u8[0];
-    }
-  }
-  // %663 = sub f64[16,5] -> v3
-  for (int64_t i0 = 0; i0 < 80; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = 1.0f - square(v16[i0 * L + l]);
-    }
-  }
-  // %2396 = contract f64[16,5] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v24[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v24[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v24[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v24[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5) * L + l] = acc0_v[l];
-      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v24[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %2393 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v24[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v24[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v24[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v24[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2394 = contract f64[16] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v7[i0 * L + l] * u21[0];
-    }
-  }
-  // %2399 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v34[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v34[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v34[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v34[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2400 = contract f64[16] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v7[i0 * L + l] * u21[0];
-    }
-  }
-  // %2398 = contract f64[16,5] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v34[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v34[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v34[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v34[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v20[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8991,7 +9079,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v34[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v20[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8999,67 +9087,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v5[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2404 = contract f64[16,5] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 5 + i1) * L + l] =
-            v3[(i0 * 5 + i1) * L + l] *
-            ((v6[(i0 * 5 + i1) * L + l] + (v31[(i0 * 5 + i1) * L + l] * v20[i0 * L + l])) -
-             ((v2[(i0 * 5 + i1) * L + l] * v22[i0 * L + l]) + v5[(i0 * 5 + i1) * L + l]));
-      }
-    }
-  }
-  // %2477 = contract f64[69] -> v1
-  for (int64_t i0 = 0; i0 < 69; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = u_stages[(i0 + 207) * L + l] * u29[0];
-    }
-  }
-  // %2410 = contract f64[16,5] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v18[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v18[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v18[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v18[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l];
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v18[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %2407 = contract f64[16] -> v7
+  // %2431 = contract f64[16] -> v19
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9071,31 +9099,31 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v18[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 20 + i1) * L + l], v36[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v18[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 20 + i1 + 5) * L + l], v36[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v18[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 20 + i1 + 10) * L + l], v36[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v18[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 20 + i1 + 15) * L + l], v36[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2408 = contract f64[16] -> v20
+  // %2432 = contract f64[16] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v7[i0 * L + l] * u21[0];
+      v24[i0 * L + l] = v19[i0 * L + l] * u18[0];
     }
   }
-  // %2412 = contract f64[16,5] -> v5
+  // %2439 = contract f64[16,5] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9107,13 +9135,217 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v9[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v37[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v9[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v37[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v9[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v37[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v9[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v37[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 5) * L + l] = acc0_v[l];
+      v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v37[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %2436 = contract f64[16] -> v19
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v21[(i0 * 20 + i1) * L + l], v37[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v21[(i0 * 20 + i1 + 5) * L + l], v37[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v21[(i0 * 20 + i1 + 10) * L + l], v37[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v21[(i0 * 20 + i1 + 15) * L + l], v37[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2437 = contract f64[16] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[i0 * L + l] = v19[i0 * L + l] * u18[0];
+    }
+  }
+  // %2442 = contract f64[16,5] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 5 + i1) * L + l] =
+            v0[(i0 * 5 + i1) * L + l] *
+            ((v5[(i0 * 5 + i1) * L + l] + (v17[(i0 * 5 + i1) * L + l] * v24[i0 * L + l])) -
+             (v9[(i0 * 5 + i1) * L + l] + (v17[(i0 * 5 + i1) * L + l] * v25[i0 * L + l])));
+      }
+    }
+  }
+  // %2446 = contract f64[16] -> v19
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v28[(i0 * 20 + i1) * L + l], v37[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v28[(i0 * 20 + i1 + 5) * L + l], v37[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v28[(i0 * 20 + i1 + 10) * L + l], v37[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v28[(i0 * 20 + i1 + 15) * L + l], v37[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2447 = contract f64[16] -> v24
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = v19[i0 * L + l] * T(h);
+    }
+  }
+  // %2445 = contract f64[16,5] -> v0
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v28[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v28[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v28[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v28[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 5) * L + l] = acc0_v[l];
+      v0[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v28[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %2451 = contract f64[16] -> v19
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v30[(i0 * 20 + i1) * L + l], v20[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v30[(i0 * 20 + i1 + 5) * L + l], v20[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v30[(i0 * 20 + i1 + 10) * L + l], v20[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v30[(i0 * 20 + i1 + 15) * L + l], v20[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2452 = contract f64[16] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[i0 * L + l] = v19[i0 * L + l] * T(h);
+    }
+  }
+  // %2450 = contract f64[16,5] -> v5
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v30[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v30[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v30[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v30[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -9128,7 +9360,7 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v9[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v30[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -9136,228 +9368,26 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v5[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2413 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 20 + i1) * L + l], v16[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v9[(i0 * 20 + i1 + 5) * L + l], v16[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v9[(i0 * 20 + i1 + 10) * L + l], v16[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v9[(i0 * 20 + i1 + 15) * L + l], v16[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2414 = contract f64[16] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v7[i0 * L + l] * u21[0];
-    }
-  }
-  // %2418 = contract f64[16,5] -> v6
+  // %2456 = contract f64[16,5] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 5 + i1) * L + l] =
-            v3[(i0 * 5 + i1) * L + l] *
-            ((v2[(i0 * 5 + i1) * L + l] + (v34[(i0 * 5 + i1) * L + l] * v20[i0 * L + l])) -
-             (v5[(i0 * 5 + i1) * L + l] + (v24[(i0 * 5 + i1) * L + l] * v22[i0 * L + l])));
+        v9[(i0 * 5 + i1) * L + l] =
+            (((v17[(i0 * 5 + i1) * L + l] * v24[i0 * L + l]) + v0[(i0 * 5 + i1) * L + l]) -
+             ((v17[(i0 * 5 + i1) * L + l] * v25[i0 * L + l]) + v5[(i0 * 5 + i1) * L + l])) *
+            (1.0f - square(v1[(i0 * 5 + i1) * L + l]));
       }
     }
   }
-  // %2424 = contract f64[16,5] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v27[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v27[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v27[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v27[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l];
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v27[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %2421 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v27[(i0 * 20 + i1) * L + l], v16[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v27[(i0 * 20 + i1 + 5) * L + l], v16[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v27[(i0 * 20 + i1 + 10) * L + l], v16[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v27[(i0 * 20 + i1 + 15) * L + l], v16[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2422 = contract f64[16] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v7[i0 * L + l] * T(h);
-    }
-  }
-  // %2426 = contract f64[16,5] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v36[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v36[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v36[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v36[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 5) * L + l] = acc0_v[l];
-      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v36[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %2427 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v36[(i0 * 20 + i1) * L + l], v16[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v36[(i0 * 20 + i1 + 5) * L + l], v16[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v36[(i0 * 20 + i1 + 10) * L + l], v16[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v36[(i0 * 20 + i1 + 15) * L + l], v16[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2428 = contract f64[16] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = v7[i0 * L + l] * T(h);
-    }
-  }
-  // %2432 = contract f64[16,5] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 5 + i1) * L + l] =
-            ((v2[(i0 * 5 + i1) * L + l] + (v9[(i0 * 5 + i1) * L + l] * v20[i0 * L + l])) -
-             (v3[(i0 * 5 + i1) * L + l] + (v18[(i0 * 5 + i1) * L + l] * v22[i0 * L + l]))) *
-            (1.0f - square(v11[(i0 * 5 + i1) * L + l]));
-      }
-    }
-  }
-  // %2291 = contract f64[69] -> v12
+  // %2300 = contract f64[69] -> v7
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = u_stages[(i0 + 483) * L + l] * u8[0];
+      v7[i0 * L + l] = u_stages[(i0 + 483) * L + l] * u2[0];
     }
   }
-  // %2498 = sub f64[16,5,69] -> adj.Wv
+  // %2532 = sub f64[16,5,69] -> adj.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -9365,46 +9395,46 @@ extern "C" void fwp_oja_cde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v10[(i0 * 5 + i1) * L + l] * v0[i2 * L + l])) -
-                       (v14[(i0 * 5 + i1) * L + l] * v1[i2 * L + l])) -
-                      (v6[(i0 * 5 + i1) * L + l] * v1[i2 * L + l])) -
-                     (v5[(i0 * 5 + i1) * L + l] * v12[i2 * L + l]);
+            sum[l] = (((-(v6[(i0 * 5 + i1) * L + l] * v3[i2 * L + l])) -
+                       (v12[(i0 * 5 + i1) * L + l] * v4[i2 * L + l])) -
+                      (v13[(i0 * 5 + i1) * L + l] * v4[i2 * L + l])) -
+                     (v9[(i0 * 5 + i1) * L + l] * v7[i2 * L + l]);
           }
           dtheta_Wv[i0 * 345 + i1 * 69 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1978 = mul f64[] -> u8
-  u8[0] = T(h) * -0.0f;
-  // %1979 = broadcast f64[16,5,69] -> adj.Wq
+  // %2017 = mul f64[] -> u2
+  u2[0] = T(h) * -0.0f;
+  // %2018 = broadcast f64[16,5,69] -> adj.Wq
   for (int64_t i0 = 0; i0 < 5520; ++i0) {
-    dtheta_Wq[i0] += u8[0] * 8.0f;
+    dtheta_Wq[i0] += u2[0] * 8.0f;
   }
-  // %1980 = broadcast f64[80] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %2019 = broadcast f64[80] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 80; ++i0) {
-    dtheta_ff_norm_gain[i0] += u8[0] * 8.0f;
-    dtheta_ff_norm_bias[i0] += u8[0] * 8.0f;
-    dtheta_ff_down_bias[i0] += u8[0] * 8.0f;
+    dtheta_ff_norm_gain[i0] += u2[0] * 8.0f;
+    dtheta_ff_norm_bias[i0] += u2[0] * 8.0f;
+    dtheta_ff_down_bias[i0] += u2[0] * 8.0f;
   }
-  // %1981 = broadcast f64[64,80] -> adj.ff.up.weight
+  // %2020 = broadcast f64[64,80] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 5120; ++i0) {
-    dtheta_ff_up_weight[i0] += u8[0] * 8.0f;
+    dtheta_ff_up_weight[i0] += u2[0] * 8.0f;
   }
-  // %1982 = broadcast f64[64] -> adj.ff.up.bias
+  // %2021 = broadcast f64[64] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
-    dtheta_ff_up_bias[i0] += u8[0] * 8.0f;
+    dtheta_ff_up_bias[i0] += u2[0] * 8.0f;
   }
-  // %1983 = broadcast f64[80,64] -> adj.ff.down.weight
+  // %2022 = broadcast f64[80,64] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 5120; ++i0) {
-    dtheta_ff_down_weight[i0] += u8[0] * 8.0f;
+    dtheta_ff_down_weight[i0] += u2[0] * 8.0f;
   }
-  // %1984 = broadcast f64[1,80] -> adj.out.weight
+  // %2023 = broadcast f64[1,80] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 80; ++i0) {
-    dtheta_out_weight[i0] += u8[0] * 8.0f;
+    dtheta_out_weight[i0] += u2[0] * 8.0f;
   }
-  // %1985 = broadcast f64[1] -> adj.out.bias
-  dtheta_out_bias[0] += u8[0] * 8.0f;
+  // %2024 = broadcast f64[1] -> adj.out.bias
+  dtheta_out_bias[0] += u2[0] * 8.0f;
 }
 
 /// output: runtime/abi.h's plastic_output_fn.
@@ -9444,8 +9474,8 @@ extern "C" void fwp_oja_cde_output(const void* /*ctx*/, double /*t*/, const void
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_oja_cde.final_outputs: 32 nodes
-  // %46 = layernorm f64[69] -> v0
-  // fwp_oja_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
+  // %45 = layernorm f64[69] -> v0
+  // fwp_oja_cde.ode:57: let q = softmax(Wq @ ln(x(T)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -9481,16 +9511,16 @@ extern "C" void fwp_oja_cde_output(const void* /*ctx*/, double /*t*/, const void
       v0[i0 * L + l] = (x[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %48 = add f64[69] -> v1
-  // fwp_oja_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
+  // %47 = add f64[69] -> v1
+  // fwp_oja_cde.ode:57: let q = softmax(Wq @ ln(x(T)))
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %50 = contract f64[16,5] -> v2
-  // fwp_oja_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
+  // %49 = contract f64[16,5] -> v2
+  // fwp_oja_cde.ode:57: let q = softmax(Wq @ ln(x(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9527,8 +9557,8 @@ extern "C" void fwp_oja_cde_output(const void* /*ctx*/, double /*t*/, const void
       v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %51 = softmax f64[16,5] -> v3
-  // fwp_oja_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
+  // %50 = softmax f64[16,5] -> v3
+  // fwp_oja_cde.ode:57: let q = softmax(Wq @ ln(x(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9561,7 +9591,7 @@ extern "C" void fwp_oja_cde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %52 = contract f64[16,5] -> v2
-  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
+  // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9603,7 +9633,7 @@ extern "C" void fwp_oja_cde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %54 = layernorm f64[80] -> v3
-  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
+  // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -9640,7 +9670,7 @@ extern "C" void fwp_oja_cde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %56 = add f64[80] -> v4
-  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
+  // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9648,7 +9678,7 @@ extern "C" void fwp_oja_cde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %57 = contract f64[64] -> v0
-  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
+  // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9675,7 +9705,7 @@ extern "C" void fwp_oja_cde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %59 = relu f64[64] -> v1
-  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
+  // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9683,7 +9713,7 @@ extern "C" void fwp_oja_cde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %60 = contract f64[80] -> v3
-  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
+  // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9710,7 +9740,7 @@ extern "C" void fwp_oja_cde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %63 = contract f64[1] -> v0
-  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
+  // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -9727,7 +9757,7 @@ extern "C" void fwp_oja_cde_output(const void* /*ctx*/, double /*t*/, const void
     v0[l] = acc0_v[l];
   }
   // %64 = add f64[1] -> logit
-  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
+  // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_logit[l] = v0[l] + out_bias[0];
@@ -9798,8 +9828,8 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   T rowsum_v[L] = {};
   T acc_v[L] = {};
   // fwp_oja_cde.final_outputs.vjp: 97 nodes
-  // %322 = contract f64[80] -> v0
-  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
+  // %348 = contract f64[80] -> v0
+  // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9817,8 +9847,8 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %324 = contract f64[64] -> v1
-  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
+  // %350 = contract f64[64] -> v1
+  // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9844,8 +9874,8 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %46 = layernorm f64[69] -> v2
-  // fwp_oja_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
+  // %45 = layernorm f64[69] -> v2
+  // fwp_oja_cde.ode:57: let q = softmax(Wq @ ln(x(T)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -9881,16 +9911,16 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       v2[i0 * L + l] = (x[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %48 = add f64[69] -> v3
-  // fwp_oja_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
+  // %47 = add f64[69] -> v3
+  // fwp_oja_cde.ode:57: let q = softmax(Wq @ ln(x(T)))
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = ln_bias[i0] + (v2[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %50 = contract f64[16,5] -> v4
-  // fwp_oja_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
+  // %49 = contract f64[16,5] -> v4
+  // fwp_oja_cde.ode:57: let q = softmax(Wq @ ln(x(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9927,8 +9957,8 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       v4[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %51 = softmax f64[16,5] -> v5
-  // fwp_oja_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
+  // %50 = softmax f64[16,5] -> v5
+  // fwp_oja_cde.ode:57: let q = softmax(Wq @ ln(x(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9961,7 +9991,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %52 = contract f64[16,5] -> v4
-  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
+  // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10003,7 +10033,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %54 = layernorm f64[80] -> v7
-  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
+  // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -10040,7 +10070,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %56 = add f64[80] -> v8
-  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
+  // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10048,7 +10078,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %57 = contract f64[64] -> v9
-  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
+  // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10075,23 +10105,23 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %58 = add f64[64] -> v10
-  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
+  // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = v9[i0 * L + l] + ff_up_bias[i0];
     }
   }
-  // %326 = mul f64[64] -> v9
-  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
+  // %352 = mul f64[64] -> v9
+  // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[i0 * L + l] = v1[i0 * L + l] * step(v10[i0 * L + l]);
     }
   }
-  // %328 = contract f64[80] -> v11
-  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
+  // %354 = contract f64[80] -> v11
+  // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10117,16 +10147,16 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %330 = mul f64[80] -> v12
-  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
+  // %356 = mul f64[80] -> v12
+  // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v12[i0 * L + l] = v11[i0 * L + l] * ff_norm_gain[i0];
     }
   }
-  // %347 = reduce_sum f64[] -> v6
-  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
+  // %373 = reduce_sum f64[] -> v6
+  // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -10141,13 +10171,13 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   for (int64_t l = 0; l < L; ++l) {
     v6[l] = acc_v[l];
   }
-  // %348 = mul f64[] -> v1
-  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
+  // %374 = mul f64[] -> v1
+  // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v1[l] = v6[l] * 0.0125f;
   }
-  // %398 = contract f64[] -> v6
+  // %424 = contract f64[] -> v6
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -10162,13 +10192,13 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   for (int64_t l = 0; l < L; ++l) {
     v6[l] = acc0_v[l];
   }
-  // %463 = mul f64[] -> v13
+  // %489 = mul f64[] -> v13
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v13[l] = v6[l] * 0.0125f;
   }
-  // %331 = reduce_sum f64[] -> v6
-  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
+  // %357 = reduce_sum f64[] -> v6
+  // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -10183,14 +10213,14 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   for (int64_t l = 0; l < L; ++l) {
     v6[l] = acc_v[l];
   }
-  // %333 = mul f64[] -> v14
-  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
+  // %359 = mul f64[] -> v14
+  // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v14[l] = v6[l] * 0.0125f;
   }
-  // %337 = reduce_sum f64[] -> v6
-  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
+  // %363 = reduce_sum f64[] -> v6
+  // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -10205,13 +10235,13 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   for (int64_t l = 0; l < L; ++l) {
     v6[l] = acc_v[l];
   }
-  // %341 = reciprocal f64[] -> v14
-  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
+  // %367 = reciprocal f64[] -> v14
+  // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v14[l] = T(1) / std::sqrt((v6[l] * 0.0125f) + 1e-05f);
   }
-  // %469 = reshape f64[16,5] -> v15
+  // %495 = reshape f64[16,5] -> v15
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10219,7 +10249,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
           (((v12[i0 * L + l] - v1[l]) - (v7[i0 * L + l] * v13[l])) * v14[l]) + v0[i0 * L + l];
     }
   }
-  // %470 = contract f64[16,5,5] -> d.W
+  // %496 = contract f64[16,5,5] -> d.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -10231,7 +10261,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       }
     }
   }
-  // %471 = contract f64[16,5] -> v12
+  // %497 = contract f64[16,5] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10268,7 +10298,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %472 = contract f64[16] -> v1
+  // %498 = contract f64[16] -> v1
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10297,7 +10327,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %475 = mul f64[16,5] -> v15
+  // %501 = mul f64[16,5] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -10307,7 +10337,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       }
     }
   }
-  // %476 = contract f64[69] -> v5
+  // %502 = contract f64[69] -> v5
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10355,7 +10385,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   for (int64_t l = 0; l < L; ++l) {
     v5[68 * L + l] = acc0_v[l];
   }
-  // %477 = mul f64[69] -> d.ln.gain
+  // %503 = mul f64[69] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -10366,7 +10396,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %478 = contract f64[16,5,69] -> d.Wq
+  // %504 = contract f64[16,5,69] -> d.Wq
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 69; ++i2) {
@@ -10381,8 +10411,8 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       }
     }
   }
-  // %329 = mul f64[80] -> d.ff.norm.gain
-  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
+  // %355 = mul f64[80] -> d.ff.norm.gain
+  // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum[L];
@@ -10393,8 +10423,8 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       theta_bar_ff_norm_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %327 = contract f64[64,80] -> d.ff.up.weight
-  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
+  // %353 = contract f64[64,80] -> d.ff.up.weight
+  // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 80; ++i1) {
       {
@@ -10408,15 +10438,15 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %59 = relu f64[64] -> v1
-  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
+  // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = relu(v10[i0 * L + l]);
     }
   }
-  // %323 = contract f64[80,64] -> d.ff.down.weight
-  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
+  // %349 = contract f64[80,64] -> d.ff.down.weight
+  // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -10430,7 +10460,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %60 = contract f64[80] -> v7
-  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
+  // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10456,8 +10486,8 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %321 = contract f64[1,80] -> d.out.weight
-  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
+  // %347 = contract f64[1,80] -> d.out.weight
+  // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum[L];
@@ -10468,7 +10498,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       theta_bar_out_weight[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.ln.bias = %476
+  // output d.ln.bias = %502
   for (int64_t i0 = 0; i0 < 69; ++i0) {
     {
       T sum[L];
@@ -10479,8 +10509,8 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.ff.norm.bias = %328
-  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
+  // output d.ff.norm.bias = %354
+  // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum[L];
@@ -10491,8 +10521,8 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       theta_bar_ff_norm_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.ff.up.bias = %326
-  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
+  // output d.ff.up.bias = %352
+  // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
@@ -10503,8 +10533,8 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       theta_bar_ff_up_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.ff.down.bias = %322
-  // fwp_oja_cde.ode:45: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
+  // output d.ff.down.bias = %348
+  // fwp_oja_cde.ode:58: out(ff(reshape(transpose(W(T)) @ q, [d_model])))       # Eq. 25, Oja
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
       T sum[L];
@@ -10515,7 +10545,7 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       theta_bar_ff_down_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.out.bias = %320
+  // output d.out.bias = %346
   {
     T sum[L];
     PLASTIC_SIMD
@@ -10525,14 +10555,14 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     theta_bar_out_bias[0] += lane_sum<L>(sum);
   }
   if (u_bar) {
-    // %479 = mul f64[69] -> v3
+    // %505 = mul f64[69] -> v3
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v3[i0 * L + l] = v5[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %480 = reduce_sum f64[] -> v13
+    // %506 = reduce_sum f64[] -> v13
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -10547,12 +10577,12 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t l = 0; l < L; ++l) {
       v13[l] = acc_v[l];
     }
-    // %481 = mul f64[] -> v14
+    // %507 = mul f64[] -> v14
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[l] = v13[l] * 0.014492754f;
     }
-    // %484 = contract f64[] -> v13
+    // %510 = contract f64[] -> v13
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -10567,13 +10597,13 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t l = 0; l < L; ++l) {
       v13[l] = acc0_v[l];
     }
-    // %485 = mul f64[] -> v6
+    // %511 = mul f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = v13[l] * 0.014492754f;
     }
-    // %368 = reduce_sum f64[] -> v13
-    // fwp_oja_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
+    // %394 = reduce_sum f64[] -> v13
+    // fwp_oja_cde.ode:57: let q = softmax(Wq @ ln(x(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -10588,14 +10618,14 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t l = 0; l < L; ++l) {
       v13[l] = acc_v[l];
     }
-    // %369 = mul f64[] -> v1
-    // fwp_oja_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
+    // %395 = mul f64[] -> v1
+    // fwp_oja_cde.ode:57: let q = softmax(Wq @ ln(x(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[l] = v13[l] * 0.014492754f;
     }
-    // %373 = reduce_sum f64[] -> v13
-    // fwp_oja_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
+    // %399 = reduce_sum f64[] -> v13
+    // fwp_oja_cde.ode:57: let q = softmax(Wq @ ln(x(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -10610,13 +10640,13 @@ extern "C" void fwp_oja_cde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t l = 0; l < L; ++l) {
       v13[l] = acc_v[l];
     }
-    // %377 = reciprocal f64[] -> v1
-    // fwp_oja_cde.ode:44: let q = softmax(Wq @ ln(x(T)))
+    // %403 = reciprocal f64[] -> v1
+    // fwp_oja_cde.ode:57: let q = softmax(Wq @ ln(x(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[l] = T(1) / std::sqrt((v13[l] * 0.014492754f) + 1e-05f);
     }
-    // %489 = mul f64[69] -> d.x@T
+    // %515 = mul f64[69] -> d.x@T
     for (int64_t i0 = 0; i0 < 69; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -10636,8 +10666,8 @@ extern "C" void fwp_oja_cde_loss(const void* /*ctx*/, const void* y_ptr, const v
   T* __restrict loss = static_cast<T*>(loss_ptr);
   T acc_v[L] = {};
   // fwp_oja_cde.loss: 6 nodes
-  // %43 = reduce_sum f64[] -> loss
-  // fwp_oja_cde.ode:46: loss bce_with_logits(logit, y)
+  // %42 = reduce_sum f64[] -> loss
+  // fwp_oja_cde.ode:59: loss bce_with_logits(logit, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -10657,8 +10687,8 @@ extern "C" void fwp_oja_cde_loss_vjp(const void* /*ctx*/, const void* y_ptr, con
   T* __restrict y_bar = static_cast<T*>(y_bar_ptr);
   T* y_bar_logit = y_bar;
   // fwp_oja_cde.loss.vjp: 8 nodes
-  // %527 = sub f64[1] -> d.logit
-  // fwp_oja_cde.ode:46: loss bce_with_logits(logit, y)
+  // %553 = sub f64[1] -> d.logit
+  // fwp_oja_cde.ode:59: loss bce_with_logits(logit, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);
@@ -10887,11 +10917,11 @@ const plastic_model kModel = {
             .init_state = 0,
             .init_state_vjp = 0,
             .field = 14720,
-            .field_vjp = 25664,
-            .adjoint_field = 46848,
-            .step = 45824,
-            .step_vjp = 101248,
-            .adjoint_step = 83264,
+            .field_vjp = 22784,
+            .adjoint_field = 43072,
+            .step = 46272,
+            .step_vjp = 97728,
+            .adjoint_step = 79872,
             .output = 12160,
             .output_vjp = 31424,
             .loss = 0,

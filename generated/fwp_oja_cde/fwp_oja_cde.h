@@ -61,12 +61,12 @@ enum { fwp_oja_cde_field_lanes = 8, fwp_oja_cde_field_scratch_bytes = 14720 };
  *   z_bar: varying[400] = 3200 floats
  *   theta_bar: uniform[28427] = 28427 floats
  *   u_bar: varying[138] = 1104 floats, may be NULL
- *   scratch: scratch arena, 25664 bytes, 64-byte aligned
+ *   scratch: scratch arena, 22784 bytes, 64-byte aligned
  */
 void fwp_oja_cde_field_vjp(const void* ctx, double t, const void* z, const void* theta,
                            const void* u, const void* a, void* z_bar, void* theta_bar, void* u_bar,
                            void* scratch);
-enum { fwp_oja_cde_field_vjp_lanes = 8, fwp_oja_cde_field_vjp_scratch_bytes = 25664 };
+enum { fwp_oja_cde_field_vjp_lanes = 8, fwp_oja_cde_field_vjp_scratch_bytes = 22784 };
 
 /* fwp_oja_cde_adjoint_field: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -79,12 +79,12 @@ enum { fwp_oja_cde_field_vjp_lanes = 8, fwp_oja_cde_field_vjp_scratch_bytes = 25
  *   da: varying[400] = 3200 floats
  *   dtheta: uniform[28427] = 28427 floats
  *   u_bar: varying[138] = 1104 floats, may be NULL
- *   scratch: scratch arena, 46848 bytes, 64-byte aligned
+ *   scratch: scratch arena, 43072 bytes, 64-byte aligned
  */
 void fwp_oja_cde_adjoint_field(const void* ctx, double t, const void* z, const void* a,
                                const void* theta, const void* u, void* dz, void* da, void* dtheta,
                                void* u_bar, void* scratch);
-enum { fwp_oja_cde_adjoint_field_lanes = 8, fwp_oja_cde_adjoint_field_scratch_bytes = 46848 };
+enum { fwp_oja_cde_adjoint_field_lanes = 8, fwp_oja_cde_adjoint_field_scratch_bytes = 43072 };
 
 /* fwp_oja_cde_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -94,11 +94,11 @@ enum { fwp_oja_cde_adjoint_field_lanes = 8, fwp_oja_cde_adjoint_field_scratch_by
  *   theta: uniform[28427] = 28427 floats, read-only
  *   u_stages: varying[552] = 4416 floats, read-only
  *   z1: varying[400] = 3200 floats, may alias
- *   scratch: scratch arena, 45824 bytes, 64-byte aligned
+ *   scratch: scratch arena, 46272 bytes, 64-byte aligned
  */
 void fwp_oja_cde_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                       const void* u_stages, void* z1, void* scratch);
-enum { fwp_oja_cde_step_lanes = 8, fwp_oja_cde_step_scratch_bytes = 45824 };
+enum { fwp_oja_cde_step_lanes = 8, fwp_oja_cde_step_scratch_bytes = 46272 };
 
 /* fwp_oja_cde_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -111,12 +111,12 @@ enum { fwp_oja_cde_step_lanes = 8, fwp_oja_cde_step_scratch_bytes = 45824 };
  *   z0_bar: varying[400] = 3200 floats
  *   theta_bar: uniform[28427] = 28427 floats
  *   u_stages_bar: varying[552] = 4416 floats, may be NULL
- *   scratch: scratch arena, 101248 bytes, 64-byte aligned
+ *   scratch: scratch arena, 97728 bytes, 64-byte aligned
  */
 void fwp_oja_cde_step_vjp(const void* ctx, double t, double h, const void* z0, const void* theta,
                           const void* u_stages, const void* z1_bar, void* z0_bar, void* theta_bar,
                           void* u_stages_bar, void* scratch);
-enum { fwp_oja_cde_step_vjp_lanes = 8, fwp_oja_cde_step_vjp_scratch_bytes = 101248 };
+enum { fwp_oja_cde_step_vjp_lanes = 8, fwp_oja_cde_step_vjp_scratch_bytes = 97728 };
 
 /* fwp_oja_cde_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -129,12 +129,12 @@ enum { fwp_oja_cde_step_vjp_lanes = 8, fwp_oja_cde_step_vjp_scratch_bytes = 1012
  *   z1: varying[400] = 3200 floats
  *   a1: varying[400] = 3200 floats
  *   dtheta: uniform[28427] = 28427 floats
- *   scratch: scratch arena, 83264 bytes, 64-byte aligned
+ *   scratch: scratch arena, 79872 bytes, 64-byte aligned
  */
 void fwp_oja_cde_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
                               const void* theta, const void* u_stages, void* z1, void* a1,
                               void* dtheta, void* scratch);
-enum { fwp_oja_cde_adjoint_step_lanes = 8, fwp_oja_cde_adjoint_step_scratch_bytes = 83264 };
+enum { fwp_oja_cde_adjoint_step_lanes = 8, fwp_oja_cde_adjoint_step_scratch_bytes = 79872 };
 
 /* fwp_oja_cde_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

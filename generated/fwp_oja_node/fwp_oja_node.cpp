@@ -369,7 +369,7 @@ extern "C" void fwp_oja_node_field(const void* /*ctx*/, double /*t*/, const void
   T rowsum_v[L] = {};
   // fwp_oja_node.field: 21 nodes
   // %1 = layernorm f64[35] -> v0
-  // fwp_oja_node.ode:37: let u    = ln(x(t))
+  // fwp_oja_node.ode:49: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -406,15 +406,15 @@ extern "C" void fwp_oja_node_field(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %5 = add f64[35] -> v1
-  // fwp_oja_node.ode:37: let u    = ln(x(t))
+  // fwp_oja_node.ode:49: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %15 = contract f64[32,5] -> v2
-  // fwp_oja_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
+  // %12 = contract f64[32,5] -> v2
+  // fwp_oja_node.ode:51: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -451,8 +451,8 @@ extern "C" void fwp_oja_node_field(const void* /*ctx*/, double /*t*/, const void
       v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %16 = tanh f64[32,5] -> v3
-  // fwp_oja_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
+  // %13 = tanh f64[32,5] -> v3
+  // fwp_oja_node.ode:51: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -460,7 +460,7 @@ extern "C" void fwp_oja_node_field(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %7 = contract f64[32] -> v0
-  // fwp_oja_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_oja_node.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -487,7 +487,7 @@ extern "C" void fwp_oja_node_field(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %8 = sigmoid f64[32] -> v2
-  // fwp_oja_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_oja_node.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -503,8 +503,9 @@ extern "C" void fwp_oja_node_field(const void* /*ctx*/, double /*t*/, const void
       }
     }
   }
-  // %12 = contract f64[32,5] -> v2
-  // fwp_oja_node.ode:39: let k    = softmax(Wk @ u)                             # Eq. 29
+  // %15 = contract f64[32,5] -> v2
+  // fwp_oja_node.ode:52: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
+  // decay inside the softmax: see above
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -541,41 +542,9 @@ extern "C" void fwp_oja_node_field(const void* /*ctx*/, double /*t*/, const void
       v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %13 = softmax f64[32,5] -> v5
-  // fwp_oja_node.ode:39: let k    = softmax(Wk @ u)                             # Eq. 29
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v2[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %19 = contract f64[32,5] -> v2
-  // fwp_oja_node.ode:41: beta * outer(v, k - transpose(W) @ v)                  # Eq. 21, Oja
+  // %18 = contract f64[32,5] -> v5
+  // fwp_oja_node.ode:52: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
+  // decay inside the softmax: see above
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -598,10 +567,10 @@ extern "C" void fwp_oja_node_field(const void* /*ctx*/, double /*t*/, const void
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l];
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 5) * L + l] = acc0_v[l];
+      v5[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -613,15 +582,50 @@ extern "C" void fwp_oja_node_field(const void* /*ctx*/, double /*t*/, const void
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v5[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %20 = sub f64[32,5] -> v3
-  // fwp_oja_node.ode:41: beta * outer(v, k - transpose(W) @ v)                  # Eq. 21, Oja
+  // %19 = sub f64[32,5] -> v3
+  // fwp_oja_node.ode:52: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
+  // decay inside the softmax: see above
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v5[i0 * L + l] - v2[i0 * L + l];
+      v3[i0 * L + l] = v2[i0 * L + l] - v5[i0 * L + l];
+    }
+  }
+  // %20 = softmax f64[32,5] -> v2
+  // fwp_oja_node.ode:52: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
+  // decay inside the softmax: see above
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v3[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v3[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v3[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
     }
   }
   // %67 = contract f64[32,5,5] -> W
@@ -631,7 +635,7 @@ extern "C" void fwp_oja_node_field(const void* /*ctx*/, double /*t*/, const void
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           dz_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              v4[(i0 * 5 + i1) * L + l] * v3[(i0 * 5 + i2) * L + l];
+              v4[(i0 * 5 + i1) * L + l] * v2[(i0 * 5 + i2) * L + l];
         }
       }
     }
@@ -672,12 +676,8 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13568);
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18688);
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23808);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24000);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29120);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30144);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31168);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36288);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72128);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28928);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64768);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -690,7 +690,7 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
   T acc_v[L] = {};
   // fwp_oja_node.field.vjp: 75 nodes
   // %1 = layernorm f64[35] -> v0
-  // fwp_oja_node.ode:37: let u    = ln(x(t))
+  // fwp_oja_node.ode:49: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -727,15 +727,15 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %5 = add f64[35] -> v1
-  // fwp_oja_node.ode:37: let u    = ln(x(t))
+  // fwp_oja_node.ode:49: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %15 = contract f64[32,5] -> v2
-  // fwp_oja_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
+  // %12 = contract f64[32,5] -> v2
+  // fwp_oja_node.ode:51: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -772,8 +772,8 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
       v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %16 = tanh f64[32,5] -> v3
-  // fwp_oja_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
+  // %13 = tanh f64[32,5] -> v3
+  // fwp_oja_node.ode:51: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -781,7 +781,7 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %7 = contract f64[32] -> v2
-  // fwp_oja_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_oja_node.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -808,7 +808,7 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %8 = sigmoid f64[32] -> v4
-  // fwp_oja_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_oja_node.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -865,20 +865,9 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
       v5[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %140 = neg f64[32,5,5] -> d.W
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          z_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] +=
-              -(v3[(i0 * 5 + i1) * L + l] * v5[(i0 * 5 + i2) * L + l]);
-        }
-      }
-    }
-  }
-  // %12 = contract f64[32,5] -> v2
-  // fwp_oja_node.ode:39: let k    = softmax(Wk @ u)                             # Eq. 29
+  // %15 = contract f64[32,5] -> v2
+  // fwp_oja_node.ode:52: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
+  // decay inside the softmax: see above
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -915,41 +904,9 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
       v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %13 = softmax f64[32,5] -> v6
-  // fwp_oja_node.ode:39: let k    = softmax(Wk @ u)                             # Eq. 29
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v2[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %19 = contract f64[32,5] -> v2
-  // fwp_oja_node.ode:41: beta * outer(v, k - transpose(W) @ v)                  # Eq. 21, Oja
+  // %18 = contract f64[32,5] -> v6
+  // fwp_oja_node.ode:52: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
+  // decay inside the softmax: see above
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -972,10 +929,10 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l];
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 5) * L + l] = acc0_v[l];
+      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -987,18 +944,152 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %20 = sub f64[32,5] -> v8
-  // fwp_oja_node.ode:41: beta * outer(v, k - transpose(W) @ v)                  # Eq. 21, Oja
+  // %19 = sub f64[32,5] -> v7
+  // fwp_oja_node.ode:52: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
+  // decay inside the softmax: see above
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v6[i0 * L + l] - v2[i0 * L + l];
+      v7[i0 * L + l] = v2[i0 * L + l] - v6[i0 * L + l];
     }
   }
-  // %76 = contract f64[32,5] -> v2
+  // %20 = softmax f64[32,5] -> v2
+  // fwp_oja_node.ode:52: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
+  // decay inside the softmax: see above
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v7[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[i1 * L + l] = vm::exp(v7[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 5 + i1) * L + l] = v6[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %164 = contract f64[32] -> v6
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v2[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v2[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v2[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v2[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %214 = mul f64[32,5] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 5 + i1) * L + l] =
+            (v5[(i0 * 5 + i1) * L + l] - v6[i0 * L + l]) * v2[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %216 = neg f64[32,5,5] -> d.W
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          z_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] +=
+              -(v3[(i0 * 5 + i1) * L + l] * v7[(i0 * 5 + i2) * L + l]);
+        }
+      }
+    }
+  }
+  // %217 = contract f64[32,35] -> v8
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v7[(i0 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v7[(i0 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v7[(i0 * 5 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v7[(i0 * 5 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 32; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + i2 * 35], v7[(i0 * 5 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 35 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %76 = contract f64[32,5] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1010,12 +1101,50 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a_W[(i0 * 25 + i1) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a_W[(i0 * 25 + i1 + 5) * L + l], v8[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc0_v[l] = std::fma(a_W[(i0 * 25 + i1) * L + l], v2[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a_W[(i0 * 25 + i1 + 5) * L + l], v2[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a_W[(i0 * 25 + i1 + 10) * L + l], v8[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a_W[(i0 * 25 + i1 + 10) * L + l], v2[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a_W[(i0 * 25 + i1 + 15) * L + l], v8[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a_W[(i0 * 25 + i1 + 15) * L + l], v2[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 5) * L + l] = acc0_v[l];
+      v5[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a_W[(i0 * 25 + i1 + 20) * L + l], v2[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %218 = contract f64[32,5] -> v2
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(W[(i0 * 25 + i1) * L + l], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W[(i0 * 25 + i1 + 5) * L + l], v7[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(W[(i0 * 25 + i1 + 10) * L + l], v7[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(W[(i0 * 25 + i1 + 15) * L + l], v7[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -1029,13 +1158,88 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(a_W[(i0 * 25 + i1 + 20) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(W[(i0 * 25 + i1 + 20) * L + l], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %220 = mul f64[32,5] -> v6
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 5 + i1) * L + l] =
+            ((v5[(i0 * 5 + i1) * L + l] * v4[i0 * L + l]) - v2[(i0 * 5 + i1) * L + l]) *
+            (1.0f - square(v3[(i0 * 5 + i1) * L + l]));
+      }
+    }
+  }
+  // %221 = contract f64[32,35] -> v9
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v6[(i0 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v6[(i0 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v6[(i0 * 5 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v6[(i0 * 5 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 32; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v6[(i0 * 5 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 35 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %223 = reduce_sum f64[35] -> v2
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v8[(i0 + i1 * 35) * L + l] + v9[(i0 + i1 * 35) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = acc_v[l];
     }
   }
   // %89 = contract f64[32] -> v8
@@ -1050,13 +1254,13 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 20 + i1) * L + l], v2[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 20 + i1) * L + l], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 5) * L + l], v2[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 20 + i1 + 5) * L + l], v5[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 10) * L + l], v2[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 20 + i1 + 10) * L + l], v5[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 15) * L + l], v2[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 20 + i1 + 15) * L + l], v5[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -1067,16 +1271,16 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %94 = mul f64[32] -> v9
-  // fwp_oja_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %94 = mul f64[32] -> v3
+  // fwp_oja_node.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v8[i0 * L + l] * ((1.0f - v4[i0 * L + l]) * v4[i0 * L + l]);
+      v3[i0 * L + l] = v8[i0 * L + l] * ((1.0f - v4[i0 * L + l]) * v4[i0 * L + l]);
     }
   }
-  // %96 = contract f64[35] -> v8
-  // fwp_oja_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %96 = contract f64[35] -> v5
+  // fwp_oja_node.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1088,18 +1292,18 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v9[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v9[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v9[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v9[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v3[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   for (int64_t i0 = 32; i0 < 35; ++i0) {
@@ -1110,247 +1314,47 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v9[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v3[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = acc0_v[l];
+      v5[i0 * L + l] = acc0_v[l];
     }
   }
-  // %169 = contract f64[32] -> v10
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v6[(i0 * 20 + i1) * L + l], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v6[(i0 * 20 + i1 + 5) * L + l], v5[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v6[(i0 * 20 + i1 + 10) * L + l], v5[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v6[(i0 * 20 + i1 + 15) * L + l], v5[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %214 = mul f64[32,5] -> v11
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 5 + i1) * L + l] =
-            (v5[(i0 * 5 + i1) * L + l] - v10[i0 * L + l]) * v6[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %215 = contract f64[32,35] -> v12
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v11[(i0 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v11[(i0 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v11[(i0 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v11[(i0 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 32; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + i2 * 35], v11[(i0 * 5 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 35 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %141 = contract f64[32,5] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(W[(i0 * 25 + i1) * L + l], v5[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(W[(i0 * 25 + i1 + 5) * L + l], v5[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(W[(i0 * 25 + i1 + 10) * L + l], v5[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(W[(i0 * 25 + i1 + 15) * L + l], v5[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5) * L + l] = acc0_v[l];
-      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(W[(i0 * 25 + i1 + 20) * L + l], v5[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %144 = mul f64[32,5] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 5 + i1) * L + l] =
-            ((v2[(i0 * 5 + i1) * L + l] * v4[i0 * L + l]) - v6[(i0 * 5 + i1) * L + l]) *
-            (1.0f - square(v3[(i0 * 5 + i1) * L + l]));
-      }
-    }
-  }
-  // %145 = contract f64[32,35] -> v13
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v5[(i0 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v5[(i0 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v5[(i0 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v5[(i0 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 32; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v5[(i0 * 5 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 35 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %217 = reduce_sum f64[35] -> v2
+  // %224 = add f64[35] -> v8
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v12[(i0 + i1 * 35) * L + l] + v13[(i0 + i1 * 35) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = acc_v[l];
+      v8[i0 * L + l] = v2[i0 * L + l] + v5[i0 * L + l];
     }
   }
-  // %218 = add f64[35] -> v3
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v8[i0 * L + l] + v2[i0 * L + l];
-    }
-  }
-  // %219 = mul f64[35] -> d.ln.gain
+  // %225 = mul f64[35] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v0[i0 * L + l] * v3[i0 * L + l];
+        sum[l] = v8[i0 * L + l] * v0[i0 * L + l];
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
   // %95 = contract f64[32,35] -> d.Wb
-  // fwp_oja_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_oja_node.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v9[i0 * L + l] * v1[i1 * L + l];
+          sum[l] = v3[i0 * L + l] * v1[i1 * L + l];
         }
         theta_bar_Wb[i0 * 35 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %220 = contract f64[32,5,35] -> d.Wk
+  // %226 = contract f64[32,5,35] -> d.Wk
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -1358,14 +1362,14 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = v11[(i0 * 5 + i1) * L + l] * v1[i2 * L + l];
+            sum[l] = v1[i2 * L + l] * v7[(i0 * 5 + i1) * L + l];
           }
           theta_bar_Wk[i0 * 175 + i1 * 35 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %150 = contract f64[32,5,35] -> d.Wv
+  // %227 = contract f64[32,5,35] -> d.Wv
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -1373,27 +1377,27 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = v1[i2 * L + l] * v5[(i0 * 5 + i1) * L + l];
+            sum[l] = v6[(i0 * 5 + i1) * L + l] * v1[i2 * L + l];
           }
           theta_bar_Wv[i0 * 175 + i1 * 35 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // output d.ln.bias = %218
+  // output d.ln.bias = %224
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v3[i0 * L + l];
+        sum[l] = v8[i0 * L + l];
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
   if (u_bar) {
-    // %108 = reduce_sum f64[] -> v7
-    // fwp_oja_node.ode:37: let u    = ln(x(t))
+    // %108 = reduce_sum f64[] -> v4
+    // fwp_oja_node.ode:49: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1406,44 +1410,16 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
+      v4[l] = acc_v[l];
     }
-    // %110 = mul f64[] -> v4
-    // fwp_oja_node.ode:37: let u    = ln(x(t))
+    // %110 = mul f64[] -> v1
+    // fwp_oja_node.ode:49: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = v7[l] * 0.028571429f;
+      v1[l] = v4[l] * 0.028571429f;
     }
-    // %114 = reduce_sum f64[] -> v7
-    // fwp_oja_node.ode:37: let u    = ln(x(t))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 35; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v4[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
-    }
-    // %119 = reciprocal f64[] -> v4
-    // fwp_oja_node.ode:37: let u    = ln(x(t))
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[l] = T(1) / std::sqrt((v7[l] * 0.028571429f) + 1e-05f);
-    }
-    // %221 = mul f64[35] -> v1
-    for (int64_t i0 = 0; i0 < 35; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = ln_gain[i0] * v3[i0 * L + l];
-      }
-    }
-    // %222 = reduce_sum f64[] -> v7
+    // %114 = reduce_sum f64[] -> v4
+    // fwp_oja_node.ode:49: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1451,19 +1427,47 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v1[i0 * L + l];
+        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v1[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc_v[l];
+      v4[l] = acc_v[l];
     }
-    // %223 = mul f64[] -> v9
+    // %119 = reciprocal f64[] -> v1
+    // fwp_oja_node.ode:49: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[l] = v7[l] * 0.028571429f;
+      v1[l] = T(1) / std::sqrt((v4[l] * 0.028571429f) + 1e-05f);
     }
-    // %226 = contract f64[] -> v7
+    // %228 = mul f64[35] -> v2
+    for (int64_t i0 = 0; i0 < 35; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[i0 * L + l] = ln_gain[i0] * v8[i0 * L + l];
+      }
+    }
+    // %229 = reduce_sum f64[] -> v4
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 35; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + v2[i0 * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[l] = acc_v[l];
+    }
+    // %230 = mul f64[] -> v3
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[l] = v4[l] * 0.028571429f;
+    }
+    // %233 = contract f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1471,23 +1475,23 @@ extern "C" void fwp_oja_node_field_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v2[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = acc0_v[l];
+      v4[l] = acc0_v[l];
     }
-    // %227 = mul f64[] -> v10
+    // %234 = mul f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[l] = v7[l] * 0.028571429f;
+      v5[l] = v4[l] * 0.028571429f;
     }
-    // %231 = mul f64[35] -> d.x
+    // %238 = mul f64[35] -> d.x
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] += v4[l] * ((v1[i0 * L + l] - v9[l]) - (v10[l] * v0[i0 * L + l]));
+        u_bar[i0 * L + l] += v1[l] * ((v2[i0 * L + l] - v3[l]) - (v5[l] * v0[i0 * L + l]));
       }
     }
   }
@@ -1529,25 +1533,20 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13568);
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18688);
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23808);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24000);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29120);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34240);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70080);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75200);
-  T* __restrict v0_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 111040);
-  T* __restrict v1_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 111104);
-  T* __restrict v2_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 111168);
-  T* __restrict v3_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 112320);
-  T* __restrict v4_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 113472);
-  T* __restrict v5_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118592);
-  T* __restrict v6_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 123712);
-  T* __restrict v7_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 128832);
-  T* __restrict v8_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 129024);
-  T* __restrict v9_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 134144);
-  T* __restrict v10_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135168);
-  T* __restrict v11_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 140288);
-  T* __restrict v12_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 145408);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 181248);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28928);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64768);
+  T* __restrict v0_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100608);
+  T* __restrict v1_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100672);
+  T* __restrict v2_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100736);
+  T* __restrict v3_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 101888);
+  T* __restrict v4_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 103040);
+  T* __restrict v5_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 108160);
+  T* __restrict v6_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 113280);
+  T* __restrict v7_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 114304);
+  T* __restrict v8_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 119424);
+  T* __restrict v9_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 124544);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 129664);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 165504);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -1574,7 +1573,7 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
   }
   // fwp_oja_node.field.adjoint: 56 nodes
   // %1 = layernorm f64[35] -> v0
-  // fwp_oja_node.ode:37: let u    = ln(x(t))
+  // fwp_oja_node.ode:49: let u    = ln(x(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -1611,15 +1610,15 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %5 = add f64[35] -> v1
-  // fwp_oja_node.ode:37: let u    = ln(x(t))
+  // fwp_oja_node.ode:49: let u    = ln(x(t))
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %15 = contract f64[32,5] -> v2
-  // fwp_oja_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
+  // %12 = contract f64[32,5] -> v2
+  // fwp_oja_node.ode:51: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1656,8 +1655,8 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
       v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %16 = tanh f64[32,5] -> v3
-  // fwp_oja_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
+  // %13 = tanh f64[32,5] -> v3
+  // fwp_oja_node.ode:51: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1665,7 +1664,7 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %7 = contract f64[32] -> v2
-  // fwp_oja_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_oja_node.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1692,7 +1691,7 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
   }
   // %8 = sigmoid f64[32] -> v4
-  // fwp_oja_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_oja_node.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1708,8 +1707,9 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
   }
-  // %12 = contract f64[32,5] -> v5
-  // fwp_oja_node.ode:39: let k    = softmax(Wk @ u)                             # Eq. 29
+  // %15 = contract f64[32,5] -> v5
+  // fwp_oja_node.ode:52: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
+  // decay inside the softmax: see above
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1746,41 +1746,9 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
       v5[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %13 = softmax f64[32,5] -> v6
-  // fwp_oja_node.ode:39: let k    = softmax(Wk @ u)                             # Eq. 29
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v5[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[i1 * L + l] = vm::exp(v5[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 5 + i1) * L + l] = v7[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %19 = contract f64[32,5] -> v5
-  // fwp_oja_node.ode:41: beta * outer(v, k - transpose(W) @ v)                  # Eq. 21, Oja
+  // %18 = contract f64[32,5] -> v6
+  // fwp_oja_node.ode:52: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
+  // decay inside the softmax: see above
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1803,10 +1771,10 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 5) * L + l] = acc0_v[l];
-      v5[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 5) * L + l] = acc0_v[l];
+      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -1818,15 +1786,50 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %20 = sub f64[32,5] -> v8
-  // fwp_oja_node.ode:41: beta * outer(v, k - transpose(W) @ v)                  # Eq. 21, Oja
+  // %19 = sub f64[32,5] -> v7
+  // fwp_oja_node.ode:52: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
+  // decay inside the softmax: see above
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v6[i0 * L + l] - v5[i0 * L + l];
+      v7[i0 * L + l] = v5[i0 * L + l] - v6[i0 * L + l];
+    }
+  }
+  // %20 = softmax f64[32,5] -> v5
+  // fwp_oja_node.ode:52: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
+  // decay inside the softmax: see above
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v7[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[i1 * L + l] = vm::exp(v7[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 5 + i1) * L + l] = v6[i1 * L + l] / rowsum_v[l];
+      }
     }
   }
   // %67 = contract f64[32,5,5] -> W
@@ -1836,12 +1839,12 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           dz_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              v2[(i0 * 5 + i1) * L + l] * v8[(i0 * 5 + i2) * L + l];
+              v2[(i0 * 5 + i1) * L + l] * v5[(i0 * 5 + i2) * L + l];
         }
       }
     }
   }
-  // %255 = contract f64[32,5] -> v5
+  // %268 = contract f64[32,5] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1864,10 +1867,10 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 5) * L + l] = acc0_v[l];
-      v5[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 5) * L + l] = acc0_v[l];
+      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -1879,158 +1882,10 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %292 = contract f64[32,5,5] -> adj.W
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          da_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              v5[(i0 * 5 + i2) * L + l] * v3[(i0 * 5 + i1) * L + l];
-        }
-      }
-    }
-  }
-  // %254 = contract f64[32,5] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a_W[(i0 * 25 + i1) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a_W[(i0 * 25 + i1 + 5) * L + l], v8[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(a_W[(i0 * 25 + i1 + 10) * L + l], v8[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a_W[(i0 * 25 + i1 + 15) * L + l], v8[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l];
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(a_W[(i0 * 25 + i1 + 20) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %294 = contract f64[32,5] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(W[(i0 * 25 + i1) * L + l], v5[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(W[(i0 * 25 + i1 + 5) * L + l], v5[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(W[(i0 * 25 + i1 + 10) * L + l], v5[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(W[(i0 * 25 + i1 + 15) * L + l], v5[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 5) * L + l] = acc0_v[l];
-      v8[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(W[(i0 * 25 + i1 + 20) * L + l], v5[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %297 = mul f64[32,5] -> v9
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 5 + i1) * L + l] =
-            ((v2[(i0 * 5 + i1) * L + l] * v4[i0 * L + l]) - v8[(i0 * 5 + i1) * L + l]) *
-            (1.0f - square(v3[(i0 * 5 + i1) * L + l]));
-      }
-    }
-  }
-  // %298 = contract f64[32,35] -> v10
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v9[(i0 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v9[(i0 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v9[(i0 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v9[(i0 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 32; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v9[(i0 * 5 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 35 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %312 = contract f64[32] -> v8
+  // %321 = contract f64[32] -> v2
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2053,23 +1908,35 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %327 = mul f64[32,5] -> v11
+  // %339 = mul f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 5 + i1) * L + l] =
-            v6[(i0 * 5 + i1) * L + l] * (v5[(i0 * 5 + i1) * L + l] - v8[i0 * L + l]);
+        v7[(i0 * 5 + i1) * L + l] =
+            (v6[(i0 * 5 + i1) * L + l] - v2[i0 * L + l]) * v5[(i0 * 5 + i1) * L + l];
       }
     }
   }
-  // %328 = contract f64[32,35] -> v12
+  // %340 = contract f64[32,5,5] -> adj.W
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          da_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
+              v7[(i0 * 5 + i2) * L + l] * v3[(i0 * 5 + i1) * L + l];
+        }
+      }
+    }
+  }
+  // %341 = contract f64[32,35] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -2083,21 +1950,21 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v11[(i0 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v7[(i0 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v11[(i0 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v7[(i0 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v11[(i0 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v7[(i0 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v11[(i0 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v7[(i0 * 5 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 32; i1 < 35; ++i1) {
@@ -2108,16 +1975,152 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + i2 * 35], v11[(i0 * 5 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + i2 * 35], v7[(i0 * 5 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 35 + i1) * L + l] = acc0_v[l];
+        v8[(i0 * 35 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %330 = reduce_sum f64[35] -> v5
+  // %267 = contract f64[32,5] -> v2
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(a_W[(i0 * 25 + i1) * L + l], v5[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a_W[(i0 * 25 + i1 + 5) * L + l], v5[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a_W[(i0 * 25 + i1 + 10) * L + l], v5[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a_W[(i0 * 25 + i1 + 15) * L + l], v5[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 5) * L + l] = acc0_v[l];
+      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a_W[(i0 * 25 + i1 + 20) * L + l], v5[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %342 = contract f64[32,5] -> v5
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(W[(i0 * 25 + i1) * L + l], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(W[(i0 * 25 + i1 + 5) * L + l], v7[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(W[(i0 * 25 + i1 + 10) * L + l], v7[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(W[(i0 * 25 + i1 + 15) * L + l], v7[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 5) * L + l] = acc0_v[l];
+      v5[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(W[(i0 * 25 + i1 + 20) * L + l], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %344 = mul f64[32,5] -> v6
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 5 + i1) * L + l] =
+            ((v2[(i0 * 5 + i1) * L + l] * v4[i0 * L + l]) - v5[(i0 * 5 + i1) * L + l]) *
+            (1.0f - square(v3[(i0 * 5 + i1) * L + l]));
+      }
+    }
+  }
+  // %345 = contract f64[32,35] -> v9
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v6[(i0 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v6[(i0 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v6[(i0 * 5 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v6[(i0 * 5 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 32; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v6[(i0 * 5 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 35 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %347 = reduce_sum f64[35] -> v5
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2126,7 +2129,7 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v10[(i0 + i1 * 35) * L + l] + v12[(i0 + i1 * 35) * L + l]);
+        acc_v[l] = acc_v[l] + (v8[(i0 + i1 * 35) * L + l] + v9[(i0 + i1 * 35) * L + l]);
       }
     }
     PLASTIC_SIMD
@@ -2134,7 +2137,7 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
       v5[i0 * L + l] = acc_v[l];
     }
   }
-  // %267 = contract f64[32] -> v6
+  // %280 = contract f64[32] -> v8
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2157,22 +2160,22 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %269 = mul f64[32] -> v2
-  // fwp_oja_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %282 = mul f64[32] -> v2
+  // fwp_oja_node.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v6[i0 * L + l] * ((1.0f - v4[i0 * L + l]) * v4[i0 * L + l]);
+      v2[i0 * L + l] = v8[i0 * L + l] * ((1.0f - v4[i0 * L + l]) * v4[i0 * L + l]);
     }
   }
-  // %271 = contract f64[35] -> v3
-  // fwp_oja_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %284 = contract f64[35] -> v3
+  // fwp_oja_node.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2214,36 +2217,36 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
       v3[i0 * L + l] = acc0_v[l];
     }
   }
-  // %331 = add f64[35] -> v6
+  // %348 = add f64[35] -> v8
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v5[i0 * L + l] + v3[i0 * L + l];
+      v8[i0 * L + l] = v5[i0 * L + l] + v3[i0 * L + l];
     }
   }
-  // %333 = neg f64[35] -> adj.ln.gain
+  // %350 = neg f64[35] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -(v6[i0 * L + l] * v0[i0 * L + l]);
+        sum[l] = -(v8[i0 * L + l] * v0[i0 * L + l]);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %334 = neg f64[35] -> adj.ln.bias
+  // %351 = neg f64[35] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -v6[i0 * L + l];
+        sum[l] = -v8[i0 * L + l];
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %282 = neg f64[32,35] -> adj.Wb
+  // %295 = neg f64[32,35] -> adj.Wb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       {
@@ -2256,7 +2259,7 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
   }
-  // %336 = neg f64[32,5,35] -> adj.Wk
+  // %353 = neg f64[32,5,35] -> adj.Wk
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -2264,14 +2267,14 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = -(v11[(i0 * 5 + i1) * L + l] * v1[i2 * L + l]);
+            sum[l] = -(v7[(i0 * 5 + i1) * L + l] * v1[i2 * L + l]);
           }
           dtheta_Wk[i0 * 175 + i1 * 35 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %306 = neg f64[32,5,35] -> adj.Wv
+  // %355 = neg f64[32,5,35] -> adj.Wv
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -2279,7 +2282,7 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = -(v9[(i0 * 5 + i1) * L + l] * v1[i2 * L + l]);
+            sum[l] = -(v1[i2 * L + l] * v6[(i0 * 5 + i1) * L + l]);
           }
           dtheta_Wv[i0 * 175 + i1 * 35 + i2] += lane_sum<L>(sum);
         }
@@ -2289,7 +2292,7 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
   // fwp_oja_node.field.vjp: 69 nodes
   if (u_bar) {
     // %108 = reduce_sum f64[] -> v0
-    // fwp_oja_node.ode:37: let u    = ln(x(t))
+    // fwp_oja_node.ode:49: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -2305,13 +2308,13 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
       v0_2[l] = acc_v_2[l];
     }
     // %110 = mul f64[] -> v1
-    // fwp_oja_node.ode:37: let u    = ln(x(t))
+    // fwp_oja_node.ode:49: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1_2[l] = v0_2[l] * 0.028571429f;
     }
     // %114 = reduce_sum f64[] -> v0
-    // fwp_oja_node.ode:37: let u    = ln(x(t))
+    // fwp_oja_node.ode:49: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -2327,13 +2330,13 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
       v0_2[l] = acc_v_2[l];
     }
     // %119 = reciprocal f64[] -> v1
-    // fwp_oja_node.ode:37: let u    = ln(x(t))
+    // fwp_oja_node.ode:49: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1_2[l] = T(1) / std::sqrt((v0_2[l] * 0.028571429f) + 1e-05f);
     }
     // %1 = layernorm f64[35] -> v2
-    // fwp_oja_node.ode:37: let u    = ln(x(t))
+    // fwp_oja_node.ode:49: let u    = ln(x(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       mean_v_2[l] = 0.0f;
@@ -2370,15 +2373,15 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
     }
     // %5 = add f64[35] -> v3
-    // fwp_oja_node.ode:37: let u    = ln(x(t))
+    // fwp_oja_node.ode:49: let u    = ln(x(t))
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v3_2[i0 * L + l] = (ln_gain[i0] * v2_2[i0 * L + l]) + ln_bias[i0];
       }
     }
-    // %15 = contract f64[32,5] -> v4
-    // fwp_oja_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
+    // %12 = contract f64[32,5] -> v4
+    // fwp_oja_node.ode:51: let v    = tanh(Wv @ u)                                # Eq. 30
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2415,16 +2418,103 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
         v4_2[(i0 * 5 + 4) * L + l] = acc0_v_2[l];
       }
     }
-    // %16 = tanh f64[32,5] -> v5
-    // fwp_oja_node.ode:40: let v    = tanh(Wv @ u)                                # Eq. 30
+    // %13 = tanh f64[32,5] -> v5
+    // fwp_oja_node.ode:51: let v    = tanh(Wv @ u)                                # Eq. 30
     for (int64_t i0 = 0; i0 < 160; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v5_2[i0 * L + l] = vm::tanh(v4_2[i0 * L + l]);
       }
     }
-    // %12 = contract f64[32,5] -> v4
-    // fwp_oja_node.ode:39: let k    = softmax(Wk @ u)                             # Eq. 29
+    // %7 = contract f64[32] -> v4
+    // fwp_oja_node.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 35; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(Wb[i0 * 140 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 140 + i1 + 35], v3_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 140 + i1 + 70], v3_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 140 + i1 + 105], v3_2[i1 * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4_2[(i0 * 4) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+      }
+    }
+    // %8 = sigmoid f64[32] -> v6
+    // fwp_oja_node.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6_2[i0 * L + l] = sigmoid(v4_2[i0 * L + l]);
+      }
+    }
+    // %66 = contract f64[32,5] -> v4
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v4_2[(i0 * 5 + i1) * L + l] = v5_2[(i0 * 5 + i1) * L + l] * v6_2[i0 * L + l];
+        }
+      }
+    }
+    // %77 = contract f64[32,5] -> v7
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(a_W[(i0 * 25 + i1 * 5) * L + l], v4_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(a_W[(i0 * 25 + i1 * 5 + 1) * L + l], v4_2[(i0 * 5 + i1) * L + l],
+                                 acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(a_W[(i0 * 25 + i1 * 5 + 2) * L + l], v4_2[(i0 * 5 + i1) * L + l],
+                                 acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(a_W[(i0 * 25 + i1 * 5 + 3) * L + l], v4_2[(i0 * 5 + i1) * L + l],
+                                 acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7_2[(i0 * 5) * L + l] = acc0_v_2[l];
+        v7_2[(i0 * 5 + 1) * L + l] = acc1_v_2[l];
+        v7_2[(i0 * 5 + 2) * L + l] = acc2_v_2[l];
+        v7_2[(i0 * 5 + 3) * L + l] = acc3_v_2[l];
+        acc0_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = std::fma(a_W[(i0 * 25 + i1 * 5 + 4) * L + l], v4_2[(i0 * 5 + i1) * L + l],
+                                 acc0_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7_2[(i0 * 5 + 4) * L + l] = acc0_v_2[l];
+      }
+    }
+    // %15 = contract f64[32,5] -> v4
+    // fwp_oja_node.ode:52: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
+    // decay inside the softmax: see above
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2461,42 +2551,9 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
         v4_2[(i0 * 5 + 4) * L + l] = acc0_v_2[l];
       }
     }
-    // %13 = softmax f64[32,5] -> v6
-    // fwp_oja_node.ode:39: let k    = softmax(Wk @ u)                             # Eq. 29
-    for (int64_t i0 = 0; i0 < 32; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v_2[l] = T(-INFINITY);
-      }
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          rowmax_v_2[l] = (v4_2[(i0 * 5 + i1) * L + l] > rowmax_v_2[l])
-                              ? v4_2[(i0 * 5 + i1) * L + l]
-                              : rowmax_v_2[l];
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v_2[l] = (std::abs(rowmax_v_2[l]) < T(INFINITY)) ? rowmax_v_2[l] : 0.0f;
-        rowsum_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v7_2[i1 * L + l] = vm::exp(v4_2[(i0 * 5 + i1) * L + l] - rowmax_v_2[l]);
-          rowsum_v_2[l] = rowsum_v_2[l] + vm::exp(v4_2[(i0 * 5 + i1) * L + l] - rowmax_v_2[l]);
-        }
-      }
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v6_2[(i0 * 5 + i1) * L + l] = v7_2[i1 * L + l] / rowsum_v_2[l];
-        }
-      }
-    }
-    // %19 = contract f64[32,5] -> v4
-    // fwp_oja_node.ode:41: beta * outer(v, k - transpose(W) @ v)                  # Eq. 21, Oja
+    // %18 = contract f64[32,5] -> v8
+    // fwp_oja_node.ode:52: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
+    // decay inside the softmax: see above
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2520,10 +2577,10 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4_2[(i0 * 5) * L + l] = acc0_v_2[l];
-        v4_2[(i0 * 5 + 1) * L + l] = acc1_v_2[l];
-        v4_2[(i0 * 5 + 2) * L + l] = acc2_v_2[l];
-        v4_2[(i0 * 5 + 3) * L + l] = acc3_v_2[l];
+        v8_2[(i0 * 5) * L + l] = acc0_v_2[l];
+        v8_2[(i0 * 5 + 1) * L + l] = acc1_v_2[l];
+        v8_2[(i0 * 5 + 2) * L + l] = acc2_v_2[l];
+        v8_2[(i0 * 5 + 3) * L + l] = acc3_v_2[l];
         acc0_v_2[l] = 0.0f;
       }
       for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -2535,18 +2592,143 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4_2[(i0 * 5 + 4) * L + l] = acc0_v_2[l];
+        v8_2[(i0 * 5 + 4) * L + l] = acc0_v_2[l];
       }
     }
-    // %20 = sub f64[32,5] -> v8
-    // fwp_oja_node.ode:41: beta * outer(v, k - transpose(W) @ v)                  # Eq. 21, Oja
+    // %19 = sub f64[32,5] -> v9
+    // fwp_oja_node.ode:52: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
+    // decay inside the softmax: see above
     for (int64_t i0 = 0; i0 < 160; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8_2[i0 * L + l] = v6_2[i0 * L + l] - v4_2[i0 * L + l];
+        v9_2[i0 * L + l] = v4_2[i0 * L + l] - v8_2[i0 * L + l];
       }
     }
-    // %76 = contract f64[32,5] -> v4
+    // %20 = softmax f64[32,5] -> v4
+    // fwp_oja_node.ode:52: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
+    // decay inside the softmax: see above
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v_2[l] = T(-INFINITY);
+      }
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          rowmax_v_2[l] = (v9_2[(i0 * 5 + i1) * L + l] > rowmax_v_2[l])
+                              ? v9_2[(i0 * 5 + i1) * L + l]
+                              : rowmax_v_2[l];
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v_2[l] = (std::abs(rowmax_v_2[l]) < T(INFINITY)) ? rowmax_v_2[l] : 0.0f;
+        rowsum_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v3_2[i1 * L + l] = vm::exp(v9_2[(i0 * 5 + i1) * L + l] - rowmax_v_2[l]);
+          rowsum_v_2[l] = rowsum_v_2[l] + vm::exp(v9_2[(i0 * 5 + i1) * L + l] - rowmax_v_2[l]);
+        }
+      }
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v4_2[(i0 * 5 + i1) * L + l] = v3_2[i1 * L + l] / rowsum_v_2[l];
+        }
+      }
+    }
+    // %164 = contract f64[32] -> v3
+    for (int64_t i0 = 0; i0 < 8; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(v7_2[(i0 * 20 + i1) * L + l], v4_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v7_2[(i0 * 20 + i1 + 5) * L + l], v4_2[(i0 * 20 + i1 + 5) * L + l],
+                                 acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(v7_2[(i0 * 20 + i1 + 10) * L + l],
+                                 v4_2[(i0 * 20 + i1 + 10) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v7_2[(i0 * 20 + i1 + 15) * L + l],
+                                 v4_2[(i0 * 20 + i1 + 15) * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3_2[(i0 * 4) * L + l] = acc0_v_2[l];
+        v3_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
+        v3_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
+        v3_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+      }
+    }
+    // %214 = mul f64[32,5] -> v8
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v8_2[(i0 * 5 + i1) * L + l] =
+              (v7_2[(i0 * 5 + i1) * L + l] - v3_2[i0 * L + l]) * v4_2[(i0 * 5 + i1) * L + l];
+        }
+      }
+    }
+    // %217 = contract f64[32,35] -> v10
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = 0.0f;
+          acc1_v_2[l] = 0.0f;
+          acc2_v_2[l] = 0.0f;
+          acc3_v_2[l] = 0.0f;
+        }
+        for (int64_t i2 = 0; i2 < 5; ++i2) {
+          PLASTIC_SIMD
+          for (int64_t l = 0; l < L; ++l) {
+            acc0_v_2[l] =
+                std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v8_2[(i0 * 5 + i2) * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v8_2[(i0 * 5 + i2) * L + l],
+                                   acc1_v_2[l]);
+            acc2_v_2[l] = std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v8_2[(i0 * 5 + i2) * L + l],
+                                   acc2_v_2[l]);
+            acc3_v_2[l] = std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v8_2[(i0 * 5 + i2) * L + l],
+                                   acc3_v_2[l]);
+          }
+        }
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v10[(i0 * 35 + i1 * 4) * L + l] = acc0_v_2[l];
+          v10[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v10[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v10[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+        }
+      }
+      for (int64_t i1 = 32; i1 < 35; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = 0.0f;
+        }
+        for (int64_t i2 = 0; i2 < 5; ++i2) {
+          PLASTIC_SIMD
+          for (int64_t l = 0; l < L; ++l) {
+            acc0_v_2[l] =
+                std::fma(Wk[i0 * 175 + i1 + i2 * 35], v8_2[(i0 * 5 + i2) * L + l], acc0_v_2[l]);
+          }
+        }
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v10[(i0 * 35 + i1) * L + l] = acc0_v_2[l];
+        }
+      }
+    }
+    // %76 = contract f64[32,5] -> v7
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2559,13 +2741,55 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(a_W[(i0 * 25 + i1) * L + l], v8_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
+              std::fma(a_W[(i0 * 25 + i1) * L + l], v4_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
           acc1_v_2[l] =
-              std::fma(a_W[(i0 * 25 + i1 + 5) * L + l], v8_2[(i0 * 5 + i1) * L + l], acc1_v_2[l]);
+              std::fma(a_W[(i0 * 25 + i1 + 5) * L + l], v4_2[(i0 * 5 + i1) * L + l], acc1_v_2[l]);
           acc2_v_2[l] =
-              std::fma(a_W[(i0 * 25 + i1 + 10) * L + l], v8_2[(i0 * 5 + i1) * L + l], acc2_v_2[l]);
+              std::fma(a_W[(i0 * 25 + i1 + 10) * L + l], v4_2[(i0 * 5 + i1) * L + l], acc2_v_2[l]);
           acc3_v_2[l] =
-              std::fma(a_W[(i0 * 25 + i1 + 15) * L + l], v8_2[(i0 * 5 + i1) * L + l], acc3_v_2[l]);
+              std::fma(a_W[(i0 * 25 + i1 + 15) * L + l], v4_2[(i0 * 5 + i1) * L + l], acc3_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7_2[(i0 * 5) * L + l] = acc0_v_2[l];
+        v7_2[(i0 * 5 + 1) * L + l] = acc1_v_2[l];
+        v7_2[(i0 * 5 + 2) * L + l] = acc2_v_2[l];
+        v7_2[(i0 * 5 + 3) * L + l] = acc3_v_2[l];
+        acc0_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(a_W[(i0 * 25 + i1 + 20) * L + l], v4_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7_2[(i0 * 5 + 4) * L + l] = acc0_v_2[l];
+      }
+    }
+    // %218 = contract f64[32,5] -> v4
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v_2[l] = 0.0f;
+        acc1_v_2[l] = 0.0f;
+        acc2_v_2[l] = 0.0f;
+        acc3_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] =
+              std::fma(W[(i0 * 25 + i1) * L + l], v8_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] =
+              std::fma(W[(i0 * 25 + i1 + 5) * L + l], v8_2[(i0 * 5 + i1) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] =
+              std::fma(W[(i0 * 25 + i1 + 10) * L + l], v8_2[(i0 * 5 + i1) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] =
+              std::fma(W[(i0 * 25 + i1 + 15) * L + l], v8_2[(i0 * 5 + i1) * L + l], acc3_v_2[l]);
         }
       }
       PLASTIC_SIMD
@@ -2580,7 +2804,7 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(a_W[(i0 * 25 + i1 + 20) * L + l], v8_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
+              std::fma(W[(i0 * 25 + i1 + 20) * L + l], v8_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
         }
       }
       PLASTIC_SIMD
@@ -2588,7 +2812,84 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
         v4_2[(i0 * 5 + 4) * L + l] = acc0_v_2[l];
       }
     }
-    // %89 = contract f64[32] -> v8
+    // %220 = mul f64[32,5] -> v8
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      for (int64_t i1 = 0; i1 < 5; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v8_2[(i0 * 5 + i1) * L + l] =
+              ((v7_2[(i0 * 5 + i1) * L + l] * v6_2[i0 * L + l]) - v4_2[(i0 * 5 + i1) * L + l]) *
+              (1.0f - square(v5_2[(i0 * 5 + i1) * L + l]));
+        }
+      }
+    }
+    // %221 = contract f64[32,35] -> v11
+    for (int64_t i0 = 0; i0 < 32; ++i0) {
+      for (int64_t i1 = 0; i1 < 8; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = 0.0f;
+          acc1_v_2[l] = 0.0f;
+          acc2_v_2[l] = 0.0f;
+          acc3_v_2[l] = 0.0f;
+        }
+        for (int64_t i2 = 0; i2 < 5; ++i2) {
+          PLASTIC_SIMD
+          for (int64_t l = 0; l < L; ++l) {
+            acc0_v_2[l] =
+                std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v8_2[(i0 * 5 + i2) * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v8_2[(i0 * 5 + i2) * L + l],
+                                   acc1_v_2[l]);
+            acc2_v_2[l] = std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v8_2[(i0 * 5 + i2) * L + l],
+                                   acc2_v_2[l]);
+            acc3_v_2[l] = std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v8_2[(i0 * 5 + i2) * L + l],
+                                   acc3_v_2[l]);
+          }
+        }
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v11[(i0 * 35 + i1 * 4) * L + l] = acc0_v_2[l];
+          v11[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v11[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v11[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+        }
+      }
+      for (int64_t i1 = 32; i1 < 35; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = 0.0f;
+        }
+        for (int64_t i2 = 0; i2 < 5; ++i2) {
+          PLASTIC_SIMD
+          for (int64_t l = 0; l < L; ++l) {
+            acc0_v_2[l] =
+                std::fma(Wv[i0 * 175 + i1 + i2 * 35], v8_2[(i0 * 5 + i2) * L + l], acc0_v_2[l]);
+          }
+        }
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v11[(i0 * 35 + i1) * L + l] = acc0_v_2[l];
+        }
+      }
+    }
+    // %223 = reduce_sum f64[35] -> v3
+    for (int64_t i0 = 0; i0 < 35; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 32; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc_v_2[l] = acc_v_2[l] + (v10[(i0 + i1 * 35) * L + l] + v11[(i0 + i1 * 35) * L + l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3_2[i0 * L + l] = acc_v_2[l];
+      }
+    }
+    // %89 = contract f64[32] -> v4
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2601,68 +2902,33 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v5_2[(i0 * 20 + i1) * L + l], v4_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v5_2[(i0 * 20 + i1 + 5) * L + l], v4_2[(i0 * 20 + i1 + 5) * L + l],
+              std::fma(v5_2[(i0 * 20 + i1) * L + l], v7_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v5_2[(i0 * 20 + i1 + 5) * L + l], v7_2[(i0 * 20 + i1 + 5) * L + l],
                                  acc1_v_2[l]);
           acc2_v_2[l] = std::fma(v5_2[(i0 * 20 + i1 + 10) * L + l],
-                                 v4_2[(i0 * 20 + i1 + 10) * L + l], acc2_v_2[l]);
+                                 v7_2[(i0 * 20 + i1 + 10) * L + l], acc2_v_2[l]);
           acc3_v_2[l] = std::fma(v5_2[(i0 * 20 + i1 + 15) * L + l],
-                                 v4_2[(i0 * 20 + i1 + 15) * L + l], acc3_v_2[l]);
+                                 v7_2[(i0 * 20 + i1 + 15) * L + l], acc3_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v8_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v8_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v8_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 4) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
       }
     }
-    // %7 = contract f64[32] -> v9
-    // fwp_oja_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 35; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 140 + i1], v3_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 140 + i1 + 35], v3_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 140 + i1 + 70], v3_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 140 + i1 + 105], v3_2[i1 * L + l], acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v9_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v9_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v9_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
-      }
-    }
-    // %8 = sigmoid f64[32] -> v3
-    // fwp_oja_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    // %94 = mul f64[32] -> v5
+    // fwp_oja_node.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3_2[i0 * L + l] = sigmoid(v9_2[i0 * L + l]);
+        v5_2[i0 * L + l] = v4_2[i0 * L + l] * ((1.0f - v6_2[i0 * L + l]) * v6_2[i0 * L + l]);
       }
     }
-    // %94 = mul f64[32] -> v9
-    // fwp_oja_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-    for (int64_t i0 = 0; i0 < 32; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9_2[i0 * L + l] = v8_2[i0 * L + l] * ((1.0f - v3_2[i0 * L + l]) * v3_2[i0 * L + l]);
-      }
-    }
-    // %96 = contract f64[35] -> v8
-    // fwp_oja_node.ode:38: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    // %96 = contract f64[35] -> v4
+    // fwp_oja_node.ode:50: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2674,18 +2940,18 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 35], v9_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v9_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v9_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v9_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 35], v5_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v5_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v5_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v5_2[i1 * L + l], acc3_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v8_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v8_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v8_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v4_2[(i0 * 4) * L + l] = acc0_v_2[l];
+        v4_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
+        v4_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
+        v4_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
       }
     }
     for (int64_t i0 = 32; i0 < 35; ++i0) {
@@ -2696,281 +2962,22 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
       for (int64_t i1 = 0; i1 < 32; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 + i1 * 35], v9_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 + i1 * 35], v5_2[i1 * L + l], acc0_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8_2[i0 * L + l] = acc0_v_2[l];
+        v4_2[i0 * L + l] = acc0_v_2[l];
       }
     }
-    // %66 = contract f64[32,5] -> v10
-    for (int64_t i0 = 0; i0 < 32; ++i0) {
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v10_2[(i0 * 5 + i1) * L + l] = v5_2[(i0 * 5 + i1) * L + l] * v3_2[i0 * L + l];
-        }
-      }
-    }
-    // %77 = contract f64[32,5] -> v11
-    for (int64_t i0 = 0; i0 < 32; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] =
-              std::fma(a_W[(i0 * 25 + i1 * 5) * L + l], v10_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(a_W[(i0 * 25 + i1 * 5 + 1) * L + l], v10_2[(i0 * 5 + i1) * L + l],
-                                 acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(a_W[(i0 * 25 + i1 * 5 + 2) * L + l], v10_2[(i0 * 5 + i1) * L + l],
-                                 acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(a_W[(i0 * 25 + i1 * 5 + 3) * L + l], v10_2[(i0 * 5 + i1) * L + l],
-                                 acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11_2[(i0 * 5) * L + l] = acc0_v_2[l];
-        v11_2[(i0 * 5 + 1) * L + l] = acc1_v_2[l];
-        v11_2[(i0 * 5 + 2) * L + l] = acc2_v_2[l];
-        v11_2[(i0 * 5 + 3) * L + l] = acc3_v_2[l];
-        acc0_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(a_W[(i0 * 25 + i1 * 5 + 4) * L + l], v10_2[(i0 * 5 + i1) * L + l],
-                                 acc0_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11_2[(i0 * 5 + 4) * L + l] = acc0_v_2[l];
-      }
-    }
-    // %169 = contract f64[32] -> v9
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] =
-              std::fma(v6_2[(i0 * 20 + i1) * L + l], v11_2[(i0 * 20 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v6_2[(i0 * 20 + i1 + 5) * L + l],
-                                 v11_2[(i0 * 20 + i1 + 5) * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v6_2[(i0 * 20 + i1 + 10) * L + l],
-                                 v11_2[(i0 * 20 + i1 + 10) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v6_2[(i0 * 20 + i1 + 15) * L + l],
-                                 v11_2[(i0 * 20 + i1 + 15) * L + l], acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v9_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v9_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v9_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
-      }
-    }
-    // %214 = mul f64[32,5] -> v10
-    for (int64_t i0 = 0; i0 < 32; ++i0) {
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v10_2[(i0 * 5 + i1) * L + l] =
-              (v11_2[(i0 * 5 + i1) * L + l] - v9_2[i0 * L + l]) * v6_2[(i0 * 5 + i1) * L + l];
-        }
-      }
-    }
-    // %215 = contract f64[32,35] -> v12
-    for (int64_t i0 = 0; i0 < 32; ++i0) {
-      for (int64_t i1 = 0; i1 < 8; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 5; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v10_2[(i0 * 5 + i2) * L + l],
-                                   acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1],
-                                   v10_2[(i0 * 5 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2],
-                                   v10_2[(i0 * 5 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3],
-                                   v10_2[(i0 * 5 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v12_2[(i0 * 35 + i1 * 4) * L + l] = acc0_v_2[l];
-          v12_2[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v12_2[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v12_2[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
-      }
-      for (int64_t i1 = 32; i1 < 35; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 5; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] =
-                std::fma(Wk[i0 * 175 + i1 + i2 * 35], v10_2[(i0 * 5 + i2) * L + l], acc0_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v12_2[(i0 * 35 + i1) * L + l] = acc0_v_2[l];
-        }
-      }
-    }
-    // %141 = contract f64[32,5] -> v6
-    for (int64_t i0 = 0; i0 < 32; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] =
-              std::fma(W[(i0 * 25 + i1) * L + l], v11_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] =
-              std::fma(W[(i0 * 25 + i1 + 5) * L + l], v11_2[(i0 * 5 + i1) * L + l], acc1_v_2[l]);
-          acc2_v_2[l] =
-              std::fma(W[(i0 * 25 + i1 + 10) * L + l], v11_2[(i0 * 5 + i1) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] =
-              std::fma(W[(i0 * 25 + i1 + 15) * L + l], v11_2[(i0 * 5 + i1) * L + l], acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6_2[(i0 * 5) * L + l] = acc0_v_2[l];
-        v6_2[(i0 * 5 + 1) * L + l] = acc1_v_2[l];
-        v6_2[(i0 * 5 + 2) * L + l] = acc2_v_2[l];
-        v6_2[(i0 * 5 + 3) * L + l] = acc3_v_2[l];
-        acc0_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] =
-              std::fma(W[(i0 * 25 + i1 + 20) * L + l], v11_2[(i0 * 5 + i1) * L + l], acc0_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6_2[(i0 * 5 + 4) * L + l] = acc0_v_2[l];
-      }
-    }
-    // %144 = mul f64[32,5] -> v10
-    for (int64_t i0 = 0; i0 < 32; ++i0) {
-      for (int64_t i1 = 0; i1 < 5; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v10_2[(i0 * 5 + i1) * L + l] =
-              ((v4_2[(i0 * 5 + i1) * L + l] * v3_2[i0 * L + l]) - v6_2[(i0 * 5 + i1) * L + l]) *
-              (1.0f - square(v5_2[(i0 * 5 + i1) * L + l]));
-        }
-      }
-    }
-    // %145 = contract f64[32,35] -> v13
-    for (int64_t i0 = 0; i0 < 32; ++i0) {
-      for (int64_t i1 = 0; i1 < 8; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 5; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v10_2[(i0 * 5 + i2) * L + l],
-                                   acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1],
-                                   v10_2[(i0 * 5 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2],
-                                   v10_2[(i0 * 5 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3],
-                                   v10_2[(i0 * 5 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v13[(i0 * 35 + i1 * 4) * L + l] = acc0_v_2[l];
-          v13[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v13[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v13[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
-      }
-      for (int64_t i1 = 32; i1 < 35; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 5; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] =
-                std::fma(Wv[i0 * 175 + i1 + i2 * 35], v10_2[(i0 * 5 + i2) * L + l], acc0_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v13[(i0 * 35 + i1) * L + l] = acc0_v_2[l];
-        }
-      }
-    }
-    // %217 = reduce_sum f64[35] -> v3
+    // %228 = mul f64[35] -> v5
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 32; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc_v_2[l] = acc_v_2[l] + (v12_2[(i0 + i1 * 35) * L + l] + v13[(i0 + i1 * 35) * L + l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3_2[i0 * L + l] = acc_v_2[l];
+        v5_2[i0 * L + l] = ln_gain[i0] * (v3_2[i0 * L + l] + v4_2[i0 * L + l]);
       }
     }
-    // %221 = mul f64[35] -> v4
-    for (int64_t i0 = 0; i0 < 35; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4_2[i0 * L + l] = ln_gain[i0] * (v8_2[i0 * L + l] + v3_2[i0 * L + l]);
-      }
-    }
-    // %222 = reduce_sum f64[] -> v0
+    // %229 = reduce_sum f64[] -> v0
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -2978,19 +2985,19 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v_2[l] = acc_v_2[l] + v4_2[i0 * L + l];
+        acc_v_2[l] = acc_v_2[l] + v5_2[i0 * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0_2[l] = acc_v_2[l];
     }
-    // %223 = mul f64[] -> v7
+    // %230 = mul f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7_2[l] = v0_2[l] * 0.028571429f;
+      v6_2[l] = v0_2[l] * 0.028571429f;
     }
-    // %226 = contract f64[] -> v0
+    // %233 = contract f64[] -> v0
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -2998,24 +3005,24 @@ extern "C" void fwp_oja_node_adjoint_field(const void* /*ctx*/, double /*t*/, co
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = std::fma(v4_2[i0 * L + l], v2_2[i0 * L + l], acc0_v_2[l]);
+        acc0_v_2[l] = std::fma(v5_2[i0 * L + l], v2_2[i0 * L + l], acc0_v_2[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v0_2[l] = acc0_v_2[l];
     }
-    // %227 = mul f64[] -> v9
+    // %234 = mul f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9_2[l] = v0_2[l] * 0.028571429f;
+      v3_2[l] = v0_2[l] * 0.028571429f;
     }
-    // %231 = mul f64[35] -> d.x
+    // %238 = mul f64[35] -> d.x
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_bar[i0 * L + l] +=
-            v1_2[l] * ((v4_2[i0 * L + l] - v7_2[l]) - (v9_2[l] * v2_2[i0 * L + l]));
+            v1_2[l] * ((v5_2[i0 * L + l] - v6_2[l]) - (v3_2[l] * v2_2[i0 * L + l]));
       }
     }
   }
@@ -3043,16 +3050,17 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33024);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38144);
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43264);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44416);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49536);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54656);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59776);
-  T* __restrict u10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64896);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64960);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70080);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75200);
-  T* __restrict u14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76224);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76288);
+  T* __restrict u6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48384);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48448);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53568);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58688);
+  T* __restrict u10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63808);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63872);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68992);
+  T* __restrict u13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74112);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74176);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79296);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84416);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3062,206 +3070,8 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_oja_node.field.step.rk4: 81 nodes
-  // %580 = layernorm f64[35] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 35) * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 35.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e12 = u_stages[(i0 + 35) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e12 * e12);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 35.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 35) * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %582 = add f64[35] -> v1
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
-    }
-  }
-  // %589 = contract f64[32,5] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l];
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v1[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %590 = softmax f64[32,5] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v2[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %584 = contract f64[32,5] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l];
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v1[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %585 = tanh f64[32,5] -> v4
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
-    }
-  }
-  // %838 = contract f64[32,5] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v4[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v4[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v4[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v4[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l];
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v4[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %558 = layernorm f64[35] -> v0
+  // fwp_oja_node.field.step.rk4: 82 nodes
+  // %585 = layernorm f64[35] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3281,8 +3091,8 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e156 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e156 * e156);
+        const T e12 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e12 * e12);
       }
     }
   }
@@ -3297,470 +3107,14 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
       v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %560 = add f64[35] -> v5
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
-    }
-  }
-  // %567 = contract f64[32,5] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v5[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5) * L + l] = acc0_v[l];
-      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v5[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %568 = softmax f64[32,5] -> v7
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v6[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v6[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v6[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v6[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %562 = contract f64[32,5] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v5[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5) * L + l] = acc0_v[l];
-      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v5[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %563 = tanh f64[32,5] -> v8
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = vm::tanh(v6[i0 * L + l]);
-    }
-  }
-  // %569 = contract f64[32,5] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v8[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v8[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v8[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5) * L + l] = acc0_v[l];
-      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %570 = sub f64[32,5] -> v9
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = v7[i0 * L + l] - v6[i0 * L + l];
-    }
-  }
-  // %835 = contract f64[32] -> v0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v8[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v8[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v8[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v8[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %564 = contract f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v5[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %565 = sigmoid f64[32] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = sigmoid(v6[i0 * L + l]);
-    }
-  }
-  // %573 = mul f64[] -> u10
-  u10[0] = T(h) * 0.5f;
-  // %836 = contract f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v0[i0 * L + l] * (v5[i0 * L + l] * u10[0]);
-    }
-  }
-  // %841 = sub f64[32,5] -> v7
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 5 + i1) * L + l] =
-            v3[(i0 * 5 + i1) * L + l] -
-            (v2[(i0 * 5 + i1) * L + l] + (v9[(i0 * 5 + i1) * L + l] * v6[i0 * L + l]));
-      }
-    }
-  }
-  // %586 = contract f64[32] -> v0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %587 = sigmoid f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = sigmoid(v0[i0 * L + l]);
-    }
-  }
-  // %588 = contract f64[32,5] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 5 + i1) * L + l] = v4[(i0 * 5 + i1) * L + l] * v1[i0 * L + l];
-      }
-    }
-  }
-  // %850 = contract f64[32] -> v0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v6[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v6[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v6[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v6[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %851 = contract f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v0[i0 * L + l] * u10[0];
-    }
-  }
-  // %903 = sub f64[32,5] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 5 + i1) * L + l] =
-            v3[(i0 * 5 + i1) * L + l] -
-            ((v7[(i0 * 5 + i1) * L + l] * v1[i0 * L + l]) + v2[(i0 * 5 + i1) * L + l]);
-      }
-    }
-  }
-  // %888 = mul f64[] -> u10
-  u10[0] = T(h) * 0.33333334f;
-  // %904 = contract f64[32,5] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 5 + i1) * L + l] = v4[(i0 * 5 + i1) * L + l] * u10[0];
-      }
-    }
-  }
-  // %604 = layernorm f64[35] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 105) * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 35.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e435 = u_stages[(i0 + 105) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e435 * e435);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 35.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 105) * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %606 = add f64[35] -> v1
+  // %587 = add f64[35] -> v1
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %613 = contract f64[32,5] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 5) * L + l] = acc0_v[l];
-      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v1[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %614 = softmax f64[32,5] -> v11
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v3[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v3[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v3[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %608 = contract f64[32,5] -> v3
+  // %589 = contract f64[32,5] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3780,10 +3134,10 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 5) * L + l] = acc0_v[l];
-      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 5) * L + l] = acc0_v[l];
+      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 35; ++i1) {
@@ -3794,17 +3148,54 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %609 = tanh f64[32,5] -> v12
+  // %590 = tanh f64[32,5] -> v3
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
+      v3[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
     }
   }
-  // %863 = contract f64[32,5] -> v3
+  // %594 = contract f64[32,5] -> v2
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 5) * L + l] = acc0_v[l];
+      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v1[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %595 = contract f64[32,5] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3817,72 +3208,75 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v12[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v3[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v12[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v3[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v12[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v3[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v12[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v3[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 5) * L + l] = acc0_v[l];
-      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 5) * L + l] = acc0_v[l];
+      v4[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v12[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v3[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v4[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %860 = contract f64[32] -> v0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  // %596 = sub f64[32,5] -> v5
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
+      v5[i0 * L + l] = v2[i0 * L + l] - v4[i0 * L + l];
+    }
+  }
+  // %597 = softmax f64[32,5] -> v2
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v6[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v6[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v6[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v6[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+        rowmax_v[l] =
+            (v5[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v5[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
     }
   }
-  // %861 = contract f64[32] -> v13
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v0[i0 * L + l] * T(h);
-    }
-  }
-  // %610 = contract f64[32] -> v0
+  // %591 = contract f64[32] -> v0
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3908,64 +3302,718 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %882 = mul f64[] -> u14
-  u14[0] = T(h) * 0.16666667f;
-  // %883 = contract f64[32] -> v1
+  // %592 = sigmoid f64[32] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = sigmoid(v0[i0 * L + l]) * u14[0];
+      v1[i0 * L + l] = sigmoid(v0[i0 * L + l]);
     }
   }
-  // %909 = contract f64[32,5] -> v15
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 5 + i1) * L + l] =
-            (v11[(i0 * 5 + i1) * L + l] -
-             (v3[(i0 * 5 + i1) * L + l] + (v4[(i0 * 5 + i1) * L + l] * v13[i0 * L + l]))) *
-            v1[i0 * L + l];
-      }
-    }
-  }
-  // %893 = contract f64[32] -> v13
+  // %912 = mul f64[] -> u6
+  u6[0] = T(h) * 0.16666667f;
+  // %927 = contract f64[32] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v5[i0 * L + l] * u14[0];
+      v0[i0 * L + l] = v1[i0 * L + l] * u6[0];
     }
   }
-  // %894 = contract f64[32,5] -> v3
+  // %928 = contract f64[32,5] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 5 + i1) * L + l] = v8[(i0 * 5 + i1) * L + l] * v13[i0 * L + l];
+        v4[(i0 * 5 + i1) * L + l] = v2[(i0 * 5 + i1) * L + l] * v0[i0 * L + l];
       }
     }
   }
-  // %913 = contract f64[32,5] -> v4
+  // %607 = layernorm f64[35] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 35) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 35.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e193 = u_stages[(i0 + 35) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e193 * e193);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 35.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = (u_stages[(i0 + 35) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %609 = add f64[35] -> v5
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+    }
+  }
+  // %616 = contract f64[32,5] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v5[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 5) * L + l] = acc0_v[l];
+      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v5[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %611 = contract f64[32,5] -> v8
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 175 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v5[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 5) * L + l] = acc0_v[l];
+      v8[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v5[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %612 = tanh f64[32,5] -> v9
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
+    }
+  }
+  // %868 = contract f64[32] -> v0
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v9[(i0 * 20 + i1) * L + l], v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v9[(i0 * 20 + i1 + 5) * L + l], v3[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v9[(i0 * 20 + i1 + 10) * L + l], v3[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v9[(i0 * 20 + i1 + 15) * L + l], v3[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %600 = mul f64[] -> u10
+  u10[0] = T(h) * 0.5f;
+  // %869 = contract f64[32] -> v8
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = v0[i0 * L + l] * (v1[i0 * L + l] * u10[0]);
+    }
+  }
+  // %871 = contract f64[32,5] -> v11
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v9[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v9[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v9[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v9[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 5) * L + l] = acc0_v[l];
+      v11[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v9[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %932 = sub f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 5 + i1) * L + l] = v7[(i0 * 5 + i1) * L + l] * u10[0];
+        v12[(i0 * 5 + i1) * L + l] =
+            v7[(i0 * 5 + i1) * L + l] -
+            ((v2[(i0 * 5 + i1) * L + l] * v8[i0 * L + l]) + v11[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %916 = add f64[32,5,5] -> W
+  // %933 = softmax f64[32,5] -> v2
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v12[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %918 = mul f64[] -> u13
+  u13[0] = T(h) * 0.33333334f;
+  // %947 = contract f64[32,5] -> v8
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 5 + i1) * L + l] = v2[(i0 * 5 + i1) * L + l] * u13[0];
+      }
+    }
+  }
+  // %613 = contract f64[32] -> v0
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v5[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %614 = sigmoid f64[32] -> v1
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = sigmoid(v0[i0 * L + l]);
+    }
+  }
+  // %615 = contract f64[32,5] -> v5
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 5 + i1) * L + l] = v9[(i0 * 5 + i1) * L + l] * v1[i0 * L + l];
+      }
+    }
+  }
+  // %632 = layernorm f64[35] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 105) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 35.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e409 = u_stages[(i0 + 105) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e409 * e409);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 35.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = (u_stages[(i0 + 105) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %634 = add f64[35] -> v1
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
+    }
+  }
+  // %641 = contract f64[32,5] -> v12
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 5) * L + l] = acc0_v[l];
+      v12[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v1[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %636 = contract f64[32,5] -> v14
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 175 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 5) * L + l] = acc0_v[l];
+      v14[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v1[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %637 = tanh f64[32,5] -> v15
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = vm::tanh(v14[i0 * L + l]);
+    }
+  }
+  // %894 = contract f64[32,5] -> v14
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v15[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v15[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v15[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 5) * L + l] = acc0_v[l];
+      v14[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %882 = contract f64[32] -> v0
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v9[(i0 * 20 + i1) * L + l], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v9[(i0 * 20 + i1 + 5) * L + l], v5[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v9[(i0 * 20 + i1 + 10) * L + l], v5[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v9[(i0 * 20 + i1 + 15) * L + l], v5[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %883 = contract f64[32] -> v9
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = v0[i0 * L + l] * u10[0];
+    }
+  }
+  // %936 = sub f64[32,5] -> v16
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[(i0 * 5 + i1) * L + l] =
+            v7[(i0 * 5 + i1) * L + l] -
+            (v11[(i0 * 5 + i1) * L + l] + (v2[(i0 * 5 + i1) * L + l] * v9[i0 * L + l]));
+      }
+    }
+  }
+  // %937 = softmax f64[32,5] -> v2
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v16[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v16[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v16[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v16[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %891 = contract f64[32] -> v0
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v15[(i0 * 20 + i1) * L + l], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v15[(i0 * 20 + i1 + 5) * L + l], v5[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v15[(i0 * 20 + i1 + 10) * L + l], v5[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v15[(i0 * 20 + i1 + 15) * L + l], v5[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %892 = contract f64[32] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = v0[i0 * L + l] * T(h);
+    }
+  }
+  // %940 = sub f64[32,5] -> v9
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 5 + i1) * L + l] =
+            v12[(i0 * 5 + i1) * L + l] -
+            (v14[(i0 * 5 + i1) * L + l] + (v2[(i0 * 5 + i1) * L + l] * v7[i0 * L + l]));
+      }
+    }
+  }
+  // %941 = softmax f64[32,5] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v9[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v9[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 5 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %638 = contract f64[32] -> v0
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %913 = contract f64[32] -> v1
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = sigmoid(v0[i0 * L + l]) * u6[0];
+    }
+  }
+  // %942 = contract f64[32,5] -> v9
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 5 + i1) * L + l] = v7[(i0 * 5 + i1) * L + l] * v1[i0 * L + l];
+      }
+    }
+  }
+  // %944 = contract f64[32,5] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 5 + i1) * L + l] = v2[(i0 * 5 + i1) * L + l] * u13[0];
+      }
+    }
+  }
+  // %951 = add f64[32,5,5] -> W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_new[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              z0_W[(i0 * 25 + i1 * 5 + i2) * L + l] +
-              ((((v2[(i0 * 5 + i2) * L + l] * v6[(i0 * 5 + i1) * L + l]) +
-                 (v15[(i0 * 5 + i2) * L + l] * v12[(i0 * 5 + i1) * L + l])) +
-                (v9[(i0 * 5 + i2) * L + l] * v3[(i0 * 5 + i1) * L + l])) +
-               (v4[(i0 * 5 + i2) * L + l] * v6[(i0 * 5 + i1) * L + l]));
+              ((v3[(i0 * 5 + i1) * L + l] * v4[(i0 * 5 + i2) * L + l]) +
+               ((v8[(i0 * 5 + i2) * L + l] * v5[(i0 * 5 + i1) * L + l]) +
+                ((v9[(i0 * 5 + i2) * L + l] * v15[(i0 * 5 + i1) * L + l]) +
+                 (v7[(i0 * 5 + i2) * L + l] * v5[(i0 * 5 + i1) * L + l])))) +
+              z0_W[(i0 * 25 + i1 * 5 + i2) * L + l];
         }
       }
     }
@@ -4005,40 +4053,41 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
   T* theta_bar_Wk = theta_bar + 1190;
   T* theta_bar_Wv = theta_bar + 6790;
   T* __restrict u_stages_bar = static_cast<T*>(u_stages_bar_ptr);
-  T* __restrict u0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25664);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26816);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27968);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33088);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38208);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39232);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44352);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45504);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50624);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55744);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81344);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82368);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87488);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 88512);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89536);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94656);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99776);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 104896);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 106048);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 111168);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 116288);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 121408);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 126528);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 131648);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 136768);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 141888);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 177728);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 182848);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 187968);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 193088);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 198208);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 203328);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1152);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2304);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7424);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12544);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17664);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18816);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19968);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25088);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30208);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35328);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36480);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37632);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42752);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47872);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52992);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58112);
+  T* __restrict u17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59136);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59200);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60224);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65344);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70464);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 71488);
+  T* __restrict u23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76608);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76672);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102272);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 127872);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 132992);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 138112);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 143232);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 148352);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 153472);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 154496);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 159616);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 195456);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -4049,21 +4098,8 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
-  // fwp_oja_node.field.step.rk4.vjp: 269 nodes
-  // %882 = mul f64[] -> u0
-  u0[0] = T(h) * 0.16666667f;
-  // %1076 = contract f64[32,5,5] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v1[(i0 * 25 + i1 * 5 + i2) * L + l] = z1_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] * u0[0];
-        }
-      }
-    }
-  }
-  // %604 = layernorm f64[35] -> v2
+  // fwp_oja_node.field.step.rk4.vjp: 274 nodes
+  // %632 = layernorm f64[35] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4083,8 +4119,8 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e17 = u_stages[(i0 + 105) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e17 * e17);
+        const T e12 = u_stages[(i0 + 105) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e12 * e12);
       }
     }
   }
@@ -4096,17 +4132,17 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (u_stages[(i0 + 105) * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[(i0 + 105) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %606 = add f64[35] -> v3
+  // %634 = add f64[35] -> v1
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (ln_gain[i0] * v2[i0 * L + l]) + ln_bias[i0];
+      v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %608 = contract f64[32,5] -> v4
+  // %641 = contract f64[32,5] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4118,81 +4154,76 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v3[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 5) * L + l] = acc0_v[l];
-      v4[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 5) * L + l] = acc0_v[l];
+      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v3[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v1[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %609 = tanh f64[32,5] -> v5
+  // %636 = contract f64[32,5] -> v3
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 175 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 5) * L + l] = acc0_v[l];
+      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v1[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %637 = tanh f64[32,5] -> v4
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(v4[i0 * L + l]);
+      v4[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
     }
   }
-  // %610 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v3[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %611 = sigmoid f64[32] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = sigmoid(v4[i0 * L + l]);
-    }
-  }
-  // %612 = contract f64[32,5] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 5 + i1) * L + l] = v5[(i0 * 5 + i1) * L + l] * v6[i0 * L + l];
-      }
-    }
-  }
-  // %1315 = contract f64[32,5] -> v7
+  // %894 = contract f64[32,5] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4204,36 +4235,37 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[(i0 * 25 + i1 * 5) * L + l], v4[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v4[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v1[(i0 * 25 + i1 * 5 + 1) * L + l], v4[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v4[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v1[(i0 * 25 + i1 * 5 + 2) * L + l], v4[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v4[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v1[(i0 * 25 + i1 * 5 + 3) * L + l], v4[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v4[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5) * L + l] = acc0_v[l];
-      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 5) * L + l] = acc0_v[l];
+      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(v1[(i0 * 25 + i1 * 5 + 4) * L + l], v4[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v4[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %580 = layernorm f64[35] -> v4
+  // %607 = layernorm f64[35] -> v5
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4253,8 +4285,8 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e139 = u_stages[(i0 + 35) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e139 * e139);
+        const T e135 = u_stages[(i0 + 35) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e135 * e135);
       }
     }
   }
@@ -4266,17 +4298,17 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = (u_stages[(i0 + 35) * L + l] - mean_v[l]) * rstd_v[l];
+      v5[i0 * L + l] = (u_stages[(i0 + 35) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %582 = add f64[35] -> v8
+  // %609 = add f64[35] -> v6
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = ln_bias[i0] + (v4[i0 * L + l] * ln_gain[i0]);
+      v6[i0 * L + l] = ln_bias[i0] + (v5[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %584 = contract f64[32,5] -> v9
+  // %616 = contract f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4288,94 +4320,76 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v6[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 5) * L + l] = acc0_v[l];
-      v9[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 5) * L + l] = acc0_v[l];
+      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v8[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v6[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %585 = tanh f64[32,5] -> v10
+  // %611 = contract f64[32,5] -> v8
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 175 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v6[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 5) * L + l] = acc0_v[l];
+      v8[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v6[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %612 = tanh f64[32,5] -> v9
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = vm::tanh(v9[i0 * L + l]);
+      v9[i0 * L + l] = vm::tanh(v8[i0 * L + l]);
     }
   }
-  // %888 = mul f64[] -> u0
-  u0[0] = T(h) * 0.33333334f;
-  // %1080 = contract f64[32,5,5] -> v11
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v11[(i0 * 25 + i1 * 5 + i2) * L + l] = z1_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] * u0[0];
-        }
-      }
-    }
-  }
-  // %586 = contract f64[32] -> v9
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v8[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[(i0 * 4) * L + l] = acc0_v[l];
-      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %587 = sigmoid f64[32] -> v12
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = sigmoid(v9[i0 * L + l]);
-    }
-  }
-  // %588 = contract f64[32,5] -> v9
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 5 + i1) * L + l] = v10[(i0 * 5 + i1) * L + l] * v12[i0 * L + l];
-      }
-    }
-  }
-  // %1087 = contract f64[32,5] -> v13
+  // %871 = contract f64[32,5] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4387,132 +4401,37 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 25 + i1 * 5) * L + l], v9[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v9[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v11[(i0 * 25 + i1 * 5 + 1) * L + l], v9[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v9[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v11[(i0 * 25 + i1 * 5 + 2) * L + l], v9[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v9[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v11[(i0 * 25 + i1 * 5 + 3) * L + l], v9[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v9[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 5) * L + l] = acc0_v[l];
-      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v8[(i0 * 5) * L + l] = acc0_v[l];
+      v8[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(v11[(i0 * 25 + i1 * 5 + 4) * L + l], v9[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v9[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v8[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %860 = contract f64[32] -> v14
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 20 + i1) * L + l], v9[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 5) * L + l], v9[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 10) * L + l], v9[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v5[(i0 * 20 + i1 + 15) * L + l], v9[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %861 = contract f64[32] -> v15
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v14[i0 * L + l] * T(h);
-    }
-  }
-  // %1319 = sub f64[32,5] -> v16
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 5 + i1) * L + l] =
-            v13[(i0 * 5 + i1) * L + l] - (v7[(i0 * 5 + i1) * L + l] * v15[i0 * L + l]);
-      }
-    }
-  }
-  // %573 = mul f64[] -> u0
-  u0[0] = T(h) * 0.5f;
-  // %1094 = contract f64[32,5] -> v17
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 5 + i1) * L + l] = v10[(i0 * 5 + i1) * L + l] * u0[0];
-      }
-    }
-  }
-  // %1149 = contract f64[32] -> v14
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[(i0 * 20 + i1) * L + l], v9[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 5) * L + l], v9[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 10) * L + l], v9[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v17[(i0 * 20 + i1 + 15) * L + l], v9[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1323 = sub f64[32,5] -> v18
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 5 + i1) * L + l] =
-            v13[(i0 * 5 + i1) * L + l] - (v16[(i0 * 5 + i1) * L + l] * v14[i0 * L + l]);
-      }
-    }
-  }
-  // %558 = layernorm f64[35] -> v13
+  // %585 = layernorm f64[35] -> v10
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4532,8 +4451,8 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e331 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e331 * e331);
+        const T e258 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e258 * e258);
       }
     }
   }
@@ -4545,17 +4464,17 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v10[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %560 = add f64[35] -> v19
+  // %587 = add f64[35] -> v11
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = (ln_gain[i0] * v13[i0 * L + l]) + ln_bias[i0];
+      v11[i0 * L + l] = (ln_gain[i0] * v10[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %562 = contract f64[32,5] -> v20
+  // %594 = contract f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4567,81 +4486,76 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v19[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v11[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 5) * L + l] = acc0_v[l];
-      v20[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 5) * L + l] = acc0_v[l];
+      v12[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v19[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v11[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %563 = tanh f64[32,5] -> v21
+  // %589 = contract f64[32,5] -> v13
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 175 + i1], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v11[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 5) * L + l] = acc0_v[l];
+      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v11[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %590 = tanh f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = vm::tanh(v20[i0 * L + l]);
+      v14[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
     }
   }
-  // %564 = contract f64[32] -> v14
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v19[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %565 = sigmoid f64[32] -> v20
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = sigmoid(v14[i0 * L + l]);
-    }
-  }
-  // %566 = contract f64[32,5] -> v22
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 5 + i1) * L + l] = v21[(i0 * 5 + i1) * L + l] * v20[i0 * L + l];
-      }
-    }
-  }
-  // %1107 = contract f64[32,5] -> v23
+  // %595 = contract f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4653,135 +4567,44 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[(i0 * 25 + i1 * 5) * L + l], v22[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v1[(i0 * 25 + i1 * 5 + 1) * L + l], v22[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v14[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v1[(i0 * 25 + i1 * 5 + 2) * L + l], v22[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v14[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v1[(i0 * 25 + i1 * 5 + 3) * L + l], v22[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v14[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 5) * L + l] = acc0_v[l];
-      v23[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v13[(i0 * 5) * L + l] = acc0_v[l];
+      v13[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(v1[(i0 * 25 + i1 * 5 + 4) * L + l], v22[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1104 = contract f64[32] -> v14
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v22[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v22[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v22[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1327 = sub f64[32,5] -> v24
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 5 + i1) * L + l] =
-            v23[(i0 * 5 + i1) * L + l] - (v18[(i0 * 5 + i1) * L + l] * v14[i0 * L + l]);
-      }
-    }
-  }
-  // %1329 = sub f64[32,5,5] -> d.W
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          z0_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] +=
-              (((z1_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] -
-                 (v7[(i0 * 5 + i2) * L + l] * v5[(i0 * 5 + i1) * L + l])) -
-                (v10[(i0 * 5 + i1) * L + l] * v16[(i0 * 5 + i2) * L + l])) -
-               (v10[(i0 * 5 + i1) * L + l] * v18[(i0 * 5 + i2) * L + l])) -
-              (v21[(i0 * 5 + i1) * L + l] * v24[(i0 * 5 + i2) * L + l]);
-        }
-      }
-    }
-  }
-  // %1380 = add f64[32,5] -> v23
+  // %596 = sub f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v18[i0 * L + l] + v16[i0 * L + l];
+      v15[i0 * L + l] = v12[i0 * L + l] - v13[i0 * L + l];
     }
   }
-  // %589 = contract f64[32,5] -> v25
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v8[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 5) * L + l] = acc0_v[l];
-      v25[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v25[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v25[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v8[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %590 = softmax f64[32,5] -> v26
+  // %597 = softmax f64[32,5] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4791,7 +4614,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v25[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v25[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v15[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v15[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -4802,106 +4625,19 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[i1 * L + l] = vm::exp(v25[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v25[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v13[i1 * L + l] = vm::exp(v15[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v15[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 5 + i1) * L + l] = v14[i1 * L + l] / rowsum_v[l];
+        v12[(i0 * 5 + i1) * L + l] = v13[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %1381 = contract f64[32] -> v14
+  // %591 = contract f64[32] -> v13
   for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 20 + i1) * L + l], v26[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 5) * L + l], v26[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 10) * L + l], v26[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v23[(i0 * 20 + i1 + 15) * L + l], v26[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1384 = mul f64[32,5] -> v25
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 5 + i1) * L + l] =
-            (v23[(i0 * 5 + i1) * L + l] - v14[i0 * L + l]) * v26[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %1385 = contract f64[32,35] -> v27
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v25[(i0 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v25[(i0 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v25[(i0 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v25[(i0 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
-        v27[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v27[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v27[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 32; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + i2 * 35], v25[(i0 * 5 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 35 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %567 = contract f64[32,5] -> v23
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -4912,113 +4648,37 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v19[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v11[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 5) * L + l] = acc0_v[l];
-      v23[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v19[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %568 = softmax f64[32,5] -> v28
+  // %592 = sigmoid f64[32] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v23[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v23[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[i1 * L + l] = vm::exp(v23[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v23[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 5 + i1) * L + l] = v14[i1 * L + l] / rowsum_v[l];
-      }
+      v15[i0 * L + l] = sigmoid(v13[i0 * L + l]);
     }
   }
-  // %569 = contract f64[32,5] -> v23
+  // %593 = contract f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v21[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v21[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v21[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v21[(i0 * 5 + i1) * L + l], acc3_v[l]);
+        v13[(i0 * 5 + i1) * L + l] = v14[(i0 * 5 + i1) * L + l] * v15[i0 * L + l];
       }
     }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 5) * L + l] = acc0_v[l];
-      v23[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v21[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
   }
-  // %570 = sub f64[32,5] -> v29
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = v28[i0 * L + l] - v23[i0 * L + l];
-    }
-  }
-  // %1140 = contract f64[32] -> v14
+  // %1117 = contract f64[32] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5030,678 +4690,13 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v9[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v22[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v9[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v22[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v9[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v22[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1141 = contract f64[32] -> v23
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v14[i0 * L + l] * u0[0];
-    }
-  }
-  // %838 = contract f64[32,5] -> v30
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v10[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v10[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v10[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 5) * L + l] = acc0_v[l];
-      v30[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1350 = sub f64[32,5] -> v31
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 5 + i1) * L + l] =
-            v26[(i0 * 5 + i1) * L + l] -
-            ((v29[(i0 * 5 + i1) * L + l] * v23[i0 * L + l]) + v30[(i0 * 5 + i1) * L + l]);
-      }
-    }
-  }
-  // %850 = contract f64[32] -> v14
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v9[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v9[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v9[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v9[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %851 = contract f64[32] -> v23
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v14[i0 * L + l] * u0[0];
-    }
-  }
-  // %1357 = sub f64[32,5] -> v32
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 5 + i1) * L + l] =
-            v26[(i0 * 5 + i1) * L + l] -
-            ((v31[(i0 * 5 + i1) * L + l] * v23[i0 * L + l]) + v30[(i0 * 5 + i1) * L + l]);
-      }
-    }
-  }
-  // %1358 = contract f64[32,5] -> v23
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 25 + i1) * L + l], v32[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v11[(i0 * 25 + i1 + 5) * L + l], v32[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v11[(i0 * 25 + i1 + 10) * L + l], v32[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v11[(i0 * 25 + i1 + 15) * L + l], v32[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 5) * L + l] = acc0_v[l];
-      v23[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(v11[(i0 * 25 + i1 + 20) * L + l], v32[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1359 = contract f64[32] -> v14
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v32[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v32[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v32[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v32[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1360 = contract f64[32] -> v26
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v14[i0 * L + l] * T(h);
-    }
-  }
-  // %1351 = contract f64[32,5] -> v30
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v11[(i0 * 25 + i1) * L + l], v31[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v11[(i0 * 25 + i1 + 5) * L + l], v31[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v11[(i0 * 25 + i1 + 10) * L + l], v31[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v11[(i0 * 25 + i1 + 15) * L + l], v31[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 5) * L + l] = acc0_v[l];
-      v30[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(v11[(i0 * 25 + i1 + 20) * L + l], v31[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1352 = contract f64[32] -> v14
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v31[(i0 * 20 + i1) * L + l], v16[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v31[(i0 * 20 + i1 + 5) * L + l], v16[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v31[(i0 * 20 + i1 + 10) * L + l], v16[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v31[(i0 * 20 + i1 + 15) * L + l], v16[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1363 = add f64[32,5] -> v31
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v31[(i0 * 5 + i1) * L + l] =
-            (v23[(i0 * 5 + i1) * L + l] - (v5[(i0 * 5 + i1) * L + l] * v26[i0 * L + l])) +
-            (v30[(i0 * 5 + i1) * L + l] - (v17[(i0 * 5 + i1) * L + l] * v14[i0 * L + l]));
-      }
-    }
-  }
-  // %1368 = contract f64[32] -> v23
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v14[i0 * L + l] * u0[0];
-    }
-  }
-  // %1370 = contract f64[32,5] -> v30
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v16[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v16[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v16[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 5) * L + l] = acc0_v[l];
-      v30[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v30[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v30[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v16[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v30[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1335 = contract f64[32] -> v14
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v29[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v29[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v29[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v29[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1374 = contract f64[32] -> v16
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v14[i0 * L + l] * u0[0];
-    }
-  }
-  // %1373 = contract f64[32,5] -> v11
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v18[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v18[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v18[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v18[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 5) * L + l] = acc0_v[l];
-      v11[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v18[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1378 = mul f64[32,5] -> v18
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 5 + i1) * L + l] =
-            (1.0f - square(v10[(i0 * 5 + i1) * L + l])) *
-            (((v31[(i0 * 5 + i1) * L + l] * v12[i0 * L + l]) -
-              ((v9[(i0 * 5 + i1) * L + l] * v23[i0 * L + l]) + v30[(i0 * 5 + i1) * L + l])) -
-             ((v22[(i0 * 5 + i1) * L + l] * v16[i0 * L + l]) + v11[(i0 * 5 + i1) * L + l]));
-      }
-    }
-  }
-  // %1379 = contract f64[32,35] -> v33
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v18[(i0 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v18[(i0 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v18[(i0 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v18[(i0 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
-        v33[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v33[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v33[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 32; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v18[(i0 * 5 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 35 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1387 = reduce_sum f64[35] -> v16
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v27[(i0 + i1 * 35) * L + l] + v33[(i0 + i1 * 35) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1364 = contract f64[32] -> v22
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v10[(i0 * 20 + i1) * L + l], v31[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 5) * L + l], v31[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 10) * L + l], v31[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v10[(i0 * 20 + i1 + 15) * L + l], v31[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1365 = mul f64[32] -> v10
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v22[i0 * L + l] * (v12[i0 * L + l] * (1.0f - v12[i0 * L + l]));
-    }
-  }
-  // %1366 = contract f64[35] -> v22
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v10[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[(i0 * 4) * L + l] = acc0_v[l];
-      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v10[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %1388 = add f64[35] -> v23
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v23[i0 * L + l] = v16[i0 * L + l] + v22[i0 * L + l];
-    }
-  }
-  // %1119 = contract f64[32,5] -> v16
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[(i0 * 25 + i1) * L + l], v29[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v1[(i0 * 25 + i1 + 5) * L + l], v29[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v1[(i0 * 25 + i1 + 10) * L + l], v29[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v1[(i0 * 25 + i1 + 15) * L + l], v29[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 5) * L + l] = acc0_v[l];
-      v16[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(v1[(i0 * 25 + i1 + 20) * L + l], v29[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1337 = sub f64[32,5] -> v22
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 5 + i1) * L + l] =
-            v16[(i0 * 5 + i1) * L + l] - (v17[(i0 * 5 + i1) * L + l] * v14[i0 * L + l]);
-      }
-    }
-  }
-  // %1345 = contract f64[32] -> v12
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 20 + i1) * L + l], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 5) * L + l], v22[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 10) * L + l], v22[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v21[(i0 * 20 + i1 + 15) * L + l], v22[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1346 = mul f64[32] -> v14
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v12[i0 * L + l] * (v20[i0 * L + l] * (1.0f - v20[i0 * L + l]));
-    }
-  }
-  // %1347 = contract f64[35] -> v16
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v14[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v14[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v14[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v14[i1 * L + l], acc3_v[l]);
+            std::fma(v9[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5712,23 +4707,101 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
+  // %600 = mul f64[] -> u17
+  u17[0] = T(h) * 0.5f;
+  // %1118 = contract f64[32] -> v18
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
+      v18[i0 * L + l] = v16[i0 * L + l] * u17[0];
     }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
+  }
+  // %1353 = sub f64[32,5] -> v19
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v14[i1 * L + l], acc0_v[l]);
+        v19[(i0 * 5 + i1) * L + l] =
+            v7[(i0 * 5 + i1) * L + l] -
+            ((v12[(i0 * 5 + i1) * L + l] * v18[i0 * L + l]) + v8[(i0 * 5 + i1) * L + l]);
+      }
+    }
+  }
+  // %1354 = softmax f64[32,5] -> v20
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v19[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v19[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = acc0_v[l];
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[i1 * L + l] = vm::exp(v19[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v19[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 5 + i1) * L + l] = v16[i1 * L + l] / rowsum_v[l];
+      }
     }
   }
-  // %1330 = contract f64[32] -> v12
+  // %613 = contract f64[32] -> v16
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v6[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %614 = sigmoid f64[32] -> v18
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = sigmoid(v16[i0 * L + l]);
+    }
+  }
+  // %615 = contract f64[32,5] -> v19
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 5 + i1) * L + l] = v9[(i0 * 5 + i1) * L + l] * v18[i0 * L + l];
+      }
+    }
+  }
+  // %882 = contract f64[32] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5740,243 +4813,42 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v24[(i0 * 20 + i1) * L + l], v28[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v9[(i0 * 20 + i1) * L + l], v19[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 5) * L + l], v28[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v9[(i0 * 20 + i1 + 5) * L + l], v19[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 10) * L + l], v28[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v9[(i0 * 20 + i1 + 10) * L + l], v19[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v24[(i0 * 20 + i1 + 15) * L + l], v28[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v9[(i0 * 20 + i1 + 15) * L + l], v19[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1333 = mul f64[32,5] -> v17
+  // %883 = contract f64[32] -> v21
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = v16[i0 * L + l] * u17[0];
+    }
+  }
+  // %1357 = sub f64[32,5] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 5 + i1) * L + l] =
-            v28[(i0 * 5 + i1) * L + l] * (v24[(i0 * 5 + i1) * L + l] - v12[i0 * L + l]);
+        v22[(i0 * 5 + i1) * L + l] =
+            v7[(i0 * 5 + i1) * L + l] -
+            (v8[(i0 * 5 + i1) * L + l] + (v20[(i0 * 5 + i1) * L + l] * v21[i0 * L + l]));
       }
     }
   }
-  // %1334 = contract f64[32,35] -> v27
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v17[(i0 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v17[(i0 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v17[(i0 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v17[(i0 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
-        v27[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v27[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v27[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 32; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + i2 * 35], v17[(i0 * 5 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 35 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1339 = contract f64[32,5] -> v28
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v24[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v24[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v24[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v24[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 5) * L + l] = acc0_v[l];
-      v28[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v28[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v28[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v24[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1341 = mul f64[32,5] -> v24
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 5 + i1) * L + l] =
-            (1.0f - square(v21[(i0 * 5 + i1) * L + l])) *
-            ((v22[(i0 * 5 + i1) * L + l] * v20[i0 * L + l]) - v28[(i0 * 5 + i1) * L + l]);
-      }
-    }
-  }
-  // %1342 = contract f64[32,35] -> v33
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v24[(i0 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v24[(i0 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v24[(i0 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v24[(i0 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
-        v33[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v33[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v33[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 32; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v24[(i0 * 5 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 35 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1344 = reduce_sum f64[35] -> v20
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v27[(i0 + i1 * 35) * L + l] + v33[(i0 + i1 * 35) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1348 = add f64[35] -> v21
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = v16[i0 * L + l] + v20[i0 * L + l];
-    }
-  }
-  // %613 = contract f64[32,5] -> v16
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v3[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 5) * L + l] = acc0_v[l];
-      v16[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v3[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %614 = softmax f64[32,5] -> v20
+  // %1358 = softmax f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5986,7 +4858,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v16[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v16[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v22[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v22[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -5997,19 +4869,19 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[i1 * L + l] = vm::exp(v16[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v16[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v16[i1 * L + l] = vm::exp(v22[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v22[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 5 + i1) * L + l] = v12[i1 * L + l] / rowsum_v[l];
+        v7[(i0 * 5 + i1) * L + l] = v16[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %863 = contract f64[32,5] -> v16
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
+  // %891 = contract f64[32] -> v16
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6020,48 +4892,129 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v5[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v19[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v5[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v19[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v5[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v19[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v5[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v19[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 5) * L + l] = acc0_v[l];
-      v16[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v5[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1393 = sub f64[32,5] -> v22
+  // %892 = contract f64[32] -> v21
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = v16[i0 * L + l] * T(h);
+    }
+  }
+  // %1361 = sub f64[32,5] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 5 + i1) * L + l] =
-            v20[(i0 * 5 + i1) * L + l] -
-            (v16[(i0 * 5 + i1) * L + l] + (v32[(i0 * 5 + i1) * L + l] * v15[i0 * L + l]));
+        v8[(i0 * 5 + i1) * L + l] =
+            v2[(i0 * 5 + i1) * L + l] -
+            (v3[(i0 * 5 + i1) * L + l] + (v7[(i0 * 5 + i1) * L + l] * v21[i0 * L + l]));
       }
     }
   }
-  // %1394 = contract f64[32,5] -> v16
+  // %1362 = softmax f64[32,5] -> v2
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v8[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v8[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v16[i1 * L + l] = vm::exp(v8[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v8[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 5 + i1) * L + l] = v16[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %912 = mul f64[] -> u23
+  u23[0] = T(h) * 0.16666667f;
+  // %1109 = contract f64[32,5,5] -> v24
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v24[(i0 * 25 + i1 * 5 + i2) * L + l] = z1_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] * u23[0];
+        }
+      }
+    }
+  }
+  // %638 = contract f64[32] -> v16
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %639 = sigmoid f64[32] -> v3
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = sigmoid(v16[i0 * L + l]);
+    }
+  }
+  // %640 = contract f64[32,5] -> v8
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 5 + i1) * L + l] = v4[(i0 * 5 + i1) * L + l] * v3[i0 * L + l];
+      }
+    }
+  }
+  // %1352 = contract f64[32,5] -> v22
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6073,53 +5026,13 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v1[(i0 * 25 + i1) * L + l], v22[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(v1[(i0 * 25 + i1 + 5) * L + l], v22[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v1[(i0 * 25 + i1 + 10) * L + l], v22[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v1[(i0 * 25 + i1 + 15) * L + l], v22[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 5) * L + l] = acc0_v[l];
-      v16[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(v1[(i0 * 25 + i1 + 20) * L + l], v22[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1404 = contract f64[32,5] -> v22
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v24[(i0 * 25 + i1 * 5) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v7[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(v24[(i0 * 25 + i1 * 5 + 1) * L + l], v8[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v7[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(v24[(i0 * 25 + i1 * 5 + 2) * L + l], v8[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v7[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(v24[(i0 * 25 + i1 * 5 + 3) * L + l], v8[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6134,7 +5047,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(v24[(i0 * 25 + i1 * 5 + 4) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6142,67 +5055,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       v22[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1408 = mul f64[32,5] -> v28
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 5 + i1) * L + l] =
-            ((v16[(i0 * 5 + i1) * L + l] * v6[i0 * L + l]) -
-             (v22[(i0 * 5 + i1) * L + l] + (v9[(i0 * 5 + i1) * L + l] * v26[i0 * L + l]))) *
-            (1.0f - square(v5[(i0 * 5 + i1) * L + l]));
-      }
-    }
-  }
-  // %1409 = contract f64[32,35] -> v27
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v28[(i0 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v28[(i0 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v28[(i0 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v28[(i0 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
-        v27[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v27[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v27[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 32; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v28[(i0 * 5 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 35 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1398 = contract f64[32] -> v12
+  // %1363 = contract f64[32] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6214,30 +5067,564 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v20[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v22[(i0 * 20 + i1) * L + l], v2[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v20[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v22[(i0 * 20 + i1 + 5) * L + l], v2[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v20[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v22[(i0 * 20 + i1 + 10) * L + l], v2[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v20[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v22[(i0 * 20 + i1 + 15) * L + l], v2[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1401 = mul f64[32,5] -> v9
+  // %1366 = mul f64[32,5] -> v8
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 5 + i1) * L + l] =
-            v20[(i0 * 5 + i1) * L + l] * (v7[(i0 * 5 + i1) * L + l] - v12[i0 * L + l]);
+        v8[(i0 * 5 + i1) * L + l] =
+            v2[(i0 * 5 + i1) * L + l] * (v22[(i0 * 5 + i1) * L + l] - v16[i0 * L + l]);
+      }
+    }
+  }
+  // %918 = mul f64[] -> u23
+  u23[0] = T(h) * 0.33333334f;
+  // %1133 = contract f64[32,5,5] -> v25
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v25[(i0 * 25 + i1 * 5 + i2) * L + l] = z1_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] * u23[0];
+        }
+      }
+    }
+  }
+  // %1140 = contract f64[32,5] -> v22
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(v25[(i0 * 25 + i1 * 5) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v25[(i0 * 25 + i1 * 5 + 1) * L + l], v19[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v25[(i0 * 25 + i1 * 5 + 2) * L + l], v19[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v25[(i0 * 25 + i1 * 5 + 3) * L + l], v19[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[(i0 * 5) * L + l] = acc0_v[l];
+      v22[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(v25[(i0 * 25 + i1 * 5 + 4) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %1370 = sub f64[32,5] -> v26
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v26[(i0 * 5 + i1) * L + l] =
+            v22[(i0 * 5 + i1) * L + l] - (v8[(i0 * 5 + i1) * L + l] * v21[i0 * L + l]);
+      }
+    }
+  }
+  // %1371 = contract f64[32] -> v16
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v26[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v26[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v26[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v26[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1374 = mul f64[32,5] -> v27
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v27[(i0 * 5 + i1) * L + l] =
+            v7[(i0 * 5 + i1) * L + l] * (v26[(i0 * 5 + i1) * L + l] - v16[i0 * L + l]);
+      }
+    }
+  }
+  // %1154 = contract f64[32,5] -> v26
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v26[(i0 * 5 + i1) * L + l] = v9[(i0 * 5 + i1) * L + l] * u17[0];
+      }
+    }
+  }
+  // %1228 = contract f64[32] -> v16
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v26[(i0 * 20 + i1) * L + l], v19[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v26[(i0 * 20 + i1 + 5) * L + l], v19[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v26[(i0 * 20 + i1 + 10) * L + l], v19[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v26[(i0 * 20 + i1 + 15) * L + l], v19[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1378 = sub f64[32,5] -> v28
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v28[(i0 * 5 + i1) * L + l] =
+            v22[(i0 * 5 + i1) * L + l] - (v27[(i0 * 5 + i1) * L + l] * v16[i0 * L + l]);
+      }
+    }
+  }
+  // %1379 = contract f64[32] -> v16
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v28[(i0 * 20 + i1) * L + l], v20[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v28[(i0 * 20 + i1 + 5) * L + l], v20[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v28[(i0 * 20 + i1 + 10) * L + l], v20[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v28[(i0 * 20 + i1 + 15) * L + l], v20[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1382 = mul f64[32,5] -> v22
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 5 + i1) * L + l] =
+            (v28[(i0 * 5 + i1) * L + l] - v16[i0 * L + l]) * v20[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %1174 = contract f64[32,5] -> v28
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(v24[(i0 * 25 + i1 * 5) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v24[(i0 * 25 + i1 * 5 + 1) * L + l], v13[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v24[(i0 * 25 + i1 * 5 + 2) * L + l], v13[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v24[(i0 * 25 + i1 * 5 + 3) * L + l], v13[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[(i0 * 5) * L + l] = acc0_v[l];
+      v28[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(v24[(i0 * 25 + i1 * 5 + 4) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %1171 = contract f64[32] -> v16
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v26[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v26[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v26[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v26[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1386 = sub f64[32,5] -> v29
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v29[(i0 * 5 + i1) * L + l] =
+            v28[(i0 * 5 + i1) * L + l] - (v22[(i0 * 5 + i1) * L + l] * v16[i0 * L + l]);
+      }
+    }
+  }
+  // %1387 = contract f64[32] -> v16
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v29[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v29[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v29[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v29[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1390 = mul f64[32,5] -> v28
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v28[(i0 * 5 + i1) * L + l] =
+            (v29[(i0 * 5 + i1) * L + l] - v16[i0 * L + l]) * v12[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %1392 = sub f64[32,5,5] -> d.W
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          z0_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] +=
+              (((z1_bar_W[(i0 * 25 + i1 * 5 + i2) * L + l] -
+                 (v8[(i0 * 5 + i2) * L + l] * v4[(i0 * 5 + i1) * L + l])) -
+                (v9[(i0 * 5 + i1) * L + l] * v27[(i0 * 5 + i2) * L + l])) -
+               (v9[(i0 * 5 + i1) * L + l] * v22[(i0 * 5 + i2) * L + l])) -
+              (v14[(i0 * 5 + i1) * L + l] * v28[(i0 * 5 + i2) * L + l]);
+        }
+      }
+    }
+  }
+  // %1393 = contract f64[32,5] -> v29
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v24[(i0 * 25 + i1) * L + l], v2[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v24[(i0 * 25 + i1 + 5) * L + l], v2[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v24[(i0 * 25 + i1 + 10) * L + l], v2[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v24[(i0 * 25 + i1 + 15) * L + l], v2[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[(i0 * 5) * L + l] = acc0_v[l];
+      v29[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v29[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v29[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(v24[(i0 * 25 + i1 + 20) * L + l], v2[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %1406 = contract f64[32] -> v16
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v29[(i0 * 20 + i1) * L + l], v4[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v29[(i0 * 20 + i1 + 5) * L + l], v4[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v29[(i0 * 20 + i1 + 10) * L + l], v4[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v29[(i0 * 20 + i1 + 15) * L + l], v4[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1407 = mul f64[32] -> v21
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = v16[i0 * L + l] * (v3[i0 * L + l] * (1.0f - v3[i0 * L + l]));
+    }
+  }
+  // %1408 = contract f64[35] -> v2
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v21[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v21[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v21[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v21[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  for (int64_t i0 = 32; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v21[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %1395 = contract f64[32,5] -> v30
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v8[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v8[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v8[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[(i0 * 5) * L + l] = acc0_v[l];
+      v30[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v8[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %1396 = contract f64[32] -> v16
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v8[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v8[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v8[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v8[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1397 = contract f64[32] -> v31
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[i0 * L + l] = v16[i0 * L + l] * T(h);
+    }
+  }
+  // %1401 = mul f64[32,5] -> v32
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v32[(i0 * 5 + i1) * L + l] =
+            (1.0f - square(v4[(i0 * 5 + i1) * L + l])) *
+            ((v29[(i0 * 5 + i1) * L + l] * v3[i0 * L + l]) -
+             (v30[(i0 * 5 + i1) * L + l] + (v19[(i0 * 5 + i1) * L + l] * v31[i0 * L + l])));
       }
     }
   }
@@ -6255,13 +5642,13 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v9[(i0 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v32[(i0 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v9[(i0 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v32[(i0 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v9[(i0 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v32[(i0 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v9[(i0 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v32[(i0 * 5 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6280,7 +5667,7 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + i2 * 35], v9[(i0 * 5 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v32[(i0 * 5 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -6289,7 +5676,55 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1411 = reduce_sum f64[35] -> v7
+  // %1403 = contract f64[32,35] -> v34
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v8[(i0 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v8[(i0 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v8[(i0 * 5 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v8[(i0 * 5 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v34[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
+        v34[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v34[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v34[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 32; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + i2 * 35], v8[(i0 * 5 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v34[(i0 * 35 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1405 = reduce_sum f64[35] -> v3
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6298,15 +5733,158 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v27[(i0 + i1 * 35) * L + l] + v33[(i0 + i1 * 35) * L + l]);
+        acc_v[l] = acc_v[l] + (v33[(i0 + i1 * 35) * L + l] + v34[(i0 + i1 * 35) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = acc_v[l];
+      v3[i0 * L + l] = acc_v[l];
     }
   }
-  // %1395 = contract f64[32] -> v12
+  // %1409 = add f64[35] -> v29
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[i0 * L + l] = v2[i0 * L + l] + v3[i0 * L + l];
+    }
+  }
+  // %1451 = add f64[32,5] -> v2
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v22[i0 * L + l] + v27[i0 * L + l];
+    }
+  }
+  // %1452 = contract f64[32,35] -> v33
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v2[(i0 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v2[(i0 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v2[(i0 * 5 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v2[(i0 * 5 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v33[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
+        v33[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v33[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v33[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 32; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + i2 * 35], v2[(i0 * 5 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v33[(i0 * 35 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1427 = contract f64[32,5] -> v3
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v25[(i0 * 25 + i1) * L + l], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v25[(i0 * 25 + i1 + 5) * L + l], v7[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v25[(i0 * 25 + i1 + 10) * L + l], v7[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v25[(i0 * 25 + i1 + 15) * L + l], v7[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 5) * L + l] = acc0_v[l];
+      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(v25[(i0 * 25 + i1 + 20) * L + l], v7[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %1430 = contract f64[32,5] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v25[(i0 * 25 + i1) * L + l], v20[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v25[(i0 * 25 + i1 + 5) * L + l], v20[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v25[(i0 * 25 + i1 + 10) * L + l], v20[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v25[(i0 * 25 + i1 + 15) * L + l], v20[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 5) * L + l] = acc0_v[l];
+      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(v25[(i0 * 25 + i1 + 20) * L + l], v20[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %1431 = contract f64[32] -> v16
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6318,31 +5896,274 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v16[(i0 * 20 + i1) * L + l], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 20 + i1) * L + l], v27[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 5) * L + l], v5[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 20 + i1 + 5) * L + l], v27[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 10) * L + l], v5[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 20 + i1 + 10) * L + l], v27[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v16[(i0 * 20 + i1 + 15) * L + l], v5[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 20 + i1 + 15) * L + l], v27[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1396 = mul f64[32] -> v15
+  // %1434 = add f64[32,5] -> v20
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 5 + i1) * L + l] =
+            (v3[(i0 * 5 + i1) * L + l] - (v4[(i0 * 5 + i1) * L + l] * v31[i0 * L + l])) +
+            (v7[(i0 * 5 + i1) * L + l] - (v26[(i0 * 5 + i1) * L + l] * v16[i0 * L + l]));
+      }
+    }
+  }
+  // %1441 = contract f64[32,5] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v12[i0 * L + l] * (v6[i0 * L + l] * (1.0f - v6[i0 * L + l]));
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v27[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v27[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v27[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v27[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 5) * L + l] = acc0_v[l];
+      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v27[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %1397 = contract f64[35] -> v5
+  // %1439 = contract f64[32] -> v31
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[i0 * L + l] = v16[i0 * L + l] * u17[0];
+    }
+  }
+  // %1444 = contract f64[32,5] -> v4
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v22[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v22[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v22[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v22[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 5) * L + l] = acc0_v[l];
+      v4[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v22[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %1412 = contract f64[32] -> v16
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v22[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v22[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v22[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v22[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1445 = contract f64[32] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = v16[i0 * L + l] * u17[0];
+    }
+  }
+  // %1449 = mul f64[32,5] -> v22
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 5 + i1) * L + l] =
+            (1.0f - square(v9[(i0 * 5 + i1) * L + l])) *
+            (((v20[(i0 * 5 + i1) * L + l] * v18[i0 * L + l]) -
+              (v3[(i0 * 5 + i1) * L + l] + (v19[(i0 * 5 + i1) * L + l] * v31[i0 * L + l]))) -
+             (v4[(i0 * 5 + i1) * L + l] + (v13[(i0 * 5 + i1) * L + l] * v7[i0 * L + l])));
+      }
+    }
+  }
+  // %1450 = contract f64[32,35] -> v34
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v22[(i0 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v22[(i0 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v22[(i0 * 5 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v22[(i0 * 5 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v34[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
+        v34[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v34[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v34[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 32; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v22[(i0 * 5 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v34[(i0 * 35 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1454 = reduce_sum f64[35] -> v3
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v33[(i0 + i1 * 35) * L + l] + v34[(i0 + i1 * 35) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1435 = contract f64[32] -> v31
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v9[(i0 * 20 + i1) * L + l], v20[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v9[(i0 * 20 + i1 + 5) * L + l], v20[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v9[(i0 * 20 + i1 + 10) * L + l], v20[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v9[(i0 * 20 + i1 + 15) * L + l], v20[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[(i0 * 4) * L + l] = acc0_v[l];
+      v31[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v31[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v31[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1436 = mul f64[32] -> v4
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = (v18[i0 * L + l] * (1.0f - v18[i0 * L + l])) * v31[i0 * L + l];
+    }
+  }
+  // %1437 = contract f64[35] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6354,18 +6175,18 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v4[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   for (int64_t i0 = 32; i0 < 35; ++i0) {
@@ -6376,59 +6197,360 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v15[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v4[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = acc0_v[l];
+      v7[i0 * L + l] = acc0_v[l];
     }
   }
-  // %1412 = add f64[35] -> v16
+  // %1455 = add f64[35] -> v9
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v7[i0 * L + l] + v5[i0 * L + l];
+      v9[i0 * L + l] = v3[i0 * L + l] + v7[i0 * L + l];
     }
   }
-  // %1414 = add f64[35] -> d.ln.gain
+  // %1411 = contract f64[32,35] -> v33
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v28[(i0 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v28[(i0 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v28[(i0 * 5 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v28[(i0 * 5 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v33[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
+        v33[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v33[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v33[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 32; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + i2 * 35], v28[(i0 * 5 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v33[(i0 * 35 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1204 = contract f64[32,5] -> v3
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v24[(i0 * 25 + i1) * L + l], v12[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v24[(i0 * 25 + i1 + 5) * L + l], v12[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v24[(i0 * 25 + i1 + 10) * L + l], v12[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v24[(i0 * 25 + i1 + 15) * L + l], v12[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 5) * L + l] = acc0_v[l];
+      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(v24[(i0 * 25 + i1 + 20) * L + l], v12[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %1414 = sub f64[32,5] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 5 + i1) * L + l] =
+            v3[(i0 * 5 + i1) * L + l] - (v26[(i0 * 5 + i1) * L + l] * v16[i0 * L + l]);
+      }
+    }
+  }
+  // %1416 = contract f64[32,5] -> v3
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v28[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v28[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v28[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v28[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 5) * L + l] = acc0_v[l];
+      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v28[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %1418 = mul f64[32,5] -> v12
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 5 + i1) * L + l] =
+            (1.0f - square(v14[(i0 * 5 + i1) * L + l])) *
+            ((v7[(i0 * 5 + i1) * L + l] * v15[i0 * L + l]) - v3[(i0 * 5 + i1) * L + l]);
+      }
+    }
+  }
+  // %1419 = contract f64[32,35] -> v34
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v12[(i0 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v12[(i0 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v12[(i0 * 5 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v12[(i0 * 5 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v34[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
+        v34[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v34[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v34[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 32; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v12[(i0 * 5 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v34[(i0 * 35 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1421 = reduce_sum f64[35] -> v3
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v33[(i0 + i1 * 35) * L + l] + v34[(i0 + i1 * 35) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1422 = contract f64[32] -> v16
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v14[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v14[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v14[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v14[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1423 = mul f64[32] -> v18
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = v16[i0 * L + l] * (v15[i0 * L + l] * (1.0f - v15[i0 * L + l]));
+    }
+  }
+  // %1424 = contract f64[35] -> v7
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v18[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v18[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v18[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v18[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  for (int64_t i0 = 32; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v18[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %1425 = add f64[35] -> v13
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = v3[i0 * L + l] + v7[i0 * L + l];
+    }
+  }
+  // %1458 = add f64[35] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((v4[i0 * L + l] * v23[i0 * L + l]) + (v13[i0 * L + l] * v21[i0 * L + l])) +
-                 (v16[i0 * L + l] * v2[i0 * L + l]);
+        sum[l] = (v29[i0 * L + l] * v0[i0 * L + l]) +
+                 ((v5[i0 * L + l] * v9[i0 * L + l]) + (v10[i0 * L + l] * v13[i0 * L + l]));
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1416 = add f64[35] -> d.ln.bias
+  // %1460 = add f64[35] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v16[i0 * L + l] + (v23[i0 * L + l] + v21[i0 * L + l]);
+        sum[l] = v29[i0 * L + l] + (v9[i0 * L + l] + v13[i0 * L + l]);
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1421 = add f64[32,35] -> d.Wb
+  // %1465 = add f64[32,35] -> d.Wb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (v3[i1 * L + l] * v15[i0 * L + l]) +
-                   ((v19[i1 * L + l] * v14[i0 * L + l]) + (v10[i0 * L + l] * v8[i1 * L + l]));
+          sum[l] = (v21[i0 * L + l] * v1[i1 * L + l]) +
+                   ((v11[i1 * L + l] * v18[i0 * L + l]) + (v4[i0 * L + l] * v6[i1 * L + l]));
         }
         theta_bar_Wb[i0 * 35 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1426 = add f64[32,5,35] -> d.Wk
+  // %1470 = add f64[32,5,35] -> d.Wk
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -6436,16 +6558,16 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (v9[(i0 * 5 + i1) * L + l] * v3[i2 * L + l]) +
-                     ((v19[i2 * L + l] * v17[(i0 * 5 + i1) * L + l]) +
-                      (v8[i2 * L + l] * v25[(i0 * 5 + i1) * L + l]));
+            sum[l] = ((v11[i2 * L + l] * v28[(i0 * 5 + i1) * L + l]) +
+                      (v6[i2 * L + l] * v2[(i0 * 5 + i1) * L + l])) +
+                     (v8[(i0 * 5 + i1) * L + l] * v1[i2 * L + l]);
           }
           theta_bar_Wk[i0 * 175 + i1 * 35 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1431 = add f64[32,5,35] -> d.Wv
+  // %1475 = add f64[32,5,35] -> d.Wv
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -6453,9 +6575,9 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((v19[i2 * L + l] * v24[(i0 * 5 + i1) * L + l]) +
-                      (v8[i2 * L + l] * v18[(i0 * 5 + i1) * L + l])) +
-                     (v28[(i0 * 5 + i1) * L + l] * v3[i2 * L + l]);
+            sum[l] = ((v11[i2 * L + l] * v12[(i0 * 5 + i1) * L + l]) +
+                      (v6[i2 * L + l] * v22[(i0 * 5 + i1) * L + l])) +
+                     (v32[(i0 * 5 + i1) * L + l] * v1[i2 * L + l]);
           }
           theta_bar_Wv[i0 * 175 + i1 * 35 + i2] += lane_sum<L>(sum);
         }
@@ -6463,7 +6585,54 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
   }
   if (u_stages_bar) {
-    // %707 = reduce_sum f64[] -> v6
+    // %1476 = mul f64[35] -> v1
+    for (int64_t i0 = 0; i0 < 35; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v1[i0 * L + l] = ln_gain[i0] * v13[i0 * L + l];
+      }
+    }
+    // %1477 = reduce_sum f64[] -> v16
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 35; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + v1[i0 * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[l] = acc_v[l];
+    }
+    // %1478 = mul f64[] -> v18
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[l] = v16[l] * 0.028571429f;
+    }
+    // %1481 = contract f64[] -> v16
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 35; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v1[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[l] = acc0_v[l];
+    }
+    // %1482 = mul f64[] -> v21
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[l] = v16[l] * 0.028571429f;
+    }
+    // %750 = reduce_sum f64[] -> v16
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6476,41 +6645,14 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v16[l] = acc_v[l];
     }
-    // %708 = mul f64[] -> v12
+    // %751 = mul f64[] -> v31
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[l] = v6[l] * 0.028571429f;
+      v31[l] = v16[l] * 0.028571429f;
     }
-    // %712 = reduce_sum f64[] -> v6
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 35; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - v12[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
-    }
-    // %716 = reciprocal f64[] -> v12
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[l] = T(1) / std::sqrt((v6[l] * 0.028571429f) + 1e-05f);
-    }
-    // %1432 = mul f64[35] -> v3
-    for (int64_t i0 = 0; i0 < 35; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[i0 * L + l] = ln_gain[i0] * v21[i0 * L + l];
-      }
-    }
-    // %1433 = reduce_sum f64[] -> v6
+    // %755 = reduce_sum f64[] -> v16
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6518,47 +6660,27 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v3[i0 * L + l];
+        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - v31[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v16[l] = acc_v[l];
     }
-    // %1434 = mul f64[] -> v14
+    // %759 = reciprocal f64[] -> v31
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[l] = v6[l] * 0.028571429f;
+      v31[l] = T(1) / std::sqrt((v16[l] * 0.028571429f) + 1e-05f);
     }
-    // %1437 = contract f64[] -> v6
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 35; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc0_v[l];
-    }
-    // %1438 = mul f64[] -> v15
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[l] = v6[l] * 0.028571429f;
-    }
-    // %1442 = mul f64[35] -> d.x@0
+    // %1486 = mul f64[35] -> d.x@0
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[i0 * L + l] +=
-            v12[l] * ((v3[i0 * L + l] - v14[l]) - (v15[l] * v13[i0 * L + l]));
+            ((v1[i0 * L + l] - v18[l]) - (v10[i0 * L + l] * v21[l])) * v31[l];
       }
     }
-    // %744 = reduce_sum f64[] -> v6
+    // %782 = reduce_sum f64[] -> v16
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6571,41 +6693,14 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v16[l] = acc_v[l];
     }
-    // %745 = mul f64[] -> v12
+    // %783 = mul f64[] -> v18
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[l] = v6[l] * 0.028571429f;
+      v18[l] = v16[l] * 0.028571429f;
     }
-    // %749 = reduce_sum f64[] -> v6
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 35; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 35) * L + l] - v12[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
-    }
-    // %753 = reciprocal f64[] -> v12
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[l] = T(1) / std::sqrt((v6[l] * 0.028571429f) + 1e-05f);
-    }
-    // %1443 = mul f64[35] -> v3
-    for (int64_t i0 = 0; i0 < 35; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[i0 * L + l] = ln_gain[i0] * v23[i0 * L + l];
-      }
-    }
-    // %1444 = reduce_sum f64[] -> v6
+    // %787 = reduce_sum f64[] -> v16
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6613,19 +6708,46 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v3[i0 * L + l];
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 35) * L + l] - v18[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v16[l] = acc_v[l];
     }
-    // %1445 = mul f64[] -> v14
+    // %791 = reciprocal f64[] -> v18
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[l] = v6[l] * 0.028571429f;
+      v18[l] = T(1) / std::sqrt((v16[l] * 0.028571429f) + 1e-05f);
     }
-    // %1448 = contract f64[] -> v6
+    // %1487 = mul f64[35] -> v1
+    for (int64_t i0 = 0; i0 < 35; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v1[i0 * L + l] = ln_gain[i0] * v9[i0 * L + l];
+      }
+    }
+    // %1488 = reduce_sum f64[] -> v16
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 35; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + v1[i0 * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[l] = acc_v[l];
+    }
+    // %1489 = mul f64[] -> v21
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[l] = v16[l] * 0.028571429f;
+    }
+    // %1492 = contract f64[] -> v16
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6633,27 +6755,27 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v5[i0 * L + l], v1[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc0_v[l];
+      v16[l] = acc0_v[l];
     }
-    // %1449 = mul f64[] -> v15
+    // %1493 = mul f64[] -> v31
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[l] = v6[l] * 0.028571429f;
+      v31[l] = v16[l] * 0.028571429f;
     }
-    // %1453 = mul f64[35] -> d.x@1
+    // %1497 = mul f64[35] -> d.x@1
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 35) * L + l] +=
-            v12[l] * ((v3[i0 * L + l] - v14[l]) - (v4[i0 * L + l] * v15[l]));
+            v18[l] * ((v1[i0 * L + l] - v21[l]) - (v31[l] * v5[i0 * L + l]));
       }
     }
-    // %796 = reduce_sum f64[] -> v6
+    // %829 = reduce_sum f64[] -> v16
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6666,41 +6788,14 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v16[l] = acc_v[l];
     }
-    // %797 = mul f64[] -> v12
+    // %830 = mul f64[] -> v18
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[l] = v6[l] * 0.028571429f;
+      v18[l] = v16[l] * 0.028571429f;
     }
-    // %801 = reduce_sum f64[] -> v6
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 35; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 105) * L + l] - v12[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
-    }
-    // %805 = reciprocal f64[] -> v12
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[l] = T(1) / std::sqrt((v6[l] * 0.028571429f) + 1e-05f);
-    }
-    // %1454 = mul f64[35] -> v3
-    for (int64_t i0 = 0; i0 < 35; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[i0 * L + l] = v16[i0 * L + l] * ln_gain[i0];
-      }
-    }
-    // %1455 = reduce_sum f64[] -> v6
+    // %834 = reduce_sum f64[] -> v16
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6708,19 +6803,46 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v3[i0 * L + l];
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 105) * L + l] - v18[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc_v[l];
+      v16[l] = acc_v[l];
     }
-    // %1456 = mul f64[] -> v14
+    // %838 = reciprocal f64[] -> v18
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[l] = v6[l] * 0.028571429f;
+      v18[l] = T(1) / std::sqrt((v16[l] * 0.028571429f) + 1e-05f);
     }
-    // %1459 = contract f64[] -> v6
+    // %1498 = mul f64[35] -> v1
+    for (int64_t i0 = 0; i0 < 35; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v1[i0 * L + l] = v29[i0 * L + l] * ln_gain[i0];
+      }
+    }
+    // %1499 = reduce_sum f64[] -> v16
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 35; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + v1[i0 * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[l] = acc_v[l];
+    }
+    // %1500 = mul f64[] -> v21
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[l] = v16[l] * 0.028571429f;
+    }
+    // %1503 = contract f64[] -> v16
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -6728,24 +6850,24 @@ extern "C" void fwp_oja_node_step_vjp(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[i0 * L + l], v2[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v1[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[l] = acc0_v[l];
+      v16[l] = acc0_v[l];
     }
-    // %1460 = mul f64[] -> v15
+    // %1504 = mul f64[] -> v31
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[l] = v6[l] * 0.028571429f;
+      v31[l] = v16[l] * 0.028571429f;
     }
-    // %1464 = mul f64[35] -> d.x@2
+    // %1508 = mul f64[35] -> d.x@2
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 105) * L + l] +=
-            v12[l] * ((v3[i0 * L + l] - v14[l]) - (v2[i0 * L + l] * v15[l]));
+            v18[l] * ((v1[i0 * L + l] - v21[l]) - (v31[l] * v0[i0 * L + l]));
       }
     }
   }
@@ -6790,40 +6912,36 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2304);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7424);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12544);
-  T* __restrict u5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13568);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13632);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18752);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23872);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28992);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29184);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34304);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35456);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40576);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45696);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46720);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51840);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56960);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62080);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63232);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64384);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69504);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74624);
-  T* __restrict u23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79744);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79808);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 80832);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 85952);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86976);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92096);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17664);
+  T* __restrict u6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22784);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22848);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27968);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29120);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30272);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35392);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40512);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41536);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46656);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51776);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56896);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58048);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59200);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64320);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69440);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74560);
+  T* __restrict u22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75584);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75648);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76672);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81792);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86912);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87936);
+  T* __restrict u28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 93056);
   T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 93120);
   T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98240);
-  T* __restrict u31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 103360);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 103424);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 104448);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 109568);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 114688);
-  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 150528);
-  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 155648);
-  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 191488);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 134080);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 139200);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 175040);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 210880);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -6838,8 +6956,8 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i = 0; i < 12390; ++i) {
     dtheta[i] = 0.0f;
   }
-  // fwp_oja_node.field.adjoint.step.rk4: 273 nodes
-  // %558 = layernorm f64[35] -> v0
+  // fwp_oja_node.field.adjoint.step.rk4: 275 nodes
+  // %585 = layernorm f64[35] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -6875,111 +6993,14 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %560 = add f64[35] -> v1
+  // %587 = add f64[35] -> v1
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = (ln_gain[i0] * v0[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %562 = contract f64[32,5] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5) * L + l] = acc0_v[l];
-      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v1[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %563 = tanh f64[32,5] -> v3
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
-    }
-  }
-  // %564 = contract f64[32] -> v2
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %565 = sigmoid f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = sigmoid(v2[i0 * L + l]);
-    }
-  }
-  // %566 = contract f64[32,5] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 5 + i1) * L + l] = v3[(i0 * 5 + i1) * L + l] * v4[i0 * L + l];
-      }
-    }
-  }
-  // %882 = mul f64[] -> u5
-  u5[0] = T(h) * 0.16666667f;
-  // %2011 = contract f64[32,5] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 5 + i1) * L + l] = v2[(i0 * 5 + i1) * L + l] * u5[0];
-      }
-    }
-  }
-  // %567 = contract f64[32,5] -> v7
+  // %594 = contract f64[32,5] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6999,10 +7020,10 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5) * L + l] = acc0_v[l];
-      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 5) * L + l] = acc0_v[l];
+      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 35; ++i1) {
@@ -7013,42 +7034,54 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %568 = softmax f64[32,5] -> v8
+  // %589 = contract f64[32,5] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v7[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v7[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+        acc0_v[l] = std::fma(Wv[i0 * 175 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
+      v3[(i0 * 5) * L + l] = acc0_v[l];
+      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[i1 * L + l] = vm::exp(v7[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v7[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v1[i1 * L + l], acc0_v[l]);
       }
     }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 5 + i1) * L + l] = v9[i1 * L + l] / rowsum_v[l];
-      }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %569 = contract f64[32,5] -> v7
+  // %590 = tanh f64[32,5] -> v4
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
+    }
+  }
+  // %595 = contract f64[32,5] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7061,43 +7094,128 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v3[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v4[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v3[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v4[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v3[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v4[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v3[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v4[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5) * L + l] = acc0_v[l];
-      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 5) * L + l] = acc0_v[l];
+      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v3[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v4[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %570 = sub f64[32,5] -> v10
+  // %596 = sub f64[32,5] -> v5
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v8[i0 * L + l] - v7[i0 * L + l];
+      v5[i0 * L + l] = v2[i0 * L + l] - v3[i0 * L + l];
     }
   }
-  // %604 = layernorm f64[35] -> v7
+  // %597 = softmax f64[32,5] -> v2
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v5[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[i1 * L + l] = vm::exp(v5[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 5 + i1) * L + l] = v3[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %591 = contract f64[32] -> v3
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %592 = sigmoid f64[32] -> v5
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = sigmoid(v3[i0 * L + l]);
+    }
+  }
+  // %593 = contract f64[32,5] -> v3
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 5 + i1) * L + l] = v4[(i0 * 5 + i1) * L + l] * v5[i0 * L + l];
+      }
+    }
+  }
+  // %912 = mul f64[] -> u6
+  u6[0] = T(h) * 0.16666667f;
+  // %2053 = contract f64[32,5] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 5 + i1) * L + l] = v3[(i0 * 5 + i1) * L + l] * u6[0];
+      }
+    }
+  }
+  // %632 = layernorm f64[35] -> v8
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -7130,17 +7248,17 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = (u_stages[(i0 + 105) * L + l] - mean_v[l]) * rstd_v[l];
+      v8[i0 * L + l] = (u_stages[(i0 + 105) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %606 = add f64[35] -> v11
+  // %634 = add f64[35] -> v9
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (ln_gain[i0] * v7[i0 * L + l]) + ln_bias[i0];
+      v9[i0 * L + l] = (ln_gain[i0] * v8[i0 * L + l]) + ln_bias[i0];
     }
   }
-  // %608 = contract f64[32,5] -> v12
+  // %636 = contract f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7152,39 +7270,39 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 175 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v9[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5) * L + l] = acc0_v[l];
-      v12[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 5) * L + l] = acc0_v[l];
+      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v11[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v9[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %609 = tanh f64[32,5] -> v13
+  // %637 = tanh f64[32,5] -> v11
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
+      v11[i0 * L + l] = vm::tanh(v10[i0 * L + l]);
     }
   }
-  // %610 = contract f64[32] -> v12
+  // %638 = contract f64[32] -> v10
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7196,46 +7314,46 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v9[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %611 = sigmoid f64[32] -> v14
+  // %639 = sigmoid f64[32] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = sigmoid(v12[i0 * L + l]);
+      v12[i0 * L + l] = sigmoid(v10[i0 * L + l]);
     }
   }
-  // %612 = contract f64[32,5] -> v12
+  // %640 = contract f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 5 + i1) * L + l] = v13[(i0 * 5 + i1) * L + l] * v14[i0 * L + l];
+        v10[(i0 * 5 + i1) * L + l] = v11[(i0 * 5 + i1) * L + l] * v12[i0 * L + l];
       }
     }
   }
-  // %2008 = contract f64[32,5] -> v15
+  // %2049 = contract f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 5 + i1) * L + l] = v12[(i0 * 5 + i1) * L + l] * u5[0];
+        v13[(i0 * 5 + i1) * L + l] = v10[(i0 * 5 + i1) * L + l] * u6[0];
       }
     }
   }
-  // %613 = contract f64[32,5] -> v16
+  // %641 = contract f64[32,5] -> v14
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7247,64 +7365,32 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], v11[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v11[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v11[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v11[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v9[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 5) * L + l] = acc0_v[l];
-      v16[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v14[(i0 * 5) * L + l] = acc0_v[l];
+      v14[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v11[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v9[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v14[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %614 = softmax f64[32,5] -> v17
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v16[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v16[(i0 * 5 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[i1 * L + l] = vm::exp(v16[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v16[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 5 + i1) * L + l] = v9[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %863 = contract f64[32,5] -> v16
+  // %894 = contract f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7317,36 +7403,36 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v13[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v11[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v13[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v11[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v13[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v11[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 5) * L + l] = acc0_v[l];
-      v16[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v15[(i0 * 5) * L + l] = acc0_v[l];
+      v15[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v11[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v15[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %580 = layernorm f64[35] -> v18
+  // %607 = layernorm f64[35] -> v16
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -7366,8 +7452,8 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e370 = u_stages[(i0 + 35) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e370 * e370);
+        const T e349 = u_stages[(i0 + 35) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e349 * e349);
       }
     }
   }
@@ -7379,17 +7465,17 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = (u_stages[(i0 + 35) * L + l] - mean_v[l]) * rstd_v[l];
+      v16[i0 * L + l] = (u_stages[(i0 + 35) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %582 = add f64[35] -> v19
+  // %609 = add f64[35] -> v17
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = ln_bias[i0] + (v18[i0 * L + l] * ln_gain[i0]);
+      v17[i0 * L + l] = ln_bias[i0] + (v16[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %589 = contract f64[32,5] -> v20
+  // %616 = contract f64[32,5] -> v18
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7401,32 +7487,167 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v19[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 175 + i1], v17[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wk[i0 * 175 + i1 + 35], v17[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wk[i0 * 175 + i1 + 70], v17[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wk[i0 * 175 + i1 + 105], v17[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 5) * L + l] = acc0_v[l];
-      v20[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v18[(i0 * 5) * L + l] = acc0_v[l];
+      v18[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v19[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + 140], v17[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v18[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %590 = softmax f64[32,5] -> v21
+  // %611 = contract f64[32,5] -> v19
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 175 + i1], v17[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v17[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v17[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v17[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 5) * L + l] = acc0_v[l];
+      v19[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v17[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %612 = tanh f64[32,5] -> v20
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = vm::tanh(v19[i0 * L + l]);
+    }
+  }
+  // %871 = contract f64[32,5] -> v19
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v20[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v20[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v20[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v20[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 5) * L + l] = acc0_v[l];
+      v19[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v20[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %1117 = contract f64[32] -> v21
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v20[(i0 * 20 + i1) * L + l], v3[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v20[(i0 * 20 + i1 + 5) * L + l], v3[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v20[(i0 * 20 + i1 + 10) * L + l], v3[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v20[(i0 * 20 + i1 + 15) * L + l], v3[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %600 = mul f64[] -> u22
+  u22[0] = T(h) * 0.5f;
+  // %1118 = contract f64[32] -> v23
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = v21[i0 * L + l] * u22[0];
+    }
+  }
+  // %1353 = sub f64[32,5] -> v24
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[(i0 * 5 + i1) * L + l] =
+            v18[(i0 * 5 + i1) * L + l] -
+            ((v2[(i0 * 5 + i1) * L + l] * v23[i0 * L + l]) + v19[(i0 * 5 + i1) * L + l]);
+      }
+    }
+  }
+  // %1354 = softmax f64[32,5] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7436,7 +7657,7 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v20[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v20[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+            (v24[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v24[(i0 * 5 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -7447,153 +7668,18 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[i1 * L + l] = vm::exp(v20[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v20[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        v21[i1 * L + l] = vm::exp(v24[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v24[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 5 + i1) * L + l] = v9[i1 * L + l] / rowsum_v[l];
+        v25[(i0 * 5 + i1) * L + l] = v21[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %584 = contract f64[32,5] -> v20
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wv[i0 * 175 + i1 + 35], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wv[i0 * 175 + i1 + 70], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wv[i0 * 175 + i1 + 105], v19[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 5) * L + l] = acc0_v[l];
-      v20[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + 140], v19[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %585 = tanh f64[32,5] -> v22
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = vm::tanh(v20[i0 * L + l]);
-    }
-  }
-  // %1140 = contract f64[32] -> v20
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 20 + i1) * L + l], v2[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v22[(i0 * 20 + i1 + 5) * L + l], v2[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v22[(i0 * 20 + i1 + 10) * L + l], v2[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v22[(i0 * 20 + i1 + 15) * L + l], v2[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %573 = mul f64[] -> u23
-  u23[0] = T(h) * 0.5f;
-  // %1141 = contract f64[32] -> v24
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v20[i0 * L + l] * u23[0];
-    }
-  }
-  // %838 = contract f64[32,5] -> v20
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5) * L + l], v22[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 1) * L + l], v22[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 2) * L + l], v22[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 3) * L + l], v22[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 5) * L + l] = acc0_v[l];
-      v20[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 * 5 + 4) * L + l], v22[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1350 = sub f64[32,5] -> v25
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 5 + i1) * L + l] =
-            v21[(i0 * 5 + i1) * L + l] -
-            ((v10[(i0 * 5 + i1) * L + l] * v24[i0 * L + l]) + v20[(i0 * 5 + i1) * L + l]);
-      }
-    }
-  }
-  // %586 = contract f64[32] -> v24
+  // %613 = contract f64[32] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7605,37 +7691,37 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v19[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v19[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v19[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v19[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 140 + i1], v17[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 140 + i1 + 35], v17[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 140 + i1 + 70], v17[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 140 + i1 + 105], v17[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %587 = sigmoid f64[32] -> v26
+  // %614 = sigmoid f64[32] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = sigmoid(v24[i0 * L + l]);
+      v23[i0 * L + l] = sigmoid(v21[i0 * L + l]);
     }
   }
-  // %588 = contract f64[32,5] -> v27
+  // %615 = contract f64[32,5] -> v24
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 5 + i1) * L + l] = v22[(i0 * 5 + i1) * L + l] * v26[i0 * L + l];
+        v24[(i0 * 5 + i1) * L + l] = v20[(i0 * 5 + i1) * L + l] * v23[i0 * L + l];
       }
     }
   }
-  // %850 = contract f64[32] -> v24
+  // %882 = contract f64[32] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7647,42 +7733,74 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 20 + i1) * L + l], v27[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 20 + i1) * L + l], v24[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v22[(i0 * 20 + i1 + 5) * L + l], v27[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 20 + i1 + 5) * L + l], v24[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v22[(i0 * 20 + i1 + 10) * L + l], v27[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 20 + i1 + 10) * L + l], v24[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v22[(i0 * 20 + i1 + 15) * L + l], v27[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 20 + i1 + 15) * L + l], v24[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %851 = contract f64[32] -> v28
+  // %883 = contract f64[32] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v24[i0 * L + l] * u23[0];
+      v26[i0 * L + l] = v21[i0 * L + l] * u22[0];
     }
   }
-  // %1357 = sub f64[32,5] -> v29
+  // %1357 = sub f64[32,5] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 5 + i1) * L + l] =
-            v21[(i0 * 5 + i1) * L + l] -
-            ((v25[(i0 * 5 + i1) * L + l] * v28[i0 * L + l]) + v20[(i0 * 5 + i1) * L + l]);
+        v27[(i0 * 5 + i1) * L + l] =
+            v18[(i0 * 5 + i1) * L + l] -
+            (v19[(i0 * 5 + i1) * L + l] + (v25[(i0 * 5 + i1) * L + l] * v26[i0 * L + l]));
       }
     }
   }
-  // %860 = contract f64[32] -> v24
+  // %1358 = softmax f64[32,5] -> v18
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v27[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v27[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[i1 * L + l] = vm::exp(v27[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v27[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[(i0 * 5 + i1) * L + l] = v21[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %891 = contract f64[32] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7694,87 +7812,110 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v27[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 20 + i1) * L + l], v24[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v27[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 20 + i1 + 5) * L + l], v24[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v27[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 20 + i1 + 10) * L + l], v24[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v27[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 20 + i1 + 15) * L + l], v24[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %861 = contract f64[32] -> v20
+  // %892 = contract f64[32] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v24[i0 * L + l] * T(h);
+      v19[i0 * L + l] = v21[i0 * L + l] * T(h);
     }
   }
-  // %1393 = sub f64[32,5] -> v30
+  // %1361 = sub f64[32,5] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 5 + i1) * L + l] =
-            v17[(i0 * 5 + i1) * L + l] -
-            (v16[(i0 * 5 + i1) * L + l] + (v29[(i0 * 5 + i1) * L + l] * v20[i0 * L + l]));
+        v27[(i0 * 5 + i1) * L + l] =
+            v14[(i0 * 5 + i1) * L + l] -
+            (v15[(i0 * 5 + i1) * L + l] + (v18[(i0 * 5 + i1) * L + l] * v19[i0 * L + l]));
       }
     }
   }
-  // %888 = mul f64[] -> u31
-  u31[0] = T(h) * 0.33333334f;
-  // %2285 = contract f64[32,5] -> v16
+  // %1362 = softmax f64[32,5] -> v14
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v27[(i0 * 5 + i1) * L + l] > rowmax_v[l]) ? v27[(i0 * 5 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[i1 * L + l] = vm::exp(v27[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v27[(i0 * 5 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 5 + i1) * L + l] = v21[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %918 = mul f64[] -> u28
+  u28[0] = T(h) * 0.33333334f;
+  // %2320 = contract f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 5 + i1) * L + l] = v29[(i0 * 5 + i1) * L + l] * u31[0];
+        v15[(i0 * 5 + i1) * L + l] = v18[(i0 * 5 + i1) * L + l] * u28[0];
       }
     }
   }
-  // %2282 = contract f64[32,5] -> v20
+  // %2318 = contract f64[32,5] -> v19
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 5 + i1) * L + l] = v25[(i0 * 5 + i1) * L + l] * u31[0];
+        v19[(i0 * 5 + i1) * L + l] = v25[(i0 * 5 + i1) * L + l] * u28[0];
       }
     }
   }
-  // %2290 = add f64[32,5,5] -> W
+  // %2326 = add f64[32,5,5] -> W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              (((v6[(i0 * 5 + i1) * L + l] * v10[(i0 * 5 + i2) * L + l]) +
-                ((v15[(i0 * 5 + i1) * L + l] * v30[(i0 * 5 + i2) * L + l]) +
-                 (v16[(i0 * 5 + i2) * L + l] * v27[(i0 * 5 + i1) * L + l]))) +
-               (v20[(i0 * 5 + i2) * L + l] * v27[(i0 * 5 + i1) * L + l])) +
+              ((v2[(i0 * 5 + i2) * L + l] * v7[(i0 * 5 + i1) * L + l]) +
+               (((v13[(i0 * 5 + i1) * L + l] * v14[(i0 * 5 + i2) * L + l]) +
+                 (v15[(i0 * 5 + i2) * L + l] * v24[(i0 * 5 + i1) * L + l])) +
+                (v19[(i0 * 5 + i2) * L + l] * v24[(i0 * 5 + i1) * L + l]))) +
               z0_W[(i0 * 25 + i1 * 5 + i2) * L + l];
         }
       }
     }
   }
-  // %2051 = contract f64[32,5] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 5 + i1) * L + l] = v3[(i0 * 5 + i1) * L + l] * u5[0];
-      }
-    }
-  }
-  // %1581 = contract f64[32,5] -> v15
+  // %1622 = contract f64[32,5] -> v7
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7786,13 +7927,600 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v2[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v3[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v2[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v3[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v2[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v3[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v2[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v3[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 5) * L + l] = acc0_v[l];
+      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v3[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %2057 = contract f64[32] -> v21
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v2[(i0 * 20 + i1) * L + l], v7[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v2[(i0 * 20 + i1 + 5) * L + l], v7[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v2[(i0 * 20 + i1 + 10) * L + l], v7[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v2[(i0 * 20 + i1 + 15) * L + l], v7[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2328 = mul f64[32,5] -> v13
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v13[(i0 * 5 + i1) * L + l] =
+            v2[(i0 * 5 + i1) * L + l] * (v7[(i0 * 5 + i1) * L + l] - v21[i0 * L + l]);
+      }
+    }
+  }
+  // %2124 = contract f64[32,5] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 5 + i1) * L + l] = v4[(i0 * 5 + i1) * L + l] * u6[0];
+      }
+    }
+  }
+  // %2490 = contract f64[32,5] -> v15
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 5 + i1) * L + l] = v20[(i0 * 5 + i1) * L + l] * u28[0];
+      }
+    }
+  }
+  // %2071 = contract f64[32,5] -> v19
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v24[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v24[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v24[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v24[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 5) * L + l] = acc0_v[l];
+      v19[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v24[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %2068 = contract f64[32] -> v21
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v4[(i0 * 20 + i1) * L + l], v24[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v4[(i0 * 20 + i1 + 5) * L + l], v24[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v4[(i0 * 20 + i1 + 10) * L + l], v24[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v4[(i0 * 20 + i1 + 15) * L + l], v24[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2069 = contract f64[32] -> v27
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[i0 * L + l] = v21[i0 * L + l] * u22[0];
+    }
+  }
+  // %2331 = add f64[32,5] -> v29
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v29[(i0 * 5 + i1) * L + l] =
+            v19[(i0 * 5 + i1) * L + l] + (v13[(i0 * 5 + i1) * L + l] * v27[i0 * L + l]);
+      }
+    }
+  }
+  // %2332 = contract f64[32] -> v21
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v25[(i0 * 20 + i1) * L + l], v29[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v25[(i0 * 20 + i1 + 5) * L + l], v29[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v25[(i0 * 20 + i1 + 10) * L + l], v29[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v25[(i0 * 20 + i1 + 15) * L + l], v29[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2335 = mul f64[32,5] -> v27
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v27[(i0 * 5 + i1) * L + l] =
+            v25[(i0 * 5 + i1) * L + l] * (v29[(i0 * 5 + i1) * L + l] - v21[i0 * L + l]);
+      }
+    }
+  }
+  // %2337 = add f64[32,5] -> v29
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v29[(i0 * 5 + i1) * L + l] =
+            (v27[(i0 * 5 + i1) * L + l] * v26[i0 * L + l]) + v19[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %2338 = contract f64[32] -> v21
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v29[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v29[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v29[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v29[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2341 = mul f64[32,5] -> v19
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 5 + i1) * L + l] =
+            v18[(i0 * 5 + i1) * L + l] * (v29[(i0 * 5 + i1) * L + l] - v21[i0 * L + l]);
+      }
+    }
+  }
+  // %2095 = contract f64[32] -> v21
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v20[(i0 * 20 + i1) * L + l], v10[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v20[(i0 * 20 + i1 + 5) * L + l], v10[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v20[(i0 * 20 + i1 + 10) * L + l], v10[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v20[(i0 * 20 + i1 + 15) * L + l], v10[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2096 = contract f64[32] -> v26
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[i0 * L + l] = v21[i0 * L + l] * T(h);
+    }
+  }
+  // %2098 = contract f64[32,5] -> v29
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v10[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v10[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v10[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[(i0 * 5) * L + l] = acc0_v[l];
+      v29[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v29[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v29[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %2344 = add f64[32,5] -> v10
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 5 + i1) * L + l] =
+            (v19[(i0 * 5 + i1) * L + l] * v26[i0 * L + l]) + v29[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %2345 = contract f64[32] -> v21
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v10[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v10[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v10[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v10[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2348 = mul f64[32,5] -> v29
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v29[(i0 * 5 + i1) * L + l] =
+            v14[(i0 * 5 + i1) * L + l] * (v10[(i0 * 5 + i1) * L + l] - v21[i0 * L + l]);
+      }
+    }
+  }
+  // %2115 = contract f64[32,5] -> v10
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 5 + i1) * L + l] = v11[(i0 * 5 + i1) * L + l] * u6[0];
+      }
+    }
+  }
+  // %2551 = add f64[32,5,5] -> a.W
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          a1[(i0 * 25 + i1 * 5 + i2) * L + l] =
+              ((v13[(i0 * 5 + i2) * L + l] * v7[(i0 * 5 + i1) * L + l]) +
+               (((v15[(i0 * 5 + i1) * L + l] * v19[(i0 * 5 + i2) * L + l]) +
+                 (v29[(i0 * 5 + i2) * L + l] * v10[(i0 * 5 + i1) * L + l])) +
+                (v15[(i0 * 5 + i1) * L + l] * v27[(i0 * 5 + i2) * L + l]))) +
+              a0[(i0 * 25 + i1 * 5 + i2) * L + l];
+        }
+      }
+    }
+  }
+  // %1633 = contract f64[32,5] -> v7
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v2[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v2[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v2[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v2[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 5) * L + l] = acc0_v[l];
+      v7[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v2[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %1640 = contract f64[32] -> v21
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v7[(i0 * 20 + i1) * L + l], v4[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v7[(i0 * 20 + i1 + 5) * L + l], v4[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v7[(i0 * 20 + i1 + 10) * L + l], v4[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v7[(i0 * 20 + i1 + 15) * L + l], v4[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1641 = mul f64[32] -> v26
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[i0 * L + l] = v21[i0 * L + l] * (v5[i0 * L + l] * (1.0f - v5[i0 * L + l]));
+    }
+  }
+  // %1642 = contract f64[35] -> v10
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v26[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v26[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v26[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v26[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  for (int64_t i0 = 32; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v26[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %2356 = contract f64[32,35] -> v30
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v13[(i0 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v13[(i0 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v13[(i0 * 5 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v13[(i0 * 5 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v30[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
+        v30[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v30[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v30[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 32; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + i2 * 35], v13[(i0 * 5 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v30[(i0 * 35 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %2357 = contract f64[32,5] -> v15
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v13[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v13[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v13[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7807,7 +8535,7 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v2[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v13[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7815,382 +8543,18 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v15[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2036 = contract f64[32,5] -> v16
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v12[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v12[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v12[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v12[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 5) * L + l] = acc0_v[l];
-      v16[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v12[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %2023 = contract f64[32,5] -> v20
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1 * 5) * L + l], v27[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 1) * L + l], v27[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 2) * L + l], v27[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 3) * L + l], v27[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 5) * L + l] = acc0_v[l];
-      v20[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 * 5 + 4) * L + l], v27[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %2020 = contract f64[32] -> v24
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 20 + i1) * L + l], v27[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 5) * L + l], v27[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 10) * L + l], v27[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 15) * L + l], v27[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2021 = contract f64[32] -> v32
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = v24[i0 * L + l] * u23[0];
-    }
-  }
-  // %2024 = add f64[32,5] -> v33
+  // %2359 = mul f64[32,5] -> v31
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 5 + i1) * L + l] =
-            v20[(i0 * 5 + i1) * L + l] + (v15[(i0 * 5 + i1) * L + l] * v32[i0 * L + l]);
+        v31[(i0 * 5 + i1) * L + l] =
+            (1.0f - square(v4[(i0 * 5 + i1) * L + l])) *
+            ((v7[(i0 * 5 + i1) * L + l] * v5[i0 * L + l]) - v15[(i0 * 5 + i1) * L + l]);
       }
     }
   }
-  // %2115 = add f64[32,5] -> v34
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 5 + i1) * L + l] =
-            v20[(i0 * 5 + i1) * L + l] + (v33[(i0 * 5 + i1) * L + l] * v28[i0 * L + l]);
-      }
-    }
-  }
-  // %2033 = contract f64[32] -> v24
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 20 + i1) * L + l], v12[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v22[(i0 * 20 + i1 + 5) * L + l], v12[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v22[(i0 * 20 + i1 + 10) * L + l], v12[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v22[(i0 * 20 + i1 + 15) * L + l], v12[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2034 = contract f64[32] -> v28
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v24[i0 * L + l] * T(h);
-    }
-  }
-  // %2139 = add f64[32,5] -> v12
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 5 + i1) * L + l] =
-            v16[(i0 * 5 + i1) * L + l] + (v34[(i0 * 5 + i1) * L + l] * v28[i0 * L + l]);
-      }
-    }
-  }
-  // %2293 = contract f64[32,5] -> v16
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 5 + i1) * L + l] = v12[(i0 * 5 + i1) * L + l] * u5[0];
-      }
-    }
-  }
-  // %2416 = contract f64[32,5] -> v20
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 5 + i1) * L + l] = v22[(i0 * 5 + i1) * L + l] * u31[0];
-      }
-    }
-  }
-  // %2470 = add f64[32,5,5] -> a.W
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          a1[(i0 * 25 + i1 * 5 + i2) * L + l] =
-              a0[(i0 * 25 + i1 * 5 + i2) * L + l] +
-              ((((v6[(i0 * 5 + i1) * L + l] * v15[(i0 * 5 + i2) * L + l]) +
-                 (v16[(i0 * 5 + i2) * L + l] * v13[(i0 * 5 + i1) * L + l])) +
-                (v20[(i0 * 5 + i1) * L + l] * v33[(i0 * 5 + i2) * L + l])) +
-               (v20[(i0 * 5 + i1) * L + l] * v34[(i0 * 5 + i2) * L + l]));
-        }
-      }
-    }
-  }
-  // %1586 = contract f64[32,5] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v10[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v10[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v10[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5) * L + l] = acc0_v[l];
-      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v10[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1599 = contract f64[32] -> v24
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 20 + i1) * L + l], v6[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 5) * L + l], v6[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 10) * L + l], v6[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v3[(i0 * 20 + i1 + 15) * L + l], v6[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1600 = mul f64[32] -> v28
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = (v4[i0 * L + l] * (1.0f - v4[i0 * L + l])) * v24[i0 * L + l];
-    }
-  }
-  // %1601 = contract f64[35] -> v16
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v28[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v28[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v28[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v28[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[(i0 * 4) * L + l] = acc0_v[l];
-      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 32; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v28[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %2064 = contract f64[32] -> v24
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 20 + i1) * L + l], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 5) * L + l], v15[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 10) * L + l], v15[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v8[(i0 * 20 + i1 + 15) * L + l], v15[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2300 = mul f64[32,5] -> v20
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 5 + i1) * L + l] =
-            v8[(i0 * 5 + i1) * L + l] * (v15[(i0 * 5 + i1) * L + l] - v24[i0 * L + l]);
-      }
-    }
-  }
-  // %2301 = contract f64[32,35] -> v35
+  // %2360 = contract f64[32,35] -> v32
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -8204,21 +8568,21 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v20[(i0 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v31[(i0 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v20[(i0 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v31[(i0 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v20[(i0 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v31[(i0 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v20[(i0 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v31[(i0 * 5 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
-        v35[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v35[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v35[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v32[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
+        v32[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v32[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v32[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 32; i1 < 35; ++i1) {
@@ -8229,116 +8593,16 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + i2 * 35], v20[(i0 * 5 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v31[(i0 * 5 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 35 + i1) * L + l] = acc0_v[l];
+        v32[(i0 * 35 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1868 = contract f64[32,5] -> v8
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v15[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v15[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v15[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 5) * L + l] = acc0_v[l];
-      v8[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v15[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %1871 = mul f64[32,5] -> v36
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v36[(i0 * 5 + i1) * L + l] =
-            (1.0f - square(v3[(i0 * 5 + i1) * L + l])) *
-            ((v6[(i0 * 5 + i1) * L + l] * v4[i0 * L + l]) - v8[(i0 * 5 + i1) * L + l]);
-      }
-    }
-  }
-  // %1872 = contract f64[32,35] -> v37
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v36[(i0 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v36[(i0 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v36[(i0 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v36[(i0 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
-        v37[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v37[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v37[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 32; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v36[(i0 * 5 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 35 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2303 = reduce_sum f64[35] -> v6
+  // %2362 = reduce_sum f64[35] -> v5
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8347,58 +8611,29 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v35[(i0 + i1 * 35) * L + l] + v37[(i0 + i1 * 35) * L + l]);
+        acc_v[l] = acc_v[l] + (v30[(i0 + i1 * 35) * L + l] + v32[(i0 + i1 * 35) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = acc_v[l];
+      v5[i0 * L + l] = acc_v[l];
     }
   }
-  // %2305 = mul f64[35] -> v8
+  // %2363 = add f64[35] -> v7
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = (v16[i0 * L + l] + v6[i0 * L + l]) * 0.16666667f;
+      v7[i0 * L + l] = v10[i0 * L + l] + v5[i0 * L + l];
     }
   }
-  // %2314 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
+  // %709 = sub f64[32,5] -> v5
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 20 + i1) * L + l], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 5) * L + l], v15[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 10) * L + l], v15[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 15) * L + l], v15[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[i0 * L + l] = 1.0f - square(v20[i0 * L + l]);
     }
   }
-  // %2315 = contract f64[32] -> v24
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v4[i0 * L + l] * u23[0];
-    }
-  }
-  // %2313 = contract f64[32,5] -> v6
+  // %2367 = contract f64[32,5] -> v10
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8420,10 +8655,10 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5) * L + l] = acc0_v[l];
-      v6[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v10[(i0 * 5) * L + l] = acc0_v[l];
+      v10[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -8435,20 +8670,10 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v10[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2317 = add f64[32,5] -> v15
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 5 + i1) * L + l] =
-            (v3[(i0 * 5 + i1) * L + l] * v24[i0 * L + l]) + v6[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %2324 = contract f64[32] -> v4
+  // %2368 = contract f64[32] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8460,38 +8685,286 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 20 + i1) * L + l], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 20 + i1) * L + l], v25[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v22[(i0 * 20 + i1 + 5) * L + l], v15[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 5) * L + l], v25[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v22[(i0 * 20 + i1 + 10) * L + l], v15[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 10) * L + l], v25[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v22[(i0 * 20 + i1 + 15) * L + l], v15[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 20 + i1 + 15) * L + l], v25[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %656 = mul f64[32] -> v24
+  // %2369 = contract f64[32] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v26[i0 * L + l] * (1.0f - v26[i0 * L + l]);
+      v15[i0 * L + l] = v21[i0 * L + l] * u22[0];
     }
   }
-  // %2325 = mul f64[32] -> v32
+  // %2371 = add f64[32,5] -> v30
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v30[(i0 * 5 + i1) * L + l] =
+            v10[(i0 * 5 + i1) * L + l] + (v4[(i0 * 5 + i1) * L + l] * v15[i0 * L + l]);
+      }
+    }
+  }
+  // %2376 = contract f64[32] -> v21
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v2[(i0 * 20 + i1) * L + l], v27[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v2[(i0 * 20 + i1 + 5) * L + l], v27[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v2[(i0 * 20 + i1 + 10) * L + l], v27[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v2[(i0 * 20 + i1 + 15) * L + l], v27[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2377 = contract f64[32] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v32[i0 * L + l] = v4[i0 * L + l] * v24[i0 * L + l];
+      v2[i0 * L + l] = v21[i0 * L + l] * u22[0];
     }
   }
-  // %2326 = contract f64[35] -> v3
+  // %2379 = contract f64[32,5] -> v4
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v27[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v27[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v27[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v27[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 5) * L + l] = acc0_v[l];
+      v4[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v27[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %2382 = mul f64[32,5] -> v10
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[(i0 * 5 + i1) * L + l] =
+            v5[(i0 * 5 + i1) * L + l] *
+            ((v30[(i0 * 5 + i1) * L + l] * v23[i0 * L + l]) -
+             ((v3[(i0 * 5 + i1) * L + l] * v2[i0 * L + l]) + v4[(i0 * 5 + i1) * L + l]));
+      }
+    }
+  }
+  // %2383 = contract f64[32,35] -> v32
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v10[(i0 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v10[(i0 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v10[(i0 * 5 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v10[(i0 * 5 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v32[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
+        v32[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v32[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v32[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 32; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v10[(i0 * 5 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v32[(i0 * 35 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %2384 = contract f64[32,35] -> v33
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v27[(i0 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v27[(i0 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v27[(i0 * 5 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v27[(i0 * 5 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v33[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
+        v33[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v33[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v33[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 32; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + i2 * 35], v27[(i0 * 5 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v33[(i0 * 35 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %2386 = reduce_sum f64[35] -> v2
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v32[(i0 + i1 * 35) * L + l] + v33[(i0 + i1 * 35) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %694 = mul f64[32] -> v21
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = v23[i0 * L + l] * (1.0f - v23[i0 * L + l]);
+    }
+  }
+  // %2372 = contract f64[32] -> v3
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v20[(i0 * 20 + i1) * L + l], v30[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v20[(i0 * 20 + i1 + 5) * L + l], v30[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v20[(i0 * 20 + i1 + 10) * L + l], v30[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v20[(i0 * 20 + i1 + 15) * L + l], v30[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2373 = mul f64[32] -> v4
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = v21[i0 * L + l] * v3[i0 * L + l];
+    }
+  }
+  // %2374 = contract f64[35] -> v3
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8503,10 +8976,10 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v32[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v32[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v32[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v32[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v4[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8525,7 +8998,7 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v32[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v4[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8533,7 +9006,14 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v3[i0 * L + l] = acc0_v[l];
     }
   }
-  // %2308 = contract f64[32] -> v4
+  // %2387 = add f64[35] -> v15
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = v2[i0 * L + l] + v3[i0 * L + l];
+    }
+  }
+  // %2392 = contract f64[32] -> v2
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8545,125 +9025,31 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v33[(i0 * 20 + i1) * L + l], v21[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v27[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v33[(i0 * 20 + i1 + 5) * L + l], v21[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v27[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v33[(i0 * 20 + i1 + 10) * L + l], v21[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v27[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v33[(i0 * 20 + i1 + 15) * L + l], v21[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v27[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2311 = mul f64[32,5] -> v6
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 5 + i1) * L + l] =
-            (v33[(i0 * 5 + i1) * L + l] - v4[i0 * L + l]) * v21[(i0 * 5 + i1) * L + l];
-      }
-    }
-  }
-  // %2312 = contract f64[32,35] -> v35
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v6[(i0 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v6[(i0 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v6[(i0 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v6[(i0 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
-        v35[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v35[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v35[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 32; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + i2 * 35], v6[(i0 * 5 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 35 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %666 = sub f64[32,5] -> v16
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = 1.0f - square(v22[i0 * L + l]);
-    }
-  }
-  // %2088 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v33[(i0 * 20 + i1) * L + l], v10[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v33[(i0 * 20 + i1 + 5) * L + l], v10[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v33[(i0 * 20 + i1 + 10) * L + l], v10[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v33[(i0 * 20 + i1 + 15) * L + l], v10[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2089 = contract f64[32] -> v10
+  // %2393 = contract f64[32] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v4[i0 * L + l] * u23[0];
+      v3[i0 * L + l] = v2[i0 * L + l] * u22[0];
     }
   }
-  // %2091 = contract f64[32,5] -> v37
+  // %2391 = contract f64[32,5] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8675,137 +9061,12 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v33[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v33[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v18[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v18[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v33[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v18[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v33[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v37[(i0 * 5) * L + l] = acc0_v[l];
-      v37[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v37[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v37[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v33[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v37[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %2320 = mul f64[32,5] -> v38
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v38[(i0 * 5 + i1) * L + l] =
-            v16[(i0 * 5 + i1) * L + l] *
-            ((v15[(i0 * 5 + i1) * L + l] * v26[i0 * L + l]) -
-             ((v2[(i0 * 5 + i1) * L + l] * v10[i0 * L + l]) + v37[(i0 * 5 + i1) * L + l]));
-      }
-    }
-  }
-  // %2321 = contract f64[32,35] -> v37
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v38[(i0 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v38[(i0 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v38[(i0 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v38[(i0 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
-        v37[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v37[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v37[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 32; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v38[(i0 * 5 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 35 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2323 = reduce_sum f64[35] -> v2
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v35[(i0 + i1 * 35) * L + l] + v37[(i0 + i1 * 35) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %2328 = mul f64[35] -> v10
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = (v3[i0 * L + l] + v2[i0 * L + l]) * 0.33333334f;
-    }
-  }
-  // %2339 = contract f64[32,5] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v29[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v29[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v29[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v29[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v18[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8820,7 +9081,7 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v29[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v18[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8828,7 +9089,17 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2336 = contract f64[32] -> v4
+  // %2395 = add f64[32,5] -> v30
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v30[(i0 * 5 + i1) * L + l] =
+            (v20[(i0 * 5 + i1) * L + l] * v3[i0 * L + l]) + v2[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %2408 = contract f64[32] -> v2
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8840,77 +9111,31 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v33[(i0 * 20 + i1) * L + l], v29[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v20[(i0 * 20 + i1) * L + l], v30[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v33[(i0 * 20 + i1 + 5) * L + l], v29[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v20[(i0 * 20 + i1 + 5) * L + l], v30[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v33[(i0 * 20 + i1 + 10) * L + l], v29[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v20[(i0 * 20 + i1 + 10) * L + l], v30[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v33[(i0 * 20 + i1 + 15) * L + l], v29[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v20[(i0 * 20 + i1 + 15) * L + l], v30[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2337 = contract f64[32] -> v3
+  // %2409 = mul f64[32] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v4[i0 * L + l] * u23[0];
+      v3[i0 * L + l] = v21[i0 * L + l] * v2[i0 * L + l];
     }
   }
-  // %2340 = add f64[32,5] -> v15
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 5 + i1) * L + l] =
-            v2[(i0 * 5 + i1) * L + l] + (v22[(i0 * 5 + i1) * L + l] * v3[i0 * L + l]);
-      }
-    }
-  }
-  // %2351 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 20 + i1) * L + l], v15[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v22[(i0 * 20 + i1 + 5) * L + l], v15[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v22[(i0 * 20 + i1 + 10) * L + l], v15[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v22[(i0 * 20 + i1 + 15) * L + l], v15[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2352 = mul f64[32] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v4[i0 * L + l] * v24[i0 * L + l];
-    }
-  }
-  // %2353 = contract f64[35] -> v3
+  // %2410 = contract f64[35] -> v2
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8922,18 +9147,18 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v3[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   for (int64_t i0 = 32; i0 < 35; ++i0) {
@@ -8944,54 +9169,15 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v2[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v3[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = acc0_v[l];
+      v2[i0 * L + l] = acc0_v[l];
     }
   }
-  // %2331 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v34[(i0 * 20 + i1) * L + l], v21[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v34[(i0 * 20 + i1 + 5) * L + l], v21[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v34[(i0 * 20 + i1 + 10) * L + l], v21[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v34[(i0 * 20 + i1 + 15) * L + l], v21[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2334 = mul f64[32,5] -> v33
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 5 + i1) * L + l] =
-            v21[(i0 * 5 + i1) * L + l] * (v34[(i0 * 5 + i1) * L + l] - v4[i0 * L + l]);
-      }
-    }
-  }
-  // %2335 = contract f64[32,35] -> v35
+  // %2405 = contract f64[32,35] -> v32
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -9005,21 +9191,21 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v33[(i0 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v19[(i0 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v33[(i0 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v19[(i0 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v33[(i0 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v19[(i0 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v33[(i0 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v19[(i0 * 5 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
-        v35[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v35[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v35[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v32[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
+        v32[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v32[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v32[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 32; i1 < 35; ++i1) {
@@ -9030,16 +9216,52 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + i2 * 35], v33[(i0 * 5 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + i2 * 35], v19[(i0 * 5 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 35 + i1) * L + l] = acc0_v[l];
+        v32[(i0 * 35 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %2121 = contract f64[32,5] -> v21
+  // %2398 = contract f64[32] -> v21
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v25[(i0 * 20 + i1) * L + l], v19[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v25[(i0 * 20 + i1 + 5) * L + l], v19[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v25[(i0 * 20 + i1 + 10) * L + l], v19[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v25[(i0 * 20 + i1 + 15) * L + l], v19[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2399 = contract f64[32] -> v25
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[i0 * L + l] = v21[i0 * L + l] * u22[0];
+    }
+  }
+  // %2397 = contract f64[32,5] -> v33
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9051,84 +9273,48 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v34[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v34[(i0 * 5 + i1) * L + l], acc1_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v19[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v34[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v19[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v34[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v19[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 5) * L + l] = acc0_v[l];
-      v21[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v33[(i0 * 5) * L + l] = acc0_v[l];
+      v33[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v33[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v33[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v34[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v19[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v33[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2342 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v25[(i0 * 20 + i1) * L + l], v34[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 5) * L + l], v34[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 10) * L + l], v34[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v25[(i0 * 20 + i1 + 15) * L + l], v34[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2343 = contract f64[32] -> v24
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v4[i0 * L + l] * u23[0];
-    }
-  }
-  // %2347 = mul f64[32,5] -> v25
+  // %2403 = mul f64[32,5] -> v34
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 5 + i1) * L + l] =
-            v16[(i0 * 5 + i1) * L + l] *
-            ((v15[(i0 * 5 + i1) * L + l] * v26[i0 * L + l]) -
-             (v21[(i0 * 5 + i1) * L + l] + (v27[(i0 * 5 + i1) * L + l] * v24[i0 * L + l])));
+        v34[(i0 * 5 + i1) * L + l] =
+            v5[(i0 * 5 + i1) * L + l] *
+            ((v30[(i0 * 5 + i1) * L + l] * v23[i0 * L + l]) -
+             ((v24[(i0 * 5 + i1) * L + l] * v25[i0 * L + l]) + v33[(i0 * 5 + i1) * L + l]));
       }
     }
   }
-  // %2348 = contract f64[32,35] -> v37
+  // %2404 = contract f64[32,35] -> v30
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
@@ -9142,21 +9328,21 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v25[(i0 * 5 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v34[(i0 * 5 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v25[(i0 * 5 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v34[(i0 * 5 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v25[(i0 * 5 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v34[(i0 * 5 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v25[(i0 * 5 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v34[(i0 * 5 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
-        v37[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v37[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v37[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v30[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
+        v30[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v30[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v30[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 32; i1 < 35; ++i1) {
@@ -9167,16 +9353,16 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v25[(i0 * 5 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v34[(i0 * 5 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 35 + i1) * L + l] = acc0_v[l];
+        v30[(i0 * 35 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %2350 = reduce_sum f64[35] -> v15
+  // %2407 = reduce_sum f64[35] -> v5
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9185,22 +9371,58 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v35[(i0 + i1 * 35) * L + l] + v37[(i0 + i1 * 35) * L + l]);
+        acc_v[l] = acc_v[l] + (v32[(i0 + i1 * 35) * L + l] + v30[(i0 + i1 * 35) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = acc_v[l];
+      v5[i0 * L + l] = acc_v[l];
     }
   }
-  // %2354 = add f64[35] -> v16
+  // %2412 = mul f64[35] -> v25
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v16[i0 * L + l] = v3[i0 * L + l] + v15[i0 * L + l];
+      v25[i0 * L + l] = (v2[i0 * L + l] + v5[i0 * L + l]) * 0.33333334f;
     }
   }
-  // %2361 = contract f64[32,5] -> v3
+  // %2415 = contract f64[32] -> v21
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v14[(i0 * 20 + i1) * L + l], v19[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v14[(i0 * 20 + i1 + 5) * L + l], v19[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v14[(i0 * 20 + i1 + 10) * L + l], v19[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v14[(i0 * 20 + i1 + 15) * L + l], v19[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2416 = contract f64[32] -> v23
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = v21[i0 * L + l] * T(h);
+    }
+  }
+  // %2418 = contract f64[32,5] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9212,35 +9434,45 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v30[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v30[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc0_v[l] = std::fma(a0[(i0 * 25 + i1) * L + l], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(a0[(i0 * 25 + i1 + 5) * L + l], v14[(i0 * 5 + i1) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v30[(i0 * 5 + i1) * L + l], acc2_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 10) * L + l], v14[(i0 * 5 + i1) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v30[(i0 * 5 + i1) * L + l], acc3_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 15) * L + l], v14[(i0 * 5 + i1) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 5) * L + l] = acc0_v[l];
-      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 5) * L + l] = acc0_v[l];
+      v2[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 5 + 3) * L + l] = acc3_v[l];
       acc0_v[l] = 0.0f;
     }
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] =
-            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v30[(i0 * 5 + i1) * L + l], acc0_v[l]);
+            std::fma(a0[(i0 * 25 + i1 + 20) * L + l], v14[(i0 * 5 + i1) * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
+      v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %2358 = contract f64[32] -> v4
+  // %2419 = add f64[32,5] -> v5
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 5 + i1) * L + l] =
+            (v20[(i0 * 5 + i1) * L + l] * v23[i0 * L + l]) + v2[(i0 * 5 + i1) * L + l];
+      }
+    }
+  }
+  // %2432 = contract f64[32] -> v21
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9252,318 +9484,31 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v30[(i0 * 20 + i1) * L + l], v34[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v11[(i0 * 20 + i1) * L + l], v5[(i0 * 20 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v30[(i0 * 20 + i1 + 5) * L + l], v34[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+            std::fma(v11[(i0 * 20 + i1 + 5) * L + l], v5[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v30[(i0 * 20 + i1 + 10) * L + l], v34[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+            std::fma(v11[(i0 * 20 + i1 + 10) * L + l], v5[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v30[(i0 * 20 + i1 + 15) * L + l], v34[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+            std::fma(v11[(i0 * 20 + i1 + 15) * L + l], v5[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2359 = contract f64[32] -> v24
+  // %2433 = mul f64[32] -> v23
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v4[i0 * L + l] * T(h);
+      v23[i0 * L + l] = v21[i0 * L + l] * (v12[i0 * L + l] * (1.0f - v12[i0 * L + l]));
     }
   }
-  // %2362 = add f64[32,5] -> v15
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 5 + i1) * L + l] =
-            v3[(i0 * 5 + i1) * L + l] + (v22[(i0 * 5 + i1) * L + l] * v24[i0 * L + l]);
-      }
-    }
-  }
-  // %2364 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v29[(i0 * 20 + i1) * L + l], v12[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 5) * L + l], v12[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 10) * L + l], v12[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v29[(i0 * 20 + i1 + 15) * L + l], v12[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2365 = contract f64[32] -> v24
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v4[i0 * L + l] * T(h);
-    }
-  }
-  // %2145 = contract f64[32,5] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v12[(i0 * 5 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v12[(i0 * 5 + i1) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v12[(i0 * 5 + i1) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v12[(i0 * 5 + i1) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 5) * L + l] = acc0_v[l];
-      v3[(i0 * 5 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 5 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 5 + 3) * L + l] = acc3_v[l];
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] =
-            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v12[(i0 * 5 + i1) * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 5 + 4) * L + l] = acc0_v[l];
-    }
-  }
-  // %2369 = mul f64[32,5] -> v21
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 5 + i1) * L + l] =
-            ((v15[(i0 * 5 + i1) * L + l] * v14[i0 * L + l]) -
-             ((v27[(i0 * 5 + i1) * L + l] * v24[i0 * L + l]) + v3[(i0 * 5 + i1) * L + l])) *
-            (1.0f - square(v13[(i0 * 5 + i1) * L + l]));
-      }
-    }
-  }
-  // %2370 = contract f64[32,35] -> v35
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v21[(i0 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v21[(i0 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v21[(i0 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v21[(i0 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
-        v35[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v35[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v35[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 32; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v21[(i0 * 5 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 35 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2152 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 20 + i1) * L + l], v17[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 5) * L + l], v17[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 10) * L + l], v17[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v12[(i0 * 20 + i1 + 15) * L + l], v17[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2372 = mul f64[32,5] -> v3
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 5 + i1) * L + l] =
-            v17[(i0 * 5 + i1) * L + l] * (v12[(i0 * 5 + i1) * L + l] - v4[i0 * L + l]);
-      }
-    }
-  }
-  // %2373 = contract f64[32,35] -> v37
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v3[(i0 * 5 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v3[(i0 * 5 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v3[(i0 * 5 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v3[(i0 * 5 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
-        v37[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v37[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v37[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 32; i1 < 35; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 5; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + i2 * 35], v3[(i0 * 5 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v37[(i0 * 35 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2375 = reduce_sum f64[35] -> v12
-  for (int64_t i0 = 0; i0 < 35; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v35[(i0 + i1 * 35) * L + l] + v37[(i0 + i1 * 35) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %2376 = contract f64[32] -> v4
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 5; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 20 + i1) * L + l], v13[(i0 * 20 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 5) * L + l], v13[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 10) * L + l], v13[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v15[(i0 * 20 + i1 + 15) * L + l], v13[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2377 = mul f64[32] -> v24
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v4[i0 * L + l] * (v14[i0 * L + l] * (1.0f - v14[i0 * L + l]));
-    }
-  }
-  // %2378 = contract f64[35] -> v13
+  // %2434 = contract f64[35] -> v2
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9575,18 +9520,18 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v24[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v24[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v24[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v24[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 35], v23[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 1], v23[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 2], v23[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 35 + 3], v23[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   for (int64_t i0 = 32; i0 < 35; ++i0) {
@@ -9597,112 +9542,315 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v24[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 35], v23[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = acc0_v[l];
+      v2[i0 * L + l] = acc0_v[l];
     }
   }
-  // %2380 = mul f64[35] -> v15
+  // %2429 = contract f64[32,35] -> v30
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35], v29[(i0 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 1], v29[(i0 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 2], v29[(i0 * 5 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 175 + i1 * 4 + i2 * 35 + 3], v29[(i0 * 5 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v30[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
+        v30[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v30[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v30[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 32; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 175 + i1 + i2 * 35], v29[(i0 * 5 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v30[(i0 * 35 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %2422 = contract f64[32] -> v21
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v18[(i0 * 20 + i1) * L + l], v29[(i0 * 20 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v18[(i0 * 20 + i1 + 5) * L + l], v29[(i0 * 20 + i1 + 5) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v18[(i0 * 20 + i1 + 10) * L + l], v29[(i0 * 20 + i1 + 10) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v18[(i0 * 20 + i1 + 15) * L + l], v29[(i0 * 20 + i1 + 15) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2423 = contract f64[32] -> v14
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = v21[i0 * L + l] * T(h);
+    }
+  }
+  // %2421 = contract f64[32,5] -> v18
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(z0_W[(i0 * 25 + i1) * L + l], v29[(i0 * 5 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 5) * L + l], v29[(i0 * 5 + i1) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 10) * L + l], v29[(i0 * 5 + i1) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 15) * L + l], v29[(i0 * 5 + i1) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[(i0 * 5) * L + l] = acc0_v[l];
+      v18[(i0 * 5 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 5 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 5 + 3) * L + l] = acc3_v[l];
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] =
+            std::fma(z0_W[(i0 * 25 + i1 + 20) * L + l], v29[(i0 * 5 + i1) * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[(i0 * 5 + 4) * L + l] = acc0_v[l];
+    }
+  }
+  // %2427 = mul f64[32,5] -> v20
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 5; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v20[(i0 * 5 + i1) * L + l] =
+            (1.0f - square(v11[(i0 * 5 + i1) * L + l])) *
+            ((v5[(i0 * 5 + i1) * L + l] * v12[i0 * L + l]) -
+             ((v24[(i0 * 5 + i1) * L + l] * v14[i0 * L + l]) + v18[(i0 * 5 + i1) * L + l]));
+      }
+    }
+  }
+  // %2428 = contract f64[32,35] -> v32
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35], v20[(i0 * 5 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 1], v20[(i0 * 5 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 2], v20[(i0 * 5 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 175 + i1 * 4 + i2 * 35 + 3], v20[(i0 * 5 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v32[(i0 * 35 + i1 * 4) * L + l] = acc0_v[l];
+        v32[(i0 * 35 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v32[(i0 * 35 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v32[(i0 * 35 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 32; i1 < 35; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 5; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 175 + i1 + i2 * 35], v20[(i0 * 5 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v32[(i0 * 35 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %2431 = reduce_sum f64[35] -> v5
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = (v12[i0 * L + l] + v13[i0 * L + l]) * 0.16666667f;
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v30[(i0 + i1 * 35) * L + l] + v32[(i0 + i1 * 35) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = acc_v[l];
     }
   }
-  // %2383 = mul f64[35] -> adj.ln.gain
+  // %2436 = mul f64[35] -> v11
+  for (int64_t i0 = 0; i0 < 35; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = (v2[i0 * L + l] + v5[i0 * L + l]) * 0.16666667f;
+    }
+  }
+  // %2439 = mul f64[35] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-(v8[i0 * L + l] * v0[i0 * L + l])) - (v10[i0 * L + l] * v18[i0 * L + l])) -
-                   ((v18[i0 * L + l] * v16[i0 * L + l]) * 0.33333334f)) -
-                  (v15[i0 * L + l] * v7[i0 * L + l])) *
-                 T(h);
+        sum[l] = T(h) * ((((-((v0[i0 * L + l] * v7[i0 * L + l]) * 0.16666667f)) -
+                           ((v16[i0 * L + l] * v15[i0 * L + l]) * 0.33333334f)) -
+                          (v25[i0 * L + l] * v16[i0 * L + l])) -
+                         (v8[i0 * L + l] * v11[i0 * L + l]));
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2389 = mul f64[35] -> adj.ln.bias
+  // %2446 = mul f64[35] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-v10[i0 * L + l]) - v8[i0 * L + l]) - (v16[i0 * L + l] * 0.33333334f)) -
-                         v15[i0 * L + l]);
+        sum[l] = T(h) * ((((-(v15[i0 * L + l] * 0.33333334f)) - (v7[i0 * L + l] * 0.16666667f)) -
+                          v25[i0 * L + l]) -
+                         v11[i0 * L + l]);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2390 = contract f64[32] -> v4
+  // %2447 = contract f64[32] -> v12
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v32[i0 * L + l] * u31[0];
+      v12[i0 * L + l] = v4[i0 * L + l] * u28[0];
     }
   }
-  // %2190 = contract f64[32] -> v14
+  // %2221 = contract f64[32] -> v21
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v28[i0 * L + l] * u5[0];
+      v21[i0 * L + l] = v26[i0 * L + l] * u6[0];
     }
   }
-  // %2394 = contract f64[32] -> v26
+  // %2451 = contract f64[32] -> v26
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = v2[i0 * L + l] * u31[0];
+      v26[i0 * L + l] = v3[i0 * L + l] * u28[0];
     }
   }
-  // %2397 = contract f64[32] -> v28
+  // %2454 = contract f64[32] -> v0
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v24[i0 * L + l] * u5[0];
+      v0[i0 * L + l] = v23[i0 * L + l] * u6[0];
     }
   }
-  // %2399 = sub f64[32,35] -> adj.Wb
+  // %2456 = sub f64[32,35] -> adj.Wb
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 35; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v4[i0 * L + l] * v19[i1 * L + l])) - (v14[i0 * L + l] * v1[i1 * L + l])) -
-                    (v26[i0 * L + l] * v19[i1 * L + l])) -
-                   (v28[i0 * L + l] * v11[i1 * L + l]);
+          sum[l] = (((-(v12[i0 * L + l] * v17[i1 * L + l])) - (v1[i1 * L + l] * v21[i0 * L + l])) -
+                    (v17[i1 * L + l] * v26[i0 * L + l])) -
+                   (v9[i1 * L + l] * v0[i0 * L + l]);
         }
         dtheta_Wb[i0 * 35 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %2462 = contract f64[35] -> v0
+  // %2540 = contract f64[35] -> v0
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v19[i0 * L + l] * u31[0];
+      v0[i0 * L + l] = v17[i0 * L + l] * u28[0];
     }
   }
-  // %2232 = contract f64[35] -> v18
+  // %2269 = contract f64[35] -> v8
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v1[i0 * L + l] * u5[0];
+      v8[i0 * L + l] = v1[i0 * L + l] * u6[0];
     }
   }
-  // %2237 = contract f64[35] -> v1
+  // %2276 = contract f64[35] -> v1
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v11[i0 * L + l] * u5[0];
+      v1[i0 * L + l] = v9[i0 * L + l] * u6[0];
     }
   }
-  // %2473 = sub f64[32,5,35] -> adj.Wk
+  // %2554 = sub f64[32,5,35] -> adj.Wk
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -9710,17 +9858,17 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v6[(i0 * 5 + i1) * L + l] * v0[i2 * L + l])) -
-                       (v20[(i0 * 5 + i1) * L + l] * v18[i2 * L + l])) -
-                      (v33[(i0 * 5 + i1) * L + l] * v0[i2 * L + l])) -
-                     (v3[(i0 * 5 + i1) * L + l] * v1[i2 * L + l]);
+            sum[l] = (((-(v27[(i0 * 5 + i1) * L + l] * v0[i2 * L + l])) -
+                       (v13[(i0 * 5 + i1) * L + l] * v8[i2 * L + l])) -
+                      (v19[(i0 * 5 + i1) * L + l] * v0[i2 * L + l])) -
+                     (v29[(i0 * 5 + i1) * L + l] * v1[i2 * L + l]);
           }
           dtheta_Wk[i0 * 175 + i1 * 35 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %2476 = sub f64[32,5,35] -> adj.Wv
+  // %2557 = sub f64[32,5,35] -> adj.Wv
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -9728,46 +9876,46 @@ extern "C" void fwp_oja_node_adjoint_step(const void* /*ctx*/, double /*t*/, dou
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v36[(i0 * 5 + i1) * L + l] * v18[i2 * L + l])) -
-                       (v38[(i0 * 5 + i1) * L + l] * v0[i2 * L + l])) -
-                      (v25[(i0 * 5 + i1) * L + l] * v0[i2 * L + l])) -
-                     (v21[(i0 * 5 + i1) * L + l] * v1[i2 * L + l]);
+            sum[l] = (((-(v10[(i0 * 5 + i1) * L + l] * v0[i2 * L + l])) -
+                       (v31[(i0 * 5 + i1) * L + l] * v8[i2 * L + l])) -
+                      (v34[(i0 * 5 + i1) * L + l] * v0[i2 * L + l])) -
+                     (v20[(i0 * 5 + i1) * L + l] * v1[i2 * L + l]);
           }
           dtheta_Wv[i0 * 175 + i1 * 35 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1994 = mul f64[] -> u5
-  u5[0] = T(h) * -0.0f;
-  // %1995 = broadcast f64[32,5,35] -> adj.Wq
+  // %2035 = mul f64[] -> u6
+  u6[0] = T(h) * -0.0f;
+  // %2036 = broadcast f64[32,5,35] -> adj.Wq
   for (int64_t i0 = 0; i0 < 5600; ++i0) {
-    dtheta_Wq[i0] += u5[0] * 8.0f;
+    dtheta_Wq[i0] += u6[0] * 8.0f;
   }
-  // %1996 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %2037 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 160; ++i0) {
-    dtheta_ff_norm_gain[i0] += u5[0] * 8.0f;
-    dtheta_ff_norm_bias[i0] += u5[0] * 8.0f;
-    dtheta_ff_down_bias[i0] += u5[0] * 8.0f;
+    dtheta_ff_norm_gain[i0] += u6[0] * 8.0f;
+    dtheta_ff_norm_bias[i0] += u6[0] * 8.0f;
+    dtheta_ff_down_bias[i0] += u6[0] * 8.0f;
   }
-  // %1997 = broadcast f64[64,160] -> adj.ff.up.weight
+  // %2038 = broadcast f64[64,160] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 10240; ++i0) {
-    dtheta_ff_up_weight[i0] += u5[0] * 8.0f;
+    dtheta_ff_up_weight[i0] += u6[0] * 8.0f;
   }
-  // %1998 = broadcast f64[64] -> adj.ff.up.bias
+  // %2039 = broadcast f64[64] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 64; ++i0) {
-    dtheta_ff_up_bias[i0] += u5[0] * 8.0f;
+    dtheta_ff_up_bias[i0] += u6[0] * 8.0f;
   }
-  // %1999 = broadcast f64[160,64] -> adj.ff.down.weight
+  // %2040 = broadcast f64[160,64] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 10240; ++i0) {
-    dtheta_ff_down_weight[i0] += u5[0] * 8.0f;
+    dtheta_ff_down_weight[i0] += u6[0] * 8.0f;
   }
-  // %2000 = broadcast f64[1,160] -> adj.out.weight
+  // %2041 = broadcast f64[1,160] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 160; ++i0) {
-    dtheta_out_weight[i0] += u5[0] * 8.0f;
+    dtheta_out_weight[i0] += u6[0] * 8.0f;
   }
-  // %2001 = broadcast f64[1] -> adj.out.bias
-  dtheta_out_bias[0] += u5[0] * 8.0f;
+  // %2042 = broadcast f64[1] -> adj.out.bias
+  dtheta_out_bias[0] += u6[0] * 8.0f;
 }
 
 /// output: runtime/abi.h's plastic_output_fn.
@@ -9808,7 +9956,7 @@ extern "C" void fwp_oja_node_output(const void* /*ctx*/, double /*t*/, const voi
   T rowsum_v[L] = {};
   // fwp_oja_node.final_outputs: 32 nodes
   // %44 = layernorm f64[35] -> v0
-  // fwp_oja_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
+  // fwp_oja_node.ode:56: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -9845,7 +9993,7 @@ extern "C" void fwp_oja_node_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %46 = add f64[35] -> v1
-  // fwp_oja_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
+  // fwp_oja_node.ode:56: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9853,7 +10001,7 @@ extern "C" void fwp_oja_node_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %48 = contract f64[32,5] -> v2
-  // fwp_oja_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
+  // fwp_oja_node.ode:56: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9891,7 +10039,7 @@ extern "C" void fwp_oja_node_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %49 = softmax f64[32,5] -> v3
-  // fwp_oja_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
+  // fwp_oja_node.ode:56: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9924,7 +10072,7 @@ extern "C" void fwp_oja_node_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %50 = contract f64[32,5] -> v2
-  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  // fwp_oja_node.ode:57: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9962,7 +10110,7 @@ extern "C" void fwp_oja_node_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %52 = layernorm f64[160] -> v3
-  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  // fwp_oja_node.ode:57: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -9999,7 +10147,7 @@ extern "C" void fwp_oja_node_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %54 = add f64[160] -> v4
-  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  // fwp_oja_node.ode:57: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10007,7 +10155,7 @@ extern "C" void fwp_oja_node_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %55 = contract f64[64] -> v3
-  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  // fwp_oja_node.ode:57: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10034,7 +10182,7 @@ extern "C" void fwp_oja_node_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %57 = relu f64[64] -> v4
-  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  // fwp_oja_node.ode:57: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10042,7 +10190,7 @@ extern "C" void fwp_oja_node_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %58 = contract f64[160] -> v3
-  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  // fwp_oja_node.ode:57: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10069,7 +10217,7 @@ extern "C" void fwp_oja_node_output(const void* /*ctx*/, double /*t*/, const voi
     }
   }
   // %61 = contract f64[1] -> v0
-  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  // fwp_oja_node.ode:57: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -10086,7 +10234,7 @@ extern "C" void fwp_oja_node_output(const void* /*ctx*/, double /*t*/, const voi
     v0[l] = acc0_v[l];
   }
   // %62 = add f64[1] -> logit
-  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  // fwp_oja_node.ode:57: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_logit[l] = out_bias[0] + v0[l];
@@ -10158,7 +10306,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
   T acc_v[L] = {};
   // fwp_oja_node.final_outputs.vjp: 97 nodes
   // %44 = layernorm f64[35] -> v0
-  // fwp_oja_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
+  // fwp_oja_node.ode:56: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -10195,7 +10343,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %46 = add f64[35] -> v1
-  // fwp_oja_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
+  // fwp_oja_node.ode:56: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10203,7 +10351,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %48 = contract f64[32,5] -> v2
-  // fwp_oja_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
+  // fwp_oja_node.ode:56: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10241,7 +10389,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %49 = softmax f64[32,5] -> v3
-  // fwp_oja_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
+  // fwp_oja_node.ode:56: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10274,7 +10422,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %50 = contract f64[32,5] -> v2
-  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  // fwp_oja_node.ode:57: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10311,8 +10459,8 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
       v2[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %356 = reduce_sum f64[] -> v4
-  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  // %383 = reduce_sum f64[] -> v4
+  // fwp_oja_node.ode:57: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -10327,14 +10475,14 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
   for (int64_t l = 0; l < L; ++l) {
     v4[l] = acc_v[l];
   }
-  // %358 = mul f64[] -> v5
-  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  // %385 = mul f64[] -> v5
+  // fwp_oja_node.ode:57: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v5[l] = v4[l] * 0.00625f;
   }
-  // %362 = reduce_sum f64[] -> v4
-  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  // %389 = reduce_sum f64[] -> v4
+  // fwp_oja_node.ode:57: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -10349,14 +10497,14 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
   for (int64_t l = 0; l < L; ++l) {
     v4[l] = acc_v[l];
   }
-  // %366 = reciprocal f64[] -> v5
-  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  // %393 = reciprocal f64[] -> v5
+  // fwp_oja_node.ode:57: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v5[l] = T(1) / std::sqrt((v4[l] * 0.00625f) + 1e-05f);
   }
-  // %347 = contract f64[160] -> v6
-  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  // %374 = contract f64[160] -> v6
+  // fwp_oja_node.ode:57: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10374,8 +10522,8 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
       v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %349 = contract f64[64] -> v7
-  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  // %376 = contract f64[64] -> v7
+  // fwp_oja_node.ode:57: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10402,7 +10550,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %52 = layernorm f64[160] -> v8
-  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  // fwp_oja_node.ode:57: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -10439,7 +10587,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %54 = add f64[160] -> v9
-  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  // fwp_oja_node.ode:57: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10447,7 +10595,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %55 = contract f64[64] -> v10
-  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  // fwp_oja_node.ode:57: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10474,23 +10622,23 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %56 = add f64[64] -> v11
-  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  // fwp_oja_node.ode:57: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = v10[i0 * L + l] + ff_up_bias[i0];
     }
   }
-  // %351 = mul f64[64] -> v10
-  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  // %378 = mul f64[64] -> v10
+  // fwp_oja_node.ode:57: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = v7[i0 * L + l] * step(v11[i0 * L + l]);
     }
   }
-  // %353 = contract f64[160] -> v12
-  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  // %380 = contract f64[160] -> v12
+  // fwp_oja_node.ode:57: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10516,16 +10664,16 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
       v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %354 = mul f64[160] -> v13
-  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  // %381 = mul f64[160] -> v13
+  // fwp_oja_node.ode:57: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = v12[i0 * L + l] * ff_norm_gain[i0];
     }
   }
-  // %372 = reduce_sum f64[] -> v4
-  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  // %399 = reduce_sum f64[] -> v4
+  // fwp_oja_node.ode:57: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -10540,13 +10688,13 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
   for (int64_t l = 0; l < L; ++l) {
     v4[l] = acc_v[l];
   }
-  // %373 = mul f64[] -> v7
-  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  // %400 = mul f64[] -> v7
+  // fwp_oja_node.ode:57: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v7[l] = v4[l] * 0.00625f;
   }
-  // %423 = contract f64[] -> v4
+  // %450 = contract f64[] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -10561,12 +10709,12 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
   for (int64_t l = 0; l < L; ++l) {
     v4[l] = acc0_v[l];
   }
-  // %488 = mul f64[] -> v14
+  // %515 = mul f64[] -> v14
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v14[l] = v4[l] * 0.00625f;
   }
-  // %494 = reshape f64[32,5] -> v15
+  // %521 = reshape f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10574,7 +10722,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
           (v5[l] * ((v13[i0 * L + l] - v7[l]) - (v8[i0 * L + l] * v14[l]))) + v6[i0 * L + l];
     }
   }
-  // %495 = contract f64[32,5,5] -> d.W
+  // %522 = contract f64[32,5,5] -> d.W
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 5; ++i2) {
@@ -10586,7 +10734,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
       }
     }
   }
-  // %496 = contract f64[32,5] -> v13
+  // %523 = contract f64[32,5] -> v13
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10627,7 +10775,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
       v13[(i0 * 5 + 4) * L + l] = acc0_v[l];
     }
   }
-  // %497 = contract f64[32] -> v7
+  // %524 = contract f64[32] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10656,7 +10804,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
       v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %500 = mul f64[32,5] -> v15
+  // %527 = mul f64[32,5] -> v15
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       PLASTIC_SIMD
@@ -10666,7 +10814,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
       }
     }
   }
-  // %501 = contract f64[35] -> v7
+  // %528 = contract f64[35] -> v7
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10716,7 +10864,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
       v7[i0 * L + l] = acc0_v[l];
     }
   }
-  // %502 = mul f64[35] -> d.ln.gain
+  // %529 = mul f64[35] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
@@ -10727,7 +10875,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %503 = contract f64[32,5,35] -> d.Wq
+  // %530 = contract f64[32,5,35] -> d.Wq
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       for (int64_t i2 = 0; i2 < 35; ++i2) {
@@ -10742,8 +10890,8 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
       }
     }
   }
-  // %355 = mul f64[160] -> d.ff.norm.gain
-  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  // %382 = mul f64[160] -> d.ff.norm.gain
+  // fwp_oja_node.ode:57: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum[L];
@@ -10754,8 +10902,8 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
       theta_bar_ff_norm_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %352 = contract f64[64,160] -> d.ff.up.weight
-  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  // %379 = contract f64[64,160] -> d.ff.up.weight
+  // fwp_oja_node.ode:57: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       {
@@ -10769,15 +10917,15 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %57 = relu f64[64] -> v3
-  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  // fwp_oja_node.ode:57: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = relu(v11[i0 * L + l]);
     }
   }
-  // %348 = contract f64[160,64] -> d.ff.down.weight
-  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  // %375 = contract f64[160,64] -> d.ff.down.weight
+  // fwp_oja_node.ode:57: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       {
@@ -10791,7 +10939,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     }
   }
   // %58 = contract f64[160] -> v8
-  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  // fwp_oja_node.ode:57: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10817,8 +10965,8 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %346 = contract f64[1,160] -> d.out.weight
-  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  // %373 = contract f64[1,160] -> d.out.weight
+  // fwp_oja_node.ode:57: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum[L];
@@ -10829,7 +10977,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
       theta_bar_out_weight[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.ln.bias = %501
+  // output d.ln.bias = %528
   for (int64_t i0 = 0; i0 < 35; ++i0) {
     {
       T sum[L];
@@ -10840,8 +10988,8 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.ff.norm.bias = %353
-  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  // output d.ff.norm.bias = %380
+  // fwp_oja_node.ode:57: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum[L];
@@ -10852,8 +11000,8 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
       theta_bar_ff_norm_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.ff.up.bias = %351
-  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  // output d.ff.up.bias = %378
+  // fwp_oja_node.ode:57: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     {
       T sum[L];
@@ -10864,8 +11012,8 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
       theta_bar_ff_up_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.ff.down.bias = %347
-  // fwp_oja_node.ode:45: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
+  // output d.ff.down.bias = %374
+  // fwp_oja_node.ode:57: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq. 20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum[L];
@@ -10876,7 +11024,7 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
       theta_bar_ff_down_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.out.bias = %345
+  // output d.out.bias = %372
   {
     T sum[L];
     PLASTIC_SIMD
@@ -10886,8 +11034,8 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     theta_bar_out_bias[0] += lane_sum<L>(sum);
   }
   if (u_bar) {
-    // %393 = reduce_sum f64[] -> v5
-    // fwp_oja_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
+    // %420 = reduce_sum f64[] -> v5
+    // fwp_oja_node.ode:56: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -10902,14 +11050,14 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     for (int64_t l = 0; l < L; ++l) {
       v5[l] = acc_v[l];
     }
-    // %394 = mul f64[] -> v14
-    // fwp_oja_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
+    // %421 = mul f64[] -> v14
+    // fwp_oja_node.ode:56: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[l] = v5[l] * 0.028571429f;
     }
-    // %398 = reduce_sum f64[] -> v5
-    // fwp_oja_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
+    // %425 = reduce_sum f64[] -> v5
+    // fwp_oja_node.ode:56: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -10924,20 +11072,20 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     for (int64_t l = 0; l < L; ++l) {
       v5[l] = acc_v[l];
     }
-    // %402 = reciprocal f64[] -> v14
-    // fwp_oja_node.ode:44: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
+    // %429 = reciprocal f64[] -> v14
+    // fwp_oja_node.ode:56: let q = softmax(Wq @ ln(x(T)))                         # Eq. 31
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[l] = T(1) / std::sqrt((v5[l] * 0.028571429f) + 1e-05f);
     }
-    // %504 = mul f64[35] -> v1
+    // %531 = mul f64[35] -> v1
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = v7[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %505 = reduce_sum f64[] -> v5
+    // %532 = reduce_sum f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -10952,12 +11100,12 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     for (int64_t l = 0; l < L; ++l) {
       v5[l] = acc_v[l];
     }
-    // %506 = mul f64[] -> v4
+    // %533 = mul f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = v5[l] * 0.028571429f;
     }
-    // %509 = contract f64[] -> v5
+    // %536 = contract f64[] -> v5
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -10972,12 +11120,12 @@ extern "C" void fwp_oja_node_output_vjp(const void* /*ctx*/, double /*t*/, const
     for (int64_t l = 0; l < L; ++l) {
       v5[l] = acc0_v[l];
     }
-    // %510 = mul f64[] -> v7
+    // %537 = mul f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v7[l] = v5[l] * 0.028571429f;
     }
-    // %514 = mul f64[35] -> d.x@T
+    // %541 = mul f64[35] -> d.x@T
     for (int64_t i0 = 0; i0 < 35; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -10998,7 +11146,7 @@ extern "C" void fwp_oja_node_loss(const void* /*ctx*/, const void* y_ptr, const 
   T acc_v[L] = {};
   // fwp_oja_node.loss: 6 nodes
   // %41 = reduce_sum f64[] -> loss
-  // fwp_oja_node.ode:46: loss bce_with_logits(logit, y)
+  // fwp_oja_node.ode:58: loss bce_with_logits(logit, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -11019,8 +11167,8 @@ extern "C" void fwp_oja_node_loss_vjp(const void* /*ctx*/, const void* y_ptr,
   T* __restrict y_bar = static_cast<T*>(y_bar_ptr);
   T* y_bar_logit = y_bar;
   // fwp_oja_node.loss.vjp: 8 nodes
-  // %549 = sub f64[1] -> d.logit
-  // fwp_oja_node.ode:46: loss bce_with_logits(logit, y)
+  // %576 = sub f64[1] -> d.logit
+  // fwp_oja_node.ode:58: loss bce_with_logits(logit, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);
@@ -11239,11 +11387,11 @@ const plastic_model kModel = {
             .init_state = 0,
             .init_state_vjp = 0,
             .field = 22784,
-            .field_vjp = 107968,
-            .adjoint_field = 217088,
-            .step = 81408,
-            .step_vjp = 239168,
-            .adjoint_step = 196608,
+            .field_vjp = 100608,
+            .adjoint_field = 201344,
+            .step = 89536,
+            .step_vjp = 231296,
+            .adjoint_step = 216000,
             .output = 17664,
             .output_vjp = 49728,
             .loss = 0,

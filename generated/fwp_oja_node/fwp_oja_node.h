@@ -61,12 +61,12 @@ enum { fwp_oja_node_field_lanes = 8, fwp_oja_node_field_scratch_bytes = 22784 };
  *   z_bar: varying[800] = 6400 floats
  *   theta_bar: uniform[39175] = 39175 floats
  *   u_bar: varying[35] = 280 floats, may be NULL
- *   scratch: scratch arena, 107968 bytes, 64-byte aligned
+ *   scratch: scratch arena, 100608 bytes, 64-byte aligned
  */
 void fwp_oja_node_field_vjp(const void* ctx, double t, const void* z, const void* theta,
                             const void* u, const void* a, void* z_bar, void* theta_bar, void* u_bar,
                             void* scratch);
-enum { fwp_oja_node_field_vjp_lanes = 8, fwp_oja_node_field_vjp_scratch_bytes = 107968 };
+enum { fwp_oja_node_field_vjp_lanes = 8, fwp_oja_node_field_vjp_scratch_bytes = 100608 };
 
 /* fwp_oja_node_adjoint_field: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -79,12 +79,12 @@ enum { fwp_oja_node_field_vjp_lanes = 8, fwp_oja_node_field_vjp_scratch_bytes = 
  *   da: varying[800] = 6400 floats
  *   dtheta: uniform[39175] = 39175 floats
  *   u_bar: varying[35] = 280 floats, may be NULL
- *   scratch: scratch arena, 217088 bytes, 64-byte aligned
+ *   scratch: scratch arena, 201344 bytes, 64-byte aligned
  */
 void fwp_oja_node_adjoint_field(const void* ctx, double t, const void* z, const void* a,
                                 const void* theta, const void* u, void* dz, void* da, void* dtheta,
                                 void* u_bar, void* scratch);
-enum { fwp_oja_node_adjoint_field_lanes = 8, fwp_oja_node_adjoint_field_scratch_bytes = 217088 };
+enum { fwp_oja_node_adjoint_field_lanes = 8, fwp_oja_node_adjoint_field_scratch_bytes = 201344 };
 
 /* fwp_oja_node_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -94,11 +94,11 @@ enum { fwp_oja_node_adjoint_field_lanes = 8, fwp_oja_node_adjoint_field_scratch_
  *   theta: uniform[39175] = 39175 floats, read-only
  *   u_stages: varying[140] = 1120 floats, read-only
  *   z1: varying[800] = 6400 floats, may alias
- *   scratch: scratch arena, 81408 bytes, 64-byte aligned
+ *   scratch: scratch arena, 89536 bytes, 64-byte aligned
  */
 void fwp_oja_node_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                        const void* u_stages, void* z1, void* scratch);
-enum { fwp_oja_node_step_lanes = 8, fwp_oja_node_step_scratch_bytes = 81408 };
+enum { fwp_oja_node_step_lanes = 8, fwp_oja_node_step_scratch_bytes = 89536 };
 
 /* fwp_oja_node_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -111,12 +111,12 @@ enum { fwp_oja_node_step_lanes = 8, fwp_oja_node_step_scratch_bytes = 81408 };
  *   z0_bar: varying[800] = 6400 floats
  *   theta_bar: uniform[39175] = 39175 floats
  *   u_stages_bar: varying[140] = 1120 floats, may be NULL
- *   scratch: scratch arena, 239168 bytes, 64-byte aligned
+ *   scratch: scratch arena, 231296 bytes, 64-byte aligned
  */
 void fwp_oja_node_step_vjp(const void* ctx, double t, double h, const void* z0, const void* theta,
                            const void* u_stages, const void* z1_bar, void* z0_bar, void* theta_bar,
                            void* u_stages_bar, void* scratch);
-enum { fwp_oja_node_step_vjp_lanes = 8, fwp_oja_node_step_vjp_scratch_bytes = 239168 };
+enum { fwp_oja_node_step_vjp_lanes = 8, fwp_oja_node_step_vjp_scratch_bytes = 231296 };
 
 /* fwp_oja_node_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -129,12 +129,12 @@ enum { fwp_oja_node_step_vjp_lanes = 8, fwp_oja_node_step_vjp_scratch_bytes = 23
  *   z1: varying[800] = 6400 floats
  *   a1: varying[800] = 6400 floats
  *   dtheta: uniform[39175] = 39175 floats
- *   scratch: scratch arena, 196608 bytes, 64-byte aligned
+ *   scratch: scratch arena, 216000 bytes, 64-byte aligned
  */
 void fwp_oja_node_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
                                const void* theta, const void* u_stages, void* z1, void* a1,
                                void* dtheta, void* scratch);
-enum { fwp_oja_node_adjoint_step_lanes = 8, fwp_oja_node_adjoint_step_scratch_bytes = 196608 };
+enum { fwp_oja_node_adjoint_step_lanes = 8, fwp_oja_node_adjoint_step_scratch_bytes = 216000 };
 
 /* fwp_oja_node_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

@@ -369,7 +369,7 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
   T rowsum_v[L] = {};
   // fwp_oja_rde.field: 23 nodes
   // %1 = layernorm f64[15] -> v0
-  // fwp_oja_rde.ode:45: let u    = ln(dx(t))
+  // fwp_oja_rde.ode:59: let u    = ln(dx(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -406,15 +406,16 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
     }
   }
   // %5 = add f64[15] -> v1
-  // fwp_oja_rde.ode:45: let u    = ln(dx(t))
+  // fwp_oja_rde.ode:59: let u    = ln(dx(t))
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %12 = contract f64[16,10] -> v2
-  // fwp_oja_rde.ode:47: let k    = softmax(Wk @ u)
+  // %15 = contract f64[16,10] -> v2
+  // fwp_oja_rde.ode:62: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
+  // decay inside the softmax: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -458,41 +459,8 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
       }
     }
   }
-  // %13 = softmax f64[16,10] -> v3
-  // fwp_oja_rde.ode:47: let k    = softmax(Wk @ u)
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v2[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %15 = contract f64[16,10] -> v2
-  // fwp_oja_rde.ode:48: let v    = tanh(Wv @ u)
+  // %12 = contract f64[16,10] -> v3
+  // fwp_oja_rde.ode:61: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -513,10 +481,10 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -532,21 +500,21 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %16 = tanh f64[16,10] -> v4
-  // fwp_oja_rde.ode:48: let v    = tanh(Wv @ u)
+  // %13 = tanh f64[16,10] -> v4
+  // fwp_oja_rde.ode:61: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
+      v4[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
     }
   }
-  // %19 = contract f64[16,10] -> v2
-  // fwp_oja_rde.ode:49: beta * outer(v, k - transpose(W) @ v) / window         # Eq. 21, Oja; /
-  // window: see above
+  // %18 = contract f64[16,10] -> v3
+  // fwp_oja_rde.ode:62: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
+  // decay inside the softmax: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -571,10 +539,10 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -591,21 +559,55 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %20 = sub f64[16,10] -> v5
-  // fwp_oja_rde.ode:49: beta * outer(v, k - transpose(W) @ v) / window         # Eq. 21, Oja; /
-  // window: see above
+  // %19 = sub f64[16,10] -> v5
+  // fwp_oja_rde.ode:62: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
+  // decay inside the softmax: see above
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v3[i0 * L + l] - v2[i0 * L + l];
+      v5[i0 * L + l] = v2[i0 * L + l] - v3[i0 * L + l];
     }
   }
-  // %7 = contract f64[16] -> v2
-  // fwp_oja_rde.ode:46: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %20 = softmax f64[16,10] -> v2
+  // fwp_oja_rde.ode:62: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
+  // decay inside the softmax: see above
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v5[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v5[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %7 = contract f64[16] -> v3
+  // fwp_oja_rde.ode:60: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -625,26 +627,26 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %8 = sigmoid f64[16] -> v3
-  // fwp_oja_rde.ode:46: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %8 = sigmoid f64[16] -> v5
+  // fwp_oja_rde.ode:60: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = sigmoid(v2[i0 * L + l]);
+      v5[i0 * L + l] = sigmoid(v3[i0 * L + l]);
     }
   }
-  // %67 = contract f64[16,10] -> v2
+  // %67 = contract f64[16,10] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = v4[(i0 * 10 + i1) * L + l] * v3[i0 * L + l];
+        v3[(i0 * 10 + i1) * L + l] = v4[(i0 * 10 + i1) * L + l] * v5[i0 * L + l];
       }
     }
   }
@@ -655,7 +657,7 @@ extern "C" void fwp_oja_rde_field(const void* /*ctx*/, double /*t*/, const void*
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           dz_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (v5[(i0 * 10 + i2) * L + l] * v2[(i0 * 10 + i1) * L + l]) / 4.0f;
+              (v2[(i0 * 10 + i2) * L + l] * v3[(i0 * 10 + i1) * L + l]) / 4.0f;
         }
       }
     }
@@ -693,13 +695,11 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1024);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6144);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11264);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62464);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62976);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68096);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73216);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73536);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78656);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86336);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21504);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72704);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77824);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82944);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -712,7 +712,7 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
   T acc_v[L] = {};
   // fwp_oja_rde.field.vjp: 77 nodes
   // %1 = layernorm f64[15] -> v0
-  // fwp_oja_rde.ode:45: let u    = ln(dx(t))
+  // fwp_oja_rde.ode:59: let u    = ln(dx(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -749,15 +749,15 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
   }
   // %5 = add f64[15] -> v1
-  // fwp_oja_rde.ode:45: let u    = ln(dx(t))
+  // fwp_oja_rde.ode:59: let u    = ln(dx(t))
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %15 = contract f64[16,10] -> v2
-  // fwp_oja_rde.ode:48: let v    = tanh(Wv @ u)
+  // %12 = contract f64[16,10] -> v2
+  // fwp_oja_rde.ode:61: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -801,128 +801,17 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
       }
     }
   }
-  // %16 = tanh f64[16,10] -> v3
-  // fwp_oja_rde.ode:48: let v    = tanh(Wv @ u)
+  // %13 = tanh f64[16,10] -> v3
+  // fwp_oja_rde.ode:61: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
     }
   }
-  // %79 = div f64[16,10,10] -> v4
-  for (int64_t i0 = 0; i0 < 1600; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = a_W[i0 * L + l] / 4.0f;
-    }
-  }
-  // %7 = contract f64[16] -> v2
-  // fwp_oja_rde.ode:46: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8 = sigmoid f64[16] -> v5
-  // fwp_oja_rde.ode:46: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = sigmoid(v2[i0 * L + l]);
-    }
-  }
-  // %67 = contract f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = v3[(i0 * 10 + i1) * L + l] * v5[i0 * L + l];
-      }
-    }
-  }
-  // %80 = contract f64[16,10] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v4[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v4[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v4[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v4[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v4[(i0 * 100 + i1 + i2 * 10) * L + l], v2[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %144 = neg f64[16,10,10] -> d.W
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          z_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] +=
-              -(v3[(i0 * 10 + i1) * L + l] * v6[(i0 * 10 + i2) * L + l]);
-        }
-      }
-    }
-  }
-  // %12 = contract f64[16,10] -> v2
-  // fwp_oja_rde.ode:47: let k    = softmax(Wk @ u)
+  // %15 = contract f64[16,10] -> v2
+  // fwp_oja_rde.ode:62: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
+  // decay inside the softmax: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -966,129 +855,9 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
       }
     }
   }
-  // %13 = softmax f64[16,10] -> v7
-  // fwp_oja_rde.ode:47: let k    = softmax(Wk @ u)
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[i1 * L + l] = vm::exp(v2[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1) * L + l] = v8[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %168 = contract f64[16] -> v2
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v7[(i0 * 40 + i1) * L + l], v6[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v7[(i0 * 40 + i1 + 10) * L + l], v6[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v7[(i0 * 40 + i1 + 20) * L + l], v6[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v7[(i0 * 40 + i1 + 30) * L + l], v6[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %216 = mul f64[16,10] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] =
-            v7[(i0 * 10 + i1) * L + l] * (v6[(i0 * 10 + i1) * L + l] - v2[i0 * L + l]);
-      }
-    }
-  }
-  // %217 = contract f64[16,15] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v9[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v9[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v9[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %19 = contract f64[16,10] -> v2
-  // fwp_oja_rde.ode:49: beta * outer(v, k - transpose(W) @ v) / window         # Eq. 21, Oja; /
-  // window: see above
+  // %18 = contract f64[16,10] -> v4
+  // fwp_oja_rde.ode:62: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
+  // decay inside the softmax: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1113,10 +882,10 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v4[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v4[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v4[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v4[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -1133,20 +902,105 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v4[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %20 = sub f64[16,10] -> v11
-  // fwp_oja_rde.ode:49: beta * outer(v, k - transpose(W) @ v) / window         # Eq. 21, Oja; /
-  // window: see above
+  // %19 = sub f64[16,10] -> v5
+  // fwp_oja_rde.ode:62: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
+  // decay inside the softmax: see above
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = v7[i0 * L + l] - v2[i0 * L + l];
+      v5[i0 * L + l] = v2[i0 * L + l] - v4[i0 * L + l];
     }
   }
-  // %81 = contract f64[16,10] -> v2
+  // %20 = softmax f64[16,10] -> v2
+  // fwp_oja_rde.ode:62: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
+  // decay inside the softmax: see above
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v5[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[i1 * L + l] = vm::exp(v5[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 10 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %79 = div f64[16,10,10] -> v6
+  for (int64_t i0 = 0; i0 < 1600; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = a_W[i0 * L + l] / 4.0f;
+    }
+  }
+  // %7 = contract f64[16] -> v4
+  // fwp_oja_rde.ode:60: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8 = sigmoid f64[16] -> v5
+  // fwp_oja_rde.ode:60: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = sigmoid(v4[i0 * L + l]);
+    }
+  }
+  // %67 = contract f64[16,10] -> v4
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 10 + i1) * L + l] = v3[(i0 * 10 + i1) * L + l] * v5[i0 * L + l];
+      }
+    }
+  }
+  // %80 = contract f64[16,10] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1159,63 +1013,14 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v4[(i0 * 100 + i1 * 40 + i2) * L + l], v11[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v4[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v4[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v4[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v4[(i0 * 100 + i1 * 10 + i2) * L + l], v11[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %145 = contract f64[16,10] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 * 40 + i2) * L + l], v6[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v6[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v6[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v6[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v4[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v4[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v4[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v4[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -1234,8 +1039,8 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 * 10 + i2) * L + l], v6[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 + i2 * 10) * L + l], v4[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -1244,18 +1049,58 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
       }
     }
   }
-  // %148 = mul f64[16,10] -> v6
+  // %168 = contract f64[16] -> v4
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v7[(i0 * 40 + i1) * L + l], v2[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 10) * L + l], v2[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 20) * L + l], v2[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 30) * L + l], v2[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %217 = mul f64[16,10] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] =
-            (1.0f - square(v3[(i0 * 10 + i1) * L + l])) *
-            ((v2[(i0 * 10 + i1) * L + l] * v5[i0 * L + l]) - v7[(i0 * 10 + i1) * L + l]);
+        v8[(i0 * 10 + i1) * L + l] =
+            v2[(i0 * 10 + i1) * L + l] * (v7[(i0 * 10 + i1) * L + l] - v4[i0 * L + l]);
       }
     }
   }
-  // %149 = contract f64[16,15] -> v4
+  // %219 = neg f64[16,10,10] -> d.W
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          z_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] +=
+              -(v3[(i0 * 10 + i1) * L + l] * v8[(i0 * 10 + i2) * L + l]);
+        }
+      }
+    }
+  }
+  // %224 = contract f64[16,15] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -1269,21 +1114,21 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v6[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v6[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v8[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v6[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v8[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v6[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v8[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -1294,16 +1139,173 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v6[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v9[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %219 = reduce_sum f64[15] -> v7
+  // %81 = contract f64[16,10] -> v4
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2) * L + l], v2[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v4[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v4[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v4[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 * 10 + i2) * L + l], v2[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %220 = contract f64[16,10] -> v2
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(W[(i0 * 100 + i1 * 40 + i2) * L + l], v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v8[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v8[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v8[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(W[(i0 * 100 + i1 * 10 + i2) * L + l], v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %222 = mul f64[16,10] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 10 + i1) * L + l] =
+            (1.0f - square(v3[(i0 * 10 + i1) * L + l])) *
+            ((v4[(i0 * 10 + i1) * L + l] * v5[i0 * L + l]) - v2[(i0 * 10 + i1) * L + l]);
+      }
+    }
+  }
+  // %223 = contract f64[16,15] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v7[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v7[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v7[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v7[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v7[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 15 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %226 = reduce_sum f64[15] -> v2
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1312,15 +1314,15 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v10[(i0 + i1 * 15) * L + l] + v4[(i0 + i1 * 15) * L + l]);
+        acc_v[l] = acc_v[l] + (v9[(i0 + i1 * 15) * L + l] + v6[(i0 + i1 * 15) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = acc_v[l];
+      v2[i0 * L + l] = acc_v[l];
     }
   }
-  // %83 = contract f64[16] -> v11
+  // %83 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1332,33 +1334,33 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v2[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v4[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v2[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v4[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v2[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v4[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v2[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v4[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %87 = mul f64[16] -> v2
-  // fwp_oja_rde.ode:46: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %87 = mul f64[16] -> v3
+  // fwp_oja_rde.ode:60: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v11[i0 * L + l] * (v5[i0 * L + l] * (1.0f - v5[i0 * L + l]));
+      v3[i0 * L + l] = (v5[i0 * L + l] * (1.0f - v5[i0 * L + l])) * v9[i0 * L + l];
     }
   }
-  // %89 = contract f64[15] -> v5
-  // fwp_oja_rde.ode:46: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // %89 = contract f64[15] -> v4
+  // fwp_oja_rde.ode:60: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1370,18 +1372,18 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v2[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v3[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   for (int64_t i0 = 12; i0 < 15; ++i0) {
@@ -1392,47 +1394,47 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v2[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v3[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = acc0_v[l];
+      v4[i0 * L + l] = acc0_v[l];
     }
   }
-  // %220 = add f64[15] -> v3
+  // %227 = add f64[15] -> v5
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v7[i0 * L + l] + v5[i0 * L + l];
+      v5[i0 * L + l] = v2[i0 * L + l] + v4[i0 * L + l];
     }
   }
-  // %221 = mul f64[15] -> d.ln.gain
+  // %228 = mul f64[15] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v3[i0 * L + l] * v0[i0 * L + l];
+        sum[l] = v5[i0 * L + l] * v0[i0 * L + l];
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
   // %88 = contract f64[16,15] -> d.Wb
-  // fwp_oja_rde.ode:46: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_oja_rde.ode:60: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = v2[i0 * L + l] * v1[i1 * L + l];
+          sum[l] = v3[i0 * L + l] * v1[i1 * L + l];
         }
         theta_bar_Wb[i0 * 15 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %222 = contract f64[16,10,15] -> d.Wk
+  // %229 = contract f64[16,10,15] -> d.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -1440,14 +1442,14 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = v9[(i0 * 10 + i1) * L + l] * v1[i2 * L + l];
+            sum[l] = v8[(i0 * 10 + i1) * L + l] * v1[i2 * L + l];
           }
           theta_bar_Wk[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %154 = contract f64[16,10,15] -> d.Wv
+  // %230 = contract f64[16,10,15] -> d.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -1455,33 +1457,33 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = v6[(i0 * 10 + i1) * L + l] * v1[i2 * L + l];
+            sum[l] = v7[(i0 * 10 + i1) * L + l] * v1[i2 * L + l];
           }
           theta_bar_Wv[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // output d.ln.bias = %220
+  // output d.ln.bias = %227
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = v3[i0 * L + l];
+        sum[l] = v5[i0 * L + l];
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
   if (u_bar) {
-    // %223 = mul f64[15] -> v1
+    // %231 = mul f64[15] -> v1
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1[i0 * L + l] = v3[i0 * L + l] * ln_gain[i0];
+        v1[i0 * L + l] = v5[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %224 = reduce_sum f64[] -> v8
+    // %232 = reduce_sum f64[] -> v2
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1494,14 +1496,14 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = acc_v[l];
+      v2[l] = acc_v[l];
     }
-    // %225 = mul f64[] -> v5
+    // %233 = mul f64[] -> v3
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[l] = v8[l] * 0.06666667f;
+      v3[l] = v2[l] * 0.06666667f;
     }
-    // %228 = contract f64[] -> v8
+    // %236 = contract f64[] -> v2
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -1514,15 +1516,15 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = acc0_v[l];
+      v2[l] = acc0_v[l];
     }
-    // %229 = mul f64[] -> v2
+    // %237 = mul f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[l] = v8[l] * 0.06666667f;
+      v4[l] = v2[l] * 0.06666667f;
     }
-    // %112 = reduce_sum f64[] -> v8
-    // fwp_oja_rde.ode:45: let u    = ln(dx(t))
+    // %112 = reduce_sum f64[] -> v2
+    // fwp_oja_rde.ode:59: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1535,16 +1537,16 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = acc_v[l];
+      v2[l] = acc_v[l];
     }
-    // %114 = mul f64[] -> v3
-    // fwp_oja_rde.ode:45: let u    = ln(dx(t))
+    // %114 = mul f64[] -> v5
+    // fwp_oja_rde.ode:59: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[l] = v8[l] * 0.06666667f;
+      v5[l] = v2[l] * 0.06666667f;
     }
-    // %118 = reduce_sum f64[] -> v8
-    // fwp_oja_rde.ode:45: let u    = ln(dx(t))
+    // %118 = reduce_sum f64[] -> v2
+    // fwp_oja_rde.ode:59: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -1552,24 +1554,24 @@ extern "C" void fwp_oja_rde_field_vjp(const void* /*ctx*/, double /*t*/, const v
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v3[l]);
+        acc_v[l] = acc_v[l] + square(x[i0 * L + l] - v5[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[l] = acc_v[l];
+      v2[l] = acc_v[l];
     }
-    // %123 = reciprocal f64[] -> v3
-    // fwp_oja_rde.ode:45: let u    = ln(dx(t))
+    // %123 = reciprocal f64[] -> v5
+    // fwp_oja_rde.ode:59: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[l] = T(1) / std::sqrt((v8[l] * 0.06666667f) + 1e-05f);
+      v5[l] = T(1) / std::sqrt((v2[l] * 0.06666667f) + 1e-05f);
     }
-    // %233 = mul f64[15] -> d.dx
+    // %241 = mul f64[15] -> d.dx
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        u_bar[i0 * L + l] += ((v1[i0 * L + l] - v5[l]) - (v2[l] * v0[i0 * L + l])) * v3[l];
+        u_bar[i0 * L + l] += ((v1[i0 * L + l] - v3[l]) - (v0[i0 * L + l] * v4[l])) * v5[l];
       }
     }
   }
@@ -1608,26 +1610,21 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1024);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6144);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11264);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11584);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16704);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21824);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22336);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73536);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78656);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79168);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84288);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 91968);
-  T* __restrict v0_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99648);
-  T* __restrict v1_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100160);
-  T* __restrict v2_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100672);
-  T* __restrict v3_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 105792);
-  T* __restrict v4_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110912);
-  T* __restrict v5_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 111232);
-  T* __restrict v6_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 162432);
-  T* __restrict v7_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 167552);
-  T* __restrict v8_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 168064);
-  T* __restrict v9_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 173184);
-  T* __restrict v10_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 178304);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21504);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72704);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77824);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82944);
+  T* __restrict v0_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 90624);
+  T* __restrict v1_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 91136);
+  T* __restrict v2_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 91648);
+  T* __restrict v3_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 96768);
+  T* __restrict v4_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 101888);
+  T* __restrict v5_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 107008);
+  T* __restrict v6_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 112128);
+  T* __restrict v7_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 163328);
+  T* __restrict v8_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 168448);
+  T* __restrict v9_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 173568);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -1654,7 +1651,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
   }
   // fwp_oja_rde.field.adjoint: 59 nodes
   // %1 = layernorm f64[15] -> v0
-  // fwp_oja_rde.ode:45: let u    = ln(dx(t))
+  // fwp_oja_rde.ode:59: let u    = ln(dx(t))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -1691,15 +1688,16 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %5 = add f64[15] -> v1
-  // fwp_oja_rde.ode:45: let u    = ln(dx(t))
+  // fwp_oja_rde.ode:59: let u    = ln(dx(t))
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %12 = contract f64[16,10] -> v2
-  // fwp_oja_rde.ode:47: let k    = softmax(Wk @ u)
+  // %15 = contract f64[16,10] -> v2
+  // fwp_oja_rde.ode:62: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
+  // decay inside the softmax: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1743,41 +1741,8 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
   }
-  // %13 = softmax f64[16,10] -> v3
-  // fwp_oja_rde.ode:47: let k    = softmax(Wk @ u)
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v2[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v2[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %15 = contract f64[16,10] -> v2
-  // fwp_oja_rde.ode:48: let v    = tanh(Wv @ u)
+  // %12 = contract f64[16,10] -> v3
+  // fwp_oja_rde.ode:61: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1798,10 +1763,10 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -1817,21 +1782,21 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %16 = tanh f64[16,10] -> v5
-  // fwp_oja_rde.ode:48: let v    = tanh(Wv @ u)
+  // %13 = tanh f64[16,10] -> v4
+  // fwp_oja_rde.ode:61: let v    = tanh(Wv @ u)                                # Eq. 30
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
+      v4[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
     }
   }
-  // %19 = contract f64[16,10] -> v2
-  // fwp_oja_rde.ode:49: beta * outer(v, k - transpose(W) @ v) / window         # Eq. 21, Oja; /
-  // window: see above
+  // %18 = contract f64[16,10] -> v3
+  // fwp_oja_rde.ode:62: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
+  // decay inside the softmax: see above
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -1844,412 +1809,14 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l], v5[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l], v4[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v5[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v4[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v5[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v4[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v5[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 + i2 * 10) * L + l], v5[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %20 = sub f64[16,10] -> v6
-  // fwp_oja_rde.ode:49: beta * outer(v, k - transpose(W) @ v) / window         # Eq. 21, Oja; /
-  // window: see above
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v3[i0 * L + l] - v2[i0 * L + l];
-    }
-  }
-  // %7 = contract f64[16] -> v2
-  // fwp_oja_rde.ode:46: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %8 = sigmoid f64[16] -> v7
-  // fwp_oja_rde.ode:46: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = sigmoid(v2[i0 * L + l]);
-    }
-  }
-  // %67 = contract f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = v5[(i0 * 10 + i1) * L + l] * v7[i0 * L + l];
-      }
-    }
-  }
-  // %69 = div f64[16,10,10] -> W
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          dz_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (v6[(i0 * 10 + i2) * L + l] * v2[(i0 * 10 + i1) * L + l]) / 4.0f;
-        }
-      }
-    }
-  }
-  // %256 = div f64[16,10,10] -> v8
-  for (int64_t i0 = 0; i0 < 1600; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = a_W[i0 * L + l] / 4.0f;
-    }
-  }
-  // %257 = contract f64[16,10] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v8[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v8[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v8[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v8[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v8[(i0 * 100 + i1 + i2 * 10) * L + l], v2[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %295 = contract f64[16,10,10] -> adj.W
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          da_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              v5[(i0 * 10 + i1) * L + l] * v9[(i0 * 10 + i2) * L + l];
-        }
-      }
-    }
-  }
-  // %258 = contract f64[16,10] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v8[(i0 * 100 + i1 * 40 + i2) * L + l], v6[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v8[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v6[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v8[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v6[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v8[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v6[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v8[(i0 * 100 + i1 * 10 + i2) * L + l], v6[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %260 = contract f64[16] -> v6
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v5[(i0 * 40 + i1) * L + l], v2[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v5[(i0 * 40 + i1 + 10) * L + l], v2[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v5[(i0 * 40 + i1 + 20) * L + l], v2[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v5[(i0 * 40 + i1 + 30) * L + l], v2[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %261 = mul f64[16] -> v8
-  // fwp_oja_rde.ode:46: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = (v7[i0 * L + l] * (1.0f - v7[i0 * L + l])) * v6[i0 * L + l];
-    }
-  }
-  // %263 = contract f64[15] -> v6
-  // fwp_oja_rde.ode:46: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v8[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v8[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %313 = contract f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v9[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v9[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v9[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v9[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[(i0 * 4) * L + l] = acc0_v[l];
-      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %331 = mul f64[16,10] -> v11
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] =
-            v3[(i0 * 10 + i1) * L + l] * (v9[(i0 * 10 + i1) * L + l] - v10[i0 * L + l]);
-      }
-    }
-  }
-  // %332 = contract f64[16,15] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v11[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %297 = contract f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 * 40 + i2) * L + l], v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v9[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v9[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v9[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v4[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -2269,7 +1836,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(W[(i0 * 100 + i1 * 10 + i2) * L + l], v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(W[(i0 * 100 + i1 + i2 * 10) * L + l], v4[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -2278,18 +1845,213 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
   }
-  // %300 = mul f64[16,10] -> v9
+  // %19 = sub f64[16,10] -> v5
+  // fwp_oja_rde.ode:62: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
+  // decay inside the softmax: see above
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = v2[i0 * L + l] - v3[i0 * L + l];
+    }
+  }
+  // %20 = softmax f64[16,10] -> v2
+  // fwp_oja_rde.ode:62: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
+  // decay inside the softmax: see above
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v5[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[i1 * L + l] = vm::exp(v5[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 10 + i1) * L + l] = v3[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %7 = contract f64[16] -> v3
+  // fwp_oja_rde.ode:60: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %8 = sigmoid f64[16] -> v5
+  // fwp_oja_rde.ode:60: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = sigmoid(v3[i0 * L + l]);
+    }
+  }
+  // %67 = contract f64[16,10] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] =
-            (1.0f - square(v5[(i0 * 10 + i1) * L + l])) *
-            ((v2[(i0 * 10 + i1) * L + l] * v7[i0 * L + l]) - v3[(i0 * 10 + i1) * L + l]);
+        v3[(i0 * 10 + i1) * L + l] = v4[(i0 * 10 + i1) * L + l] * v5[i0 * L + l];
       }
     }
   }
-  // %301 = contract f64[16,15] -> v13
+  // %69 = div f64[16,10,10] -> W
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          dz_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (v2[(i0 * 10 + i2) * L + l] * v3[(i0 * 10 + i1) * L + l]) / 4.0f;
+        }
+      }
+    }
+  }
+  // %268 = div f64[16,10,10] -> v6
+  for (int64_t i0 = 0; i0 < 1600; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = a_W[i0 * L + l] / 4.0f;
+    }
+  }
+  // %269 = contract f64[16,10] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v7[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v7[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v7[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 + i2 * 10) * L + l], v3[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %324 = contract f64[16] -> v3
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v7[(i0 * 40 + i1) * L + l], v2[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 10) * L + l], v2[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 20) * L + l], v2[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v7[(i0 * 40 + i1 + 30) * L + l], v2[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %343 = mul f64[16,10] -> v8
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 10 + i1) * L + l] =
+            (v7[(i0 * 10 + i1) * L + l] - v3[i0 * L + l]) * v2[(i0 * 10 + i1) * L + l];
+      }
+    }
+  }
+  // %344 = contract f64[16,10,10] -> adj.W
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          da_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              v4[(i0 * 10 + i1) * L + l] * v8[(i0 * 10 + i2) * L + l];
+        }
+      }
+    }
+  }
+  // %349 = contract f64[16,15] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -2303,21 +2065,21 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v9[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v8[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v9[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v8[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v9[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v8[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -2328,16 +2090,173 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v9[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %334 = reduce_sum f64[15] -> v7
+  // %270 = contract f64[16,10] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2) * L + l], v2[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 * 10 + i2) * L + l], v2[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %345 = contract f64[16,10] -> v2
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(W[(i0 * 100 + i1 * 40 + i2) * L + l], v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v8[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v8[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v8[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(W[(i0 * 100 + i1 * 10 + i2) * L + l], v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %347 = mul f64[16,10] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v7[(i0 * 10 + i1) * L + l] =
+            (1.0f - square(v4[(i0 * 10 + i1) * L + l])) *
+            ((v3[(i0 * 10 + i1) * L + l] * v5[i0 * L + l]) - v2[(i0 * 10 + i1) * L + l]);
+      }
+    }
+  }
+  // %348 = contract f64[16,15] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v7[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v7[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v7[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v7[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v7[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 15 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %351 = reduce_sum f64[15] -> v2
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2346,57 +2265,137 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v12[(i0 + i1 * 15) * L + l] + v13[(i0 + i1 * 15) * L + l]);
+        acc_v[l] = acc_v[l] + (v9[(i0 + i1 * 15) * L + l] + v6[(i0 + i1 * 15) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = acc_v[l];
+      v2[i0 * L + l] = acc_v[l];
     }
   }
-  // %335 = add f64[15] -> v10
+  // %272 = contract f64[16] -> v9
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v4[(i0 * 40 + i1) * L + l], v3[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v4[(i0 * 40 + i1 + 10) * L + l], v3[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v4[(i0 * 40 + i1 + 20) * L + l], v3[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v4[(i0 * 40 + i1 + 30) * L + l], v3[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %273 = mul f64[16] -> v3
+  // fwp_oja_rde.ode:60: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = (v5[i0 * L + l] * (1.0f - v5[i0 * L + l])) * v9[i0 * L + l];
+    }
+  }
+  // %275 = contract f64[15] -> v4
+  // fwp_oja_rde.ode:60: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v3[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  for (int64_t i0 = 12; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v3[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %352 = add f64[15] -> v5
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v6[i0 * L + l] + v7[i0 * L + l];
+      v5[i0 * L + l] = v2[i0 * L + l] + v4[i0 * L + l];
     }
   }
-  // %337 = neg f64[15] -> adj.ln.gain
+  // %354 = neg f64[15] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -(v0[i0 * L + l] * v10[i0 * L + l]);
+        sum[l] = -(v5[i0 * L + l] * v0[i0 * L + l]);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %338 = neg f64[15] -> adj.ln.bias
+  // %355 = neg f64[15] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = -v10[i0 * L + l];
+        sum[l] = -v5[i0 * L + l];
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %285 = neg f64[16,15] -> adj.Wb
+  // %297 = neg f64[16,15] -> adj.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = -(v1[i1 * L + l] * v8[i0 * L + l]);
+          sum[l] = -(v1[i1 * L + l] * v3[i0 * L + l]);
         }
         dtheta_Wb[i0 * 15 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %340 = neg f64[16,10,15] -> adj.Wk
+  // %357 = neg f64[16,10,15] -> adj.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -2404,14 +2403,14 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = -(v11[(i0 * 10 + i1) * L + l] * v1[i2 * L + l]);
+            sum[l] = -(v8[(i0 * 10 + i1) * L + l] * v1[i2 * L + l]);
           }
           dtheta_Wk[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %309 = neg f64[16,10,15] -> adj.Wv
+  // %359 = neg f64[16,10,15] -> adj.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -2419,7 +2418,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = -(v9[(i0 * 10 + i1) * L + l] * v1[i2 * L + l]);
+            sum[l] = -(v7[(i0 * 10 + i1) * L + l] * v1[i2 * L + l]);
           }
           dtheta_Wv[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
@@ -2429,7 +2428,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
   // fwp_oja_rde.field.vjp: 71 nodes
   if (u_bar) {
     // %1 = layernorm f64[15] -> v0
-    // fwp_oja_rde.ode:45: let u    = ln(dx(t))
+    // fwp_oja_rde.ode:59: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       mean_v_2[l] = 0.0f;
@@ -2466,15 +2465,16 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
     }
     // %5 = add f64[15] -> v1
-    // fwp_oja_rde.ode:45: let u    = ln(dx(t))
+    // fwp_oja_rde.ode:59: let u    = ln(dx(t))
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1_2[i0 * L + l] = ln_bias[i0] + (v0_2[i0 * L + l] * ln_gain[i0]);
       }
     }
-    // %12 = contract f64[16,10] -> v2
-    // fwp_oja_rde.ode:47: let k    = softmax(Wk @ u)
+    // %15 = contract f64[16,10] -> v2
+    // fwp_oja_rde.ode:62: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
+    // decay inside the softmax: see above
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -2518,49 +2518,8 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
         }
       }
     }
-    // %13 = softmax f64[16,10] -> v3
-    // fwp_oja_rde.ode:47: let k    = softmax(Wk @ u)
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v_2[l] = T(-INFINITY);
-      }
-      for (int64_t i1 = 0; i1 < 10; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          rowmax_v_2[l] = (v2_2[(i0 * 10 + i1) * L + l] > rowmax_v_2[l])
-                              ? v2_2[(i0 * 10 + i1) * L + l]
-                              : rowmax_v_2[l];
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v_2[l] = (std::abs(rowmax_v_2[l]) < T(INFINITY)) ? rowmax_v_2[l] : 0.0f;
-        rowsum_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 10; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v4_2[i1 * L + l] = vm::exp(v2_2[(i0 * 10 + i1) * L + l] - rowmax_v_2[l]);
-          rowsum_v_2[l] = rowsum_v_2[l] + vm::exp(v2_2[(i0 * 10 + i1) * L + l] - rowmax_v_2[l]);
-        }
-      }
-      for (int64_t i1 = 0; i1 < 10; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v3_2[(i0 * 10 + i1) * L + l] = v4_2[i1 * L + l] / rowsum_v_2[l];
-        }
-      }
-    }
-    // %79 = div f64[16,10,10] -> v5
-    for (int64_t i0 = 0; i0 < 1600; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5_2[i0 * L + l] = a_W[i0 * L + l] / 4.0f;
-      }
-    }
-    // %15 = contract f64[16,10] -> v2
-    // fwp_oja_rde.ode:48: let v    = tanh(Wv @ u)
+    // %12 = contract f64[16,10] -> v3
+    // fwp_oja_rde.ode:61: let v    = tanh(Wv @ u)                                # Eq. 30
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -2581,10 +2540,10 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v2_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v3_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
+          v3_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v3_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v3_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
         }
       }
       for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -2600,20 +2559,122 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v2_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
+          v3_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
         }
       }
     }
-    // %16 = tanh f64[16,10] -> v6
-    // fwp_oja_rde.ode:48: let v    = tanh(Wv @ u)
+    // %13 = tanh f64[16,10] -> v4
+    // fwp_oja_rde.ode:61: let v    = tanh(Wv @ u)                                # Eq. 30
     for (int64_t i0 = 0; i0 < 160; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6_2[i0 * L + l] = vm::tanh(v2_2[i0 * L + l]);
+        v4_2[i0 * L + l] = vm::tanh(v3_2[i0 * L + l]);
       }
     }
-    // %7 = contract f64[16] -> v2
-    // fwp_oja_rde.ode:46: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    // %18 = contract f64[16,10] -> v3
+    // fwp_oja_rde.ode:62: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
+    // decay inside the softmax: see above
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      for (int64_t i1 = 0; i1 < 2; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = 0.0f;
+          acc1_v_2[l] = 0.0f;
+          acc2_v_2[l] = 0.0f;
+          acc3_v_2[l] = 0.0f;
+        }
+        for (int64_t i2 = 0; i2 < 10; ++i2) {
+          PLASTIC_SIMD
+          for (int64_t l = 0; l < L; ++l) {
+            acc0_v_2[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                                   v4_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                                   v4_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
+            acc2_v_2[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                                   v4_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
+            acc3_v_2[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                                   v4_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
+          }
+        }
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v3_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
+          v3_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v3_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v3_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+        }
+      }
+      for (int64_t i1 = 8; i1 < 10; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v_2[l] = 0.0f;
+        }
+        for (int64_t i2 = 0; i2 < 10; ++i2) {
+          PLASTIC_SIMD
+          for (int64_t l = 0; l < L; ++l) {
+            acc0_v_2[l] = std::fma(W[(i0 * 100 + i1 + i2 * 10) * L + l],
+                                   v4_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
+          }
+        }
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v3_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
+        }
+      }
+    }
+    // %19 = sub f64[16,10] -> v5
+    // fwp_oja_rde.ode:62: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
+    // decay inside the softmax: see above
+    for (int64_t i0 = 0; i0 < 160; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5_2[i0 * L + l] = v2_2[i0 * L + l] - v3_2[i0 * L + l];
+      }
+    }
+    // %20 = softmax f64[16,10] -> v2
+    // fwp_oja_rde.ode:62: let k    = softmax(Wk @ u - transpose(W) @ v)          # Eqs. 21 + 29,
+    // decay inside the softmax: see above
+    for (int64_t i0 = 0; i0 < 16; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v_2[l] = T(-INFINITY);
+      }
+      for (int64_t i1 = 0; i1 < 10; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          rowmax_v_2[l] = (v5_2[(i0 * 10 + i1) * L + l] > rowmax_v_2[l])
+                              ? v5_2[(i0 * 10 + i1) * L + l]
+                              : rowmax_v_2[l];
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v_2[l] = (std::abs(rowmax_v_2[l]) < T(INFINITY)) ? rowmax_v_2[l] : 0.0f;
+        rowsum_v_2[l] = 0.0f;
+      }
+      for (int64_t i1 = 0; i1 < 10; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v3_2[i1 * L + l] = vm::exp(v5_2[(i0 * 10 + i1) * L + l] - rowmax_v_2[l]);
+          rowsum_v_2[l] = rowsum_v_2[l] + vm::exp(v5_2[(i0 * 10 + i1) * L + l] - rowmax_v_2[l]);
+        }
+      }
+      for (int64_t i1 = 0; i1 < 10; ++i1) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v2_2[(i0 * 10 + i1) * L + l] = v3_2[i1 * L + l] / rowsum_v_2[l];
+        }
+      }
+    }
+    // %79 = div f64[16,10,10] -> v6
+    for (int64_t i0 = 0; i0 < 1600; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6_2[i0 * L + l] = a_W[i0 * L + l] / 4.0f;
+      }
+    }
+    // %7 = contract f64[16] -> v3
+    // fwp_oja_rde.ode:60: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2633,30 +2694,30 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v2_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v2_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v2_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 4) * L + l] = acc0_v_2[l];
+        v3_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
+        v3_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
+        v3_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
       }
     }
-    // %8 = sigmoid f64[16] -> v7
-    // fwp_oja_rde.ode:46: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    // %8 = sigmoid f64[16] -> v5
+    // fwp_oja_rde.ode:60: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7_2[i0 * L + l] = sigmoid(v2_2[i0 * L + l]);
+        v5_2[i0 * L + l] = sigmoid(v3_2[i0 * L + l]);
       }
     }
-    // %67 = contract f64[16,10] -> v2
+    // %67 = contract f64[16,10] -> v3
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 10; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v2_2[(i0 * 10 + i1) * L + l] = v6_2[(i0 * 10 + i1) * L + l] * v7_2[i0 * L + l];
+          v3_2[(i0 * 10 + i1) * L + l] = v4_2[(i0 * 10 + i1) * L + l] * v5_2[i0 * L + l];
         }
       }
     }
-    // %80 = contract f64[16,10] -> v8
+    // %80 = contract f64[16,10] -> v7
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -2669,22 +2730,22 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
         for (int64_t i2 = 0; i2 < 10; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(v5_2[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                                   v2_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(v5_2[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                                   v2_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(v5_2[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                                   v2_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(v5_2[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                                   v2_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
+            acc0_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                                   v3_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                                   v3_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
+            acc2_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                                   v3_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
+            acc3_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                                   v3_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v8_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
-          v8_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v8_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v8_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v7_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
+          v7_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v7_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v7_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
         }
       }
       for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -2695,17 +2756,17 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
         for (int64_t i2 = 0; i2 < 10; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(v5_2[(i0 * 100 + i1 + i2 * 10) * L + l],
-                                   v2_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
+            acc0_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 + i2 * 10) * L + l],
+                                   v3_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v8_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
+          v7_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
         }
       }
     }
-    // %168 = contract f64[16] -> v2
+    // %168 = contract f64[16] -> v3
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2718,34 +2779,34 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v3_2[(i0 * 40 + i1) * L + l], v8_2[(i0 * 40 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v3_2[(i0 * 40 + i1 + 10) * L + l],
-                                 v8_2[(i0 * 40 + i1 + 10) * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v3_2[(i0 * 40 + i1 + 20) * L + l],
-                                 v8_2[(i0 * 40 + i1 + 20) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v3_2[(i0 * 40 + i1 + 30) * L + l],
-                                 v8_2[(i0 * 40 + i1 + 30) * L + l], acc3_v_2[l]);
+              std::fma(v7_2[(i0 * 40 + i1) * L + l], v2_2[(i0 * 40 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 10) * L + l],
+                                 v2_2[(i0 * 40 + i1 + 10) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 20) * L + l],
+                                 v2_2[(i0 * 40 + i1 + 20) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v7_2[(i0 * 40 + i1 + 30) * L + l],
+                                 v2_2[(i0 * 40 + i1 + 30) * L + l], acc3_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v2_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v2_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v2_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v3_2[(i0 * 4) * L + l] = acc0_v_2[l];
+        v3_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
+        v3_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
+        v3_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
       }
     }
-    // %216 = mul f64[16,10] -> v9
+    // %217 = mul f64[16,10] -> v8
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 10; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v9_2[(i0 * 10 + i1) * L + l] =
-              v3_2[(i0 * 10 + i1) * L + l] * (v8_2[(i0 * 10 + i1) * L + l] - v2_2[i0 * L + l]);
+          v8_2[(i0 * 10 + i1) * L + l] =
+              v2_2[(i0 * 10 + i1) * L + l] * (v7_2[(i0 * 10 + i1) * L + l] - v3_2[i0 * L + l]);
         }
       }
     }
-    // %217 = contract f64[16,15] -> v10
+    // %224 = contract f64[16,15] -> v9
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 3; ++i1) {
         PLASTIC_SIMD
@@ -2758,22 +2819,22 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
         for (int64_t i2 = 0; i2 < 10; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v9_2[(i0 * 10 + i2) * L + l],
+            acc0_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v8_2[(i0 * 10 + i2) * L + l],
                                    acc0_v_2[l]);
             acc1_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1],
-                                   v9_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
+                                   v8_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
             acc2_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2],
-                                   v9_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
+                                   v8_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
             acc3_v_2[l] = std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3],
-                                   v9_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
+                                   v8_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v10_2[(i0 * 15 + i1 * 4) * L + l] = acc0_v_2[l];
-          v10_2[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v10_2[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v10_2[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v9_2[(i0 * 15 + i1 * 4) * L + l] = acc0_v_2[l];
+          v9_2[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v9_2[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v9_2[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
         }
       }
       for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -2785,18 +2846,16 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v_2[l] =
-                std::fma(Wk[i0 * 150 + i1 + i2 * 15], v9_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
+                std::fma(Wk[i0 * 150 + i1 + i2 * 15], v8_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v10_2[(i0 * 15 + i1) * L + l] = acc0_v_2[l];
+          v9_2[(i0 * 15 + i1) * L + l] = acc0_v_2[l];
         }
       }
     }
-    // %19 = contract f64[16,10] -> v2
-    // fwp_oja_rde.ode:49: beta * outer(v, k - transpose(W) @ v) / window         # Eq. 21, Oja; /
-    // window: see above
+    // %81 = contract f64[16,10] -> v3
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -2809,22 +2868,22 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
         for (int64_t i2 = 0; i2 < 10; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                                   v6_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                                   v6_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                                   v6_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                                   v6_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
+            acc0_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 * 40 + i2) * L + l],
+                                   v2_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
+            acc1_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                                   v2_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
+            acc2_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                                   v2_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
+            acc3_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                                   v2_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v2_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v3_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
+          v3_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v3_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v3_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
         }
       }
       for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -2835,75 +2894,17 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
         for (int64_t i2 = 0; i2 < 10; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(W[(i0 * 100 + i1 + i2 * 10) * L + l],
-                                   v6_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
+            acc0_v_2[l] = std::fma(v6_2[(i0 * 100 + i1 * 10 + i2) * L + l],
+                                   v2_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v2_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
+          v3_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
         }
       }
     }
-    // %20 = sub f64[16,10] -> v9
-    // fwp_oja_rde.ode:49: beta * outer(v, k - transpose(W) @ v) / window         # Eq. 21, Oja; /
-    // window: see above
-    for (int64_t i0 = 0; i0 < 160; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9_2[i0 * L + l] = v3_2[i0 * L + l] - v2_2[i0 * L + l];
-      }
-    }
-    // %81 = contract f64[16,10] -> v2
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
-      for (int64_t i1 = 0; i1 < 2; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-          acc1_v_2[l] = 0.0f;
-          acc2_v_2[l] = 0.0f;
-          acc3_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 10; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(v5_2[(i0 * 100 + i1 * 40 + i2) * L + l],
-                                   v9_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
-            acc1_v_2[l] = std::fma(v5_2[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                                   v9_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
-            acc2_v_2[l] = std::fma(v5_2[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                                   v9_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
-            acc3_v_2[l] = std::fma(v5_2[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                                   v9_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v2_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v2_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
-        }
-      }
-      for (int64_t i1 = 8; i1 < 10; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = 0.0f;
-        }
-        for (int64_t i2 = 0; i2 < 10; ++i2) {
-          PLASTIC_SIMD
-          for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(v5_2[(i0 * 100 + i1 * 10 + i2) * L + l],
-                                   v9_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
-          }
-        }
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v2_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
-        }
-      }
-    }
-    // %145 = contract f64[16,10] -> v3
+    // %220 = contract f64[16,10] -> v2
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 2; ++i1) {
         PLASTIC_SIMD
@@ -2928,10 +2929,10 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v3_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
-          v3_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v3_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v3_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v2_2[(i0 * 10 + i1 * 4) * L + l] = acc0_v_2[l];
+          v2_2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v2_2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v2_2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
         }
       }
       for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -2948,22 +2949,22 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v3_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
+          v2_2[(i0 * 10 + i1) * L + l] = acc0_v_2[l];
         }
       }
     }
-    // %148 = mul f64[16,10] -> v8
+    // %222 = mul f64[16,10] -> v7
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 10; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v8_2[(i0 * 10 + i1) * L + l] =
-              (1.0f - square(v6_2[(i0 * 10 + i1) * L + l])) *
-              ((v2_2[(i0 * 10 + i1) * L + l] * v7_2[i0 * L + l]) - v3_2[(i0 * 10 + i1) * L + l]);
+          v7_2[(i0 * 10 + i1) * L + l] =
+              (1.0f - square(v4_2[(i0 * 10 + i1) * L + l])) *
+              ((v3_2[(i0 * 10 + i1) * L + l] * v5_2[i0 * L + l]) - v2_2[(i0 * 10 + i1) * L + l]);
         }
       }
     }
-    // %149 = contract f64[16,15] -> v5
+    // %223 = contract f64[16,15] -> v6
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       for (int64_t i1 = 0; i1 < 3; ++i1) {
         PLASTIC_SIMD
@@ -2976,22 +2977,22 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
         for (int64_t i2 = 0; i2 < 10; ++i2) {
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            acc0_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v8_2[(i0 * 10 + i2) * L + l],
+            acc0_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v7_2[(i0 * 10 + i2) * L + l],
                                    acc0_v_2[l]);
             acc1_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1],
-                                   v8_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
+                                   v7_2[(i0 * 10 + i2) * L + l], acc1_v_2[l]);
             acc2_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2],
-                                   v8_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
+                                   v7_2[(i0 * 10 + i2) * L + l], acc2_v_2[l]);
             acc3_v_2[l] = std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3],
-                                   v8_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
+                                   v7_2[(i0 * 10 + i2) * L + l], acc3_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v5_2[(i0 * 15 + i1 * 4) * L + l] = acc0_v_2[l];
-          v5_2[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
-          v5_2[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
-          v5_2[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
+          v6_2[(i0 * 15 + i1 * 4) * L + l] = acc0_v_2[l];
+          v6_2[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v_2[l];
+          v6_2[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v_2[l];
+          v6_2[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v_2[l];
         }
       }
       for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -3003,16 +3004,16 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
             acc0_v_2[l] =
-                std::fma(Wv[i0 * 150 + i1 + i2 * 15], v8_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
+                std::fma(Wv[i0 * 150 + i1 + i2 * 15], v7_2[(i0 * 10 + i2) * L + l], acc0_v_2[l]);
           }
         }
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v5_2[(i0 * 15 + i1) * L + l] = acc0_v_2[l];
+          v6_2[(i0 * 15 + i1) * L + l] = acc0_v_2[l];
         }
       }
     }
-    // %219 = reduce_sum f64[15] -> v1
+    // %226 = reduce_sum f64[15] -> v1
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -3021,7 +3022,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc_v_2[l] = acc_v_2[l] + (v10_2[(i0 + i1 * 15) * L + l] + v5_2[(i0 + i1 * 15) * L + l]);
+          acc_v_2[l] = acc_v_2[l] + (v9_2[(i0 + i1 * 15) * L + l] + v6_2[(i0 + i1 * 15) * L + l]);
         }
       }
       PLASTIC_SIMD
@@ -3029,7 +3030,7 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
         v1_2[i0 * L + l] = acc_v_2[l];
       }
     }
-    // %83 = contract f64[16] -> v3
+    // %83 = contract f64[16] -> v2
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -3042,33 +3043,33 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v_2[l] =
-              std::fma(v6_2[(i0 * 40 + i1) * L + l], v2_2[(i0 * 40 + i1) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(v6_2[(i0 * 40 + i1 + 10) * L + l],
-                                 v2_2[(i0 * 40 + i1 + 10) * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(v6_2[(i0 * 40 + i1 + 20) * L + l],
-                                 v2_2[(i0 * 40 + i1 + 20) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(v6_2[(i0 * 40 + i1 + 30) * L + l],
-                                 v2_2[(i0 * 40 + i1 + 30) * L + l], acc3_v_2[l]);
+              std::fma(v4_2[(i0 * 40 + i1) * L + l], v3_2[(i0 * 40 + i1) * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(v4_2[(i0 * 40 + i1 + 10) * L + l],
+                                 v3_2[(i0 * 40 + i1 + 10) * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(v4_2[(i0 * 40 + i1 + 20) * L + l],
+                                 v3_2[(i0 * 40 + i1 + 20) * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(v4_2[(i0 * 40 + i1 + 30) * L + l],
+                                 v3_2[(i0 * 40 + i1 + 30) * L + l], acc3_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v3_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v3_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v3_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 4) * L + l] = acc0_v_2[l];
+        v2_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
+        v2_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
+        v2_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
       }
     }
-    // %87 = mul f64[16] -> v2
-    // fwp_oja_rde.ode:46: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    // %87 = mul f64[16] -> v3
+    // fwp_oja_rde.ode:60: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 16; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2_2[i0 * L + l] = v3_2[i0 * L + l] * (v7_2[i0 * L + l] * (1.0f - v7_2[i0 * L + l]));
+        v3_2[i0 * L + l] = (v5_2[i0 * L + l] * (1.0f - v5_2[i0 * L + l])) * v2_2[i0 * L + l];
       }
     }
-    // %89 = contract f64[15] -> v7
-    // fwp_oja_rde.ode:46: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
+    // %89 = contract f64[15] -> v2
+    // fwp_oja_rde.ode:60: let beta = reshape(sigmoid(Wb @ u), [heads, 1, 1])
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -3080,18 +3081,18 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15], v2_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v2_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v2_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v2_2[i1 * L + l], acc3_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15], v3_2[i1 * L + l], acc0_v_2[l]);
+          acc1_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v3_2[i1 * L + l], acc1_v_2[l]);
+          acc2_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v3_2[i1 * L + l], acc2_v_2[l]);
+          acc3_v_2[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v3_2[i1 * L + l], acc3_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v7_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v7_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v7_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        v2_2[(i0 * 4) * L + l] = acc0_v_2[l];
+        v2_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
+        v2_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
+        v2_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
       }
     }
     for (int64_t i0 = 12; i0 < 15; ++i0) {
@@ -3102,22 +3103,22 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
       for (int64_t i1 = 0; i1 < 16; ++i1) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wb[i0 + i1 * 15], v2_2[i1 * L + l], acc0_v_2[l]);
+          acc0_v_2[l] = std::fma(Wb[i0 + i1 * 15], v3_2[i1 * L + l], acc0_v_2[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7_2[i0 * L + l] = acc0_v_2[l];
+        v2_2[i0 * L + l] = acc0_v_2[l];
       }
     }
-    // %223 = mul f64[15] -> v2
+    // %231 = mul f64[15] -> v3
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v2_2[i0 * L + l] = (v1_2[i0 * L + l] + v7_2[i0 * L + l]) * ln_gain[i0];
+        v3_2[i0 * L + l] = (v1_2[i0 * L + l] + v2_2[i0 * L + l]) * ln_gain[i0];
       }
     }
-    // %224 = reduce_sum f64[] -> v4
+    // %232 = reduce_sum f64[] -> v1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -3125,19 +3126,19 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v_2[l] = acc_v_2[l] + v2_2[i0 * L + l];
+        acc_v_2[l] = acc_v_2[l] + v3_2[i0 * L + l];
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4_2[l] = acc_v_2[l];
+      v1_2[l] = acc_v_2[l];
     }
-    // %225 = mul f64[] -> v1
+    // %233 = mul f64[] -> v2
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1_2[l] = v4_2[l] * 0.06666667f;
+      v2_2[l] = v1_2[l] * 0.06666667f;
     }
-    // %228 = contract f64[] -> v4
+    // %236 = contract f64[] -> v1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -3145,20 +3146,20 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = std::fma(v2_2[i0 * L + l], v0_2[i0 * L + l], acc0_v_2[l]);
+        acc0_v_2[l] = std::fma(v3_2[i0 * L + l], v0_2[i0 * L + l], acc0_v_2[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4_2[l] = acc0_v_2[l];
+      v1_2[l] = acc0_v_2[l];
     }
-    // %229 = mul f64[] -> v7
+    // %237 = mul f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7_2[l] = v4_2[l] * 0.06666667f;
+      v4_2[l] = v1_2[l] * 0.06666667f;
     }
-    // %112 = reduce_sum f64[] -> v4
-    // fwp_oja_rde.ode:45: let u    = ln(dx(t))
+    // %112 = reduce_sum f64[] -> v1
+    // fwp_oja_rde.ode:59: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -3171,16 +3172,16 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4_2[l] = acc_v_2[l];
+      v1_2[l] = acc_v_2[l];
     }
-    // %114 = mul f64[] -> v3
-    // fwp_oja_rde.ode:45: let u    = ln(dx(t))
+    // %114 = mul f64[] -> v5
+    // fwp_oja_rde.ode:59: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3_2[l] = v4_2[l] * 0.06666667f;
+      v5_2[l] = v1_2[l] * 0.06666667f;
     }
-    // %118 = reduce_sum f64[] -> v4
-    // fwp_oja_rde.ode:45: let u    = ln(dx(t))
+    // %118 = reduce_sum f64[] -> v1
+    // fwp_oja_rde.ode:59: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v_2[l] = 0.0f;
@@ -3188,25 +3189,25 @@ extern "C" void fwp_oja_rde_adjoint_field(const void* /*ctx*/, double /*t*/, con
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v_2[l] = acc_v_2[l] + square(x[i0 * L + l] - v3_2[l]);
+        acc_v_2[l] = acc_v_2[l] + square(x[i0 * L + l] - v5_2[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4_2[l] = acc_v_2[l];
+      v1_2[l] = acc_v_2[l];
     }
-    // %123 = reciprocal f64[] -> v3
-    // fwp_oja_rde.ode:45: let u    = ln(dx(t))
+    // %123 = reciprocal f64[] -> v5
+    // fwp_oja_rde.ode:59: let u    = ln(dx(t))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3_2[l] = T(1) / std::sqrt((v4_2[l] * 0.06666667f) + 1e-05f);
+      v5_2[l] = T(1) / std::sqrt((v1_2[l] * 0.06666667f) + 1e-05f);
     }
-    // %233 = mul f64[15] -> d.dx
+    // %241 = mul f64[15] -> d.dx
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_bar[i0 * L + l] +=
-            ((v2_2[i0 * L + l] - v1_2[l]) - (v7_2[l] * v0_2[i0 * L + l])) * v3_2[l];
+            ((v3_2[i0 * L + l] - v2_2[l]) - (v0_2[i0 * L + l] * v4_2[l])) * v5_2[l];
       }
     }
   }
@@ -3233,17 +3234,12 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52224);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57344);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62464);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62976);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68096);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73216);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78336);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83456);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83968);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89088);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 94208);
-  T* __restrict u13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 145408);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 145472);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 196672);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67584);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72704);
+  T* __restrict u7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 123904);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 123968);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 129088);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 180288);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3253,8 +3249,8 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // fwp_oja_rde.field.step.rk4: 81 nodes
-  // %612 = layernorm f64[15] -> v0
+  // fwp_oja_rde.field.step.rk4: 82 nodes
+  // %586 = layernorm f64[15] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -3262,7 +3258,7 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 45) * L + l];
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
     }
   }
   PLASTIC_SIMD
@@ -3274,7 +3270,7 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e12 = u_stages[(i0 + 45) * L + l] - mean_v[l];
+        const T e12 = u_stages[i0 * L + l] - mean_v[l];
         var_v[l] = var_v[l] + (e12 * e12);
       }
     }
@@ -3287,17 +3283,297 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 45) * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %614 = add f64[15] -> v1
+  // %588 = add f64[15] -> v1
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %618 = contract f64[16,10] -> v2
+  // %590 = contract f64[16,10] -> v2
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %591 = contract f64[16,10] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %592 = tanh f64[16,10] -> v4
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
+    }
+  }
+  // %593 = contract f64[16,10] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v4[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v4[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v4[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v4[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v4[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %594 = sub f64[16,10] -> v5
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = v2[i0 * L + l] - v3[i0 * L + l];
+    }
+  }
+  // %595 = softmax f64[16,10] -> v2
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v5[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v5[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %596 = contract f64[16] -> v3
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %597 = sigmoid f64[16] -> v5
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = sigmoid(v3[i0 * L + l]);
+    }
+  }
+  // %598 = contract f64[16,10] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 10 + i1) * L + l] = v4[(i0 * 10 + i1) * L + l] * v5[i0 * L + l];
+      }
+    }
+  }
+  // %600 = div f64[16,10,10] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v6[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (v2[(i0 * 10 + i2) * L + l] * v3[(i0 * 10 + i1) * L + l]) / 4.0f;
+        }
+      }
+    }
+  }
+  // %609 = layernorm f64[15] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 15) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 15.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e193 = u_stages[(i0 + 15) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e193 * e193);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 15.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %611 = add f64[15] -> v1
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
+    }
+  }
+  // %614 = contract f64[16,10] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3341,14 +3617,14 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
     }
   }
-  // %619 = tanh f64[16,10] -> v3
+  // %615 = tanh f64[16,10] -> v3
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
     }
   }
-  // %622 = contract f64[16] -> v2
+  // %619 = contract f64[16] -> v2
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3374,14 +3650,14 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %623 = sigmoid f64[16] -> v4
+  // %620 = sigmoid f64[16] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = sigmoid(v2[i0 * L + l]);
     }
   }
-  // %624 = contract f64[16,10] -> v2
+  // %621 = contract f64[16,10] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -3390,7 +3666,7 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
     }
   }
-  // %616 = contract f64[16,10] -> v5
+  // %613 = contract f64[16,10] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3411,10 +3687,10 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v4[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v4[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v4[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v4[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -3430,86 +3706,13 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v4[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %617 = softmax f64[16,10] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v5[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v5[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %585 = layernorm f64[15] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 15) * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 15.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e155 = u_stages[(i0 + 15) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e155 * e155);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 15.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %587 = add f64[15] -> v1
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
-    }
-  }
-  // %589 = contract f64[16,10] -> v5
+  // %602 = mul f64[] -> u7
+  u7[0] = T(h) * 0.5f;
+  // %892 = contract f64[16,10] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3519,13 +3722,21 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
       }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l] +
+                                   (v6[(i0 * 100 + i1 * 4 + i2 * 10) * L + l] * u7[0]),
+                               v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l] +
+                                   (v6[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l] * u7[0]),
+                               v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l] +
+                                   (v6[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l] * u7[0]),
+                               v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l] +
+                                   (v6[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l] * u7[0]),
+                               v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -3541,10 +3752,12 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
       }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l] +
+                                   (v6[(i0 * 100 + i1 + i2 * 10) * L + l] * u7[0]),
+                               v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -3553,7 +3766,14 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
     }
   }
-  // %590 = softmax f64[16,10] -> v7
+  // %893 = sub f64[16,10] -> v8
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = v4[i0 * L + l] - v5[i0 * L + l];
+    }
+  }
+  // %894 = softmax f64[16,10] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3563,7 +3783,7 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v5[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v8[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v8[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3574,61 +3794,30 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v5[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v0[i1 * L + l] = vm::exp(v8[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v8[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v5[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %562 = layernorm f64[15] -> v0
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 15.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e237 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e237 * e237);
+  // %896 = div f64[16,10,10] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v9[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (v2[(i0 * 10 + i1) * L + l] * v5[(i0 * 10 + i2) * L + l]) / 4.0f;
+        }
       }
     }
   }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 15.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %564 = add f64[15] -> v4
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
-    }
-  }
-  // %568 = contract f64[16,10] -> v5
+  // %899 = contract f64[16,10] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3638,13 +3827,21 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
       }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v4[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v4[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v4[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v4[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma((v9[(i0 * 100 + i1 * 4 + i2 * 10) * L + l] * u7[0]) +
+                                   z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma((v9[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l] * u7[0]) +
+                                   z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma((v9[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l] * u7[0]) +
+                                   z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma((v9[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l] * u7[0]) +
+                                   z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -3660,10 +3857,12 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
       }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v4[i2 * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma((v9[(i0 * 100 + i1 + i2 * 10) * L + l] * u7[0]) +
+                                   z0_W[(i0 * 100 + i1 + i2 * 10) * L + l],
+                               v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -3672,100 +3871,14 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
     }
   }
-  // %569 = tanh f64[16,10] -> v8
+  // %900 = sub f64[16,10] -> v3
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = vm::tanh(v5[i0 * L + l]);
+      v3[i0 * L + l] = v4[i0 * L + l] - v5[i0 * L + l];
     }
   }
-  // %572 = contract f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v4[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %573 = sigmoid f64[16] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = sigmoid(v5[i0 * L + l]);
-    }
-  }
-  // %574 = contract f64[16,10] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1) * L + l] = v8[(i0 * 10 + i1) * L + l] * v9[i0 * L + l];
-      }
-    }
-  }
-  // %566 = contract f64[16,10] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v4[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v4[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v4[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v4[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v4[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %567 = softmax f64[16,10] -> v11
+  // %901 = softmax f64[16,10] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3775,7 +3888,7 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v10[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v10[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v3[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v3[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -3786,88 +3899,73 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0[i1 * L + l] = vm::exp(v10[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v10[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v0[i1 * L + l] = vm::exp(v3[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v3[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v11[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+        v4[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %570 = contract f64[16,10] -> v10
+  // %903 = div f64[16,10,10] -> v10
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          v10[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (v4[(i0 * 10 + i2) * L + l] * v2[(i0 * 10 + i1) * L + l]) / 4.0f;
         }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v8[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %571 = sub f64[16,10] -> v8
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
+  // %637 = layernorm f64[15] -> v0
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v11[i0 * L + l] - v10[i0 * L + l];
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 45) * L + l];
     }
   }
-  // %576 = div f64[16,10,10] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v12[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (v5[(i0 * 10 + i1) * L + l] * v8[(i0 * 10 + i2) * L + l]) / 4.0f;
-        }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 15.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e475 = u_stages[(i0 + 45) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e475 * e475);
       }
     }
   }
-  // %578 = mul f64[] -> u13
-  u13[0] = T(h) * 0.5f;
-  // %591 = contract f64[16,10] -> v5
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 15.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = (u_stages[(i0 + 45) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %639 = add f64[15] -> v1
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+    }
+  }
+  // %642 = contract f64[16,10] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -3888,10 +3986,10 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -3907,79 +4005,18 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %592 = tanh f64[16,10] -> v8
+  // %643 = tanh f64[16,10] -> v3
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = vm::tanh(v5[i0 * L + l]);
+      v3[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
     }
   }
-  // %860 = contract f64[16,10] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma((v12[(i0 * 100 + i1 * 4 + i2 * 10) * L + l] * u13[0]) +
-                                   z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma((v12[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l] * u13[0]) +
-                                   z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma((v12[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l] * u13[0]) +
-                                   z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma((v12[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l] * u13[0]) +
-                                   z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma((v12[(i0 * 100 + i1 + i2 * 10) * L + l] * u13[0]) +
-                                   z0_W[(i0 * 100 + i1 + i2 * 10) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %861 = sub f64[16,10] -> v10
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v7[i0 * L + l] - v5[i0 * L + l];
-    }
-  }
-  // %595 = contract f64[16] -> v4
+  // %647 = contract f64[16] -> v2
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3999,41 +4036,29 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %596 = sigmoid f64[16] -> v9
+  // %648 = sigmoid f64[16] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = sigmoid(v4[i0 * L + l]);
+      v4[i0 * L + l] = sigmoid(v2[i0 * L + l]);
     }
   }
-  // %597 = contract f64[16,10] -> v5
+  // %649 = contract f64[16,10] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1) * L + l] = v8[(i0 * 10 + i1) * L + l] * v9[i0 * L + l];
+        v2[(i0 * 10 + i1) * L + l] = v3[(i0 * 10 + i1) * L + l] * v4[i0 * L + l];
       }
     }
   }
-  // %863 = div f64[16,10,10] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v14[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (v10[(i0 * 10 + i2) * L + l] * v5[(i0 * 10 + i1) * L + l]) / 4.0f;
-        }
-      }
-    }
-  }
-  // %866 = contract f64[16,10] -> v10
+  // %641 = contract f64[16,10] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4043,29 +4068,21 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
       }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma((v14[(i0 * 100 + i1 * 4 + i2 * 10) * L + l] * u13[0]) +
-                                   z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma((v14[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l] * u13[0]) +
-                                   z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma((v14[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l] * u13[0]) +
-                                   z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma((v14[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l] * u13[0]) +
-                                   z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v4[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v4[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v4[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v4[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -4073,98 +4090,19 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
       }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma((v14[(i0 * 100 + i1 + i2 * 10) * L + l] * u13[0]) +
-                                   z0_W[(i0 * 100 + i1 + i2 * 10) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v4[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %867 = sub f64[16,10] -> v8
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v7[i0 * L + l] - v10[i0 * L + l];
-    }
-  }
-  // %869 = div f64[16,10,10] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v15[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (v8[(i0 * 10 + i2) * L + l] * v5[(i0 * 10 + i1) * L + l]) / 4.0f;
-        }
-      }
-    }
-  }
-  // %851 = contract f64[16,10] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1) * L + l] = v3[(i0 * 10 + i1) * L + l] * T(h);
-      }
-    }
-  }
-  // %870 = contract f64[16,10] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v15[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v5[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v15[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v5[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v15[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v5[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v15[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v5[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v7[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v7[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v7[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v15[(i0 * 100 + i1 + i2 * 10) * L + l], v5[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %853 = contract f64[16,10] -> v5
+  // %886 = contract f64[16,10] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4213,26 +4151,116 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       }
     }
   }
-  // %872 = sub f64[16,10] -> v3
+  // %884 = contract f64[16,10] -> v8
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 10 + i1) * L + l] = v3[(i0 * 10 + i1) * L + l] * T(h);
+      }
+    }
+  }
+  // %904 = contract f64[16,10] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v10[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v8[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v10[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v8[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v10[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v8[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v10[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v8[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v10[(i0 * 100 + i1 + i2 * 10) * L + l], v8[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %906 = sub f64[16,10] -> v8
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v6[i0 * L + l] - (v7[i0 * L + l] + v5[i0 * L + l]);
+      v8[i0 * L + l] = v4[i0 * L + l] - (v5[i0 * L + l] + v3[i0 * L + l]);
     }
   }
-  // %882 = add f64[16,10,10] -> W
+  // %907 = softmax f64[16,10] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v8[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v8[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v0[i1 * L + l] = vm::exp(v8[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v8[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 10 + i1) * L + l] = v0[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %917 = add f64[16,10,10] -> W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           z1_new[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (T(h) *
-               ((((v2[(i0 * 10 + i1) * L + l] * v3[(i0 * 10 + i2) * L + l]) / 4.0f) * 0.16666667f) +
-                ((v15[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.33333334f) +
-                 ((v12[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.16666667f) +
-                  (v14[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.33333334f))))) +
-              z0_W[(i0 * 100 + i1 * 10 + i2) * L + l];
+              z0_W[(i0 * 100 + i1 * 10 + i2) * L + l] +
+              (T(h) * ((((v6[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.16666667f) +
+                         (v9[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.33333334f)) +
+                        (v10[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.33333334f)) +
+                       (((v2[(i0 * 10 + i1) * L + l] * v3[(i0 * 10 + i2) * L + l]) / 4.0f) *
+                        0.16666667f)));
         }
       }
     }
@@ -4272,42 +4300,40 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   T* theta_bar_Wk = theta_bar + 270;
   T* theta_bar_Wv = theta_bar + 2670;
   T* __restrict u_stages_bar = static_cast<T*>(u_stages_bar_ptr);
-  T* __restrict u0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51264);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102464);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102976);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 103488);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 108608);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 512);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1024);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6144);
+  T* __restrict u4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11264);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11328);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62528);
   T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 113728);
   T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 114240);
   T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 119360);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 170560);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 221760);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 272960);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 273472);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 278592);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 283712);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 284224);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 289344);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 294464);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 345664);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 396864);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 401984);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 407104);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 407616);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 412736);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 417856);
-  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 418176);
-  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 423296);
-  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 428416);
-  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 433536);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 438656);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 489856);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 494976);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 546176);
-  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 551296);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 558976);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 119872);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 120384);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 125504);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 130624);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135744);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 136256);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 136768);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 137280);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 142400);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 147520);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 152640);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 157760);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 208960);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 214080);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 219200);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 219520);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 270720);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 275840);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 327040);
+  T* __restrict u29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 378240);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 378304);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 429504);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 480704);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 485824);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -4318,29 +4344,8 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
-  // fwp_oja_rde.field.step.rk4.vjp: 257 nodes
-  // %1042 = mul f64[] -> u0
-  u0[0] = T(h) * 0.16666667f;
-  // %1043 = contract f64[16,10,10] -> v1
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v1[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] * u0[0];
-        }
-      }
-    }
-  }
-  // %1220 = div f64[16,10,10] -> v2
-  for (int64_t i0 = 0; i0 < 1600; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = v1[i0 * L + l] / 4.0f;
-    }
-  }
-  // %612 = layernorm f64[15] -> v3
+  // fwp_oja_rde.field.step.rk4.vjp: 263 nodes
+  // %637 = layernorm f64[15] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -4360,8 +4365,8 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e20 = u_stages[(i0 + 45) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e20 * e20);
+        const T e12 = u_stages[(i0 + 45) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e12 * e12);
       }
     }
   }
@@ -4373,508 +4378,17 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (u_stages[(i0 + 45) * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[(i0 + 45) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %614 = add f64[15] -> v4
+  // %639 = add f64[15] -> v1
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = (v3[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+      v1[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
     }
   }
-  // %618 = contract f64[16,10] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v4[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v4[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v4[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v4[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v5[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v5[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v5[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v4[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %619 = tanh f64[16,10] -> v6
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = vm::tanh(v5[i0 * L + l]);
-    }
-  }
-  // %622 = contract f64[16] -> v5
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v4[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v4[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v4[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v4[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %623 = sigmoid f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = sigmoid(v5[i0 * L + l]);
-    }
-  }
-  // %624 = contract f64[16,10] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v5[(i0 * 10 + i1) * L + l] = v6[(i0 * 10 + i1) * L + l] * v7[i0 * L + l];
-      }
-    }
-  }
-  // %1221 = contract f64[16,10] -> v8
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v5[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v2[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v5[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v2[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v5[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v2[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v5[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 + i2 * 10) * L + l], v5[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1222 = contract f64[16,10,10] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v9[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              v8[(i0 * 10 + i2) * L + l] * v6[(i0 * 10 + i1) * L + l];
-        }
-      }
-    }
-  }
-  // %1046 = mul f64[] -> u0
-  u0[0] = T(h) * 0.33333334f;
-  // %1047 = contract f64[16,10,10] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v10[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] * u0[0];
-        }
-      }
-    }
-  }
-  // %1226 = div f64[16,10,10] -> v11
-  for (int64_t i0 = 0; i0 < 1600; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = (v10[i0 * L + l] - (T(h) * v9[i0 * L + l])) / 4.0f;
-    }
-  }
-  // %585 = layernorm f64[15] -> v5
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 15) * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 15.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e156 = u_stages[(i0 + 15) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e156 * e156);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 15.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %587 = add f64[15] -> v12
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = ln_bias[i0] + (v5[i0 * L + l] * ln_gain[i0]);
-    }
-  }
-  // %591 = contract f64[16,10] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v12[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v12[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v12[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v12[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v12[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %592 = tanh f64[16,10] -> v14
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = vm::tanh(v13[i0 * L + l]);
-    }
-  }
-  // %595 = contract f64[16] -> v13
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v12[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v12[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v12[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v12[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %596 = sigmoid f64[16] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = sigmoid(v13[i0 * L + l]);
-    }
-  }
-  // %597 = contract f64[16,10] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] = v14[(i0 * 10 + i1) * L + l] * v15[i0 * L + l];
-      }
-    }
-  }
-  // %1227 = contract f64[16,10] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v11[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v11[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v11[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v11[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v16[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v16[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v16[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v11[(i0 * 100 + i1 + i2 * 10) * L + l], v13[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %578 = mul f64[] -> u0
-  u0[0] = T(h) * 0.5f;
-  // %1056 = contract f64[16,10] -> v17
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 10 + i1) * L + l] = v14[(i0 * 10 + i1) * L + l] * u0[0];
-      }
-    }
-  }
-  // %1232 = div f64[16,10,10] -> v18
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v18[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (v10[(i0 * 100 + i1 * 10 + i2) * L + l] -
-               (v16[(i0 * 10 + i2) * L + l] * v17[(i0 * 10 + i1) * L + l])) /
-              4.0f;
-        }
-      }
-    }
-  }
-  // %1233 = contract f64[16,10] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v18[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v18[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v18[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v18[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v10[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v10[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v10[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v18[(i0 * 100 + i1 + i2 * 10) * L + l], v13[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v10[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1471 = div f64[16,10,10] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v19[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (v1[(i0 * 100 + i1 * 10 + i2) * L + l] -
-               (v17[(i0 * 10 + i1) * L + l] * v10[(i0 * 10 + i2) * L + l])) /
-              4.0f;
-        }
-      }
-    }
-  }
-  // %562 = layernorm f64[15] -> v17
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 15.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e327 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e327 * e327);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 15.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v17[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %564 = add f64[15] -> v1
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ln_bias[i0] + (v17[i0 * L + l] * ln_gain[i0]);
-    }
-  }
-  // %568 = contract f64[16,10] -> v20
+  // %642 = contract f64[16,10] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4895,10 +4409,10 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -4914,18 +4428,39 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %569 = tanh f64[16,10] -> v21
+  // %643 = tanh f64[16,10] -> v3
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = vm::tanh(v20[i0 * L + l]);
+      v3[i0 * L + l] = vm::tanh(v2[i0 * L + l]);
     }
   }
-  // %572 = contract f64[16] -> v20
+  // %1076 = mul f64[] -> u4
+  u4[0] = T(h) * 0.16666667f;
+  // %1077 = contract f64[16,10,10] -> v5
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v5[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] * u4[0];
+        }
+      }
+    }
+  }
+  // %1265 = div f64[16,10,10] -> v6
+  for (int64_t i0 = 0; i0 < 1600; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = v5[i0 * L + l] / 4.0f;
+    }
+  }
+  // %647 = contract f64[16] -> v2
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4945,29 +4480,29 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %573 = sigmoid f64[16] -> v22
+  // %648 = sigmoid f64[16] -> v7
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = sigmoid(v20[i0 * L + l]);
+      v7[i0 * L + l] = sigmoid(v2[i0 * L + l]);
     }
   }
-  // %574 = contract f64[16,10] -> v20
+  // %649 = contract f64[16,10] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] = v21[(i0 * 10 + i1) * L + l] * v22[i0 * L + l];
+        v2[(i0 * 10 + i1) * L + l] = v3[(i0 * 10 + i1) * L + l] * v7[i0 * L + l];
       }
     }
   }
-  // %1472 = contract f64[16,10] -> v23
+  // %1266 = contract f64[16,10] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -4980,22 +4515,22 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v2[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v23[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v23[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v23[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -5006,185 +4541,17 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 + i2 * 10) * L + l], v20[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 + i2 * 10) * L + l], v2[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1474 = sub f64[16,10,10] -> d.W
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          z0_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] +=
-              (((z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] -
-                 v9[(i0 * 100 + i1 * 10 + i2) * L + l]) -
-                (v16[(i0 * 10 + i2) * L + l] * v14[(i0 * 10 + i1) * L + l])) -
-               (v10[(i0 * 10 + i2) * L + l] * v14[(i0 * 10 + i1) * L + l])) -
-              (v23[(i0 * 10 + i2) * L + l] * v21[(i0 * 10 + i1) * L + l]);
-        }
-      }
-    }
-  }
-  // %616 = contract f64[16,10] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v4[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v4[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v4[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v4[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v4[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %617 = softmax f64[16,10] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v9[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[i1 * L + l] = vm::exp(v9[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1) * L + l] = v25[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %589 = contract f64[16,10] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v12[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v12[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v12[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v12[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v12[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %590 = softmax f64[16,10] -> v26
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v9[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[i1 * L + l] = vm::exp(v9[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 10 + i1) * L + l] = v25[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %566 = contract f64[16,10] -> v9
+  // %641 = contract f64[16,10] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5205,10 +4572,10 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -5224,43 +4591,329 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %567 = softmax f64[16,10] -> v27
+  // %609 = layernorm f64[15] -> v9
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 15) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 15.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e172 = u_stages[(i0 + 15) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e172 * e172);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 15.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %611 = add f64[15] -> v10
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = ln_bias[i0] + (v9[i0 * L + l] * ln_gain[i0]);
+    }
+  }
+  // %613 = contract f64[16,10] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v10[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v10[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v10[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v10[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v10[i2 * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %614 = contract f64[16,10] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v10[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v10[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v10[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v10[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v10[i2 * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %615 = tanh f64[16,10] -> v13
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
+    }
+  }
+  // %619 = contract f64[16] -> v12
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v10[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %620 = sigmoid f64[16] -> v14
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
+      v14[i0 * L + l] = sigmoid(v12[i0 * L + l]);
     }
+  }
+  // %621 = contract f64[16,10] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v9[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v9[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[i1 * L + l] = vm::exp(v9[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v9[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v27[(i0 * 10 + i1) * L + l] = v25[i1 * L + l] / rowsum_v[l];
+        v12[(i0 * 10 + i1) * L + l] = v13[(i0 * 10 + i1) * L + l] * v14[i0 * L + l];
       }
     }
   }
-  // %570 = contract f64[16,10] -> v9
+  // %586 = layernorm f64[15] -> v15
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 15.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e294 = u_stages[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e294 * e294);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 15.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %588 = add f64[15] -> v16
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = ln_bias[i0] + (v15[i0 * L + l] * ln_gain[i0]);
+    }
+  }
+  // %590 = contract f64[16,10] -> v17
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v16[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v16[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v16[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v16[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v17[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v17[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v17[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v16[i2 * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %591 = contract f64[16,10] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v16[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v16[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v16[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v16[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v18[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v18[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v18[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v16[i2 * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %592 = tanh f64[16,10] -> v19
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = vm::tanh(v18[i0 * L + l]);
+    }
+  }
+  // %593 = contract f64[16,10] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5274,21 +4927,21 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v21[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v19[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v21[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v19[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v21[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v19[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v21[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v19[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v18[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v18[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v18[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v18[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -5299,37 +4952,113 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v21[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v19[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v18[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %571 = sub f64[16,10] -> v28
+  // %594 = sub f64[16,10] -> v20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v27[i0 * L + l] - v9[i0 * L + l];
+      v20[i0 * L + l] = v17[i0 * L + l] - v18[i0 * L + l];
     }
   }
-  // %843 = add f64[16,10,10] -> v9
+  // %595 = softmax f64[16,10] -> v17
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v20[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v20[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[i1 * L + l] = vm::exp(v20[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v20[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[(i0 * 10 + i1) * L + l] = v18[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %596 = contract f64[16] -> v18
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v16[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v16[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v16[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v16[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[(i0 * 4) * L + l] = acc0_v[l];
+      v18[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v18[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v18[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %597 = sigmoid f64[16] -> v20
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = sigmoid(v18[i0 * L + l]);
+    }
+  }
+  // %598 = contract f64[16,10] -> v18
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v18[(i0 * 10 + i1) * L + l] = v19[(i0 * 10 + i1) * L + l] * v20[i0 * L + l];
+      }
+    }
+  }
+  // %602 = mul f64[] -> u4
+  u4[0] = T(h) * 0.5f;
+  // %876 = add f64[16,10,10] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v9[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (((v20[(i0 * 10 + i1) * L + l] * v28[(i0 * 10 + i2) * L + l]) / 4.0f) * u0[0]) +
-              z0_W[(i0 * 100 + i1 * 10 + i2) * L + l];
+          v21[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              z0_W[(i0 * 100 + i1 * 10 + i2) * L + l] +
+              (((v17[(i0 * 10 + i2) * L + l] * v18[(i0 * 10 + i1) * L + l]) / 4.0f) * u4[0]);
         }
       }
     }
   }
-  // %860 = contract f64[16,10] -> v20
+  // %892 = contract f64[16,10] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5342,22 +5071,22 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v9[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v9[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v9[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v9[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v21[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v21[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v21[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v21[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v22[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v22[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v22[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v22[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -5368,37 +5097,552 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v9[(i0 * 100 + i1 + i2 * 10) * L + l], v14[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v21[(i0 * 100 + i1 + i2 * 10) * L + l], v13[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v22[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %861 = sub f64[16,10] -> v29
+  // %893 = sub f64[16,10] -> v23
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = v26[i0 * L + l] - v20[i0 * L + l];
+      v23[i0 * L + l] = v11[i0 * L + l] - v22[i0 * L + l];
     }
   }
-  // %865 = add f64[16,10,10] -> v30
+  // %894 = softmax f64[16,10] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v23[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v23[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[i1 * L + l] = vm::exp(v23[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v23[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 10 + i1) * L + l] = v24[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %898 = add f64[16,10,10] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v25[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (((v12[(i0 * 10 + i1) * L + l] * v22[(i0 * 10 + i2) * L + l]) / 4.0f) * u4[0]) +
+              z0_W[(i0 * 100 + i1 * 10 + i2) * L + l];
+        }
+      }
+    }
+  }
+  // %899 = contract f64[16,10] -> v23
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v25[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v23[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v23[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v23[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v23[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 + i2 * 10) * L + l], v13[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v23[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %900 = sub f64[16,10] -> v26
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[i0 * L + l] = v11[i0 * L + l] - v23[i0 * L + l];
+    }
+  }
+  // %901 = softmax f64[16,10] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v26[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v26[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[i1 * L + l] = vm::exp(v26[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v26[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 10 + i1) * L + l] = v24[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %1268 = add f64[16,10,10] -> v27
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v27[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (T(h) * ((v11[(i0 * 10 + i2) * L + l] * v12[(i0 * 10 + i1) * L + l]) / 4.0f)) +
+              z0_W[(i0 * 100 + i1 * 10 + i2) * L + l];
+        }
+      }
+    }
+  }
+  // %1269 = contract f64[16,10] -> v23
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v27[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v27[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v27[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v27[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v23[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v23[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v23[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v23[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v27[(i0 * 100 + i1 + i2 * 10) * L + l], v3[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v23[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1270 = sub f64[16,10] -> v26
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[i0 * L + l] = v2[i0 * L + l] - v23[i0 * L + l];
+    }
+  }
+  // %1271 = softmax f64[16,10] -> v2
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v26[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v26[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v24[i1 * L + l] = vm::exp(v26[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v26[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 10 + i1) * L + l] = v24[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %1272 = contract f64[16] -> v23
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v8[(i0 * 40 + i1) * L + l], v2[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 10) * L + l], v2[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 20) * L + l], v2[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 30) * L + l], v2[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1275 = mul f64[16,10] -> v26
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v26[(i0 * 10 + i1) * L + l] =
+            (v8[(i0 * 10 + i1) * L + l] - v23[i0 * L + l]) * v2[(i0 * 10 + i1) * L + l];
+      }
+    }
+  }
+  // %1276 = contract f64[16,10,10] -> v28
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v28[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              v3[(i0 * 10 + i1) * L + l] * v26[(i0 * 10 + i2) * L + l];
+        }
+      }
+    }
+  }
+  // %1088 = mul f64[] -> u29
+  u29[0] = T(h) * 0.33333334f;
+  // %1089 = contract f64[16,10,10] -> v30
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           v30[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (((v29[(i0 * 10 + i2) * L + l] * v13[(i0 * 10 + i1) * L + l]) / 4.0f) * u0[0]) +
-              z0_W[(i0 * 100 + i1 * 10 + i2) * L + l];
+              z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] * u29[0];
         }
       }
     }
   }
-  // %866 = contract f64[16,10] -> v20
+  // %1280 = div f64[16,10,10] -> v31
+  for (int64_t i0 = 0; i0 < 1600; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[i0 * L + l] = (v30[i0 * L + l] - (T(h) * v28[i0 * L + l])) / 4.0f;
+    }
+  }
+  // %1281 = contract f64[16,10] -> v8
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v31[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v31[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v31[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v31[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v31[(i0 * 100 + i1 + i2 * 10) * L + l], v12[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1282 = contract f64[16] -> v23
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v8[(i0 * 40 + i1) * L + l], v11[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 10) * L + l], v11[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 20) * L + l], v11[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 30) * L + l], v11[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[(i0 * 4) * L + l] = acc0_v[l];
+      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1285 = mul f64[16,10] -> v32
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v32[(i0 * 10 + i1) * L + l] =
+            v11[(i0 * 10 + i1) * L + l] * (v8[(i0 * 10 + i1) * L + l] - v23[i0 * L + l]);
+      }
+    }
+  }
+  // %1288 = contract f64[16,10] -> v8
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 10 + i1) * L + l] = v32[(i0 * 10 + i1) * L + l] * u4[0];
+      }
+    }
+  }
+  // %1291 = div f64[16,10,10] -> v33
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v33[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (v30[(i0 * 100 + i1 * 10 + i2) * L + l] -
+               (v8[(i0 * 10 + i2) * L + l] * v13[(i0 * 10 + i1) * L + l])) /
+              4.0f;
+        }
+      }
+    }
+  }
+  // %1292 = contract f64[16,10] -> v8
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v33[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v33[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v33[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v33[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v33[(i0 * 100 + i1 + i2 * 10) * L + l], v12[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1293 = contract f64[16] -> v12
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v8[(i0 * 40 + i1) * L + l], v22[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 10) * L + l], v22[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 20) * L + l], v22[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v8[(i0 * 40 + i1 + 30) * L + l], v22[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1296 = mul f64[16,10] -> v23
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v23[(i0 * 10 + i1) * L + l] =
+            v22[(i0 * 10 + i1) * L + l] * (v8[(i0 * 10 + i1) * L + l] - v12[i0 * L + l]);
+      }
+    }
+  }
+  // %1299 = contract f64[16,10] -> v8
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v8[(i0 * 10 + i1) * L + l] = v23[(i0 * 10 + i1) * L + l] * u4[0];
+      }
+    }
+  }
+  // %1302 = div f64[16,10,10] -> v30
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v30[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (v5[(i0 * 100 + i1 * 10 + i2) * L + l] -
+               (v8[(i0 * 10 + i2) * L + l] * v13[(i0 * 10 + i1) * L + l])) /
+              4.0f;
+        }
+      }
+    }
+  }
+  // %1303 = contract f64[16,10] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5412,21 +5656,21 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(v30[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(v30[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v30[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v30[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -5437,142 +5681,17 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 + i2 * 10) * L + l], v14[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 + i2 * 10) * L + l], v18[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %867 = sub f64[16,10] -> v31
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v31[i0 * L + l] = v26[i0 * L + l] - v20[i0 * L + l];
-    }
-  }
-  // %1286 = add f64[16,10,10] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v32[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              z0_W[(i0 * 100 + i1 * 10 + i2) * L + l] +
-              (T(h) * ((v31[(i0 * 10 + i2) * L + l] * v13[(i0 * 10 + i1) * L + l]) / 4.0f));
-        }
-      }
-    }
-  }
-  // %1287 = contract f64[16,10] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v32[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v6[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v32[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v6[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v32[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v6[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v32[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v6[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v32[(i0 * 100 + i1 + i2 * 10) * L + l], v6[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1288 = sub f64[16,10] -> v20
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v24[i0 * L + l] - v13[i0 * L + l];
-    }
-  }
-  // %1289 = contract f64[16,10] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 * 40 + i2) * L + l], v20[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v2[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v2[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v2[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v20[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v2[(i0 * 100 + i1 * 10 + i2) * L + l], v20[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1302 = contract f64[16] -> v20
+  // %1304 = contract f64[16] -> v12
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5584,133 +5703,50 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v6[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v17[(i0 * 40 + i1) * L + l], v8[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v6[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 10) * L + l], v8[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v6[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 20) * L + l], v8[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v6[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v17[(i0 * 40 + i1 + 30) * L + l], v8[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1303 = mul f64[16] -> v2
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]) * v20[i0 * L + l];
-    }
-  }
-  // %1304 = contract f64[15] -> v20
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v2[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v2[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %1291 = contract f64[16,10] -> v33
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v32[(i0 * 100 + i1 * 40 + i2) * L + l], v8[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v32[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v32[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v32[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v8[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v33[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v33[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v33[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v32[(i0 * 100 + i1 * 10 + i2) * L + l], v8[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v33[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1293 = mul f64[16,10] -> v32
+  // %1307 = mul f64[16,10] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 10 + i1) * L + l] =
-            ((v13[(i0 * 10 + i1) * L + l] * v7[i0 * L + l]) - v33[(i0 * 10 + i1) * L + l]) *
-            (1.0f - square(v6[(i0 * 10 + i1) * L + l]));
+        v18[(i0 * 10 + i1) * L + l] =
+            v17[(i0 * 10 + i1) * L + l] * (v8[(i0 * 10 + i1) * L + l] - v12[i0 * L + l]);
       }
     }
   }
-  // %1294 = contract f64[16,15] -> v34
+  // %1309 = sub f64[16,10,10] -> d.W
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          z0_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] +=
+              (((z1_bar_W[(i0 * 100 + i1 * 10 + i2) * L + l] -
+                 v28[(i0 * 100 + i1 * 10 + i2) * L + l]) -
+                (v13[(i0 * 10 + i1) * L + l] * v32[(i0 * 10 + i2) * L + l])) -
+               (v23[(i0 * 10 + i2) * L + l] * v13[(i0 * 10 + i1) * L + l])) -
+              (v18[(i0 * 10 + i2) * L + l] * v19[(i0 * 10 + i1) * L + l]);
+        }
+      }
+    }
+  }
+  // %1329 = contract f64[16,15] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -5724,21 +5760,21 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v32[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v32[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v32[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v32[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v34[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v34[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v34[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v5[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v5[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v5[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -5749,127 +5785,16 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v32[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v5[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1295 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 40 + i1) * L + l], v24[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v8[(i0 * 40 + i1 + 10) * L + l], v24[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v8[(i0 * 40 + i1 + 20) * L + l], v24[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v8[(i0 * 40 + i1 + 30) * L + l], v24[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1298 = mul f64[16,10] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] =
-            (v8[(i0 * 10 + i1) * L + l] - v7[i0 * L + l]) * v24[(i0 * 10 + i1) * L + l];
-      }
-    }
-  }
-  // %1299 = contract f64[16,15] -> v35
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v6[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v6[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v6[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v6[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v35[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v35[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v35[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v6[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1301 = reduce_sum f64[15] -> v7
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v34[(i0 + i1 * 15) * L + l] + v35[(i0 + i1 * 15) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1305 = add f64[15] -> v8
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v20[i0 * L + l] + v7[i0 * L + l];
-    }
-  }
-  // %1244 = contract f64[16,10] -> v13
+  // %1330 = contract f64[16,10] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -5882,127 +5807,22 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v18[(i0 * 100 + i1 * 40 + i2) * L + l], v29[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v18[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v29[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v18[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v29[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v18[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v29[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v18[(i0 * 100 + i1 * 10 + i2) * L + l], v29[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1243 = contract f64[16,10] -> v20
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v11[(i0 * 100 + i1 * 40 + i2) * L + l], v31[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v11[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v31[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v11[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v31[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v11[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v31[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v11[(i0 * 100 + i1 * 10 + i2) * L + l], v31[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1245 = add f64[16,10] -> v24
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v13[i0 * L + l] + v20[i0 * L + l];
-    }
-  }
-  // %1256 = contract f64[16,10] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 * 40 + i2) * L + l], v16[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 * 40 + i2) * L + l], v17[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(v30[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v16[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v30[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v16[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v30[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v16[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v8[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v8[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v8[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v8[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -6013,17 +5833,17 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 * 10 + i2) * L + l], v16[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 * 10 + i2) * L + l], v17[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v8[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1258 = contract f64[16,10] -> v20
+  // %1332 = contract f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6036,22 +5856,22 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v9[(i0 * 100 + i1 * 40 + i2) * L + l], v10[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v18[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v9[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v9[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v9[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -6062,29 +5882,28 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v9[(i0 * 100 + i1 * 10 + i2) * L + l], v10[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v18[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1260 = mul f64[16,10] -> v29
+  // %1334 = mul f64[16,10] -> v17
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v29[(i0 * 10 + i1) * L + l] =
-            (((v24[(i0 * 10 + i1) * L + l] * v15[i0 * L + l]) - v13[(i0 * 10 + i1) * L + l]) -
-             v20[(i0 * 10 + i1) * L + l]) *
-            (1.0f - square(v14[(i0 * 10 + i1) * L + l]));
+        v17[(i0 * 10 + i1) * L + l] =
+            (1.0f - square(v19[(i0 * 10 + i1) * L + l])) *
+            ((v8[(i0 * 10 + i1) * L + l] * v20[i0 * L + l]) - v12[(i0 * 10 + i1) * L + l]);
       }
     }
   }
-  // %1261 = contract f64[16,15] -> v34
+  // %1335 = contract f64[16,15] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -6098,21 +5917,21 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v29[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v29[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v29[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v29[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v34[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v34[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v34[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v28[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v28[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v28[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v28[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -6123,110 +5942,16 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v29[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v28[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1249 = add f64[16,10] -> v13
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v16[i0 * L + l] + v10[i0 * L + l];
-    }
-  }
-  // %1250 = contract f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v26[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v26[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v26[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v26[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1253 = mul f64[16,10] -> v16
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v16[(i0 * 10 + i1) * L + l] =
-            v26[(i0 * 10 + i1) * L + l] * (v13[(i0 * 10 + i1) * L + l] - v7[i0 * L + l]);
-      }
-    }
-  }
-  // %1254 = contract f64[16,15] -> v35
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v16[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v16[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v16[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v16[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v35[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v35[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v35[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v16[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1263 = reduce_sum f64[15] -> v7
+  // %1337 = reduce_sum f64[15] -> v12
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6235,15 +5960,15 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v34[(i0 + i1 * 15) * L + l] + v35[(i0 + i1 * 15) * L + l]);
+        acc_v[l] = acc_v[l] + (v5[(i0 + i1 * 15) * L + l] + v28[(i0 + i1 * 15) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = acc_v[l];
+      v12[i0 * L + l] = acc_v[l];
     }
   }
-  // %1246 = contract f64[16] -> v13
+  // %1338 = contract f64[16] -> v5
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6255,31 +5980,31 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 40 + i1) * L + l], v24[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v8[(i0 * 40 + i1) * L + l], v19[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v14[(i0 * 40 + i1 + 10) * L + l], v24[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v8[(i0 * 40 + i1 + 10) * L + l], v19[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v14[(i0 * 40 + i1 + 20) * L + l], v24[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v8[(i0 * 40 + i1 + 20) * L + l], v19[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v14[(i0 * 40 + i1 + 30) * L + l], v24[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v8[(i0 * 40 + i1 + 30) * L + l], v19[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1247 = mul f64[16] -> v14
+  // %1339 = mul f64[16] -> v8
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = (v15[i0 * L + l] * (1.0f - v15[i0 * L + l])) * v13[i0 * L + l];
+      v8[i0 * L + l] = v5[i0 * L + l] * ((1.0f - v20[i0 * L + l]) * v20[i0 * L + l]);
     }
   }
-  // %1248 = contract f64[15] -> v15
+  // %1340 = contract f64[15] -> v19
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6291,18 +6016,18 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v14[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v14[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v14[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v14[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v8[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[(i0 * 4) * L + l] = acc0_v[l];
-      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   for (int64_t i0 = 12; i0 < 15; ++i0) {
@@ -6313,22 +6038,22 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v14[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v8[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = acc0_v[l];
+      v19[i0 * L + l] = acc0_v[l];
     }
   }
-  // %1264 = add f64[15] -> v13
+  // %1341 = add f64[15] -> v20
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v7[i0 * L + l] + v15[i0 * L + l];
+      v20[i0 * L + l] = v12[i0 * L + l] + v19[i0 * L + l];
     }
   }
-  // %1475 = contract f64[16,10] -> v20
+  // %1311 = contract f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6341,22 +6066,22 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2) * L + l], v28[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v31[(i0 * 100 + i1 * 40 + i2) * L + l], v11[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v28[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v28[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v28[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(v31[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v31[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v31[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v11[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v20[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v20[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v20[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -6367,17 +6092,73 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 10 + i2) * L + l], v28[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v31[(i0 * 100 + i1 * 10 + i2) * L + l], v11[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v20[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1476 = contract f64[16] -> v7
+  // %1310 = contract f64[16,10] -> v11
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v33[(i0 * 100 + i1 * 40 + i2) * L + l], v22[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v33[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v22[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v33[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v22[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v33[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v22[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v33[(i0 * 100 + i1 * 10 + i2) * L + l], v22[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v11[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1312 = add f64[16,10] -> v19
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = v12[i0 * L + l] + v11[i0 * L + l];
+    }
+  }
+  // %1313 = contract f64[16] -> v11
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6389,31 +6170,31 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v20[(i0 * 40 + i1) * L + l], v21[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v19[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v20[(i0 * 40 + i1 + 10) * L + l], v21[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v19[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v20[(i0 * 40 + i1 + 20) * L + l], v21[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v19[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v20[(i0 * 40 + i1 + 30) * L + l], v21[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v19[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1477 = mul f64[16] -> v15
+  // %1314 = mul f64[16] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[i0 * L + l] = v7[i0 * L + l] * ((1.0f - v22[i0 * L + l]) * v22[i0 * L + l]);
+      v12[i0 * L + l] = (v14[i0 * L + l] * (1.0f - v14[i0 * L + l])) * v11[i0 * L + l];
     }
   }
-  // %1478 = contract f64[15] -> v7
+  // %1315 = contract f64[15] -> v11
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6425,18 +6206,18 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v15[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v15[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v15[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v15[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v12[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   for (int64_t i0 = 12; i0 < 15; ++i0) {
@@ -6447,54 +6228,252 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v15[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v12[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = acc0_v[l];
+      v11[i0 * L + l] = acc0_v[l];
     }
   }
-  // %1479 = contract f64[16] -> v24
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
+  // %1319 = contract f64[16,10] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v23[(i0 * 40 + i1) * L + l], v27[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v23[(i0 * 40 + i1 + 10) * L + l], v27[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v23[(i0 * 40 + i1 + 20) * L + l], v27[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v23[(i0 * 40 + i1 + 30) * L + l], v27[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2) * L + l], v32[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v32[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v32[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v25[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v32[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v22[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v22[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v22[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[(i0 * 4) * L + l] = acc0_v[l];
-      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v25[(i0 * 100 + i1 * 10 + i2) * L + l], v32[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
     }
   }
-  // %1482 = mul f64[16,10] -> v26
+  // %1321 = contract f64[16,10] -> v5
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v21[(i0 * 100 + i1 * 40 + i2) * L + l], v23[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v21[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v23[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v21[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v23[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v21[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v23[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v5[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v5[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v5[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v21[(i0 * 100 + i1 * 10 + i2) * L + l], v23[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1323 = mul f64[16,10] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v26[(i0 * 10 + i1) * L + l] =
-            (v23[(i0 * 10 + i1) * L + l] - v24[i0 * L + l]) * v27[(i0 * 10 + i1) * L + l];
+        v21[(i0 * 10 + i1) * L + l] =
+            (1.0f - square(v13[(i0 * 10 + i1) * L + l])) *
+            (((v19[(i0 * 10 + i1) * L + l] * v14[i0 * L + l]) - v22[(i0 * 10 + i1) * L + l]) -
+             v5[(i0 * 10 + i1) * L + l]);
       }
     }
   }
-  // %1483 = contract f64[16,15] -> v34
+  // %1324 = contract f64[16,15] -> v5
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v21[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v21[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v21[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v21[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v5[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v5[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v5[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v21[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v5[(i0 * 15 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1316 = add f64[16,10] -> v13
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = v23[i0 * L + l] + v32[i0 * L + l];
+    }
+  }
+  // %1317 = contract f64[16,15] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v25[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v25[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v25[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v25[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v25[(i0 * 15 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1326 = reduce_sum f64[15] -> v14
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v5[(i0 + i1 * 15) * L + l] + v25[(i0 + i1 * 15) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %1327 = add f64[15] -> v19
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = v11[i0 * L + l] + v14[i0 * L + l];
+    }
+  }
+  // %1348 = contract f64[16,15] -> v5
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -6519,10 +6498,10 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v34[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v34[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v34[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v5[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v5[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v5[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v5[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -6538,11 +6517,11 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v34[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v5[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1485 = contract f64[16,10] -> v24
+  // %1344 = contract f64[16,10] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -6555,22 +6534,22 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v23[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2) * L + l], v2[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v23[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v23[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v23[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc1_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v11[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v11[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v11[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -6581,28 +6560,77 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v23[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 * 10 + i2) * L + l], v2[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v11[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1487 = mul f64[16,10] -> v23
+  // %1350 = contract f64[16,10] -> v2
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v27[(i0 * 100 + i1 * 40 + i2) * L + l], v26[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v27[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v26[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v27[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v26[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v27[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v26[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v27[(i0 * 100 + i1 * 10 + i2) * L + l], v26[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1352 = mul f64[16,10] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1) * L + l] =
-            (1.0f - square(v21[(i0 * 10 + i1) * L + l])) *
-            ((v20[(i0 * 10 + i1) * L + l] * v22[i0 * L + l]) - v24[(i0 * 10 + i1) * L + l]);
+        v22[(i0 * 10 + i1) * L + l] =
+            ((v11[(i0 * 10 + i1) * L + l] * v7[i0 * L + l]) - v2[(i0 * 10 + i1) * L + l]) *
+            (1.0f - square(v3[(i0 * 10 + i1) * L + l]));
       }
     }
   }
-  // %1488 = contract f64[16,15] -> v35
+  // %1353 = contract f64[16,15] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -6616,21 +6644,21 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v23[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v22[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v23[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v22[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v23[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v22[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v23[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v22[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v35[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v35[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v35[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -6641,16 +6669,16 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v23[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v22[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v6[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1490 = reduce_sum f64[15] -> v22
+  // %1355 = reduce_sum f64[15] -> v14
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6659,59 +6687,137 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v34[(i0 + i1 * 15) * L + l] + v35[(i0 + i1 * 15) * L + l]);
+        acc_v[l] = acc_v[l] + (v5[(i0 + i1 * 15) * L + l] + v6[(i0 + i1 * 15) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v22[i0 * L + l] = acc_v[l];
+      v14[i0 * L + l] = acc_v[l];
     }
   }
-  // %1491 = add f64[15] -> v20
+  // %1345 = contract f64[16] -> v2
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v11[(i0 * 40 + i1) * L + l], v3[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 10) * L + l], v3[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 20) * L + l], v3[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v11[(i0 * 40 + i1 + 30) * L + l], v3[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1346 = mul f64[16] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = v2[i0 * L + l] * ((1.0f - v7[i0 * L + l]) * v7[i0 * L + l]);
+    }
+  }
+  // %1347 = contract f64[15] -> v7
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v3[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  for (int64_t i0 = 12; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v3[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %1356 = add f64[15] -> v2
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = v7[i0 * L + l] + v22[i0 * L + l];
+      v2[i0 * L + l] = v14[i0 * L + l] + v7[i0 * L + l];
     }
   }
-  // %1494 = add f64[15] -> d.ln.gain
+  // %1358 = add f64[15] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v3[i0 * L + l] * v8[i0 * L + l]) +
-                 ((v5[i0 * L + l] * v13[i0 * L + l]) + (v20[i0 * L + l] * v17[i0 * L + l]));
+        sum[l] = ((v15[i0 * L + l] * v20[i0 * L + l]) + (v19[i0 * L + l] * v9[i0 * L + l])) +
+                 (v2[i0 * L + l] * v0[i0 * L + l]);
       }
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %1496 = add f64[15] -> d.ln.bias
+  // %1360 = add f64[15] -> d.ln.bias
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = (v20[i0 * L + l] + v13[i0 * L + l]) + v8[i0 * L + l];
+        sum[l] = v2[i0 * L + l] + (v19[i0 * L + l] + v20[i0 * L + l]);
       }
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %1499 = add f64[16,15] -> d.Wb
+  // %1365 = add f64[16,15] -> d.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = ((v12[i1 * L + l] * v14[i0 * L + l]) + (v15[i0 * L + l] * v1[i1 * L + l])) +
-                   (v2[i0 * L + l] * v4[i1 * L + l]);
+          sum[l] = ((v16[i1 * L + l] * v8[i0 * L + l]) + (v10[i1 * L + l] * v12[i0 * L + l])) +
+                   (v3[i0 * L + l] * v1[i1 * L + l]);
         }
         theta_bar_Wb[i0 * 15 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %1502 = add f64[16,10,15] -> d.Wk
+  // %1370 = add f64[16,10,15] -> d.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -6719,16 +6825,16 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((v1[i2 * L + l] * v26[(i0 * 10 + i1) * L + l]) +
-                      (v16[(i0 * 10 + i1) * L + l] * v12[i2 * L + l])) +
-                     (v6[(i0 * 10 + i1) * L + l] * v4[i2 * L + l]);
+            sum[l] = ((v10[i2 * L + l] * v13[(i0 * 10 + i1) * L + l]) +
+                      (v16[i2 * L + l] * v18[(i0 * 10 + i1) * L + l])) +
+                     (v1[i2 * L + l] * v26[(i0 * 10 + i1) * L + l]);
           }
           theta_bar_Wk[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1505 = add f64[16,10,15] -> d.Wv
+  // %1375 = add f64[16,10,15] -> d.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -6736,9 +6842,9 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = ((v1[i2 * L + l] * v23[(i0 * 10 + i1) * L + l]) +
-                      (v29[(i0 * 10 + i1) * L + l] * v12[i2 * L + l])) +
-                     (v32[(i0 * 10 + i1) * L + l] * v4[i2 * L + l]);
+            sum[l] = ((v10[i2 * L + l] * v21[(i0 * 10 + i1) * L + l]) +
+                      (v16[i2 * L + l] * v17[(i0 * 10 + i1) * L + l])) +
+                     (v22[(i0 * 10 + i1) * L + l] * v1[i2 * L + l]);
           }
           theta_bar_Wv[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
@@ -6746,7 +6852,54 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
   }
   if (u_stages_bar) {
-    // %720 = reduce_sum f64[] -> v25
+    // %1376 = mul f64[15] -> v1
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v1[i0 * L + l] = ln_gain[i0] * v20[i0 * L + l];
+      }
+    }
+    // %1377 = reduce_sum f64[] -> v24
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + v1[i0 * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[l] = acc_v[l];
+    }
+    // %1378 = mul f64[] -> v10
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[l] = v24[l] * 0.06666667f;
+    }
+    // %1381 = contract f64[] -> v24
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v1[i0 * L + l], v15[i0 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[l] = acc0_v[l];
+    }
+    // %1382 = mul f64[] -> v16
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[l] = v24[l] * 0.06666667f;
+    }
+    // %760 = reduce_sum f64[] -> v24
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6759,41 +6912,14 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[l] = acc_v[l];
+      v24[l] = acc_v[l];
     }
-    // %721 = mul f64[] -> v4
+    // %761 = mul f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = v25[l] * 0.06666667f;
+      v7[l] = v24[l] * 0.06666667f;
     }
-    // %725 = reduce_sum f64[] -> v25
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - v4[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[l] = acc_v[l];
-    }
-    // %729 = reciprocal f64[] -> v4
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[l] = T(1) / std::sqrt((v25[l] * 0.06666667f) + 1e-05f);
-    }
-    // %1506 = mul f64[15] -> v12
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[i0 * L + l] = v20[i0 * L + l] * ln_gain[i0];
-      }
-    }
-    // %1507 = reduce_sum f64[] -> v25
+    // %765 = reduce_sum f64[] -> v24
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6801,94 +6927,27 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v12[i0 * L + l];
+        acc_v[l] = acc_v[l] + square(u_stages[i0 * L + l] - v7[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[l] = acc_v[l];
+      v24[l] = acc_v[l];
     }
-    // %1508 = mul f64[] -> v7
+    // %769 = reciprocal f64[] -> v7
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = v25[l] * 0.06666667f;
+      v7[l] = T(1) / std::sqrt((v24[l] * 0.06666667f) + 1e-05f);
     }
-    // %1511 = contract f64[] -> v25
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v17[i0 * L + l], v12[i0 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[l] = acc0_v[l];
-    }
-    // %1512 = mul f64[] -> v15
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v15[l] = v25[l] * 0.06666667f;
-    }
-    // %1516 = mul f64[15] -> d.dx@0
+    // %1386 = mul f64[15] -> d.dx@0
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[i0 * L + l] +=
-            v4[l] * ((v12[i0 * L + l] - v7[l]) - (v17[i0 * L + l] * v15[l]));
+            ((v1[i0 * L + l] - v10[l]) - (v15[i0 * L + l] * v16[l])) * v7[l];
       }
     }
-    // %1336 = mul f64[15] -> v4
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i0 * L + l] = ln_gain[i0] * v13[i0 * L + l];
-      }
-    }
-    // %1337 = reduce_sum f64[] -> v25
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v4[i0 * L + l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[l] = acc_v[l];
-    }
-    // %1338 = mul f64[] -> v12
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[l] = v25[l] * 0.06666667f;
-    }
-    // %1341 = contract f64[] -> v25
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[i0 * L + l], v5[i0 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[l] = acc0_v[l];
-    }
-    // %1342 = mul f64[] -> v7
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[l] = v25[l] * 0.06666667f;
-    }
-    // %757 = reduce_sum f64[] -> v25
+    // %792 = reduce_sum f64[] -> v24
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6901,14 +6960,14 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[l] = acc_v[l];
+      v24[l] = acc_v[l];
     }
-    // %758 = mul f64[] -> v15
+    // %793 = mul f64[] -> v1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[l] = v25[l] * 0.06666667f;
+      v1[l] = v24[l] * 0.06666667f;
     }
-    // %762 = reduce_sum f64[] -> v25
+    // %797 = reduce_sum f64[] -> v24
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6916,27 +6975,74 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 15) * L + l] - v15[l]);
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 15) * L + l] - v1[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[l] = acc_v[l];
+      v24[l] = acc_v[l];
     }
-    // %766 = reciprocal f64[] -> v15
+    // %801 = reciprocal f64[] -> v1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[l] = T(1) / std::sqrt((v25[l] * 0.06666667f) + 1e-05f);
+      v1[l] = T(1) / std::sqrt((v24[l] * 0.06666667f) + 1e-05f);
     }
-    // %1346 = mul f64[15] -> d.dx@1
+    // %1387 = mul f64[15] -> v10
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v10[i0 * L + l] = v19[i0 * L + l] * ln_gain[i0];
+      }
+    }
+    // %1388 = reduce_sum f64[] -> v24
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + v10[i0 * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[l] = acc_v[l];
+    }
+    // %1389 = mul f64[] -> v15
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[l] = v24[l] * 0.06666667f;
+    }
+    // %1392 = contract f64[] -> v24
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v9[i0 * L + l], v10[i0 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[l] = acc0_v[l];
+    }
+    // %1393 = mul f64[] -> v16
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[l] = v24[l] * 0.06666667f;
+    }
+    // %1397 = mul f64[15] -> d.dx@1
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 15) * L + l] +=
-            ((v4[i0 * L + l] - v12[l]) - (v7[l] * v5[i0 * L + l])) * v15[l];
+            v1[l] * ((v10[i0 * L + l] - v15[l]) - (v16[l] * v9[i0 * L + l]));
       }
     }
-    // %809 = reduce_sum f64[] -> v25
+    // %839 = reduce_sum f64[] -> v24
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6949,41 +7055,14 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[l] = acc_v[l];
+      v24[l] = acc_v[l];
     }
-    // %810 = mul f64[] -> v4
+    // %840 = mul f64[] -> v1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[l] = v25[l] * 0.06666667f;
+      v1[l] = v24[l] * 0.06666667f;
     }
-    // %814 = reduce_sum f64[] -> v25
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 45) * L + l] - v4[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[l] = acc_v[l];
-    }
-    // %818 = reciprocal f64[] -> v4
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[l] = T(1) / std::sqrt((v25[l] * 0.06666667f) + 1e-05f);
-    }
-    // %1347 = mul f64[15] -> v12
-    for (int64_t i0 = 0; i0 < 15; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[i0 * L + l] = v8[i0 * L + l] * ln_gain[i0];
-      }
-    }
-    // %1348 = reduce_sum f64[] -> v25
+    // %844 = reduce_sum f64[] -> v24
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -6991,19 +7070,46 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + v12[i0 * L + l];
+        acc_v[l] = acc_v[l] + square(u_stages[(i0 + 45) * L + l] - v1[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[l] = acc_v[l];
+      v24[l] = acc_v[l];
     }
-    // %1349 = mul f64[] -> v7
+    // %848 = reciprocal f64[] -> v1
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[l] = v25[l] * 0.06666667f;
+      v1[l] = T(1) / std::sqrt((v24[l] * 0.06666667f) + 1e-05f);
     }
-    // %1352 = contract f64[] -> v25
+    // %1398 = mul f64[15] -> v9
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[i0 * L + l] = v2[i0 * L + l] * ln_gain[i0];
+      }
+    }
+    // %1399 = reduce_sum f64[] -> v24
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i0 = 0; i0 < 15; ++i0) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + v9[i0 * L + l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[l] = acc_v[l];
+    }
+    // %1400 = mul f64[] -> v10
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[l] = v24[l] * 0.06666667f;
+    }
+    // %1403 = contract f64[] -> v24
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -7011,24 +7117,24 @@ extern "C" void fwp_oja_rde_step_vjp(const void* /*ctx*/, double /*t*/, double h
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[i0 * L + l], v3[i0 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v9[i0 * L + l], v0[i0 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v25[l] = acc0_v[l];
+      v24[l] = acc0_v[l];
     }
-    // %1353 = mul f64[] -> v15
+    // %1404 = mul f64[] -> v15
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v15[l] = v25[l] * 0.06666667f;
+      v15[l] = v24[l] * 0.06666667f;
     }
-    // %1357 = mul f64[15] -> d.dx@2
+    // %1408 = mul f64[15] -> d.dx@2
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         u_stages_bar[(i0 + 45) * L + l] +=
-            v4[l] * ((v12[i0 * L + l] - v7[l]) - (v15[l] * v3[i0 * L + l]));
+            v1[l] * ((v9[i0 * L + l] - v10[l]) - (v15[l] * v0[i0 * L + l]));
       }
     }
   }
@@ -7073,37 +7179,36 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1024);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6144);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11264);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11584);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12096);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17216);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22336);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22848);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27968);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33088);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33600);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38720);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43840);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48960);
-  T* __restrict u16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100160);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100224);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21504);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72704);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73216);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73728);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78848);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83968);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84480);
+  T* __restrict u13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89600);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89664);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 140864);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 145984);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 151104);
   T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 151424);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 156544);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 161664);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 162176);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 213376);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 264576);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 269696);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 274816);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 202624);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 253824);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 258944);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 310144);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 315264);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 320384);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 320896);
   T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 326016);
   T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 377216);
   T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 382336);
   T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 387456);
-  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 387968);
-  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 439168);
-  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 490368);
-  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 495488);
-  T* __restrict u34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 546688);
-  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 546752);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 438656);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 489856);
+  T* __restrict u32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 494976);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 495040);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 500160);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -7119,7 +7224,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     dtheta[i] = 0.0f;
   }
   // fwp_oja_rde.field.adjoint.step.rk4: 255 nodes
-  // %612 = layernorm f64[15] -> v0
+  // %586 = layernorm f64[15] -> v0
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -7127,7 +7232,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[(i0 + 45) * L + l];
+      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
     }
   }
   PLASTIC_SIMD
@@ -7139,7 +7244,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e13 = u_stages[(i0 + 45) * L + l] - mean_v[l];
+        const T e13 = u_stages[i0 * L + l] - mean_v[l];
         var_v[l] = var_v[l] + (e13 * e13);
       }
     }
@@ -7152,17 +7257,17 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (u_stages[(i0 + 45) * L + l] - mean_v[l]) * rstd_v[l];
+      v0[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %614 = add f64[15] -> v1
+  // %588 = add f64[15] -> v1
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = (v0[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+      v1[i0 * L + l] = ln_bias[i0] + (v0[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %616 = contract f64[16,10] -> v2
+  // %590 = contract f64[16,10] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7206,7 +7311,114 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %617 = softmax f64[16,10] -> v3
+  // %591 = contract f64[16,10] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %592 = tanh f64[16,10] -> v4
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = vm::tanh(v3[i0 * L + l]);
+    }
+  }
+  // %593 = contract f64[16,10] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v4[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v4[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v4[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v4[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v4[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %594 = sub f64[16,10] -> v5
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = v2[i0 * L + l] - v3[i0 * L + l];
+    }
+  }
+  // %595 = softmax f64[16,10] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7216,7 +7428,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v2[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v2[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v5[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v5[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -7227,18 +7439,72 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v2[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v2[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v3[i1 * L + l] = vm::exp(v5[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v5[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 10 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v2[(i0 * 10 + i1) * L + l] = v3[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %585 = layernorm f64[15] -> v2
+  // %596 = contract f64[16] -> v3
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %597 = sigmoid f64[16] -> v5
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = sigmoid(v3[i0 * L + l]);
+    }
+  }
+  // %598 = contract f64[16,10] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 10 + i1) * L + l] = v4[(i0 * 10 + i1) * L + l] * v5[i0 * L + l];
+      }
+    }
+  }
+  // %600 = div f64[16,10,10] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v6[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (v2[(i0 * 10 + i2) * L + l] * v3[(i0 * 10 + i1) * L + l]) / 4.0f;
+        }
+      }
+    }
+  }
+  // %609 = layernorm f64[15] -> v7
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -7258,8 +7524,8 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e95 = u_stages[(i0 + 15) * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e95 * e95);
+        const T e194 = u_stages[(i0 + 15) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e194 * e194);
       }
     }
   }
@@ -7271,136 +7537,17 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
+      v7[i0 * L + l] = (u_stages[(i0 + 15) * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %587 = add f64[15] -> v5
+  // %611 = add f64[15] -> v8
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = ln_bias[i0] + (v2[i0 * L + l] * ln_gain[i0]);
+      v8[i0 * L + l] = ln_bias[i0] + (v7[i0 * L + l] * ln_gain[i0]);
     }
   }
-  // %589 = contract f64[16,10] -> v6
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v5[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v5[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v5[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v5[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v5[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %590 = softmax f64[16,10] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = T(-INFINITY);
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        rowmax_v[l] =
-            (v6[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v6[(i0 * 10 + i1) * L + l] : rowmax_v[l];
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
-      rowsum_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v6[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v6[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-      }
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v7[(i0 * 10 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
-      }
-    }
-  }
-  // %562 = layernorm f64[15] -> v6
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + u_stages[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 15.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e177 = u_stages[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e177 * e177);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 15.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (u_stages[i0 * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %564 = add f64[15] -> v8
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = ln_bias[i0] + (v6[i0 * L + l] * ln_gain[i0]);
-    }
-  }
-  // %568 = contract f64[16,10] -> v9
+  // %614 = contract f64[16,10] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7444,14 +7591,14 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %569 = tanh f64[16,10] -> v10
+  // %615 = tanh f64[16,10] -> v10
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = vm::tanh(v9[i0 * L + l]);
     }
   }
-  // %572 = contract f64[16] -> v9
+  // %619 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7477,14 +7624,14 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %573 = sigmoid f64[16] -> v11
+  // %620 = sigmoid f64[16] -> v11
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = sigmoid(v9[i0 * L + l]);
     }
   }
-  // %574 = contract f64[16,10] -> v9
+  // %621 = contract f64[16,10] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -7493,7 +7640,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %566 = contract f64[16,10] -> v12
+  // %613 = contract f64[16,10] -> v12
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7537,7 +7684,77 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %567 = softmax f64[16,10] -> v13
+  // %602 = mul f64[] -> u13
+  u13[0] = T(h) * 0.5f;
+  // %876 = add f64[16,10,10] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v14[(i0 * 100 + i1 * 10 + i2) * L + l] = z0_W[(i0 * 100 + i1 * 10 + i2) * L + l] +
+                                                   (v6[(i0 * 100 + i1 * 10 + i2) * L + l] * u13[0]);
+        }
+      }
+    }
+  }
+  // %892 = contract f64[16,10] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v14[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v14[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v14[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v14[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v14[(i0 * 100 + i1 + i2 * 10) * L + l], v10[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %893 = sub f64[16,10] -> v16
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = v12[i0 * L + l] - v15[i0 * L + l];
+    }
+  }
+  // %894 = softmax f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7547,7 +7764,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v12[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v12[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+            (v16[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v16[(i0 * 10 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -7558,152 +7775,43 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[i1 * L + l] = vm::exp(v12[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v12[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        v17[i1 * L + l] = vm::exp(v16[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v16[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] = v4[i1 * L + l] / rowsum_v[l];
+        v15[(i0 * 10 + i1) * L + l] = v17[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %570 = contract f64[16,10] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 + i2 * 10) * L + l], v10[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %571 = sub f64[16,10] -> v14
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v13[i0 * L + l] - v12[i0 * L + l];
-    }
-  }
-  // %576 = div f64[16,10,10] -> v15
+  // %896 = div f64[16,10,10] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v15[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (v9[(i0 * 10 + i1) * L + l] * v14[(i0 * 10 + i2) * L + l]) / 4.0f;
+          v18[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (v9[(i0 * 10 + i1) * L + l] * v15[(i0 * 10 + i2) * L + l]) / 4.0f;
         }
       }
     }
   }
-  // %578 = mul f64[] -> u16
-  u16[0] = T(h) * 0.5f;
-  // %843 = add f64[16,10,10] -> v17
+  // %898 = add f64[16,10,10] -> v19
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          v17[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (v15[(i0 * 100 + i1 * 10 + i2) * L + l] * u16[0]) +
+          v19[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (v18[(i0 * 100 + i1 * 10 + i2) * L + l] * u13[0]) +
               z0_W[(i0 * 100 + i1 * 10 + i2) * L + l];
         }
       }
     }
   }
-  // %591 = contract f64[16,10] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v5[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v5[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v5[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v5[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v5[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %592 = tanh f64[16,10] -> v18
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = vm::tanh(v12[i0 * L + l]);
-    }
-  }
-  // %860 = contract f64[16,10] -> v12
+  // %899 = contract f64[16,10] -> v16
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7716,22 +7824,22 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v17[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v17[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v17[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v17[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v19[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v10[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v16[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v16[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v16[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v16[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -7742,24 +7850,162 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v17[(i0 * 100 + i1 + i2 * 10) * L + l], v18[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 + i2 * 10) * L + l], v10[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v16[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %861 = sub f64[16,10] -> v19
+  // %900 = sub f64[16,10] -> v20
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = v7[i0 * L + l] - v12[i0 * L + l];
+      v20[i0 * L + l] = v12[i0 * L + l] - v16[i0 * L + l];
     }
   }
-  // %595 = contract f64[16] -> v12
+  // %901 = softmax f64[16,10] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v20[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v20[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[i1 * L + l] = vm::exp(v20[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v20[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 10 + i1) * L + l] = v17[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %903 = div f64[16,10,10] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v21[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (v12[(i0 * 10 + i2) * L + l] * v9[(i0 * 10 + i1) * L + l]) / 4.0f;
+        }
+      }
+    }
+  }
+  // %637 = layernorm f64[15] -> v16
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + u_stages[(i0 + 45) * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 15.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e446 = u_stages[(i0 + 45) * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e446 * e446);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 15.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = (u_stages[(i0 + 45) * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %639 = add f64[15] -> v20
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = (v16[i0 * L + l] * ln_gain[i0]) + ln_bias[i0];
+    }
+  }
+  // %642 = contract f64[16,10] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v20[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v20[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v20[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v20[i2 * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v22[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v22[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v22[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v20[i2 * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %643 = tanh f64[16,10] -> v23
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = vm::tanh(v22[i0 * L + l]);
+    }
+  }
+  // %647 = contract f64[16] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7771,62 +8017,37 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v20[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v20[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v20[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v12[(i0 * 4) * L + l] = acc0_v[l];
-      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 4) * L + l] = acc0_v[l];
+      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %596 = sigmoid f64[16] -> v20
+  // %648 = sigmoid f64[16] -> v24
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = sigmoid(v12[i0 * L + l]);
+      v24[i0 * L + l] = sigmoid(v22[i0 * L + l]);
     }
   }
-  // %597 = contract f64[16,10] -> v12
+  // %649 = contract f64[16,10] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = v18[(i0 * 10 + i1) * L + l] * v20[i0 * L + l];
+        v22[(i0 * 10 + i1) * L + l] = v23[(i0 * 10 + i1) * L + l] * v24[i0 * L + l];
       }
     }
   }
-  // %863 = div f64[16,10,10] -> v21
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v21[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (v19[(i0 * 10 + i2) * L + l] * v12[(i0 * 10 + i1) * L + l]) / 4.0f;
-        }
-      }
-    }
-  }
-  // %865 = add f64[16,10,10] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v22[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (v21[(i0 * 100 + i1 * 10 + i2) * L + l] * u16[0]) +
-              z0_W[(i0 * 100 + i1 * 10 + i2) * L + l];
-        }
-      }
-    }
-  }
-  // %866 = contract f64[16,10] -> v23
+  // %641 = contract f64[16,10] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7836,25 +8057,21 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         acc2_v[l] = 0.0f;
         acc3_v[l] = 0.0f;
       }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v22[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v22[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v22[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v22[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2], v20[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 15], v20[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 30], v20[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk[i0 * 150 + i1 * 60 + i2 + 45], v20[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v23[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v23[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v23[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v25[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v25[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v25[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v25[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -7862,97 +8079,26 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t l = 0; l < L; ++l) {
         acc0_v[l] = 0.0f;
       }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
+      for (int64_t i2 = 0; i2 < 15; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v22[(i0 * 100 + i1 + i2 * 10) * L + l], v18[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 * 15 + i2], v20[i2 * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v25[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %867 = sub f64[16,10] -> v24
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = v7[i0 * L + l] - v23[i0 * L + l];
-    }
-  }
-  // %869 = div f64[16,10,10] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v25[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              (v24[(i0 * 10 + i2) * L + l] * v12[(i0 * 10 + i1) * L + l]) / 4.0f;
-        }
-      }
-    }
-  }
-  // %1286 = add f64[16,10,10] -> v26
+  // %1268 = add f64[16,10,10] -> v26
   for (int64_t i0 = 0; i0 < 1600; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v26[i0 * L + l] = z0_W[i0 * L + l] + (T(h) * v25[i0 * L + l]);
+      v26[i0 * L + l] = (T(h) * v21[i0 * L + l]) + z0_W[i0 * L + l];
     }
   }
-  // %618 = contract f64[16,10] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2], v1[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 15], v1[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 30], v1[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv[i0 * 150 + i1 * 60 + i2 + 45], v1[i2 * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v23[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v23[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v23[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 15; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 * 15 + i2], v1[i2 * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %619 = tanh f64[16,10] -> v27
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v27[i0 * L + l] = vm::tanh(v23[i0 * L + l]);
-    }
-  }
-  // %1287 = contract f64[16,10] -> v23
+  // %1269 = contract f64[16,10] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -7966,21 +8112,21 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] = std::fma(v26[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v27[(i0 * 10 + i2) * L + l], acc0_v[l]);
+                               v23[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] = std::fma(v26[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v27[(i0 * 10 + i2) * L + l], acc1_v[l]);
+                               v23[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(v26[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v27[(i0 * 10 + i2) * L + l], acc2_v[l]);
+                               v23[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(v26[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v27[(i0 * 10 + i2) * L + l], acc3_v[l]);
+                               v23[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v23[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v23[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v23[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v27[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v27[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v27[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v27[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -7991,24 +8137,138 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v26[(i0 * 100 + i1 + i2 * 10) * L + l], v27[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v26[(i0 * 100 + i1 + i2 * 10) * L + l], v23[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v27[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1288 = sub f64[16,10] -> v28
+  // %1270 = sub f64[16,10] -> v28
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v28[i0 * L + l] = v3[i0 * L + l] - v23[i0 * L + l];
+      v28[i0 * L + l] = v25[i0 * L + l] - v27[i0 * L + l];
     }
   }
-  // %622 = contract f64[16] -> v23
+  // %1271 = softmax f64[16,10] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = T(-INFINITY);
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        rowmax_v[l] =
+            (v28[(i0 * 10 + i1) * L + l] > rowmax_v[l]) ? v28[(i0 * 10 + i1) * L + l] : rowmax_v[l];
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      rowmax_v[l] = (std::abs(rowmax_v[l]) < T(INFINITY)) ? rowmax_v[l] : 0.0f;
+      rowsum_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v17[i1 * L + l] = vm::exp(v28[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v28[(i0 * 10 + i1) * L + l] - rowmax_v[l]);
+      }
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v25[(i0 * 10 + i1) * L + l] = v17[i1 * L + l] / rowsum_v[l];
+      }
+    }
+  }
+  // %2171 = add f64[16,10,10] -> W
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          z1_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              z0_W[(i0 * 100 + i1 * 10 + i2) * L + l] +
+              (T(h) * ((((v6[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.16666667f) +
+                         (v18[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.33333334f)) +
+                        (v21[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.33333334f)) +
+                       (((v22[(i0 * 10 + i1) * L + l] * v25[(i0 * 10 + i2) * L + l]) / 4.0f) *
+                        0.16666667f)));
+        }
+      }
+    }
+  }
+  // %1966 = contract f64[16,10] -> v27
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v27[(i0 * 10 + i1) * L + l] = v4[(i0 * 10 + i1) * L + l] * u13[0];
+      }
+    }
+  }
+  // %268 = div f64[16,10,10] -> v6
+  for (int64_t i0 = 0; i0 < 1600; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = a0[i0 * L + l] / 4.0f;
+    }
+  }
+  // %1528 = contract f64[16,10] -> v28
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v3[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v3[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v3[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v6[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v3[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v28[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v28[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v28[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v28[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 + i2 * 10) * L + l], v3[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v28[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %1956 = contract f64[16] -> v3
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8017,73 +8277,51 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       acc2_v[l] = 0.0f;
       acc3_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 15; ++i1) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 60 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 60 + i1 + 15], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 60 + i1 + 30], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 60 + i1 + 45], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(v2[(i0 * 40 + i1) * L + l], v28[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 10) * L + l], v28[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 20) * L + l], v28[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 30) * L + l], v28[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v23[(i0 * 4) * L + l] = acc0_v[l];
-      v23[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v23[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v23[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %623 = sigmoid f64[16] -> v29
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = sigmoid(v23[i0 * L + l]);
-    }
-  }
-  // %624 = contract f64[16,10] -> v23
+  // %2173 = mul f64[16,10] -> v18
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1) * L + l] = v27[(i0 * 10 + i1) * L + l] * v29[i0 * L + l];
+        v18[(i0 * 10 + i1) * L + l] =
+            v2[(i0 * 10 + i1) * L + l] * (v28[(i0 * 10 + i1) * L + l] - v3[i0 * L + l]);
       }
     }
   }
-  // %2191 = add f64[16,10,10] -> W
+  // %2177 = div f64[16,10,10] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          z1_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              z0_W[(i0 * 100 + i1 * 10 + i2) * L + l] +
-              (T(h) * ((((v28[(i0 * 10 + i2) * L + l] * v23[(i0 * 10 + i1) * L + l]) / 4.0f) *
-                        0.16666667f) +
-                       ((v25[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.33333334f) +
-                        ((v15[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.16666667f) +
-                         (v21[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.33333334f)))));
+          v21[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              ((v27[(i0 * 10 + i1) * L + l] * v18[(i0 * 10 + i2) * L + l]) +
+               a0[(i0 * 100 + i1 * 10 + i2) * L + l]) /
+              4.0f;
         }
       }
     }
   }
-  // %1056 = contract f64[16,10] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1) * L + l] = v18[(i0 * 10 + i1) * L + l] * u16[0];
-      }
-    }
-  }
-  // %256 = div f64[16,10,10] -> v21
-  for (int64_t i0 = 0; i0 < 1600; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = a0[i0 * L + l] / 4.0f;
-    }
-  }
-  // %1553 = contract f64[16,10] -> v25
+  // %2178 = contract f64[16,10] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8108,10 +8346,10 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v25[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v25[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v25[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -8128,422 +8366,11 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %1986 = contract f64[16,10] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] = v25[(i0 * 10 + i1) * L + l] * u16[0];
-      }
-    }
-  }
-  // %2193 = div f64[16,10,10] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v30[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              ((v9[(i0 * 10 + i2) * L + l] * v10[(i0 * 10 + i1) * L + l]) +
-               a0[(i0 * 100 + i1 * 10 + i2) * L + l]) /
-              4.0f;
-        }
-      }
-    }
-  }
-  // %2194 = contract f64[16,10] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v30[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v30[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v30[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 + i2 * 10) * L + l], v12[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2197 = div f64[16,10,10] -> v31
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v31[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              ((v15[(i0 * 10 + i1) * L + l] * v9[(i0 * 10 + i2) * L + l]) +
-               a0[(i0 * 100 + i1 * 10 + i2) * L + l]) /
-              4.0f;
-        }
-      }
-    }
-  }
-  // %2198 = contract f64[16,10] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v31[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v31[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v31[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v31[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v31[(i0 * 100 + i1 + i2 * 10) * L + l], v12[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1046 = mul f64[] -> u16
-  u16[0] = T(h) * 0.33333334f;
-  // %2315 = contract f64[16,10] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = v18[(i0 * 10 + i1) * L + l] * u16[0];
-      }
-    }
-  }
-  // %1053 = contract f64[16,10] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 10 + i1) * L + l] = v18[(i0 * 10 + i1) * L + l] * T(h);
-      }
-    }
-  }
-  // %2203 = div f64[16,10,10] -> v33
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          v33[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              ((v15[(i0 * 10 + i2) * L + l] * v32[(i0 * 10 + i1) * L + l]) +
-               a0[(i0 * 100 + i1 * 10 + i2) * L + l]) /
-              4.0f;
-        }
-      }
-    }
-  }
-  // %2204 = contract f64[16,10] -> v32
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v33[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
-                               v23[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(v33[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
-                               v23[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v33[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
-                               v23[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v33[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
-                               v23[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v32[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v32[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v32[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v33[(i0 * 100 + i1 + i2 * 10) * L + l], v23[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v32[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1042 = mul f64[] -> u34
-  u34[0] = T(h) * 0.16666667f;
-  // %2205 = contract f64[16,10] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1) * L + l] = v32[(i0 * 10 + i1) * L + l] * u34[0];
-      }
-    }
-  }
-  // %2014 = contract f64[16,10] -> v35
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 10 + i1) * L + l] = v25[(i0 * 10 + i1) * L + l] * u34[0];
-      }
-    }
-  }
-  // %2385 = add f64[16,10,10] -> a.W
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          a1[(i0 * 100 + i1 * 10 + i2) * L + l] =
-              a0[(i0 * 100 + i1 * 10 + i2) * L + l] +
-              ((v15[(i0 * 10 + i2) * L + l] * v12[(i0 * 10 + i1) * L + l]) +
-               (((v9[(i0 * 10 + i2) * L + l] * v12[(i0 * 10 + i1) * L + l]) +
-                 (v23[(i0 * 10 + i2) * L + l] * v27[(i0 * 10 + i1) * L + l])) +
-                (v35[(i0 * 10 + i2) * L + l] * v10[(i0 * 10 + i1) * L + l])));
-        }
-      }
-    }
-  }
-  // %1557 = contract f64[16,10] -> v12
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v21[(i0 * 100 + i1 * 40 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v21[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v21[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v21[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v12[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v12[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v12[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v21[(i0 * 100 + i1 * 10 + i2) * L + l], v14[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v12[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1846 = contract f64[16,10] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v25[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v25[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v25[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v25[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v25[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %1849 = mul f64[16,10] -> v23
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v23[(i0 * 10 + i1) * L + l] =
-            (1.0f - square(v10[(i0 * 10 + i1) * L + l])) *
-            ((v12[(i0 * 10 + i1) * L + l] * v11[i0 * L + l]) - v14[(i0 * 10 + i1) * L + l]);
-      }
-    }
-  }
-  // %1850 = contract f64[16,15] -> v21
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v23[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v23[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v23[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v23[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v23[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2024 = contract f64[16] -> v14
+  // %2179 = contract f64[16] -> v27
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8555,271 +8382,57 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 40 + i1) * L + l], v25[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v15[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 10) * L + l], v25[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v15[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 20) * L + l], v25[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v15[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 40 + i1 + 30) * L + l], v25[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v15[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 4) * L + l] = acc0_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2212 = mul f64[16,10] -> v35
+  // %2182 = mul f64[16,10] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v35[(i0 * 10 + i1) * L + l] =
-            (v25[(i0 * 10 + i1) * L + l] - v14[i0 * L + l]) * v13[(i0 * 10 + i1) * L + l];
+        v28[(i0 * 10 + i1) * L + l] =
+            (v3[(i0 * 10 + i1) * L + l] - v27[i0 * L + l]) * v15[(i0 * 10 + i1) * L + l];
       }
     }
   }
-  // %2213 = contract f64[16,15] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v35[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v35[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v35[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v35[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v25[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v25[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v25[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v35[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2215 = reduce_sum f64[15] -> v13
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v21[(i0 + i1 * 15) * L + l] + v25[(i0 + i1 * 15) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %1558 = contract f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v12[(i0 * 40 + i1) * L + l], v10[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v12[(i0 * 40 + i1 + 10) * L + l], v10[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v12[(i0 * 40 + i1 + 20) * L + l], v10[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v12[(i0 * 40 + i1 + 30) * L + l], v10[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1559 = mul f64[16] -> v10
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = v14[i0 * L + l] * ((1.0f - v11[i0 * L + l]) * v11[i0 * L + l]);
-    }
-  }
-  // %1560 = contract f64[15] -> v11
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v10[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v10[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %2216 = add f64[15] -> v12
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v12[i0 * L + l] = v13[i0 * L + l] + v11[i0 * L + l];
-    }
-  }
-  // %2220 = contract f64[16] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 40 + i1) * L + l], v7[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v9[(i0 * 40 + i1 + 10) * L + l], v7[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v9[(i0 * 40 + i1 + 20) * L + l], v7[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v9[(i0 * 40 + i1 + 30) * L + l], v7[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2223 = mul f64[16,10] -> v13
+  // %2183 = contract f64[16,10] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 10 + i1) * L + l] =
-            (v9[(i0 * 10 + i1) * L + l] - v11[i0 * L + l]) * v7[(i0 * 10 + i1) * L + l];
+        v3[(i0 * 10 + i1) * L + l] = v28[(i0 * 10 + i1) * L + l] * u13[0];
       }
     }
   }
-  // %2224 = contract f64[16,15] -> v21
+  // %2186 = div f64[16,10,10] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v13[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v13[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v13[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          v29[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (a0[(i0 * 100 + i1 * 10 + i2) * L + l] +
+               (v10[(i0 * 10 + i1) * L + l] * v3[(i0 * 10 + i2) * L + l])) /
+              4.0f;
         }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v13[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %2225 = contract f64[16,10] -> v14
+  // %2187 = contract f64[16,10] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8832,720 +8445,14 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 * 40 + i2) * L + l], v19[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v30[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v30[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v30[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v19[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v14[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v14[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v14[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 * 10 + i2) * L + l], v19[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2227 = contract f64[16,10] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v17[(i0 * 100 + i1 * 40 + i2) * L + l], v9[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v17[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+          acc0_v[l] = std::fma(v29[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v29[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
                                v9[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v17[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+          acc2_v[l] = std::fma(v29[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
                                v9[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v17[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+          acc3_v[l] = std::fma(v29[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
                                v9[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v19[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v19[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v19[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v17[(i0 * 100 + i1 * 10 + i2) * L + l], v9[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %678 = sub f64[16,10] -> v9
-  for (int64_t i0 = 0; i0 < 160; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = 1.0f - square(v18[i0 * L + l]);
-    }
-  }
-  // %2229 = mul f64[16,10] -> v17
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v17[(i0 * 10 + i1) * L + l] =
-            ((v14[(i0 * 10 + i1) * L + l] * v20[i0 * L + l]) - v19[(i0 * 10 + i1) * L + l]) *
-            v9[(i0 * 10 + i1) * L + l];
-      }
-    }
-  }
-  // %2230 = contract f64[16,15] -> v25
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v17[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v17[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v17[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v25[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v25[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v25[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v17[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2232 = reduce_sum f64[15] -> v11
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v21[(i0 + i1 * 15) * L + l] + v25[(i0 + i1 * 15) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %668 = mul f64[16] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v19[i0 * L + l] = v20[i0 * L + l] * (1.0f - v20[i0 * L + l]);
-    }
-  }
-  // %2233 = contract f64[16] -> v21
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v14[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v14[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v14[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v14[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2234 = mul f64[16] -> v14
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = v19[i0 * L + l] * v21[i0 * L + l];
-    }
-  }
-  // %2235 = contract f64[15] -> v21
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v14[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v14[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v14[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v14[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[(i0 * 4) * L + l] = acc0_v[l];
-      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v14[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %2236 = add f64[15] -> v25
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v25[i0 * L + l] = v11[i0 * L + l] + v21[i0 * L + l];
-    }
-  }
-  // %2240 = contract f64[16,10] -> v21
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v31[(i0 * 100 + i1 * 40 + i2) * L + l], v24[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v31[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v24[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v31[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v24[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v31[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v24[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v31[(i0 * 100 + i1 * 10 + i2) * L + l], v24[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2250 = contract f64[16,10] -> v24
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v22[(i0 * 100 + i1 * 40 + i2) * L + l], v15[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v22[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v22[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v22[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 8; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v22[(i0 * 100 + i1 * 10 + i2) * L + l], v15[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2252 = mul f64[16,10] -> v22
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 10 + i1) * L + l] =
-            ((v21[(i0 * 10 + i1) * L + l] * v20[i0 * L + l]) - v24[(i0 * 10 + i1) * L + l]) *
-            v9[(i0 * 10 + i1) * L + l];
-      }
-    }
-  }
-  // %2253 = contract f64[16,15] -> v30
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v22[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v22[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v22[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v22[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v30[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v30[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v30[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v22[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v30[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2244 = contract f64[16] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v15[(i0 * 40 + i1) * L + l], v7[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 10) * L + l], v7[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 20) * L + l], v7[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v15[(i0 * 40 + i1 + 30) * L + l], v7[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2247 = mul f64[16,10] -> v9
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 10 + i1) * L + l] =
-            v7[(i0 * 10 + i1) * L + l] * (v15[(i0 * 10 + i1) * L + l] - v11[i0 * L + l]);
-      }
-    }
-  }
-  // %2248 = contract f64[16,15] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v9[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v9[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v9[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2255 = reduce_sum f64[15] -> v11
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v30[(i0 + i1 * 15) * L + l] + v15[(i0 + i1 * 15) * L + l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = acc_v[l];
-    }
-  }
-  // %2241 = contract f64[16] -> v20
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 40 + i1) * L + l], v18[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v21[(i0 * 40 + i1 + 10) * L + l], v18[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v21[(i0 * 40 + i1 + 20) * L + l], v18[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v21[(i0 * 40 + i1 + 30) * L + l], v18[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2242 = mul f64[16] -> v7
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = v19[i0 * L + l] * v20[i0 * L + l];
-    }
-  }
-  // %2243 = contract f64[15] -> v20
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v7[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  for (int64_t i0 = 12; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 16; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v7[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %2256 = add f64[15] -> v18
-  for (int64_t i0 = 0; i0 < 15; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v11[i0 * L + l] + v20[i0 * L + l];
-    }
-  }
-  // %2260 = contract f64[16] -> v11
-  for (int64_t i0 = 0; i0 < 4; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v32[(i0 * 40 + i1) * L + l], v3[(i0 * 40 + i1) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(v32[(i0 * 40 + i1 + 10) * L + l], v3[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(v32[(i0 * 40 + i1 + 20) * L + l], v3[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(v32[(i0 * 40 + i1 + 30) * L + l], v3[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v11[(i0 * 4) * L + l] = acc0_v[l];
-      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2263 = mul f64[16,10] -> v19
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 10; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v19[(i0 * 10 + i1) * L + l] =
-            v3[(i0 * 10 + i1) * L + l] * (v32[(i0 * 10 + i1) * L + l] - v11[i0 * L + l]);
-      }
-    }
-  }
-  // %2264 = contract f64[16,15] -> v15
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 3; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v19[(i0 * 10 + i2) * L + l], acc0_v[l]);
-          acc1_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v19[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v19[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] =
-              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v19[(i0 * 10 + i2) * L + l], acc3_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v15[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v15[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v15[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
-      }
-    }
-    for (int64_t i1 = 12; i1 < 15; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v19[(i0 * 10 + i2) * L + l], acc0_v[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v15[(i0 * 15 + i1) * L + l] = acc0_v[l];
-      }
-    }
-  }
-  // %2265 = contract f64[16,10] -> v3
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 2; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = 0.0f;
-        acc1_v[l] = 0.0f;
-        acc2_v[l] = 0.0f;
-        acc3_v[l] = 0.0f;
-      }
-      for (int64_t i2 = 0; i2 < 10; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v33[(i0 * 100 + i1 * 40 + i2) * L + l], v28[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v33[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v28[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v33[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v28[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v33[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v28[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -9564,7 +8471,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v33[(i0 * 100 + i1 * 10 + i2) * L + l], v28[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v29[(i0 * 100 + i1 + i2 * 10) * L + l], v9[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
@@ -9574,7 +8481,80 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       }
     }
   }
-  // %2267 = contract f64[16,10] -> v24
+  // %2188 = contract f64[16] -> v9
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v12[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v12[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v12[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v12[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2191 = mul f64[16,10] -> v27
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v27[(i0 * 10 + i1) * L + l] =
+            v12[(i0 * 10 + i1) * L + l] * (v3[(i0 * 10 + i1) * L + l] - v9[i0 * L + l]);
+      }
+    }
+  }
+  // %1088 = mul f64[] -> u13
+  u13[0] = T(h) * 0.33333334f;
+  // %2192 = contract f64[16,10] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 10 + i1) * L + l] = v27[(i0 * 10 + i1) * L + l] * u13[0];
+      }
+    }
+  }
+  // %2194 = contract f64[16,10] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 10 + i1) * L + l] = v27[(i0 * 10 + i1) * L + l] * T(h);
+      }
+    }
+  }
+  // %2197 = div f64[16,10,10] -> v30
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          v30[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              (a0[(i0 * 100 + i1 * 10 + i2) * L + l] +
+               (v9[(i0 * 10 + i2) * L + l] * v10[(i0 * 10 + i1) * L + l])) /
+              4.0f;
+        }
+      }
+    }
+  }
+  // %2198 = contract f64[16,10] -> v9
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -9587,22 +8567,22 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v26[(i0 * 100 + i1 * 40 + i2) * L + l], v32[(i0 * 10 + i2) * L + l],
-                               acc0_v[l]);
-          acc1_v[l] = std::fma(v26[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
-                               v32[(i0 * 10 + i2) * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(v26[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
-                               v32[(i0 * 10 + i2) * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(v26[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
-                               v32[(i0 * 10 + i2) * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 * 4 + i2 * 10) * L + l],
+                               v22[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(v30[(i0 * 100 + i1 * 4 + i2 * 10 + 1) * L + l],
+                               v22[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v30[(i0 * 100 + i1 * 4 + i2 * 10 + 2) * L + l],
+                               v22[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v30[(i0 * 100 + i1 * 4 + i2 * 10 + 3) * L + l],
+                               v22[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
-        v24[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v24[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v24[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v9[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v9[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v9[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 8; i1 < 10; ++i1) {
@@ -9613,28 +8593,101 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(v26[(i0 * 100 + i1 * 10 + i2) * L + l], v32[(i0 * 10 + i2) * L + l],
+          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 + i2 * 10) * L + l], v22[(i0 * 10 + i2) * L + l],
                                acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v24[(i0 * 10 + i1) * L + l] = acc0_v[l];
+        v9[(i0 * 10 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %2269 = mul f64[16,10] -> v28
+  // %2199 = contract f64[16] -> v22
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v9[(i0 * 40 + i1) * L + l], v25[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v9[(i0 * 40 + i1 + 10) * L + l], v25[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v9[(i0 * 40 + i1 + 20) * L + l], v25[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v9[(i0 * 40 + i1 + 30) * L + l], v25[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[(i0 * 4) * L + l] = acc0_v[l];
+      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2202 = mul f64[16,10] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v28[(i0 * 10 + i1) * L + l] =
-            ((v3[(i0 * 10 + i1) * L + l] * v29[i0 * L + l]) - v24[(i0 * 10 + i1) * L + l]) *
-            (1.0f - square(v27[(i0 * 10 + i1) * L + l]));
+        v31[(i0 * 10 + i1) * L + l] =
+            (v9[(i0 * 10 + i1) * L + l] - v22[i0 * L + l]) * v25[(i0 * 10 + i1) * L + l];
       }
     }
   }
-  // %2270 = contract f64[16,15] -> v21
+  // %1076 = mul f64[] -> u32
+  u32[0] = T(h) * 0.16666667f;
+  // %2203 = contract f64[16,10] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 10 + i1) * L + l] = v31[(i0 * 10 + i1) * L + l] * u32[0];
+      }
+    }
+  }
+  // %2206 = contract f64[16,10] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v22[(i0 * 10 + i1) * L + l] = v28[(i0 * 10 + i1) * L + l] * u13[0];
+      }
+    }
+  }
+  // %2028 = contract f64[16,10] -> v33
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v33[(i0 * 10 + i1) * L + l] = v4[(i0 * 10 + i1) * L + l] * u32[0];
+      }
+    }
+  }
+  // %2210 = add f64[16,10,10] -> a.W
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          a1[(i0 * 100 + i1 * 10 + i2) * L + l] =
+              ((((v10[(i0 * 10 + i1) * L + l] * v3[(i0 * 10 + i2) * L + l]) +
+                 (v9[(i0 * 10 + i2) * L + l] * v23[(i0 * 10 + i1) * L + l])) +
+                (v10[(i0 * 10 + i1) * L + l] * v22[(i0 * 10 + i2) * L + l])) +
+               (v33[(i0 * 10 + i1) * L + l] * v18[(i0 * 10 + i2) * L + l])) +
+              a0[(i0 * 100 + i1 * 10 + i2) * L + l];
+        }
+      }
+    }
+  }
+  // %2215 = contract f64[16,15] -> v34
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 3; ++i1) {
       PLASTIC_SIMD
@@ -9648,21 +8701,21 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
           acc0_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v28[(i0 * 10 + i2) * L + l], acc0_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
           acc1_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v28[(i0 * 10 + i2) * L + l], acc1_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
           acc2_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v28[(i0 * 10 + i2) * L + l], acc2_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
           acc3_v[l] =
-              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v28[(i0 * 10 + i2) * L + l], acc3_v[l]);
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
-        v21[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v21[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v21[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v34[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v34[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v34[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v34[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
     for (int64_t i1 = 12; i1 < 15; ++i1) {
@@ -9673,16 +8726,173 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v28[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v18[(i0 * 10 + i2) * L + l], acc0_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 15 + i1) * L + l] = acc0_v[l];
+        v34[(i0 * 15 + i1) * L + l] = acc0_v[l];
       }
     }
   }
-  // %2272 = reduce_sum f64[15] -> v11
+  // %1538 = contract f64[16,10] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2) * L + l], v2[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v2[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v2[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v6[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v2[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v3[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v3[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v3[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v6[(i0 * 100 + i1 * 10 + i2) * L + l], v2[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v3[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %2211 = contract f64[16,10] -> v2
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2) * L + l], v18[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v18[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v18[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v18[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(z0_W[(i0 * 100 + i1 * 10 + i2) * L + l], v18[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %2213 = mul f64[16,10] -> v9
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v9[(i0 * 10 + i1) * L + l] =
+            ((v3[(i0 * 10 + i1) * L + l] * v5[i0 * L + l]) - v2[(i0 * 10 + i1) * L + l]) *
+            (1.0f - square(v4[(i0 * 10 + i1) * L + l]));
+      }
+    }
+  }
+  // %2214 = contract f64[16,15] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v9[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v9[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v9[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v9[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 15 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %2217 = reduce_sum f64[15] -> v2
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9691,15 +8901,15 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 16; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc_v[l] = acc_v[l] + (v15[(i0 + i1 * 15) * L + l] + v21[(i0 + i1 * 15) * L + l]);
+        acc_v[l] = acc_v[l] + (v34[(i0 + i1 * 15) * L + l] + v6[(i0 + i1 * 15) * L + l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v11[i0 * L + l] = acc_v[l];
+      v2[i0 * L + l] = acc_v[l];
     }
   }
-  // %2273 = contract f64[16] -> v20
+  // %1546 = contract f64[16] -> v22
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9711,31 +8921,31 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v27[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v3[(i0 * 40 + i1) * L + l], v4[(i0 * 40 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v27[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 10) * L + l], v4[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v27[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 20) * L + l], v4[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v27[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+            std::fma(v3[(i0 * 40 + i1 + 30) * L + l], v4[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v22[(i0 * 4) * L + l] = acc0_v[l];
+      v22[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v22[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v22[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2274 = mul f64[16] -> v3
+  // %1547 = mul f64[16] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v20[i0 * L + l] * ((1.0f - v29[i0 * L + l]) * v29[i0 * L + l]);
+      v3[i0 * L + l] = v22[i0 * L + l] * ((1.0f - v5[i0 * L + l]) * v5[i0 * L + l]);
     }
   }
-  // %2275 = contract f64[15] -> v20
+  // %1548 = contract f64[15] -> v4
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9755,10 +8965,10 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[(i0 * 4) * L + l] = acc0_v[l];
-      v20[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v20[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v20[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
   for (int64_t i0 = 12; i0 < 15; ++i0) {
@@ -9774,81 +8984,1016 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v20[i0 * L + l] = acc0_v[l];
+      v4[i0 * L + l] = acc0_v[l];
     }
   }
-  // %2277 = mul f64[15] -> v29
+  // %2218 = add f64[15] -> v5
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v29[i0 * L + l] = (v11[i0 * L + l] + v20[i0 * L + l]) * 0.16666667f;
+      v5[i0 * L + l] = v2[i0 * L + l] + v4[i0 * L + l];
     }
   }
-  // %2280 = mul f64[15] -> adj.ln.gain
+  // %2222 = contract f64[16,10] -> v2
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v21[(i0 * 100 + i1 * 40 + i2) * L + l], v15[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v21[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v15[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v21[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v15[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v21[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v15[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v21[(i0 * 100 + i1 * 10 + i2) * L + l], v15[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %2223 = contract f64[16] -> v4
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v10[(i0 * 40 + i1) * L + l], v2[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v10[(i0 * 40 + i1 + 10) * L + l], v2[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v10[(i0 * 40 + i1 + 20) * L + l], v2[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v10[(i0 * 40 + i1 + 30) * L + l], v2[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %703 = mul f64[16] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = v11[i0 * L + l] * (1.0f - v11[i0 * L + l]);
+    }
+  }
+  // %2224 = mul f64[16] -> v22
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[i0 * L + l] = v4[i0 * L + l] * v15[i0 * L + l];
+    }
+  }
+  // %2225 = contract f64[15] -> v4
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v22[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v22[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v22[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v22[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  for (int64_t i0 = 12; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v22[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %2227 = contract f64[16,10] -> v33
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v14[(i0 * 100 + i1 * 40 + i2) * L + l], v28[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v14[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v28[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v14[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v28[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v14[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v28[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v33[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v33[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v33[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v33[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v14[(i0 * 100 + i1 * 10 + i2) * L + l], v28[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v33[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %718 = sub f64[16,10] -> v34
+  for (int64_t i0 = 0; i0 < 160; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v34[i0 * L + l] = 1.0f - square(v10[i0 * L + l]);
+    }
+  }
+  // %2229 = mul f64[16,10] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 10 + i1) * L + l] =
+            ((v2[(i0 * 10 + i1) * L + l] * v11[i0 * L + l]) - v33[(i0 * 10 + i1) * L + l]) *
+            v34[(i0 * 10 + i1) * L + l];
+      }
+    }
+  }
+  // %2230 = contract f64[16,15] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v6[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v6[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v6[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v6[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v14[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v14[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v14[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v6[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 15 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %2231 = contract f64[16,15] -> v21
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v28[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v28[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v28[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v28[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v28[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v21[(i0 * 15 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %2233 = reduce_sum f64[15] -> v2
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v14[(i0 + i1 * 15) * L + l] + v21[(i0 + i1 * 15) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %2235 = mul f64[15] -> v33
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v33[i0 * L + l] = (v4[i0 * L + l] + v2[i0 * L + l]) * 0.33333334f;
+    }
+  }
+  // %2247 = contract f64[16,15] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v27[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v27[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v27[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v27[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v14[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v14[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v14[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v27[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 15 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %2238 = contract f64[16,10] -> v2
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v29[(i0 * 100 + i1 * 40 + i2) * L + l], v12[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v29[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v29[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v29[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v2[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v2[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v2[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v29[(i0 * 100 + i1 * 10 + i2) * L + l], v12[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v2[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %2243 = contract f64[16,10] -> v4
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2) * L + l], v27[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v27[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v27[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v19[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v27[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v4[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v4[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v4[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v19[(i0 * 100 + i1 * 10 + i2) * L + l], v27[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %2245 = mul f64[16,10] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v12[(i0 * 10 + i1) * L + l] =
+            ((v2[(i0 * 10 + i1) * L + l] * v11[i0 * L + l]) - v4[(i0 * 10 + i1) * L + l]) *
+            v34[(i0 * 10 + i1) * L + l];
+      }
+    }
+  }
+  // %2246 = contract f64[16,15] -> v34
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v12[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v12[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v12[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v34[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v34[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v34[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v34[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v12[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v34[(i0 * 15 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %2249 = reduce_sum f64[15] -> v11
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v14[(i0 + i1 * 15) * L + l] + v34[(i0 + i1 * 15) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %2239 = contract f64[16] -> v4
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v2[(i0 * 40 + i1) * L + l], v10[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 10) * L + l], v10[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 20) * L + l], v10[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v2[(i0 * 40 + i1 + 30) * L + l], v10[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2240 = mul f64[16] -> v2
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v15[i0 * L + l] * v4[i0 * L + l];
+    }
+  }
+  // %2241 = contract f64[15] -> v4
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v2[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  for (int64_t i0 = 12; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v2[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %2251 = mul f64[15] -> v10
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = (v11[i0 * L + l] + v4[i0 * L + l]) * 0.33333334f;
+    }
+  }
+  // %2254 = contract f64[16,10] -> v4
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 * 40 + i2) * L + l], v25[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v30[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v25[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v30[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v25[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v30[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v25[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v4[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v4[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v4[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v30[(i0 * 100 + i1 * 10 + i2) * L + l], v25[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v4[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %2255 = contract f64[16] -> v11
+  for (int64_t i0 = 0; i0 < 4; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v23[(i0 * 40 + i1) * L + l], v4[(i0 * 40 + i1) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 10) * L + l], v4[(i0 * 40 + i1 + 10) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 20) * L + l], v4[(i0 * 40 + i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v23[(i0 * 40 + i1 + 30) * L + l], v4[(i0 * 40 + i1 + 30) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2256 = mul f64[16] -> v15
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = v11[i0 * L + l] * ((1.0f - v24[i0 * L + l]) * v24[i0 * L + l]);
+    }
+  }
+  // %2257 = contract f64[15] -> v11
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 * 4 + i1 * 15], v15[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 1], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 2], v15[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb[i0 * 4 + i1 * 15 + 3], v15[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[(i0 * 4) * L + l] = acc0_v[l];
+      v11[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v11[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v11[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  for (int64_t i0 = 12; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wb[i0 + i1 * 15], v15[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %2263 = contract f64[16,15] -> v34
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15], v31[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 1], v31[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 2], v31[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wk[i0 * 150 + i1 * 4 + i2 * 15 + 3], v31[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v34[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v34[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v34[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v34[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wk[i0 * 150 + i1 + i2 * 15], v31[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v34[(i0 * 15 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %2259 = contract f64[16,10] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 2; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v26[(i0 * 100 + i1 * 40 + i2) * L + l], v31[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+          acc1_v[l] = std::fma(v26[(i0 * 100 + i1 * 40 + i2 + 10) * L + l],
+                               v31[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(v26[(i0 * 100 + i1 * 40 + i2 + 20) * L + l],
+                               v31[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(v26[(i0 * 100 + i1 * 40 + i2 + 30) * L + l],
+                               v31[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v25[(i0 * 10 + i1 * 4) * L + l] = acc0_v[l];
+        v25[(i0 * 10 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v25[(i0 * 10 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v25[(i0 * 10 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 8; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(v26[(i0 * 100 + i1 * 10 + i2) * L + l], v31[(i0 * 10 + i2) * L + l],
+                               acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v25[(i0 * 10 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %2261 = mul f64[16,10] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 10; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v14[(i0 * 10 + i1) * L + l] =
+            ((v4[(i0 * 10 + i1) * L + l] * v24[i0 * L + l]) - v25[(i0 * 10 + i1) * L + l]) *
+            (1.0f - square(v23[(i0 * 10 + i1) * L + l]));
+      }
+    }
+  }
+  // %2262 = contract f64[16,15] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+        acc1_v[l] = 0.0f;
+        acc2_v[l] = 0.0f;
+        acc3_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15], v14[(i0 * 10 + i2) * L + l], acc0_v[l]);
+          acc1_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 1], v14[(i0 * 10 + i2) * L + l], acc1_v[l]);
+          acc2_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 2], v14[(i0 * 10 + i2) * L + l], acc2_v[l]);
+          acc3_v[l] =
+              std::fma(Wv[i0 * 150 + i1 * 4 + i2 * 15 + 3], v14[(i0 * 10 + i2) * L + l], acc3_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 15 + i1 * 4) * L + l] = acc0_v[l];
+        v19[(i0 * 15 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v19[(i0 * 15 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v19[(i0 * 15 + i1 * 4 + 3) * L + l] = acc3_v[l];
+      }
+    }
+    for (int64_t i1 = 12; i1 < 15; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = 0.0f;
+      }
+      for (int64_t i2 = 0; i2 < 10; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          acc0_v[l] = std::fma(Wv[i0 * 150 + i1 + i2 * 15], v14[(i0 * 10 + i2) * L + l], acc0_v[l]);
+        }
+      }
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v19[(i0 * 15 + i1) * L + l] = acc0_v[l];
+      }
+    }
+  }
+  // %2265 = reduce_sum f64[15] -> v24
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 16; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc_v[l] = acc_v[l] + (v34[(i0 + i1 * 15) * L + l] + v19[(i0 + i1 * 15) * L + l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = acc_v[l];
+    }
+  }
+  // %2267 = mul f64[15] -> v4
+  for (int64_t i0 = 0; i0 < 15; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = (v11[i0 * L + l] + v24[i0 * L + l]) * 0.16666667f;
+    }
+  }
+  // %2270 = mul f64[15] -> adj.ln.gain
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = ((((-((v6[i0 * L + l] * v12[i0 * L + l]) * 0.16666667f)) -
-                    ((v2[i0 * L + l] * v25[i0 * L + l]) * 0.33333334f)) -
-                   ((v2[i0 * L + l] * v18[i0 * L + l]) * 0.33333334f)) -
-                  (v0[i0 * L + l] * v29[i0 * L + l])) *
+        sum[l] = ((((-((v0[i0 * L + l] * v5[i0 * L + l]) * 0.16666667f)) -
+                    (v33[i0 * L + l] * v7[i0 * L + l])) -
+                   (v7[i0 * L + l] * v10[i0 * L + l])) -
+                  (v4[i0 * L + l] * v16[i0 * L + l])) *
                  T(h);
       }
       dtheta_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %2288 = mul f64[15] -> adj.ln.bias
+  // %2276 = mul f64[15] -> adj.ln.bias
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        sum[l] = T(h) * ((((-(v12[i0 * L + l] * 0.16666667f)) - (v25[i0 * L + l] * 0.33333334f)) -
-                          (v18[i0 * L + l] * 0.33333334f)) -
-                         v29[i0 * L + l]);
+        sum[l] = ((((-(v5[i0 * L + l] * 0.16666667f)) - v33[i0 * L + l]) - v10[i0 * L + l]) -
+                  v4[i0 * L + l]) *
+                 T(h);
       }
       dtheta_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // %2099 = contract f64[15] -> v0
+  // %2355 = contract f64[15] -> v0
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v8[i0 * L + l] * u34[0];
+      v0[i0 * L + l] = v8[i0 * L + l] * u13[0];
     }
   }
-  // %2371 = contract f64[15] -> v8
+  // %2090 = contract f64[15] -> v7
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v5[i0 * L + l] * u16[0];
+      v7[i0 * L + l] = v1[i0 * L + l] * u32[0];
     }
   }
-  // %2110 = contract f64[15] -> v5
+  // %2097 = contract f64[15] -> v1
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v1[i0 * L + l] * u34[0];
+      v1[i0 * L + l] = v20[i0 * L + l] * u32[0];
     }
   }
-  // %2388 = sub f64[16,15] -> adj.Wb
+  // %2368 = sub f64[16,15] -> adj.Wb
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 15; ++i1) {
       {
         T sum[L];
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          sum[l] = (((-(v10[i0 * L + l] * v0[i1 * L + l])) - (v14[i0 * L + l] * v8[i1 * L + l])) -
-                    (v7[i0 * L + l] * v8[i1 * L + l])) -
-                   (v5[i1 * L + l] * v3[i0 * L + l]);
+          sum[l] = (((-(v22[i0 * L + l] * v0[i1 * L + l])) - (v7[i1 * L + l] * v3[i0 * L + l])) -
+                    (v0[i1 * L + l] * v2[i0 * L + l])) -
+                   (v1[i1 * L + l] * v15[i0 * L + l]);
         }
         dtheta_Wb[i0 * 15 + i1] += lane_sum<L>(sum);
       }
     }
   }
-  // %2391 = sub f64[16,10,15] -> adj.Wk
+  // %2371 = sub f64[16,10,15] -> adj.Wk
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -9856,17 +10001,17 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v13[(i0 * 10 + i1) * L + l] * v8[i2 * L + l])) -
-                       (v35[(i0 * 10 + i1) * L + l] * v0[i2 * L + l])) -
-                      (v9[(i0 * 10 + i1) * L + l] * v8[i2 * L + l])) -
-                     (v19[(i0 * 10 + i1) * L + l] * v5[i2 * L + l]);
+            sum[l] = (((-(v18[(i0 * 10 + i1) * L + l] * v7[i2 * L + l])) -
+                       (v28[(i0 * 10 + i1) * L + l] * v0[i2 * L + l])) -
+                      (v27[(i0 * 10 + i1) * L + l] * v0[i2 * L + l])) -
+                     (v31[(i0 * 10 + i1) * L + l] * v1[i2 * L + l]);
           }
           dtheta_Wk[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %2394 = sub f64[16,10,15] -> adj.Wv
+  // %2374 = sub f64[16,10,15] -> adj.Wv
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -9874,47 +10019,47 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
           T sum[L];
           PLASTIC_SIMD
           for (int64_t l = 0; l < L; ++l) {
-            sum[l] = (((-(v23[(i0 * 10 + i1) * L + l] * v0[i2 * L + l])) -
-                       (v17[(i0 * 10 + i1) * L + l] * v8[i2 * L + l])) -
-                      (v22[(i0 * 10 + i1) * L + l] * v8[i2 * L + l])) -
-                     (v28[(i0 * 10 + i1) * L + l] * v5[i2 * L + l]);
+            sum[l] = (((-(v6[(i0 * 10 + i1) * L + l] * v0[i2 * L + l])) -
+                       (v9[(i0 * 10 + i1) * L + l] * v7[i2 * L + l])) -
+                      (v12[(i0 * 10 + i1) * L + l] * v0[i2 * L + l])) -
+                     (v14[(i0 * 10 + i1) * L + l] * v1[i2 * L + l]);
           }
           dtheta_Wv[i0 * 150 + i1 * 15 + i2] += lane_sum<L>(sum);
         }
       }
     }
   }
-  // %1971 = mul f64[] -> u16
-  u16[0] = T(h) * -0.0f;
-  // %1972 = broadcast f64[16,10,15] -> adj.Wq
+  // %1946 = mul f64[] -> u13
+  u13[0] = T(h) * -0.0f;
+  // %1947 = broadcast f64[16,10,15] -> adj.Wq
   for (int64_t i0 = 0; i0 < 2400; ++i0) {
-    dtheta_Wq[i0] += u16[0] * 8.0f;
+    dtheta_Wq[i0] += u13[0] * 8.0f;
   }
-  // %1973 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
+  // %1948 = broadcast f64[160] -> adj.ff.norm.gain, adj.ff.norm.bias, adj.ff.down.bias
   for (int64_t i0 = 0; i0 < 160; ++i0) {
-    dtheta_ff_norm_gain[i0] += u16[0] * 8.0f;
-    dtheta_ff_norm_bias[i0] += u16[0] * 8.0f;
-    dtheta_ff_down_bias[i0] += u16[0] * 8.0f;
+    dtheta_ff_norm_gain[i0] += u13[0] * 8.0f;
+    dtheta_ff_norm_bias[i0] += u13[0] * 8.0f;
+    dtheta_ff_down_bias[i0] += u13[0] * 8.0f;
   }
-  // %1974 = broadcast f64[128,160] -> adj.ff.up.weight
+  // %1949 = broadcast f64[128,160] -> adj.ff.up.weight
   for (int64_t i0 = 0; i0 < 20480; ++i0) {
-    dtheta_ff_up_weight[i0] += u16[0] * 8.0f;
+    dtheta_ff_up_weight[i0] += u13[0] * 8.0f;
   }
-  // %1975 = broadcast f64[128] -> adj.ff.up.bias
+  // %1950 = broadcast f64[128] -> adj.ff.up.bias
   for (int64_t i0 = 0; i0 < 128; ++i0) {
-    dtheta_ff_up_bias[i0] += u16[0] * 8.0f;
+    dtheta_ff_up_bias[i0] += u13[0] * 8.0f;
   }
-  // %1976 = broadcast f64[160,128] -> adj.ff.down.weight
+  // %1951 = broadcast f64[160,128] -> adj.ff.down.weight
   for (int64_t i0 = 0; i0 < 20480; ++i0) {
-    dtheta_ff_down_weight[i0] += u16[0] * 8.0f;
+    dtheta_ff_down_weight[i0] += u13[0] * 8.0f;
   }
-  // %1977 = broadcast f64[3,160] -> adj.out.weight
+  // %1952 = broadcast f64[3,160] -> adj.out.weight
   for (int64_t i0 = 0; i0 < 480; ++i0) {
-    dtheta_out_weight[i0] += u16[0] * 8.0f;
+    dtheta_out_weight[i0] += u13[0] * 8.0f;
   }
-  // %1978 = broadcast f64[3] -> adj.out.bias
+  // %1953 = broadcast f64[3] -> adj.out.bias
   for (int64_t i0 = 0; i0 < 3; ++i0) {
-    dtheta_out_bias[i0] += u16[0] * 8.0f;
+    dtheta_out_bias[i0] += u13[0] * 8.0f;
   }
 }
 
@@ -9956,7 +10101,7 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
   T rowsum_v[L] = {};
   // fwp_oja_rde.final_outputs: 32 nodes
   // %45 = layernorm f64[15] -> v0
-  // fwp_oja_rde.ode:52: let q = softmax(Wq @ ln(dx(T)))
+  // fwp_oja_rde.ode:66: let q = softmax(Wq @ ln(dx(T)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -9993,7 +10138,7 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %47 = add f64[15] -> v1
-  // fwp_oja_rde.ode:52: let q = softmax(Wq @ ln(dx(T)))
+  // fwp_oja_rde.ode:66: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10001,7 +10146,7 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %49 = contract f64[16,10] -> v2
-  // fwp_oja_rde.ode:52: let q = softmax(Wq @ ln(dx(T)))
+  // fwp_oja_rde.ode:66: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -10046,7 +10191,7 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %50 = softmax f64[16,10] -> v3
-  // fwp_oja_rde.ode:52: let q = softmax(Wq @ ln(dx(T)))
+  // fwp_oja_rde.ode:66: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10079,7 +10224,7 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %51 = contract f64[16,10] -> v2
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -10129,7 +10274,7 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %53 = layernorm f64[160] -> v3
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -10166,7 +10311,7 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %55 = add f64[160] -> v4
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10174,7 +10319,7 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %56 = contract f64[128] -> v3
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10201,7 +10346,7 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %58 = relu f64[128] -> v4
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10209,7 +10354,7 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %59 = contract f64[160] -> v3
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10236,7 +10381,7 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %61 = add f64[160] -> v4
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10244,7 +10389,7 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %62 = contract f64[3] -> v0
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10262,7 +10407,7 @@ extern "C" void fwp_oja_rde_output(const void* /*ctx*/, double /*t*/, const void
     }
   }
   // %63 = add f64[3] -> logits
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10336,7 +10481,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   T acc_v[L] = {};
   // fwp_oja_rde.final_outputs.vjp: 97 nodes
   // %45 = layernorm f64[15] -> v0
-  // fwp_oja_rde.ode:52: let q = softmax(Wq @ ln(dx(T)))
+  // fwp_oja_rde.ode:66: let q = softmax(Wq @ ln(dx(T)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -10373,7 +10518,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %47 = add f64[15] -> v1
-  // fwp_oja_rde.ode:52: let q = softmax(Wq @ ln(dx(T)))
+  // fwp_oja_rde.ode:66: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10381,7 +10526,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %49 = contract f64[16,10] -> v2
-  // fwp_oja_rde.ode:52: let q = softmax(Wq @ ln(dx(T)))
+  // fwp_oja_rde.ode:66: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -10426,7 +10571,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %50 = softmax f64[16,10] -> v3
-  // fwp_oja_rde.ode:52: let q = softmax(Wq @ ln(dx(T)))
+  // fwp_oja_rde.ode:66: let q = softmax(Wq @ ln(dx(T)))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10458,8 +10603,8 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       }
     }
   }
-  // %351 = contract f64[160] -> v2
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // %375 = contract f64[160] -> v2
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10489,7 +10634,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %51 = contract f64[16,10] -> v5
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -10538,8 +10683,8 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       }
     }
   }
-  // %360 = reduce_sum f64[] -> v4
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // %384 = reduce_sum f64[] -> v4
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -10554,14 +10699,14 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   for (int64_t l = 0; l < L; ++l) {
     v4[l] = acc_v[l];
   }
-  // %362 = mul f64[] -> v6
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // %386 = mul f64[] -> v6
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v6[l] = v4[l] * 0.00625f;
   }
-  // %366 = reduce_sum f64[] -> v4
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // %390 = reduce_sum f64[] -> v4
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -10576,14 +10721,14 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   for (int64_t l = 0; l < L; ++l) {
     v4[l] = acc_v[l];
   }
-  // %370 = reciprocal f64[] -> v6
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // %394 = reciprocal f64[] -> v6
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v6[l] = T(1) / std::sqrt((v4[l] * 0.00625f) + 1e-05f);
   }
   // %53 = layernorm f64[160] -> v7
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -10620,7 +10765,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %55 = add f64[160] -> v8
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10628,7 +10773,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %56 = contract f64[128] -> v9
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10655,15 +10800,15 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %57 = add f64[128] -> v10
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v10[i0 * L + l] = ff_up_bias[i0] + v9[i0 * L + l];
     }
   }
-  // %353 = contract f64[128] -> v9
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // %377 = contract f64[128] -> v9
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10689,16 +10834,16 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %355 = mul f64[128] -> v11
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // %379 = mul f64[128] -> v11
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v11[i0 * L + l] = step(v10[i0 * L + l]) * v9[i0 * L + l];
     }
   }
-  // %357 = contract f64[160] -> v12
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // %381 = contract f64[160] -> v12
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10724,16 +10869,16 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %358 = mul f64[160] -> v13
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // %382 = mul f64[160] -> v13
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v13[i0 * L + l] = v12[i0 * L + l] * ff_norm_gain[i0];
     }
   }
-  // %376 = reduce_sum f64[] -> v4
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // %400 = reduce_sum f64[] -> v4
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -10748,13 +10893,13 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   for (int64_t l = 0; l < L; ++l) {
     v4[l] = acc_v[l];
   }
-  // %377 = mul f64[] -> v9
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // %401 = mul f64[] -> v9
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v9[l] = v4[l] * 0.00625f;
   }
-  // %434 = contract f64[] -> v4
+  // %458 = contract f64[] -> v4
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -10769,12 +10914,12 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
   for (int64_t l = 0; l < L; ++l) {
     v4[l] = acc0_v[l];
   }
-  // %490 = mul f64[] -> v14
+  // %514 = mul f64[] -> v14
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v14[l] = v4[l] * 0.00625f;
   }
-  // %496 = reshape f64[16,10] -> v15
+  // %520 = reshape f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10782,7 +10927,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
           v2[i0 * L + l] + (v6[l] * ((v13[i0 * L + l] - v9[l]) - (v7[i0 * L + l] * v14[l])));
     }
   }
-  // %497 = contract f64[16,10,10] -> d.W
+  // %521 = contract f64[16,10,10] -> d.W
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 10; ++i2) {
@@ -10794,7 +10939,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       }
     }
   }
-  // %498 = contract f64[16,10] -> v13
+  // %522 = contract f64[16,10] -> v13
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -10843,7 +10988,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       }
     }
   }
-  // %499 = contract f64[16] -> v9
+  // %523 = contract f64[16] -> v9
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10872,7 +11017,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %502 = mul f64[16,10] -> v15
+  // %526 = mul f64[16,10] -> v15
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       PLASTIC_SIMD
@@ -10882,7 +11027,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       }
     }
   }
-  // %503 = contract f64[15] -> v9
+  // %527 = contract f64[15] -> v9
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -10932,7 +11077,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       v9[i0 * L + l] = acc0_v[l];
     }
   }
-  // %504 = mul f64[15] -> d.ln.gain
+  // %528 = mul f64[15] -> d.ln.gain
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
@@ -10943,7 +11088,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       theta_bar_ln_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %505 = contract f64[16,10,15] -> d.Wq
+  // %529 = contract f64[16,10,15] -> d.Wq
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 10; ++i1) {
       for (int64_t i2 = 0; i2 < 15; ++i2) {
@@ -10958,8 +11103,8 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       }
     }
   }
-  // %359 = mul f64[160] -> d.ff.norm.gain
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // %383 = mul f64[160] -> d.ff.norm.gain
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum[L];
@@ -10970,8 +11115,8 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       theta_bar_ff_norm_gain[i0] += lane_sum<L>(sum);
     }
   }
-  // %356 = contract f64[128,160] -> d.ff.up.weight
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // %380 = contract f64[128,160] -> d.ff.up.weight
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       {
@@ -10985,15 +11130,15 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %58 = relu f64[128] -> v3
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = relu(v10[i0 * L + l]);
     }
   }
-  // %352 = contract f64[160,128] -> d.ff.down.weight
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // %376 = contract f64[160,128] -> d.ff.down.weight
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       {
@@ -11007,7 +11152,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %59 = contract f64[160] -> v7
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 40; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -11034,15 +11179,15 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   // %61 = add f64[160] -> v3
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = v5[i0 * L + l] + (v7[i0 * L + l] + ff_down_bias[i0]);
     }
   }
-  // %350 = contract f64[3,160] -> d.out.weight
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // %374 = contract f64[3,160] -> d.out.weight
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     for (int64_t i1 = 0; i1 < 160; ++i1) {
       {
@@ -11055,7 +11200,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       }
     }
   }
-  // output d.ln.bias = %503
+  // output d.ln.bias = %527
   for (int64_t i0 = 0; i0 < 15; ++i0) {
     {
       T sum[L];
@@ -11066,8 +11211,8 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       theta_bar_ln_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.ff.norm.bias = %357
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // output d.ff.norm.bias = %381
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum[L];
@@ -11078,8 +11223,8 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       theta_bar_ff_norm_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.ff.up.bias = %355
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // output d.ff.up.bias = %379
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     {
       T sum[L];
@@ -11090,8 +11235,8 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       theta_bar_ff_up_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.ff.down.bias = %351
-  // fwp_oja_rde.ode:53: out(ff(reshape(W(T) @ q, [d_model])))
+  // output d.ff.down.bias = %375
+  // fwp_oja_rde.ode:67: out(ff(reshape(W(T) @ q, [d_model])))
   for (int64_t i0 = 0; i0 < 160; ++i0) {
     {
       T sum[L];
@@ -11102,7 +11247,7 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
       theta_bar_ff_down_bias[i0] += lane_sum<L>(sum);
     }
   }
-  // output d.out.bias = %349
+  // output d.out.bias = %373
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     {
       T sum[L];
@@ -11114,14 +11259,14 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     }
   }
   if (u_bar) {
-    // %506 = mul f64[15] -> v1
+    // %530 = mul f64[15] -> v1
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v1[i0 * L + l] = v9[i0 * L + l] * ln_gain[i0];
       }
     }
-    // %507 = reduce_sum f64[] -> v6
+    // %531 = reduce_sum f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -11136,12 +11281,12 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %508 = mul f64[] -> v14
+    // %532 = mul f64[] -> v14
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v14[l] = v6[l] * 0.06666667f;
     }
-    // %511 = contract f64[] -> v6
+    // %535 = contract f64[] -> v6
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -11156,13 +11301,13 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc0_v[l];
     }
-    // %512 = mul f64[] -> v4
+    // %536 = mul f64[] -> v4
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[l] = v6[l] * 0.06666667f;
     }
-    // %397 = reduce_sum f64[] -> v6
-    // fwp_oja_rde.ode:52: let q = softmax(Wq @ ln(dx(T)))
+    // %421 = reduce_sum f64[] -> v6
+    // fwp_oja_rde.ode:66: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -11177,14 +11322,14 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %398 = mul f64[] -> v9
-    // fwp_oja_rde.ode:52: let q = softmax(Wq @ ln(dx(T)))
+    // %422 = mul f64[] -> v9
+    // fwp_oja_rde.ode:66: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[l] = v6[l] * 0.06666667f;
     }
-    // %402 = reduce_sum f64[] -> v6
-    // fwp_oja_rde.ode:52: let q = softmax(Wq @ ln(dx(T)))
+    // %426 = reduce_sum f64[] -> v6
+    // fwp_oja_rde.ode:66: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc_v[l] = 0.0f;
@@ -11199,13 +11344,13 @@ extern "C" void fwp_oja_rde_output_vjp(const void* /*ctx*/, double /*t*/, const 
     for (int64_t l = 0; l < L; ++l) {
       v6[l] = acc_v[l];
     }
-    // %406 = reciprocal f64[] -> v9
-    // fwp_oja_rde.ode:52: let q = softmax(Wq @ ln(dx(T)))
+    // %430 = reciprocal f64[] -> v9
+    // fwp_oja_rde.ode:66: let q = softmax(Wq @ ln(dx(T)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v9[l] = T(1) / std::sqrt((v6[l] * 0.06666667f) + 1e-05f);
     }
-    // %516 = mul f64[15] -> d.dx@T
+    // %540 = mul f64[15] -> d.dx@T
     for (int64_t i0 = 0; i0 < 15; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -11230,7 +11375,7 @@ extern "C" void fwp_oja_rde_loss(const void* /*ctx*/, const void* y_ptr, const v
   T acc0_v[L] = {};
   // fwp_oja_rde.loss: 5 nodes
   // %42 = logsumexp f64[] -> v0
-  // fwp_oja_rde.ode:54: loss cross_entropy(logits, y)
+  // fwp_oja_rde.ode:68: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);
@@ -11257,7 +11402,7 @@ extern "C" void fwp_oja_rde_loss(const void* /*ctx*/, const void* y_ptr, const v
     v0[l] = rowmax_v[l] + vm::log(rowsum_v[l]);
   }
   // %41 = contract f64[] -> v1
-  // fwp_oja_rde.ode:54: loss cross_entropy(logits, y)
+  // fwp_oja_rde.ode:68: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -11273,7 +11418,7 @@ extern "C" void fwp_oja_rde_loss(const void* /*ctx*/, const void* y_ptr, const v
     v1[l] = acc0_v[l];
   }
   // %43 = sub f64[] -> loss
-  // fwp_oja_rde.ode:54: loss cross_entropy(logits, y)
+  // fwp_oja_rde.ode:68: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     loss[l] = v0[l] - v1[l];
@@ -11295,8 +11440,8 @@ extern "C" void fwp_oja_rde_loss_vjp(const void* /*ctx*/, const void* y_ptr, con
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   // fwp_oja_rde.loss.vjp: 8 nodes
-  // %549 = softmax f64[3] -> v0
-  // fwp_oja_rde.ode:54: loss cross_entropy(logits, y)
+  // %573 = softmax f64[3] -> v0
+  // fwp_oja_rde.ode:68: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);
@@ -11325,7 +11470,7 @@ extern "C" void fwp_oja_rde_loss_vjp(const void* /*ctx*/, const void* y_ptr, con
       v0[i0 * L + l] = v1[i0 * L + l] / rowsum_v[l];
     }
   }
-  // %554 = sub f64[3] -> d.logits
+  // %578 = sub f64[3] -> d.logits
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -11547,11 +11692,11 @@ const plastic_model kModel = {
             .init_state = 0,
             .init_state_vjp = 0,
             .field = 21504,
-            .field_vjp = 91456,
-            .adjoint_field = 185984,
-            .step = 247872,
-            .step_vjp = 566656,
-            .adjoint_step = 551872,
+            .field_vjp = 90624,
+            .adjoint_field = 181248,
+            .step = 231488,
+            .step_vjp = 537024,
+            .adjoint_step = 507840,
             .output = 16384,
             .output_vjp = 54720,
             .loss = 128,

@@ -61,12 +61,12 @@ enum { fwp_oja_rde_field_lanes = 8, fwp_oja_rde_field_scratch_bytes = 21504 };
  *   z_bar: varying[1600] = 12800 floats
  *   theta_bar: uniform[49521] = 49521 floats
  *   u_bar: varying[15] = 120 floats, may be NULL
- *   scratch: scratch arena, 91456 bytes, 64-byte aligned
+ *   scratch: scratch arena, 90624 bytes, 64-byte aligned
  */
 void fwp_oja_rde_field_vjp(const void* ctx, double t, const void* z, const void* theta,
                            const void* u, const void* a, void* z_bar, void* theta_bar, void* u_bar,
                            void* scratch);
-enum { fwp_oja_rde_field_vjp_lanes = 8, fwp_oja_rde_field_vjp_scratch_bytes = 91456 };
+enum { fwp_oja_rde_field_vjp_lanes = 8, fwp_oja_rde_field_vjp_scratch_bytes = 90624 };
 
 /* fwp_oja_rde_adjoint_field: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -79,12 +79,12 @@ enum { fwp_oja_rde_field_vjp_lanes = 8, fwp_oja_rde_field_vjp_scratch_bytes = 91
  *   da: varying[1600] = 12800 floats
  *   dtheta: uniform[49521] = 49521 floats
  *   u_bar: varying[15] = 120 floats, may be NULL
- *   scratch: scratch arena, 185984 bytes, 64-byte aligned
+ *   scratch: scratch arena, 181248 bytes, 64-byte aligned
  */
 void fwp_oja_rde_adjoint_field(const void* ctx, double t, const void* z, const void* a,
                                const void* theta, const void* u, void* dz, void* da, void* dtheta,
                                void* u_bar, void* scratch);
-enum { fwp_oja_rde_adjoint_field_lanes = 8, fwp_oja_rde_adjoint_field_scratch_bytes = 185984 };
+enum { fwp_oja_rde_adjoint_field_lanes = 8, fwp_oja_rde_adjoint_field_scratch_bytes = 181248 };
 
 /* fwp_oja_rde_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -94,11 +94,11 @@ enum { fwp_oja_rde_adjoint_field_lanes = 8, fwp_oja_rde_adjoint_field_scratch_by
  *   theta: uniform[49521] = 49521 floats, read-only
  *   u_stages: varying[60] = 480 floats, read-only
  *   z1: varying[1600] = 12800 floats, may alias
- *   scratch: scratch arena, 247872 bytes, 64-byte aligned
+ *   scratch: scratch arena, 231488 bytes, 64-byte aligned
  */
 void fwp_oja_rde_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                       const void* u_stages, void* z1, void* scratch);
-enum { fwp_oja_rde_step_lanes = 8, fwp_oja_rde_step_scratch_bytes = 247872 };
+enum { fwp_oja_rde_step_lanes = 8, fwp_oja_rde_step_scratch_bytes = 231488 };
 
 /* fwp_oja_rde_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -111,12 +111,12 @@ enum { fwp_oja_rde_step_lanes = 8, fwp_oja_rde_step_scratch_bytes = 247872 };
  *   z0_bar: varying[1600] = 12800 floats
  *   theta_bar: uniform[49521] = 49521 floats
  *   u_stages_bar: varying[60] = 480 floats, may be NULL
- *   scratch: scratch arena, 566656 bytes, 64-byte aligned
+ *   scratch: scratch arena, 537024 bytes, 64-byte aligned
  */
 void fwp_oja_rde_step_vjp(const void* ctx, double t, double h, const void* z0, const void* theta,
                           const void* u_stages, const void* z1_bar, void* z0_bar, void* theta_bar,
                           void* u_stages_bar, void* scratch);
-enum { fwp_oja_rde_step_vjp_lanes = 8, fwp_oja_rde_step_vjp_scratch_bytes = 566656 };
+enum { fwp_oja_rde_step_vjp_lanes = 8, fwp_oja_rde_step_vjp_scratch_bytes = 537024 };
 
 /* fwp_oja_rde_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
@@ -129,12 +129,12 @@ enum { fwp_oja_rde_step_vjp_lanes = 8, fwp_oja_rde_step_vjp_scratch_bytes = 5666
  *   z1: varying[1600] = 12800 floats
  *   a1: varying[1600] = 12800 floats
  *   dtheta: uniform[49521] = 49521 floats
- *   scratch: scratch arena, 551872 bytes, 64-byte aligned
+ *   scratch: scratch arena, 507840 bytes, 64-byte aligned
  */
 void fwp_oja_rde_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
                               const void* theta, const void* u_stages, void* z1, void* a1,
                               void* dtheta, void* scratch);
-enum { fwp_oja_rde_adjoint_step_lanes = 8, fwp_oja_rde_adjoint_step_scratch_bytes = 551872 };
+enum { fwp_oja_rde_adjoint_step_lanes = 8, fwp_oja_rde_adjoint_step_scratch_bytes = 507840 };
 
 /* fwp_oja_rde_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

@@ -330,7 +330,7 @@ extern "C" void node_elu_default_tanks_init_state(const void* /*ctx*/, const voi
   T acc3_v[L] = {};
   // node_elu_default_tanks.init: 5 nodes
   // %23 = contract f64[4] -> v0
-  // node_elu_default_tanks.ode:30: state z : [d_z] = enc(y0)
+  // node_elu_default_tanks.ode:39: state z : [d_z] = enc(y0)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -347,7 +347,7 @@ extern "C" void node_elu_default_tanks_init_state(const void* /*ctx*/, const voi
     v0[3 * L + l] = acc3_v[l];
   }
   // %24 = add f64[4] -> z
-  // node_elu_default_tanks.ode:30: state z : [d_z] = enc(y0)
+  // node_elu_default_tanks.ode:39: state z : [d_z] = enc(y0)
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -374,7 +374,7 @@ extern "C" void node_elu_default_tanks_init_state_vjp(const void* /*ctx*/, const
   T acc0_v[L] = {};
   // node_elu_default_tanks.init.vjp: 5 nodes
   // %84 = contract f64[4,1] -> d.enc.weight
-  // node_elu_default_tanks.ode:30: state z : [d_z] = enc(y0)
+  // node_elu_default_tanks.ode:39: state z : [d_z] = enc(y0)
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     {
       T sum[L];
@@ -398,7 +398,7 @@ extern "C" void node_elu_default_tanks_init_state_vjp(const void* /*ctx*/, const
   }
   if (u0_bar) {
     // %85 = contract f64[1] -> d.y0
-    // node_elu_default_tanks.ode:30: state z : [d_z] = enc(y0)
+    // node_elu_default_tanks.ode:39: state z : [d_z] = enc(y0)
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -442,7 +442,7 @@ extern "C" void node_elu_default_tanks_field(const void* /*ctx*/, double /*t*/, 
   T acc3_v[L] = {};
   // node_elu_default_tanks.field: 17 nodes
   // %2 = concat f64[5] -> v0
-  // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks.ode:41: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -454,7 +454,7 @@ extern "C" void node_elu_default_tanks_field(const void* /*ctx*/, double /*t*/, 
     v0[4 * L + l] = u_2[l];
   }
   // %4 = contract f64[32] -> v1
-  // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks.ode:41: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -604,7 +604,7 @@ extern "C" void node_elu_default_tanks_field_vjp(const void* /*ctx*/, double /*t
   T acc3_v[L] = {};
   // node_elu_default_tanks.field.vjp: 33 nodes
   // %2 = concat f64[5] -> v0
-  // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks.ode:41: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -616,7 +616,7 @@ extern "C" void node_elu_default_tanks_field_vjp(const void* /*ctx*/, double /*t
     v0[4 * L + l] = u_2[l];
   }
   // %4 = contract f64[32] -> v1
-  // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks.ode:41: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -643,7 +643,7 @@ extern "C" void node_elu_default_tanks_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %6 = add f64[32] -> v2
-  // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks.ode:41: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -771,7 +771,7 @@ extern "C" void node_elu_default_tanks_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %50 = contract f64[5] -> v2
-  // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks.ode:41: flow z' = f(concat(z, u(t)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -807,7 +807,7 @@ extern "C" void node_elu_default_tanks_field_vjp(const void* /*ctx*/, double /*t
     v2[4 * L + l] = acc0_v[l];
   }
   // %51 = slice f64[4] -> d.z
-  // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks.ode:41: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -815,7 +815,7 @@ extern "C" void node_elu_default_tanks_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %49 = contract f64[32,5] -> d.f.layer0.weight
-  // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks.ode:41: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       {
@@ -906,7 +906,7 @@ extern "C" void node_elu_default_tanks_field_vjp(const void* /*ctx*/, double /*t
   }
   if (u_bar) {
     // %52 = slice f64[1] -> d.u
-    // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
+    // node_elu_default_tanks.ode:41: flow z' = f(concat(z, u(t)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       u_bar[l] += v2[4 * L + l];
@@ -972,7 +972,7 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
   }
   // node_elu_default_tanks.field.adjoint: 42 nodes
   // %2 = concat f64[5] -> v0
-  // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks.ode:41: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -984,7 +984,7 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
     v0[4 * L + l] = u_2[l];
   }
   // %4 = contract f64[32] -> v1
-  // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks.ode:41: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1011,7 +1011,7 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %6 = add f64[32] -> v2
-  // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks.ode:41: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1183,7 +1183,7 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %68 = contract f64[5] -> v2
-  // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks.ode:41: flow z' = f(concat(z, u(t)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -1300,7 +1300,7 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
   // node_elu_default_tanks.field.vjp: 28 nodes
   if (u_bar) {
     // %2 = concat f64[5] -> v0
-    // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
+    // node_elu_default_tanks.ode:41: flow z' = f(concat(z, u(t)))
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1312,7 +1312,7 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
       v0_2[4 * L + l] = u_2[l];
     }
     // %4 = contract f64[32] -> v1
-    // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
+    // node_elu_default_tanks.ode:41: flow z' = f(concat(z, u(t)))
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1339,7 +1339,7 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %6 = add f64[32] -> v2
-    // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
+    // node_elu_default_tanks.ode:41: flow z' = f(concat(z, u(t)))
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1478,7 +1478,7 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %50 = contract f64[5] -> v0
-    // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
+    // node_elu_default_tanks.ode:41: flow z' = f(concat(z, u(t)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -1514,7 +1514,7 @@ extern "C" void node_elu_default_tanks_adjoint_field(const void* /*ctx*/, double
       v0_2[4 * L + l] = acc0_v_2[l];
     }
     // %52 = slice f64[1] -> d.u
-    // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
+    // node_elu_default_tanks.ode:41: flow z' = f(concat(z, u(t)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       u_bar[l] += v0_2[4 * L + l];
@@ -2973,7 +2973,7 @@ extern "C" void node_elu_default_tanks_output(const void* /*ctx*/, double /*t*/,
   T acc0_v[L] = {};
   // node_elu_default_tanks.observation_outputs: 7 nodes
   // %2 = concat f64[5] -> v0
-  // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks.ode:41: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2985,7 +2985,7 @@ extern "C" void node_elu_default_tanks_output(const void* /*ctx*/, double /*t*/,
     v0[4 * L + l] = u_2[l];
   }
   // %31 = contract f64[1] -> v1
-  // node_elu_default_tanks.ode:34: output pred = h(concat(z, u(t))) per observation
+  // node_elu_default_tanks.ode:43: output pred = h(concat(z, u(t))) per observation
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3001,7 +3001,7 @@ extern "C" void node_elu_default_tanks_output(const void* /*ctx*/, double /*t*/,
     v1[l] = acc0_v[l];
   }
   // %32 = add f64[1] -> pred
-  // node_elu_default_tanks.ode:34: output pred = h(concat(z, u(t))) per observation
+  // node_elu_default_tanks.ode:43: output pred = h(concat(z, u(t))) per observation
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_pred[l] = v1[l] + h_bias[0];
@@ -3036,7 +3036,7 @@ extern "C" void node_elu_default_tanks_output_vjp(const void* /*ctx*/, double /*
   T acc3_v[L] = {};
   // node_elu_default_tanks.observation_outputs.vjp: 9 nodes
   // %92 = contract f64[5] -> v0
-  // node_elu_default_tanks.ode:34: output pred = h(concat(z, u(t))) per observation
+  // node_elu_default_tanks.ode:43: output pred = h(concat(z, u(t))) per observation
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -3056,7 +3056,7 @@ extern "C" void node_elu_default_tanks_output_vjp(const void* /*ctx*/, double /*
     v0[4 * L + l] = acc0_v[l];
   }
   // %93 = slice f64[4] -> d.z
-  // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks.ode:41: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3064,7 +3064,7 @@ extern "C" void node_elu_default_tanks_output_vjp(const void* /*ctx*/, double /*
     }
   }
   // %2 = concat f64[5] -> v1
-  // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks.ode:41: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3076,7 +3076,7 @@ extern "C" void node_elu_default_tanks_output_vjp(const void* /*ctx*/, double /*
     v1[4 * L + l] = u_2[l];
   }
   // %91 = contract f64[1,5] -> d.h.weight
-  // node_elu_default_tanks.ode:34: output pred = h(concat(z, u(t))) per observation
+  // node_elu_default_tanks.ode:43: output pred = h(concat(z, u(t))) per observation
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
       T sum[L];
@@ -3098,7 +3098,7 @@ extern "C" void node_elu_default_tanks_output_vjp(const void* /*ctx*/, double /*
   }
   if (u_bar) {
     // %94 = slice f64[1] -> d.u
-    // node_elu_default_tanks.ode:32: flow z' = f(concat(z, u(t)))
+    // node_elu_default_tanks.ode:41: flow z' = f(concat(z, u(t)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       u_bar[l] += v0[4 * L + l];
@@ -3118,7 +3118,7 @@ extern "C" void node_elu_default_tanks_loss(const void* /*ctx*/, const void* y_p
   T acc_v[L] = {};
   // node_elu_default_tanks.loss: 5 nodes
   // %29 = reduce_sum f64[] -> loss
-  // node_elu_default_tanks.ode:35: loss mse(pred, y)
+  // node_elu_default_tanks.ode:44: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -3140,7 +3140,7 @@ extern "C" void node_elu_default_tanks_loss_vjp(const void* /*ctx*/, const void*
   T* y_bar_pred = y_bar;
   // node_elu_default_tanks.loss.vjp: 8 nodes
   // %100 = mul f64[1] -> d.pred
-  // node_elu_default_tanks.ode:35: loss mse(pred, y)
+  // node_elu_default_tanks.ode:44: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_bar_pred[l] += ((y_pred[l] - target_y[l]) * 2.0f) * loss_bar[l];

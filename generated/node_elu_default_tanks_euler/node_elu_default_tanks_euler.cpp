@@ -332,7 +332,7 @@ extern "C" void node_elu_default_tanks_euler_init_state(const void* /*ctx*/, con
   T acc3_v[L] = {};
   // node_elu_default_tanks_euler.init: 5 nodes
   // %23 = contract f64[4] -> v0
-  // node_elu_default_tanks_euler.ode:34: state z : [d_z] = enc(y0)
+  // node_elu_default_tanks_euler.ode:40: state z : [d_z] = enc(y0)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -349,7 +349,7 @@ extern "C" void node_elu_default_tanks_euler_init_state(const void* /*ctx*/, con
     v0[3 * L + l] = acc3_v[l];
   }
   // %24 = add f64[4] -> z
-  // node_elu_default_tanks_euler.ode:34: state z : [d_z] = enc(y0)
+  // node_elu_default_tanks_euler.ode:40: state z : [d_z] = enc(y0)
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -375,7 +375,7 @@ extern "C" void node_elu_default_tanks_euler_init_state_vjp(
   T acc0_v[L] = {};
   // node_elu_default_tanks_euler.init.vjp: 5 nodes
   // %84 = contract f64[4,1] -> d.enc.weight
-  // node_elu_default_tanks_euler.ode:34: state z : [d_z] = enc(y0)
+  // node_elu_default_tanks_euler.ode:40: state z : [d_z] = enc(y0)
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     {
       T sum[L];
@@ -399,7 +399,7 @@ extern "C" void node_elu_default_tanks_euler_init_state_vjp(
   }
   if (u0_bar) {
     // %85 = contract f64[1] -> d.y0
-    // node_elu_default_tanks_euler.ode:34: state z : [d_z] = enc(y0)
+    // node_elu_default_tanks_euler.ode:40: state z : [d_z] = enc(y0)
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
@@ -443,7 +443,7 @@ extern "C" void node_elu_default_tanks_euler_field(const void* /*ctx*/, double /
   T acc3_v[L] = {};
   // node_elu_default_tanks_euler.field: 17 nodes
   // %2 = concat f64[5] -> v0
-  // node_elu_default_tanks_euler.ode:36: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks_euler.ode:42: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -455,7 +455,7 @@ extern "C" void node_elu_default_tanks_euler_field(const void* /*ctx*/, double /
     v0[4 * L + l] = u_2[l];
   }
   // %4 = contract f64[32] -> v1
-  // node_elu_default_tanks_euler.ode:36: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks_euler.ode:42: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -605,7 +605,7 @@ extern "C" void node_elu_default_tanks_euler_field_vjp(const void* /*ctx*/, doub
   T acc3_v[L] = {};
   // node_elu_default_tanks_euler.field.vjp: 33 nodes
   // %2 = concat f64[5] -> v0
-  // node_elu_default_tanks_euler.ode:36: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks_euler.ode:42: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -617,7 +617,7 @@ extern "C" void node_elu_default_tanks_euler_field_vjp(const void* /*ctx*/, doub
     v0[4 * L + l] = u_2[l];
   }
   // %4 = contract f64[32] -> v1
-  // node_elu_default_tanks_euler.ode:36: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks_euler.ode:42: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -644,7 +644,7 @@ extern "C" void node_elu_default_tanks_euler_field_vjp(const void* /*ctx*/, doub
     }
   }
   // %6 = add f64[32] -> v2
-  // node_elu_default_tanks_euler.ode:36: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks_euler.ode:42: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -772,7 +772,7 @@ extern "C" void node_elu_default_tanks_euler_field_vjp(const void* /*ctx*/, doub
     }
   }
   // %50 = contract f64[5] -> v2
-  // node_elu_default_tanks_euler.ode:36: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks_euler.ode:42: flow z' = f(concat(z, u(t)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -808,7 +808,7 @@ extern "C" void node_elu_default_tanks_euler_field_vjp(const void* /*ctx*/, doub
     v2[4 * L + l] = acc0_v[l];
   }
   // %51 = slice f64[4] -> d.z
-  // node_elu_default_tanks_euler.ode:36: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks_euler.ode:42: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -816,7 +816,7 @@ extern "C" void node_elu_default_tanks_euler_field_vjp(const void* /*ctx*/, doub
     }
   }
   // %49 = contract f64[32,5] -> d.f.layer0.weight
-  // node_elu_default_tanks_euler.ode:36: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks_euler.ode:42: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
       {
@@ -907,7 +907,7 @@ extern "C" void node_elu_default_tanks_euler_field_vjp(const void* /*ctx*/, doub
   }
   if (u_bar) {
     // %52 = slice f64[1] -> d.u
-    // node_elu_default_tanks_euler.ode:36: flow z' = f(concat(z, u(t)))
+    // node_elu_default_tanks_euler.ode:42: flow z' = f(concat(z, u(t)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       u_bar[l] += v2[4 * L + l];
@@ -974,7 +974,7 @@ extern "C" void node_elu_default_tanks_euler_adjoint_field(const void* /*ctx*/, 
   }
   // node_elu_default_tanks_euler.field.adjoint: 42 nodes
   // %2 = concat f64[5] -> v0
-  // node_elu_default_tanks_euler.ode:36: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks_euler.ode:42: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -986,7 +986,7 @@ extern "C" void node_elu_default_tanks_euler_adjoint_field(const void* /*ctx*/, 
     v0[4 * L + l] = u_2[l];
   }
   // %4 = contract f64[32] -> v1
-  // node_elu_default_tanks_euler.ode:36: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks_euler.ode:42: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1013,7 +1013,7 @@ extern "C" void node_elu_default_tanks_euler_adjoint_field(const void* /*ctx*/, 
     }
   }
   // %6 = add f64[32] -> v2
-  // node_elu_default_tanks_euler.ode:36: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks_euler.ode:42: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1185,7 +1185,7 @@ extern "C" void node_elu_default_tanks_euler_adjoint_field(const void* /*ctx*/, 
     }
   }
   // %68 = contract f64[5] -> v2
-  // node_elu_default_tanks_euler.ode:36: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks_euler.ode:42: flow z' = f(concat(z, u(t)))
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -1302,7 +1302,7 @@ extern "C" void node_elu_default_tanks_euler_adjoint_field(const void* /*ctx*/, 
   // node_elu_default_tanks_euler.field.vjp: 28 nodes
   if (u_bar) {
     // %2 = concat f64[5] -> v0
-    // node_elu_default_tanks_euler.ode:36: flow z' = f(concat(z, u(t)))
+    // node_elu_default_tanks_euler.ode:42: flow z' = f(concat(z, u(t)))
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1314,7 +1314,7 @@ extern "C" void node_elu_default_tanks_euler_adjoint_field(const void* /*ctx*/, 
       v0_2[4 * L + l] = u_2[l];
     }
     // %4 = contract f64[32] -> v1
-    // node_elu_default_tanks_euler.ode:36: flow z' = f(concat(z, u(t)))
+    // node_elu_default_tanks_euler.ode:42: flow z' = f(concat(z, u(t)))
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1341,7 +1341,7 @@ extern "C" void node_elu_default_tanks_euler_adjoint_field(const void* /*ctx*/, 
       }
     }
     // %6 = add f64[32] -> v2
-    // node_elu_default_tanks_euler.ode:36: flow z' = f(concat(z, u(t)))
+    // node_elu_default_tanks_euler.ode:42: flow z' = f(concat(z, u(t)))
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1480,7 +1480,7 @@ extern "C" void node_elu_default_tanks_euler_adjoint_field(const void* /*ctx*/, 
       }
     }
     // %50 = contract f64[5] -> v0
-    // node_elu_default_tanks_euler.ode:36: flow z' = f(concat(z, u(t)))
+    // node_elu_default_tanks_euler.ode:42: flow z' = f(concat(z, u(t)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v_2[l] = 0.0f;
@@ -1516,7 +1516,7 @@ extern "C" void node_elu_default_tanks_euler_adjoint_field(const void* /*ctx*/, 
       v0_2[4 * L + l] = acc0_v_2[l];
     }
     // %52 = slice f64[1] -> d.u
-    // node_elu_default_tanks_euler.ode:36: flow z' = f(concat(z, u(t)))
+    // node_elu_default_tanks_euler.ode:42: flow z' = f(concat(z, u(t)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       u_bar[l] += v0_2[4 * L + l];
@@ -2406,7 +2406,7 @@ extern "C" void node_elu_default_tanks_euler_output(const void* /*ctx*/, double 
   T acc0_v[L] = {};
   // node_elu_default_tanks_euler.observation_outputs: 7 nodes
   // %2 = concat f64[5] -> v0
-  // node_elu_default_tanks_euler.ode:36: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks_euler.ode:42: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2418,7 +2418,7 @@ extern "C" void node_elu_default_tanks_euler_output(const void* /*ctx*/, double 
     v0[4 * L + l] = u_2[l];
   }
   // %31 = contract f64[1] -> v1
-  // node_elu_default_tanks_euler.ode:38: output pred = h(concat(z, u(t))) per observation
+  // node_elu_default_tanks_euler.ode:44: output pred = h(concat(z, u(t))) per observation
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -2434,7 +2434,7 @@ extern "C" void node_elu_default_tanks_euler_output(const void* /*ctx*/, double 
     v1[l] = acc0_v[l];
   }
   // %32 = add f64[1] -> pred
-  // node_elu_default_tanks_euler.ode:38: output pred = h(concat(z, u(t))) per observation
+  // node_elu_default_tanks_euler.ode:44: output pred = h(concat(z, u(t))) per observation
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_pred[l] = v1[l] + h_bias[0];
@@ -2469,7 +2469,7 @@ extern "C" void node_elu_default_tanks_euler_output_vjp(const void* /*ctx*/, dou
   T acc3_v[L] = {};
   // node_elu_default_tanks_euler.observation_outputs.vjp: 9 nodes
   // %92 = contract f64[5] -> v0
-  // node_elu_default_tanks_euler.ode:38: output pred = h(concat(z, u(t))) per observation
+  // node_elu_default_tanks_euler.ode:44: output pred = h(concat(z, u(t))) per observation
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -2489,7 +2489,7 @@ extern "C" void node_elu_default_tanks_euler_output_vjp(const void* /*ctx*/, dou
     v0[4 * L + l] = acc0_v[l];
   }
   // %93 = slice f64[4] -> d.z
-  // node_elu_default_tanks_euler.ode:36: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks_euler.ode:42: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2497,7 +2497,7 @@ extern "C" void node_elu_default_tanks_euler_output_vjp(const void* /*ctx*/, dou
     }
   }
   // %2 = concat f64[5] -> v1
-  // node_elu_default_tanks_euler.ode:36: flow z' = f(concat(z, u(t)))
+  // node_elu_default_tanks_euler.ode:42: flow z' = f(concat(z, u(t)))
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -2509,7 +2509,7 @@ extern "C" void node_elu_default_tanks_euler_output_vjp(const void* /*ctx*/, dou
     v1[4 * L + l] = u_2[l];
   }
   // %91 = contract f64[1,5] -> d.h.weight
-  // node_elu_default_tanks_euler.ode:38: output pred = h(concat(z, u(t))) per observation
+  // node_elu_default_tanks_euler.ode:44: output pred = h(concat(z, u(t))) per observation
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     {
       T sum[L];
@@ -2531,7 +2531,7 @@ extern "C" void node_elu_default_tanks_euler_output_vjp(const void* /*ctx*/, dou
   }
   if (u_bar) {
     // %94 = slice f64[1] -> d.u
-    // node_elu_default_tanks_euler.ode:36: flow z' = f(concat(z, u(t)))
+    // node_elu_default_tanks_euler.ode:42: flow z' = f(concat(z, u(t)))
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       u_bar[l] += v0[4 * L + l];
@@ -2551,7 +2551,7 @@ extern "C" void node_elu_default_tanks_euler_loss(const void* /*ctx*/, const voi
   T acc_v[L] = {};
   // node_elu_default_tanks_euler.loss: 5 nodes
   // %29 = reduce_sum f64[] -> loss
-  // node_elu_default_tanks_euler.ode:39: loss mse(pred, y)
+  // node_elu_default_tanks_euler.ode:45: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -2574,7 +2574,7 @@ extern "C" void node_elu_default_tanks_euler_loss_vjp(const void* /*ctx*/, const
   T* y_bar_pred = y_bar;
   // node_elu_default_tanks_euler.loss.vjp: 8 nodes
   // %100 = mul f64[1] -> d.pred
-  // node_elu_default_tanks_euler.ode:39: loss mse(pred, y)
+  // node_elu_default_tanks_euler.ode:45: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_bar_pred[l] += ((y_pred[l] - target_y[l]) * 2.0f) * loss_bar[l];

@@ -72,6 +72,30 @@ template <class T> Status<TrainError> Adam<T>::step(std::span<T> params, std::sp
   return {};
 }
 
+template <class T>
+std::string Adam<T>::refusal(std::span<const T> params, std::span<const T> grads) const {
+  if (params.size() != grads.size()) return {}; // step() reports the mismatch
+  const AdamOptions o = options();
+  const T b1 = static_cast<T>(o.beta1), one_b1 = static_cast<T>(1.0 - o.beta1);
+  const T b2 = static_cast<T>(o.beta2), one_b2 = static_cast<T>(1.0 - o.beta2);
+  const T wd = static_cast<T>(o.weight_decay);
+  // The moments exactly as step() computes them, in T: the check and the
+  // update cannot disagree about where the range ends.
+  for (size_t i = 0; i < params.size(); ++i) {
+    T g = grads[i];
+    if (o.weight_decay != 0 && !o.decoupled) g += wd * params[i];
+    const T m = exp_avg_.empty() ? T(0) : exp_avg_[i];
+    const T v = exp_avg_sq_.empty() ? T(0) : exp_avg_sq_[i];
+    const T m_new = m * b1 + one_b1 * g;
+    const T v_new = v * b2 + one_b2 * g * g;
+    if (std::isfinite(g) && std::isfinite(m_new) && std::isfinite(v_new)) continue;
+    return fmt::format("a gradient element of {:.3g} (theta[{}]) overflows {}'s {} moment in {}",
+                       static_cast<double>(grads[i]), i, kind(),
+                       std::isfinite(m_new) ? "second" : "first", sizeof(T) == 4 ? "f32" : "f64");
+  }
+  return {};
+}
+
 template <class T> nlohmann::json Adam<T>::hyper() const {
   const AdamOptions o = options();
   return {{"lr", o.lr},

@@ -43,6 +43,11 @@ public:
   Adam(int64_t n, AdamOptions options);
   const char* kind() const override { return options_.decoupled ? "adamw" : "adam"; }
   Status<TrainError> step(std::span<T> params, std::span<const T> grads) override;
+  /// Non-empty when a finite gradient would overflow a moment: in f32 a
+  /// |g| beyond ~5.8e20 makes (1 - beta2) g^2 infinite, after which that
+  /// parameter's update is m / inf = 0 at every later step (torch does the
+  /// same, silently) and the state can never be saved.
+  std::string refusal(std::span<const T> params, std::span<const T> grads) const override;
   nlohmann::json hyper() const override;
   OptimizerState<T> state() const override;
   Status<TrainError> load_state(const OptimizerState<T>& state) override;

@@ -58,6 +58,15 @@ public:
   /// One update of `params` from `grads` (same size as the optimiser). Fails,
   /// changing nothing, on a size mismatch or invalid hyper-parameters.
   virtual Status<TrainError> step(std::span<T> params, std::span<const T> grads) = 0;
+  /// Why step(params, grads) would leave the optimiser's state non-finite
+  /// although every gradient is finite (e.g. Adam's g^2 beyond T's range),
+  /// or empty when it would not. Such a step poisons the state for good, as
+  /// a NaN gradient does, so the training loop skips it instead.
+  virtual std::string refusal(std::span<const T> params, std::span<const T> grads) const {
+    (void)params;
+    (void)grads;
+    return {};
+  }
 
   /// The hyper-parameters as JSON (lr included).
   virtual nlohmann::json hyper() const = 0;

@@ -39,6 +39,7 @@ struct EpochProgress {
   double seconds = 0;
   int64_t skipped = 0;
   std::string failure; ///< the last skipped step's solver failure (not checkpointed)
+  std::string refused; ///< the last step the optimiser refused, why (not checkpointed)
 };
 
 template <class T> class Run {
@@ -258,6 +259,17 @@ Status<TrainError> Run<T>::train_epoch(int64_t epoch, Rng& rng, EpochProgress& p
       continue;
     }
     if (c_.clip_value > 0) clip_grad_value<T>(grads_, c_.clip_value);
+    // A finite gradient that would overflow the optimiser's moments is
+    // skipped like a non-finite one: taken, it would freeze the parameters
+    // it touches for good and make every later checkpoint unsavable.
+    if (std::string why = opt_->refusal(params_, grads_); !why.empty()) {
+      ++p.skipped;
+      if (p.refused.empty())
+        out_.warnings.push_back(fmt::format("epoch {}, batch {}: step skipped: {} (loss {:.3g})",
+                                            epoch, p.next_batch, why, b.loss));
+      p.refused = std::move(why);
+      continue;
+    }
     if (Status<TrainError> s = opt_->step(params_, grads_); !s) return s;
     ++out_.steps;
     p.loss_sum += b.loss * static_cast<double>(b.samples);
@@ -284,6 +296,15 @@ Status<TrainError> Run<T>::end_epoch(int64_t epoch, const EpochProgress& p, cons
                       p.failure),
           "if the parameters grew without bound, lower the learning rate or clip the gradient "
           "(--clip; `set clip` in the REPL)"};
+    if (!p.refused.empty())
+      return TrainError{
+          TrainErrorKind::InvalidArgument,
+          {},
+          fmt::format("every step of epoch {} was skipped: the gradients are finite but too "
+                      "large for the optimiser (the last: {})",
+                      epoch, p.refused),
+          "clip the gradient (--clip; `set clip` in the REPL), lower the learning rate, or train "
+          "in f64 (--dtype f64)"};
     return TrainError{
         TrainErrorKind::InvalidArgument,
         {},
@@ -331,7 +352,9 @@ Status<TrainError> Run<T>::end_epoch(int64_t epoch, const EpochProgress& p, cons
     if (!std::isnan(rec.valid_metric))
       line += fmt::format(", {} {:.4g}", rec.metric_name, rec.valid_metric);
     line += fmt::format(", lr {:.3g}, {:.1f} s", rec.lr, rec.seconds);
-    if (p.skipped) line += fmt::format(", {} steps skipped (non-finite)", p.skipped);
+    if (p.skipped)
+      line += fmt::format(", {} steps skipped ({})", p.skipped,
+                          p.refused.empty() ? "non-finite" : "non-finite or too large");
     fmt::print(stderr, "{}\n", line);
   }
   out_.history.push_back(rec);

@@ -117,7 +117,8 @@ struct TrainOutcome {
   bool early_stopped = false;
   int64_t best_epoch = -1;
   double best_value = std::numeric_limits<double>::quiet_NaN(); ///< of the monitored value
-  int64_t skipped_steps = 0;         ///< steps skipped for a non-finite loss or gradient
+  int64_t skipped_steps =
+      0; ///< steps skipped: a non-finite loss or gradient, or one the optimiser refused
   std::vector<EpochRecord> history;  ///< every epoch of the run, resumed ones included
   std::vector<std::string> warnings; ///< e.g. no gradient plot, a damaged checkpoint skipped
 };

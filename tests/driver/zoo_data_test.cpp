@@ -275,8 +275,11 @@ TEST_CASE("every zoo model trains on the data its header names", "[zoo][slow]") 
       {"mgru_walker2d", rollouts->string() + " --target next"},
       {"node_elu_sii_tanks", tanks},
       {"node_elu_sii_tanks_euler", tanks},
-      {"node_elu_default_tanks", tanks},
-      {"node_elu_default_tanks_euler", tanks},
+      // The default-init baselines are unstable on purpose (paper 004 Sec.
+      // 3.1); their headers train with a clip: at seed 0 the midpoint one's
+      // gradient (1.4e21) is beyond f32 Adam's second moment.
+      {"node_elu_default_tanks", tanks + " --clip 1"},
+      {"node_elu_default_tanks_euler", tanks + " --clip 1"},
   };
   for (const auto& z : zoo) {
     SECTION(z.model) {

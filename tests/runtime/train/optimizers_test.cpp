@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "runtime/train/adam.h"
@@ -267,6 +268,36 @@ TEST_CASE("optimisers reject bad input without changing anything", "[optim]") {
   std::vector<double> p3{1, 2, 3}, g3{1, 1, 1};
   REQUIRE(adam.step(p3, g3).ok());
   CHECK_FALSE(small.load_state(adam.state()).ok());
+}
+
+TEST_CASE("adam refuses a finite gradient whose square overflows its second moment", "[optim]") {
+  // In f32, (1 - beta2) g^2 overflows for |g| beyond ~5.8e20: taken, the
+  // step would leave exp_avg_sq at inf, after which the parameter's update
+  // is m / inf = 0 for good (issue 19: node_elu_default_tanks at seed 0).
+  Adam<float> adam(3, AdamOptions{});
+  std::vector<float> p{1, 2, 3};
+  const std::vector<float> huge{0.5f, 1e21f, -0.25f}, large{0.5f, 1e19f, -0.25f};
+  REQUIRE(std::isfinite(huge[1]));
+  const std::string why = adam.refusal(p, huge);
+  CHECK(why.find("second moment") != std::string::npos);
+  CHECK(why.find("theta[1]") != std::string::npos);
+  CHECK(why.find("f32") != std::string::npos);
+  CHECK(adam.refusal(p, large).empty());
+  // Taking it anyway shows what the refusal prevents.
+  Adam<float> taken(3, AdamOptions{});
+  REQUIRE(taken.step(p, huge).ok());
+  CHECK(std::isinf(taken.state().buffer("exp_avg_sq")->at(1)));
+  // f64 holds the square: the same gradient is no reason to refuse there.
+  Adam<double> wide(3, AdamOptions{});
+  const std::vector<double> pd{1, 2, 3}, hd{0.5, 1e21, -0.25};
+  CHECK(wide.refusal(pd, hd).empty());
+  // The L2 penalty enters the gradient before the moments.
+  Adam<float> l2(1, AdamOptions{.weight_decay = 1e10});
+  const std::vector<float> big_p{1e12f}, zero_g{0.0f};
+  CHECK_FALSE(l2.refusal(big_p, zero_g).empty());
+  // SGD keeps no squared moment: no refusal.
+  Sgd<float> sgd(3, SgdOptions{.lr = 0.1});
+  CHECK(sgd.refusal(p, huge).empty());
 }
 
 TEST_CASE("optimizer config from JSON", "[optim]") {

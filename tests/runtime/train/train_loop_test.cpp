@@ -4,6 +4,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <numeric>
@@ -237,6 +238,47 @@ TEST_CASE("training loop failures are reported, not hidden", "[loop]") {
     auto r = train<double>(table(), theta, h, config(dir.path()));
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().message.find("diverged") != std::string::npos);
+  }
+  SECTION("a finite gradient too large for adam is skipped, named, and not saved") {
+    // 1e160 is finite in f64 but its square is not: adam would keep inf in
+    // exp_avg_sq for good. Without --clip the step is skipped, with a warning.
+    TrainConfig c = config(dir.path());
+    c.clip_norm = 0;
+    TrainHooks<double> h = prob.hooks();
+    const auto normal = h.train_batch;
+    h.train_batch = [normal](int64_t epoch, int64_t b, std::span<const double> p,
+                             std::span<double> g,
+                             Rng& rng) -> plastic::Result<BatchResult, TrainError> {
+      auto r = normal(epoch, b, p, g, rng);
+      if (epoch == 1 && b == 3) g[1] = 1e160;
+      return r;
+    };
+    auto r = train<double>(table(), theta, h, c);
+    REQUIRE(r.ok());
+    CHECK(r.value().skipped_steps == 1);
+    const auto& w = r.value().warnings;
+    const auto skipped = std::find_if(w.begin(), w.end(), [](const std::string& x) {
+      return x.find("step skipped") != std::string::npos;
+    });
+    REQUIRE(skipped != w.end());
+    CHECK(skipped->find("epoch 1, batch 3: step skipped") != std::string::npos);
+    CHECK(skipped->find("second moment") != std::string::npos);
+    for (double v : theta)
+      CHECK(std::isfinite(v));
+  }
+  SECTION("every step too large for adam: stopped, saying why") {
+    TrainConfig c = config(dir.path());
+    c.clip_norm = 0;
+    TrainHooks<double> h = prob.hooks();
+    h.train_batch = [](int64_t, int64_t, std::span<const double>, std::span<double> g,
+                       Rng&) -> plastic::Result<BatchResult, TrainError> {
+      g[0] = 1e160;
+      return BatchResult{1e300, 32};
+    };
+    auto r = train<double>(table(), theta, h, c);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message.find("too large for the optimiser") != std::string::npos);
+    CHECK(r.error().advice.find("--clip") != std::string::npos);
   }
   SECTION("a failing batch names the epoch and batch") {
     TrainHooks<double> h = prob.hooks();
