@@ -64,14 +64,25 @@ for line in sys.stdin:
 
 echo "# $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 for line in "${BENCH_CONFIGS[@]}"; do
-  IFS='|' read -r name ode script gradients flags plastic_flags <<<"$line"
+  IFS='|' read -r name ode script gradients flags plastic_flags reference_flags replace <<<"$line"
   [[ -n "${ONLY:-}" && "$ONLY" != "$name" ]] && continue
+  model="$root/$ode"
+  if [[ -n "$replace" ]]; then
+    model=$(mktemp --suffix=.ode)
+    cp "$root/$ode" "$model"
+    IFS=';' read -ra lines <<<"$replace"
+    for l in "${lines[@]}"; do
+      key=${l%% *}
+      grep -q "^$key " "$model" || { echo "no '$key' line in $ode" >&2; exit 2; }
+      sed -i "s|^$key .*|$l|" "$model"
+    done
+  fi
   for gradient in $gradients; do
     for ((r = 1; r <= REPEATS; r++)); do
       echo "# $name $gradient run $r/$REPEATS" >&2
       if ((have_plastic)); then
         # shellcheck disable=SC2086
-        "$PLASTIC" bench-train "$root/$ode" --batch "$BATCH" --threads "$THREADS" --steps "$STEPS" \
+        "$PLASTIC" bench-train "$model" --batch "$BATCH" --threads "$THREADS" --steps "$STEPS" \
           --dtype "$DTYPE" --gradient "$gradient" $flags $plastic_flags --json | tag plastic "$name" "$gradient" | tee -a "$OUT" ||
           echo "# plastic bench-train failed on $name $gradient" >&2
       fi
@@ -80,7 +91,7 @@ for line in "${BENCH_CONFIGS[@]}"; do
       for jit in "" --jit; do
         # shellcheck disable=SC2086
         "$PYTHON" "$here/reference/$script" --batch "$BATCH" --threads "$THREADS" --dtype "$DTYPE" \
-          --steps "$STEPS" --warmup "$WARMUP" --gradient "$gradient" --tuned $jit $flags |
+          --steps "$STEPS" --warmup "$WARMUP" --gradient "$gradient" --tuned $jit $flags $reference_flags |
           tag reference "$name" "$gradient" | tee -a "$OUT"
       done
     done

@@ -36,7 +36,7 @@ fi
 
 echo "# $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 for line in "${BENCH_CONFIGS[@]}"; do
-  IFS='|' read -r name ode script gradients flags <<<"$line"
+  IFS='|' read -r name ode script gradients flags _plastic_flags reference_flags _replace <<<"$line"
   [[ -n "${ONLY:-}" && "$ONLY" != "$name" ]] && continue
   for gradient in $gradients; do
     for variant in plain tuned jit; do
@@ -45,7 +45,7 @@ for line in "${BENCH_CONFIGS[@]}"; do
       [ "$variant" = jit ] && flag=(--tuned --jit)
       # shellcheck disable=SC2086
       "$PYTHON" "$here/reference/$script" --batch "$BATCH" --threads "$THREADS" --dtype "$DTYPE" \
-        --steps "$STEPS" --warmup "$WARMUP" --gradient "$gradient" "${flag[@]}" $flags | tee -a "$OUT"
+        --steps "$STEPS" --warmup "$WARMUP" --gradient "$gradient" "${flag[@]}" $flags $reference_flags | tee -a "$OUT"
     done
   done
 done

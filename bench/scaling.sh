@@ -35,18 +35,22 @@ for d in 8 16 32 64; do
   printf "%8s %10s\n" $d "$s"
 done
 echo
-echo "time per step against batch (T 161, 2 threads, direct)"
-printf "%8s %10s %10s\n" batch s/step peak_MB
-for b in 16 64 128 512 1024; do
+echo "time per step against batch (T 161, 2 threads): direct and adjoint"
+printf "%8s %10s %10s %10s %10s\n" batch direct_s direct_MB adjoint_s adjoint_MB
+for b in 16 64 128 512 1024 4096; do
   read -r s m g <<<"$(point --batch $b --threads 2 --length 161 --gradient direct)"
-  printf "%8s %10s %10s\n" $b "$s" "$m"
+  read -r sa ma ga <<<"$(point --batch $b --threads 2 --length 161 --gradient adjoint)"
+  printf "%8s %10s %10s %10s %10s\n" $b "$s" "$m" "$sa" "$ma"
 done
 echo
-echo "time per step against threads (batch 128, T 161, direct)"
-printf "%8s %10s\n" threads s/step
-for t in 1 2; do
-  read -r s m g <<<"$(point --batch 128 --threads $t --length 161 --gradient direct)"
-  printf "%8s %10s\n" $t "$s"
+echo "time per step against threads (batch 128 and 1024, T 161): direct and adjoint"
+printf "%8s %8s %10s %10s\n" batch threads direct_s adjoint_s
+for b in 128 1024; do
+  for t in 1 2; do
+    read -r s m g <<<"$(point --batch $b --threads $t --length 161 --gradient direct)"
+    read -r sa ma ga <<<"$(point --batch $b --threads $t --length 161 --gradient adjoint)"
+    printf "%8s %8s %10s %10s\n" $b $t "$s" "$sa"
+  done
 done
 echo
 echo "memory of the gradient method against T (batch 128, 2 threads): peak MB held by the tiles in flight"

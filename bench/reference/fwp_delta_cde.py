@@ -4,7 +4,9 @@
 # "speech" setting of App. B (d_in 21 = 20 MFCCs + time, T = 161 samples,
 # 4 heads x 20, d_ff 320, 10 classes), rk4 step 1 over knots 0..160, gradient
 # direct or continuous adjoint (rtol 1e-7 / atol 1e-9 as the .ode; unused by a
-# fixed-step solver, as in torchdiffeq). One JSON line on stdout.
+# fixed-step solver, as in torchdiffeq); `--solver dopri5` integrates both
+# ways adaptively instead (rtol 1e-5 / atol 1e-7 by default: bench/configs.sh's
+# dopri5 row). One JSON line on stdout.
 #
 # Field, per sample (shapes as in the .ode):
 #   u = ln(x(t)); beta = sigmoid(Wb u) [heads]; k = softmax(Wk dx(t)) [heads, d_head]
@@ -29,6 +31,10 @@ def extra(p):
     p.add_argument("--d-head", type=int, default=20)
     p.add_argument("--d-ff", type=int, default=320)
     p.add_argument("--classes", type=int, default=10)
+    p.add_argument("--solver", choices=("rk4", "dopri5"), default="rk4",
+                   help="dopri5: rtol --rtol, atol --atol forward and backward")
+    p.add_argument("--rtol", type=float, default=1e-5)
+    p.add_argument("--atol", type=float, default=1e-7)
 
 
 def make_model(torch, L, H, D, DIN, d_ff, classes, matvec, tuned=False, scripted=None, broadcast=True):
@@ -104,7 +110,12 @@ def main():
     labels = torch.randint(0, args.classes, (B,), generator=g)
     path = paths.NaturalCubic(torch, times.tolist(), values)   # coefficients once, outside the step
     T = float(n - 1)
-    solver = solvers.Solver("rk4", 0.0, T, step=1.0, rtol=1e-7, atol=1e-9, fused=args.tuned)
+    if args.solver == "rk4":
+        solver = solvers.Solver("rk4", 0.0, T, step=1.0, rtol=1e-7, atol=1e-9, fused=args.tuned)
+        info = {"length": n, "solver": "rk4 step 1", "solver_steps": len(solver.grid) - 1}
+    else:
+        solver = solvers.Solver("dopri5", 0.0, T, rtol=args.rtol, atol=args.atol, fused=args.tuned)
+        info = {"length": n, "solver": f"dopri5 rtol {args.rtol:g} atol {args.atol:g}"}
     W0 = torch.zeros(B, H, D, D)
 
     def loss_fn():
@@ -115,8 +126,7 @@ def main():
             WT = solvers.odeint(f, W0, solver)
         return torch.nn.functional.cross_entropy(model.logits(path, WT, T), labels)
 
-    common.run_steps(torch, args, NAME, model, loss_fn,
-                     {"length": n, "solver": "rk4 step 1", "solver_steps": len(solver.grid) - 1})
+    common.run_steps(torch, args, NAME, model, loss_fn, info)
 
 
 if __name__ == "__main__":
