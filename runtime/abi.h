@@ -229,14 +229,18 @@ typedef void (*plastic_step_adaptive_fn)(const void* ctx, double t, double h, co
                                          const void* k_first, void* z1, void* err, void* k_last,
                                          void* scratch);
 /// One step of the continuous adjoint's augmented system (plastic_adjoint_field_fn) with the
-///  model's fixed-step tableau, all stages fused; the backward solve calls it with h < 0:
+///  model's tableau (`step_method`), all stages fused; the backward solve calls it with h < 0:
 ///  [z1; a1] = [z0; a0] + h sum_i b_i [f; -a^T df/dz](stage i)  (z0, a0, z1, a1: n*L);
 ///  dtheta = h sum_i b_i (-sum_lanes a^T df/dtheta)(stage i) (P, summed over the tile, written
-///  on [field_theta_begin, field_theta_end) only). u_stages as plastic_step_fn. No output
-///  aliases an input. NULL for adaptive tableaus.
+///  on [field_theta_begin, field_theta_end) only). Embedded pairs also write the error
+///  estimates h sum_i e_i (...): err (2n*L, the z block then the a block) and dtheta_err (P,
+///  on the same span); both are ignored (may be NULL) for fixed-step tableaus. The first stage
+///  is recomputed (FSAL is not exploited). u_stages as plastic_step_fn. No output aliases an
+///  input.
 typedef void (*plastic_adjoint_step_fn)(const void* ctx, double t, double h, const void* z0,
                                         const void* a0, const void* theta, const void* u_stages,
-                                        void* z1, void* a1, void* dtheta, void* scratch);
+                                        void* z1, void* a1, void* dtheta, void* err,
+                                        void* dtheta_err, void* scratch);
 
 /// Readout y = output(t, z, theta, u). y: o*L.
 typedef void (*plastic_output_fn)(const void* ctx, double t, const void* z, const void* theta,

@@ -124,6 +124,10 @@ def main():
             WT = solvers.odeint_adjoint(f, W0, solver, model.field_params())
         else:
             WT = solvers.odeint(f, W0, solver)
+        if args.solver == "dopri5":  # accepted/rejected steps, read when the line is printed
+            info["forward_steps"] = solver.stats
+            if hasattr(solver, "stats_back"):  # the previous training step's backward solve
+                info["backward_steps"] = solver.stats_back
         return torch.nn.functional.cross_entropy(model.logits(path, WT, T), labels)
 
     common.run_steps(torch, args, NAME, model, loss_fn, info)

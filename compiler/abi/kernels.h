@@ -19,6 +19,9 @@
 //    get their whole cotangent in the block of the first stage using that
 //    node — the blocks hold the same sample, so the sum is what matters.
 //    Statics are read from block 0 and their cotangent goes to block 0.
+//  * adjoint_step: dtheta (and an embedded pair's dtheta_err) as
+//    adjoint_field's; the stages' quadratures are summed per lane in
+//    registers and lane-summed once. The first stage is recomputed.
 //  * step_adaptive ignores k_first (the fused step recomputes stage 1) and,
 //    for FSAL tableaus, computes k_last = f(t+h, z1, u_stages[s-1]) by a
 //    second field evaluation on the fresh z1.

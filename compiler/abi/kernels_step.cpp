@@ -161,28 +161,50 @@ bool build_adjoint_step(const KernelContext& k, loops::Function& out) {
   Place z1 = varying(b, "z1", L.n_state);
   Place a1 = varying(b, "a1", L.n_state);
   Place dtheta = uniform(b, "dtheta", L.n_params);
+  // Declared writable either way (the C signature is the ABI's); only an
+  // embedded pair writes them, and may then assume them non-NULL.
+  const bool adaptive = s.info.adaptive;
+  const loops::BufferOptions err_options = adaptive ? loops::BufferOptions{} : kNullableOut;
+  Place err = varying(b, "err", 2 * L.n_state, err_options);
+  Place dtheta_err = uniform(b, "dtheta_err", L.n_params, err_options);
+  if (!adaptive) err = dtheta_err = Place{};
   b.scratch_param();
-  // As adjoint_field: dtheta is written (=) on the field's span of theta;
-  // the step's quadratures h Σ b_i adj.<param> are lane-summed into it.
-  if (L.field_theta_end > L.field_theta_begin) {
-    b.comment("dtheta[span] = 0, then += lane sums of h sum_i b_i (-a^T df/dtheta)");
-    b.loop("i", L.field_theta_begin, L.field_theta_end,
-           [&](const loops::Index& i) { b.store(dtheta.buffer, i, b.constant(0)); });
-  }
+  // As adjoint_field: dtheta (and dtheta_err) are written (=) on the field's
+  // span of theta; the step's quadratures h Σ b_i adj.<param> (h Σ e_i ...)
+  // are lane-summed into them.
+  for (const Place& g : {dtheta, dtheta_err})
+    if (g.valid() && L.field_theta_end > L.field_theta_begin) {
+      b.comment("theta span = 0, then += lane sums of the step's parameter quadrature");
+      b.loop("i", L.field_theta_begin, L.field_theta_end,
+             [&](const loops::Index& i) { b.store(g.buffer, i, b.constant(0)); });
+    }
+  const std::string adj(ad::prefix(ad::Derived::Adjoint));
+  const std::string err_prefix(ad::prefix(ad::Derived::ErrorEstimate));
   std::map<std::string, Place> plain = state_outputs(L, z1);
-  for (auto& [name, p] : state_outputs(L, a1, std::string(ad::prefix(ad::Derived::Adjoint))))
+  for (auto& [name, p] : state_outputs(L, a1, adj))
     plain[name] = p;
+  if (err.valid()) {
+    for (auto& [name, p] : state_outputs(L, err, err_prefix))
+      plain[name] = p;
+    for (auto& [name, p] : state_outputs(L, Place{err.buffer, L.n_state}, err_prefix + adj))
+      plain[name] = p;
+  }
   const ir::Function& fn = s.adjoint->fn;
   GradEnv g;
   std::vector<loopgen::InputBinding> in = bind_inputs(fn, env);
   std::vector<loopgen::OutputBinding> outs = bind_outputs(fn, env, g, plain);
   for (size_t i = 0; i < fn.outputs().size(); ++i) {
-    std::optional<std::string_view> of =
-        ad::derived_from(ad::Derived::AdjointRate, fn.outputs()[i].name);
-    if (!of) continue;
+    std::string_view name = fn.outputs()[i].name;
+    Place target = dtheta;
+    if (auto e = ad::derived_from(ad::Derived::ErrorEstimate, name)) {
+      name = *e;
+      target = dtheta_err;
+    }
+    std::optional<std::string_view> of = ad::derived_from(ad::Derived::AdjointRate, name);
+    if (!of || !target.valid()) continue;
     if (const ParamEntry* p = L.param(*of))
       outs[i] =
-          loopgen::OutputBinding::to(dtheta.buffer, p->c.offset, loops::StoreMode::AddLaneSum);
+          loopgen::OutputBinding::to(target.buffer, p->c.offset, loops::StoreMode::AddLaneSum);
   }
   loopgen::emit_function(b, fn, in, outs);
   out = b.finish();

@@ -220,13 +220,10 @@ std::optional<ModelFunctions> build_checked(dsl::CheckResult r, const BuildOptio
       static_vjp = NamedFunction{{FnKind::StepStaticVjp, tableau},
                                  optimise(ad::vjp_function(step.fn, spec))};
     }
-    // The backward solve of the adjoint method steps with the same fixed
-    // grid; adaptive methods keep the stage-by-stage adjoint (FSAL, error
-    // norms over the parameter increment).
-    std::optional<NamedFunction> adjoint;
-    if (!tableau->adaptive())
-      adjoint = NamedFunction{{FnKind::AdjointStep, tableau},
-                              optimise(ad::build_adjoint_step(field, *tableau, sopts).fn)};
+    // The backward solve of the adjoint method steps with the same method.
+    std::optional<NamedFunction> adjoint =
+        NamedFunction{{FnKind::AdjointStep, tableau},
+                      optimise(ad::build_adjoint_step(field, *tableau, sopts).fn)};
     out.steps.push_back({std::move(fused), std::move(vjp), std::move(static_vjp),
                          std::move(adjoint), std::move(step)});
   }

@@ -45,8 +45,7 @@ enum class FnKind {
   Step,
   StepVjp,
   StepStaticVjp,
-  // The fused step of the continuous adjoint's augmented system (fixed-step
-  // methods only).
+  // The fused step of the continuous adjoint's augmented system.
   AdjointStep,
 };
 
@@ -86,8 +85,8 @@ struct ModelStep {
   /// model ABI's step_vjp returns their cotangent too).
   std::optional<NamedFunction> static_vjp;
   /// {AdjointStep, method}: one step of the adjoint's augmented system
-  /// (ad::build_adjoint_step), for fixed-step methods; its per-node controls
-  /// are laid out as the step's (`info`).
+  /// (ad::build_adjoint_step), with error estimates for embedded pairs; its
+  /// per-node controls are laid out as the step's (`info`).
   std::optional<NamedFunction> adjoint;
   /// The step's stage nodes and input naming (its fn is the unoptimised step;
   /// use `step.fn`).

@@ -136,11 +136,14 @@ enum { fwp_delta_2layer_step_vjp_lanes = 8, fwp_delta_2layer_step_vjp_scratch_by
  *   z1: varying[2048] = 16384 floats
  *   a1: varying[2048] = 16384 floats
  *   dtheta: uniform[87517] = 87517 floats
+ *   err: varying[4096] = 32768 floats, may be NULL
+ *   dtheta_err: uniform[87517] = 87517 floats, may be NULL
  *   scratch: scratch arena, 730304 bytes, 64-byte aligned
  */
 void fwp_delta_2layer_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                    const void* a0, const void* theta, const void* u_stages,
-                                   void* z1, void* a1, void* dtheta, void* scratch);
+                                   void* z1, void* a1, void* dtheta, void* err, void* dtheta_err,
+                                   void* scratch);
 enum {
   fwp_delta_2layer_adjoint_step_lanes = 8,
   fwp_delta_2layer_adjoint_step_scratch_bytes = 730304

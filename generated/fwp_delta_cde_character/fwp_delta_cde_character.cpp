@@ -4636,8 +4636,8 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
                                                      const void* z0_ptr, const void* a0_ptr,
                                                      const void* theta_ptr,
                                                      const void* u_stages_ptr, void* z1_ptr,
-                                                     void* a1_ptr, void* dtheta_ptr,
-                                                     void* scratch) {
+                                                     void* a1_ptr, void* dtheta_ptr, void* /*err*/,
+                                                     void* /*dtheta_err*/, void* scratch) {
   const T* __restrict z0 = static_cast<const T*>(z0_ptr);
   const T* z0_W = z0;
   const T* __restrict a0 = static_cast<const T*>(a0_ptr);
@@ -4703,7 +4703,7 @@ extern "C" void fwp_delta_cde_character_adjoint_step(const void* /*ctx*/, double
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // dtheta[span] = 0, then += lane sums of h sum_i b_i (-a^T df/dtheta)
+  // theta span = 0, then += lane sums of the step's parameter quadrature
   for (int64_t i = 0; i < 656; ++i) {
     dtheta[i] = 0.0f;
   }

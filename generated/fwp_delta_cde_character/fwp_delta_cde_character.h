@@ -133,12 +133,14 @@ enum {
  * samples. ctx: opaque, not accessed t: scalar h: scalar z0: varying[1600] = 12800 floats,
  * read-only a0: varying[1600] = 12800 floats, read-only theta: uniform[54356] = 54356 floats,
  * read-only u_stages: varying[32] = 256 floats, read-only z1: varying[1600] = 12800 floats a1:
- * varying[1600] = 12800 floats dtheta: uniform[54356] = 54356 floats scratch: scratch arena, 66624
- * bytes, 64-byte aligned
+ * varying[1600] = 12800 floats dtheta: uniform[54356] = 54356 floats err: varying[3200] = 25600
+ * floats, may be NULL dtheta_err: uniform[54356] = 54356 floats, may be NULL scratch: scratch
+ * arena, 66624 bytes, 64-byte aligned
  */
 void fwp_delta_cde_character_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                           const void* a0, const void* theta, const void* u_stages,
-                                          void* z1, void* a1, void* dtheta, void* scratch);
+                                          void* z1, void* a1, void* dtheta, void* err,
+                                          void* dtheta_err, void* scratch);
 enum {
   fwp_delta_cde_character_adjoint_step_lanes = 8,
   fwp_delta_cde_character_adjoint_step_scratch_bytes = 66624

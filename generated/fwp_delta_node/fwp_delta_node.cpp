@@ -7048,7 +7048,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
                                             const void* z0_ptr, const void* a0_ptr,
                                             const void* theta_ptr, const void* u_stages_ptr,
                                             void* z1_ptr, void* a1_ptr, void* dtheta_ptr,
-                                            void* scratch) {
+                                            void* /*err*/, void* /*dtheta_err*/, void* scratch) {
   const T* __restrict z0 = static_cast<const T*>(z0_ptr);
   const T* z0_W = z0;
   const T* __restrict a0 = static_cast<const T*>(a0_ptr);
@@ -7127,7 +7127,7 @@ extern "C" void fwp_delta_node_adjoint_step(const void* /*ctx*/, double /*t*/, d
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
-  // dtheta[span] = 0, then += lane sums of h sum_i b_i (-a^T df/dtheta)
+  // theta span = 0, then += lane sums of the step's parameter quadrature
   for (int64_t i = 0; i < 7098; ++i) {
     dtheta[i] = 0.0f;
   }

@@ -137,11 +137,14 @@ enum {
  *   z1: varying[1024] = 8192 floats
  *   a1: varying[1024] = 8192 floats
  *   dtheta: uniform[44699] = 44699 floats
+ *   err: varying[2048] = 16384 floats, may be NULL
+ *   dtheta_err: uniform[44699] = 44699 floats, may be NULL
  *   scratch: scratch arena, 200064 bytes, 64-byte aligned
  */
 void fwp_delta_node_sepsis_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                         const void* a0, const void* theta, const void* u_stages,
-                                        void* z1, void* a1, void* dtheta, void* scratch);
+                                        void* z1, void* a1, void* dtheta, void* err,
+                                        void* dtheta_err, void* scratch);
 enum {
   fwp_delta_node_sepsis_adjoint_step_lanes = 8,
   fwp_delta_node_sepsis_adjoint_step_scratch_bytes = 200064

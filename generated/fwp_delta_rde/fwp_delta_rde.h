@@ -129,11 +129,13 @@ enum { fwp_delta_rde_step_vjp_lanes = 8, fwp_delta_rde_step_vjp_scratch_bytes = 
  *   z1: varying[1024] = 8192 floats
  *   a1: varying[1024] = 8192 floats
  *   dtheta: uniform[19229] = 19229 floats
+ *   err: varying[2048] = 16384 floats, may be NULL
+ *   dtheta_err: uniform[19229] = 19229 floats, may be NULL
  *   scratch: scratch arena, 322752 bytes, 64-byte aligned
  */
 void fwp_delta_rde_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
                                 const void* theta, const void* u_stages, void* z1, void* a1,
-                                void* dtheta, void* scratch);
+                                void* dtheta, void* err, void* dtheta_err, void* scratch);
 enum { fwp_delta_rde_adjoint_step_lanes = 8, fwp_delta_rde_adjoint_step_scratch_bytes = 322752 };
 
 /* fwp_delta_rde_output: f32 elements (float), tile of L = 8 lane-interleaved samples.

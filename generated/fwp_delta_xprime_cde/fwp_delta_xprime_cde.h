@@ -143,11 +143,14 @@ enum {
  *   z1: varying[1600] = 12800 floats
  *   a1: varying[1600] = 12800 floats
  *   dtheta: uniform[57736] = 57736 floats
+ *   err: varying[3200] = 25600 floats, may be NULL
+ *   dtheta_err: uniform[57736] = 57736 floats, may be NULL
  *   scratch: scratch arena, 69952 bytes, 64-byte aligned
  */
 void fwp_delta_xprime_cde_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                        const void* a0, const void* theta, const void* u_stages,
-                                       void* z1, void* a1, void* dtheta, void* scratch);
+                                       void* z1, void* a1, void* dtheta, void* err,
+                                       void* dtheta_err, void* scratch);
 enum {
   fwp_delta_xprime_cde_adjoint_step_lanes = 8,
   fwp_delta_xprime_cde_adjoint_step_scratch_bytes = 69952

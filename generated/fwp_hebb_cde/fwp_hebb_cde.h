@@ -129,11 +129,13 @@ enum { fwp_hebb_cde_step_vjp_lanes = 8, fwp_hebb_cde_step_vjp_scratch_bytes = 97
  *   z1: varying[512] = 4096 floats
  *   a1: varying[512] = 4096 floats
  *   dtheta: uniform[142036] = 142036 floats
+ *   err: varying[1024] = 8192 floats, may be NULL
+ *   dtheta_err: uniform[142036] = 142036 floats, may be NULL
  *   scratch: scratch arena, 195648 bytes, 64-byte aligned
  */
 void fwp_hebb_cde_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
                                const void* theta, const void* u_stages, void* z1, void* a1,
-                               void* dtheta, void* scratch);
+                               void* dtheta, void* err, void* dtheta_err, void* scratch);
 enum { fwp_hebb_cde_adjoint_step_lanes = 8, fwp_hebb_cde_adjoint_step_scratch_bytes = 195648 };
 
 /* fwp_hebb_cde_output: f32 elements (float), tile of L = 8 lane-interleaved samples.

@@ -139,11 +139,14 @@ enum { fwp_hebb_cde_sepsis_step_vjp_lanes = 8, fwp_hebb_cde_sepsis_step_vjp_scra
  *   z1: varying[128] = 1024 floats
  *   a1: varying[128] = 1024 floats
  *   dtheta: uniform[24083] = 24083 floats
+ *   err: varying[256] = 2048 floats, may be NULL
+ *   dtheta_err: uniform[24083] = 24083 floats, may be NULL
  *   scratch: scratch arena, 129600 bytes, 64-byte aligned
  */
 void fwp_hebb_cde_sepsis_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                       const void* a0, const void* theta, const void* u_stages,
-                                      void* z1, void* a1, void* dtheta, void* scratch);
+                                      void* z1, void* a1, void* dtheta, void* err, void* dtheta_err,
+                                      void* scratch);
 enum {
   fwp_hebb_cde_sepsis_adjoint_step_lanes = 8,
   fwp_hebb_cde_sepsis_adjoint_step_scratch_bytes = 129600

@@ -129,11 +129,13 @@ enum { fwp_hebb_node_step_vjp_lanes = 8, fwp_hebb_node_step_vjp_scratch_bytes = 
  *   z1: varying[800] = 6400 floats
  *   a1: varying[800] = 6400 floats
  *   dtheta: uniform[56651] = 56651 floats
+ *   err: varying[1600] = 12800 floats, may be NULL
+ *   dtheta_err: uniform[56651] = 56651 floats, may be NULL
  *   scratch: scratch arena, 604288 bytes, 64-byte aligned
  */
 void fwp_hebb_node_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
                                 const void* theta, const void* u_stages, void* z1, void* a1,
-                                void* dtheta, void* scratch);
+                                void* dtheta, void* err, void* dtheta_err, void* scratch);
 enum { fwp_hebb_node_adjoint_step_lanes = 8, fwp_hebb_node_adjoint_step_scratch_bytes = 604288 };
 
 /* fwp_hebb_node_output: f32 elements (float), tile of L = 8 lane-interleaved samples.

@@ -4892,7 +4892,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
                                                const void* z0_ptr, const void* a0_ptr,
                                                const void* theta_ptr, const void* u_stages_ptr,
                                                void* z1_ptr, void* a1_ptr, void* dtheta_ptr,
-                                               void* scratch) {
+                                               void* /*err*/, void* /*dtheta_err*/, void* scratch) {
   const T* __restrict z0 = static_cast<const T*>(z0_ptr);
   const T* z0_W = z0;
   const T* __restrict a0 = static_cast<const T*>(a0_ptr);
@@ -4962,7 +4962,7 @@ extern "C" void fwp_hebb_xkey_cde_adjoint_step(const void* /*ctx*/, double /*t*/
   T acc3_v[L] = {};
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
-  // dtheta[span] = 0, then += lane sums of h sum_i b_i (-a^T df/dtheta)
+  // theta span = 0, then += lane sums of the step's parameter quadrature
   for (int64_t i = 0; i < 6090; ++i) {
     dtheta[i] = 0.0f;
   }

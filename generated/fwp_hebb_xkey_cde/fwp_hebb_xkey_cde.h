@@ -136,11 +136,14 @@ enum { fwp_hebb_xkey_cde_step_vjp_lanes = 8, fwp_hebb_xkey_cde_step_vjp_scratch_
  *   z1: varying[512] = 4096 floats
  *   a1: varying[512] = 4096 floats
  *   dtheta: uniform[142036] = 142036 floats
+ *   err: varying[1024] = 8192 floats, may be NULL
+ *   dtheta_err: uniform[142036] = 142036 floats, may be NULL
  *   scratch: scratch arena, 194624 bytes, 64-byte aligned
  */
 void fwp_hebb_xkey_cde_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                     const void* a0, const void* theta, const void* u_stages,
-                                    void* z1, void* a1, void* dtheta, void* scratch);
+                                    void* z1, void* a1, void* dtheta, void* err, void* dtheta_err,
+                                    void* scratch);
 enum {
   fwp_hebb_xkey_cde_adjoint_step_lanes = 8,
   fwp_hebb_xkey_cde_adjoint_step_scratch_bytes = 194624

@@ -129,11 +129,13 @@ enum { fwp_oja_cde_step_vjp_lanes = 8, fwp_oja_cde_step_vjp_scratch_bytes = 9772
  *   z1: varying[400] = 3200 floats
  *   a1: varying[400] = 3200 floats
  *   dtheta: uniform[28427] = 28427 floats
+ *   err: varying[800] = 6400 floats, may be NULL
+ *   dtheta_err: uniform[28427] = 28427 floats, may be NULL
  *   scratch: scratch arena, 79872 bytes, 64-byte aligned
  */
 void fwp_oja_cde_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
                               const void* theta, const void* u_stages, void* z1, void* a1,
-                              void* dtheta, void* scratch);
+                              void* dtheta, void* err, void* dtheta_err, void* scratch);
 enum { fwp_oja_cde_adjoint_step_lanes = 8, fwp_oja_cde_adjoint_step_scratch_bytes = 79872 };
 
 /* fwp_oja_cde_output: f32 elements (float), tile of L = 8 lane-interleaved samples.

@@ -7145,7 +7145,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
                                          const void* z0_ptr, const void* a0_ptr,
                                          const void* theta_ptr, const void* u_stages_ptr,
                                          void* z1_ptr, void* a1_ptr, void* dtheta_ptr,
-                                         void* scratch) {
+                                         void* /*err*/, void* /*dtheta_err*/, void* scratch) {
   const T* __restrict z0 = static_cast<const T*>(z0_ptr);
   const T* z0_W = z0;
   const T* __restrict a0 = static_cast<const T*>(a0_ptr);
@@ -7219,7 +7219,7 @@ extern "C" void fwp_oja_rde_adjoint_step(const void* /*ctx*/, double /*t*/, doub
   T rowmax_v[L] = {};
   T rowsum_v[L] = {};
   T acc_v[L] = {};
-  // dtheta[span] = 0, then += lane sums of h sum_i b_i (-a^T df/dtheta)
+  // theta span = 0, then += lane sums of the step's parameter quadrature
   for (int64_t i = 0; i < 5070; ++i) {
     dtheta[i] = 0.0f;
   }

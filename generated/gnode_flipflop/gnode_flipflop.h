@@ -130,11 +130,14 @@ enum { gnode_flipflop_step_vjp_lanes = 8, gnode_flipflop_step_vjp_scratch_bytes 
  *   z1: varying[100] = 800 floats
  *   a1: varying[100] = 800 floats
  *   dtheta: uniform[51803] = 51803 floats
+ *   err: varying[200] = 1600 floats, may be NULL
+ *   dtheta_err: uniform[51803] = 51803 floats, may be NULL
  *   scratch: scratch arena, 42048 bytes, 64-byte aligned
  */
 void gnode_flipflop_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                  const void* a0, const void* theta, const void* u_stages, void* z1,
-                                 void* a1, void* dtheta, void* scratch);
+                                 void* a1, void* dtheta, void* err, void* dtheta_err,
+                                 void* scratch);
 enum { gnode_flipflop_adjoint_step_lanes = 8, gnode_flipflop_adjoint_step_scratch_bytes = 42048 };
 
 /* gnode_flipflop_output: f32 elements (float), tile of L = 8 lane-interleaved samples.

@@ -7496,6 +7496,3974 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
   }
 }
 
+/// adjoint_step: runtime/abi.h's plastic_adjoint_step_fn.
+extern "C" void gnode_flipflop_n3_adjoint_step(const void* /*ctx*/, double /*t*/, double h,
+                                               const void* z0_ptr, const void* a0_ptr,
+                                               const void* theta_ptr, const void* u_stages_ptr,
+                                               void* z1_ptr, void* a1_ptr, void* dtheta_ptr,
+                                               void* err_ptr, void* dtheta_err_ptr, void* scratch) {
+  const T* __restrict z0 = static_cast<const T*>(z0_ptr);
+  const T* z0_h = z0;
+  const T* __restrict a0 = static_cast<const T*>(a0_ptr);
+  const T* __restrict theta = static_cast<const T*>(theta_ptr);
+  const T* F_layer0_weight = theta;
+  const T* F_layer0_bias = theta + 600;
+  const T* F_layer1_weight = theta + 700;
+  const T* F_layer1_bias = theta + 10700;
+  const T* F_layer2_weight = theta + 10800;
+  const T* F_layer2_bias = theta + 20800;
+  const T* F_layer3_weight = theta + 20900;
+  const T* F_layer3_bias = theta + 21200;
+  const T* Wz = theta + 21203;
+  const T* bz = theta + 21221;
+  const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
+  T* __restrict z1 = static_cast<T*>(z1_ptr);
+  T* z1_h = z1;
+  T* __restrict a1 = static_cast<T*>(a1_ptr);
+  T* __restrict dtheta = static_cast<T*>(dtheta_ptr);
+  T* dtheta_F_layer0_weight = dtheta;
+  T* dtheta_F_layer0_bias = dtheta + 600;
+  T* dtheta_F_layer1_weight = dtheta + 700;
+  T* dtheta_F_layer1_bias = dtheta + 10700;
+  T* dtheta_F_layer2_weight = dtheta + 10800;
+  T* dtheta_F_layer2_bias = dtheta + 20800;
+  T* dtheta_F_layer3_weight = dtheta + 20900;
+  T* dtheta_F_layer3_bias = dtheta + 21200;
+  T* dtheta_Wz = dtheta + 21203;
+  T* dtheta_bz = dtheta + 21221;
+  T* dtheta_h0_weight = dtheta + 21224;
+  T* dtheta_h0_bias = dtheta + 21233;
+  T* dtheta_out_weight = dtheta + 21236;
+  T* dtheta_out_bias = dtheta + 21245;
+  T* __restrict err = static_cast<T*>(err_ptr);
+  T* __restrict dtheta_err = static_cast<T*>(dtheta_err_ptr);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 192);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 320);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 448);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3648);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6848);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10048);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13248);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16448);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19648);
+  T* __restrict u10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19776);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19840);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19968);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20160);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20288);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20416);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23616);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26816);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30016);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33216);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36416);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39616);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39744);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39936);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40064);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40192);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43392);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46592);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49792);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52992);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56192);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59392);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59520);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59712);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62912);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66112);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69312);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72512);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75712);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78912);
+  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79040);
+  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79168);
+  T* __restrict v42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79296);
+  T* __restrict v43 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79488);
+  T* __restrict v44 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79616);
+  T* __restrict v45 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79744);
+  T* __restrict v46 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82944);
+  T* __restrict v47 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86144);
+  T* __restrict v48 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89344);
+  T* __restrict v49 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 92544);
+  T* __restrict v50 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 95744);
+  T* __restrict v51 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98944);
+  T* __restrict v52 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99072);
+  T* __restrict v53 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99264);
+  T* __restrict v54 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102464);
+  T* __restrict v55 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 105664);
+  T* __restrict v56 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 108864);
+  T* __restrict v57 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 112064);
+  T* __restrict v58 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 115264);
+  T* __restrict v59 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118464);
+  T* __restrict v60 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118592);
+  T* __restrict v61 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118720);
+  T* __restrict v62 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118848);
+  T* __restrict v63 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118976);
+  T* __restrict v64 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 122176);
+  T* __restrict v65 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 125376);
+  T* __restrict v66 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 125568);
+  T* __restrict v67 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 128768);
+  T* __restrict v68 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 131968);
+  T* __restrict v69 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135168);
+  T* __restrict v70 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 138368);
+  T* __restrict u71 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 141568);
+  T* __restrict u72 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 141632);
+  T* __restrict v73 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 141696);
+  T* __restrict u74 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 141888);
+  T* __restrict v75 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 141952);
+  T* __restrict u76 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 142144);
+  T* __restrict v77 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 142208);
+  T* __restrict u78 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 142400);
+  T* __restrict v79 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 142464);
+  T* __restrict v80 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 142656);
+  T* __restrict v81 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 145856);
+  T* __restrict v82 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 149056);
+  T* __restrict v83 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 152256);
+  T* __restrict v84 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 155456);
+  T* __restrict v85 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 158656);
+  T* __restrict v86 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 161856);
+  T* __restrict u87 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 165056);
+  T* __restrict v88 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 165120);
+  T acc0_v[L] = {};
+  T acc1_v[L] = {};
+  T acc2_v[L] = {};
+  T acc3_v[L] = {};
+  // theta span = 0, then += lane sums of the step's parameter quadrature
+  for (int64_t i = 0; i < 21224; ++i) {
+    dtheta[i] = 0.0f;
+  }
+  // theta span = 0, then += lane sums of the step's parameter quadrature
+  for (int64_t i = 0; i < 21224; ++i) {
+    dtheta_err[i] = 0.0f;
+  }
+  // gnode_flipflop_n3.field.adjoint.step.tsit5: 823 nodes
+  // %173 = concat f64[6] -> v0
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = z0_h[i0 * L + l];
+    }
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 + 3) * L + l] = u_stages[i0 * L + l];
+    }
+  }
+  // %186 = contract f64[3] -> v1
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 6; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v0[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %188 = sigmoid f64[3] -> v2
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = sigmoid(v1[i0 * L + l] + bz[i0]);
+    }
+  }
+  // %174 = contract f64[100] -> v3
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 6; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v0[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %175 = add f64[100] -> v4
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = F_layer0_bias[i0] + v3[i0 * L + l];
+    }
+  }
+  // %176 = relu f64[100] -> v3
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = relu(v4[i0 * L + l]);
+    }
+  }
+  // %177 = contract f64[100] -> v5
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %178 = add f64[100] -> v6
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = v5[i0 * L + l] + F_layer1_bias[i0];
+    }
+  }
+  // %179 = relu f64[100] -> v5
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = relu(v6[i0 * L + l]);
+    }
+  }
+  // %180 = contract f64[100] -> v7
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %181 = add f64[100] -> v8
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = v7[i0 * L + l] + F_layer2_bias[i0];
+    }
+  }
+  // %182 = relu f64[100] -> v7
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = relu(v8[i0 * L + l]);
+    }
+  }
+  // %183 = contract f64[3] -> v1
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v7[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %185 = sub f64[3] -> v9
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = (F_layer3_bias[i0] + v1[i0 * L + l]) - z0_h[i0 * L + l];
+    }
+  }
+  // %190 = div f64[3] -> v1
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = (v2[i0 * L + l] * v9[i0 * L + l]) / 0.01f;
+    }
+  }
+  // %192 = mul f64[] -> u10
+  u10[0] = T(h) * 0.161f;
+  // %762 = add f64[3] -> v11
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = (v1[i0 * L + l] * u10[0]) + z0_h[i0 * L + l];
+    }
+  }
+  // %763 = concat f64[6] -> v12
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = v11[i0 * L + l];
+    }
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 + 3) * L + l] = u_stages[(i0 + 3) * L + l];
+    }
+  }
+  // %764 = contract f64[3] -> v13
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 6; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v12[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %766 = sigmoid f64[3] -> v14
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = sigmoid(v13[i0 * L + l] + bz[i0]);
+    }
+  }
+  // %767 = contract f64[100] -> v15
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 6; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v12[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[(i0 * 4) * L + l] = acc0_v[l];
+      v15[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v15[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v15[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %768 = add f64[100] -> v16
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = F_layer0_bias[i0] + v15[i0 * L + l];
+    }
+  }
+  // %769 = relu f64[100] -> v15
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = relu(v16[i0 * L + l]);
+    }
+  }
+  // %770 = contract f64[100] -> v17
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v15[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v15[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v15[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %771 = add f64[100] -> v18
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = F_layer1_bias[i0] + v17[i0 * L + l];
+    }
+  }
+  // %772 = relu f64[100] -> v17
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = relu(v18[i0 * L + l]);
+    }
+  }
+  // %773 = contract f64[100] -> v19
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v17[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v17[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v17[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v17[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %774 = add f64[100] -> v20
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = F_layer2_bias[i0] + v19[i0 * L + l];
+    }
+  }
+  // %775 = relu f64[100] -> v19
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = relu(v20[i0 * L + l]);
+    }
+  }
+  // %776 = contract f64[3] -> v13
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v19[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %778 = sub f64[3] -> v21
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = (F_layer3_bias[i0] + v13[i0 * L + l]) - v11[i0 * L + l];
+    }
+  }
+  // %780 = div f64[3] -> v11
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = (v14[i0 * L + l] * v21[i0 * L + l]) / 0.01f;
+    }
+  }
+  // %784 = add f64[3] -> v13
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] =
+          (((v1[i0 * L + l] * (-0.008480655f)) + (v11[i0 * L + l] * 0.33548066f)) * T(h)) +
+          z0_h[i0 * L + l];
+    }
+  }
+  // %785 = concat f64[6] -> v22
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[i0 * L + l] = v13[i0 * L + l];
+    }
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[(i0 + 3) * L + l] = u_stages[(i0 + 6) * L + l];
+    }
+  }
+  // %798 = contract f64[3] -> v23
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 6; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v22[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %800 = sigmoid f64[3] -> v24
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = sigmoid(v23[i0 * L + l] + bz[i0]);
+    }
+  }
+  // %786 = contract f64[100] -> v25
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 6; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v22[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v22[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v22[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v22[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %787 = add f64[100] -> v26
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[i0 * L + l] = F_layer0_bias[i0] + v25[i0 * L + l];
+    }
+  }
+  // %788 = relu f64[100] -> v25
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[i0 * L + l] = relu(v26[i0 * L + l]);
+    }
+  }
+  // %789 = contract f64[100] -> v27
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v25[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v25[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v25[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v25[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[(i0 * 4) * L + l] = acc0_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %790 = add f64[100] -> v28
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[i0 * L + l] = F_layer1_bias[i0] + v27[i0 * L + l];
+    }
+  }
+  // %791 = relu f64[100] -> v27
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[i0 * L + l] = relu(v28[i0 * L + l]);
+    }
+  }
+  // %792 = contract f64[100] -> v29
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v27[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v27[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v27[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v27[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[(i0 * 4) * L + l] = acc0_v[l];
+      v29[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v29[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v29[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %793 = add f64[100] -> v30
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[i0 * L + l] = v29[i0 * L + l] + F_layer2_bias[i0];
+    }
+  }
+  // %794 = relu f64[100] -> v29
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[i0 * L + l] = relu(v30[i0 * L + l]);
+    }
+  }
+  // %795 = contract f64[3] -> v23
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v29[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %797 = sub f64[3] -> v31
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[i0 * L + l] = (F_layer3_bias[i0] + v23[i0 * L + l]) - v13[i0 * L + l];
+    }
+  }
+  // %802 = div f64[3] -> v13
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = (v24[i0 * L + l] * v31[i0 * L + l]) / 0.01f;
+    }
+  }
+  // %808 = add f64[3] -> v23
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = ((((v11[i0 * L + l] * (-6.3594484f)) + (v1[i0 * L + l] * 2.8971531f)) +
+                          (v13[i0 * L + l] * 4.3622956f)) *
+                         T(h)) +
+                        z0_h[i0 * L + l];
+    }
+  }
+  // %809 = concat f64[6] -> v32
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[i0 * L + l] = v23[i0 * L + l];
+    }
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[(i0 + 3) * L + l] = u_stages[(i0 + 9) * L + l];
+    }
+  }
+  // %810 = contract f64[100] -> v33
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 6; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v32[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v32[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v32[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v32[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v33[(i0 * 4) * L + l] = acc0_v[l];
+      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %811 = add f64[100] -> v34
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v34[i0 * L + l] = F_layer0_bias[i0] + v33[i0 * L + l];
+    }
+  }
+  // %812 = relu f64[100] -> v33
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v33[i0 * L + l] = relu(v34[i0 * L + l]);
+    }
+  }
+  // %813 = contract f64[100] -> v35
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v33[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v33[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v33[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v33[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[(i0 * 4) * L + l] = acc0_v[l];
+      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %814 = add f64[100] -> v36
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v36[i0 * L + l] = F_layer1_bias[i0] + v35[i0 * L + l];
+    }
+  }
+  // %815 = relu f64[100] -> v35
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[i0 * L + l] = relu(v36[i0 * L + l]);
+    }
+  }
+  // %816 = contract f64[100] -> v37
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v35[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v35[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v35[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v35[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v37[(i0 * 4) * L + l] = acc0_v[l];
+      v37[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v37[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v37[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %817 = add f64[100] -> v38
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v38[i0 * L + l] = v37[i0 * L + l] + F_layer2_bias[i0];
+    }
+  }
+  // %818 = relu f64[100] -> v37
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v37[i0 * L + l] = relu(v38[i0 * L + l]);
+    }
+  }
+  // %819 = contract f64[3] -> v39
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v37[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v39[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %821 = sub f64[3] -> v40
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v40[i0 * L + l] = (v39[i0 * L + l] + F_layer3_bias[i0]) - v23[i0 * L + l];
+    }
+  }
+  // %822 = contract f64[3] -> v23
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 6; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v32[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %824 = sigmoid f64[3] -> v39
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v39[i0 * L + l] = sigmoid(v23[i0 * L + l] + bz[i0]);
+    }
+  }
+  // %826 = div f64[3] -> v23
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = (v40[i0 * L + l] * v39[i0 * L + l]) / 0.01f;
+    }
+  }
+  // %840 = add f64[3] -> v41
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v41[i0 * L + l] =
+          (T(h) * ((v23[i0 * L + l] * (-0.09249507f)) +
+                   ((v13[i0 * L + l] * 7.495539f) +
+                    ((v11[i0 * L + l] * (-11.748883f)) + (v1[i0 * L + l] * 5.325865f))))) +
+          z0_h[i0 * L + l];
+    }
+  }
+  // %841 = concat f64[6] -> v42
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v42[i0 * L + l] = v41[i0 * L + l];
+    }
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v42[(i0 + 3) * L + l] = u_stages[(i0 + 12) * L + l];
+    }
+  }
+  // %842 = contract f64[3] -> v43
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 6; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v42[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v43[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %844 = sigmoid f64[3] -> v44
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v44[i0 * L + l] = sigmoid(bz[i0] + v43[i0 * L + l]);
+    }
+  }
+  // %845 = contract f64[100] -> v45
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 6; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v42[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v42[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v42[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v42[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v45[(i0 * 4) * L + l] = acc0_v[l];
+      v45[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v45[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v45[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %846 = add f64[100] -> v46
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v46[i0 * L + l] = F_layer0_bias[i0] + v45[i0 * L + l];
+    }
+  }
+  // %847 = relu f64[100] -> v45
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v45[i0 * L + l] = relu(v46[i0 * L + l]);
+    }
+  }
+  // %848 = contract f64[100] -> v47
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v45[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v45[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v45[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v45[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v47[(i0 * 4) * L + l] = acc0_v[l];
+      v47[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v47[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v47[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %849 = add f64[100] -> v48
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v48[i0 * L + l] = F_layer1_bias[i0] + v47[i0 * L + l];
+    }
+  }
+  // %850 = relu f64[100] -> v47
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v47[i0 * L + l] = relu(v48[i0 * L + l]);
+    }
+  }
+  // %851 = contract f64[100] -> v49
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v47[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v47[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v47[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v47[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v49[(i0 * 4) * L + l] = acc0_v[l];
+      v49[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v49[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v49[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %852 = add f64[100] -> v50
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v50[i0 * L + l] = v49[i0 * L + l] + F_layer2_bias[i0];
+    }
+  }
+  // %853 = relu f64[100] -> v49
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v49[i0 * L + l] = relu(v50[i0 * L + l]);
+    }
+  }
+  // %854 = contract f64[3] -> v43
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v49[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v43[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %856 = sub f64[3] -> v51
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v51[i0 * L + l] = (v43[i0 * L + l] + F_layer3_bias[i0]) - v41[i0 * L + l];
+    }
+  }
+  // %858 = div f64[3] -> v41
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v41[i0 * L + l] = (v44[i0 * L + l] * v51[i0 * L + l]) / 0.01f;
+    }
+  }
+  // %862 = add f64[3] -> v43
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v43[i0 * L + l] = (((v41[i0 * L + l] * (-0.02826905f)) +
+                          ((((v11[i0 * L + l] * (-12.920969f)) + (v1[i0 * L + l] * 5.8614554f)) +
+                            (v13[i0 * L + l] * 8.159368f)) +
+                           (v23[i0 * L + l] * (-0.07158497f)))) *
+                         T(h)) +
+                        z0_h[i0 * L + l];
+    }
+  }
+  // %863 = concat f64[6] -> v52
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v52[i0 * L + l] = v43[i0 * L + l];
+    }
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v52[(i0 + 3) * L + l] = u_stages[(i0 + 15) * L + l];
+    }
+  }
+  // %867 = contract f64[100] -> v53
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 6; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v52[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v52[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v52[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v52[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v53[(i0 * 4) * L + l] = acc0_v[l];
+      v53[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v53[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v53[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %868 = add f64[100] -> v54
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v54[i0 * L + l] = v53[i0 * L + l] + F_layer0_bias[i0];
+    }
+  }
+  // %869 = relu f64[100] -> v53
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v53[i0 * L + l] = relu(v54[i0 * L + l]);
+    }
+  }
+  // %870 = contract f64[100] -> v55
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v53[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v53[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v53[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v53[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v55[(i0 * 4) * L + l] = acc0_v[l];
+      v55[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v55[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v55[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %871 = add f64[100] -> v56
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v56[i0 * L + l] = F_layer1_bias[i0] + v55[i0 * L + l];
+    }
+  }
+  // %872 = relu f64[100] -> v55
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v55[i0 * L + l] = relu(v56[i0 * L + l]);
+    }
+  }
+  // %873 = contract f64[100] -> v57
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v55[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v55[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v55[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v55[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v57[(i0 * 4) * L + l] = acc0_v[l];
+      v57[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v57[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v57[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %874 = add f64[100] -> v58
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v58[i0 * L + l] = v57[i0 * L + l] + F_layer2_bias[i0];
+    }
+  }
+  // %875 = relu f64[100] -> v57
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v57[i0 * L + l] = relu(v58[i0 * L + l]);
+    }
+  }
+  // %876 = contract f64[3] -> v59
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v57[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v59[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %878 = sub f64[3] -> v60
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v60[i0 * L + l] = (F_layer3_bias[i0] + v59[i0 * L + l]) - v43[i0 * L + l];
+    }
+  }
+  // %864 = contract f64[3] -> v43
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 6; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v52[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v43[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %866 = sigmoid f64[3] -> v59
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v59[i0 * L + l] = sigmoid(v43[i0 * L + l] + bz[i0]);
+    }
+  }
+  // %880 = div f64[3] -> v43
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v43[i0 * L + l] = (v60[i0 * L + l] * v59[i0 * L + l]) / 0.01f;
+    }
+  }
+  // %892 = add f64[3] -> h
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      z1_h[i0 * L + l] = (T(h) * ((v43[i0 * L + l] * 2.3247106f) +
+                                  ((v41[i0 * L + l] * (-3.2900696f)) +
+                                   (((v13[i0 * L + l] * 0.47988966f) +
+                                     ((v1[i0 * L + l] * 0.09646077f) + (v11[i0 * L + l] * 0.01f))) +
+                                    (v23[i0 * L + l] * 1.3790085f))))) +
+                         z0_h[i0 * L + l];
+    }
+  }
+  // %101 = div f64[3] -> v61
+  // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v61[i0 * L + l] = a0[i0 * L + l] / 0.01f;
+    }
+  }
+  // %1593 = mul f64[3] -> v62
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v62[i0 * L + l] = v2[i0 * L + l] * v61[i0 * L + l];
+    }
+  }
+  // %1594 = contract f64[100] -> v63
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v62[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v62[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v62[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v62[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v63[(i0 * 4) * L + l] = acc0_v[l];
+      v63[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v63[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v63[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1595 = mul f64[100] -> v64
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v64[i0 * L + l] = v63[i0 * L + l] * step(v8[i0 * L + l]);
+    }
+  }
+  // %1596 = contract f64[100] -> v8
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v64[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v64[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v64[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v64[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[(i0 * 4) * L + l] = acc0_v[l];
+      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1597 = mul f64[100] -> v63
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v63[i0 * L + l] = v8[i0 * L + l] * step(v6[i0 * L + l]);
+    }
+  }
+  // %1598 = contract f64[100] -> v6
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v63[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v63[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v63[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v63[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1599 = mul f64[100] -> v8
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = step(v4[i0 * L + l]) * v6[i0 * L + l];
+    }
+  }
+  // %1600 = contract f64[6] -> v4
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 * 6], v8[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 * 6 + 1], v8[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 * 6 + 2], v8[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 * 6 + 3], v8[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v4[l] = acc0_v[l];
+    v4[1 * L + l] = acc1_v[l];
+    v4[2 * L + l] = acc2_v[l];
+    v4[3 * L + l] = acc3_v[l];
+  }
+  for (int64_t i0 = 4; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v8[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %1591 = mul f64[3] -> v6
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] =
+          (v9[i0 * L + l] * v61[i0 * L + l]) * ((1.0f - v2[i0 * L + l]) * v2[i0 * L + l]);
+    }
+  }
+  // %1592 = contract f64[6] -> v65
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wz[i0 * 6], v6[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wz[i0 * 6 + 1], v6[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wz[i0 * 6 + 2], v6[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wz[i0 * 6 + 3], v6[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v65[l] = acc0_v[l];
+    v65[1 * L + l] = acc1_v[l];
+    v65[2 * L + l] = acc2_v[l];
+    v65[3 * L + l] = acc3_v[l];
+  }
+  for (int64_t i0 = 4; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v6[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v65[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %1603 = sub f64[3] -> v2
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = (v4[i0 * L + l] + v65[i0 * L + l]) - v62[i0 * L + l];
+    }
+  }
+  // %3045 = div f64[3] -> v9
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = (a0[i0 * L + l] - (v2[i0 * L + l] * u10[0])) / 0.01f;
+    }
+  }
+  // %3049 = mul f64[3] -> v61
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v61[i0 * L + l] = v9[i0 * L + l] * v14[i0 * L + l];
+    }
+  }
+  // %3050 = contract f64[100] -> v4
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v61[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v61[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v61[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v61[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3051 = mul f64[100] -> v66
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v66[i0 * L + l] = v4[i0 * L + l] * step(v20[i0 * L + l]);
+    }
+  }
+  // %3052 = contract f64[100] -> v4
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v66[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v66[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v66[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v66[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3053 = mul f64[100] -> v20
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = step(v18[i0 * L + l]) * v4[i0 * L + l];
+    }
+  }
+  // %3054 = contract f64[100] -> v4
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v20[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v20[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v20[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3055 = mul f64[100] -> v18
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = v4[i0 * L + l] * step(v16[i0 * L + l]);
+    }
+  }
+  // %3056 = contract f64[6] -> v65
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 * 6], v18[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 * 6 + 1], v18[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 * 6 + 2], v18[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 * 6 + 3], v18[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v65[l] = acc0_v[l];
+    v65[1 * L + l] = acc1_v[l];
+    v65[2 * L + l] = acc2_v[l];
+    v65[3 * L + l] = acc3_v[l];
+  }
+  for (int64_t i0 = 4; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v18[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v65[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %3047 = mul f64[3] -> v4
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] =
+          (v14[i0 * L + l] * (1.0f - v14[i0 * L + l])) * (v9[i0 * L + l] * v21[i0 * L + l]);
+    }
+  }
+  // %3048 = contract f64[6] -> v16
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wz[i0 * 6], v4[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wz[i0 * 6 + 1], v4[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wz[i0 * 6 + 2], v4[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wz[i0 * 6 + 3], v4[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v16[l] = acc0_v[l];
+    v16[1 * L + l] = acc1_v[l];
+    v16[2 * L + l] = acc2_v[l];
+    v16[3 * L + l] = acc3_v[l];
+  }
+  for (int64_t i0 = 4; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v4[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %3059 = sub f64[3] -> v9
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = (v65[i0 * L + l] + v16[i0 * L + l]) - v61[i0 * L + l];
+    }
+  }
+  // %3067 = div f64[3] -> v14
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] =
+          (a0[i0 * L + l] +
+           (T(h) * ((-(v9[i0 * L + l] * 0.33548066f)) - (v2[i0 * L + l] * (-0.008480655f))))) /
+          0.01f;
+    }
+  }
+  // %3068 = mul f64[3] -> v21
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = v24[i0 * L + l] * v14[i0 * L + l];
+    }
+  }
+  // %3069 = contract f64[100] -> v16
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v21[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v21[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v21[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v21[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3070 = mul f64[100] -> v67
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v67[i0 * L + l] = v16[i0 * L + l] * step(v30[i0 * L + l]);
+    }
+  }
+  // %3071 = contract f64[100] -> v16
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v67[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v67[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v67[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v67[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3072 = mul f64[100] -> v30
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[i0 * L + l] = step(v28[i0 * L + l]) * v16[i0 * L + l];
+    }
+  }
+  // %3073 = contract f64[100] -> v16
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v30[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v30[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v30[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v30[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3074 = mul f64[100] -> v28
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[i0 * L + l] = step(v26[i0 * L + l]) * v16[i0 * L + l];
+    }
+  }
+  // %3075 = contract f64[6] -> v65
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 * 6], v28[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 * 6 + 1], v28[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 * 6 + 2], v28[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 * 6 + 3], v28[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v65[l] = acc0_v[l];
+    v65[1 * L + l] = acc1_v[l];
+    v65[2 * L + l] = acc2_v[l];
+    v65[3 * L + l] = acc3_v[l];
+  }
+  for (int64_t i0 = 4; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v28[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v65[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %3077 = mul f64[3] -> v16
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] =
+          (v31[i0 * L + l] * v14[i0 * L + l]) * ((1.0f - v24[i0 * L + l]) * v24[i0 * L + l]);
+    }
+  }
+  // %3078 = contract f64[6] -> v26
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wz[i0 * 6], v16[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wz[i0 * 6 + 1], v16[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wz[i0 * 6 + 2], v16[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wz[i0 * 6 + 3], v16[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v26[l] = acc0_v[l];
+    v26[1 * L + l] = acc1_v[l];
+    v26[2 * L + l] = acc2_v[l];
+    v26[3 * L + l] = acc3_v[l];
+  }
+  for (int64_t i0 = 4; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v16[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %3081 = sub f64[3] -> v14
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = (v65[i0 * L + l] + v26[i0 * L + l]) - v21[i0 * L + l];
+    }
+  }
+  // %3090 = div f64[3] -> v24
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] =
+          (a0[i0 * L + l] +
+           (T(h) * (((-(v2[i0 * L + l] * 2.8971531f)) - (v9[i0 * L + l] * (-6.3594484f))) -
+                    (v14[i0 * L + l] * 4.3622956f)))) /
+          0.01f;
+    }
+  }
+  // %3091 = mul f64[3] -> v31
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[i0 * L + l] = v39[i0 * L + l] * v24[i0 * L + l];
+    }
+  }
+  // %3092 = contract f64[100] -> v26
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v31[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v31[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v31[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v31[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[(i0 * 4) * L + l] = acc0_v[l];
+      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3093 = mul f64[100] -> v68
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v68[i0 * L + l] = step(v38[i0 * L + l]) * v26[i0 * L + l];
+    }
+  }
+  // %3094 = contract f64[100] -> v26
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v68[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v68[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v68[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v68[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[(i0 * 4) * L + l] = acc0_v[l];
+      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3095 = mul f64[100] -> v38
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v38[i0 * L + l] = v26[i0 * L + l] * step(v36[i0 * L + l]);
+    }
+  }
+  // %3096 = contract f64[100] -> v26
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v38[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v38[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v38[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v38[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[(i0 * 4) * L + l] = acc0_v[l];
+      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3097 = mul f64[100] -> v36
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v36[i0 * L + l] = v26[i0 * L + l] * step(v34[i0 * L + l]);
+    }
+  }
+  // %3098 = contract f64[6] -> v65
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 * 6], v36[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 * 6 + 1], v36[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 * 6 + 2], v36[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 * 6 + 3], v36[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v65[l] = acc0_v[l];
+    v65[1 * L + l] = acc1_v[l];
+    v65[2 * L + l] = acc2_v[l];
+    v65[3 * L + l] = acc3_v[l];
+  }
+  for (int64_t i0 = 4; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v36[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v65[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %3100 = mul f64[3] -> v26
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[i0 * L + l] =
+          (v40[i0 * L + l] * v24[i0 * L + l]) * ((1.0f - v39[i0 * L + l]) * v39[i0 * L + l]);
+    }
+  }
+  // %3101 = contract f64[6] -> v34
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wz[i0 * 6], v26[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wz[i0 * 6 + 1], v26[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wz[i0 * 6 + 2], v26[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wz[i0 * 6 + 3], v26[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v34[l] = acc0_v[l];
+    v34[1 * L + l] = acc1_v[l];
+    v34[2 * L + l] = acc2_v[l];
+    v34[3 * L + l] = acc3_v[l];
+  }
+  for (int64_t i0 = 4; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v26[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v34[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %3104 = sub f64[3] -> v24
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = (v65[i0 * L + l] + v34[i0 * L + l]) - v31[i0 * L + l];
+    }
+  }
+  // %3115 = div f64[3] -> v39
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v39[i0 * L + l] =
+          (a0[i0 * L + l] + (((((v9[i0 * L + l] * 11.748883f) - (v2[i0 * L + l] * 5.325865f)) -
+                               (v14[i0 * L + l] * 7.495539f)) -
+                              (v24[i0 * L + l] * (-0.09249507f))) *
+                             T(h))) /
+          0.01f;
+    }
+  }
+  // %3119 = mul f64[3] -> v40
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v40[i0 * L + l] = v44[i0 * L + l] * v39[i0 * L + l];
+    }
+  }
+  // %3120 = contract f64[100] -> v34
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v40[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v40[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v40[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v40[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v34[(i0 * 4) * L + l] = acc0_v[l];
+      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3121 = mul f64[100] -> v69
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v69[i0 * L + l] = v34[i0 * L + l] * step(v50[i0 * L + l]);
+    }
+  }
+  // %3122 = contract f64[100] -> v34
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v69[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v69[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v69[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v69[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v34[(i0 * 4) * L + l] = acc0_v[l];
+      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3123 = mul f64[100] -> v50
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v50[i0 * L + l] = step(v48[i0 * L + l]) * v34[i0 * L + l];
+    }
+  }
+  // %3124 = contract f64[100] -> v34
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v50[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v50[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v50[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v50[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v34[(i0 * 4) * L + l] = acc0_v[l];
+      v34[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v34[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v34[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3125 = mul f64[100] -> v48
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v48[i0 * L + l] = step(v46[i0 * L + l]) * v34[i0 * L + l];
+    }
+  }
+  // %3126 = contract f64[6] -> v65
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 * 6], v48[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 * 6 + 1], v48[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 * 6 + 2], v48[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 * 6 + 3], v48[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v65[l] = acc0_v[l];
+    v65[1 * L + l] = acc1_v[l];
+    v65[2 * L + l] = acc2_v[l];
+    v65[3 * L + l] = acc3_v[l];
+  }
+  for (int64_t i0 = 4; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v48[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v65[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %3117 = mul f64[3] -> v34
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v34[i0 * L + l] =
+          (v44[i0 * L + l] * (1.0f - v44[i0 * L + l])) * (v39[i0 * L + l] * v51[i0 * L + l]);
+    }
+  }
+  // %3118 = contract f64[6] -> v46
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wz[i0 * 6], v34[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wz[i0 * 6 + 1], v34[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wz[i0 * 6 + 2], v34[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wz[i0 * 6 + 3], v34[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v46[l] = acc0_v[l];
+    v46[1 * L + l] = acc1_v[l];
+    v46[2 * L + l] = acc2_v[l];
+    v46[3 * L + l] = acc3_v[l];
+  }
+  for (int64_t i0 = 4; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v34[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v46[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %3129 = sub f64[3] -> v39
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v39[i0 * L + l] = (v65[i0 * L + l] + v46[i0 * L + l]) - v40[i0 * L + l];
+    }
+  }
+  // %3142 = div f64[3] -> v44
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v44[i0 * L + l] =
+          (a0[i0 * L + l] +
+           (T(h) * (((((-(v2[i0 * L + l] * 5.8614554f)) - (v9[i0 * L + l] * (-12.920969f))) -
+                      (v14[i0 * L + l] * 8.159368f)) -
+                     (v24[i0 * L + l] * (-0.07158497f))) -
+                    (v39[i0 * L + l] * (-0.02826905f))))) /
+          0.01f;
+    }
+  }
+  // %3146 = mul f64[3] -> v51
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v51[i0 * L + l] = v59[i0 * L + l] * v44[i0 * L + l];
+    }
+  }
+  // %3147 = contract f64[100] -> v46
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v51[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v51[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v51[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v51[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v46[(i0 * 4) * L + l] = acc0_v[l];
+      v46[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v46[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v46[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3148 = mul f64[100] -> v70
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v70[i0 * L + l] = v46[i0 * L + l] * step(v58[i0 * L + l]);
+    }
+  }
+  // %3149 = contract f64[100] -> v46
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v70[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v70[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v70[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v70[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v46[(i0 * 4) * L + l] = acc0_v[l];
+      v46[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v46[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v46[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3150 = mul f64[100] -> v58
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v58[i0 * L + l] = step(v56[i0 * L + l]) * v46[i0 * L + l];
+    }
+  }
+  // %3151 = contract f64[100] -> v46
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v58[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v58[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v58[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v58[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v46[(i0 * 4) * L + l] = acc0_v[l];
+      v46[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v46[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v46[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3152 = mul f64[100] -> v56
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v56[i0 * L + l] = step(v54[i0 * L + l]) * v46[i0 * L + l];
+    }
+  }
+  // %3153 = contract f64[6] -> v65
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 * 6], v56[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 * 6 + 1], v56[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 * 6 + 2], v56[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 * 6 + 3], v56[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v65[l] = acc0_v[l];
+    v65[1 * L + l] = acc1_v[l];
+    v65[2 * L + l] = acc2_v[l];
+    v65[3 * L + l] = acc3_v[l];
+  }
+  for (int64_t i0 = 4; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v56[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v65[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %3144 = mul f64[3] -> v46
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v46[i0 * L + l] =
+          (v59[i0 * L + l] * (1.0f - v59[i0 * L + l])) * (v60[i0 * L + l] * v44[i0 * L + l]);
+    }
+  }
+  // %3145 = contract f64[6] -> v54
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wz[i0 * 6], v46[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wz[i0 * 6 + 1], v46[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wz[i0 * 6 + 2], v46[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wz[i0 * 6 + 3], v46[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v54[l] = acc0_v[l];
+    v54[1 * L + l] = acc1_v[l];
+    v54[2 * L + l] = acc2_v[l];
+    v54[3 * L + l] = acc3_v[l];
+  }
+  for (int64_t i0 = 4; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v46[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v54[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %3156 = sub f64[3] -> v44
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v44[i0 * L + l] = (v65[i0 * L + l] + v54[i0 * L + l]) - v51[i0 * L + l];
+    }
+  }
+  // %3160 = add f64[3] -> a.h
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      a1[i0 * L + l] =
+          a0[i0 * L + l] + (((((((-(v2[i0 * L + l] * 0.09646077f)) - (v9[i0 * L + l] * 0.01f)) -
+                                (v14[i0 * L + l] * 0.47988966f)) -
+                               (v24[i0 * L + l] * 1.3790085f)) -
+                              (v39[i0 * L + l] * (-3.2900696f))) -
+                             (v44[i0 * L + l] * 2.3247106f)) *
+                            T(h));
+    }
+  }
+  // %1051 = mul f64[] -> u10
+  u10[0] = T(h) * 3.2900696f;
+  // %3171 = contract f64[6] -> v65
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v65[i0 * L + l] = v42[i0 * L + l] * u10[0];
+    }
+  }
+  // %1099 = mul f64[] -> u71
+  u71[0] = T(h) * 0.01f;
+  // %3161 = contract f64[6] -> v54
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v54[i0 * L + l] = v12[i0 * L + l] * u71[0];
+    }
+  }
+  // %1170 = mul f64[] -> u72
+  u72[0] = T(h) * 0.09646077f;
+  // %2508 = contract f64[6] -> v73
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v73[i0 * L + l] = v0[i0 * L + l] * u72[0];
+    }
+  }
+  // %1117 = mul f64[] -> u74
+  u74[0] = T(h) * 0.47988966f;
+  // %3165 = contract f64[6] -> v75
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v75[i0 * L + l] = v22[i0 * L + l] * u74[0];
+    }
+  }
+  // %1074 = mul f64[] -> u76
+  u76[0] = T(h) * 1.3790085f;
+  // %3168 = contract f64[6] -> v77
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v77[i0 * L + l] = v32[i0 * L + l] * u76[0];
+    }
+  }
+  // %1012 = mul f64[] -> u78
+  u78[0] = T(h) * 2.3247106f;
+  // %3174 = contract f64[6] -> v79
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v79[i0 * L + l] = v52[i0 * L + l] * u78[0];
+    }
+  }
+  // %3176 = sub f64[100,6] -> adj.F.layer0.weight
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    for (int64_t i1 = 0; i1 < 6; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] =
+              ((v65[i1 * L + l] * v48[i0 * L + l]) +
+               ((((-(v18[i0 * L + l] * v54[i1 * L + l])) - (v8[i0 * L + l] * v73[i1 * L + l])) -
+                 (v28[i0 * L + l] * v75[i1 * L + l])) -
+                (v77[i1 * L + l] * v36[i0 * L + l]))) -
+              (v79[i1 * L + l] * v56[i0 * L + l]);
+        }
+        dtheta_F_layer0_weight[i0 * 6 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %3187 = mul f64[100] -> adj.F.layer0.bias
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = T(h) * ((((((-(v8[i0 * L + l] * 0.09646077f)) - (v18[i0 * L + l] * 0.01f)) -
+                            (v28[i0 * L + l] * 0.47988966f)) -
+                           (v36[i0 * L + l] * 1.3790085f)) -
+                          (v48[i0 * L + l] * (-3.2900696f))) -
+                         (v56[i0 * L + l] * 2.3247106f));
+      }
+      dtheta_F_layer0_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %3188 = contract f64[100] -> v54
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v54[i0 * L + l] = v45[i0 * L + l] * u10[0];
+    }
+  }
+  // %3190 = contract f64[100] -> v80
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v80[i0 * L + l] = v15[i0 * L + l] * u71[0];
+    }
+  }
+  // %2562 = contract f64[100] -> v81
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v81[i0 * L + l] = v3[i0 * L + l] * u72[0];
+    }
+  }
+  // %3194 = contract f64[100] -> v82
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v82[i0 * L + l] = v25[i0 * L + l] * u74[0];
+    }
+  }
+  // %3197 = contract f64[100] -> v83
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v83[i0 * L + l] = v33[i0 * L + l] * u76[0];
+    }
+  }
+  // %3201 = contract f64[100] -> v84
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v84[i0 * L + l] = v58[i0 * L + l] * u78[0];
+    }
+  }
+  // %3203 = sub f64[100,100] -> adj.F.layer1.weight
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] =
+              ((v54[i1 * L + l] * v50[i0 * L + l]) +
+               ((((-(v80[i1 * L + l] * v20[i0 * L + l])) - (v81[i1 * L + l] * v63[i0 * L + l])) -
+                 (v82[i1 * L + l] * v30[i0 * L + l])) -
+                (v38[i0 * L + l] * v83[i1 * L + l]))) -
+              (v53[i1 * L + l] * v84[i0 * L + l]);
+        }
+        dtheta_F_layer1_weight[i0 * 100 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %3214 = mul f64[100] -> adj.F.layer1.bias
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = T(h) * ((((((-(v63[i0 * L + l] * 0.09646077f)) - (v20[i0 * L + l] * 0.01f)) -
+                            (v30[i0 * L + l] * 0.47988966f)) -
+                           (v38[i0 * L + l] * 1.3790085f)) -
+                          (v50[i0 * L + l] * (-3.2900696f))) -
+                         (v58[i0 * L + l] * 2.3247106f));
+      }
+      dtheta_F_layer1_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %3217 = contract f64[100] -> v54
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v54[i0 * L + l] = v17[i0 * L + l] * u71[0];
+    }
+  }
+  // %2618 = contract f64[100] -> v80
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v80[i0 * L + l] = v5[i0 * L + l] * u72[0];
+    }
+  }
+  // %3221 = contract f64[100] -> v81
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v81[i0 * L + l] = v27[i0 * L + l] * u74[0];
+    }
+  }
+  // %3224 = contract f64[100] -> v82
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v82[i0 * L + l] = v35[i0 * L + l] * u76[0];
+    }
+  }
+  // %3215 = contract f64[100] -> v83
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v83[i0 * L + l] = v47[i0 * L + l] * u10[0];
+    }
+  }
+  // %3228 = contract f64[100] -> v84
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v84[i0 * L + l] = v55[i0 * L + l] * u78[0];
+    }
+  }
+  // %3230 = sub f64[100,100] -> adj.F.layer2.weight
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] =
+              (((((-(v54[i1 * L + l] * v66[i0 * L + l])) - (v64[i0 * L + l] * v80[i1 * L + l])) -
+                 (v67[i0 * L + l] * v81[i1 * L + l])) -
+                (v68[i0 * L + l] * v82[i1 * L + l])) +
+               (v69[i0 * L + l] * v83[i1 * L + l])) -
+              (v84[i1 * L + l] * v70[i0 * L + l]);
+        }
+        dtheta_F_layer2_weight[i0 * 100 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %3241 = mul f64[100] -> adj.F.layer2.bias
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = T(h) * ((((((-(v64[i0 * L + l] * 0.09646077f)) - (v66[i0 * L + l] * 0.01f)) -
+                            (v67[i0 * L + l] * 0.47988966f)) -
+                           (v68[i0 * L + l] * 1.3790085f)) -
+                          (v69[i0 * L + l] * (-3.2900696f))) -
+                         (v70[i0 * L + l] * 2.3247106f));
+      }
+      dtheta_F_layer2_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %2659 = contract f64[3] -> v59
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v59[i0 * L + l] = v62[i0 * L + l] * u72[0];
+    }
+  }
+  // %3244 = contract f64[3] -> v60
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v60[i0 * L + l] = v61[i0 * L + l] * u71[0];
+    }
+  }
+  // %3247 = contract f64[3] -> v65
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v65[i0 * L + l] = v21[i0 * L + l] * u74[0];
+    }
+  }
+  // %3250 = contract f64[3] -> v73
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v73[i0 * L + l] = v31[i0 * L + l] * u76[0];
+    }
+  }
+  // %3242 = contract f64[3] -> v75
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v75[i0 * L + l] = v40[i0 * L + l] * u10[0];
+    }
+  }
+  // %3254 = contract f64[3] -> v77
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v77[i0 * L + l] = v51[i0 * L + l] * u78[0];
+    }
+  }
+  // %3256 = sub f64[3,100] -> adj.F.layer3.weight
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] =
+              (((((-(v7[i1 * L + l] * v59[i0 * L + l])) - (v60[i0 * L + l] * v19[i1 * L + l])) -
+                 (v29[i1 * L + l] * v65[i0 * L + l])) -
+                (v73[i0 * L + l] * v37[i1 * L + l])) +
+               (v75[i0 * L + l] * v49[i1 * L + l])) -
+              (v77[i0 * L + l] * v57[i1 * L + l]);
+        }
+        dtheta_F_layer3_weight[i0 * 100 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %3267 = mul f64[3] -> adj.F.layer3.bias
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = T(h) * ((((((-(v62[i0 * L + l] * 0.09646077f)) - (v61[i0 * L + l] * 0.01f)) -
+                            (v21[i0 * L + l] * 0.47988966f)) -
+                           (v31[i0 * L + l] * 1.3790085f)) -
+                          (v40[i0 * L + l] * (-3.2900696f))) -
+                         (v51[i0 * L + l] * 2.3247106f));
+      }
+      dtheta_F_layer3_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %3268 = mul f64[3] -> v59
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v59[i0 * L + l] = v4[i0 * L + l] * 0.01f;
+    }
+  }
+  // %3612 = contract f64[3] -> v60
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v60[i0 * L + l] = v59[i0 * L + l] * T(h);
+    }
+  }
+  // %2078 = mul f64[3] -> v65
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v65[i0 * L + l] = v6[i0 * L + l] * 0.09646077f;
+    }
+  }
+  // %3616 = contract f64[3] -> v73
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v73[i0 * L + l] = v65[i0 * L + l] * T(h);
+    }
+  }
+  // %3287 = mul f64[3] -> v75
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v75[i0 * L + l] = v16[i0 * L + l] * 0.47988966f;
+    }
+  }
+  // %3619 = contract f64[3] -> v77
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v77[i0 * L + l] = v75[i0 * L + l] * T(h);
+    }
+  }
+  // %3275 = mul f64[3] -> v79
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v79[i0 * L + l] = v26[i0 * L + l] * 1.3790085f;
+    }
+  }
+  // %3623 = contract f64[3] -> v54
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v54[i0 * L + l] = v79[i0 * L + l] * T(h);
+    }
+  }
+  // %3627 = contract f64[3] -> v80
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v80[i0 * L + l] = v34[i0 * L + l] * u10[0];
+    }
+  }
+  // %3281 = mul f64[3] -> v81
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v81[i0 * L + l] = v46[i0 * L + l] * 2.3247106f;
+    }
+  }
+  // %3631 = contract f64[3] -> v82
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v82[i0 * L + l] = v81[i0 * L + l] * T(h);
+    }
+  }
+  // %3634 = sub f64[3,6] -> adj.Wz
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    for (int64_t i1 = 0; i1 < 6; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] =
+              (((((-(v12[i1 * L + l] * v60[i0 * L + l])) - (v0[i1 * L + l] * v73[i0 * L + l])) -
+                 (v22[i1 * L + l] * v77[i0 * L + l])) -
+                (v32[i1 * L + l] * v54[i0 * L + l])) +
+               (v42[i1 * L + l] * v80[i0 * L + l])) -
+              (v82[i0 * L + l] * v52[i1 * L + l]);
+        }
+        dtheta_Wz[i0 * 6 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %3293 = mul f64[3] -> adj.bz
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = T(h) *
+                 ((((((-v59[i0 * L + l]) - v65[i0 * L + l]) - v75[i0 * L + l]) - v79[i0 * L + l]) -
+                   (v34[i0 * L + l] * (-3.2900696f))) -
+                  v81[i0 * L + l]);
+      }
+      dtheta_bz[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %2378 = mul f64[] -> u10
+  u10[0] = T(h) * 0.0f;
+  // %2379 = broadcast f64[3,3] -> adj.h0.weight, adj.out.weight, err.adj.h0.weight,
+  // err.adj.out.weight
+  for (int64_t i0 = 0; i0 < 9; ++i0) {
+    dtheta_h0_weight[i0] += u10[0] * 8.0f;
+    dtheta_out_weight[i0] += u10[0] * 8.0f;
+    dtheta_err[i0 + 21224] += u10[0] * 8.0f;
+    dtheta_err[i0 + 21236] += u10[0] * 8.0f;
+  }
+  // %2380 = broadcast f64[3] -> adj.h0.bias, adj.out.bias, err.adj.h0.bias, err.adj.out.bias
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    dtheta_h0_bias[i0] += u10[0] * 8.0f;
+    dtheta_out_bias[i0] += u10[0] * 8.0f;
+    dtheta_err[i0 + 21233] += u10[0] * 8.0f;
+    dtheta_err[i0 + 21245] += u10[0] * 8.0f;
+  }
+  // %903 = concat f64[6] -> v65
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v65[i0 * L + l] = z1_h[i0 * L + l];
+    }
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v65[(i0 + 3) * L + l] = u_stages[(i0 + 15) * L + l];
+    }
+  }
+  // %907 = contract f64[100] -> v54
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 6; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v65[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v65[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v65[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v65[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v54[(i0 * 4) * L + l] = acc0_v[l];
+      v54[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v54[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v54[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %908 = add f64[100] -> v80
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v80[i0 * L + l] = F_layer0_bias[i0] + v54[i0 * L + l];
+    }
+  }
+  // %909 = relu f64[100] -> v54
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v54[i0 * L + l] = relu(v80[i0 * L + l]);
+    }
+  }
+  // %910 = contract f64[100] -> v81
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v54[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v54[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v54[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v54[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v81[(i0 * 4) * L + l] = acc0_v[l];
+      v81[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v81[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v81[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %911 = add f64[100] -> v82
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v82[i0 * L + l] = F_layer1_bias[i0] + v81[i0 * L + l];
+    }
+  }
+  // %912 = relu f64[100] -> v81
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v81[i0 * L + l] = relu(v82[i0 * L + l]);
+    }
+  }
+  // %913 = contract f64[100] -> v83
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v81[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v81[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v81[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v81[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v83[(i0 * 4) * L + l] = acc0_v[l];
+      v83[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v83[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v83[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %914 = add f64[100] -> v84
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v84[i0 * L + l] = v83[i0 * L + l] + F_layer2_bias[i0];
+    }
+  }
+  // %915 = relu f64[100] -> v83
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v83[i0 * L + l] = relu(v84[i0 * L + l]);
+    }
+  }
+  // %916 = contract f64[3] -> v59
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v83[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v59[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %918 = sub f64[3] -> v60
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v60[i0 * L + l] = (F_layer3_bias[i0] + v59[i0 * L + l]) - z1_h[i0 * L + l];
+    }
+  }
+  // %904 = contract f64[3] -> v59
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 6; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v65[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v59[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %906 = sigmoid f64[3] -> v73
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v73[i0 * L + l] = sigmoid(bz[i0] + v59[i0 * L + l]);
+    }
+  }
+  // %923 = mul f64[3] -> err.h
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      err[i0 * L + l] =
+          T(h) * ((((v60[i0 * L + l] * v73[i0 * L + l]) / 0.01f) * (-0.015151516f)) +
+                  ((v43[i0 * L + l] * 0.4580821f) +
+                   (((((v1[i0 * L + l] * 0.0017800111f) + (v11[i0 * L + l] * 0.00081643445f)) +
+                      (v13[i0 * L + l] * (-0.007880878f))) +
+                     (v23[i0 * L + l] * 0.144711f)) +
+                    (v41[i0 * L + l] * (-0.58235717f)))));
+    }
+  }
+  // %3305 = div f64[3] -> v1
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = a1[i0 * L + l] / 0.01f;
+    }
+  }
+  // %3319 = mul f64[3] -> v11
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] =
+          (v73[i0 * L + l] * (1.0f - v73[i0 * L + l])) * (v1[i0 * L + l] * v60[i0 * L + l]);
+    }
+  }
+  // %3320 = contract f64[6] -> v75
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(Wz[i0 * 6], v11[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(Wz[i0 * 6 + 1], v11[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(Wz[i0 * 6 + 2], v11[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(Wz[i0 * 6 + 3], v11[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v75[l] = acc0_v[l];
+    v75[1 * L + l] = acc1_v[l];
+    v75[2 * L + l] = acc2_v[l];
+    v75[3 * L + l] = acc3_v[l];
+  }
+  for (int64_t i0 = 4; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 + i1 * 6], v11[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v75[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %3306 = mul f64[3] -> v13
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = v1[i0 * L + l] * v73[i0 * L + l];
+    }
+  }
+  // %3307 = contract f64[100] -> v85
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 3; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 1], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 2], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer3_weight[i0 * 4 + i1 * 100 + 3], v13[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v85[(i0 * 4) * L + l] = acc0_v[l];
+      v85[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v85[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v85[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3309 = mul f64[100] -> v86
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v86[i0 * L + l] = v85[i0 * L + l] * step(v84[i0 * L + l]);
+    }
+  }
+  // %3310 = contract f64[100] -> v84
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100], v86[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 1], v86[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 2], v86[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 4 + i1 * 100 + 3], v86[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v84[(i0 * 4) * L + l] = acc0_v[l];
+      v84[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v84[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v84[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3312 = mul f64[100] -> v85
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v85[i0 * L + l] = v84[i0 * L + l] * step(v82[i0 * L + l]);
+    }
+  }
+  // %3313 = contract f64[100] -> v82
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100], v85[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 1], v85[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 2], v85[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 4 + i1 * 100 + 3], v85[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v82[(i0 * 4) * L + l] = acc0_v[l];
+      v82[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v82[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v82[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3314 = mul f64[100] -> v84
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v84[i0 * L + l] = v82[i0 * L + l] * step(v80[i0 * L + l]);
+    }
+  }
+  // %3315 = contract f64[6] -> v73
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    acc0_v[l] = 0.0f;
+    acc1_v[l] = 0.0f;
+    acc2_v[l] = 0.0f;
+    acc3_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = std::fma(F_layer0_weight[i0 * 6], v84[i0 * L + l], acc0_v[l]);
+      acc1_v[l] = std::fma(F_layer0_weight[i0 * 6 + 1], v84[i0 * L + l], acc1_v[l]);
+      acc2_v[l] = std::fma(F_layer0_weight[i0 * 6 + 2], v84[i0 * L + l], acc2_v[l]);
+      acc3_v[l] = std::fma(F_layer0_weight[i0 * 6 + 3], v84[i0 * L + l], acc3_v[l]);
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    v73[l] = acc0_v[l];
+    v73[1 * L + l] = acc1_v[l];
+    v73[2 * L + l] = acc2_v[l];
+    v73[3 * L + l] = acc3_v[l];
+  }
+  for (int64_t i0 = 4; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer0_weight[i0 + i1 * 6], v84[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v73[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %3326 = mul f64[3] -> err.a.h
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      err[(i0 + 3) * L + l] =
+          T(h) * (((((((-(v2[i0 * L + l] * 0.0017800111f)) - (v9[i0 * L + l] * 0.00081643445f)) -
+                      (v14[i0 * L + l] * (-0.007880878f))) -
+                     (v24[i0 * L + l] * 0.144711f)) -
+                    (v39[i0 * L + l] * (-0.58235717f))) -
+                   (v44[i0 * L + l] * 0.4580821f)) -
+                  (((v75[i0 * L + l] + v73[i0 * L + l]) - v13[i0 * L + l]) * (-0.015151516f)));
+    }
+  }
+  // %2812 = mul f64[] -> u10
+  u10[0] = T(h) * 0.015151516f;
+  // %3342 = contract f64[6] -> v73
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v73[i0 * L + l] = v65[i0 * L + l] * u10[0];
+    }
+  }
+  // %2800 = mul f64[] -> u71
+  u71[0] = T(h) * 0.58235717f;
+  // %3336 = contract f64[6] -> v75
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v75[i0 * L + l] = v42[i0 * L + l] * u71[0];
+    }
+  }
+  // %2790 = mul f64[] -> u72
+  u72[0] = T(h) * 0.007880878f;
+  // %3330 = contract f64[6] -> v77
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v77[i0 * L + l] = v22[i0 * L + l] * u72[0];
+    }
+  }
+  // %2779 = mul f64[] -> u74
+  u74[0] = T(h) * 0.0017800111f;
+  // %2780 = contract f64[6] -> v79
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v79[i0 * L + l] = v0[i0 * L + l] * u74[0];
+    }
+  }
+  // %2785 = mul f64[] -> u76
+  u76[0] = T(h) * 0.00081643445f;
+  // %3327 = contract f64[6] -> v80
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v80[i0 * L + l] = v12[i0 * L + l] * u76[0];
+    }
+  }
+  // %2795 = mul f64[] -> u78
+  u78[0] = T(h) * 0.144711f;
+  // %3333 = contract f64[6] -> v82
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v82[i0 * L + l] = v32[i0 * L + l] * u78[0];
+    }
+  }
+  // %2806 = mul f64[] -> u87
+  u87[0] = T(h) * 0.4580821f;
+  // %3339 = contract f64[6] -> v88
+  for (int64_t i0 = 0; i0 < 6; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v88[i0 * L + l] = v52[i0 * L + l] * u87[0];
+    }
+  }
+  // %3344 = add f64[100,6] -> err.adj.F.layer0.weight
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    for (int64_t i1 = 0; i1 < 6; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] =
+              (v84[i0 * L + l] * v73[i1 * L + l]) +
+              (((v75[i1 * L + l] * v48[i0 * L + l]) +
+                (((v28[i0 * L + l] * v77[i1 * L + l]) +
+                  ((-(v8[i0 * L + l] * v79[i1 * L + l])) - (v18[i0 * L + l] * v80[i1 * L + l]))) -
+                 (v82[i1 * L + l] * v36[i0 * L + l]))) -
+               (v88[i1 * L + l] * v56[i0 * L + l]));
+        }
+        dtheta_err[i0 * 6 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %3357 = mul f64[100] -> err.adj.F.layer0.bias
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = (((((((-(v8[i0 * L + l] * 0.0017800111f)) - (v18[i0 * L + l] * 0.00081643445f)) -
+                      (v28[i0 * L + l] * (-0.007880878f))) -
+                     (v36[i0 * L + l] * 0.144711f)) -
+                    (v48[i0 * L + l] * (-0.58235717f))) -
+                   (v56[i0 * L + l] * 0.4580821f)) -
+                  (v84[i0 * L + l] * (-0.015151516f))) *
+                 T(h);
+      }
+      dtheta_err[i0 + 600] += lane_sum<L>(sum);
+    }
+  }
+  // %3358 = contract f64[100] -> v8
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = v54[i0 * L + l] * u10[0];
+    }
+  }
+  // %3370 = contract f64[100] -> v18
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = v45[i0 * L + l] * u71[0];
+    }
+  }
+  // %3362 = contract f64[100] -> v28
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[i0 * L + l] = v15[i0 * L + l] * u76[0];
+    }
+  }
+  // %2856 = contract f64[100] -> v15
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = v3[i0 * L + l] * u74[0];
+    }
+  }
+  // %3360 = contract f64[100] -> v3
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = v25[i0 * L + l] * u72[0];
+    }
+  }
+  // %3367 = contract f64[100] -> v25
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[i0 * L + l] = v38[i0 * L + l] * u78[0];
+    }
+  }
+  // %3373 = mul f64[100] -> v36
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v36[i0 * L + l] = v58[i0 * L + l] * 0.4580821f;
+    }
+  }
+  // %3374 = contract f64[100] -> v45
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v45[i0 * L + l] = v36[i0 * L + l] * T(h);
+    }
+  }
+  // %3377 = add f64[100,100] -> err.adj.F.layer1.weight
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] =
+              (v8[i1 * L + l] * v85[i0 * L + l]) +
+              (((v50[i0 * L + l] * v18[i1 * L + l]) +
+                ((((-(v20[i0 * L + l] * v28[i1 * L + l])) - (v15[i1 * L + l] * v63[i0 * L + l])) +
+                  (v30[i0 * L + l] * v3[i1 * L + l])) -
+                 (v33[i1 * L + l] * v25[i0 * L + l]))) -
+               (v53[i1 * L + l] * v45[i0 * L + l]));
+        }
+        dtheta_err[i0 * 100 + i1 + 700] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %3390 = mul f64[100] -> err.adj.F.layer1.bias
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = T(h) *
+                 (((((((-(v20[i0 * L + l] * 0.00081643445f)) - (v63[i0 * L + l] * 0.0017800111f)) -
+                      (v30[i0 * L + l] * (-0.007880878f))) -
+                     (v38[i0 * L + l] * 0.144711f)) -
+                    (v50[i0 * L + l] * (-0.58235717f))) -
+                   v36[i0 * L + l]) -
+                  (v85[i0 * L + l] * (-0.015151516f)));
+      }
+      dtheta_err[i0 + 10700] += lane_sum<L>(sum);
+    }
+  }
+  // %3391 = contract f64[100] -> v3
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = v86[i0 * L + l] * u10[0];
+    }
+  }
+  // %3393 = contract f64[100] -> v8
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = v27[i0 * L + l] * u72[0];
+    }
+  }
+  // %3396 = mul f64[100] -> v15
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = v66[i0 * L + l] * 0.00081643445f;
+    }
+  }
+  // %3395 = contract f64[100] -> v18
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = v17[i0 * L + l] * T(h);
+    }
+  }
+  // %2916 = contract f64[100] -> v17
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = v64[i0 * L + l] * u74[0];
+    }
+  }
+  // %3401 = contract f64[100] -> v20
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = v35[i0 * L + l] * u78[0];
+    }
+  }
+  // %3404 = contract f64[100] -> v25
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[i0 * L + l] = v47[i0 * L + l] * u71[0];
+    }
+  }
+  // %3407 = contract f64[100] -> v27
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[i0 * L + l] = v70[i0 * L + l] * u87[0];
+    }
+  }
+  // %3410 = add f64[100,100] -> err.adj.F.layer2.weight
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] =
+              (v81[i1 * L + l] * v3[i0 * L + l]) +
+              (((((v8[i1 * L + l] * v67[i0 * L + l]) +
+                  ((-(v15[i0 * L + l] * v18[i1 * L + l])) - (v5[i1 * L + l] * v17[i0 * L + l]))) -
+                 (v68[i0 * L + l] * v20[i1 * L + l])) +
+                (v25[i1 * L + l] * v69[i0 * L + l])) -
+               (v27[i0 * L + l] * v55[i1 * L + l]));
+        }
+        dtheta_err[i0 * 100 + i1 + 10800] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %3422 = mul f64[100] -> err.adj.F.layer2.bias
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = T(h) * (((((((-(v64[i0 * L + l] * 0.0017800111f)) - v15[i0 * L + l]) -
+                             (v67[i0 * L + l] * (-0.007880878f))) -
+                            (v68[i0 * L + l] * 0.144711f)) -
+                           (v69[i0 * L + l] * (-0.58235717f))) -
+                          (v70[i0 * L + l] * 0.4580821f)) -
+                         (v86[i0 * L + l] * (-0.015151516f)));
+      }
+      dtheta_err[i0 + 20800] += lane_sum<L>(sum);
+    }
+  }
+  // %3442 = contract f64[3] -> v1
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = v13[i0 * L + l] * u10[0];
+    }
+  }
+  // %3425 = mul f64[3] -> v2
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v61[i0 * L + l] * 0.00081643445f;
+    }
+  }
+  // %3426 = contract f64[3] -> v9
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = v2[i0 * L + l] * T(h);
+    }
+  }
+  // %2301 = mul f64[3] -> v14
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = v62[i0 * L + l] * 0.0017800111f;
+    }
+  }
+  // %2964 = contract f64[3] -> v23
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = v14[i0 * L + l] * T(h);
+    }
+  }
+  // %3430 = contract f64[3] -> v24
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = v21[i0 * L + l] * u72[0];
+    }
+  }
+  // %3433 = mul f64[3] -> v39
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v39[i0 * L + l] = v31[i0 * L + l] * 0.144711f;
+    }
+  }
+  // %3434 = contract f64[3] -> v31
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[i0 * L + l] = v39[i0 * L + l] * T(h);
+    }
+  }
+  // %3423 = contract f64[3] -> v41
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v41[i0 * L + l] = v40[i0 * L + l] * u71[0];
+    }
+  }
+  // %3438 = mul f64[3] -> v43
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v43[i0 * L + l] = v51[i0 * L + l] * 0.4580821f;
+    }
+  }
+  // %3439 = contract f64[3] -> v44
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v44[i0 * L + l] = v43[i0 * L + l] * T(h);
+    }
+  }
+  // %3444 = add f64[3,100] -> err.adj.F.layer3.weight
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] =
+              (v1[i0 * L + l] * v83[i1 * L + l]) +
+              ((((((-(v9[i0 * L + l] * v19[i1 * L + l])) - (v7[i1 * L + l] * v23[i0 * L + l])) +
+                  (v24[i0 * L + l] * v29[i1 * L + l])) -
+                 (v31[i0 * L + l] * v37[i1 * L + l])) +
+                (v41[i0 * L + l] * v49[i1 * L + l])) -
+               (v57[i1 * L + l] * v44[i0 * L + l]));
+        }
+        dtheta_err[i0 * 100 + i1 + 20900] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %3454 = mul f64[3] -> err.adj.F.layer3.bias
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = T(h) *
+                 (((((((-v14[i0 * L + l]) - v2[i0 * L + l]) - (v21[i0 * L + l] * (-0.007880878f))) -
+                     v39[i0 * L + l]) -
+                    (v40[i0 * L + l] * (-0.58235717f))) -
+                   v43[i0 * L + l]) -
+                  (v13[i0 * L + l] * (-0.015151516f)));
+      }
+      dtheta_err[i0 + 21200] += lane_sum<L>(sum);
+    }
+  }
+  // %3473 = contract f64[3] -> v1
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = v11[i0 * L + l] * u10[0];
+    }
+  }
+  // %3455 = contract f64[3] -> v2
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v34[i0 * L + l] * u71[0];
+    }
+  }
+  // %2350 = mul f64[3] -> v9
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = v6[i0 * L + l] * 0.0017800111f;
+    }
+  }
+  // %3014 = contract f64[3] -> v13
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = v9[i0 * L + l] * T(h);
+    }
+  }
+  // %3457 = mul f64[3] -> v14
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = v4[i0 * L + l] * 0.00081643445f;
+    }
+  }
+  // %3458 = contract f64[3] -> v21
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = v14[i0 * L + l] * T(h);
+    }
+  }
+  // %3461 = contract f64[3] -> v23
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = v16[i0 * L + l] * u72[0];
+    }
+  }
+  // %3464 = mul f64[3] -> v24
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = v26[i0 * L + l] * 0.144711f;
+    }
+  }
+  // %3465 = contract f64[3] -> v31
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[i0 * L + l] = v24[i0 * L + l] * T(h);
+    }
+  }
+  // %3469 = mul f64[3] -> v39
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v39[i0 * L + l] = v46[i0 * L + l] * 0.4580821f;
+    }
+  }
+  // %3470 = contract f64[3] -> v40
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v40[i0 * L + l] = v39[i0 * L + l] * T(h);
+    }
+  }
+  // %3475 = add f64[3,6] -> err.adj.Wz
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    for (int64_t i1 = 0; i1 < 6; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] =
+              (v65[i1 * L + l] * v1[i0 * L + l]) +
+              (((v42[i1 * L + l] * v2[i0 * L + l]) +
+                ((((-(v13[i0 * L + l] * v0[i1 * L + l])) - (v12[i1 * L + l] * v21[i0 * L + l])) +
+                  (v22[i1 * L + l] * v23[i0 * L + l])) -
+                 (v32[i1 * L + l] * v31[i0 * L + l]))) -
+               (v52[i1 * L + l] * v40[i0 * L + l]));
+        }
+        dtheta_err[i0 * 6 + i1 + 21203] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %3486 = mul f64[3] -> err.adj.bz
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = T(h) *
+                 (((((((-v14[i0 * L + l]) - v9[i0 * L + l]) - (v16[i0 * L + l] * (-0.007880878f))) -
+                     v24[i0 * L + l]) -
+                    (v34[i0 * L + l] * (-0.58235717f))) -
+                   v39[i0 * L + l]) -
+                  (v11[i0 * L + l] * (-0.015151516f)));
+      }
+      dtheta_err[i0 + 21221] += lane_sum<L>(sum);
+    }
+  }
+}
+
 /// output: runtime/abi.h's plastic_output_fn.
 extern "C" void gnode_flipflop_n3_output(const void* /*ctx*/, double /*t*/, const void* z_ptr,
                                          const void* theta_ptr, const void* /*u*/, void* y_ptr,
@@ -7881,6 +11849,7 @@ const plastic_model kModel = {
             .step = 22912,
             .step_vjp = 148160,
             .step_adaptive = 32576,
+            .adjoint_step = 165312,
             .output = 128,
             .output_vjp = 0,
             .loss = 64,
@@ -7896,6 +11865,7 @@ const plastic_model kModel = {
             .step = gnode_flipflop_n3_step,
             .step_vjp = gnode_flipflop_n3_step_vjp,
             .step_adaptive = gnode_flipflop_n3_step_adaptive,
+            .adjoint_step = gnode_flipflop_n3_adjoint_step,
             .output = gnode_flipflop_n3_output,
             .output_vjp = gnode_flipflop_n3_output_vjp,
             .loss = gnode_flipflop_n3_loss,

@@ -146,6 +146,30 @@ enum {
   gnode_flipflop_n3_step_adaptive_scratch_bytes = 32576
 };
 
+/* gnode_flipflop_n3_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
+ *   ctx: opaque, not accessed
+ *   t: scalar
+ *   h: scalar
+ *   z0: varying[3] = 24 floats, read-only
+ *   a0: varying[3] = 24 floats, read-only
+ *   theta: uniform[21248] = 21248 floats, read-only
+ *   u_stages: varying[21] = 168 floats, read-only
+ *   z1: varying[3] = 24 floats
+ *   a1: varying[3] = 24 floats
+ *   dtheta: uniform[21248] = 21248 floats
+ *   err: varying[6] = 48 floats
+ *   dtheta_err: uniform[21248] = 21248 floats
+ *   scratch: scratch arena, 165312 bytes, 64-byte aligned
+ */
+void gnode_flipflop_n3_adjoint_step(const void* ctx, double t, double h, const void* z0,
+                                    const void* a0, const void* theta, const void* u_stages,
+                                    void* z1, void* a1, void* dtheta, void* err, void* dtheta_err,
+                                    void* scratch);
+enum {
+  gnode_flipflop_n3_adjoint_step_lanes = 8,
+  gnode_flipflop_n3_adjoint_step_scratch_bytes = 165312
+};
+
 /* gnode_flipflop_n3_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
  *   t: scalar

@@ -130,11 +130,14 @@ enum { gnode_walker2d_step_vjp_lanes = 8, gnode_walker2d_step_vjp_scratch_bytes 
  *   z1: varying[32] = 256 floats
  *   a1: varying[32] = 256 floats
  *   dtheta: uniform[21069] = 21069 floats
+ *   err: varying[64] = 512 floats, may be NULL
+ *   dtheta_err: uniform[21069] = 21069 floats, may be NULL
  *   scratch: scratch arena, 25984 bytes, 64-byte aligned
  */
 void gnode_walker2d_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                  const void* a0, const void* theta, const void* u_stages, void* z1,
-                                 void* a1, void* dtheta, void* scratch);
+                                 void* a1, void* dtheta, void* err, void* dtheta_err,
+                                 void* scratch);
 enum { gnode_walker2d_adjoint_step_lanes = 8, gnode_walker2d_adjoint_step_scratch_bytes = 25984 };
 
 /* gnode_walker2d_output: f32 elements (float), tile of L = 8 lane-interleaved samples.

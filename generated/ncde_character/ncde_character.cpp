@@ -6795,6 +6795,3168 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
   }
 }
 
+/// adjoint_step: runtime/abi.h's plastic_adjoint_step_fn.
+extern "C" void ncde_character_adjoint_step(const void* /*ctx*/, double /*t*/, double h,
+                                            const void* z0_ptr, const void* a0_ptr,
+                                            const void* theta_ptr, const void* u_stages_ptr,
+                                            void* z1_ptr, void* a1_ptr, void* dtheta_ptr,
+                                            void* err_ptr, void* dtheta_err_ptr, void* scratch) {
+  const T* __restrict z0 = static_cast<const T*>(z0_ptr);
+  const T* z0_z = z0;
+  const T* __restrict a0 = static_cast<const T*>(a0_ptr);
+  const T* __restrict theta = static_cast<const T*>(theta_ptr);
+  const T* f_layer0_weight = theta + 160;
+  const T* f_layer0_bias = theta + 2208;
+  const T* f_layer1_weight = theta + 2272;
+  const T* f_layer1_bias = theta + 6368;
+  const T* f_layer2_weight = theta + 6432;
+  const T* f_layer2_bias = theta + 10528;
+  const T* f_layer3_weight = theta + 10592;
+  const T* f_layer3_bias = theta + 18784;
+  const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
+  T* __restrict z1 = static_cast<T*>(z1_ptr);
+  T* z1_z = z1;
+  T* __restrict a1 = static_cast<T*>(a1_ptr);
+  T* __restrict dtheta = static_cast<T*>(dtheta_ptr);
+  T* dtheta_zeta_weight = dtheta;
+  T* dtheta_zeta_bias = dtheta + 128;
+  T* dtheta_f_layer0_weight = dtheta + 160;
+  T* dtheta_f_layer0_bias = dtheta + 2208;
+  T* dtheta_f_layer1_weight = dtheta + 2272;
+  T* dtheta_f_layer1_bias = dtheta + 6368;
+  T* dtheta_f_layer2_weight = dtheta + 6432;
+  T* dtheta_f_layer2_bias = dtheta + 10528;
+  T* dtheta_f_layer3_weight = dtheta + 10592;
+  T* dtheta_f_layer3_bias = dtheta + 18784;
+  T* dtheta_out_weight = dtheta + 18912;
+  T* dtheta_out_bias = dtheta + 19552;
+  T* __restrict err = static_cast<T*>(err_ptr);
+  T* __restrict dtheta_err = static_cast<T*>(dtheta_err_ptr);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2048);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6144);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10240);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12288);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
+  T* __restrict u8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20480);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20544);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21568);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23616);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25664);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27712);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29760);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33856);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37952);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40000);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42048);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44096);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46144);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48192);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52288);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56384);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57408);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59456);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61504);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63552);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65600);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67648);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69696);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73792);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77888);
+  T* __restrict v33 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78912);
+  T* __restrict v34 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 80960);
+  T* __restrict v35 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83008);
+  T* __restrict v36 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 85056);
+  T* __restrict v37 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 87104);
+  T* __restrict v38 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 89152);
+  T* __restrict v39 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 91200);
+  T* __restrict v40 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 95296);
+  T* __restrict v41 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99392);
+  T* __restrict v42 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100416);
+  T* __restrict v43 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 102464);
+  T* __restrict v44 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 104512);
+  T* __restrict v45 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 106560);
+  T* __restrict v46 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 108608);
+  T* __restrict v47 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 110656);
+  T* __restrict v48 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 112704);
+  T* __restrict v49 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 116800);
+  T* __restrict v50 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 120896);
+  T* __restrict v51 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 124992);
+  T* __restrict v52 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 129088);
+  T* __restrict u53 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 133184);
+  T* __restrict u54 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 133248);
+  T* __restrict u55 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 133312);
+  T* __restrict u56 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 133376);
+  T* __restrict v57 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 133440);
+  T* __restrict u58 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 134464);
+  T* __restrict v59 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 134528);
+  T* __restrict v60 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 135552);
+  T* __restrict v61 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 137600);
+  T* __restrict v62 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 139648);
+  T* __restrict v63 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 141696);
+  T* __restrict v64 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 145792);
+  T acc0_v[L] = {};
+  T acc1_v[L] = {};
+  T acc2_v[L] = {};
+  T acc3_v[L] = {};
+  // theta span = 0, then += lane sums of the step's parameter quadrature
+  for (int64_t i = 160; i < 18912; ++i) {
+    dtheta[i] = 0.0f;
+  }
+  // theta span = 0, then += lane sums of the step's parameter quadrature
+  for (int64_t i = 160; i < 18912; ++i) {
+    dtheta_err[i] = 0.0f;
+  }
+  // ncde_character.field.adjoint.step.dopri5: 644 nodes
+  // %2 = contract f64[64] -> v0
+  // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], z0_z[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], z0_z[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], z0_z[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], z0_z[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[(i0 * 4) * L + l] = acc0_v[l];
+      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4 = add f64[64] -> v1
+  // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = v0[i0 * L + l] + f_layer0_bias[i0];
+    }
+  }
+  // %5 = relu f64[64] -> v0
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = relu(v1[i0 * L + l]);
+    }
+  }
+  // %7 = contract f64[64] -> v2
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v0[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v0[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v0[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %9 = add f64[64] -> v3
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = v2[i0 * L + l] + f_layer1_bias[i0];
+    }
+  }
+  // %10 = relu f64[64] -> v2
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = relu(v3[i0 * L + l]);
+    }
+  }
+  // %12 = contract f64[64] -> v4
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %14 = add f64[64] -> v5
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = v4[i0 * L + l] + f_layer2_bias[i0];
+    }
+  }
+  // %15 = relu f64[64] -> v4
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = relu(v5[i0 * L + l]);
+    }
+  }
+  // %17 = contract f64[128] -> v6
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %20 = tanh f64[128] -> v7
+  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
+  // map
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = vm::tanh(v6[i0 * L + l] + f_layer3_bias[i0]);
+    }
+  }
+  // %143 = contract f64[32] -> v6
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v7[(i0 * 16 + i1) * L + l], u_stages[(i1 + 4) * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(v7[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 4) * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(v7[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 4) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v7[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 4) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %145 = mul f64[] -> u8
+  u8[0] = T(h) * 0.2f;
+  // %530 = add f64[32] -> v9
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = (v6[i0 * L + l] * u8[0]) + z0_z[i0 * L + l];
+    }
+  }
+  // %597 = contract f64[64] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v9[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v9[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v9[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v9[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %598 = add f64[64] -> v11
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = f_layer0_bias[i0] + v10[i0 * L + l];
+    }
+  }
+  // %599 = relu f64[64] -> v10
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = relu(v11[i0 * L + l]);
+    }
+  }
+  // %600 = contract f64[64] -> v12
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v10[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[(i0 * 4) * L + l] = acc0_v[l];
+      v12[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v12[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v12[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %601 = add f64[64] -> v10
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = v12[i0 * L + l] + f_layer1_bias[i0];
+    }
+  }
+  // %602 = relu f64[64] -> v12
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = relu(v10[i0 * L + l]);
+    }
+  }
+  // %603 = contract f64[64] -> v13
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v12[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[(i0 * 4) * L + l] = acc0_v[l];
+      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %604 = add f64[64] -> v12
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = v13[i0 * L + l] + f_layer2_bias[i0];
+    }
+  }
+  // %605 = relu f64[64] -> v13
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = relu(v12[i0 * L + l]);
+    }
+  }
+  // %606 = contract f64[128] -> v14
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v13[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %608 = tanh f64[128] -> v15
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = vm::tanh(v14[i0 * L + l] + f_layer3_bias[i0]);
+    }
+  }
+  // %610 = contract f64[32] -> v9
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v15[(i0 * 16 + i1) * L + l], u_stages[(i1 + 12) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v15[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 12) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v15[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 12) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v15[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 12) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %616 = add f64[32] -> v13
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] =
+          (T(h) * ((v6[i0 * L + l] * 0.075f) + (v9[i0 * L + l] * 0.225f))) + z0_z[i0 * L + l];
+    }
+  }
+  // %617 = contract f64[64] -> v14
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v13[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v13[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v13[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v13[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[(i0 * 4) * L + l] = acc0_v[l];
+      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %618 = add f64[64] -> v16
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = v14[i0 * L + l] + f_layer0_bias[i0];
+    }
+  }
+  // %619 = relu f64[64] -> v14
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v14[i0 * L + l] = relu(v16[i0 * L + l]);
+    }
+  }
+  // %620 = contract f64[64] -> v17
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v14[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v14[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v14[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v14[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[(i0 * 4) * L + l] = acc0_v[l];
+      v17[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v17[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v17[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %621 = add f64[64] -> v18
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = v17[i0 * L + l] + f_layer1_bias[i0];
+    }
+  }
+  // %622 = relu f64[64] -> v17
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v17[i0 * L + l] = relu(v18[i0 * L + l]);
+    }
+  }
+  // %623 = contract f64[64] -> v19
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v17[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v17[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v17[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v17[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[(i0 * 4) * L + l] = acc0_v[l];
+      v19[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v19[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v19[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %624 = add f64[64] -> v20
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = v19[i0 * L + l] + f_layer2_bias[i0];
+    }
+  }
+  // %625 = relu f64[64] -> v19
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v19[i0 * L + l] = relu(v20[i0 * L + l]);
+    }
+  }
+  // %626 = contract f64[128] -> v21
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v19[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v19[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v19[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v19[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %628 = tanh f64[128] -> v22
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[i0 * L + l] = vm::tanh(v21[i0 * L + l] + f_layer3_bias[i0]);
+    }
+  }
+  // %630 = contract f64[32] -> v21
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v22[(i0 * 16 + i1) * L + l], u_stages[(i1 + 20) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v22[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 20) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v22[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 20) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v22[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 20) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[(i0 * 4) * L + l] = acc0_v[l];
+      v21[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v21[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v21[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %634 = add f64[32] -> v23
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] =
+          (T(h) * ((v21[i0 * L + l] * 3.5555556f) +
+                   ((v6[i0 * L + l] * 0.9777778f) + (v9[i0 * L + l] * (-3.7333333f))))) +
+          z0_z[i0 * L + l];
+    }
+  }
+  // %635 = contract f64[64] -> v24
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v23[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v23[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v23[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v23[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[(i0 * 4) * L + l] = acc0_v[l];
+      v24[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v24[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v24[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %636 = add f64[64] -> v25
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[i0 * L + l] = v24[i0 * L + l] + f_layer0_bias[i0];
+    }
+  }
+  // %637 = relu f64[64] -> v24
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v24[i0 * L + l] = relu(v25[i0 * L + l]);
+    }
+  }
+  // %638 = contract f64[64] -> v26
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v24[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v24[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v24[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v24[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[(i0 * 4) * L + l] = acc0_v[l];
+      v26[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v26[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v26[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %639 = add f64[64] -> v27
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[i0 * L + l] = f_layer1_bias[i0] + v26[i0 * L + l];
+    }
+  }
+  // %640 = relu f64[64] -> v26
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[i0 * L + l] = relu(v27[i0 * L + l]);
+    }
+  }
+  // %641 = contract f64[64] -> v28
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v26[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v26[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v26[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v26[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[(i0 * 4) * L + l] = acc0_v[l];
+      v28[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v28[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v28[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %642 = add f64[64] -> v29
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[i0 * L + l] = f_layer2_bias[i0] + v28[i0 * L + l];
+    }
+  }
+  // %643 = relu f64[64] -> v28
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v28[i0 * L + l] = relu(v29[i0 * L + l]);
+    }
+  }
+  // %644 = contract f64[128] -> v30
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v28[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v28[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v28[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v28[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[(i0 * 4) * L + l] = acc0_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %646 = tanh f64[128] -> v31
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[i0 * L + l] = vm::tanh(v30[i0 * L + l] + f_layer3_bias[i0]);
+    }
+  }
+  // %648 = contract f64[32] -> v30
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v31[(i0 * 16 + i1) * L + l], u_stages[(i1 + 28) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v31[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 28) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v31[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 28) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v31[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 28) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[(i0 * 4) * L + l] = acc0_v[l];
+      v30[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v30[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v30[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %660 = add f64[32] -> v32
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[i0 * L + l] =
+          (T(h) * (((v21[i0 * L + l] * 9.822893f) +
+                    ((v6[i0 * L + l] * 2.9525986f) + (v9[i0 * L + l] * (-11.595794f)))) +
+                   (v30[i0 * L + l] * (-0.29080933f)))) +
+          z0_z[i0 * L + l];
+    }
+  }
+  // %661 = contract f64[64] -> v33
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v32[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v32[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v32[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v32[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v33[(i0 * 4) * L + l] = acc0_v[l];
+      v33[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v33[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v33[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %662 = add f64[64] -> v34
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v34[i0 * L + l] = v33[i0 * L + l] + f_layer0_bias[i0];
+    }
+  }
+  // %663 = relu f64[64] -> v33
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v33[i0 * L + l] = relu(v34[i0 * L + l]);
+    }
+  }
+  // %664 = contract f64[64] -> v35
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v33[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v33[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v33[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v33[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[(i0 * 4) * L + l] = acc0_v[l];
+      v35[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v35[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v35[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %665 = add f64[64] -> v36
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v36[i0 * L + l] = v35[i0 * L + l] + f_layer1_bias[i0];
+    }
+  }
+  // %666 = relu f64[64] -> v35
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v35[i0 * L + l] = relu(v36[i0 * L + l]);
+    }
+  }
+  // %667 = contract f64[64] -> v37
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v35[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v35[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v35[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v35[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v37[(i0 * 4) * L + l] = acc0_v[l];
+      v37[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v37[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v37[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %668 = add f64[64] -> v38
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v38[i0 * L + l] = v37[i0 * L + l] + f_layer2_bias[i0];
+    }
+  }
+  // %669 = relu f64[64] -> v37
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v37[i0 * L + l] = relu(v38[i0 * L + l]);
+    }
+  }
+  // %670 = contract f64[128] -> v39
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v37[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v37[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v37[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v37[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v39[(i0 * 4) * L + l] = acc0_v[l];
+      v39[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v39[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v39[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %672 = tanh f64[128] -> v40
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v40[i0 * L + l] = vm::tanh(v39[i0 * L + l] + f_layer3_bias[i0]);
+    }
+  }
+  // %674 = contract f64[32] -> v39
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v40[(i0 * 16 + i1) * L + l], u_stages[(i1 + 36) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v40[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 36) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v40[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 36) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v40[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 36) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v39[(i0 * 4) * L + l] = acc0_v[l];
+      v39[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v39[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v39[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %686 = add f64[32] -> v41
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v41[i0 * L + l] =
+          (T(h) * ((v39[i0 * L + l] * (-0.27353132f)) +
+                   (((v21[i0 * L + l] * 8.906423f) +
+                     ((v6[i0 * L + l] * 2.8462753f) + (v9[i0 * L + l] * (-10.757576f)))) +
+                    (v30[i0 * L + l] * 0.2784091f)))) +
+          z0_z[i0 * L + l];
+    }
+  }
+  // %687 = contract f64[64] -> v42
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v41[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v41[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v41[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v41[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v42[(i0 * 4) * L + l] = acc0_v[l];
+      v42[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v42[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v42[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %688 = add f64[64] -> v43
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v43[i0 * L + l] = v42[i0 * L + l] + f_layer0_bias[i0];
+    }
+  }
+  // %689 = relu f64[64] -> v42
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v42[i0 * L + l] = relu(v43[i0 * L + l]);
+    }
+  }
+  // %690 = contract f64[64] -> v44
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v42[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v42[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v42[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v42[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v44[(i0 * 4) * L + l] = acc0_v[l];
+      v44[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v44[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v44[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %691 = add f64[64] -> v45
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v45[i0 * L + l] = v44[i0 * L + l] + f_layer1_bias[i0];
+    }
+  }
+  // %692 = relu f64[64] -> v44
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v44[i0 * L + l] = relu(v45[i0 * L + l]);
+    }
+  }
+  // %693 = contract f64[64] -> v46
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v44[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v44[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v44[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v44[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v46[(i0 * 4) * L + l] = acc0_v[l];
+      v46[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v46[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v46[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %694 = add f64[64] -> v47
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v47[i0 * L + l] = v46[i0 * L + l] + f_layer2_bias[i0];
+    }
+  }
+  // %695 = relu f64[64] -> v46
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v46[i0 * L + l] = relu(v47[i0 * L + l]);
+    }
+  }
+  // %696 = contract f64[128] -> v48
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v46[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v46[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v46[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v46[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v48[(i0 * 4) * L + l] = acc0_v[l];
+      v48[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v48[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v48[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %698 = tanh f64[128] -> v49
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v49[i0 * L + l] = vm::tanh(v48[i0 * L + l] + f_layer3_bias[i0]);
+    }
+  }
+  // %700 = contract f64[32] -> v9
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v49[(i0 * 16 + i1) * L + l], u_stages[(i1 + 44) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v49[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 44) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v49[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 44) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v49[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 44) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %704 = add f64[32] -> z
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      z1_z[i0 * L + l] = z0_z[i0 * L + l] +
+                         ((((v39[i0 * L + l] * (-0.3223762f)) +
+                            ((v30[i0 * L + l] * 0.6510417f) +
+                             ((v6[i0 * L + l] * 0.091145836f) + (v21[i0 * L + l] * 0.4492363f)))) +
+                           (v9[i0 * L + l] * 0.13095239f)) *
+                          T(h));
+    }
+  }
+  // %1425 = contract f64[32,4] -> v48
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v48[(i0 * 4 + i1) * L + l] = u_stages[(i1 + 4) * L + l] * a0[i0 * L + l];
+      }
+    }
+  }
+  // %1427 = mul f64[128] -> v50
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v50[i0 * L + l] = v48[i0 * L + l] * (1.0f - square(v7[i0 * L + l]));
+    }
+  }
+  // %1428 = contract f64[64] -> v7
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v50[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v50[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v50[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v50[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1429 = mul f64[64] -> v48
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v48[i0 * L + l] = v7[i0 * L + l] * step(v5[i0 * L + l]);
+    }
+  }
+  // %1430 = contract f64[64] -> v5
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v48[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v48[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v48[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v48[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1431 = mul f64[64] -> v7
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[i0 * L + l] = step(v3[i0 * L + l]) * v5[i0 * L + l];
+    }
+  }
+  // %1432 = contract f64[64] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v7[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v7[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v7[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v7[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %1433 = mul f64[64] -> v5
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = step(v1[i0 * L + l]) * v3[i0 * L + l];
+    }
+  }
+  // %1434 = contract f64[32] -> v1
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v5[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2055 = sub f64[32] -> v3
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = a0[i0 * L + l] - (v1[i0 * L + l] * u8[0]);
+    }
+  }
+  // %2572 = contract f64[32,4] -> v51
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v51[(i0 * 4 + i1) * L + l] = v3[i0 * L + l] * u_stages[(i1 + 12) * L + l];
+      }
+    }
+  }
+  // %2574 = mul f64[128] -> v52
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v52[i0 * L + l] = (1.0f - square(v15[i0 * L + l])) * v51[i0 * L + l];
+    }
+  }
+  // %2575 = contract f64[64] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v52[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v52[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v52[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v52[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2576 = mul f64[64] -> v15
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = step(v12[i0 * L + l]) * v3[i0 * L + l];
+    }
+  }
+  // %2577 = contract f64[64] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v15[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v15[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v15[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2578 = mul f64[64] -> v12
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = v3[i0 * L + l] * step(v10[i0 * L + l]);
+    }
+  }
+  // %2579 = contract f64[64] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v12[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2580 = mul f64[64] -> v10
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = v3[i0 * L + l] * step(v11[i0 * L + l]);
+    }
+  }
+  // %2581 = contract f64[32] -> v3
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v10[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v10[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v10[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v10[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2586 = add f64[32] -> v10
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] =
+          (T(h) * ((-(v3[i0 * L + l] * 0.225f)) - (v1[i0 * L + l] * 0.075f))) + a0[i0 * L + l];
+    }
+  }
+  // %2587 = contract f64[32,4] -> v15
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 4 + i1) * L + l] = v10[i0 * L + l] * u_stages[(i1 + 20) * L + l];
+      }
+    }
+  }
+  // %2589 = mul f64[128] -> v51
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v51[i0 * L + l] = (1.0f - square(v22[i0 * L + l])) * v15[i0 * L + l];
+    }
+  }
+  // %2590 = contract f64[64] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v51[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v51[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v51[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v51[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2591 = mul f64[64] -> v11
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v11[i0 * L + l] = step(v20[i0 * L + l]) * v10[i0 * L + l];
+    }
+  }
+  // %2592 = contract f64[64] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v11[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v11[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v11[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v11[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2593 = mul f64[64] -> v12
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = v10[i0 * L + l] * step(v18[i0 * L + l]);
+    }
+  }
+  // %2594 = contract f64[64] -> v10
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v12[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v12[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v12[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v12[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2595 = mul f64[64] -> v18
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v18[i0 * L + l] = step(v16[i0 * L + l]) * v10[i0 * L + l];
+    }
+  }
+  // %2596 = contract f64[32] -> v10
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v18[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v18[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v18[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v18[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[(i0 * 4) * L + l] = acc0_v[l];
+      v10[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v10[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v10[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2604 = add f64[32] -> v16
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] =
+          (T(h) * (((-(v1[i0 * L + l] * 0.9777778f)) - (v3[i0 * L + l] * (-3.7333333f))) -
+                   (v10[i0 * L + l] * 3.5555556f))) +
+          a0[i0 * L + l];
+    }
+  }
+  // %2605 = contract f64[32,4] -> v15
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 4 + i1) * L + l] = u_stages[(i1 + 28) * L + l] * v16[i0 * L + l];
+      }
+    }
+  }
+  // %2607 = mul f64[128] -> v22
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v22[i0 * L + l] = v15[i0 * L + l] * (1.0f - square(v31[i0 * L + l]));
+    }
+  }
+  // %2608 = contract f64[64] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v22[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v22[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v22[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v22[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2609 = mul f64[64] -> v20
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v20[i0 * L + l] = step(v29[i0 * L + l]) * v16[i0 * L + l];
+    }
+  }
+  // %2610 = contract f64[64] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v20[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v20[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v20[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v20[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2611 = mul f64[64] -> v29
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v29[i0 * L + l] = step(v27[i0 * L + l]) * v16[i0 * L + l];
+    }
+  }
+  // %2612 = contract f64[64] -> v16
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v29[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v29[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v29[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v29[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2613 = mul f64[64] -> v27
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v27[i0 * L + l] = step(v25[i0 * L + l]) * v16[i0 * L + l];
+    }
+  }
+  // %2614 = contract f64[32] -> v16
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v27[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v27[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v27[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v27[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[(i0 * 4) * L + l] = acc0_v[l];
+      v16[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v16[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v16[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2624 = add f64[32] -> v25
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[i0 * L + l] = (T(h) * ((((v3[i0 * L + l] * 11.595794f) - (v1[i0 * L + l] * 2.9525986f)) -
+                                  (v10[i0 * L + l] * 9.822893f)) -
+                                 (v16[i0 * L + l] * (-0.29080933f)))) +
+                        a0[i0 * L + l];
+    }
+  }
+  // %2625 = contract f64[32,4] -> v15
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v15[(i0 * 4 + i1) * L + l] = u_stages[(i1 + 36) * L + l] * v25[i0 * L + l];
+      }
+    }
+  }
+  // %2627 = mul f64[128] -> v31
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v31[i0 * L + l] = v15[i0 * L + l] * (1.0f - square(v40[i0 * L + l]));
+    }
+  }
+  // %2628 = contract f64[64] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v31[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v31[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v31[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v31[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2629 = mul f64[64] -> v15
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v15[i0 * L + l] = v25[i0 * L + l] * step(v38[i0 * L + l]);
+    }
+  }
+  // %2630 = contract f64[64] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v15[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v15[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v15[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v15[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2631 = mul f64[64] -> v38
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v38[i0 * L + l] = v25[i0 * L + l] * step(v36[i0 * L + l]);
+    }
+  }
+  // %2632 = contract f64[64] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v38[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v38[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v38[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v38[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2633 = mul f64[64] -> v36
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v36[i0 * L + l] = v25[i0 * L + l] * step(v34[i0 * L + l]);
+    }
+  }
+  // %2634 = contract f64[32] -> v25
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v36[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v36[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v36[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v36[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2646 = add f64[32] -> v34
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v34[i0 * L + l] = ((((((-(v1[i0 * L + l] * 2.8462753f)) - (v3[i0 * L + l] * (-10.757576f))) -
+                            (v10[i0 * L + l] * 8.906423f)) -
+                           (v16[i0 * L + l] * 0.2784091f)) -
+                          (v25[i0 * L + l] * (-0.27353132f))) *
+                         T(h)) +
+                        a0[i0 * L + l];
+    }
+  }
+  // %2647 = contract f64[32,4] -> v40
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v40[(i0 * 4 + i1) * L + l] = v34[i0 * L + l] * u_stages[(i1 + 44) * L + l];
+      }
+    }
+  }
+  // %2649 = mul f64[128] -> v52
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v52[i0 * L + l] = (1.0f - square(v49[i0 * L + l])) * v40[i0 * L + l];
+    }
+  }
+  // %2650 = contract f64[64] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v52[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v52[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v52[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v52[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2651 = mul f64[64] -> v34
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v34[i0 * L + l] = step(v47[i0 * L + l]) * v3[i0 * L + l];
+    }
+  }
+  // %2652 = contract f64[64] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v34[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v34[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v34[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v34[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2653 = mul f64[64] -> v47
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v47[i0 * L + l] = v3[i0 * L + l] * step(v45[i0 * L + l]);
+    }
+  }
+  // %2654 = contract f64[64] -> v3
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v47[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v47[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v47[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v47[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2655 = mul f64[64] -> v45
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v45[i0 * L + l] = v3[i0 * L + l] * step(v43[i0 * L + l]);
+    }
+  }
+  // %2656 = contract f64[32] -> v3
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v45[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v45[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v45[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v45[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2660 = add f64[32] -> a.z
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      a1[i0 * L + l] = ((((((-(v1[i0 * L + l] * 0.091145836f)) - (v10[i0 * L + l] * 0.4492363f)) -
+                           (v16[i0 * L + l] * 0.6510417f)) -
+                          (v25[i0 * L + l] * (-0.3223762f))) -
+                         (v3[i0 * L + l] * 0.13095239f)) *
+                        T(h)) +
+                       a0[i0 * L + l];
+    }
+  }
+  // %2041 = mul f64[] -> u8
+  u8[0] = T(h) * 0.0f;
+  // %2042 = broadcast f64[32,4] -> adj.zeta.weight, err.adj.zeta.weight
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    dtheta_zeta_weight[i0] += u8[0] * 8.0f;
+    dtheta_err[i0] += u8[0] * 8.0f;
+  }
+  // %2043 = broadcast f64[32] -> adj.zeta.bias, err.adj.zeta.bias
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    dtheta_zeta_bias[i0] += u8[0] * 8.0f;
+    dtheta_err[i0 + 128] += u8[0] * 8.0f;
+  }
+  // %963 = mul f64[] -> u53
+  u53[0] = T(h) * 0.091145836f;
+  // %2183 = contract f64[32] -> v43
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v43[i0 * L + l] = z0_z[i0 * L + l] * u53[0];
+    }
+  }
+  // %882 = mul f64[] -> u54
+  u54[0] = T(h) * 0.4492363f;
+  // %2661 = contract f64[32] -> v40
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v40[i0 * L + l] = v13[i0 * L + l] * u54[0];
+    }
+  }
+  // %846 = mul f64[] -> u55
+  u55[0] = T(h) * 0.6510417f;
+  // %2664 = contract f64[32] -> v49
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v49[i0 * L + l] = v23[i0 * L + l] * u55[0];
+    }
+  }
+  // %813 = mul f64[] -> u56
+  u56[0] = T(h) * 0.3223762f;
+  // %2667 = contract f64[32] -> v57
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v57[i0 * L + l] = v32[i0 * L + l] * u56[0];
+    }
+  }
+  // %790 = mul f64[] -> u58
+  u58[0] = T(h) * 0.13095239f;
+  // %2670 = contract f64[32] -> v59
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v59[i0 * L + l] = v41[i0 * L + l] * u58[0];
+    }
+  }
+  // %2672 = sub f64[64,32] -> adj.f.layer0.weight
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = ((((-(v43[i1 * L + l] * v5[i0 * L + l])) - (v18[i0 * L + l] * v40[i1 * L + l])) -
+                     (v49[i1 * L + l] * v27[i0 * L + l])) +
+                    (v36[i0 * L + l] * v57[i1 * L + l])) -
+                   (v45[i0 * L + l] * v59[i1 * L + l]);
+        }
+        dtheta_f_layer0_weight[i0 * 32 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %2682 = mul f64[64] -> adj.f.layer0.bias
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = T(h) * (((((-(v18[i0 * L + l] * 0.4492363f)) - (v5[i0 * L + l] * 0.091145836f)) -
+                           (v27[i0 * L + l] * 0.6510417f)) -
+                          (v36[i0 * L + l] * (-0.3223762f))) -
+                         (v45[i0 * L + l] * 0.13095239f));
+      }
+      dtheta_f_layer0_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %2689 = contract f64[64] -> v43
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v43[i0 * L + l] = v38[i0 * L + l] * u56[0];
+    }
+  }
+  // %2223 = contract f64[64] -> v40
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v40[i0 * L + l] = v0[i0 * L + l] * u53[0];
+    }
+  }
+  // %2683 = contract f64[64] -> v49
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v49[i0 * L + l] = v12[i0 * L + l] * u54[0];
+    }
+  }
+  // %2686 = contract f64[64] -> v60
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v60[i0 * L + l] = v29[i0 * L + l] * u55[0];
+    }
+  }
+  // %2692 = contract f64[64] -> v61
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v61[i0 * L + l] = v42[i0 * L + l] * u58[0];
+    }
+  }
+  // %2694 = sub f64[64,64] -> adj.f.layer1.weight
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = ((v43[i0 * L + l] * v33[i1 * L + l]) +
+                    (((-(v40[i1 * L + l] * v7[i0 * L + l])) - (v49[i0 * L + l] * v14[i1 * L + l])) -
+                     (v60[i0 * L + l] * v24[i1 * L + l]))) -
+                   (v61[i1 * L + l] * v47[i0 * L + l]);
+        }
+        dtheta_f_layer1_weight[i0 * 64 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %2703 = mul f64[64] -> adj.f.layer1.bias
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = T(h) * (((((-(v7[i0 * L + l] * 0.091145836f)) - (v12[i0 * L + l] * 0.4492363f)) -
+                           (v29[i0 * L + l] * 0.6510417f)) -
+                          (v38[i0 * L + l] * (-0.3223762f))) -
+                         (v47[i0 * L + l] * 0.13095239f));
+      }
+      dtheta_f_layer1_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %2704 = contract f64[64] -> v43
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v43[i0 * L + l] = v11[i0 * L + l] * u54[0];
+    }
+  }
+  // %2265 = contract f64[64] -> v60
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v60[i0 * L + l] = v2[i0 * L + l] * u53[0];
+    }
+  }
+  // %2708 = contract f64[64] -> v61
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v61[i0 * L + l] = v26[i0 * L + l] * u55[0];
+    }
+  }
+  // %2711 = contract f64[64] -> v40
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v40[i0 * L + l] = v35[i0 * L + l] * u56[0];
+    }
+  }
+  // %2714 = contract f64[64] -> v49
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v49[i0 * L + l] = v34[i0 * L + l] * u58[0];
+    }
+  }
+  // %2716 = sub f64[64,64] -> adj.f.layer2.weight
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] =
+              ((((-(v17[i1 * L + l] * v43[i0 * L + l])) - (v48[i0 * L + l] * v60[i1 * L + l])) -
+                (v20[i0 * L + l] * v61[i1 * L + l])) +
+               (v15[i0 * L + l] * v40[i1 * L + l])) -
+              (v49[i0 * L + l] * v44[i1 * L + l]);
+        }
+        dtheta_f_layer2_weight[i0 * 64 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %2726 = mul f64[64] -> adj.f.layer2.bias
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = T(h) * (((((-(v11[i0 * L + l] * 0.4492363f)) - (v48[i0 * L + l] * 0.091145836f)) -
+                           (v20[i0 * L + l] * 0.6510417f)) -
+                          (v15[i0 * L + l] * (-0.3223762f))) -
+                         (v34[i0 * L + l] * 0.13095239f));
+      }
+      dtheta_f_layer2_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %2733 = contract f64[64] -> v43
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v43[i0 * L + l] = v37[i0 * L + l] * u56[0];
+    }
+  }
+  // %2304 = contract f64[64] -> v60
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v60[i0 * L + l] = v4[i0 * L + l] * u53[0];
+    }
+  }
+  // %2727 = contract f64[64] -> v61
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v61[i0 * L + l] = v19[i0 * L + l] * u54[0];
+    }
+  }
+  // %2730 = contract f64[64] -> v40
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v40[i0 * L + l] = v28[i0 * L + l] * u55[0];
+    }
+  }
+  // %2736 = contract f64[64] -> v49
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v49[i0 * L + l] = v46[i0 * L + l] * u58[0];
+    }
+  }
+  // %2738 = sub f64[128,64] -> adj.f.layer3.weight
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] =
+              ((v31[i0 * L + l] * v43[i1 * L + l]) +
+               (((-(v60[i1 * L + l] * v50[i0 * L + l])) - (v51[i0 * L + l] * v61[i1 * L + l])) -
+                (v22[i0 * L + l] * v40[i1 * L + l]))) -
+              (v52[i0 * L + l] * v49[i1 * L + l]);
+        }
+        dtheta_f_layer3_weight[i0 * 64 + i1] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %2747 = mul f64[128] -> adj.f.layer3.bias
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = (((((-(v50[i0 * L + l] * 0.091145836f)) - (v51[i0 * L + l] * 0.4492363f)) -
+                    (v22[i0 * L + l] * 0.6510417f)) -
+                   (v31[i0 * L + l] * (-0.3223762f))) -
+                  (v52[i0 * L + l] * 0.13095239f)) *
+                 T(h);
+      }
+      dtheta_f_layer3_bias[i0] += lane_sum<L>(sum);
+    }
+  }
+  // %2044 = broadcast f64[20,32] -> adj.out.weight, err.adj.out.weight
+  for (int64_t i0 = 0; i0 < 640; ++i0) {
+    dtheta_out_weight[i0] += u8[0] * 8.0f;
+    dtheta_err[i0 + 18912] += u8[0] * 8.0f;
+  }
+  // %2045 = broadcast f64[20] -> adj.out.bias, err.adj.out.bias
+  for (int64_t i0 = 0; i0 < 20; ++i0) {
+    dtheta_out_bias[i0] += u8[0] * 8.0f;
+    dtheta_err[i0 + 19552] += u8[0] * 8.0f;
+  }
+  // %713 = contract f64[64] -> v43
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], z1_z[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], z1_z[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], z1_z[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], z1_z[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v43[(i0 * 4) * L + l] = acc0_v[l];
+      v43[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v43[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v43[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %714 = add f64[64] -> v60
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v60[i0 * L + l] = f_layer0_bias[i0] + v43[i0 * L + l];
+    }
+  }
+  // %715 = relu f64[64] -> v43
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v43[i0 * L + l] = relu(v60[i0 * L + l]);
+    }
+  }
+  // %716 = contract f64[64] -> v61
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v43[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v43[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v43[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v43[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v61[(i0 * 4) * L + l] = acc0_v[l];
+      v61[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v61[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v61[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %717 = add f64[64] -> v40
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v40[i0 * L + l] = v61[i0 * L + l] + f_layer1_bias[i0];
+    }
+  }
+  // %718 = relu f64[64] -> v61
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v61[i0 * L + l] = relu(v40[i0 * L + l]);
+    }
+  }
+  // %719 = contract f64[64] -> v49
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v61[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v61[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v61[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v61[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v49[(i0 * 4) * L + l] = acc0_v[l];
+      v49[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v49[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v49[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %720 = add f64[64] -> v62
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v62[i0 * L + l] = v49[i0 * L + l] + f_layer2_bias[i0];
+    }
+  }
+  // %721 = relu f64[64] -> v49
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v49[i0 * L + l] = relu(v62[i0 * L + l]);
+    }
+  }
+  // %722 = contract f64[128] -> v63
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v49[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v49[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v49[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v49[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v63[(i0 * 4) * L + l] = acc0_v[l];
+      v63[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v63[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v63[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %724 = tanh f64[128] -> v64
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v64[i0 * L + l] = vm::tanh(v63[i0 * L + l] + f_layer3_bias[i0]);
+    }
+  }
+  // %726 = contract f64[32] -> v57
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(v64[(i0 * 16 + i1) * L + l], u_stages[(i1 + 44) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(v64[(i0 * 16 + i1 + 4) * L + l], u_stages[(i1 + 44) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(v64[(i0 * 16 + i1 + 8) * L + l], u_stages[(i1 + 44) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(v64[(i0 * 16 + i1 + 12) * L + l], u_stages[(i1 + 44) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v57[(i0 * 4) * L + l] = acc0_v[l];
+      v57[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v57[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v57[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %729 = mul f64[32] -> err.z
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      err[i0 * L + l] =
+          T(h) * ((((((v21[i0 * L + l] * (-0.0042527704f)) + (v6[i0 * L + l] * 0.0012326388f)) +
+                     (v30[i0 * L + l] * 0.036979165f)) +
+                    (v39[i0 * L + l] * (-0.0508638f))) +
+                   (v9[i0 * L + l] * 0.041904762f)) +
+                  (v57[i0 * L + l] * (-0.025f)));
+    }
+  }
+  // %2760 = contract f64[32,4] -> v6
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        v6[(i0 * 4 + i1) * L + l] = a1[i0 * L + l] * u_stages[(i1 + 44) * L + l];
+      }
+    }
+  }
+  // %2762 = mul f64[128] -> v21
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = (1.0f - square(v64[i0 * L + l])) * v6[i0 * L + l];
+    }
+  }
+  // %2763 = contract f64[64] -> v6
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64], v21[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 1], v21[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 2], v21[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 4 + i1 * 64 + 3], v21[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2765 = mul f64[64] -> v30
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v30[i0 * L + l] = step(v62[i0 * L + l]) * v6[i0 * L + l];
+    }
+  }
+  // %2766 = contract f64[64] -> v62
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64], v30[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 1], v30[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 2], v30[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 4 + i1 * 64 + 3], v30[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v62[(i0 * 4) * L + l] = acc0_v[l];
+      v62[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v62[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v62[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2767 = mul f64[64] -> v6
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = step(v40[i0 * L + l]) * v62[i0 * L + l];
+    }
+  }
+  // %2768 = contract f64[64] -> v62
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 1], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 2], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 4 + i1 * 64 + 3], v6[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v62[(i0 * 4) * L + l] = acc0_v[l];
+      v62[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v62[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v62[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2769 = mul f64[64] -> v39
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v39[i0 * L + l] = step(v60[i0 * L + l]) * v62[i0 * L + l];
+    }
+  }
+  // %2770 = contract f64[32] -> v9
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32], v39[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 1], v39[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 2], v39[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 4 + i1 * 32 + 3], v39[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[(i0 * 4) * L + l] = acc0_v[l];
+      v9[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v9[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2773 = mul f64[32] -> err.a.z
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      err[(i0 + 32) * L + l] =
+          T(h) * ((((((-(v1[i0 * L + l] * 0.0012326388f)) - (v10[i0 * L + l] * (-0.0042527704f))) -
+                     (v16[i0 * L + l] * 0.036979165f)) -
+                    (v25[i0 * L + l] * (-0.0508638f))) -
+                   (v3[i0 * L + l] * 0.041904762f)) -
+                  (v9[i0 * L + l] * (-0.025f)));
+    }
+  }
+  // %2405 = mul f64[] -> u8
+  u8[0] = T(h) * 0.025f;
+  // %2786 = contract f64[32] -> v9
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v9[i0 * L + l] = z1_z[i0 * L + l] * u8[0];
+    }
+  }
+  // %2376 = mul f64[] -> u53
+  u53[0] = T(h) * 0.0042527704f;
+  // %2774 = contract f64[32] -> v57
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v57[i0 * L + l] = v13[i0 * L + l] * u53[0];
+    }
+  }
+  // %2381 = mul f64[] -> u54
+  u54[0] = T(h) * 0.0012326388f;
+  // %2382 = contract f64[32] -> v59
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v59[i0 * L + l] = z0_z[i0 * L + l] * u54[0];
+    }
+  }
+  // %2387 = mul f64[] -> u55
+  u55[0] = T(h) * 0.036979165f;
+  // %2777 = contract f64[32] -> v1
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = v23[i0 * L + l] * u55[0];
+    }
+  }
+  // %2393 = mul f64[] -> u56
+  u56[0] = T(h) * 0.0508638f;
+  // %2780 = contract f64[32] -> v23
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v23[i0 * L + l] = v32[i0 * L + l] * u56[0];
+    }
+  }
+  // %2399 = mul f64[] -> u58
+  u58[0] = T(h) * 0.041904762f;
+  // %2783 = contract f64[32] -> v32
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v32[i0 * L + l] = v41[i0 * L + l] * u58[0];
+    }
+  }
+  // %2788 = add f64[64,32] -> err.adj.f.layer0.weight
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = (v9[i1 * L + l] * v39[i0 * L + l]) +
+                   (((((v18[i0 * L + l] * v57[i1 * L + l]) - (v59[i1 * L + l] * v5[i0 * L + l])) -
+                      (v1[i1 * L + l] * v27[i0 * L + l])) +
+                     (v23[i1 * L + l] * v36[i0 * L + l])) -
+                    (v45[i0 * L + l] * v32[i1 * L + l]));
+        }
+        dtheta_err[i0 * 32 + i1 + 160] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %2799 = mul f64[64] -> err.adj.f.layer0.bias
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = ((((((-(v5[i0 * L + l] * 0.0012326388f)) - (v18[i0 * L + l] * (-0.0042527704f))) -
+                     (v27[i0 * L + l] * 0.036979165f)) -
+                    (v36[i0 * L + l] * (-0.0508638f))) -
+                   (v45[i0 * L + l] * 0.041904762f)) -
+                  (v39[i0 * L + l] * (-0.025f))) *
+                 T(h);
+      }
+      dtheta_err[i0 + 2208] += lane_sum<L>(sum);
+    }
+  }
+  // %2800 = contract f64[64] -> v1
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = v38[i0 * L + l] * u56[0];
+    }
+  }
+  // %2802 = contract f64[64] -> v3
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = v12[i0 * L + l] * u53[0];
+    }
+  }
+  // %2440 = contract f64[64] -> v5
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = v0[i0 * L + l] * u54[0];
+    }
+  }
+  // %2805 = mul f64[64] -> v0
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = v29[i0 * L + l] * 0.036979165f;
+    }
+  }
+  // %2806 = contract f64[64] -> v10
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = v0[i0 * L + l] * T(h);
+    }
+  }
+  // %2810 = contract f64[64] -> v13
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = v42[i0 * L + l] * u58[0];
+    }
+  }
+  // %2813 = contract f64[64] -> v16
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v16[i0 * L + l] = v43[i0 * L + l] * u8[0];
+    }
+  }
+  // %2815 = add f64[64,64] -> err.adj.f.layer1.weight
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = (((v1[i0 * L + l] * v33[i1 * L + l]) +
+                     (((v3[i0 * L + l] * v14[i1 * L + l]) - (v5[i1 * L + l] * v7[i0 * L + l])) -
+                      (v10[i0 * L + l] * v24[i1 * L + l]))) -
+                    (v13[i1 * L + l] * v47[i0 * L + l])) +
+                   (v16[i1 * L + l] * v6[i0 * L + l]);
+        }
+        dtheta_err[i0 * 64 + i1 + 2272] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %2825 = mul f64[64] -> err.adj.f.layer1.bias
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = T(h) *
+                 ((((((-(v7[i0 * L + l] * 0.0012326388f)) - (v12[i0 * L + l] * (-0.0042527704f))) -
+                     v0[i0 * L + l]) -
+                    (v38[i0 * L + l] * (-0.0508638f))) -
+                   (v47[i0 * L + l] * 0.041904762f)) -
+                  (v6[i0 * L + l] * (-0.025f)));
+      }
+      dtheta_err[i0 + 6368] += lane_sum<L>(sum);
+    }
+  }
+  // %2826 = contract f64[64] -> v0
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = v35[i0 * L + l] * u56[0];
+    }
+  }
+  // %2828 = contract f64[64] -> v1
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = v11[i0 * L + l] * u53[0];
+    }
+  }
+  // %2484 = contract f64[64] -> v3
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = v48[i0 * L + l] * u54[0];
+    }
+  }
+  // %2831 = contract f64[64] -> v5
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = v26[i0 * L + l] * u55[0];
+    }
+  }
+  // %2835 = contract f64[64] -> v10
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v10[i0 * L + l] = v44[i0 * L + l] * T(h);
+    }
+  }
+  // %2836 = mul f64[64] -> v12
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v12[i0 * L + l] = v34[i0 * L + l] * 0.041904762f;
+    }
+  }
+  // %2839 = contract f64[64] -> v13
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v13[i0 * L + l] = v30[i0 * L + l] * u8[0];
+    }
+  }
+  // %2841 = add f64[64,64] -> err.adj.f.layer2.weight
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = (((v15[i0 * L + l] * v0[i1 * L + l]) +
+                     (((v1[i0 * L + l] * v17[i1 * L + l]) - (v2[i1 * L + l] * v3[i0 * L + l])) -
+                      (v20[i0 * L + l] * v5[i1 * L + l]))) -
+                    (v10[i1 * L + l] * v12[i0 * L + l])) +
+                   (v13[i0 * L + l] * v61[i1 * L + l]);
+        }
+        dtheta_err[i0 * 64 + i1 + 6432] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %2851 = mul f64[64] -> err.adj.f.layer2.bias
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = ((((((v11[i0 * L + l] * 0.0042527704f) - (v48[i0 * L + l] * 0.0012326388f)) -
+                     (v20[i0 * L + l] * 0.036979165f)) -
+                    (v15[i0 * L + l] * (-0.0508638f))) -
+                   v12[i0 * L + l]) -
+                  (v30[i0 * L + l] * (-0.025f))) *
+                 T(h);
+      }
+      dtheta_err[i0 + 10528] += lane_sum<L>(sum);
+    }
+  }
+  // %2864 = contract f64[64] -> v0
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v0[i0 * L + l] = v49[i0 * L + l] * u8[0];
+    }
+  }
+  // %2852 = contract f64[64] -> v1
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = v37[i0 * L + l] * u56[0];
+    }
+  }
+  // %2854 = contract f64[64] -> v2
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v19[i0 * L + l] * u53[0];
+    }
+  }
+  // %2536 = contract f64[64] -> v3
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = v4[i0 * L + l] * u54[0];
+    }
+  }
+  // %2857 = contract f64[64] -> v4
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = v28[i0 * L + l] * u55[0];
+    }
+  }
+  // %2861 = contract f64[64] -> v5
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = v46[i0 * L + l] * u58[0];
+    }
+  }
+  // %2866 = add f64[128,64] -> err.adj.f.layer3.weight
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      {
+        T sum[L];
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          sum[l] = (v21[i0 * L + l] * v0[i1 * L + l]) +
+                   (((v31[i0 * L + l] * v1[i1 * L + l]) +
+                     (((v51[i0 * L + l] * v2[i1 * L + l]) - (v3[i1 * L + l] * v50[i0 * L + l])) -
+                      (v22[i0 * L + l] * v4[i1 * L + l]))) -
+                    (v52[i0 * L + l] * v5[i1 * L + l]));
+        }
+        dtheta_err[i0 * 64 + i1 + 10592] += lane_sum<L>(sum);
+      }
+    }
+  }
+  // %2877 = mul f64[128] -> err.adj.f.layer3.bias
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    {
+      T sum[L];
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        sum[l] = ((((((v51[i0 * L + l] * 0.0042527704f) - (v50[i0 * L + l] * 0.0012326388f)) -
+                     (v22[i0 * L + l] * 0.036979165f)) -
+                    (v31[i0 * L + l] * (-0.0508638f))) -
+                   (v52[i0 * L + l] * 0.041904762f)) -
+                  (v21[i0 * L + l] * (-0.025f))) *
+                 T(h);
+      }
+      dtheta_err[i0 + 18784] += lane_sum<L>(sum);
+    }
+  }
+}
+
 /// output: runtime/abi.h's plastic_output_fn.
 extern "C" void ncde_character_output(const void* /*ctx*/, double /*t*/, const void* z_ptr,
                                       const void* theta_ptr, const void* /*u*/, void* y_ptr,
@@ -7250,6 +10412,7 @@ const plastic_model kModel = {
             .step = 21568,
             .step_vjp = 169088,
             .step_adaptive = 28736,
+            .adjoint_step = 149888,
             .output = 640,
             .output_vjp = 0,
             .loss = 128,
@@ -7265,6 +10428,7 @@ const plastic_model kModel = {
             .step = ncde_character_step,
             .step_vjp = ncde_character_step_vjp,
             .step_adaptive = ncde_character_step_adaptive,
+            .adjoint_step = ncde_character_adjoint_step,
             .output = ncde_character_output,
             .output_vjp = ncde_character_output_vjp,
             .loss = ncde_character_loss,

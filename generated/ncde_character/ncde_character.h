@@ -137,6 +137,27 @@ void ncde_character_step_adaptive(const void* ctx, double t, double h, const voi
                                   void* z1, void* err, void* k_last, void* scratch);
 enum { ncde_character_step_adaptive_lanes = 8, ncde_character_step_adaptive_scratch_bytes = 28736 };
 
+/* ncde_character_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
+ *   ctx: opaque, not accessed
+ *   t: scalar
+ *   h: scalar
+ *   z0: varying[32] = 256 floats, read-only
+ *   a0: varying[32] = 256 floats, read-only
+ *   theta: uniform[19572] = 19572 floats, read-only
+ *   u_stages: varying[56] = 448 floats, read-only
+ *   z1: varying[32] = 256 floats
+ *   a1: varying[32] = 256 floats
+ *   dtheta: uniform[19572] = 19572 floats
+ *   err: varying[64] = 512 floats
+ *   dtheta_err: uniform[19572] = 19572 floats
+ *   scratch: scratch arena, 149888 bytes, 64-byte aligned
+ */
+void ncde_character_adjoint_step(const void* ctx, double t, double h, const void* z0,
+                                 const void* a0, const void* theta, const void* u_stages, void* z1,
+                                 void* a1, void* dtheta, void* err, void* dtheta_err,
+                                 void* scratch);
+enum { ncde_character_adjoint_step_lanes = 8, ncde_character_adjoint_step_scratch_bytes = 149888 };
+
 /* ncde_character_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
  *   t: scalar

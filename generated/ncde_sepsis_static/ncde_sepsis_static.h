@@ -142,11 +142,14 @@ enum { ncde_sepsis_static_step_vjp_lanes = 8, ncde_sepsis_static_step_vjp_scratc
  *   z1: varying[32] = 256 floats
  *   a1: varying[32] = 256 floats
  *   dtheta: uniform[154241] = 154241 floats
+ *   err: varying[64] = 512 floats, may be NULL
+ *   dtheta_err: uniform[154241] = 154241 floats, may be NULL
  *   scratch: scratch arena, 758976 bytes, 64-byte aligned
  */
 void ncde_sepsis_static_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                      const void* a0, const void* theta, const void* u_stages,
-                                     void* z1, void* a1, void* dtheta, void* scratch);
+                                     void* z1, void* a1, void* dtheta, void* err, void* dtheta_err,
+                                     void* scratch);
 enum {
   ncde_sepsis_static_adjoint_step_lanes = 8,
   ncde_sepsis_static_adjoint_step_scratch_bytes = 758976

@@ -2341,6 +2341,7 @@ extern "C" void node_elu_default_tanks_adjoint_step(const void* /*ctx*/, double 
                                                     const void* z0_ptr, const void* a0_ptr,
                                                     const void* theta_ptr, const void* u_stages_ptr,
                                                     void* z1_ptr, void* a1_ptr, void* dtheta_ptr,
+                                                    void* /*err*/, void* /*dtheta_err*/,
                                                     void* scratch) {
   const T* __restrict z0 = static_cast<const T*>(z0_ptr);
   const T* z0_z = z0;
@@ -2382,7 +2383,7 @@ extern "C" void node_elu_default_tanks_adjoint_step(const void* /*ctx*/, double 
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
-  // dtheta[span] = 0, then += lane sums of h sum_i b_i (-a^T df/dtheta)
+  // theta span = 0, then += lane sums of the step's parameter quadrature
   for (int64_t i = 0; i < 1380; ++i) {
     dtheta[i] = 0.0f;
   }

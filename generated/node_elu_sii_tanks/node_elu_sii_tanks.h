@@ -136,11 +136,14 @@ enum { node_elu_sii_tanks_step_vjp_lanes = 8, node_elu_sii_tanks_step_vjp_scratc
  *   z1: varying[4] = 32 floats
  *   a1: varying[4] = 32 floats
  *   dtheta: uniform[1394] = 1394 floats
+ *   err: varying[8] = 64 floats, may be NULL
+ *   dtheta_err: uniform[1394] = 1394 floats, may be NULL
  *   scratch: scratch arena, 9472 bytes, 64-byte aligned
  */
 void node_elu_sii_tanks_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                      const void* a0, const void* theta, const void* u_stages,
-                                     void* z1, void* a1, void* dtheta, void* scratch);
+                                     void* z1, void* a1, void* dtheta, void* err, void* dtheta_err,
+                                     void* scratch);
 enum {
   node_elu_sii_tanks_adjoint_step_lanes = 8,
   node_elu_sii_tanks_adjoint_step_scratch_bytes = 9472

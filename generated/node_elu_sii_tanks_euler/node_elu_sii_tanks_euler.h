@@ -135,11 +135,13 @@ enum {
  * samples. ctx: opaque, not accessed t: scalar h: scalar z0: varying[4] = 32 floats, read-only a0:
  * varying[4] = 32 floats, read-only theta: uniform[1394] = 1394 floats, read-only u_stages:
  * varying[2] = 16 floats, read-only z1: varying[4] = 32 floats a1: varying[4] = 32 floats dtheta:
- * uniform[1394] = 1394 floats scratch: scratch arena, 6528 bytes, 64-byte aligned
+ * uniform[1394] = 1394 floats err: varying[8] = 64 floats, may be NULL dtheta_err: uniform[1394] =
+ * 1394 floats, may be NULL scratch: scratch arena, 6528 bytes, 64-byte aligned
  */
 void node_elu_sii_tanks_euler_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                            const void* a0, const void* theta, const void* u_stages,
-                                           void* z1, void* a1, void* dtheta, void* scratch);
+                                           void* z1, void* a1, void* dtheta, void* err,
+                                           void* dtheta_err, void* scratch);
 enum {
   node_elu_sii_tanks_euler_adjoint_step_lanes = 8,
   node_elu_sii_tanks_euler_adjoint_step_scratch_bytes = 6528

@@ -139,11 +139,14 @@ enum { node_leak_flipflop_step_vjp_lanes = 8, node_leak_flipflop_step_vjp_scratc
  *   z1: varying[100] = 800 floats
  *   a1: varying[100] = 800 floats
  *   dtheta: uniform[41403] = 41403 floats
+ *   err: varying[200] = 1600 floats, may be NULL
+ *   dtheta_err: uniform[41403] = 41403 floats, may be NULL
  *   scratch: scratch arena, 35520 bytes, 64-byte aligned
  */
 void node_leak_flipflop_adjoint_step(const void* ctx, double t, double h, const void* z0,
                                      const void* a0, const void* theta, const void* u_stages,
-                                     void* z1, void* a1, void* dtheta, void* scratch);
+                                     void* z1, void* a1, void* dtheta, void* err, void* dtheta_err,
+                                     void* scratch);
 enum {
   node_leak_flipflop_adjoint_step_lanes = 8,
   node_leak_flipflop_adjoint_step_scratch_bytes = 35520

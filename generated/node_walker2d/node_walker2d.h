@@ -129,11 +129,13 @@ enum { node_walker2d_step_vjp_lanes = 8, node_walker2d_step_vjp_scratch_bytes = 
  *   z1: varying[32] = 256 floats
  *   a1: varying[32] = 256 floats
  *   dtheta: uniform[19469] = 19469 floats
+ *   err: varying[64] = 512 floats, may be NULL
+ *   dtheta_err: uniform[19469] = 19469 floats, may be NULL
  *   scratch: scratch arena, 22912 bytes, 64-byte aligned
  */
 void node_walker2d_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
                                 const void* theta, const void* u_stages, void* z1, void* a1,
-                                void* dtheta, void* scratch);
+                                void* dtheta, void* err, void* dtheta_err, void* scratch);
 enum { node_walker2d_adjoint_step_lanes = 8, node_walker2d_adjoint_step_scratch_bytes = 22912 };
 
 /* node_walker2d_output: f32 elements (float), tile of L = 8 lane-interleaved samples.

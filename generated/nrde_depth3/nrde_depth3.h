@@ -129,11 +129,13 @@ enum { nrde_depth3_step_vjp_lanes = 8, nrde_depth3_step_vjp_scratch_bytes = 7927
  *   z1: varying[32] = 256 floats
  *   a1: varying[32] = 256 floats
  *   dtheta: uniform[125123] = 125123 floats
+ *   err: varying[64] = 512 floats, may be NULL
+ *   dtheta_err: uniform[125123] = 125123 floats, may be NULL
  *   scratch: scratch arena, 616640 bytes, 64-byte aligned
  */
 void nrde_depth3_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
                               const void* theta, const void* u_stages, void* z1, void* a1,
-                              void* dtheta, void* scratch);
+                              void* dtheta, void* err, void* dtheta_err, void* scratch);
 enum { nrde_depth3_adjoint_step_lanes = 8, nrde_depth3_adjoint_step_scratch_bytes = 616640 };
 
 /* nrde_depth3_output: f32 elements (float), tile of L = 8 lane-interleaved samples.

@@ -135,6 +135,26 @@ void ode_rnn_step_adaptive(const void* ctx, double t, double h, const void* z0, 
                            void* k_last, void* scratch);
 enum { ode_rnn_step_adaptive_lanes = 8, ode_rnn_step_adaptive_scratch_bytes = 36928 };
 
+/* ode_rnn_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
+ *   ctx: opaque, not accessed
+ *   t: scalar
+ *   h: scalar
+ *   z0: varying[128] = 1024 floats, read-only
+ *   a0: varying[128] = 1024 floats, read-only
+ *   theta: uniform[108177] = 108177 floats, read-only
+ *   u_stages: varying[119] = 952 floats, read-only
+ *   z1: varying[128] = 1024 floats
+ *   a1: varying[128] = 1024 floats
+ *   dtheta: uniform[108177] = 108177 floats
+ *   err: varying[256] = 2048 floats
+ *   dtheta_err: uniform[108177] = 108177 floats
+ *   scratch: scratch arena, 176448 bytes, 64-byte aligned
+ */
+void ode_rnn_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
+                          const void* theta, const void* u_stages, void* z1, void* a1, void* dtheta,
+                          void* err, void* dtheta_err, void* scratch);
+enum { ode_rnn_adjoint_step_lanes = 8, ode_rnn_adjoint_step_scratch_bytes = 176448 };
+
 /* ode_rnn_output: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
  *   t: scalar

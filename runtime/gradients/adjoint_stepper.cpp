@@ -16,7 +16,7 @@ AdjointStepper<T>::AdjointStepper(const ModelView<T>& model, const T* theta,
                                   MemoryMeter* meter)
     : model_(model), theta_(theta), input_(input), tab_(tableau),
       want_u_(want_inputs && model.inputs > 0),
-      fused_(use_fused && !want_u_ && !tableau.adaptive() && model.kernels().adjoint_step &&
+      fused_(use_fused && !want_u_ && model.kernels().adjoint_step &&
              fused_kernels_match(model.model, tableau)),
       scratch_(scratch), nl_(model.state_size()), yl_(2 * model.state_size()),
       ml_(model.input_size()), P_(static_cast<size_t>(model.params)),
@@ -84,6 +84,7 @@ void AdjointStepper<T>::eval_first_stage(double t, double lo, double hi, const T
 }
 
 template <class T> void AdjointStepper<T>::promote_last_stage() {
+  if (fused_) return; // the fused step recomputes its first stage
   tile::copy(yl_, k_.data() + static_cast<size_t>(s_ - 1) * yl_, k_.data());
   std::swap(g_first_, g_last_);
   if (want_u_) std::swap(ubar_first_, ubar_last_);
@@ -93,14 +94,16 @@ template <class T>
 void AdjointStepper<T>::step(double t, double h, double t1, const T* Y0, T* Y1, bool with_error,
                              bool k0_valid, SolveStats& stats) {
   const double lo = std::min(t, t1), hi = std::max(t, t1);
-  if (fused_ && !with_error) {
+  if (fused_) {
+    // All stages in one kernel; an embedded pair's error estimates too (the
+    // kernel recomputes the first stage, so k0_valid does not matter).
     for (int i = 0; i < s_; ++i)
       if (ml_)
         input_(InputRequest{stage_time(i, t, h, t1), lo, hi},
                u_.data() + static_cast<size_t>(i) * ml_);
     model_.adjoint_step(t, h, Y0, Y0 + nl_, theta_, ml_ ? u_.data() : nullptr, Y1, Y1 + nl_,
-                        gstep_.data(), scratch_);
-    stats.vjp_evals += std::count(need_sol_.begin(), need_sol_.end(), 1);
+                        gstep_.data(), err_.data(), gerr_.data(), scratch_);
+    stats.vjp_evals += with_error ? s_ : std::count(need_sol_.begin(), need_sol_.end(), 1);
     return;
   }
   const bool keep_last = with_error && tab_.fsal;

@@ -8,10 +8,11 @@
 // only the augmented state needs stage storage. Carrying it per lane would
 // cost L*P memory for nothing: the runtime sums lanes anyway.
 //
-// A fixed step without input cotangents runs the model's adjoint_step kernel
-// when it implements this tableau (all stages fused: the stage sums and the
-// parameter quadrature stay in registers, and stages at the same node share
-// their state-independent work). Otherwise stage by stage through the
+// A step without input cotangents runs the model's adjoint_step kernel when
+// it implements this tableau (all stages fused: the stage sums, the error
+// estimates and the parameter quadrature stay in registers, and stages at the
+// same node share their state-independent work; FSAL is given up: the kernel
+// recomputes its first stage). Otherwise stage by stage through the
 // adjoint_field kernel, or field and field_vjp composed.
 #pragma once
 

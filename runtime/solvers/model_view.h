@@ -90,8 +90,8 @@ public:
     k_.step_adaptive(ctx_, t, h, z0, th, us, k_first, z1, err, k_last, s);
   }
   void adjoint_step(double t, double h, const T* z0, const T* a0, const T* th, const T* us, T* z1,
-                    T* a1, T* dth, void* s) const {
-    k_.adjoint_step(ctx_, t, h, z0, a0, th, us, z1, a1, dth, s);
+                    T* a1, T* dth, T* err, T* dth_err, void* s) const {
+    k_.adjoint_step(ctx_, t, h, z0, a0, th, us, z1, a1, dth, err, dth_err, s);
   }
   void output(double t, const T* z, const T* th, const T* u, T* y, void* s) const {
     k_.output(ctx_, t, z, th, u, y, s);

@@ -1,7 +1,8 @@
 // The fused adjoint step in the runtime: a training step's adjoint gradient
 // through the model's adjoint_step kernel equals the stage-by-stage one
 // (adjoint_field per stage, the runtime's stage sums) to rounding, on the
-// Delta CDE, the Delta NODE and the depth-2 NRDE in f64 (and f32); and the
+// Delta CDE, the Delta NODE and the depth-2 NRDE in f64 (and f32), and with
+// dopri5's error estimates on the NCDE; and the
 // kernel is really the one called (a counting wrapper in the table), and only
 // when fused solver kernels are allowed. The
 // kernel itself is checked against the interpreter stage by stage in
@@ -27,9 +28,9 @@ plastic_adjoint_step_fn g_real_adjoint_step = nullptr;
 
 void counting_adjoint_step(const void* ctx, double t, double h, const void* z0, const void* a0,
                            const void* theta, const void* u_stages, void* z1, void* a1,
-                           void* dtheta, void* scratch) {
+                           void* dtheta, void* err, void* dtheta_err, void* scratch) {
   ++g_fused_calls;
-  g_real_adjoint_step(ctx, t, h, z0, a0, theta, u_stages, z1, a1, dtheta, scratch);
+  g_real_adjoint_step(ctx, t, h, z0, a0, theta, u_stages, z1, a1, dtheta, err, dtheta_err, scratch);
 }
 
 template <class T> struct Gradient {
@@ -108,6 +109,13 @@ TEST_CASE("the fused adjoint step gives the stage-by-stage adjoint gradient (f64
                       1e-12);
   check_model<double>("nrde_depth2.ode", {}, loops::ElemType::F64, 1e-12);
   check_model<double>("fwp_delta_node.ode", {}, loops::ElemType::F64, 1e-12);
+}
+
+TEST_CASE("the fused adaptive adjoint step gives the stage-by-stage adjoint gradient (f64)",
+          "[model][kernels][adjoint]") {
+  // dopri5 both ways: the same error estimates, so the same accepted and
+  // rejected steps, up to rounding near the controller's thresholds.
+  check_model<double>("ncde_character.ode", {}, loops::ElemType::F64, 1e-9);
 }
 
 TEST_CASE("the fused adjoint step gives the stage-by-stage adjoint gradient (f32)",

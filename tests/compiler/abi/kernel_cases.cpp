@@ -306,64 +306,105 @@ std::vector<KernelCase> make_cases(const model::ModelFunctions& fns, const abi::
     // dtheta = h sum_i b_i adj.<param>(stage i). Independent of
     // ad::build_adjoint_step: it checks the substitution, the stage sums,
     // the shared nodes and the quadrature's lane sum at once.
-    if (!method->adaptive())
-      add(
-          KernelId::AdjointStep, (void*)K.adjoint_step, S.adjoint_step,
-          {{"z0", n},
-           {"a0", n, false, A::In, true},
-           {"theta", P, true},
-           {"u_stages", s * mi},
-           {"z1", n, false, A::Set},
-           {"a1", n, false, A::Set},
-           {"dtheta", P, true, A::Set, false, m.field_theta_begin, m.field_theta_end}},
-          [](void* f, const std::vector<void*>& p, double t, double h, void* sc) {
-            as<plastic_adjoint_step_fn>(f)(nullptr, t, h, p[0], p[1], p[2], p[3], p[4], p[5], p[6],
-                                           sc);
-          },
-          [c, block, info, method, s, mi](const std::map<std::string, Vec>& x) {
-            const rt::ButcherTableau& tab = *method;
-            const double t = x.at("t")[0], h = x.at("h")[0];
-            const size_t ns = static_cast<size_t>(c.L.n_state);
-            const size_t P = static_cast<size_t>(c.L.n_params);
-            std::vector<Vec> kz, ka, g; // per stage: dz, da, dtheta
-            for (int i = 0; i < s; ++i) {
-              Vec z = x.at("z0"), a = x.at("a0");
-              for (int j = 0; j < i; ++j)
-                for (size_t e = 0; e < ns; ++e) {
-                  z[e] += h * tab.A(i, j) * kz[static_cast<size_t>(j)][e];
-                  a[e] += h * tab.A(i, j) * ka[static_cast<size_t>(j)][e];
-                }
-              const auto from =
-                  x.at("u_stages").begin() + block(info->stage_node[static_cast<size_t>(i)]);
-              Vec u(from, from + mi);
-              SampleArrays sa{.z = &z,
-                              .theta = &x.at("theta"),
-                              .u = &u,
-                              .a_states = &a,
-                              .t = t + tab.c[static_cast<size_t>(i)] * h};
-              std::map<std::string, Vec> r =
-                  evaluate_sample(c.fns, c.L, c.fn(FnKind::AdjointSystem), sa);
-              kz.push_back(copy_out(r, c.L.states, c.L.n_state));
-              ka.push_back(copy_out(r, c.L.states, c.L.n_state, "adj."));
-              Vec gi(P, 0.0);
-              for (const abi::ParamEntry& p : c.L.params)
-                if (auto it = r.find("adj." + p.name); it != r.end())
-                  for (size_t e = 0; e < it->second.size(); ++e)
-                    gi[static_cast<size_t>(p.c.offset) + e] = it->second[e];
-              g.push_back(gi);
-            }
-            Vec z1 = x.at("z0"), a1 = x.at("a0"), dtheta(P, 0.0);
-            for (int i = 0; i < s; ++i) {
-              const double w = h * tab.b[static_cast<size_t>(i)];
+    // Embedded pairs also write the error estimates err = h sum_i e_i K_i
+    // ([z; a]) and dtheta_err.
+    const bool adaptive = method->adaptive();
+    std::vector<ArgSpec> adjoint_args{
+        {"z0", n},
+        {"a0", n, false, A::In, true},
+        {"theta", P, true},
+        {"u_stages", s * mi},
+        {"z1", n, false, A::Set},
+        {"a1", n, false, A::Set},
+        {"dtheta", P, true, A::Set, false, m.field_theta_begin, m.field_theta_end}};
+    if (adaptive) {
+      adjoint_args.push_back({"err", 2 * n, false, A::Set});
+      adjoint_args.push_back(
+          {"dtheta_err", P, true, A::Set, false, m.field_theta_begin, m.field_theta_end});
+    }
+    add(
+        KernelId::AdjointStep, (void*)K.adjoint_step, S.adjoint_step, adjoint_args,
+        [adaptive](void* f, const std::vector<void*>& p, double t, double h, void* sc) {
+          as<plastic_adjoint_step_fn>(f)(nullptr, t, h, p[0], p[1], p[2], p[3], p[4], p[5], p[6],
+                                         adaptive ? p[7] : nullptr, adaptive ? p[8] : nullptr, sc);
+        },
+        [c, block, info, method, s, mi](const std::map<std::string, Vec>& x) {
+          const rt::ButcherTableau& tab = *method;
+          const double t = x.at("t")[0], h = x.at("h")[0];
+          const size_t ns = static_cast<size_t>(c.L.n_state);
+          const size_t P = static_cast<size_t>(c.L.n_params);
+          std::vector<Vec> kz, ka, g; // per stage: dz, da, dtheta
+          for (int i = 0; i < s; ++i) {
+            Vec z = x.at("z0"), a = x.at("a0");
+            for (int j = 0; j < i; ++j)
               for (size_t e = 0; e < ns; ++e) {
-                z1[e] += w * kz[static_cast<size_t>(i)][e];
-                a1[e] += w * ka[static_cast<size_t>(i)][e];
+                z[e] += h * tab.A(i, j) * kz[static_cast<size_t>(j)][e];
+                a[e] += h * tab.A(i, j) * ka[static_cast<size_t>(j)][e];
               }
-              for (size_t e = 0; e < P; ++e)
-                dtheta[e] += w * g[static_cast<size_t>(i)][e];
+            const auto from =
+                x.at("u_stages").begin() + block(info->stage_node[static_cast<size_t>(i)]);
+            Vec u(from, from + mi);
+            SampleArrays sa{.z = &z,
+                            .theta = &x.at("theta"),
+                            .u = &u,
+                            .a_states = &a,
+                            .t = t + tab.c[static_cast<size_t>(i)] * h};
+            std::map<std::string, Vec> r =
+                evaluate_sample(c.fns, c.L, c.fn(FnKind::AdjointSystem), sa);
+            kz.push_back(copy_out(r, c.L.states, c.L.n_state));
+            ka.push_back(copy_out(r, c.L.states, c.L.n_state, "adj."));
+            Vec gi(P, 0.0);
+            for (const abi::ParamEntry& p : c.L.params)
+              if (auto it = r.find("adj." + p.name); it != r.end())
+                for (size_t e = 0; e < it->second.size(); ++e)
+                  gi[static_cast<size_t>(p.c.offset) + e] = it->second[e];
+            g.push_back(gi);
+          }
+          Vec z1 = x.at("z0"), a1 = x.at("a0"), dtheta(P, 0.0);
+          Vec err(2 * ns, 0.0), dtheta_err(P, 0.0);
+          for (int i = 0; i < s; ++i) {
+            const size_t iu = static_cast<size_t>(i);
+            const double w = h * tab.b[iu], we = tab.adaptive() ? h * tab.e[iu] : 0.0;
+            for (size_t e = 0; e < ns; ++e) {
+              z1[e] += w * kz[iu][e];
+              a1[e] += w * ka[iu][e];
+              err[e] += we * kz[iu][e];
+              err[ns + e] += we * ka[iu][e];
             }
-            return std::map<std::string, Vec>{{"z1", z1}, {"a1", a1}, {"dtheta", dtheta}};
-          });
+            for (size_t e = 0; e < P; ++e) {
+              dtheta[e] += w * g[iu][e];
+              dtheta_err[e] += we * g[iu][e];
+            }
+          }
+          std::map<std::string, Vec> out{{"z1", z1}, {"a1", a1}, {"dtheta", dtheta}};
+          if (tab.adaptive()) {
+            out["err"] = err;
+            out["dtheta_err"] = dtheta_err;
+            // Not an argument: the size of the terms dtheta_err cancels.
+            double terms = 0;
+            for (const Vec& gi : g)
+              for (double v : gi)
+                terms = std::max(terms, std::abs(h * v));
+            out["dtheta_terms"] = {terms};
+          }
+          return out;
+        });
+    // The error estimates cancel terms of the size of the step's increment
+    // (sum e_i = 0): their rounding is relative to that, for dtheta_err the
+    // largest h * (-a^T df/dtheta) of a stage.
+    if (adaptive && !cases.empty() && cases.back().name == "adjoint_step")
+      cases.back().scale_floor = [](const std::string& arg, const std::map<std::string, Vec>& x,
+                                    const std::map<std::string, Vec>& ref) {
+        double s = 0;
+        if (arg == "err") {
+          const Vec &z0 = x.at("z0"), &a0 = x.at("a0"), &z1 = ref.at("z1"), &a1 = ref.at("a1");
+          for (size_t i = 0; i < z1.size(); ++i)
+            s = std::max({s, std::abs(z1[i] - z0[i]), std::abs(a1[i] - a0[i])});
+        } else if (arg == "dtheta_err") {
+          s = ref.at("dtheta_terms")[0];
+        }
+        return s;
+      };
   }
 
   add(
