@@ -31,6 +31,7 @@
 #include <string>
 #include <string_view>
 
+#include "compiler/abi/gradient_use.h"
 #include "compiler/abi/layout.h"
 #include "compiler/loops/loop_ir.h"
 #include "compiler/model/model_functions.h"
@@ -65,14 +66,6 @@ struct ModelKernels {
     return i < 0 ? nullptr : &module.functions[static_cast<size_t>(i)];
   }
 };
-
-/// The gradient kernels a run will call, so that a command compiles only
-/// those: every one (model binaries, the REPL, Python, `--gradient auto`),
-/// none (eval, predict), backpropagation's (direct, checkpoint: no adjoint
-/// kernels) or the continuous adjoint's (no step_vjp). The forward kernels
-/// and field_vjp (every method's fallback when the solver is not the
-/// model's fused one) are always built.
-enum class GradientUse { All, None, Backprop, Adjoint };
 
 /// Whether a run with `use` calls kernel `id`.
 bool kernel_needed(KernelId id, GradientUse use);

@@ -221,16 +221,14 @@ RkStep build_adjoint_step(const Function& field, const rt::ButcherTableau& tab,
   // adjoint_system's inputs: [t,] the field's inputs, then "a.<state>" per
   // state; its outputs: f per state, "adj.<state>" per state, "adj.<param>".
   const size_t m = sig.states.size();
-  Integrand f{.name = adj.name(), .params = sig.params, .controls = sig.controls};
+  Integrand f{
+      .name = adj.name(), .states = sig.states, .params = sig.params, .controls = sig.controls};
   for (const Node* in : adj.inputs()) {
     if (in->op() == Op::Time) f.time = in;
-    if (in->op() == Op::Arg && derived_from(Derived::Adjoint, in->name()))
-      continue; // an adjoint state, below
-    if (in->op() == Op::Arg) f.others.push_back(in);
+    if (in->op() != Op::Arg) continue;
+    // The adjoints "a.<state>" follow the states; other Args pass through.
+    (derived_from(Derived::Adjoint, in->name()) ? f.states : f.others).push_back(in);
   }
-  f.states = sig.states;
-  for (const Node* in : adj.inputs())
-    if (in->op() == Op::Arg && derived_from(Derived::Adjoint, in->name())) f.states.push_back(in);
   const std::vector<ir::Output>& outs = adj.outputs();
   if (f.states.size() != 2 * m || outs.size() != 2 * m + sig.params.size())
     throw ir::IRError(fmt::format("adjoint system of '{}' is malformed", field.name()));

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/abi/gradient_use.h"
 #include "runtime/app/app_error.h"
 #include "runtime/app/data_flags.h"
 
@@ -47,10 +48,9 @@ struct CommonOptions {
   /// model whose smallest training step cannot fit.
   bool training_step = false;
   /// The gradient kernels the command calls (train, eval, predict,
-  /// bench-train): the others are not compiled. Model = the model's
-  /// `gradient` line, resolved once the model is loaded.
-  enum class Gradients { All, None, Model, Backprop, Adjoint };
-  Gradients gradients = Gradients::All;
+  /// bench-train): the others are not compiled. Empty = those of the
+  /// model's `gradient` line, resolved once the model is loaded.
+  std::optional<abi::GradientUse> gradients = abi::GradientUse::All;
 };
 
 /// `plastic check FILE…`: check models and print a summary of each.

@@ -1,6 +1,7 @@
 // `plastic train | eval | predict | bench-train` (see model_commands.h).
 #include "compiler/driver/model_commands.h"
 
+#include "compiler/abi/gradient_use.h"
 #include "compiler/driver/backend_choice.h"
 #include "compiler/driver/run_compiled.h"
 #include "dsl/frontend.h"
@@ -21,14 +22,15 @@ namespace {
 
 // The gradient kernels the parsed command will call. A resumed run may take
 // its method from the run's record, and `auto` decides from the memory
-// estimate of the compiled model: both keep every kernel.
-CommonOptions::Gradients gradients_called(const rt::ModelCli& cli) {
-  using G = CommonOptions::Gradients;
+// estimate of the compiled model: both keep every kernel. Empty: the model's
+// own `gradient` line decides.
+std::optional<abi::GradientUse> gradients_called(const rt::ModelCli& cli) {
+  using G = abi::GradientUse;
   if (cli.parsed() == rt::ModelCommand::Eval || cli.parsed() == rt::ModelCommand::Predict)
     return G::None;
   const rt::MemoryFlags* memory = cli.memory();
   if (!memory || !cli.recorded_run().empty()) return G::All;
-  if (memory->gradient.empty()) return G::Model;
+  if (memory->gradient.empty()) return std::nullopt;
   if (memory->gradient == "direct" || memory->gradient == "checkpoint") return G::Backprop;
   if (memory->gradient == "adjoint") return G::Adjoint;
   return G::All;

@@ -39,23 +39,9 @@ int tile_lanes(loops::ElemType type, int64_t batch, int threads) {
   return tiles(wide) >= std::min(workers, tiles(narrow)) ? wide : 0;
 }
 
-// The gradient kernels to compile for the command (CommonOptions::gradients),
-// the model's `gradient` line resolving Model.
-abi::GradientUse gradient_use(CommonOptions::Gradients wanted, dsl::GradientMethod model_line) {
-  using G = CommonOptions::Gradients;
-  switch (wanted) {
-  case G::All:
-    return abi::GradientUse::All;
-  case G::None:
-    return abi::GradientUse::None;
-  case G::Backprop:
-    return abi::GradientUse::Backprop;
-  case G::Adjoint:
-    return abi::GradientUse::Adjoint;
-  case G::Model:
-    break;
-  }
-  switch (model_line) {
+// The gradient kernels of a model's own `gradient` line.
+abi::GradientUse gradient_use(dsl::GradientMethod line) {
+  switch (line) {
   case dsl::GradientMethod::Direct:
   case dsl::GradientMethod::Checkpoint:
     return abi::GradientUse::Backprop;
@@ -64,7 +50,7 @@ abi::GradientUse gradient_use(CommonOptions::Gradients wanted, dsl::GradientMeth
   case dsl::GradientMethod::Auto:
     break;
   }
-  return abi::GradientUse::All;
+  return abi::GradientUse::All; // auto decides after compiling
 }
 
 int run_compiled(const std::string& file, const std::string& dtype, const CommonOptions& common,
@@ -127,7 +113,7 @@ int run_compiled(const std::string& file, const std::string& dtype, const Common
   try {
     const loops::ElemType type = dtype == "f64" ? loops::ElemType::F64 : loops::ElemType::F32;
     compiled = compile_with(common.backend, *fns, type, tile_lanes(type, batch, threads), {},
-                            gradient_use(common.gradients, fns->model->gradient.method));
+                            common.gradients.value_or(gradient_use(fns->model->gradient.method)));
   } catch (const abi::LayoutError& e) {
     std::cerr << fmt::format("plastic: {}: {}\n", file, e.what());
     return kInputError;

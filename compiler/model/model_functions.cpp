@@ -220,10 +220,12 @@ std::optional<ModelFunctions> build_checked(dsl::CheckResult r, const BuildOptio
       static_vjp = NamedFunction{{FnKind::StepStaticVjp, tableau},
                                  optimise(ad::vjp_function(step.fn, spec))};
     }
-    // The backward solve of the adjoint method steps with the same method.
-    std::optional<NamedFunction> adjoint =
-        NamedFunction{{FnKind::AdjointStep, tableau},
-                      optimise(ad::build_adjoint_step(field, *tableau, sopts).fn)};
+    // The adjoint's backward solve steps with the model's own method; the
+    // dopri5 reference gets none (no kernel is built from it).
+    std::optional<NamedFunction> adjoint;
+    if (method == methods[0])
+      adjoint = NamedFunction{{FnKind::AdjointStep, tableau},
+                              optimise(ad::build_adjoint_step(field, *tableau, sopts).fn)};
     out.steps.push_back({std::move(fused), std::move(vjp), std::move(static_vjp),
                          std::move(adjoint), std::move(step)});
   }

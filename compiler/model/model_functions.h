@@ -86,7 +86,8 @@ struct ModelStep {
   std::optional<NamedFunction> static_vjp;
   /// {AdjointStep, method}: one step of the adjoint's augmented system
   /// (ad::build_adjoint_step), with error estimates for embedded pairs; its
-  /// per-node controls are laid out as the step's (`info`).
+  /// per-node controls are laid out as the step's (`info`). Only for the
+  /// model's own method.
   std::optional<NamedFunction> adjoint;
   /// The step's stage nodes and input naming (its fn is the unoptimised step;
   /// use `step.fn`).
