@@ -8,6 +8,22 @@
 
 namespace plastic::rt {
 
+namespace {
+
+// One element's moments after one more gradient, in T and in torch's order of
+// operations: step() and refusal() share it, so the check and the update
+// cannot disagree about where T's range ends.
+template <class T> struct MomentUpdate {
+  explicit MomentUpdate(const AdamOptions& o)
+      : b1(static_cast<T>(o.beta1)), one_b1(static_cast<T>(1.0 - o.beta1)),
+        b2(static_cast<T>(o.beta2)), one_b2(static_cast<T>(1.0 - o.beta2)) {}
+  T first(T m, T g) const { return m * b1 + one_b1 * g; }
+  T second(T v, T g) const { return v * b2 + one_b2 * g * g; } // addcmul_: self + (value * t1) * t2
+  T b1, one_b1, b2, one_b2;
+};
+
+} // namespace
+
 AdamOptions AdamOptions::adamw(double lr, double weight_decay) {
   AdamOptions o;
   o.lr = lr;
@@ -48,8 +64,7 @@ template <class T> Status<TrainError> Adam<T>::step(std::span<T> params, std::sp
   const double bias2 = 1.0 - std::pow(o.beta2, static_cast<double>(t));
   const T step_size = static_cast<T>(o.lr / bias1);
   const T bias2_sqrt = static_cast<T>(std::sqrt(bias2));
-  const T b1 = static_cast<T>(o.beta1), one_b1 = static_cast<T>(1.0 - o.beta1);
-  const T b2 = static_cast<T>(o.beta2), one_b2 = static_cast<T>(1.0 - o.beta2);
+  const MomentUpdate<T> update(o);
   const T eps = static_cast<T>(o.eps), wd = static_cast<T>(o.weight_decay);
   const T decay = static_cast<T>(1.0 - o.lr * o.weight_decay);
   for (size_t i = 0; i < params.size(); ++i) {
@@ -62,8 +77,8 @@ template <class T> Status<TrainError> Adam<T>::step(std::span<T> params, std::sp
     }
     T& m = exp_avg_[i];
     T& v = exp_avg_sq_[i];
-    m = m * b1 + one_b1 * g;
-    v = v * b2 + one_b2 * g * g; // addcmul_: self + (value * t1) * t2
+    m = update.first(m, g);
+    v = update.second(v, g);
     T second = v;
     if (o.amsgrad) second = max_exp_avg_sq_[i] = std::max(max_exp_avg_sq_[i], v);
     const T denom = std::sqrt(second) / bias2_sqrt + eps;
@@ -76,18 +91,15 @@ template <class T>
 std::string Adam<T>::refusal(std::span<const T> params, std::span<const T> grads) const {
   if (params.size() != grads.size()) return {}; // step() reports the mismatch
   const AdamOptions o = options();
-  const T b1 = static_cast<T>(o.beta1), one_b1 = static_cast<T>(1.0 - o.beta1);
-  const T b2 = static_cast<T>(o.beta2), one_b2 = static_cast<T>(1.0 - o.beta2);
+  const MomentUpdate<T> update(o);
   const T wd = static_cast<T>(o.weight_decay);
-  // The moments exactly as step() computes them, in T: the check and the
-  // update cannot disagree about where the range ends.
   for (size_t i = 0; i < params.size(); ++i) {
     T g = grads[i];
     if (o.weight_decay != 0 && !o.decoupled) g += wd * params[i];
     const T m = exp_avg_.empty() ? T(0) : exp_avg_[i];
     const T v = exp_avg_sq_.empty() ? T(0) : exp_avg_sq_[i];
-    const T m_new = m * b1 + one_b1 * g;
-    const T v_new = v * b2 + one_b2 * g * g;
+    const T m_new = update.first(m, g);
+    const T v_new = update.second(v, g);
     if (std::isfinite(g) && std::isfinite(m_new) && std::isfinite(v_new)) continue;
     return fmt::format("a gradient element of {:.3g} (theta[{}]) overflows {}'s {} moment in {}",
                        static_cast<double>(grads[i]), i, kind(),
