@@ -24,12 +24,12 @@ namespace {
 // what users meet (`> /dev/full`, a full disk), and "Input/output error"
 // would send them looking for a hardware fault: look at what `fd` is.
 std::string unknown_write_error(int fd) {
-  struct stat st {};
+  struct stat st{};
   if (::fstat(fd, &st) == 0) {
     // /dev/full is character device 1:7 on Linux.
     if (S_ISCHR(st.st_mode) && ::major(st.st_rdev) == 1 && ::minor(st.st_rdev) == 7)
       return std::strerror(ENOSPC);
-    struct statvfs fs {};
+    struct statvfs fs{};
     if (S_ISREG(st.st_mode) && ::fstatvfs(fd, &fs) == 0 && fs.f_bavail == 0)
       return std::strerror(ENOSPC);
     if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))

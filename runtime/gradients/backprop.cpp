@@ -115,7 +115,8 @@ StepBackprop<T>::StepBackprop(const ModelView<T>& model, RkStepper<T>& stepper, 
 
 template <class T>
 void StepBackprop<T>::apply(const typename Integrator<T>::Item& item, const T* z0, Buffer<T>& a,
-                            T* theta_bar, const InputCotangentFn<T>* sink, SolveStats& stats) {
+                            T* theta_bar, const InputCotangentFn<T>* sink, SolveStats& stats,
+                            const T* stage_inputs) {
   const LaneMask frozen = ~item.active & all_lanes(model_.lanes);
   const T* a_in = a.data();
   if (frozen) {
@@ -124,7 +125,8 @@ void StepBackprop<T>::apply(const typename Integrator<T>::Item& item, const T* z
     a_in = a_in_.data();
   }
   tile::zero(nl_, a_out_.data());
-  stepper_.step_vjp(item.t, item.h, item.t1, z0, a_in, a_out_.data(), theta_bar, sink, stats);
+  stepper_.step_vjp(item.t, item.h, item.t1, z0, a_in, a_out_.data(), theta_bar, sink, stats,
+                    stage_inputs);
   if (frozen) tile::copy_lanes(model_.n, model_.lanes, frozen, a.data(), a_out_.data());
   a.swap(a_out_);
 }

@@ -73,9 +73,10 @@ public:
 
   /// `a`: in, the cotangent of the state after the step; out, before it. z0: the state before it.
   /// The result is computed into a buffer of this object, which is then
-  /// swapped with `a` (no copy of the state per step).
+  /// swapped with `a` (no copy of the state per step). `stage_inputs`: the
+  /// step's inputs kept from the forward pass (RkStepper::step_vjp), or null.
   void apply(const typename Integrator<T>::Item& item, const T* z0, Buffer<T>& a, T* theta_bar,
-             const InputCotangentFn<T>* sink, SolveStats& stats);
+             const InputCotangentFn<T>* sink, SolveStats& stats, const T* stage_inputs = nullptr);
 
 private:
   const ModelView<T>& model_;

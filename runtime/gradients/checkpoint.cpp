@@ -114,7 +114,9 @@ GradientResult gradient_checkpoint(const TileProblem<T>& problem, const SolverOp
     EventBackprop<T> events(view, problem, timeline, session.scratch->data(), meter);
     StepBackprop<T> steps(view, replay.stepper(), meter);
     const size_t seg_len = static_cast<size_t>(std::min<int64_t>(k, std::max<int64_t>(items, 1)));
-    Buffer<T> seg_states = make_buffer<T>(seg_len * nl, meter);
+    // One slot per item's state before it, plus the state after the last:
+    // each replayed item steps from its slot into the next (no copy).
+    Buffer<T> seg_states = make_buffer<T>((seg_len + 1) * nl, meter);
     Buffer<typename Walk::Item> seg_items = make_buffer<typename Walk::Item>(seg_len, meter);
     Buffer<T> a = make_buffer<T>(nl, meter);
     const InputCotangentFn<T>* sink = out.input_bar ? &out.input_bar : nullptr;
@@ -123,10 +125,10 @@ GradientResult gradient_checkpoint(const TileProblem<T>& problem, const SolverOp
       const int64_t first = static_cast<int64_t>(seg) * k;
       const size_t count = static_cast<size_t>(std::min<int64_t>(k, items - first));
       typename Walk::Cursor c = *checkpoint_cursors[seg];
-      tile::copy(nl, checkpoint_states[seg], z.data());
+      tile::copy(nl, checkpoint_states[seg], seg_states.data());
       for (size_t j = 0; j < count; ++j) {
-        tile::copy(nl, z.data(), seg_states.data() + j * nl);
-        r.status = replay.advance(c, z.data(), seg_items[j]);
+        r.status = replay.advance(c, seg_states.data() + j * nl, seg_states.data() + (j + 1) * nl,
+                                  seg_items[j]);
         if (!r.status) return r; // cannot happen for a replay of a successful forward pass
       }
       for (size_t j = count; j-- > 0;) {

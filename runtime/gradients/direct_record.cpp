@@ -31,22 +31,32 @@ GradientResult DirectRecord<T>::forward(const TileProblem<T>& problem, const Sol
     walk.discards_state_on_failure(true);
     ChunkedTape<T>& states = states_.emplace(nl, 16, meter);
     ChunkedTape<typename Walk::Item>& items = items_.emplace(1, 64, meter);
-    Buffer<T> z = make_buffer<T>(nl, meter);
-    tile::copy(nl, z0, z.data());
+    RkStepper<T>& stepper = walk.stepper();
+    ChunkedTape<T>& inputs =
+        inputs_.emplace(std::max<size_t>(stepper.stage_inputs_size(), 1), 16, meter);
+    ChunkedTape<int64_t>& input_slot = input_slot_.emplace(1, 64, meter);
 
-    // The state before each item, then the item.
+    // states[i] is the state before item i: each item steps from its slot
+    // into the next one (no copy of the state per item). The last slot
+    // holds the final state.
+    T* z = states.push();
+    tile::copy(nl, z0, z);
     typename Walk::Cursor c = walk.start();
     while (!walk.finished(c)) {
-      tile::copy(nl, z.data(), states.push());
+      T* next = states.push();
       typename Walk::Item& item = *items.push();
-      r.status = walk.advance(c, z.data(), item);
+      r.status = walk.advance(c, z, next, item);
       if (!r.status) {
         r.forward = walk.stats;
         return r;
       }
+      z = next;
+      const T* u = item.kind == Walk::ItemKind::Step ? stepper.fused_step_inputs() : nullptr;
+      *input_slot.push() = u ? static_cast<int64_t>(inputs.size()) : -1;
+      if (u) std::copy_n(u, stepper.stage_inputs_size(), inputs.push());
     }
     r.forward = forward_ = walk.stats;
-    r.stored_states = static_cast<int64_t>(states.size());
+    r.stored_states = static_cast<int64_t>(items.size());
     if (loss) std::copy(loss_.begin(), loss_.end(), loss);
     r.peak_bytes = meter->peak();
     problem_ = &problem;
@@ -71,6 +81,8 @@ template <class T> GradientResult DirectRecord<T>::backward(const GradientOutput
     Walk& walk = *walk_;
     const ChunkedTape<T>& states = *states_;
     const ChunkedTape<typename Walk::Item>& items = *items_;
+    const ChunkedTape<T>& inputs = *inputs_;
+    const ChunkedTape<int64_t>& input_slot = *input_slot_;
 
     // a is the cotangent of the state after the current item.
     EventBackprop<T> events(view, problem, *session_.timeline, session_.scratch->data(), meter);
@@ -82,11 +94,12 @@ template <class T> GradientResult DirectRecord<T>::backward(const GradientOutput
       if (item.kind == Walk::ItemKind::Event)
         events.apply(item.event, states[i], a.data(), out.theta_bar, sink);
       else
-        steps.apply(item, states[i], a, out.theta_bar, sink, r.backward);
+        steps.apply(item, states[i], a, out.theta_bar, sink, r.backward,
+                    *input_slot[i] >= 0 ? inputs[static_cast<size_t>(*input_slot[i])] : nullptr);
     }
     r.forward = forward_;
     r.backward.accepted_steps = forward_.accepted_steps;
-    r.stored_states = static_cast<int64_t>(states.size());
+    r.stored_states = static_cast<int64_t>(items.size());
     if (out.z0_bar) tile::copy(nl, a.data(), out.z0_bar);
     r.peak_bytes = meter->peak();
     return r;

@@ -49,6 +49,10 @@ private:
   std::optional<Walk> walk_;
   std::optional<ChunkedTape<T>> states_;
   std::optional<ChunkedTape<typename Walk::Item>> items_;
+  // The stage inputs each fused fixed step read, so the reverse sweep does
+  // not evaluate the path again (input_slot_[i]: the record of item i, or -1).
+  std::optional<ChunkedTape<T>> inputs_;
+  std::optional<ChunkedTape<int64_t>> input_slot_;
   Buffer<double> loss_; // the walk's per-lane sums, copied out at the end
   SolveStats forward_;
 };

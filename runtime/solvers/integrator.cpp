@@ -49,8 +49,23 @@ SolveFailure Integrator<T>::located(FailureKind kind, int lane, double t, double
 template <class T> Status<SolveFailure> Integrator<T>::advance(Cursor& c, T* z, Item& item) {
   stats.t_reached = c.t;
   if (c.at_event) return do_event(c, z, item);
-  Status<SolveFailure> s =
-      (options_.adaptive() && !replay_) ? adaptive_step(c, z, item) : fixed_step(c, z, item);
+  return step(c, z, z, item);
+}
+
+template <class T>
+Status<SolveFailure> Integrator<T>::advance(Cursor& c, const T* z, T* next, Item& item) {
+  stats.t_reached = c.t;
+  if (c.at_event) {
+    tile::copy(nl_, z, next); // events are rare: a copy, then the in-place event
+    return do_event(c, next, item);
+  }
+  return step(c, z, next, item);
+}
+
+template <class T>
+Status<SolveFailure> Integrator<T>::step(Cursor& c, const T* z, T* out, Item& item) {
+  Status<SolveFailure> s = (options_.adaptive() && !replay_) ? adaptive_step(c, z, out, item)
+                                                             : fixed_step(c, z, out, item);
   stats.t_reached = c.t;
   return s;
 }
@@ -109,7 +124,8 @@ template <class T> Status<SolveFailure> Integrator<T>::do_event(Cursor& c, T* z,
   return {};
 }
 
-template <class T> Status<SolveFailure> Integrator<T>::fixed_step(Cursor& c, T* z, Item& item) {
+template <class T>
+Status<SolveFailure> Integrator<T>::fixed_step(Cursor& c, const T* z, T* out, Item& item) {
   const double target = timeline_.events[c.event].t;
   double h;
   if (replay_) {
@@ -127,8 +143,10 @@ template <class T> Status<SolveFailure> Integrator<T>::fixed_step(Cursor& c, T* 
   }
   const LaneMask active = timeline_.active_after(c.t);
   const LaneMask frozen = ~active & all_lanes(model_.lanes);
-  const bool in_place = in_place_ && !frozen;
-  T* z1 = in_place ? z : z_new_.data();
+  // Into `out` directly when it is another buffer, or when the caller lets a
+  // failed step clobber the state; else through z_new_, copied back below.
+  const bool direct = out != z || (in_place_ && !frozen);
+  T* z1 = direct ? out : z_new_.data();
   stepper_.step(c.t, h, t1, z, z1, false, false, stats);
   tile::copy_lanes(model_.n, model_.lanes, frozen, z, z1);
   if (int lane = tile::first_nonfinite_lane(model_.n, model_.lanes, active, z1); lane >= 0) {
@@ -143,7 +161,7 @@ template <class T> Status<SolveFailure> Integrator<T>::fixed_step(Cursor& c, T* 
         "NaN or huge values";
     return f;
   }
-  if (!in_place) tile::copy(nl_, z1, z);
+  if (!direct) tile::copy(nl_, z1, out);
   item = Item{ItemKind::Step, c.t, h, t1, c.event, active};
   c.t = t1;
   ++c.steps;
@@ -191,7 +209,8 @@ template <class T> void Integrator<T>::initial_step_size(double t, const T* z, d
   h_next_ = std::isfinite(h) && h > 0 ? std::min(h, options_.dt_max) : h0;
 }
 
-template <class T> Status<SolveFailure> Integrator<T>::adaptive_step(Cursor& c, T* z, Item& item) {
+template <class T>
+Status<SolveFailure> Integrator<T>::adaptive_step(Cursor& c, const T* z, T* out, Item& item) {
   const double target = timeline_.events[c.event].t;
   const LaneMask active = timeline_.active_after(c.t);
   const LaneMask frozen = ~active & all_lanes(model_.lanes);
@@ -250,11 +269,14 @@ template <class T> Status<SolveFailure> Integrator<T>::adaptive_step(Cursor& c, 
     }
     ++attempts_;
     const double t1 = step_end(c.t, h, target);
-    stepper_.step(c.t, h, t1, z, z_new_.data(), true, true, stats);
-    tile::copy_lanes(model_.n, model_.lanes, frozen, z, z_new_.data());
+    // A rejected attempt leaves z as it was, so a separate `out` takes the
+    // attempt directly; in place, z_new_ holds it until accepted.
+    T* z1 = out != z ? out : z_new_.data();
+    stepper_.step(c.t, h, t1, z, z1, true, true, stats);
+    tile::copy_lanes(model_.n, model_.lanes, frozen, z, z1);
     tile::LaneMax norm;
-    tile::rms_error_norm(model_.n, model_.lanes, active, stepper_.error(), z, z_new_.data(),
-                         options_.rtol, options_.atol, norm);
+    tile::rms_error_norm(model_.n, model_.lanes, active, stepper_.error(), z, z1, options_.rtol,
+                         options_.atol, norm);
     const PiController::Decision d = controller_.decide(norm.value);
     worst_lane_ = norm.lane; // the lane that limits the step size
     if (!d.accept) {
@@ -268,7 +290,7 @@ template <class T> Status<SolveFailure> Integrator<T>::adaptive_step(Cursor& c, 
     h_next_ = h * d.factor;
     if (clipped)
       h_next_ = std::max(h_next_, wanted); // a cut step says nothing against the proposal
-    tile::copy(nl_, z_new_.data(), z);
+    if (z1 != out) tile::copy(nl_, z1, out);
     if (stepper_.tableau().fsal) {
       stepper_.promote_last_stage();
     } else {

@@ -57,6 +57,11 @@ public:
   /// one is accepted. On failure z holds the last accepted state, unless
   /// the caller chose `discards_state_on_failure`.
   Status<SolveFailure> advance(Cursor& c, T* z, Item& item);
+  /// Performs the next item from z into `next` (both n*L, distinct), leaving
+  /// z as it was: a caller that keeps every state (the direct method's
+  /// tape) steps from one slot into the next, with no copy of the state per
+  /// item. On failure `next` is unspecified.
+  Status<SolveFailure> advance(Cursor& c, const T* z, T* next, Item& item);
   /// The caller discards z when a step fails (the gradient methods only
   /// report the failure), so a failed fixed step may leave z clobbered:
   /// while every lane is active the step kernel then writes z in place (the
@@ -80,9 +85,12 @@ public:
   SolveStats stats;
 
 private:
+  // The steps read z and write the accepted state to `out`; out == z is the
+  // in-place walk (through z_new_ unless in_place_ allows otherwise).
+  Status<SolveFailure> step(Cursor& c, const T* z, T* out, Item& item);
   Status<SolveFailure> do_event(Cursor& c, T* z, Item& item);
-  Status<SolveFailure> fixed_step(Cursor& c, T* z, Item& item);
-  Status<SolveFailure> adaptive_step(Cursor& c, T* z, Item& item);
+  Status<SolveFailure> fixed_step(Cursor& c, const T* z, T* out, Item& item);
+  Status<SolveFailure> adaptive_step(Cursor& c, const T* z, T* out, Item& item);
   void initial_step_size(double t, const T* z, double target);
   void read_output(size_t obs_index, double t, double lo, const T* z);
   SolveFailure located(FailureKind kind, int lane, double t, double h) const;

@@ -91,36 +91,50 @@ private:
 };
 
 /// Stores fixed-size records (a state of n*L elements, say) in chunks, so a
-/// growing tape never copies itself and its bytes grow linearly.
+/// growing tape never copies itself and its bytes grow linearly. A record
+/// is written after push(): chunks are not zero-filled (the direct method's
+/// tape is one state per step, and zero-filling it cost 6 % of a training
+/// step of the speech Delta CDE).
 template <class T> class ChunkedTape {
 public:
   ChunkedTape(size_t record_size, size_t records_per_chunk, MemoryMeter* meter)
       : record_(record_size), per_chunk_(records_per_chunk), meter_(meter),
-        chunks_(MeteredAllocator<Buffer<T>>(meter)) {}
+        chunks_(MeteredAllocator<std::unique_ptr<T[]>>(meter)) {}
+  ChunkedTape(const ChunkedTape&) = delete;
+  ChunkedTape& operator=(const ChunkedTape&) = delete;
+  ~ChunkedTape() { clear(); }
 
   /// Appends a record and returns where to write it.
   T* push() {
-    if (size_ == chunks_.size() * per_chunk_)
-      chunks_.push_back(make_buffer<T>(record_ * per_chunk_, meter_));
-    T* slot = chunks_.back().data() + (size_ % per_chunk_) * record_;
+    if (size_ == chunks_.size() * per_chunk_) {
+      chunks_.reserve(chunks_.size() + 1);
+      // Default-initialised: no zero fill for arithmetic types.
+      chunks_.push_back(std::unique_ptr<T[]>(new T[chunk_elements()]));
+      if (meter_) meter_->allocated(chunk_bytes());
+    }
+    T* slot = chunks_.back().get() + (size_ % per_chunk_) * record_;
     ++size_;
     return slot;
   }
-  T* operator[](size_t i) { return chunks_[i / per_chunk_].data() + (i % per_chunk_) * record_; }
+  T* operator[](size_t i) { return chunks_[i / per_chunk_].get() + (i % per_chunk_) * record_; }
   const T* operator[](size_t i) const {
-    return chunks_[i / per_chunk_].data() + (i % per_chunk_) * record_;
+    return chunks_[i / per_chunk_].get() + (i % per_chunk_) * record_;
   }
   size_t size() const { return size_; }
   void clear() {
+    if (meter_) meter_->released(chunks_.size() * chunk_bytes());
     chunks_.clear();
     size_ = 0;
   }
 
 private:
+  size_t chunk_elements() const { return record_ * per_chunk_; }
+  size_t chunk_bytes() const { return chunk_elements() * sizeof(T); }
+
   size_t record_;
   size_t per_chunk_;
   MemoryMeter* meter_;
-  std::vector<Buffer<T>, MeteredAllocator<Buffer<T>>> chunks_;
+  std::vector<std::unique_ptr<T[]>, MeteredAllocator<std::unique_ptr<T[]>>> chunks_;
   size_t size_ = 0;
 };
 

@@ -93,6 +93,7 @@ void RkStepper<T>::step(double t, double h, double t1, const T* z0, T* z1, bool 
                         bool k0_valid, SolveStats& stats) {
   const T* u = ml_ ? u_.data() : nullptr;
   T* k_last = k_.data() + static_cast<size_t>(s_ - 1) * nl_;
+  inputs_complete_ = false;
   if (fused_ && with_error && model_.kernels().step_adaptive) {
     for (int i = 0; i < s_; ++i)
       fill_input(i, t, h, t1);
@@ -109,6 +110,7 @@ void RkStepper<T>::step(double t, double h, double t1, const T* z0, T* z1, bool 
     for (int i = 0; i < s_; ++i)
       fill_input(i, t, h, t1);
     model_.step(t, h, z0, theta_, u, z1, scratch_);
+    inputs_complete_ = ml_ > 0;
     stats.field_evals += std::count(need_sol_.begin(), need_sol_.end(), 1);
     return;
   }
@@ -147,15 +149,20 @@ void RkStepper<T>::step(double t, double h, double t1, const T* z0, T* z1, bool 
 
 template <class T>
 void RkStepper<T>::step_vjp(double t, double h, double t1, const T* z0, const T* z1_bar, T* z0_bar,
-                            T* theta_bar, const InputCotangentFn<T>* sink, SolveStats& stats) {
+                            T* theta_bar, const InputCotangentFn<T>* sink, SolveStats& stats,
+                            const T* stage_inputs) {
   const bool want_u = ml_ && sink && *sink;
   if (want_u) tile::zero(ubar_.size(), ubar_.data());
   T* ubar = want_u ? ubar_.data() : nullptr;
   if (fused_ && model_.kernels().step_vjp) {
-    for (int i = 0; i < s_; ++i)
-      fill_input(i, t, h, t1);
-    model_.step_vjp(t, h, z0, theta_, ml_ ? u_.data() : nullptr, z1_bar, z0_bar, theta_bar, ubar,
-                    scratch_);
+    const T* u = ml_ ? u_.data() : nullptr;
+    if (ml_ && stage_inputs) {
+      u = stage_inputs;
+    } else {
+      for (int i = 0; i < s_; ++i)
+        fill_input(i, t, h, t1);
+    }
+    model_.step_vjp(t, h, z0, theta_, u, z1_bar, z0_bar, theta_bar, ubar, scratch_);
     stats.vjp_evals += s_;
   } else {
     // Recompute the stage states; the last needed stage's derivative is never needed.

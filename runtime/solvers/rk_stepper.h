@@ -49,15 +49,23 @@ public:
   void step(double t, double h, double t1, const T* z0, T* z1, bool with_error, bool k0_valid,
             SolveStats& stats);
   const T* error() const { return err_.data(); }
+  /// The s stage inputs (s*mL) the last step read, when it was a fused fixed
+  /// step (which evaluates every stage's input); null otherwise or without
+  /// inputs. A caller may keep them for step_vjp of the same step.
+  const T* fused_step_inputs() const { return inputs_complete_ ? u_.data() : nullptr; }
+  size_t stage_inputs_size() const { return static_cast<size_t>(s_) * ml_; }
   /// Moves f(t1, z1) of the last FSAL step into first_stage().
   void promote_last_stage();
 
   /// Allocates the buffers the VJP needs (call once before step_vjp).
   void enable_vjp();
   /// z0_bar += z1_bar^T dz1/dz0, theta_bar += ..., input cotangents to `sink` (may be null),
-  /// for the step of size h from t to t1 (h held constant).
+  /// for the step of size h from t to t1 (h held constant). `stage_inputs`:
+  /// the forward step's fused_step_inputs() kept by the caller (the path is
+  /// then not evaluated again), or null.
   void step_vjp(double t, double h, double t1, const T* z0, const T* z1_bar, T* z0_bar,
-                T* theta_bar, const InputCotangentFn<T>* sink, SolveStats& stats);
+                T* theta_bar, const InputCotangentFn<T>* sink, SolveStats& stats,
+                const T* stage_inputs = nullptr);
 
 private:
   double stage_time(int i, double t, double h, double t1) const;
@@ -74,6 +82,7 @@ private:
   MemoryMeter* meter_;
   size_t nl_, ml_;
   int s_;
+  bool inputs_complete_ = false;          // u_ holds every stage's input of the last step
   std::vector<char> need_sol_, need_err_; // per stage, fixed by the tableau
   Buffer<T> k_;                           // s * nL stage derivatives
   Buffer<T> y_;                           // nL stage state
