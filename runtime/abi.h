@@ -209,7 +209,9 @@ typedef void (*plastic_adjoint_field_fn)(const void* ctx, double t, const void* 
 
 /// One step of the model's tableau (`step_method`), all stages fused:
 ///  z1 = z0 + h sum_i b_i k_i. u_stages: s*m*L, stage i's sample at t + c_i h
-///  (block i at offset i*m*L). z1 may alias z0.
+///  (block i at offset i*m*L). Stages at the same node c_i share one sample: the
+///  fused kernels read only the block of the first of them (the others may hold
+///  anything), and step_adaptive also the last block (FSAL). z1 may alias z0.
 typedef void (*plastic_step_fn)(const void* ctx, double t, double h, const void* z0,
                                 const void* theta, const void* u_stages, void* z1, void* scratch);
 /// VJP of plastic_step_fn with the step size held constant. Recomputes the stages

@@ -23,6 +23,7 @@ AdjointStepper<T>::AdjointStepper(const ModelView<T>& model, const T* theta,
       tb_(static_cast<size_t>(model.model.field_theta_begin)),
       te_(static_cast<size_t>(model.model.field_theta_end)), s_(tableau.stages) {
   needed_stages(tab_, need_sol_, need_err_);
+  read_inputs_ = fused_input_stages(tab_, false);
   const size_t s = static_cast<size_t>(s_);
   k_ = make_buffer<T>(s * yl_, meter);
   y_ = make_buffer<T>(yl_, meter);
@@ -98,7 +99,7 @@ void AdjointStepper<T>::step(double t, double h, double t1, const T* Y0, T* Y1, 
     // All stages in one kernel; an embedded pair's error estimates too (the
     // kernel recomputes the first stage, so k0_valid does not matter).
     for (int i = 0; i < s_; ++i)
-      if (ml_)
+      if (ml_ && read_inputs_[static_cast<size_t>(i)])
         input_(InputRequest{stage_time(i, t, h, t1), lo, hi},
                u_.data() + static_cast<size_t>(i) * ml_);
     model_.adjoint_step(t, h, Y0, Y0 + nl_, theta_, ml_ ? u_.data() : nullptr, Y1, Y1 + nl_,

@@ -67,6 +67,7 @@ private:
   size_t tb_, te_; // the field's span of theta: every parameter loop runs over it only
   int s_;
   std::vector<char> need_sol_, need_err_;
+  std::vector<char> read_inputs_;                         // the u_stages blocks adjoint_step reads
   Buffer<T> k_, y_, err_, u_;                             // s*2nL, 2nL, 2nL, s*mL
   Buffer<T> g_stage_, g_first_, g_last_;                  // P each
   Buffer<T> gstep_, gerr_;                                // P each
