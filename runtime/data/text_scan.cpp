@@ -155,13 +155,32 @@ std::string number_message(std::string_view what, NumberStatus status, std::stri
   }
 }
 
+namespace {
+
+// Control bytes as C writes them (ESC is \x1b): a message never carries a
+// raw one to the terminal, and "expected 'HR', found 'HR'" cannot happen
+// when the cell starts with an invisible byte.
+std::string printable(std::string_view text) {
+  std::string out;
+  for (char ch : text) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (u < 0x20 || u == 0x7F)
+      out += fmt::format("\\x{:02x}", u);
+    else
+      out += ch;
+  }
+  return out;
+}
+
+} // namespace
+
 std::string found_token(std::string_view token, std::string_view line, std::size_t pos) {
   if (!token.empty()) {
     constexpr std::size_t kMax = 24;
-    if (token.size() > kMax) return fmt::format("'{}...'", token.substr(0, kMax));
-    return fmt::format("'{}'", token);
+    if (token.size() > kMax) return fmt::format("'{}...'", printable(token.substr(0, kMax)));
+    return fmt::format("'{}'", printable(token));
   }
-  if (pos < line.size()) return fmt::format("'{}'", line[pos]);
+  if (pos < line.size()) return fmt::format("'{}'", printable(line.substr(pos, 1)));
   return "end of line";
 }
 

@@ -61,8 +61,9 @@ NumberStatus parse_number(std::string_view token, double& out, char decimal_poin
 /// numeric but was infinite or out of range.
 std::string number_message(std::string_view what, NumberStatus status, std::string_view token);
 
-/// The token shown in a message: 'abc' (cut after 24 characters), or the
-/// character at `line[pos]` when the token is empty, or "end of line".
+/// The token shown in a message: 'abc' (cut after 24 characters; control
+/// bytes written as C writes them, \x03), or the character at `line[pos]`
+/// when the token is empty, or "end of line".
 std::string found_token(std::string_view token, std::string_view line = {}, std::size_t pos = 0);
 
 /// Byte column (1-based) of `part` inside `line`; `part` must view into `line`.

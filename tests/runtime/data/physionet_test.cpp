@@ -195,6 +195,10 @@ TEST_CASE("PhysioNet errors: malformed stays", "[data][physionet][errors]") {
   bad_header.replace(bad_header.find("Temp"), 4, "Tmp");
   CHECK(error_of(bad_header + row(1, 2, 0, 1, 0, 1, 0)) ==
         "p.psv:1:10: expected column 3 of the header to be 'Temp', found 'Tmp'");
+  // An invisible byte is shown as C writes it: "expected 'HR', found 'HR'"
+  // (with a raw \x03 between the quotes) said nothing.
+  CHECK(error_of("\x03" + h + row(1, 2, 0, 1, 0, 1, 0)) ==
+        "p.psv:1:1: expected column 1 of the header to be 'HR', found '\\x03HR'");
   const std::string late = row(1, 2, 0, 1, 0, 2, 0);
   const std::string early = row(1, 2, 0, 1, 0, 1, 0);
   CHECK(error_of(h + late + early) == "p.psv:3:" + std::to_string(cell_column(early, 39)) +

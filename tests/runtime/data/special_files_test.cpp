@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "runtime/data/open_data.h"
+#include "runtime/support/machine_memory.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/toy_ts.h"
 
@@ -40,6 +41,30 @@ TEST_CASE("data paths that are not regular files are refused at once", "[open_da
 
   fs::create_directory(dir / "folder.ts");
   CHECK_THAT(error_of((dir / "folder.ts").string()), Catch::Contains("needs"));
+
+  // A link to an endless device: it read 2.4 GB of zeros, then bad_alloc.
+  for (const char* name : {"zero.ts", "zero.csv"}) {
+    const fs::path zero = dir / name;
+    fs::create_symlink("/dev/zero", zero);
+    INFO(name);
+    CHECK_THAT(error_of(zero.string()), Catch::Contains("not a regular file"));
+  }
+}
+
+TEST_CASE("a data file larger than memory allows is refused before it is read",
+          "[open_data][files]") {
+  // A sparse .ts of more than this machine's memory: refused with the sizes
+  // (it was read until bad_alloc; issue 19, defect 7).
+  plastic::rt::test::TempDir tmp;
+  const fs::path huge = tmp.path() / "Huge_TRAIN.ts";
+  plastic::test::write_toy_ts(huge, 2, 3, 4, 10);
+  std::error_code ec;
+  fs::resize_file(huge, largest_readable_file() + (uint64_t{1} << 30), ec);
+  if (ec) {
+    WARN("cannot make a sparse file here (" << ec.message() << "); not checked");
+    return;
+  }
+  CHECK_THAT(error_of(huge.string()), Catch::Contains("more than this machine's memory"));
 }
 
 TEST_CASE("a UEA folder with a looping link and a FIFO beside its files still opens",

@@ -260,3 +260,14 @@ TEST_CASE("a parameter file larger than memory allows is refused before it is re
   REQUIRE_FALSE(read);
   CHECK_THAT(read.error().describe(), Catch::Contains("more than this machine's memory"));
 }
+
+TEST_CASE("a parameter file that is not a regular file is refused before it is read",
+          "[safetensors]") {
+  // A model.safetensors linked to /dev/zero was read until bad_alloc (issue 19).
+  TempDir dir;
+  const std::filesystem::path zero = dir / "model.safetensors";
+  std::filesystem::create_symlink("/dev/zero", zero);
+  auto read = read_safetensors(zero);
+  REQUIRE_FALSE(read);
+  CHECK_THAT(read.error().describe(), Catch::Contains("not a regular file"));
+}
