@@ -3,11 +3,13 @@
 // model file is named as a folder, a --set dim out of bounds is a usage
 // error whether it is 0 or 2^40, and a run whose every step fails in the
 // solver says so — not "a non-finite loss" — after printing the epochs it
-// did train.
+// did train, a solve stopped by max_steps says so with its advice, and eval
+// in another dtype than the run's names both dtypes (issue 19, defect 11).
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "tests/driver/cli_support.h"
@@ -96,4 +98,44 @@ TEST_CASE("every step failing in the solver is said as such, after the epochs' t
   // The epoch trained before the failure is in the table, as in train.jsonl.
   CHECK_THAT(r.out, Catch::Contains("train loss"));
   CHECK_THAT(r.out, Catch::Contains("best epoch 1"));
+}
+
+TEST_CASE("a solve stopped by max_steps is said as such with its advice",
+          "[cli][messages][train]") {
+  // It was summarised as a "non-finite loss" (issue 19, defect 11).
+  fs::path dir = fresh_dir("max_steps");
+  std::ifstream in(kFlipflop);
+  std::string model((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string fixed = "solve    euler step 0.01";
+  REQUIRE(model.find(fixed) != std::string::npos);
+  model.replace(model.find(fixed), fixed.size(), "solve    dopri5 rtol 1e-6 atol 1e-8 max_steps 3");
+  std::ofstream(dir / "m.ode") << model;
+  Run r = run("train " + (dir / "m.ode").string() +
+              " --set N=8 --set H=8 --data synthetic:flipflop --batch 50 --threads 1 "
+              "--no-progress --epochs 2 --out " +
+              (dir / "run").string());
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.err, Catch::Contains("failed in the solver"));
+  CHECK_THAT(r.err, Catch::Contains("max_steps exceeded"));
+  CHECK_THAT(r.err, Catch::Contains("raise max_steps"));
+  CHECK_THAT(r.err, !Catch::Contains("non-finite loss"));
+}
+
+TEST_CASE("eval in another dtype than the run's names the dtypes", "[cli][messages][eval]") {
+  // `eval --dtype f64` on an f32 run was refused as if the dims had changed
+  // (issue 19, defect 11); without --dtype, eval takes the run's.
+  fs::path dir = fresh_dir("dtype");
+  const std::string flags =
+      " --set N=8 --set H=8 --data synthetic:flipflop --batch 50 --threads 1 ";
+  REQUIRE(
+      run("train " + kFlipflop + flags + "--no-progress --epochs 1 --out " + (dir / "run").string())
+          .exit_code == 0);
+  const std::string eval = "eval " + kFlipflop + flags + "--split validation ";
+  Run r = run(eval + "--dtype f64 --parameters " + (dir / "run").string());
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.err, Catch::Contains("F32"));
+  CHECK_THAT(r.err, Catch::Contains("F64"));
+  CHECK_THAT(r.err, Catch::Contains("--dtype f32"));
+  CHECK_THAT(r.err, !Catch::Contains("dims"));
+  CHECK(run(eval + "--parameters " + (dir / "run").string()).exit_code == 0);
 }
