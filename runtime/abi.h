@@ -211,7 +211,7 @@ typedef void (*plastic_adjoint_field_fn)(const void* ctx, double t, const void* 
 ///  z1 = z0 + h sum_i b_i k_i. u_stages: s*m*L, stage i's sample at t + c_i h
 ///  (block i at offset i*m*L). Stages at the same node c_i share one sample: the
 ///  fused kernels read only the block of the first of them (the others may hold
-///  anything), and step_adaptive also the last block (FSAL). z1 may alias z0.
+///  anything). z1 may alias z0.
 typedef void (*plastic_step_fn)(const void* ctx, double t, double h, const void* z0,
                                 const void* theta, const void* u_stages, void* z1, void* scratch);
 /// VJP of plastic_step_fn with the step size held constant. Recomputes the stages
@@ -222,9 +222,10 @@ typedef void (*plastic_step_vjp_fn)(const void* ctx, double t, double h, const v
                                     void* z0_bar, void* theta_bar, void* u_stages_bar,
                                     void* scratch);
 /// One step of an embedded pair (adaptive `step_method`): z1 as plastic_step_fn and
-///  err = h sum_i e_i k_i (n*L). k_first (n*L) = f(t, z0, u_stages[0]) is given by the
-///  caller (the previous step's k_last for FSAL tableaus, else a field call). For FSAL
-///  tableaus k_last (n*L) = f(t+h, z1, u_stages[s-1]) on return, else untouched (may be NULL).
+///  err = h sum_i e_i k_i (n*L). k_first (n*L) = f(t, z0, u(t)) is given by the caller
+///  (the previous step's k_last for FSAL tableaus, else a field call); FSAL tableaus use
+///  it as the first stage, others recompute it. For FSAL tableaus k_last (n*L) =
+///  f(t+h, z1, u(t+h)), the last stage, on return, else untouched (may be NULL).
 ///  No output aliases an input.
 typedef void (*plastic_step_adaptive_fn)(const void* ctx, double t, double h, const void* z0,
                                          const void* theta, const void* u_stages,

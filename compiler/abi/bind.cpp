@@ -118,6 +118,10 @@ std::vector<InputBinding> bind_inputs(const ir::Function& fn, const KernelEnv& e
         }
       } else if (const Slice* a = adjoint_state(L, name); a && env.a_states.valid()) {
         out.push_back(at(env.a_states, a->offset));
+      } else if (auto k = ad::derived_from(ad::Derived::FirstStage, name)) {
+        const Slice* st = L.state(*k);
+        if (!st || !env.k_first.valid()) unbound(fn, "first stage " + name);
+        out.push_back(at(env.k_first, st->offset));
       } else if (const Slice* o = L.output(name); o && env.y.valid()) {
         out.push_back(at(env.y, o->offset));
       } else {

@@ -49,6 +49,8 @@ struct KernelEnv {
   Place ct_states;
   /// Adjoint args "a.<state>" of the continuous adjoint system.
   Place a_states;
+  /// First-stage rates "k_first.<state>" of an FSAL step, laid out like states.
+  Place k_first;
   std::map<std::string, Place> ct_named;
 };
 

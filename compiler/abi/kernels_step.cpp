@@ -119,7 +119,7 @@ bool build_step_adaptive(const KernelContext& k, loops::Function& out) {
   const int64_t m = L.n_input;
   Place u_stages = varying(b, "u_stages", stages(s) * m, kIn);
   bind_stages(env, s, u_stages, m);
-  varying(b, "k_first", L.n_state, kIn); // unused: the fused step recomputes stage 1
+  Place k_first = varying(b, "k_first", L.n_state, kIn);
   Place z1 = varying(b, "z1", L.n_state);
   Place err = varying(b, "err", L.n_state);
   Place k_last = varying(b, "k_last", L.n_state, kNullableOut);
@@ -128,16 +128,17 @@ bool build_step_adaptive(const KernelContext& k, loops::Function& out) {
   const std::string err_prefix(ad::prefix(ad::Derived::ErrorEstimate));
   for (auto& [name, p] : state_outputs(L, err, err_prefix))
     plain[name] = p;
-  emit(b, s.step.fn, env, {}, plain);
-  if (tab->fsal) {
-    // k_last = f(t + h, z1, u_stages[s-1]).
-    KernelEnv fenv = env_of(k);
-    fenv.t = b.add(t, h);
-    fenv.z = z1;
-    fenv.theta = env.theta;
-    fenv.u = u_stages.valid() ? Place{u_stages.buffer, (stages(s) - 1) * m} : Place{};
-    const ir::Function* field = k.fns.find(model::FnKind::Field);
-    emit(b, *field, fenv, {}, state_outputs(L, k_last));
+  if (tab->fsal && s.fsal) {
+    // First Same As Last: stage 1 is the caller's k_first, and the last
+    // stage, f(t + h, z1), is written to k_last — s - 1 field evaluations.
+    env.k_first = k_first;
+    const std::string last_prefix(ad::prefix(ad::Derived::LastStage));
+    for (auto& [name, p] : state_outputs(L, k_last, last_prefix))
+      plain[name] = p;
+    emit(b, s.fsal->fn, env, {}, plain);
+  } else {
+    // Not FSAL: stage 1 is recomputed (k_first unused) and k_last untouched.
+    emit(b, s.step.fn, env, {}, plain);
   }
   out = b.finish();
   return true;

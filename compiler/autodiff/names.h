@@ -24,6 +24,8 @@ enum class Derived {
   Adjoint,       ///< "a.<state>": an adjoint input of the continuous adjoint system
   AdjointRate,   ///< "adj.<state|param>": that system's -a^T df/d<state|param>
   ErrorEstimate, ///< "err.<state>": an embedded pair's local error estimate
+  FirstStage,    ///< "k_first.<state>": an FSAL step's given first-stage rate f(t, z0)
+  LastStage,     ///< "k_last.<state>": an FSAL step's last-stage rate f(t + h, z1)
 };
 
 /// The prefix of `kind` ("ct.", "d.", ...): for maps of names laid out like
@@ -40,6 +42,10 @@ constexpr std::string_view prefix(Derived kind) {
     return "adj.";
   case Derived::ErrorEstimate:
     return "err.";
+  case Derived::FirstStage:
+    return "k_first.";
+  case Derived::LastStage:
+    return "k_last.";
   }
   return "";
 }

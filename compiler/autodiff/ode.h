@@ -57,6 +57,13 @@ struct RkStepOptions {
   std::vector<std::string> static_inputs;
   /// Name of the function; empty = "<field>.step.<tableau>".
   std::string name;
+  /// First Same As Last, for an FSAL embedded pair (dopri5) stepped by an
+  /// adaptive solver: the first stage's rates are inputs "k_first.<state>"
+  /// (f(t, z_n), the previous step's last stage) instead of a field
+  /// evaluation, and the last stage's rates are outputs "k_last.<state>"
+  /// (f(t + h, z_{n+1})) after the error estimates: s - 1 field evaluations
+  /// per step instead of s + 1 (the first recomputed, the last again at z1).
+  bool fsal = false;
 };
 
 /// One whole explicit Runge–Kutta step, all stages fused in one function.
@@ -82,8 +89,9 @@ struct RkStep {
 /// Fuses the s stages of `tableau` applied to `field` into one function:
 ///   k_i = f(t + c_i h, z_n + h Σ_j a_ij k_j, θ, u(t + c_i h)),
 ///   z_{n+1} = z_n + h Σ_i b_i k_i,  err = h Σ_i e_i k_i.
-/// Zero tableau entries build no terms. FSAL is not exploited: the fused
-/// step recomputes the first stage (the runtime may reuse it).
+/// Zero tableau entries build no terms. Unless options.fsal, the fused step
+/// recomputes the first stage (the step and its VJP must not depend on a
+/// given one).
 RkStep build_rk_step(const ir::Function& field, const rt::ButcherTableau& tableau,
                      const RkStepOptions& options = {});
 

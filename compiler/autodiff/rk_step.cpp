@@ -128,11 +128,28 @@ RkStep fuse_stages(const Integrand& f, ir::Context& ctx, const rt::ButcherTablea
   // Stage i evaluates the rates and the quadratures at once, so the terms
   // they share are built once.
   const size_t m = f.states.size();
+  const bool fsal = options.fsal;
+  if (fsal && (!tab.fsal || !tab.adaptive() || !f.quadratures.empty()))
+    throw ir::IRError(fmt::format("an FSAL step of '{}' needs an FSAL embedded pair and no "
+                                  "quadratures ('{}' is not one, or has them)",
+                                  f.name, tab.name));
   std::vector<const Node*> roots = f.rates;
   for (const ir::Output& q : f.quadratures)
     roots.push_back(q.node);
   std::vector<std::vector<const Node*>> k_stage; // k_stage[i][root]
   for (int i = 0; i < s; ++i) {
+    if (i == 0 && fsal) {
+      // The first stage's rates are given: leaves, not a field evaluation.
+      std::vector<const Node*> given;
+      for (size_t st = 0; st < m; ++st) {
+        const Node* z = f.states[st];
+        given.push_back(ctx.leaf(Op::Arg, derived_name(Derived::FirstStage, z->name()), z->shape(),
+                                 0, z->dtype()));
+        inputs.push_back(given.back());
+      }
+      k_stage.push_back(std::move(given));
+      continue;
+    }
     std::unordered_map<const Node*, const Node*> sub;
     double ci = tab.c[static_cast<size_t>(i)];
     if (f.time) sub[f.time] = ci == 0 ? t : ir::add(t, ir::scale(h, ci));
@@ -184,6 +201,10 @@ RkStep fuse_stages(const Integrand& f, ir::Context& ctx, const rt::ButcherTablea
     for (size_t q = 0; q < f.quadratures.size(); ++q)
       error_of(f.quadratures[q].name, m + q, f.quadratures[q].node);
   }
+  if (fsal)
+    for (size_t st = 0; st < m; ++st)
+      outs.push_back({derived_name(Derived::LastStage, f.states[st]->name()),
+                      k_stage[static_cast<size_t>(s - 1)][st]});
   for (const Node* p : f.params)
     step.params.push_back(p->name());
   std::string name =

@@ -76,6 +76,8 @@ std::string to_string(const FnRole& role) {
     return step(".vjp.static");
   case FnKind::AdjointStep:
     return step(".adjoint");
+  case FnKind::StepFsal:
+    return step(".fsal");
   }
   throw plastic::InternalError("unknown function kind");
 }
@@ -89,6 +91,7 @@ const ir::Function* ModelFunctions::find(const FnRole& role) const {
     if (s.vjp.role == role) return &s.vjp.fn;
     if (s.static_vjp && s.static_vjp->role == role) return &s.static_vjp->fn;
     if (s.adjoint && s.adjoint->role == role) return &s.adjoint->fn;
+    if (s.fsal && s.fsal->role == role) return &s.fsal->fn;
   }
   return nullptr;
 }
@@ -105,6 +108,7 @@ std::vector<const NamedFunction*> ModelFunctions::step_functions() const {
     out.push_back(&s.step);
     out.push_back(&s.vjp);
     if (s.adjoint) out.push_back(&*s.adjoint);
+    if (s.fsal) out.push_back(&*s.fsal);
   }
   return out;
 }
@@ -226,8 +230,16 @@ std::optional<ModelFunctions> build_checked(dsl::CheckResult r, const BuildOptio
     if (method == methods[0])
       adjoint = NamedFunction{{FnKind::AdjointStep, tableau},
                               optimise(ad::build_adjoint_step(field, *tableau, sopts).fn)};
+    std::optional<NamedFunction> fsal;
+    if (tableau->fsal && tableau->adaptive()) {
+      ad::RkStepOptions fopts = sopts;
+      fopts.fsal = true;
+      fopts.name = step.fn.name() + ".fsal";
+      fsal = NamedFunction{{FnKind::StepFsal, tableau},
+                           optimise(ad::build_rk_step(field, *tableau, fopts).fn)};
+    }
     out.steps.push_back({std::move(fused), std::move(vjp), std::move(static_vjp),
-                         std::move(adjoint), std::move(step)});
+                         std::move(adjoint), std::move(fsal), std::move(step)});
   }
 
   status = BuildStatus::Ok;

@@ -47,6 +47,9 @@ enum class FnKind {
   StepStaticVjp,
   // The fused step of the continuous adjoint's augmented system.
   AdjointStep,
+  // The fused step of an FSAL embedded pair, first stage given, last stage
+  // returned (ad::RkStepOptions::fsal): the adaptive solver's step.
+  StepFsal,
 };
 
 /// The VJP kind of a primal kind (Field -> FieldVjp, Step -> StepVjp, ...):
@@ -89,6 +92,10 @@ struct ModelStep {
   /// per-node controls are laid out as the step's (`info`). Only for the
   /// model's own method.
   std::optional<NamedFunction> adjoint;
+  /// {StepFsal, method}, for FSAL embedded pairs (dopri5): the step with the
+  /// first stage's rates given and the last stage's returned, from which
+  /// step_adaptive is built (s - 1 field evaluations per step, not s + 1).
+  std::optional<NamedFunction> fsal;
   /// The step's stage nodes and input naming (its fn is the unoptimised step;
   /// use `step.fn`).
   ad::RkStep info;

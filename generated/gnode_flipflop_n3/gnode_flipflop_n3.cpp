@@ -6121,7 +6121,7 @@ extern "C" void gnode_flipflop_n3_step_vjp(const void* /*ctx*/, double /*t*/, do
 /// step_adaptive: runtime/abi.h's plastic_step_adaptive_fn.
 extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*/, double h,
                                                 const void* z0_ptr, const void* theta_ptr,
-                                                const void* u_stages_ptr, const void* /*k_first*/,
+                                                const void* u_stages_ptr, const void* k_first_ptr,
                                                 void* z1_ptr, void* err_ptr, void* k_last_ptr,
                                                 void* scratch) {
   const T* __restrict z0 = static_cast<const T*>(z0_ptr);
@@ -6138,212 +6138,51 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
   const T* Wz = theta + 21203;
   const T* bz = theta + 21221;
   const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
+  const T* __restrict k_first = static_cast<const T*>(k_first_ptr);
+  const T* k_first_h = k_first;
   T* __restrict z1 = static_cast<T*>(z1_ptr);
   T* z1_h = z1;
   T* __restrict err = static_cast<T*>(err_ptr);
   T* err_h = err;
   T* __restrict k_last = static_cast<T*>(k_last_ptr);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 192);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 320);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3520);
-  T* __restrict u4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6720);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6784);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9984);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13184);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19584);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22784);
-  T* __restrict v0_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25984);
-  T* __restrict v1_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26176);
-  T* __restrict v2_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29376);
+  T* __restrict u0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 192);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 384);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 512);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3712);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6912);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10112);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13312);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16512);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
-  T acc0_v_2[L] = {};
-  T acc1_v_2[L] = {};
-  T acc2_v_2[L] = {};
-  T acc3_v_2[L] = {};
-  // gnode_flipflop_n3.field.step.tsit5: 235 nodes
-  // %173 = concat f64[6] -> v0
+  // gnode_flipflop_n3.field.step.tsit5.fsal: 217 nodes
+  // %192 = mul f64[] -> u0
+  u0[0] = T(h) * 0.161f;
+  // %3994 = add f64[3] -> v1
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = z0_h[i0 * L + l];
+      v1[i0 * L + l] = (k_first_h[i0 * L + l] * u0[0]) + z0_h[i0 * L + l];
     }
   }
+  // %3995 = concat f64[6] -> v2
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 + 3) * L + l] = u_stages[i0 * L + l];
-    }
-  }
-  // %186 = contract f64[3] -> v1
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 6; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v0[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %174 = contract f64[100] -> v2
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 6; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v0[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %176 = relu f64[100] -> v3
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = relu(F_layer0_bias[i0] + v2[i0 * L + l]);
-    }
-  }
-  // %177 = contract f64[100] -> v2
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 100; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %179 = relu f64[100] -> v3
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = relu(v2[i0 * L + l] + F_layer1_bias[i0]);
-    }
-  }
-  // %180 = contract f64[100] -> v2
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 100; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %182 = relu f64[100] -> v3
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = relu(v2[i0 * L + l] + F_layer2_bias[i0]);
-    }
-  }
-  // %183 = contract f64[3] -> v0
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 100; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v3[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %190 = div f64[3] -> v2
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (sigmoid(v1[i0 * L + l] + bz[i0]) *
-                        ((F_layer3_bias[i0] + v0[i0 * L + l]) - z0_h[i0 * L + l])) /
-                       0.01f;
-    }
-  }
-  // %192 = mul f64[] -> u4
-  u4[0] = T(h) * 0.161f;
-  // %762 = add f64[3] -> v1
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = (v2[i0 * L + l] * u4[0]) + z0_h[i0 * L + l];
-    }
-  }
-  // %763 = concat f64[6] -> v0
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v1[i0 * L + l];
+      v2[i0 * L + l] = v1[i0 * L + l];
     }
   }
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 + 3) * L + l] = u_stages[(i0 + 3) * L + l];
+      v2[(i0 + 3) * L + l] = u_stages[(i0 + 3) * L + l];
     }
   }
-  // %764 = contract f64[3] -> v3
+  // %4008 = contract f64[3] -> v3
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6352,7 +6191,7 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v2[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6360,7 +6199,7 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v3[i0 * L + l] = acc0_v[l];
     }
   }
-  // %767 = contract f64[100] -> v5
+  // %3996 = contract f64[100] -> v4
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6372,10 +6211,157 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v2[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3998 = relu f64[100] -> v5
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = relu(F_layer0_bias[i0] + v4[i0 * L + l]);
+    }
+  }
+  // %3999 = contract f64[100] -> v4
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4001 = relu f64[100] -> v5
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = relu(F_layer1_bias[i0] + v4[i0 * L + l]);
+    }
+  }
+  // %4002 = contract f64[100] -> v4
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4004 = relu f64[100] -> v5
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = relu(v4[i0 * L + l] + F_layer2_bias[i0]);
+    }
+  }
+  // %4005 = contract f64[3] -> v2
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v5[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %4012 = div f64[3] -> v4
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = (sigmoid(v3[i0 * L + l] + bz[i0]) *
+                        ((v2[i0 * L + l] + F_layer3_bias[i0]) - v1[i0 * L + l])) /
+                       0.01f;
+    }
+  }
+  // %4018 = add f64[3] -> v1
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] =
+          (((k_first_h[i0 * L + l] * (-0.008480655f)) + (v4[i0 * L + l] * 0.33548066f)) * T(h)) +
+          z0_h[i0 * L + l];
+    }
+  }
+  // %4019 = concat f64[6] -> v2
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = v1[i0 * L + l];
+    }
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[(i0 + 3) * L + l] = u_stages[(i0 + 6) * L + l];
+    }
+  }
+  // %4020 = contract f64[100] -> v5
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 6; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v2[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6386,14 +6372,14 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %769 = relu f64[100] -> v6
+  // %4022 = relu f64[100] -> v6
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = relu(F_layer0_bias[i0] + v5[i0 * L + l]);
     }
   }
-  // %770 = contract f64[100] -> v5
+  // %4023 = contract f64[100] -> v5
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6419,14 +6405,14 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %772 = relu f64[100] -> v6
+  // %4025 = relu f64[100] -> v6
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v6[i0 * L + l] = relu(F_layer1_bias[i0] + v5[i0 * L + l]);
     }
   }
-  // %773 = contract f64[100] -> v5
+  // %4026 = contract f64[100] -> v5
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6452,14 +6438,14 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %775 = relu f64[100] -> v6
+  // %4028 = relu f64[100] -> v6
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = relu(F_layer2_bias[i0] + v5[i0 * L + l]);
+      v6[i0 * L + l] = relu(v5[i0 * L + l] + F_layer2_bias[i0]);
     }
   }
-  // %776 = contract f64[3] -> v0
+  // %4029 = contract f64[3] -> v3
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6473,50 +6459,333 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = acc0_v[l];
+      v3[i0 * L + l] = acc0_v[l];
     }
   }
-  // %780 = div f64[3] -> v5
+  // %4032 = contract f64[3] -> v5
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 6; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v2[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %4036 = div f64[3] -> v2
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v2[i0 * L + l] = (((v3[i0 * L + l] + F_layer3_bias[i0]) - v1[i0 * L + l]) *
+                        sigmoid(v5[i0 * L + l] + bz[i0])) /
+                       0.01f;
+    }
+  }
+  // %4044 = add f64[3] -> v1
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = (((v2[i0 * L + l] * 4.3622956f) + ((k_first_h[i0 * L + l] * 2.8971531f) +
+                                                          (v4[i0 * L + l] * (-6.3594484f)))) *
+                        T(h)) +
+                       z0_h[i0 * L + l];
+    }
+  }
+  // %4045 = concat f64[6] -> v5
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = v1[i0 * L + l];
+    }
+  }
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 + 3) * L + l] = u_stages[(i0 + 9) * L + l];
+    }
+  }
+  // %4058 = contract f64[3] -> v3
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 6; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v5[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %4046 = contract f64[100] -> v6
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 6; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v5[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4048 = relu f64[100] -> v5
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = relu(F_layer0_bias[i0] + v6[i0 * L + l]);
+    }
+  }
+  // %4049 = contract f64[100] -> v6
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4051 = relu f64[100] -> v5
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = relu(v6[i0 * L + l] + F_layer1_bias[i0]);
+    }
+  }
+  // %4052 = contract f64[100] -> v6
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v5[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v5[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v5[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v5[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4054 = relu f64[100] -> v5
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[i0 * L + l] = relu(F_layer2_bias[i0] + v6[i0 * L + l]);
+    }
+  }
+  // %4055 = contract f64[3] -> v6
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v5[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %4062 = div f64[3] -> v5
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v5[i0 * L + l] = (sigmoid(v3[i0 * L + l] + bz[i0]) *
-                        ((F_layer3_bias[i0] + v0[i0 * L + l]) - v1[i0 * L + l])) /
+                        ((F_layer3_bias[i0] + v6[i0 * L + l]) - v1[i0 * L + l])) /
                        0.01f;
     }
   }
-  // %784 = add f64[3] -> v1
+  // %4066 = add f64[3] -> v1
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v1[i0 * L + l] =
-          (((v2[i0 * L + l] * (-0.008480655f)) + (v5[i0 * L + l] * 0.33548066f)) * T(h)) +
+          (T(h) * ((((k_first_h[i0 * L + l] * 5.325865f) + (v4[i0 * L + l] * (-11.748883f))) +
+                    (v2[i0 * L + l] * 7.495539f)) +
+                   (v5[i0 * L + l] * (-0.09249507f)))) +
           z0_h[i0 * L + l];
     }
   }
-  // %785 = concat f64[6] -> v0
+  // %4067 = concat f64[6] -> v6
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v1[i0 * L + l];
+      v6[i0 * L + l] = v1[i0 * L + l];
     }
   }
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 + 3) * L + l] = u_stages[(i0 + 6) * L + l];
+      v6[(i0 + 3) * L + l] = u_stages[(i0 + 12) * L + l];
     }
   }
-  // %798 = contract f64[3] -> v3
+  // %4068 = contract f64[100] -> v7
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 6; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v6[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4070 = relu f64[100] -> v8
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = relu(F_layer0_bias[i0] + v7[i0 * L + l]);
+    }
+  }
+  // %4071 = contract f64[100] -> v7
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v8[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4073 = relu f64[100] -> v8
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = relu(F_layer1_bias[i0] + v7[i0 * L + l]);
+    }
+  }
+  // %4074 = contract f64[100] -> v7
+  for (int64_t i0 = 0; i0 < 25; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v8[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v7[(i0 * 4) * L + l] = acc0_v[l];
+      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %4076 = relu f64[100] -> v8
+  for (int64_t i0 = 0; i0 < 100; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v8[i0 * L + l] = relu(v7[i0 * L + l] + F_layer2_bias[i0]);
+    }
+  }
+  // %4077 = contract f64[3] -> v3
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       acc0_v[l] = 0.0f;
     }
-    for (int64_t i1 = 0; i1 < 6; ++i1) {
+    for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v8[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6524,271 +6793,7 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v3[i0 * L + l] = acc0_v[l];
     }
   }
-  // %786 = contract f64[100] -> v6
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 6; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v0[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %788 = relu f64[100] -> v7
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = relu(F_layer0_bias[i0] + v6[i0 * L + l]);
-    }
-  }
-  // %789 = contract f64[100] -> v6
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 100; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v7[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %791 = relu f64[100] -> v7
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = relu(F_layer1_bias[i0] + v6[i0 * L + l]);
-    }
-  }
-  // %792 = contract f64[100] -> v6
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 100; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v7[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %794 = relu f64[100] -> v7
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = relu(v6[i0 * L + l] + F_layer2_bias[i0]);
-    }
-  }
-  // %795 = contract f64[3] -> v0
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 100; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v7[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %802 = div f64[3] -> v6
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (sigmoid(v3[i0 * L + l] + bz[i0]) *
-                        ((F_layer3_bias[i0] + v0[i0 * L + l]) - v1[i0 * L + l])) /
-                       0.01f;
-    }
-  }
-  // %808 = add f64[3] -> v1
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = ((((v5[i0 * L + l] * (-6.3594484f)) + (v2[i0 * L + l] * 2.8971531f)) +
-                         (v6[i0 * L + l] * 4.3622956f)) *
-                        T(h)) +
-                       z0_h[i0 * L + l];
-    }
-  }
-  // %809 = concat f64[6] -> v0
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = v1[i0 * L + l];
-    }
-  }
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 + 3) * L + l] = u_stages[(i0 + 9) * L + l];
-    }
-  }
-  // %810 = contract f64[100] -> v3
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 6; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v0[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %812 = relu f64[100] -> v7
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = relu(F_layer0_bias[i0] + v3[i0 * L + l]);
-    }
-  }
-  // %813 = contract f64[100] -> v3
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 100; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v7[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %815 = relu f64[100] -> v7
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = relu(F_layer1_bias[i0] + v3[i0 * L + l]);
-    }
-  }
-  // %816 = contract f64[100] -> v3
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 100; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v7[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 * 4) * L + l] = acc0_v[l];
-      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %818 = relu f64[100] -> v7
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = relu(v3[i0 * L + l] + F_layer2_bias[i0]);
-    }
-  }
-  // %819 = contract f64[3] -> v3
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 100; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v7[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %822 = contract f64[3] -> v7
+  // %4080 = contract f64[3] -> v7
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6797,7 +6802,7 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 6; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v0[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v6[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6805,193 +6810,28 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v7[i0 * L + l] = acc0_v[l];
     }
   }
-  // %826 = div f64[3] -> v0
+  // %4084 = div f64[3] -> v6
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (((v3[i0 * L + l] + F_layer3_bias[i0]) - v1[i0 * L + l]) *
+      v6[i0 * L + l] = (((v3[i0 * L + l] + F_layer3_bias[i0]) - v1[i0 * L + l]) *
                         sigmoid(v7[i0 * L + l] + bz[i0])) /
                        0.01f;
     }
   }
-  // %840 = add f64[3] -> v1
+  // %4094 = add f64[3] -> v1
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = (T(h) * ((v0[i0 * L + l] * (-0.09249507f)) +
-                                ((v6[i0 * L + l] * 7.495539f) + ((v5[i0 * L + l] * (-11.748883f)) +
-                                                                 (v2[i0 * L + l] * 5.325865f))))) +
-                       z0_h[i0 * L + l];
+      v1[i0 * L + l] =
+          (T(h) * (((v5[i0 * L + l] * (-0.07158497f)) +
+                    (((v4[i0 * L + l] * (-12.920969f)) + (k_first_h[i0 * L + l] * 5.8614554f)) +
+                     (v2[i0 * L + l] * 8.159368f))) +
+                   (v6[i0 * L + l] * (-0.02826905f)))) +
+          z0_h[i0 * L + l];
     }
   }
-  // %841 = concat f64[6] -> v3
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v1[i0 * L + l];
-    }
-  }
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[(i0 + 3) * L + l] = u_stages[(i0 + 12) * L + l];
-    }
-  }
-  // %842 = contract f64[3] -> v7
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 6; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v3[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %845 = contract f64[100] -> v8
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 6; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v3[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %847 = relu f64[100] -> v3
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = relu(F_layer0_bias[i0] + v8[i0 * L + l]);
-    }
-  }
-  // %848 = contract f64[100] -> v8
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 100; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %850 = relu f64[100] -> v3
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = relu(F_layer1_bias[i0] + v8[i0 * L + l]);
-    }
-  }
-  // %851 = contract f64[100] -> v8
-  for (int64_t i0 = 0; i0 < 25; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 100; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v3[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v3[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v3[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v3[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[(i0 * 4) * L + l] = acc0_v[l];
-      v8[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v8[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %853 = relu f64[100] -> v3
-  for (int64_t i0 = 0; i0 < 100; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = relu(v8[i0 * L + l] + F_layer2_bias[i0]);
-    }
-  }
-  // %854 = contract f64[3] -> v8
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 100; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v3[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = acc0_v[l];
-    }
-  }
-  // %858 = div f64[3] -> v3
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = (sigmoid(bz[i0] + v7[i0 * L + l]) *
-                        ((v8[i0 * L + l] + F_layer3_bias[i0]) - v1[i0 * L + l])) /
-                       0.01f;
-    }
-  }
-  // %862 = add f64[3] -> v1
-  for (int64_t i0 = 0; i0 < 3; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = (((v3[i0 * L + l] * (-0.02826905f)) +
-                         ((((v5[i0 * L + l] * (-12.920969f)) + (v2[i0 * L + l] * 5.8614554f)) +
-                           (v6[i0 * L + l] * 8.159368f)) +
-                          (v0[i0 * L + l] * (-0.07158497f)))) *
-                        T(h)) +
-                       z0_h[i0 * L + l];
-    }
-  }
-  // %863 = concat f64[6] -> v7
+  // %4095 = concat f64[6] -> v7
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7004,7 +6844,7 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v7[(i0 + 3) * L + l] = u_stages[(i0 + 15) * L + l];
     }
   }
-  // %867 = contract f64[100] -> v8
+  // %4099 = contract f64[100] -> v8
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7030,14 +6870,14 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %869 = relu f64[100] -> v9
+  // %4101 = relu f64[100] -> v9
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = relu(v8[i0 * L + l] + F_layer0_bias[i0]);
+      v9[i0 * L + l] = relu(F_layer0_bias[i0] + v8[i0 * L + l]);
     }
   }
-  // %870 = contract f64[100] -> v8
+  // %4102 = contract f64[100] -> v8
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7063,14 +6903,14 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %872 = relu f64[100] -> v9
+  // %4104 = relu f64[100] -> v9
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = relu(F_layer1_bias[i0] + v8[i0 * L + l]);
+      v9[i0 * L + l] = relu(v8[i0 * L + l] + F_layer1_bias[i0]);
     }
   }
-  // %873 = contract f64[100] -> v8
+  // %4105 = contract f64[100] -> v8
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7096,14 +6936,14 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v8[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %875 = relu f64[100] -> v9
+  // %4107 = relu f64[100] -> v9
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = relu(v8[i0 * L + l] + F_layer2_bias[i0]);
+      v9[i0 * L + l] = relu(F_layer2_bias[i0] + v8[i0 * L + l]);
     }
   }
-  // %876 = contract f64[3] -> v8
+  // %4108 = contract f64[3] -> v3
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7117,10 +6957,10 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = acc0_v[l];
+      v3[i0 * L + l] = acc0_v[l];
     }
   }
-  // %864 = contract f64[3] -> v9
+  // %4096 = contract f64[3] -> v8
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7134,31 +6974,32 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = acc0_v[l];
+      v8[i0 * L + l] = acc0_v[l];
     }
   }
-  // %880 = div f64[3] -> v7
+  // %4112 = div f64[3] -> v7
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = (((F_layer3_bias[i0] + v8[i0 * L + l]) - v1[i0 * L + l]) *
-                        sigmoid(v9[i0 * L + l] + bz[i0])) /
+      v7[i0 * L + l] = (((v3[i0 * L + l] + F_layer3_bias[i0]) - v1[i0 * L + l]) *
+                        sigmoid(v8[i0 * L + l] + bz[i0])) /
                        0.01f;
     }
   }
-  // %892 = add f64[3] -> h
+  // %4124 = add f64[3] -> h
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z1_h[i0 * L + l] = (T(h) * ((v7[i0 * L + l] * 2.3247106f) +
-                                  ((v3[i0 * L + l] * (-3.2900696f)) +
-                                   (((v6[i0 * L + l] * 0.47988966f) +
-                                     ((v2[i0 * L + l] * 0.09646077f) + (v5[i0 * L + l] * 0.01f))) +
-                                    (v0[i0 * L + l] * 1.3790085f))))) +
-                         z0_h[i0 * L + l];
+      z1_h[i0 * L + l] =
+          (T(h) * ((((v5[i0 * L + l] * 1.3790085f) +
+                     (((k_first_h[i0 * L + l] * 0.09646077f) + (v4[i0 * L + l] * 0.01f)) +
+                      (v2[i0 * L + l] * 0.47988966f))) +
+                    (v6[i0 * L + l] * (-3.2900696f))) +
+                   (v7[i0 * L + l] * 2.3247106f))) +
+          z0_h[i0 * L + l];
     }
   }
-  // %903 = concat f64[6] -> v8
+  // %4135 = concat f64[6] -> v8
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7171,7 +7012,24 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v8[(i0 + 3) * L + l] = u_stages[(i0 + 15) * L + l];
     }
   }
-  // %907 = contract f64[100] -> v9
+  // %4136 = contract f64[3] -> v1
+  for (int64_t i0 = 0; i0 < 3; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 6; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v8[i1 * L + l], acc0_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = acc0_v[l];
+    }
+  }
+  // %4139 = contract f64[100] -> v9
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7197,14 +7055,14 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %909 = relu f64[100] -> v10
+  // %4141 = relu f64[100] -> v8
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = relu(F_layer0_bias[i0] + v9[i0 * L + l]);
+      v8[i0 * L + l] = relu(v9[i0 * L + l] + F_layer0_bias[i0]);
     }
   }
-  // %910 = contract f64[100] -> v9
+  // %4142 = contract f64[100] -> v9
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7216,10 +7074,10 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v8[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7230,14 +7088,14 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %912 = relu f64[100] -> v10
+  // %4144 = relu f64[100] -> v8
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = relu(F_layer1_bias[i0] + v9[i0 * L + l]);
+      v8[i0 * L + l] = relu(F_layer1_bias[i0] + v9[i0 * L + l]);
     }
   }
-  // %913 = contract f64[100] -> v9
+  // %4145 = contract f64[100] -> v9
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7249,10 +7107,10 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v10[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v10[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v10[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v10[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v8[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v8[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v8[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v8[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -7263,14 +7121,14 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
       v9[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %915 = relu f64[100] -> v10
+  // %4147 = relu f64[100] -> v8
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v10[i0 * L + l] = relu(v9[i0 * L + l] + F_layer2_bias[i0]);
+      v8[i0 * L + l] = relu(v9[i0 * L + l] + F_layer2_bias[i0]);
     }
   }
-  // %916 = contract f64[3] -> v1
+  // %4148 = contract f64[3] -> v3
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -7279,218 +7137,43 @@ extern "C" void gnode_flipflop_n3_step_adaptive(const void* /*ctx*/, double /*t*
     for (int64_t i1 = 0; i1 < 100; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v10[i1 * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v8[i1 * L + l], acc0_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = acc0_v[l];
+      v3[i0 * L + l] = acc0_v[l];
     }
   }
-  // %904 = contract f64[3] -> v9
+  // %4152 = div f64[3] -> v8
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 6; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wz[i0 * 6 + i1], v8[i1 * L + l], acc0_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v9[i0 * L + l] = acc0_v[l];
+      v8[i0 * L + l] = (sigmoid(v1[i0 * L + l] + bz[i0]) *
+                        ((v3[i0 * L + l] + F_layer3_bias[i0]) - z1_h[i0 * L + l])) /
+                       0.01f;
     }
   }
-  // %923 = mul f64[3] -> err.h
+  // %4155 = mul f64[3] -> err.h
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       err_h[i0 * L + l] =
-          T(h) * ((((((F_layer3_bias[i0] + v1[i0 * L + l]) - z1_h[i0 * L + l]) *
-                     sigmoid(bz[i0] + v9[i0 * L + l])) /
-                    0.01f) *
-                   (-0.015151516f)) +
-                  ((v7[i0 * L + l] * 0.4580821f) +
-                   (((((v2[i0 * L + l] * 0.0017800111f) + (v5[i0 * L + l] * 0.00081643445f)) +
-                      (v6[i0 * L + l] * (-0.007880878f))) +
-                     (v0[i0 * L + l] * 0.144711f)) +
-                    (v3[i0 * L + l] * (-0.58235717f)))));
+          (((v7[i0 * L + l] * 0.4580821f) +
+            (((v5[i0 * L + l] * 0.144711f) +
+              (((k_first_h[i0 * L + l] * 0.0017800111f) + (v4[i0 * L + l] * 0.00081643445f)) +
+               (v2[i0 * L + l] * (-0.007880878f)))) +
+             (v6[i0 * L + l] * (-0.58235717f)))) +
+           (v8[i0 * L + l] * (-0.015151516f))) *
+          T(h);
     }
   }
-  // gnode_flipflop_n3.field: 31 nodes
   if (k_last) {
-    // %2 = concat f64[6] -> v0
-    // gnode_flipflop_n3.ode:35: let hx = concat(h, x(t))
+    // output k_last.h = %4152
     for (int64_t i0 = 0; i0 < 3; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v0_2[i0 * L + l] = z1_h[i0 * L + l];
-      }
-    }
-    for (int64_t i0 = 0; i0 < 3; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 + 3) * L + l] = u_stages[(i0 + 18) * L + l];
-      }
-    }
-    // %9 = contract f64[100] -> v1
-    // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
-    for (int64_t i0 = 0; i0 < 25; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 6; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer0_weight[i0 * 24 + i1], v0_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 6], v0_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 12], v0_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(F_layer0_weight[i0 * 24 + i1 + 18], v0_2[i1 * L + l], acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v1_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v1_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v1_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
-      }
-    }
-    // %12 = relu f64[100] -> v2
-    // gnode_flipflop_n3.ode:6: #
-    for (int64_t i0 = 0; i0 < 100; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2_2[i0 * L + l] = relu(F_layer0_bias[i0] + v1_2[i0 * L + l]);
-      }
-    }
-    // %14 = contract f64[100] -> v1
-    // gnode_flipflop_n3.ode:6: #
-    for (int64_t i0 = 0; i0 < 25; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 100; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer1_weight[i0 * 400 + i1], v2_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] =
-              std::fma(F_layer1_weight[i0 * 400 + i1 + 100], v2_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] =
-              std::fma(F_layer1_weight[i0 * 400 + i1 + 200], v2_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] =
-              std::fma(F_layer1_weight[i0 * 400 + i1 + 300], v2_2[i1 * L + l], acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v1_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v1_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v1_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
-      }
-    }
-    // %17 = relu f64[100] -> v2
-    // gnode_flipflop_n3.ode:6: #
-    for (int64_t i0 = 0; i0 < 100; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2_2[i0 * L + l] = relu(F_layer1_bias[i0] + v1_2[i0 * L + l]);
-      }
-    }
-    // %19 = contract f64[100] -> v1
-    // gnode_flipflop_n3.ode:6: #
-    for (int64_t i0 = 0; i0 < 25; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 100; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer2_weight[i0 * 400 + i1], v2_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] =
-              std::fma(F_layer2_weight[i0 * 400 + i1 + 100], v2_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] =
-              std::fma(F_layer2_weight[i0 * 400 + i1 + 200], v2_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] =
-              std::fma(F_layer2_weight[i0 * 400 + i1 + 300], v2_2[i1 * L + l], acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v1_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v1_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v1_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
-      }
-    }
-    // %22 = relu f64[100] -> v2
-    // gnode_flipflop_n3.ode:6: #
-    for (int64_t i0 = 0; i0 < 100; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2_2[i0 * L + l] = relu(F_layer2_bias[i0] + v1_2[i0 * L + l]);
-      }
-    }
-    // %24 = contract f64[3] -> v1
-    // gnode_flipflop_n3.ode:6: #
-    for (int64_t i0 = 0; i0 < 3; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 100; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(F_layer3_weight[i0 * 100 + i1], v2_2[i1 * L + l], acc0_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1_2[i0 * L + l] = acc0_v_2[l];
-      }
-    }
-    // %4 = contract f64[3] -> v2
-    // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
-    for (int64_t i0 = 0; i0 < 3; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 6; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(Wz[i0 * 6 + i1], v0_2[i1 * L + l], acc0_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2_2[i0 * L + l] = acc0_v_2[l];
-      }
-    }
-    // %31 = div f64[3] -> h
-    // gnode_flipflop_n3.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
-    for (int64_t i0 = 0; i0 < 3; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        k_last[i0 * L + l] = (((F_layer3_bias[i0] + v1_2[i0 * L + l]) - z1_h[i0 * L + l]) *
-                              sigmoid(v2_2[i0 * L + l] + bz[i0])) /
-                             0.01f;
+        k_last[i0 * L + l] = v8[i0 * L + l];
       }
     }
   }
@@ -11848,7 +11531,7 @@ const plastic_model kModel = {
             .adjoint_field = 43072,
             .step = 22912,
             .step_vjp = 148160,
-            .step_adaptive = 32576,
+            .step_adaptive = 19712,
             .adjoint_step = 165312,
             .output = 128,
             .output_vjp = 0,

@@ -136,14 +136,14 @@ enum { gnode_flipflop_n3_step_vjp_lanes = 8, gnode_flipflop_n3_step_vjp_scratch_
  *   z1: varying[3] = 24 floats
  *   err: varying[3] = 24 floats
  *   k_last: varying[3] = 24 floats, may be NULL
- *   scratch: scratch arena, 32576 bytes, 64-byte aligned
+ *   scratch: scratch arena, 19712 bytes, 64-byte aligned
  */
 void gnode_flipflop_n3_step_adaptive(const void* ctx, double t, double h, const void* z0,
                                      const void* theta, const void* u_stages, const void* k_first,
                                      void* z1, void* err, void* k_last, void* scratch);
 enum {
   gnode_flipflop_n3_step_adaptive_lanes = 8,
-  gnode_flipflop_n3_step_adaptive_scratch_bytes = 32576
+  gnode_flipflop_n3_step_adaptive_scratch_bytes = 19712
 };
 
 /* gnode_flipflop_n3_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.

@@ -5372,7 +5372,7 @@ extern "C" void ncde_character_step_vjp(const void* /*ctx*/, double /*t*/, doubl
 /// step_adaptive: runtime/abi.h's plastic_step_adaptive_fn.
 extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, double h,
                                              const void* z0_ptr, const void* theta_ptr,
-                                             const void* u_stages_ptr, const void* /*k_first*/,
+                                             const void* u_stages_ptr, const void* k_first_ptr,
                                              void* z1_ptr, void* err_ptr, void* k_last_ptr,
                                              void* scratch) {
   const T* __restrict z0 = static_cast<const T*>(z0_ptr);
@@ -5387,212 +5387,35 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
   const T* f_layer3_weight = theta + 10592;
   const T* f_layer3_bias = theta + 18784;
   const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
+  const T* __restrict k_first = static_cast<const T*>(k_first_ptr);
+  const T* k_first_z = k_first;
   T* __restrict z1 = static_cast<T*>(z1_ptr);
   T* z1_z = z1;
   T* __restrict err = static_cast<T*>(err_ptr);
   T* err_z = err;
   T* __restrict k_last = static_cast<T*>(k_last_ptr);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2048);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
-  T* __restrict u3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8256);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10304);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14400);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16448);
-  T* __restrict v0_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20544);
-  T* __restrict v1_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22592);
-  T* __restrict v2_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24640);
+  T* __restrict u0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1088);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3136);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5184);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9280);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11328);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
-  T acc0_v_2[L] = {};
-  T acc1_v_2[L] = {};
-  T acc2_v_2[L] = {};
-  T acc3_v_2[L] = {};
-  // ncde_character.field.step.dopri5: 199 nodes
-  // %2 = contract f64[64] -> v0
-  // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], z0_z[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], z0_z[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], z0_z[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], z0_z[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %5 = relu f64[64] -> v1
-  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
-  // map
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = relu(v0[i0 * L + l] + f_layer0_bias[i0]);
-    }
-  }
-  // %7 = contract f64[64] -> v0
-  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
-  // map
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %10 = relu f64[64] -> v1
-  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
-  // map
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = relu(v0[i0 * L + l] + f_layer1_bias[i0]);
-    }
-  }
-  // %12 = contract f64[64] -> v0
-  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
-  // map
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %15 = relu f64[64] -> v1
-  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
-  // map
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = relu(v0[i0 * L + l] + f_layer2_bias[i0]);
-    }
-  }
-  // %17 = contract f64[128] -> v2
-  // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
-  // map
+  // ncde_character.field.step.dopri5.fsal: 185 nodes
+  // %145 = mul f64[] -> u0
+  u0[0] = T(h) * 0.2f;
+  // %3217 = add f64[32] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[i0 * L + l] = z0_z[i0 * L + l] + (k_first_z[i0 * L + l] * u0[0]);
     }
   }
-  // %143 = contract f64[32] -> v0
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v2[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
-                             u_stages[(i1 + 4) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(vm::tanh(v2[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
-                     u_stages[(i1 + 4) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(vm::tanh(v2[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
-                     u_stages[(i1 + 4) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(vm::tanh(v2[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
-                     u_stages[(i1 + 4) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %145 = mul f64[] -> u3
-  u3[0] = T(h) * 0.2f;
-  // %530 = add f64[32] -> v1
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = (v0[i0 * L + l] * u3[0]) + z0_z[i0 * L + l];
-    }
-  }
-  // %597 = contract f64[64] -> v2
+  // %3276 = contract f64[64] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5618,14 +5441,14 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %599 = relu f64[64] -> v1
+  // %3278 = relu f64[64] -> v3
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = relu(f_layer0_bias[i0] + v2[i0 * L + l]);
+      v3[i0 * L + l] = relu(v2[i0 * L + l] + f_layer0_bias[i0]);
     }
   }
-  // %600 = contract f64[64] -> v2
+  // %3279 = contract f64[64] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5637,10 +5460,10 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5651,14 +5474,14 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %602 = relu f64[64] -> v1
+  // %3281 = relu f64[64] -> v3
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = relu(v2[i0 * L + l] + f_layer1_bias[i0]);
+      v3[i0 * L + l] = relu(v2[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %603 = contract f64[64] -> v2
+  // %3282 = contract f64[64] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5670,10 +5493,10 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -5684,14 +5507,14 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %605 = relu f64[64] -> v1
+  // %3284 = relu f64[64] -> v3
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = relu(v2[i0 * L + l] + f_layer2_bias[i0]);
+      v3[i0 * L + l] = relu(v2[i0 * L + l] + f_layer2_bias[i0]);
     }
   }
-  // %606 = contract f64[128] -> v2
+  // %3285 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5703,21 +5526,21 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v1[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v1[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v1[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v1[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[(i0 * 4) * L + l] = acc0_v[l];
-      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %610 = contract f64[32] -> v1
+  // %3289 = contract f64[32] -> v1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5729,16 +5552,16 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v2[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
+        acc0_v[l] = std::fma(vm::tanh(v4[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
                              u_stages[(i1 + 12) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(vm::tanh(v2[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
+            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
                      u_stages[(i1 + 12) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(vm::tanh(v2[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
+            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
                      u_stages[(i1 + 12) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(vm::tanh(v2[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
+            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
                      u_stages[(i1 + 12) * L + l], acc3_v[l]);
       }
     }
@@ -5750,15 +5573,15 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %616 = add f64[32] -> v2
+  // %3293 = add f64[32] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] =
-          (T(h) * ((v0[i0 * L + l] * 0.075f) + (v1[i0 * L + l] * 0.225f))) + z0_z[i0 * L + l];
+      v2[i0 * L + l] = (T(h) * ((k_first_z[i0 * L + l] * 0.075f) + (v1[i0 * L + l] * 0.225f))) +
+                       z0_z[i0 * L + l];
     }
   }
-  // %617 = contract f64[64] -> v4
+  // %3294 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5778,20 +5601,20 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %619 = relu f64[64] -> v2
+  // %3296 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = relu(v4[i0 * L + l] + f_layer0_bias[i0]);
+      v2[i0 * L + l] = relu(v3[i0 * L + l] + f_layer0_bias[i0]);
     }
   }
-  // %620 = contract f64[64] -> v4
+  // %3297 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5811,20 +5634,20 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %622 = relu f64[64] -> v2
+  // %3299 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = relu(v4[i0 * L + l] + f_layer1_bias[i0]);
+      v2[i0 * L + l] = relu(v3[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %623 = contract f64[64] -> v4
+  // %3300 = contract f64[64] -> v3
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5844,20 +5667,20 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %625 = relu f64[64] -> v2
+  // %3302 = relu f64[64] -> v2
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = relu(v4[i0 * L + l] + f_layer2_bias[i0]);
+      v2[i0 * L + l] = relu(v3[i0 * L + l] + f_layer2_bias[i0]);
     }
   }
-  // %626 = contract f64[128] -> v5
+  // %3303 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5877,13 +5700,13 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %630 = contract f64[32] -> v4
+  // %3307 = contract f64[32] -> v2
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -5895,185 +5718,17 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v5[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
+        acc0_v[l] = std::fma(vm::tanh(v4[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
                              u_stages[(i1 + 20) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(vm::tanh(v5[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
+            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
                      u_stages[(i1 + 20) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(vm::tanh(v5[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
+            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
                      u_stages[(i1 + 20) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(vm::tanh(v5[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
+            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
                      u_stages[(i1 + 20) * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %634 = add f64[32] -> v2
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] =
-          (T(h) * ((v4[i0 * L + l] * 3.5555556f) +
-                   ((v0[i0 * L + l] * 0.9777778f) + (v1[i0 * L + l] * (-3.7333333f))))) +
-          z0_z[i0 * L + l];
-    }
-  }
-  // %635 = contract f64[64] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 32; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v2[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %637 = relu f64[64] -> v2
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = relu(v5[i0 * L + l] + f_layer0_bias[i0]);
-    }
-  }
-  // %638 = contract f64[64] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %640 = relu f64[64] -> v2
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = relu(f_layer1_bias[i0] + v5[i0 * L + l]);
-    }
-  }
-  // %641 = contract f64[64] -> v5
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %643 = relu f64[64] -> v2
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = relu(f_layer2_bias[i0] + v5[i0 * L + l]);
-    }
-  }
-  // %644 = contract f64[128] -> v5
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v2[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v2[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v2[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v2[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %648 = contract f64[32] -> v2
-  for (int64_t i0 = 0; i0 < 8; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 4; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v5[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
-                             u_stages[(i1 + 28) * L + l], acc0_v[l]);
-        acc1_v[l] =
-            std::fma(vm::tanh(v5[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
-                     u_stages[(i1 + 28) * L + l], acc1_v[l]);
-        acc2_v[l] =
-            std::fma(vm::tanh(v5[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
-                     u_stages[(i1 + 28) * L + l], acc2_v[l]);
-        acc3_v[l] =
-            std::fma(vm::tanh(v5[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
-                     u_stages[(i1 + 28) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -6084,18 +5739,17 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %660 = add f64[32] -> v5
+  // %3317 = add f64[32] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] =
-          (T(h) * (((v4[i0 * L + l] * 9.822893f) +
-                    ((v0[i0 * L + l] * 2.9525986f) + (v1[i0 * L + l] * (-11.595794f)))) +
-                   (v2[i0 * L + l] * (-0.29080933f)))) +
-          z0_z[i0 * L + l];
+      v3[i0 * L + l] =
+          z0_z[i0 * L + l] +
+          (T(h) * (((k_first_z[i0 * L + l] * 0.9777778f) + (v1[i0 * L + l] * (-3.7333333f))) +
+                   (v2[i0 * L + l] * 3.5555556f)));
     }
   }
-  // %661 = contract f64[64] -> v6
+  // %3318 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6107,28 +5761,28 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v3[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %663 = relu f64[64] -> v5
+  // %3320 = relu f64[64] -> v3
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = relu(v6[i0 * L + l] + f_layer0_bias[i0]);
+      v3[i0 * L + l] = relu(v4[i0 * L + l] + f_layer0_bias[i0]);
     }
   }
-  // %664 = contract f64[64] -> v6
+  // %3321 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6140,28 +5794,28 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %666 = relu f64[64] -> v5
+  // %3323 = relu f64[64] -> v3
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = relu(v6[i0 * L + l] + f_layer1_bias[i0]);
+      v3[i0 * L + l] = relu(f_layer1_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %667 = contract f64[64] -> v6
+  // %3324 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6173,28 +5827,28 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %669 = relu f64[64] -> v5
+  // %3326 = relu f64[64] -> v3
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = relu(v6[i0 * L + l] + f_layer2_bias[i0]);
+      v3[i0 * L + l] = relu(v4[i0 * L + l] + f_layer2_bias[i0]);
     }
   }
-  // %670 = contract f64[128] -> v7
+  // %3327 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6206,21 +5860,21 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v3[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v3[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v3[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v3[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %674 = contract f64[32] -> v6
+  // %3331 = contract f64[32] -> v3
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6232,40 +5886,210 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v7[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
+        acc0_v[l] = std::fma(vm::tanh(v4[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
+                             u_stages[(i1 + 28) * L + l], acc0_v[l]);
+        acc1_v[l] =
+            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
+                     u_stages[(i1 + 28) * L + l], acc1_v[l]);
+        acc2_v[l] =
+            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
+                     u_stages[(i1 + 28) * L + l], acc2_v[l]);
+        acc3_v[l] =
+            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
+                     u_stages[(i1 + 28) * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v3[(i0 * 4) * L + l] = acc0_v[l];
+      v3[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v3[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3335 = add f64[32] -> v4
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] =
+          (T(h) * ((v3[i0 * L + l] * (-0.29080933f)) +
+                   (((v1[i0 * L + l] * (-11.595794f)) + (k_first_z[i0 * L + l] * 2.9525986f)) +
+                    (v2[i0 * L + l] * 9.822893f)))) +
+          z0_z[i0 * L + l];
+    }
+  }
+  // %3336 = contract f64[64] -> v5
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 32; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v4[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3338 = relu f64[64] -> v4
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = relu(v5[i0 * L + l] + f_layer0_bias[i0]);
+    }
+  }
+  // %3339 = contract f64[64] -> v5
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3341 = relu f64[64] -> v4
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = relu(v5[i0 * L + l] + f_layer1_bias[i0]);
+    }
+  }
+  // %3342 = contract f64[64] -> v5
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3344 = relu f64[64] -> v4
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v4[i0 * L + l] = relu(v5[i0 * L + l] + f_layer2_bias[i0]);
+    }
+  }
+  // %3345 = contract f64[128] -> v6
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %3349 = contract f64[32] -> v5
+  for (int64_t i0 = 0; i0 < 8; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 4; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(vm::tanh(v6[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
                              u_stages[(i1 + 36) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(vm::tanh(v7[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
+            std::fma(vm::tanh(v6[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
                      u_stages[(i1 + 36) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(vm::tanh(v7[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
+            std::fma(vm::tanh(v6[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
                      u_stages[(i1 + 36) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(vm::tanh(v7[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
+            std::fma(vm::tanh(v6[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
                      u_stages[(i1 + 36) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v5[(i0 * 4) * L + l] = acc0_v[l];
+      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %686 = add f64[32] -> v5
+  // %3359 = add f64[32] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] =
-          (T(h) * ((v6[i0 * L + l] * (-0.27353132f)) +
-                   (((v4[i0 * L + l] * 8.906423f) +
-                     ((v0[i0 * L + l] * 2.8462753f) + (v1[i0 * L + l] * (-10.757576f)))) +
-                    (v2[i0 * L + l] * 0.2784091f)))) +
+      v4[i0 * L + l] =
+          ((((v3[i0 * L + l] * 0.2784091f) +
+             (((v1[i0 * L + l] * (-10.757576f)) + (k_first_z[i0 * L + l] * 2.8462753f)) +
+              (v2[i0 * L + l] * 8.906423f))) +
+            (v5[i0 * L + l] * (-0.27353132f))) *
+           T(h)) +
           z0_z[i0 * L + l];
     }
   }
-  // %687 = contract f64[64] -> v1
+  // %3360 = contract f64[64] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6277,28 +6101,28 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 32], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 64], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 128 + i1 + 96], v4[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %689 = relu f64[64] -> v5
+  // %3362 = relu f64[64] -> v4
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = relu(v1[i0 * L + l] + f_layer0_bias[i0]);
+      v4[i0 * L + l] = relu(f_layer0_bias[i0] + v6[i0 * L + l]);
     }
   }
-  // %690 = contract f64[64] -> v1
+  // %3363 = contract f64[64] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6310,28 +6134,28 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %692 = relu f64[64] -> v5
+  // %3365 = relu f64[64] -> v4
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = relu(v1[i0 * L + l] + f_layer1_bias[i0]);
+      v4[i0 * L + l] = relu(v6[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %693 = contract f64[64] -> v1
+  // %3366 = contract f64[64] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6343,28 +6167,28 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[(i0 * 4) * L + l] = acc0_v[l];
-      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %695 = relu f64[64] -> v5
+  // %3368 = relu f64[64] -> v4
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = relu(v1[i0 * L + l] + f_layer2_bias[i0]);
+      v4[i0 * L + l] = relu(f_layer2_bias[i0] + v6[i0 * L + l]);
     }
   }
-  // %696 = contract f64[128] -> v7
+  // %3369 = contract f64[128] -> v6
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6376,21 +6200,21 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v5[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v5[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v5[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v5[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v4[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v4[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v4[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v4[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %700 = contract f64[32] -> v1
+  // %3373 = contract f64[32] -> v1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6402,16 +6226,16 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v7[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
+        acc0_v[l] = std::fma(vm::tanh(v6[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
                              u_stages[(i1 + 44) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(vm::tanh(v7[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
+            std::fma(vm::tanh(v6[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
                      u_stages[(i1 + 44) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(vm::tanh(v7[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
+            std::fma(vm::tanh(v6[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
                      u_stages[(i1 + 44) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(vm::tanh(v7[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
+            std::fma(vm::tanh(v6[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
                      u_stages[(i1 + 44) * L + l], acc3_v[l]);
       }
     }
@@ -6423,19 +6247,20 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
       v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %704 = add f64[32] -> z
+  // %3383 = add f64[32] -> z
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z1_z[i0 * L + l] = z0_z[i0 * L + l] +
-                         ((((v6[i0 * L + l] * (-0.3223762f)) +
-                            ((v2[i0 * L + l] * 0.6510417f) +
-                             ((v0[i0 * L + l] * 0.091145836f) + (v4[i0 * L + l] * 0.4492363f)))) +
-                           (v1[i0 * L + l] * 0.13095239f)) *
-                          T(h));
+      z1_z[i0 * L + l] =
+          ((((v5[i0 * L + l] * (-0.3223762f)) +
+             ((v3[i0 * L + l] * 0.6510417f) +
+              ((v2[i0 * L + l] * 0.4492363f) + (k_first_z[i0 * L + l] * 0.091145836f)))) +
+            (v1[i0 * L + l] * 0.13095239f)) *
+           T(h)) +
+          z0_z[i0 * L + l];
     }
   }
-  // %713 = contract f64[64] -> v5
+  // %3392 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6455,20 +6280,20 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %715 = relu f64[64] -> v7
+  // %3394 = relu f64[64] -> v6
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = relu(f_layer0_bias[i0] + v5[i0 * L + l]);
+      v6[i0 * L + l] = relu(f_layer0_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %716 = contract f64[64] -> v5
+  // %3395 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6480,28 +6305,28 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v6[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %718 = relu f64[64] -> v7
+  // %3397 = relu f64[64] -> v6
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = relu(v5[i0 * L + l] + f_layer1_bias[i0]);
+      v6[i0 * L + l] = relu(v4[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %719 = contract f64[64] -> v5
+  // %3398 = contract f64[64] -> v4
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6513,28 +6338,28 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v6[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %721 = relu f64[64] -> v7
+  // %3400 = relu f64[64] -> v6
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = relu(v5[i0 * L + l] + f_layer2_bias[i0]);
+      v6[i0 * L + l] = relu(v4[i0 * L + l] + f_layer2_bias[i0]);
     }
   }
-  // %722 = contract f64[128] -> v5
+  // %3401 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6546,21 +6371,21 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v6[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[(i0 * 4) * L + l] = acc0_v[l];
-      v5[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v5[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v4[(i0 * 4) * L + l] = acc0_v[l];
+      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %726 = contract f64[32] -> v7
+  // %3405 = contract f64[32] -> v6
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6572,224 +6397,45 @@ extern "C" void ncde_character_step_adaptive(const void* /*ctx*/, double /*t*/, 
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(vm::tanh(v5[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
+        acc0_v[l] = std::fma(vm::tanh(v4[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
                              u_stages[(i1 + 44) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(vm::tanh(v5[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
+            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
                      u_stages[(i1 + 44) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(vm::tanh(v5[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
+            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
                      u_stages[(i1 + 44) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(vm::tanh(v5[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
+            std::fma(vm::tanh(v4[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
                      u_stages[(i1 + 44) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[(i0 * 4) * L + l] = acc0_v[l];
-      v7[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v7[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v7[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v6[(i0 * 4) * L + l] = acc0_v[l];
+      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %729 = mul f64[32] -> err.z
+  // %3408 = mul f64[32] -> err.z
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       err_z[i0 * L + l] =
-          T(h) * ((((((v4[i0 * L + l] * (-0.0042527704f)) + (v0[i0 * L + l] * 0.0012326388f)) +
-                     (v2[i0 * L + l] * 0.036979165f)) +
-                    (v6[i0 * L + l] * (-0.0508638f))) +
-                   (v1[i0 * L + l] * 0.041904762f)) +
-                  (v7[i0 * L + l] * (-0.025f)));
+          T(h) * ((v6[i0 * L + l] * (-0.025f)) +
+                  ((((v3[i0 * L + l] * 0.036979165f) + ((k_first_z[i0 * L + l] * 0.0012326388f) +
+                                                        (v2[i0 * L + l] * (-0.0042527704f)))) +
+                    (v5[i0 * L + l] * (-0.0508638f))) +
+                   (v1[i0 * L + l] * 0.041904762f)));
     }
   }
-  // ncde_character.field: 24 nodes
   if (k_last) {
-    // %2 = contract f64[64] -> v0
-    // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 32; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f_layer0_weight[i0 * 128 + i1], z1_z[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] =
-              std::fma(f_layer0_weight[i0 * 128 + i1 + 32], z1_z[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] =
-              std::fma(f_layer0_weight[i0 * 128 + i1 + 64], z1_z[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] =
-              std::fma(f_layer0_weight[i0 * 128 + i1 + 96], z1_z[i1 * L + l], acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v0_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v0_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v0_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
-      }
-    }
-    // %5 = relu f64[64] -> v1
-    // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
-    // map
-    for (int64_t i0 = 0; i0 < 64; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1_2[i0 * L + l] = relu(v0_2[i0 * L + l] + f_layer0_bias[i0]);
-      }
-    }
-    // %7 = contract f64[64] -> v0
-    // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
-    // map
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 64; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f_layer1_weight[i0 * 256 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] =
-              std::fma(f_layer1_weight[i0 * 256 + i1 + 64], v1_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] =
-              std::fma(f_layer1_weight[i0 * 256 + i1 + 128], v1_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] =
-              std::fma(f_layer1_weight[i0 * 256 + i1 + 192], v1_2[i1 * L + l], acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v0_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v0_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v0_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
-      }
-    }
-    // %10 = relu f64[64] -> v1
-    // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
-    // map
-    for (int64_t i0 = 0; i0 < 64; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1_2[i0 * L + l] = relu(v0_2[i0 * L + l] + f_layer1_bias[i0]);
-      }
-    }
-    // %12 = contract f64[64] -> v0
-    // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
-    // map
-    for (int64_t i0 = 0; i0 < 16; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 64; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f_layer2_weight[i0 * 256 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] =
-              std::fma(f_layer2_weight[i0 * 256 + i1 + 64], v1_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] =
-              std::fma(f_layer2_weight[i0 * 256 + i1 + 128], v1_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] =
-              std::fma(f_layer2_weight[i0 * 256 + i1 + 192], v1_2[i1 * L + l], acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v0_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v0_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v0_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
-      }
-    }
-    // %15 = relu f64[64] -> v1
-    // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
-    // map
-    for (int64_t i0 = 0; i0 < 64; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1_2[i0 * L + l] = relu(v0_2[i0 * L + l] + f_layer2_bias[i0]);
-      }
-    }
-    // %17 = contract f64[128] -> v2
-    // ncde_character.ode:6: # final linear map is reshaped to a matrix; tanh after the final linear
-    // map
+    // output k_last.z = %3405
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 64; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f_layer3_weight[i0 * 256 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] =
-              std::fma(f_layer3_weight[i0 * 256 + i1 + 64], v1_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] =
-              std::fma(f_layer3_weight[i0 * 256 + i1 + 128], v1_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] =
-              std::fma(f_layer3_weight[i0 * 256 + i1 + 192], v1_2[i1 * L + l], acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v2_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v2_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v2_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v2_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
-      }
-    }
-    // %23 = contract f64[32] -> z
-    // ncde_character.ode:40: flow z' = reshape(f(z), [hidden, d_in]) @ dx(t)          # Eq. 5
-    for (int64_t i0 = 0; i0 < 8; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 4; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] =
-              std::fma(vm::tanh(v2_2[(i0 * 16 + i1) * L + l] + f_layer3_bias[i0 * 16 + i1]),
-                       u_stages[(i1 + 52) * L + l], acc0_v_2[l]);
-          acc1_v_2[l] =
-              std::fma(vm::tanh(v2_2[(i0 * 16 + i1 + 4) * L + l] + f_layer3_bias[i0 * 16 + i1 + 4]),
-                       u_stages[(i1 + 52) * L + l], acc1_v_2[l]);
-          acc2_v_2[l] =
-              std::fma(vm::tanh(v2_2[(i0 * 16 + i1 + 8) * L + l] + f_layer3_bias[i0 * 16 + i1 + 8]),
-                       u_stages[(i1 + 52) * L + l], acc2_v_2[l]);
-          acc3_v_2[l] = std::fma(
-              vm::tanh(v2_2[(i0 * 16 + i1 + 12) * L + l] + f_layer3_bias[i0 * 16 + i1 + 12]),
-              u_stages[(i1 + 52) * L + l], acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        k_last[(i0 * 4) * L + l] = acc0_v_2[l];
-        k_last[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        k_last[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        k_last[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
+        k_last[i0 * L + l] = v6[i0 * L + l];
       }
     }
   }
@@ -10411,7 +10057,7 @@ const plastic_model kModel = {
             .adjoint_field = 32768,
             .step = 21568,
             .step_vjp = 169088,
-            .step_adaptive = 28736,
+            .step_adaptive = 15424,
             .adjoint_step = 149888,
             .output = 640,
             .output_vjp = 0,

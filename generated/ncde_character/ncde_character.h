@@ -130,12 +130,12 @@ enum { ncde_character_step_vjp_lanes = 8, ncde_character_step_vjp_scratch_bytes 
  *   z1: varying[32] = 256 floats
  *   err: varying[32] = 256 floats
  *   k_last: varying[32] = 256 floats, may be NULL
- *   scratch: scratch arena, 28736 bytes, 64-byte aligned
+ *   scratch: scratch arena, 15424 bytes, 64-byte aligned
  */
 void ncde_character_step_adaptive(const void* ctx, double t, double h, const void* z0,
                                   const void* theta, const void* u_stages, const void* k_first,
                                   void* z1, void* err, void* k_last, void* scratch);
-enum { ncde_character_step_adaptive_lanes = 8, ncde_character_step_adaptive_scratch_bytes = 28736 };
+enum { ncde_character_step_adaptive_lanes = 8, ncde_character_step_adaptive_scratch_bytes = 15424 };
 
 /* ncde_character_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

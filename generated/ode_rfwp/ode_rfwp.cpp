@@ -3236,7 +3236,7 @@ extern "C" void ode_rfwp_step_vjp(const void* /*ctx*/, double /*t*/, double h, c
 /// step_adaptive: runtime/abi.h's plastic_step_adaptive_fn.
 extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double h,
                                        const void* z0_ptr, const void* theta_ptr,
-                                       const void* /*u_stages*/, const void* /*k_first*/,
+                                       const void* /*u_stages*/, const void* k_first_ptr,
                                        void* z1_ptr, void* err_ptr, void* k_last_ptr,
                                        void* scratch) {
   const T* __restrict z0 = static_cast<const T*>(z0_ptr);
@@ -3249,6 +3249,9 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
   const T* f_layer1_bias = theta + 32896;
   const T* f_layer2_weight = theta + 33024;
   const T* f_layer2_bias = theta + 49408;
+  const T* __restrict k_first = static_cast<const T*>(k_first_ptr);
+  const T* k_first_u = k_first;
+  const T* k_first_W = k_first + 128 * L;
   T* __restrict z1 = static_cast<T*>(z1_ptr);
   T* z1_u = z1;
   T* z1_W = z1 + 128 * L;
@@ -3256,27 +3259,28 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
   T* err_u = err;
   T* err_W = err + 128 * L;
   T* __restrict k_last = static_cast<T*>(k_last_ptr);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
-  T* __restrict u2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
+  T* __restrict u0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4160);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8256);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12352);
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16448);
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20544);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24640);
-  T* __restrict v0_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28736);
-  T* __restrict v1_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32832);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
-  T acc0_v_2[L] = {};
-  T acc1_v_2[L] = {};
-  T acc2_v_2[L] = {};
-  T acc3_v_2[L] = {};
-  // ode_rfwp.field.step.dopri5: 154 nodes
-  // %2 = contract f64[128] -> v0
-  // ode_rfwp.ode:49: flow u' = f(u)                                           # Eq. 26
+  // ode_rfwp.field.step.dopri5.fsal: 152 nodes
+  // %576 = mul f64[] -> u0
+  u0[0] = T(h) * 0.2f;
+  // %3260 = add f64[128] -> v1
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = (k_first_u[i0 * L + l] * u0[0]) + z0_u[i0 * L + l];
+    }
+  }
+  // %3322 = contract f64[128] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3288,30 +3292,28 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], z0_u[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], z0_u[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], z0_u[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], z0_u[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %5 = tanh f64[128] -> v1
-  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
+  // %3324 = tanh f64[128] -> v1
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v0[i0 * L + l]);
+      v1[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v2[i0 * L + l]);
     }
   }
-  // %7 = contract f64[128] -> v0
-  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
+  // %3325 = contract f64[128] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3331,22 +3333,20 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %10 = tanh f64[128] -> v1
-  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
+  // %3327 = tanh f64[128] -> v1
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v0[i0 * L + l]);
+      v1[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v2[i0 * L + l]);
     }
   }
-  // %12 = contract f64[128] -> v0
-  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
+  // %3328 = contract f64[128] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3366,30 +3366,28 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %14 = add f64[128] -> v1
-  // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
+  // %3329 = add f64[128] -> v1
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = v0[i0 * L + l] + f_layer2_bias[i0];
+      v1[i0 * L + l] = v2[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %576 = mul f64[] -> u2
-  u2[0] = T(h) * 0.2f;
-  // %900 = add f64[128] -> v0
+  // %3333 = add f64[128] -> v2
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = (v1[i0 * L + l] * u2[0]) + z0_u[i0 * L + l];
+      v2[i0 * L + l] = (((v1[i0 * L + l] * 0.225f) + (k_first_u[i0 * L + l] * 0.075f)) * T(h)) +
+                       z0_u[i0 * L + l];
     }
   }
-  // %966 = contract f64[128] -> v3
+  // %3334 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3401,10 +3399,10 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3415,14 +3413,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %968 = tanh f64[128] -> v0
+  // %3336 = tanh f64[128] -> v2
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = vm::tanh(v3[i0 * L + l] + f_layer0_bias[i0]);
+      v2[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %969 = contract f64[128] -> v3
+  // %3337 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3434,10 +3432,10 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3448,14 +3446,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %971 = tanh f64[128] -> v0
+  // %3339 = tanh f64[128] -> v2
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v3[i0 * L + l]);
+      v2[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %972 = contract f64[128] -> v3
+  // %3340 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3467,10 +3465,10 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3481,22 +3479,24 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %973 = add f64[128] -> v0
+  // %3341 = add f64[128] -> v2
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = f_layer2_bias[i0] + v3[i0 * L + l];
+      v2[i0 * L + l] = f_layer2_bias[i0] + v3[i0 * L + l];
     }
   }
-  // %977 = add f64[128] -> v3
+  // %3351 = add f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] =
-          (((v1[i0 * L + l] * 0.075f) + (v0[i0 * L + l] * 0.225f)) * T(h)) + z0_u[i0 * L + l];
+      v3[i0 * L + l] = (((v2[i0 * L + l] * 3.5555556f) + ((v1[i0 * L + l] * (-3.7333333f)) +
+                                                          (k_first_u[i0 * L + l] * 0.9777778f))) *
+                        T(h)) +
+                       z0_u[i0 * L + l];
     }
   }
-  // %978 = contract f64[128] -> v4
+  // %3352 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3522,14 +3522,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %980 = tanh f64[128] -> v3
+  // %3354 = tanh f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %981 = contract f64[128] -> v4
+  // %3355 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3555,14 +3555,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %983 = tanh f64[128] -> v3
+  // %3357 = tanh f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = vm::tanh(v4[i0 * L + l] + f_layer1_bias[i0]);
+      v3[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %984 = contract f64[128] -> v4
+  // %3358 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3588,24 +3588,25 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %985 = add f64[128] -> v3
+  // %3359 = add f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = v4[i0 * L + l] + f_layer2_bias[i0];
+      v3[i0 * L + l] = f_layer2_bias[i0] + v4[i0 * L + l];
     }
   }
-  // %995 = add f64[128] -> v4
+  // %3363 = add f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = (((v3[i0 * L + l] * 3.5555556f) +
-                         ((v0[i0 * L + l] * (-3.7333333f)) + (v1[i0 * L + l] * 0.9777778f))) *
-                        T(h)) +
-                       z0_u[i0 * L + l];
+      v4[i0 * L + l] =
+          (T(h) * ((((v1[i0 * L + l] * (-11.595794f)) + (k_first_u[i0 * L + l] * 2.9525986f)) +
+                    (v2[i0 * L + l] * 9.822893f)) +
+                   (v3[i0 * L + l] * (-0.29080933f)))) +
+          z0_u[i0 * L + l];
     }
   }
-  // %996 = contract f64[128] -> v5
+  // %3364 = contract f64[128] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3631,14 +3632,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %998 = tanh f64[128] -> v4
+  // %3366 = tanh f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v5[i0 * L + l]);
     }
   }
-  // %999 = contract f64[128] -> v5
+  // %3367 = contract f64[128] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3664,14 +3665,14 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1001 = tanh f64[128] -> v4
+  // %3369 = tanh f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v5[i0 * L + l]);
+      v4[i0 * L + l] = vm::tanh(v5[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %1002 = contract f64[128] -> v5
+  // %3370 = contract f64[128] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3697,25 +3698,27 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1003 = add f64[128] -> v4
+  // %3371 = add f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = f_layer2_bias[i0] + v5[i0 * L + l];
+      v4[i0 * L + l] = v5[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %1007 = add f64[128] -> v5
+  // %3381 = add f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = (((v4[i0 * L + l] * (-0.29080933f)) +
-                         (((v1[i0 * L + l] * 2.9525986f) + (v0[i0 * L + l] * (-11.595794f))) +
-                          (v3[i0 * L + l] * 9.822893f))) *
-                        T(h)) +
-                       z0_u[i0 * L + l];
+      v5[i0 * L + l] =
+          ((((v3[i0 * L + l] * 0.2784091f) +
+             (((k_first_u[i0 * L + l] * 2.8462753f) + (v1[i0 * L + l] * (-10.757576f))) +
+              (v2[i0 * L + l] * 8.906423f))) +
+            (v4[i0 * L + l] * (-0.27353132f))) *
+           T(h)) +
+          z0_u[i0 * L + l];
     }
   }
-  // %1008 = contract f64[128] -> v6
+  // %3382 = contract f64[128] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3735,20 +3738,20 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1010 = tanh f64[128] -> v5
+  // %3384 = tanh f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v6[i0 * L + l]);
+      v5[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v1[i0 * L + l]);
     }
   }
-  // %1011 = contract f64[128] -> v6
+  // %3385 = contract f64[128] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3768,20 +3771,20 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1013 = tanh f64[128] -> v5
+  // %3387 = tanh f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v6[i0 * L + l]);
+      v5[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v1[i0 * L + l]);
     }
   }
-  // %1014 = contract f64[128] -> v6
+  // %3388 = contract f64[128] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3801,152 +3804,48 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1015 = add f64[128] -> v5
+  // %3389 = add f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v6[i0 * L + l] + f_layer2_bias[i0];
+      v5[i0 * L + l] = v1[i0 * L + l] + f_layer2_bias[i0];
     }
   }
-  // %1025 = add f64[128] -> v6
+  // %3399 = add f64[128] -> u
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (((v5[i0 * L + l] * (-0.27353132f)) +
-                         ((v4[i0 * L + l] * 0.2784091f) +
-                          (((v0[i0 * L + l] * (-10.757576f)) + (v1[i0 * L + l] * 2.8462753f)) +
-                           (v3[i0 * L + l] * 8.906423f)))) *
-                        T(h)) +
-                       z0_u[i0 * L + l];
+      z1_u[i0 * L + l] =
+          (((v5[i0 * L + l] * 0.13095239f) +
+            ((v4[i0 * L + l] * (-0.3223762f)) +
+             (((v2[i0 * L + l] * 0.4492363f) + (k_first_u[i0 * L + l] * 0.091145836f)) +
+              (v3[i0 * L + l] * 0.6510417f)))) *
+           T(h)) +
+          z0_u[i0 * L + l];
     }
   }
-  // %1026 = contract f64[128] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v6[i1 * L + l], acc3_v[l]);
+  // %1158 = mul f64[] -> u0
+  u0[0] = T(h) * 0.091145836f;
+  // %3400 = add f64[16,8,8] -> W
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          z1_W[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              (k_first_W[(i0 * 64 + i1 * 8 + i2) * L + l] * u0[0]) +
+              z0_W[(i0 * 64 + i1 * 8 + i2) * L + l];
+        }
       }
     }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
   }
-  // %1028 = tanh f64[128] -> v6
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v0[i0 * L + l]);
-    }
-  }
-  // %1029 = contract f64[128] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v6[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1031 = tanh f64[128] -> v6
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v0[i0 * L + l]);
-    }
-  }
-  // %1032 = contract f64[128] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v6[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %1033 = add f64[128] -> v6
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = f_layer2_bias[i0] + v0[i0 * L + l];
-    }
-  }
-  // %1043 = add f64[128] -> u
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_u[i0 * L + l] = ((((((v1[i0 * L + l] * 0.091145836f) + (v3[i0 * L + l] * 0.4492363f)) +
-                             (v4[i0 * L + l] * 0.6510417f)) +
-                            (v5[i0 * L + l] * (-0.3223762f))) +
-                           (v6[i0 * L + l] * 0.13095239f)) *
-                          T(h)) +
-                         z0_u[i0 * L + l];
-    }
-  }
-  // %895 = mul f64[] -> u2
-  u2[0] = T(h) * 0.0f;
-  // %897 = add f64[16,8,8] -> W
-  for (int64_t i0 = 0; i0 < 1024; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_W[i0 * L + l] = u2[0] + z0_W[i0 * L + l];
-    }
-  }
-  // %1052 = contract f64[128] -> v0
+  // %3409 = contract f64[128] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3966,20 +3865,20 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1054 = tanh f64[128] -> v7
+  // %3411 = tanh f64[128] -> v6
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v0[i0 * L + l]);
+      v6[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v1[i0 * L + l]);
     }
   }
-  // %1055 = contract f64[128] -> v0
+  // %3412 = contract f64[128] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3991,28 +3890,28 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v6[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1057 = tanh f64[128] -> v7
+  // %3414 = tanh f64[128] -> v6
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = vm::tanh(v0[i0 * L + l] + f_layer1_bias[i0]);
+      v6[i0 * L + l] = vm::tanh(v1[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %1058 = contract f64[128] -> v0
+  // %3415 = contract f64[128] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -4024,157 +3923,63 @@ extern "C" void ode_rfwp_step_adaptive(const void* /*ctx*/, double /*t*/, double
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v6[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1062 = mul f64[128] -> err.u
+  // %3416 = add f64[128] -> v6
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = f_layer2_bias[i0] + v1[i0 * L + l];
+    }
+  }
+  // %3419 = mul f64[128] -> err.u
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       err_u[i0 * L + l] =
-          ((((((v3[i0 * L + l] * (-0.0042527704f)) + (v1[i0 * L + l] * 0.0012326388f)) +
-              (v4[i0 * L + l] * 0.036979165f)) +
-             (v5[i0 * L + l] * (-0.0508638f))) +
-            (v6[i0 * L + l] * 0.041904762f)) +
-           ((v0[i0 * L + l] + f_layer2_bias[i0]) * (-0.025f))) *
+          ((v6[i0 * L + l] * (-0.025f)) +
+           ((((v3[i0 * L + l] * 0.036979165f) +
+              ((k_first_u[i0 * L + l] * 0.0012326388f) + (v2[i0 * L + l] * (-0.0042527704f)))) +
+             (v4[i0 * L + l] * (-0.0508638f))) +
+            (v5[i0 * L + l] * 0.041904762f))) *
           T(h);
     }
   }
-  // output err.W = %896
-  for (int64_t i0 = 0; i0 < 1024; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      err_W[i0 * L + l] = u2[0];
+  // %2584 = mul f64[] -> u0
+  u0[0] = T(h) * 0.0012326388f;
+  // %3321 = contract f64[16,8,8] -> err.W
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          err_W[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              k_first_W[(i0 * 64 + i1 * 8 + i2) * L + l] * u0[0];
+        }
+      }
     }
   }
-  // ode_rfwp.field: 16 nodes
   if (k_last) {
-    // %2 = contract f64[128] -> v0
-    // ode_rfwp.ode:49: flow u' = f(u)                                           # Eq. 26
-    for (int64_t i0 = 0; i0 < 32; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 128; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f_layer0_weight[i0 * 512 + i1], z1_u[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] =
-              std::fma(f_layer0_weight[i0 * 512 + i1 + 128], z1_u[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] =
-              std::fma(f_layer0_weight[i0 * 512 + i1 + 256], z1_u[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] =
-              std::fma(f_layer0_weight[i0 * 512 + i1 + 384], z1_u[i1 * L + l], acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v0_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v0_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v0_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
-      }
-    }
-    // %5 = tanh f64[128] -> v1
-    // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
+    // output k_last.u = %3416
     for (int64_t i0 = 0; i0 < 128; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1_2[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v0_2[i0 * L + l]);
+        k_last[i0 * L + l] = v6[i0 * L + l];
       }
     }
-    // %7 = contract f64[128] -> v0
-    // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
-    for (int64_t i0 = 0; i0 < 32; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 128; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] =
-              std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v1_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] =
-              std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v1_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] =
-              std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v1_2[i1 * L + l], acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v0_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v0_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v0_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
-      }
-    }
-    // %10 = tanh f64[128] -> v1
-    // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
-    for (int64_t i0 = 0; i0 < 128; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1_2[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v0_2[i0 * L + l]);
-      }
-    }
-    // %12 = contract f64[128] -> v0
-    // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
-    for (int64_t i0 = 0; i0 < 32; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 128; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] =
-              std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v1_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] =
-              std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v1_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] =
-              std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v1_2[i1 * L + l], acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v0_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v0_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v0_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
-      }
-    }
-    // %14 = add f64[128] -> u
-    // ode_rfwp.ode:5: # (h_n, W_n = FWP([x_n, u_n], W_{n-1})); the FWP step is the DeltaNet of
-    for (int64_t i0 = 0; i0 < 128; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        k_last[i0 * L + l] = v0_2[i0 * L + l] + f_layer2_bias[i0];
-      }
-    }
-    // output W = %16
+    // output k_last.W = %16
     for (int64_t i0 = 0; i0 < 1024; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -8791,7 +8596,7 @@ const plastic_model kModel = {
             .adjoint_field = 20480,
             .step = 61504,
             .step_vjp = 172160,
-            .step_adaptive = 36928,
+            .step_adaptive = 24640,
             .adjoint_step = 176512,
             .output = 576,
             .output_vjp = 0,

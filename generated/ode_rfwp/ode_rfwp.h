@@ -128,12 +128,12 @@ enum { ode_rfwp_step_vjp_lanes = 8, ode_rfwp_step_vjp_scratch_bytes = 172160 };
  *   z1: varying[1152] = 9216 floats
  *   err: varying[1152] = 9216 floats
  *   k_last: varying[1152] = 9216 floats, may be NULL
- *   scratch: scratch arena, 36928 bytes, 64-byte aligned
+ *   scratch: scratch arena, 24640 bytes, 64-byte aligned
  */
 void ode_rfwp_step_adaptive(const void* ctx, double t, double h, const void* z0, const void* theta,
                             const void* u_stages, const void* k_first, void* z1, void* err,
                             void* k_last, void* scratch);
-enum { ode_rfwp_step_adaptive_lanes = 8, ode_rfwp_step_adaptive_scratch_bytes = 36928 };
+enum { ode_rfwp_step_adaptive_lanes = 8, ode_rfwp_step_adaptive_scratch_bytes = 24640 };
 
 /* ode_rfwp_adjoint_step: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

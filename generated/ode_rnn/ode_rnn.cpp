@@ -3186,7 +3186,7 @@ extern "C" void ode_rnn_step_vjp(const void* /*ctx*/, double /*t*/, double h, co
 /// step_adaptive: runtime/abi.h's plastic_step_adaptive_fn.
 extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double h,
                                       const void* z0_ptr, const void* theta_ptr,
-                                      const void* /*u_stages*/, const void* /*k_first*/,
+                                      const void* /*u_stages*/, const void* k_first_ptr,
                                       void* z1_ptr, void* err_ptr, void* k_last_ptr,
                                       void* scratch) {
   const T* __restrict z0 = static_cast<const T*>(z0_ptr);
@@ -3198,32 +3198,35 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
   const T* f_layer1_bias = theta + 32896;
   const T* f_layer2_weight = theta + 33024;
   const T* f_layer2_bias = theta + 49408;
+  const T* __restrict k_first = static_cast<const T*>(k_first_ptr);
+  const T* k_first_h = k_first;
   T* __restrict z1 = static_cast<T*>(z1_ptr);
   T* z1_h = z1;
   T* __restrict err = static_cast<T*>(err_ptr);
   T* err_h = err;
   T* __restrict k_last = static_cast<T*>(k_last_ptr);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
-  T* __restrict u2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
+  T* __restrict u0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4160);
   T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8256);
   T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12352);
   T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16448);
   T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20544);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24640);
-  T* __restrict v0_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28736);
-  T* __restrict v1_2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32832);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
   T acc3_v[L] = {};
-  T acc0_v_2[L] = {};
-  T acc1_v_2[L] = {};
-  T acc2_v_2[L] = {};
-  T acc3_v_2[L] = {};
-  // ode_rnn.field.step.dopri5: 149 nodes
-  // %2 = contract f64[128] -> v0
-  // ode_rnn.ode:38: flow h' = f(h)                                           # Eq. 9
+  // ode_rnn.field.step.dopri5.fsal: 142 nodes
+  // %198 = mul f64[] -> u0
+  u0[0] = T(h) * 0.2f;
+  // %2745 = add f64[128] -> v1
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v1[i0 * L + l] = z0_h[i0 * L + l] + (k_first_h[i0 * L + l] * u0[0]);
+    }
+  }
+  // %2799 = contract f64[128] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3235,30 +3238,28 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], z0_h[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], z0_h[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], z0_h[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], z0_h[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v1[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v1[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v1[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v1[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %5 = tanh f64[128] -> v1
-  // ode_rnn.ode:5: # (h_n = phi([x_n, u_n])), the ODE-RNN of Rubanova, Chen & Duvenaud (2019)
+  // %2801 = tanh f64[128] -> v1
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = vm::tanh(v0[i0 * L + l] + f_layer0_bias[i0]);
+      v1[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v2[i0 * L + l]);
     }
   }
-  // %7 = contract f64[128] -> v0
-  // ode_rnn.ode:5: # (h_n = phi([x_n, u_n])), the ODE-RNN of Rubanova, Chen & Duvenaud (2019)
+  // %2802 = contract f64[128] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3278,22 +3279,20 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %10 = tanh f64[128] -> v1
-  // ode_rnn.ode:5: # (h_n = phi([x_n, u_n])), the ODE-RNN of Rubanova, Chen & Duvenaud (2019)
+  // %2804 = tanh f64[128] -> v1
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v0[i0 * L + l]);
+      v1[i0 * L + l] = vm::tanh(v2[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %12 = contract f64[128] -> v0
-  // ode_rnn.ode:5: # (h_n = phi([x_n, u_n])), the ODE-RNN of Rubanova, Chen & Duvenaud (2019)
+  // %2805 = contract f64[128] -> v2
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3313,30 +3312,28 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v2[(i0 * 4) * L + l] = acc0_v[l];
+      v2[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v2[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v2[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %14 = add f64[128] -> v1
-  // ode_rnn.ode:5: # (h_n = phi([x_n, u_n])), the ODE-RNN of Rubanova, Chen & Duvenaud (2019)
+  // %2806 = add f64[128] -> v1
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v1[i0 * L + l] = f_layer2_bias[i0] + v0[i0 * L + l];
+      v1[i0 * L + l] = f_layer2_bias[i0] + v2[i0 * L + l];
     }
   }
-  // %198 = mul f64[] -> u2
-  u2[0] = T(h) * 0.2f;
-  // %489 = add f64[128] -> v0
+  // %2812 = add f64[128] -> v2
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = z0_h[i0 * L + l] + (v1[i0 * L + l] * u2[0]);
+      v2[i0 * L + l] = z0_h[i0 * L + l] +
+                       (((k_first_h[i0 * L + l] * 0.075f) + (v1[i0 * L + l] * 0.225f)) * T(h));
     }
   }
-  // %547 = contract f64[128] -> v3
+  // %2813 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3348,10 +3345,10 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3362,14 +3359,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %549 = tanh f64[128] -> v0
+  // %2815 = tanh f64[128] -> v2
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v3[i0 * L + l]);
+      v2[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %550 = contract f64[128] -> v3
+  // %2816 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3381,10 +3378,10 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3395,14 +3392,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %552 = tanh f64[128] -> v0
+  // %2818 = tanh f64[128] -> v2
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v3[i0 * L + l]);
+      v2[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v3[i0 * L + l]);
     }
   }
-  // %553 = contract f64[128] -> v3
+  // %2819 = contract f64[128] -> v3
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3414,10 +3411,10 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v0[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v0[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v0[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v0[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v2[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v2[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v2[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v2[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -3428,22 +3425,24 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %554 = add f64[128] -> v0
+  // %2820 = add f64[128] -> v2
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[i0 * L + l] = f_layer2_bias[i0] + v3[i0 * L + l];
+      v2[i0 * L + l] = f_layer2_bias[i0] + v3[i0 * L + l];
     }
   }
-  // %558 = add f64[128] -> v3
+  // %2824 = add f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] =
-          (((v0[i0 * L + l] * 0.225f) + (v1[i0 * L + l] * 0.075f)) * T(h)) + z0_h[i0 * L + l];
+      v3[i0 * L + l] = (((v2[i0 * L + l] * 3.5555556f) + ((v1[i0 * L + l] * (-3.7333333f)) +
+                                                          (k_first_h[i0 * L + l] * 0.9777778f))) *
+                        T(h)) +
+                       z0_h[i0 * L + l];
     }
   }
-  // %559 = contract f64[128] -> v4
+  // %2825 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3469,14 +3468,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %561 = tanh f64[128] -> v3
+  // %2827 = tanh f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v4[i0 * L + l]);
     }
   }
-  // %562 = contract f64[128] -> v4
+  // %2828 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3502,14 +3501,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %564 = tanh f64[128] -> v3
+  // %2830 = tanh f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v3[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v4[i0 * L + l]);
+      v3[i0 * L + l] = vm::tanh(v4[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %565 = contract f64[128] -> v4
+  // %2831 = contract f64[128] -> v4
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3535,24 +3534,25 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %566 = add f64[128] -> v3
+  // %2832 = add f64[128] -> v3
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v3[i0 * L + l] = f_layer2_bias[i0] + v4[i0 * L + l];
     }
   }
-  // %574 = add f64[128] -> v4
+  // %2846 = add f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = ((((v1[i0 * L + l] * 0.9777778f) + (v0[i0 * L + l] * (-3.7333333f))) +
-                         (v3[i0 * L + l] * 3.5555556f)) *
-                        T(h)) +
-                       z0_h[i0 * L + l];
+      v4[i0 * L + l] = z0_h[i0 * L + l] +
+                       ((((v2[i0 * L + l] * 9.822893f) + ((v1[i0 * L + l] * (-11.595794f)) +
+                                                          (k_first_h[i0 * L + l] * 2.9525986f))) +
+                         (v3[i0 * L + l] * (-0.29080933f))) *
+                        T(h));
     }
   }
-  // %575 = contract f64[128] -> v5
+  // %2847 = contract f64[128] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3578,14 +3578,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %577 = tanh f64[128] -> v4
+  // %2849 = tanh f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v5[i0 * L + l]);
     }
   }
-  // %578 = contract f64[128] -> v5
+  // %2850 = contract f64[128] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3611,14 +3611,14 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %580 = tanh f64[128] -> v4
+  // %2852 = tanh f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       v4[i0 * L + l] = vm::tanh(v5[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %581 = contract f64[128] -> v5
+  // %2853 = contract f64[128] -> v5
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3644,25 +3644,27 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
       v5[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %582 = add f64[128] -> v4
+  // %2854 = add f64[128] -> v4
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = v5[i0 * L + l] + f_layer2_bias[i0];
+      v4[i0 * L + l] = f_layer2_bias[i0] + v5[i0 * L + l];
     }
   }
-  // %592 = add f64[128] -> v5
+  // %2858 = add f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = (((v4[i0 * L + l] * (-0.29080933f)) +
-                         (((v0[i0 * L + l] * (-11.595794f)) + (v1[i0 * L + l] * 2.9525986f)) +
-                          (v3[i0 * L + l] * 9.822893f))) *
-                        T(h)) +
-                       z0_h[i0 * L + l];
+      v5[i0 * L + l] =
+          (((v4[i0 * L + l] * (-0.27353132f)) +
+            ((v3[i0 * L + l] * 0.2784091f) +
+             (((v1[i0 * L + l] * (-10.757576f)) + (k_first_h[i0 * L + l] * 2.8462753f)) +
+              (v2[i0 * L + l] * 8.906423f)))) *
+           T(h)) +
+          z0_h[i0 * L + l];
     }
   }
-  // %593 = contract f64[128] -> v6
+  // %2859 = contract f64[128] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3682,20 +3684,20 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %595 = tanh f64[128] -> v5
+  // %2861 = tanh f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v6[i0 * L + l]);
+      v5[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v1[i0 * L + l]);
     }
   }
-  // %596 = contract f64[128] -> v6
+  // %2862 = contract f64[128] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3715,20 +3717,20 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %598 = tanh f64[128] -> v5
+  // %2864 = tanh f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v6[i0 * L + l]);
+      v5[i0 * L + l] = vm::tanh(v1[i0 * L + l] + f_layer1_bias[i0]);
     }
   }
-  // %599 = contract f64[128] -> v6
+  // %2865 = contract f64[128] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3748,143 +3750,33 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[(i0 * 4) * L + l] = acc0_v[l];
-      v6[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v6[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v6[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %600 = add f64[128] -> v5
+  // %2866 = add f64[128] -> v5
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v5[i0 * L + l] = v6[i0 * L + l] + f_layer2_bias[i0];
+      v5[i0 * L + l] = f_layer2_bias[i0] + v1[i0 * L + l];
     }
   }
-  // %612 = add f64[128] -> v6
+  // %2876 = add f64[128] -> h
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (((v5[i0 * L + l] * (-0.27353132f)) +
-                         (((v3[i0 * L + l] * 8.906423f) +
-                           ((v1[i0 * L + l] * 2.8462753f) + (v0[i0 * L + l] * (-10.757576f)))) +
-                          (v4[i0 * L + l] * 0.2784091f))) *
-                        T(h)) +
-                       z0_h[i0 * L + l];
+      z1_h[i0 * L + l] =
+          z0_h[i0 * L + l] +
+          (((v5[i0 * L + l] * 0.13095239f) +
+            (((v3[i0 * L + l] * 0.6510417f) +
+              ((v2[i0 * L + l] * 0.4492363f) + (k_first_h[i0 * L + l] * 0.091145836f))) +
+             (v4[i0 * L + l] * (-0.3223762f)))) *
+           T(h));
     }
   }
-  // %613 = contract f64[128] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 128], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 256], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer0_weight[i0 * 512 + i1 + 384], v6[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %615 = tanh f64[128] -> v6
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v0[i0 * L + l]);
-    }
-  }
-  // %616 = contract f64[128] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v6[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %618 = tanh f64[128] -> v6
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v0[i0 * L + l]);
-    }
-  }
-  // %619 = contract f64[128] -> v0
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v6[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %620 = add f64[128] -> v6
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = f_layer2_bias[i0] + v0[i0 * L + l];
-    }
-  }
-  // %624 = add f64[128] -> h
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_h[i0 * L + l] = (((v6[i0 * L + l] * 0.13095239f) +
-                           ((((v1[i0 * L + l] * 0.091145836f) + (v3[i0 * L + l] * 0.4492363f)) +
-                             (v4[i0 * L + l] * 0.6510417f)) +
-                            (v5[i0 * L + l] * (-0.3223762f)))) *
-                          T(h)) +
-                         z0_h[i0 * L + l];
-    }
-  }
-  // %633 = contract f64[128] -> v0
+  // %2877 = contract f64[128] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3904,20 +3796,20 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %635 = tanh f64[128] -> v7
+  // %2879 = tanh f64[128] -> v6
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = vm::tanh(v0[i0 * L + l] + f_layer0_bias[i0]);
+      v6[i0 * L + l] = vm::tanh(f_layer0_bias[i0] + v1[i0 * L + l]);
     }
   }
-  // %636 = contract f64[128] -> v0
+  // %2880 = contract f64[128] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3929,28 +3821,28 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v6[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %638 = tanh f64[128] -> v7
+  // %2882 = tanh f64[128] -> v6
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v7[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v0[i0 * L + l]);
+      v6[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v1[i0 * L + l]);
     }
   }
-  // %639 = contract f64[128] -> v0
+  // %2883 = contract f64[128] -> v1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3962,147 +3854,46 @@ extern "C" void ode_rnn_step_adaptive(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v7[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v7[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v7[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v7[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v6[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v6[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v6[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v6[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v0[(i0 * 4) * L + l] = acc0_v[l];
-      v0[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v0[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v1[(i0 * 4) * L + l] = acc0_v[l];
+      v1[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v1[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v1[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %643 = mul f64[128] -> err.h
+  // %2884 = add f64[128] -> v6
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v6[i0 * L + l] = f_layer2_bias[i0] + v1[i0 * L + l];
+    }
+  }
+  // %2895 = mul f64[128] -> err.h
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       err_h[i0 * L + l] =
-          (((v6[i0 * L + l] * 0.041904762f) +
-            ((v5[i0 * L + l] * (-0.0508638f)) +
-             (((v3[i0 * L + l] * (-0.0042527704f)) + (v1[i0 * L + l] * 0.0012326388f)) +
-              (v4[i0 * L + l] * 0.036979165f)))) +
-           ((f_layer2_bias[i0] + v0[i0 * L + l]) * (-0.025f))) *
+          ((v6[i0 * L + l] * (-0.025f)) +
+           ((v5[i0 * L + l] * 0.041904762f) +
+            ((v4[i0 * L + l] * (-0.0508638f)) +
+             (((k_first_h[i0 * L + l] * 0.0012326388f) + (v2[i0 * L + l] * (-0.0042527704f))) +
+              (v3[i0 * L + l] * 0.036979165f))))) *
           T(h);
     }
   }
-  // ode_rnn.field: 15 nodes
   if (k_last) {
-    // %2 = contract f64[128] -> v0
-    // ode_rnn.ode:38: flow h' = f(h)                                           # Eq. 9
-    for (int64_t i0 = 0; i0 < 32; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 128; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f_layer0_weight[i0 * 512 + i1], z1_h[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] =
-              std::fma(f_layer0_weight[i0 * 512 + i1 + 128], z1_h[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] =
-              std::fma(f_layer0_weight[i0 * 512 + i1 + 256], z1_h[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] =
-              std::fma(f_layer0_weight[i0 * 512 + i1 + 384], z1_h[i1 * L + l], acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v0_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v0_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v0_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
-      }
-    }
-    // %5 = tanh f64[128] -> v1
-    // ode_rnn.ode:5: # (h_n = phi([x_n, u_n])), the ODE-RNN of Rubanova, Chen & Duvenaud (2019)
+    // output k_last.h = %2884
     for (int64_t i0 = 0; i0 < 128; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v1_2[i0 * L + l] = vm::tanh(v0_2[i0 * L + l] + f_layer0_bias[i0]);
-      }
-    }
-    // %7 = contract f64[128] -> v0
-    // ode_rnn.ode:5: # (h_n = phi([x_n, u_n])), the ODE-RNN of Rubanova, Chen & Duvenaud (2019)
-    for (int64_t i0 = 0; i0 < 32; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 128; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f_layer1_weight[i0 * 512 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] =
-              std::fma(f_layer1_weight[i0 * 512 + i1 + 128], v1_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] =
-              std::fma(f_layer1_weight[i0 * 512 + i1 + 256], v1_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] =
-              std::fma(f_layer1_weight[i0 * 512 + i1 + 384], v1_2[i1 * L + l], acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v0_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v0_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v0_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
-      }
-    }
-    // %10 = tanh f64[128] -> v1
-    // ode_rnn.ode:5: # (h_n = phi([x_n, u_n])), the ODE-RNN of Rubanova, Chen & Duvenaud (2019)
-    for (int64_t i0 = 0; i0 < 128; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v1_2[i0 * L + l] = vm::tanh(f_layer1_bias[i0] + v0_2[i0 * L + l]);
-      }
-    }
-    // %12 = contract f64[128] -> v0
-    // ode_rnn.ode:5: # (h_n = phi([x_n, u_n])), the ODE-RNN of Rubanova, Chen & Duvenaud (2019)
-    for (int64_t i0 = 0; i0 < 32; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v_2[l] = 0.0f;
-        acc1_v_2[l] = 0.0f;
-        acc2_v_2[l] = 0.0f;
-        acc3_v_2[l] = 0.0f;
-      }
-      for (int64_t i1 = 0; i1 < 128; ++i1) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          acc0_v_2[l] = std::fma(f_layer2_weight[i0 * 512 + i1], v1_2[i1 * L + l], acc0_v_2[l]);
-          acc1_v_2[l] =
-              std::fma(f_layer2_weight[i0 * 512 + i1 + 128], v1_2[i1 * L + l], acc1_v_2[l]);
-          acc2_v_2[l] =
-              std::fma(f_layer2_weight[i0 * 512 + i1 + 256], v1_2[i1 * L + l], acc2_v_2[l]);
-          acc3_v_2[l] =
-              std::fma(f_layer2_weight[i0 * 512 + i1 + 384], v1_2[i1 * L + l], acc3_v_2[l]);
-        }
-      }
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        v0_2[(i0 * 4) * L + l] = acc0_v_2[l];
-        v0_2[(i0 * 4 + 1) * L + l] = acc1_v_2[l];
-        v0_2[(i0 * 4 + 2) * L + l] = acc2_v_2[l];
-        v0_2[(i0 * 4 + 3) * L + l] = acc3_v_2[l];
-      }
-    }
-    // %14 = add f64[128] -> h
-    // ode_rnn.ode:5: # (h_n = phi([x_n, u_n])), the ODE-RNN of Rubanova, Chen & Duvenaud (2019)
-    for (int64_t i0 = 0; i0 < 128; ++i0) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        k_last[i0 * L + l] = f_layer2_bias[i0] + v0_2[i0 * L + l];
+        k_last[i0 * L + l] = v6[i0 * L + l];
       }
     }
   }
@@ -7112,7 +6903,7 @@ const plastic_model kModel = {
             .adjoint_field = 20480,
             .step = 28736,
             .step_vjp = 172160,
-            .step_adaptive = 36928,
+            .step_adaptive = 24640,
             .adjoint_step = 176448,
             .output = 576,
             .output_vjp = 0,

@@ -23,7 +23,7 @@ AdjointStepper<T>::AdjointStepper(const ModelView<T>& model, const T* theta,
       tb_(static_cast<size_t>(model.model.field_theta_begin)),
       te_(static_cast<size_t>(model.model.field_theta_end)), s_(tableau.stages) {
   needed_stages(tab_, need_sol_, need_err_);
-  read_inputs_ = fused_input_stages(tab_, false);
+  read_inputs_ = fused_input_stages(tab_);
   const size_t s = static_cast<size_t>(s_);
   k_ = make_buffer<T>(s * yl_, meter);
   y_ = make_buffer<T>(yl_, meter);

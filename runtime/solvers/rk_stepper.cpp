@@ -25,13 +25,12 @@ void needed_stages(const ButcherTableau& tab, std::vector<char>& sol, std::vecto
   }
 }
 
-std::vector<char> fused_input_stages(const ButcherTableau& tab, bool fsal_last) {
+std::vector<char> fused_input_stages(const ButcherTableau& tab) {
   const size_t s = static_cast<size_t>(tab.stages);
   std::vector<char> read(s, 0);
   for (size_t i = 0; i < s; ++i)
     read[i] = std::find(tab.c.begin(), tab.c.begin() + static_cast<std::ptrdiff_t>(i), tab.c[i]) ==
               tab.c.begin() + static_cast<std::ptrdiff_t>(i);
-  if (fsal_last && tab.fsal && s > 0) read[s - 1] = 1;
   return read;
 }
 
@@ -43,8 +42,7 @@ RkStepper<T>::RkStepper(const ModelView<T>& model, const T* theta, const InputFn
       fused_(use_fused && fused_kernels_match(model.model, tableau)), scratch_(scratch),
       meter_(meter), nl_(model.state_size()), ml_(model.input_size()), s_(tableau.stages) {
   needed_stages(tab_, need_sol_, need_err_);
-  read_fixed_ = fused_input_stages(tab_, false);
-  read_adaptive_ = fused_input_stages(tab_, true);
+  read_inputs_ = fused_input_stages(tab_);
   const size_t s = static_cast<size_t>(s_);
   k_ = make_buffer<T>(s * nl_, meter);
   y_ = make_buffer<T>(nl_, meter);
@@ -108,7 +106,7 @@ void RkStepper<T>::step(double t, double h, double t1, const T* z0, T* z1, bool 
   inputs_complete_ = false;
   if (fused_ && with_error && model_.kernels().step_adaptive) {
     for (int i = 0; i < s_; ++i)
-      if (read_adaptive_[static_cast<size_t>(i)]) fill_input(i, t, h, t1);
+      if (read_inputs_[static_cast<size_t>(i)]) fill_input(i, t, h, t1);
     if (!k0_valid) {
       model_.field(t, z0, theta_, u, k_.data(), scratch_);
       ++stats.field_evals;
@@ -120,7 +118,7 @@ void RkStepper<T>::step(double t, double h, double t1, const T* z0, T* z1, bool 
   }
   if (fused_ && !with_error && model_.kernels().step) {
     for (int i = 0; i < s_; ++i)
-      if (read_fixed_[static_cast<size_t>(i)]) fill_input(i, t, h, t1);
+      if (read_inputs_[static_cast<size_t>(i)]) fill_input(i, t, h, t1);
     model_.step(t, h, z0, theta_, u, z1, scratch_);
     inputs_complete_ = ml_ > 0;
     stats.field_evals += std::count(need_sol_.begin(), need_sol_.end(), 1);
@@ -172,7 +170,7 @@ void RkStepper<T>::step_vjp(double t, double h, double t1, const T* z0, const T*
       u = stage_inputs;
     } else {
       for (int i = 0; i < s_; ++i)
-        if (read_fixed_[static_cast<size_t>(i)]) fill_input(i, t, h, t1);
+        if (read_inputs_[static_cast<size_t>(i)]) fill_input(i, t, h, t1);
     }
     model_.step_vjp(t, h, z0, theta_, u, z1_bar, z0_bar, theta_bar, ubar, scratch_);
     stats.vjp_evals += s_;

@@ -29,9 +29,8 @@ void needed_stages(const ButcherTableau& tab, std::vector<char>& sol, std::vecto
 /// Which blocks of u_stages the fused kernels read: stages at the same node
 /// c_i share one input sample, read from the block of the first of them
 /// (rk4's two stages at t + h/2, dopri5's two at t + h), so the rest need
-/// not be evaluated. `fsal_last`: step_adaptive of an FSAL tableau also
-/// reads the last block, for f(t + h, z1).
-std::vector<char> fused_input_stages(const ButcherTableau& tab, bool fsal_last);
+/// not be evaluated.
+std::vector<char> fused_input_stages(const ButcherTableau& tab);
 
 template <class T> class RkStepper {
 public:
@@ -89,13 +88,13 @@ private:
   MemoryMeter* meter_;
   size_t nl_, ml_;
   int s_;
-  bool inputs_complete_ = false;                 // u_ holds every stage's input of the last step
-  std::vector<char> need_sol_, need_err_;        // per stage, fixed by the tableau
-  std::vector<char> read_fixed_, read_adaptive_; // fused_input_stages of step / step_adaptive
-  Buffer<T> k_;                                  // s * nL stage derivatives
-  Buffer<T> y_;                                  // nL stage state
-  Buffer<T> err_;                                // nL
-  Buffer<T> u_;                                  // s * mL stage inputs
+  bool inputs_complete_ = false;          // u_ holds every stage's input of the last step
+  std::vector<char> need_sol_, need_err_; // per stage, fixed by the tableau
+  std::vector<char> read_inputs_;         // fused_input_stages: the blocks the fused kernels read
+  Buffer<T> k_;                           // s * nL stage derivatives
+  Buffer<T> y_;                           // nL stage state
+  Buffer<T> err_;                         // nL
+  Buffer<T> u_;                           // s * mL stage inputs
   // VJP only
   Buffer<T> ys_;   // s * nL stage states
   Buffer<T> kbar_; // s * nL

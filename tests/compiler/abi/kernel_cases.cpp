@@ -3,6 +3,7 @@
 // IR functions with the interpreter.
 #include "tests/compiler/abi/kernel_cases.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "compiler/abi/kernels.h"
@@ -277,7 +278,13 @@ std::vector<KernelCase> make_cases(const model::ModelFunctions& fns, const abi::
           std::map<std::string, Vec> out{{"z1", copy_out(r, c.L.states, c.L.n_state)},
                                          {"err", copy_out(r, c.L.states, c.L.n_state, "err.")}};
           if (fsal) {
-            Vec last(x.at("u_stages").begin() + (s - 1) * mi, x.at("u_stages").begin() + s * mi);
+            // f(t + h, z1) with the sample at t + h: the block of the first
+            // stage at node c = 1 (runtime/abi.h).
+            const auto& nodes = c.fns.step(method)->info.nodes;
+            const int at_end =
+                static_cast<int>(std::find(nodes.begin(), nodes.end(), 1.0) - nodes.begin());
+            const int64_t b = block(at_end);
+            Vec last(x.at("u_stages").begin() + b, x.at("u_stages").begin() + b + mi);
             SampleArrays fa{.z = &out["z1"],
                             .theta = &x.at("theta"),
                             .u = &last,
@@ -287,6 +294,16 @@ std::vector<KernelCase> make_cases(const model::ModelFunctions& fns, const abi::
           }
           return out;
         });
+    // FSAL: k_first is the ABI's f(t, z0, u(t)), the first stage the kernel
+    // takes instead of recomputing it.
+    if (fsal && !cases.empty() && cases.back().name == "step_adaptive")
+      cases.back().derive = [c, block, mi](const std::map<std::string, Vec>& x) {
+        Vec first(x.at("u_stages").begin() + block(0), x.at("u_stages").begin() + block(0) + mi);
+        SampleArrays fa{.z = &x.at("z0"), .theta = &x.at("theta"), .u = &first, .t = x.at("t")[0]};
+        return std::map<std::string, Vec>{
+            {"k_first", copy_out(evaluate_sample(c.fns, c.L, c.fn(FnKind::Field), fa), c.L.states,
+                                 c.L.n_state)}};
+      };
     // err = h sum e_i k_i cancels terms of size h|k| (sum e_i = 0): its
     // rounding is relative to that size, measured by the step's increment.
     if (!cases.empty() && cases.back().name == "step_adaptive")

@@ -45,6 +45,16 @@ CaseResult run_typed(const KernelCase& k, int L, int batch, uint64_t seed, doubl
       for (int s = 0; s < batch; ++s)
         per_sample[a.name].push_back(round(gen(a)));
   }
+  if (k.derive)
+    for (int s = 0; s < batch; ++s) {
+      std::map<std::string, Vec> sample = shared;
+      for (auto& [name, v] : per_sample)
+        sample[name] = v[static_cast<size_t>(s)];
+      sample["t"] = {t};
+      sample["h"] = {h};
+      for (auto& [name, v] : k.derive(sample))
+        per_sample.at(name)[static_cast<size_t>(s)] = round(std::move(v));
+    }
   // Expected outputs: from the f64 interpreter and, for f32 kernels, from the
   // interpreter in f32 (the yardstick of judge()).
   struct Expected {

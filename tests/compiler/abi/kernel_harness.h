@@ -47,6 +47,10 @@ struct KernelCase {
       scale_floor;
   /// Random-input generators by arg name (default U(-1, 1)).
   std::map<std::string, std::function<Vec(std::mt19937_64&)>> generate;
+  /// Optional: per-sample inputs the ABI defines from the others (an FSAL
+  /// step's k_first = f(t, z0, u(t))), by arg name, computed from a sample
+  /// after the random ones are drawn (with "t" and "h" as in `reference`).
+  std::function<std::map<std::string, Vec>(const std::map<std::string, Vec>& sample)> derive;
 };
 
 /// Errors of one output array, per sample of the batch (a uniform output: one

@@ -368,9 +368,8 @@ void quadratic_field_vjp(const void* ctx, double, const void* zv, const void* th
 // ---------------------------------------------------------------- fused steps
 
 /// The u_stages block stage i reads (runtime/abi.h): stages at one node share
-/// the block of the first of them; step_adaptive's FSAL stage reads the last.
-inline size_t input_block(const ButcherTableau& tab, int i, bool fsal_last) {
-  if (fsal_last && tab.fsal && i == tab.stages - 1) return static_cast<size_t>(i);
+/// the block of the first of them.
+inline size_t input_block(const ButcherTableau& tab, int i) {
   for (int j = 0; j < i; ++j)
     if (tab.c[static_cast<size_t>(j)] == tab.c[static_cast<size_t>(i)])
       return static_cast<size_t>(j);
@@ -381,7 +380,7 @@ inline size_t input_block(const ButcherTableau& tab, int i, bool fsal_last) {
 template <class T> struct PlainRk {
   std::vector<std::vector<T>> Y, K;
   void run(const Ctx& c, const ButcherTableau& tab, double t, double h, const T* z0, const T* th,
-           const T* us, const T* k_first, bool fsal_last = false) {
+           const T* us, const T* k_first) {
     const size_t nl = static_cast<size_t>(c.n * c.L), ml = static_cast<size_t>(c.m * c.L);
     Y.assign(static_cast<size_t>(tab.stages), std::vector<T>(nl));
     K = Y;
@@ -397,8 +396,8 @@ template <class T> struct PlainRk {
         continue;
       }
       c.field(&c, t + tab.c[static_cast<size_t>(i)] * h, Y[static_cast<size_t>(i)].data(), th,
-              c.m ? us + input_block(tab, i, fsal_last) * ml : nullptr,
-              K[static_cast<size_t>(i)].data(), nullptr);
+              c.m ? us + input_block(tab, i) * ml : nullptr, K[static_cast<size_t>(i)].data(),
+              nullptr);
     }
   }
 };
@@ -427,7 +426,7 @@ void fused_step_adaptive(const void* ctx, double t, double h, const void* z0, co
   const ButcherTableau& tab = *c.fused;
   PlainRk<T> rk;
   rk.run(c, tab, t, h, static_cast<const T*>(z0), static_cast<const T*>(th),
-         static_cast<const T*>(us), static_cast<const T*>(k_first), true);
+         static_cast<const T*>(us), static_cast<const T*>(k_first));
   const size_t nl = static_cast<size_t>(c.n * c.L);
   for (size_t e = 0; e < nl; ++e) {
     T zz = static_cast<const T*>(z0)[e], ee = 0;
@@ -461,10 +460,9 @@ void fused_step_vjp(const void* ctx, double t, double h, const void* z0, const v
   for (int i = tab.stages - 1; i >= 0; --i) {
     std::fill(yb.begin(), yb.end(), T{0});
     c.field_vjp(&c, t + tab.c[static_cast<size_t>(i)] * h, rk.Y[static_cast<size_t>(i)].data(), th,
-                c.m ? static_cast<const T*>(us) + input_block(tab, i, false) * ml : nullptr,
+                c.m ? static_cast<const T*>(us) + input_block(tab, i) * ml : nullptr,
                 kb[static_cast<size_t>(i)].data(), yb.data(), thb,
-                usb && c.m ? static_cast<T*>(usb) + input_block(tab, i, false) * ml : nullptr,
-                nullptr);
+                usb && c.m ? static_cast<T*>(usb) + input_block(tab, i) * ml : nullptr, nullptr);
     for (size_t e = 0; e < nl; ++e)
       static_cast<T*>(z0b)[e] += yb[e];
     for (int j = 0; j < i; ++j)
