@@ -23,14 +23,16 @@
 # state comes from the static features. Our FWP files start from W = 0 and
 # do not read the static features (the paper's FWPs do). Training is
 # shortened: Adam, lr 1e-3 with a cosine schedule, batch 128, EPOCHS
-# (default 8) epochs, SEEDS (default 1) seeds (Table 3's lr 1e-5..1e-4 at
-# batch 1024 would need far more epochs than the budget allows; LR
-# overrides the 1e-3); the epoch of lowest validation loss is kept and its
-# test AUROC reported. JOBS (default 1) runs that many trainings at once.
+# (default 8) epochs, seeds SEED_FROM..SEEDS-1 (default 0..0: one seed)
+# (Table 3's lr 1e-5..1e-4 at batch 1024 would need far more epochs than
+# the budget allows; LR overrides the 1e-3); the epoch of lowest
+# validation loss is kept and its test AUROC reported. JOBS (default 1) runs that many trainings at once.
 # MODELS and SETTINGS pick the cells; MERGE=1 keeps the other cells' lines
 # in $RESULTS and replaces only those of the runs made (e.g.
 # `MODELS="oja_node oja_cde" MERGE=1` re-runs the four Oja cells), and the
-# tables then show every cell.
+# tables then show every cell; with SEED_FROM=1 SEEDS=3 MERGE=1 it adds
+# seeds 1 and 2 to the cells picked without re-running seed 0, and a cell
+# of several seeds shows mean +- std over them.
 #
 # Writes one JSON line per run to $RESULTS (default
 # examples/experiments/results/physionet_fwp_table1.jsonl) and prints the
@@ -70,6 +72,7 @@ else
 fi
 jobs=${JOBS:-1}
 lr=${LR:-1e-3}
+seed_from=${SEED_FROM:-0}
 mkdir -p "$out_root" "$(dirname "$results")"
 
 # A subset: links to the first STAYS files (in name order), so the reader
@@ -122,7 +125,7 @@ start_all=$SECONDS
 order=()
 for setting in $settings; do
   for model in $models; do
-    for ((seed = 0; seed < seeds; seed++)); do
+    for ((seed = seed_from; seed < seeds; seed++)); do
       order+=("$setting/$model/seed$seed")
       while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || :; done
       train_one "$model" "$setting" "$seed" &

@@ -14,8 +14,10 @@ does both, so each script does not carry its own copy:
       summary's validation/test loss and metric (summary.json, absent when
       training stopped, e.g. diverged).
   results.py table FILE.jsonl --by k1,k2 --metric KEY [--dat DIR]
-      a Markdown table: per group, mean +- std and median of KEY over the runs
-      that finished (failed runs are counted, not averaged), the number of runs and of failed ones, the mean wall time;
+      a Markdown table: per group, mean +- std (the value alone for one run)
+      and median of KEY over the runs that finished (failed runs are
+      counted, not averaged), the number of runs and of failed ones, the
+      mean wall time;
       --dat DIR also writes, per group of all keys but the last, DIR/<group>.dat:
       the last key, mean, std, median, finished and failed runs, for gnuplot.
   results.py compare FILE.jsonl --metric KEY --better A=V --worse B=V [--by k] [--where k=v]
@@ -135,7 +137,11 @@ def table(path, by, metric, dat):
         values = [v for v in (value_of(x, metric) for x in lines) if v is not None]
         m, s = mean_std(values)
         secs = statistics.fmean(float(x.get("seconds", 0)) for x in lines)
-        shown = f"{m:.4g} ± {s:.2g}" if m is not None else "—"
+        # One run has no spread: its value alone, not "± 0".
+        if m is None:
+            shown = "—"
+        else:
+            shown = f"{m:.4g} ± {s:.2g}" if len(values) > 1 else f"{m:.4g}"
         median = f"{statistics.median(values):.4g}" if values else "—"
         failed = len(lines) - len(values)
         print("| " + " | ".join(str(k) for k in key) +
