@@ -45,16 +45,19 @@ CaseResult run_typed(const KernelCase& k, int L, int batch, uint64_t seed, doubl
       for (int s = 0; s < batch; ++s)
         per_sample[a.name].push_back(round(gen(a)));
   }
+  // Sample s as the references see it: its arrays, the shared ones, t and h.
+  auto sample_of = [&](int s) {
+    std::map<std::string, Vec> sample = shared;
+    for (auto& [name, v] : per_sample)
+      sample[name] = v[static_cast<size_t>(s)];
+    sample["t"] = {t};
+    sample["h"] = {h};
+    return sample;
+  };
   if (k.derive)
-    for (int s = 0; s < batch; ++s) {
-      std::map<std::string, Vec> sample = shared;
-      for (auto& [name, v] : per_sample)
-        sample[name] = v[static_cast<size_t>(s)];
-      sample["t"] = {t};
-      sample["h"] = {h};
-      for (auto& [name, v] : k.derive(sample))
+    for (int s = 0; s < batch; ++s)
+      for (auto& [name, v] : k.derive(sample_of(s)))
         per_sample.at(name)[static_cast<size_t>(s)] = round(std::move(v));
-    }
   // Expected outputs: from the f64 interpreter and, for f32 kernels, from the
   // interpreter in f32 (the yardstick of judge()).
   struct Expected {
@@ -76,11 +79,7 @@ CaseResult run_typed(const KernelCase& k, int L, int batch, uint64_t seed, doubl
             a.role == ArgSpec::Acc ? per_sample[a.name] : std::vector<Vec>(batch, Vec(a.size, 0.0));
     }
     for (int s = 0; s < batch; ++s) {
-      std::map<std::string, Vec> sample = shared;
-      for (auto& [name, v] : per_sample)
-        sample[name] = v[static_cast<size_t>(s)];
-      sample["t"] = {t};
-      sample["h"] = {h};
+      const std::map<std::string, Vec> sample = sample_of(s);
       std::map<std::string, Vec> r = k.reference(sample);
       if (!f32)
         for (const ArgSpec& a : k.args)
