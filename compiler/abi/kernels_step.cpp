@@ -7,7 +7,6 @@
 #include "compiler/abi/kernel_util.h"
 #include "compiler/autodiff/names.h"
 #include "compiler/loops/error.h"
-#include "runtime/solvers/tableau.h"
 
 namespace plastic::abi::detail {
 
@@ -105,20 +104,16 @@ bool build_step_adaptive(const KernelContext& k, loops::Function& out) {
   const model::ModelStep* step = model_step(k);
   if (!step || !step->info.adaptive) return false;
   const model::ModelStep& s = *step;
-  const rt::ButcherTableau* tab = s.method();
   const ModelLayout& L = k.layout;
   Builder b(k.prefix + "step_adaptive", k.type, k.lanes);
   b.opaque_param("ctx");
   KernelEnv env = env_of(k);
-  loops::Expr t = b.scalar_param("t");
-  loops::Expr h = b.scalar_param("h");
-  env.t = t;
-  env.h = h;
+  env.t = b.scalar_param("t");
+  env.h = b.scalar_param("h");
   env.z = varying(b, "z0", L.n_state, kIn);
   env.theta = uniform(b, "theta", L.n_params, kIn);
   const int64_t m = L.n_input;
-  Place u_stages = varying(b, "u_stages", stages(s) * m, kIn);
-  bind_stages(env, s, u_stages, m);
+  bind_stages(env, s, varying(b, "u_stages", stages(s) * m, kIn), m);
   Place k_first = varying(b, "k_first", L.n_state, kIn);
   Place z1 = varying(b, "z1", L.n_state);
   Place err = varying(b, "err", L.n_state);
@@ -128,7 +123,7 @@ bool build_step_adaptive(const KernelContext& k, loops::Function& out) {
   const std::string err_prefix(ad::prefix(ad::Derived::ErrorEstimate));
   for (auto& [name, p] : state_outputs(L, err, err_prefix))
     plain[name] = p;
-  if (tab->fsal && s.fsal) {
+  if (s.fsal) {
     // First Same As Last: stage 1 is the caller's k_first, and the last
     // stage, f(t + h, z1), is written to k_last — s - 1 field evaluations.
     env.k_first = k_first;

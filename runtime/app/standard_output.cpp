@@ -47,6 +47,7 @@ int finish_standard_output(int code, const std::string& program) {
   std::fprintf(stderr, "%s: cannot write to standard output: %s\n", program.c_str(), why.c_str());
   return code == kOk ? kInputError : code;
 }
+
 std::optional<int> output_failure_code(const std::exception& e, const std::string& program) {
   const auto* sys = dynamic_cast<const std::system_error*>(&e);
   if (sys == nullptr || sys->code().category() != std::generic_category()) return std::nullopt;

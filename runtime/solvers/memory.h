@@ -107,7 +107,6 @@ public:
   /// Appends a record and returns where to write it.
   T* push() {
     if (size_ == chunks_.size() * per_chunk_) {
-      chunks_.reserve(chunks_.size() + 1);
       // Default-initialised: no zero fill for arithmetic types.
       chunks_.push_back(std::unique_ptr<T[]>(new T[chunk_elements()]));
       if (meter_) meter_->allocated(chunk_bytes());

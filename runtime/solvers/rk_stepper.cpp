@@ -72,6 +72,11 @@ template <class T> void RkStepper<T>::fill_input(int i, double t, double h, doub
   input_(r, u_.data() + static_cast<size_t>(i) * ml_);
 }
 
+template <class T> void RkStepper<T>::fill_fused_inputs(double t, double h, double t1) {
+  for (int i = 0; i < s_; ++i)
+    if (read_inputs_[static_cast<size_t>(i)]) fill_input(i, t, h, t1);
+}
+
 template <class T>
 void RkStepper<T>::combine(const T* z0, double h, const double* w, int upto, T* out) const {
   tile::combine(nl_, z0, k_.data(), nl_, w, upto, h, out);
@@ -105,8 +110,7 @@ void RkStepper<T>::step(double t, double h, double t1, const T* z0, T* z1, bool 
   T* k_last = k_.data() + static_cast<size_t>(s_ - 1) * nl_;
   inputs_complete_ = false;
   if (fused_ && with_error && model_.kernels().step_adaptive) {
-    for (int i = 0; i < s_; ++i)
-      if (read_inputs_[static_cast<size_t>(i)]) fill_input(i, t, h, t1);
+    fill_fused_inputs(t, h, t1);
     if (!k0_valid) {
       model_.field(t, z0, theta_, u, k_.data(), scratch_);
       ++stats.field_evals;
@@ -117,8 +121,7 @@ void RkStepper<T>::step(double t, double h, double t1, const T* z0, T* z1, bool 
     return;
   }
   if (fused_ && !with_error && model_.kernels().step) {
-    for (int i = 0; i < s_; ++i)
-      if (read_inputs_[static_cast<size_t>(i)]) fill_input(i, t, h, t1);
+    fill_fused_inputs(t, h, t1);
     model_.step(t, h, z0, theta_, u, z1, scratch_);
     inputs_complete_ = ml_ > 0;
     stats.field_evals += std::count(need_sol_.begin(), need_sol_.end(), 1);
@@ -169,8 +172,7 @@ void RkStepper<T>::step_vjp(double t, double h, double t1, const T* z0, const T*
     if (ml_ && stage_inputs) {
       u = stage_inputs;
     } else {
-      for (int i = 0; i < s_; ++i)
-        if (read_inputs_[static_cast<size_t>(i)]) fill_input(i, t, h, t1);
+      fill_fused_inputs(t, h, t1);
     }
     model_.step_vjp(t, h, z0, theta_, u, z1_bar, z0_bar, theta_bar, ubar, scratch_);
     stats.vjp_evals += s_;

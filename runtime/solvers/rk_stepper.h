@@ -56,8 +56,9 @@ public:
             SolveStats& stats);
   const T* error() const { return err_.data(); }
   /// The s stage inputs (s*mL) the last step read, when it was a fused fixed
-  /// step (which evaluates every stage's input); null otherwise or without
-  /// inputs. A caller may keep them for step_vjp of the same step.
+  /// step (which evaluates the input of every block the kernels read); null
+  /// otherwise or without inputs. A caller may keep them for step_vjp of the
+  /// same step.
   const T* fused_step_inputs() const { return inputs_complete_ ? u_.data() : nullptr; }
   size_t stage_inputs_size() const { return static_cast<size_t>(s_) * ml_; }
   /// Moves f(t1, z1) of the last FSAL step into first_stage().
@@ -76,6 +77,8 @@ public:
 private:
   double stage_time(int i, double t, double h, double t1) const;
   void fill_input(int i, double t, double h, double t1);
+  /// The inputs of the stages the fused kernels read (read_inputs_).
+  void fill_fused_inputs(double t, double h, double t1);
   /// out = z0 + h * sum_{j < upto} w[j] k_j.
   void combine(const T* z0, double h, const double* w, int upto, T* out) const;
 
@@ -88,7 +91,7 @@ private:
   MemoryMeter* meter_;
   size_t nl_, ml_;
   int s_;
-  bool inputs_complete_ = false;          // u_ holds every stage's input of the last step
+  bool inputs_complete_ = false;          // u_ holds the last step's inputs (every block read)
   std::vector<char> need_sol_, need_err_; // per stage, fixed by the tableau
   std::vector<char> read_inputs_;         // fused_input_stages: the blocks the fused kernels read
   Buffer<T> k_;                           // s * nL stage derivatives
