@@ -101,6 +101,8 @@ void emit_function(loops::Builder& b, const ir::Function& fn, std::span<const In
     bool live = out.kind == OutputBinding::Kind::Buffer && !adds_zero;
     sin.output_live.push_back(live);
     sin.output_region.push_back(kTopRegion);
+    sin.output_offset.push_back(out.offset);
+    sin.output_may_alias.push_back(live && !lf.buffer(out.buffer).noalias);
     if (!live) continue;
     PLASTIC_CHECK(out.buffer.valid() && out.buffer.id < lf.buffers.size(),
                   "emit_function '{}': output '{}' bound to an invalid buffer", fn.name(), o.name);
@@ -126,6 +128,9 @@ void emit_function(loops::Builder& b, const ir::Function& fn, std::span<const In
     }
   }
   sin.num_regions = static_cast<int>(region_buffer.size());
+  for (const InputBinding& in : inputs)
+    sin.input_alias_offset.push_back(
+        in.kind == InputBinding::Kind::Buffer && !lf.buffer(in.buffer).noalias ? in.offset : -1);
 
   Schedule sched(fn, sin);
   for (size_t j = 0; j < outputs.size(); ++j) {

@@ -207,16 +207,16 @@ void Schedule::decide(const ir::Function& fn, const ScheduleInput& in) {
     NodeSchedule& s = info_[n];
     auto outs = out_regions.find(n);
     bool output_only = operand_uses[n] == 0 && outs != out_regions.end();
-    if (outs != out_regions.end() && in.outputs_may_alias) {
-      // Computed into scratch before any output store; splats read nothing.
-      s.materialise = !n->is_splat() && n->dtype() != ir::DType::I1;
-      continue;
-    }
     if (output_only &&
         std::all_of(outs->second.begin(), outs->second.end(),
                     [&](int r) { return r == outs->second.front(); }) &&
         !n->is_leaf() && !n->is_splat()) {
-      s.direct = true;
+      s.direct = true; // under aliasing, only if stores_safely agrees (below)
+      continue;
+    }
+    if (outs != out_regions.end() && in.outputs_may_alias) {
+      // Computed into scratch before any output store; splats read nothing.
+      s.materialise = !n->is_splat() && n->dtype() != ir::DType::I1;
       continue;
     }
     if (ir::op_category(n->op()) == OpCategory::Compare || n->is_leaf() || n->is_splat()) continue;
@@ -264,6 +264,48 @@ void Schedule::decide(const ir::Function& fn, const ScheduleInput& in) {
     }
     depth[n] = d;
   }
+
+  // Under aliasing a direct output's loop runs after every other node; it
+  // may still not read an aliased input anywhere but at the element it
+  // stores, else it goes through scratch like the other outputs.
+  if (in.outputs_may_alias)
+    for (const ir::Node* n : order_) {
+      NodeSchedule& s = info_[n];
+      if (s.direct && !stores_safely(fn, in, n)) {
+        s.direct = false;
+        s.materialise = true;
+      }
+    }
+}
+
+bool Schedule::stores_safely(const ir::Function& fn, const ScheduleInput& in,
+                             const ir::Node* n) const {
+  // Where n is stored, and whether all of it goes to buffers that may alias.
+  std::vector<int64_t> offsets;
+  bool into_aliased = true;
+  for (size_t j = 0; j < fn.outputs().size(); ++j)
+    if (in.output_live[j] && fn.outputs()[j].node == n) {
+      offsets.push_back(in.output_offset[j]);
+      into_aliased = into_aliased && in.output_may_alias[j];
+    }
+  // Walks n's fused loop body; `same_element` while every node on the way
+  // reads its operand at the element it computes (elementwise, same shape).
+  auto safe = [&](auto&& self, const ir::Node* m, bool same_element) -> bool {
+    if (m->is_leaf()) {
+      int64_t off = in.input_alias_offset[fn.input_index(m->name())];
+      return off < 0 || (same_element && into_aliased &&
+                         std::all_of(offsets.begin(), offsets.end(),
+                                     [&](int64_t o) { return o == off; }));
+    }
+    if (m->is_constant() || (m != n && at(m).materialise)) return true;
+    const OpCategory cat = ir::op_category(m->op());
+    const bool elementwise = cat == OpCategory::Unary || cat == OpCategory::Binary ||
+                             cat == OpCategory::Compare || cat == OpCategory::Select;
+    for (const ir::Node* o : m->operands())
+      if (!self(self, o, same_element && elementwise && o->shape() == m->shape())) return false;
+    return true;
+  };
+  return safe(safe, n, true);
 }
 
 void Schedule::mark_reads(const ir::Node* root, bool include_root, int64_t step) {
@@ -276,11 +318,19 @@ void Schedule::mark_reads(const ir::Node* root, bool include_root, int64_t step)
 }
 
 void Schedule::plan(const ir::Function& fn, const ScheduleInput& in) {
+  // Under aliasing, direct outputs are computed with the outputs, after
+  // every materialised node.
   auto computes = [&](int region) {
     for (const ir::Node* n : order_) {
       const NodeSchedule& s = info_[n];
-      if (s.region == region && (s.materialise || s.direct))
+      if (s.region == region && (s.materialise || (s.direct && !in.outputs_may_alias)))
         steps_.push_back({Step::Kind::Compute, n, -1, region});
+    }
+  };
+  auto direct_outputs = [&](int region) {
+    for (const ir::Node* n : order_) {
+      const NodeSchedule& s = info_[n];
+      if (s.region == region && s.direct) steps_.push_back({Step::Kind::Compute, n, -1, region});
     }
   };
   auto outputs = [&](int region) {
@@ -303,9 +353,13 @@ void Schedule::plan(const ir::Function& fn, const ScheduleInput& in) {
   if (in.outputs_may_alias) {
     for (int r = 0; r < in.num_regions; ++r)
       in_region(r, computes);
+    direct_outputs(kTopRegion);
     outputs(kTopRegion);
     for (int r = 0; r < in.num_regions; ++r)
-      in_region(r, outputs);
+      in_region(r, [&](int region) {
+        direct_outputs(region);
+        outputs(region);
+      });
   } else {
     outputs(kTopRegion);
     for (int r = 0; r < in.num_regions; ++r)

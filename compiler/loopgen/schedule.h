@@ -17,7 +17,11 @@
 //     needs per-axis indices (a fused broadcast or slice) is materialised;
 //   * comparisons are never materialised (masks have no memory form);
 //   * fused chains deeper than a bound are cut (keeps expression trees and
-//     the emitter's recursion small).
+//     the emitter's recursion small);
+//   * when outputs may alias inputs (a step's z1 = z0), every node is
+//     computed first; an output whose fused loop reads the aliased input
+//     only element for element (z1 = z0 + Σ ...) is then stored straight
+//     from that loop, any other through scratch.
 #pragma once
 
 #include <cstdint>
@@ -61,9 +65,18 @@ struct ScheduleInput {
   std::vector<bool> output_live;   ///< per fn.outputs()[j]: false = Discard
   std::vector<int> output_region;  ///< per output: kTopRegion or a region id
   int num_regions = 0;
-  /// An output buffer may alias an input: every output is computed into
-  /// scratch before the first output store.
+  /// An output buffer may alias an input: every node is computed before the
+  /// first output store, and an output is stored straight from its loop only
+  /// when that loop reads the aliased inputs at the very element it writes
+  /// (see input_alias_offset); any other output goes through scratch.
   bool outputs_may_alias = false;
+  /// Per fn.inputs()[i]: the binding's offset when its buffer may alias an
+  /// output buffer, else -1.
+  std::vector<int64_t> input_alias_offset;
+  /// Per fn.outputs()[j]: the binding's offset, and whether its buffer may
+  /// alias an input.
+  std::vector<int64_t> output_offset;
+  std::vector<bool> output_may_alias;
 };
 
 class Schedule {
@@ -90,6 +103,7 @@ public:
 private:
   bool cheap_after(const ir::Node* n) const;
   void decide(const ir::Function& fn, const ScheduleInput& in);
+  bool stores_safely(const ir::Function& fn, const ScheduleInput& in, const ir::Node* n) const;
   void plan(const ir::Function& fn, const ScheduleInput& in);
   void mark_reads(const ir::Node* root, bool include_root, int64_t step);
 

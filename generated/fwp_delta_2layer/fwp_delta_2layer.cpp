@@ -7147,33 +7147,41 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
   const T* Wv2 = theta + 37530;
   const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
   T* z1 = static_cast<T*>(z1_ptr);
-  T* __restrict z1_new = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65536);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65728);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65920);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70016);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74112);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78208);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78464);
-  T* __restrict u7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82560);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 82624);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 86720);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 90816);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 91072);
-  T* __restrict u12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 91584);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 91648);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 95744);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 99840);
-  T* __restrict u16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100352);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100416);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 100928);
-  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 105024);
-  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 109120);
-  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 109632);
-  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 113728);
-  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 117824);
-  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 118336);
-  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 122432);
+  T* z1_W1 = z1;
+  T* z1_W2 = z1 + 1024 * L;
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 192);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 384);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8576);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12672);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12928);
+  T* __restrict u7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17024);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17088);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21184);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25280);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25536);
+  T* __restrict u12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26048);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26112);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30208);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34304);
+  T* __restrict u16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34816);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34880);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35392);
+  T* __restrict v19 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39488);
+  T* __restrict v20 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43584);
+  T* __restrict v21 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44096);
+  T* __restrict v22 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48192);
+  T* __restrict v23 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52288);
+  T* __restrict v24 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52800);
+  T* __restrict v25 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56896);
+  T* __restrict v26 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60992);
+  T* __restrict v27 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65088);
+  T* __restrict v28 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69184);
+  T* __restrict v29 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73280);
+  T* __restrict v30 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77376);
+  T* __restrict v31 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 81472);
+  T* __restrict v32 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 85568);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -7989,22 +7997,6 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %2900 = add f64[16,8,8] -> W1
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    for (int64_t i1 = 0; i1 < 8; ++i1) {
-      for (int64_t i2 = 0; i2 < 8; ++i2) {
-        PLASTIC_SIMD
-        for (int64_t l = 0; l < L; ++l) {
-          z1_new[(i0 * 64 + i1 * 8 + i2) * L + l] =
-              ((((v8[(i0 * 8 + i1) * L + l] * v4[(i0 * 8 + i2) * L + l]) +
-                 (v13[(i0 * 8 + i2) * L + l] * v19[(i0 * 8 + i1) * L + l])) +
-                (v14[(i0 * 8 + i1) * L + l] * v9[(i0 * 8 + i2) * L + l])) +
-               (v18[(i0 * 8 + i2) * L + l] * v24[(i0 * 8 + i1) * L + l])) +
-              z0_W1[(i0 * 64 + i1 * 8 + i2) * L + l];
-        }
-      }
-    }
-  }
   // %1766 = contract f64[16,8] -> v2
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
@@ -8033,7 +8025,7 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %1767 = softmax f64[16,8] -> v8
+  // %1767 = softmax f64[16,8] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8061,7 +8053,7 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
+        v22[(i0 * 8 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
       }
     }
   }
@@ -8078,14 +8070,14 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2) * L + l], v8[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2) * L + l], v22[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v22[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v22[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v8[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v22[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
@@ -8109,13 +8101,13 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v4[(i0 * 32 + i1) * L + l], v8[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v4[(i0 * 32 + i1) * L + l], v22[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 8) * L + l], v8[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v4[(i0 * 32 + i1 + 8) * L + l], v22[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 16) * L + l], v8[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v4[(i0 * 32 + i1 + 16) * L + l], v22[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v4[(i0 * 32 + i1 + 24) * L + l], v8[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v4[(i0 * 32 + i1 + 24) * L + l], v22[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8133,12 +8125,12 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       v15[i0 * L + l] = v17[i0 * L + l] * v11[i0 * L + l];
     }
   }
-  // %2643 = add f64[16,8] -> v4
+  // %2643 = add f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 8 + i1) * L + l] =
+        v25[(i0 * 8 + i1) * L + l] =
             v2[(i0 * 8 + i1) * L + l] + (v6[(i0 * 8 + i1) * L + l] * v15[i0 * L + l]);
       }
     }
@@ -8147,10 +8139,10 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v4[i0 * L + l];
+      v6[i0 * L + l] = v25[i0 * L + l];
     }
   }
-  // %2773 = layernorm f64[128] -> v4
+  // %2773 = layernorm f64[128] -> v25
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -8170,8 +8162,8 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e723 = v6[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e723 * e723);
+        const T e706 = v6[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e706 * e706);
       }
     }
   }
@@ -8183,17 +8175,17 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = (v6[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v25[i0 * L + l] = (v6[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %2775 = add f64[128] -> v13
+  // %2775 = add f64[128] -> v26
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = (ff1_norm_gain[i0] * v4[i0 * L + l]) + ff1_norm_bias[i0];
+      v26[i0 * L + l] = (ff1_norm_gain[i0] * v25[i0 * L + l]) + ff1_norm_bias[i0];
     }
   }
-  // %2776 = contract f64[64] -> v4
+  // %2776 = contract f64[64] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8205,28 +8197,28 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v13[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v26[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v26[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v26[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v26[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2778 = relu f64[64] -> v13
+  // %2778 = relu f64[64] -> v26
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = relu(ff1_up_bias[i0] + v4[i0 * L + l]);
+      v26[i0 * L + l] = relu(ff1_up_bias[i0] + v25[i0 * L + l]);
     }
   }
-  // %2779 = contract f64[128] -> v4
+  // %2779 = contract f64[128] -> v25
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8238,28 +8230,28 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v13[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v26[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v26[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v26[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v26[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[(i0 * 4) * L + l] = acc0_v[l];
-      v4[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v4[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v4[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2781 = add f64[128] -> v13
+  // %2781 = add f64[128] -> v26
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = v6[i0 * L + l] + (v4[i0 * L + l] + ff1_down_bias[i0]);
+      v26[i0 * L + l] = v6[i0 * L + l] + (v25[i0 * L + l] + ff1_down_bias[i0]);
     }
   }
-  // %2782 = layernorm f64[128] -> v4
+  // %2782 = layernorm f64[128] -> v6
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -8267,7 +8259,7 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + v13[i0 * L + l];
+      mean_v[l] = mean_v[l] + v26[i0 * L + l];
     }
   }
   PLASTIC_SIMD
@@ -8279,8 +8271,8 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e811 = v13[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e811 * e811);
+        const T e794 = v26[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e794 * e794);
       }
     }
   }
@@ -8292,17 +8284,17 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v4[i0 * L + l] = (v13[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v6[i0 * L + l] = (v26[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %2784 = add f64[128] -> v6
+  // %2784 = add f64[128] -> v25
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = ln2_bias[i0] + (v4[i0 * L + l] * ln2_gain[i0]);
+      v25[i0 * L + l] = ln2_bias[i0] + (v6[i0 * L + l] * ln2_gain[i0]);
     }
   }
-  // %2786 = contract f64[16,8] -> v4
+  // %2786 = contract f64[16,8] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8315,22 +8307,22 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i2 = 0; i2 < 128; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v6[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v6[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v6[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v6[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v25[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v25[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v25[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v25[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v4[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v4[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v4[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1710 = contract f64[16,8] -> v13
+  // %1710 = contract f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8351,14 +8343,14 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v26[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v26[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v26[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v26[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1711 = softmax f64[16,8] -> v14
+  // %1711 = softmax f64[16,8] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8368,7 +8360,7 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v13[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+            (v26[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v26[(i0 * 8 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -8379,18 +8371,18 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = vm::exp(v13[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v5[i1 * L + l] = vm::exp(v26[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v26[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 8 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
+        v27[(i0 * 8 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %1712 = contract f64[16,8] -> v13
+  // %1712 = contract f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8403,26 +8395,26 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2) * L + l], v14[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2) * L + l], v27[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v27[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v27[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v14[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v27[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v26[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v26[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v26[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v26[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1714 = layernorm f64[128] -> v14
+  // %1714 = layernorm f64[128] -> v27
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -8430,7 +8422,7 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + v13[i0 * L + l];
+      mean_v[l] = mean_v[l] + v26[i0 * L + l];
     }
   }
   PLASTIC_SIMD
@@ -8442,8 +8434,8 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e935 = v13[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e935 * e935);
+        const T e918 = v26[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e918 * e918);
       }
     }
   }
@@ -8455,17 +8447,17 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = (v13[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v27[i0 * L + l] = (v26[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %1716 = add f64[128] -> v18
+  // %1716 = add f64[128] -> v28
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = ff1_norm_bias[i0] + (ff1_norm_gain[i0] * v14[i0 * L + l]);
+      v28[i0 * L + l] = ff1_norm_bias[i0] + (ff1_norm_gain[i0] * v27[i0 * L + l]);
     }
   }
-  // %1717 = contract f64[64] -> v14
+  // %1717 = contract f64[64] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8477,28 +8469,28 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v18[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v28[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v28[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v28[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v28[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 4) * L + l] = acc0_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1719 = relu f64[64] -> v18
+  // %1719 = relu f64[64] -> v28
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = relu(ff1_up_bias[i0] + v14[i0 * L + l]);
+      v28[i0 * L + l] = relu(ff1_up_bias[i0] + v27[i0 * L + l]);
     }
   }
-  // %1720 = contract f64[128] -> v14
+  // %1720 = contract f64[128] -> v27
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8510,28 +8502,28 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v18[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v18[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v18[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v18[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v28[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v28[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v28[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v28[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[(i0 * 4) * L + l] = acc0_v[l];
-      v14[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v14[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v14[(i0 * 4 + 3) * L + l] = acc3_v[l];
+      v27[(i0 * 4) * L + l] = acc0_v[l];
+      v27[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v27[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v27[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %1722 = add f64[128] -> v18
+  // %1722 = add f64[128] -> v28
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v18[i0 * L + l] = v13[i0 * L + l] + (v14[i0 * L + l] + ff1_down_bias[i0]);
+      v28[i0 * L + l] = v26[i0 * L + l] + (v27[i0 * L + l] + ff1_down_bias[i0]);
     }
   }
-  // %1723 = layernorm f64[128] -> v13
+  // %1723 = layernorm f64[128] -> v26
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -8539,7 +8531,7 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + v18[i0 * L + l];
+      mean_v[l] = mean_v[l] + v28[i0 * L + l];
     }
   }
   PLASTIC_SIMD
@@ -8551,8 +8543,8 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e1023 = v18[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e1023 * e1023);
+        const T e1006 = v28[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1006 * e1006);
       }
     }
   }
@@ -8564,17 +8556,17 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = (v18[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v26[i0 * L + l] = (v28[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %1725 = add f64[128] -> v14
+  // %1725 = add f64[128] -> v27
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v14[i0 * L + l] = (ln2_gain[i0] * v13[i0 * L + l]) + ln2_bias[i0];
+      v27[i0 * L + l] = (ln2_gain[i0] * v26[i0 * L + l]) + ln2_bias[i0];
     }
   }
-  // %1727 = contract f64[16,8] -> v13
+  // %1727 = contract f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8587,22 +8579,22 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i2 = 0; i2 < 128; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v14[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v14[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v14[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v14[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v27[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v27[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v27[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v27[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v26[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v26[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v26[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v26[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1728 = contract f64[16,8] -> v18
+  // %1728 = contract f64[16,8] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8615,22 +8607,22 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i2 = 0; i2 < 128; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v14[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v14[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v14[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v14[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v27[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v27[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v27[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v27[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v18[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v18[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v18[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v28[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v28[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v28[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v28[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1729 = softmax f64[16,8] -> v22
+  // %1729 = softmax f64[16,8] -> v29
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8640,7 +8632,7 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v18[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v18[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+            (v28[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v28[(i0 * 8 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -8651,18 +8643,18 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = vm::exp(v18[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v18[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v5[i1 * L + l] = vm::exp(v28[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v28[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v22[(i0 * 8 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
+        v29[(i0 * 8 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %1730 = contract f64[16,8] -> v18
+  // %1730 = contract f64[16,8] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8675,33 +8667,33 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v22[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v29[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v22[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v29[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v22[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v29[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v22[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v29[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v18[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v18[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v18[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v28[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v28[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v28[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v28[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1732 = tanh f64[16,8] -> v24
+  // %1732 = tanh f64[16,8] -> v30
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v24[i0 * L + l] = vm::tanh(v13[i0 * L + l] - v18[i0 * L + l]);
+      v30[i0 * L + l] = vm::tanh(v26[i0 * L + l] - v28[i0 * L + l]);
     }
   }
-  // %2787 = contract f64[16,8] -> v13
+  // %2787 = contract f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8714,22 +8706,22 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i2 = 0; i2 < 128; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v6[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v6[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v6[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v6[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v25[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v25[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v25[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v25[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v26[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v26[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v26[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v26[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2788 = softmax f64[16,8] -> v18
+  // %2788 = softmax f64[16,8] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8739,7 +8731,7 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v13[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v13[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+            (v26[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v26[(i0 * 8 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -8750,14 +8742,14 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = vm::exp(v13[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v13[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v5[i1 * L + l] = vm::exp(v26[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v26[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 8 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
+        v28[(i0 * 8 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
       }
     }
   }
@@ -8773,13 +8765,13 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v22[(i0 * 32 + i1) * L + l], v18[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v29[(i0 * 32 + i1) * L + l], v28[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v22[(i0 * 32 + i1 + 8) * L + l], v18[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v29[(i0 * 32 + i1 + 8) * L + l], v28[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v22[(i0 * 32 + i1 + 16) * L + l], v18[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v29[(i0 * 32 + i1 + 16) * L + l], v28[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v22[(i0 * 32 + i1 + 24) * L + l], v18[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v29[(i0 * 32 + i1 + 24) * L + l], v28[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8802,10 +8794,10 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb2[i0 * 512 + i1], v14[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v14[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v14[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v14[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb2[i0 * 512 + i1], v27[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v27[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v27[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v27[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8830,7 +8822,7 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       v15[i0 * L + l] = v11[i0 * L + l] * (v17[i0 * L + l] * u16[0]);
     }
   }
-  // %2789 = contract f64[16,8] -> v13
+  // %2789 = contract f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8843,33 +8835,33 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v18[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v28[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v28[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v28[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v18[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v28[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v26[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v26[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v26[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v26[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2795 = tanh f64[16,8] -> v14
+  // %2795 = tanh f64[16,8] -> v27
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v14[(i0 * 8 + i1) * L + l] =
-            vm::tanh(v4[(i0 * 8 + i1) * L + l] -
-                     ((v24[(i0 * 8 + i1) * L + l] * v15[i0 * L + l]) + v13[(i0 * 8 + i1) * L + l]));
+        v27[(i0 * 8 + i1) * L + l] =
+            vm::tanh(v6[(i0 * 8 + i1) * L + l] -
+                     ((v30[(i0 * 8 + i1) * L + l] * v15[i0 * L + l]) + v26[(i0 * 8 + i1) * L + l]));
       }
     }
   }
@@ -8885,10 +8877,10 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb2[i0 * 512 + i1], v6[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v6[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v6[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v6[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb2[i0 * 512 + i1], v25[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v25[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v25[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v25[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -8913,16 +8905,16 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       v11[i0 * L + l] = v15[i0 * L + l] * u12[0];
     }
   }
-  // %2815 = contract f64[16,8] -> v4
+  // %2815 = contract f64[16,8] -> v6
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v4[(i0 * 8 + i1) * L + l] = v18[(i0 * 8 + i1) * L + l] * v11[i0 * L + l];
+        v6[(i0 * 8 + i1) * L + l] = v28[(i0 * 8 + i1) * L + l] * v11[i0 * L + l];
       }
     }
   }
-  // %1856 = contract f64[16,8] -> v6
+  // %1856 = contract f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8943,14 +8935,14 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v25[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v25[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v25[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v25[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %1857 = softmax f64[16,8] -> v13
+  // %1857 = softmax f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -8960,7 +8952,7 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v6[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v6[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+            (v25[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v25[(i0 * 8 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -8971,18 +8963,18 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = vm::exp(v6[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v6[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v5[i1 * L + l] = vm::exp(v25[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v25[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 8 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
+        v26[(i0 * 8 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
       }
     }
   }
-  // %2625 = contract f64[16,8] -> v6
+  // %2625 = contract f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -8995,22 +8987,22 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2) * L + l], v13[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2) * L + l], v26[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v26[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v26[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W1[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v13[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v26[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v25[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v25[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v25[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v25[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
@@ -9026,13 +9018,13 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v13[(i0 * 32 + i1) * L + l], v9[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v26[(i0 * 32 + i1) * L + l], v9[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v13[(i0 * 32 + i1 + 8) * L + l], v9[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v26[(i0 * 32 + i1 + 8) * L + l], v9[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v13[(i0 * 32 + i1 + 16) * L + l], v9[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v26[(i0 * 32 + i1 + 16) * L + l], v9[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v13[(i0 * 32 + i1 + 24) * L + l], v9[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v26[(i0 * 32 + i1 + 24) * L + l], v9[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -9050,133 +9042,24 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       v23[i0 * L + l] = v20[i0 * L + l] * v11[i0 * L + l];
     }
   }
-  // %2935 = add f64[16,8] -> v13
+  // %2935 = add f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 8 + i1) * L + l] =
-            v6[(i0 * 8 + i1) * L + l] + (v21[(i0 * 8 + i1) * L + l] * v23[i0 * L + l]);
+        v26[(i0 * 8 + i1) * L + l] =
+            v25[(i0 * 8 + i1) * L + l] + (v21[(i0 * 8 + i1) * L + l] * v23[i0 * L + l]);
       }
     }
   }
-  // %2936 = reshape f64[128] -> v6
+  // %2936 = reshape f64[128] -> v21
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = v13[i0 * L + l];
+      v21[i0 * L + l] = v26[i0 * L + l];
     }
   }
-  // %2937 = layernorm f64[128] -> v13
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + v6[i0 * L + l];
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    mean_v[l] = mean_v[l] / 128.0f;
-    var_v[l] = 0.0f;
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      {
-        const T e1417 = v6[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e1417 * e1417);
-      }
-    }
-  }
-  PLASTIC_SIMD
-  for (int64_t l = 0; l < L; ++l) {
-    var_v[l] = var_v[l] / 128.0f;
-    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
-  }
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = (v6[i0 * L + l] - mean_v[l]) * rstd_v[l];
-    }
-  }
-  // %2939 = add f64[128] -> v21
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = ff1_norm_bias[i0] + (ff1_norm_gain[i0] * v13[i0 * L + l]);
-    }
-  }
-  // %2940 = contract f64[64] -> v13
-  for (int64_t i0 = 0; i0 < 16; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 128; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v21[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v21[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v21[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v21[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2942 = relu f64[64] -> v21
-  for (int64_t i0 = 0; i0 < 64; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = relu(ff1_up_bias[i0] + v13[i0 * L + l]);
-    }
-  }
-  // %2943 = contract f64[128] -> v13
-  for (int64_t i0 = 0; i0 < 32; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      acc0_v[l] = 0.0f;
-      acc1_v[l] = 0.0f;
-      acc2_v[l] = 0.0f;
-      acc3_v[l] = 0.0f;
-    }
-    for (int64_t i1 = 0; i1 < 64; ++i1) {
-      PLASTIC_SIMD
-      for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v21[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v21[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v21[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v21[i1 * L + l], acc3_v[l]);
-      }
-    }
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v13[(i0 * 4) * L + l] = acc0_v[l];
-      v13[(i0 * 4 + 1) * L + l] = acc1_v[l];
-      v13[(i0 * 4 + 2) * L + l] = acc2_v[l];
-      v13[(i0 * 4 + 3) * L + l] = acc3_v[l];
-    }
-  }
-  // %2945 = add f64[128] -> v21
-  for (int64_t i0 = 0; i0 < 128; ++i0) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      v21[i0 * L + l] = (ff1_down_bias[i0] + v13[i0 * L + l]) + v6[i0 * L + l];
-    }
-  }
-  // %2946 = layernorm f64[128] -> v6
+  // %2937 = layernorm f64[128] -> v25
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     mean_v[l] = 0.0f;
@@ -9196,8 +9079,8 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e1505 = v21[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e1505 * e1505);
+        const T e1400 = v21[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1400 * e1400);
       }
     }
   }
@@ -9209,17 +9092,126 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v6[i0 * L + l] = (v21[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v25[i0 * L + l] = (v21[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %2948 = add f64[128] -> v13
+  // %2939 = add f64[128] -> v26
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v13[i0 * L + l] = ln2_bias[i0] + (ln2_gain[i0] * v6[i0 * L + l]);
+      v26[i0 * L + l] = ff1_norm_bias[i0] + (ff1_norm_gain[i0] * v25[i0 * L + l]);
     }
   }
-  // %2950 = contract f64[16,8] -> v6
+  // %2940 = contract f64[64] -> v25
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 128; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v26[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v26[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v26[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v26[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2942 = relu f64[64] -> v26
+  for (int64_t i0 = 0; i0 < 64; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[i0 * L + l] = relu(ff1_up_bias[i0] + v25[i0 * L + l]);
+    }
+  }
+  // %2943 = contract f64[128] -> v25
+  for (int64_t i0 = 0; i0 < 32; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      acc0_v[l] = 0.0f;
+      acc1_v[l] = 0.0f;
+      acc2_v[l] = 0.0f;
+      acc3_v[l] = 0.0f;
+    }
+    for (int64_t i1 = 0; i1 < 64; ++i1) {
+      PLASTIC_SIMD
+      for (int64_t l = 0; l < L; ++l) {
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v26[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v26[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v26[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v26[i1 * L + l], acc3_v[l]);
+      }
+    }
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[(i0 * 4) * L + l] = acc0_v[l];
+      v25[(i0 * 4 + 1) * L + l] = acc1_v[l];
+      v25[(i0 * 4 + 2) * L + l] = acc2_v[l];
+      v25[(i0 * 4 + 3) * L + l] = acc3_v[l];
+    }
+  }
+  // %2945 = add f64[128] -> v26
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v26[i0 * L + l] = (ff1_down_bias[i0] + v25[i0 * L + l]) + v21[i0 * L + l];
+    }
+  }
+  // %2946 = layernorm f64[128] -> v21
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      mean_v[l] = mean_v[l] + v26[i0 * L + l];
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    mean_v[l] = mean_v[l] / 128.0f;
+    var_v[l] = 0.0f;
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      {
+        const T e1488 = v26[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1488 * e1488);
+      }
+    }
+  }
+  PLASTIC_SIMD
+  for (int64_t l = 0; l < L; ++l) {
+    var_v[l] = var_v[l] / 128.0f;
+    rstd_v[l] = T(1) / std::sqrt(var_v[l] + 1e-05f);
+  }
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v21[i0 * L + l] = (v26[i0 * L + l] - mean_v[l]) * rstd_v[l];
+    }
+  }
+  // %2948 = add f64[128] -> v25
+  for (int64_t i0 = 0; i0 < 128; ++i0) {
+    PLASTIC_SIMD
+    for (int64_t l = 0; l < L; ++l) {
+      v25[i0 * L + l] = ln2_bias[i0] + (ln2_gain[i0] * v21[i0 * L + l]);
+    }
+  }
+  // %2950 = contract f64[16,8] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -9232,22 +9224,22 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i2 = 0; i2 < 128; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v13[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v13[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v13[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v13[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2], v25[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 128], v25[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 256], v25[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wk2[i0 * 1024 + i1 * 512 + i2 + 384], v25[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v6[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v6[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v6[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v21[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v21[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v21[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v21[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2951 = softmax f64[16,8] -> v21
+  // %2951 = softmax f64[16,8] -> v26
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9257,7 +9249,7 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v6[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v6[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+            (v21[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v21[(i0 * 8 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -9268,14 +9260,14 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = vm::exp(v6[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v6[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v5[i1 * L + l] = vm::exp(v21[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v21[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v21[(i0 * 8 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
+        v26[(i0 * 8 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
       }
     }
   }
@@ -9291,10 +9283,10 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(Wb2[i0 * 512 + i1], v13[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v13[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v13[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v13[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(Wb2[i0 * 512 + i1], v25[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(Wb2[i0 * 512 + i1 + 128], v25[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(Wb2[i0 * 512 + i1 + 256], v25[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(Wb2[i0 * 512 + i1 + 384], v25[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -9312,16 +9304,16 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       v20[i0 * L + l] = sigmoid(v11[i0 * L + l]) * u7[0];
     }
   }
-  // %2957 = contract f64[16,8] -> v6
+  // %2957 = contract f64[16,8] -> v21
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v6[(i0 * 8 + i1) * L + l] = v21[(i0 * 8 + i1) * L + l] * v20[i0 * L + l];
+        v21[(i0 * 8 + i1) * L + l] = v26[(i0 * 8 + i1) * L + l] * v20[i0 * L + l];
       }
     }
   }
-  // %2958 = contract f64[16,8] -> v25
+  // %2958 = contract f64[16,8] -> v31
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -9334,22 +9326,22 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i2 = 0; i2 < 128; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v13[i2 * L + l], acc0_v[l]);
-          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v13[i2 * L + l], acc1_v[l]);
-          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v13[i2 * L + l], acc2_v[l]);
-          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v13[i2 * L + l], acc3_v[l]);
+          acc0_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2], v25[i2 * L + l], acc0_v[l]);
+          acc1_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 128], v25[i2 * L + l], acc1_v[l]);
+          acc2_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 256], v25[i2 * L + l], acc2_v[l]);
+          acc3_v[l] = std::fma(Wv2[i0 * 1024 + i1 * 512 + i2 + 384], v25[i2 * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v25[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v25[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v25[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v25[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v31[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v31[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v31[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v31[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2959 = contract f64[16,8] -> v13
+  // %2959 = contract f64[16,8] -> v25
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -9362,22 +9354,22 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v21[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v26[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v21[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v26[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v21[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v26[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v21[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v26[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v13[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v13[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v13[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v13[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v25[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v25[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v25[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v25[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
@@ -9393,13 +9385,13 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v8[(i0 * 32 + i1) * L + l], v9[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v22[(i0 * 32 + i1) * L + l], v9[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 8) * L + l], v9[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v22[(i0 * 32 + i1 + 8) * L + l], v9[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 16) * L + l], v9[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v22[(i0 * 32 + i1 + 16) * L + l], v9[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v8[(i0 * 32 + i1 + 24) * L + l], v9[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v22[(i0 * 32 + i1 + 24) * L + l], v9[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -9454,8 +9446,8 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e1693 = v2[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e1693 * e1693);
+        const T e1676 = v2[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1676 * e1676);
       }
     }
   }
@@ -9470,11 +9462,11 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       v3[i0 * L + l] = (v2[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
-  // %2906 = add f64[128] -> v8
+  // %2906 = add f64[128] -> v22
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = ff1_norm_bias[i0] + (ff1_norm_gain[i0] * v3[i0 * L + l]);
+      v22[i0 * L + l] = ff1_norm_bias[i0] + (ff1_norm_gain[i0] * v3[i0 * L + l]);
     }
   }
   // %2907 = contract f64[64] -> v3
@@ -9489,10 +9481,10 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 128; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1], v22[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 128], v22[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 256], v22[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_up_weight[i0 * 512 + i1 + 384], v22[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -9503,11 +9495,11 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2909 = relu f64[64] -> v8
+  // %2909 = relu f64[64] -> v22
   for (int64_t i0 = 0; i0 < 64; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = relu(ff1_up_bias[i0] + v3[i0 * L + l]);
+      v22[i0 * L + l] = relu(ff1_up_bias[i0] + v3[i0 * L + l]);
     }
   }
   // %2910 = contract f64[128] -> v3
@@ -9522,10 +9514,10 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 64; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v8[i1 * L + l], acc0_v[l]);
-        acc1_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v8[i1 * L + l], acc1_v[l]);
-        acc2_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v8[i1 * L + l], acc2_v[l]);
-        acc3_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v8[i1 * L + l], acc3_v[l]);
+        acc0_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1], v22[i1 * L + l], acc0_v[l]);
+        acc1_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 64], v22[i1 * L + l], acc1_v[l]);
+        acc2_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 128], v22[i1 * L + l], acc2_v[l]);
+        acc3_v[l] = std::fma(ff1_down_weight[i0 * 256 + i1 + 192], v22[i1 * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -9536,11 +9528,11 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       v3[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
-  // %2912 = add f64[128] -> v8
+  // %2912 = add f64[128] -> v22
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v8[i0 * L + l] = v2[i0 * L + l] + (ff1_down_bias[i0] + v3[i0 * L + l]);
+      v22[i0 * L + l] = v2[i0 * L + l] + (ff1_down_bias[i0] + v3[i0 * L + l]);
     }
   }
   // %2913 = layernorm f64[128] -> v2
@@ -9551,7 +9543,7 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      mean_v[l] = mean_v[l] + v8[i0 * L + l];
+      mean_v[l] = mean_v[l] + v22[i0 * L + l];
     }
   }
   PLASTIC_SIMD
@@ -9563,8 +9555,8 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
       {
-        const T e1781 = v8[i0 * L + l] - mean_v[l];
-        var_v[l] = var_v[l] + (e1781 * e1781);
+        const T e1764 = v22[i0 * L + l] - mean_v[l];
+        var_v[l] = var_v[l] + (e1764 * e1764);
       }
     }
   }
@@ -9576,7 +9568,7 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      v2[i0 * L + l] = (v8[i0 * L + l] - mean_v[l]) * rstd_v[l];
+      v2[i0 * L + l] = (v22[i0 * L + l] - mean_v[l]) * rstd_v[l];
     }
   }
   // %2915 = add f64[128] -> v3
@@ -9614,7 +9606,7 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       }
     }
   }
-  // %2917 = contract f64[16,8] -> v8
+  // %2917 = contract f64[16,8] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -9635,14 +9627,14 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v22[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v22[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v22[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v22[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2918 = softmax f64[16,8] -> v9
+  // %2918 = softmax f64[16,8] -> v32
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -9652,7 +9644,7 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         rowmax_v[l] =
-            (v8[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v8[(i0 * 8 + i1) * L + l] : rowmax_v[l];
+            (v22[(i0 * 8 + i1) * L + l] > rowmax_v[l]) ? v22[(i0 * 8 + i1) * L + l] : rowmax_v[l];
       }
     }
     PLASTIC_SIMD
@@ -9663,14 +9655,14 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v5[i1 * L + l] = vm::exp(v8[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
-        rowsum_v[l] = rowsum_v[l] + vm::exp(v8[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        v5[i1 * L + l] = vm::exp(v22[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
+        rowsum_v[l] = rowsum_v[l] + vm::exp(v22[(i0 * 8 + i1) * L + l] - rowmax_v[l]);
       }
     }
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v9[(i0 * 8 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
+        v32[(i0 * 8 + i1) * L + l] = v5[i1 * L + l] / rowsum_v[l];
       }
     }
   }
@@ -9686,13 +9678,13 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v9[(i0 * 32 + i1) * L + l], v18[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v32[(i0 * 32 + i1) * L + l], v28[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 8) * L + l], v18[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v32[(i0 * 32 + i1 + 8) * L + l], v28[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 16) * L + l], v18[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v32[(i0 * 32 + i1 + 16) * L + l], v28[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v9[(i0 * 32 + i1 + 24) * L + l], v18[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v32[(i0 * 32 + i1 + 24) * L + l], v28[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -9710,7 +9702,7 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       v20[i0 * L + l] = v11[i0 * L + l] * (v15[i0 * L + l] * u16[0]);
     }
   }
-  // %2920 = contract f64[16,8] -> v8
+  // %2920 = contract f64[16,8] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 2; ++i1) {
       PLASTIC_SIMD
@@ -9723,33 +9715,33 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v9[(i0 * 8 + i2) * L + l],
+          acc0_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2) * L + l], v32[(i0 * 8 + i2) * L + l],
                                acc0_v[l]);
           acc1_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 8) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc1_v[l]);
+                               v32[(i0 * 8 + i2) * L + l], acc1_v[l]);
           acc2_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 16) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc2_v[l]);
+                               v32[(i0 * 8 + i2) * L + l], acc2_v[l]);
           acc3_v[l] = std::fma(z0_W2[(i0 * 64 + i1 * 32 + i2 + 24) * L + l],
-                               v9[(i0 * 8 + i2) * L + l], acc3_v[l]);
+                               v32[(i0 * 8 + i2) * L + l], acc3_v[l]);
         }
       }
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
-        v8[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
-        v8[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
-        v8[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
+        v22[(i0 * 8 + i1 * 4) * L + l] = acc0_v[l];
+        v22[(i0 * 8 + i1 * 4 + 1) * L + l] = acc1_v[l];
+        v22[(i0 * 8 + i1 * 4 + 2) * L + l] = acc2_v[l];
+        v22[(i0 * 8 + i1 * 4 + 3) * L + l] = acc3_v[l];
       }
     }
   }
-  // %2926 = tanh f64[16,8] -> v18
+  // %2926 = tanh f64[16,8] -> v28
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v18[(i0 * 8 + i1) * L + l] =
+        v28[(i0 * 8 + i1) * L + l] =
             vm::tanh(v2[(i0 * 8 + i1) * L + l] -
-                     ((v14[(i0 * 8 + i1) * L + l] * v20[i0 * L + l]) + v8[(i0 * 8 + i1) * L + l]));
+                     ((v27[(i0 * 8 + i1) * L + l] * v20[i0 * L + l]) + v22[(i0 * 8 + i1) * L + l]));
       }
     }
   }
@@ -9798,13 +9790,13 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        acc0_v[l] = std::fma(v21[(i0 * 32 + i1) * L + l], v9[(i0 * 32 + i1) * L + l], acc0_v[l]);
+        acc0_v[l] = std::fma(v26[(i0 * 32 + i1) * L + l], v32[(i0 * 32 + i1) * L + l], acc0_v[l]);
         acc1_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 8) * L + l], v9[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
+            std::fma(v26[(i0 * 32 + i1 + 8) * L + l], v32[(i0 * 32 + i1 + 8) * L + l], acc1_v[l]);
         acc2_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 16) * L + l], v9[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
+            std::fma(v26[(i0 * 32 + i1 + 16) * L + l], v32[(i0 * 32 + i1 + 16) * L + l], acc2_v[l]);
         acc3_v[l] =
-            std::fma(v21[(i0 * 32 + i1 + 24) * L + l], v9[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
+            std::fma(v26[(i0 * 32 + i1 + 24) * L + l], v32[(i0 * 32 + i1 + 24) * L + l], acc3_v[l]);
       }
     }
     PLASTIC_SIMD
@@ -9828,8 +9820,8 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
         v2[(i0 * 8 + i1) * L + l] =
-            vm::tanh(v25[(i0 * 8 + i1) * L + l] -
-                     (v13[(i0 * 8 + i1) * L + l] + (v18[(i0 * 8 + i1) * L + l] * v20[i0 * L + l])));
+            vm::tanh(v31[(i0 * 8 + i1) * L + l] -
+                     (v25[(i0 * 8 + i1) * L + l] + (v28[(i0 * 8 + i1) * L + l] * v20[i0 * L + l])));
       }
     }
   }
@@ -9845,7 +9837,7 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v3[(i0 * 8 + i1) * L + l] = v22[(i0 * 8 + i1) * L + l] * v11[i0 * L + l];
+        v3[(i0 * 8 + i1) * L + l] = v29[(i0 * 8 + i1) * L + l] * v11[i0 * L + l];
       }
     }
   }
@@ -9856,12 +9848,28 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       v11[i0 * L + l] = v15[i0 * L + l] * u12[0];
     }
   }
-  // %2932 = contract f64[16,8] -> v8
+  // %2932 = contract f64[16,8] -> v22
   for (int64_t i0 = 0; i0 < 16; ++i0) {
     for (int64_t i1 = 0; i1 < 8; ++i1) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
-        v8[(i0 * 8 + i1) * L + l] = v18[(i0 * 8 + i1) * L + l] * v11[i0 * L + l];
+        v22[(i0 * 8 + i1) * L + l] = v28[(i0 * 8 + i1) * L + l] * v11[i0 * L + l];
+      }
+    }
+  }
+  // %2900 = add f64[16,8,8] -> W1
+  for (int64_t i0 = 0; i0 < 16; ++i0) {
+    for (int64_t i1 = 0; i1 < 8; ++i1) {
+      for (int64_t i2 = 0; i2 < 8; ++i2) {
+        PLASTIC_SIMD
+        for (int64_t l = 0; l < L; ++l) {
+          z1_W1[(i0 * 64 + i1 * 8 + i2) * L + l] =
+              ((((v8[(i0 * 8 + i1) * L + l] * v4[(i0 * 8 + i2) * L + l]) +
+                 (v13[(i0 * 8 + i2) * L + l] * v19[(i0 * 8 + i1) * L + l])) +
+                (v14[(i0 * 8 + i1) * L + l] * v9[(i0 * 8 + i2) * L + l])) +
+               (v18[(i0 * 8 + i2) * L + l] * v24[(i0 * 8 + i1) * L + l])) +
+              z0_W1[(i0 * 64 + i1 * 8 + i2) * L + l];
+        }
       }
     }
   }
@@ -9871,21 +9879,14 @@ extern "C" void fwp_delta_2layer_step(const void* /*ctx*/, double /*t*/, double 
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          z1_new[(i0 * 64 + i1 * 8 + i2 + 1024) * L + l] =
+          z1_W2[(i0 * 64 + i1 * 8 + i2) * L + l] =
               z0_W2[(i0 * 64 + i1 * 8 + i2) * L + l] +
-              (((v14[(i0 * 8 + i1) * L + l] * v4[(i0 * 8 + i2) * L + l]) +
-                ((v6[(i0 * 8 + i2) * L + l] * v2[(i0 * 8 + i1) * L + l]) +
-                 (v3[(i0 * 8 + i2) * L + l] * v24[(i0 * 8 + i1) * L + l]))) +
-               (v8[(i0 * 8 + i1) * L + l] * v9[(i0 * 8 + i2) * L + l]));
+              (((v27[(i0 * 8 + i1) * L + l] * v6[(i0 * 8 + i2) * L + l]) +
+                ((v21[(i0 * 8 + i2) * L + l] * v2[(i0 * 8 + i1) * L + l]) +
+                 (v3[(i0 * 8 + i2) * L + l] * v30[(i0 * 8 + i1) * L + l]))) +
+               (v22[(i0 * 8 + i1) * L + l] * v32[(i0 * 8 + i2) * L + l]));
         }
       }
-    }
-  }
-  // z1 = z1_new (z1 may alias z0)
-  for (int64_t i = 0; i < 2048; ++i) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1[i * L + l] = z1_new[i * L + l];
     }
   }
 }
@@ -28547,7 +28548,7 @@ const plastic_model kModel = {
             .field = 22144,
             .field_vjp = 206016,
             .adjoint_field = 394688,
-            .step = 126528,
+            .step = 89664,
             .step_vjp = 867840,
             .adjoint_step = 730304,
             .output = 12928,

@@ -101,11 +101,11 @@ enum {
  *   theta: uniform[87517] = 87517 floats, read-only
  *   u_stages: varying[20] = 160 floats, read-only
  *   z1: varying[2048] = 16384 floats, may alias
- *   scratch: scratch arena, 126528 bytes, 64-byte aligned
+ *   scratch: scratch arena, 89664 bytes, 64-byte aligned
  */
 void fwp_delta_2layer_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                            const void* u_stages, void* z1, void* scratch);
-enum { fwp_delta_2layer_step_lanes = 8, fwp_delta_2layer_step_scratch_bytes = 126528 };
+enum { fwp_delta_2layer_step_lanes = 8, fwp_delta_2layer_step_scratch_bytes = 89664 };
 
 /* fwp_delta_2layer_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

@@ -2707,23 +2707,22 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
   const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
   T* z1 = static_cast<T*>(z1_ptr);
   T* z1_W = z1;
-  T* __restrict z1_new = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51200);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51904);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52608);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55168);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55872);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58432);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60992);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63552);
-  T* __restrict u8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66112);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66176);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68736);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 71296);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73856);
-  T* __restrict u13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76416);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76480);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79040);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 704);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1408);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3968);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4672);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7232);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9792);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12352);
+  T* __restrict u8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14912);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14976);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17536);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20096);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22656);
+  T* __restrict u13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25216);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25280);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27840);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3528,7 +3527,7 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          z1_new[(i0 * 400 + i1 * 20 + i2) * L + l] =
+          z1_W[(i0 * 400 + i1 * 20 + i2) * L + l] =
               ((((v4[(i0 * 20 + i1) * L + l] * v12[(i0 * 20 + i2) * L + l]) +
                  (v6[(i0 * 20 + i2) * L + l] * v14[(i0 * 20 + i1) * L + l])) +
                 (v2[(i0 * 20 + i1) * L + l] * v12[(i0 * 20 + i2) * L + l])) +
@@ -3536,13 +3535,6 @@ extern "C" void fwp_delta_cde_step(const void* /*ctx*/, double /*t*/, double h, 
               z0_W[(i0 * 400 + i1 * 20 + i2) * L + l];
         }
       }
-    }
-  }
-  // z1 = z1_new (z1 may alias z0)
-  for (int64_t i = 0; i < 1600; ++i) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_W[i * L + l] = z1_new[i * L + l];
     }
   }
 }
@@ -9796,7 +9788,7 @@ const plastic_model kModel = {
             .field = 11584,
             .field_vjp = 20672,
             .adjoint_field = 33856,
-            .step = 81600,
+            .step = 30400,
             .step_vjp = 156672,
             .adjoint_step = 63872,
             .output = 28800,

@@ -94,11 +94,11 @@ enum { fwp_delta_cde_adjoint_field_lanes = 8, fwp_delta_cde_adjoint_field_scratc
  *   theta: uniform[57736] = 57736 floats, read-only
  *   u_stages: varying[168] = 1344 floats, read-only
  *   z1: varying[1600] = 12800 floats, may alias
- *   scratch: scratch arena, 81600 bytes, 64-byte aligned
+ *   scratch: scratch arena, 30400 bytes, 64-byte aligned
  */
 void fwp_delta_cde_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                         const void* u_stages, void* z1, void* scratch);
-enum { fwp_delta_cde_step_lanes = 8, fwp_delta_cde_step_scratch_bytes = 81600 };
+enum { fwp_delta_cde_step_lanes = 8, fwp_delta_cde_step_scratch_bytes = 30400 };
 
 /* fwp_delta_cde_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

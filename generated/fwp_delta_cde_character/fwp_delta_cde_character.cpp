@@ -2081,22 +2081,21 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
   const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
   T* z1 = static_cast<T*>(z1_ptr);
   T* z1_W = z1;
-  T* __restrict z1_new = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51200);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53760);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 56320);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58880);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61440);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62080);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64640);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67200);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 69760);
-  T* __restrict u9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72320);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72384);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74944);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75072);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77632);
-  T* __restrict u14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 80192);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2560);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5120);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7680);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10240);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10880);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13440);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16000);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18560);
+  T* __restrict u9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21120);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21184);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23744);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23872);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26432);
+  T* __restrict u14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28992);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -2760,7 +2759,7 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          z1_new[(i0 * 400 + i1 * 20 + i2) * L + l] =
+          z1_W[(i0 * 400 + i1 * 20 + i2) * L + l] =
               z0_W[(i0 * 400 + i1 * 20 + i2) * L + l] +
               ((((v13[(i0 * 20 + i1) * L + l] * v0[(i0 * 20 + i2) * L + l]) +
                  (v1[(i0 * 20 + i2) * L + l] * v12[(i0 * 20 + i1) * L + l])) +
@@ -2768,13 +2767,6 @@ extern "C" void fwp_delta_cde_character_step(const void* /*ctx*/, double /*t*/, 
                (v10[(i0 * 20 + i1) * L + l] * v1[(i0 * 20 + i2) * L + l]));
         }
       }
-    }
-  }
-  // z1 = z1_new (z1 may alias z0)
-  for (int64_t i = 0; i < 1600; ++i) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_W[i * L + l] = z1_new[i * L + l];
     }
   }
 }
@@ -7835,7 +7827,7 @@ const plastic_model kModel = {
             .field = 11008,
             .field_vjp = 16128,
             .adjoint_field = 29696,
-            .step = 80256,
+            .step = 29056,
             .step_vjp = 156160,
             .adjoint_step = 66624,
             .output = 28800,

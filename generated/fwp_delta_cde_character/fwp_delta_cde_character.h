@@ -101,11 +101,11 @@ enum {
  *   theta: uniform[54356] = 54356 floats, read-only
  *   u_stages: varying[32] = 256 floats, read-only
  *   z1: varying[1600] = 12800 floats, may alias
- *   scratch: scratch arena, 80256 bytes, 64-byte aligned
+ *   scratch: scratch arena, 29056 bytes, 64-byte aligned
  */
 void fwp_delta_cde_character_step(const void* ctx, double t, double h, const void* z0,
                                   const void* theta, const void* u_stages, void* z1, void* scratch);
-enum { fwp_delta_cde_character_step_lanes = 8, fwp_delta_cde_character_step_scratch_bytes = 80256 };
+enum { fwp_delta_cde_character_step_lanes = 8, fwp_delta_cde_character_step_scratch_bytes = 29056 };
 
 /* fwp_delta_cde_character_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

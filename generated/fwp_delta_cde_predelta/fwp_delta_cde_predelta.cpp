@@ -2978,21 +2978,20 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
   const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
   T* z1 = static_cast<T*>(z1_ptr);
   T* z1_W = z1;
-  T* __restrict z1_new = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25600);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26752);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27904);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33024);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38144);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43264);
-  T* __restrict u6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48384);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48448);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53568);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54720);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59840);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64960);
-  T* __restrict u12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70080);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70144);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1152);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2304);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7424);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12544);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17664);
+  T* __restrict u6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22784);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22848);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27968);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29120);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34240);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39360);
+  T* __restrict u12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44480);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 44544);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3883,7 +3882,7 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          z1_new[(i0 * 25 + i1 * 5 + i2) * L + l] =
+          z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
               ((v5[(i0 * 5 + i1) * L + l] * v2[(i0 * 5 + i2) * L + l]) +
                (((v3[(i0 * 5 + i1) * L + l] * v10[(i0 * 5 + i2) * L + l]) +
                  (v7[(i0 * 5 + i1) * L + l] * v4[(i0 * 5 + i2) * L + l])) +
@@ -3891,13 +3890,6 @@ extern "C" void fwp_delta_cde_predelta_step(const void* /*ctx*/, double /*t*/, d
               z0_W[(i0 * 25 + i1 * 5 + i2) * L + l];
         }
       }
-    }
-  }
-  // z1 = z1_new (z1 may alias z0)
-  for (int64_t i = 0; i < 800; ++i) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_W[i * L + l] = z1_new[i * L + l];
     }
   }
 }
@@ -10744,7 +10736,7 @@ const plastic_model kModel = {
             .field = 22784,
             .field_vjp = 41536,
             .adjoint_field = 70656,
-            .step = 75264,
+            .step = 49664,
             .step_vjp = 186112,
             .adjoint_step = 142208,
             .output = 15552,

@@ -99,11 +99,11 @@ enum {
  *   theta: uniform[39175] = 39175 floats, read-only
  *   u_stages: varying[280] = 2240 floats, read-only
  *   z1: varying[800] = 6400 floats, may alias
- *   scratch: scratch arena, 75264 bytes, 64-byte aligned
+ *   scratch: scratch arena, 49664 bytes, 64-byte aligned
  */
 void fwp_delta_cde_predelta_step(const void* ctx, double t, double h, const void* z0,
                                  const void* theta, const void* u_stages, void* z1, void* scratch);
-enum { fwp_delta_cde_predelta_step_lanes = 8, fwp_delta_cde_predelta_step_scratch_bytes = 75264 };
+enum { fwp_delta_cde_predelta_step_lanes = 8, fwp_delta_cde_predelta_step_scratch_bytes = 49664 };
 
 /* fwp_delta_cde_predelta_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

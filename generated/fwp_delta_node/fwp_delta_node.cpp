@@ -3204,24 +3204,23 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
   const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
   T* z1 = static_cast<T*>(z1_ptr);
   T* z1_W = z1;
-  T* __restrict z1_new = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51200);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51904);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52608);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57728);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62848);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67968);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73088);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78208);
-  T* __restrict u8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83328);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 83392);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 88512);
-  T* __restrict u11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 93632);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 93696);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 98816);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 103936);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 109056);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 114176);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 704);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1408);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6528);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11648);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16768);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21888);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27008);
+  T* __restrict u8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32128);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32192);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37312);
+  T* __restrict u11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42432);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42496);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47616);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52736);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57856);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62976);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -4169,7 +4168,7 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          z1_new[(i0 * 100 + i1 * 10 + i2) * L + l] =
+          z1_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
               z0_W[(i0 * 100 + i1 * 10 + i2) * L + l] +
               (((v10[(i0 * 10 + i1) * L + l] * v12[(i0 * 10 + i2) * L + l]) +
                 ((v14[(i0 * 10 + i2) * L + l] * v4[(i0 * 10 + i1) * L + l]) +
@@ -4177,13 +4176,6 @@ extern "C" void fwp_delta_node_step(const void* /*ctx*/, double /*t*/, double h,
                (v12[(i0 * 10 + i2) * L + l] * v16[(i0 * 10 + i1) * L + l]));
         }
       }
-    }
-  }
-  // z1 = z1_new (z1 may alias z0)
-  for (int64_t i = 0; i < 1600; ++i) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_W[i * L + l] = z1_new[i * L + l];
     }
   }
 }
@@ -11867,7 +11859,7 @@ const plastic_model kModel = {
             .field = 21888,
             .field_vjp = 54464,
             .adjoint_field = 108928,
-            .step = 119296,
+            .step = 68096,
             .step_vjp = 232576,
             .adjoint_step = 150784,
             .output = 16768,

@@ -98,11 +98,11 @@ enum {
  *   theta: uniform[38228] = 38228 floats, read-only
  *   u_stages: varying[84] = 672 floats, read-only
  *   z1: varying[1600] = 12800 floats, may alias
- *   scratch: scratch arena, 119296 bytes, 64-byte aligned
+ *   scratch: scratch arena, 68096 bytes, 64-byte aligned
  */
 void fwp_delta_node_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                          const void* u_stages, void* z1, void* scratch);
-enum { fwp_delta_node_step_lanes = 8, fwp_delta_node_step_scratch_bytes = 119296 };
+enum { fwp_delta_node_step_lanes = 8, fwp_delta_node_step_scratch_bytes = 68096 };
 
 /* fwp_delta_node_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

@@ -2882,23 +2882,22 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
   const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
   T* z1 = static_cast<T*>(z1_ptr);
   T* z1_W = z1;
-  T* __restrict z1_new = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32768);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35008);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37248);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41344);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45440);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49536);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51776);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55872);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 59968);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 64064);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68160);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72256);
-  T* __restrict u12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76352);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76416);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 80512);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84608);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2240);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8576);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12672);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16768);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19008);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23104);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27200);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31296);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35392);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39488);
+  T* __restrict u12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43584);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43648);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 47744);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51840);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3697,7 +3696,7 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          z1_new[(i0 * 64 + i1 * 8 + i2) * L + l] =
+          z1_W[(i0 * 64 + i1 * 8 + i2) * L + l] =
               ((v3[(i0 * 8 + i2) * L + l] * v8[(i0 * 8 + i1) * L + l]) +
                ((v2[(i0 * 8 + i1) * L + l] * v10[(i0 * 8 + i2) * L + l]) +
                 ((v4[(i0 * 8 + i2) * L + l] * v14[(i0 * 8 + i1) * L + l]) +
@@ -3705,13 +3704,6 @@ extern "C" void fwp_delta_node_sepsis_step(const void* /*ctx*/, double /*t*/, do
               z0_W[(i0 * 64 + i1 * 8 + i2) * L + l];
         }
       }
-    }
-  }
-  // z1 = z1_new (z1 may alias z0)
-  for (int64_t i = 0; i < 1024; ++i) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_W[i * L + l] = z1_new[i * L + l];
     }
   }
 }
@@ -10506,7 +10498,7 @@ const plastic_model kModel = {
             .field = 20864,
             .field_vjp = 109184,
             .adjoint_field = 213376,
-            .step = 88704,
+            .step = 55936,
             .step_vjp = 251328,
             .adjoint_step = 200064,
             .output = 16768,

@@ -98,11 +98,11 @@ enum {
  *   theta: uniform[44699] = 44699 floats, read-only
  *   u_stages: varying[276] = 2208 floats, read-only
  *   z1: varying[1024] = 8192 floats, may alias
- *   scratch: scratch arena, 88704 bytes, 64-byte aligned
+ *   scratch: scratch arena, 55936 bytes, 64-byte aligned
  */
 void fwp_delta_node_sepsis_step(const void* ctx, double t, double h, const void* z0,
                                 const void* theta, const void* u_stages, void* z1, void* scratch);
-enum { fwp_delta_node_sepsis_step_lanes = 8, fwp_delta_node_sepsis_step_scratch_bytes = 88704 };
+enum { fwp_delta_node_sepsis_step_lanes = 8, fwp_delta_node_sepsis_step_scratch_bytes = 55936 };
 
 /* fwp_delta_node_sepsis_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

@@ -2798,26 +2798,25 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
   const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
   T* z1 = static_cast<T*>(z1_ptr);
   T* z1_W = z1;
-  T* __restrict z1_new = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32768);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32960);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33152);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37248);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41344);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41600);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42112);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46208);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50304);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 54400);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58496);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62592);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 66688);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70784);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74880);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78976);
-  T* __restrict u16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 111744);
-  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 111808);
-  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 144576);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 192);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 384);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8576);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8832);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9344);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13440);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17536);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21632);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25728);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29824);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33920);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38016);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 42112);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 46208);
+  T* __restrict u16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78976);
+  T* __restrict v17 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79040);
+  T* __restrict v18 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 111808);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3596,7 +3595,7 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
       for (int64_t i2 = 0; i2 < 8; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          z1_new[(i0 * 64 + i1 * 8 + i2) * L + l] =
+          z1_W[(i0 * 64 + i1 * 8 + i2) * L + l] =
               z0_W[(i0 * 64 + i1 * 8 + i2) * L + l] +
               (((((v2[(i0 * 8 + i2) * L + l] * v8[(i0 * 8 + i1) * L + l]) / 4.0f) * 0.16666667f) +
                 ((v18[(i0 * 64 + i1 * 8 + i2) * L + l] * 0.33333334f) +
@@ -3605,13 +3604,6 @@ extern "C" void fwp_delta_rde_step(const void* /*ctx*/, double /*t*/, double h, 
                T(h));
         }
       }
-    }
-  }
-  // z1 = z1_new (z1 may alias z0)
-  for (int64_t i = 0; i < 1024; ++i) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_W[i * L + l] = z1_new[i * L + l];
     }
   }
 }
@@ -9885,7 +9877,7 @@ const plastic_model kModel = {
             .field = 17024,
             .field_vjp = 62080,
             .adjoint_field = 116096,
-            .step = 177344,
+            .step = 144576,
             .step_vjp = 347264,
             .adjoint_step = 322752,
             .output = 12928,

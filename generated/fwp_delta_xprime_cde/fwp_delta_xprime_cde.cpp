@@ -2802,23 +2802,22 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
   const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
   T* z1 = static_cast<T*>(z1_ptr);
   T* z1_W = z1;
-  T* __restrict z1_new = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51200);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51904);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52608);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55168);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57728);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60288);
-  T* __restrict u6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62848);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62912);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65472);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68032);
-  T* __restrict u10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70592);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 70656);
-  T* __restrict u12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73216);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73280);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73408);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75968);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 704);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1408);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3968);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6528);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9088);
+  T* __restrict u6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11648);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11712);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14272);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16832);
+  T* __restrict u10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19392);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19456);
+  T* __restrict u12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22016);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22080);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22208);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24768);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3600,7 +3599,7 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
       for (int64_t i2 = 0; i2 < 20; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          z1_new[(i0 * 400 + i1 * 20 + i2) * L + l] =
+          z1_W[(i0 * 400 + i1 * 20 + i2) * L + l] =
               z0_W[(i0 * 400 + i1 * 20 + i2) * L + l] +
               (((v2[(i0 * 20 + i1) * L + l] * v4[(i0 * 20 + i2) * L + l]) +
                 ((v7[(i0 * 20 + i2) * L + l] * v5[(i0 * 20 + i1) * L + l]) +
@@ -3608,13 +3607,6 @@ extern "C" void fwp_delta_xprime_cde_step(const void* /*ctx*/, double /*t*/, dou
                (v15[(i0 * 20 + i1) * L + l] * v14[(i0 * 20 + i2) * L + l]));
         }
       }
-    }
-  }
-  // z1 = z1_new (z1 may alias z0)
-  for (int64_t i = 0; i < 1600; ++i) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_W[i * L + l] = z1_new[i * L + l];
     }
   }
 }
@@ -10298,7 +10290,7 @@ const plastic_model kModel = {
             .field = 11648,
             .field_vjp = 22784,
             .adjoint_field = 45568,
-            .step = 78528,
+            .step = 27328,
             .step_vjp = 159232,
             .adjoint_step = 69952,
             .output = 29568,

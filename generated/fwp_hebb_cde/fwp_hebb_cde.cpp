@@ -2439,18 +2439,17 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
   const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
   T* z1 = static_cast<T*>(z1_ptr);
   T* z1_W = z1;
-  T* __restrict z1_new = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17088);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17792);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21888);
-  T* __restrict u4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25984);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26048);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27072);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 31168);
-  T* __restrict u8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35264);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35328);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39424);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 704);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1408);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5504);
+  T* __restrict u4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9600);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9664);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10688);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14784);
+  T* __restrict u8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18880);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18944);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23040);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3004,7 +3003,7 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          z1_new[(i0 * 16 + i1 * 4 + i2) * L + l] =
+          z1_W[(i0 * 16 + i1 * 4 + i2) * L + l] =
               z0_W[(i0 * 16 + i1 * 4 + i2) * L + l] +
               ((v2[(i0 * 4 + i1) * L + l] * v6[(i0 * 4 + i2) * L + l]) +
                (v10[(i0 * 16 + i1 * 4 + i2) * L + l] +
@@ -3012,13 +3011,6 @@ extern "C" void fwp_hebb_cde_step(const void* /*ctx*/, double /*t*/, double h, c
                  v10[(i0 * 16 + i1 * 4 + i2) * L + l])));
         }
       }
-    }
-  }
-  // z1 = z1_new (z1 may alias z0)
-  for (int64_t i = 0; i < 512; ++i) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_W[i * L + l] = z1_new[i * L + l];
     }
   }
 }
@@ -8076,7 +8068,7 @@ const plastic_model kModel = {
             .field = 14720,
             .field_vjp = 24768,
             .adjoint_field = 49152,
-            .step = 55808,
+            .step = 39424,
             .step_vjp = 97920,
             .adjoint_step = 195648,
             .output = 46464,

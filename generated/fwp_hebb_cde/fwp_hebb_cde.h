@@ -94,11 +94,11 @@ enum { fwp_hebb_cde_adjoint_field_lanes = 8, fwp_hebb_cde_adjoint_field_scratch_
  *   theta: uniform[142036] = 142036 floats, read-only
  *   u_stages: varying[168] = 1344 floats, read-only
  *   z1: varying[512] = 4096 floats, may alias
- *   scratch: scratch arena, 55808 bytes, 64-byte aligned
+ *   scratch: scratch arena, 39424 bytes, 64-byte aligned
  */
 void fwp_hebb_cde_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                        const void* u_stages, void* z1, void* scratch);
-enum { fwp_hebb_cde_step_lanes = 8, fwp_hebb_cde_step_scratch_bytes = 55808 };
+enum { fwp_hebb_cde_step_lanes = 8, fwp_hebb_cde_step_scratch_bytes = 39424 };
 
 /* fwp_hebb_cde_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

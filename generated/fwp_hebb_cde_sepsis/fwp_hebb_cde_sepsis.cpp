@@ -2462,17 +2462,16 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
   const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
   T* z1 = static_cast<T*>(z1_ptr);
   T* z1_W = z1;
-  T* __restrict z1_new = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5120);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6144);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8384);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10624);
-  T* __restrict u5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10752);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10816);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13056);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13312);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15552);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1024);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2048);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4288);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6528);
+  T* __restrict u5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6656);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6720);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8960);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9216);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11456);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -3014,20 +3013,13 @@ extern "C" void fwp_hebb_cde_sepsis_step(const void* /*ctx*/, double /*t*/, doub
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          z1_new[(i0 * 16 + i1 * 4 + i2) * L + l] =
+          z1_W[(i0 * 16 + i1 * 4 + i2) * L + l] =
               ((v1[(i0 * 4 + i2) * L + l] * v0[(i0 * 4 + i1) * L + l]) +
                ((v3[(i0 * 4 + i2) * L + l] * v6[(i0 * 4 + i1) * L + l]) +
                 ((v8[(i0 * 4 + i1) * L + l] * v2[(i0 * 4 + i2) * L + l]) * 2.0f))) +
               z0_W[(i0 * 16 + i1 * 4 + i2) * L + l];
         }
       }
-    }
-  }
-  // z1 = z1_new (z1 may alias z0)
-  for (int64_t i = 0; i < 128; ++i) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_W[i * L + l] = z1_new[i * L + l];
     }
   }
 }
@@ -7964,7 +7956,7 @@ const plastic_model kModel = {
             .field = 5632,
             .field_vjp = 16960,
             .adjoint_field = 34816,
-            .step = 16576,
+            .step = 12480,
             .step_vjp = 48576,
             .adjoint_step = 129600,
             .output = 22016,

@@ -104,11 +104,11 @@ enum {
  *   theta: uniform[24083] = 24083 floats, read-only
  *   u_stages: varying[552] = 4416 floats, read-only
  *   z1: varying[128] = 1024 floats, may alias
- *   scratch: scratch arena, 16576 bytes, 64-byte aligned
+ *   scratch: scratch arena, 12480 bytes, 64-byte aligned
  */
 void fwp_hebb_cde_sepsis_step(const void* ctx, double t, double h, const void* z0,
                               const void* theta, const void* u_stages, void* z1, void* scratch);
-enum { fwp_hebb_cde_sepsis_step_lanes = 8, fwp_hebb_cde_sepsis_step_scratch_bytes = 16576 };
+enum { fwp_hebb_cde_sepsis_step_lanes = 8, fwp_hebb_cde_sepsis_step_scratch_bytes = 12480 };
 
 /* fwp_hebb_cde_sepsis_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

@@ -2712,18 +2712,17 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
   const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
   T* z1 = static_cast<T*>(z1_ptr);
   T* z1_W = z1;
-  T* __restrict z1_new = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25600);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27840);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30080);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35200);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40320);
-  T* __restrict u5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45440);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45504);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 50624);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 55744);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60864);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 65984);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2240);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4480);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9600);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14720);
+  T* __restrict u5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19840);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19904);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25024);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30144);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35264);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40384);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3343,7 +3342,7 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          z1_new[(i0 * 25 + i1 * 5 + i2) * L + l] =
+          z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
               ((v3[(i0 * 5 + i2) * L + l] * v2[(i0 * 5 + i1) * L + l]) +
                (((v7[(i0 * 5 + i1) * L + l] * v6[(i0 * 5 + i2) * L + l]) +
                  v10[(i0 * 25 + i1 * 5 + i2) * L + l]) +
@@ -3351,13 +3350,6 @@ extern "C" void fwp_hebb_node_step(const void* /*ctx*/, double /*t*/, double h, 
               z0_W[(i0 * 25 + i1 * 5 + i2) * L + l];
         }
       }
-    }
-  }
-  // z1 = z1_new (z1 may alias z0)
-  for (int64_t i = 0; i < 800; ++i) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_W[i * L + l] = z1_new[i * L + l];
     }
   }
 }
@@ -8809,7 +8801,7 @@ const plastic_model kModel = {
             .field = 19840,
             .field_vjp = 178752,
             .adjoint_field = 354752,
-            .step = 91584,
+            .step = 65984,
             .step_vjp = 293760,
             .adjoint_step = 604288,
             .output = 19840,

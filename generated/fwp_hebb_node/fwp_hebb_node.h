@@ -94,11 +94,11 @@ enum { fwp_hebb_node_adjoint_field_lanes = 8, fwp_hebb_node_adjoint_field_scratc
  *   theta: uniform[56651] = 56651 floats, read-only
  *   u_stages: varying[276] = 2208 floats, read-only
  *   z1: varying[800] = 6400 floats, may alias
- *   scratch: scratch arena, 91584 bytes, 64-byte aligned
+ *   scratch: scratch arena, 65984 bytes, 64-byte aligned
  */
 void fwp_hebb_node_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                         const void* u_stages, void* z1, void* scratch);
-enum { fwp_hebb_node_step_lanes = 8, fwp_hebb_node_step_scratch_bytes = 91584 };
+enum { fwp_hebb_node_step_lanes = 8, fwp_hebb_node_step_scratch_bytes = 65984 };
 
 /* fwp_hebb_node_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

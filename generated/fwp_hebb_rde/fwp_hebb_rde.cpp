@@ -2856,17 +2856,16 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
   const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
   T* z1 = static_cast<T*>(z1_ptr);
   T* z1_W = z1;
-  T* __restrict z1_new = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51200);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51712);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52224);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57344);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62464);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62976);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68096);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 73216);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78336);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 129536);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 512);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1024);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6144);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11264);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11776);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16896);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22016);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27136);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 78336);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -3531,7 +3530,7 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          z1_new[(i0 * 100 + i1 * 10 + i2) * L + l] =
+          z1_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
               (T(h) * ((((((v2[(i0 * 10 + i1) * L + l] * v5[(i0 * 10 + i2) * L + l]) / 4.0f) *
                           0.16666667f) +
                          v8[(i0 * 100 + i1 * 10 + i2) * L + l]) +
@@ -3541,13 +3540,6 @@ extern "C" void fwp_hebb_rde_step(const void* /*ctx*/, double /*t*/, double h, c
               z0_W[(i0 * 100 + i1 * 10 + i2) * L + l];
         }
       }
-    }
-  }
-  // z1 = z1_new (z1 may alias z0)
-  for (int64_t i = 0; i < 1600; ++i) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_W[i * L + l] = z1_new[i * L + l];
     }
   }
 }
@@ -9319,7 +9311,7 @@ const plastic_model kModel = {
             .field = 16896,
             .field_vjp = 91968,
             .adjoint_field = 178944,
-            .step = 134656,
+            .step = 83456,
             .step_vjp = 189824,
             .adjoint_step = 266176,
             .output = 16384,

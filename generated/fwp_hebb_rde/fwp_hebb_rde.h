@@ -94,11 +94,11 @@ enum { fwp_hebb_rde_adjoint_field_lanes = 8, fwp_hebb_rde_adjoint_field_scratch_
  *   theta: uniform[49521] = 49521 floats, read-only
  *   u_stages: varying[60] = 480 floats, read-only
  *   z1: varying[1600] = 12800 floats, may alias
- *   scratch: scratch arena, 134656 bytes, 64-byte aligned
+ *   scratch: scratch arena, 83456 bytes, 64-byte aligned
  */
 void fwp_hebb_rde_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                        const void* u_stages, void* z1, void* scratch);
-enum { fwp_hebb_rde_step_lanes = 8, fwp_hebb_rde_step_scratch_bytes = 134656 };
+enum { fwp_hebb_rde_step_lanes = 8, fwp_hebb_rde_step_scratch_bytes = 83456 };
 
 /* fwp_hebb_rde_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

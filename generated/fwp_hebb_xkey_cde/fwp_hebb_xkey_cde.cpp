@@ -2446,19 +2446,18 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
   const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
   T* z1 = static_cast<T*>(z1_ptr);
   T* z1_W = z1;
-  T* __restrict z1_new = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20480);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24576);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24704);
-  T* __restrict u4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25408);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25472);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26496);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30592);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34688);
-  T* __restrict u9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35712);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 35776);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 39872);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8320);
+  T* __restrict u4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9024);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9088);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10112);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14208);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 18304);
+  T* __restrict u9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19328);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19392);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 23488);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -3012,7 +3011,7 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
       for (int64_t i2 = 0; i2 < 4; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          z1_new[(i0 * 16 + i1 * 4 + i2) * L + l] =
+          z1_W[(i0 * 16 + i1 * 4 + i2) * L + l] =
               ((v0[(i0 * 4 + i2) * L + l] * v6[(i0 * 4 + i1) * L + l]) +
                ((v11[(i0 * 16 + i1 * 4 + i2) * L + l] +
                  (v10[(i0 * 4 + i2) * L + l] * v7[(i0 * 4 + i1) * L + l])) +
@@ -3020,13 +3019,6 @@ extern "C" void fwp_hebb_xkey_cde_step(const void* /*ctx*/, double /*t*/, double
               z0_W[(i0 * 16 + i1 * 4 + i2) * L + l];
         }
       }
-    }
-  }
-  // z1 = z1_new (z1 may alias z0)
-  for (int64_t i = 0; i < 512; ++i) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_W[i * L + l] = z1_new[i * L + l];
     }
   }
 }
@@ -7861,7 +7853,7 @@ const plastic_model kModel = {
             .field = 14720,
             .field_vjp = 28480,
             .adjoint_field = 53248,
-            .step = 56256,
+            .step = 39872,
             .step_vjp = 99264,
             .adjoint_step = 194624,
             .output = 45184,

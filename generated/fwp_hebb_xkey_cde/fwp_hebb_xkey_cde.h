@@ -101,11 +101,11 @@ enum {
  *   theta: uniform[142036] = 142036 floats, read-only
  *   u_stages: varying[168] = 1344 floats, read-only
  *   z1: varying[512] = 4096 floats, may alias
- *   scratch: scratch arena, 56256 bytes, 64-byte aligned
+ *   scratch: scratch arena, 39872 bytes, 64-byte aligned
  */
 void fwp_hebb_xkey_cde_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                             const void* u_stages, void* z1, void* scratch);
-enum { fwp_hebb_xkey_cde_step_lanes = 8, fwp_hebb_xkey_cde_step_scratch_bytes = 56256 };
+enum { fwp_hebb_xkey_cde_step_lanes = 8, fwp_hebb_xkey_cde_step_scratch_bytes = 39872 };
 
 /* fwp_hebb_xkey_cde_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

@@ -2951,24 +2951,23 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
   const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
   T* z1 = static_cast<T*>(z1_ptr);
   T* z1_W = z1;
-  T* __restrict z1_new = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12800);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15360);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17920);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20160);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22720);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24960);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27200);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 29760);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 32320);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 34880);
-  T* __restrict u10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37440);
-  T* __restrict u11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37504);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37568);
-  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38080);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38592);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 41152);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43712);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2560);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5120);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7360);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9920);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12160);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14400);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16960);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19520);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22080);
+  T* __restrict u10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24640);
+  T* __restrict u11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24704);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24768);
+  T* __restrict v13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25280);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25792);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 28352);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 30912);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -3911,7 +3910,7 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          z1_new[(i0 * 25 + i1 * 5 + i2) * L + l] =
+          z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
               (((v1[(i0 * 5 + i2) * L + l] * v9[(i0 * 5 + i1) * L + l]) +
                 ((v3[(i0 * 5 + i1) * L + l] * v1[(i0 * 5 + i2) * L + l]) +
                  (v6[(i0 * 5 + i1) * L + l] * v7[(i0 * 5 + i2) * L + l]))) +
@@ -3919,13 +3918,6 @@ extern "C" void fwp_oja_cde_step(const void* /*ctx*/, double /*t*/, double h, co
               z0_W[(i0 * 25 + i1 * 5 + i2) * L + l];
         }
       }
-    }
-  }
-  // z1 = z1_new (z1 may alias z0)
-  for (int64_t i = 0; i < 400; ++i) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_W[i * L + l] = z1_new[i * L + l];
     }
   }
 }
@@ -10919,7 +10911,7 @@ const plastic_model kModel = {
             .field = 14720,
             .field_vjp = 22784,
             .adjoint_field = 43072,
-            .step = 46272,
+            .step = 33472,
             .step_vjp = 97728,
             .adjoint_step = 79872,
             .output = 12160,

@@ -94,11 +94,11 @@ enum { fwp_oja_cde_adjoint_field_lanes = 8, fwp_oja_cde_adjoint_field_scratch_by
  *   theta: uniform[28427] = 28427 floats, read-only
  *   u_stages: varying[552] = 4416 floats, read-only
  *   z1: varying[400] = 3200 floats, may alias
- *   scratch: scratch arena, 46272 bytes, 64-byte aligned
+ *   scratch: scratch arena, 33472 bytes, 64-byte aligned
  */
 void fwp_oja_cde_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                       const void* u_stages, void* z1, void* scratch);
-enum { fwp_oja_cde_step_lanes = 8, fwp_oja_cde_step_scratch_bytes = 46272 };
+enum { fwp_oja_cde_step_lanes = 8, fwp_oja_cde_step_scratch_bytes = 33472 };
 
 /* fwp_oja_cde_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

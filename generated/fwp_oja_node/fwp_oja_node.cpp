@@ -3043,24 +3043,23 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
   const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
   T* z1 = static_cast<T*>(z1_ptr);
   T* z1_W = z1;
-  T* __restrict z1_new = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 25600);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 26752);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27904);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33024);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38144);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43264);
-  T* __restrict u6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48384);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48448);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53568);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58688);
-  T* __restrict u10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63808);
-  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63872);
-  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 68992);
-  T* __restrict u13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74112);
-  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74176);
-  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 79296);
-  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 84416);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1152);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2304);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 7424);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12544);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17664);
+  T* __restrict u6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22784);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22848);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 27968);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 33088);
+  T* __restrict u10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38208);
+  T* __restrict v11 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 38272);
+  T* __restrict v12 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 43392);
+  T* __restrict u13 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48512);
+  T* __restrict v14 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 48576);
+  T* __restrict v15 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53696);
+  T* __restrict v16 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 58816);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -4008,7 +4007,7 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
       for (int64_t i2 = 0; i2 < 5; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          z1_new[(i0 * 25 + i1 * 5 + i2) * L + l] =
+          z1_W[(i0 * 25 + i1 * 5 + i2) * L + l] =
               ((v3[(i0 * 5 + i1) * L + l] * v4[(i0 * 5 + i2) * L + l]) +
                ((v8[(i0 * 5 + i2) * L + l] * v5[(i0 * 5 + i1) * L + l]) +
                 ((v9[(i0 * 5 + i2) * L + l] * v15[(i0 * 5 + i1) * L + l]) +
@@ -4016,13 +4015,6 @@ extern "C" void fwp_oja_node_step(const void* /*ctx*/, double /*t*/, double h, c
               z0_W[(i0 * 25 + i1 * 5 + i2) * L + l];
         }
       }
-    }
-  }
-  // z1 = z1_new (z1 may alias z0)
-  for (int64_t i = 0; i < 800; ++i) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_W[i * L + l] = z1_new[i * L + l];
     }
   }
 }
@@ -11389,7 +11381,7 @@ const plastic_model kModel = {
             .field = 22784,
             .field_vjp = 100608,
             .adjoint_field = 201344,
-            .step = 89536,
+            .step = 63936,
             .step_vjp = 231296,
             .adjoint_step = 216000,
             .output = 17664,

@@ -94,11 +94,11 @@ enum { fwp_oja_node_adjoint_field_lanes = 8, fwp_oja_node_adjoint_field_scratch_
  *   theta: uniform[39175] = 39175 floats, read-only
  *   u_stages: varying[140] = 1120 floats, read-only
  *   z1: varying[800] = 6400 floats, may alias
- *   scratch: scratch arena, 89536 bytes, 64-byte aligned
+ *   scratch: scratch arena, 63936 bytes, 64-byte aligned
  */
 void fwp_oja_node_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                        const void* u_stages, void* z1, void* scratch);
-enum { fwp_oja_node_step_lanes = 8, fwp_oja_node_step_scratch_bytes = 89536 };
+enum { fwp_oja_node_step_lanes = 8, fwp_oja_node_step_scratch_bytes = 63936 };
 
 /* fwp_oja_node_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

@@ -3228,18 +3228,17 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
   const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
   T* z1 = static_cast<T*>(z1_ptr);
   T* z1_W = z1;
-  T* __restrict z1_new = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51200);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 51712);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 52224);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57344);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62464);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 67584);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72704);
-  T* __restrict u7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 123904);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 123968);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 129088);
-  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 180288);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 512);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1024);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6144);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11264);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21504);
+  T* __restrict u7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72704);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 72768);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77888);
+  T* __restrict v10 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 129088);
   T mean_v[L] = {};
   T var_v[L] = {};
   T rstd_v[L] = {};
@@ -4254,7 +4253,7 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
       for (int64_t i2 = 0; i2 < 10; ++i2) {
         PLASTIC_SIMD
         for (int64_t l = 0; l < L; ++l) {
-          z1_new[(i0 * 100 + i1 * 10 + i2) * L + l] =
+          z1_W[(i0 * 100 + i1 * 10 + i2) * L + l] =
               z0_W[(i0 * 100 + i1 * 10 + i2) * L + l] +
               (T(h) * ((((v6[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.16666667f) +
                          (v9[(i0 * 100 + i1 * 10 + i2) * L + l] * 0.33333334f)) +
@@ -4263,13 +4262,6 @@ extern "C" void fwp_oja_rde_step(const void* /*ctx*/, double /*t*/, double h, co
                         0.16666667f)));
         }
       }
-    }
-  }
-  // z1 = z1_new (z1 may alias z0)
-  for (int64_t i = 0; i < 1600; ++i) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_W[i * L + l] = z1_new[i * L + l];
     }
   }
 }
@@ -11694,7 +11686,7 @@ const plastic_model kModel = {
             .field = 21504,
             .field_vjp = 90624,
             .adjoint_field = 181248,
-            .step = 231488,
+            .step = 180288,
             .step_vjp = 537024,
             .adjoint_step = 507840,
             .output = 16384,

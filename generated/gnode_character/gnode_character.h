@@ -98,11 +98,11 @@ enum {
  *   theta: uniform[43720] = 43720 floats, read-only
  *   u_stages: varying[4] = 32 floats, read-only
  *   z1: varying[100] = 800 floats, may alias
- *   scratch: scratch arena, 12928 bytes, 64-byte aligned
+ *   scratch: scratch arena, 9728 bytes, 64-byte aligned
  */
 void gnode_character_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                           const void* u_stages, void* z1, void* scratch);
-enum { gnode_character_step_lanes = 8, gnode_character_step_scratch_bytes = 12928 };
+enum { gnode_character_step_lanes = 8, gnode_character_step_scratch_bytes = 9728 };
 
 /* gnode_character_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

@@ -95,11 +95,11 @@ enum { gnode_flipflop_adjoint_field_lanes = 8, gnode_flipflop_adjoint_field_scra
  *   theta: uniform[51803] = 51803 floats, read-only
  *   u_stages: varying[3] = 24 floats, read-only
  *   z1: varying[100] = 800 floats, may alias
- *   scratch: scratch arena, 12928 bytes, 64-byte aligned
+ *   scratch: scratch arena, 9728 bytes, 64-byte aligned
  */
 void gnode_flipflop_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                          const void* u_stages, void* z1, void* scratch);
-enum { gnode_flipflop_step_lanes = 8, gnode_flipflop_step_scratch_bytes = 12928 };
+enum { gnode_flipflop_step_lanes = 8, gnode_flipflop_step_scratch_bytes = 9728 };
 
 /* gnode_flipflop_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

@@ -2292,17 +2292,16 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
   const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
   T* z1 = static_cast<T*>(z1_ptr);
   T* z1_h = z1;
-  T* __restrict z1_new = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 128);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 320);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 448);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3648);
-  T* __restrict u4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6848);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6912);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10112);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13312);
-  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16512);
-  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19712);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 192);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 320);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3520);
+  T* __restrict u4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6720);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6784);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9984);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 13184);
+  T* __restrict v8 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16384);
+  T* __restrict v9 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19584);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -3283,23 +3282,15 @@ extern "C" void gnode_flipflop_n3_step(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 3; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z1_new[i0 * L + l] =
-          (T(h) * ((((((F_layer3_bias[i0] + v8[i0 * L + l]) - v1[i0 * L + l]) *
-                      sigmoid(v9[i0 * L + l] + bz[i0])) /
-                     0.01f) *
-                    2.3247106f) +
-                   ((v3[i0 * L + l] * (-3.2900696f)) +
-                    (((v6[i0 * L + l] * 0.47988966f) +
-                      ((v2[i0 * L + l] * 0.09646077f) + (v5[i0 * L + l] * 0.01f))) +
-                     (v0[i0 * L + l] * 1.3790085f))))) +
-          z0_h[i0 * L + l];
-    }
-  }
-  // z1 = z1_new (z1 may alias z0)
-  for (int64_t i = 0; i < 3; ++i) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_h[i * L + l] = z1_new[i * L + l];
+      z1_h[i0 * L + l] = (T(h) * ((((((F_layer3_bias[i0] + v8[i0 * L + l]) - v1[i0 * L + l]) *
+                                     sigmoid(v9[i0 * L + l] + bz[i0])) /
+                                    0.01f) *
+                                   2.3247106f) +
+                                  ((v3[i0 * L + l] * (-3.2900696f)) +
+                                   (((v6[i0 * L + l] * 0.47988966f) +
+                                     ((v2[i0 * L + l] * 0.09646077f) + (v5[i0 * L + l] * 0.01f))) +
+                                    (v0[i0 * L + l] * 1.3790085f))))) +
+                         z0_h[i0 * L + l];
     }
   }
 }
@@ -11529,7 +11520,7 @@ const plastic_model kModel = {
             .field = 6592,
             .field_vjp = 26496,
             .adjoint_field = 43072,
-            .step = 22912,
+            .step = 22784,
             .step_vjp = 148160,
             .step_adaptive = 19712,
             .adjoint_step = 165312,

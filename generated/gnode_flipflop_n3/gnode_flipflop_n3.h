@@ -101,11 +101,11 @@ enum {
  *   theta: uniform[21248] = 21248 floats, read-only
  *   u_stages: varying[21] = 168 floats, read-only
  *   z1: varying[3] = 24 floats, may alias
- *   scratch: scratch arena, 22912 bytes, 64-byte aligned
+ *   scratch: scratch arena, 22784 bytes, 64-byte aligned
  */
 void gnode_flipflop_n3_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                             const void* u_stages, void* z1, void* scratch);
-enum { gnode_flipflop_n3_step_lanes = 8, gnode_flipflop_n3_step_scratch_bytes = 22912 };
+enum { gnode_flipflop_n3_step_lanes = 8, gnode_flipflop_n3_step_scratch_bytes = 22784 };
 
 /* gnode_flipflop_n3_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

@@ -95,11 +95,11 @@ enum { gnode_walker2d_adjoint_field_lanes = 8, gnode_walker2d_adjoint_field_scra
  *   theta: uniform[21069] = 21069 floats, read-only
  *   u_stages: varying[17] = 136 floats, read-only
  *   z1: varying[32] = 256 floats, may alias
- *   scratch: scratch arena, 9024 bytes, 64-byte aligned
+ *   scratch: scratch arena, 8000 bytes, 64-byte aligned
  */
 void gnode_walker2d_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                          const void* u_stages, void* z1, void* scratch);
-enum { gnode_walker2d_step_lanes = 8, gnode_walker2d_step_scratch_bytes = 9024 };
+enum { gnode_walker2d_step_lanes = 8, gnode_walker2d_step_scratch_bytes = 8000 };
 
 /* gnode_walker2d_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

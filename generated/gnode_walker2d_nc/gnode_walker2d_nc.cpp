@@ -2123,10 +2123,9 @@ extern "C" void gnode_walker2d_nc_step(const void* /*ctx*/, double /*t*/, double
   const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
   T* z1 = static_cast<T*>(z1_ptr);
   T* z1_h = z1;
-  T* __restrict z1_new = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1024);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2624);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5824);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1600);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4800);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -2267,17 +2266,10 @@ extern "C" void gnode_walker2d_nc_step(const void* /*ctx*/, double /*t*/, double
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z1_new[i0 * L + l] = (((vm::tanh(v1[i0 * L + l] + F_layer2_bias[i0]) - z0_h[i0 * L + l]) *
-                             sigmoid(bz[i0] + v2[i0 * L + l])) *
-                            T(h)) +
-                           z0_h[i0 * L + l];
-    }
-  }
-  // z1 = z1_new (z1 may alias z0)
-  for (int64_t i = 0; i < 32; ++i) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_h[i * L + l] = z1_new[i * L + l];
+      z1_h[i0 * L + l] = (((vm::tanh(v1[i0 * L + l] + F_layer2_bias[i0]) - z0_h[i0 * L + l]) *
+                           sigmoid(bz[i0] + v2[i0 * L + l])) *
+                          T(h)) +
+                         z0_h[i0 * L + l];
     }
   }
 }
@@ -3735,7 +3727,7 @@ const plastic_model kModel = {
             .field = 8000,
             .field_vjp = 26496,
             .adjoint_field = 43520,
-            .step = 9024,
+            .step = 8000,
             .step_vjp = 29696,
             .adjoint_step = 25984,
             .output = 576,

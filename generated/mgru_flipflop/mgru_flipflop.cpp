@@ -1443,10 +1443,9 @@ extern "C" void mgru_flipflop_step(const void* /*ctx*/, double /*t*/, double h, 
   const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
   T* z1 = static_cast<T*>(z1_ptr);
   T* z1_h = z1;
-  T* __restrict z1_new = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3200);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6528);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9728);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3328);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6528);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -1521,17 +1520,10 @@ extern "C" void mgru_flipflop_step(const void* /*ctx*/, double /*t*/, double h, 
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z1_new[i0 * L + l] =
+      z1_h[i0 * L + l] =
           z0_h[i0 * L + l] + (T(h) * (((vm::tanh(v1[i0 * L + l] + bh[i0]) - z0_h[i0 * L + l]) *
                                        sigmoid(bz[i0] + v2[i0 * L + l])) /
                                       0.01f));
-    }
-  }
-  // z1 = z1_new (z1 may alias z0)
-  for (int64_t i = 0; i < 100; ++i) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_h[i * L + l] = z1_new[i * L + l];
     }
   }
 }
@@ -2509,7 +2501,7 @@ const plastic_model kModel = {
             .field = 9728,
             .field_vjp = 29312,
             .adjoint_field = 45440,
-            .step = 12928,
+            .step = 9728,
             .step_vjp = 29312,
             .adjoint_step = 26048,
             .output = 128,

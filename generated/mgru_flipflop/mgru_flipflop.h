@@ -94,11 +94,11 @@ enum { mgru_flipflop_adjoint_field_lanes = 8, mgru_flipflop_adjoint_field_scratc
  *   theta: uniform[21503] = 21503 floats, read-only
  *   u_stages: varying[3] = 24 floats, read-only
  *   z1: varying[100] = 800 floats, may alias
- *   scratch: scratch arena, 12928 bytes, 64-byte aligned
+ *   scratch: scratch arena, 9728 bytes, 64-byte aligned
  */
 void mgru_flipflop_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                         const void* u_stages, void* z1, void* scratch);
-enum { mgru_flipflop_step_lanes = 8, mgru_flipflop_step_scratch_bytes = 12928 };
+enum { mgru_flipflop_step_lanes = 8, mgru_flipflop_step_scratch_bytes = 9728 };
 
 /* mgru_flipflop_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

@@ -1426,10 +1426,9 @@ extern "C" void mgru_walker2d_step(const void* /*ctx*/, double /*t*/, double h, 
   const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
   T* z1 = static_cast<T*>(z1_ptr);
   T* z1_h = z1;
-  T* __restrict z1_new = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1024);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2624);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3648);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1600);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2624);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -1504,17 +1503,10 @@ extern "C" void mgru_walker2d_step(const void* /*ctx*/, double /*t*/, double h, 
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z1_new[i0 * L + l] =
+      z1_h[i0 * L + l] =
           z0_h[i0 * L + l] + (((vm::tanh(bh[i0] + v1[i0 * L + l]) - z0_h[i0 * L + l]) *
                                sigmoid(v2[i0 * L + l] + bz[i0])) *
                               T(h));
-    }
-  }
-  // z1 = z1_new (z1 may alias z0)
-  for (int64_t i = 0; i < 32; ++i) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_h[i * L + l] = z1_new[i * L + l];
     }
   }
 }
@@ -2500,7 +2492,7 @@ const plastic_model kModel = {
             .field = 3648,
             .field_vjp = 11520,
             .adjoint_field = 15168,
-            .step = 4672,
+            .step = 3648,
             .step_vjp = 11520,
             .adjoint_step = 8960,
             .output = 576,

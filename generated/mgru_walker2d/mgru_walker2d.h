@@ -94,11 +94,11 @@ enum { mgru_walker2d_adjoint_field_lanes = 8, mgru_walker2d_adjoint_field_scratc
  *   theta: uniform[4337] = 4337 floats, read-only
  *   u_stages: varying[17] = 136 floats, read-only
  *   z1: varying[32] = 256 floats, may alias
- *   scratch: scratch arena, 4672 bytes, 64-byte aligned
+ *   scratch: scratch arena, 3648 bytes, 64-byte aligned
  */
 void mgru_walker2d_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                         const void* u_stages, void* z1, void* scratch);
-enum { mgru_walker2d_step_lanes = 8, mgru_walker2d_step_scratch_bytes = 4672 };
+enum { mgru_walker2d_step_lanes = 8, mgru_walker2d_step_scratch_bytes = 3648 };
 
 /* mgru_walker2d_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

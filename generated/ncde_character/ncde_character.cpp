@@ -1876,15 +1876,14 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
   const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
   T* z1 = static_cast<T*>(z1_ptr);
   T* z1_z = z1;
-  T* __restrict z1_new = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1024);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3072);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5120);
-  T* __restrict u3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9216);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 9280);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 11328);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 15424);
-  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 17472);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2048);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
+  T* __restrict u3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8256);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 10304);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 14400);
+  T* __restrict v7 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16448);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -2905,19 +2904,12 @@ extern "C" void ncde_character_step(const void* /*ctx*/, double /*t*/, double h,
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z1_new[i0 * L + l] = z0_z[i0 * L + l] +
-                           ((((v6[i0 * L + l] * (-0.3223762f)) +
-                              ((v2[i0 * L + l] * 0.6510417f) +
-                               ((v0[i0 * L + l] * 0.091145836f) + (v4[i0 * L + l] * 0.4492363f)))) +
-                             (v1[i0 * L + l] * 0.13095239f)) *
-                            T(h));
-    }
-  }
-  // z1 = z1_new (z1 may alias z0)
-  for (int64_t i = 0; i < 32; ++i) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_z[i * L + l] = z1_new[i * L + l];
+      z1_z[i0 * L + l] = z0_z[i0 * L + l] +
+                         ((((v6[i0 * L + l] * (-0.3223762f)) +
+                            ((v2[i0 * L + l] * 0.6510417f) +
+                             ((v0[i0 * L + l] * 0.091145836f) + (v4[i0 * L + l] * 0.4492363f)))) +
+                           (v1[i0 * L + l] * 0.13095239f)) *
+                          T(h));
     }
   }
 }
@@ -10055,7 +10047,7 @@ const plastic_model kModel = {
             .field = 8192,
             .field_vjp = 26624,
             .adjoint_field = 32768,
-            .step = 21568,
+            .step = 20544,
             .step_vjp = 169088,
             .step_adaptive = 15424,
             .adjoint_step = 149888,

@@ -95,11 +95,11 @@ enum { ncde_character_adjoint_field_lanes = 8, ncde_character_adjoint_field_scra
  *   theta: uniform[19572] = 19572 floats, read-only
  *   u_stages: varying[56] = 448 floats, read-only
  *   z1: varying[32] = 256 floats, may alias
- *   scratch: scratch arena, 21568 bytes, 64-byte aligned
+ *   scratch: scratch arena, 20544 bytes, 64-byte aligned
  */
 void ncde_character_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                          const void* u_stages, void* z1, void* scratch);
-enum { ncde_character_step_lanes = 8, ncde_character_step_scratch_bytes = 21568 };
+enum { ncde_character_step_lanes = 8, ncde_character_step_scratch_bytes = 20544 };
 
 /* ncde_character_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

@@ -1930,13 +1930,12 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
   const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
   T* z1 = static_cast<T*>(z1_ptr);
   T* z1_z = z1;
-  T* __restrict z1_new = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1024);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3072);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5120);
-  T* __restrict u3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75776);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 75840);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 77888);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2048);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
+  T* __restrict u3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74752);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 74816);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 76864);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -2614,18 +2613,11 @@ extern "C" void ncde_sepsis_static_step(const void* /*ctx*/, double /*t*/, doubl
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z1_new[i0 * L + l] =
+      z1_z[i0 * L + l] =
           (T(h) * ((v2[i0 * L + l] * 0.16666667f) +
                    ((v4[i0 * L + l] * 0.33333334f) +
                     ((v1[i0 * L + l] * 0.33333334f) + (v0[i0 * L + l] * 0.16666667f))))) +
           z0_z[i0 * L + l];
-    }
-  }
-  // z1 = z1_new (z1 may alias z0)
-  for (int64_t i = 0; i < 32; ++i) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_z[i * L + l] = z1_new[i * L + l];
     }
   }
 }
@@ -6416,7 +6408,7 @@ const plastic_model kModel = {
             .field = 74752,
             .field_vjp = 226304,
             .adjoint_field = 299008,
-            .step = 148544,
+            .step = 147520,
             .step_vjp = 1183808,
             .adjoint_step = 758976,
             .output = 64,

@@ -107,11 +107,11 @@ enum {
  *   theta: uniform[154241] = 154241 floats, read-only
  *   u_stages: varying[304] = 2432 floats, read-only
  *   z1: varying[32] = 256 floats, may alias
- *   scratch: scratch arena, 148544 bytes, 64-byte aligned
+ *   scratch: scratch arena, 147520 bytes, 64-byte aligned
  */
 void ncde_sepsis_static_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                              const void* u_stages, void* z1, void* scratch);
-enum { ncde_sepsis_static_step_lanes = 8, ncde_sepsis_static_step_scratch_bytes = 148544 };
+enum { ncde_sepsis_static_step_lanes = 8, ncde_sepsis_static_step_scratch_bytes = 147520 };
 
 /* ncde_sepsis_static_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

@@ -1538,11 +1538,10 @@ extern "C" void node_elu_default_tanks_step(const void* /*ctx*/, double /*t*/, d
   const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
   T* z1 = static_cast<T*>(z1_ptr);
   T* z1_z = z1;
-  T* __restrict z1_new = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 128);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 320);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1344);
-  T* __restrict u3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2368);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 192);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1216);
+  T* __restrict u3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2240);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -1756,14 +1755,7 @@ extern "C" void node_elu_default_tanks_step(const void* /*ctx*/, double /*t*/, d
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z1_new[i0 * L + l] = z0_z[i0 * L + l] + ((f_layer2_bias[i0] + v0[i0 * L + l]) * T(h));
-    }
-  }
-  // z1 = z1_new (z1 may alias z0)
-  for (int64_t i = 0; i < 4; ++i) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_z[i * L + l] = z1_new[i * L + l];
+      z1_z[i0 * L + l] = z0_z[i0 * L + l] + ((f_layer2_bias[i0] + v0[i0 * L + l]) * T(h));
     }
   }
 }
@@ -3328,7 +3320,7 @@ const plastic_model kModel = {
             .field = 2240,
             .field_vjp = 6336,
             .adjoint_field = 10752,
-            .step = 2432,
+            .step = 2304,
             .step_vjp = 12864,
             .adjoint_step = 9472,
             .output = 256,

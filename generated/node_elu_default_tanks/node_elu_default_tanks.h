@@ -98,11 +98,11 @@ enum {
  *   theta: uniform[1394] = 1394 floats, read-only
  *   u_stages: varying[4] = 32 floats, read-only
  *   z1: varying[4] = 32 floats, may alias
- *   scratch: scratch arena, 2432 bytes, 64-byte aligned
+ *   scratch: scratch arena, 2304 bytes, 64-byte aligned
  */
 void node_elu_default_tanks_step(const void* ctx, double t, double h, const void* z0,
                                  const void* theta, const void* u_stages, void* z1, void* scratch);
-enum { node_elu_default_tanks_step_lanes = 8, node_elu_default_tanks_step_scratch_bytes = 2432 };
+enum { node_elu_default_tanks_step_lanes = 8, node_elu_default_tanks_step_scratch_bytes = 2304 };
 
 /* node_elu_default_tanks_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

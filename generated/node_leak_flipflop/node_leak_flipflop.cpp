@@ -1944,9 +1944,8 @@ extern "C" void node_leak_flipflop_step(const void* /*ctx*/, double /*t*/, doubl
   const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
   T* z1 = static_cast<T*>(z1_ptr);
   T* z1_h = z1;
-  T* __restrict z1_new = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3200);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 6528);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3328);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -2094,16 +2093,9 @@ extern "C" void node_leak_flipflop_step(const void* /*ctx*/, double /*t*/, doubl
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z1_new[i0 * L + l] =
+      z1_h[i0 * L + l] =
           z0_h[i0 * L + l] +
           (T(h) * (((F_layer3_bias[i0] + v1[i0 * L + l]) - z0_h[i0 * L + l]) / 0.01f));
-    }
-  }
-  // z1 = z1_new (z1 may alias z0)
-  for (int64_t i = 0; i < 100; ++i) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_h[i * L + l] = z1_new[i * L + l];
     }
   }
 }
@@ -3449,7 +3441,7 @@ const plastic_model kModel = {
             .field = 6528,
             .field_vjp = 35456,
             .adjoint_field = 51584,
-            .step = 9728,
+            .step = 6528,
             .step_vjp = 35456,
             .adjoint_step = 35520,
             .output = 128,

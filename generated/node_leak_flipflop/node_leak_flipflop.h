@@ -104,11 +104,11 @@ enum {
  *   theta: uniform[41403] = 41403 floats, read-only
  *   u_stages: varying[3] = 24 floats, read-only
  *   z1: varying[100] = 800 floats, may alias
- *   scratch: scratch arena, 9728 bytes, 64-byte aligned
+ *   scratch: scratch arena, 6528 bytes, 64-byte aligned
  */
 void node_leak_flipflop_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                              const void* u_stages, void* z1, void* scratch);
-enum { node_leak_flipflop_step_lanes = 8, node_leak_flipflop_step_scratch_bytes = 9728 };
+enum { node_leak_flipflop_step_lanes = 8, node_leak_flipflop_step_scratch_bytes = 6528 };
 
 /* node_leak_flipflop_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

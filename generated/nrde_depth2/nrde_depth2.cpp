@@ -1849,14 +1849,13 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
   const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
   T* z1 = static_cast<T*>(z1_ptr);
   T* z1_z = z1;
-  T* __restrict z1_new = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1024);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3072);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5120);
-  T* __restrict u3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20480);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20544);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 22592);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 37952);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2048);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
+  T* __restrict u3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19456);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 19520);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 21568);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36928);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -2523,18 +2522,11 @@ extern "C" void nrde_depth2_step(const void* /*ctx*/, double /*t*/, double h, co
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z1_new[i0 * L + l] =
+      z1_z[i0 * L + l] =
           (T(h) * ((((v0[i0 * L + l] * 0.16666667f) + (v1[i0 * L + l] * 0.33333334f)) +
                     (v4[i0 * L + l] * 0.33333334f)) +
                    v6[i0 * L + l])) +
           z0_z[i0 * L + l];
-    }
-  }
-  // z1 = z1_new (z1 may alias z0)
-  for (int64_t i = 0; i < 32; ++i) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_z[i * L + l] = z1_new[i * L + l];
     }
   }
 }
@@ -6352,7 +6344,7 @@ const plastic_model kModel = {
             .field = 19456,
             .field_vjp = 45056,
             .adjoint_field = 64512,
-            .step = 38976,
+            .step = 37952,
             .step_vjp = 273536,
             .adjoint_step = 192704,
             .output = 128,

@@ -94,11 +94,11 @@ enum { nrde_depth2_adjoint_field_lanes = 8, nrde_depth2_adjoint_field_scratch_by
  *   theta: uniform[41923] = 41923 floats, read-only
  *   u_stages: varying[80] = 640 floats, read-only
  *   z1: varying[32] = 256 floats, may alias
- *   scratch: scratch arena, 38976 bytes, 64-byte aligned
+ *   scratch: scratch arena, 37952 bytes, 64-byte aligned
  */
 void nrde_depth2_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                       const void* u_stages, void* z1, void* scratch);
-enum { nrde_depth2_step_lanes = 8, nrde_depth2_step_scratch_bytes = 38976 };
+enum { nrde_depth2_step_lanes = 8, nrde_depth2_step_scratch_bytes = 37952 };
 
 /* nrde_depth2_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

@@ -1849,13 +1849,12 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
   const T* __restrict u_stages = static_cast<const T*>(u_stages_ptr);
   T* z1 = static_cast<T*>(z1_ptr);
   T* z1_z = z1;
-  T* __restrict z1_new = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 1024);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 3072);
-  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 5120);
-  T* __restrict u3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61440);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 61504);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 63552);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 2048);
+  T* __restrict v2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
+  T* __restrict u3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60416);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 60480);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 62528);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -2515,18 +2514,11 @@ extern "C" void nrde_depth3_step(const void* /*ctx*/, double /*t*/, double h, co
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z1_new[i0 * L + l] =
+      z1_z[i0 * L + l] =
           z0_z[i0 * L + l] + ((((v4[i0 * L + l] * 0.33333334f) +
                                 ((v0[i0 * L + l] * 0.16666667f) + (v1[i0 * L + l] * 0.33333334f))) +
                                (v2[i0 * L + l] * 0.16666667f)) *
                               T(h));
-    }
-  }
-  // z1 = z1_new (z1 may alias z0)
-  for (int64_t i = 0; i < 32; ++i) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_z[i * L + l] = z1_new[i * L + l];
     }
   }
 }
@@ -6351,7 +6343,7 @@ const plastic_model kModel = {
             .field = 60416,
             .field_vjp = 126976,
             .adjoint_field = 187392,
-            .step = 119872,
+            .step = 118848,
             .step_vjp = 792704,
             .adjoint_step = 616640,
             .output = 128,

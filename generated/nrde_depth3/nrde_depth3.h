@@ -94,11 +94,11 @@ enum { nrde_depth3_adjoint_field_lanes = 8, nrde_depth3_adjoint_field_scratch_by
  *   theta: uniform[125123] = 125123 floats, read-only
  *   u_stages: varying[240] = 1920 floats, read-only
  *   z1: varying[32] = 256 floats, may alias
- *   scratch: scratch arena, 119872 bytes, 64-byte aligned
+ *   scratch: scratch arena, 118848 bytes, 64-byte aligned
  */
 void nrde_depth3_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                       const void* u_stages, void* z1, void* scratch);
-enum { nrde_depth3_step_lanes = 8, nrde_depth3_step_scratch_bytes = 119872 };
+enum { nrde_depth3_step_lanes = 8, nrde_depth3_step_scratch_bytes = 118848 };
 
 /* nrde_depth3_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

@@ -1116,14 +1116,15 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
   const T* f_layer2_weight = theta + 33024;
   const T* f_layer2_bias = theta + 49408;
   T* z1 = static_cast<T*>(z1_ptr);
-  T* __restrict z1_new = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 36864);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 40960);
-  T* __restrict u2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45056);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 45120);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 49216);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 53312);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 57408);
+  T* z1_u = z1;
+  T* z1_W = z1 + 128 * L;
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
+  T* __restrict u2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8256);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12352);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16448);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20544);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -1772,32 +1773,25 @@ extern "C" void ode_rfwp_step(const void* /*ctx*/, double /*t*/, double h, const
       v0[(i0 * 4 + 3) * L + l] = acc3_v[l];
     }
   }
+  // %895 = mul f64[] -> u2
+  u2[0] = T(h) * 0.0f;
   // %1043 = add f64[128] -> u
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z1_new[i0 * L + l] = ((((((v1[i0 * L + l] * 0.091145836f) + (v3[i0 * L + l] * 0.4492363f)) +
-                               (v4[i0 * L + l] * 0.6510417f)) +
-                              (v5[i0 * L + l] * (-0.3223762f))) +
-                             ((f_layer2_bias[i0] + v0[i0 * L + l]) * 0.13095239f)) *
-                            T(h)) +
-                           z0_u[i0 * L + l];
+      z1_u[i0 * L + l] = ((((((v1[i0 * L + l] * 0.091145836f) + (v3[i0 * L + l] * 0.4492363f)) +
+                             (v4[i0 * L + l] * 0.6510417f)) +
+                            (v5[i0 * L + l] * (-0.3223762f))) +
+                           ((f_layer2_bias[i0] + v0[i0 * L + l]) * 0.13095239f)) *
+                          T(h)) +
+                         z0_u[i0 * L + l];
     }
   }
-  // %895 = mul f64[] -> u2
-  u2[0] = T(h) * 0.0f;
   // %897 = add f64[16,8,8] -> W
   for (int64_t i0 = 0; i0 < 1024; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z1_new[(i0 + 128) * L + l] = u2[0] + z0_W[i0 * L + l];
-    }
-  }
-  // z1 = z1_new (z1 may alias z0)
-  for (int64_t i = 0; i < 1152; ++i) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1[i * L + l] = z1_new[i * L + l];
+      z1_W[i0 * L + l] = u2[0] + z0_W[i0 * L + l];
     }
   }
 }
@@ -8594,7 +8588,7 @@ const plastic_model kModel = {
             .field = 8192,
             .field_vjp = 20480,
             .adjoint_field = 20480,
-            .step = 61504,
+            .step = 24640,
             .step_vjp = 172160,
             .step_adaptive = 24640,
             .adjoint_step = 176512,

@@ -93,11 +93,11 @@ enum { ode_rfwp_adjoint_field_lanes = 8, ode_rfwp_adjoint_field_scratch_bytes = 
  *   theta: uniform[241987] = 241987 floats, read-only
  *   u_stages: varying[119] = 952 floats, read-only
  *   z1: varying[1152] = 9216 floats, may alias
- *   scratch: scratch arena, 61504 bytes, 64-byte aligned
+ *   scratch: scratch arena, 24640 bytes, 64-byte aligned
  */
 void ode_rfwp_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                    const void* u_stages, void* z1, void* scratch);
-enum { ode_rfwp_step_lanes = 8, ode_rfwp_step_scratch_bytes = 61504 };
+enum { ode_rfwp_step_lanes = 8, ode_rfwp_step_scratch_bytes = 24640 };
 
 /* ode_rfwp_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed

@@ -1084,14 +1084,13 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
   const T* f_layer2_bias = theta + 49408;
   T* z1 = static_cast<T*>(z1_ptr);
   T* z1_h = z1;
-  T* __restrict z1_new = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
-  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
-  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
-  T* __restrict u2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12288);
-  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12352);
-  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16448);
-  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20544);
-  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 24640);
+  T* __restrict v0 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 0);
+  T* __restrict v1 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 4096);
+  T* __restrict u2 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8192);
+  T* __restrict v3 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 8256);
+  T* __restrict v4 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 12352);
+  T* __restrict v5 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 16448);
+  T* __restrict v6 = reinterpret_cast<T*>(static_cast<char*>(scratch) + 20544);
   T acc0_v[L] = {};
   T acc1_v[L] = {};
   T acc2_v[L] = {};
@@ -1744,19 +1743,12 @@ extern "C" void ode_rnn_step(const void* /*ctx*/, double /*t*/, double h, const 
   for (int64_t i0 = 0; i0 < 128; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
-      z1_new[i0 * L + l] = ((((f_layer2_bias[i0] + v0[i0 * L + l]) * 0.13095239f) +
-                             ((((v1[i0 * L + l] * 0.091145836f) + (v3[i0 * L + l] * 0.4492363f)) +
-                               (v4[i0 * L + l] * 0.6510417f)) +
-                              (v5[i0 * L + l] * (-0.3223762f)))) *
-                            T(h)) +
-                           z0_h[i0 * L + l];
-    }
-  }
-  // z1 = z1_new (z1 may alias z0)
-  for (int64_t i = 0; i < 128; ++i) {
-    PLASTIC_SIMD
-    for (int64_t l = 0; l < L; ++l) {
-      z1_h[i * L + l] = z1_new[i * L + l];
+      z1_h[i0 * L + l] = ((((f_layer2_bias[i0] + v0[i0 * L + l]) * 0.13095239f) +
+                           ((((v1[i0 * L + l] * 0.091145836f) + (v3[i0 * L + l] * 0.4492363f)) +
+                             (v4[i0 * L + l] * 0.6510417f)) +
+                            (v5[i0 * L + l] * (-0.3223762f)))) *
+                          T(h)) +
+                         z0_h[i0 * L + l];
     }
   }
 }
@@ -6901,7 +6893,7 @@ const plastic_model kModel = {
             .field = 8192,
             .field_vjp = 20480,
             .adjoint_field = 20480,
-            .step = 28736,
+            .step = 24640,
             .step_vjp = 172160,
             .step_adaptive = 24640,
             .adjoint_step = 176448,

@@ -93,11 +93,11 @@ enum { ode_rnn_adjoint_field_lanes = 8, ode_rnn_adjoint_field_scratch_bytes = 20
  *   theta: uniform[108177] = 108177 floats, read-only
  *   u_stages: varying[119] = 952 floats, read-only
  *   z1: varying[128] = 1024 floats, may alias
- *   scratch: scratch arena, 28736 bytes, 64-byte aligned
+ *   scratch: scratch arena, 24640 bytes, 64-byte aligned
  */
 void ode_rnn_step(const void* ctx, double t, double h, const void* z0, const void* theta,
                   const void* u_stages, void* z1, void* scratch);
-enum { ode_rnn_step_lanes = 8, ode_rnn_step_scratch_bytes = 28736 };
+enum { ode_rnn_step_lanes = 8, ode_rnn_step_scratch_bytes = 24640 };
 
 /* ode_rnn_step_vjp: f32 elements (float), tile of L = 8 lane-interleaved samples.
  *   ctx: opaque, not accessed
