@@ -293,9 +293,9 @@ bool Schedule::stores_safely(const ir::Function& fn, const ScheduleInput& in,
   auto safe = [&](auto&& self, const ir::Node* m, bool same_element) -> bool {
     if (m->is_leaf()) {
       int64_t off = in.input_alias_offset[fn.input_index(m->name())];
-      return off < 0 || (same_element && into_aliased &&
-                         std::all_of(offsets.begin(), offsets.end(),
-                                     [&](int64_t o) { return o == off; }));
+      return off < 0 ||
+             (same_element && into_aliased &&
+              std::all_of(offsets.begin(), offsets.end(), [&](int64_t o) { return o == off; }));
     }
     if (m->is_constant() || (m != n && at(m).materialise)) return true;
     const OpCategory cat = ir::op_category(m->op());
