@@ -22,9 +22,12 @@
 //  * adjoint_step: dtheta (and an embedded pair's dtheta_err) as
 //    adjoint_field's; the stages' quadratures are summed per lane in
 //    registers and lane-summed once. The first stage is recomputed.
-//  * step_adaptive ignores k_first (the fused step recomputes stage 1) and,
-//    for FSAL tableaus, computes k_last = f(t+h, z1, u_stages[s-1]) by a
-//    second field evaluation on the fresh z1.
+//  * step: z1 may alias z0, so every stage is computed before the first
+//    store; z1 = z0 + h Σ b_i k_i is then stored from the loop that reads
+//    z0 element for element (loopgen's schedule decides; no scratch copy).
+//  * step_adaptive, for FSAL tableaus, takes k_first as its first stage and
+//    returns its last stage, f(t+h, z1), in k_last (s - 1 field
+//    evaluations); other tableaus recompute stage 1 and leave k_last.
 #pragma once
 
 #include <array>
