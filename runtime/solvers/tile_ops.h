@@ -130,25 +130,12 @@ struct LaneMax {
 /// Hairer's RMS error norm per lane, max over the lanes in `mask`:
 ///   sqrt(1/n sum_i (err_i / (atol + rtol max(|z0_i|, |z1_i|)))^2).
 /// A non-finite z1 makes the lane's norm infinite (a scale of inf would
-/// otherwise hide it).
-template <class T>
-inline void rms_error_norm(int64_t n, int lanes, LaneMask mask, const T* err, const T* z0,
-                           const T* z1, double rtol, double atol, LaneMax& out) {
-  for (int l = 0; l < lanes; ++l) {
-    if (!has_lane(mask, l)) continue;
-    double sum = 0;
-    bool finite = true;
-    for (int64_t i = 0; i < n; ++i) {
-      const size_t k = static_cast<size_t>(i * lanes + l);
-      const double a = z0[k], b = z1[k];
-      if (!std::isfinite(b)) finite = false;
-      const double scale = atol + rtol * std::max(std::abs(a), std::abs(b));
-      const double r = static_cast<double>(err[k]) / scale;
-      sum += r * r;
-    }
-    out.take(finite ? std::sqrt(sum / static_cast<double>(n)) : INFINITY, l);
-  }
-}
+/// otherwise hide it). Out of line (tile_ops.cpp): it runs over the whole
+/// state after every attempted adaptive step.
+void rms_error_norm(int64_t n, int lanes, LaneMask mask, const float* err, const float* z0,
+                    const float* z1, double rtol, double atol, LaneMax& out);
+void rms_error_norm(int64_t n, int lanes, LaneMask mask, const double* err, const double* z0,
+                    const double* z1, double rtol, double atol, LaneMax& out);
 
 /// Hairer's RMS norm of a shared (not lane-interleaved) vector, e.g. the
 /// parameter cotangent of the adjoint: err / (atol + rtol max(|x0|, |x1|)).
