@@ -49,7 +49,8 @@ template <class T>
     for (int l = 0; l < lanes; ++l) {
       const double bl = b[l];
       poison[l] += bl - bl;
-      const double scale = atol + rtol * std::max(std::abs(static_cast<double>(a[l])), std::abs(bl));
+      const double scale =
+          atol + rtol * std::max(std::abs(static_cast<double>(a[l])), std::abs(bl));
       const double r = static_cast<double>(e[l]) / scale;
       sum[l] += r * r;
     }
