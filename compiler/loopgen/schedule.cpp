@@ -318,20 +318,22 @@ void Schedule::mark_reads(const ir::Node* root, bool include_root, int64_t step)
 }
 
 void Schedule::plan(const ir::Function& fn, const ScheduleInput& in) {
-  // Under aliasing, direct outputs are computed with the outputs, after
-  // every materialised node.
-  auto computes = [&](int region) {
+  // Compute steps for the region's nodes that `wanted` picks, in order.
+  auto computes_if = [&](int region, auto&& wanted) {
     for (const ir::Node* n : order_) {
       const NodeSchedule& s = info_[n];
-      if (s.region == region && (s.materialise || (s.direct && !in.outputs_may_alias)))
-        steps_.push_back({Step::Kind::Compute, n, -1, region});
+      if (s.region == region && wanted(s)) steps_.push_back({Step::Kind::Compute, n, -1, region});
     }
   };
+  // Under aliasing, direct outputs are computed with the stores, after every
+  // materialised node.
+  auto computes = [&](int region) {
+    computes_if(region, [&](const NodeSchedule& s) {
+      return s.materialise || (s.direct && !in.outputs_may_alias);
+    });
+  };
   auto direct_outputs = [&](int region) {
-    for (const ir::Node* n : order_) {
-      const NodeSchedule& s = info_[n];
-      if (s.region == region && s.direct) steps_.push_back({Step::Kind::Compute, n, -1, region});
-    }
+    computes_if(region, [](const NodeSchedule& s) { return s.direct; });
   };
   auto outputs = [&](int region) {
     for (size_t j = 0; j < fn.outputs().size(); ++j)
