@@ -60,6 +60,32 @@ ModelCommands::ModelCommands(CLI::App& app, std::vector<std::string>& sets,
 
 ModelCommands::~ModelCommands() = default;
 
+namespace {
+
+// What `dim d from data.X` takes, and the name messages give it. A trained
+// run's dims are the run's (its data.json records them): eval and predict
+// of new series compile the model that was trained, whatever the series
+// hold — the series are then checked against it. Otherwise the data are
+// read once here for their channels and classes, as the run read them (its
+// --label, --id, --channels ... fill the flags not given now). Data that
+// cannot be read are left to the command, which reports them (and, for
+// `train --force`, after clearing the old run).
+std::optional<std::pair<std::map<std::string, int64_t>, std::string>>
+data_quantities_for(const std::string& recorded_run, const rt::RunOptions& run) {
+  rt::RunOptions as_recorded = run;
+  if (!recorded_run.empty()) {
+    if (auto p = rt::read_preprocessing(recorded_run); p && p.value())
+      return std::pair{rt::recorded_data_quantities(*p.value()),
+                       fmt::format("the run in {}", recorded_run)};
+    (void)rt::recall_data_flags(recorded_run, rt::RecordedFlags::Reuse, as_recorded.data_flags);
+  }
+  auto q = rt::data_quantities(as_recorded);
+  if (!q) return std::nullopt;
+  return std::pair{std::move(q.value()), run.data};
+}
+
+} // namespace
+
 std::optional<int> ModelCommands::run(const CommonOptions& common) {
   rt::ModelCli& cli = *state_->cli;
   if (cli.parsed() == rt::ModelCommand::None) return std::nullopt;
@@ -106,16 +132,10 @@ std::optional<int> ModelCommands::run(const CommonOptions& common) {
   if ((!run || run->data.empty()) && recorded_options && !recorded_options->data.empty())
     run = &*recorded_options;
   if (run && !run->data.empty() && dsl::declares_data_dims(state_->file)) {
-    // Read as the run read them: its --label, --id, --channels ... fill the
-    // flags not given now, or the channels counted here are not the ones the
-    // model was trained on (eval then refused its own run's parameters).
-    rt::RunOptions as_recorded = *run;
-    if (const std::string dir = cli.recorded_run(); !dir.empty())
-      (void)rt::recall_data_flags(dir, rt::RecordedFlags::Reuse, as_recorded.data_flags);
-    auto q = rt::data_quantities(as_recorded);
+    auto q = data_quantities_for(cli.recorded_run(), *run);
     if (q) {
-      with_backend.data_quantities = std::move(q.value());
-      with_backend.data_name = run->data;
+      with_backend.data_quantities = std::move(q->first);
+      with_backend.data_name = std::move(q->second);
     }
   }
   if (const rt::MemoryFlags* memory = cli.memory()) {

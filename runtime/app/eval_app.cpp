@@ -11,6 +11,7 @@
 #include "runtime/app/model_data.h"
 #include "runtime/app/parameters.h"
 #include "runtime/app/prediction_csv.h"
+#include "runtime/app/preprocessing.h"
 #include "runtime/app/run_record.h"
 #include "runtime/batch/nonfinite_explainer.h"
 #include "runtime/batch/predict.h"
@@ -20,6 +21,37 @@
 namespace plastic::rt {
 
 namespace {
+
+// Whether --data names the run's own data (the same files, wherever they
+// are now) rather than new series for the trained model.
+bool is_run_data(const RunOptions& run, const std::optional<RunRecord>& record) {
+  if (!run.was_given("--data")) return true; // recalled from the record
+  if (!record || record->data.empty()) return false;
+  if (run.data == record->data) return true;
+  if (record->data_fingerprint.empty()) return false;
+  auto same = same_data(run.data, record->data_fingerprint);
+  return same && same.value();
+}
+
+// The data eval and predict read: the run's own, split as it was split (the
+// statistics fitted again on the same training split are the run's); or
+// new series, read whole and prepared with the run's recorded statistics
+// (data.json). Without that record (parameters copied alone, a run made
+// before it existed) new series can only be normalised by their own
+// statistics, which is said.
+Result<ModelData, AppError> open_eval_data(const plastic_model& m, const RunOptions& run,
+                                           const std::filesystem::path& run_dir,
+                                           const std::optional<RunRecord>& record) {
+  if (is_run_data(run, record)) return open_model_data(m, run);
+  auto recorded = read_preprocessing(run_dir);
+  if (!recorded) return recorded.error();
+  if (recorded.value()) return open_new_data(m, run, *recorded.value());
+  fmt::print(stderr,
+             "plastic: note: {} holds no data.json (how training prepared its data): {} are "
+             "split and normalised with their own statistics, not the run's\n",
+             run_dir.string(), run.data);
+  return open_model_data(m, run);
+}
 
 template <class T>
 int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* csv) {
@@ -65,7 +97,7 @@ int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* 
     fmt::print(stderr, "plastic: {}\n", s.error().message);
     return s.error().exit_code;
   }
-  auto data = open_model_data(m, run);
+  auto data = open_eval_data(m, run, run_dir, record.value());
   if (!data) {
     fmt::print(stderr, "plastic: {}\n", data.error().message);
     return data.error().exit_code;
@@ -73,18 +105,24 @@ int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* 
   BatchOptions options;
   options.threads = r.run.threads;
   options.comm = &world(); // under mpirun: each rank evaluates a share of the tiles
-  std::vector<std::string> splits = r.split == "all"
-                                        ? std::vector<std::string>{"train", "validation", "test"}
-                                        : std::vector<std::string>{r.split};
+  const std::vector<ModelData::Part> parts =
+      data.value().parts(r.split, r.run.was_given("--split"));
+  if (parts.empty()) {
+    fmt::print(stderr,
+               "plastic: --split {}: the new data {} are predicted whole and have no such "
+               "part (leave out --split)\n",
+               r.split, run.data);
+    return kUsageError;
+  }
   // A CSV file is written whole and atomically at the end: a full disk or
   // a failed run leaves no truncated file behind, and the error names it.
   const bool to_file = csv && !csv->empty() && *csv != "-";
   std::ostringstream text;
   std::ostream* out = to_file ? static_cast<std::ostream*>(&text) : &std::cout;
   bool header = false;
-  for (const std::string& split : splits) {
-    const ModelData::Split chosen = data.value().split(split);
-    const PreparedData* prepared = chosen.prepared;
+  for (const ModelData::Part& part : parts) {
+    const std::string& split = part.name;
+    const PreparedData* prepared = part.split.prepared;
     if (!prepared) {
       if (r.split != "all") {
         fmt::print(stderr, "plastic: the {} split of {} is empty\n", split, run.data);
@@ -110,7 +148,7 @@ int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* 
       return 1;
     }
     const Predictions<T>& p = pred.value();
-    const Dataset& source = chosen.data;
+    const Dataset& source = part.split.data;
     if (!header) {
       write_prediction_header(*out, m, source);
       header = true;

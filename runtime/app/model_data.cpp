@@ -33,6 +33,23 @@ ModelData::Split ModelData::split(const std::string& name) const {
   return of(splits.test, test);
 }
 
+std::vector<ModelData::Part> ModelData::parts(const std::string& name, bool given) const {
+  std::vector<Part> out;
+  if (!whole) {
+    if (name != "all") return {{name, split(name)}};
+    for (const char* s : {"train", "validation", "test"})
+      if (split(s).prepared) out.push_back({s, split(s)});
+    return out;
+  }
+  const bool folder = splits.test.size() > 0;
+  out.push_back({folder ? "train" : "data", split("train")});
+  if (folder) out.push_back({"test", split("test")});
+  if (!given || name == "all") return out;
+  for (const Part& p : out)
+    if (p.name == name) return {p};
+  return {};
+}
+
 void print_evaluation(const std::string& split, const Evaluation& e) {
   fmt::print("{:<12}{} {:.4f}   loss {:.4f}   ({} samples){}\n", split, e.metric_name, e.metric,
              e.loss, e.samples, e.note.empty() ? "" : "  " + e.note);
@@ -76,6 +93,68 @@ Result<std::map<std::string, int64_t>, AppError> data_quantities(const RunOption
   return out;
 }
 
+namespace {
+
+// Prepares the non-empty splits of md for m's kernels; errors name the split
+// and the data, with the exact --set that fits the model to them.
+Status<AppError> prepare_splits(const plastic_model& m, const RunOptions& run, ModelData& md) {
+  PrepareOptions po;
+  po.require_targets = true;
+  po.threads = run.threads;
+  const std::string fix = size_advice(m, run.model, md.splits.train);
+  auto prep = [&](const Dataset& d, const char* which,
+                  std::optional<PreparedData>& out) -> Status<AppError> {
+    if (d.size() == 0) return {};
+    auto p = prepare(m, d, po);
+    if (!p) {
+      // The one data set whose shape a flag changes: say what each setting gives.
+      const bool physionet = md.splits.description.rfind("PhysioNet", 0) == 0;
+      return AppError{
+          1, fmt::format("{} ({} split of {}): {}{}{}", m.name, which, run.data,
+                         p.status().describe(), fix.empty() ? "" : "\n  fix: " + fix,
+                         !physionet ? ""
+                         : run.oi   ? " (read with --oi, PhysioNet stays give time + 2 x 34 "
+                                      "channels and 7 static features; without --oi, time + 34 "
+                                      "channels and 5)"
+                                    : " (read without --oi, PhysioNet stays give time + 34 "
+                                      "channels and 5 static features; with --oi, time + 2 x 34 "
+                                      "channels and 7)")};
+    }
+    out = std::move(p.value());
+    return {};
+  };
+  if (Status<AppError> s = prep(md.splits.train, "training", md.train); !s) return s;
+  if (Status<AppError> s = prep(md.splits.validation, "validation", md.validation); !s) return s;
+  return prep(md.splits.test, "test", md.test);
+}
+
+} // namespace
+
+Result<ModelData, AppError> open_new_data(const plastic_model& m, const RunOptions& run,
+                                          const Preprocessing& recorded) {
+  if (recorded.intensity != run.oi)
+    return AppError{kUsageError, fmt::format("the run read its data {} --oi; read {} the same way",
+                                             recorded.intensity ? "with" : "without", run.data)};
+  DataOptions o;
+  o.seed = run.data_seed();
+  o.observational_intensity = run.oi;
+  o.normalise = false; // the run's statistics, below
+  o.whole = true;
+  if (Status<AppError> s = apply_data_flags(run.data_flags, o); !s) return s.error();
+  auto splits = open_data(run.data, o);
+  if (!splits) return AppError{1, splits.error().describe()};
+  ModelData md;
+  md.whole = true;
+  md.splits = std::move(splits.value());
+  for (Dataset* d : {&md.splits.train, &md.splits.test})
+    if (d->size() > 0)
+      if (Status<AppError> s = prepare_as_trained(recorded, *d, run.data); !s) return s.error();
+  md.splits.normaliser = recorded.normaliser;
+  md.splits.description += "; every series, prepared with the run's recorded statistics";
+  if (Status<AppError> s = prepare_splits(m, run, md); !s) return s.error();
+  return md;
+}
+
 Result<ModelData, AppError> open_model_data(const plastic_model& m, const RunOptions& run) {
   DataOptions o;
   o.seed = run.data_seed();
@@ -109,35 +188,7 @@ Result<ModelData, AppError> open_model_data(const plastic_model& m, const RunOpt
     md.splits.validation = std::move(v);
     md.splits.description += "; validation from " + run.valid;
   }
-  PrepareOptions po;
-  po.require_targets = true;
-  po.threads = run.threads;
-  const std::string fix = size_advice(m, run.model, md.splits.train);
-  auto prep = [&](const Dataset& d, const char* which,
-                  std::optional<PreparedData>& out) -> Status<AppError> {
-    if (d.size() == 0) return {};
-    auto p = prepare(m, d, po);
-    if (!p) {
-      // The one data set whose shape a flag changes: say what each setting gives.
-      const bool physionet = md.splits.description.rfind("PhysioNet", 0) == 0;
-      return AppError{
-          1, fmt::format("{} ({} split of {}): {}{}{}", m.name, which, run.data,
-                         p.status().describe(), fix.empty() ? "" : "\n  fix: " + fix,
-                         !physionet ? ""
-                         : run.oi   ? " (read with --oi, PhysioNet stays give time + 2 x 34 "
-                                      "channels and 7 static features; without --oi, time + 34 "
-                                      "channels and 5)"
-                                    : " (read without --oi, PhysioNet stays give time + 34 "
-                                      "channels and 5 static features; with --oi, time + 2 x 34 "
-                                      "channels and 7)")};
-    }
-    out = std::move(p.value());
-    return {};
-  };
-  if (Status<AppError> s = prep(md.splits.train, "training", md.train); !s) return s.error();
-  if (Status<AppError> s = prep(md.splits.validation, "validation", md.validation); !s)
-    return s.error();
-  if (Status<AppError> s = prep(md.splits.test, "test", md.test); !s) return s.error();
+  if (Status<AppError> s = prepare_splits(m, run, md); !s) return s.error();
   return md;
 }
 

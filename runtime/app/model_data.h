@@ -6,9 +6,11 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "runtime/abi.h"
 #include "runtime/app/app_error.h"
+#include "runtime/app/preprocessing.h"
 #include "runtime/app/requests.h"
 #include "runtime/batch/predict.h"
 #include "runtime/batch/prepared_data.h"
@@ -19,6 +21,9 @@ namespace plastic::rt {
 struct ModelData {
   DataSplits splits;
   std::optional<PreparedData> train, validation, test; ///< absent for an empty split
+  /// New series for a trained model (open_new_data): read whole, not split;
+  /// `train` holds a single file's series or a UEA folder's TRAIN file.
+  bool whole = false;
 
   /// A split by name ("train", "validation", "test"): its samples and their
   /// prepared form (null when the split is empty).
@@ -27,10 +32,28 @@ struct ModelData {
     const PreparedData* prepared;
   };
   Split split(const std::string& name) const;
+
+  /// The parts to evaluate or predict, named: the split asked for ("all":
+  /// every non-empty one) of the run's data; every part of new data ("data"
+  /// for a single file, "train" and "test" for a UEA folder's two files),
+  /// or the one `split` names when it was given.
+  struct Part {
+    std::string name;
+    Split split;
+  };
+  std::vector<Part> parts(const std::string& split, bool split_given) const;
 };
 
 /// Opens run.data for `model` and prepares its non-empty splits.
 Result<ModelData, AppError> open_model_data(const plastic_model& model, const RunOptions& run);
+
+/// Opens series given to a trained run's `eval` or `predict` that are not
+/// its data: read as the run read its data (its flags and --oi), whole —
+/// never split — and prepared with the run's recorded channels, classes
+/// and statistics (prepare_as_trained), never re-fitted, so a series
+/// predicted alone gets the numbers it gets inside its file.
+Result<ModelData, AppError> open_new_data(const plastic_model& model, const RunOptions& run,
+                                          const Preprocessing& recorded);
 
 /// "test        accuracy 0.9696   loss 0.0912   (428 samples)": one line
 /// per evaluated split, the same in train, eval and model binaries.

@@ -1,9 +1,12 @@
 // The run folder's record of the data preparation (see preprocessing.h).
 #include "runtime/app/preprocessing.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "runtime/data/series_shaping.h"
 #include "runtime/data/transforms.h"
 #include "runtime/io/atomic_file.h"
 
@@ -12,6 +15,77 @@ namespace plastic::rt {
 namespace {
 
 constexpr const char* kFile = "data.json";
+
+// The channel count, then the time channel and the recorded statistics.
+Status<AppError> apply_statistics(const Preprocessing& p, Dataset& data) {
+  if (static_cast<int64_t>(data.num_channels()) != p.raw_channels)
+    return AppError{1, fmt::format("the series have {} channels; the model was trained on {}",
+                                   data.num_channels(), p.raw_channels)};
+  if (p.time_channel) add_time_channel(data);
+  if (p.normaliser)
+    if (Status<DataError> s = p.normaliser->apply(data); !s)
+      return AppError{1, s.error().describe()};
+  return {};
+}
+
+// The names training read, without the time channel it prepended.
+std::vector<std::string> raw_channel_names(const Preprocessing& p) {
+  std::vector<std::string> names = p.channels;
+  if (p.time_channel && !names.empty()) names.erase(names.begin());
+  return names;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names)
+    out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// The file's channels as training read them: the same names in the same
+// order, or reordered when only the order differs (a CSV whose columns were
+// rearranged); a count that differs is left to apply_statistics' message.
+Status<AppError> match_channels(const Preprocessing& p, Dataset& data, const std::string& source) {
+  const std::vector<std::string> trained = raw_channel_names(p);
+  if (static_cast<int64_t>(trained.size()) != p.raw_channels ||
+      data.num_channels() != trained.size())
+    return {}; // a record without names (or another count): the count decides
+  std::vector<std::string> names;
+  for (const Channel& c : data.channels)
+    names.push_back(c.name);
+  if (names == trained) return {};
+  for (const std::string& want : trained)
+    if (std::find(names.begin(), names.end(), want) == names.end())
+      return AppError{1, fmt::format("{}: has no channel '{}', which the model was trained on "
+                                     "(training read {}; these data have {})",
+                                     source, want, joined(trained), joined(names))};
+  if (Status<DataError> s = select_channels(data, trained, source); !s)
+    return AppError{1, s.error().describe()};
+  return {};
+}
+
+// Labels renumbered by the run's class names: label k of a file means its
+// k-th class name, and the model's output for that name is the run's index.
+Status<AppError> match_classes(const Preprocessing& p, Dataset& data, const std::string& source) {
+  if (p.classes.empty() || data.classes.empty() || data.classes == p.classes) return {};
+  std::vector<int> index(data.classes.size(), -1);
+  for (size_t k = 0; k < data.classes.size(); ++k) {
+    auto it = std::find(p.classes.begin(), p.classes.end(), data.classes[k]);
+    if (it != p.classes.end()) index[k] = static_cast<int>(it - p.classes.begin());
+  }
+  for (Sample& s : data.samples) {
+    if (s.label < 0) continue;
+    const auto k = static_cast<size_t>(s.label);
+    if (k >= index.size() || index[k] < 0)
+      return AppError{1, fmt::format("{}: series '{}' has class '{}', which the model was not "
+                                     "trained on (its classes: {})",
+                                     source, s.id, k < data.classes.size() ? data.classes[k] : "?",
+                                     joined(p.classes))};
+    s.label = index[k];
+  }
+  data.classes = p.classes;
+  return {};
+}
 
 } // namespace
 
@@ -98,14 +172,20 @@ Status<AppError> apply_preprocessing(const Preprocessing& p, Dataset& data) {
   if (p.intensity)
     return AppError{1, "the model was trained with observational-intensity channels (--oi), "
                        "which only the PhysioNet reader builds; prepare such series yourself"};
-  if (static_cast<int64_t>(data.num_channels()) != p.raw_channels)
-    return AppError{1, fmt::format("the series have {} channels; the model was trained on {}",
-                                   data.num_channels(), p.raw_channels)};
-  if (p.time_channel) add_time_channel(data);
-  if (p.normaliser)
-    if (Status<DataError> s = p.normaliser->apply(data); !s)
-      return AppError{1, s.error().describe()};
-  return {};
+  return apply_statistics(p, data);
+}
+
+Status<AppError> prepare_as_trained(const Preprocessing& p, Dataset& data,
+                                    const std::string& source) {
+  if (Status<AppError> s = match_channels(p, data, source); !s) return s;
+  if (Status<AppError> s = match_classes(p, data, source); !s) return s;
+  return apply_statistics(p, data);
+}
+
+std::map<std::string, int64_t> recorded_data_quantities(const Preprocessing& p) {
+  std::map<std::string, int64_t> out{{"channels", p.raw_channels}};
+  if (!p.classes.empty()) out["classes"] = static_cast<int64_t>(p.classes.size());
+  return out;
 }
 
 } // namespace plastic::rt

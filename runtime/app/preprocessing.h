@@ -7,6 +7,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,5 +48,21 @@ Result<std::optional<Preprocessing>, AppError> read_preprocessing(const std::fil
 /// Prepares raw series as training did: checks the channel count, prepends
 /// the time channel, normalises with the training statistics.
 Status<AppError> apply_preprocessing(const Preprocessing& p, Dataset& data);
+
+/// Prepares series read from a file (`eval`/`predict --data NEW`) as
+/// training did: the reader built any intensity channels as it did for the
+/// run (so `--oi` runs replay too); the channels must be the ones training
+/// read — by name, reordered when only their order differs; class labels
+/// are renumbered by the run's class names (a file holding one class of
+/// nine numbers it 0); then the time channel and the recorded statistics
+/// are applied, never re-fitted. `source` names the data in errors.
+Status<AppError> prepare_as_trained(const Preprocessing& p, Dataset& data,
+                                    const std::string& source);
+
+/// What `dim d from data.X` resolved to in the run: "channels" (as read,
+/// before the time channel) and, for class-labelled data, "classes" — so
+/// that eval and predict of new series compile the model the run trained,
+/// whatever the new series hold.
+std::map<std::string, int64_t> recorded_data_quantities(const Preprocessing& p);
 
 } // namespace plastic::rt

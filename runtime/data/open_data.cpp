@@ -107,7 +107,9 @@ DataSplits split_given_test(Dataset train_file, Dataset test_file, const DataOpt
 }
 
 // How the samples were split, for the description line.
-std::string three_way(const DataOptions& o) {
+std::string three_way(const DataOptions& o, bool by_label = false) {
+  if (o.whole) return "read whole";
+  if (by_label) return three_way(o) + " by label";
   if (o.folds >= 2)
     return fmt::format("15% held out for test, the rest in {} folds (fold {} validates)", o.folds,
                        o.fold);
@@ -115,6 +117,7 @@ std::string three_way(const DataOptions& o) {
                      100 * o.validation_fraction);
 }
 std::string given_test(const DataOptions& o) {
+  if (o.whole) return "each read whole";
   if (o.folds >= 2) return fmt::format("training in {} folds (fold {} validates)", o.folds, o.fold);
   return fmt::format("{:.0f}% of training held out for validation", 100 * o.validation_fraction);
 }
@@ -228,8 +231,8 @@ Result<DataSplits, DataError> read_spec(const std::string& spec, const DataOptio
       auto data = read_physionet2019(p, PhysioNetOptions::kidger2020(o.observational_intensity));
       if (!data) return data.error();
       DataSplits s = split_three(std::move(data.value()), o);
-      s.description = fmt::format("PhysioNet 2019 stays in {} ({}), {} by label", spec,
-                                  o.observational_intensity ? "OI" : "no-OI", three_way(o));
+      s.description = fmt::format("PhysioNet 2019 stays in {} ({}), {}", spec,
+                                  o.observational_intensity ? "OI" : "no-OI", three_way(o, true));
       return s;
     }
     if (!files_ending(p, ".npy").empty()) {
@@ -250,7 +253,7 @@ Result<DataSplits, DataError> read_spec(const std::string& spec, const DataOptio
     auto data = read_ts(p);
     if (!data) return data.error();
     DataSplits s = split_three(std::move(data.value()), o);
-    s.description = fmt::format("{}, {} by label", spec, three_way(o));
+    s.description = fmt::format("{}, {}", spec, three_way(o, true));
     return s;
   }
   if (ext == ".csv") {
