@@ -87,13 +87,30 @@ bool read_file(const std::string& path, std::string& out, std::string* why) {
 }
 
 bool declares_data_dims(const std::string& path) {
+  return !data_dims(path).empty();
+}
+
+bool source_declares_data_dims(const std::string& name, std::string text) {
+  return !source_data_dims(name, std::move(text)).empty();
+}
+
+std::vector<DataDim> data_dims(const std::string& path) {
   std::string text;
-  if (!read_file(path, text)) return false;
+  if (!read_file(path, text)) return {};
+  return source_data_dims(path, std::move(text));
+}
+
+std::vector<DataDim> source_data_dims(const std::string& name, std::string text) {
   DiagnosticEngine quiet; // the command's own check reports any error
-  const Module module = parse(std::make_shared<SourceFile>(path, std::move(text)), quiet);
+  auto file = std::make_shared<SourceFile>(name, std::move(text));
+  const Module module = parse(file, quiet);
+  std::vector<DataDim> out;
   for (const Decl& decl : module.decls)
-    if (const auto* dim = std::get_if<DimDecl>(&decl); dim && dim->from_data) return true;
-  return false;
+    if (const auto* dim = std::get_if<DimDecl>(&decl); dim && dim->from_data)
+      out.push_back({dim->name.name, dim->from_data->name,
+                     dim->value ? std::string(dim->value->span.text()) : std::string(),
+                     static_cast<int>(file->line_col(dim->name.span.begin).line)});
+  return out;
 }
 
 CheckResult check_file(const std::string& path, const CheckOptions& options,

@@ -7,6 +7,7 @@
 #include "dsl/check.h"
 
 #include <string>
+#include <vector>
 
 namespace plastic::dsl {
 
@@ -28,6 +29,19 @@ CheckResult check_file(const std::string& path, const CheckOptions& options,
 /// data.channels`): only then do commands read the data before compiling.
 /// A file that cannot be read or parsed says false (its check reports why).
 bool declares_data_dims(const std::string& path);
+/// The same for a model's text (the REPL's edited source).
+bool source_declares_data_dims(const std::string& name, std::string text);
+
+/// A dim taken from the data (`dim d_in from data.channels else 3`).
+struct DataDim {
+  std::string name;     ///< "d_in"
+  std::string quantity; ///< "channels" or "classes"
+  std::string fallback; ///< the `else` expression as written; empty when none
+  int line = 0;         ///< of the declaration, 1-based
+};
+/// The file's dims taken from the data, in order (none when it cannot be read or parsed).
+std::vector<DataDim> data_dims(const std::string& path);
+std::vector<DataDim> source_data_dims(const std::string& name, std::string text);
 
 /// Reads a whole model file; false if it cannot be read, with the reason in
 /// `why` ("is a directory, not a model file", "No such file or directory").

@@ -13,7 +13,11 @@
 #include "compiler/driver/link_binary.h"
 #include "compiler/driver/load_model.h"
 #include "compiler/loops/error.h"
+#include "dsl/frontend.h"
+#include "runtime/app/model_data.h"
 #include "runtime/app/model_info.h"
+#include "runtime/app/preprocessing.h"
+#include "runtime/app/run_record.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -24,6 +28,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 namespace plastic::driver {
@@ -70,9 +75,89 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// A binary freezes its dims, so those the model takes from the data come
+// from --data (the data it will read) or from --set; their `else` values,
+// which stand in where no data are at hand (check, the REPL), would build a
+// binary that refuses the data it was built for. nullopt: resolved into
+// `common`; otherwise the exit code, the reason printed.
+std::optional<int> resolve_data_dims(BuildRequest& r, CommonOptions& common) {
+  if (!r.run.empty()) {
+    // The run's binding: its --set values (each given now replacing the
+    // run's) and the dims it took from its data, as eval and predict bind.
+    auto record = rt::read_run_record(r.run);
+    auto recorded = rt::read_preprocessing(r.run);
+    if (!record || !recorded) {
+      std::cerr << fmt::format("plastic build: {}\n",
+                               !record ? record.error().message : recorded.error().message);
+      return kInputError;
+    }
+    if (!record.value()) {
+      std::cerr << fmt::format("plastic build: --run {}: no run.json there (the record of a "
+                               "`plastic train` run)\n",
+                               r.run);
+      return kUsageError;
+    }
+    if (!r.dtype_given)
+      r.dtype = record.value()->dtype;
+    else if (r.dtype != record.value()->dtype)
+      std::cerr << fmt::format("plastic build: note: the run trained in {}, this binary is {} "
+                               "(--dtype)\n",
+                               record.value()->dtype, r.dtype);
+    std::map<std::string, double> sets = record.value()->sets;
+    for (const auto& [name, value] : common.overrides)
+      sets[name] = value;
+    common.overrides = std::move(sets);
+    if (recorded.value()) {
+      common.data_quantities = rt::recorded_data_quantities(*recorded.value());
+      common.data_name = "the run in " + r.run;
+    }
+    return std::nullopt;
+  }
+  const std::vector<dsl::DataDim> dims = dsl::data_dims(r.file);
+  if (dims.empty()) {
+    if (!r.data.empty())
+      std::cerr << fmt::format("plastic build: note: {} takes no dim from the data; --data {} "
+                               "changes nothing\n",
+                               r.file, r.data);
+    return std::nullopt;
+  }
+  if (!r.data.empty()) {
+    rt::RunOptions run;
+    run.data = r.data;
+    run.data_flags = r.data_flags;
+    auto q = rt::data_quantities(run);
+    if (!q) {
+      std::cerr << fmt::format("plastic build: {}\n", q.error().message);
+      return q.error().exit_code;
+    }
+    common.data_quantities = std::move(q.value());
+    common.data_name = r.data;
+    return std::nullopt;
+  }
+  std::string missing, sets;
+  for (const dsl::DataDim& d : dims) {
+    if (common.overrides.count(d.name)) continue;
+    missing +=
+        fmt::format("\n  {}:{}: dim '{}' comes from data.{}{}", r.file, d.line, d.name, d.quantity,
+                    d.fallback.empty() ? ""
+                                       : " (its `else " + d.fallback +
+                                             "` is for "
+                                             "commands without data)");
+    sets += fmt::format(" --set {}=N", d.name);
+  }
+  if (missing.empty()) return std::nullopt;
+  std::cerr << fmt::format("plastic build: a model binary freezes its dims, and {} takes some "
+                           "from the data:{}\n  give the data the binary will read: plastic "
+                           "build {} --data DATA -o {}\n  or a trained run's: --run RUN_DIR\n"
+                           "  or the values:{}\n",
+                           r.file, missing, r.file, r.out.empty() ? "NAME" : r.out, sets);
+  return kUsageError;
+}
+
 } // namespace
 
-int run_build(const BuildRequest& r, const CommonOptions& common) {
+int run_build(const BuildRequest& request, const CommonOptions& common) {
+  BuildRequest r = request; // --run fills in the run's element type
   if (r.emit_obj && r.emit_lib) {
     std::cerr << "plastic build: choose one of --emit-obj and --emit-lib\n";
     return kUsageError;
@@ -101,8 +186,10 @@ int run_build(const BuildRequest& r, const CommonOptions& common) {
     return kUsageError;
   }
   const auto start = std::chrono::steady_clock::now();
+  CommonOptions bound = common;
+  if (std::optional<int> refused = resolve_data_dims(r, bound)) return *refused;
   int code = kOk;
-  auto fns = load_model(r.file, common, code);
+  auto fns = load_model(r.file, bound, code);
   if (!fns) return code;
   const loops::ElemType type = r.dtype == "f32" ? loops::ElemType::F32 : loops::ElemType::F64;
   backend::CompileOptions options;
@@ -120,6 +207,7 @@ int run_build(const BuildRequest& r, const CommonOptions& common) {
     dims[d.name] = d.value;
   info["sets"] = set_values;
   info["dims"] = dims;
+  if (!r.data.empty()) info["dims_from_data"] = r.data;
   info["target"] = {{"cpu", r.target.empty() ? "native" : r.target},
                     {"description", backend::describe_target(options)}};
 

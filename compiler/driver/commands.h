@@ -81,8 +81,17 @@ struct BuildRequest {
   bool emit_obj = false; ///< OUT.o (kernels + model table) and OUT.h
   bool emit_lib = false; ///< libOUT.a and OUT.h, for embedding
   std::string dtype = "f32"; ///< f32 | f64, as `plastic train`
+  bool dtype_given = false;  ///< --dtype was given (else --run's element type)
   int lanes = 0;             ///< samples per tile; 0 = the widest vector of the target
   std::string target;        ///< target CPU ("x86-64-v3", "znver4"); "" or "native" = this machine
+  /// --data (and how to read it): the data the binary will read, for the
+  /// dims the model takes from the data (`dim d from data.channels`), which
+  /// a binary freezes.
+  std::string data;
+  rt::DataFlags data_flags; ///< its column flags (--target-column: --target is the CPU here)
+  /// --run: a run folder whose binding (--set values, dtype, dims from its
+  /// data) the binary takes.
+  std::string run;
 };
 
 /// `plastic build FILE -o OUT`: a standalone model binary (the model's object

@@ -124,10 +124,11 @@ static int run(int argc, char** argv) {
                   "Write OUT.o exporting the kernels and the model table, and its header OUT.h");
   build->add_flag("--emit-lib", build_request.emit_lib,
                   "Write the static library libOUT.a and its header OUT.h");
-  build
-      ->add_option("--dtype", build_request.dtype,
-                   "Element type: f32 or f64 (default f32, as train)")
-      ->check(CLI::IsMember({"f32", "f64"}));
+  CLI::Option* build_dtype =
+      build
+          ->add_option("--dtype", build_request.dtype,
+                       "Element type: f32 or f64 (default f32, as train; with --run, the run's)")
+          ->check(CLI::IsMember({"f32", "f64"}));
   build
       ->add_option("--lanes", build_request.lanes,
                    "Samples per SIMD tile (default: the target's widest vector)")
@@ -135,6 +136,13 @@ static int run(int argc, char** argv) {
   build->add_option(
       "--target", build_request.target,
       "Target CPU: native (default), x86-64-v3, x86-64-v4, znver4, ... (LLVM's CPU names)");
+  build->add_option("--data", build_request.data,
+                    "The data the binary will read: the dims the model takes from the data "
+                    "(`dim d from data.channels`) are frozen at theirs");
+  build->add_option("--run", build_request.run,
+                    "A run folder of `plastic train`: the binary of that run (its --set values, "
+                    "element type and the dims it took from its data)");
+  plastic::rt::add_data_flags(*build, build_request.data_flags, "--target-column");
   add_set(build);
   std::string backend_name = "llvm"; // build and bench-kernels (one subcommand runs)
   add_backend_option(*build, backend_name);
@@ -235,7 +243,8 @@ static int run(int argc, char** argv) {
   ReplRequest repl_request;
   CLI::App* repl = app.add_subcommand(
       "repl", "An interactive session: load, change, recompile, train, inspect (or --script)");
-  repl->add_option("file", repl_request.file, "Model file (*.ode) to load first");
+  repl->add_option("file", repl_request.file,
+                   "Model file (*.ode) to load first, or a trained run folder to open");
   repl->add_option("--data", repl_request.data, "Data to use (any --data spec of train)");
   repl->add_option("--script", repl_request.script,
                    "Run the commands of FILE (- = stdin) and stop at the first error");
@@ -285,7 +294,10 @@ static int run(int argc, char** argv) {
     if (fixed_points->parsed()) return run_analyze_fixed_points(analyze_request, common);
     if (flow->parsed()) return run_analyze_flow(analyze_request, common);
     if (gradcheck->parsed()) return run_gradcheck(gradcheck_files, tolerance, seed, common);
-    if (build->parsed()) return run_build(build_request, common);
+    if (build->parsed()) {
+      build_request.dtype_given = build_dtype->count() > 0;
+      return run_build(build_request, common);
+    }
     if (bench->parsed()) return run_bench_kernels(bench_file, bench_dtype, bench_seconds, common);
     if (auto code = model_commands.run(common)) return *code;
   } catch (const plastic::InternalError& e) {

@@ -58,9 +58,9 @@ void add_run_options(CLI::App& cmd, RunOptions& run) {
 // `train` records them in the run folder, and eval, predict and --resume
 // read them from there.
 
-void add_data_flags(CLI::App& cmd, DataFlags& f) {
+void add_data_flags(CLI::App& cmd, DataFlags& f, const char* target_flag) {
   const char* group = "Columns of a .csv / .npy folder (recorded in the run folder)";
-  cmd.add_option("--target", f.target,
+  cmd.add_option(target_flag, f.target,
                  "Regression target per step: comma-separated columns (.npy: dim_K), or 'next' "
                  "(each step predicts the next observation)")
       ->group(group);

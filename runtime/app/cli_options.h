@@ -11,7 +11,9 @@ namespace plastic::rt {
 
 void add_run_options(CLI::App& cmd, RunOptions& run);
 /// How to read a .csv file or a folder of .npy series (part of the run options).
-void add_data_flags(CLI::App& cmd, DataFlags& flags);
+/// `target_flag` names the target-column flag: `plastic build`, whose
+/// --target is the CPU, calls it --target-column.
+void add_data_flags(CLI::App& cmd, DataFlags& flags, const char* target_flag = "--target");
 void add_train_options(CLI::App& cmd, TrainRequest& request);
 /// --gradient direct|checkpoint|adjoint|auto, --memory-budget SIZE, --memory-limit SIZE.
 void add_memory_flags(CLI::App& cmd, MemoryFlags& flags);
