@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -13,7 +14,10 @@
 #include "compiler/driver/analyze_setup.h"
 #include "runtime/app/bench_app.h"
 #include "runtime/app/model_hash.h"
+#include "runtime/app/prediction_csv.h"
 #include "runtime/app/preprocessing.h"
+#include "runtime/app/run_folder.h"
+#include "runtime/app/run_record.h"
 #include "runtime/batch/predict.h"
 #include "runtime/batch/train_hooks.h"
 #include "runtime/io/atomic_file.h"
@@ -221,6 +225,66 @@ bool predict_sample(Session& s, const std::string& split, int64_t index) {
                                         : predict_typed<float>(s, *p, split, index);
 }
 
+namespace {
+
+template <class T>
+bool write_predictions(Session& s, const std::vector<rt::ModelData::Part>& parts,
+                       std::ostream& out) {
+  const std::vector<T> theta = as<T>(s.theta());
+  rt::BatchOptions options;
+  options.threads = s.settings.threads;
+  bool header = false;
+  for (const rt::ModelData::Part& part : parts) {
+    if (!part.split.prepared) continue;
+    const rt::PreparedData& p = *part.split.prepared;
+    auto pred =
+        rt::predict<T>(s.table(), p, rt::all_samples(p), std::span<const T>(theta), options);
+    if (!pred) {
+      std::cerr << fmt::format("plastic: predicting the {} split: {}\n", part.name,
+                               pred.status().describe());
+      return false;
+    }
+    if (!header) rt::write_prediction_header(out, s.table(), part.split.data);
+    header = true;
+    rt::write_prediction_rows(out, s.table(), part.split.data, part.name, pred.value());
+  }
+  return true;
+}
+
+} // namespace
+
+bool predict_to_csv(Session& s, const std::string& split, const std::string& file) {
+  rt::ModelData* md = s.data();
+  if (!md) return false;
+  const bool known =
+      split == "all" || (md->whole ? split == "data" || split == "train" || split == "test"
+                                   : split == "train" || split == "validation" || split == "test");
+  const std::vector<rt::ModelData::Part> parts =
+      known ? md->parts(split, true) : std::vector<rt::ModelData::Part>{};
+  if (parts.empty()) {
+    std::cerr << fmt::format("plastic: split '{}': expected {} or all\n", split,
+                             md->whole ? "the new data's parts (data, or train and test)"
+                                       : "train, validation, test");
+    return false;
+  }
+  // With every kernel loaded: the fused step kernels compile in the
+  // background with the gradients, and until then the runtime steps through
+  // the field kernel, whose rounding (fused multiply-adds placed otherwise)
+  // is not the fused step's. A file written here is `plastic predict`'s, bit
+  // for bit.
+  if (!s.trainable_table()) return false;
+  std::ostringstream text;
+  const bool done = s.table().dtype == PLASTIC_F64 ? write_predictions<double>(s, parts, text)
+                                                   : write_predictions<float>(s, parts, text);
+  if (!done) return false;
+  if (Status<rt::TrainError> w = rt::write_file_atomic(file, std::move(text).str()); !w) {
+    std::cerr << fmt::format("plastic: {}\n", w.describe());
+    return false;
+  }
+  std::cout << fmt::format("predictions of {} written to {}\n", split, file);
+  return true;
+}
+
 void print_parameters(const Session& s) {
   std::cout << fmt::format("{:<24} {:<16} {:>8} {:>11} {:>11}\n", "parameter", "shape", "size",
                            "norm", "max |x|");
@@ -272,12 +336,16 @@ bool stability(Session& s, const std::string& plot) {
   return true;
 }
 
-bool save_run(Session& s, const std::string& dir) {
+bool save_run(Session& s, const std::string& dir, bool force) {
   namespace fs = std::filesystem;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) {
-    std::cerr << fmt::format("plastic: cannot create {}: {}\n", dir, ec.message());
+  // The rules of `train --out`: locked while written (a live `train` there
+  // holds the lock), a folder holding a run replaced only with --force.
+  auto folder = rt::take_run_folder(dir, false, force);
+  if (!folder) {
+    std::cerr << fmt::format("plastic: {}{}\n", folder.error().message,
+                             folder.error().exit_code == rt::kUsageError
+                                 ? fmt::format(" (here: save {} --force replaces it)", dir)
+                                 : "");
     return false;
   }
   const plastic_model& m = s.table();
@@ -310,6 +378,26 @@ bool save_run(Session& s, const std::string& dir) {
   const fs::path source = fs::path(dir) / "model.ode";
   if (auto st = rt::write_file_atomic(source, s.source()); !st) {
     std::cerr << fmt::format("plastic: {}\n", st.error().describe());
+    return false;
+  }
+  // The run's record, as `train` writes it: eval, predict, build --run and
+  // the REPL's `load DIR` then bind this model to its data as they bind a
+  // trained run (the --set values, dtype, data and its fingerprint).
+  rt::TrainRequest made;
+  made.run = s.run_options();
+  made.run.model = s.model_source();
+  made.epochs = s.epochs_done;
+  made.optimizer = s.settings.optimizer;
+  made.lr = s.settings.lr;
+  made.weight_decay = s.settings.weight_decay;
+  made.clip_norm = s.settings.clip;
+  auto record = rt::make_run_record(m, made);
+  if (!record) {
+    std::cerr << fmt::format("plastic: {}\n", record.error().message);
+    return false;
+  }
+  if (auto st = rt::write_run_record(dir, record.value(), made.run.model); !st) {
+    std::cerr << fmt::format("plastic: {}\n", st.error().message);
     return false;
   }
   std::string sets;

@@ -25,6 +25,11 @@ std::optional<rt::Evaluation> evaluate(Session& s, const std::string& split);
 /// The outputs of sample `index` of a split, row by row, with its targets.
 bool predict_sample(Session& s, const std::string& split, int64_t index);
 
+/// Every sample of a split ("all": every non-empty one; "data" for new
+/// series given to an opened run) written to `file` as `plastic predict`
+/// writes it (the same columns and digits), atomically.
+bool predict_to_csv(Session& s, const std::string& split, const std::string& file);
+
 /// Name, shape, size, L2 norm and largest magnitude of every parameter.
 void print_parameters(const Session& s);
 
@@ -40,6 +45,6 @@ bool stability(Session& s, const std::string& plot);
 /// Writes `dir`/model.safetensors (with the model's hash), data.json when
 /// data is open, and `dir`/model.ode (the source as edited); prints the
 /// `plastic eval` command that reads it back.
-bool save_run(Session& s, const std::string& dir);
+bool save_run(Session& s, const std::string& dir, bool force);
 
 } // namespace plastic::driver::repl

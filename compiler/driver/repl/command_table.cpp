@@ -3,11 +3,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <malloc.h>
+#include <new>
 #include <sstream>
 #include <unistd.h>
 
@@ -89,7 +91,9 @@ double heap_in_use_mib() {
 int cmd_help(ReplState& st, const std::string& args);
 
 int cmd_load(ReplState& st, const std::string& args) {
-  if (args.empty()) return usage("load", "which file? (load FILE)");
+  if (args.empty()) return usage("load", "which file? (load FILE, or load RUN_DIR)");
+  std::error_code ec;
+  if (std::filesystem::is_directory(args, ec)) return ok(st.session.load_run(args));
   return ok(st.session.load(args));
 }
 
@@ -170,7 +174,7 @@ int cmd_data(ReplState& st, const std::string& args) {
   }
   if (w.size() != 1 && !(w.size() == 3 && w[1] == "valid"))
     return usage("data", "expected SPEC [valid SPEC]");
-  st.session.set_data(w[0], w.size() == 3 ? w[2] : "");
+  if (!st.session.set_data(w[0], w.size() == 3 ? w[2] : "")) return kInputError;
   if (!st.session.has_model()) return kOk;
   return ok(st.session.data() != nullptr);
 }
@@ -227,10 +231,10 @@ int cmd_set(ReplState& st, const std::string& args) {
     if (name == "seed") t.seed = static_cast<uint64_t>(n);
     if (name == "threads") t.threads = static_cast<int>(n);
     if (name == "sample") st.sample = n;
-    if (name == "seed") st.session.set_data(st.session.data_spec()); // splits follow the seed
+    if (name == "seed") (void)st.session.set_data(st.session.data_spec()); // splits follow the seed
   } else if (name == "lr" || name == "weight_decay" || name == "clip") {
-    if (!parse_number(value, v) || v < 0)
-      return usage("set " + name, fmt::format("'{}' is not a non-negative number", value));
+    if (!parse_number(value, v) || !std::isfinite(v) || v < 0)
+      return usage("set " + name, fmt::format("'{}' is not a finite non-negative number", value));
     if (name == "lr") t.lr = v;
     if (name == "weight_decay") t.weight_decay = v;
     if (name == "clip") t.clip = v;
@@ -291,9 +295,11 @@ int cmd_results(ReplState& st, const std::string&) {
 int cmd_predict(ReplState& st, const std::string& args) {
   if (!need_model(st)) return kInputError;
   auto w = words(args);
+  // predict SPLIT to FILE.csv: every sample, as `plastic predict` writes them.
+  if (w.size() == 3 && w[1] == "to") return ok(predict_to_csv(st.session, w[0], w[2]));
   int64_t sample = st.sample;
   if (!w.empty() && !parse_count(w[0], sample))
-    return usage("predict", "expected predict [SAMPLE] [SPLIT]");
+    return usage("predict", "expected predict [SAMPLE] [SPLIT], or predict SPLIT to FILE.csv");
   return ok(predict_sample(st.session, w.size() > 1 ? w[1] : st.split, sample));
 }
 
@@ -369,8 +375,10 @@ int cmd_print(ReplState& st, const std::string& args) {
 
 int cmd_save(ReplState& st, const std::string& args) {
   if (!need_model(st)) return kInputError;
-  if (args.empty()) return usage("save", "which folder? (save DIR)");
-  return ok(save_run(st.session, args));
+  auto w = words(args);
+  const bool force = std::erase(w, std::string("--force")) > 0;
+  if (w.size() != 1) return usage("save", "expected save DIR [--force]");
+  return ok(save_run(st.session, w[0], force));
 }
 
 int cmd_quit(ReplState& st, const std::string&) {
@@ -380,7 +388,9 @@ int cmd_quit(ReplState& st, const std::string&) {
 
 const std::vector<Command> kCommands = {
     {"help", "[COMMAND]", "this list, or one command's help", ArgKind::Command, cmd_help},
-    {"load", "FILE", "load (and compile) a model file", ArgKind::File, cmd_load},
+    {"load", "FILE|RUN_DIR",
+     "load (and compile) a model file, or a trained run folder with its parameters and data",
+     ArgKind::File, cmd_load},
     {"reload", "", "read the model file again", ArgKind::None, cmd_reload},
     {"watch", "[on|off]", "reload the model file whenever it is saved", ArgKind::OnOff, cmd_watch},
     {"revert", "", "drop typed statements: back to the file's text", ArgKind::None, cmd_revert},
@@ -400,8 +410,10 @@ const std::vector<Command> kCommands = {
      ArgKind::Split, cmd_eval},
     {"results", "", "the table of evaluations kept with `eval ... as LABEL`", ArgKind::None,
      cmd_results},
-    {"predict", "[SAMPLE] [SPLIT]", "the outputs of one sample beside its targets", ArgKind::None,
-     cmd_predict},
+    {"predict", "[SAMPLE] [SPLIT] | SPLIT to FILE.csv",
+     "the outputs of one sample beside its targets; or every sample of a split (all: every "
+     "one) written as `plastic predict` writes them",
+     ArgKind::None, cmd_predict},
     {"trajectory", "[SAMPLE] [plot FILE.png]",
      "the states of one sample at its observations (interpreter), optionally plotted",
      ArgKind::None, cmd_trajectory},
@@ -417,7 +429,9 @@ const std::vector<Command> kCommands = {
     {"time", "", "one training step timed (as bench-train)", ArgKind::None, cmd_time},
     {"stability", "[plot FILE.png]", "Jacobian eigenvalues against the solver's stability region",
      ArgKind::None, cmd_stability},
-    {"save", "DIR", "write a run folder `plastic eval` reads", ArgKind::File, cmd_save},
+    {"save", "DIR [--force]",
+     "write a run folder `plastic eval` reads (--force replaces a run already there)",
+     ArgKind::File, cmd_save},
     {"quit", "", "leave (Ctrl-D too)", ArgKind::None, cmd_quit},
 };
 
@@ -478,7 +492,9 @@ const std::vector<Command>& commands() {
   return kCommands;
 }
 
-int execute(ReplState& st, const std::string& typed) {
+namespace {
+
+int execute_entry(ReplState& st, const std::string& typed) {
   const std::string entry = trim(typed);
   if (entry.empty() || entry[0] == '#') return kOk;
   const std::string head = words(entry)[0];
@@ -503,6 +519,21 @@ int execute(ReplState& st, const std::string& typed) {
     return kUsageError;
   }
   return evaluate_expression(st, entry);
+}
+
+} // namespace
+
+int execute(ReplState& st, const std::string& typed) {
+  // The memory floor refuses the sizes it can foresee; anything else that
+  // runs out of memory ends this entry, never the session and its state.
+  try {
+    return execute_entry(st, typed);
+  } catch (const std::bad_alloc&) {
+    std::cerr << fmt::format("plastic: out of memory running `{}`; the session continues as it "
+                             "was (lower the dims or the batch)\n",
+                             trim(typed));
+    return kInputError;
+  }
 }
 
 std::vector<std::string> complete(const ReplState& st, const std::string& line, size_t word_start) {

@@ -3,6 +3,7 @@
 // or, reading a script, stop at the first error with its exit code.
 #include "compiler/driver/repl/repl.h"
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <unistd.h>
@@ -94,8 +95,13 @@ int run_repl(const ReplRequest& request, const CommonOptions& common) {
   ReplState st(common);
   if (!request.dtype.empty() && !st.session.set_dtype(request.dtype)) return kUsageError;
   const bool interactive = request.script.empty() && isatty(STDIN_FILENO) != 0;
-  if (!request.data.empty()) st.session.set_data(request.data);
-  if (!request.file.empty() && !st.session.load(request.file) && !interactive) return kInputError;
+  if (!request.data.empty()) (void)st.session.set_data(request.data); // before any model
+  std::error_code ec;
+  const bool run_folder = std::filesystem::is_directory(request.file, ec); // a trained run
+  if (!request.file.empty() &&
+      !(run_folder ? st.session.load_run(request.file) : st.session.load(request.file)) &&
+      !interactive)
+    return kInputError;
   if (interactive) return run_interactive(st);
   if (request.script.empty() || request.script == "-") return run_script(st, std::cin, "<stdin>");
   std::ifstream in(request.script);

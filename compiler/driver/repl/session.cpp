@@ -6,14 +6,18 @@
 #include <filesystem>
 #include <iostream>
 #include <sstream>
+#include <tuple>
 
 #include <fmt/format.h>
 
+#include "compiler/driver/memory_floor.h"
 #include "compiler/driver/repl/source_edit.h"
 #include "compiler/driver/run_compiled.h"
 #include "dsl/ast_printer.h"
 #include "dsl/frontend.h"
 #include "dsl/parser.h"
+#include "runtime/app/parameters.h"
+#include "runtime/app/run_record.h"
 #include "runtime/init/init.h"
 
 namespace plastic::driver::repl {
@@ -104,7 +108,8 @@ std::shared_ptr<Specialisation> Session::build(const std::string& source,
   // Diagnostics name the file; once typed statements changed the text,
   // lines may differ from the file on disk, so the name says so.
   const std::string name = source == disk_source_ ? source_name() : source_name() + " (edited)";
-  dsl::CheckResult checked = dsl::check_source(name, source, {overrides, {}, {}}, diag);
+  dsl::CheckResult checked =
+      dsl::check_source(name, source, {overrides, data_quantities_for(source), data_spec_}, diag);
   diag.render(std::cerr, common.color);
   if (!checked.model) return nullptr;
   std::map<std::string, double> dims;
@@ -120,6 +125,18 @@ std::shared_ptr<Specialisation> Session::build(const std::string& source,
       last_hit_ = true;
       return spec;
     }
+  // A dim set far too large is refused here, as `plastic train` refuses it,
+  // in milliseconds and with the dim that fits, not by bad_alloc.
+  {
+    dsl::DiagnosticEngine floor;
+    const StepSetting setting{dtype, settings.batch, settings.threads, lanes, 1};
+    if (!check_memory_floor(*checked.model, memory_setting(setting), common.memory_limit, floor,
+                            source == disk_source_ && !file_.empty() ? file_ : name,
+                            {overrides, data_quantities_for(source), data_spec_})) {
+      floor.render(std::cerr, common.color);
+      return nullptr;
+    }
+  }
   auto start = std::chrono::steady_clock::now();
   model::BuildOptions options{overrides, common.color, {}, 20, {}, {}};
   model::BuildStatus status = model::BuildStatus::Ok;
@@ -171,7 +188,7 @@ const plastic_model* Session::trainable_table() {
   return &table();
 }
 
-bool Session::adopt(std::shared_ptr<Specialisation> spec) {
+bool Session::adopt(std::shared_ptr<Specialisation> spec, bool carry) {
   const plastic_model& m = spec->compiled.table();
   auto table = rt::ParamTable::from_abi(m.params, m.n_param_entries, m.n_params);
   if (!table) {
@@ -187,12 +204,12 @@ bool Session::adopt(std::shared_ptr<Specialisation> spec) {
   // optimiser moments with it.
   std::vector<std::string> reinitialised;
   std::optional<rt::OptimizerState<double>> moved;
-  if (optimizer_) {
+  if (optimizer_ && carry) {
     moved = rt::OptimizerState<double>{optimizer_->kind, optimizer_->step, optimizer_->hyper, {}};
     for (const auto& [name, buffer] : optimizer_->buffers)
       moved->buffers.emplace_back(name, std::vector<double>(fresh.size(), 0.0));
   }
-  const bool had_params = current_ != nullptr;
+  const bool had_params = current_ != nullptr && carry;
   for (const rt::ParamTensor& t : table.value().tensors()) {
     const rt::ParamTensor* old = had_params ? params_.find(t.name) : nullptr;
     if (!old || old->shape != t.shape) {
@@ -238,6 +255,18 @@ bool Session::adopt(std::shared_ptr<Specialisation> spec) {
 }
 
 bool Session::load(const std::string& file) {
+  if (file == file_ || !recorded_) return load_source(file);
+  // Another model file leaves the opened run: its statistics are not this model's.
+  auto recorded = std::move(recorded_);
+  recorded_.reset();
+  quantities_.reset();
+  data_.reset();
+  if (load_source(file)) return true;
+  recorded_ = std::move(recorded);
+  return false;
+}
+
+bool Session::load_source(const std::string& file) {
   std::string text;
   if (std::string why; !dsl::read_file(file, text, &why)) {
     std::cerr << fmt::format("plastic: cannot read '{}': {}\n", file, why);
@@ -249,8 +278,10 @@ bool Session::load(const std::string& file) {
   auto overrides = file == file_ || file_.empty() ? overrides_ : std::map<std::string, double>{};
   file_ = file;
   disk_source_ = text;
+  // Another file is another model: a parameter that happens to share a
+  // name and shape with the previous model's is not carried into it.
   auto spec = build(text, overrides, dtype_);
-  if (!spec || !adopt(spec)) {
+  if (!spec || !adopt(spec, file == old_file)) {
     file_ = old_file;
     disk_source_ = old_disk;
     return false;
@@ -259,6 +290,75 @@ bool Session::load(const std::string& file) {
   source_ = text;
   file_mtime_ = mtime_of(file);
   return true;
+}
+
+bool Session::load_run(const std::string& dir) {
+  auto record = rt::read_run_record(dir);
+  if (!record) {
+    std::cerr << fmt::format("plastic: {}\n", record.error().message);
+    return false;
+  }
+  const std::filesystem::path source = std::filesystem::path(dir) / "model.ode";
+  if (!record.value() || !std::filesystem::is_regular_file(source)) {
+    std::cerr << fmt::format("plastic: {} is not a run folder of `plastic train` (it needs "
+                             "run.json and model.ode)\n",
+                             dir);
+    return false;
+  }
+  auto recorded = rt::read_preprocessing(dir);
+  if (!recorded) {
+    std::cerr << fmt::format("plastic: {}\n", recorded.error().message);
+    return false;
+  }
+  const rt::RunRecord& run = *record.value();
+  // The run's binding first: its --set values, element type, recorded dims
+  // and data, so that the model compiles as the run compiled it.
+  const auto saved = std::tuple{overrides_, dtype_, recorded_, recorded_data_, data_spec_};
+  overrides_ = run.sets;
+  dtype_ = run.dtype;
+  recorded_ = recorded.value();
+  recorded_data_ = run.data;
+  data_spec_ = run.data;
+  data_.reset();
+  quantities_.reset();
+  file_.clear(); // another model: nothing carries over
+  auto restore = [&] {
+    std::tie(overrides_, dtype_, recorded_, recorded_data_, data_spec_) = saved;
+    return false;
+  };
+  if (!load_source(source.string())) return restore();
+  std::vector<double> theta;
+  Status<rt::AppError> loaded = {};
+  if (table().dtype == PLASTIC_F64) {
+    loaded = rt::load_parameters<double>(table(), dir, theta);
+  } else {
+    std::vector<float> narrow;
+    loaded = rt::load_parameters<float>(table(), dir, narrow);
+    theta.assign(narrow.begin(), narrow.end());
+  }
+  if (!loaded) {
+    std::cerr << fmt::format("plastic: {}\n", loaded.error().message);
+    return restore();
+  }
+  theta_ = std::move(theta);
+  optimizer_.reset();
+  settings.batch = run.train.run.batch;
+  settings.seed = run.train.run.seed;
+  std::cout << fmt::format("run {}: {}{} {}, trained parameters, data {}\n", dir, source.string(),
+                           run.sets.empty() ? "" : " " + rt::describe_sets(run.sets), dtype_,
+                           run.data);
+  return true;
+}
+
+rt::ModelSource Session::model_source() const {
+  rt::ModelSource out;
+  out.file = source_name();
+  out.text = source_;
+  out.sets = overrides_;
+  // The checker's modules are the prelude, then the model (run_compiled.cpp).
+  if (current_ && current_->fns.model && current_->fns.model->modules.size() > 1)
+    out.canonical = dsl::print_module(*current_->fns.model->modules[1]);
+  return out;
 }
 
 bool Session::reload() {
@@ -335,11 +435,37 @@ void Session::reset_parameters() {
   epochs_done = 0;
 }
 
-void Session::set_data(const std::string& spec, const std::string& valid) {
+bool Session::set_data(const std::string& spec, const std::string& valid) {
+  const std::string old_spec = data_spec_, old_valid = valid_spec_;
   data_spec_ = spec;
   valid_spec_ = valid;
   data_.reset();
   data_for_.reset();
+  quantities_.reset();
+  if (!has_model() || !dsl::source_declares_data_dims(source_name(), source_)) return true;
+  // The dims follow the data: compile for the new data's channels and classes.
+  auto rebuilt = build(source_, overrides_, dtype_);
+  if (rebuilt && adopt(rebuilt)) return true;
+  data_spec_ = old_spec;
+  valid_spec_ = old_valid;
+  quantities_.reset();
+  std::cerr << fmt::format("plastic: the data stay {}\n", old_spec.empty() ? "none" : old_spec);
+  return false;
+}
+
+std::map<std::string, int64_t> Session::data_quantities_for(const std::string& source) {
+  if (!dsl::source_declares_data_dims(source_name(), source)) return {};
+  if (recorded_) return rt::recorded_data_quantities(*recorded_); // the run's, whatever the data
+  if (data_spec_.empty()) return {};
+  if (quantities_ && quantities_->first == data_spec_) return quantities_->second;
+  auto q = rt::data_quantities(run_options());
+  if (!q) {
+    // Said once here; the check then asks for the dims the data could not give.
+    std::cerr << fmt::format("plastic: {}\n", q.error().message);
+    return {};
+  }
+  quantities_.emplace(data_spec_, q.value());
+  return q.value();
 }
 
 rt::RunOptions Session::run_options() const {
@@ -351,6 +477,10 @@ rt::RunOptions Session::run_options() const {
   run.batch = settings.batch;
   run.dtype = dtype_;
   if (current_) run.dims = current_->dims;
+  if (recorded_) {
+    run.data_flags = recorded_->data_flags; // read as the run read its data
+    run.oi = recorded_->intensity;
+  }
   return run;
 }
 
@@ -371,7 +501,11 @@ rt::ModelData* Session::data() {
     data_for_ = current_;
     return &*data_;
   }
-  auto opened = rt::open_model_data(table(), run_options());
+  // Data of an opened run: its own are split as it split them; any other
+  // are new series, prepared with the statistics it recorded.
+  auto opened = recorded_ && data_spec_ != recorded_data_
+                    ? rt::open_new_data(table(), run_options(), *recorded_)
+                    : rt::open_model_data(table(), run_options());
   if (!opened) {
     std::cerr << fmt::format("plastic: {}\n", opened.error().message);
     data_.reset();

@@ -69,6 +69,13 @@ public:
   /// Reads and compiles `file`; on success it becomes the session's model
   /// (its overrides are kept when the new model has those names).
   bool load(const std::string& file);
+  /// Opens a run folder of `plastic train` (or of `save`) as the run made
+  /// it: its model.ode with the run's --set values and element type, its
+  /// trained parameters, its data, and the channels, classes and statistics
+  /// it recorded (data.json) — the binding every door shares. Data given
+  /// afterwards (`data SPEC`) are new series for the trained model: read
+  /// whole and prepared with those statistics, never re-fitted.
+  bool load_run(const std::string& dir);
   /// Reads the current file again (a change on disk).
   bool reload();
   /// Replaces (or adds) one statement of the source.
@@ -93,6 +100,9 @@ public:
   const std::string& source() const { return source_; }
   bool edited() const { return source_ != disk_source_; }
   const std::map<std::string, double>& overrides() const { return overrides_; }
+  /// The current model as a run records it (run_record.h): its file, its
+  /// text as edited, the text printed back and the --set values.
+  rt::ModelSource model_source() const;
   const std::string& dtype() const { return dtype_; }
   /// The file's modification time when it was read (0 if unknown).
   int64_t file_mtime() const { return file_mtime_; }
@@ -126,7 +136,9 @@ public:
   // ---- data ---------------------------------------------------------------
 
   /// Sets the data spec (any `--data`); opened lazily for the current model.
-  void set_data(const std::string& spec, const std::string& valid = "");
+  /// A model whose dims come from the data (`dim d from data.channels`) is
+  /// compiled again for the new data's; false when that fails.
+  bool set_data(const std::string& spec, const std::string& valid = "");
   const std::string& data_spec() const { return data_spec_; }
   /// The data prepared for the current model; prints why not and returns
   /// null when there is none or it cannot be opened.
@@ -141,8 +153,17 @@ private:
   std::shared_ptr<Specialisation> build(const std::string& source,
                                         const std::map<std::string, double>& overrides,
                                         const std::string& dtype);
-  bool adopt(std::shared_ptr<Specialisation> spec);
+  /// Makes `spec` current; with `carry`, parameters that kept their name
+  /// and shape (and their optimiser moments) carry over, else all start
+  /// from the initialisation (another model file).
+  bool adopt(std::shared_ptr<Specialisation> spec, bool carry = true);
+  /// load() without leaving an opened run (load_run uses it).
+  bool load_source(const std::string& file);
   std::string source_name() const;
+  /// What `dim d from data.X` takes in `source` from the session's data, as
+  /// `plastic train` resolves it (empty without data, or when the model
+  /// takes no dim from them; the `else` values then apply).
+  std::map<std::string, int64_t> data_quantities_for(const std::string& source);
 
   std::string file_, source_, disk_source_;
   int64_t file_mtime_ = 0;
@@ -162,6 +183,12 @@ private:
   std::string data_spec_, valid_spec_;
   std::optional<rt::ModelData> data_;
   std::shared_ptr<Specialisation> data_for_; ///< the specialisation data_ was prepared for
+  /// The preparation of the run opened with load_run and the data it was
+  /// trained on (absent for a model loaded from its file).
+  std::optional<rt::Preprocessing> recorded_;
+  std::string recorded_data_;
+  /// data_quantities_for's last answer and the data spec it is for.
+  std::optional<std::pair<std::string, std::map<std::string, int64_t>>> quantities_;
 };
 
 } // namespace plastic::driver::repl
