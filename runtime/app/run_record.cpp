@@ -85,6 +85,13 @@ std::string show(const json& j) {
 
 } // namespace
 
+std::vector<std::pair<std::string, json>> recorded_option_values(const TrainRequest& request) {
+  std::vector<std::pair<std::string, json>> out;
+  for (const RecordedOption& o : recorded_options())
+    out.emplace_back(o.flag, o.get(request));
+  return out;
+}
+
 std::string describe_sets(const std::map<std::string, double>& sets) {
   std::string out;
   for (const auto& [name, value] : sets)
@@ -129,9 +136,11 @@ Result<RunRecord, AppError> make_run_record(const plastic_model& m, const TrainR
   rec.oi = r.run.oi;
   rec.split_seed = r.run.data_seed();
   rec.valid_fraction = r.run.valid_fraction;
-  auto data = fingerprint_data(r.run.data);
-  if (!data) return data.error();
-  rec.data_fingerprint = std::move(data.value());
+  if (!r.run.data.empty()) { // a REPL session saved before any data was chosen has none
+    auto data = fingerprint_data(r.run.data);
+    if (!data) return data.error();
+    rec.data_fingerprint = std::move(data.value());
+  }
   if (!r.run.valid.empty()) {
     auto valid = fingerprint_data(r.run.valid);
     if (!valid) return valid.error();
@@ -161,6 +170,7 @@ Status<AppError> write_run_record(const fs::path& dir, const RunRecord& rec,
     options[o.flag] = o.get(rec.train);
   options["--epochs"] = rec.train.epochs;
   j["options"] = options;
+  j["ranks"] = rec.ranks;
   if (!source.text.empty())
     if (Status<TrainError> s = write_file_atomic(dir / kSource, source.text); !s)
       return AppError{kInputError, s.describe()};
@@ -207,6 +217,7 @@ Result<std::optional<RunRecord>, AppError> read_run_record(const fs::path& dir) 
       if (options.contains(o.flag)) o.set(rec.train, options.at(o.flag));
     rec.train.epochs = options.value("--epochs", rec.train.epochs);
     rec.train.run.data = rec.data;
+    rec.ranks = j.value("ranks", 1);
     return std::optional<RunRecord>(std::move(rec));
   } catch (const json::exception& e) {
     return AppError{kInputError, fmt::format("{}: not a run record written by `train`: {}",

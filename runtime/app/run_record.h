@@ -20,6 +20,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "runtime/abi.h"
 #include "runtime/app/app_error.h"
@@ -43,6 +45,7 @@ struct RunRecord {
   DataFingerprint data_fingerprint, valid_fingerprint;
   // Training.
   TrainRequest train; ///< every option as the run used it (its `run` part is filled too)
+  int ranks = 1;      ///< processes of the data-parallel job (mpirun -np); 1 without MPI
 };
 
 /// "delta_cde-…": the interface hash (model_hash.h) when the model has no
@@ -84,6 +87,12 @@ void recall_run_options(const RunRecord& record, RunOptions& run);
 /// run's values. Prints what it decides.
 Status<AppError> check_resume(const RunRecord& record, const plastic_model& model,
                               const std::filesystem::path& dir, TrainRequest& request);
+
+/// Every option recorded in run.json with its value in `request`, by flag
+/// ("--batch", 32), in the record's order: one table for the record, the
+/// resume check and the ranks' agreement (rank_agreement.h).
+std::vector<std::pair<std::string, nlohmann::json>>
+recorded_option_values(const TrainRequest& request);
 
 /// "--set classes=4 --set tau=0.5" (empty when there are none).
 std::string describe_sets(const std::map<std::string, double>& sets);

@@ -13,6 +13,7 @@
 #include "runtime/app/model_data.h"
 #include "runtime/app/model_hash.h"
 #include "runtime/app/preprocessing.h"
+#include "runtime/app/rank_agreement.h"
 #include "runtime/app/run_folder.h"
 #include "runtime/app/run_record.h"
 #include "runtime/batch/predict.h"
@@ -93,8 +94,17 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
   if (r.resume) {
     auto record = read_run_record(out);
     if (!record) return fail(record.error());
-    if (record.value())
-      if (Status<AppError> s = check_resume(*record.value(), m, out, r); !s) return fail(s.error());
+    // Without the record nothing says which model, data and options the
+    // checkpoints belong to: a new --lr would be ignored and a new --set
+    // applied, both without a word. Refused rather than guessed.
+    if (!record.value())
+      return fail(AppError{
+          kUsageError,
+          fmt::format("{} holds checkpoints but no run.json, the record of how the run was made: "
+                      "--resume cannot check that it continues the same model, data and options. "
+                      "Start a new run (--force replaces this one, or give another --out)",
+                      r.out)});
+    if (Status<AppError> s = check_resume(*record.value(), m, out, r); !s) return fail(s.error());
   }
   if (r.run.data.empty())
     return fail(AppError{kUsageError, "--data is required: the data to train on"});
@@ -120,6 +130,15 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
   fmt::print("          {} training, {} validation, {} test samples (split seed {})\n",
              md.splits.train.size(), md.splits.validation.size(), md.splits.test.size(),
              run.data_seed());
+  // Under mpirun: every rank the same model, data and options, before the
+  // first collective that depends on them (rank_agreement.h).
+  if (Status<AppError> s =
+          check_ranks_agree(comm, train_binding(model_identity(m, r.run.model, r.run.dtype),
+                                                data_digest(md.splits), r));
+      !s) {
+    if (comm.root()) fmt::print(stderr, "plastic: {}\n", s.error().message);
+    return s.error().exit_code;
+  }
 
   // What a step will hold, before anything model-sized is allocated: a
   // model that cannot fit is refused here with its numbers, not by
@@ -135,6 +154,7 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
   if (!r.resume && comm.root()) {
     auto record = make_run_record(m, r);
     if (!record) return fail(record.error());
+    record.value().ranks = comm.size();
     if (Status<AppError> s = write_run_record(out, record.value(), r.run.model); !s)
       return fail(s.error());
   }

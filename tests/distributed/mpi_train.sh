@@ -16,6 +16,9 @@
 #   kill           rank 1 of 2 is killed (SIGKILL) in epoch 2: the job must end
 #                  non-zero with a message, and `--resume` under mpirun must
 #                  finish with the parameters of an uninterrupted run
+#   disagree       ranks started with another --batch, --epochs or data are
+#                  refused before the first step with one message; agreeing
+#                  ranks record their count in run.json
 #   refused        (a build without MPI) a process that looks launched by mpirun
 #                  (OMPI_COMM_WORLD_SIZE set) is refused with exit 2 and a message,
 #                  rather than train as K independent copies
@@ -54,6 +57,46 @@ if [ "$case_name" = refused ]; then
   grep -q "no MPI support" <<<"$out" || fail "no message says that MPI support was not built"
   [ ! -e "$work/refused" ] || fail "the refused run created its folder"
   echo "PASS: refused under mpirun without MPI support"
+  exit 0
+fi
+
+if [ "$case_name" = disagree ]; then
+  # Ranks started with different options or data (mpirun's MPMD form: one
+  # command line per rank) are refused on every rank before the first step,
+  # with one message naming what differs; no hang, no heap corruption.
+  flipflop=("$root/examples/gnode_flipflop.ode" --set N=8 --set H=8)
+  base=(--data synthetic:flipflop --dtype f64 --seed 3 --threads 1 --no-progress)
+  refused() { # WHAT EXPECTED_TEXT RANK0_ARGS... -- RANK1_ARGS...
+    local what=$1 text=$2; shift 2
+    local first=() second=()
+    while [ "$1" != -- ]; do first+=("$1"); shift; done; shift
+    second=("$@")
+    set +e
+    timeout 120 "${mpirun[@]}" -np 1 "$plastic" train "${flipflop[@]}" "${first[@]}" \
+      --out "$work/$what" : -np 1 "$plastic" train "${flipflop[@]}" "${second[@]}" \
+      --out "$work/$what" >"$work/$what.log" 2>&1
+    local code=$?
+    set -e
+    cat "$work/$what.log"
+    [ "$code" -ne 0 ] && [ "$code" -ne 124 ] || fail "$what: exit code $code (124: it hung)"
+    grep -q "ranks of this job disagree: $text" "$work/$what.log" ||
+      fail "$what: no message names the difference ('$text')"
+    [ "$(grep -c 'disagree' "$work/$what.log")" -eq 1 ] || fail "$what: said more than once"
+    [ ! -e "$work/$what/model.safetensors" ] || fail "$what: the refused job wrote parameters"
+    echo "PASS: $what refused: $(grep -o 'disagree: .*' "$work/$what.log" | head -c 120)"
+  }
+  refused batch "--batch is 16 on rank 1 and 32 on rank 0" \
+    "${base[@]}" --batch 32 --epochs 2 -- "${base[@]}" --batch 16 --epochs 2
+  refused epochs "--epochs is 3 on rank 1 and 2 on rank 0" \
+    "${base[@]}" --batch 32 --epochs 2 -- "${base[@]}" --batch 32 --epochs 3
+  refused data "the data as read is" \
+    "${base[@]}" --epochs 2 -- --data synthetic:flipflop-fixed "${base[@]:2}" --epochs 2
+  # Agreeing ranks train, and the run records how many there were.
+  "${mpirun[@]}" -np 2 "$plastic" train "${flipflop[@]}" "${base[@]}" \
+    --epochs 1 --out "$work/agreed" >"$work/agreed.log" 2>&1 ||
+    { cat "$work/agreed.log"; fail "agreeing ranks failed"; }
+  grep -q '"ranks": 2' "$work/agreed/run.json" || fail "run.json does not record 2 ranks"
+  echo "PASS: agreeing ranks train; run.json records 2 ranks"
   exit 0
 fi
 
