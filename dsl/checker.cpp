@@ -292,6 +292,14 @@ void Checker::check_input(const InputDecl& in) {
     if (info.classes < 2) diag_.error(in.sizes[0]->span, "a label needs at least 2 classes");
   }
   info.drive_size = in.kind == InputKind::Path ? info.shape[0] : 0;
+  // The grammar has the word (torchcde's rectilinear paths) but the runtime
+  // builds no such path: refused here, not by `train` as "a bug".
+  if (in.kind == InputKind::Path && in.interp == Interpolation::Rectilinear)
+    diag_.error(in.interp_span,
+                "`rectilinear` interpolation is not supported yet: the runtime builds cubic, "
+                "hermite, linear and logsig paths",
+                "use `linear` (piecewise linear between observations), or `hermite` for an "
+                "online path that only looks back");
   if (in.kind == InputKind::Path && in.interp == Interpolation::LogSig) {
     auto depth = positive_int(*in.logsig_depth, "the log-signature depth");
     auto step = positive_int(*in.logsig_step, "the log-signature step");

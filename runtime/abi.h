@@ -81,10 +81,19 @@ typedef struct plastic_input_slot {
       path_channels; ///< channels of the underlying path (logsig: d of the path), else = channels
   int32_t logsig_depth;  ///< logsig only: truncation depth N
   int32_t logsig_step;   ///< logsig only: samples per window
-  int32_t interpolation; ///< path only: 0 linear, 1 natural cubic, 2 cubic Hermite with backward
-                         ///< differences, 3 rectilinear
+  int32_t interpolation; ///< path only: plastic_interpolation
   int32_t path_options;  ///< path only: plastic_path_option bits (`with time, unit_increments`)
 } plastic_input_slot;
+
+/// How a path input is interpolated between observations (plastic_input_slot::interpolation).
+/// The values are the ABI's: generated code and model binaries store them.
+typedef enum plastic_interpolation {
+  PLASTIC_INTERP_LINEAR = 0,  ///< piecewise linear (also x(t) of a log-ODE path)
+  PLASTIC_INTERP_CUBIC = 1,   ///< natural cubic spline (torchcde)
+  PLASTIC_INTERP_HERMITE = 2, ///< cubic Hermite with backward differences (online)
+  /// rectilinear (torchcde): reserved; the checker refuses it, the runtime builds none
+  PLASTIC_INTERP_RECTILINEAR = 3,
+} plastic_interpolation;
 
 /// What a path input asks of the data layer (bits of plastic_input_slot::path_options).
 typedef enum plastic_path_option {

@@ -25,17 +25,17 @@ int64_t numel(const dsl::Shape& s) {
 int32_t interpolation_code(dsl::Interpolation i) {
   switch (i) {
   case dsl::Interpolation::Linear:
-    return 0;
+    return PLASTIC_INTERP_LINEAR;
   case dsl::Interpolation::Cubic:
-    return 1;
+    return PLASTIC_INTERP_CUBIC;
   case dsl::Interpolation::Hermite:
-    return 2;
+    return PLASTIC_INTERP_HERMITE;
   case dsl::Interpolation::Rectilinear:
-    return 3;
+    return PLASTIC_INTERP_RECTILINEAR;
   case dsl::Interpolation::LogSig:
-    return 0; // x(t) of a log-ODE path: piecewise linear
+    return PLASTIC_INTERP_LINEAR; // x(t) of a log-ODE path: piecewise linear
   }
-  return 0;
+  return PLASTIC_INTERP_LINEAR;
 }
 
 // The task follows the loss's head: `cross_entropy(...)`, `mse(...)`, ...; for

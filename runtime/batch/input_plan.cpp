@@ -32,12 +32,16 @@ template <class V> int index_of(std::vector<V>& list, const V& v) {
 
 Result<Interpolation, SolveFailure> slot_interpolation(const plastic_input_slot& slot) {
   switch (slot.interpolation) {
-  case 0:
+  case PLASTIC_INTERP_LINEAR:
     return Interpolation::linear;
-  case 1:
+  case PLASTIC_INTERP_CUBIC:
     return Interpolation::natural_cubic;
-  case 2:
+  case PLASTIC_INTERP_HERMITE:
     return Interpolation::hermite;
+  case PLASTIC_INTERP_RECTILINEAR:
+    return invalid_model(fmt::format("model input {} asks for rectilinear interpolation, which "
+                                     "the runtime does not build (the checker refuses it)",
+                                     slot_name(slot)));
   default:
     return invalid_model(fmt::format("model input {} has unknown interpolation {}", slot_name(slot),
                                      slot.interpolation));
