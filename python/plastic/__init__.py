@@ -26,22 +26,50 @@ import subprocess
 import tempfile
 
 from ._plastic import Error, Forward, Model, PreparedBatch  # noqa: F401
+from ._plastic import __version__  # noqa: F401
 from . import _plastic
 
-__all__ = ["compile", "load", "Error", "Forward", "Model", "PreparedBatch"]
+__all__ = ["compile", "load", "Error", "Forward", "Model", "PreparedBatch", "__version__"]
 
 
-def compile(path_or_source, set=None, dtype="float64", lanes=0, gradient=None, threads=0):
+def compile(path_or_source=None, set=None, dtype=None, lanes=0, gradient=None, threads=0,
+            run=None):
     """A model from a .ode file or its text, JIT-compiled for `dtype`
-    ("float64" or "float32"). `set` overrides dims and consts as `--set`
-    does; `lanes` is the samples per SIMD tile (0: one 256-bit vector, -1: the
-    widest vector of this machine); `gradient` overrides the model's gradient
-    method (direct | checkpoint | adjoint); `threads` 0 = every core."""
+    ("float64" or "float32"; default float64). `set` overrides dims and
+    consts as `--set` does; `lanes` is the samples per SIMD tile (0: one
+    256-bit vector, -1: the widest vector of this machine); `gradient`
+    overrides the model's gradient method (direct | checkpoint | adjoint);
+    `threads` 0 = every core.
+
+    `run`: a run folder of `plastic train`, bound as `plastic predict` binds
+    it — its model.ode (unless a model is given), its --set values (each one
+    in `set` replacing the run's), its element type (unless `dtype` is given),
+    the dims it took from its data, and its trained parameters with the
+    recorded preparation of new series (channels, time channel, statistics)."""
+    if run is not None:
+        run = str(run)
+        if path_or_source is None:
+            path_or_source = os.path.join(run, "model.ode")
+        if dtype is None:
+            dtype = "float64" if _run_dtype(run) == "f64" else "float32"
+    if path_or_source is None:
+        raise Error("compile: give a model (a .ode file or its text), or run=RUN_DIR")
     model = _plastic.compile(str(path_or_source), {k: float(v) for k, v in (set or {}).items()},
-                             dtype, lanes)
+                             dtype or "float64", lanes, run or "")
     model.gradient = gradient or ""
     model.threads = threads
+    if run is not None:
+        model.load_parameters(run)
     return model
+
+
+def _run_dtype(run):
+    import json
+    try:
+        with open(os.path.join(run, "run.json")) as f:
+            return json.load(f)["model"]["dtype"]
+    except (OSError, ValueError, KeyError) as e:
+        raise Error(f"{run}: not a run folder of `plastic train` ({e})") from None
 
 
 def load(library, gradient=None, threads=0):

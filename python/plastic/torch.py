@@ -105,12 +105,32 @@ class _Loss(torch.autograd.Function):
         return (None, None, *[g * x for x in ctx.grads])
 
 
+# id(model) -> a weak reference to the PlasticModule that owns its buffer.
+_owners = {}
+
+
+def _owner_of(model):
+    ref = _owners.get(id(model))
+    owner = ref() if ref is not None else None
+    return owner if owner is not None and owner.model is model else None
+
+
 class PlasticModule(torch.nn.Module):
     """A compiled model (plastic.compile or plastic.load) as an nn.Module.
-    `cache_batches`: how many input tensors' prepared series to keep (0: none)."""
+    `cache_batches`: how many input tensors' prepared series to keep (0: none).
+
+    The parameters are the compiled model's own buffer, in the element type
+    it was compiled for: .float(), .double(), .half() and .to(...) that would
+    copy them (another dtype or device) raise plastic.Error instead of
+    leaving the module training copies the kernels never read — compile the
+    model for the other dtype. One module per compiled model: a second one
+    would share (and re-initialise) the first's buffer."""
 
     def __init__(self, model, seed=0, initialise=True, cache_batches=16):
         super().__init__()
+        if _owner_of(model) is not None:
+            raise Error("this compiled model already backs a PlasticModule, whose parameters are "
+                        "its buffer; compile it again (plastic.compile) for a second module")
         self.model = model
         self.cache_batches = cache_batches
         self._cache = collections.OrderedDict()  # identities -> (weakrefs, PreparedBatch)
@@ -130,6 +150,44 @@ class PlasticModule(torch.nn.Module):
             # torch.from_numpy shares the memory: the optimizer writes the model's buffer.
             owner.register_parameter(leaf, torch.nn.Parameter(torch.from_numpy(views[name])))
         self._views = views  # keep the buffer's owners alive with the module
+        _owners[id(model)] = weakref.ref(self, lambda _, k=id(model): _owners.pop(k, None))
+
+    def _apply(self, fn, *args, **kwargs):
+        # torch's .to(), .float(), .double(), .cuda() ... all come here. A
+        # conversion that keeps every parameter where it is (the same dtype
+        # and device) is harmless; one that copies them would disconnect the
+        # parameters from the kernels' buffer.
+        for name, p in self.named_parameters():
+            moved = fn(p.data)
+            if moved.data_ptr() != p.data_ptr() or moved.dtype != p.dtype:
+                raise Error(f"PlasticModule's parameters are the compiled model's {p.dtype} buffer "
+                            f"on the CPU, and {name} would be copied to {moved.dtype} on "
+                            f"{moved.device}; compile the model with dtype="
+                            f"\"{'float64' if moved.dtype == torch.float64 else 'float32'}\" instead")
+        return self
+
+    def __repr__(self):
+        m = self.model
+        shapes = ", ".join(f"{name}: {list(shape)}" for name, shape, _ in m.parameter_table)
+        gradient = m.gradient or "as the model says"
+        return (f"PlasticModule({m.name}, dtype={m.dtype}, lanes={m.lanes}, dims={m.dims}, "
+                f"gradient={gradient}, parameters={{{shapes}}})")
+
+    def __reduce_ex__(self, protocol):
+        raise Error("a PlasticModule holds machine code and cannot be pickled or deep-copied; "
+                    "save its parameters (module.state_dict(), or `plastic train` run folders) and "
+                    "compile the model again to restore it")
+
+    def __deepcopy__(self, memo):
+        return self.__reduce_ex__(None)
+
+    def _check_finite(self, params):
+        # A NumPy view or x.data write bypasses torch; the kernels would then
+        # run on NaN and predict something finite-looking from it.
+        for name, p in zip(self._names, params):
+            if not bool(torch.isfinite(p).all()):
+                raise Error(f"parameter {name} holds NaN or inf (changed through a view of the "
+                            f"model's buffer?); the model refuses to run on it")
 
     def _ordered(self):
         named = dict(self.named_parameters())
@@ -176,6 +234,7 @@ class PlasticModule(torch.nn.Module):
         """Outputs [batch, rows, n_outputs] for x [batch, time, channels] or a PreparedBatch."""
         batch = self._prepared(x, None, t, static)
         params = self._ordered()
+        self._check_finite(params)
         if not torch.is_grad_enabled() or not any(p.requires_grad for p in params):
             y = torch.from_numpy(self.model.predict(batch))  # no tape to keep
             return y.to(params[0].dtype) if params else y
@@ -186,4 +245,6 @@ class PlasticModule(torch.nn.Module):
         differentiable in the parameters."""
         if not isinstance(x, PreparedBatch) and y is None:
             raise Error("loss(x, y): the labels or targets y are missing")
-        return _Loss.apply(self, self._prepared(x, y, t, static), *self._ordered())
+        params = self._ordered()
+        self._check_finite(params)
+        return _Loss.apply(self, self._prepared(x, y, t, static), *params)

@@ -22,6 +22,21 @@ std::vector<int64_t> positions(const PyBatch& b, const py::object& index) {
       out.push_back(start + i * step);
     return out;
   }
+  // A boolean mask selects where it is true, as in NumPy and torch (cast to
+  // integers it would pick samples 0 and 1).
+  if (const py::array any = py::array::ensure(index); any && any.dtype().kind() == 'b') {
+    if (any.ndim() != 1 || any.shape(0) != n) {
+      std::string shape;
+      for (py::ssize_t d = 0; d < any.ndim(); ++d)
+        shape += (d ? ", " : "") + std::to_string(any.shape(d));
+      throw Error("a boolean mask over a PreparedBatch of " + std::to_string(n) +
+                  " series has one entry per series; this one has shape [" + shape + "]");
+    }
+    const py::array_t<bool, py::array::c_style | py::array::forcecast> mask(any);
+    for (py::ssize_t i = 0; i < n; ++i)
+      if (mask.data()[i]) out.push_back(i);
+    return out;
+  }
   using Indices = py::array_t<int64_t, py::array::c_style | py::array::forcecast>;
   const Indices a = Indices::ensure(index);
   if (!a || a.ndim() > 1) throw Error("a PreparedBatch is indexed by a slice or integer indices");

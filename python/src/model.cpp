@@ -17,6 +17,8 @@
 #include "dsl/diagnostics.h"
 #include "dsl/frontend.h"
 #include "python/src/py_model.h"
+#include "runtime/app/preprocessing.h"
+#include "runtime/app/run_record.h"
 
 namespace plastic::python {
 
@@ -35,9 +37,9 @@ bool is_source_text(const std::string& s) {
 // Checked and lowered with the command line's checker; diagnostics in the Error.
 model::ModelFunctions build_functions(const std::string& path_or_source,
                                       const std::map<std::string, double>& sets,
-                                      rt::ModelSource& source) {
+                                      const dsl::CheckOptions& bound, rt::ModelSource& source) {
   dsl::DiagnosticEngine diag;
-  const dsl::CheckOptions options{sets, {}, {}};
+  const dsl::CheckOptions options{sets, bound.data_quantities, bound.data_name};
   const bool text = is_source_text(path_or_source);
   source.file = text ? "<source>" : path_or_source;
   source.sets = sets;
@@ -59,13 +61,36 @@ model::ModelFunctions build_functions(const std::string& path_or_source,
   return std::move(*fns);
 }
 
+// A trained run's binding (run_record.h, preprocessing.h): its --set values,
+// each one given now replacing the run's, and the dims it took from its data.
+dsl::CheckOptions run_binding(const std::string& run, std::map<std::string, double>& sets) {
+  dsl::CheckOptions bound;
+  if (run.empty()) return bound;
+  auto record = rt::read_run_record(run);
+  if (!record) throw Error(record.error().message);
+  if (!record.value()) throw Error(fmt::format("{}: no run.json (the record of a run)", run));
+  std::map<std::string, double> merged = record.value()->sets;
+  for (const auto& [name, value] : sets)
+    merged[name] = value;
+  sets = std::move(merged);
+  auto recorded = rt::read_preprocessing(run);
+  if (!recorded) throw Error(recorded.error().message);
+  if (recorded.value()) {
+    bound.data_quantities = rt::recorded_data_quantities(*recorded.value());
+    bound.data_name = "the run in " + run;
+  }
+  return bound;
+}
+
 std::shared_ptr<PyModel> compile(const std::string& path_or_source,
                                  const std::map<std::string, double>& set, const std::string& dtype,
-                                 int lanes) {
+                                 int lanes, const std::string& run) {
   if (dtype != "float64" && dtype != "float32" && dtype != "f64" && dtype != "f32")
     throw Error(fmt::format("dtype '{}': float64 or float32", dtype));
   auto out = std::make_shared<PyModel>();
-  model::ModelFunctions fns = build_functions(path_or_source, set, out->source);
+  std::map<std::string, double> sets = set;
+  const dsl::CheckOptions bound = run_binding(run, sets);
+  model::ModelFunctions fns = build_functions(path_or_source, sets, bound, out->source);
   for (const auto& d : fns.model->dims)
     out->dims[d.name] = static_cast<double>(d.value);
   const loops::ElemType type =
@@ -186,7 +211,7 @@ ModelClass register_model(py::module_& m) {
       });
   m.def("compile", &compile, py::arg("path_or_source"),
         py::arg("set") = std::map<std::string, double>{}, py::arg("dtype") = "float64",
-        py::arg("lanes") = 0);
+        py::arg("lanes") = 0, py::arg("run") = "");
   m.def("load_shared", &load, py::arg("shared_object"));
   return model;
 }

@@ -11,6 +11,7 @@
 
 PYBIND11_MODULE(_plastic, m) {
   m.doc() = "Plastic's compiler and runtime (use the `plastic` package)";
+  m.attr("__version__") = PLASTIC_VERSION; // the `plastic --version` of the same build
   plastic::rt::keep_freed_memory();
   plastic::python::register_errors(m);
   plastic::python::ModelClass model = plastic::python::register_model(m);

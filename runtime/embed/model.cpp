@@ -340,6 +340,34 @@ Error no_parameters(const Model::Impl& impl) {
                               impl.name)};
 }
 
+// The first parameter holding NaN or inf, by name. Loading refuses such
+// values; a program (or Python, through a NumPy view of the buffer) can
+// still write them, and the kernels would then compute finite-looking
+// outputs from them. One pass over the parameters: nothing beside a solve.
+template <class T>
+std::optional<std::string> nonfinite_parameter(const plastic_model& m,
+                                               const std::vector<T>& theta) {
+  for (int32_t i = 0; i < m.n_param_entries; ++i) {
+    const plastic_param& p = m.params[i];
+    for (int64_t k = 0; k < p.size; ++k)
+      if (!std::isfinite(theta[static_cast<size_t>(p.offset + k)])) return std::string(p.name);
+  }
+  return std::nullopt;
+}
+
+// The parameters are set and finite (see above).
+Status<Error> usable_parameters(const Model::Impl& impl) {
+  if (!impl.has_parameters) return no_parameters(impl);
+  const std::optional<std::string> bad = impl.f64()
+                                             ? nonfinite_parameter(*impl.table, impl.theta_d)
+                                             : nonfinite_parameter(*impl.table, impl.theta_f);
+  if (bad)
+    return Error{1, fmt::format("parameter {} of {} holds NaN or inf (written after loading?); "
+                                "the model refuses to run on it",
+                                *bad, impl.name)};
+  return {};
+}
+
 } // namespace
 
 int Prediction::predicted_class() const {
@@ -497,7 +525,7 @@ std::vector<double> Model::parameters() const {
 }
 
 Status<Error> Model::save_parameters(const std::string& path) const {
-  if (!impl_->has_parameters) return no_parameters(*impl_);
+  if (Status<Error> s = usable_parameters(*impl_); !s) return s.error();
   const plastic_model& m = *impl_->table;
   auto table = rt::ParamTable::from_abi(m.params, m.n_param_entries, m.n_params);
   if (!table) return Error{3, "internal error (a bug): " + table.error().describe()};
@@ -533,7 +561,7 @@ bool Model::owns(const Batch& batch) const {
 
 Result<Gradient, Error> Model::loss_and_gradient(std::span<const Series> batch,
                                                  const Options& options) const {
-  if (!impl_->has_parameters) return no_parameters(*impl_);
+  if (Status<Error> s = usable_parameters(*impl_); !s) return s.error();
   auto data = prepared(*impl_->table, impl_->preprocessing, batch, true, options.threads);
   if (!data) return data.error();
   const std::vector<int64_t> all = rt::all_samples(data.value());
@@ -542,7 +570,7 @@ Result<Gradient, Error> Model::loss_and_gradient(std::span<const Series> batch,
 }
 
 Result<Gradient, Error> Model::loss_and_gradient(const Batch& batch, const Options& options) const {
-  if (!impl_->has_parameters) return no_parameters(*impl_);
+  if (Status<Error> s = usable_parameters(*impl_); !s) return s.error();
   if (Status<Error> s = check_owner(*impl_, *batch.data_); !s) return s.error();
   if (!batch.labelled())
     return Error{1, fmt::format("{}: the batch has no labels or targets (prepare labelled series)",
@@ -556,7 +584,7 @@ Result<Gradient, Error> Model::loss_and_gradient(const Batch& batch, const Optio
 Result<std::vector<double>, Error> Model::output_vjp(std::span<const Series> series,
                                                      std::span<const double> y_bar,
                                                      const Options& options) const {
-  if (!impl_->has_parameters) return no_parameters(*impl_);
+  if (Status<Error> s = usable_parameters(*impl_); !s) return s.error();
   auto batch = prepare(series, options);
   if (!batch) return batch.error();
   return output_vjp(batch.value(), y_bar, options);
@@ -564,7 +592,7 @@ Result<std::vector<double>, Error> Model::output_vjp(std::span<const Series> ser
 
 Result<std::vector<double>, Error>
 Model::output_vjp(const Batch& batch, std::span<const double> y_bar, const Options& options) const {
-  if (!impl_->has_parameters) return no_parameters(*impl_);
+  if (Status<Error> s = usable_parameters(*impl_); !s) return s.error();
   if (Status<Error> s = check_owner(*impl_, *batch.data_); !s) return s.error();
   const rt::PreparedData& data = batch.data_->prepared;
   return impl_->f64()
@@ -574,7 +602,7 @@ Model::output_vjp(const Batch& batch, std::span<const double> y_bar, const Optio
 
 Result<std::vector<Prediction>, Error> Model::predict(std::span<const Series> series,
                                                       const Options& options) const {
-  if (!impl_->has_parameters) return no_parameters(*impl_);
+  if (Status<Error> s = usable_parameters(*impl_); !s) return s.error();
   auto batch = prepare(series, options);
   if (!batch) return batch.error();
   return predict(batch.value(), options);
@@ -582,7 +610,7 @@ Result<std::vector<Prediction>, Error> Model::predict(std::span<const Series> se
 
 Result<std::vector<Prediction>, Error> Model::predict(const Batch& batch,
                                                       const Options& options) const {
-  if (!impl_->has_parameters) return no_parameters(*impl_);
+  if (Status<Error> s = usable_parameters(*impl_); !s) return s.error();
   if (Status<Error> s = check_owner(*impl_, *batch.data_); !s) return s.error();
   const rt::PreparedData& data = batch.data_->prepared;
   return impl_->f64() ? predict_typed<double>(*impl_, impl_->theta_d, data, batch.samples_, options)
@@ -590,7 +618,7 @@ Result<std::vector<Prediction>, Error> Model::predict(const Batch& batch,
 }
 
 Result<Forward, Error> Model::forward(const Batch& batch, const Options& options) const {
-  if (!impl_->has_parameters) return no_parameters(*impl_);
+  if (Status<Error> s = usable_parameters(*impl_); !s) return s.error();
   if (Status<Error> s = check_owner(*impl_, *batch.data_); !s) return s.error();
   auto state = std::make_unique<Forward::State>();
   state->data = batch.data_;
@@ -604,14 +632,14 @@ Result<Forward, Error> Model::forward(const Batch& batch, const Options& options
 
 Result<Metrics, Error> Model::evaluate(std::span<const Series> series,
                                        const Options& options) const {
-  if (!impl_->has_parameters) return no_parameters(*impl_);
+  if (Status<Error> s = usable_parameters(*impl_); !s) return s.error();
   return impl_->f64() ? evaluate_typed<double>(*impl_, impl_->theta_d, series, options)
                       : evaluate_typed<float>(*impl_, impl_->theta_f, series, options);
 }
 
 Result<double, Error> Model::train_step(std::span<const Series> batch, const StepOptions& step,
                                         const Options& options) {
-  if (!impl_->has_parameters) return no_parameters(*impl_);
+  if (Status<Error> s = usable_parameters(*impl_); !s) return s.error();
   return impl_->f64() ? step_typed<double>(*impl_, batch, step, options)
                       : step_typed<float>(*impl_, batch, step, options);
 }
