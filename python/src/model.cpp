@@ -11,6 +11,7 @@
 
 #include "compiler/abi/layout.h"
 #include "compiler/backend/llvm/options.h"
+#include "compiler/loops/elem_type.h"
 #include "compiler/loops/error.h"
 #include "compiler/model/model_functions.h"
 #include "dsl/ast_printer.h"
@@ -19,6 +20,7 @@
 #include "python/src/py_model.h"
 #include "runtime/app/preprocessing.h"
 #include "runtime/app/run_record.h"
+#include "runtime/gradients/memory_estimate.h"
 
 namespace plastic::python {
 
@@ -34,10 +36,29 @@ bool is_source_text(const std::string& s) {
   return true;
 }
 
+// The parameters, their gradient and an optimiser's two moments must fit
+// the machine before anything is allocated: a dim set far too large is
+// refused with its sizes (as the command line refuses it), not MemoryError.
+void check_parameter_memory(const dsl::CheckedModel& m, loops::ElemType type) {
+  const double bytes = 4.0 * static_cast<double>(m.param_count()) * loops::elem_size(type);
+  const std::optional<double> available = rt::available_memory_bytes();
+  if (!available || bytes <= *available) return;
+  const dsl::ParamInfo* largest = nullptr;
+  for (const dsl::ParamInfo& p : m.params)
+    if (!largest || dsl::element_count_real(p.shape) > dsl::element_count_real(largest->shape))
+      largest = &p;
+  throw Error(fmt::format(
+      "{}: its {} parameters need {} with their gradient and optimiser moments, more than the {} "
+      "this machine has available; the largest is {} {}: lower the dims that size it (set={{...}})",
+      m.name, m.param_count(), rt::format_bytes(bytes), rt::format_bytes(*available),
+      largest ? largest->name : "?", largest ? dsl::format_shape(largest->shape) : ""));
+}
+
 // Checked and lowered with the command line's checker; diagnostics in the Error.
 model::ModelFunctions build_functions(const std::string& path_or_source,
                                       const std::map<std::string, double>& sets,
-                                      const dsl::CheckOptions& bound, rt::ModelSource& source) {
+                                      const dsl::CheckOptions& bound, loops::ElemType type,
+                                      rt::ModelSource& source) {
   dsl::DiagnosticEngine diag;
   const dsl::CheckOptions options{sets, bound.data_quantities, bound.data_name};
   const bool text = is_source_text(path_or_source);
@@ -48,6 +69,7 @@ model::ModelFunctions build_functions(const std::string& path_or_source,
   std::ostringstream rendered;
   diag.render(rendered, false);
   if (!checked.model) throw Error(rendered.str());
+  check_parameter_memory(*checked.model, type);
   model::BuildStatus status = model::BuildStatus::Ok;
   model::BuildOptions build_options;
   build_options.overrides = sets;
@@ -85,19 +107,17 @@ dsl::CheckOptions run_binding(const std::string& run, std::map<std::string, doub
 std::shared_ptr<PyModel> compile(const std::string& path_or_source,
                                  const std::map<std::string, double>& set, const std::string& dtype,
                                  int lanes, const std::string& run) {
-  if (dtype != "float64" && dtype != "float32" && dtype != "f64" && dtype != "f32")
-    throw Error(fmt::format("dtype '{}': float64 or float32", dtype));
+  const std::optional<loops::ElemType> type = loops::parse_elem_type(dtype);
+  if (!type) throw Error(fmt::format("dtype '{}': float64 or float32", dtype));
   auto out = std::make_shared<PyModel>();
   std::map<std::string, double> sets = set;
   const dsl::CheckOptions bound = run_binding(run, sets);
-  model::ModelFunctions fns = build_functions(path_or_source, sets, bound, out->source);
+  model::ModelFunctions fns = build_functions(path_or_source, sets, bound, *type, out->source);
   for (const auto& d : fns.model->dims)
     out->dims[d.name] = static_cast<double>(d.value);
-  const loops::ElemType type =
-      dtype == "float64" || dtype == "f64" ? loops::ElemType::F64 : loops::ElemType::F32;
   try {
     out->compiled = std::make_shared<backend::CompiledModel>(
-        backend::compile_model(fns, type, lanes < 0 ? backend::target_lanes(type) : lanes));
+        backend::compile_model(fns, *type, lanes < 0 ? backend::target_lanes(*type) : lanes));
   } catch (const abi::LayoutError& e) {
     throw Error(fmt::format("{}: {}", out->source.file, e.what()));
   } catch (const loops::CodegenError& e) {

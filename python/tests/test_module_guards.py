@@ -12,6 +12,7 @@ behaves as a PyTorch user expects:
   * NaN-padded series with the default t are read at their own length, as
     the command line reads them (padding changes nothing);
   * regression targets y are checked in full against the model's shape;
+  * a dim far too large is refused with its sizes, not MemoryError;
   * plastic.__version__ is the command line's version."""
 import copy
 import os
@@ -104,6 +105,10 @@ y0 = g.standard_normal((3, 1))
 tanks.prepare(u, static=y0, y=g.standard_normal((3, 7, 1)))  # per observation: fits
 raises("targets of another length", lambda: tanks.prepare(u, static=y0, y=g.standard_normal((3, 5, 1))),
        "this model's targets are [3, 7, 1]")
+
+# A dim far too large: refused with the sizes before anything is allocated.
+raises("huge dims", lambda: plastic.compile(os.path.join(SRC, "examples", "gnode_flipflop.ode"),
+                                            set={"N": 100000}), "lower the dims that size it")
 
 version = subprocess.run([os.environ["PLASTIC_COMMAND"], "--version"], capture_output=True,
                          text=True).stdout.split()[-1]
