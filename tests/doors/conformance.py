@@ -28,6 +28,12 @@ import tempfile
 
 SRC = os.environ.get("PLASTIC_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 EXE = sys.argv[1]
+# Every door at one tile width (f64 lanes): with an adaptive solver the
+# series that share a tile share its step sizes, so doors must tile alike
+# to agree (a fixed-step model gives the same bits at any width). The
+# command line and the REPL read PLASTIC_LANES; a binary and Python are told.
+LANES = 4
+os.environ["PLASTIC_LANES"] = str(LANES)
 
 # The four model families of the papers, made small; their dims that come
 # from the data (`dim d from data.*`) are left to the data. The third entry
@@ -133,7 +139,8 @@ class Doors:
 
     def binary(self):
         exe = os.path.join(self.work, "model_binary")
-        run(EXE, "build", self.model, *sets_of(self.sets), "--run", self.run_dir, "-o", exe)
+        run(EXE, "build", self.model, *sets_of(self.sets), "--run", self.run_dir, "--lanes",
+            LANES, "-o", exe)
         out = os.path.join(self.work, "binary.csv")
         run(exe, "predict", "--parameters", self.run_dir, "--data", self.test_file, "--threads", "1",
             "--output", out)
@@ -156,7 +163,7 @@ class Doors:
             return None
         # The run's binding: its dims from its data, --set values, dtype,
         # parameters and the statistics that prepare new series.
-        model = plastic.compile(run=self.run_dir, threads=1)
+        model = plastic.compile(run=self.run_dir, threads=1, lanes=LANES)
         y = model.predict(np.array(read_toy_ts(self.test_file)))
         return {b: [float(v) for v in y[b].reshape(-1) if not math.isnan(v)]
                 for b in range(y.shape[0])}
