@@ -8,6 +8,7 @@
 
 #include "compiler/abi/kernels.h"
 #include "compiler/driver/load_model.h"
+#include "compiler/loops/elem_type.h"
 #include "runtime/app/parameters.h"
 #include "runtime/init/init.h"
 
@@ -51,7 +52,7 @@ std::unique_ptr<AnalyzeSetup> prepare_analysis(const AnalyzeRequest& r, const Co
   s->fns = load_model(r.file, common, code);
   if (!s->fns) return nullptr;
   s->layout = abi::compute_layout(*s->fns);
-  const loops::ElemType type = r.dtype == "f64" ? loops::ElemType::F64 : loops::ElemType::F32;
+  const loops::ElemType type = loops::elem_type(r.dtype);
   abi::ModelKernels none;
   none.index.fill(-1);
   abi::fill_table(

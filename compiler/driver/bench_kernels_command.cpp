@@ -9,6 +9,7 @@
 #include "compiler/driver/backend_choice.h"
 #include "compiler/driver/commands.h"
 #include "compiler/driver/load_model.h"
+#include "compiler/loops/elem_type.h"
 
 #include <fmt/format.h>
 
@@ -23,7 +24,7 @@ int run_bench_kernels(const std::string& file, const std::string& dtype, double 
   int code = kOk;
   auto fns = load_model(file, common, code);
   if (!fns) return code;
-  loops::ElemType type = dtype == "f64" ? loops::ElemType::F64 : loops::ElemType::F32;
+  loops::ElemType type = loops::elem_type(dtype);
   backend::CompileOptions options;
   options.packed_entries = true;
   auto t0 = std::chrono::steady_clock::now();
@@ -34,7 +35,7 @@ int run_bench_kernels(const std::string& file, const std::string& dtype, double 
   std::cout << fmt::format(
       "{}: {} x {} lanes, state {}, params {}, {} backend: compiled in {:.0f} ms (loop IR {:.0f} "
       "ms; {})\n",
-      m.name, dtype == "f64" ? "f64" : "f32", m.lanes, m.n_state, m.n_params,
+      m.name, loops::elem_type_name(type), m.lanes, m.n_state, m.n_params,
       common.backend == Backend::Cpp ? "C++" : "LLVM", compile_ms, cm.assemble_ms(),
       describe(cm.llvm_stats()));
   std::cout << fmt::format("{:<16} {:>14} {:>14} {:>10}\n", "kernel", "flop/sample", "ns/sample",

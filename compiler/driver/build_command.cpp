@@ -12,6 +12,7 @@
 #include "compiler/driver/commands.h"
 #include "compiler/driver/link_binary.h"
 #include "compiler/driver/load_model.h"
+#include "compiler/loops/elem_type.h"
 #include "compiler/loops/error.h"
 #include "dsl/frontend.h"
 #include "runtime/app/model_data.h"
@@ -191,7 +192,7 @@ int run_build(const BuildRequest& request, const CommonOptions& common) {
   int code = kOk;
   auto fns = load_model(r.file, bound, code);
   if (!fns) return code;
-  const loops::ElemType type = r.dtype == "f32" ? loops::ElemType::F32 : loops::ElemType::F64;
+  const loops::ElemType type = loops::elem_type(r.dtype);
   backend::CompileOptions options;
   if (r.target != "native") options.cpu = r.target;
   const int lanes = r.lanes > 0 ? r.lanes : backend::target_lanes(type, options);

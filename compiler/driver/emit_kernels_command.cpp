@@ -7,6 +7,7 @@
 #include "compiler/driver/commands.h"
 #include "compiler/driver/emit.h"
 #include "compiler/driver/load_model.h"
+#include "compiler/loops/elem_type.h"
 #include "compiler/loops/error.h"
 #include "compiler/loops/loop_printer.h"
 #include "dsl/frontend.h"
@@ -21,7 +22,7 @@ namespace plastic::driver {
 int emit_kernels(const model::ModelFunctions& fns, const std::string& stage, bool optimized,
                  const std::string& dtype, std::ostream& out, const std::string& source_name,
                  const std::string& source_text) {
-  loops::ElemType type = dtype == "f32" ? loops::ElemType::F32 : loops::ElemType::F64;
+  loops::ElemType type = loops::elem_type(dtype);
   try {
     if (stage == "cpp" || stage == "cpp-header") {
       // Comments quote the model's lines under the file's own name, so the

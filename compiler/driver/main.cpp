@@ -108,9 +108,7 @@ static int run(int argc, char** argv) {
   emit->add_flag("--opt", emit_opt, "With --llvm: after the O3 pipeline");
   emit->add_flag("--cpp", emit_cpp, "The model's ABI kernels and table as C++ (formatted)");
   emit->add_flag("--cpp-header", emit_cpp_header, "The C header of --cpp's source");
-  emit->add_option("--dtype", emit_dtype,
-                   "Element type of --loops/--llvm/--cpp kernels: f32 or f64 (default f64)")
-      ->check(CLI::IsMember({"f32", "f64"}));
+  plastic::rt::add_dtype_option(*emit, emit_dtype, "--loops/--llvm/--cpp kernels (default f64)");
   add_set(emit);
 
   BuildRequest build_request;
@@ -124,11 +122,8 @@ static int run(int argc, char** argv) {
                   "Write OUT.o exporting the kernels and the model table, and its header OUT.h");
   build->add_flag("--emit-lib", build_request.emit_lib,
                   "Write the static library libOUT.a and its header OUT.h");
-  CLI::Option* build_dtype =
-      build
-          ->add_option("--dtype", build_request.dtype,
-                       "Element type: f32 or f64 (default f32, as train; with --run, the run's)")
-          ->check(CLI::IsMember({"f32", "f64"}));
+  CLI::Option* build_dtype = plastic::rt::add_dtype_option(
+      *build, build_request.dtype, "the kernels (default f32, as train; with --run, the run's)");
   build
       ->add_option("--lanes", build_request.lanes,
                    "Samples per SIMD tile (default: the target's widest vector)")
@@ -152,8 +147,7 @@ static int run(int argc, char** argv) {
   CLI::App* bench =
       app.add_subcommand("bench-kernels", "Time every kernel of a model on random data");
   bench->add_option("file", bench_file, "Model file (*.ode)")->required();
-  bench->add_option("--dtype", bench_dtype, "Element type: f32 or f64 (default f32)")
-      ->check(CLI::IsMember({"f32", "f64"}));
+  plastic::rt::add_dtype_option(*bench, bench_dtype, "the kernels (default f32)");
   bench->add_option("--seconds", bench_seconds,
                     "Least time spent timing each kernel (default 0.2)");
   add_set(bench);
@@ -186,10 +180,8 @@ static int run(int argc, char** argv) {
                         "spec of train); default: the origin z = 0");
   stability->add_option("--samples", analyze_request.samples,
                         "Training samples followed with --data (default 4)");
-  stability
-      ->add_option("--dtype", analyze_request.dtype,
-                   "Element type the parameters were trained in: f32 or f64 (default f32)")
-      ->check(CLI::IsMember({"f32", "f64"}));
+  plastic::rt::add_dtype_option(*stability, analyze_request.dtype,
+                                "the trained parameters (default f32)");
   stability->add_option("--seed", analyze_request.seed,
                         "Initialisation and split seed (default 0)");
   stability->add_flag("--json", analyze_request.json, "The report as JSON on stdout");
@@ -220,9 +212,8 @@ static int run(int argc, char** argv) {
     sub->add_option("--marginal", analyze_request.marginal,
                     "|Re lambda| / max |lambda| below which an eigenvalue counts as zero "
                     "(default 1e-3)");
-    sub->add_option("--dtype", analyze_request.dtype,
-                    "Element type the parameters were trained in: f32 or f64 (default f32)")
-        ->check(CLI::IsMember({"f32", "f64"}));
+    plastic::rt::add_dtype_option(*sub, analyze_request.dtype,
+                                  "the trained parameters (default f32)");
     sub->add_option("--seed", analyze_request.seed,
                     "Initialisation, random-start and split seed (default 0)");
     plastic::rt::add_data_flags(*sub, analyze_request.data_flags);
@@ -248,8 +239,7 @@ static int run(int argc, char** argv) {
   repl->add_option("--data", repl_request.data, "Data to use (any --data spec of train)");
   repl->add_option("--script", repl_request.script,
                    "Run the commands of FILE (- = stdin) and stop at the first error");
-  repl->add_option("--dtype", repl_request.dtype, "Element type: f32 or f64 (default f32)")
-      ->check(CLI::IsMember({"f32", "f64"}));
+  plastic::rt::add_dtype_option(*repl, repl_request.dtype, "the kernels (default f32)");
   add_set(repl);
 
   try {

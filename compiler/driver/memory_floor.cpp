@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "compiler/driver/run_compiled.h"
+#include "compiler/loops/elem_type.h"
 #include "compiler/loops/loop_ir.h"
 #include "dsl/frontend.h"
 #include "runtime/batch/parallel.h"
@@ -95,7 +96,7 @@ std::optional<int64_t> fitting_value(const std::string& file, const dsl::CheckOp
 } // namespace
 
 StepSetting memory_setting(StepSetting s) {
-  const loops::ElemType type = s.dtype == "f64" ? loops::ElemType::F64 : loops::ElemType::F32;
+  const loops::ElemType type = loops::elem_type(s.dtype);
   if (s.lanes <= 0) s.lanes = tile_lanes(type, s.batch, s.threads);
   if (s.lanes <= 0) s.lanes = loops::default_lanes(type);
   // Tiles in flight: the batch engine's own count (runtime/batch/parallel.h).
@@ -117,7 +118,7 @@ rt::MemoryShape memory_shape(const dsl::CheckedModel& model, const StepSetting& 
   for (const dsl::OutputInfo& o : model.outputs)
     shape.n_outputs = dsl::saturating_add(shape.n_outputs, dsl::element_count(o.shape));
   shape.lanes = setting.lanes;
-  shape.element_bytes = setting.dtype == "f64" ? 8 : 4;
+  shape.element_bytes = loops::elem_size(loops::elem_type(setting.dtype));
   if (const rt::ButcherTableau* tab = rt::find_tableau(model.solver.method)) {
     shape.stages = tab->stages;
     shape.adaptive = tab->adaptive();

@@ -8,6 +8,7 @@
 #include "compiler/driver/backend_choice.h"
 #include "compiler/driver/load_model.h"
 #include "compiler/driver/memory_floor.h"
+#include "compiler/loops/elem_type.h"
 #include "compiler/loops/error.h"
 #include "dsl/ast_printer.h"
 #include "runtime/distributed/communicator.h"
@@ -111,7 +112,7 @@ int run_compiled(const std::string& file, const std::string& dtype, const Common
   }
   backend::CompiledModel compiled;
   try {
-    const loops::ElemType type = dtype == "f64" ? loops::ElemType::F64 : loops::ElemType::F32;
+    const loops::ElemType type = loops::elem_type(dtype);
     compiled = compile_with(common.backend, *fns, type, tile_lanes(type, batch, threads), {},
                             common.gradients.value_or(gradient_use(fns->model->gradient.method)));
   } catch (const abi::LayoutError& e) {

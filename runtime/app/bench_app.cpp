@@ -43,7 +43,7 @@ template <class T> int bench_typed(const plastic_model& m, const BenchRequest& r
   auto prepared = prepare(m, data, po);
   if (!prepared) {
     fmt::print(stderr, "plastic: {}\n", prepared.status().describe());
-    return 1;
+    return kInputError;
   }
   BatchOptions options;
   options.threads = r.threads;
@@ -60,7 +60,7 @@ template <class T> int bench_typed(const plastic_model& m, const BenchRequest& r
   std::vector<T> theta(static_cast<size_t>(m.n_params)), grad(theta.size());
   if (auto init = initialise_parameters<T>(m, std::span<T>(theta), r.seed); !init) {
     fmt::print(stderr, "plastic: {}\n", init.error().describe());
-    return 1;
+    return kInputError;
   }
   OptimizerConfig oc;
   auto adam = make_optimizer<T>(oc, m.n_params);
@@ -77,7 +77,7 @@ template <class T> int bench_typed(const plastic_model& m, const BenchRequest& r
   BatchLoss warm = one_step();
   if (!warm.ok()) {
     fmt::print(stderr, "plastic: {}\n", warm.status.describe());
-    return 1;
+    return kInputError;
   }
   reset_high_water();
   double base = high_water_mib();
@@ -123,7 +123,7 @@ template <class T> int bench_typed(const plastic_model& m, const BenchRequest& r
         "{}: {:.4f} s per training step (median of {}), batch {}, length {}, peak RSS {:.0f} MiB "
         "({:+.0f} MiB during the steps)\n",
         m.name, median, r.steps, r.batch, length, peak, peak - base);
-  return 0;
+  return kOk;
 }
 
 } // namespace

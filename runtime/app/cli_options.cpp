@@ -47,8 +47,7 @@ void add_run_options(CLI::App& cmd, RunOptions& run) {
   cmd.add_option("--threads", run.threads, "Threads (default: every core)")
       ->check(integer_in(0, kMaxThreads));
   cmd.add_option("--batch", run.batch, "Batch size (default 32)")->check(integer_in(1, kMaxBatch));
-  cmd.add_option("--dtype", run.dtype, "Element type of the kernels (default f32)")
-      ->check(CLI::IsMember({"f32", "f64"}));
+  add_dtype_option(cmd, run.dtype, "the kernels (default f32; eval and predict: the run's)");
   cmd.add_flag("--oi", run.oi, "PhysioNet: add observational-intensity channels (the OI setting)");
   add_data_flags(cmd, run.data_flags);
 }
@@ -57,6 +56,11 @@ void add_run_options(CLI::App& cmd, RunOptions& run) {
 // Reading a .csv file or a folder of .npy series. Kept as text (data_flags.h):
 // `train` records them in the run folder, and eval, predict and --resume
 // read them from there.
+
+CLI::Option* add_dtype_option(CLI::App& cmd, std::string& dtype, const std::string& what) {
+  return cmd.add_option("--dtype", dtype, "Element type of " + what + ": f32 or f64")
+      ->check(CLI::IsMember({"f32", "f64"}));
+}
 
 void add_data_flags(CLI::App& cmd, DataFlags& f, const char* target_flag) {
   const char* group = "Columns of a .csv / .npy folder (recorded in the run folder)";

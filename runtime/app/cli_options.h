@@ -10,6 +10,9 @@
 namespace plastic::rt {
 
 void add_run_options(CLI::App& cmd, RunOptions& run);
+/// --dtype f32|f64 into `dtype`, declared once for every command: `what`
+/// says what it sets and its default ("the kernels (default f32)").
+CLI::Option* add_dtype_option(CLI::App& cmd, std::string& dtype, const std::string& what);
 /// How to read a .csv file or a folder of .npy series (part of the run options).
 /// `target_flag` names the target-column flag: `plastic build`, whose
 /// --target is the CPU, calls it --target-column.

@@ -126,7 +126,7 @@ int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* 
     if (!prepared) {
       if (r.split != "all") {
         fmt::print(stderr, "plastic: the {} split of {} is empty\n", split, run.data);
-        return 1;
+        return kInputError;
       }
       continue;
     }
@@ -136,7 +136,7 @@ int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* 
       if (!ev) {
         fmt::print(stderr, "plastic: {}{}\n", ev.status().describe(),
                    explain_failure<T>(ev.error(), *prepared, samples, std::span<const T>(theta)));
-        return 1;
+        return kInputError;
       }
       print_evaluation(split, ev.value());
       continue;
@@ -145,7 +145,7 @@ int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* 
     if (!pred) {
       fmt::print(stderr, "plastic: {}{}\n", pred.status().describe(),
                  explain_failure<T>(pred.error(), *prepared, samples, std::span<const T>(theta)));
-      return 1;
+      return kInputError;
     }
     const Predictions<T>& p = pred.value();
     const Dataset& source = part.split.data;
@@ -160,7 +160,7 @@ int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* 
       fmt::print(stderr, "plastic: {}\n", s.describe());
       return kInputError;
     }
-  return 0;
+  return kOk;
 }
 
 } // namespace

@@ -42,8 +42,7 @@ ModelCli::ModelCli(CLI::App& app, const std::string& bench_name,
   b.add_option("--dt", bench_.dt, "Time between observations (default 1)")
       ->check(positive_finite());
   add_memory_flags(b, bench_.memory);
-  b.add_option("--dtype", bench_dtype_, "f32 | f64 (default f32)")
-      ->check(CLI::IsMember({"f32", "f64"}));
+  add_dtype_option(b, bench_dtype_, "the kernels (default f32)");
   b.add_option("--seed", bench_.seed, "Seed (default 0)")
       ->check(integer_in(0, std::numeric_limits<long long>::max()));
   b.add_flag("--json", bench_.json, "One JSON line");
@@ -198,7 +197,7 @@ int ModelCli::run(const plastic_model& model, const nlohmann::json& dims,
   case ModelCommand::None:
     break;
   }
-  return 2;
+  return kUsageError;
 }
 
 } // namespace plastic::rt

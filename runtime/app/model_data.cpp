@@ -85,7 +85,7 @@ Result<std::map<std::string, int64_t>, AppError> data_quantities(const RunOption
   o.whole = true;
   if (Status<AppError> s = apply_data_flags(run.data_flags, o); !s) return s.error();
   auto splits = open_data(run.data, o);
-  if (!splits) return AppError{1, splits.error().describe()};
+  if (!splits) return AppError{kInputError, splits.error().describe()};
   const Dataset& d = splits.value().train;
   std::map<std::string, int64_t> out{{"channels", static_cast<int64_t>(d.num_channels())}};
   if (d.target_kind == TargetKind::Class || d.target_kind == TargetKind::Binary)
@@ -142,7 +142,7 @@ Result<ModelData, AppError> open_new_data(const plastic_model& m, const RunOptio
   o.whole = true;
   if (Status<AppError> s = apply_data_flags(run.data_flags, o); !s) return s.error();
   auto splits = open_data(run.data, o);
-  if (!splits) return AppError{1, splits.error().describe()};
+  if (!splits) return AppError{kInputError, splits.error().describe()};
   ModelData md;
   md.whole = true;
   md.splits = std::move(splits.value());
@@ -167,7 +167,7 @@ Result<ModelData, AppError> open_model_data(const plastic_model& m, const RunOpt
   o.observational_intensity = run.oi;
   if (Status<AppError> s = apply_data_flags(run.data_flags, o); !s) return s.error();
   auto splits = open_data(run.data, o);
-  if (!splits) return AppError{1, splits.error().describe()};
+  if (!splits) return AppError{kInputError, splits.error().describe()};
   ModelData md;
   md.splits = std::move(splits.value());
   if (!run.valid.empty()) {
@@ -177,11 +177,11 @@ Result<ModelData, AppError> open_model_data(const plastic_model& m, const RunOpt
     vo.whole = true;
     vo.normalise = false;
     auto valid = open_data(run.valid, vo);
-    if (!valid) return AppError{1, valid.error().describe()};
+    if (!valid) return AppError{kInputError, valid.error().describe()};
     Dataset v = std::move(valid.value().train);
     if (md.splits.normaliser)
       if (auto st = md.splits.normaliser->apply(v); !st)
-        return AppError{1, run.valid + ": " + st.error().describe()};
+        return AppError{kInputError, run.valid + ": " + st.error().describe()};
     Dataset& train = md.splits.train;
     for (Sample& s : md.splits.validation.samples)
       train.samples.push_back(std::move(s));

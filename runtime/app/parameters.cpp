@@ -30,21 +30,23 @@ Status<AppError> load_parameters(const plastic_model& m, const std::string& wher
     path /= "model.safetensors";
   }
   auto file = read_safetensors(path);
-  if (!file) return AppError{1, file.error().describe()};
+  if (!file) return AppError{kInputError, file.error().describe()};
   auto hash = file.value().metadata.find("model_hash");
   if (hash != file.value().metadata.end() && hash->second != model_hash(m)) {
     // The hash covers the element type too: name the likelier cause.
     const DType want = m.dtype == PLASTIC_F64 ? DType::F64 : DType::F32;
     const std::vector<NamedTensor>& tensors = file.value().tensors;
     if (!tensors.empty() && tensors.front().dtype != want)
-      return AppError{1, fmt::format("{}: these parameters are {} and this model is {} (model {}, "
-                                     "not {}); use --dtype {} (or build the binary with it)",
-                                     path.string(), dtype_name(tensors.front().dtype),
-                                     dtype_name(want), hash->second, model_hash(m),
-                                     tensors.front().dtype == DType::F64 ? "f64" : "f32")};
-    return AppError{1, fmt::format("{}: these parameters belong to model {}, not {} (the model "
-                                   "file or its --set dims changed since training)",
-                                   path.string(), hash->second, model_hash(m))};
+      return AppError{kInputError,
+                      fmt::format("{}: these parameters are {} and this model is {} (model {}, "
+                                  "not {}); use --dtype {} (or build the binary with it)",
+                                  path.string(), dtype_name(tensors.front().dtype),
+                                  dtype_name(want), hash->second, model_hash(m),
+                                  tensors.front().dtype == DType::F64 ? "f64" : "f32")};
+    return AppError{kInputError,
+                    fmt::format("{}: these parameters belong to model {}, not {} (the model "
+                                "file or its --set dims changed since training)",
+                                path.string(), hash->second, model_hash(m))};
   }
   auto table = ParamTable::from_abi(m.params, m.n_param_entries, m.n_params);
   if (!table) return AppError{3, "internal error (a bug): " + table.error().describe()};
@@ -52,7 +54,7 @@ Status<AppError> load_parameters(const plastic_model& m, const std::string& wher
   if (Status<TrainError> s = params_from_tensors<T>(table.value(), file.value(),
                                                     std::span<T>(theta), "", path.string());
       !s)
-    return AppError{1, s.describe()};
+    return AppError{kInputError, s.describe()};
   return {};
 }
 

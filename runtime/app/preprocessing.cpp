@@ -19,12 +19,13 @@ constexpr const char* kFile = "data.json";
 // The channel count, then the time channel and the recorded statistics.
 Status<AppError> apply_statistics(const Preprocessing& p, Dataset& data) {
   if (static_cast<int64_t>(data.num_channels()) != p.raw_channels)
-    return AppError{1, fmt::format("the series have {} channels; the model was trained on {}",
-                                   data.num_channels(), p.raw_channels)};
+    return AppError{kInputError,
+                    fmt::format("the series have {} channels; the model was trained on {}",
+                                data.num_channels(), p.raw_channels)};
   if (p.time_channel) add_time_channel(data);
   if (p.normaliser)
     if (Status<DataError> s = p.normaliser->apply(data); !s)
-      return AppError{1, s.error().describe()};
+      return AppError{kInputError, s.error().describe()};
   return {};
 }
 
@@ -56,11 +57,12 @@ Status<AppError> match_channels(const Preprocessing& p, Dataset& data, const std
   if (names == trained) return {};
   for (const std::string& want : trained)
     if (std::find(names.begin(), names.end(), want) == names.end())
-      return AppError{1, fmt::format("{}: has no channel '{}', which the model was trained on "
-                                     "(training read {}; these data have {})",
-                                     source, want, joined(trained), joined(names))};
+      return AppError{kInputError,
+                      fmt::format("{}: has no channel '{}', which the model was trained on "
+                                  "(training read {}; these data have {})",
+                                  source, want, joined(trained), joined(names))};
   if (Status<DataError> s = select_channels(data, trained, source); !s)
-    return AppError{1, s.error().describe()};
+    return AppError{kInputError, s.error().describe()};
   return {};
 }
 
@@ -77,10 +79,11 @@ Status<AppError> match_classes(const Preprocessing& p, Dataset& data, const std:
     if (s.label < 0) continue;
     const auto k = static_cast<size_t>(s.label);
     if (k >= index.size() || index[k] < 0)
-      return AppError{1, fmt::format("{}: series '{}' has class '{}', which the model was not "
-                                     "trained on (its classes: {})",
-                                     source, s.id, k < data.classes.size() ? data.classes[k] : "?",
-                                     joined(p.classes))};
+      return AppError{kInputError,
+                      fmt::format("{}: series '{}' has class '{}', which the model was not "
+                                  "trained on (its classes: {})",
+                                  source, s.id, k < data.classes.size() ? data.classes[k] : "?",
+                                  joined(p.classes))};
     s.label = index[k];
   }
   data.classes = p.classes;
@@ -123,7 +126,7 @@ Status<AppError> write_preprocessing(const std::filesystem::path& dir, const Pre
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (Status<TrainError> s = write_file_atomic(dir / kFile, j.dump(2) + "\n"); !s)
-    return AppError{1, s.error().describe()};
+    return AppError{kInputError, s.error().describe()};
   return {};
 }
 
@@ -133,7 +136,7 @@ read_preprocessing(const std::filesystem::path& dir) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return std::optional<Preprocessing>{};
   auto text = read_file(path);
-  if (!text) return AppError{1, text.error().describe()};
+  if (!text) return AppError{kInputError, text.error().describe()};
   try {
     const std::vector<std::byte>& bytes = text.value();
     const nlohmann::json j =
@@ -147,7 +150,8 @@ read_preprocessing(const std::filesystem::path& dir) {
     p.classes = j.at("classes").get<std::vector<std::string>>();
     if (j.contains("data_flags")) {
       auto flags = data_flags_from_json(j.at("data_flags"));
-      if (!flags) return AppError{1, fmt::format("{}: {}", path.string(), flags.error().message)};
+      if (!flags)
+        return AppError{kInputError, fmt::format("{}: {}", path.string(), flags.error().message)};
       p.data_flags = std::move(flags.value());
     }
     if (const nlohmann::json& n = j.at("normaliser"); !n.is_null()) {
@@ -170,8 +174,9 @@ read_preprocessing(const std::filesystem::path& dir) {
 
 Status<AppError> apply_preprocessing(const Preprocessing& p, Dataset& data) {
   if (p.intensity)
-    return AppError{1, "the model was trained with observational-intensity channels (--oi), "
-                       "which only the PhysioNet reader builds; prepare such series yourself"};
+    return AppError{kInputError,
+                    "the model was trained with observational-intensity channels (--oi), "
+                    "which only the PhysioNet reader builds; prepare such series yourself"};
   return apply_statistics(p, data);
 }
 

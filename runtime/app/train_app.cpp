@@ -173,7 +173,7 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
   auto init = initialise_parameters<T>(m, std::span<T>(theta), run.seed);
   if (!init) {
     fmt::print(stderr, "plastic: initialising {}: {}\n", m.name, init.error().describe());
-    return 1;
+    return kInputError;
   }
   if (const StabilityReporter& stability = stability_reporter(); stability && !r.resume) {
     const std::vector<double> wide(theta.begin(), theta.end());
@@ -184,7 +184,7 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
   auto table = ParamTable::from_abi(m.params, m.n_param_entries, m.n_params);
   if (!table) {
     fmt::print(stderr, "plastic: internal error (a bug): {}\n", table.error().describe());
-    return 3;
+    return kInternalError;
   }
 
   HookOptions ho;
@@ -226,7 +226,7 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
   auto outcome = train<T>(table.value(), std::span<T>(theta), hooks, cfg);
   if (!outcome) {
     fmt::print(stderr, "plastic: training stopped: {}\n", outcome.error().describe());
-    return 1;
+    return kInputError;
   }
   if (comm.root())
     for (const std::string& w : outcome.value().warnings)
@@ -254,7 +254,7 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
         evaluate<T>(m, *prepared, all_samples(*prepared), std::span<const T>(theta), eval_options);
     if (!ev) {
       fmt::print(stderr, "plastic: evaluating on the {} split: {}\n", name, ev.status().describe());
-      return 1;
+      return kInputError;
     }
     const Evaluation& e = ev.value();
     print_evaluation(name, e);
@@ -269,7 +269,7 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
     return kInputError;
   }
   fmt::print("parameters {}/model.safetensors\n", r.out);
-  return 0;
+  return kOk;
 }
 
 } // namespace

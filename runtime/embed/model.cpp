@@ -100,21 +100,22 @@ Result<rt::Dataset, Error> to_dataset(const plastic_model& m,
                                       std::span<const Series> series) {
   rt::Dataset d;
   d.name = "series";
-  if (series.empty()) return Error{1, "no series given"};
+  if (series.empty()) return Error{rt::kInputError, "no series given"};
   const Series& first = series.front();
   const size_t channels = first.times.empty() ? 0 : first.values.size() / first.times.size();
   bool labelled = false;
   for (size_t i = 0; i < series.size(); ++i) {
     const Series& s = series[i];
     const std::string which = fmt::format("series '{}' (index {})", s.id, i);
-    if (s.times.empty()) return Error{1, which + ": no observations"};
+    if (s.times.empty()) return Error{rt::kInputError, which + ": no observations"};
     if (s.values.size() != s.times.size() * channels)
-      return Error{1, fmt::format("{}: {} values for {} times; expected {} channels per time as "
-                                  "the first series has",
-                                  which, s.values.size(), s.times.size(), channels)};
+      return Error{rt::kInputError,
+                   fmt::format("{}: {} values for {} times; expected {} channels per time as "
+                               "the first series has",
+                               which, s.values.size(), s.times.size(), channels)};
     if (s.statics.size() != first.statics.size())
-      return Error{1, fmt::format("{}: {} static features, the first series has {}", which,
-                                  s.statics.size(), first.statics.size())};
+      return Error{rt::kInputError, fmt::format("{}: {} static features, the first series has {}",
+                                                which, s.statics.size(), first.statics.size())};
     labelled = labelled || s.label >= 0 || !s.target.empty();
   }
   for (size_t c = 0; c < channels; ++c)
@@ -163,7 +164,7 @@ Result<rt::PreparedData, Error> prepared(const plastic_model& m,
   po.require_targets = targets;
   po.threads = threads;
   auto p = rt::prepare(m, d.value(), po);
-  if (!p) return Error{1, fmt::format("{}: {}", m.name, p.status().describe())};
+  if (!p) return Error{rt::kInputError, fmt::format("{}: {}", m.name, p.status().describe())};
   return std::move(p.value());
 }
 
@@ -193,7 +194,7 @@ predict_typed(const Model::Impl& impl, const std::vector<T>& theta, const rt::Pr
   rt::BatchOptions bo;
   bo.threads = o.threads;
   auto pred = rt::predict<T>(*impl.table, data, samples, std::span<const T>(theta), bo);
-  if (!pred) return Error{1, pred.status().describe()};
+  if (!pred) return Error{rt::kInputError, pred.status().describe()};
   return to_predictions(data, pred.value());
 }
 
@@ -207,7 +208,7 @@ Result<Metrics, Error> evaluate_typed(const Model::Impl& impl, const std::vector
   bo.threads = o.threads;
   auto ev = rt::evaluate<T>(m, data.value(), rt::all_samples(data.value()),
                             std::span<const T>(theta), bo);
-  if (!ev) return Error{1, ev.status().describe()};
+  if (!ev) return Error{rt::kInputError, ev.status().describe()};
   const rt::Evaluation& e = ev.value();
   return Metrics{e.loss, e.metric, e.metric_name, e.note, e.samples};
 }
@@ -218,7 +219,7 @@ Result<rt::BatchOptions, Error> batch_options(const plastic_model& m, const Opti
   bo.threads = o.threads;
   if (o.gradient.empty()) return bo;
   auto g = rt::GradientOptions::from_desc(m.gradient);
-  if (!g) return Error{1, g.status().describe()};
+  if (!g) return Error{rt::kInputError, g.status().describe()};
   if (o.gradient == "direct")
     g.value().method = rt::GradientMethod::Direct;
   else if (o.gradient == "checkpoint")
@@ -245,7 +246,7 @@ Result<double, Error> step_typed(Model::Impl& impl, std::span<const Series> batc
     cfg.kind = step.optimizer;
     cfg.lr = step.lr;
     auto made = rt::make_optimizer<T>(cfg, m.n_params);
-    if (!made) return Error{2, made.error().describe()};
+    if (!made) return Error{rt::kUsageError, made.error().describe()};
     opt = std::move(made.value());
     impl.optimizer_kind = step.optimizer;
   }
@@ -256,15 +257,16 @@ Result<double, Error> step_typed(Model::Impl& impl, std::span<const Series> batc
   rt::BatchLoss loss =
       rt::loss_and_gradient<T>(m, data.value(), rt::all_samples(data.value()),
                                std::span<const T>(theta), std::span<T>(grads), bo.value());
-  if (!loss.ok()) return Error{1, loss.status.describe()};
+  if (!loss.ok()) return Error{rt::kInputError, loss.status.describe()};
   // As the training loop: a non-finite loss or gradient skips the step.
   if (!std::isfinite(loss.loss) ||
       !std::all_of(grads.begin(), grads.end(), [](T g) { return std::isfinite(g); }))
-    return Error{1, fmt::format("the loss or its gradient is not finite (loss {}); the step was "
-                                "skipped: lower the learning rate",
-                                loss.loss)};
+    return Error{rt::kInputError,
+                 fmt::format("the loss or its gradient is not finite (loss {}); the step was "
+                             "skipped: lower the learning rate",
+                             loss.loss)};
   if (Status<rt::TrainError> s = opt->step(std::span<T>(theta), std::span<const T>(grads)); !s)
-    return Error{1, s.error().describe()};
+    return Error{rt::kInputError, s.error().describe()};
   return loss.loss;
 }
 
@@ -278,7 +280,7 @@ Result<Gradient, Error> gradient_typed(const Model::Impl& impl, const std::vecto
   std::vector<T> grads(theta.size(), T(0));
   rt::BatchLoss loss = rt::loss_and_gradient<T>(m, data, samples, std::span<const T>(theta),
                                                 std::span<T>(grads), bo.value());
-  if (!loss.ok()) return Error{1, loss.status.describe()};
+  if (!loss.ok()) return Error{rt::kInputError, loss.status.describe()};
   return Gradient{loss.loss, std::vector<double>(grads.begin(), grads.end())};
 }
 
@@ -293,7 +295,7 @@ vjp_typed(const Model::Impl& impl, const std::vector<T>& theta, const rt::Prepar
   std::vector<T> grads(theta.size(), T(0));
   rt::BatchLoss r = rt::output_vjp<T>(m, data, samples, std::span<const T>(theta),
                                       std::span<const T>(ybar), std::span<T>(grads), bo.value());
-  if (!r.ok()) return Error{1, r.status.describe()};
+  if (!r.ok()) return Error{rt::kInputError, r.status.describe()};
   return std::vector<double>(grads.begin(), grads.end());
 }
 
@@ -309,7 +311,7 @@ Status<Error> forward_typed(const Model::Impl& impl, const std::vector<T>& theta
   if (Status<rt::SolveFailure> s =
           rec.run(m, state.data->prepared, state.samples, std::span<const T>(theta), bo.value());
       !s)
-    return Error{1, s.describe()};
+    return Error{rt::kInputError, s.describe()};
   state.predictions = to_predictions(state.data->prepared, rec.predictions());
   return {};
 }
@@ -320,24 +322,27 @@ Result<std::vector<double>, Error> forward_vjp(rt::RecordedForward<T>& rec,
   const std::vector<T> ybar(y_bar.begin(), y_bar.end());
   std::vector<T> grads(n_params, T(0));
   rt::BatchLoss r = rec.vjp(std::span<const T>(ybar), std::span<T>(grads));
-  if (!r.ok()) return Error{1, r.status.describe()};
+  if (!r.ok()) return Error{rt::kInputError, r.status.describe()};
   return std::vector<double>(grads.begin(), grads.end());
 }
 
 // A Batch may only be used by the model that prepared it, under the same data record.
 Status<Error> check_owner(const Model::Impl& impl, const Batch::Data& data) {
   if (data.table != impl.table)
-    return Error{2, fmt::format("this batch was prepared for another model than {}", impl.name)};
+    return Error{rt::kUsageError,
+                 fmt::format("this batch was prepared for another model than {}", impl.name)};
   if (data.generation != impl.generation)
-    return Error{2, "this batch was prepared before load_parameters() changed how the model "
-                    "prepares data: prepare it again"};
+    return Error{rt::kUsageError,
+                 "this batch was prepared before load_parameters() changed how the model "
+                 "prepares data: prepare it again"};
   return {};
 }
 
 Error no_parameters(const Model::Impl& impl) {
-  return Error{2, fmt::format("the model {} has no parameters yet: call load_parameters() or "
-                              "initialise() first",
-                              impl.name)};
+  return Error{rt::kUsageError,
+               fmt::format("the model {} has no parameters yet: call load_parameters() or "
+                           "initialise() first",
+                           impl.name)};
 }
 
 // The first parameter holding NaN or inf, by name. Loading refuses such
@@ -362,9 +367,10 @@ Status<Error> usable_parameters(const Model::Impl& impl) {
                                              ? nonfinite_parameter(*impl.table, impl.theta_d)
                                              : nonfinite_parameter(*impl.table, impl.theta_f);
   if (bad)
-    return Error{1, fmt::format("parameter {} of {} holds NaN or inf (written after loading?); "
-                                "the model refuses to run on it",
-                                *bad, impl.name)};
+    return Error{rt::kInputError,
+                 fmt::format("parameter {} of {} holds NaN or inf (written after loading?); "
+                             "the model refuses to run on it",
+                             *bad, impl.name)};
   return {};
 }
 
@@ -397,7 +403,8 @@ Result<Batch, Error> Batch::select(std::span<const int64_t> indices) const {
   picked.reserve(indices.size());
   for (int64_t i : indices) {
     if (i < 0 || static_cast<size_t>(i) >= samples_.size())
-      return Error{1, fmt::format("index {} is outside the batch of {} series", i, size())};
+      return Error{rt::kInputError,
+                   fmt::format("index {} is outside the batch of {} series", i, size())};
     picked.push_back(samples_[static_cast<size_t>(i)]);
   }
   return Batch(data_, std::move(picked));
@@ -423,13 +430,14 @@ Model& Model::operator=(Model&&) noexcept = default;
 Model::~Model() = default;
 
 Result<Model, Error> Model::open(const plastic_model* table) {
-  if (!table) return Error{1, "no model table (the entry point returned null)"};
+  if (!table) return Error{rt::kInputError, "no model table (the entry point returned null)"};
   if (table->abi_version != PLASTIC_ABI_VERSION || table->struct_size != sizeof(plastic_model))
-    return Error{1, fmt::format("the model table has ABI version {} and this runtime reads {}: "
-                                "compile the model again with this Plastic",
-                                table->abi_version, PLASTIC_ABI_VERSION)};
+    return Error{rt::kInputError,
+                 fmt::format("the model table has ABI version {} and this runtime reads {}: "
+                             "compile the model again with this Plastic",
+                             table->abi_version, PLASTIC_ABI_VERSION)};
   if (Status<rt::SolveFailure> s = rt::validate_model(*table, table->dtype); !s)
-    return Error{1, "the model table is invalid: " + s.describe()};
+    return Error{rt::kInputError, "the model table is invalid: " + s.describe()};
   auto impl = std::make_unique<Impl>();
   impl->table = table;
   impl->name = table->name ? table->name : "";
@@ -446,17 +454,19 @@ Result<Model, Error> Model::load_shared(const std::string& path) {
   void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char* why = ::dlerror();
-    return Error{1, fmt::format("cannot load {}: {}", path, why ? why : "dlopen failed")};
+    return Error{rt::kInputError,
+                 fmt::format("cannot load {}: {}", path, why ? why : "dlopen failed")};
   }
   std::shared_ptr<void> library(handle, [](void* h) { ::dlclose(h); });
   using Entry = const plastic_model* (*)();
   auto entry = reinterpret_cast<Entry>(::dlsym(handle, PLASTIC_MODEL_ENTRY_SYMBOL));
   if (!entry)
-    return Error{1, fmt::format("{} holds no model: it exports no {} (make it from the object of "
-                                "`plastic build --emit-obj`)",
-                                path, PLASTIC_MODEL_ENTRY_SYMBOL)};
+    return Error{rt::kInputError,
+                 fmt::format("{} holds no model: it exports no {} (make it from the object of "
+                             "`plastic build --emit-obj`)",
+                             path, PLASTIC_MODEL_ENTRY_SYMBOL)};
   auto model = open(entry());
-  if (!model) return Error{1, path + ": " + model.error().message};
+  if (!model) return Error{rt::kInputError, path + ": " + model.error().message};
   model.value().impl_->library = std::move(library);
   return model;
 }
@@ -482,7 +492,9 @@ Status<Error> Model::initialise(uint64_t seed) {
   auto init = [&](auto& theta) -> Status<Error> {
     theta.assign(static_cast<size_t>(m.n_params), 0);
     auto r = rt::initialise_parameters(m, std::span(theta), seed);
-    if (!r) return Error{1, fmt::format("initialising {}: {}", m.name, r.error().describe())};
+    if (!r)
+      return Error{rt::kInputError,
+                   fmt::format("initialising {}: {}", m.name, r.error().describe())};
     return {};
   };
   Status<Error> s = impl_->f64() ? init(impl_->theta_d) : init(impl_->theta_f);
@@ -528,16 +540,18 @@ Status<Error> Model::save_parameters(const std::string& path) const {
   if (Status<Error> s = usable_parameters(*impl_); !s) return s.error();
   const plastic_model& m = *impl_->table;
   auto table = rt::ParamTable::from_abi(m.params, m.n_param_entries, m.n_params);
-  if (!table) return Error{3, "internal error (a bug): " + table.error().describe()};
+  if (!table)
+    return Error{rt::kInternalError, "internal error (a bug): " + table.error().describe()};
   auto tensors = impl_->f64() ? rt::params_to_tensors<double>(table.value(), impl_->theta_d)
                               : rt::params_to_tensors<float>(table.value(), impl_->theta_f);
-  if (!tensors) return Error{3, "internal error (a bug): " + tensors.error().describe()};
+  if (!tensors)
+    return Error{rt::kInternalError, "internal error (a bug): " + tensors.error().describe()};
   rt::SafetensorsFile file;
   file.tensors = std::move(tensors.value());
   file.metadata = {{"model_hash", rt::model_hash(m)},
                    {"parameters", "saved from the embedding API"}};
   if (Status<rt::TrainError> s = rt::write_safetensors(path, file); !s)
-    return Error{1, s.error().describe()};
+    return Error{rt::kInputError, s.error().describe()};
   return {};
 }
 
@@ -573,8 +587,9 @@ Result<Gradient, Error> Model::loss_and_gradient(const Batch& batch, const Optio
   if (Status<Error> s = usable_parameters(*impl_); !s) return s.error();
   if (Status<Error> s = check_owner(*impl_, *batch.data_); !s) return s.error();
   if (!batch.labelled())
-    return Error{1, fmt::format("{}: the batch has no labels or targets (prepare labelled series)",
-                                impl_->name)};
+    return Error{rt::kInputError,
+                 fmt::format("{}: the batch has no labels or targets (prepare labelled series)",
+                             impl_->name)};
   const rt::PreparedData& data = batch.data_->prepared;
   return impl_->f64()
              ? gradient_typed<double>(*impl_, impl_->theta_d, data, batch.samples_, options)

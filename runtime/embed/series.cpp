@@ -3,6 +3,7 @@
 // normalisation, so that predict() prepares them as training did.
 #include "runtime/embed/plastic.h"
 
+#include "runtime/app/app_error.h"
 #include "runtime/data/open_data.h"
 
 namespace plastic::embed {
@@ -12,7 +13,7 @@ Result<std::vector<Series>, Error> read_series(const std::string& path) {
   o.whole = true;
   o.normalise = false;
   auto splits = rt::open_data(path, o);
-  if (!splits) return Error{1, splits.error().describe()};
+  if (!splits) return Error{rt::kInputError, splits.error().describe()};
   std::vector<Series> out;
   for (const rt::Dataset* d :
        {&splits.value().train, &splits.value().validation, &splits.value().test})

@@ -13,6 +13,7 @@
 #include "compiler/driver/memory_floor.h"
 #include "compiler/driver/repl/source_edit.h"
 #include "compiler/driver/run_compiled.h"
+#include "compiler/loops/elem_type.h"
 #include "dsl/ast_printer.h"
 #include "dsl/frontend.h"
 #include "dsl/parser.h"
@@ -99,7 +100,7 @@ std::shared_ptr<Specialisation> Session::build(const std::string& source,
                                                const std::string& dtype) {
   change_start_ = std::chrono::steady_clock::now();
   change_cpu_start_ = std::clock();
-  const loops::ElemType type = dtype == "f64" ? loops::ElemType::F64 : loops::ElemType::F32;
+  const loops::ElemType type = loops::elem_type(dtype);
   const int lanes = tile_lanes(type, settings.batch, settings.threads);
   // The front end first (milliseconds): its errors end the change, and the
   // dims it resolves key the cache, so `d_head = 20` finds the model the
