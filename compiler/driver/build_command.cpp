@@ -15,10 +15,9 @@
 #include "compiler/loops/elem_type.h"
 #include "compiler/loops/error.h"
 #include "dsl/frontend.h"
+#include "runtime/app/binding.h"
 #include "runtime/app/model_data.h"
 #include "runtime/app/model_info.h"
-#include "runtime/app/preprocessing.h"
-#include "runtime/app/run_record.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -84,33 +83,30 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 std::optional<int> resolve_data_dims(BuildRequest& r, CommonOptions& common) {
   if (!r.run.empty()) {
     // The run's binding: its --set values (each given now replacing the
-    // run's) and the dims it took from its data, as eval and predict bind.
-    auto record = rt::read_run_record(r.run);
-    auto recorded = rt::read_preprocessing(r.run);
-    if (!record || !recorded) {
-      std::cerr << fmt::format("plastic build: {}\n",
-                               !record ? record.error().message : recorded.error().message);
-      return kInputError;
+    // run's), element type and the dims it took from its data, as eval and
+    // predict bind it.
+    auto binding = rt::read_binding(r.run);
+    if (!binding) {
+      std::cerr << fmt::format("plastic build: {}\n", binding.error().message);
+      return binding.error().exit_code;
     }
-    if (!record.value()) {
+    if (!binding.value()) {
       std::cerr << fmt::format("plastic build: --run {}: no run.json there (the record of a "
                                "`plastic train` run)\n",
                                r.run);
       return kUsageError;
     }
+    const rt::RunBinding& b = *binding.value();
     if (!r.dtype_given)
-      r.dtype = record.value()->dtype;
-    else if (r.dtype != record.value()->dtype)
+      r.dtype = b.record.dtype;
+    else if (r.dtype != b.record.dtype)
       std::cerr << fmt::format("plastic build: note: the run trained in {}, this binary is {} "
                                "(--dtype)\n",
-                               record.value()->dtype, r.dtype);
-    std::map<std::string, double> sets = record.value()->sets;
-    for (const auto& [name, value] : common.overrides)
-      sets[name] = value;
-    common.overrides = std::move(sets);
-    if (recorded.value()) {
-      common.data_quantities = rt::recorded_data_quantities(*recorded.value());
-      common.data_name = "the run in " + r.run;
+                               b.record.dtype, r.dtype);
+    common.overrides = b.sets_with(common.overrides);
+    if (b.preparation) {
+      common.data_quantities = b.data_quantities();
+      common.data_name = b.name();
     }
     return std::nullopt;
   }
@@ -185,6 +181,15 @@ int run_build(const BuildRequest& request, const CommonOptions& common) {
     std::cerr << "plastic build: -o is required (the model binary, or with --emit-obj and "
                  "--emit-lib the path without extension)\n";
     return kUsageError;
+  }
+  // Before compiling for seconds: the folder the output goes into.
+  if (const fs::path folder = fs::path(r.out).parent_path(); !folder.empty()) {
+    std::error_code ec;
+    if (!fs::is_directory(folder, ec)) {
+      std::cerr << fmt::format("plastic build: -o {}: the folder {} does not exist\n", r.out,
+                               folder.string());
+      return kUsageError;
+    }
   }
   const auto start = std::chrono::steady_clock::now();
   CommonOptions bound = common;

@@ -5,11 +5,12 @@
 #include "compiler/driver/backend_choice.h"
 #include "compiler/driver/run_compiled.h"
 #include "dsl/frontend.h"
+#include "runtime/app/binding.h"
 #include "runtime/app/data_flags.h"
 #include "runtime/app/model_cli.h"
 #include "runtime/app/model_data.h"
-#include "runtime/app/run_record.h"
 
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -63,25 +64,51 @@ ModelCommands::~ModelCommands() = default;
 namespace {
 
 // What `dim d from data.X` takes, and the name messages give it. A trained
-// run's dims are the run's (its data.json records them): eval and predict
-// of new series compile the model that was trained, whatever the series
-// hold — the series are then checked against it. Otherwise the data are
-// read once here for their channels and classes, as the run read them (its
-// --label, --id, --channels ... fill the flags not given now). Data that
-// cannot be read are left to the command, which reports them (and, for
-// `train --force`, after clearing the old run).
+// run's dims are the run's (its binding records them): eval and predict of
+// new series compile the model that was trained, whatever the series hold —
+// the series are then checked against it. Otherwise the data are read once
+// here for their channels and classes, as the run read them (its --label,
+// --id, --channels ... fill the flags not given now). Data that cannot be
+// read are left to the command, which reports them (and, for `train
+// --force`, after clearing the old run).
 std::optional<std::pair<std::map<std::string, int64_t>, std::string>>
-data_quantities_for(const std::string& recorded_run, const rt::RunOptions& run) {
+data_quantities_for(const std::optional<rt::RunBinding>& binding, const std::string& recorded_run,
+                    const rt::RunOptions& run) {
+  if (binding && binding->preparation)
+    return std::pair{binding->data_quantities(), binding->name()};
   rt::RunOptions as_recorded = run;
-  if (!recorded_run.empty()) {
-    if (auto p = rt::read_preprocessing(recorded_run); p && p.value())
-      return std::pair{rt::recorded_data_quantities(*p.value()),
-                       fmt::format("the run in {}", recorded_run)};
+  if (!recorded_run.empty())
     (void)rt::recall_data_flags(recorded_run, rt::RecordedFlags::Reuse, as_recorded.data_flags);
-  }
   auto q = rt::data_quantities(as_recorded);
   if (!q) return std::nullopt;
   return std::pair{std::move(q.value()), run.data};
+}
+
+// The binding of the run an eval, predict or train --resume reads (nullopt
+// for a folder without run.json); an error is printed and its code returned
+// in `code`. A --parameters that names nothing is said as such, not as a
+// missing --data.
+std::optional<rt::RunBinding> recorded_binding(const rt::ModelCli& cli, int& code) {
+  code = kOk;
+  const std::string dir = cli.recorded_run();
+  if (dir.empty()) return std::nullopt;
+  std::error_code ec;
+  if (const std::string given = cli.parameters();
+      !given.empty() && !std::filesystem::exists(given, ec)) {
+    fmt::print(stderr,
+               "plastic: --parameters: {} does not exist (a run folder of `plastic "
+               "train`, or a model.safetensors)\n",
+               given);
+    code = kUsageError;
+    return std::nullopt;
+  }
+  auto binding = rt::read_binding(dir);
+  if (!binding) {
+    fmt::print(stderr, "plastic: {}\n", binding.error().message);
+    code = binding.error().exit_code;
+    return std::nullopt;
+  }
+  return std::move(binding.value());
 }
 
 } // namespace
@@ -95,24 +122,13 @@ std::optional<int> ModelCommands::run(const CommonOptions& common) {
   // eval, predict and train --resume compile the model as the run did: its
   // --set values and element type, unless given anew (runtime/app/run_record.h);
   // a value given anew that differs from the run's is then refused by them.
-  bool recorded_data = false;
-  std::optional<rt::RunOptions> recorded_options;
-  if (const std::string dir = cli.recorded_run(); !dir.empty()) {
-    auto record = rt::read_run_record(dir);
-    if (!record) {
-      fmt::print(stderr, "plastic: {}\n", record.error().message);
-      return record.error().exit_code;
-    }
-    if (const std::optional<rt::RunRecord>& r = record.value()) {
-      recorded_data = !r->data.empty();
-      recorded_options = r->train.run;
-      // The run's --set values, each one given now replacing the run's.
-      std::map<std::string, double> sets = r->sets;
-      for (const auto& [name, value] : with_backend.overrides)
-        sets[name] = value;
-      with_backend.overrides = std::move(sets);
-      if (cli.given().count("--dtype") == 0) cli.dtype() = r->dtype;
-    }
+  int code = kOk;
+  const std::optional<rt::RunBinding> binding = recorded_binding(cli, code);
+  if (code != kOk) return code;
+  const bool recorded_data = binding && !binding->record.data.empty();
+  if (binding) {
+    with_backend.overrides = binding->sets_with(with_backend.overrides);
+    if (cli.given().count("--dtype") == 0) cli.dtype() = binding->record.dtype;
   }
   // Checked before the model is compiled: no work for a command that cannot run.
   if (!cli.has_data() && !recorded_data) {
@@ -129,10 +145,9 @@ std::optional<int> ModelCommands::run(const CommonOptions& common) {
   // --force`, after clearing the old run). Without --data, eval and predict
   // read the data the run recorded.
   const rt::RunOptions* run = cli.run_options();
-  if ((!run || run->data.empty()) && recorded_options && !recorded_options->data.empty())
-    run = &*recorded_options;
+  if ((!run || run->data.empty()) && recorded_data) run = &binding->record.train.run;
   if (run && !run->data.empty() && dsl::declares_data_dims(state_->file)) {
-    auto q = data_quantities_for(cli.recorded_run(), *run);
+    auto q = data_quantities_for(binding, cli.recorded_run(), *run);
     if (q) {
       with_backend.data_quantities = std::move(q->first);
       with_backend.data_name = std::move(q->second);

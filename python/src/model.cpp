@@ -18,8 +18,7 @@
 #include "dsl/diagnostics.h"
 #include "dsl/frontend.h"
 #include "python/src/py_model.h"
-#include "runtime/app/preprocessing.h"
-#include "runtime/app/run_record.h"
+#include "runtime/app/binding.h"
 #include "runtime/gradients/memory_estimate.h"
 
 namespace plastic::python {
@@ -88,19 +87,12 @@ model::ModelFunctions build_functions(const std::string& path_or_source,
 dsl::CheckOptions run_binding(const std::string& run, std::map<std::string, double>& sets) {
   dsl::CheckOptions bound;
   if (run.empty()) return bound;
-  auto record = rt::read_run_record(run);
-  if (!record) throw Error(record.error().message);
-  if (!record.value()) throw Error(fmt::format("{}: no run.json (the record of a run)", run));
-  std::map<std::string, double> merged = record.value()->sets;
-  for (const auto& [name, value] : sets)
-    merged[name] = value;
-  sets = std::move(merged);
-  auto recorded = rt::read_preprocessing(run);
-  if (!recorded) throw Error(recorded.error().message);
-  if (recorded.value()) {
-    bound.data_quantities = rt::recorded_data_quantities(*recorded.value());
-    bound.data_name = "the run in " + run;
-  }
+  auto binding = rt::read_binding(run);
+  if (!binding) throw Error(binding.error().message);
+  if (!binding.value()) throw Error(fmt::format("{}: no run.json (the record of a run)", run));
+  sets = binding.value()->sets_with(sets);
+  bound.data_quantities = binding.value()->data_quantities();
+  if (!bound.data_quantities.empty()) bound.data_name = binding.value()->name();
   return bound;
 }
 

@@ -8,11 +8,10 @@
 
 #include <fmt/format.h>
 
+#include "runtime/app/binding.h"
 #include "runtime/app/model_data.h"
 #include "runtime/app/parameters.h"
 #include "runtime/app/prediction_csv.h"
-#include "runtime/app/preprocessing.h"
-#include "runtime/app/run_record.h"
 #include "runtime/batch/nonfinite_explainer.h"
 #include "runtime/batch/predict.h"
 #include "runtime/distributed/communicator.h"
@@ -22,28 +21,35 @@ namespace plastic::rt {
 
 namespace {
 
+int fail(const AppError& e) {
+  fmt::print(stderr, "plastic: {}\n", e.message);
+  return e.exit_code;
+}
+
 // Whether --data names the run's own data (the same files, wherever they
 // are now) rather than new series for the trained model.
-bool is_run_data(const RunOptions& run, const std::optional<RunRecord>& record) {
+bool is_run_data(const RunOptions& run, const std::optional<RunBinding>& binding) {
   if (!run.was_given("--data")) return true; // recalled from the record
-  if (!record || record->data.empty()) return false;
-  if (run.data == record->data) return true;
-  if (record->data_fingerprint.empty()) return false;
-  auto same = same_data(run.data, record->data_fingerprint);
+  if (!binding || binding->record.data.empty()) return false;
+  const RunRecord& record = binding->record;
+  if (run.data == record.data) return true;
+  if (record.data_fingerprint.empty()) return false;
+  auto same = same_data(run.data, record.data_fingerprint);
   return same && same.value();
 }
 
 // The data eval and predict read: the run's own, split as it was split (the
 // statistics fitted again on the same training split are the run's); or
 // new series, read whole and prepared with the run's recorded statistics
-// (data.json). Without that record (parameters copied alone, a run made
-// before it existed) new series can only be normalised by their own
-// statistics, which is said.
+// (data.json). Without that record (a run made before it existed) new
+// series can only be normalised by their own statistics, which is said.
 Result<ModelData, AppError> open_eval_data(const plastic_model& m, const RunOptions& run,
                                            const std::filesystem::path& run_dir,
-                                           const std::optional<RunRecord>& record) {
-  if (is_run_data(run, record)) return open_model_data(m, run);
-  auto recorded = read_preprocessing(run_dir);
+                                           const std::optional<RunBinding>& binding) {
+  if (is_run_data(run, binding)) return open_model_data(m, run);
+  // Parameters copied with their data.json but no run.json still carry it.
+  auto recorded = binding ? Result<std::optional<Preprocessing>, AppError>(binding->preparation)
+                          : read_preprocessing(run_dir);
   if (!recorded) return recorded.error();
   if (recorded.value()) return open_new_data(m, run, *recorded.value());
   fmt::print(stderr,
@@ -53,114 +59,136 @@ Result<ModelData, AppError> open_eval_data(const plastic_model& m, const RunOpti
   return open_model_data(m, run);
 }
 
-template <class T>
-int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* csv) {
-  // The run folder's records say how the run was made: its data, split and
-  // seeds (run.json) and how its data was read (data.json: --target, ...).
-  RunOptions run = r.run;
-  const std::filesystem::path run_dir = run_folder_of(r.parameters);
-  auto record = read_run_record(run_dir);
-  if (!record) {
-    fmt::print(stderr, "plastic: {}\n", record.error().message);
-    return record.error().exit_code;
-  }
-  if (record.value()) recall_run_options(*record.value(), run);
-  if (run.data.empty()) { // a usage error, said before anything is read
-    fmt::print(stderr, "plastic: --data is required: {} holds no run record naming the data\n",
-               run_dir.string());
-    return kUsageError;
-  }
-  std::vector<T> theta;
-  if (Status<AppError> s = load_parameters<T>(m, r.parameters, theta); !s) {
-    fmt::print(stderr, "plastic: {}\n", s.error().message);
-    return s.error().exit_code;
-  }
-  if (const std::optional<RunRecord>& rec = record.value()) {
-    const std::string identity = model_identity(m, run.model, run.dtype);
-    if (!same_model(*rec, m, run.model, run.dtype)) {
-      const std::string was = describe_sets(rec->sets), now = describe_sets(run.model.sets);
-      fmt::print(
-          stderr,
-          "plastic: the parameters in {} were trained with another model ({}, not {}): "
-          "{}\n",
-          run_dir.string(), rec->model_identity, identity,
+// Refuses parameters trained with another model, naming what differs.
+Status<AppError> check_same_model(const RunBinding& binding, const plastic_model& m,
+                                  const RunOptions& run) {
+  const RunRecord& rec = binding.record;
+  if (same_model(rec, m, run.model, run.dtype)) return {};
+  const std::string was = describe_sets(rec.sets), now = describe_sets(run.model.sets);
+  return AppError{
+      kInputError,
+      fmt::format(
+          "the parameters in {} were trained with another model ({}, not {}): {}",
+          binding.dir.string(), rec.model_identity, model_identity(m, run.model, run.dtype),
           was != now
               ? fmt::format("the run used {}, this command {}", was.empty() ? "no --set" : was,
                             now.empty() ? "gives none" : "gives " + now)
-          : rec->dtype != run.dtype
-              ? fmt::format("the run used --dtype {}, this command {}", rec->dtype, run.dtype)
-              : std::string("the model file or its consts changed since training"));
+          : rec.dtype != run.dtype
+              ? fmt::format("the run used --dtype {}, this command {}", rec.dtype, run.dtype)
+              : std::string("the model file or its consts changed since training"))};
+}
+
+// The run's binding (run.json), with the command's options completed from
+// it: its data, split and seeds unless given anew. A usage error when no
+// data is named anywhere, said before anything is read.
+Result<std::optional<RunBinding>, AppError> recall_binding(const EvalRequest& r, RunOptions& run) {
+  const std::filesystem::path run_dir = run_folder_of(r.parameters);
+  auto binding = read_binding(run_dir);
+  if (!binding) return binding.error();
+  if (binding.value()) recall_run_options(binding.value()->record, run);
+  if (run.data.empty())
+    return AppError{kUsageError,
+                    fmt::format("--data is required: {} holds no run record naming the data",
+                                run_dir.string())};
+  return binding;
+}
+
+// The data as the run binds them: the model checked against the run's, the
+// data read with the run's column flags (data.json), then opened.
+Result<ModelData, AppError> bound_data(const plastic_model& m, const EvalRequest& r,
+                                       const std::optional<RunBinding>& binding, RunOptions& run) {
+  const std::filesystem::path run_dir = run_folder_of(r.parameters);
+  if (binding)
+    if (Status<AppError> s = check_same_model(*binding, m, run); !s) return s.error();
+  if (Status<AppError> s = recall_data_flags(run_dir, RecordedFlags::Reuse, run.data_flags); !s)
+    return s.error();
+  return open_eval_data(m, run, run_dir, binding);
+}
+
+// `eval`: the loss and metric of every part, one line each.
+template <class T>
+int evaluate_parts(const plastic_model& m, const std::vector<ModelData::Part>& parts,
+                   std::span<const T> theta, const BatchOptions& options) {
+  for (const ModelData::Part& part : parts) {
+    const PreparedData& prepared = *part.split.prepared;
+    std::vector<int64_t> samples = all_samples(prepared);
+    auto ev = evaluate<T>(m, prepared, samples, theta, options);
+    if (!ev) {
+      fmt::print(stderr, "plastic: {}{}\n", ev.status().describe(),
+                 explain_failure<T>(ev.error(), prepared, samples, theta));
       return kInputError;
     }
+    print_evaluation(part.name, ev.value());
   }
-  if (Status<AppError> s = recall_data_flags(run_dir, RecordedFlags::Reuse, run.data_flags); !s) {
-    fmt::print(stderr, "plastic: {}\n", s.error().message);
-    return s.error().exit_code;
+  return kOk;
+}
+
+// `predict`: every part's rows into one CSV, written whole and atomically at
+// the end (a full disk or a failed run leaves no truncated file behind).
+template <class T>
+int predict_parts(const plastic_model& m, const std::vector<ModelData::Part>& parts,
+                  std::span<const T> theta, const BatchOptions& options, const std::string& csv) {
+  const bool to_file = !csv.empty() && csv != "-";
+  std::ostringstream text;
+  std::ostream& out = to_file ? static_cast<std::ostream&>(text) : std::cout;
+  bool header = false;
+  for (const ModelData::Part& part : parts) {
+    const PreparedData& prepared = *part.split.prepared;
+    std::vector<int64_t> samples = all_samples(prepared);
+    auto pred = predict<T>(m, prepared, samples, theta, options);
+    if (!pred) {
+      fmt::print(stderr, "plastic: {}{}\n", pred.status().describe(),
+                 explain_failure<T>(pred.error(), prepared, samples, theta));
+      return kInputError;
+    }
+    if (!header) write_prediction_header(out, m, part.split.data);
+    header = true;
+    write_prediction_rows(out, m, part.split.data, part.name, pred.value());
   }
-  auto data = open_eval_data(m, run, run_dir, record.value());
-  if (!data) {
-    fmt::print(stderr, "plastic: {}\n", data.error().message);
-    return data.error().exit_code;
+  if (to_file && world().root()) // every rank has every prediction; rank 0 writes them
+    if (Status<TrainError> s = write_file_atomic(csv, std::move(text).str()); !s)
+      return fail(AppError{kInputError, s.describe()});
+  return kOk;
+}
+
+// The parts of `data` the request names, each non-empty; an error when one
+// named explicitly is empty or absent.
+Result<std::vector<ModelData::Part>, AppError>
+chosen_parts(const ModelData& data, const EvalRequest& r, const RunOptions& run) {
+  std::vector<ModelData::Part> parts = data.parts(r.split, r.run.was_given("--split"));
+  if (parts.empty())
+    return AppError{kUsageError,
+                    fmt::format("--split {}: the new data {} are predicted whole and have no such "
+                                "part (leave out --split)",
+                                r.split, run.data)};
+  std::vector<ModelData::Part> out;
+  for (const ModelData::Part& part : parts) {
+    if (part.split.prepared) {
+      out.push_back(part);
+    } else if (r.split != "all") {
+      return AppError{kInputError, fmt::format("the {} split of {} is empty", part.name, run.data)};
+    }
   }
+  return out;
+}
+
+template <class T>
+int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* csv) {
+  RunOptions run = r.run;
+  auto binding = recall_binding(r, run);
+  if (!binding) return fail(binding.error());
+  std::vector<T> theta;
+  if (Status<AppError> s = load_parameters<T>(m, r.parameters, theta); !s) return fail(s.error());
+  auto data = bound_data(m, r, binding.value(), run);
+  if (!data) return fail(data.error());
+  auto parts = chosen_parts(data.value(), r, run);
+  if (!parts) return fail(parts.error());
   BatchOptions options;
   options.threads = r.run.threads;
   options.comm = &world(); // under mpirun: each rank evaluates a share of the tiles
-  const std::vector<ModelData::Part> parts =
-      data.value().parts(r.split, r.run.was_given("--split"));
-  if (parts.empty()) {
-    fmt::print(stderr,
-               "plastic: --split {}: the new data {} are predicted whole and have no such "
-               "part (leave out --split)\n",
-               r.split, run.data);
-    return kUsageError;
-  }
-  // A CSV file is written whole and atomically at the end: a full disk or
-  // a failed run leaves no truncated file behind, and the error names it.
-  const bool to_file = csv && !csv->empty() && *csv != "-";
-  std::ostringstream text;
-  std::ostream* out = to_file ? static_cast<std::ostream*>(&text) : &std::cout;
-  bool header = false;
-  for (const ModelData::Part& part : parts) {
-    const std::string& split = part.name;
-    const PreparedData* prepared = part.split.prepared;
-    if (!prepared) {
-      if (r.split != "all") {
-        fmt::print(stderr, "plastic: the {} split of {} is empty\n", split, run.data);
-        return kInputError;
-      }
-      continue;
-    }
-    std::vector<int64_t> samples = all_samples(*prepared);
-    if (!csv) {
-      auto ev = evaluate<T>(m, *prepared, samples, std::span<const T>(theta), options);
-      if (!ev) {
-        fmt::print(stderr, "plastic: {}{}\n", ev.status().describe(),
-                   explain_failure<T>(ev.error(), *prepared, samples, std::span<const T>(theta)));
-        return kInputError;
-      }
-      print_evaluation(split, ev.value());
-      continue;
-    }
-    auto pred = predict<T>(m, *prepared, samples, std::span<const T>(theta), options);
-    if (!pred) {
-      fmt::print(stderr, "plastic: {}{}\n", pred.status().describe(),
-                 explain_failure<T>(pred.error(), *prepared, samples, std::span<const T>(theta)));
-      return kInputError;
-    }
-    const Predictions<T>& p = pred.value();
-    const Dataset& source = part.split.data;
-    if (!header) {
-      write_prediction_header(*out, m, source);
-      header = true;
-    }
-    write_prediction_rows(*out, m, source, split, p);
-  }
-  if (to_file && world().root()) // every rank has every prediction; rank 0 writes them
-    if (Status<TrainError> s = write_file_atomic(*csv, std::move(text).str()); !s) {
-      fmt::print(stderr, "plastic: {}\n", s.describe());
-      return kInputError;
-    }
-  return kOk;
+  const std::span<const T> params(theta);
+  return csv ? predict_parts<T>(m, parts.value(), params, options, *csv)
+             : evaluate_parts<T>(m, parts.value(), params, options);
 }
 
 } // namespace

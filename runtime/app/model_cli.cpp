@@ -152,6 +152,17 @@ std::string ModelCli::recorded_run() const {
   }
 }
 
+std::string ModelCli::parameters() const {
+  switch (parsed()) {
+  case ModelCommand::Eval:
+    return eval_.parameters;
+  case ModelCommand::Predict:
+    return predict_.eval.parameters;
+  default:
+    return {};
+  }
+}
+
 bool ModelCli::has_data() const {
   switch (parsed()) {
   case ModelCommand::Train:

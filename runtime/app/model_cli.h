@@ -74,6 +74,8 @@ public:
   /// --parameters for `eval` / `predict`, --out for `train --resume`; empty
   /// for the others.
   std::string recorded_run() const;
+  /// eval and predict: --parameters as given (empty for other commands).
+  std::string parameters() const;
 
   /// Whether the parsed command was given --data (train, eval, predict).
   bool has_data() const;

@@ -52,6 +52,7 @@ Status<AppError> match_channels(const Preprocessing& p, Dataset& data, const std
       data.num_channels() != trained.size())
     return {}; // a record without names (or another count): the count decides
   std::vector<std::string> names;
+  names.reserve(data.channels.size());
   for (const Channel& c : data.channels)
     names.push_back(c.name);
   if (names == trained) return {};

@@ -13,11 +13,11 @@
 #include "compiler/analysis/stability.h"
 #include "compiler/driver/analyze_setup.h"
 #include "runtime/app/bench_app.h"
+#include "runtime/app/binding.h"
 #include "runtime/app/model_hash.h"
 #include "runtime/app/prediction_csv.h"
 #include "runtime/app/preprocessing.h"
 #include "runtime/app/run_folder.h"
-#include "runtime/app/run_record.h"
 #include "runtime/batch/predict.h"
 #include "runtime/batch/train_hooks.h"
 #include "runtime/io/atomic_file.h"
@@ -368,21 +368,9 @@ bool save_run(Session& s, const std::string& dir, bool force) {
     std::cerr << fmt::format("plastic: {}\n", st.describe());
     return false;
   }
-  if (!s.data_spec().empty())
-    if (rt::ModelData* md = s.data())
-      if (auto st = rt::write_preprocessing(dir, rt::preprocessing_of(md->splits, s.run_options()));
-          !st) {
-        std::cerr << fmt::format("plastic: {}\n", st.error().message);
-        return false;
-      }
-  const fs::path source = fs::path(dir) / "model.ode";
-  if (auto st = rt::write_file_atomic(source, s.source()); !st) {
-    std::cerr << fmt::format("plastic: {}\n", st.error().describe());
-    return false;
-  }
-  // The run's record, as `train` writes it: eval, predict, build --run and
-  // the REPL's `load DIR` then bind this model to its data as they bind a
-  // trained run (the --set values, dtype, data and its fingerprint).
+  // The run's binding, as `train` writes it (run.json, model.ode as edited,
+  // data.json): eval, predict, build --run and `load DIR` then bind this
+  // model to its data as they bind a trained run.
   rt::TrainRequest made;
   made.run = s.run_options();
   made.run.model = s.model_source();
@@ -391,15 +379,19 @@ bool save_run(Session& s, const std::string& dir, bool force) {
   made.lr = s.settings.lr;
   made.weight_decay = s.settings.weight_decay;
   made.clip_norm = s.settings.clip;
-  auto record = rt::make_run_record(m, made);
-  if (!record) {
-    std::cerr << fmt::format("plastic: {}\n", record.error().message);
+  rt::ModelData* md = s.data_spec().empty() ? nullptr : s.data();
+  if (!s.data_spec().empty() && !md) return false;
+  auto binding = rt::bind_run(m, made, md ? md->splits : rt::DataSplits{});
+  if (!binding) {
+    std::cerr << fmt::format("plastic: {}\n", binding.error().message);
     return false;
   }
-  if (auto st = rt::write_run_record(dir, record.value(), made.run.model); !st) {
+  if (!md) binding.value().preparation.reset(); // no data: nothing was prepared
+  if (auto st = rt::write_binding(dir, binding.value(), made.run.model); !st) {
     std::cerr << fmt::format("plastic: {}\n", st.error().message);
     return false;
   }
+  const fs::path source = fs::path(dir) / "model.ode";
   std::string sets;
   for (const auto& [name, value] : s.overrides())
     sets += fmt::format(" --set {}={}", name, value);

@@ -42,9 +42,10 @@ bool time_step(Session& s);
 /// solver's region and the h·λ points.
 bool stability(Session& s, const std::string& plot);
 
-/// Writes `dir`/model.safetensors (with the model's hash), data.json when
-/// data is open, and `dir`/model.ode (the source as edited); prints the
-/// `plastic eval` command that reads it back.
+/// Writes a run folder as `train` does: `dir`/model.safetensors (with the
+/// model's hash) and the binding (binding.h: run.json, model.ode as edited,
+/// data.json when data is open), under the folder's lock, replacing a run
+/// there only with `force`; prints the `plastic eval` command that reads it.
 bool save_run(Session& s, const std::string& dir, bool force);
 
 } // namespace plastic::driver::repl

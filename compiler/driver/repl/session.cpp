@@ -17,8 +17,8 @@
 #include "dsl/ast_printer.h"
 #include "dsl/frontend.h"
 #include "dsl/parser.h"
+#include "runtime/app/binding.h"
 #include "runtime/app/parameters.h"
-#include "runtime/app/run_record.h"
 #include "runtime/init/init.h"
 
 namespace plastic::driver::repl {
@@ -294,30 +294,25 @@ bool Session::load_source(const std::string& file) {
 }
 
 bool Session::load_run(const std::string& dir) {
-  auto record = rt::read_run_record(dir);
-  if (!record) {
-    std::cerr << fmt::format("plastic: {}\n", record.error().message);
+  auto binding = rt::read_binding(dir);
+  if (!binding) {
+    std::cerr << fmt::format("plastic: {}\n", binding.error().message);
     return false;
   }
   const std::filesystem::path source = std::filesystem::path(dir) / "model.ode";
-  if (!record.value() || !std::filesystem::is_regular_file(source)) {
+  if (!binding.value() || !std::filesystem::is_regular_file(source)) {
     std::cerr << fmt::format("plastic: {} is not a run folder of `plastic train` (it needs "
                              "run.json and model.ode)\n",
                              dir);
     return false;
   }
-  auto recorded = rt::read_preprocessing(dir);
-  if (!recorded) {
-    std::cerr << fmt::format("plastic: {}\n", recorded.error().message);
-    return false;
-  }
-  const rt::RunRecord& run = *record.value();
+  const rt::RunRecord& run = binding.value()->record;
   // The run's binding first: its --set values, element type, recorded dims
   // and data, so that the model compiles as the run compiled it.
   const auto saved = std::tuple{overrides_, dtype_, recorded_, recorded_data_, data_spec_};
   overrides_ = run.sets;
   dtype_ = run.dtype;
-  recorded_ = recorded.value();
+  recorded_ = binding.value()->preparation;
   recorded_data_ = run.data;
   data_spec_ = run.data;
   data_.reset();
