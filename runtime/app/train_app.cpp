@@ -5,17 +5,17 @@
 #include <cstdio>
 #include <filesystem>
 #include <optional>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
+#include "runtime/app/binding.h"
 #include "runtime/app/cross_validation.h"
 #include "runtime/app/memory_plan.h"
 #include "runtime/app/model_data.h"
 #include "runtime/app/model_hash.h"
-#include "runtime/app/preprocessing.h"
 #include "runtime/app/rank_agreement.h"
 #include "runtime/app/run_folder.h"
-#include "runtime/app/run_record.h"
 #include "runtime/batch/predict.h"
 #include "runtime/batch/stability_reporter.h"
 #include "runtime/batch/train_hooks.h"
@@ -90,9 +90,9 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
     fmt::print("run       nothing to resume in {}: starting a new run\n", r.out);
     r.resume = false;
   }
-  // --resume continues the run as its record says (run_record.h).
+  // --resume continues the run as its binding says (binding.h, run_record.h).
   if (r.resume) {
-    auto record = read_run_record(out);
+    auto record = read_binding(out);
     if (!record) return fail(record.error());
     // Without the record nothing says which model, data and options the
     // checkpoints belong to: a new --lr would be ignored and a new --set
@@ -104,7 +104,8 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
                       "--resume cannot check that it continues the same model, data and options. "
                       "Start a new run (--force replaces this one, or give another --out)",
                       r.out)});
-    if (Status<AppError> s = check_resume(*record.value(), m, out, r); !s) return fail(s.error());
+    if (Status<AppError> s = check_resume(record.value()->record, m, out, r); !s)
+      return fail(s.error());
   }
   if (r.run.data.empty())
     return fail(AppError{kUsageError, "--data is required: the data to train on"});
@@ -149,24 +150,15 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
   if (!plan) return fail(plan.error());
   if (!plan.value().line.empty()) fmt::print("{}\n", plan.value().line);
 
-  // How the run was made (run_record.h), once the data has been read as
-  // the model needs it: a run refused for its data leaves no record behind.
+  // How the run binds its model to its data (binding.h: run.json and
+  // data.json), once the data has been read as the model needs it: a run
+  // refused for its data leaves no record behind. A resumed run keeps the
+  // binding it was started with (check_resume refused any other).
   if (!r.resume && comm.root()) {
-    auto record = make_run_record(m, r);
-    if (!record) return fail(record.error());
-    record.value().ranks = comm.size();
-    if (Status<AppError> s = write_run_record(out, record.value(), r.run.model); !s)
+    auto binding = bind_run(m, r, md.splits, comm.size());
+    if (!binding) return fail(binding.error());
+    if (Status<AppError> s = write_binding(out, binding.value(), r.run.model); !s)
       return fail(s.error());
-  }
-
-  // How the data was prepared, for programs that predict on new series
-  // later (runtime/embed): the run folder is then all they need.
-  if (Status<AppError> s = comm.root()
-                               ? write_preprocessing(r.out, preprocessing_of(md.splits, run))
-                               : Status<AppError>{};
-      !s) {
-    fmt::print(stderr, "plastic: {}\n", s.error().message);
-    return s.error().exit_code;
   }
 
   std::vector<T> theta(static_cast<size_t>(m.n_params));
@@ -217,6 +209,9 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
   cfg.resume = r.resume;
   cfg.plot = r.plot;
   cfg.progress = r.progress && comm.root();
+  // Into a file, a pipe or a cluster's log, each epoch's row as it ends: a
+  // run killed mid-way keeps every line it printed (train_loop.h).
+  cfg.live_rows = isatty(STDOUT_FILENO) == 0;
   cfg.writer = comm.root();
   cfg.model_hash = model_hash(m);
   cfg.dims = r.run.dims;

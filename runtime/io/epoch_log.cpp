@@ -153,16 +153,51 @@ int64_t best_index(const std::vector<EpochRecord>& r, MetricMode mode) {
   return -1;
 }
 
+// The index of the best record: `best_epoch`'s when given, else by `mode`.
+int64_t best_record(const std::vector<EpochRecord>& records, MetricMode mode, int64_t best_epoch) {
+  for (size_t i = 0; i < records.size() && best_epoch >= 0; ++i)
+    if (records[i].epoch == best_epoch) return static_cast<int64_t>(i);
+  return best_index(records, mode);
+}
+
+double total_seconds(const std::vector<EpochRecord>& records) {
+  double total = 0;
+  for (const EpochRecord& r : records)
+    if (!std::isnan(r.seconds)) total += r.seconds;
+  return total;
+}
+
 } // namespace
+
+std::string format_epoch_header(const std::string& metric) {
+  return fmt::format("  {:>6} {:>11} {:>11} {:>11} {:>10} {:>8} {:>10}\n", "epoch", "train loss",
+                     "valid loss", metric.substr(0, 11), "lr", "time", "evals/s") +
+         fmt::format("  {:-<6} {:-<11} {:-<11} {:-<11} {:-<10} {:-<8} {:-<10}\n", "", "", "", "",
+                     "", "", "");
+}
+
+std::string format_epoch_row(const EpochRecord& r, bool best) {
+  return fmt::format("{} {:>6} {:>11} {:>11} {:>11} {:>10} {:>8} {:>10}\n", best ? "*" : " ",
+                     r.epoch, num(r.train_loss), num(r.valid_loss), num(r.valid_metric), num(r.lr),
+                     duration(r.seconds), num(r.evals_per_second));
+}
+
+std::string format_best_line(const std::vector<EpochRecord>& records, MetricMode mode,
+                             int64_t best_epoch) {
+  const int64_t best = best_record(records, mode, best_epoch);
+  if (best < 0) return {};
+  const EpochRecord& b = records[static_cast<size_t>(best)];
+  std::string out = fmt::format("best epoch {}: train loss {}", b.epoch, num(b.train_loss));
+  if (!std::isnan(b.valid_loss)) out += fmt::format(", valid loss {}", num(b.valid_loss));
+  if (!std::isnan(b.valid_metric))
+    out += fmt::format(", {} {}", records.back().metric_name, num(b.valid_metric));
+  return out + fmt::format("; {} epochs in {}\n", records.size(), duration(total_seconds(records)));
+}
 
 std::string format_summary(const std::vector<EpochRecord>& records, MetricMode mode,
                            size_t max_rows, int64_t best_epoch) {
   if (records.empty()) return "no epochs were run\n";
-  int64_t best = -1;
-  for (size_t i = 0; i < records.size() && best_epoch >= 0; ++i)
-    if (records[i].epoch == best_epoch) best = static_cast<int64_t>(i);
-  if (best < 0) best = best_index(records, mode);
-  const std::string metric = records.back().metric_name;
+  const int64_t best = best_record(records, mode, best_epoch);
   std::set<size_t> rows;
   if (records.size() <= max_rows || max_rows < 8) {
     for (size_t i = 0; i < records.size(); ++i)
@@ -174,34 +209,16 @@ std::string format_summary(const std::vector<EpochRecord>& records, MetricMode m
       rows.insert(i);
     if (best >= 0) rows.insert(static_cast<size_t>(best));
   }
-  std::string out =
-      fmt::format("  {:>6} {:>11} {:>11} {:>11} {:>10} {:>8} {:>10}\n", "epoch", "train loss",
-                  "valid loss", metric.substr(0, 11), "lr", "time", "evals/s");
-  out += fmt::format("  {:-<6} {:-<11} {:-<11} {:-<11} {:-<10} {:-<8} {:-<10}\n", "", "", "", "",
-                     "", "", "");
+  std::string out = format_epoch_header(records.back().metric_name);
   size_t prev = 0;
   bool first = true;
-  double total = 0;
-  for (const EpochRecord& r : records)
-    if (!std::isnan(r.seconds)) total += r.seconds;
   for (size_t i : rows) {
     if (!first && i != prev + 1) out += fmt::format("  {:>6}\n", "...");
-    const EpochRecord& r = records[i];
-    out += fmt::format("{} {:>6} {:>11} {:>11} {:>11} {:>10} {:>8} {:>10}\n",
-                       static_cast<int64_t>(i) == best ? "*" : " ", r.epoch, num(r.train_loss),
-                       num(r.valid_loss), num(r.valid_metric), num(r.lr), duration(r.seconds),
-                       num(r.evals_per_second));
+    out += format_epoch_row(records[i], static_cast<int64_t>(i) == best);
     prev = i;
     first = false;
   }
-  if (best >= 0) {
-    const EpochRecord& b = records[best];
-    out += fmt::format("best epoch {}: train loss {}", b.epoch, num(b.train_loss));
-    if (!std::isnan(b.valid_loss)) out += fmt::format(", valid loss {}", num(b.valid_loss));
-    if (!std::isnan(b.valid_metric)) out += fmt::format(", {} {}", metric, num(b.valid_metric));
-    out += fmt::format("; {} epochs in {}\n", records.size(), duration(total));
-  }
-  return out;
+  return out + format_best_line(records, mode, best_epoch);
 }
 
 void print_summary(const std::vector<EpochRecord>& records, MetricMode mode, std::FILE* out,

@@ -82,6 +82,15 @@ std::string format_summary(const std::vector<EpochRecord>& records,
                            MetricMode mode = MetricMode::Max, size_t max_rows = 24,
                            int64_t best_epoch = -1);
 
+/// The table's two header lines, for a validation metric called `metric`.
+std::string format_epoch_header(const std::string& metric);
+/// One row of the table, marked '*' when `best`.
+std::string format_epoch_row(const EpochRecord& r, bool best);
+/// "best epoch 3: train loss ..., valid loss ...; 5 epochs in 2.1s", the
+/// table's last line (empty when there is no best epoch).
+std::string format_best_line(const std::vector<EpochRecord>& records, MetricMode mode,
+                             int64_t best_epoch = -1);
+
 /// Prints format_summary to `out` (stdout by default).
 void print_summary(const std::vector<EpochRecord>& records, MetricMode mode = MetricMode::Max,
                    std::FILE* out = stdout, int64_t best_epoch = -1);

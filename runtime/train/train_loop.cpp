@@ -63,6 +63,9 @@ private:
   Status<TrainError> end_epoch(int64_t epoch, const EpochProgress& p, const Rng& rng);
   Status<TrainError> save(int64_t epochs_done, const EpochProgress* partial, const Rng& rng);
   Status<TrainError> finish();
+  /// The table's end on stdout: the whole table, or after live rows the
+  /// best epoch's line alone (the rows are above it already).
+  void finish_table(int64_t best_epoch);
 
   const ParamTable& table_;
   std::span<T> params_;
@@ -81,7 +84,16 @@ private:
   std::optional<Rng> resume_rng_;
   bool interrupted_ = false;
   bool warned_monitor_ = false;
+  bool printed_header_ = false; ///< live_rows: the table's header is out
 };
+
+template <class T> void Run<T>::finish_table(int64_t best_epoch) {
+  if (printed_header_)
+    fmt::print("{}", format_best_line(out_.history, c_.metric_mode, best_epoch));
+  else
+    print_summary(out_.history, c_.metric_mode, stdout, best_epoch);
+  std::fflush(stdout);
+}
 
 template <class T> Status<TrainError> Run<T>::setup() {
   if (static_cast<int64_t>(params_.size()) != table_.total())
@@ -358,6 +370,12 @@ Status<TrainError> Run<T>::end_epoch(int64_t epoch, const EpochProgress& p, cons
     fmt::print(stderr, "{}\n", line);
   }
   out_.history.push_back(rec);
+  if (c_.print_summary && c_.live_rows) {
+    if (!printed_header_) fmt::print("{}", format_epoch_header(rec.metric_name));
+    printed_header_ = true;
+    fmt::print("{}", format_epoch_row(rec, stopper_->best_epoch() == epoch));
+    std::fflush(stdout);
+  }
   if (log_)
     if (Status<TrainError> s = log_->append(rec); !s) return s;
   const bool last = epoch == c_.epochs || stopper_->should_stop() || InterruptGuard::requested();
@@ -438,7 +456,7 @@ template <class T> Status<TrainError> Run<T>::finish() {
     if (Status<TrainError> s = write_safetensors(c_.run_dir / "model.safetensors", model); !s)
       return s;
   }
-  if (c_.print_summary) print_summary(out_.history, c_.metric_mode, stdout, out_.best_epoch);
+  if (c_.print_summary) finish_table(out_.best_epoch);
   if (c_.plot && !c_.run_dir.empty() && c_.writer) {
     PlotOptions po;
     po.title = c_.model_hash.empty() ? "learning curve" : "learning curve of " + c_.model_hash;
@@ -474,8 +492,7 @@ template <class T> Result<TrainOutcome, TrainError> Run<T>::run() {
     }
     if (Status<TrainError> s = end_epoch(epoch, p, rng); !s) {
       // The epochs before the failure are in train.jsonl; show them too.
-      if (c_.print_summary && !out_.history.empty())
-        print_summary(out_.history, c_.metric_mode, stdout, stopper_->best_epoch());
+      if (c_.print_summary && !out_.history.empty()) finish_table(stopper_->best_epoch());
       return s.error();
     }
     out_.epochs_completed = epoch;

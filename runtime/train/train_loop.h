@@ -97,7 +97,11 @@ struct TrainConfig {
   bool plot = false;
   bool progress = true;      ///< progress bar on stderr
   bool print_summary = true; ///< summary table on stdout at the end
-  std::string model_hash;    ///< checked on resume
+  /// Each epoch's row of the table on stdout as the epoch ends, flushed (for
+  /// a log file, a pipe, a cluster's log: a run killed mid-way keeps every
+  /// line it printed); the end then prints the best epoch's line alone.
+  bool live_rows = false;
+  std::string model_hash; ///< checked on resume
   nlohmann::json dims = nlohmann::json::object();
   nlohmann::json run_config = nlohmann::json::object(); ///< recorded in checkpoints
 };

@@ -8,6 +8,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "tests/driver/cli_support.h"
@@ -95,4 +96,39 @@ TEST_CASE("a SIGINT while the model compiles stops the run", "[train][signals]")
   ::kill(pid, SIGINT);
   CHECK(wait_exit_code(pid) == 130);
   CHECK(lines_of(run / "train.jsonl") == 0);
+}
+
+TEST_CASE("with stdout on a file, each epoch's row is there as it ends and survives kill -9",
+          "[train][signals]") {
+  // A log file, a pipe, nohup, a cluster's log: the table's rows are
+  // written (and flushed) as the epochs end, not once at the end, so a run
+  // that is killed keeps every line it printed.
+  const fs::path dir = fresh_dir("live_rows");
+  const fs::path log = dir / "train.log";
+  const std::string cmd = "exec " + std::string(PLASTIC_EXE) + " " +
+                          train_args(dir / "run", 100000) + " >" + log.string() + " 2>/dev/null";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  REQUIRE(wait_for_first_epoch(pid, dir / "run"));
+  // The epoch logged in train.jsonl is printed by the same step; give the
+  // row a moment to be written after the log line.
+  auto has_row = [&] {
+    std::ifstream in(log);
+    for (std::string line; std::getline(in, line);)
+      if (line.find("      1 ") != std::string::npos) return true;
+    return false;
+  };
+  for (int i = 0; i < 200 && !has_row(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ::kill(pid, SIGKILL);
+  CHECK(wait_exit_code(pid) == -SIGKILL);
+  std::ifstream in(log);
+  std::stringstream text;
+  text << in.rdbuf();
+  INFO(text.str());
+  CHECK_THAT(text.str(), Catch::Contains("epoch  train loss  valid loss"));
+  CHECK(has_row());
 }
