@@ -69,10 +69,19 @@ void add_state(StabilityReport& r, const Coefficients& R, const Eigen::MatrixXd&
 void summarise(StabilityReport& r, const Coefficients& R, bool stability_informed) {
   double fastest = 0, slowest = std::numeric_limits<double>::infinity();
   r.largest_stable_step = std::numeric_limits<double>::infinity();
+  for (const StabilityPoint& p : r.points)
+    r.spectral_radius = std::max(r.spectral_radius, std::abs(p.lambda));
+  // Growing, decaying or neutral relative to the largest |λ|, as
+  // `analyze fixed-points` has "marginal": a real part at rounding level is
+  // neither, and counting it made a ratio of 1e16 "stiffness" out of noise.
+  r.neutral_tolerance = StabilityReport::kNeutralRelative * r.spectral_radius;
   for (const StabilityPoint& p : r.points) {
     r.max_amplification = std::max(r.max_amplification, p.amplification);
-    r.spectral_radius = std::max(r.spectral_radius, std::abs(p.lambda));
     if (p.amplification > 1 + 1e-12) ++r.outside;
+    if (std::abs(p.lambda.real()) <= r.neutral_tolerance) {
+      ++r.neutral;
+      continue;
+    }
     if (p.lambda.real() > 0) ++r.growing;
     if (p.lambda.real() < 0) {
       r.largest_stable_step = std::min(r.largest_stable_step, largest_stable_step(R, p.lambda));
@@ -100,9 +109,9 @@ void summarise(StabilityReport& r, const Coefficients& R, bool stability_informe
                   "eigenvalues inside the solver's region at initialisation");
   }
   if (r.growing > 0)
-    r.advice.push_back(fmt::format("{} eigenvalue(s) have Re λ > 0: the field itself grows there, "
-                                   "and no step makes those modes decay",
-                                   r.growing));
+    r.advice.push_back(fmt::format("{} eigenvalue(s) have Re λ > {:.3g}: the field itself grows "
+                                   "there, and no step makes those modes decay",
+                                   r.growing, r.neutral_tolerance));
   if (r.stiffness > 1e3)
     r.advice.push_back(fmt::format("the decay rates span a ratio of {:.3g}: the field is stiff; "
                                    "an adaptive solver takes far fewer steps",
@@ -159,7 +168,9 @@ std::string format_stability(const StabilityReport& r) {
   s += fmt::format("max |R(h λ)|        {}\n", number(r.max_amplification));
   s += fmt::format("spectral radius     {}\n", number(r.spectral_radius));
   s += fmt::format("largest stable step {}\n", number(r.largest_stable_step));
-  s += fmt::format("growing modes       {} (Re λ > 0)\n", r.growing);
+  s += fmt::format("growing modes       {} (Re λ > {:.3g})\n", r.growing, r.neutral_tolerance);
+  s += fmt::format("neutral modes       {} (|Re λ| <= {:g} x spectral radius)\n", r.neutral,
+                   StabilityReport::kNeutralRelative);
   s += fmt::format("stiffness ratio     {}\n", number(r.stiffness));
   // The eigenvalues farthest outside (or nearest the boundary), worst first.
   std::vector<const StabilityPoint*> worst;
@@ -211,6 +222,8 @@ nlohmann::json stability_json(const StabilityReport& r) {
           {"spectral_radius", finite_or_null(r.spectral_radius)},
           {"largest_stable_step", finite_or_null(r.largest_stable_step)},
           {"growing", r.growing},
+          {"neutral", r.neutral},
+          {"neutral_tolerance", r.neutral_tolerance},
           {"stiffness", finite_or_null(r.stiffness)},
           {"advice", r.advice},
           {"points", points}};

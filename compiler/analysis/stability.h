@@ -47,11 +47,18 @@ struct StabilityReport {
   int64_t skipped = 0;                ///< states left out: their Jacobian is not finite
   std::vector<StabilityPoint> points; ///< every eigenvalue of every state
   int64_t outside = 0;                ///< points with |R(hλ)| > 1
-  int64_t growing = 0;                ///< points with Re λ > 0
+  int64_t growing = 0;                ///< points with Re λ > neutral_tolerance
+  /// Points with |Re λ| <= neutral_tolerance: neither growing nor decaying
+  /// (an accumulating state, and the rounding noise an eigensolver leaves
+  /// on an exact zero, ~1e-27 where the spectral radius is ~1).
+  int64_t neutral = 0;
+  /// kNeutralRelative times the spectral radius.
+  double neutral_tolerance = 0;
+  static constexpr double kNeutralRelative = 1e-6;
   double max_amplification = 0;
   double spectral_radius = 0;     ///< max |λ|
-  double largest_stable_step = 0; ///< over the modes with Re λ < 0; inf if none
-  double stiffness = 0;           ///< max / min of −Re λ over Re λ < 0; 0 if none
+  double largest_stable_step = 0; ///< over the decaying modes (Re λ < −tolerance); inf if none
+  double stiffness = 0;           ///< max / min of −Re λ over the decaying modes; 0 if none
   std::vector<std::string> advice;
 
   double fraction_outside() const {

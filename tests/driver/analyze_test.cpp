@@ -187,3 +187,38 @@ TEST_CASE("analyze flow draws the plane, the trajectories and the points", "[ana
   CHECK(fs::exists(dir / "flow.points.dat"));
   CHECK(fs::exists(dir / "flow.trajectories.dat"));
 }
+
+TEST_CASE("rounding noise on exact zeros is neutral, neither growing nor stiff", "[analyze]") {
+  // The Delta CDE's fast weights accumulate: at the origin many of its
+  // eigenvalues are exact zeros, which the eigensolver returns as +-1e-27.
+  // Counted by sign they made "growing modes" and a stiffness ratio of 1e16.
+  Run r = run("analyze stability " + src("examples/fwp_delta_cde_character.ode") +
+              " --set heads=2 --set d_head=4 --set d_ff=8 --json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  const double tolerance = j["neutral_tolerance"].get<double>();
+  CHECK(tolerance == Approx(1e-6 * j["spectral_radius"].get<double>()));
+  CHECK(j["neutral"].get<int>() > 0);
+  int64_t growing = 0, neutral = 0;
+  double fastest = 0, slowest = INFINITY;
+  for (const auto& p : j["points"]) {
+    const double re = p["re"].get<double>();
+    if (std::abs(re) <= tolerance) {
+      ++neutral;
+      continue;
+    }
+    growing += re > 0;
+    if (re < 0) fastest = std::max(fastest, -re), slowest = std::min(slowest, -re);
+  }
+  CHECK(j["neutral"].get<int64_t>() == neutral);
+  CHECK(j["growing"].get<int64_t>() == growing);
+  if (fastest > 0) CHECK(j["stiffness"].get<double>() == Approx(fastest / slowest));
+  const bool calm = j["stiffness"].is_null() || j["stiffness"].get<double>() < 1e6;
+  CHECK(calm);
+
+  Run text = run("analyze stability " + src("examples/fwp_delta_cde_character.ode") +
+                 " --set heads=2 --set d_head=4 --set d_ff=8");
+  CHECK_THAT(text.out, Catch::Contains("neutral modes") &&
+                           Catch::Contains("(|Re λ| <= 1e-06 x spectral radius)"));
+}
