@@ -59,19 +59,32 @@ Result<MemoryPlan, AppError> plan_memory(const plastic_model& model, const Prepa
                                    "(/proc/meminfo); give --memory-budget SIZE"};
     auto chosen = choose_gradient(shape, most, workers, budget);
     if (!chosen) {
-      const GradientChoice adjoint{GradientMethod::Adjoint, 0};
+      // Every method's estimate, the smallest named: which one that is
+      // depends on the model (the adjoint's backward solve holds the
+      // adjoint state and its own stages; a checkpoint interval may hold less).
+      GradientChoice checkpoint{GradientMethod::Checkpoint, 0};
+      checkpoint.checkpoint_every = checkpoint_interval(checkpoint, most);
+      const GradientChoice methods[] = {
+          {GradientMethod::Direct, 0}, checkpoint, {GradientMethod::Adjoint, 0}};
+      std::string each;
+      const GradientChoice* smallest = nullptr;
+      double least = 0;
+      for (const GradientChoice& c : methods) {
+        const double bytes = gradient_tile_bytes(shape, most, c) * workers;
+        each += fmt::format("{}{} {}", each.empty() ? "" : ", ", describe(c), format_bytes(bytes));
+        if (!smallest || bytes < least) smallest = &c, least = bytes;
+      }
       return AppError{
           kInputError,
-          fmt::format("gradient auto: no gradient method fits the {} budget{}: the adjoint, the "
-                      "smallest, needs {} ({} tiles of {} samples in flight, {} of the longest "
-                      "series); raise --memory-budget, or lower --batch, --threads or the "
-                      "model's dims",
+          fmt::format("gradient auto: no gradient method fits the {} budget{}: {} needs the least, "
+                      "{} ({}; {} tiles of {} samples in flight, {} of the longest series); raise "
+                      "--memory-budget, or lower --batch, --threads or the model's dims",
                       format_bytes(budget),
                       request.budget || model.gradient.memory_budget > 0
                           ? ""
                           : " (half the available memory)",
-                      format_bytes(gradient_tile_bytes(shape, most, adjoint) * workers), workers,
-                      model.lanes, walk_text(most))};
+                      describe(*smallest), format_bytes(least), each, workers, model.lanes,
+                      walk_text(most))};
     }
     plan.choice = *chosen;
     if (plan.choice.method == GradientMethod::Checkpoint)

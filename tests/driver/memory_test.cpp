@@ -180,3 +180,18 @@ TEST_CASE("gradient auto with a budget in the model is chosen at train time", "[
   CHECK(none.exit_code == 1);
   CHECK(none.err.find("no gradient method fits the 2.0 KB budget") != std::string::npos);
 }
+
+TEST_CASE("gradient auto's refusal names the method that needs the least", "[cli][memory]") {
+  // On the flip-flop gnODE a checkpoint interval holds less than the
+  // adjoint's backward solve: the refusal used to call the adjoint the smallest.
+  const auto dir = fresh_test_dir("memory_test", "auto_least");
+  Run r = run("train " + kFlipflop +
+              " --data synthetic:flipflop --gradient auto --memory-budget 100KB --epochs 1 "
+              "--no-progress --out " +
+              (dir / "run").string());
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.err, Catch::Contains("no gradient method fits the 100 KB budget: checkpoint every"));
+  CHECK_THAT(r.err, Catch::Contains("needs the least") && Catch::Contains("direct ") &&
+                        Catch::Contains("adjoint "));
+}
