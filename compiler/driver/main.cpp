@@ -41,7 +41,13 @@ static bool parse_overrides(const std::vector<std::string>& sets, CommonOptions&
       std::cerr << fmt::format("plastic: --set {}: '{}' is not a finite number\n", name, value);
       return false;
     }
-    common.overrides[name] = v;
+    // A second value for one name is refused, as a repeated --batch is:
+    // taking the last silently hides a typo in a long command line.
+    if (auto [it, inserted] = common.overrides.emplace(name, v); !inserted) {
+      std::cerr << fmt::format("plastic: --set {} given twice ({} and {}); give it once\n", name,
+                               it->second, v);
+      return false;
+    }
   }
   return true;
 }

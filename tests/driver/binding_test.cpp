@@ -301,3 +301,22 @@ TEST_CASE("loading another model file carries none of the previous parameters", 
   CHECK(params_table(trained_then_b.out) == params_table(fresh_b.out));
   CHECK_FALSE(params_table(fresh_b.out).empty());
 }
+
+TEST_CASE("a --set given twice and a --parameters that names nothing are said as such",
+          "[binding][cli]") {
+  Run twice = run("check " + src("examples/gnode_flipflop.ode") + " --set N=8 --set N=16");
+  CHECK(twice.exit_code == 2);
+  CHECK_THAT(twice.err, Catch::Contains("--set N given twice (8 and 16)"));
+
+  Run missing = run("eval " + src(kModel) + " --parameters /nonexistent/run");
+  CHECK(missing.exit_code == 2);
+  CHECK_THAT(missing.err, Catch::Contains("--parameters: /nonexistent/run does not exist"));
+  CHECK_THAT(missing.err, !Catch::Contains("--data is required"));
+}
+
+TEST_CASE("build checks the output folder before compiling", "[binding][build]") {
+  Run r = run("build " + src("examples/gnode_flipflop.ode") + " -o /nonexistent/folder/model");
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.err, Catch::Contains("the folder /nonexistent/folder does not exist"));
+  CHECK_THAT(r.err, !Catch::Contains("collect2"));
+}

@@ -90,9 +90,10 @@ TEST_CASE("short, clear messages for bad values", "[cli][options]") {
   CHECK(fraction.exit_code == 2);
   CHECK_THAT(fraction.err, Catch::Contains("--valid-fraction"));
   // A fractional dim: one error, and the override is not called unused.
-  Run dim = run(kTrain + "--set N=4.5");
+  // (kTrain sets N and H already: a second --set N is refused as given twice.)
+  Run dim = run(kTrain + "--set n_bits=4.5");
   CHECK(dim.exit_code == 2);
-  CHECK_THAT(dim.err, Catch::Contains("--set N=4.5: a dim must be a positive integer"));
+  CHECK_THAT(dim.err, Catch::Contains("--set n_bits=4.5: a dim must be a positive integer"));
   size_t errors = 0;
   for (size_t at = dim.err.find("error:"); at != std::string::npos;
        at = dim.err.find("error:", at + 1))
