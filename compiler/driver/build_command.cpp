@@ -209,8 +209,9 @@ int run_build(const BuildRequest& request, const CommonOptions& common) {
                          dims = nlohmann::ordered_json::object();
   for (const auto& [name, value] : common.overrides)
     set_values[name] = value;
-  for (const auto& d : fns->model->dims)
-    dims[d.name] = d.value;
+  for (const auto& d : fns->model->dims) // integer dims as integers, consts as reals
+    dims[d.name] = d.is_const ? nlohmann::ordered_json(d.value)
+                              : nlohmann::ordered_json(static_cast<int64_t>(d.value));
   info["sets"] = set_values;
   info["dims"] = dims;
   if (!r.data.empty()) info["dims_from_data"] = r.data;

@@ -1,5 +1,6 @@
 // The `bench-train` command (see bench_app.h).
 #include "runtime/app/bench_app.h"
+#include "runtime/app/program_name.h"
 
 #include <algorithm>
 #include <chrono>
@@ -42,7 +43,7 @@ template <class T> int bench_typed(const plastic_model& m, const BenchRequest& r
   po.threads = r.threads;
   auto prepared = prepare(m, data, po);
   if (!prepared) {
-    fmt::print(stderr, "plastic: {}\n", prepared.status().describe());
+    fmt::print(stderr, "{}: {}\n", program_name(), prepared.status().describe());
     return kInputError;
   }
   BatchOptions options;
@@ -52,14 +53,14 @@ template <class T> int bench_typed(const plastic_model& m, const BenchRequest& r
   if (!r.memory.limit) mr.limit = std::numeric_limits<double>::infinity(); // measure, never refuse
   auto plan = plan_memory(m, prepared.value(), mr);
   if (!plan) {
-    fmt::print(stderr, "plastic: {}\n", plan.error().message);
+    fmt::print(stderr, "{}: {}\n", program_name(), plan.error().message);
     return plan.error().exit_code;
   }
   if (!plan.value().line.empty()) fmt::print(stderr, "{}\n", plan.value().line);
   options.gradient = plan.value().gradient;
   std::vector<T> theta(static_cast<size_t>(m.n_params)), grad(theta.size());
   if (auto init = initialise_parameters<T>(m, std::span<T>(theta), r.seed); !init) {
-    fmt::print(stderr, "plastic: {}\n", init.error().describe());
+    fmt::print(stderr, "{}: {}\n", program_name(), init.error().describe());
     return kInputError;
   }
   OptimizerConfig oc;
@@ -76,7 +77,7 @@ template <class T> int bench_typed(const plastic_model& m, const BenchRequest& r
   };
   BatchLoss warm = one_step();
   if (!warm.ok()) {
-    fmt::print(stderr, "plastic: {}\n", warm.status.describe());
+    fmt::print(stderr, "{}: {}\n", program_name(), warm.status.describe());
     return kInputError;
   }
   reset_high_water();

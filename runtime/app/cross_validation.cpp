@@ -1,5 +1,6 @@
 // K-fold cross-validation (see cross_validation.h).
 #include "runtime/app/cross_validation.h"
+#include "runtime/app/program_name.h"
 
 #include <cmath>
 #include <string>
@@ -22,7 +23,7 @@ using json = nlohmann::json;
 constexpr const char* kSummary = "folds.json";
 
 int fail(int code, const std::string& message) {
-  fmt::print(stderr, "plastic: {}\n", message);
+  fmt::print(stderr, "{}: {}\n", program_name(), message);
   return code;
 }
 
@@ -192,9 +193,9 @@ int run_cross_validation(const plastic_model& m, const TrainRequest& r) {
       std::fflush(stdout);
       if (int code = run_train(m, one); code != 0) {
         fmt::print(stderr,
-                   "plastic: cross-validation stopped in fold {} of {}; continue it with "
+                   "{}: cross-validation stopped in fold {} of {}; continue it with "
                    "`--resume --out {}`\n",
-                   k, folds, r.out);
+                   program_name(), k, folds, r.out);
         return code;
       }
     }

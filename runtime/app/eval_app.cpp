@@ -1,5 +1,6 @@
 // The `eval` and `predict` commands (see eval_app.h).
 #include "runtime/app/eval_app.h"
+#include "runtime/app/program_name.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -22,7 +23,7 @@ namespace plastic::rt {
 namespace {
 
 int fail(const AppError& e) {
-  fmt::print(stderr, "plastic: {}\n", e.message);
+  fmt::print(stderr, "{}: {}\n", program_name(), e.message);
   return e.exit_code;
 }
 
@@ -53,9 +54,9 @@ Result<ModelData, AppError> open_eval_data(const plastic_model& m, const RunOpti
   if (!recorded) return recorded.error();
   if (recorded.value()) return open_new_data(m, run, *recorded.value());
   fmt::print(stderr,
-             "plastic: note: {} holds no data.json (how training prepared its data): {} are "
+             "{}: note: {} holds no data.json (how training prepared its data): {} are "
              "split and normalised with their own statistics, not the run's\n",
-             run_dir.string(), run.data);
+             program_name(), run_dir.string(), run.data);
   return open_model_data(m, run);
 }
 
@@ -114,7 +115,7 @@ int evaluate_parts(const plastic_model& m, const std::vector<ModelData::Part>& p
     std::vector<int64_t> samples = all_samples(prepared);
     auto ev = evaluate<T>(m, prepared, samples, theta, options);
     if (!ev) {
-      fmt::print(stderr, "plastic: {}{}\n", ev.status().describe(),
+      fmt::print(stderr, "{}: {}{}\n", program_name(), ev.status().describe(),
                  explain_failure<T>(ev.error(), prepared, samples, theta));
       return kInputError;
     }
@@ -137,7 +138,7 @@ int predict_parts(const plastic_model& m, const std::vector<ModelData::Part>& pa
     std::vector<int64_t> samples = all_samples(prepared);
     auto pred = predict<T>(m, prepared, samples, theta, options);
     if (!pred) {
-      fmt::print(stderr, "plastic: {}{}\n", pred.status().describe(),
+      fmt::print(stderr, "{}: {}{}\n", program_name(), pred.status().describe(),
                  explain_failure<T>(pred.error(), prepared, samples, theta));
       return kInputError;
     }

@@ -1,5 +1,6 @@
 // The `train` command (see train_app.h).
 #include "runtime/app/train_app.h"
+#include "runtime/app/program_name.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -50,7 +51,7 @@ Result<Monitor, AppError> selection(const TrainRequest& r, const MetricInfo& met
 }
 
 int fail(const AppError& e) {
-  fmt::print(stderr, "plastic: {}\n", e.message);
+  fmt::print(stderr, "{}: {}\n", program_name(), e.message);
   return e.exit_code;
 }
 
@@ -75,7 +76,7 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
   if (comm.root()) {
     auto taken = take_run_folder(r.out, r.resume, r.force || replaces_latest);
     if (!taken) {
-      fmt::print(stderr, "plastic: {}\n", taken.error().message);
+      fmt::print(stderr, "{}: {}\n", program_name(), taken.error().message);
       return taken.error().exit_code;
     }
     folder.emplace(std::move(taken).value());
@@ -114,17 +115,18 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
   RunOptions run = r.run;
   if (r.resume && !r.out.empty())
     if (Status<AppError> s = recall_data_flags(r.out, RecordedFlags::Resume, run.data_flags); !s) {
-      fmt::print(stderr, "plastic: {}\n", s.error().message);
+      fmt::print(stderr, "{}: {}\n", program_name(), s.error().message);
       return s.error().exit_code;
     }
   auto data = open_model_data(m, run);
   if (!data) {
-    fmt::print(stderr, "plastic: {}\n", data.error().message);
+    fmt::print(stderr, "{}: {}\n", program_name(), data.error().message);
     return data.error().exit_code;
   }
   ModelData& md = data.value();
   if (InterruptGuard::requested()) {
-    fmt::print(stderr, "plastic: interrupted before training began; nothing was saved\n");
+    fmt::print(stderr, "{}: interrupted before training began; nothing was saved\n",
+               program_name());
     return InterruptGuard::exit_code();
   }
   fmt::print("data      {}\n", md.splits.description);
@@ -137,7 +139,7 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
           check_ranks_agree(comm, train_binding(model_identity(m, r.run.model, r.run.dtype),
                                                 data_digest(md.splits), r));
       !s) {
-    if (comm.root()) fmt::print(stderr, "plastic: {}\n", s.error().message);
+    if (comm.root()) fmt::print(stderr, "{}: {}\n", program_name(), s.error().message);
     return s.error().exit_code;
   }
 
@@ -164,18 +166,21 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
   std::vector<T> theta(static_cast<size_t>(m.n_params));
   auto init = initialise_parameters<T>(m, std::span<T>(theta), run.seed);
   if (!init) {
-    fmt::print(stderr, "plastic: initialising {}: {}\n", m.name, init.error().describe());
+    fmt::print(stderr, "{}: initialising {}: {}\n", program_name(), m.name,
+               init.error().describe());
     return kInputError;
   }
   if (const StabilityReporter& stability = stability_reporter(); stability && !r.resume) {
     const std::vector<double> wide(theta.begin(), theta.end());
     StabilitySummary s = stability(wide);
     if (!s.line.empty()) fmt::print("{}\n", s.line);
-    if (!s.warning.empty() && comm.root()) fmt::print(stderr, "plastic: warning: {}\n", s.warning);
+    if (!s.warning.empty() && comm.root())
+      fmt::print(stderr, "{}: warning: {}\n", program_name(), s.warning);
   }
   auto table = ParamTable::from_abi(m.params, m.n_param_entries, m.n_params);
   if (!table) {
-    fmt::print(stderr, "plastic: internal error (a bug): {}\n", table.error().describe());
+    fmt::print(stderr, "{}: internal error (a bug): {}\n", program_name(),
+               table.error().describe());
     return kInternalError;
   }
 
@@ -220,12 +225,12 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
                     {"seed", run.seed},         {"oi", run.oi}};
   auto outcome = train<T>(table.value(), std::span<T>(theta), hooks, cfg);
   if (!outcome) {
-    fmt::print(stderr, "plastic: training stopped: {}\n", outcome.error().describe());
+    fmt::print(stderr, "{}: training stopped: {}\n", program_name(), outcome.error().describe());
     return kInputError;
   }
   if (comm.root())
     for (const std::string& w : outcome.value().warnings)
-      fmt::print(stderr, "plastic: warning: {}\n", w);
+      fmt::print(stderr, "{}: warning: {}\n", program_name(), w);
   if (outcome.value().interrupted) {
     fmt::print("interrupted: checkpoint saved in {}; continue with --resume\n", r.out);
     // As a shell reports a process killed by the signal, so a script can
@@ -248,7 +253,8 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
     auto ev =
         evaluate<T>(m, *prepared, all_samples(*prepared), std::span<const T>(theta), eval_options);
     if (!ev) {
-      fmt::print(stderr, "plastic: evaluating on the {} split: {}\n", name, ev.status().describe());
+      fmt::print(stderr, "{}: evaluating on the {} split: {}\n", program_name(), name,
+                 ev.status().describe());
       return kInputError;
     }
     const Evaluation& e = ev.value();
@@ -260,7 +266,7 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
                                                      summary.dump(2) + "\n")
                                  : Status<TrainError>{};
       !s) {
-    fmt::print(stderr, "plastic: {}\n", s.describe());
+    fmt::print(stderr, "{}: {}\n", program_name(), s.describe());
     return kInputError;
   }
   fmt::print("parameters {}/model.safetensors\n", r.out);

@@ -30,6 +30,7 @@
 #include "runtime/app/model_hash.h"
 #include "runtime/app/model_info.h"
 #include "runtime/app/parse_errors.h"
+#include "runtime/app/program_name.h"
 #include "runtime/app/standard_output.h"
 #include "runtime/distributed/communicator.h"
 #include "runtime/init/init.h"
@@ -226,6 +227,8 @@ int run(int argc, char** argv) {
 } // namespace
 
 int main(int argc, char** argv) {
+  // The runtime's messages start with this binary's name, not `plastic:`.
+  rt::set_program_name(program_name(argc > 0 ? argv[0] : nullptr));
   // Under mpirun: one rank of a data-parallel job (runtime/distributed).
   if (std::string refused = rt::init_distributed(argc, argv); !refused.empty()) {
     std::cerr << program_name(argc > 0 ? argv[0] : nullptr) << ": " << refused << "\n";

@@ -6,6 +6,7 @@
 // (never re-fitted, never re-split), so a series predicted alone gets the
 // numbers it gets inside its file.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -211,8 +212,16 @@ TEST_CASE("build freezes dims from the data only when it has the data", "[bindin
   Run info = shell(bin.string() + " info --json");
   INFO(info.out << info.err);
   REQUIRE(info.exit_code == 0);
-  CHECK_THAT(info.out, Catch::Contains("\"d_data\":3") || Catch::Contains("\"d_data\": 3"));
-  CHECK_THAT(info.out, Catch::Contains("\"classes\":4") || Catch::Contains("\"classes\": 4"));
+  const nlohmann::json frozen = nlohmann::json::parse(info.out)["dims"];
+  CHECK(frozen["d_data"] == 3);
+  CHECK(frozen["classes"] == 4);
+  // Integer dims print as integers (they printed as 3.0), consts as reals.
+  CHECK(frozen["d_data"].is_number_integer());
+  CHECK(frozen["beta_scale"].is_number_float());
+  // Its messages start with its own name, not `plastic:`.
+  Run named = shell(bin.string() + " eval --parameters " + (root / "no_run").string());
+  CHECK(named.exit_code == 2);
+  CHECK_THAT(named.err, Catch::StartsWith("toy_model: "));
   // The binary reads the data it was built for.
   Run trains =
       shell(bin.string() + " train --data " + data.string() +
