@@ -81,13 +81,8 @@ static int run(int argc, char** argv) {
   check->add_option("files", check_files, "Model files (*.ode) or folders of them")->required();
   check->add_flag("--json", json, "Print the summaries as JSON");
   std::optional<double> check_memory_limit;
-  check->add_option_function<std::string>(
-      "--memory-limit",
-      [&check_memory_limit](const std::string& text) {
-        check_memory_limit = plastic::rt::parse_byte_size(text);
-        if (!check_memory_limit)
-          throw CLI::ValidationError(text + ": expected a size such as 512MB or 2GB");
-      },
+  plastic::rt::add_size_option(
+      *check, "--memory-limit", check_memory_limit,
       "Refuse a model whose training step needs more, e.g. 4GB (default: the available memory)");
   add_set(check);
 

@@ -100,20 +100,26 @@ void add_memory_flags(CLI::App& cmd, MemoryFlags& f) {
                  "direct | checkpoint | adjoint | auto: chosen from --memory-budget (default: the "
                  "model's gradient line)")
       ->check(CLI::IsMember({"direct", "checkpoint", "adjoint", "auto"}));
-  auto size = [](std::optional<double>& into) {
-    return [&into](const std::string& text) {
-      std::optional<double> bytes = parse_byte_size(text);
-      if (!bytes)
-        throw CLI::ValidationError(fmt::format("{}: expected a size such as 512MB or 2GB", text));
-      into = bytes;
-    };
-  };
-  cmd.add_option_function<std::string>("--memory-budget", size(f.budget),
-                                       "--gradient auto: memory for the gradient, e.g. 512MB "
-                                       "(default: half of the available memory)");
-  cmd.add_option_function<std::string>("--memory-limit", size(f.limit),
-                                       "Refuse a training step estimated above this, e.g. 4GB "
-                                       "(default: the available memory)");
+  add_size_option(cmd, "--memory-budget", f.budget,
+                  "--gradient auto: memory for the gradient, e.g. 512MB (default: half of the "
+                  "available memory)");
+  add_size_option(cmd, "--memory-limit", f.limit,
+                  "Refuse a training step estimated above this, e.g. 4GB (default: the available "
+                  "memory)");
+}
+
+CLI::Option* add_size_option(CLI::App& cmd, const std::string& flag, std::optional<double>& bytes,
+                             const std::string& help) {
+  return cmd.add_option_function<std::string>(
+      flag,
+      [&bytes, flag](const std::string& text) {
+        std::optional<double> parsed = parse_byte_size(text);
+        if (!parsed)
+          throw CLI::ValidationError(
+              fmt::format("{} {}: expected a size such as 512MB or 2GB", flag, text));
+        bytes = parsed;
+      },
+      help);
 }
 
 void add_train_options(CLI::App& cmd, TrainRequest& r) {
