@@ -31,6 +31,9 @@ bool is_source_text(const std::string& s) {
   std::error_code ec;
   if (s.find('\n') != std::string::npos) return true;
   if (std::filesystem::is_regular_file(s, ec)) return false;
+  // A path to something else (a device, a folder, a FIFO) is a path, not a
+  // one-line model: the reader refuses it with its reason.
+  if (std::filesystem::exists(s, ec)) return false;
   if (s.ends_with(".ode")) throw Error(fmt::format("{}: no such model file", s));
   return true;
 }

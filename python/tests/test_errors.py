@@ -33,4 +33,14 @@ except plastic.Error as e:
     assert "no_such_dim" in str(e), str(e)
 else:
     raise AssertionError("an unknown dim was accepted")
+# A path to a device or a folder is a path, refused with the reader's reason
+# (it was parsed as a one-line model).
+for special in ("/dev/zero", SRC):
+    try:
+        plastic.compile(special)
+    except plastic.Error as e:
+        assert "not a regular file" in str(e) or "is a directory" in str(e) or "cannot read" in str(e), str(e)
+        print(f"{special}: {str(e).strip()[:100]}")
+    else:
+        raise AssertionError(f"{special} compiled")
 print("ok")
