@@ -23,6 +23,27 @@ size_t utf8_length(std::string_view s, size_t i) {
   return n;
 }
 
+/// The code point of the valid UTF-8 sequence of `n` bytes at s[i].
+char32_t code_point(std::string_view s, size_t i, size_t n) {
+  const auto byte = [&](size_t k) {
+    return static_cast<char32_t>(static_cast<unsigned char>(s[k]));
+  };
+  if (n == 2) return ((byte(i) & 0x1F) << 6) | (byte(i + 1) & 0x3F);
+  if (n == 3) return ((byte(i) & 0x0F) << 12) | ((byte(i + 1) & 0x3F) << 6) | (byte(i + 2) & 0x3F);
+  return ((byte(i) & 0x07) << 18) | ((byte(i + 1) & 0x3F) << 12) | ((byte(i + 2) & 0x3F) << 6) |
+         (byte(i + 3) & 0x3F);
+}
+
+/// Characters that are invisible or reorder the text around them (the
+/// bidirectional controls of "Trojan Source", zero-width spaces, the byte
+/// order mark): echoed raw, a diagnostic would show another line than the
+/// file holds. They are shown escaped, as compilers do (\u{202e}).
+bool is_invisible(char32_t c) {
+  return c == 0x061C || c == 0x200B || c == 0x200C || c == 0x200D || c == 0x200E || c == 0x200F ||
+         (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069) || c == 0x2028 ||
+         c == 0x2029 || c == 0xFEFF;
+}
+
 /// Longest echoed source line, in display columns; longer ones are cut around the caret.
 constexpr size_t kMaxEchoColumns = 120;
 
@@ -34,7 +55,8 @@ struct EchoedLine {
 };
 
 /// Each piece of the line as displayed: printable ASCII, tabs and valid
-/// UTF-8 as they are (one column each), any other byte as \xNN.
+/// UTF-8 as they are (one column each), invisible and bidirectional
+/// characters as \u{NNNN}, any other byte as \xNN.
 std::vector<std::pair<size_t, std::string>> display_pieces(std::string_view line) {
   std::vector<std::pair<size_t, std::string>> pieces; // (byte offset, shown text)
   for (size_t i = 0; i < line.size();) {
@@ -43,7 +65,10 @@ std::vector<std::pair<size_t, std::string>> display_pieces(std::string_view line
       pieces.emplace_back(i, std::string(1, line[i]));
       ++i;
     } else if (size_t n = c >= 0x80 ? utf8_length(line, i) : 0; n > 0) {
-      pieces.emplace_back(i, std::string(line.substr(i, n)));
+      const char32_t cp = code_point(line, i, n);
+      pieces.emplace_back(i, is_invisible(cp)
+                                 ? fmt::format("\\u{{{:04x}}}", static_cast<uint32_t>(cp))
+                                 : std::string(line.substr(i, n)));
       i += n;
     } else {
       pieces.emplace_back(i, fmt::format("\\x{:02x}", c));

@@ -53,6 +53,19 @@ TEST_CASE("control bytes in an echoed line are escaped and the caret follows", "
   CHECK(out.find('\x1b') == std::string::npos);
 }
 
+TEST_CASE("bidirectional and invisible characters are echoed escaped", "[diagnostics]") {
+  // "Trojan Source": U+202E (RIGHT-TO-LEFT OVERRIDE) reorders what a terminal
+  // shows; U+200B (ZERO WIDTH SPACE) shows nothing. Echoed raw, the line in
+  // the diagnostic would not be the line in the file.
+  std::string out = test::check_text("model m\n\xe2\x80\xae @ \xe2\x80\x8b\n");
+  INFO(out);
+  CHECK_THAT(out, Catch::Contains("\\u{202e}") && Catch::Contains("\\u{200b}"));
+  CHECK(out.find("\xe2\x80\xae") == std::string::npos);
+  CHECK(out.find("\xe2\x80\x8b") == std::string::npos);
+  // Other UTF-8 stays as it is.
+  CHECK_THAT(test::check_text("model m\n\xc3\xa9 @\n"), Catch::Contains("\xc3\xa9"));
+}
+
 TEST_CASE("a control character is named in two hex digits as C writes it", "[diagnostics]") {
   // The message names the character as an escape a person can type back:
   // ESC is \x1b, not \x27 (its decimal value), DEL \x7f.
