@@ -311,11 +311,15 @@ TEST_CASE("loading another model file carries none of the previous parameters", 
   CHECK_FALSE(params_table(fresh_b.out).empty());
 }
 
-TEST_CASE("a --set given twice and a --parameters that names nothing are said as such",
+TEST_CASE("a --set given twice, a bad size and a --parameters that names nothing are said as such",
           "[binding][cli]") {
   Run twice = run("check " + src("examples/gnode_flipflop.ode") + " --set N=8 --set N=16");
   CHECK(twice.exit_code == 2);
   CHECK_THAT(twice.err, Catch::Contains("--set N given twice (8 and 16)"));
+
+  Run size = run("check " + src("examples/gnode_flipflop.ode") + " --memory-limit 1Q");
+  CHECK(size.exit_code == 2);
+  CHECK_THAT(size.err, Catch::Contains("--memory-limit 1Q: expected a size such as 512MB or 2GB"));
 
   Run missing = run("eval " + src(kModel) + " --parameters /nonexistent/run");
   CHECK(missing.exit_code == 2);
