@@ -46,30 +46,18 @@ def compile(path_or_source=None, set=None, dtype=None, lanes=0, gradient=None, t
     in `set` replacing the run's), its element type (unless `dtype` is given),
     the dims it took from its data, and its trained parameters with the
     recorded preparation of new series (channels, time channel, statistics)."""
-    if run is not None:
-        run = str(run)
-        if path_or_source is None:
-            path_or_source = os.path.join(run, "model.ode")
-        if dtype is None:
-            dtype = "float64" if _run_dtype(run) == "f64" else "float32"
+    if run is not None and path_or_source is None:
+        path_or_source = os.path.join(str(run), "model.ode")
     if path_or_source is None:
         raise Error("compile: give a model (a .ode file or its text), or run=RUN_DIR")
+    # dtype "" is the run's element type (read with its binding), else float64.
     model = _plastic.compile(str(path_or_source), {k: float(v) for k, v in (set or {}).items()},
-                             dtype or "float64", lanes, run or "")
+                             dtype or "", lanes, "" if run is None else str(run))
     model.gradient = gradient or ""
     model.threads = threads
     if run is not None:
-        model.load_parameters(run)
+        model.load_parameters(str(run))
     return model
-
-
-def _run_dtype(run):
-    import json
-    try:
-        with open(os.path.join(run, "run.json")) as f:
-            return json.load(f)["model"]["dtype"]
-    except (OSError, ValueError, KeyError) as e:
-        raise Error(f"{run}: not a run folder of `plastic train` ({e})") from None
 
 
 def load(library, gradient=None, threads=0):

@@ -85,15 +85,18 @@ model::ModelFunctions build_functions(const std::string& path_or_source,
   return std::move(*fns);
 }
 
-// A trained run's binding (run_record.h, preprocessing.h): its --set values,
-// each one given now replacing the run's, and the dims it took from its data.
-dsl::CheckOptions run_binding(const std::string& run, std::map<std::string, double>& sets) {
+// A trained run's binding (binding.h): its --set values, each one given now
+// replacing the run's, the dims it took from its data, and its element type
+// when `dtype` is empty.
+dsl::CheckOptions run_binding(const std::string& run, std::map<std::string, double>& sets,
+                              std::string& dtype) {
   dsl::CheckOptions bound;
   if (run.empty()) return bound;
   auto binding = rt::read_binding(run);
   if (!binding) throw Error(binding.error().message);
   if (!binding.value()) throw Error(fmt::format("{}: no run.json (the record of a run)", run));
   sets = binding.value()->sets_with(sets);
+  if (dtype.empty()) dtype = binding.value()->record.dtype;
   bound.data_quantities = binding.value()->data_quantities();
   if (!bound.data_quantities.empty()) bound.data_name = binding.value()->name();
   return bound;
@@ -102,11 +105,13 @@ dsl::CheckOptions run_binding(const std::string& run, std::map<std::string, doub
 std::shared_ptr<PyModel> compile(const std::string& path_or_source,
                                  const std::map<std::string, double>& set, const std::string& dtype,
                                  int lanes, const std::string& run) {
-  const std::optional<loops::ElemType> type = loops::parse_elem_type(dtype);
-  if (!type) throw Error(fmt::format("dtype '{}': float64 or float32", dtype));
-  auto out = std::make_shared<PyModel>();
   std::map<std::string, double> sets = set;
-  const dsl::CheckOptions bound = run_binding(run, sets);
+  std::string element = dtype; // empty: the run's (else float64)
+  const dsl::CheckOptions bound = run_binding(run, sets, element);
+  const std::optional<loops::ElemType> type =
+      loops::parse_elem_type(element.empty() ? "float64" : element);
+  if (!type) throw Error(fmt::format("dtype '{}': float64 or float32", element));
+  auto out = std::make_shared<PyModel>();
   model::ModelFunctions fns = build_functions(path_or_source, sets, bound, *type, out->source);
   for (const auto& d : fns.model->dims)
     out->dims[d.name] = static_cast<double>(d.value);
@@ -225,7 +230,7 @@ ModelClass register_model(py::module_& m) {
         if (auto r = s.model->save_parameters(path); !r) raise(r.error());
       });
   m.def("compile", &compile, py::arg("path_or_source"),
-        py::arg("set") = std::map<std::string, double>{}, py::arg("dtype") = "float64",
+        py::arg("set") = std::map<std::string, double>{}, py::arg("dtype") = "",
         py::arg("lanes") = 0, py::arg("run") = "");
   m.def("load_shared", &load, py::arg("shared_object"));
   return model;
