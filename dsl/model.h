@@ -101,8 +101,8 @@ struct SolverInfo {
   bool adaptive = false;
   double step = 0; ///< fixed step, or first trial step of adaptive methods (0 = automatic)
   double rtol = 1e-7, atol = 1e-9; ///< torchdiffeq's defaults, as paper 000 App. B uses
-  int64_t max_steps = 100000;
-  double dt_min = 0, dt_max = 0; ///< 0 = unbounded
+  int64_t max_steps = 100000;      ///< attempted steps per solve (runtime: kDefaultMaxSteps)
+  double dt_min = 0, dt_max = 0;   ///< 0 = unbounded
   Span span;
 };
 

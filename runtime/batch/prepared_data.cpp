@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "runtime/batch/parallel.h"
+#include "runtime/batch/step_count.h"
 #include "runtime/solvers/model_view.h"
 
 namespace plastic::rt {
@@ -158,6 +159,13 @@ Result<PreparedData, SolveFailure> prepare(const plastic_model& m, const Dataset
     if (!status[i]) return status[i].error();
     pd.partly_missing_ += partly[i];
   }
+  Result<SolverOptions, SolveFailure> solver = SolverOptions::from_desc(m.solver);
+  if (!solver) return solver.error();
+  for (size_t i = 0; i < count; ++i)
+    if (Status<SolveFailure> s =
+            check_step_count(solver.value(), pd.samples_[i], sample_label(data, i));
+        !s)
+      return s.error();
   return pd;
 }
 

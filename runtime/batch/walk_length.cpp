@@ -33,7 +33,7 @@ WalkLength longest_walk(const plastic_model& model, const PreparedData& data, St
       w = fixed_walk(s.t0, model.solver.step, times);
     } else {
       w.events = static_cast<int64_t>(times.size());
-      const int64_t most = model.solver.max_steps > 0 ? model.solver.max_steps : 100000;
+      const int64_t most = model.solver.max_steps > 0 ? model.solver.max_steps : kDefaultMaxSteps;
       w.steps = bound == StepBound::Most ? most : w.events;
     }
     if (w.items() > longest.items()) longest = w;

@@ -25,11 +25,11 @@ struct MemoryShape {
   int64_t n_state = 0, n_params = 0, n_input = 0, n_outputs = 0;
   int lanes = 1;
   int element_bytes = 4;
-  int stages = 4;              ///< stages of the solver's tableau
-  bool adaptive = false;       ///< the solver controls its step size
-  int64_t max_steps = 100000;  ///< adaptive: steps per solve before failing
-  bool fused_step_vjp = false; ///< the model's fused step VJP needs no stage buffers
-  double scratch_bytes = 0;    ///< the largest kernel scratch (0 when not compiled yet)
+  int stages = 4;                       ///< stages of the solver's tableau
+  bool adaptive = false;                ///< the solver controls its step size
+  int64_t max_steps = kDefaultMaxSteps; ///< adaptive: steps per solve before failing
+  bool fused_step_vjp = false;          ///< the model's fused step VJP needs no stage buffers
+  double scratch_bytes = 0;             ///< the largest kernel scratch (0 when not compiled yet)
 
   /// From a compiled table (its solver line's tableau).
   static MemoryShape of(const plastic_model& m);

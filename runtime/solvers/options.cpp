@@ -58,7 +58,7 @@ Status<SolveFailure> SolverOptions::check() const {
 
 int64_t SolverOptions::step_limit() const {
   if (max_steps > 0) return max_steps;
-  return adaptive() ? 100000 : INT64_MAX;
+  return kDefaultMaxSteps;
 }
 
 } // namespace plastic::rt

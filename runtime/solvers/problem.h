@@ -82,6 +82,13 @@ template <class T> struct TileProblem {
 };
 
 /// How to integrate. Built from plastic_solver_desc or set by hand.
+/// The step limit of a solve whose `solve` line has no `max_steps` (the
+/// DSL's default too, dsl/model.h). An adaptive solve that needs more is
+/// failing (a stiff field, a blow-up); a fixed-step solve that needs more is
+/// almost always a time column in another unit than the step
+/// (runtime/batch/step_count.h refuses it before solving).
+inline constexpr int64_t kDefaultMaxSteps = 100000;
+
 struct SolverOptions {
   const ButcherTableau* tableau = nullptr;
   double step = 0;    ///< fixed: the step h (> 0); adaptive: first step, 0 = Hairer's choice
@@ -89,7 +96,8 @@ struct SolverOptions {
   double atol = 1e-9; ///< adaptive only
   double dt_min = 0;  ///< adaptive: fail below this step size (0: only round-off)
   double dt_max = std::numeric_limits<double>::infinity();
-  int64_t max_steps = 0; ///< attempted steps per solve; 0 = 100000 adaptive, unlimited fixed
+  /// Attempted steps per solve; 0 selects kDefaultMaxSteps.
+  int64_t max_steps = 0;
   bool use_fused_kernels = true; ///< use the model's step kernels when they match the tableau
   bool fixed_step = false; ///< an embedded pair takes fixed steps of `step` (no error control)
 

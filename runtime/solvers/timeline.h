@@ -60,13 +60,15 @@ struct FixedGrid {
   /// Next point after t going forward, but not beyond `limit` (> t).
   double next(double t, double limit) const {
     const double j = std::floor((t - t0) / h + 1e-9) + 1;
-    const double g = t0 + j * h;
+    double g = t0 + j * h;
+    if (g <= t) g = t0 + (j + 1) * h; // rounding far from t0 (t/h ~ 1e7): never stand still
     return g >= limit - 1e-9 * h ? limit : g;
   }
   /// Next point before t going backward, but not beyond `limit` (< t).
   double prev(double t, double limit) const {
     const double j = std::ceil((t - t0) / h - 1e-9) - 1;
-    const double g = t0 + j * h;
+    double g = t0 + j * h;
+    if (g >= t) g = t0 + (j - 1) * h;
     return g <= limit + 1e-9 * h ? limit : g;
   }
 };
