@@ -21,6 +21,7 @@
 #include "runtime/gradients/gradient.h"
 #include "runtime/solvers/controller.h"
 #include "runtime/solvers/tile_ops.h"
+#include "runtime/support/interrupt.h"
 
 namespace plastic::rt {
 
@@ -65,6 +66,7 @@ public:
     while (t > t_lo) {
       if (++attempts > solver_.step_limit())
         return failure(FailureKind::MaxStepsExceeded, -1, t, 0);
+      if (InterruptGuard::requested()) return failure(FailureKind::Interrupted, -1, t, 0);
       if (!adaptive) {
         const double h = grid.prev(t, t_lo) - t;
         const double t1 = step_end(t, h, t_lo);
@@ -163,6 +165,10 @@ private:
         "integrate backwards, or tighten the adjoint tolerances";
     if (kind == FailureKind::MaxStepsExceeded)
       f.advice = "raise max_steps or loosen the adjoint tolerances; or use `gradient checkpoint`";
+    if (kind == FailureKind::Interrupted) {
+      f.message = "the backward (adjoint) solve was stopped by a signal";
+      f.advice.clear();
+    }
     return f;
   }
 

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "runtime/support/interrupt.h"
+
 #include "runtime/solvers/tile_ops.h"
 
 namespace plastic::rt {
@@ -64,6 +66,13 @@ Status<SolveFailure> Integrator<T>::advance(Cursor& c, const T* z, T* next, Item
 
 template <class T>
 Status<SolveFailure> Integrator<T>::step(Cursor& c, const T* z, T* out, Item& item) {
+  // A long solve (up to max_steps) must not outlive a Ctrl-C: the caller
+  // sees the request as a failure of this solve and stops at its safe point.
+  if (InterruptGuard::requested()) {
+    SolveFailure f = located(FailureKind::Interrupted, -1, c.t, 0);
+    f.message = "the solve was stopped by a signal";
+    return f;
+  }
   Status<SolveFailure> s = (options_.adaptive() && !replay_) ? adaptive_step(c, z, out, item)
                                                              : fixed_step(c, z, out, item);
   stats.t_reached = c.t;

@@ -19,6 +19,8 @@ const char* failure_kind_name(FailureKind kind) {
     return "step size underflow";
   case FailureKind::MaxStepsExceeded:
     return "max_steps exceeded";
+  case FailureKind::Interrupted:
+    return "interrupted";
   case FailureKind::Internal:
     return "internal error";
   }

@@ -24,6 +24,7 @@ enum class FailureKind {
   NonFiniteState,    ///< the state (or error estimate) became inf/NaN
   StepSizeUnderflow, ///< the adaptive step size fell below dt_min or round-off
   MaxStepsExceeded,  ///< more than max_steps steps were attempted
+  Interrupted,       ///< SIGINT/SIGTERM arrived while an InterruptGuard lives
   Internal,          ///< out of memory, or an exception from a caller callback
 };
 
