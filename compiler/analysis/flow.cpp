@@ -11,8 +11,7 @@
 #include <fmt/format.h>
 
 #include "compiler/analysis/field_jacobian.h"
-#include "runtime/io/atomic_file.h"
-#include "runtime/io/plot.h"
+#include "runtime/io/plot_writer.h"
 #include "runtime/support/rng.h"
 
 namespace plastic::analysis {
@@ -161,14 +160,12 @@ FlowField flow_field(const model::ModelFunctions& fns, const abi::ModelLayout& l
 std::optional<std::string> plot_flow(const FlowField& flow, const FixedPointReport& points,
                                      const std::string& title, const std::string& png) {
   namespace fs = std::filesystem;
-  rt::PlotFiles f;
-  std::error_code ec;
-  f.png = fs::absolute(png, ec);
-  if (ec) f.png = png;
-  f.data = fs::path(f.png).replace_extension(".arrows.dat");
-  f.script = fs::path(f.png).replace_extension(".gp");
-  const fs::path paths_file = fs::path(f.png).replace_extension(".trajectories.dat");
-  const fs::path points_file = fs::path(f.png).replace_extension(".points.dat");
+  auto plot = rt::PlotWriter::open(png);
+  if (!plot) return plot.error().describe();
+  rt::PlotWriter& w = plot.value();
+  const fs::path arrows_file = w.beside(".arrows.dat");
+  const fs::path paths_file = w.beside(".trajectories.dat");
+  const fs::path points_file = w.beside(".points.dat");
 
   // Arrows of one length (a fraction of a grid cell), coloured by log10 ‖f‖.
   double cell = 1e300;
@@ -205,9 +202,9 @@ std::optional<std::string> plot_flow(const FlowField& flow, const FixedPointRepo
     if (!any) marks += "nan nan\n"; // keeps the block, draws nothing
     marks += "\n\n";
   }
-  for (const auto& [file, text] :
-       {std::pair{f.data, arrows}, std::pair{paths_file, paths}, std::pair{points_file, marks}})
-    if (auto s = rt::write_file_atomic(file, text); !s) return s.describe();
+  for (const auto& [file, text] : {std::pair{arrows_file, arrows}, std::pair{paths_file, paths},
+                                   std::pair{points_file, marks}})
+    if (auto s = w.write(file, text); !s) return s.describe();
 
   auto quoted = [](const fs::path& p) { return "'" + p.string() + "'"; };
   std::string script = fmt::format(
@@ -228,10 +225,10 @@ std::optional<std::string> plot_flow(const FlowField& flow, const FixedPointRepo
       "     {} index 2 using 1:2 with points pt 9 ps 2.2 lc rgb '#d62728' title 'saddle', \\\n"
       "     {} index 3 using 1:2 with points pt 6 ps 2.2 lw 2 lc rgb '#d62728' title "
       "'unstable'\n",
-      quoted(f.png), title, 100 * flow.explained[0], 100 * flow.explained[1], quoted(f.data),
+      quoted(w.png()), title, 100 * flow.explained[0], 100 * flow.explained[1], quoted(arrows_file),
       quoted(paths_file), quoted(points_file), quoted(points_file), quoted(points_file),
       quoted(points_file));
-  auto done = rt::render_with_gnuplot(f, script);
+  auto done = w.render(script);
   if (!done) return done.error().describe();
   return std::nullopt;
 }

@@ -12,8 +12,7 @@
 
 #include "compiler/analysis/field_jacobian.h"
 #include "runtime/init/stability_polynomial.h"
-#include "runtime/io/atomic_file.h"
-#include "runtime/io/plot.h"
+#include "runtime/io/plot_writer.h"
 
 namespace plastic::analysis {
 
@@ -279,13 +278,10 @@ std::vector<std::complex<double>> stability_boundary(const std::string& solver) 
 
 std::optional<std::string> plot_stability(const StabilityReport& r, const std::string& png) {
   namespace fs = std::filesystem;
-  rt::PlotFiles f;
-  std::error_code ec;
-  f.png = fs::absolute(png, ec);
-  if (ec) f.png = png;
-  f.data = fs::path(f.png).replace_extension(".dat");
-  f.script = fs::path(f.png).replace_extension(".gp");
-  const fs::path region = fs::path(f.png).replace_extension(".region.dat");
+  auto plot = rt::PlotWriter::open(png);
+  if (!plot) return plot.error().describe();
+  rt::PlotWriter& w = plot.value();
+  const fs::path data = w.beside(".dat"), region = w.beside(".region.dat");
   std::string boundary = "# Re(z) Im(z) on |R(z)| = 1\n";
   for (std::complex<double> z : stability_boundary(r.solver))
     boundary += fmt::format("{} {}\n", z.real(), z.imag());
@@ -293,8 +289,8 @@ std::optional<std::string> plot_stability(const StabilityReport& r, const std::s
   for (const StabilityPoint& p : r.points)
     points +=
         fmt::format("{} {} {}\n", r.h * p.lambda.real(), r.h * p.lambda.imag(), p.amplification);
-  if (auto s = rt::write_file_atomic(region, boundary); !s) return s.describe();
-  if (auto s = rt::write_file_atomic(f.data, points); !s) return s.describe();
+  if (auto s = w.write(region, boundary); !s) return s.describe();
+  if (auto s = w.write(data, points); !s) return s.describe();
   auto quoted = [](const fs::path& p) { return "'" + p.string() + "'"; };
   std::string script = fmt::format(
       "# Stability region and h*lambda, written by plastic analyze stability.\n"
@@ -305,8 +301,8 @@ std::optional<std::string> plot_stability(const StabilityReport& r, const std::s
       "set size ratio -1\nset grid\nset key bottom right\n"
       "plot {} using 1:2 with lines lw 2 title 'stability boundary', \\\n"
       "     {} using 1:2 with points pt 7 ps 1.5 title 'h*lambda'\n",
-      quoted(f.png), r.solver, r.h, r.outside, r.points.size(), quoted(region), quoted(f.data));
-  auto done = rt::render_with_gnuplot(f, script);
+      quoted(w.png()), r.solver, r.h, r.outside, r.points.size(), quoted(region), quoted(data));
+  auto done = w.render(script);
   if (!done) return done.error().describe();
   return std::nullopt;
 }

@@ -1,22 +1,11 @@
 // Learning-curve plots through gnuplot (behaviour in plot.h).
 #include "runtime/io/plot.h"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cmath>
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "runtime/io/atomic_file.h"
-
-extern char** environ;
 
 namespace plastic::rt {
 
@@ -44,43 +33,8 @@ bool any_finite(const std::vector<EpochRecord>& r, double EpochRecord::* field) 
   return false;
 }
 
-std::string tail_of(const fs::path& log) {
-  std::ifstream in(log);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  std::string s = ss.str();
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' '))
-    s.pop_back();
-  return s.size() > 600 ? "..." + s.substr(s.size() - 600) : s;
-}
-
-/// Runs `exe script` with output to `log`; returns the exit status or an error.
-Result<int, TrainError> run(const fs::path& exe, const fs::path& script, const fs::path& log) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  std::string exe_s = exe.string(), script_s = script.string();
-  char* argv[] = {exe_s.data(), script_s.data(), nullptr};
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, exe_s.c_str(), &actions, nullptr, argv, environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0)
-    return TrainError{TrainErrorKind::Unavailable, exe_s, errno_message("cannot start", rc), {}};
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR)
-      return TrainError{
-          TrainErrorKind::Unavailable, exe_s, errno_message("waitpid failed", errno), {}};
-  }
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return WEXITSTATUS(status);
-}
-
-std::string script_text(const std::vector<EpochRecord>& r, const PlotFiles& f,
-                        const PlotOptions& o) {
+std::string script_text(const std::vector<EpochRecord>& r, const fs::path& png,
+                        const fs::path& data_file, const PlotOptions& o) {
   const std::string metric = r.empty() ? "metric" : r.back().metric_name;
   std::string s = fmt::format("# Learning curve written by Plastic. Render again with: gnuplot {}\n"
                               "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {{\n"
@@ -94,11 +48,11 @@ std::string script_text(const std::vector<EpochRecord>& r, const PlotFiles& f,
                               "set xlabel 'epoch'\nset ylabel 'loss'\n"
                               "set grid\nset key below horizontal noenhanced\nset bmargin 5\n"
                               "set ytics nomirror\n",
-                              quote(f.script.string()), o.width, o.height, o.width, o.height,
-                              quote(f.png.string()), quote(o.title));
+                              quote(fs::path(png).replace_extension(".gp").string()), o.width,
+                              o.height, o.width, o.height, quote(png.string()), quote(o.title));
   if (o.log_loss) s += "set logscale y\n";
   std::vector<std::string> curves;
-  const std::string data = quote(f.data.string());
+  const std::string data = quote(data_file.string());
   if (any_finite(r, &EpochRecord::train_loss))
     curves.push_back(
         fmt::format("{} using 1:2 with linespoints pt 7 ps 0.5 lw 2 title 'train loss'", data));
@@ -134,66 +88,18 @@ std::string script_text(const std::vector<EpochRecord>& r, const PlotFiles& f,
 
 } // namespace
 
-std::optional<fs::path> find_executable(const std::string& name) {
-  if (name.empty()) return std::nullopt;
-  if (name.find('/') != std::string::npos)
-    return ::access(name.c_str(), X_OK) == 0 ? std::optional<fs::path>(name) : std::nullopt;
-  const char* path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "/usr/local/bin:/usr/bin:/bin");
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    fs::path candidate = fs::path(dir.empty() ? "." : dir) / name;
-    std::error_code ec;
-    if (fs::is_regular_file(candidate, ec) && ::access(candidate.c_str(), X_OK) == 0)
-      return candidate;
-  }
-  return std::nullopt;
-}
-
 Result<PlotFiles, TrainError> plot_learning_curve(const std::vector<EpochRecord>& records,
                                                   const fs::path& png, const PlotOptions& options) {
-  std::error_code ec;
-  PlotFiles f;
-  f.png = fs::absolute(png, ec);
-  if (ec) f.png = png;
-  f.data = fs::path(f.png).replace_extension(".dat");
-  f.script = fs::path(f.png).replace_extension(".gp");
-  f.log = fs::path(f.png).replace_extension(".gnuplot.log");
+  Result<PlotWriter, TrainError> plot = PlotWriter::open(png);
+  if (!plot) return plot.error();
+  PlotWriter& w = plot.value();
+  const fs::path data_file = w.beside(".dat");
   std::string data = "# epoch train_loss valid_loss valid_metric lr\n";
   for (const EpochRecord& r : records)
     data += fmt::format("{} {} {} {} {}\n", r.epoch, value(r.train_loss), value(r.valid_loss),
                         value(r.valid_metric), value(r.lr));
-  if (Status<TrainError> s = write_file_atomic(f.data, data); !s) return s.error();
-  return render_with_gnuplot(f, script_text(records, f, options), options.gnuplot);
-}
-
-Result<PlotFiles, TrainError> render_with_gnuplot(PlotFiles f, const std::string& script,
-                                                  const std::string& gnuplot) {
-  std::error_code ec;
-  if (f.log.empty()) f.log = fs::path(f.png).replace_extension(".gnuplot.log");
-  if (Status<TrainError> s = write_file_atomic(f.script, script); !s) return s.error();
-  const auto exe = find_executable(gnuplot);
-  if (!exe)
-    return TrainError{
-        TrainErrorKind::Unavailable, f.png.string(),
-        fmt::format("cannot draw the plot: '{}' was not found on PATH; the data is in {} and the "
-                    "script in {}",
-                    gnuplot, f.data.string(), f.script.string()),
-        fmt::format("install gnuplot (Debian: apt-get install gnuplot-nox) and run `gnuplot {}`",
-                    f.script.string())};
-  (void)remove_file(f.png);
-  Result<int, TrainError> rc = run(*exe, f.script, f.log);
-  if (!rc) return rc.error();
-  if (rc.value() != 0)
-    return TrainError{
-        TrainErrorKind::Unavailable, f.png.string(),
-        fmt::format("gnuplot failed (exit status {}): {}", rc.value(), tail_of(f.log)),
-        fmt::format("the script is {}", f.script.string())};
-  if (!fs::is_regular_file(f.png, ec) || fs::file_size(f.png, ec) == 0)
-    return TrainError{TrainErrorKind::Unavailable,
-                      f.png.string(),
-                      fmt::format("gnuplot wrote no image: {}", tail_of(f.log)),
-                      {}};
-  return f;
+  if (Status<TrainError> s = w.write(data_file, data); !s) return s.error();
+  return w.render(script_text(records, w.png(), data_file, options), options.gnuplot);
 }
 
 } // namespace plastic::rt

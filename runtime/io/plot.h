@@ -4,9 +4,10 @@
 // The loss curves (train, valid) use the left axis and the validation metric
 // the right one; a dashed line marks the best epoch. The script picks the
 // cairo PNG terminal when this gnuplot has it and falls back to the libgd
-// `png` terminal (Debian's gnuplot-nox has both). Without gnuplot the data
-// and script are still written and the error says how to render them later;
-// nothing here can crash a training run.
+// `png` terminal (Debian's gnuplot-nox has both). The files are guarded as
+// plot_writer.h says: without gnuplot the data and script are still written
+// and the error says how to render them later; nothing here can crash a
+// training run.
 #pragma once
 
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "runtime/io/epoch_log.h"
+#include "runtime/io/plot_writer.h"
 #include "runtime/support/train_error.h"
 
 namespace plastic::rt {
@@ -28,26 +30,11 @@ struct PlotOptions {
   int64_t best_epoch = -1;
 };
 
-/// The files a plot consists of.
-struct PlotFiles {
-  std::filesystem::path png, data, script, log;
-};
-
 /// Writes `<png stem>.dat` and `.gp` next to `png` and runs gnuplot on them.
-/// Unavailable when gnuplot is missing or fails (with its message).
+/// Unavailable when gnuplot is missing or fails (with its message); Io when
+/// `png` cannot take a plot.
 Result<PlotFiles, TrainError> plot_learning_curve(const std::vector<EpochRecord>& records,
                                                   const std::filesystem::path& png,
                                                   const PlotOptions& options = {});
-
-/// The program `name` as PATH would find it, or nullopt.
-std::optional<std::filesystem::path> find_executable(const std::string& name);
-
-/// Writes `script` to f.script and runs `gnuplot` on it to draw f.png (the
-/// data files the script reads must exist; f.log defaults to
-/// `<png stem>.gnuplot.log`). Unavailable, with the message and a hint,
-/// when gnuplot is missing, fails or draws nothing. Other plots than the
-/// learning curve (the stability region of `plastic analyze`) use this.
-Result<PlotFiles, TrainError> render_with_gnuplot(PlotFiles f, const std::string& script,
-                                                  const std::string& gnuplot = "gnuplot");
 
 } // namespace plastic::rt

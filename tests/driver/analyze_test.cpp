@@ -84,6 +84,22 @@ TEST_CASE("analyze stability --plot draws the region and the points", "[analyze]
   CHECK(fs::exists(dir / "region.region.dat"));
 }
 
+TEST_CASE("analyze stability --plot to a device or a missing folder is refused, writing nothing",
+          "[analyze]") {
+  fs::path dir = fresh_test_dir("analyze_test", "plot_refused");
+  const std::string analyze = "analyze stability " + src("examples/node_elu_default_tanks.ode");
+  Run device = run(analyze + " --plot /dev/full");
+  CHECK(device.exit_code != 0);
+  CHECK_THAT(device.err, Catch::Contains("/dev/full: i/o error: not a regular file"));
+  CHECK(fs::is_character_file("/dev/full")); // not renamed over
+  for (const char* left : {"/dev/full.dat", "/dev/full.gp", "/dev/full.region.dat"})
+    CHECK_FALSE(fs::exists(left));
+  Run missing = run(analyze + " --plot " + (dir / "no/such/region.png").string());
+  CHECK(missing.exit_code != 0);
+  CHECK_THAT(missing.err, Catch::Contains("does not exist"));
+  CHECK_FALSE(fs::exists(dir / "no"));
+}
+
 TEST_CASE("train prints the stability line and warns when points are outside", "[analyze]") {
   fs::path dir = fresh_test_dir("analyze_test", "train");
   Run r = run("train " + src("examples/gnode_flipflop.ode") +

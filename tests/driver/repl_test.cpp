@@ -153,6 +153,19 @@ save )" + (dir / "run").string() + "\n");
   CHECK_THAT(e.out, Catch::Contains("mse"));
 }
 
+TEST_CASE("the REPL's trajectory plot says so when it cannot write the plot", "[repl]") {
+  fs::path dir = fresh_dir("trajectory_plot");
+  fs::path script = write_script(dir, "load " + src(kFlipflop) +
+                                          "\nN = 6\nH = 8\ndata synthetic:flipflop\n"
+                                          "trajectory 0 plot /dev/full\n");
+  Run r = run("repl --script " + script.string());
+  INFO(r.out << r.err);
+  CHECK_THAT(r.out, !Catch::Contains("plotted"));
+  CHECK_THAT(r.err, Catch::Contains("/dev/full: i/o error: not a regular file"));
+  CHECK(fs::is_character_file("/dev/full"));
+  CHECK_FALSE(fs::exists("/dev/full.dat"));
+}
+
 TEST_CASE("the REPL's stability report follows the current parameters and solver", "[repl]") {
   // Paper 004's tanks models at initialisation: default init puts h·λ
   // outside the midpoint region at h = 4, the stability-informed init does

@@ -17,7 +17,7 @@
 #include "compiler/ir/traversal.h"
 #include "compiler/irgen/model_to_ir.h"
 #include "dsl/frontend.h"
-#include "runtime/io/plot.h"
+#include "runtime/io/plot_writer.h"
 #include "runtime/solvers/tableau.h"
 
 namespace plastic::driver::repl {
@@ -208,38 +208,38 @@ const rt::PreparedData* sample_split(ReplState& st, int64_t sample) {
 }
 
 int plot_trajectory(const Trajectory& tr, const dsl::CheckedModel& m, const std::string& png) {
-  auto gnuplot = rt::find_executable("gnuplot");
-  const std::filesystem::path data = std::filesystem::path(png).replace_extension(".dat");
-  std::ofstream out(data);
+  auto plot = rt::PlotWriter::open(png);
+  if (!plot) {
+    std::cerr << "plastic: " << plot.error().describe() << "\n";
+    return kInputError;
+  }
+  rt::PlotWriter& w = plot.value();
+  const std::filesystem::path data = w.beside(".dat");
+  std::string rows;
   size_t columns = 0;
   for (size_t r = 0; r < tr.times.size(); ++r) {
-    out << tr.times[r];
+    rows += fmt::format("{}", tr.times[r]);
     columns = 0;
     for (const auto& s : m.states)
       for (double v : tr.states[r].at(s.name).data)
-        out << ' ' << v, ++columns;
-    out << '\n';
+        rows += fmt::format(" {}", v), ++columns;
+    rows += '\n';
   }
-  out.close();
+  if (auto s = w.write(data, rows); !s) {
+    std::cerr << "plastic: " << s.describe() << "\n";
+    return kInputError;
+  }
   const size_t shown = std::min<size_t>(columns, 16);
   std::string plots;
   for (size_t k = 0; k < shown; ++k)
     plots +=
         fmt::format("{}'{}' using 1:{} with lines notitle", k ? ", " : "", data.string(), k + 2);
-  const std::filesystem::path script = std::filesystem::path(png).replace_extension(".gp");
-  std::ofstream(script) << fmt::format(
-      "set terminal pngcairo size 960,540\nset output '{}'\nset xlabel 't'\n"
-      "set title 'states of {} ({} of {} components)' noenhanced\nplot {}\n",
-      png, m.name, shown, columns, plots);
-  if (!gnuplot) {
-    std::cerr << fmt::format("plastic: gnuplot is not installed: the data is in {} and the "
-                             "script in {} (`gnuplot {}` draws it)\n",
-                             data.string(), script.string(), script.string());
-    return kInputError;
-  }
-  const std::string cmd = fmt::format("'{}' '{}' 2>/dev/null", gnuplot->string(), script.string());
-  if (std::system(cmd.c_str()) != 0) {
-    std::cerr << fmt::format("plastic: gnuplot failed on {}\n", script.string());
+  const std::string script =
+      fmt::format("set terminal pngcairo size 960,540\nset output '{}'\nset xlabel 't'\n"
+                  "set title 'states of {} ({} of {} components)' noenhanced\nplot {}\n",
+                  w.png().string(), m.name, shown, columns, plots);
+  if (auto done = w.render(script); !done) {
+    std::cerr << "plastic: " << done.error().describe() << "\n";
     return kInputError;
   }
   std::cout << fmt::format("plotted {} state components to {}\n", shown, png);

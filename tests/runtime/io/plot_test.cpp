@@ -73,3 +73,34 @@ TEST_CASE("plot reports a failing gnuplot", "[plot]") {
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().message.find("exit status 1") != std::string::npos);
 }
+
+TEST_CASE("a plot to a device or a folder is refused before anything is written", "[plot]") {
+  TempDir dir;
+  auto device = plot_learning_curve(curve(), "/dev/full");
+  REQUIRE_FALSE(device.ok());
+  CHECK(device.error().kind == TrainErrorKind::Io);
+  CHECK(device.error().message.find("not a regular file") != std::string::npos);
+  CHECK(fs::is_character_file("/dev/full"));
+  CHECK_FALSE(fs::exists("/dev/full.dat"));
+  fs::create_directory(dir / "folder.png");
+  auto folder = plot_learning_curve(curve(), dir / "folder.png");
+  REQUIRE_FALSE(folder.ok());
+  CHECK(folder.error().message.find("it is a folder") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "folder.dat"));
+}
+
+TEST_CASE("a failed render keeps the old PNG and removes every file it wrote", "[plot]") {
+  TempDir dir;
+  std::ofstream(dir / "curve.png") << "the old plot";
+  PlotOptions o;
+  o.gnuplot = "/bin/false";
+  auto r = plot_learning_curve(curve(), dir / "curve.png", o);
+  REQUIRE_FALSE(r.ok());
+  std::ifstream old(dir / "curve.png");
+  std::string text((std::istreambuf_iterator<char>(old)), {});
+  CHECK(text == "the old plot");
+  std::vector<std::string> left;
+  for (const auto& e : fs::directory_iterator(dir.path()))
+    left.push_back(e.path().filename().string());
+  CHECK(left == std::vector<std::string>{"curve.png"});
+}
