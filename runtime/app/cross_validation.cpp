@@ -143,6 +143,12 @@ int run_cross_validation(const plastic_model& m, const TrainRequest& r) {
   if (r.run.was_given("--valid-fraction"))
     return fail(kUsageError,
                 "--folds K validates on 1/K of the training data: leave out --valid-fraction");
+  // Refused before the folder is made: the data reader would refuse it too,
+  // but only in fold 1, after folds.json was written.
+  if (r.run.data.rfind("synthetic:", 0) == 0)
+    return fail(kUsageError, fmt::format("{}: a synthetic task has fixed training and validation "
+                                         "trials: --folds needs a data set to divide",
+                                         r.run.data));
   const fs::path out(r.out);
 
   // The cross-validation's own folder: locked while it runs, and like a run
@@ -192,6 +198,10 @@ int run_cross_validation(const plastic_model& m, const TrainRequest& r) {
       fmt::print("\n── fold {} of {} ── {}\n", k, folds, one.out);
       std::fflush(stdout);
       if (int code = run_train(m, one); code != 0) {
+        if (!r.resume && k == 1 && !fs::exists(one.out, ec)) { // failed before it began
+          fs::remove(out / kSummary, ec);
+          return code;
+        }
         fmt::print(stderr,
                    "{}: cross-validation stopped in fold {} of {}; continue it with "
                    "`--resume --out {}`\n",

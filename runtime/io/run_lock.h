@@ -7,9 +7,17 @@
 // process ends however it ends (kill -9 included), so a stale lock file
 // never blocks the next run. A second process is refused at once with the
 // owner's id rather than waiting.
+//
+// A run that fails before writing anything (bad data, a refused option, a
+// Ctrl-C during start-up) leaves nothing behind: when the owner lets go of
+// a folder holding only its lock file, the file goes, and so does the
+// folder if acquire() created it. A waiting process that opened the lock
+// file before it was unlinked sees the file it locked is no longer the one
+// at the path, and tries again.
 #pragma once
 
 #include <filesystem>
+#include <utility>
 
 #include "runtime/support/train_error.h"
 
@@ -31,8 +39,16 @@ public:
   static constexpr const char* kFileName = ".lock";
 
 private:
-  explicit RunLock(int fd) : fd_(fd) {}
+  RunLock(int fd, std::filesystem::path dir, bool created)
+      : fd_(fd), dir_(std::move(dir)), created_(created) {}
+  /// Removes the lock file, and the folder if created_, when nothing else is in it.
+  void remove_if_unused() noexcept;
+  /// remove_if_unused(), then unlocks.
+  void release() noexcept;
+
   int fd_ = -1;
+  std::filesystem::path dir_;
+  bool created_ = false; ///< acquire() made the folder
 };
 
 } // namespace plastic::rt

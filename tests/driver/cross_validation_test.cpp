@@ -107,12 +107,17 @@ TEST_CASE("train refuses --folds where it cannot apply", "[train][folds]") {
   Run too_many = run(train + " --folds 60");
   CHECK(too_many.exit_code == 1);
   CHECK_THAT(too_many.err, Catch::Contains("60 folds need at least 60 samples"));
+  CHECK_THAT(too_many.err, !Catch::Contains("--resume"));
   Run synthetic = run("train " + src("examples/gnode_flipflop.ode") +
                       " --set N=8 --set H=8 --data synthetic:flipflop --threads 1 "
                       "--no-progress --epochs 1 --folds 3 --out " +
                       (dir / "ff").string());
-  CHECK(synthetic.exit_code == 1);
+  CHECK(synthetic.exit_code == 2);
   CHECK_THAT(synthetic.err, Catch::Contains("--folds needs a data set to divide"));
+  // Refused before anything was written, and nothing to resume.
+  CHECK_THAT(synthetic.err, !Catch::Contains("--resume"));
+  CHECK_FALSE(fs::exists(dir / "ff"));
+  CHECK_FALSE(fs::exists(dir / "cv"));
   // One fold alone trains in --out, validated on that fold.
   Run one = run(train + "-one --folds 3 --fold 2");
   INFO(one.out << one.err);
