@@ -63,6 +63,11 @@ private:
   Status<TrainError> end_epoch(int64_t epoch, const EpochProgress& p, const Rng& rng);
   Status<TrainError> save(int64_t epochs_done, const EpochProgress* partial, const Rng& rng);
   Status<TrainError> finish();
+  /// Writes `params` as the run's model.safetensors, `provenance` in its metadata.
+  Status<TrainError> write_model(std::span<const T> params, const std::string& provenance);
+  /// After a failure in epoch `epoch` (divergence): keeps the best finite
+  /// parameters of the epochs before it as model.safetensors, and says so in `e`.
+  void keep_best_after_failure(int64_t epoch, TrainError& e);
   /// The table's end on stdout: the whole table, or after live rows the
   /// best epoch's line alone (the rows are above it already).
   void finish_table(int64_t best_epoch);
@@ -256,7 +261,13 @@ Status<TrainError> Run<T>::train_epoch(int64_t epoch, Rng& rng, EpochProgress& p
       break;
     }
     std::fill(grads_.begin(), grads_.end(), T(0));
+    const Rng at_batch_start = rng;
     auto r = hooks_.train_batch(epoch, p.next_batch, params_, grads_, rng);
+    if (InterruptGuard::requested()) { // the solver stopped mid-batch: redo it on resume
+      rng = at_batch_start;
+      interrupted_ = true;
+      break;
+    }
     if (!r) {
       TrainError e = r.error();
       e.message = fmt::format("epoch {}, batch {}: {}", epoch, p.next_batch, e.message);
@@ -335,6 +346,11 @@ Status<TrainError> Run<T>::end_epoch(int64_t epoch, const EpochProgress& p, cons
   if (p.skipped) rec.extra["skipped_steps"] = p.skipped;
   if (hooks_.validate) {
     auto ev = hooks_.validate(params_);
+    if (InterruptGuard::requested()) { // the solver stopped mid-validation: redo it on resume
+      out_.skipped_steps -= p.skipped; // counted again when the epoch ends after --resume
+      interrupted_ = true;
+      return {};
+    }
     if (!ev) {
       TrainError e = ev.error();
       e.message = fmt::format("validation after epoch {}: {}", epoch, e.message);
@@ -422,6 +438,38 @@ Status<TrainError> Run<T>::save(int64_t epochs_done, const EpochProgress* partia
   return saved ? Status<TrainError>{} : Status<TrainError>{saved.error()};
 }
 
+template <class T>
+Status<TrainError> Run<T>::write_model(std::span<const T> params, const std::string& provenance) {
+  SafetensorsFile model;
+  model.tensors = params_to_tensors<T>(table_, params).value();
+  model.metadata = {{"model_hash", c_.model_hash},
+                    {"epochs", std::to_string(out_.epochs_completed)},
+                    {"parameters", provenance}};
+  return write_safetensors(c_.run_dir / "model.safetensors", model);
+}
+
+template <class T> void Run<T>::keep_best_after_failure(int64_t epoch, TrainError& e) {
+  if (c_.run_dir.empty() || !c_.writer || epoch <= 1) return;
+  out_.epochs_completed = epoch - 1; // also the epochs a resumed run finished before
+  // The failed epoch took no step (every one was skipped), so params_ are
+  // still those the last finished epoch ended with.
+  std::vector<T> kept(params_.begin(), params_.end());
+  const bool best = c_.restore_best && hooks_.validate && stopper_->has_best();
+  if (best) (void)stopper_->restore_best(std::span<T>(kept));
+  if (!std::all_of(kept.begin(), kept.end(), [](T v) { return std::isfinite(v); })) return;
+  const int64_t which = best ? stopper_->best_epoch() : epoch - 1;
+  const std::string provenance = fmt::format("{} {} (training failed in epoch {})",
+                                             best ? "best epoch" : "last epoch", which, epoch);
+  if (Status<TrainError> s = write_model(kept, provenance); !s) {
+    e.message +=
+        fmt::format("; the parameters of epoch {} could not be kept: {}", which, s.error().message);
+    return;
+  }
+  e.message += fmt::format("; {} keeps the parameters of epoch {}{}",
+                           (c_.run_dir / "model.safetensors").string(), which,
+                           best ? " (the best)" : " (the last finished)");
+}
+
 template <class T> Status<TrainError> Run<T>::finish() {
   out_.best_epoch = stopper_->best_epoch();
   out_.best_value = stopper_->best_metric();
@@ -441,20 +489,14 @@ template <class T> Status<TrainError> Run<T>::finish() {
     }
     const std::span<const T> saved =
         interrupted_best ? std::span<const T>(best_so_far) : std::span<const T>(params_);
-    SafetensorsFile model;
-    model.tensors = params_to_tensors<T>(table_, saved).value();
-    model.metadata = {
-        {"model_hash", c_.model_hash},
-        {"epochs", std::to_string(out_.epochs_completed)},
-        {"parameters", out_.interrupted
-                           ? (interrupted_best ? fmt::format("best epoch {} so far (interrupted)",
-                                                             out_.best_epoch)
-                                               : std::string("last epoch (interrupted)"))
-                       : rolled_back ? fmt::format("best epoch {}", out_.best_epoch)
-                                     : "last epoch"}};
+    const std::string provenance =
+        out_.interrupted
+            ? (interrupted_best ? fmt::format("best epoch {} so far (interrupted)", out_.best_epoch)
+                                : std::string("last epoch (interrupted)"))
+        : rolled_back ? fmt::format("best epoch {}", out_.best_epoch)
+                      : "last epoch";
     // Not a warning: a run that ends without its parameters has failed.
-    if (Status<TrainError> s = write_safetensors(c_.run_dir / "model.safetensors", model); !s)
-      return s;
+    if (Status<TrainError> s = write_model(saved, provenance); !s) return s;
   }
   if (c_.print_summary) finish_table(out_.best_epoch);
   if (c_.plot && !c_.run_dir.empty() && c_.writer) {
@@ -493,7 +535,15 @@ template <class T> Result<TrainOutcome, TrainError> Run<T>::run() {
     if (Status<TrainError> s = end_epoch(epoch, p, rng); !s) {
       // The epochs before the failure are in train.jsonl; show them too.
       if (c_.print_summary && !out_.history.empty()) finish_table(stopper_->best_epoch());
-      return s.error();
+      TrainError e = s.error();
+      keep_best_after_failure(epoch, e);
+      return e;
+    }
+    if (interrupted_) { // during validation: every batch is done, the validation is redone
+      out_.interrupted = true;
+      if (ckpts_ && c_.writer)
+        if (Status<TrainError> s = save(epoch - 1, &p, rng); !s) return s.error();
+      break;
     }
     out_.epochs_completed = epoch;
     if (c_.early_stopping_patience > 0 && stopper_->should_stop()) {

@@ -11,6 +11,7 @@
 
 #include "runtime/io/checkpoint.h"
 #include "runtime/io/plot.h"
+#include "runtime/io/safetensors.h"
 #include "runtime/train/lr_schedule.h"
 #include "runtime/train/metrics.h"
 #include "runtime/train/train_loop.h"
@@ -238,6 +239,39 @@ TEST_CASE("training loop failures are reported, not hidden", "[loop]") {
     auto r = train<double>(table(), theta, h, config(dir.path()));
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().message.find("diverged") != std::string::npos);
+  }
+  SECTION("divergence after finished epochs keeps the best one's parameters, and says so") {
+    TrainHooks<double> h = prob.hooks();
+    const auto normal = h.train_batch;
+    h.train_batch = [normal](int64_t epoch, int64_t b, std::span<const double> p,
+                             std::span<double> g,
+                             Rng& rng) -> plastic::Result<BatchResult, TrainError> {
+      if (epoch == 4) return BatchResult{NAN, 32};
+      return normal(epoch, b, p, g, rng);
+    };
+    auto r = train<double>(table(), theta, h, config(dir.path()));
+    REQUIRE_FALSE(r.ok());
+    CHECK_THAT(r.error().message, Catch::Contains("every step of epoch 4"));
+    CHECK_THAT(r.error().message,
+               Catch::Contains("model.safetensors keeps the parameters of epoch"));
+    CHECK_THAT(r.error().message, Catch::Contains("(the best)"));
+    auto model = read_safetensors(dir / "model.safetensors");
+    REQUIRE(model.ok());
+    CHECK_THAT(model.value().metadata.at("parameters"),
+               Catch::Matches("best epoch [1-3] \\(training failed in epoch 4\\)"));
+    for (const NamedTensor& tensor : model.value().tensors)
+      for (double v : tensor.values<double>().value())
+        CHECK(std::isfinite(v));
+  }
+  SECTION("divergence in the first epoch keeps nothing") {
+    TrainHooks<double> h = prob.hooks();
+    h.train_batch = [](int64_t, int64_t, std::span<const double>, std::span<double>,
+                       Rng&) -> plastic::Result<BatchResult, TrainError> {
+      return BatchResult{NAN, 32};
+    };
+    auto r = train<double>(table(), theta, h, config(dir.path()));
+    REQUIRE_FALSE(r.ok());
+    CHECK_FALSE(fs::exists(dir / "model.safetensors"));
   }
   SECTION("a finite gradient too large for adam is skipped, named, and not saved") {
     // 1e160 is finite in f64 but its square is not: adam would keep inf in
