@@ -138,7 +138,7 @@ void DiagnosticEngine::error(Span span, std::string message, std::string hint) {
 }
 
 void DiagnosticEngine::warning(Span span, std::string message, std::string hint) {
-  ++warnings_;
+  if (++warnings_ > warning_limit()) return; // counted in the closing line of render()
   diags_.push_back({Severity::Warning, span, std::move(message), std::move(hint)});
 }
 
@@ -162,6 +162,9 @@ void DiagnosticEngine::render(std::ostream& os, bool color) const {
   if (errors_ > max_errors_)
     os << "plastic: " << errors_ - max_errors_ << " more errors not shown (the limit is "
        << max_errors_ << "; --error-limit N changes it, 0 shows all)\n";
+  if (warnings_ > warning_limit())
+    os << "plastic: " << warnings_ - warning_limit() << " more warnings not shown (the limit is "
+       << warning_limit() << "; --error-limit 0 shows all)\n";
 }
 
 void DiagnosticEngine::render_one(std::ostream& os, const Diagnostic& d, bool color) {

@@ -15,6 +15,7 @@
 
 #include "dsl/source.h"
 
+#include <algorithm>
 #include <limits>
 #include <ostream>
 #include <stdexcept>
@@ -52,6 +53,10 @@ public:
   /// 223,417 errors and 158 MB of output.
   void set_max_errors(int n) { max_errors_ = n > 0 ? n : std::numeric_limits<int>::max(); }
   static constexpr int kDefaultErrorLimit = 20;
+  /// Warnings past this many (or max_errors_ when higher) are counted, not
+  /// kept: 10^5 unused consts once printed 300,000 lines.
+  static constexpr int kDefaultWarningLimit = 100;
+  int warning_limit() const { return std::max(kDefaultWarningLimit, max_errors_); }
 
   /// Writes every diagnostic in order. `color` adds ANSI colours.
   void render(std::ostream& os, bool color = false) const;

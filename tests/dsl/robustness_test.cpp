@@ -6,6 +6,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <random>
 
 using namespace plastic;
@@ -108,4 +110,46 @@ gradient direct
   CHECK(r.model == nullptr);
   CHECK(rendered.find("<prelude>:") != std::string::npos);
   CHECK(rendered.find("einsum(") != std::string::npos); // the prelude's source line is shown
+}
+
+namespace {
+/// A model declaring `n` consts nothing uses.
+std::string many_consts(int n) {
+  std::string text = "model many\n";
+  for (int i = 0; i < n; ++i)
+    text += "const c" + std::to_string(i) + " = " + std::to_string(i) + "\n";
+  return text + "input x : path[3] linear\ninput y : target[3] per observation\n"
+                "param W : [3, 3] init glorot_uniform\nstate z : [3] = x(t0)\n"
+                "flow z' = W @ z\noutput pred = z per observation\nloss mse(pred, y)\n"
+                "solve euler step 0.01\ngradient direct\n";
+}
+
+/// The best of three checks of `text`, in seconds.
+double seconds_to_check(const std::string& text) {
+  double best = 1e300;
+  for (int i = 0; i < 3; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    (void)test::check_text(text);
+    best = std::min(best,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  return best;
+}
+} // namespace
+
+TEST_CASE("warnings past the limit are counted, not shown", "[dsl][robustness]") {
+  const std::string out = test::check_text(many_consts(150));
+  CHECK(std::count(out.begin(), out.end(), '\n') < 100 * 3 + 5); // 3 lines per warning
+  CHECK_THAT(out, Catch::Contains("const 'c99' is never used"));
+  CHECK_THAT(out, !Catch::Contains("const 'c100' is never used"));
+  CHECK_THAT(out, Catch::Contains("plastic: 50 more warnings not shown (the limit is 100"));
+}
+
+TEST_CASE("checking grows linearly with the number of declarations", "[dsl][robustness]") {
+  // A complexity check, not a timing: ten times the consts must cost about
+  // ten times the time (a name search per declaration made it a hundred).
+  const double small = seconds_to_check(many_consts(4000));
+  const double large = seconds_to_check(many_consts(40000));
+  INFO("4000 consts: " << small << " s, 40000: " << large << " s");
+  CHECK(large < 25 * small);
 }
