@@ -47,6 +47,14 @@ TEST_CASE("a log of a negative value is traced to its line", "[nonfinite]") {
   CHECK_FALSE(fs::exists(out / "model.safetensors")); // nothing non-finite saved
 }
 
+TEST_CASE("a square root of a negative value is traced to its line", "[nonfinite]") {
+  Run r = train_fresh("sqrt_negative.ode", "sqrt_negative");
+  INFO(r.out << r.err);
+  CHECK_THAT(r.err, Catch::Contains("sqrt_negative.ode:7:19: error: square root of a negative "
+                                    "value ("));
+  CHECK_THAT(r.err, Catch::Contains("in the forward pass (data sample"));
+}
+
 TEST_CASE("a division by zero is traced to its line", "[nonfinite]") {
   Run r = train_fresh("divide_by_zero.ode", "div");
   INFO(r.out << r.err);

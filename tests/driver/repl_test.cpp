@@ -153,6 +153,20 @@ save )" + (dir / "run").string() + "\n");
   CHECK_THAT(e.out, Catch::Contains("mse"));
 }
 
+TEST_CASE("the REPL traces a NaN to its model line in train and eval", "[repl]") {
+  fs::path dir = fresh_dir("nonfinite");
+  const std::string model = src("tests/driver/nonfinite/log_negative.ode");
+  for (const char* command : {"eval validation", "train 1"}) {
+    fs::path script =
+        write_script(dir, std::string("data synthetic:flipflop\nset batch 100\n") + command + "\n");
+    Run r = run("repl " + model + " --dtype f64 --script " + script.string());
+    INFO(command << "\n" << r.out << r.err);
+    CHECK(r.exit_code != 0);
+    CHECK_THAT(r.err, Catch::Contains("log_negative.ode:7:19: error: log of a negative value ("));
+    CHECK_THAT(r.err, Catch::Contains("flow z' = W @ z + log(0.3 - t)"));
+  }
+}
+
 TEST_CASE("the REPL's trajectory plot says so when it cannot write the plot", "[repl]") {
   fs::path dir = fresh_dir("trajectory_plot");
   fs::path script = write_script(dir, "load " + src(kFlipflop) +

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "compiler/analysis/nonfinite_locator.h"
 #include "compiler/analysis/stability.h"
 #include "compiler/driver/analyze_setup.h"
 #include "runtime/app/bench_app.h"
@@ -18,6 +19,7 @@
 #include "runtime/app/prediction_csv.h"
 #include "runtime/app/preprocessing.h"
 #include "runtime/app/run_folder.h"
+#include "runtime/batch/nonfinite_explainer.h"
 #include "runtime/batch/predict.h"
 #include "runtime/batch/train_hooks.h"
 #include "runtime/io/atomic_file.h"
@@ -50,10 +52,17 @@ const rt::PreparedData* split_of(rt::ModelData& md, const std::string& name) {
   return p;
 }
 
+/// Traces a NaN or inf met while running to the session's model source,
+/// as `plastic train` and `eval` do.
+rt::NonFiniteExplainer explainer_of(const Session& s) {
+  return analysis::make_nonfinite_explainer(s.current().fns, s.common.color);
+}
+
 template <class T>
 bool train_typed(Session& s, const plastic_model& m, rt::ModelData& md, int64_t count, bool steps) {
   const TrainSettings& ts = s.settings;
   rt::HookOptions ho;
+  ho.explain = explainer_of(s);
   ho.batch_size = ts.batch;
   ho.batch.threads = ts.threads;
   ho.on_failure = [](const std::string& what) {
@@ -138,8 +147,10 @@ std::optional<rt::Evaluation> evaluate_typed(Session& s, const rt::PreparedData&
   std::vector<T> theta = as<T>(s.theta());
   auto ev = rt::evaluate<T>(s.table(), p, rt::all_samples(p), std::span<const T>(theta), options);
   if (!ev) {
-    std::cerr << fmt::format("plastic: evaluating on the {} split: {}\n", split,
-                             ev.status().describe());
+    const rt::NonFiniteExplainerScope explain(explainer_of(s));
+    std::cerr << fmt::format(
+        "plastic: evaluating on the {} split: {}{}\n", split, ev.status().describe(),
+        rt::explain_failure<T>(ev.error(), p, rt::all_samples(p), std::span<const T>(theta)));
     return std::nullopt;
   }
   rt::print_evaluation(split, ev.value());
