@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "runtime/data/flipflop.h"
 #include "runtime/data/normalise.h"
@@ -36,6 +37,25 @@ std::vector<fs::path> files_ending(const fs::path& dir, const std::string& suffi
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+// Entries of `dir` named like data (.ts, .psv, .npy) that files_ending
+// skipped (a device or FIFO, a dangling link): named in the refusal, so a
+// folder whose only .npy links to /dev/zero does not read as empty.
+std::string skipped_data_entries(const fs::path& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string ext = it->path().extension().string();
+    std::error_code type_ec;
+    if ((ext == ".ts" || ext == ".psv" || ext == ".npy") && !it->is_regular_file(type_ec))
+      names.push_back(it->path().filename().string());
+  }
+  if (names.empty()) return {};
+  std::sort(names.begin(), names.end());
+  if (names.size() > 5) names.resize(5), names.emplace_back("...");
+  return fmt::format("; {} {} not a regular file (a device, a FIFO or a broken link)",
+                     fmt::join(names, ", "), names.size() == 1 ? "is" : "are");
 }
 
 constexpr double kTestFraction = 0.15;
@@ -245,7 +265,8 @@ Result<DataSplits, DataError> read_spec(const std::string& spec, const DataOptio
       return s;
     }
     return file_error(spec, "a data folder needs *_TRAIN.ts and *_TEST.ts (UEA), *.psv (PhysioNet "
-                            "2019) or *.npy files");
+                            "2019) or *.npy files" +
+                                skipped_data_entries(p));
   }
   std::string ext = p.extension().string();
   if (ext == ".ts") {

@@ -79,3 +79,12 @@ TEST_CASE("a UEA folder with a looping link and a FIFO beside its files still op
   REQUIRE(r.ok());
   CHECK(r->test.size() == 6);
 }
+
+TEST_CASE("a data folder whose only .npy links to a device names that file", "[open_data][files]") {
+  plastic::rt::test::TempDir tmp;
+  const fs::path dir = tmp.path() / "npy";
+  fs::create_directory(dir);
+  fs::create_symlink("/dev/zero", dir / "x.npy");
+  const std::string e = error_of(dir.string());
+  CHECK_THAT(e, Catch::Contains("x.npy is not a regular file (a device, a FIFO or a broken link)"));
+}
