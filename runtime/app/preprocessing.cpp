@@ -9,6 +9,7 @@
 #include "runtime/data/series_shaping.h"
 #include "runtime/data/transforms.h"
 #include "runtime/io/atomic_file.h"
+#include "runtime/support/printable.h"
 
 namespace plastic::rt {
 
@@ -168,8 +169,8 @@ read_preprocessing(const std::filesystem::path& dir) {
     }
     return std::optional<Preprocessing>(std::move(p));
   } catch (const nlohmann::json::exception& e) {
-    return AppError{
-        1, fmt::format("{}: not a data record written by `train`: {}", path.string(), e.what())};
+    return AppError{1, fmt::format("{}: not a data record written by `train`: {}", path.string(),
+                                   escape_unprintable(e.what()))};
   }
 }
 

@@ -8,6 +8,7 @@
 
 #include "runtime/app/model_hash.h"
 #include "runtime/io/atomic_file.h"
+#include "runtime/support/printable.h"
 
 namespace plastic::rt {
 
@@ -221,7 +222,7 @@ Result<std::optional<RunRecord>, AppError> read_run_record(const fs::path& dir) 
     return std::optional<RunRecord>(std::move(rec));
   } catch (const json::exception& e) {
     return AppError{kInputError, fmt::format("{}: not a run record written by `train`: {}",
-                                             path.string(), e.what())};
+                                             path.string(), escape_unprintable(e.what()))};
   }
 }
 

@@ -15,6 +15,7 @@
 #include "runtime/io/progress.h"
 #include "runtime/support/interrupt.h"
 #include "runtime/support/json_util.h"
+#include "runtime/support/printable.h"
 #include "runtime/train/clip.h"
 #include "runtime/train/early_stopping.h"
 #include "runtime/train/lr_schedule.h"
@@ -168,7 +169,8 @@ Status<TrainError> Run<T>::restore(const Checkpoint& ck, const std::string& file
   try {
     return restore_unchecked(ck, file);
   } catch (const nlohmann::json::exception& e) {
-    return format_error(file, fmt::format("malformed training state: {}", e.what()));
+    return format_error(file,
+                        fmt::format("malformed training state: {}", escape_unprintable(e.what())));
   }
 }
 

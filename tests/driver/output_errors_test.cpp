@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 
 #include "tests/driver/cli_support.h"
 
@@ -95,4 +96,17 @@ TEST_CASE("predict --output writes into a device or FIFO and through a link with
   CHECK(piped.exit_code == 0);
   CHECK(fs::is_fifo(fifo));
   CHECK(fs::file_size(dir / "read.csv") == fs::file_size(target));
+}
+
+TEST_CASE("a garbage data.json is refused with its bytes escaped", "[cli][output]") {
+  const fs::path copy = trained_run().parent_path() / "garbage";
+  fs::remove_all(copy);
+  fs::copy(trained_run(), copy, fs::copy_options::recursive);
+  std::ofstream(copy / "data.json", std::ios::binary) << "\xff\x1b[31mgarbage";
+  Run r = run("eval " + kModel + " --parameters " + copy.string());
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.err, Catch::Contains("data.json: not a data record written by `train`"));
+  CHECK_THAT(r.err, Catch::Contains("'\\xff'"));
+  CHECK(r.err.find('\xff') == std::string::npos);
+  CHECK(r.err.find('\x1b') == std::string::npos);
 }
