@@ -206,7 +206,7 @@ std::optional<std::string> plot_flow(const FlowField& flow, const FixedPointRepo
                                    std::pair{points_file, marks}})
     if (auto s = w.write(file, text); !s) return s.describe();
 
-  auto quoted = [](const fs::path& p) { return "'" + p.string() + "'"; };
+  auto quoted = [](const fs::path& p) { return rt::gnuplot_quote(p.string()); };
   std::string script = fmt::format(
       "# Flow field in the plane of the two leading PCs, written by plastic analyze flow.\n"
       "set terminal png size 900,800\n"

@@ -291,7 +291,7 @@ std::optional<std::string> plot_stability(const StabilityReport& r, const std::s
         fmt::format("{} {} {}\n", r.h * p.lambda.real(), r.h * p.lambda.imag(), p.amplification);
   if (auto s = w.write(region, boundary); !s) return s.describe();
   if (auto s = w.write(data, points); !s) return s.describe();
-  auto quoted = [](const fs::path& p) { return "'" + p.string() + "'"; };
+  auto quoted = [](const fs::path& p) { return rt::gnuplot_quote(p.string()); };
   std::string script = fmt::format(
       "# Stability region and h*lambda, written by plastic analyze stability.\n"
       "set terminal png size 800,700\n"

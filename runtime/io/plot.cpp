@@ -13,16 +13,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// A gnuplot single-quoted string: no escapes except '' for a quote.
-std::string quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out += '\'';
-    out += c;
-  }
-  return out + "'";
-}
-
 std::string value(double x) {
   return std::isfinite(x) ? fmt::format("{:.10g}", x) : "NaN";
 }
@@ -36,23 +26,24 @@ bool any_finite(const std::vector<EpochRecord>& r, double EpochRecord::* field) 
 std::string script_text(const std::vector<EpochRecord>& r, const fs::path& png,
                         const fs::path& data_file, const PlotOptions& o) {
   const std::string metric = r.empty() ? "metric" : r.back().metric_name;
-  std::string s = fmt::format("# Learning curve written by Plastic. Render again with: gnuplot {}\n"
-                              "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {{\n"
-                              "  set terminal pngcairo size {},{} font 'sans,10'\n"
-                              "}} else {{\n"
-                              "  set terminal png size {},{}\n"
-                              "}}\n"
-                              "set output {}\n"
-                              "set title {} noenhanced\n"
-                              "set datafile missing 'NaN'\n"
-                              "set xlabel 'epoch'\nset ylabel 'loss'\n"
-                              "set grid\nset key below horizontal noenhanced\nset bmargin 5\n"
-                              "set ytics nomirror\n",
-                              quote(fs::path(png).replace_extension(".gp").string()), o.width,
-                              o.height, o.width, o.height, quote(png.string()), quote(o.title));
+  std::string s =
+      fmt::format("# Learning curve written by Plastic. Render again with: gnuplot {}\n"
+                  "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {{\n"
+                  "  set terminal pngcairo size {},{} font 'sans,10'\n"
+                  "}} else {{\n"
+                  "  set terminal png size {},{}\n"
+                  "}}\n"
+                  "set output {}\n"
+                  "set title {} noenhanced\n"
+                  "set datafile missing 'NaN'\n"
+                  "set xlabel 'epoch'\nset ylabel 'loss'\n"
+                  "set grid\nset key below horizontal noenhanced\nset bmargin 5\n"
+                  "set ytics nomirror\n",
+                  gnuplot_quote(fs::path(png).replace_extension(".gp").string()), o.width, o.height,
+                  o.width, o.height, gnuplot_quote(png.string()), gnuplot_quote(o.title));
   if (o.log_loss) s += "set logscale y\n";
   std::vector<std::string> curves;
-  const std::string data = quote(data_file.string());
+  const std::string data = gnuplot_quote(data_file.string());
   if (any_finite(r, &EpochRecord::train_loss))
     curves.push_back(
         fmt::format("{} using 1:2 with linespoints pt 7 ps 0.5 lw 2 title 'train loss'", data));
@@ -60,10 +51,10 @@ std::string script_text(const std::vector<EpochRecord>& r, const fs::path& png,
     curves.push_back(
         fmt::format("{} using 1:3 with linespoints pt 7 ps 0.5 lw 2 title 'valid loss'", data));
   if (any_finite(r, &EpochRecord::valid_metric)) {
-    s += fmt::format("set y2label {} noenhanced\nset y2tics\n", quote("valid " + metric));
+    s += fmt::format("set y2label {} noenhanced\nset y2tics\n", gnuplot_quote("valid " + metric));
     curves.push_back(
         fmt::format("{} using 1:4 axes x1y2 with linespoints pt 7 ps 0.5 lw 2 dt 1 title {}", data,
-                    quote("valid " + metric)));
+                    gnuplot_quote("valid " + metric)));
   }
   // The best epoch: as given, else the highest metric, else the lowest valid loss.
   int64_t best = o.best_epoch;

@@ -24,16 +24,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// A gnuplot single-quoted string: no escapes except '' for a quote.
-std::string quote(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    if (c == '\'') out += '\'';
-    out += c;
-  }
-  return out + "'";
-}
-
 std::string tail_of(const fs::path& log) {
   std::ifstream in(log);
   std::stringstream ss;
@@ -56,7 +46,8 @@ std::string output_into(const std::string& script, const fs::path& png) {
   std::istringstream in(script);
   std::string out;
   for (std::string line; std::getline(in, line);)
-    out += (line.rfind("set output", 0) == 0 ? "set output " + quote(png.string()) : line) + "\n";
+    out += (line.rfind("set output", 0) == 0 ? "set output " + gnuplot_quote(png.string()) : line) +
+           "\n";
   return out;
 }
 
@@ -104,6 +95,15 @@ Result<Rendered, TrainError> run_gnuplot(const fs::path& exe, const std::string&
 }
 
 } // namespace
+
+std::string gnuplot_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out += '\'';
+    out += c;
+  }
+  return out + "'";
+}
 
 std::optional<fs::path> find_executable(const std::string& name) {
   if (name.empty()) return std::nullopt;

@@ -58,6 +58,9 @@ private:
   bool keep_ = false;
 };
 
+/// A gnuplot single-quoted string: no escapes except '' for a quote.
+std::string gnuplot_quote(const std::string& s);
+
 /// The program `name` as PATH would find it, or nullopt.
 std::optional<std::filesystem::path> find_executable(const std::string& name);
 

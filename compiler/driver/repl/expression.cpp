@@ -232,12 +232,12 @@ int plot_trajectory(const Trajectory& tr, const dsl::CheckedModel& m, const std:
   const size_t shown = std::min<size_t>(columns, 16);
   std::string plots;
   for (size_t k = 0; k < shown; ++k)
-    plots +=
-        fmt::format("{}'{}' using 1:{} with lines notitle", k ? ", " : "", data.string(), k + 2);
+    plots += fmt::format("{}{} using 1:{} with lines notitle", k ? ", " : "",
+                         rt::gnuplot_quote(data.string()), k + 2);
   const std::string script =
-      fmt::format("set terminal pngcairo size 960,540\nset output '{}'\nset xlabel 't'\n"
+      fmt::format("set terminal pngcairo size 960,540\nset output {}\nset xlabel 't'\n"
                   "set title 'states of {} ({} of {} components)' noenhanced\nplot {}\n",
-                  w.png().string(), m.name, shown, columns, plots);
+                  rt::gnuplot_quote(w.png().string()), m.name, shown, columns, plots);
   if (auto done = w.render(script); !done) {
     std::cerr << "plastic: " << done.error().describe() << "\n";
     return kInputError;
