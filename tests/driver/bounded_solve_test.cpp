@@ -111,8 +111,13 @@ TEST_CASE("SIGTERM stops a long fixed-step solve within seconds and saves a chec
   const pid_t pid = start("train " + model.string() + " " + csv_flags(csv) +
                           " --set dt=0.4 --batch 1 --epochs 1 --out " + out.string());
   REQUIRE(pid > 0);
-  // Past start-up (compiling, reading, ~3 s planning the memory) and into the solve.
-  std::this_thread::sleep_for(std::chrono::seconds(6));
+  // Past start-up (compiling, reading, ~3 s planning the memory: train.jsonl
+  // is opened just before the first batch) and a second into the solve.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (!fs::exists(out / "train.jsonl") && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  REQUIRE(fs::exists(out / "train.jsonl"));
+  std::this_thread::sleep_for(std::chrono::seconds(1));
   ::kill(pid, SIGTERM);
   const auto t0 = std::chrono::steady_clock::now();
   const int code = wait_exit_code(pid);
