@@ -8,9 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "runtime/support/interrupt.h"
-
 #include "runtime/solvers/tile_ops.h"
+#include "runtime/support/interrupt.h"
 
 namespace plastic::rt {
 
