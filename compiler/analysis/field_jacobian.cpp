@@ -27,14 +27,14 @@ std::vector<std::pair<std::string, int64_t>> state_sizes(const ir::Function& fie
   return states;
 }
 
+} // namespace
+
 int64_t state_size(const ir::Function& field) {
   int64_t n = 0;
   for (const auto& out : field.outputs())
     n += out.node->numel();
   return n;
 }
-
-} // namespace
 
 TensorMap constant_input_leaves(const model::ModelFunctions& fns, const abi::ModelLayout& layout,
                                 const std::vector<double>& theta, double input) {
@@ -127,32 +127,42 @@ Eigen::MatrixXd field_jacobian(const ir::Function& field, const ir::Function& vj
   return J;
 }
 
-std::vector<TrajectoryState> trajectory_states(const model::ModelFunctions& fns,
-                                               const abi::ModelLayout& layout,
-                                               const std::vector<double>& theta,
-                                               const rt::PreparedData& data, int64_t samples,
-                                               int64_t per_sample) {
+std::vector<TrajectoryState> sample_states(const model::ModelFunctions& fns,
+                                           const abi::ModelLayout& layout,
+                                           const std::vector<double>& theta,
+                                           const rt::PreparedData& data, int64_t sample,
+                                           int64_t per_sample) {
   const ir::Function* field = fns.find(model::FnKind::Field);
   if (!field) throw ir::IRError("the model has no field to analyse");
   rt::NonFiniteEvent e;
   e.data = &data;
   e.params = theta;
+  ReferenceRun run(fns, layout, e, sample);
+  run.backward_pass = false;
+  std::vector<std::pair<double, TensorMap>> states;
+  run.on_state = [&](double t, const TensorMap& z) { states.emplace_back(t, z); };
+  // A sample that blows up still has its states up to the blow-up.
+  (void)run.run();
+  const auto total = static_cast<int64_t>(states.size());
+  const int64_t picks = per_sample > 0 ? std::min<int64_t>(per_sample, total) : total;
+  std::vector<TrajectoryState> out;
+  for (int64_t k = 0; k < picks; ++k) {
+    const auto& [t, z] = states[static_cast<size_t>(k * total / std::max<int64_t>(picks, 1))];
+    out.push_back({sample, t, run.leaves(*field, t, z)});
+  }
+  return out;
+}
+
+std::vector<TrajectoryState> trajectory_states(const model::ModelFunctions& fns,
+                                               const abi::ModelLayout& layout,
+                                               const std::vector<double>& theta,
+                                               const rt::PreparedData& data, int64_t samples,
+                                               int64_t per_sample) {
   std::vector<TrajectoryState> out;
   const int64_t n = std::min<int64_t>(samples, static_cast<int64_t>(data.size()));
-  for (int64_t s = 0; s < n; ++s) {
-    ReferenceRun run(fns, layout, e, s);
-    run.backward_pass = false;
-    std::vector<std::pair<double, TensorMap>> states;
-    run.on_state = [&](double t, const TensorMap& z) { states.emplace_back(t, z); };
-    // A sample that blows up still has its states up to the blow-up.
-    (void)run.run();
-    const auto total = static_cast<int64_t>(states.size());
-    const int64_t picks = per_sample > 0 ? std::min<int64_t>(per_sample, total) : total;
-    for (int64_t k = 0; k < picks; ++k) {
-      const auto& [t, z] = states[static_cast<size_t>(k * total / std::max<int64_t>(picks, 1))];
-      out.push_back({s, t, run.leaves(*field, t, z)});
-    }
-  }
+  for (int64_t s = 0; s < n; ++s)
+    for (TrajectoryState& state : sample_states(fns, layout, theta, data, s, per_sample))
+      out.push_back(std::move(state));
   return out;
 }
 

@@ -38,6 +38,9 @@ TensorMap constant_input_leaves(const model::ModelFunctions& fns, const ir::Func
                                 const abi::ModelLayout& layout, const std::vector<double>& theta,
                                 double input);
 
+/// The number of state entries: the Jacobian is state_size × state_size.
+int64_t state_size(const ir::Function& field);
+
 /// The state in `leaves`, flattened in the field's output order.
 Eigen::VectorXd state_vector(const ir::Function& field, const TensorMap& leaves);
 /// Writes `z` (flattened as state_vector) into the state leaves.
@@ -58,6 +61,15 @@ struct TrajectoryState {
   double t = 0;
   TensorMap leaves;
 };
+
+/// The states of training sample `sample` of `data`, followed in the
+/// reference interpreter with its own inputs; `per_sample` states evenly
+/// spaced along it (0: every step), up to a blow-up.
+std::vector<TrajectoryState> sample_states(const model::ModelFunctions& fns,
+                                           const abi::ModelLayout& layout,
+                                           const std::vector<double>& theta,
+                                           const rt::PreparedData& data, int64_t sample,
+                                           int64_t per_sample);
 
 /// The states of the first `samples` training samples of `data`, followed
 /// in the reference interpreter with their own inputs; `per_sample` states

@@ -7,9 +7,9 @@
 #include <limits>
 #include <memory>
 
-#include <Eigen/Eigenvalues>
 #include <fmt/format.h>
 
+#include "compiler/analysis/block_eigenvalues.h"
 #include "compiler/analysis/field_jacobian.h"
 #include "runtime/init/stability_polynomial.h"
 #include "runtime/io/plot_writer.h"
@@ -54,12 +54,14 @@ double largest_stable_step(const Coefficients& R, std::complex<double> lambda) {
 void add_state(StabilityReport& r, const Coefficients& R, const Eigen::MatrixXd& J, int64_t sample,
                double t) {
   ++r.states;
-  Eigen::EigenSolver<Eigen::MatrixXd> es(J, /*computeEigenvectors=*/false);
-  for (Eigen::Index i = 0; i < es.eigenvalues().size(); ++i) {
+  r.dimension = J.rows();
+  const BlockSpectrum spectrum = block_spectrum(J);
+  r.largest_block = std::max(r.largest_block, spectrum.largest_block);
+  for (const std::complex<double>& lambda : spectrum.eigenvalues) {
     StabilityPoint p;
     p.sample = sample;
     p.t = t;
-    p.lambda = es.eigenvalues()[i];
+    p.lambda = lambda;
     p.amplification = rt::init_detail::amplification(R, r.h * p.lambda);
     r.points.push_back(p);
   }
@@ -117,6 +119,14 @@ void summarise(StabilityReport& r, const Coefficients& R, bool stability_informe
                                    r.stiffness));
 }
 
+// States per sample within the Jacobian row budget (each state costs
+// `dimension` VJP evaluations), at least kMinStatesPerSample.
+int64_t states_within_budget(const StabilityOptions& o, int64_t samples, int64_t dimension) {
+  if (o.states_per_sample <= 0 || samples <= 0 || dimension <= 0) return o.states_per_sample;
+  const int64_t affordable = o.jacobian_row_budget / (samples * dimension);
+  return std::min(o.states_per_sample, std::max(affordable, StabilityOptions::kMinStatesPerSample));
+}
+
 std::string number(double v) {
   return std::isfinite(v) ? fmt::format("{:.4g}", v) : std::string(v > 0 ? "inf" : "nan");
 }
@@ -136,13 +146,33 @@ StabilityReport stability_report(const model::ModelFunctions& fns, const abi::Mo
   if (!options.data) {
     add_state(r, R, field_jacobian(*field, *vjp, constant_input_leaves(fns, layout, theta, 0.0)),
               -1, 0.0);
+    r.planned = 1;
   } else {
-    for (const TrajectoryState& s : trajectory_states(fns, layout, theta, *options.data,
-                                                      options.samples, options.states_per_sample)) {
-      try {
-        add_state(r, R, field_jacobian(*field, *vjp, s.leaves), s.sample, s.t);
-      } catch (const ir::IRError&) {
-        ++r.skipped; // a state where the Jacobian itself is not finite
+    const int64_t samples =
+        std::min<int64_t>(options.samples, static_cast<int64_t>(options.data->size()));
+    r.samples = samples;
+    r.states_per_sample = states_within_budget(options, samples, state_size(*field));
+    for (int64_t sample = 0; sample < samples && !r.stopped; ++sample) {
+      auto states = sample_states(fns, layout, theta, *options.data, sample, r.states_per_sample);
+      // The states done, this sample's (fewer than asked when its
+      // trajectory blows up), and as many again for each sample to come.
+      const auto here = static_cast<int64_t>(states.size());
+      const int64_t per_sample = r.states_per_sample > 0 ? r.states_per_sample : here;
+      r.planned = r.states + r.skipped + here + per_sample * (samples - sample - 1);
+      if (options.progress && !options.progress(r.states + r.skipped, r.planned)) {
+        r.stopped = true;
+        break;
+      }
+      for (const TrajectoryState& s : states) {
+        try {
+          add_state(r, R, field_jacobian(*field, *vjp, s.leaves), s.sample, s.t);
+        } catch (const ir::IRError&) {
+          ++r.skipped; // a state where the Jacobian itself is not finite
+        }
+        if (options.progress && !options.progress(r.states + r.skipped, r.planned)) {
+          r.stopped = true;
+          break;
+        }
       }
     }
   }
@@ -150,19 +180,24 @@ StabilityReport stability_report(const model::ModelFunctions& fns, const abi::Mo
   return r;
 }
 
-std::string states_origin(const StabilityOptions& options) {
-  if (!options.data) return "the origin (z = 0, inputs 0)";
-  return fmt::format(
-      "trajectories of {} training samples",
-      std::min<int64_t>(options.samples, static_cast<int64_t>(options.data->size())));
+std::string states_origin(const StabilityReport& r) {
+  if (r.samples == 0) return "the origin (z = 0, inputs 0)";
+  return fmt::format("{} states along each of {} training samples' trajectories",
+                     r.states_per_sample, r.samples);
 }
 
 std::string format_stability(const StabilityReport& r) {
   std::string s;
   s += fmt::format("solver              {} step {:g}\n", r.solver, r.h);
-  s += fmt::format("states              {} ({} eigenvalues){}\n", r.states, r.points.size(),
-                   r.skipped ? fmt::format("; {} more with a non-finite Jacobian", r.skipped)
-                             : std::string());
+  s += fmt::format(
+      "states              {} ({} eigenvalues{}){}\n", r.states, r.points.size(),
+      r.largest_block < r.dimension ? fmt::format("; coupled blocks of at most {}", r.largest_block)
+                                    : std::string(),
+      r.skipped ? fmt::format("; {} more with a non-finite Jacobian", r.skipped) : std::string());
+  if (r.stopped)
+    s += fmt::format("stopped             after {} of {} states (interrupted): the figures "
+                     "below cover those\n",
+                     r.states + r.skipped, r.planned);
   s += fmt::format("outside the region  {} ({:.1f} %)\n", r.outside, 100 * r.fraction_outside());
   s += fmt::format("max |R(h λ)|        {}\n", number(r.max_amplification));
   s += fmt::format("spectral radius     {}\n", number(r.spectral_radius));
@@ -214,6 +249,10 @@ nlohmann::json stability_json(const StabilityReport& r) {
           {"h", r.h},
           {"states", r.states},
           {"states_skipped", r.skipped},
+          {"states_planned", r.planned},
+          {"stopped", r.stopped},
+          {"state_dimension", r.dimension},
+          {"largest_coupled_block", r.largest_block},
           {"eigenvalues", r.points.size()},
           {"outside", r.outside},
           {"fraction_outside", r.fraction_outside()},

@@ -19,6 +19,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,8 +44,16 @@ struct StabilityPoint {
 struct StabilityReport {
   std::string solver;
   double h = 0;
-  int64_t states = 0;                 ///< states the Jacobian was taken at
-  int64_t skipped = 0;                ///< states left out: their Jacobian is not finite
+  int64_t states = 0;            ///< states the Jacobian was taken at
+  int64_t skipped = 0;           ///< states left out: their Jacobian is not finite
+  int64_t planned = 0;           ///< states the options asked for
+  int64_t samples = 0;           ///< data samples followed (0: the origin)
+  int64_t states_per_sample = 0; ///< after the row budget
+  bool stopped = false;          ///< the progress callback stopped it before `planned`
+  int64_t dimension = 0;         ///< the state's size (each Jacobian is dimension²)
+  /// The largest group of states coupled both ways (block_eigenvalues.h):
+  /// the eigenvalues are computed per group.
+  int64_t largest_block = 0;
   std::vector<StabilityPoint> points; ///< every eigenvalue of every state
   int64_t outside = 0;                ///< points with |R(hλ)| > 1
   int64_t growing = 0;                ///< points with Re λ > neutral_tolerance
@@ -70,8 +79,19 @@ struct StabilityReport {
 struct StabilityOptions {
   const rt::PreparedData* data = nullptr; ///< null: the origin only
   int64_t samples = 4;                    ///< samples followed (from the data's first)
-  int64_t states_per_sample = 10;         ///< states taken along each, evenly
-  bool stability_informed = false;        ///< the model already uses that initialiser (advice)
+  int64_t states_per_sample = 10;         ///< states taken along each, evenly (at most)
+  /// Jacobian rows (one VJP each in the interpreter) the report may spend
+  /// on the data's states: a large state takes fewer states per sample,
+  /// never fewer than kMinStatesPerSample (a 1600-state Delta-rule CDE: 3
+  /// per sample over 4 samples instead of 10, a few seconds instead of a
+  /// minute).
+  int64_t jacobian_row_budget = 20000;
+  static constexpr int64_t kMinStatesPerSample = 2;
+  bool stability_informed = false; ///< the model already uses that initialiser (advice)
+  /// Called after each state with (states done, states planned); returning
+  /// false stops the report there (Ctrl-C), which then covers the states
+  /// done. Null: no progress, no stop.
+  std::function<bool(int64_t done, int64_t planned)> progress;
 };
 
 /// The report for parameters `theta` (the model's flat parameter vector).
@@ -80,9 +100,10 @@ StabilityReport stability_report(const model::ModelFunctions& fns, const abi::Mo
 
 /// The report as a text table and advice.
 std::string format_stability(const StabilityReport& r);
-/// Where `options` take the states from, as the report's header line says
-/// it ("trajectories of 4 training samples", "the origin (z = 0, inputs 0)").
-std::string states_origin(const StabilityOptions& options);
+/// Where the report took its states from, as its header line says it
+/// ("3 states along each of 4 training samples' trajectories", "the origin
+/// (z = 0, inputs 0)").
+std::string states_origin(const StabilityReport& r);
 /// One line for `plastic train` ("stability  midpoint h=4: 0 of 4 eigenvalues ... outside").
 std::string stability_line(const StabilityReport& r);
 nlohmann::json stability_json(const StabilityReport& r);

@@ -4,6 +4,8 @@
 // trajectories give the analysed states.
 #pragma once
 
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -45,6 +47,11 @@ std::unique_ptr<AnalyzeSetup> prepare_analysis(const AnalyzeRequest& r, const Co
 analysis::FixedPointOptions fixed_point_options(const AnalyzeRequest& r, const AnalyzeSetup& s);
 /// Where the finder's starts come from, for the report's header.
 std::string starts_description(const AnalyzeRequest& r, const AnalyzeSetup& s);
+
+/// The stability report's progress callback (analysis::StabilityOptions):
+/// a bar of states on stderr, and a stop when SIGINT or SIGTERM arrived
+/// (the caller keeps an rt::InterruptGuard alive meanwhile).
+std::function<bool(int64_t done, int64_t planned)> stability_progress();
 
 /// Whether some parameter of `m` uses the stability-informed initialiser.
 bool uses_stability_informed(const plastic_model& m);

@@ -3,6 +3,7 @@
 
 #include "compiler/abi/gradient_use.h"
 #include "compiler/driver/backend_choice.h"
+#include "compiler/driver/data_dims.h"
 #include "compiler/driver/run_compiled.h"
 #include "dsl/frontend.h"
 #include "runtime/app/binding.h"
@@ -62,27 +63,6 @@ ModelCommands::ModelCommands(CLI::App& app, std::vector<std::string>& sets,
 ModelCommands::~ModelCommands() = default;
 
 namespace {
-
-// What `dim d from data.X` takes, and the name messages give it. A trained
-// run's dims are the run's (its binding records them): eval and predict of
-// new series compile the model that was trained, whatever the series hold —
-// the series are then checked against it. Otherwise the data are read once
-// here for their channels and classes, as the run read them (its --label,
-// --id, --channels ... fill the flags not given now). Data that cannot be
-// read are left to the command, which reports them (and, for `train
-// --force`, after clearing the old run).
-std::optional<std::pair<std::map<std::string, int64_t>, std::string>>
-data_quantities_for(const std::optional<rt::RunBinding>& binding, const std::string& recorded_run,
-                    const rt::RunOptions& run) {
-  if (binding && binding->preparation)
-    return std::pair{binding->data_quantities(), binding->name()};
-  rt::RunOptions as_recorded = run;
-  if (!recorded_run.empty())
-    (void)rt::recall_data_flags(recorded_run, rt::RecordedFlags::Reuse, as_recorded.data_flags);
-  auto q = rt::data_quantities(as_recorded);
-  if (!q) return std::nullopt;
-  return std::pair{std::move(q.value()), run.data};
-}
 
 // The binding of the run an eval, predict or train --resume reads (nullopt
 // for a folder without run.json); an error is printed and its code returned

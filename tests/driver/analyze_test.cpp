@@ -7,12 +7,17 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
+#include <thread>
 
 #include "tests/driver/cli_support.h"
+#include "tests/support/toy_ts.h"
 
 using namespace plastic::test;
 namespace fs = std::filesystem;
@@ -68,6 +73,75 @@ TEST_CASE("states along data trajectories / a stiff field gets the step that fix
   // z' = -1e6 z: Euler is stable for h <= 2 / 1e6.
   CHECK(j["largest_stable_step"].get<double>() == Approx(2e-6).epsilon(1e-6));
   CHECK_THAT(j["advice"][0].get<std::string>(), Catch::Contains("a step of at most 2e-06"));
+}
+
+TEST_CASE("the Delta CDE's Jacobian is one block per fast-weight row, with its one eigenvalue",
+          "[analyze]") {
+  // Paper 000 Eqs. 24-25 with the post-delta tanh: row i of a head's W
+  // follows W_i' = β tanh(v_i − W_i·k) k, which reads only row i, so
+  // ∂W_i'/∂W_i = −β tanh'(·) k kᵀ: blocks of d_head, each of rank one with
+  // the eigenvalue −β tanh'(·) |k|². At the origin (inputs 0) β =
+  // beta_scale·σ(0) = 0.015, tanh'(0) = 1 and k = softmax(0) is uniform,
+  // |k|² = 1/d_head = 1/4: λ = −0.00375 once per row (heads·d_head = 8),
+  // and 0 for the other 24 of the 32 states.
+  Run r = run("analyze stability " + src("examples/fwp_delta_cde_character.ode") +
+              " --set heads=2 --set d_head=4 --set d_ff=8 --json");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto j = nlohmann::json::parse(r.out);
+  CHECK(j["state_dimension"].get<int>() == 32);
+  CHECK(j["largest_coupled_block"].get<int>() == 4);
+  int rows = 0, zeros = 0;
+  for (const auto& p : j["points"]) {
+    const double re = p["re"].get<double>(), im = p["im"].get<double>();
+    rows += std::abs(re + 0.00375) < 1e-15 && im == 0;
+    zeros += std::abs(re) < 1e-15 && std::abs(im) < 1e-15;
+  }
+  CHECK(rows == 8);
+  CHECK(zeros == 24);
+}
+
+TEST_CASE("a large state takes fewer states per trajectory, and the report says so", "[analyze]") {
+  // 2 heads x 24 x 24 = 1152 states: 4 samples x 10 states would be 46 080
+  // Jacobian rows, over the budget of 20 000; 4 states per sample fit.
+  fs::path dir = fresh_test_dir("analyze_test", "row_budget");
+  write_toy_ts(dir / "toy_TRAIN.ts", 2, 2, 12, 20);
+  Run r = run("analyze stability " + src("examples/fwp_delta_cde_character.ode") +
+              " --set heads=2 --set d_head=24 --set d_ff=8 --samples 4 --data " +
+              (dir / "toy_TRAIN.ts").string());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK_THAT(r.out, Catch::Contains("4 states along each of 4 training samples' trajectories"));
+  CHECK_THAT(r.out, Catch::Contains("states              16 (18432 eigenvalues; coupled blocks "
+                                    "of at most 24)"));
+}
+
+TEST_CASE("Ctrl-C stops the stability report and prints the states done", "[analyze][signals]") {
+  fs::path dir = fresh_test_dir("analyze_test", "interrupt");
+  write_toy_ts(dir / "toy_TRAIN.ts", 2, 2, 12, 20);
+  const fs::path log = dir / "log";
+  // 1600 states, 8 samples x 2 states: several seconds of Jacobians.
+  const pid_t pid = start("analyze stability " + src("examples/fwp_delta_cde_character.ode") +
+                              " --samples 8 --data " + (dir / "toy_TRAIN.ts").string(),
+                          log.string());
+  REQUIRE(pid > 0);
+  auto text = [&] {
+    std::ifstream in(log);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  // The progress line appears once the first trajectory is followed.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (text().find("stability") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ::kill(pid, SIGINT);
+  CHECK(wait_exit_code(pid) == 128 + SIGINT);
+  const std::string out = text();
+  INFO(out);
+  CHECK_THAT(out, Catch::Contains("stopped             after"));
+  CHECK_THAT(out, Catch::Contains("of 16 states (interrupted)"));
 }
 
 TEST_CASE("analyze stability --plot draws the region and the points", "[analyze]") {

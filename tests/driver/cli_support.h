@@ -58,9 +58,10 @@ inline Run run(const std::string& args) {
 }
 
 /// The `plastic` driver started in the background with these arguments
-/// (output discarded): its process id, for tests that signal or kill it.
-inline pid_t start(const std::string& args) {
-  const std::string cmd = "exec " + std::string(PLASTIC_EXE) + " " + args + " >/dev/null 2>&1";
+/// (output to `log`, discarded by default): its process id, for tests that
+/// signal or kill it.
+inline pid_t start(const std::string& args, const std::string& log = "/dev/null") {
+  const std::string cmd = "exec " + std::string(PLASTIC_EXE) + " " + args + " >'" + log + "' 2>&1";
   const pid_t pid = ::fork();
   if (pid == 0) {
     ::execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));

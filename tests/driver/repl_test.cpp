@@ -118,6 +118,30 @@ TEST_CASE("the REPL in a terminal: train, change N and the solver, evaluate, fai
   CHECK_THAT(saved, Catch::Contains("rk4\\040step\\0400.01"));
 }
 
+TEST_CASE("the REPL's stability on a 1600-state model shows progress and stops at Ctrl-C",
+          "[repl][signals]") {
+  fs::path dir = fresh_dir("pty_stability");
+  write_toy_ts(dir / "toy_TRAIN.ts", 2, 2, 12, 20);
+  PtySession t({PLASTIC_EXE, "repl", src("examples/fwp_delta_cde_character.ode"), "--data",
+                (dir / "toy_TRAIN.ts").string()},
+               {"PLASTIC_HISTORY=" + (dir / "history").string(), "NO_COLOR=1", "TERM=xterm"});
+  REQUIRE(t.started());
+  REQUIRE(t.wait_for("plastic> "));
+  CHECK_THAT(t.last(), Catch::Contains("state 1600"));
+  t.type("stability\n");
+  REQUIRE(t.wait_for("stability "));
+  t.type("\x03");
+  REQUIRE(t.wait_for("plastic> "));
+  CHECK_THAT(t.last(), Catch::Contains("coupled blocks of at most 20"));
+  CHECK_THAT(t.last(), Catch::Contains("states (interrupted)"));
+  // The session goes on, and Ctrl-C is again the prompt's.
+  t.type("info\n");
+  REQUIRE(t.wait_for("plastic> "));
+  CHECK_THAT(t.last(), Catch::Contains("solver    rk4"));
+  t.type("\x04");
+  CHECK(t.wait_exit() == 0);
+}
+
 TEST_CASE("repl --script runs every command and exits 0", "[repl]") {
   fs::path dir = fresh_dir("script_ok");
   fs::path script = write_script(dir, "load " + src(kFlipflop) + R"(

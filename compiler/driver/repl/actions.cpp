@@ -24,6 +24,7 @@
 #include "runtime/batch/train_hooks.h"
 #include "runtime/io/atomic_file.h"
 #include "runtime/io/safetensors.h"
+#include "runtime/support/interrupt.h"
 #include "runtime/train/state_tensors.h"
 #include "runtime/train/train_loop.h"
 
@@ -334,10 +335,15 @@ bool stability(Session& s, const std::string& plot) {
     if (!md) return false;
     options.data = md->train ? &*md->train : nullptr;
   }
+  options.progress = stability_progress();
+  // Ctrl-C stops after the state at hand and reports the states done.
+  rt::InterruptGuard interrupts(/*quiet=*/true);
   const analysis::StabilityReport report = analysis::stability_report(
       s.current().fns, s.current().compiled.layout(), s.theta(), options);
-  std::cout << fmt::format("states from         {}\n", analysis::states_origin(options));
+  options.progress = nullptr; // ends the progress line before the report
+  std::cout << fmt::format("states from         {}\n", analysis::states_origin(report));
   std::cout << analysis::format_stability(report);
+  if (report.stopped) return false;
   if (plot.empty()) return true;
   if (std::optional<std::string> failed = analysis::plot_stability(report, plot)) {
     std::cerr << fmt::format("plastic: {}\n", *failed);
