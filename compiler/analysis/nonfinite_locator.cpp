@@ -47,6 +47,27 @@ std::string render(const Finding& f, const rt::NonFiniteEvent& e, bool color) {
   return out;
 }
 
+// Why the re-run found nothing, so a trace never goes silent: the re-run
+// is exact f64 arithmetic on the reference's step grid, so a value that
+// only the compiled run meets comes from what differs between the two.
+std::string not_found(const std::vector<int64_t>& samples, const rt::NonFiniteEvent& e) {
+  const std::string which =
+      samples.size() == 1
+          ? fmt::format("data sample {}", samples[0])
+          : fmt::format("data sample {} and {} more of its batch", samples[0], samples.size() - 1);
+  const std::string when =
+      e.failure.kind == rt::FailureKind::NonFiniteState && std::isfinite(e.failure.t)
+          ? fmt::format(" (the compiled solve met it at t = {:.6g})", e.failure.t)
+          : std::string();
+  return fmt::format(
+      "note: the reference interpreter re-ran {} in f64 on the model's own step "
+      "grid and met no non-finite value{}, so it is not traced to a model line. What differs "
+      "between the two runs: the element type (an f32 overflow that f64 does not meet: "
+      "--dtype f64 checks it), the steps (an adaptive step, or a step shortened to the data's "
+      "spacing, that the reference does not take), and the loss on the targets",
+      which, when);
+}
+
 } // namespace
 
 rt::NonFiniteExplainer make_nonfinite_explainer(const model::ModelFunctions& fns, bool color) {
@@ -57,15 +78,18 @@ rt::NonFiniteExplainer make_nonfinite_explainer(const model::ModelFunctions& fns
     if (e.failure.sample >= 0) candidates.push_back(e.failure.sample);
     for (int64_t s : e.samples)
       if (candidates.size() < 16 && s != e.failure.sample) candidates.push_back(s);
+    if (candidates.empty()) return {}; // no sample named: nothing to re-run
     try {
       for (int64_t s : candidates) {
         ReferenceRun run(fns, *layout, e, s);
         if (std::optional<Finding> f = run.run()) return render(*f, e, color);
       }
-    } catch (const std::exception&) {
-      return {}; // a model the reference cannot follow: report as before
+    } catch (const std::exception& ex) {
+      return fmt::format("note: the reference interpreter cannot re-run this model ({}), so the "
+                         "value is not traced to a model line",
+                         ex.what());
     }
-    return {};
+    return not_found(candidates, e);
   };
 }
 

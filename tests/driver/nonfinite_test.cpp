@@ -55,6 +55,22 @@ TEST_CASE("a square root of a negative value is traced to its line", "[nonfinite
   CHECK_THAT(r.err, Catch::Contains("in the forward pass (data sample"));
 }
 
+TEST_CASE("a value only f32 meets is not traced, and the note says why", "[nonfinite]") {
+  const fs::path out = run_dir("f32_only");
+  Run r = run("train " + src("tests/driver/nonfinite/f32_overflow.ode") +
+              " --data synthetic:flipflop --dtype f32 --batch 100 --threads 2 --epochs 1"
+              " --no-progress --out " +
+              out.string());
+  INFO(r.out << r.err);
+  CHECK_THAT(r.err, Catch::Contains("note: the reference interpreter re-ran data sample"));
+  CHECK_THAT(r.err, Catch::Contains("met no non-finite value"));
+  CHECK_THAT(r.err, Catch::Contains("--dtype f64 checks it"));
+  // In f64 the same model trains: the note's check holds.
+  Run f64 = train_fresh("f32_overflow.ode", "f32_only_in_f64");
+  INFO(f64.out << f64.err);
+  CHECK(f64.exit_code == 0);
+}
+
 TEST_CASE("a division by zero is traced to its line", "[nonfinite]") {
   Run r = train_fresh("divide_by_zero.ode", "div");
   INFO(r.out << r.err);
