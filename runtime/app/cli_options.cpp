@@ -148,6 +148,10 @@ void add_train_options(CLI::App& cmd, TrainRequest& r) {
   cmd.add_flag("--force", r.force, "Replace the run the folder holds (its files are removed)")
       ->excludes(resume);
   cmd.add_flag("--plot", r.plot, "Write learning_curve.png with gnuplot");
+  cmd.add_flag("--log-steps", r.log_steps,
+               "Log every batch (samples, loss, learning rate, gradient norm) in "
+               "OUT/steps.jsonl, with the parameters before the first and after the last step "
+               "(OUT/initial.safetensors, OUT/last.safetensors), to compare with a reference");
   CLI::Option* folds =
       cmd.add_option("--folds", r.run.folds,
                      "K-fold cross-validation: train K models, each validated on one fold of "

@@ -87,6 +87,9 @@ struct TrainRequest {
   bool force = false;           ///< replace a run already in the folder (run_folder.h)
   bool plot = false;            ///< learning-curve PNG (gnuplot)
   bool progress = true;         ///< progress bar on stderr
+  /// Every batch in RUN/steps.jsonl with initial/last.safetensors
+  /// (runtime/train/step_log.h); a resumed run that logged goes on logging.
+  bool log_steps = false;
 };
 
 struct EvalRequest {

@@ -18,10 +18,10 @@ namespace fs = std::filesystem;
 
 /// Whether a run writes a file of this name at the top of its folder
 /// (train_loop.h, train_app.cpp, preprocessing.h, run_record.h, plot.h,
-/// and a cross-validation's folds.json and fold-K folders,
+/// step_log.h, and a cross-validation's folds.json and fold-K folders,
 /// cross_validation.h).
 bool is_run_file(const std::string& name) {
-  static constexpr std::array<std::string_view, 11> kNames = {"checkpoints",
+  static constexpr std::array<std::string_view, 14> kNames = {"checkpoints",
                                                               "train.jsonl",
                                                               "model.safetensors",
                                                               "summary.json",
@@ -31,7 +31,10 @@ bool is_run_file(const std::string& name) {
                                                               "learning_curve.png",
                                                               "learning_curve.dat",
                                                               "learning_curve.gp",
-                                                              "learning_curve.gnuplot.log"};
+                                                              "learning_curve.gnuplot.log",
+                                                              "steps.jsonl",
+                                                              "initial.safetensors",
+                                                              "last.safetensors"};
   for (std::string_view n : kNames)
     if (name == n) return true;
   if (name == "folds.json") return true;

@@ -194,6 +194,11 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
       fmt::print(stderr, "\nplastic: batch skipped: {}\n", what);
     };
   ho.explain = nonfinite_explainer(); // the driver's, which knows the model's source
+  // A resumed run that logged its steps goes on logging them.
+  const bool log_steps =
+      r.log_steps ||
+      (r.resume && std::filesystem::exists(std::filesystem::path(r.out) / "steps.jsonl"));
+  ho.sample_ids = log_steps && comm.root();
   const PreparedData* valid = md.validation ? &*md.validation : nullptr;
   TrainHooks<T> hooks = make_train_hooks<T>(m, *md.train, valid, ho);
 
@@ -213,6 +218,7 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
   cfg.run_dir = r.out;
   cfg.resume = r.resume;
   cfg.plot = r.plot;
+  cfg.log_steps = log_steps;
   cfg.progress = r.progress && comm.root();
   // Into a file, a pipe or a cluster's log, each epoch's row as it ends: a
   // run killed mid-way keeps every line it printed (train_loop.h).

@@ -82,6 +82,9 @@ TrainHooks<T> make_train_hooks(const plastic_model& model, const PreparedData& t
     BatchLoss r = loss_and_gradient<T>(*m, *data, ids, params, grads, opt->batch);
     BatchResult out;
     out.samples = size;
+    if (opt->sample_ids)
+      for (int64_t id : ids)
+        out.sample_ids.push_back(data->id(static_cast<size_t>(id)));
     if (r.ok()) {
       out.loss = r.loss;
       const bool finite_loss = std::isfinite(r.loss);

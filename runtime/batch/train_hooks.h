@@ -35,6 +35,7 @@ struct HookOptions {
   std::function<void(const std::string&)> on_failure; ///< skipped batches; optional
   NonFiniteExplainer explain; ///< where a non-finite value came from; optional
   int explain_limit = 3;      ///< batches explained per run (each re-runs a sample)
+  bool sample_ids = false;    ///< fill BatchResult::sample_ids (the step log)
 };
 
 /// Hooks over `train` (and `valid`, may be null: no validation). The model,

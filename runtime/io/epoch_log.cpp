@@ -83,10 +83,14 @@ JsonlLog::~JsonlLog() {
 }
 
 Status<TrainError> JsonlLog::append(const EpochRecord& record) {
+  return append_json(record.to_json());
+}
+
+Status<TrainError> JsonlLog::append_json(const nlohmann::json& value) {
   if (!f_) return io_error(path_.string(), "the log is closed");
   std::string line;
   try {
-    line = record.to_json().dump() + "\n";
+    line = value.dump() + "\n";
   } catch (const nlohmann::json::exception& e) {
     return invalid_argument_error(fmt::format("log record is not valid UTF-8: {}", e.what()));
   }

@@ -66,6 +66,12 @@ private:
   Status<TrainError> finish();
   /// Writes `params` as the run's model.safetensors, `provenance` in its metadata.
   Status<TrainError> write_model(std::span<const T> params, const std::string& provenance);
+  /// Writes `params` as RUN/`file` (a .safetensors), `provenance` in its metadata.
+  Status<TrainError> write_parameters(const std::string& file, std::span<const T> params,
+                                      const std::string& provenance);
+  /// The step log's line for batch `batch` of `epoch` (--log-steps).
+  Status<TrainError> log_step(int64_t epoch, int64_t batch, const BatchResult& b, double norm,
+                              bool taken);
   /// After a failure in epoch `epoch` (divergence): keeps the best finite
   /// parameters of the epochs before it as model.safetensors, and says so in `e`.
   void keep_best_after_failure(int64_t epoch, TrainError& e);
@@ -83,6 +89,7 @@ private:
   std::optional<EarlyStopping<T>> stopper_;
   std::optional<CheckpointDir> ckpts_;
   std::optional<JsonlLog> log_;
+  std::optional<StepLog> steps_; ///< --log-steps
   std::vector<T> grads_;
   TrainOutcome out_;
   int64_t start_epoch_ = 1;
@@ -243,7 +250,28 @@ template <class T> Status<TrainError> Run<T>::open_log() {
   auto log = JsonlLog::open(path, /*truncate=*/!out_.resumed);
   if (!log) return log.error();
   log_.emplace(std::move(log).value());
-  return {};
+  if (!c_.log_steps) return {};
+  auto steps = StepLog::open(c_.run_dir, out_.resumed, start_epoch_,
+                             resume_progress_ ? resume_progress_->next_batch : 0);
+  if (!steps) return steps.error();
+  steps_.emplace(std::move(steps).value());
+  if (out_.resumed) return {};
+  return write_parameters("initial.safetensors", params_, "before the first step");
+}
+
+template <class T>
+Status<TrainError> Run<T>::log_step(int64_t epoch, int64_t batch, const BatchResult& b, double norm,
+                                    bool taken) {
+  if (!steps_) return {};
+  StepRecord r;
+  r.epoch = epoch;
+  r.batch = batch;
+  r.samples = b.sample_ids;
+  r.loss = b.loss;
+  r.lr = opt_->lr();
+  r.grad_norm = norm;
+  r.taken = taken;
+  return steps_->append(r);
 }
 
 template <class T>
@@ -281,6 +309,7 @@ Status<TrainError> Run<T>::train_epoch(int64_t epoch, Rng& rng, EpochProgress& p
     if (!std::isfinite(b.loss) || !std::isfinite(norm)) {
       ++p.skipped; // a NaN step would poison the optimiser's moments for good
       if (!b.failure.empty()) p.failure = b.failure;
+      if (Status<TrainError> s = log_step(epoch, p.next_batch, b, norm, false); !s) return s;
       continue;
     }
     if (c_.clip_value > 0) clip_grad_value<T>(grads_, c_.clip_value);
@@ -293,8 +322,10 @@ Status<TrainError> Run<T>::train_epoch(int64_t epoch, Rng& rng, EpochProgress& p
         out_.warnings.push_back(fmt::format("epoch {}, batch {}: step skipped: {} (loss {:.3g})",
                                             epoch, p.next_batch, why, b.loss));
       p.refused = std::move(why);
+      if (Status<TrainError> s = log_step(epoch, p.next_batch, b, norm, false); !s) return s;
       continue;
     }
+    if (Status<TrainError> s = log_step(epoch, p.next_batch, b, norm, true); !s) return s;
     if (Status<TrainError> s = opt_->step(params_, grads_); !s) return s;
     ++out_.steps;
     p.loss_sum += b.loss * static_cast<double>(b.samples);
@@ -442,12 +473,18 @@ Status<TrainError> Run<T>::save(int64_t epochs_done, const EpochProgress* partia
 
 template <class T>
 Status<TrainError> Run<T>::write_model(std::span<const T> params, const std::string& provenance) {
+  return write_parameters("model.safetensors", params, provenance);
+}
+
+template <class T>
+Status<TrainError> Run<T>::write_parameters(const std::string& file, std::span<const T> params,
+                                            const std::string& provenance) {
   SafetensorsFile model;
   model.tensors = params_to_tensors<T>(table_, params).value();
   model.metadata = {{"model_hash", c_.model_hash},
                     {"epochs", std::to_string(out_.epochs_completed)},
                     {"parameters", provenance}};
-  return write_safetensors(c_.run_dir / "model.safetensors", model);
+  return write_safetensors(c_.run_dir / file, model);
 }
 
 template <class T> void Run<T>::keep_best_after_failure(int64_t epoch, TrainError& e) {
@@ -473,6 +510,10 @@ template <class T> void Run<T>::keep_best_after_failure(int64_t epoch, TrainErro
 }
 
 template <class T> Status<TrainError> Run<T>::finish() {
+  if (steps_)
+    if (Status<TrainError> s = write_parameters("last.safetensors", params_, "after the last step");
+        !s)
+      return s;
   out_.best_epoch = stopper_->best_epoch();
   out_.best_value = stopper_->best_metric();
   const bool rolled_back =

@@ -34,6 +34,7 @@
 #include "runtime/support/train_error.h"
 #include "runtime/train/optimizer.h"
 #include "runtime/train/plateau.h"
+#include "runtime/train/step_log.h"
 
 namespace plastic::rt {
 
@@ -44,6 +45,9 @@ struct BatchResult {
   /// Why the loss is missing when the solver failed (max_steps exceeded, a
   /// step size underflow, ...): said instead of "a non-finite loss".
   std::string failure{};
+  /// The batch's sample ids in batch order, for the step log (filled when
+  /// asked: HookOptions::sample_ids).
+  std::vector<std::string> sample_ids{};
 };
 
 /// What a validation pass reports.
@@ -95,6 +99,9 @@ struct TrainConfig {
   /// (the ranks other than 0 of a data-parallel run; rank 0 writes).
   bool writer = true;
   bool plot = false;
+  /// Every batch in RUN/steps.jsonl, with initial.safetensors and
+  /// last.safetensors (step_log.h); the hooks fill BatchResult::sample_ids.
+  bool log_steps = false;
   bool progress = true;      ///< progress bar on stderr
   bool print_summary = true; ///< summary table on stdout at the end
   /// Each epoch's row of the table on stdout as the epoch ends, flushed (for
