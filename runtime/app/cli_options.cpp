@@ -83,7 +83,9 @@ void add_data_flags(CLI::App& cmd, DataFlags& f, const char* target_flag) {
                  "Columns whose value at a sample's first row is a static feature")
       ->group(group);
   cmd.add_option("--window", f.window,
-                 "Cut each series into windows of N observations (a single long recording)")
+                 "Cut each series into windows of N observations (a single long recording, "
+                 "rollouts); the split keeps each series' windows in one part (when there are "
+                 "enough series), so none is trained and tested on")
       ->group(group);
   cmd.add_option("--period", f.period, "Time between rows when there is no --time (default 1)")
       ->group(group);

@@ -64,6 +64,9 @@ struct Sample {
   std::vector<double> statics; ///< [statics] per-sample features; NaN = missing
   int label = -1;              ///< class index (Class / Binary), -1 otherwise
   std::vector<double> target;  ///< regression values (see TargetKind)
+  /// For a window (series_shaping.h): the index of the series it was cut
+  /// from, so that a split keeps a series' windows together; -1 otherwise.
+  int64_t source = -1;
 
   /// Number of observation times n.
   std::size_t length() const { return times.size(); }

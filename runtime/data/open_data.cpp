@@ -14,6 +14,7 @@
 #include "runtime/data/split.h"
 #include "runtime/data/transforms.h"
 #include "runtime/data/ts_reader.h"
+#include "runtime/data/window_split.h"
 
 namespace plastic::rt {
 
@@ -79,15 +80,7 @@ SplitIndices split_pool(std::span<const int> labels, const std::vector<std::size
 
 // The test part stays 15 %; the validation part is o.validation_fraction,
 // or a fold of the rest under --folds (the rest is trained on).
-DataSplits split_three(Dataset all, const DataOptions& o) {
-  if (o.whole) {
-    DataSplits s;
-    s.validation = subset(all, {});
-    s.test = subset(all, {});
-    s.train = std::move(all);
-    return s;
-  }
-  std::vector<int> labels = all.labels();
+SplitIndices three_parts(std::span<const int> labels, const DataOptions& o) {
   SplitIndices idx;
   if (o.folds >= 2) {
     // The test part first, the same for every fold of the seed.
@@ -99,10 +92,34 @@ DataSplits split_three(Dataset all, const DataOptions& o) {
     idx = stratified_split(labels, o.seed, 1 - kTestFraction - o.validation_fraction,
                            o.validation_fraction);
   }
+  return idx;
+}
+
+// Three parts of `all` (window_split.h: windows split by their series when
+// there are enough series for every part); the description holds the note
+// on windows, for the caller to append to.
+DataSplits split_three(Dataset all, const DataOptions& o) {
+  if (o.whole) {
+    DataSplits s;
+    s.validation = subset(all, {});
+    s.test = subset(all, {});
+    s.train = std::move(all);
+    return s;
+  }
+  const std::vector<int64_t> sources = window_sources(all);
+  // One series for the test part, one per fold or for validation, one to train on.
+  const std::size_t parts = o.folds >= 2 ? static_cast<std::size_t>(o.folds) + 1 : 3;
+  const bool by_source = sources.size() >= parts;
+  const SplitIndices idx =
+      by_source
+          ? split_by_source(all, sources,
+                            [&](std::span<const int> strata) { return three_parts(strata, o); })
+          : three_parts(all.labels(), o);
   DataSplits s;
   s.train = subset(all, idx.train);
   s.validation = subset(all, idx.validation);
   s.test = subset(all, idx.test);
+  s.description = window_split_note(sources.size(), by_source);
   return s;
 }
 
@@ -259,9 +276,9 @@ Result<DataSplits, DataError> read_spec(const std::string& spec, const DataOptio
       auto data = read_npy_shaped(p, spec, o);
       if (!data) return data.error();
       DataSplits s = split_three(std::move(data.value()), o);
-      s.description =
-          fmt::format("{} .npy series in {}, {}",
-                      s.train.size() + s.validation.size() + s.test.size(), spec, three_way(o));
+      s.description = fmt::format(
+          "{} .npy {} in {}, {}{}", s.train.size() + s.validation.size() + s.test.size(),
+          s.description.empty() ? "series" : "windows", spec, three_way(o), s.description);
       return s;
     }
     return file_error(spec, "a data folder needs *_TRAIN.ts and *_TEST.ts (UEA), *.psv (PhysioNet "
@@ -282,7 +299,7 @@ Result<DataSplits, DataError> read_spec(const std::string& spec, const DataOptio
     if (!data) return data.error();
     if (auto st = shape_series(data.value(), o.shaping, spec); !st) return st.error();
     DataSplits s = split_three(std::move(data.value()), o);
-    s.description = fmt::format("{}, {}", spec, three_way(o));
+    s.description = fmt::format("{}, {}{}", spec, three_way(o), s.description);
     return s;
   }
   return file_error(spec,

@@ -102,10 +102,12 @@ Status<DataError> cut_windows(Dataset& data, std::size_t length, const std::stri
   const std::size_t twidth =
       data.target_kind == TargetKind::RegressionPerStep ? data.targets.size() : 0;
   std::vector<Sample> out;
-  for (const Sample& s : data.samples)
+  for (std::size_t index = 0; index < data.samples.size(); ++index) {
+    const Sample& s = data.samples[index];
     for (std::size_t begin = 0; begin + length <= s.length(); begin += length) {
       Sample w;
       w.id = fmt::format("{}@{}", s.id, begin);
+      w.source = static_cast<int64_t>(index);
       w.times.assign(s.times.begin() + static_cast<std::ptrdiff_t>(begin),
                      s.times.begin() + static_cast<std::ptrdiff_t>(begin + length));
       w.values.assign(s.values.begin() + static_cast<std::ptrdiff_t>(begin * width),
@@ -115,6 +117,7 @@ Status<DataError> cut_windows(Dataset& data, std::size_t length, const std::stri
       w.statics = s.statics;
       out.push_back(std::move(w));
     }
+  }
   if (out.empty())
     return file_error(source, fmt::format("no series has {} observations: no window is left "
                                           "(the longest has {})",

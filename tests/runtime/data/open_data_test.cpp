@@ -4,6 +4,9 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <fstream>
+#include <set>
+#include <string>
 
 #include "runtime/data/data_dir.h"
 #include "runtime/data/open_data.h"
@@ -142,4 +145,74 @@ TEST_CASE("unit_increments: the training split's increments have unit RMS", "[op
       }
   CHECK(std::sqrt(squares / static_cast<double>(n)) == Approx(1).epsilon(1e-12));
   CHECK_THAT(r->description, Catch::Contains("increments to unit RMS"));
+}
+
+namespace {
+
+// A wide CSV of `series` series (id column "id") of `rows` rows each, one
+// channel "x".
+std::filesystem::path write_series_csv(const plastic::rt::test::TempDir& dir, int series,
+                                       int rows) {
+  const auto path = dir / "series.csv";
+  std::ofstream f(path);
+  f << "id,x\n";
+  for (int s = 0; s < series; ++s)
+    for (int r = 0; r < rows; ++r)
+      f << "s" << s << "," << std::sin(0.1 * r + s) << "\n";
+  return path;
+}
+
+// The series (the id before "@") of every window in `part`.
+std::set<std::string> series_of(const Dataset& part) {
+  std::set<std::string> out;
+  for (const Sample& s : part.samples)
+    out.insert(s.id.substr(0, s.id.find('@')));
+  return out;
+}
+
+} // namespace
+
+TEST_CASE("windows of many series are split by series, never one series in two parts",
+          "[open_data][window]") {
+  plastic::rt::test::TempDir dir;
+  const auto csv = write_series_csv(dir, 20, 40);
+  DataOptions o;
+  o.csv.id_column = "id";
+  o.shaping.window = 10;
+  auto r = open_data(csv.string(), o);
+  REQUIRE(r.ok());
+  const auto train = series_of(r->train), valid = series_of(r->validation),
+             test = series_of(r->test);
+  CHECK(train.size() + valid.size() + test.size() == 20); // disjoint and complete
+  CHECK(r->train.size() + r->validation.size() + r->test.size() == 80);
+  CHECK(r->train.size() == 4 * train.size()); // every window of a series in its part
+  CHECK(!valid.empty());
+  CHECK(!test.empty());
+  CHECK_THAT(r->description,
+             Catch::Contains("by series: each of the 20 series' windows in one part"));
+
+  // K folds: the validation fold and the test part are whole series too.
+  o.folds = 4;
+  o.fold = 2;
+  auto folded = open_data(csv.string(), o);
+  REQUIRE(folded.ok());
+  std::set<std::string> seen;
+  for (const Dataset* part : {&folded->train, &folded->validation, &folded->test})
+    for (const std::string& s : series_of(*part))
+      CHECK(seen.insert(s).second);
+  CHECK(seen.size() == 20);
+}
+
+TEST_CASE("the windows of one recording are split window by window, and the line says so",
+          "[open_data][window]") {
+  plastic::rt::test::TempDir dir;
+  const auto csv = write_series_csv(dir, 1, 200);
+  DataOptions o;
+  o.csv.id_column = "id";
+  o.shaping.window = 10;
+  auto r = open_data(csv.string(), o);
+  REQUIRE(r.ok());
+  CHECK(r->train.size() + r->validation.size() + r->test.size() == 20);
+  CHECK(r->test.size() > 0);
+  CHECK_THAT(r->description, Catch::Contains("window by window (one series)"));
 }
