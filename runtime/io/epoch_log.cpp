@@ -86,7 +86,7 @@ Status<TrainError> JsonlLog::append(const EpochRecord& record) {
   return append_json(record.to_json());
 }
 
-Status<TrainError> JsonlLog::append_json(const nlohmann::json& value) {
+Status<TrainError> JsonlLog::append_json(const nlohmann::ordered_json& value) {
   if (!f_) return io_error(path_.string(), "the log is closed");
   std::string line;
   try {

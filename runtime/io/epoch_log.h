@@ -57,7 +57,7 @@ public:
   /// Writes one line and flushes it.
   Status<TrainError> append(const EpochRecord& record);
   /// Writes any JSON value as one line and flushes it (other logs: steps.jsonl).
-  Status<TrainError> append_json(const nlohmann::json& value);
+  Status<TrainError> append_json(const nlohmann::ordered_json& value);
   const std::filesystem::path& path() const { return path_; }
 
 private:

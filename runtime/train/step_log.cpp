@@ -47,11 +47,17 @@ Result<StepLog, TrainError> StepLog::open(const std::filesystem::path& run_dir, 
 }
 
 Status<TrainError> StepLog::append(const StepRecord& r) {
-  auto number = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(); };
-  nlohmann::json j = {{"epoch", r.epoch},     {"batch", r.batch},
-                      {"samples", r.samples}, {"loss", number(r.loss)},
-                      {"lr", r.lr},           {"grad_norm", number(r.grad_norm)},
-                      {"taken", r.taken}};
+  auto number = [](double v) {
+    return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json();
+  };
+  nlohmann::ordered_json j;
+  j["epoch"] = r.epoch;
+  j["batch"] = r.batch;
+  j["loss"] = number(r.loss);
+  j["lr"] = r.lr;
+  j["grad_norm"] = number(r.grad_norm);
+  j["taken"] = r.taken;
+  j["samples"] = r.samples;
   return log_.append_json(j);
 }
 
