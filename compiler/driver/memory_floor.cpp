@@ -97,7 +97,7 @@ std::optional<int64_t> fitting_value(const std::string& file, const dsl::CheckOp
 
 StepSetting memory_setting(StepSetting s) {
   const loops::ElemType type = loops::elem_type(s.dtype);
-  if (s.lanes <= 0) s.lanes = tile_lanes(type, s.batch, s.threads);
+  if (s.lanes <= 0) s.lanes = tile_lanes(type, s.batch);
   if (s.lanes <= 0) s.lanes = loops::default_lanes(type);
   // Tiles in flight: the batch engine's own count (runtime/batch/parallel.h).
   s.workers =

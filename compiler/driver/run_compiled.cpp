@@ -30,12 +30,17 @@ namespace plastic::driver {
 // would keep busy: the README's batch of 10 on two cores is one 16-lane tile
 // on one core (11.7 s) or two 8-lane tiles on two (9.9 s). Both widths are
 // checked against the interpreter (tests/compiler/abi/kernels_test.cpp).
-int tile_lanes(loops::ElemType type, int64_t batch, int threads) {
+// The cores counted are the machine's, not --threads: the lane count decides
+// which samples share a tile's time grid and the order of its sums, so a
+// count that followed --threads made f64 training differ with --threads
+// (1e-8 at the first step on series of mixed lengths); now it differs only
+// between machines, and the model line prints it.
+int tile_lanes(loops::ElemType type, int64_t batch) {
   if (const char* env = std::getenv("PLASTIC_LANES"))
     return std::string(env) == "native" ? backend::target_lanes(type) : std::atoi(env);
   const int narrow = loops::default_lanes(type), wide = backend::target_lanes(type);
   if (batch <= 0 || wide <= narrow) return 0;
-  const int64_t workers = threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency());
+  const int64_t workers = std::max(1u, std::thread::hardware_concurrency());
   auto tiles = [&](int lanes) { return (batch + lanes - 1) / lanes; };
   return tiles(wide) >= std::min(workers, tiles(narrow)) ? wide : 0;
 }
@@ -113,7 +118,7 @@ int run_compiled(const std::string& file, const std::string& dtype, const Common
   backend::CompiledModel compiled;
   try {
     const loops::ElemType type = loops::elem_type(dtype);
-    compiled = compile_with(common.backend, *fns, type, tile_lanes(type, batch, threads), {},
+    compiled = compile_with(common.backend, *fns, type, tile_lanes(type, batch), {},
                             common.gradients.value_or(gradient_use(fns->model->gradient.method)));
   } catch (const abi::LayoutError& e) {
     std::cerr << fmt::format("plastic: {}: {}\n", file, e.what());

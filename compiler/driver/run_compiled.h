@@ -17,10 +17,11 @@
 
 namespace plastic::driver {
 
-/// Samples per SIMD tile for a run of `batch` samples on `threads` workers
-/// (0 = every core): PLASTIC_LANES when set, else the widest register unless
-/// that leaves workers idle; 0 = one 256-bit vector (compile_model's default).
-int tile_lanes(loops::ElemType type, int64_t batch, int threads);
+/// Samples per SIMD tile for a run of `batch` samples: PLASTIC_LANES when
+/// set, else the widest register unless that leaves the machine's cores idle
+/// (never --threads: f64 results must not change with it); 0 = one 256-bit
+/// vector (compile_model's default).
+int tile_lanes(loops::ElemType type, int64_t batch);
 
 /// Compiles `file` with `dtype` ("f32" | "f64") and calls `body` with the
 /// table, the model's dims and its source (text, canonical form, --set values); returns body's exit

@@ -107,3 +107,24 @@ TEST_CASE("a resumed run's step log equals an uninterrupted run's", "[train][ste
         read_text(dir / "whole/initial.safetensors"));
   CHECK(read_text(dir / "parts/last.safetensors") == read_text(dir / "whole/last.safetensors"));
 }
+
+TEST_CASE("f64 training takes the same steps whatever --threads", "[train][steps]") {
+  // The lane count once followed --threads (batch 10: one wide tile on one
+  // thread, two narrow ones on four), and with it the order of the sums:
+  // the losses differed in the last place from the first step on.
+  fs::path dir = fresh_test_dir("step_log_test", "threads");
+  write_toy_ts(dir / "toy.ts", 2, 3, 60, 12);
+  std::string logs[2];
+  int k = 0;
+  for (const char* threads : {"1", "4"}) {
+    const fs::path out = dir / (std::string("t") + threads);
+    std::string command = train_command(dir / "toy.ts", out, 1) + " --log-steps";
+    command.replace(command.find("--threads 1"), 11, std::string("--threads ") + threads);
+    Run t = run(command);
+    INFO(t.out << t.err);
+    REQUIRE(t.exit_code == 0);
+    logs[k++] = read_text(out / "steps.jsonl");
+  }
+  CHECK(!logs[0].empty());
+  CHECK(logs[0] == logs[1]);
+}

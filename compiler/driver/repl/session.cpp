@@ -101,7 +101,7 @@ std::shared_ptr<Specialisation> Session::build(const std::string& source,
   change_start_ = std::chrono::steady_clock::now();
   change_cpu_start_ = std::clock();
   const loops::ElemType type = loops::elem_type(dtype);
-  const int lanes = tile_lanes(type, settings.batch, settings.threads);
+  const int lanes = tile_lanes(type, settings.batch);
   // The front end first (milliseconds): its errors end the change, and the
   // dims it resolves key the cache, so `d_head = 20` finds the model the
   // file compiled with d_head = 20 without an override.
