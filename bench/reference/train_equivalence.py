@@ -28,7 +28,15 @@
 #     of runtime/solvers/timeline.h FixedGrid::next, split (never shifted) at
 #     the timeline's events, a step ending on an event landing on it exactly
 #     (step_end), a stage with c = 1 evaluated at the step's end; the
-#     tableau is runtime/solvers/tableau_data.h's;
+#     tableau is runtime/solvers/tableau_data.h's. A batch is cut into tiles
+#     of L consecutive samples (L = the compiled model's lanes) whose lanes
+#     share one timeline: its events are the union of the lanes' end times,
+#     so with series of different lengths a lane's grid is split at the ends
+#     of the shorter series of its tile (runtime/batch/tile.h says so). L is
+#     not recorded in the run (compiler/driver/run_compiled.cpp tile_lanes
+#     picks it from the batch, --threads and the CPU): when a batch mixes
+#     lengths, train with PLASTIC_LANES=L and pass --lanes L; equal-length
+#     data need neither;
 #   * the gradient is autograd through every solver step (`gradient direct`;
 #     `checkpoint N` gives the same gradient in exact arithmetic, `adjoint`
 #     does not and is refused);
@@ -69,9 +77,9 @@
 #   delta  examples/fwp_delta_cde_character.ode: the Delta-rule CDE fast
 #          weight programmer of paper 000, Eqs. 24 + 32 (post-delta field)
 #          and Eq. 25 (Delta readout).
-# The .ode files as shipped use dopri5 / checkpointing; for an exact replay
-# use a variant with `solve rk4 step H` (any fixed-step method) and
-# `gradient direct`.
+# examples/ncde_character.ode as shipped solves with dopri5 and the
+# continuous adjoint, which no reference matches to 1e-8; replay a variant
+# with `solve rk4 step H` (any fixed-step method) and `gradient direct`.
 #
 # Run (Debian's python3, which has torch and numpy):
 #     sed -e 's/^solve .*/solve rk4 step 0.1/' -e 's/^gradient .*/gradient direct/' \
@@ -79,6 +87,13 @@
 #     ./build/plastic train /tmp/eq/ncde_rk4.ode --data /tmp/eq/toy_TRAIN.ts --dtype f64 \
 #         --epochs 3 --batch 10 --seed 0 --log-steps --no-progress --out /tmp/eq/run_rk4 --force
 #     /usr/bin/python3 bench/reference/train_equivalence.py /tmp/eq/run_rk4 --model ncde
+# Series of different lengths (e.g. a subset of CharacterTrajectories):
+#     PLASTIC_LANES=4 ./build/plastic train ... --out RUN ...
+#     /usr/bin/python3 bench/reference/train_equivalence.py RUN --model ncde --lanes 4
+# The shipped examples/gnode_character.ode (euler step 1, checkpoint 16) and
+# examples/fwp_delta_cde_character.ode (rk4 step 1, direct) replay as they are
+# (--model gnode, --model delta). --steps N compares the first N steps only
+# (then the final parameters are not compared).
 import argparse
 import glob
 import json
@@ -590,6 +605,8 @@ class Schedule:
         self.k += 1
         if self.kind != "plateau":
             return
+        if self.k == 1 and self.mode == "max":
+            self.best = -math.inf
         thr = 1e-4  # torch ReduceLROnPlateau defaults: rel threshold, cooldown 0, min_lr 0, eps 1e-8
         better = metric < self.best * (1 - thr) if self.mode == "min" else metric > self.best * (1 + thr)
         if better:
@@ -604,7 +621,8 @@ class Schedule:
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__ or "train equivalence")
+    ap = argparse.ArgumentParser(description="Replays a `plastic train --log-steps` run (f64) in PyTorch "
+                                             "and compares it step for step (see the file's header).")
     ap.add_argument("run_dir")
     ap.add_argument("--model", choices=sorted(MODELS), required=True)
     ap.add_argument("--steps", type=int, default=None, help="compare only the first N steps")
@@ -635,6 +653,8 @@ def replay(args):
     prep = json.load(open(os.path.join(R, "data.json")))
     stmts = ode_statements(open(os.path.join(R, "model.ode")).read())
     steps = read_jsonl(os.path.join(R, "steps.jsonl"))
+    if not steps or steps[0]["epoch"] != 1 or steps[0]["batch"] != 0:
+        raise Refused("steps.jsonl does not start at epoch 1, batch 0")
     opts = run["options"]
     if run["model"]["dtype"] != "f64":
         raise Refused("the run is not f64 (--dtype f64): the tolerances are for f64")
@@ -655,19 +675,19 @@ def replay(args):
     if missing:
         raise Refused(f"steps.jsonl names samples not in the data: {missing[:5]}")
     checks = []  # (name, ok, detail)
-    train_ids = [s for st in steps if st["epoch"] == steps[0]["epoch"] for s in st["samples"]]
+    train_ids = [s for st in steps if st["epoch"] == 1 for s in st["samples"]]
     if len(set(train_ids)) != len(train_ids):
         checks.append(("epoch 1 visits each training sample once", False, "a sample repeats"))
     for e in sorted({st["epoch"] for st in steps}):
         ids = [s for st in steps if st["epoch"] == e for s in st["samples"]]
-        if steps[0]["epoch"] == 1 and e < steps[-1]["epoch"] and sorted(ids) != sorted(train_ids):
+        if e < steps[-1]["epoch"] and sorted(ids) != sorted(train_ids):
             checks.append((f"epoch {e} visits the training set", False, "another set of samples"))
         sizes = [len(st["samples"]) for st in steps if st["epoch"] == e]
         want = opts.get("--batch")
         if want and any(n != want for n in sizes[:-1]):
             checks.append((f"epoch {e} batch sizes", False, f"{sizes} for --batch {want}"))
     # data.json against statistics re-fitted on the training set (data-set order).
-    if prep["normaliser"] is not None and steps[0]["epoch"] == 1:
+    if prep["normaliser"] is not None:
         def order(i):
             stem, line = i.rsplit(":", 1)
             return stem, int(line)
@@ -747,8 +767,6 @@ def replay(args):
         select = opts.get("--select", "loss")
         if select not in ("loss",):
             sched.mode = "max"
-    if steps[0]["epoch"] != 1 or steps[0]["batch"] != 0:
-        raise Refused("steps.jsonl does not start at epoch 1, batch 0 (a resumed run?)")
 
     tableau = TABLEAUS[method]
     limit = len(steps) if args.steps is None else min(args.steps, len(steps))
