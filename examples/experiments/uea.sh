@@ -13,7 +13,10 @@
 # time per run. Settings per model are those of character_delta_cde.sh /
 # character_ncde.sh (chosen on CharacterTrajectories' validation split),
 # with EPOCHS (default 40) epochs; long series are slow (StandWalkJump:
-# length 2500). Run folders go to $OUT (default build/runs/uea).
+# length 2500). MODEL_FLAGS replaces the per-model flags (to try another
+# recipe: EPOCHS=150 MODEL_FLAGS="--lr 3e-3 --batch 32 --schedule cosine").
+# Run folders go to $OUT (default build/runs/uea); each result line is also
+# appended to $RESULTS when set.
 source "$(dirname "$0")/common.sh"
 
 seeds=3
@@ -23,7 +26,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --seeds) seeds=$2; shift 2 ;;
     --models) models=$2; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) dirs+=("$1"); shift ;;
   esac
 done
@@ -41,6 +44,10 @@ model_file() {
   esac
 }
 model_flags() {
+  if [ -n "${MODEL_FLAGS:-}" ]; then
+    echo "$MODEL_FLAGS"
+    return
+  fi
   case "$1" in
     delta) echo "--lr 3e-3 --batch 32 --schedule cosine --optimizer adam" ;;
     ncde) echo "--lr 1e-3 --batch 32 --schedule cosine --optimizer adam" ;;
@@ -62,7 +69,7 @@ for dir in "${dirs[@]}"; do
         $(model_flags "$model") --dtype f32 --threads "$THREADS" --seed "$seed" --no-progress \
         --force --out "$run" >"$run.log" 2>&1; then
         acc=$(summary_value "$run" test accuracy)
-        echo "$name $model $seed $acc $((SECONDS - start))" | tee -a "$results"
+        echo "$name $model $seed $acc $((SECONDS - start))" | tee -a "$results" ${RESULTS:+"$RESULTS"}
       else
         echo "$name $model $seed failed (see $run.log)" >&2
       fi
