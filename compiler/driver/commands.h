@@ -51,6 +51,9 @@ struct CommonOptions {
   /// bench-train): the others are not compiled. Empty = those of the
   /// model's `gradient` line, resolved once the model is loaded.
   std::optional<abi::GradientUse> gradients = abi::GradientUse::All;
+  /// Samples per tile: a run's recorded count (eval, predict, --resume
+  /// compile as the run did); 0 = chosen for this machine (tile_lanes).
+  int lanes = 0;
 };
 
 /// `plastic check FILE…`: check models and print a summary of each.

@@ -108,6 +108,7 @@ std::optional<int> ModelCommands::run(const CommonOptions& common) {
   const bool recorded_data = binding && !binding->record.data.empty();
   if (binding) {
     with_backend.overrides = binding->sets_with(with_backend.overrides);
+    with_backend.lanes = binding->record.lanes;
     if (cli.given().count("--dtype") == 0) cli.dtype() = binding->record.dtype;
   }
   // Checked before the model is compiled: no work for a command that cannot run.

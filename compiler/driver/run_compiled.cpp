@@ -45,6 +45,15 @@ int tile_lanes(loops::ElemType type, int64_t batch) {
   return tiles(wide) >= std::min(workers, tiles(narrow)) ? wide : 0;
 }
 
+// The run's recorded lane count when there is one (eval, predict, resume),
+// unless PLASTIC_LANES says otherwise; else the machine's choice.
+namespace {
+int lanes_for(const CommonOptions& common, loops::ElemType type, int64_t batch) {
+  if (common.lanes > 0 && !std::getenv("PLASTIC_LANES")) return common.lanes;
+  return tile_lanes(type, batch);
+}
+} // namespace
+
 // The gradient kernels of a model's own `gradient` line.
 abi::GradientUse gradient_use(dsl::GradientMethod line) {
   switch (line) {
@@ -118,7 +127,7 @@ int run_compiled(const std::string& file, const std::string& dtype, const Common
   backend::CompiledModel compiled;
   try {
     const loops::ElemType type = loops::elem_type(dtype);
-    compiled = compile_with(common.backend, *fns, type, tile_lanes(type, batch), {},
+    compiled = compile_with(common.backend, *fns, type, lanes_for(common, type, batch), {},
                             common.gradients.value_or(gradient_use(fns->model->gradient.method)));
   } catch (const abi::LayoutError& e) {
     std::cerr << fmt::format("plastic: {}: {}\n", file, e.what());

@@ -126,6 +126,7 @@ Result<RunRecord, AppError> make_run_record(const plastic_model& m, const TrainR
   rec.interface_hash = model_hash(m);
   rec.sets = r.run.model.sets;
   rec.dtype = r.run.dtype;
+  rec.lanes = static_cast<int>(m.lanes);
   // Absolute, so that eval and predict find the data from any folder.
   auto absolute = [](const std::string& spec) {
     std::error_code ec;
@@ -172,6 +173,7 @@ Status<AppError> write_run_record(const fs::path& dir, const RunRecord& rec,
   options["--epochs"] = rec.train.epochs;
   j["options"] = options;
   j["ranks"] = rec.ranks;
+  j["lanes"] = rec.lanes;
   if (!source.text.empty())
     if (Status<TrainError> s = write_file_atomic(dir / kSource, source.text); !s)
       return AppError{kInputError, s.describe()};
@@ -219,6 +221,7 @@ Result<std::optional<RunRecord>, AppError> read_run_record(const fs::path& dir) 
     rec.train.epochs = options.value("--epochs", rec.train.epochs);
     rec.train.run.data = rec.data;
     rec.ranks = j.value("ranks", 1);
+    rec.lanes = j.value("lanes", 0);
     return std::optional<RunRecord>(std::move(rec));
   } catch (const json::exception& e) {
     return AppError{kInputError, fmt::format("{}: not a run record written by `train`: {}",

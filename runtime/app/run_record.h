@@ -46,6 +46,10 @@ struct RunRecord {
   // Training.
   TrainRequest train; ///< every option as the run used it (its `run` part is filled too)
   int ranks = 1;      ///< processes of the data-parallel job (mpirun -np); 1 without MPI
+  /// Samples per tile the model was compiled with: it orders the lane sums
+  /// and decides which samples share a time grid, so resuming or
+  /// evaluating the run compiles with it again. 0: not recorded.
+  int lanes = 0;
 };
 
 /// "delta_cde-…": the interface hash (model_hash.h) when the model has no

@@ -128,3 +128,32 @@ TEST_CASE("f64 training takes the same steps whatever --threads", "[train][steps
   CHECK(!logs[0].empty());
   CHECK(logs[0] == logs[1]);
 }
+
+TEST_CASE("a run's lane count is recorded, and resume and eval compile with it", "[train][steps]") {
+  // The lane count orders a tile's sums; another machine (or a batch that
+  // now picks another width) would continue the run with other rounding.
+  fs::path dir = fresh_test_dir("step_log_test", "lanes");
+  write_toy_ts(dir / "toy.ts", 2, 3, 60, 12);
+  const std::string exe = PLASTIC_EXE;
+  Run whole = shell("PLASTIC_LANES=4 " + exe + " " +
+                    train_command(dir / "toy.ts", dir / "whole", 2) + " --log-steps");
+  INFO(whole.out << whole.err);
+  REQUIRE(whole.exit_code == 0);
+  CHECK(nlohmann::json::parse(read_text(dir / "whole/run.json"))["lanes"] == 4);
+
+  Run first = shell("PLASTIC_LANES=4 " + exe + " " +
+                    train_command(dir / "toy.ts", dir / "parts", 1) + " --log-steps");
+  INFO(first.out << first.err);
+  REQUIRE(first.exit_code == 0);
+  // Resumed without PLASTIC_LANES: the record's 4 lanes, not this machine's choice.
+  Run rest = run(train_command(dir / "toy.ts", dir / "parts", 2) + " --resume");
+  INFO(rest.out << rest.err);
+  REQUIRE(rest.exit_code == 0);
+  CHECK_THAT(rest.err, Catch::Contains("f64 x 4 lanes"));
+  CHECK(read_text(dir / "parts/steps.jsonl") == read_text(dir / "whole/steps.jsonl"));
+
+  Run eval = run("eval " + kNcde + " --parameters " + (dir / "whole").string());
+  INFO(eval.out << eval.err);
+  REQUIRE(eval.exit_code == 0);
+  CHECK_THAT(eval.err, Catch::Contains("f64 x 4 lanes"));
+}
