@@ -104,6 +104,7 @@ std::optional<int> resolve_data_dims(BuildRequest& r, CommonOptions& common) {
                                "(--dtype)\n",
                                b.record.dtype, r.dtype);
     common.overrides = b.sets_with(common.overrides);
+    if (r.lanes <= 0) r.lanes = b.record.lanes; // the run's tiles, unless --lanes says otherwise
     if (b.preparation) {
       common.data_quantities = b.data_quantities();
       common.data_name = b.name();

@@ -86,10 +86,10 @@ model::ModelFunctions build_functions(const std::string& path_or_source,
 }
 
 // A trained run's binding (binding.h): its --set values, each one given now
-// replacing the run's, the dims it took from its data, and its element type
-// when `dtype` is empty.
+// replacing the run's, the dims it took from its data, its element type
+// when `dtype` is empty and its lane count when `lanes` is 0.
 dsl::CheckOptions run_binding(const std::string& run, std::map<std::string, double>& sets,
-                              std::string& dtype) {
+                              std::string& dtype, int& lanes) {
   dsl::CheckOptions bound;
   if (run.empty()) return bound;
   auto binding = rt::read_binding(run);
@@ -97,6 +97,7 @@ dsl::CheckOptions run_binding(const std::string& run, std::map<std::string, doub
   if (!binding.value()) throw Error(fmt::format("{}: no run.json (the record of a run)", run));
   sets = binding.value()->sets_with(sets);
   if (dtype.empty()) dtype = binding.value()->record.dtype;
+  if (lanes == 0) lanes = binding.value()->record.lanes;
   bound.data_quantities = binding.value()->data_quantities();
   if (!bound.data_quantities.empty()) bound.data_name = binding.value()->name();
   return bound;
@@ -107,7 +108,7 @@ std::shared_ptr<PyModel> compile(const std::string& path_or_source,
                                  int lanes, const std::string& run) {
   std::map<std::string, double> sets = set;
   std::string element = dtype; // empty: the run's (else float64)
-  const dsl::CheckOptions bound = run_binding(run, sets, element);
+  const dsl::CheckOptions bound = run_binding(run, sets, element, lanes);
   const std::optional<loops::ElemType> type =
       loops::parse_elem_type(element.empty() ? "float64" : element);
   if (!type) throw Error(fmt::format("dtype '{}': float64 or float32", element));

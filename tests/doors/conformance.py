@@ -30,10 +30,11 @@ SRC = os.environ.get("PLASTIC_SOURCE_DIR", os.path.join(os.path.dirname(__file__
 EXE = sys.argv[1]
 # Every door at one tile width (f64 lanes): with an adaptive solver the
 # series that share a tile share its step sizes, so doors must tile alike
-# to agree (a fixed-step model gives the same bits at any width). The
-# command line and the REPL read PLASTIC_LANES; a binary and Python are told.
+# to agree (a fixed-step model gives the same bits at any width). The run
+# is trained at LANES (PLASTIC_LANES) and records it in run.json; every
+# door then compiles with the recorded width without being told.
 LANES = 4
-os.environ["PLASTIC_LANES"] = str(LANES)
+os.environ.pop("PLASTIC_LANES", None)
 
 # The four model families of the papers, made small; their dims that come
 # from the data (`dim d from data.*`) are left to the data. The third entry
@@ -139,8 +140,7 @@ class Doors:
 
     def binary(self):
         exe = os.path.join(self.work, "model_binary")
-        run(EXE, "build", self.model, *sets_of(self.sets), "--run", self.run_dir, "--lanes",
-            LANES, "-o", exe)
+        run(EXE, "build", self.model, *sets_of(self.sets), "--run", self.run_dir, "-o", exe)
         out = os.path.join(self.work, "binary.csv")
         run(exe, "predict", "--parameters", self.run_dir, "--data", self.test_file, "--threads", "1",
             "--output", out)
@@ -163,7 +163,8 @@ class Doors:
             return None
         # The run's binding: its dims from its data, --set values, dtype,
         # parameters and the statistics that prepare new series.
-        model = plastic.compile(run=self.run_dir, threads=1, lanes=LANES)
+        model = plastic.compile(run=self.run_dir, threads=1)
+        assert model.lanes == LANES, f"compile(run=...) took {model.lanes} lanes, the run {LANES}"
         y = model.predict(np.array(read_toy_ts(self.test_file)))
         return {b: [float(v) for v in y[b].reshape(-1) if not math.isnan(v)]
                 for b in range(y.shape[0])}
@@ -228,7 +229,8 @@ def main():
         run_dir = os.path.join(work, "run")
         run(EXE, "train", path if os.path.isabs(path) else os.path.join(SRC, path),
             *sets_of(sets), "--data", data, "--epochs", "1", "--batch", "16", "--threads", "2",
-            "--dtype", "f64", "--no-progress", "--out", run_dir)
+            "--dtype", "f64", "--no-progress", "--out", run_dir,
+            env=dict(os.environ, PLASTIC_LANES=str(LANES)))
         doors = Doors(work, os.path.join(SRC, path), sets, run_dir, test_file)
         reference = None
         for door, predict, tolerance in DOORS:

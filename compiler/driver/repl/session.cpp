@@ -2,6 +2,7 @@
 #include "compiler/driver/repl/session.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
@@ -101,7 +102,10 @@ std::shared_ptr<Specialisation> Session::build(const std::string& source,
   change_start_ = std::chrono::steady_clock::now();
   change_cpu_start_ = std::clock();
   const loops::ElemType type = loops::elem_type(dtype);
-  const int lanes = tile_lanes(type, settings.batch);
+  // An opened run's lane count (it orders the sums), else this machine's.
+  const int lanes = recorded_lanes_ > 0 && !std::getenv("PLASTIC_LANES")
+                        ? recorded_lanes_
+                        : tile_lanes(type, settings.batch);
   // The front end first (milliseconds): its errors end the change, and the
   // dims it resolves key the cache, so `d_head = 20` finds the model the
   // file compiled with d_head = 20 without an override.
@@ -259,11 +263,14 @@ bool Session::load(const std::string& file) {
   if (file == file_ || !recorded_) return load_source(file);
   // Another model file leaves the opened run: its statistics are not this model's.
   auto recorded = std::move(recorded_);
+  const int recorded_lanes = recorded_lanes_;
   recorded_.reset();
+  recorded_lanes_ = 0;
   quantities_.reset();
   data_.reset();
   if (load_source(file)) return true;
   recorded_ = std::move(recorded);
+  recorded_lanes_ = recorded_lanes;
   return false;
 }
 
@@ -309,17 +316,19 @@ bool Session::load_run(const std::string& dir) {
   const rt::RunRecord& run = binding.value()->record;
   // The run's binding first: its --set values, element type, recorded dims
   // and data, so that the model compiles as the run compiled it.
-  const auto saved = std::tuple{overrides_, dtype_, recorded_, recorded_data_, data_spec_};
+  const auto saved =
+      std::tuple{overrides_, dtype_, recorded_, recorded_data_, data_spec_, recorded_lanes_};
   overrides_ = run.sets;
   dtype_ = run.dtype;
   recorded_ = binding.value()->preparation;
   recorded_data_ = run.data;
+  recorded_lanes_ = run.lanes;
   data_spec_ = run.data;
   data_.reset();
   quantities_.reset();
   file_.clear(); // another model: nothing carries over
   auto restore = [&] {
-    std::tie(overrides_, dtype_, recorded_, recorded_data_, data_spec_) = saved;
+    std::tie(overrides_, dtype_, recorded_, recorded_data_, data_spec_, recorded_lanes_) = saved;
     return false;
   };
   if (!load_source(source.string())) return restore();

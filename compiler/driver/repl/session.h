@@ -187,6 +187,7 @@ private:
   /// trained on (absent for a model loaded from its file).
   std::optional<rt::Preprocessing> recorded_;
   std::string recorded_data_;
+  int recorded_lanes_ = 0; ///< the opened run's samples per tile (0: none or unrecorded)
   /// data_quantities_for's last answer and the data spec it is for.
   std::optional<std::pair<std::string, std::map<std::string, int64_t>>> quantities_;
 };
