@@ -74,6 +74,17 @@ struct Expr {
 
 // ---- declarations ----------------------------------------------------------
 
+/// How `plastic tune` draws a value from a range.
+enum class TuneScale { Log, Linear, Choice };
+
+/// `tune log(0.003, 0.3)`, `tune (0, 1)` or `tune [16, 32, 64]` after a
+/// dim's or const's value: the range `plastic tune` searches.
+struct TuneDecl {
+  TuneScale scale = TuneScale::Linear;
+  std::vector<ExprPtr> values; ///< the two bounds, or the choices
+  Span span;                   ///< from `tune` to the closing bracket
+};
+
 /// `dim a = 3, b = a * 2` or `const tau = 0.5` (one entry per name).
 struct DimDecl {
   Ident name;
@@ -82,6 +93,7 @@ struct DimDecl {
   /// `dim d from data.channels`: the data's quantity ("channels" or
   /// "classes"), named by the span of `data.channels`; empty otherwise.
   std::optional<Ident> from_data;
+  std::optional<TuneDecl> tune; ///< a plain dim or const's search range
 };
 
 enum class InputKind { Path, Static, Label, Target };

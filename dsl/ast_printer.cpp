@@ -104,13 +104,26 @@ std::string print_options(const std::vector<Option>& options) {
   return out;
 }
 
+std::string print_tune(const TuneDecl& t) {
+  const std::string values = print_list(t.values);
+  switch (t.scale) {
+  case TuneScale::Log:
+    return "tune log(" + values + ")";
+  case TuneScale::Linear:
+    return "tune (" + values + ")";
+  case TuneScale::Choice:
+    break;
+  }
+  return "tune [" + values + "]";
+}
+
 struct DeclPrinter {
   std::string operator()(const DimDecl& d) const {
     if (d.from_data)
       return fmt::format("dim {} from data.{}{}", d.name.name, d.from_data->name,
                          d.value ? " else " + print_expr(*d.value) : "");
-    return fmt::format("{} {} = {}", d.is_const ? "const" : "dim", d.name.name,
-                       print_expr(*d.value));
+    return fmt::format("{} {} = {}{}", d.is_const ? "const" : "dim", d.name.name,
+                       print_expr(*d.value), d.tune ? " " + print_tune(*d.tune) : "");
   }
   std::string operator()(const InputDecl& in) const {
     std::string out =

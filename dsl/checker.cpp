@@ -216,7 +216,49 @@ void Checker::check_dim(const DimDecl& d) {
     if (!n) return void(bindings_.broken.insert(d.name.name));
     v.value = static_cast<double>(*n);
   }
+  if (d.tune) v.tune = check_tune(d);
   m_.dims.push_back(v);
+}
+
+// `tune log(lo, hi)`, `tune (lo, hi)`, `tune [a, b, …]`: constant values, two
+// ordered bounds (positive for a log scale), integers for a dim. A bad range
+// is an error of its own; the dim keeps its value.
+std::optional<TuneRange> Checker::check_tune(const DimDecl& d) {
+  const TuneDecl& t = *d.tune;
+  auto refuse = [&](std::string message, std::string hint) -> std::optional<TuneRange> {
+    diag_.error(t.span, std::move(message), std::move(hint));
+    return std::nullopt;
+  };
+  TuneRange range{t.scale, {}};
+  for (const ExprPtr& e : t.values) {
+    auto c = eval_.constant(*e);
+    if (!c) return std::nullopt;
+    range.values.push_back(*c);
+  }
+  const std::string& name = d.name.name;
+  const std::vector<double>& v = range.values;
+  if (t.scale == TuneScale::Choice) {
+    if (v.size() < 2)
+      return refuse(fmt::format("'{}' is tuned over one value", name),
+                    "give two or more (`tune [16, 32]`), or drop `tune` to fix the value");
+  } else {
+    const char* form = t.scale == TuneScale::Log ? "tune log(0.003, 0.3)" : "tune (0, 1)";
+    if (v.size() != 2)
+      return refuse(fmt::format("a range has two bounds, this one has {}", v.size()),
+                    fmt::format("written `{}`; a list of values is `tune [a, b, c]`", form));
+    if (!(v[0] < v[1]))
+      return refuse(fmt::format("the range of '{}' is empty: {} is not below {}", name, v[0], v[1]),
+                    "the lower bound comes first");
+    if (t.scale == TuneScale::Log && v[0] <= 0)
+      return refuse(fmt::format("a log range needs positive bounds, not {}", v[0]),
+                    "use `tune (lo, hi)` for a range that includes zero");
+  }
+  if (!d.is_const)
+    for (double x : v)
+      if (x != std::floor(x) || x <= 0 || x > 1e9)
+        return refuse(fmt::format("dim '{}' is a positive integer; {} is not", name, x),
+                      "tune a dim over whole numbers (`tune [16, 32, 64]`)");
+  return range;
 }
 
 // `dim d from data.X`: the data's value; a --set must agree with it (it

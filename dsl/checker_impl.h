@@ -27,6 +27,7 @@ private:
   void declare(const std::string& name, Span span, const char* what);
   void check_dim(const DimDecl& d);
   bool check_data_dim(const DimDecl& d, DimValue& v);
+  std::optional<TuneRange> check_tune(const DimDecl& d);
   void check_input(const InputDecl& in);
   void check_state(const StateDecl& s);
   void check_flows_and_jumps(const Module& user);

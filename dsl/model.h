@@ -16,10 +16,18 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace plastic::dsl {
+
+/// A dim's or const's range for `plastic tune` (`tune log(0.003, 0.3)`):
+/// the two bounds (Log, Linear) or the choices, evaluated.
+struct TuneRange {
+  TuneScale scale = TuneScale::Linear;
+  std::vector<double> values;
+};
 
 struct DimValue {
   std::string name;
@@ -29,6 +37,7 @@ struct DimValue {
   /// `dim d from data.channels`: "channels" or "classes"; empty otherwise.
   std::string from_data;
   Span span;
+  std::optional<TuneRange> tune; ///< searched by `plastic tune`; unset = fixed
 };
 
 struct InputInfo {

@@ -287,7 +287,7 @@ std::vector<Option> Parser::parse_options() {
 }
 
 // dim_decl := 'dim' dim_item (',' dim_item)* NL                  (and 'const')
-// dim_item := IDENT '=' expr
+// dim_item := IDENT '=' expr [tune]
 //           | IDENT 'from' 'data' '.' ('channels' | 'classes') ['else' expr]
 void Parser::parse_dims(Module& m, bool is_const) {
   advance();
@@ -320,9 +320,37 @@ void Parser::parse_dims(Module& m, bool is_const) {
     }
     expect(TokenKind::Equal, fmt::format("after '{}'", d.name.name));
     d.value = parse_expr();
+    if (at_word("tune")) d.tune = parse_tune();
     m.decls.emplace_back(std::move(d));
   } while (accept(TokenKind::Comma));
   expect_end_of_line(is_const ? "after the consts" : "after the dims");
+}
+
+// tune := 'tune' ( 'log' '(' expr ',' expr ')'      log-uniform between the bounds
+//                | '(' expr ',' expr ')'            uniform between the bounds
+//                | '[' expr (',' expr)* ']' )       one of the values
+TuneDecl Parser::parse_tune() {
+  TuneDecl t;
+  t.span = advance().span;
+  const char* forms = "a range is written `tune log(0.003, 0.3)`, `tune (0, 1)` or `tune [16, 32]`";
+  TokenKind close = TokenKind::RParen;
+  if (at_word("log")) {
+    advance();
+    t.scale = TuneScale::Log;
+    expect(TokenKind::LParen, "after 'tune log' (written `tune log(0.003, 0.3)`)");
+  } else if (accept(TokenKind::LParen)) {
+    t.scale = TuneScale::Linear;
+  } else if (accept(TokenKind::LBracket)) {
+    t.scale = TuneScale::Choice;
+    close = TokenKind::RBracket;
+  } else {
+    fail(peek().span, "expected the range to tune over after 'tune'", forms);
+  }
+  do
+    t.values.push_back(parse_expr());
+  while (accept(TokenKind::Comma));
+  t.span = t.span.to(expect(close, "closing the range after 'tune'").span);
+  return t;
 }
 
 // input_decl := 'input' IDENT ':' input_type NL

@@ -64,6 +64,7 @@ private:
   // declarations (parser.cpp)
   void parse_decl(Module& m, bool library);
   void parse_dims(Module& m, bool is_const);
+  TuneDecl parse_tune();
   InputDecl parse_input();
   ParamDecl parse_param();
   StateDecl parse_state();

@@ -7,6 +7,7 @@
 #include "compiler/driver/commands.h"
 #include "compiler/driver/model_commands.h"
 #include "compiler/driver/repl/repl.h"
+#include "compiler/driver/tune/tune_command.h"
 #include "dsl/diagnostics.h"
 #include "runtime/app/allocator.h"
 #include "runtime/app/cli_options.h"
@@ -155,6 +156,7 @@ static int run(int argc, char** argv) {
   add_backend_option(*bench, backend_name);
 
   ModelCommands model_commands(app, sets, add_error_limit);
+  TuneCommand tune(app, add_set);
 
   std::vector<std::string> gradcheck_files;
   double tolerance = 1e-6;
@@ -291,6 +293,7 @@ static int run(int argc, char** argv) {
     }
     if (bench->parsed()) return run_bench_kernels(bench_file, bench_dtype, bench_seconds, common);
     if (auto code = model_commands.run(common)) return *code;
+    if (auto code = tune.run(common)) return *code;
   } catch (const plastic::InternalError& e) {
     std::cerr << "plastic: " << e.what() << "\n";
     return kInternalError;

@@ -128,6 +128,10 @@ void add_train_options(CLI::App& cmd, TrainRequest& r) {
   add_run_options(cmd, r.run);
   add_memory_flags(cmd, r.memory);
   cmd.add_option("--epochs", r.epochs, "Epochs (default 30)")->check(integer_in(1, kMaxEpochs));
+  cmd.add_option("--until", r.until,
+                 "Pause after epoch N of --epochs with a checkpoint (the schedule still spans "
+                 "--epochs); continue with --resume")
+      ->check(integer_in(1, kMaxEpochs));
   cmd.add_option("--optimizer", r.optimizer, "adam | adamw | sgd (default adam)")
       ->check(CLI::IsMember({"adam", "adamw", "sgd"}));
   cmd.add_option("--lr", r.lr, "Learning rate (default 1e-3)")->check(positive_finite());

@@ -93,6 +93,18 @@ Result<std::map<std::string, int64_t>, AppError> data_quantities(const RunOption
   return out;
 }
 
+Result<int64_t, AppError> training_pool_size(const RunOptions& run) {
+  DataOptions o;
+  o.seed = run.data_seed();
+  o.observational_intensity = run.oi;
+  o.normalise = false;
+  o.validation_fraction = run.valid_fraction;
+  if (Status<AppError> s = apply_data_flags(run.data_flags, o); !s) return s.error();
+  auto splits = open_data(run.data, o);
+  if (!splits) return AppError{kInputError, splits.error().describe()};
+  return static_cast<int64_t>(splits.value().train.size() + splits.value().validation.size());
+}
+
 namespace {
 
 // Prepares the non-empty splits of md for m's kernels; errors name the split

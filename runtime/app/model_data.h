@@ -70,6 +70,11 @@ Result<std::map<std::string, int64_t>, AppError> data_quantities(const RunOption
 
 /// Channels the model's path input expects (0 when it reads no path).
 int64_t model_path_channels(const plastic_model& model);
+
+/// How many samples `run`'s data give to train and validate on (all but the
+/// test part), read without a model: what `plastic tune` decides between
+/// k-fold cross-validation and one validation split by.
+Result<int64_t, AppError> training_pool_size(const RunOptions& run);
 /// plastic_path_option bits of the model's path input (0 when it reads none).
 int32_t model_path_options(const plastic_model& model);
 

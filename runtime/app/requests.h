@@ -69,6 +69,10 @@ struct TrainRequest {
   RunOptions run;
   MemoryFlags memory;
   int64_t epochs = 30;
+  /// --until N: pause after epoch N with a checkpoint (the schedule still
+  /// spans --epochs); --resume continues. 0 = train to --epochs. Not
+  /// recorded: it changes when the run stops, not what it computes.
+  int64_t until = 0;
   std::string optimizer = "adam"; ///< adam | adamw | sgd
   double lr = 1e-3;
   double weight_decay = -1;          ///< < 0: the optimiser's default

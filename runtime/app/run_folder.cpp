@@ -18,8 +18,14 @@ namespace fs = std::filesystem;
 
 /// Whether a run writes a file of this name at the top of its folder
 /// (train_loop.h, train_app.cpp, preprocessing.h, run_record.h, plot.h,
-/// step_log.h, and a cross-validation's folds.json and fold-K folders,
-/// cross_validation.h).
+/// step_log.h, a cross-validation's folds.json and fold-K folders,
+/// cross_validation.h, and a search's records and trial-K and best run
+/// folders, compiler/driver/tune).
+bool is_numbered(const std::string& name, std::string_view prefix) {
+  return name.rfind(prefix, 0) == 0 && name.size() > prefix.size() &&
+         name.find_first_not_of("0123456789", prefix.size()) == std::string::npos;
+}
+
 bool is_run_file(const std::string& name) {
   static constexpr std::array<std::string_view, 14> kNames = {"checkpoints",
                                                               "train.jsonl",
@@ -37,10 +43,9 @@ bool is_run_file(const std::string& name) {
                                                               "last.safetensors"};
   for (std::string_view n : kNames)
     if (name == n) return true;
-  if (name == "folds.json") return true;
-  if (name.rfind("fold-", 0) == 0 && name.size() > 5 &&
-      name.find_first_not_of("0123456789", 5) == std::string::npos)
-    return true;
+  for (std::string_view n : {"folds.json", "tune.json", "tune.jsonl", "best", "logs"})
+    if (name == n) return true;
+  if (is_numbered(name, "fold-") || is_numbered(name, "trial-")) return true;
   return is_temporary_name(name);
 }
 

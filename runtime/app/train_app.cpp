@@ -223,6 +223,7 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
   // Into a file, a pipe or a cluster's log, each epoch's row as it ends: a
   // run killed mid-way keeps every line it printed (train_loop.h).
   cfg.live_rows = isatty(STDOUT_FILENO) == 0;
+  cfg.pause_after = r.until;
   cfg.writer = comm.root();
   cfg.model_hash = model_hash(m);
   cfg.dims = r.run.dims;
@@ -242,6 +243,12 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
     // As a shell reports a process killed by the signal, so a script can
     // tell an interrupted run from a finished one.
     return InterruptGuard::exit_code() != 0 ? InterruptGuard::exit_code() : 130;
+  }
+  if (outcome.value().paused) {
+    // Asked for, so a success; the run is unfinished (no summary.json).
+    fmt::print("paused after epoch {} of {}: checkpoint in {}; continue with --resume\n",
+               outcome.value().epochs_completed, r.epochs, r.out);
+    return kOk;
   }
 
   nlohmann::ordered_json summary;
@@ -296,7 +303,12 @@ int run_train(const plastic_model& m, const TrainRequest& given) {
   if (r.run.folds >= 2 && r.run.fold > r.run.folds)
     return fail(AppError{kUsageError, fmt::format("--fold {}: --folds {} numbers its folds 1 to {}",
                                                   r.run.fold, r.run.folds, r.run.folds)});
-  if (r.run.folds >= 2 && r.run.fold == 0) return run_cross_validation(m, r);
+  if (r.run.folds >= 2 && r.run.fold == 0) {
+    if (r.until > 0)
+      return fail(AppError{kUsageError, "--until pauses one run: with --folds K, pause each fold "
+                                        "apart (--fold I --until N)"});
+    return run_cross_validation(m, r);
+  }
   if (m.dtype == PLASTIC_F64) return train_typed<double>(m, r);
   return train_typed<float>(m, r);
 }

@@ -427,7 +427,8 @@ Status<TrainError> Run<T>::end_epoch(int64_t epoch, const EpochProgress& p, cons
   }
   if (log_)
     if (Status<TrainError> s = log_->append(rec); !s) return s;
-  const bool last = epoch == c_.epochs || stopper_->should_stop() || InterruptGuard::requested();
+  const bool last = epoch == c_.epochs || epoch == c_.pause_after || stopper_->should_stop() ||
+                    InterruptGuard::requested();
   if (ckpts_ && c_.writer && (epoch % c_.checkpoint_every == 0 || last))
     if (Status<TrainError> s = save(epoch, nullptr, rng); !s) return s;
   return {};
@@ -516,8 +517,11 @@ template <class T> Status<TrainError> Run<T>::finish() {
       return s;
   out_.best_epoch = stopper_->best_epoch();
   out_.best_value = stopper_->best_metric();
+  // A paused run is unfinished like an interrupted one: its checkpoint holds
+  // the state to continue from, model.safetensors the best epoch so far.
+  const bool unfinished = out_.interrupted || out_.paused;
   const bool rolled_back =
-      !out_.interrupted && c_.restore_best && hooks_.validate && stopper_->has_best();
+      !unfinished && c_.restore_best && hooks_.validate && stopper_->has_best();
   if (rolled_back) (void)stopper_->restore_best(params_);
   if (!c_.run_dir.empty() && c_.writer) {
     // An interrupted run leaves its best parameters so far too (the
@@ -525,17 +529,18 @@ template <class T> Status<TrainError> Run<T>::finish() {
     // before the run is finished; the file is replaced atomically.
     std::vector<T> best_so_far;
     const bool interrupted_best =
-        out_.interrupted && c_.restore_best && hooks_.validate && stopper_->has_best();
+        unfinished && c_.restore_best && hooks_.validate && stopper_->has_best();
     if (interrupted_best) {
       best_so_far.assign(params_.begin(), params_.end());
       (void)stopper_->restore_best(std::span<T>(best_so_far));
     }
     const std::span<const T> saved =
         interrupted_best ? std::span<const T>(best_so_far) : std::span<const T>(params_);
+    const char* why = out_.paused ? "paused" : "interrupted";
     const std::string provenance =
-        out_.interrupted
-            ? (interrupted_best ? fmt::format("best epoch {} so far (interrupted)", out_.best_epoch)
-                                : std::string("last epoch (interrupted)"))
+        unfinished
+            ? (interrupted_best ? fmt::format("best epoch {} so far ({})", out_.best_epoch, why)
+                                : fmt::format("last epoch ({})", why))
         : rolled_back ? fmt::format("best epoch {}", out_.best_epoch)
                       : "last epoch";
     // Not a warning: a run that ends without its parameters has failed.
@@ -559,7 +564,10 @@ template <class T> Result<TrainOutcome, TrainError> Run<T>::run() {
   if (hooks_.check_params)
     if (Status<TrainError> s = hooks_.check_params(start_epoch_ - 1, params_); !s) return s.error();
   InterruptGuard guard(/*quiet=*/!c_.progress);
-  for (int64_t epoch = start_epoch_; epoch <= c_.epochs; ++epoch) {
+  // Resumed at or past its pause: nothing to train until the pause moves on.
+  if (c_.pause_after > 0 && start_epoch_ > c_.pause_after && start_epoch_ <= c_.epochs)
+    out_.paused = true;
+  for (int64_t epoch = start_epoch_; epoch <= c_.epochs && !out_.paused; ++epoch) {
     Rng rng = Rng::for_epoch(c_.seed, epoch);
     if (hooks_.begin_epoch) hooks_.begin_epoch(epoch, rng);
     EpochProgress p;
@@ -597,6 +605,7 @@ template <class T> Result<TrainOutcome, TrainError> Run<T>::run() {
       out_.interrupted = true;
       break;
     }
+    if (epoch == c_.pause_after && epoch < c_.epochs) out_.paused = true; // saved by end_epoch
   }
   if (out_.epochs_completed == 0 && start_epoch_ > 1) out_.epochs_completed = start_epoch_ - 1;
   if (Status<TrainError> s = finish(); !s) return s.error();

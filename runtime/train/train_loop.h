@@ -108,6 +108,10 @@ struct TrainConfig {
   /// a log file, a pipe, a cluster's log: a run killed mid-way keeps every
   /// line it printed); the end then prints the best epoch's line alone.
   bool live_rows = false;
+  /// Stop after this epoch with a checkpoint, as if interrupted but on
+  /// purpose (`train --until`): the schedule still spans `epochs`, so a run
+  /// trained in pieces equals one trained at once. 0 = never.
+  int64_t pause_after = 0;
   std::string model_hash; ///< checked on resume
   nlohmann::json dims = nlohmann::json::object();
   nlohmann::json run_config = nlohmann::json::object(); ///< recorded in checkpoints
@@ -126,6 +130,7 @@ struct TrainOutcome {
   bool resumed = false;
   bool interrupted = false; ///< stopped by SIGINT/SIGTERM after saving a checkpoint
   bool early_stopped = false;
+  bool paused = false; ///< stopped at TrainConfig::pause_after, checkpoint saved
   int64_t best_epoch = -1;
   double best_value = std::numeric_limits<double>::quiet_NaN(); ///< of the monitored value
   int64_t skipped_steps =
