@@ -6,7 +6,7 @@
 # folder's given test file is the test set; 15 % of its training file is
 # held out for validation (model selection by validation loss).
 #
-#   examples/experiments/uea.sh [--seeds N] [--models "delta ncde gnode"] DIR...
+#   examples/experiments/uea.sh [--seeds N] [--models "delta ncde gnode"] [--tune] DIR...
 #
 # Runs every model on every folder with seeds 0..N-1 (default 3) and prints
 # a table of test accuracy mean +- std (over the seeds) and the mean wall
@@ -17,16 +17,24 @@
 # recipe: EPOCHS=150 MODEL_FLAGS="--lr 3e-3 --batch 32 --schedule cosine").
 # Run folders go to $OUT (default build/runs/uea); each result line is also
 # appended to $RESULTS when set.
+#
+# --tune: first `plastic tune` each model on each folder (TRIALS random
+# trials, default 16, of the model's `tune` ranges and lr, weight decay and
+# batch; successive halving up to EPOCHS; 5-fold cross-validation below
+# 1000 training samples), then train the seeds with the best setting. The
+# searches go to $OUT/<folder>/<model>/tune and continue where they stopped.
 source "$(dirname "$0")/common.sh"
 
 seeds=3
 models="delta ncde gnode"
+tune=0
 dirs=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --seeds) seeds=$2; shift 2 ;;
     --models) models=$2; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    --tune) tune=1; shift ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) dirs+=("$1"); shift ;;
   esac
 done
@@ -55,18 +63,45 @@ model_flags() {
   esac
 }
 
+# The flags of the best setting `plastic tune` found for $1 on folder $2
+# (searched first, or continued, into $3).
+tuned_flags() {
+  local search=$3
+  local resume=()
+  [ -f "$search/tune.json" ] && resume=(--resume)
+  "$PLASTIC" tune "$(model_file "$1")" --data "$2" --epochs "$epochs" --trials "${TRIALS:-16}" \
+    --optimizer adam --schedule cosine --dtype f32 --out "$search" "${resume[@]}" \
+    >>"$search.log" 2>&1 || { echo "tune of $1 on $2 failed (see $search.log)" >&2; return 1; }
+  python3 - "$search/tune.json" <<'EOF'
+import json, sys
+plan = json.load(open(sys.argv[1]))
+point = plan["points"][plan["best"]["trial"]]
+flags = ["--optimizer adam --schedule cosine"]
+for dim, value in zip(plan["space"], point):
+    value = int(value) if dim["integer"] else value  # --batch 32, not 32.0
+    flags.append(f"--{dim['name']} {value!r}" if dim["option"] else f"--set {dim['name']}={value!r}")
+print(" ".join(flags))
+EOF
+}
+
 results=$(mktemp)
 trap 'rm -f "$results"' EXIT
 for dir in "${dirs[@]}"; do
   name=$(basename "$dir")
   for model in $models; do
+    flags=$(model_flags "$model")
+    if [ "$tune" = 1 ]; then
+      mkdir -p "$out_root/$name/$model"
+      flags=$(tuned_flags "$model" "$dir" "$out_root/$name/$model/tune") || continue
+      echo "$name $model tuned: $flags"
+    fi
     for ((seed = 0; seed < seeds; seed++)); do
       run="$out_root/$name/$model/seed$seed"
       mkdir -p "$(dirname "$run")"
       start=$SECONDS
       # shellcheck disable=SC2046  # the flags are words
       if "$PLASTIC" train "$(model_file "$model")" --data "$dir" --epochs "$epochs" \
-        $(model_flags "$model") --dtype f32 --threads "$THREADS" --seed "$seed" --no-progress \
+        $flags --dtype f32 --threads "$THREADS" --seed "$seed" --no-progress \
         --force --out "$run" >"$run.log" 2>&1; then
         acc=$(summary_value "$run" test accuracy)
         echo "$name $model $seed $acc $((SECONDS - start))" | tee -a "$results" ${RESULTS:+"$RESULTS"}

@@ -37,7 +37,7 @@ pid_t start(const Job& job) {
   dup2(in, STDIN_FILENO);
   dup2(out, STDOUT_FILENO);
   dup2(out, STDERR_FILENO);
-  execv(args[0], args.data());
+  execv("/proc/self/exe", args.data());
   _exit(127);
 }
 
@@ -71,6 +71,7 @@ bool JobPool::run() {
         if (job.done) job.done(127);
         continue;
       }
+      if (job.started) job.started();
       running.emplace(pid, std::move(job));
     }
     if (interrupted && running.empty()) break;
@@ -93,8 +94,12 @@ bool JobPool::run() {
 
 std::string self_executable() {
   std::error_code ec;
-  auto path = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string("plastic") : path.string();
+  const std::string path = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  const std::string deleted = " (deleted)"; // the file was replaced since
+  if (ec) return "plastic";
+  return path.size() > deleted.size() && path.ends_with(deleted)
+             ? path.substr(0, path.size() - deleted.size())
+             : path;
 }
 
 } // namespace plastic::driver

@@ -16,8 +16,12 @@
 namespace plastic::driver {
 
 struct Job {
-  std::vector<std::string> argv; ///< argv[0] is the program
+  /// argv[0] names the program in its messages; the program run is this
+  /// very executable (/proc/self/exe), even if a rebuild has replaced the
+  /// file since the search started.
+  std::vector<std::string> argv;
   std::filesystem::path log;     ///< standard output and error, appended
+  std::function<void()> started; ///< called when the process starts (optional)
   /// Called on the search's thread when the job ends, with its exit code
   /// (128 + the signal's number when a signal ended it; 127 when it could
   /// not be started).
@@ -41,7 +45,7 @@ private:
   std::vector<Job> queue_;
 };
 
-/// The path of the running program (/proc/self/exe), to start trials with.
+/// The path of the running program, for argv[0].
 std::string self_executable();
 
 } // namespace plastic::driver

@@ -116,7 +116,7 @@ private:
     std::vector<std::optional<double>> values;
     std::string error;
     bool interrupted = false;
-    std::chrono::steady_clock::time_point start;
+    std::optional<std::chrono::steady_clock::time_point> start; ///< of its first job
   };
 
   void print_plan() const;
@@ -231,7 +231,8 @@ void Search::job_ended(int64_t trial, size_t rung, size_t fold, int code, Pendin
   TrialRow row;
   row.trial = trial;
   row.rung = static_cast<int64_t>(rung);
-  row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - p.start).count();
+  const auto now = std::chrono::steady_clock::now();
+  row.seconds = std::chrono::duration<double>(now - p.start.value_or(now)).count();
   const bool all = std::all_of(p.values.begin(), p.values.end(),
                                [](const std::optional<double>& v) { return v.has_value(); });
   if (all) {
@@ -262,7 +263,6 @@ bool Search::run_rung(size_t rung, const std::vector<int64_t>& trials) {
     Pending& p = pending[t];
     p.remaining = static_cast<int>(folds);
     p.values.assign(static_cast<size_t>(folds), std::nullopt);
-    p.start = std::chrono::steady_clock::now();
     for (int64_t f = 0; f < folds; ++f) {
       const int64_t fold = plan_.folds ? f + 1 : 0;
       const fs::path folder = run_folder(t, fold);
@@ -281,6 +281,9 @@ bool Search::run_rung(size_t rung, const std::vector<int64_t>& trials) {
           job.argv.push_back(s);
       }
       job.log = log_file(t, fold);
+      job.started = [&p] {
+        if (!p.start) p.start = std::chrono::steady_clock::now();
+      };
       job.done = done;
       pool.submit(std::move(job));
     }
