@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # ODE-LSTM's Walker2d preparation (Lechner & Hasani, the repository's
 # irregular_sampled_datasets.py, Walker2dImitationData), which paper 003
 # (Sec. 6.4, App. H.3) takes as is, recomputed with NumPy on the rollouts of
@@ -13,10 +13,19 @@
 #   * windows of seq_len kept steps with stride seq_len // 4, starting at
 #     0, stride, ... < kept - seq_len.
 # Prints the three counts for each --seq-len (default: 64 and 84, the
-# ODE-LSTM script's and the paper's text's). Writing the windows for
-# `plastic train` is the next step (issue: the papers' numbers).
-#     python3 examples/experiments/walker2d_odelstm_split.py [--seq-len 64 84 ...]
+# ODE-LSTM script's and the paper's text's). 64 gives the paper's counts.
+#
+# --write DIR (one --seq-len) writes the windows for `plastic train`:
+# DIR/train, DIR/validation and DIR/test, one .npy per window in ODE-LSTM's
+# order, each [seq_len, 36] float64: the 17 observations x, the elapsed raw
+# steps t (ODE-LSTM's time input), their running sum (the observation
+# times), and the 17 targets y (the next raw observation). DIR/preparation.json
+# records the sizes and the seeds. Train on them with
+#     plastic train MODEL --data DIR --time dim_18 --target dim_19,...,dim_35
+# (the command is printed in full).
+#     python3 examples/experiments/walker2d_odelstm_split.py [--seq-len 64 84 ...] [--write DIR]
 import argparse
+import json
 import os
 import sys
 import tarfile
@@ -39,33 +48,87 @@ def rollouts(data_root):
     return tmp, sorted(files, key=os.path.basename)
 
 
-def split_sizes(files, seq_len):
+def odelstm_parts(files):
+    """ODE-LSTM's split by file: the sorted files shuffled, 15 % test, 10 % validation."""
     shuffled = list(files)
-    rng = np.random.RandomState(891374)
     np.random.RandomState(125487).shuffle(shuffled)
     test_n = int(0.15 * len(shuffled))
     valid_n = int((0.15 + 0.1) * len(shuffled))
-    parts = {"train": shuffled[valid_n:], "valid": shuffled[test_n:valid_n], "test": shuffled[:test_n]}
-    sizes = {}
-    for name in ("train", "valid", "test"):  # the order the source perturbs them in
-        windows = 0
-        for f in parts[name]:
-            steps = np.load(f).shape[0] - 1
-            kept = sum(1 for _ in range(steps) if rng.rand() < 0.9)
-            windows += len(range(0, kept - seq_len, seq_len // 4))
-        sizes[name] = windows
+    return {"train": shuffled[valid_n:], "valid": shuffled[test_n:valid_n], "test": shuffled[:test_n]}
+
+
+def perturbed(files, rng):
+    """Each rollout's x, y and elapsed steps after dropping each step with probability 0.1."""
+    out = []
+    for f in files:
+        arr = np.load(f)
+        x, y = arr[:-1].astype(np.float32), arr[1:].astype(np.float32)
+        keep, elapsed, skip = [], [], 0
+        for t in range(y.shape[0]):
+            skip += 1
+            if rng.rand() < 0.9:
+                keep.append(t)
+                elapsed.append(skip)
+                skip = 0
+        out.append((x[keep], np.asarray(elapsed, dtype=np.float64), y[keep]))
+    return out
+
+
+def windows(rollouts, seq_len):
+    """Overlapping windows (stride seq_len // 4) as [seq_len, 36] arrays, in ODE-LSTM's order."""
+    for x, t, y in rollouts:
+        clock = np.cumsum(t)  # the observation times: raw steps since the rollout began
+        for start in range(0, y.shape[0] - seq_len, seq_len // 4):
+            w = slice(start, start + seq_len)
+            yield np.concatenate([x[w], t[w, None], clock[w, None], y[w]], axis=1).astype(np.float64)
+
+
+def prepared(files, seq_len):
+    """The three parts' windows; one RandomState(891374) perturbs train, valid, test in turn."""
+    parts = odelstm_parts(files)
+    rng = np.random.RandomState(891374)
+    return {name: list(windows(perturbed(parts[name], rng), seq_len)) for name in ("train", "valid", "test")}
+
+
+def split_sizes(files, seq_len):
+    return {name: len(w) for name, w in prepared(files, seq_len).items()}
+
+
+def write(files, seq_len, out):
+    parts = prepared(files, seq_len)
+    for name, folder in (("train", "train"), ("valid", "validation"), ("test", "test")):
+        os.makedirs(os.path.join(out, folder), exist_ok=True)
+        for i, w in enumerate(parts[name]):
+            np.save(os.path.join(out, folder, f"w{i:05d}.npy"), w)
+    sizes = {name: len(w) for name, w in parts.items()}
+    record = {"source": "ODE-LSTM Walker2dImitationData, irregular_sampled_datasets.py",
+              "rollouts": len(files), "seq_len": seq_len, "stride": seq_len // 4,
+              "split_seed": 125487, "perturbation_seed": 891374,
+              "windows": {"train": sizes["train"], "validation": sizes["valid"], "test": sizes["test"]},
+              "columns": "dim_0..16 x, dim_17 elapsed steps, dim_18 time, dim_19..35 y"}
+    with open(os.path.join(out, "preparation.json"), "w") as f:
+        json.dump(record, f, indent=2)
     return sizes
 
 
 def main():
     ap = argparse.ArgumentParser(description="ODE-LSTM's Walker2d split sizes per window length")
     ap.add_argument("--seq-len", type=int, nargs="+", default=[64, 84])
+    ap.add_argument("--write", metavar="DIR", help="write the windows of one --seq-len for plastic")
     args = ap.parse_args()
+    if args.write and len(args.seq_len) != 1:
+        ap.error("--write takes one --seq-len")
     here = os.path.dirname(os.path.abspath(__file__))
     data_root = os.environ.get("PLASTIC_DATA", os.path.join(here, "..", "..", "..", "shared", "data"))
     tmp, files = rollouts(data_root)
     with tmp:
         print(f"{len(files)} rollouts; paper 003: 9684 / 1272 / 1937")
+        if args.write:
+            s = write(files, args.seq_len[0], args.write)
+            targets = ",".join(f"dim_{k}" for k in range(19, 36))
+            print(f"wrote {s['train']} / {s['valid']} / {s['test']} windows of {args.seq_len[0]} to {args.write}")
+            print(f"plastic train MODEL --data {args.write} --time dim_18 --target {targets}")
+            return 0
         for seq_len in args.seq_len:
             s = split_sizes(files, seq_len)
             print(f"seq_len {seq_len:4d}: train {s['train']:6d}  valid {s['valid']:5d}  test {s['test']:5d}")

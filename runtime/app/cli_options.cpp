@@ -71,7 +71,7 @@ void add_data_flags(CLI::App& cmd, DataFlags& f, const char* target_flag) {
   cmd.add_option("--label", f.label, "Class label column (one label per series)")->group(group);
   cmd.add_option("--time", f.time,
                  "Time column (numbers or YYYY-MM-DD HH:MM:SS), or DATE,CLOCK columns "
-                 "(10/03/2004 and 18:00:00; hours since 1970)")
+                 "(10/03/2004 and 18:00:00; hours since 1970); .npy: the channel dim_K")
       ->group(group);
   cmd.add_option("--date-order", f.date_order, "Order of a date column: dmy (default) | mdy | ymd")
       ->group(group);

@@ -181,13 +181,18 @@ DataError column_options_refused(const std::string& spec) {
 Result<Dataset, DataError> read_npy_shaped(const fs::path& dir, const std::string& spec,
                                            const DataOptions& o) {
   const CsvOptions& c = o.csv;
-  if (!c.label_column.empty() || !c.time_column.empty() || !c.date_column.empty() ||
-      !c.id_column.empty() || c.missing_value || c.separator != CsvOptions{}.separator ||
+  if (!c.label_column.empty() || !c.date_column.empty() || !c.id_column.empty() ||
+      c.missing_value || c.separator != CsvOptions{}.separator ||
       c.decimal_point != CsvOptions{}.decimal_point)
-    return file_error(spec, ".npy series have no header: only --target, --channels, --static, "
-                            "--window and --period apply (channels are named dim_0, dim_1, ...)");
+    return file_error(spec, ".npy series have no header: only --target, --channels, --time, "
+                            "--static, --window and --period apply (channels are named dim_0, "
+                            "dim_1, ...)");
+  if (!c.time_column.empty() && o.shaping.period != 1)
+    return file_error(spec, "--period sets the time between rows when there is no --time");
   auto data = read_npy_series(dir);
   if (!data) return data.error();
+  if (!c.time_column.empty())
+    if (auto s = take_time_channel(data.value(), c.time_column, dir.string()); !s) return s.error();
   SeriesShaping shaping = o.shaping;
   shaping.target_channels = c.targets;
   if (!c.channels.empty()) {
@@ -198,6 +203,44 @@ Result<Dataset, DataError> read_npy_shaped(const fs::path& dir, const std::strin
   }
   if (auto s = shape_series(data.value(), shaping, spec); !s) return s.error();
   return data;
+}
+
+// A folder whose train/ and test/ (and, optionally, validation/) hold .npy
+// series: a preparation that fixed its own split (ODE-LSTM's Walker2d,
+// examples/experiments/walker2d_odelstm_split.py) is taken as given, as a
+// UEA folder's test file is. Without validation/ (or with --folds, or
+// --valid, which pool it with train/), validation is held out of train/.
+Result<DataSplits, DataError> read_npy_parts(const fs::path& dir, const std::string& spec,
+                                             const DataOptions& o) {
+  auto train = read_npy_shaped(dir / "train", spec, o);
+  if (!train) return train.error();
+  auto test = read_npy_shaped(dir / "test", spec, o);
+  if (!test) return test.error();
+  const bool given_validation = !files_ending(dir / "validation", ".npy").empty();
+  std::optional<Dataset> validation;
+  if (given_validation) {
+    auto v = read_npy_shaped(dir / "validation", spec, o);
+    if (!v) return v.error();
+    validation = std::move(v).value();
+  }
+  const size_t n_train = train.value().size(), n_test = test.value().size();
+  DataSplits s;
+  if (validation && !o.whole && o.folds < 2) {
+    s.train = std::move(train).value();
+    s.validation = std::move(*validation);
+    s.test = std::move(test).value();
+    s.description = fmt::format("{} + {} + {} .npy series in {}: the given train/, validation/ "
+                                "and test/ parts",
+                                n_train, s.validation.size(), n_test, spec);
+    return s;
+  }
+  if (validation) // pooled: the folds, or --valid, decide the validation part
+    for (Sample& x : validation->samples)
+      train.value().samples.push_back(std::move(x));
+  s = split_given_test(std::move(train).value(), std::move(test).value(), o);
+  s.description = fmt::format("{} + {} .npy series in {}: the given test/ part, {}",
+                              s.train.size() + s.validation.size(), n_test, spec, given_test(o));
+  return s;
 }
 
 Result<DataSplits, DataError> read_spec(const std::string& spec, const DataOptions& o) {
@@ -272,6 +315,8 @@ Result<DataSplits, DataError> read_spec(const std::string& spec, const DataOptio
                                   o.observational_intensity ? "OI" : "no-OI", three_way(o, true));
       return s;
     }
+    if (!files_ending(p / "train", ".npy").empty() && !files_ending(p / "test", ".npy").empty())
+      return read_npy_parts(p, spec, o);
     if (!files_ending(p, ".npy").empty()) {
       auto data = read_npy_shaped(p, spec, o);
       if (!data) return data.error();

@@ -3,6 +3,7 @@
 #include "runtime/data/series_shaping.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <optional>
 
@@ -185,6 +186,40 @@ Status<DataError> select_channels(Dataset& data, const std::vector<std::string>&
   for (std::size_t c : picked)
     channels.push_back(data.channels[c]);
   data.channels = std::move(channels);
+  return {};
+}
+
+Status<DataError> take_time_channel(Dataset& data, const std::string& name,
+                                    const std::string& source) {
+  const auto k = data.channel_index(name);
+  if (!k)
+    return file_error(source,
+                      fmt::format("--time {}: no channel of that name; the channels are: {}", name,
+                                  names_of(data.channels, {})));
+  if (data.num_channels() < 2)
+    return file_error(source, fmt::format("--time {}: the series' only channel cannot also be "
+                                          "their time",
+                                          name));
+  const std::size_t width = data.num_channels();
+  for (Sample& s : data.samples) {
+    std::vector<double> times(s.length()), values;
+    values.reserve(s.length() * (width - 1));
+    for (std::size_t i = 0; i < s.length(); ++i) {
+      times[i] = s.values[i * width + *k];
+      if (!std::isfinite(times[i]) || (i > 0 && !(times[i] > times[i - 1])))
+        return file_error(
+            fmt::format("{}/{}.npy", source, s.id),
+            fmt::format("row {}: time {} (channel {}) is {}", i, times[i], name,
+                        std::isfinite(times[i])
+                            ? fmt::format("not after the row before's {}", times[i - 1])
+                            : std::string("not a finite number")));
+      for (std::size_t c = 0; c < width; ++c)
+        if (c != *k) values.push_back(s.values[i * width + c]);
+    }
+    s.times = std::move(times);
+    s.values = std::move(values);
+  }
+  data.channels.erase(data.channels.begin() + static_cast<std::ptrdiff_t>(*k));
   return {};
 }
 

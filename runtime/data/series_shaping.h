@@ -55,6 +55,13 @@ struct SeriesShaping {
 Status<DataError> select_channels(Dataset& data, const std::vector<std::string>& names,
                                   const std::string& source);
 
+/// Makes channel `name` the observation times of every sample (a .npy
+/// folder's `--time dim_K`) and removes it from the channels; each
+/// sample's times must be finite and strictly increasing (an error names
+/// the sample and the row).
+Status<DataError> take_time_channel(Dataset& data, const std::string& name,
+                                    const std::string& source);
+
 /// Applies `shaping` to `data` in place (see file comment); errors name
 /// `source` (the data argument) and the column that could not be found.
 Status<DataError> shape_series(Dataset& data, const SeriesShaping& shaping,

@@ -6,11 +6,13 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "runtime/data/npy.h"
+#include "runtime/data/open_data.h"
 #include "tests/runtime/data/data_test_support.h"
 
 using namespace plastic::rt;
@@ -211,4 +213,89 @@ TEST_CASE("npy series: one sample per file, natural order", "[data][npy]") {
   REQUIRE_FALSE(e.ok());
   CHECK(e.error().describe() ==
         bad.string() + ": expected 2 channels as in rollout_1.npy, found shape (2, 3)");
+}
+
+namespace {
+
+// A [rows, 3] series: channels a, time, b with time = `times`.
+void write_timed(const std::filesystem::path& file, const std::vector<double>& times) {
+  std::vector<double> v;
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    v.push_back(static_cast<double>(i));
+    v.push_back(times[i]);
+    v.push_back(10.0 + static_cast<double>(i));
+  }
+  const std::size_t shape[] = {times.size(), 3};
+  REQUIRE(write_npy(file, v, shape).ok());
+}
+
+} // namespace
+
+TEST_CASE("npy series: --time makes a channel the observation times", "[data][npy][time]") {
+  test::TempDir dir;
+  write_timed(dir.path() / "s0.npy", {1, 3, 4});
+  DataOptions o;
+  o.normalise = false;
+  o.whole = true;
+  o.csv.time_column = "dim_1";
+  auto r = open_data(dir.path().string(), o);
+  REQUIRE(r.ok());
+  const Dataset& d = r->train;
+  REQUIRE(d.num_channels() == 2);
+  CHECK(d.channels[0].name == "dim_0");
+  CHECK(d.channels[1].name == "dim_2");
+  CHECK(d.samples[0].times == std::vector<double>{1, 3, 4});
+  CHECK(d.samples[0].values == std::vector<double>{0, 10, 1, 11, 2, 12});
+
+  write_timed(dir.path() / "s1.npy", {1, 3, 3});
+  auto bad = open_data(dir.path().string(), o);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().describe() == (dir.path() / "s1.npy").string() +
+                                      ": row 2: time 3 (channel dim_1) is not after the row "
+                                      "before's 3");
+  o.csv.time_column = "dim_7";
+  auto missing = open_data(dir.path().string(), o);
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().describe().find("--time dim_7: no channel of that name") !=
+        std::string::npos);
+}
+
+TEST_CASE("npy folders with train, validation and test parts are split as given",
+          "[data][npy][parts]") {
+  test::TempDir dir;
+  const std::vector<std::pair<std::string, int>> parts = {
+      {"train", 6}, {"validation", 2}, {"test", 3}};
+  for (const auto& [part, n] : parts) {
+    std::filesystem::create_directories(dir.path() / part);
+    for (int i = 0; i < n; ++i)
+      write_timed(dir.path() / part / ("w" + std::to_string(i) + ".npy"), {0, 1, 2});
+  }
+  DataOptions o;
+  o.normalise = false;
+  auto r = open_data(dir.path().string(), o);
+  REQUIRE(r.ok());
+  CHECK(r->train.size() == 6);
+  CHECK(r->validation.size() == 2);
+  CHECK(r->test.size() == 3);
+  CHECK(r->description.find("the given train/, validation/ and test/ parts") != std::string::npos);
+
+  // K folds pool train/ and validation/; test/ stays the test part.
+  o.folds = 4;
+  o.fold = 1;
+  auto folds = open_data(dir.path().string(), o);
+  REQUIRE(folds.ok());
+  CHECK(folds->train.size() + folds->validation.size() == 8);
+  CHECK(folds->validation.size() == 2);
+  CHECK(folds->test.size() == 3);
+
+  // Without validation/, validation is held out of train/.
+  std::filesystem::remove_all(dir.path() / "validation");
+  o.folds = 0;
+  o.validation_fraction = 0.5;
+  auto held = open_data(dir.path().string(), o);
+  REQUIRE(held.ok());
+  CHECK(held->train.size() == 3);
+  CHECK(held->validation.size() == 3);
+  CHECK(held->test.size() == 3);
+  CHECK(held->description.find("the given test/ part") != std::string::npos);
 }
