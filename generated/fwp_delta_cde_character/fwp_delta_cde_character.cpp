@@ -366,7 +366,7 @@ extern "C" void fwp_delta_cde_character_field(const void* /*ctx*/, double /*t*/,
   T rowsum_v[L] = {};
   // fwp_delta_cde_character.field: 20 nodes
   // %11 = contract f64[4,20] -> v0
-  // fwp_delta_cde_character.ode:84: let k    = softmax(Wk @ dx(t))                         # key
+  // fwp_delta_cde_character.ode:85: let k    = softmax(Wk @ dx(t))                         # key
   // from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -396,7 +396,7 @@ extern "C" void fwp_delta_cde_character_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %12 = softmax f64[4,20] -> v1
-  // fwp_delta_cde_character.ode:84: let k    = softmax(Wk @ dx(t))                         # key
+  // fwp_delta_cde_character.ode:85: let k    = softmax(Wk @ dx(t))                         # key
   // from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
@@ -430,7 +430,7 @@ extern "C" void fwp_delta_cde_character_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %15 = contract f64[4,20] -> v0
-  // fwp_delta_cde_character.ode:85: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+  // fwp_delta_cde_character.ode:86: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
   // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -460,7 +460,7 @@ extern "C" void fwp_delta_cde_character_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %17 = contract f64[4,20] -> v3
-  // fwp_delta_cde_character.ode:85: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+  // fwp_delta_cde_character.ode:86: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
   // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -494,7 +494,7 @@ extern "C" void fwp_delta_cde_character_field(const void* /*ctx*/, double /*t*/,
     }
   }
   // %3 = contract f64[4] -> v2
-  // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_delta_cde_character.ode:84: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -519,7 +519,7 @@ extern "C" void fwp_delta_cde_character_field(const void* /*ctx*/, double /*t*/,
     v2[3 * L + l] = acc3_v[l];
   }
   // %6 = mul f64[4] -> v4
-  // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_delta_cde_character.ode:84: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -590,7 +590,7 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
   T rowsum_v[L] = {};
   // fwp_delta_cde_character.field.vjp: 48 nodes
   // %15 = contract f64[4,20] -> v0
-  // fwp_delta_cde_character.ode:85: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+  // fwp_delta_cde_character.ode:86: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
   // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -620,7 +620,7 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
     }
   }
   // %11 = contract f64[4,20] -> v1
-  // fwp_delta_cde_character.ode:84: let k    = softmax(Wk @ dx(t))                         # key
+  // fwp_delta_cde_character.ode:85: let k    = softmax(Wk @ dx(t))                         # key
   // from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -650,7 +650,7 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
     }
   }
   // %12 = softmax f64[4,20] -> v2
-  // fwp_delta_cde_character.ode:84: let k    = softmax(Wk @ dx(t))                         # key
+  // fwp_delta_cde_character.ode:85: let k    = softmax(Wk @ dx(t))                         # key
   // from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
@@ -684,7 +684,7 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
     }
   }
   // %17 = contract f64[4,20] -> v1
-  // fwp_delta_cde_character.ode:85: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+  // fwp_delta_cde_character.ode:86: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
   // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -718,7 +718,7 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
     }
   }
   // %19 = tanh f64[4,20] -> v4
-  // fwp_delta_cde_character.ode:85: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+  // fwp_delta_cde_character.ode:86: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
   // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
@@ -759,7 +759,7 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
     }
   }
   // %3 = contract f64[4] -> v3
-  // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_delta_cde_character.ode:84: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -784,7 +784,7 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
     v3[3 * L + l] = acc3_v[l];
   }
   // %4 = sigmoid f64[4] -> v1
-  // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_delta_cde_character.ode:84: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -792,7 +792,7 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
     }
   }
   // %6 = mul f64[4] -> v3
-  // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_delta_cde_character.ode:84: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -800,7 +800,7 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
     }
   }
   // %83 = mul f64[4,20] -> v5
-  // fwp_delta_cde_character.ode:85: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+  // fwp_delta_cde_character.ode:86: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
   // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
@@ -848,7 +848,7 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
     v6[3 * L + l] = acc3_v[l];
   }
   // %77 = mul f64[4] -> v0
-  // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_delta_cde_character.ode:84: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -856,7 +856,7 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
     }
   }
   // %78 = contract f64[4,4] -> d.Wb
-  // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_delta_cde_character.ode:84: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 4; ++i1) {
       {
@@ -999,7 +999,7 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
     }
   }
   // %88 = contract f64[4,20,4] -> d.Wv
-  // fwp_delta_cde_character.ode:85: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+  // fwp_delta_cde_character.ode:86: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
   // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
@@ -1043,7 +1043,7 @@ extern "C" void fwp_delta_cde_character_field_vjp(const void* /*ctx*/, double /*
       v6[3 * L + l] = acc3_v[l];
     }
     // %79 = contract f64[4] -> v3
-    // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1,
+    // fwp_delta_cde_character.ode:84: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1,
     // 1])
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1163,7 +1163,7 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
   }
   // fwp_delta_cde_character.field.adjoint: 47 nodes
   // %11 = contract f64[4,20] -> v0
-  // fwp_delta_cde_character.ode:84: let k    = softmax(Wk @ dx(t))                         # key
+  // fwp_delta_cde_character.ode:85: let k    = softmax(Wk @ dx(t))                         # key
   // from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -1193,7 +1193,7 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
     }
   }
   // %12 = softmax f64[4,20] -> v1
-  // fwp_delta_cde_character.ode:84: let k    = softmax(Wk @ dx(t))                         # key
+  // fwp_delta_cde_character.ode:85: let k    = softmax(Wk @ dx(t))                         # key
   // from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
@@ -1227,7 +1227,7 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
     }
   }
   // %15 = contract f64[4,20] -> v0
-  // fwp_delta_cde_character.ode:85: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+  // fwp_delta_cde_character.ode:86: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
   // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -1257,7 +1257,7 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
     }
   }
   // %17 = contract f64[4,20] -> v3
-  // fwp_delta_cde_character.ode:85: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+  // fwp_delta_cde_character.ode:86: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
   // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -1291,7 +1291,7 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
     }
   }
   // %19 = tanh f64[4,20] -> v4
-  // fwp_delta_cde_character.ode:85: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+  // fwp_delta_cde_character.ode:86: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
   // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
@@ -1300,7 +1300,7 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
     }
   }
   // %3 = contract f64[4] -> v2
-  // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_delta_cde_character.ode:84: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -1325,7 +1325,7 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
     v2[3 * L + l] = acc3_v[l];
   }
   // %4 = sigmoid f64[4] -> v0
-  // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_delta_cde_character.ode:84: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1333,7 +1333,7 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
     }
   }
   // %6 = mul f64[4] -> v2
-  // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_delta_cde_character.ode:84: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1394,7 +1394,7 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
     }
   }
   // %162 = mul f64[4,20] -> v6
-  // fwp_delta_cde_character.ode:85: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+  // fwp_delta_cde_character.ode:86: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
   // 24 + 32, post-delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 20; ++i1) {
@@ -1442,7 +1442,7 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
     v2[3 * L + l] = acc3_v[l];
   }
   // %160 = mul f64[4] -> v4
-  // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
+  // fwp_delta_cde_character.ode:84: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1, 1])
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1600,7 +1600,7 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
   // fwp_delta_cde_character.field.vjp: 43 nodes
   if (u_bar) {
     // %15 = contract f64[4,20] -> v0
-    // fwp_delta_cde_character.ode:85: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+    // fwp_delta_cde_character.ode:86: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
     // 24 + 32, post-delta
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -1630,7 +1630,7 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
       }
     }
     // %11 = contract f64[4,20] -> v1
-    // fwp_delta_cde_character.ode:84: let k    = softmax(Wk @ dx(t))                         # key
+    // fwp_delta_cde_character.ode:85: let k    = softmax(Wk @ dx(t))                         # key
     // from x'
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -1660,7 +1660,7 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
       }
     }
     // %12 = softmax f64[4,20] -> v2
-    // fwp_delta_cde_character.ode:84: let k    = softmax(Wk @ dx(t))                         # key
+    // fwp_delta_cde_character.ode:85: let k    = softmax(Wk @ dx(t))                         # key
     // from x'
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
@@ -1695,7 +1695,7 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
       }
     }
     // %17 = contract f64[4,20] -> v1
-    // fwp_delta_cde_character.ode:85: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+    // fwp_delta_cde_character.ode:86: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
     // 24 + 32, post-delta
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -1729,7 +1729,7 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
       }
     }
     // %19 = tanh f64[4,20] -> v4
-    // fwp_delta_cde_character.ode:85: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+    // fwp_delta_cde_character.ode:86: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
     // 24 + 32, post-delta
     for (int64_t i0 = 0; i0 < 80; ++i0) {
       PLASTIC_SIMD
@@ -1770,7 +1770,7 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
       }
     }
     // %3 = contract f64[4] -> v3
-    // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1,
+    // fwp_delta_cde_character.ode:84: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1,
     // 1])
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1796,7 +1796,7 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
       v3_2[3 * L + l] = acc3_v_2[l];
     }
     // %4 = sigmoid f64[4] -> v1
-    // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1,
+    // fwp_delta_cde_character.ode:84: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1,
     // 1])
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
@@ -1805,7 +1805,7 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
       }
     }
     // %6 = mul f64[4] -> v3
-    // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1,
+    // fwp_delta_cde_character.ode:84: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1,
     // 1])
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
@@ -1814,7 +1814,7 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
       }
     }
     // %83 = mul f64[4,20] -> v5
-    // fwp_delta_cde_character.ode:85: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
+    // fwp_delta_cde_character.ode:86: beta * outer(tanh(Wv @ u - W @ k), k)                  # Eqs.
     // 24 + 32, post-delta
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       for (int64_t i1 = 0; i1 < 20; ++i1) {
@@ -1879,7 +1879,7 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
       v7[3 * L + l] = acc3_v_2[l];
     }
     // %77 = mul f64[4] -> v0
-    // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1,
+    // fwp_delta_cde_character.ode:84: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1,
     // 1])
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
@@ -1889,7 +1889,7 @@ extern "C" void fwp_delta_cde_character_adjoint_field(const void* /*ctx*/, doubl
       }
     }
     // %79 = contract f64[4] -> v7
-    // fwp_delta_cde_character.ode:83: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1,
+    // fwp_delta_cde_character.ode:84: let beta = reshape(beta_scale * sigmoid(Wb @ u), [heads, 1,
     // 1])
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -6525,7 +6525,7 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
   T rstd_v[L] = {};
   // fwp_delta_cde_character.final_outputs: 27 nodes
   // %42 = contract f64[4,20] -> v0
-  // fwp_delta_cde_character.ode:88: let q = softmax(Wq @ dx(T))                            # query
+  // fwp_delta_cde_character.ode:89: let q = softmax(Wq @ dx(T))                            # query
   // from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -6555,7 +6555,7 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
     }
   }
   // %43 = softmax f64[4,20] -> v1
-  // fwp_delta_cde_character.ode:88: let q = softmax(Wq @ dx(T))                            # query
+  // fwp_delta_cde_character.ode:89: let q = softmax(Wq @ dx(T))                            # query
   // from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
@@ -6589,7 +6589,7 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
     }
   }
   // %44 = contract f64[4,20] -> v0
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -6623,7 +6623,7 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
     }
   }
   // %46 = layernorm f64[80] -> v1
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -6661,7 +6661,7 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
     }
   }
   // %48 = add f64[80] -> v3
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
@@ -6670,7 +6670,7 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
     }
   }
   // %49 = contract f64[320] -> v4
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
@@ -6698,7 +6698,7 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
     }
   }
   // %51 = relu f64[320] -> v5
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     PLASTIC_SIMD
@@ -6707,7 +6707,7 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
     }
   }
   // %52 = contract f64[80] -> v1
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
@@ -6735,7 +6735,7 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
     }
   }
   // %54 = add f64[80] -> v3
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
@@ -6744,7 +6744,7 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
     }
   }
   // %55 = contract f64[20] -> v2
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 5; ++i0) {
     PLASTIC_SIMD
@@ -6772,7 +6772,7 @@ extern "C" void fwp_delta_cde_character_output(const void* /*ctx*/, double /*t*/
     }
   }
   // %56 = add f64[20] -> logits
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
@@ -6843,7 +6843,7 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
   T rstd_v[L] = {};
   // fwp_delta_cde_character.final_outputs.vjp: 68 nodes
   // %42 = contract f64[4,20] -> v0
-  // fwp_delta_cde_character.ode:88: let q = softmax(Wq @ dx(T))                            # query
+  // fwp_delta_cde_character.ode:89: let q = softmax(Wq @ dx(T))                            # query
   // from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -6873,7 +6873,7 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %43 = softmax f64[4,20] -> v1
-  // fwp_delta_cde_character.ode:88: let q = softmax(Wq @ dx(T))                            # query
+  // fwp_delta_cde_character.ode:89: let q = softmax(Wq @ dx(T))                            # query
   // from x'
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
@@ -6907,7 +6907,7 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %233 = contract f64[80] -> v0
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
@@ -6935,7 +6935,7 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %44 = contract f64[4,20] -> v3
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     for (int64_t i1 = 0; i1 < 5; ++i1) {
@@ -6969,7 +6969,7 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %242 = reduce_sum f64[] -> v2
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -6986,14 +6986,14 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     v2[l] = acc_v[l];
   }
   // %244 = mul f64[] -> v4
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v4[l] = v2[l] * 0.0125f;
   }
   // %248 = reduce_sum f64[] -> v2
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -7010,14 +7010,14 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     v2[l] = acc_v[l];
   }
   // %253 = reciprocal f64[] -> v4
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     v4[l] = T(1) / std::sqrt((v2[l] * 0.0125f) + 1e-05f);
   }
   // %46 = layernorm f64[80] -> v5
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -7055,7 +7055,7 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %48 = add f64[80] -> v6
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
@@ -7064,7 +7064,7 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %49 = contract f64[320] -> v7
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
@@ -7092,7 +7092,7 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %50 = add f64[320] -> v8
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     PLASTIC_SIMD
@@ -7101,7 +7101,7 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %235 = contract f64[320] -> v7
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
@@ -7129,7 +7129,7 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %237 = mul f64[320] -> v9
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     PLASTIC_SIMD
@@ -7138,7 +7138,7 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %239 = contract f64[80] -> v7
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
@@ -7166,7 +7166,7 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %240 = mul f64[80] -> v10
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
@@ -7175,7 +7175,7 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %259 = reduce_sum f64[] -> v2
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -7192,7 +7192,7 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     v2[l] = acc_v[l];
   }
   // %260 = mul f64[] -> v11
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
@@ -7320,7 +7320,7 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %241 = mul f64[80] -> d.ff.norm.gain
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
@@ -7333,7 +7333,7 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %238 = contract f64[320,80] -> d.ff.up.weight
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     for (int64_t i1 = 0; i1 < 80; ++i1) {
@@ -7348,7 +7348,7 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %51 = relu f64[320] -> v14
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     PLASTIC_SIMD
@@ -7357,7 +7357,7 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %234 = contract f64[80,320] -> d.ff.down.weight
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     for (int64_t i1 = 0; i1 < 320; ++i1) {
@@ -7372,7 +7372,7 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %52 = contract f64[80] -> v1
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     PLASTIC_SIMD
@@ -7400,7 +7400,7 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %54 = add f64[80] -> v5
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     PLASTIC_SIMD
@@ -7409,7 +7409,7 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // %232 = contract f64[20,80] -> d.out.weight
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 20; ++i0) {
     for (int64_t i1 = 0; i1 < 80; ++i1) {
@@ -7424,7 +7424,7 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // output d.ff.norm.bias = %239
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
@@ -7437,7 +7437,7 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // output d.ff.up.bias = %237
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 320; ++i0) {
     {
@@ -7450,7 +7450,7 @@ extern "C" void fwp_delta_cde_character_output_vjp(const void* /*ctx*/, double /
     }
   }
   // output d.ff.down.bias = %233
-  // fwp_delta_cde_character.ode:89: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
+  // fwp_delta_cde_character.ode:90: out(ff(reshape(W(T) @ q, [d_model])))                  # Eq.
   // 25, Delta
   for (int64_t i0 = 0; i0 < 80; ++i0) {
     {
@@ -7519,7 +7519,7 @@ extern "C" void fwp_delta_cde_character_loss(const void* /*ctx*/, const void* y_
   T acc0_v[L] = {};
   // fwp_delta_cde_character.loss: 5 nodes
   // %38 = logsumexp f64[] -> v0
-  // fwp_delta_cde_character.ode:90: loss cross_entropy(logits, y)
+  // fwp_delta_cde_character.ode:91: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);
@@ -7546,7 +7546,7 @@ extern "C" void fwp_delta_cde_character_loss(const void* /*ctx*/, const void* y_
     v0[l] = rowmax_v[l] + vm::log(rowsum_v[l]);
   }
   // %37 = contract f64[] -> v1
-  // fwp_delta_cde_character.ode:90: loss cross_entropy(logits, y)
+  // fwp_delta_cde_character.ode:91: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc0_v[l] = 0.0f;
@@ -7562,7 +7562,7 @@ extern "C" void fwp_delta_cde_character_loss(const void* /*ctx*/, const void* y_
     v1[l] = acc0_v[l];
   }
   // %39 = sub f64[] -> loss
-  // fwp_delta_cde_character.ode:90: loss cross_entropy(logits, y)
+  // fwp_delta_cde_character.ode:91: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     loss[l] = v0[l] - v1[l];
@@ -7586,7 +7586,7 @@ extern "C" void fwp_delta_cde_character_loss_vjp(const void* /*ctx*/, const void
   T rowsum_v[L] = {};
   // fwp_delta_cde_character.loss.vjp: 8 nodes
   // %352 = softmax f64[20] -> v0
-  // fwp_delta_cde_character.ode:90: loss cross_entropy(logits, y)
+  // fwp_delta_cde_character.ode:91: loss cross_entropy(logits, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     rowmax_v[l] = T(-INFINITY);

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "runtime/app/curriculum.h"
 #include "runtime/app/option_checks.h"
 #include "runtime/gradients/memory_estimate.h"
 
@@ -132,6 +133,16 @@ void add_train_options(CLI::App& cmd, TrainRequest& r) {
                  "Pause after epoch N of --epochs with a checkpoint (the schedule still spans "
                  "--epochs); continue with --resume")
       ->check(integer_in(1, kMaxEpochs));
+  cmd.add_option("--curriculum", r.curriculum,
+                 "LEN:EPOCHS,...: train on each series' first LEN observations for EPOCHS "
+                 "epochs, then the next stage; the whole series after the last (e.g. "
+                 "14:100,28:100)")
+      ->check(
+          [](const std::string& text) {
+            auto stages = parse_curriculum(text);
+            return stages ? std::string() : "--curriculum " + text + ": " + stages.error();
+          },
+          "LEN:EPOCHS,...");
   cmd.add_option("--optimizer", r.optimizer, "adam | adamw | sgd (default adam)")
       ->check(CLI::IsMember({"adam", "adamw", "sgd"}));
   cmd.add_option("--lr", r.lr, "Learning rate (default 1e-3)")->check(positive_finite());

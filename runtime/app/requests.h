@@ -73,6 +73,9 @@ struct TrainRequest {
   /// spans --epochs); --resume continues. 0 = train to --epochs. Not
   /// recorded: it changes when the run stops, not what it computes.
   int64_t until = 0;
+  /// --curriculum LEN:EPOCHS,...: train on growing prefixes first
+  /// (curriculum.h); empty = the whole series throughout.
+  std::string curriculum;
   std::string optimizer = "adam"; ///< adam | adamw | sgd
   double lr = 1e-3;
   double weight_decay = -1;          ///< < 0: the optimiser's default

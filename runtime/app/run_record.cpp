@@ -58,6 +58,7 @@ const std::vector<RecordedOption>& recorded_options() {
       option("--clip", &TrainRequest::clip_norm),
       option("--patience", &TrainRequest::patience),
       option("--select", &TrainRequest::select),
+      option("--curriculum", &TrainRequest::curriculum),
       // The gradient method changes the gradients (the adjoint's differ
       // from direct's), and with `auto` the budget picks the method.
       {"--gradient", [](const TrainRequest& r) { return json(r.memory.gradient); },

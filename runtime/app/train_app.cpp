@@ -12,12 +12,14 @@
 
 #include "runtime/app/binding.h"
 #include "runtime/app/cross_validation.h"
+#include "runtime/app/curriculum.h"
 #include "runtime/app/memory_plan.h"
 #include "runtime/app/model_data.h"
 #include "runtime/app/model_hash.h"
 #include "runtime/app/rank_agreement.h"
 #include "runtime/app/run_folder.h"
 #include "runtime/batch/predict.h"
+#include "runtime/batch/prepared_data.h"
 #include "runtime/batch/stability_reporter.h"
 #include "runtime/batch/train_hooks.h"
 #include "runtime/distributed/communicator.h"
@@ -53,6 +55,44 @@ Result<Monitor, AppError> selection(const TrainRequest& r, const MetricInfo& met
 int fail(const AppError& e) {
   fmt::print(stderr, "{}: {}\n", program_name(), e.message);
   return e.exit_code;
+}
+
+/// `whole` (the hooks of the whole series) behind a curriculum of prefixes
+/// (curriculum.h): each stage's prefixes are prepared into `prefix_data`,
+/// which must outlive the hooks returned.
+template <class T>
+Result<TrainHooks<T>, AppError>
+with_curriculum(const plastic_model& m, const TrainRequest& r, const ModelData& md,
+                const PreparedData* valid, const HookOptions& ho,
+                std::vector<PreparedData>& prefix_data, TrainHooks<T> whole) {
+  auto stages = parse_curriculum(r.curriculum);
+  if (!stages) return AppError{kUsageError, "--curriculum " + r.curriculum + ": " + stages.error()};
+  int64_t staged = 0;
+  for (const CurriculumStage& s : stages.value())
+    staged += s.epochs;
+  if (staged >= r.epochs)
+    return AppError{kUsageError,
+                    fmt::format("--curriculum spans {} epochs of --epochs {}: the whole series "
+                                "would never be trained (give more --epochs)",
+                                staged, r.epochs)};
+  PrepareOptions po;
+  po.require_targets = true;
+  po.threads = r.run.threads;
+  prefix_data.reserve(stages.value().size()); // the hooks keep references: no reallocation
+  for (const CurriculumStage& s : stages.value()) {
+    auto p = prepare(m, prefixes(md.splits.train, static_cast<size_t>(s.length)), po);
+    if (!p)
+      return AppError{kInputError, fmt::format("--curriculum: preparing the first {} observations "
+                                               "of the training series: {}",
+                                               s.length, p.error().describe())};
+    prefix_data.push_back(std::move(p).value());
+  }
+  std::vector<TrainHooks<T>> per_stage;
+  for (const PreparedData& p : prefix_data)
+    per_stage.push_back(make_train_hooks<T>(m, p, valid, ho));
+  per_stage.push_back(std::move(whole));
+  fmt::print("curriculum {}\n", describe_curriculum(stages.value()));
+  return curriculum_hooks<T>(std::move(stages).value(), std::move(per_stage));
 }
 
 template <class T> int train_typed(const plastic_model& m, const TrainRequest& given) {
@@ -201,6 +241,13 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
   ho.sample_ids = log_steps && comm.root();
   const PreparedData* valid = md.validation ? &*md.validation : nullptr;
   TrainHooks<T> hooks = make_train_hooks<T>(m, *md.train, valid, ho);
+  // The curriculum's prefixes, prepared once; the hooks refer to them.
+  std::vector<PreparedData> prefix_data;
+  if (!r.curriculum.empty()) {
+    auto staged = with_curriculum<T>(m, r, md, valid, ho, prefix_data, std::move(hooks));
+    if (!staged) return fail(staged.error());
+    hooks = std::move(staged).value();
+  }
 
   TrainConfig cfg;
   cfg.epochs = r.epochs;

@@ -108,4 +108,10 @@ struct Dataset {
 /// Indices must be < data.size().
 Dataset subset(const Dataset& data, std::span<const std::size_t> indices);
 
+/// Every sample cut to its first `length` observations (shorter ones whole),
+/// per-observation targets with them: a curriculum's short stage (paper 003
+/// App. H.3 trains on growing prefixes). Final-time targets and labels are
+/// kept as they are.
+Dataset prefixes(const Dataset& data, std::size_t length);
+
 } // namespace plastic::rt

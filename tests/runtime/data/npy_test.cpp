@@ -299,3 +299,24 @@ TEST_CASE("npy folders with train, validation and test parts are split as given"
   CHECK(held->test.size() == 3);
   CHECK(held->description.find("the given test/ part") != std::string::npos);
 }
+
+TEST_CASE("prefixes cut every series and its per-step targets, not shorter ones",
+          "[data][prefixes]") {
+  Dataset d;
+  d.channels = {{"a"}};
+  d.targets = {"y"};
+  d.target_kind = TargetKind::RegressionPerStep;
+  d.samples.resize(2);
+  d.samples[0].times = {0, 1, 2, 3};
+  d.samples[0].values = {1, 2, 3, 4};
+  d.samples[0].target = {5, 6, 7, 8};
+  d.samples[1].times = {0, 1};
+  d.samples[1].values = {9, 10};
+  d.samples[1].target = {11, 12};
+  const Dataset p = prefixes(d, 3);
+  CHECK(p.samples[0].times == std::vector<double>{0, 1, 2});
+  CHECK(p.samples[0].values == std::vector<double>{1, 2, 3});
+  CHECK(p.samples[0].target == std::vector<double>{5, 6, 7});
+  CHECK(p.samples[1].values == std::vector<double>{9, 10});
+  CHECK(!p.check());
+}
