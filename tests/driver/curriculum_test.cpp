@@ -52,8 +52,9 @@ TEST_CASE("a curriculum trains the first epochs on prefixes and resumes in its s
   Run staged = run(base(dir) + " --curriculum 4:1 --out " + (dir / "staged").string());
   INFO(staged.out << staged.err);
   REQUIRE(staged.exit_code == 0);
-  CHECK(staged.out.find("curriculum 4 observations for epochs 1-1, the whole series from epoch 2") !=
-        std::string::npos);
+  CHECK(
+      staged.out.find("curriculum 4 observations for epochs 1-1, the whole series from epoch 2") !=
+      std::string::npos);
   // Epoch 1 saw other inputs; from the same initial parameters.
   CHECK(train_losses(dir / "staged")[0] != train_losses(dir / "plain")[0]);
 
