@@ -42,7 +42,7 @@ columns=(--time dim_18 --target "$targets")
 
 if [ "$quick" = 1 ]; then
   epochs=12 curriculum=14:4,28:4 seeds=${SEEDS:-1}
-  grid=(--space 'lr=[1e-3,1e-2]' --space 'weight-decay=[0]' --min-epochs 12)
+  grid=(--space 'lr=[1e-3,1e-2]' --weight-decay 0 --min-epochs 12)
   out_root=${OUT:-$BUILD/runs/walker2d_odelstm_quick}
   results=${RESULTS:-$out_root/walker2d_odelstm.jsonl}
 else

@@ -93,7 +93,7 @@ Result<std::map<std::string, int64_t>, AppError> data_quantities(const RunOption
   return out;
 }
 
-Result<int64_t, AppError> training_pool_size(const RunOptions& run) {
+Result<TrainingPool, AppError> training_pool(const RunOptions& run) {
   DataOptions o;
   o.seed = run.data_seed();
   o.observational_intensity = run.oi;
@@ -102,7 +102,9 @@ Result<int64_t, AppError> training_pool_size(const RunOptions& run) {
   if (Status<AppError> s = apply_data_flags(run.data_flags, o); !s) return s.error();
   auto splits = open_data(run.data, o);
   if (!splits) return AppError{kInputError, splits.error().describe()};
-  return static_cast<int64_t>(splits.value().train.size() + splits.value().validation.size());
+  const DataSplits& s = splits.value();
+  return TrainingPool{static_cast<int64_t>(s.train.size() + s.validation.size()),
+                      s.given_validation};
 }
 
 namespace {

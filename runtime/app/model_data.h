@@ -72,9 +72,14 @@ Result<std::map<std::string, int64_t>, AppError> data_quantities(const RunOption
 int64_t model_path_channels(const plastic_model& model);
 
 /// How many samples `run`'s data give to train and validate on (all but the
-/// test part), read without a model: what `plastic tune` decides between
-/// k-fold cross-validation and one validation split by.
-Result<int64_t, AppError> training_pool_size(const RunOptions& run);
+/// test part), and whether the data fix the validation part themselves,
+/// read without a model: what `plastic tune` decides between k-fold
+/// cross-validation and one validation split by.
+struct TrainingPool {
+  int64_t samples = 0;
+  bool given_validation = false;
+};
+Result<TrainingPool, AppError> training_pool(const RunOptions& run);
 /// plastic_path_option bits of the model's path input (0 when it reads none).
 int32_t model_path_options(const plastic_model& model);
 

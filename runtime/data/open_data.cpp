@@ -229,6 +229,7 @@ Result<DataSplits, DataError> read_npy_parts(const fs::path& dir, const std::str
     s.train = std::move(train).value();
     s.validation = std::move(*validation);
     s.test = std::move(test).value();
+    s.given_validation = true;
     s.description = fmt::format("{} + {} + {} .npy series in {}: the given train/, validation/ "
                                 "and test/ parts",
                                 n_train, s.validation.size(), n_test, spec);

@@ -73,6 +73,9 @@ struct DataOptions {
 struct DataSplits {
   Dataset train, validation, test;
   std::string description; ///< one line: what was read and how it was split
+  /// The data came with their own validation part (a .npy folder's
+  /// validation/), not one held out of training by the split.
+  bool given_validation = false;
   /// The statistics the splits were normalised with (when normalise was on),
   /// to apply to data read separately (--valid).
   std::optional<Normaliser> normaliser;

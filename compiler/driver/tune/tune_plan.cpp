@@ -132,17 +132,20 @@ Result<std::pair<int64_t, std::string>, AppError> choose_selection(const TuneReq
   if (r.selection == "folds")
     return std::pair<int64_t, std::string>{
         k, fmt::format("{}-fold cross-validation (--selection folds)", k)};
-  auto n = rt::training_pool_size(r.train.run);
-  if (!n) return n.error();
-  if (n.value() < kSmallTrainingSet)
+  auto pool = rt::training_pool(r.train.run);
+  if (!pool) return pool.error();
+  const int64_t n = pool.value().samples;
+  if (pool.value().given_validation)
+    return std::pair<int64_t, std::string>{0, "the data's own validation part"};
+  if (n < kSmallTrainingSet)
     return std::pair<int64_t, std::string>{
         k, fmt::format("{}-fold cross-validation: {} samples to train on, fewer than {} "
                        "(--selection split for one validation split)",
-                       k, n.value(), kSmallTrainingSet)};
+                       k, n, kSmallTrainingSet)};
   return std::pair<int64_t, std::string>{
       0, fmt::format("a validation split of {:.0f} %: {} samples to train on "
                      "(--selection folds for cross-validation)",
-                     100 * r.train.run.valid_fraction, n.value())};
+                     100 * r.train.run.valid_fraction, n)};
 }
 
 } // namespace
