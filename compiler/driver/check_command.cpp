@@ -1,6 +1,7 @@
 // `plastic check`: check models and summarise each (text or JSON).
 #include "compiler/driver/commands.h"
 #include "compiler/driver/memory_floor.h"
+#include "compiler/driver/tune/search_space.h"
 #include "dsl/frontend.h"
 
 #include <fmt/format.h>
@@ -59,8 +60,10 @@ nlohmann::json summary_json(const CheckedModel& m, const std::string& file) {
   j["model"] = m.name;
   j["parameter_count"] = m.param_count();
   j["state_size"] = m.state_size();
-  for (const DimValue& d : m.dims)
+  for (const DimValue& d : m.dims) {
     j["dims"][d.name] = d.value;
+    if (d.tune) j["tune"][d.name] = describe_range(*d.tune);
+  }
   for (const ParamInfo& p : m.params)
     j["parameters"].push_back({{"name", p.name},
                                {"shape", p.shape},
@@ -112,6 +115,11 @@ void print_summary(const CheckedModel& m, const std::string& file) {
   std::cout << fmt::format("  state       {}: {}\n", m.state_size(), fmt::join(states, ", "));
   std::cout << fmt::format("  inputs      {}\n", fmt::join(inputs, "; "));
   std::cout << fmt::format("  outputs     {}\n", fmt::join(outputs, "; "));
+  std::vector<std::string> tunable;
+  for (const DimValue& d : m.dims)
+    if (d.tune) tunable.push_back(d.name + " " + describe_range(*d.tune));
+  if (!tunable.empty())
+    std::cout << fmt::format("  tunable     {} (plastic tune)\n", fmt::join(tunable, ", "));
   std::cout << fmt::format("  solver      {}\n", solver_text(m.solver));
   std::cout << fmt::format("  gradient    {}\n", gradient_text(m.gradient));
   std::cout << fmt::format("  memory      a training step: {}\n",

@@ -209,6 +209,9 @@ TEST_CASE("a model's tune ranges are checked with the line and a hint", "[tune][
   CHECK(t.exit_code == 1);
   CHECK(t.err.find("bad.ode:8:") != std::string::npos);
   CHECK(t.err.find("dim 'hidden' is a positive integer; 4.5 is not") != std::string::npos);
+  Run summary = run("check " + kModel);
+  CHECK(summary.out.find("tunable     hidden [4, 6], scale log(0.5, 2) (plastic tune)") !=
+        std::string::npos);
   Run ast = run("emit --ast " + kModel);
   CHECK(ast.out.find("dim hidden = 4 tune [4, 6]") != std::string::npos);
   CHECK(ast.out.find("const scale = 1 tune log(0.5, 2)") != std::string::npos);
