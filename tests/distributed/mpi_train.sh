@@ -19,6 +19,10 @@
 #   disagree       ranks started with another --batch, --epochs or data are
 #                  refused before the first step with one message; agreeing
 #                  ranks record their count in run.json
+#   tune NP        `mpirun -np NP plastic tune`: the ranks share each rung's
+#                  trials and reach tune.jsonl's rows and the best run's
+#                  parameters of a search in one process, bitwise (gnODE on
+#                  the flip-flop, 4 random trials, successive halving)
 #   refused        (a build without MPI) a process that looks launched by mpirun
 #                  (OMPI_COMM_WORLD_SIZE set) is refused with exit 2 and a message,
 #                  rather than train as K independent copies
@@ -97,6 +101,28 @@ if [ "$case_name" = disagree ]; then
     { cat "$work/agreed.log"; fail "agreeing ranks failed"; }
   grep -q '"ranks": 2' "$work/agreed/run.json" || fail "run.json does not record 2 ranks"
   echo "PASS: agreeing ranks train; run.json records 2 ranks"
+  exit 0
+fi
+
+if [ "$case_name" = tune ]; then
+  search=("$root/examples/gnode_flipflop.ode" --set N=8 --set H=8 --data synthetic:flipflop
+    --dtype f64 --batch 50 --epochs 4 --min-epochs 1 --eta 2 --trials 4 --weight-decay 0
+    --jobs 1)
+  "$plastic" tune "${search[@]}" --out "$work/one" >"$work/one.log" 2>&1 ||
+    { cat "$work/one.log"; fail "tune in one process failed"; }
+  "${mpirun[@]}" -np "$np" "$plastic" tune "${search[@]}" --out "$work/ranks" \
+    >"$work/ranks.log" 2>&1 || { cat "$work/ranks.log"; fail "tune on $np ranks failed"; }
+  cat "$work/ranks.log"
+  rows() { python3 -c '
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+for r in rows: r.pop("seconds")
+print(json.dumps(sorted(rows, key=lambda r: (r["trial"], r["rung"])), sort_keys=True))' "$1/tune.jsonl"; }
+  [ "$(rows "$work/one")" = "$(rows "$work/ranks")" ] ||
+    fail "tune.jsonl on $np ranks differs from one process"
+  echo "PASS: tune.jsonl on $np ranks equals one process's ($(wc -l <"$work/ranks/tune.jsonl") rows)"
+  same_parameters "$work/one/best" "$work/ranks/best"
+  [ "$(ls "$work/ranks/logs" | wc -l)" -eq 4 ] || fail "not every trial has its log"
   exit 0
 fi
 

@@ -6,6 +6,7 @@
 #include <deque>
 #include <fcntl.h>
 #include <map>
+#include <string_view>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <thread>
@@ -17,9 +18,31 @@ namespace plastic::driver {
 
 namespace {
 
+/// The environment of a trial: this process's without the variables an MPI
+/// launcher sets, so that a trial started by one rank of `mpirun plastic
+/// tune` is a process of its own, not a stray rank of the job.
+std::vector<std::string> trial_environment() {
+  static constexpr const char* kLauncher[] = {"OMPI_",  "PMIX_",  "PMI_",  "OPAL_",
+                                              "HYDRA_", "I_MPI_", "MPICH_"};
+  std::vector<std::string> env;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string_view var(*e);
+    bool launcher = false;
+    for (const char* prefix : kLauncher)
+      launcher = launcher || var.starts_with(prefix);
+    if (!launcher) env.emplace_back(var);
+  }
+  return env;
+}
+
 /// Starts one job; -1 when fork failed. Only async-signal-safe calls run
 /// between fork and exec: the arguments are prepared before.
 pid_t start(const Job& job) {
+  static const std::vector<std::string> environment = trial_environment();
+  std::vector<char*> env;
+  for (const std::string& e : environment)
+    env.push_back(const_cast<char*>(e.c_str()));
+  env.push_back(nullptr);
   std::vector<char*> args;
   for (const std::string& a : job.argv)
     args.push_back(const_cast<char*>(a.c_str()));
@@ -37,7 +60,7 @@ pid_t start(const Job& job) {
   dup2(in, STDIN_FILENO);
   dup2(out, STDOUT_FILENO);
   dup2(out, STDERR_FILENO);
-  execv("/proc/self/exe", args.data());
+  execve("/proc/self/exe", args.data(), env.data());
   _exit(127);
 }
 

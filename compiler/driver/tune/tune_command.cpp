@@ -103,8 +103,8 @@ Status<rt::AppError> copy_run(const fs::path& from, const fs::path& to) {
 /// One search, run or continued in its folder.
 class Search {
 public:
-  Search(TunePlan plan, fs::path out, int jobs)
-      : plan_(std::move(plan)), out_(std::move(out)), jobs_(jobs),
+  Search(TunePlan plan, fs::path out, int jobs, rt::Communicator& comm)
+      : plan_(std::move(plan)), out_(std::move(out)), jobs_(jobs), comm_(comm),
         rows_(read_rows(out_, plan_.by)) {}
 
   /// Every rung, then the best run; the exit code.
@@ -116,7 +116,7 @@ private:
     std::vector<std::optional<double>> values;
     std::string error;
     bool interrupted = false;
-    std::optional<std::chrono::steady_clock::time_point> start; ///< of its first job
+    double seconds = 0; ///< its jobs' training time, summed
   };
 
   void print_plan() const;
@@ -129,13 +129,17 @@ private:
   /// Runs the trials of rung `rung` that tune.jsonl does not have; false
   /// when interrupted.
   bool run_rung(size_t rung, const std::vector<int64_t>& trials);
-  void job_ended(int64_t trial, size_t rung, size_t fold, int code, Pending& p);
+  void job_ended(int64_t trial, size_t rung, size_t fold, int code, double seconds, Pending& p);
+  /// Whether every rank says `ok` (one rank's failure stops them all).
+  bool all_ranks(bool ok) const;
   int finish(const std::vector<RungScore>& last);
+  int keep_best(const std::vector<RungScore>& last);
   int refit_best(int64_t trial);
 
   TunePlan plan_;
   fs::path out_;
   int jobs_;
+  rt::Communicator& comm_;
   std::map<std::pair<int64_t, int64_t>, TrialRow> rows_;
   bool write_failed_ = false;
 };
@@ -214,7 +218,9 @@ std::vector<std::string> Search::train_arguments(int64_t trial, const fs::path& 
   return a;
 }
 
-void Search::job_ended(int64_t trial, size_t rung, size_t fold, int code, Pending& p) {
+void Search::job_ended(int64_t trial, size_t rung, size_t fold, int code, double seconds,
+                       Pending& p) {
+  p.seconds += seconds;
   const fs::path folder = run_folder(trial, static_cast<int64_t>(fold) + (plan_.folds ? 1 : 0));
   if (code == 0) {
     p.values[fold] = best_value(folder, plan_.by, plan_.rungs[rung]);
@@ -231,8 +237,7 @@ void Search::job_ended(int64_t trial, size_t rung, size_t fold, int code, Pendin
   TrialRow row;
   row.trial = trial;
   row.rung = static_cast<int64_t>(rung);
-  const auto now = std::chrono::steady_clock::now();
-  row.seconds = std::chrono::duration<double>(now - p.start.value_or(now)).count();
+  row.seconds = p.seconds;
   const bool all = std::all_of(p.values.begin(), p.values.end(),
                                [](const std::optional<double>& v) { return v.has_value(); });
   if (all) {
@@ -243,52 +248,83 @@ void Search::job_ended(int64_t trial, size_t rung, size_t fold, int code, Pendin
   } else {
     row.error = p.error;
   }
+  rows_[{trial, row.rung}] = row;
+  if (!comm_.root()) return; // rank 0 keeps the record
   if (Status<rt::AppError> s = append_row(out_, plan_, row); !s) {
     fmt::print(stderr, "plastic tune: {}\n", s.error().message);
     write_failed_ = true;
   }
-  rows_[{trial, row.rung}] = row;
   print_row(row, false);
+}
+
+bool Search::all_ranks(bool ok) const {
+  const double mine = ok ? 0 : 1;
+  return comm_.ordered_sum(std::span<const double>(&mine, 1), 1).at(0) == 0;
 }
 
 bool Search::run_rung(size_t rung, const std::vector<int64_t>& trials) {
   const int64_t folds = std::max<int64_t>(plan_.folds, 1);
+  // The jobs of the trials tune.jsonl does not have, in one order on every
+  // rank: rank r trains jobs r, r + K, ... (K ranks). One process reports
+  // each trial as it ends; several report after the rung, from every
+  // rank's exit codes.
+  std::vector<std::pair<int64_t, int64_t>> jobs; // (trial, fold index)
   std::map<int64_t, Pending> pending;
-  JobPool pool(jobs_);
   for (int64_t t : trials) {
     if (auto row = rows_.find({t, static_cast<int64_t>(rung)}); row != rows_.end()) {
-      print_row(row->second, true);
+      if (comm_.root()) print_row(row->second, true);
       continue;
     }
     Pending& p = pending[t];
     p.remaining = static_cast<int>(folds);
     p.values.assign(static_cast<size_t>(folds), std::nullopt);
-    for (int64_t f = 0; f < folds; ++f) {
-      const int64_t fold = plan_.folds ? f + 1 : 0;
-      const fs::path folder = run_folder(t, fold);
-      auto done = [this, t, rung, f, &p](int code) {
-        job_ended(t, rung, static_cast<size_t>(f), code, p);
-      };
-      if (run_ended(folder)) { // ended (--patience, or before a kill): nothing to train
-        done(0);
-        continue;
-      }
-      Job job;
-      job.argv = train_arguments(t, folder, plan_.rungs[rung]);
-      if (plan_.folds) {
-        for (const std::string& s : {std::string("--folds"), std::to_string(plan_.folds),
-                                     std::string("--fold"), std::to_string(fold)})
-          job.argv.push_back(s);
-      }
-      job.log = log_file(t, fold);
-      job.started = [&p] {
-        if (!p.start) p.start = std::chrono::steady_clock::now();
-      };
-      job.done = done;
-      pool.submit(std::move(job));
-    }
+    for (int64_t f = 0; f < folds; ++f)
+      jobs.emplace_back(t, f);
   }
-  return pool.run();
+  const bool live = comm_.size() == 1;
+  std::vector<double> ended(2 * jobs.size() + 1, 0.0); // per job: exit code + 1, seconds
+  std::vector<std::chrono::steady_clock::time_point> starts(jobs.size());
+  JobPool pool(jobs_);
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    if (static_cast<int>(i % static_cast<size_t>(comm_.size())) != comm_.rank()) continue;
+    const auto [t, f] = jobs[i];
+    const int64_t fold = plan_.folds ? f + 1 : 0;
+    const fs::path folder = run_folder(t, fold);
+    auto done = [this, &ended, &starts, &pending, &jobs, live, rung, i](int code) {
+      const double seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - starts[i]).count();
+      ended[2 * i] = code + 1;
+      ended[2 * i + 1] = seconds;
+      const auto [trial, fold_index] = jobs[i];
+      if (live)
+        job_ended(trial, rung, static_cast<size_t>(fold_index), code, seconds, pending[trial]);
+    };
+    starts[i] = std::chrono::steady_clock::now();
+    if (run_ended(folder)) { // ended (--patience, or before a kill): nothing to train
+      done(0);
+      continue;
+    }
+    Job job;
+    job.argv = train_arguments(t, folder, plan_.rungs[rung]);
+    if (plan_.folds) {
+      for (const std::string& a : {std::string("--folds"), std::to_string(plan_.folds),
+                                   std::string("--fold"), std::to_string(fold)})
+        job.argv.push_back(a);
+    }
+    job.log = log_file(t, fold);
+    job.started = [&starts, i] { starts[i] = std::chrono::steady_clock::now(); };
+    job.done = done;
+    pool.submit(std::move(job));
+  }
+  ended.back() = pool.run() ? 0 : 1;
+  const std::vector<double> all = comm_.ordered_sum(ended, ended.size()); // each job ran once
+  if (all.back() != 0) return false; // a rank was interrupted: every rank stops
+  if (!live)
+    for (size_t i = 0; i < jobs.size(); ++i)
+      job_ended(jobs[i].first, rung, static_cast<size_t>(jobs[i].second),
+                static_cast<int>(all[2 * i]) - 1, all[2 * i + 1], pending[jobs[i].first]);
+  if (!all_ranks(!write_failed_)) write_failed_ = true; // rank 0's record failed: all stop
+  return true;
 }
 
 int Search::run() {
@@ -348,6 +384,13 @@ int Search::refit_best(int64_t trial) {
 }
 
 int Search::finish(const std::vector<RungScore>& last) {
+  // Rank 0 keeps the best run; the other ranks wait for its exit code.
+  std::string code = comm_.root() ? std::to_string(keep_best(last)) : std::string();
+  comm_.broadcast(code, 0);
+  return std::stoi(code);
+}
+
+int Search::keep_best(const std::vector<RungScore>& last) {
   std::optional<RungScore> best;
   for (const RungScore& s : last)
     if (s.value && (!best || better(s.value, best->value, plan_.by.mode))) best = s;
@@ -383,6 +426,55 @@ int Search::finish(const std::vector<RungScore>& last) {
   if (Status<rt::AppError> s = write_plan(out_, plan_, record); !s) return fail(s.error());
   fmt::print("          an ordinary run folder: plastic eval {} --parameters {}\n",
              plan_.model_file, best_run.string());
+  return rt::kOk;
+}
+
+/// Rank 0's start of a search: the plan made anew (and written) or read
+/// back for --resume, the folder locked; the exit code.
+int take_search(const TuneRequest& r, const CommonOptions& common, const fs::path& out,
+                std::optional<rt::RunLock>& lock, TunePlan& plan) {
+  if (r.train.resume) {
+    for (const std::string& g : r.given)
+      if (!kResumeMay.count(g))
+        return fail(rt::AppError{
+            rt::kUsageError,
+            fmt::format("{} given: --resume continues the search as {}/tune.json records it "
+                        "(leave {} out, or start a new search with --force or another --out)",
+                        g, out.string(), g)});
+    auto held = rt::RunLock::acquire(out);
+    if (!held) return fail(rt::AppError{rt::kInputError, held.error().describe()});
+    lock.emplace(std::move(held).value());
+    auto read = read_plan(out);
+    if (!read) return fail(read.error());
+    plan = std::move(read).value();
+    std::error_code ec;
+    if (!r.file.empty() && fs::absolute(r.file, ec).lexically_normal().string() != plan.model_file)
+      return fail(rt::AppError{rt::kUsageError,
+                               fmt::format("{}: the search in {} tunes {}; leave the model out of "
+                                           "--resume or give that one",
+                                           r.file, out.string(), plan.model_file)});
+    std::string text;
+    if (!dsl::read_file(plan.model_file, text) || text_digest(text) != plan.model_digest)
+      return fail(rt::AppError{rt::kUsageError,
+                               fmt::format("{} changed since the search in {} began: a search "
+                                           "continues only with its own model",
+                                           plan.model_file, out.string())});
+    return rt::kOk;
+  }
+  if (r.file.empty())
+    return fail(rt::AppError{rt::kUsageError, "the model file to tune is required (or --resume)"});
+  if (r.given.count("--data") == 0)
+    return fail(rt::AppError{rt::kUsageError, "--data is required: the data to tune on"});
+  if (r.given.count("--trials") && r.search == "grid")
+    return fail(rt::AppError{rt::kUsageError,
+                             "--trials is for random search: a grid tries every combination"});
+  auto made = make_plan(r, common);
+  if (!made) return fail(made.error());
+  plan = std::move(made).value();
+  auto held = rt::take_run_folder(out, /*resume=*/false, r.train.force);
+  if (!held) return fail(held.error());
+  lock.emplace(std::move(held).value());
+  if (Status<rt::AppError> st = write_plan(out, plan); !st) return fail(st.error());
   return rt::kOk;
 }
 
@@ -454,11 +546,6 @@ std::optional<int> TuneCommand::run(const CommonOptions& common) {
   TuneRequest r = s.request;
   for (const CLI::Option* o : s.cmd->get_options())
     if (o->count() > 0 && !o->get_lnames().empty()) r.given.insert("--" + o->get_lnames().front());
-  // Each rank would run the whole search into one folder: refused, not raced.
-  if (rt::world().size() > 1)
-    return fail(rt::AppError{rt::kUsageError,
-                             "tune under mpirun is not supported: run it on one machine, where "
-                             "--jobs N trains N trials at a time"});
   if (r.given.count("--until") || r.given.count("--fold"))
     return fail(rt::AppError{rt::kUsageError,
                              fmt::format("{} is set by the search for each trial",
@@ -468,54 +555,24 @@ std::optional<int> TuneCommand::run(const CommonOptions& common) {
   // Ctrl-C / SIGTERM: the running trials save a checkpoint, the search stops.
   rt::InterruptGuard interrupts(/*quiet=*/true);
   const fs::path out(r.train.out);
+  // Under mpirun rank 0 makes (or reads) the plan and holds the folder; the
+  // other ranks read the plan it wrote (the folder is shared, as a run
+  // folder under mpirun is) and train their share of each rung's trials.
+  rt::Communicator& comm = rt::world();
   std::optional<rt::RunLock> lock;
   TunePlan plan;
-  if (r.train.resume) {
-    for (const std::string& g : r.given)
-      if (!kResumeMay.count(g))
-        return fail(rt::AppError{
-            rt::kUsageError,
-            fmt::format("{} given: --resume continues the search as {}/tune.json records it "
-                        "(leave {} out, or start a new search with --force or another --out)",
-                        g, out.string(), g)});
-    auto held = rt::RunLock::acquire(out);
-    if (!held) return fail(rt::AppError{rt::kInputError, held.error().describe()});
-    lock.emplace(std::move(held).value());
+  std::string status = "0";
+  if (comm.root()) status = std::to_string(take_search(r, common, out, lock, plan));
+  comm.broadcast(status, 0);
+  if (std::stoi(status) != rt::kOk) return std::stoi(status);
+  if (!comm.root()) {
     auto read = read_plan(out);
     if (!read) return fail(read.error());
     plan = std::move(read).value();
-    std::error_code ec;
-    if (!r.file.empty() && fs::absolute(r.file, ec).lexically_normal().string() != plan.model_file)
-      return fail(rt::AppError{rt::kUsageError,
-                               fmt::format("{}: the search in {} tunes {}; leave the model out of "
-                                           "--resume or give that one",
-                                           r.file, out.string(), plan.model_file)});
-    std::string text;
-    if (!dsl::read_file(plan.model_file, text) || text_digest(text) != plan.model_digest)
-      return fail(rt::AppError{rt::kUsageError,
-                               fmt::format("{} changed since the search in {} began: a search "
-                                           "continues only with its own model",
-                                           plan.model_file, out.string())});
-  } else {
-    if (r.file.empty())
-      return fail(
-          rt::AppError{rt::kUsageError, "the model file to tune is required (or --resume)"});
-    if (r.given.count("--data") == 0)
-      return fail(rt::AppError{rt::kUsageError, "--data is required: the data to tune on"});
-    if (r.given.count("--trials") && r.search == "grid")
-      return fail(rt::AppError{rt::kUsageError,
-                               "--trials is for random search: a grid tries every combination"});
-    auto made = make_plan(r, common);
-    if (!made) return fail(made.error());
-    plan = std::move(made).value();
-    auto held = rt::take_run_folder(out, /*resume=*/false, r.train.force);
-    if (!held) return fail(held.error());
-    lock.emplace(std::move(held).value());
-    if (Status<rt::AppError> st = write_plan(out, plan); !st) return fail(st.error());
   }
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int jobs = r.jobs > 0 ? r.jobs : std::max(1, cores / plan.threads);
-  return Search(std::move(plan), out, jobs).run();
+  return Search(std::move(plan), out, jobs, comm).run();
 }
 
 } // namespace plastic::driver
