@@ -88,6 +88,7 @@ with_curriculum(const plastic_model& m, const TrainRequest& r, const ModelData& 
     prefix_data.push_back(std::move(p).value());
   }
   std::vector<TrainHooks<T>> per_stage;
+  per_stage.reserve(prefix_data.size() + 1);
   for (const PreparedData& p : prefix_data)
     per_stage.push_back(make_train_hooks<T>(m, p, valid, ho));
   per_stage.push_back(std::move(whole));

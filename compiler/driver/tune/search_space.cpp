@@ -176,7 +176,7 @@ std::vector<std::string> point_arguments(const SearchSpace& space, const TrialPo
       args.push_back("--" + d.name);
       args.push_back(exact(point[i]));
     } else {
-      args.push_back("--set");
+      args.emplace_back("--set");
       args.push_back(d.name + "=" + exact(point[i]));
     }
   }

@@ -210,11 +210,11 @@ std::vector<std::string> Search::train_arguments(int64_t trial, const fs::path& 
                                std::to_string(plan_.threads), std::string("--no-progress")})
     a.push_back(s);
   if (until && *until < plan_.epochs) {
-    a.push_back("--until");
+    a.emplace_back("--until");
     a.push_back(std::to_string(*until));
   }
   std::error_code ec;
-  if (fs::exists(folder / "run.json", ec)) a.push_back("--resume");
+  if (fs::exists(folder / "run.json", ec)) a.emplace_back("--resume");
   return a;
 }
 

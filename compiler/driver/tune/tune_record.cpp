@@ -170,7 +170,7 @@ std::map<std::pair<int64_t, int64_t>, TrialRow> read_rows(const fs::path& out,
       r.seconds = rt::read_json_double(j, "seconds").value_or(0);
       rows[{r.trial, r.rung}] = r;
     } catch (const json::exception&) {
-      // A line cut short by a kill: its trial is run again.
+      continue; // a line cut short by a kill: its trial is run again
     }
   }
   return rows;
