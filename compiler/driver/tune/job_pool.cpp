@@ -40,10 +40,12 @@ std::vector<std::string> trial_environment() {
 pid_t start(const Job& job) {
   static const std::vector<std::string> environment = trial_environment();
   std::vector<char*> env;
+  env.reserve(environment.size() + 1);
   for (const std::string& e : environment)
     env.push_back(const_cast<char*>(e.c_str()));
   env.push_back(nullptr);
   std::vector<char*> args;
+  args.reserve(job.argv.size() + 1);
   for (const std::string& a : job.argv)
     args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
