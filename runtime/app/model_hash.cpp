@@ -14,12 +14,16 @@ std::string model_hash(const plastic_model& m) {
     for (int32_t d = 0; d < p.rank; ++d)
       text += fmt::format(",{}", p.shape[d]);
   }
+  return fmt::format("{}-{}", m.name ? m.name : "model", text_digest(text));
+}
+
+std::string text_digest(const std::string& text) {
   uint64_t h = 1469598103934665603ull; // FNV-1a, 64 bit
   for (unsigned char c : text) {
     h ^= c;
     h *= 1099511628211ull;
   }
-  return fmt::format("{}-{:016x}", m.name ? m.name : "model", h);
+  return fmt::format("{:016x}", h);
 }
 
 } // namespace plastic::rt

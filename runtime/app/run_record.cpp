@@ -72,15 +72,6 @@ const std::vector<RecordedOption>& recorded_options() {
   return table;
 }
 
-std::string fnv_hex(const std::string& text) {
-  uint64_t h = 1469598103934665603ull; // FNV-1a, 64 bit
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return fmt::format("{:016x}", h);
-}
-
 std::string show(const json& j) {
   return j.is_string() ? j.get<std::string>() : j.dump();
 }
@@ -108,7 +99,7 @@ std::string model_identity(const plastic_model& m, const ModelSource& source,
   std::string text = interface + "|" + dtype + "|" + source.canonical;
   for (const auto& [name, value] : source.sets)
     text += fmt::format("|{}={}", name, value);
-  return fmt::format("{}-{}", m.name ? m.name : "model", fnv_hex(text));
+  return fmt::format("{}-{}", m.name ? m.name : "model", text_digest(text));
 }
 
 bool same_model(const RunRecord& rec, const plastic_model& m, const ModelSource& source,

@@ -17,6 +17,7 @@
 #include "compiler/driver/tune/tune_record.h"
 #include "dsl/frontend.h"
 #include "runtime/app/cli_options.h"
+#include "runtime/app/model_hash.h"
 #include "runtime/app/option_checks.h"
 #include "runtime/app/run_folder.h"
 #include "runtime/distributed/communicator.h"
@@ -454,7 +455,7 @@ int take_search(const TuneRequest& r, const CommonOptions& common, const fs::pat
                                            "--resume or give that one",
                                            r.file, out.string(), plan.model_file)});
     std::string text;
-    if (!dsl::read_file(plan.model_file, text) || text_digest(text) != plan.model_digest)
+    if (!dsl::read_file(plan.model_file, text) || rt::text_digest(text) != plan.model_digest)
       return fail(rt::AppError{rt::kUsageError,
                                fmt::format("{} changed since the search in {} began: a search "
                                            "continues only with its own model",

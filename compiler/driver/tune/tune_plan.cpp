@@ -10,6 +10,7 @@
 #include "compiler/driver/tune/halving.h"
 #include "dsl/frontend.h"
 #include "runtime/app/model_data.h"
+#include "runtime/app/model_hash.h"
 
 namespace plastic::driver {
 
@@ -156,7 +157,7 @@ Result<TunePlan, AppError> make_plan(const TuneRequest& r, const CommonOptions& 
   if (!dsl::read_file(r.file, text, &why))
     return AppError{kInputError, fmt::format("{}: {}", r.file, why)};
   plan.model_file = fs::absolute(r.file).lexically_normal().string();
-  plan.model_digest = text_digest(text);
+  plan.model_digest = rt::text_digest(text);
   auto dims = model_dims(r, common);
   if (!dims) return dims.error();
   auto space = gather_space(r, common, dims.value());

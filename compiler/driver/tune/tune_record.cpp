@@ -75,15 +75,6 @@ fs::path trial_folder(const fs::path& out, int64_t k) {
   return out / fmt::format("trial-{:03}", k);
 }
 
-std::string text_digest(const std::string& text) {
-  uint64_t h = 1469598103934665603ull; // FNV-1a, 64 bit
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return fmt::format("{:016x}", h);
-}
-
 Status<rt::AppError> write_plan(const fs::path& out, const TunePlan& plan, const json& best) {
   ojson j;
   j["model"] = {{"file", plan.model_file}, {"digest", plan.model_digest}};

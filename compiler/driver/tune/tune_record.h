@@ -70,7 +70,4 @@ Status<rt::AppError> append_row(const std::filesystem::path& out, const TunePlan
 std::map<std::pair<int64_t, int64_t>, TrialRow> read_rows(const std::filesystem::path& out,
                                                           const Selection& by);
 
-/// FNV-1a of a text, as hex: the model's digest.
-std::string text_digest(const std::string& text);
-
 } // namespace plastic::driver
