@@ -118,10 +118,7 @@ Dataset subset(const Dataset& data, std::span<const std::size_t> indices) {
 }
 
 Dataset prefixes(const Dataset& data, std::size_t length) {
-  std::vector<std::size_t> all(data.size());
-  for (std::size_t i = 0; i < all.size(); ++i)
-    all[i] = i;
-  Dataset out = subset(data, all);
+  Dataset out = data;
   const std::size_t width = data.num_channels(), targets = data.targets.size();
   for (Sample& s : out.samples) {
     if (s.length() <= length) continue;

@@ -45,20 +45,19 @@ std::optional<std::vector<double>> numbers(const std::string& list, std::string&
   }
 }
 
+/// The point a fraction `u` of the way through a log or linear range.
+double between(const TuneRange& r, double u) {
+  const std::vector<double>& v = r.values;
+  return r.scale == TuneScale::Log
+             ? std::exp(std::log(v[0]) + u * (std::log(v[1]) - std::log(v[0])))
+             : v[0] + u * (v[1] - v[0]);
+}
+
 /// A value drawn from one dimension's range with `u` uniform in [0, 1).
 double draw(const TuneDimension& d, double u, rt::Rng& rng) {
   const std::vector<double>& v = d.range.values;
-  double x = 0;
-  switch (d.range.scale) {
-  case TuneScale::Choice:
-    return v[rng.below(v.size())];
-  case TuneScale::Log:
-    x = std::exp(std::log(v[0]) + u * (std::log(v[1]) - std::log(v[0])));
-    break;
-  case TuneScale::Linear:
-    x = v[0] + u * (v[1] - v[0]);
-    break;
-  }
+  if (d.range.scale == TuneScale::Choice) return v[rng.below(v.size())];
+  const double x = between(d.range, u);
   return d.integer ? std::clamp(std::round(x), v[0], v[1]) : x;
 }
 
@@ -70,9 +69,7 @@ std::vector<double> grid_axis(const TuneDimension& d, int64_t per_range) {
   for (int64_t i = 0; i < per_range; ++i) {
     const double u =
         per_range == 1 ? 0.5 : static_cast<double>(i) / static_cast<double>(per_range - 1);
-    double x = d.range.scale == TuneScale::Log
-                   ? std::exp(std::log(v[0]) + u * (std::log(v[1]) - std::log(v[0])))
-                   : v[0] + u * (v[1] - v[0]);
+    double x = between(d.range, u);
     if (i == 0) x = v[0]; // the bounds themselves, not exp(log(x)) of them
     if (i == per_range - 1 && per_range > 1) x = v[1];
     if (d.integer) x = std::round(x);
