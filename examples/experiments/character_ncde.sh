@@ -18,7 +18,7 @@ epochs=${EPOCHS:-100}
 
 start=$SECONDS
 "$PLASTIC" train "$ROOT/examples/ncde_character.ode" --data "$data" \
-  --lr 1e-3 --batch 32 --epochs "$epochs" --schedule cosine --optimizer adam \
+  --lr 1e-3 --batch 32 --epochs "$epochs" --schedule cosine --optimizer adam --select loss --patience 0 \
   --dtype f32 --threads "$THREADS" --seed 0 --no-progress --out "$out"
 seconds=$((SECONDS - start))
 

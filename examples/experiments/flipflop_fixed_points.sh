@@ -40,7 +40,7 @@ sizes=(--set N=6 --set H=64)
 
 echo "== training the gnODE (N = 6) on the fixed-amplitude 3-bit flip-flop"
 "$PLASTIC" train "$model" "${sizes[@]}" "${data[@]}" --dtype f64 --batch 10 --lr 1e-2 \
-  --optimizer adamw --epochs "${EPOCHS:-100}" --threads "$THREADS" --no-progress \
+  --optimizer adamw --epochs "${EPOCHS:-100}" --patience 0 --threads "$THREADS" --no-progress \
   --force --out "$out/run" | tail -3 | portable "$out" | tee "$results/flipflop_training.txt"
 
 echo "== fixed points with no input (x = 0), starts along 10 training trials"

@@ -92,7 +92,7 @@ for model in gnode node mgru; do
       start=$SECONDS
       status=ok
       "$PLASTIC" train "$ROOT/examples/${file[$model]}.ode" --set "N=$n" \
-        --data "$data" --split-seed 0 --epochs "$epochs" --optimizer adamw \
+        --data "$data" --split-seed 0 --epochs "$epochs" --patience 0 --optimizer adamw \
         --weight-decay "$wd" --lr "$lr" --schedule cosine --batch "$batch" --dtype f32 \
         --threads "$THREADS" --seed "$seed" --no-progress --force --out "$run" \
         >"$run.log" 2>&1 || status=failed

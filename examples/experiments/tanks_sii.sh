@@ -66,7 +66,7 @@ start_all=$SECONDS
         status=ok
         "$PLASTIC" train "$ROOT/examples/$model.ode" --set "dt=$h" \
           --data "$csv" --channels uEst --target yEst --static yEst --window 64 --period "$h" \
-          --split-seed 0 --epochs "$epochs" --optimizer adam --lr 5e-3 --batch 4 --dtype f32 \
+          --split-seed 0 --epochs "$epochs" --patience 0 --optimizer adam --lr 5e-3 --batch 4 --dtype f32 \
           --threads "$THREADS" --seed "$seed" --no-progress --force --out "$run" \
           >"$run.log" 2>&1 || status=failed
         python3 "$EXPERIMENTS_DIR/results.py" record "$run" model="$model" init="$init" \

@@ -77,7 +77,7 @@ for model in gnode_walker2d gnode_walker2d_nc node_walker2d mgru_walker2d; do
     start=$SECONDS
     status=ok
     "$PLASTIC" train "$ROOT/examples/$model.ode" --set "N=$n" --data "$rollouts" \
-      --target next --window 84 --split-seed 0 --epochs "$epochs" --optimizer adamw \
+      --target next --window 84 --split-seed 0 --epochs "$epochs" --patience 0 --optimizer adamw \
       --weight-decay 1e-2 --lr 1e-2 --schedule cosine --batch 64 --dtype f32 \
       --threads "$THREADS" --seed "$seed" --no-progress --force --out "$run" \
       >"$run.log" 2>&1 || status=failed

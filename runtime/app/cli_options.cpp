@@ -157,7 +157,8 @@ void add_train_options(CLI::App& cmd, TrainRequest& r) {
       ->check(non_negative_finite());
   cmd.add_option(
          "--patience", r.patience,
-         "Stop after N epochs without a better validation value, keeping the best (default never)")
+         "Stop after N epochs without a better validation value, keeping the best; 0 = never "
+         "(default 20 with validation data, never with --curriculum or without validation)")
       ->check(integer_in(0, kMaxEpochs));
   cmd.add_option("--out", r.out, "Run folder (default runs/latest)")->check(non_empty());
   CLI::Option* resume =
@@ -179,9 +180,10 @@ void add_train_options(CLI::App& cmd, TrainRequest& r) {
       ->check(integer_in(1, kMaxFolds))
       ->needs(folds);
   cmd.add_option("--select", r.select,
-                 "Validation value that picks the best epoch: loss (default), or the task's "
-                 "metric: accuracy (classification), auroc (binary), mse (regression)")
-      ->check(CLI::IsMember({"loss", "accuracy", "auroc", "mse"}));
+                 "Validation value that picks the best epoch and stops early: auto (default: "
+                 "accuracy for classification, ties broken by the loss; the loss otherwise), "
+                 "loss, or the task's metric: accuracy, auroc (binary), mse (regression)")
+      ->check(CLI::IsMember({"auto", "loss", "accuracy", "auroc", "mse"}));
   // A flag that turns a default off: the help shows no "{false}" default.
   cmd.add_flag_callback("--no-progress", [&r] { r.progress = false; }, "No progress bar");
 }

@@ -82,10 +82,19 @@ struct TrainRequest {
   double momentum = 0;               ///< sgd
   std::string schedule = "constant"; ///< constant | plateau | cosine
   double clip_norm = 0;              ///< gradient clipping by global norm; 0 = off
-  int patience = 0; ///< early stopping after N epochs without improvement; 0 = never
+  /// Early stopping after N epochs without a better validation value; 0 =
+  /// never. kDefaultPatience (< 0): kAutoPatience epochs when there is
+  /// validation data and no curriculum (whose early stages are not judged
+  /// on the whole series), else never — see effective_patience().
+  static constexpr int kDefaultPatience = -1;
+  static constexpr int kAutoPatience = 20;
+  int patience = kDefaultPatience;
   /// --select: the validation value that picks the best epoch (and early
-  /// stopping): loss | accuracy | auroc | mse.
-  std::string select = "loss";
+  /// stopping): auto | loss | accuracy | auroc | mse. auto: accuracy for a
+  /// classifier (its ties broken by the loss), else the loss — on a few
+  /// dozen validation series the loss's minimum comes epochs before the
+  /// accuracy's, while the model is still far from fitted.
+  std::string select = "auto";
   /// The default run folder: the scratch run a fresh `train` replaces
   /// without --force (give --out to keep runs); every other folder is kept.
   static constexpr const char* kLatestRun = "runs/latest";

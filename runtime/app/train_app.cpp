@@ -45,11 +45,21 @@ namespace {
 /// Which validation value picks the best epoch: --select, checked against
 /// the task (a classifier reports accuracy, not MSE).
 Result<Monitor, AppError> selection(const TrainRequest& r, const MetricInfo& metric) {
+  if (r.select == "auto")
+    return metric.name == "accuracy" ? Monitor::ValidMetric : Monitor::ValidLoss;
   if (r.select == "loss") return Monitor::ValidLoss;
   if (r.select == metric.name) return Monitor::ValidMetric;
   return AppError{kUsageError,
                   fmt::format("--select {}: this model's task reports {}; select loss or {}",
                               r.select, metric.name, metric.name)};
+}
+
+/// --patience as given, or its default (requests.h): stop after
+/// kAutoPatience epochs without a better validation value when there is
+/// validation data to watch and no curriculum.
+int effective_patience(const TrainRequest& r, bool validated) {
+  if (r.patience >= 0) return r.patience;
+  return validated && r.curriculum.empty() ? TrainRequest::kAutoPatience : 0;
 }
 
 int fail(const AppError& e) {
@@ -262,7 +272,7 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
   cfg.monitor = !valid ? Monitor::TrainLoss : selection(r, metric).value();
   cfg.metric_mode = metric.mode;
   cfg.metric_name = metric.name;
-  cfg.early_stopping_patience = r.patience;
+  cfg.early_stopping_patience = effective_patience(r, valid != nullptr);
   cfg.run_dir = r.out;
   cfg.resume = r.resume;
   cfg.plot = r.plot;

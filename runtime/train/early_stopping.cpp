@@ -1,7 +1,9 @@
 // Early stopping (semantics in early_stopping.h).
 #include "runtime/train/early_stopping.h"
 
+#include <cmath>
 #include <limits>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -16,14 +18,18 @@ EarlyStopping<T>::EarlyStopping(EarlyStoppingOptions options)
                                             : -std::numeric_limits<double>::infinity()) {}
 
 template <class T>
-bool EarlyStopping<T>::update(int64_t epoch, double metric, std::span<const T> params) {
+bool EarlyStopping<T>::update(int64_t epoch, double metric, std::span<const T> params,
+                              double tie_break) {
   const bool better =
       o_.mode == MetricMode::Min ? metric < best_ - o_.min_delta : metric > best_ + o_.min_delta;
-  if (!better) {
+  // NaN compares false: a NaN tie-break (or best) never wins a tie.
+  const bool won_tie = has_best() && metric == best_ && tie_break < best_tie_;
+  if (!better && !won_tie) {
     ++bad_;
     return false;
   }
   best_ = metric;
+  best_tie_ = tie_break;
   best_epoch_ = epoch;
   bad_ = 0;
   best_params_.assign(params.begin(), params.end());
@@ -46,7 +52,10 @@ template <class T> Status<TrainError> EarlyStopping<T>::restore_best(std::span<T
 }
 
 template <class T> nlohmann::json EarlyStopping<T>::state() const {
-  return {{"best", json_double(best_)}, {"best_epoch", best_epoch_}, {"bad_epochs", bad_}};
+  return {{"best", json_double(best_)},
+          {"best_tie", json_double(best_tie_)},
+          {"best_epoch", best_epoch_},
+          {"bad_epochs", bad_}};
 }
 
 template <class T>
@@ -62,7 +71,12 @@ Status<TrainError> EarlyStopping<T>::load_state(const nlohmann::json& j,
   if (best_epoch < 0 && !best_params.empty())
     return invalid_argument_error(
         "early-stopping state: best parameters present without a best epoch");
+  // Absent in checkpoints written before ties were broken: no tie-break.
+  const auto tie = j.contains("best_tie") ? read_json_double(j, "best_tie")
+                                          : std::optional<double>(std::nan(""));
+  if (!tie) return invalid_argument_error("malformed early-stopping state: best_tie");
   best_ = *best;
+  best_tie_ = *tie;
   best_epoch_ = best_epoch;
   bad_ = bad;
   best_params_ = std::move(best_params);

@@ -10,9 +10,16 @@
 // `epoch > best_epoch + patience`, and the same counting as
 // ReduceLROnPlateau's patience. restore_best() writes the best parameters
 // back. A NaN metric is never an improvement.
+//
+// A tie on the metric can be broken by a second value, smaller is better:
+// validation accuracy on a few dozen series takes a handful of values, and
+// among the epochs that reach the best one the lowest validation loss is
+// the model least over-confident (a lexicographic order; min_delta applies
+// to the metric only).
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -34,8 +41,10 @@ public:
   explicit EarlyStopping(EarlyStoppingOptions options = {});
 
   /// Records one epoch's validation metric. Returns true (and keeps a copy of
-  /// `params`) when it improves on the best so far.
-  bool update(int64_t epoch, double metric, std::span<const T> params);
+  /// `params`) when it improves on the best so far, or equals it with a
+  /// smaller `tie_break` (NaN: ties are never improvements).
+  bool update(int64_t epoch, double metric, std::span<const T> params,
+              double tie_break = std::numeric_limits<double>::quiet_NaN());
   /// Patience exhausted.
   bool should_stop() const;
   /// Whether some epoch improved on the initial worst value.
@@ -56,6 +65,7 @@ public:
 private:
   EarlyStoppingOptions o_;
   double best_;
+  double best_tie_ = std::numeric_limits<double>::quiet_NaN(); ///< tie_break of the best epoch
   int64_t best_epoch_ = -1;
   int bad_ = 0;
   std::vector<T> best_params_;

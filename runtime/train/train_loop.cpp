@@ -52,6 +52,13 @@ public:
   Result<TrainOutcome, TrainError> run();
 
 private:
+  /// The value the schedule and early stopping watch, for messages.
+  std::string monitor_name() const {
+    if (!hooks_.validate) return "train loss"; // nothing else to watch (see end_epoch)
+    return c_.monitor == Monitor::ValidLoss     ? std::string("valid loss")
+           : c_.monitor == Monitor::ValidMetric ? "valid " + c_.metric_name
+                                                : std::string("train loss");
+  }
   MetricMode monitor_mode() const {
     return c_.monitor == Monitor::ValidMetric ? c_.metric_mode : MetricMode::Min;
   }
@@ -158,10 +165,7 @@ template <class T> Status<TrainError> Run<T>::setup() {
     if (c_.print_summary) {
       std::string best;
       if (stopper_->has_best())
-        best = fmt::format(" (best epoch {}, {} {:.6g})", stopper_->best_epoch(),
-                           c_.monitor == Monitor::ValidLoss     ? std::string("valid loss")
-                           : c_.monitor == Monitor::ValidMetric ? "valid " + c_.metric_name
-                                                                : std::string("train loss"),
+        best = fmt::format(" (best epoch {}, {} {:.6g})", stopper_->best_epoch(), monitor_name(),
                            stopper_->best_metric());
       fmt::print("resuming from epoch {}{}\n", start_epoch_, best);
     }
@@ -403,7 +407,12 @@ Status<TrainError> Run<T>::end_epoch(int64_t epoch, const EpochProgress& p, cons
     warned_monitor_ = true;
   }
   schedule_->step(monitored);
-  stopper_->update(epoch, monitored, params_);
+  // Selecting by a validation metric, the validation loss breaks its ties
+  // (early_stopping.h).
+  const double tie_break = c_.monitor == Monitor::ValidMetric && hooks_.validate
+                               ? rec.valid_loss
+                               : std::numeric_limits<double>::quiet_NaN();
+  stopper_->update(epoch, monitored, params_, tie_break);
   if (hooks_.check_params)
     if (Status<TrainError> s = hooks_.check_params(epoch, params_); !s) return s;
   if (c_.progress) {
@@ -547,6 +556,11 @@ template <class T> Status<TrainError> Run<T>::finish() {
     if (Status<TrainError> s = write_model(saved, provenance); !s) return s;
   }
   if (c_.print_summary) finish_table(out_.best_epoch);
+  if (c_.print_summary && out_.early_stopped)
+    fmt::print("stopped early: no better {} in the {} epochs after epoch {} (--patience {}; 0 "
+               "trains every epoch)\n",
+               monitor_name(), c_.early_stopping_patience + 1, out_.best_epoch,
+               c_.early_stopping_patience);
   if (c_.plot && !c_.run_dir.empty() && c_.writer) {
     PlotOptions po;
     po.title = c_.model_hash.empty() ? "learning curve" : "learning curve of " + c_.model_hash;

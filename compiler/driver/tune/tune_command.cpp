@@ -206,6 +206,11 @@ std::vector<std::string> Search::train_arguments(int64_t trial, const fs::path& 
       trial >= 0 ? point_arguments(plan_.space, plan_.points[static_cast<size_t>(trial)])
                  : std::vector<std::string>{};
   a.insert(a.end(), point.begin(), point.end());
+  // Each trial keeps the epoch by the value the search compares.
+  if (std::find(a.begin(), a.end(), "--select") == a.end()) {
+    a.emplace_back("--select");
+    a.push_back(plan_.by.select);
+  }
   for (const std::string& s : {std::string("--out"), folder.string(), std::string("--epochs"),
                                std::to_string(plan_.epochs), std::string("--threads"),
                                std::to_string(plan_.threads), std::string("--no-progress")})

@@ -176,7 +176,10 @@ Result<TunePlan, AppError> make_plan(const TuneRequest& r, const CommonOptions& 
   if (!selection) return selection.error();
   plan.folds = selection.value().first;
   plan.selection_note = selection.value().second;
-  plan.by = selection_for(r.train.select);
+  // Trials are compared by their (cross-validated) loss unless --select
+  // names a value: averaged over folds it is smooth where accuracy on a
+  // few dozen series is not, and it needs no knowledge of the task.
+  plan.by = selection_for(r.train.select == "auto" ? "loss" : r.train.select);
   plan.threads = r.train.run.threads > 0 ? r.train.run.threads : 1;
   plan.arguments = r.forwarded;
   return plan;

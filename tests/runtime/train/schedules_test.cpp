@@ -223,3 +223,33 @@ TEST_CASE("early stopping remembers and restores the best parameters", "[early]"
   none.update(2, 0.5, p);
   CHECK(none.has_best());
 }
+
+TEST_CASE("a tie on the selected metric goes to the lower tie-break value", "[early]") {
+  // Validation accuracy (max) with the validation loss breaking ties.
+  EarlyStopping<double> es(EarlyStoppingOptions{.mode = MetricMode::Max, .patience = 2});
+  std::vector<double> theta{0.0};
+  struct Epoch {
+    double accuracy, loss;
+  };
+  const Epoch epochs[] = {{0.5, 1.0}, {0.75, 0.9}, {0.75, 0.7}, {0.75, 0.8}, {0.5, 0.1}};
+  int64_t epoch = 0;
+  for (const Epoch& e : epochs) {
+    theta[0] = static_cast<double>(++epoch);
+    es.update(epoch, e.accuracy, theta, e.loss);
+  }
+  CHECK(es.best_epoch() == 3); // 0.75 at epochs 2-4; epoch 3 has the lowest loss
+  CHECK(es.bad_epochs() == 2); // a won tie resets the count, a lost one does not
+  REQUIRE(es.restore_best(theta).ok());
+  CHECK(theta[0] == 3.0);
+
+  // The tie-break survives a checkpoint: a later tie must beat loss 0.7.
+  EarlyStopping<double> resumed(EarlyStoppingOptions{.mode = MetricMode::Max, .patience = 2});
+  REQUIRE(resumed.load_state(nlohmann::json::parse(es.state().dump()), es.best_params()).ok());
+  CHECK_FALSE(resumed.update(6, 0.75, theta, 0.75));
+  CHECK(resumed.update(7, 0.75, theta, 0.6));
+
+  // Without a tie-break value (NaN) a tie is not an improvement.
+  EarlyStopping<double> plain(EarlyStoppingOptions{.mode = MetricMode::Max, .patience = 2});
+  plain.update(1, 0.75, theta);
+  CHECK_FALSE(plain.update(2, 0.75, theta));
+}
