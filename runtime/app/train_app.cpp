@@ -106,121 +106,106 @@ with_curriculum(const plastic_model& m, const TrainRequest& r, const ModelData& 
   return curriculum_hooks<T>(std::move(stages).value(), std::move(per_stage));
 }
 
-template <class T> int train_typed(const plastic_model& m, const TrainRequest& given) {
-  TrainRequest r = given; // --resume fills in the run's options
-  // Under mpirun every rank runs this function on the same data; rank 0
-  // alone owns the run folder (lock, records, checkpoints, logs) and
-  // prints, the others only read it to --resume (runtime/distributed).
-  Communicator& comm = world();
-  MetricInfo metric = task_metric(m.task);
-  if (auto s = selection(r, metric); !s) return fail(s.error());
-  if (!r.resume && r.run.data.empty())
-    return fail(AppError{kUsageError, "--data is required: the data to train on"});
-  // Held until the run ends: no other process writes into this folder meanwhile.
-  // runs/latest is the scratch folder: a new run there replaces the last one,
-  // saying so, so that the README's command can be run again as it is.
+/// Claims the run folder (rank 0 holds the lock until the run ends: no
+/// other process writes into it meanwhile) and settles --resume: a folder
+/// with no checkpoint starts a new run, said, not silent.
+Result<std::optional<RunLock>, AppError> claim_run_folder(Communicator& comm, TrainRequest& r) {
+  // runs/latest is the scratch folder: a new run there replaces the last
+  // one, saying so, so that the README's command can be run again as it is.
+  const std::filesystem::path out(r.out);
   const bool replaces_latest =
       !r.resume && !r.force && r.out == TrainRequest::kLatestRun &&
-      (std::filesystem::exists(std::filesystem::path(r.out) / "train.jsonl") ||
-       recorded_folds(r.out).has_value());
+      (std::filesystem::exists(out / "train.jsonl") || recorded_folds(r.out).has_value());
   std::optional<RunLock> folder;
   if (comm.root()) {
     auto taken = take_run_folder(r.out, r.resume, r.force || replaces_latest);
-    if (!taken) {
-      fmt::print(stderr, "{}: {}\n", program_name(), taken.error().message);
-      return taken.error().exit_code;
-    }
+    if (!taken) return taken.error();
     folder.emplace(std::move(taken).value());
   }
   comm.barrier(); // the folder is ready (cleaned with --force) before any rank reads it
   if (replaces_latest)
     fmt::print("run       replacing the previous run in {} (give --out DIR to keep runs)\n", r.out);
-  const std::filesystem::path out(r.out);
   std::error_code ec;
   if (r.resume && (std::filesystem::is_empty(out / "checkpoints", ec) || ec)) {
-    // Nothing to lose: a script can always pass --resume. Said, not silent.
+    // Nothing to lose: a script can always pass --resume.
     fmt::print("run       nothing to resume in {}: starting a new run\n", r.out);
     r.resume = false;
   }
-  // --resume continues the run as its binding says (binding.h, run_record.h).
-  if (r.resume) {
-    auto record = read_binding(out);
-    if (!record) return fail(record.error());
-    // Without the record nothing says which model, data and options the
-    // checkpoints belong to: a new --lr would be ignored and a new --set
-    // applied, both without a word. Refused rather than guessed.
-    if (!record.value())
-      return fail(AppError{
-          kUsageError,
-          fmt::format("{} holds checkpoints but no run.json, the record of how the run was made: "
-                      "--resume cannot check that it continues the same model, data and options. "
-                      "Start a new run (--force replaces this one, or give another --out)",
-                      r.out)});
-    if (Status<AppError> s = check_resume(record.value()->record, m, out, r); !s)
-      return fail(s.error());
-  }
-  if (r.run.data.empty())
-    return fail(AppError{kUsageError, "--data is required: the data to train on"});
+  return folder;
+}
 
-  // --resume reads the data as the run did, without the flags repeated.
-  RunOptions run = r.run;
+/// --resume continues the run as its binding says (binding.h,
+/// run_record.h): the record must exist and agree with `m` and `r`, and
+/// the options not given are filled in from it.
+Status<AppError> check_resumable(const plastic_model& m, TrainRequest& r) {
+  const std::filesystem::path out(r.out);
+  auto record = read_binding(out);
+  if (!record) return record.error();
+  // Without the record nothing says which model, data and options the
+  // checkpoints belong to: a new --lr would be ignored and a new --set
+  // applied, both without a word. Refused rather than guessed.
+  if (!record.value())
+    return AppError{
+        kUsageError,
+        fmt::format("{} holds checkpoints but no run.json, the record of how the run was made: "
+                    "--resume cannot check that it continues the same model, data and options. "
+                    "Start a new run (--force replaces this one, or give another --out)",
+                    r.out)};
+  return check_resume(record.value()->record, m, out, r);
+}
+
+/// The data read as the model needs it — with --resume, as the run read it,
+/// without the flags repeated — and its split described.
+Result<ModelData, AppError> open_run_data(const plastic_model& m, const TrainRequest& r,
+                                          RunOptions& run) {
   if (r.resume && !r.out.empty())
-    if (Status<AppError> s = recall_data_flags(r.out, RecordedFlags::Resume, run.data_flags); !s) {
-      fmt::print(stderr, "{}: {}\n", program_name(), s.error().message);
-      return s.error().exit_code;
-    }
+    if (Status<AppError> s = recall_data_flags(r.out, RecordedFlags::Resume, run.data_flags); !s)
+      return s.error();
   auto data = open_model_data(m, run);
-  if (!data) {
-    fmt::print(stderr, "{}: {}\n", program_name(), data.error().message);
-    return data.error().exit_code;
-  }
-  ModelData& md = data.value();
-  if (InterruptGuard::requested()) {
-    fmt::print(stderr, "{}: interrupted before training began; nothing was saved\n",
-               program_name());
-    return InterruptGuard::exit_code();
-  }
+  if (!data) return data.error();
+  if (InterruptGuard::requested())
+    return AppError{InterruptGuard::exit_code(),
+                    "interrupted before training began; nothing was saved"};
+  const ModelData& md = data.value();
   fmt::print("data      {}\n", md.splits.description);
   fmt::print("          {} training, {} validation, {} test samples (split seed {})\n",
              md.splits.train.size(), md.splits.validation.size(), md.splits.test.size(),
              run.data_seed());
-  // Under mpirun: every rank the same model, data and options, before the
-  // first collective that depends on them (rank_agreement.h).
-  if (Status<AppError> s =
-          check_ranks_agree(comm, train_binding(model_identity(m, r.run.model, r.run.dtype),
-                                                data_digest(md.splits), r));
-      !s) {
-    if (comm.root()) fmt::print(stderr, "{}: {}\n", program_name(), s.error().message);
-    return s.error().exit_code;
-  }
+  return data;
+}
 
-  // What a step will hold, before anything model-sized is allocated: a
-  // model that cannot fit is refused here with its numbers, not by
-  // bad_alloc mid-epoch; and before the run is recorded, so a refused run
-  // leaves no record.
+/// What a step will hold, before anything model-sized is allocated: a model
+/// that cannot fit is refused here with its numbers, not by bad_alloc
+/// mid-epoch. Then the run's binding of model to data (binding.h: run.json
+/// and data.json), written once the data has been read as the model needs
+/// it and the plan fits: a refused run leaves no record behind. A resumed
+/// run keeps the binding it was started with (check_resume refused any
+/// other).
+Result<MemoryPlan, AppError> plan_and_record(const plastic_model& m, const TrainRequest& r,
+                                             const ModelData& md, const Communicator& comm) {
   MemoryRequest mr{r.run.batch, r.run.threads, r.memory.gradient, r.memory.budget, r.memory.limit};
   auto plan = plan_memory(m, *md.train, mr);
-  if (!plan) return fail(plan.error());
+  if (!plan) return plan.error();
   if (!plan.value().line.empty()) fmt::print("{}\n", plan.value().line);
-
-  // How the run binds its model to its data (binding.h: run.json and
-  // data.json), once the data has been read as the model needs it: a run
-  // refused for its data leaves no record behind. A resumed run keeps the
-  // binding it was started with (check_resume refused any other).
   if (!r.resume && comm.root()) {
     auto binding = bind_run(m, r, md.splits, comm.size());
-    if (!binding) return fail(binding.error());
-    if (Status<AppError> s = write_binding(out, binding.value(), r.run.model); !s)
-      return fail(s.error());
+    if (!binding) return binding.error();
+    if (Status<AppError> s = write_binding(r.out, binding.value(), r.run.model); !s)
+      return s.error();
   }
+  return plan;
+}
 
+/// The initial parameters (a resumed run overwrites them from its
+/// checkpoint), and for a new run the stability line at initialisation.
+template <class T>
+Result<std::vector<T>, AppError> initial_parameters(const plastic_model& m, const TrainRequest& r,
+                                                    uint64_t seed, const Communicator& comm) {
   std::vector<T> theta(static_cast<size_t>(m.n_params));
-  auto init = initialise_parameters<T>(m, std::span<T>(theta), run.seed);
-  if (!init) {
-    fmt::print(stderr, "{}: initialising {}: {}\n", program_name(), m.name,
-               init.error().describe());
-    return kInputError;
-  }
+  auto init = initialise_parameters<T>(m, std::span<T>(theta), seed);
+  if (!init)
+    return AppError{kInputError,
+                    fmt::format("initialising {}: {}", m.name, init.error().describe())};
   if (const StabilityReporter& stability = stability_reporter(); stability && !r.resume) {
     const std::vector<double> wide(theta.begin(), theta.end());
     StabilitySummary s = stability(wide);
@@ -228,38 +213,31 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
     if (!s.warning.empty() && comm.root())
       fmt::print(stderr, "{}: warning: {}\n", program_name(), s.warning);
   }
-  auto table = ParamTable::from_abi(m.params, m.n_param_entries, m.n_params);
-  if (!table) {
-    fmt::print(stderr, "{}: internal error (a bug): {}\n", program_name(),
-               table.error().describe());
-    return kInternalError;
-  }
+  return theta;
+}
 
+/// How the batches are computed: threads, the gradient method the memory
+/// plan chose, the ranks, and what a failed or non-finite batch reports.
+HookOptions hook_options(const TrainRequest& r, const MemoryPlan& plan, Communicator& comm,
+                         bool log_steps) {
   HookOptions ho;
   ho.batch_size = r.run.batch;
   ho.batch.threads = r.run.threads;
-  ho.batch.gradient = plan.value().gradient;
+  ho.batch.gradient = plan.gradient;
   ho.batch.comm = &comm;
   if (comm.root()) // every rank meets the same failure; one says it
     ho.on_failure = [](const std::string& what) {
       fmt::print(stderr, "\nplastic: batch skipped: {}\n", what);
     };
   ho.explain = nonfinite_explainer(); // the driver's, which knows the model's source
-  // A resumed run that logged its steps goes on logging them.
-  const bool log_steps =
-      r.log_steps ||
-      (r.resume && std::filesystem::exists(std::filesystem::path(r.out) / "steps.jsonl"));
   ho.sample_ids = log_steps && comm.root();
-  const PreparedData* valid = md.validation ? &*md.validation : nullptr;
-  TrainHooks<T> hooks = make_train_hooks<T>(m, *md.train, valid, ho);
-  // The curriculum's prefixes, prepared once; the hooks refer to them.
-  std::vector<PreparedData> prefix_data;
-  if (!r.curriculum.empty()) {
-    auto staged = with_curriculum<T>(m, r, md, valid, ho, prefix_data, std::move(hooks));
-    if (!staged) return fail(staged.error());
-    hooks = std::move(staged).value();
-  }
+  return ho;
+}
 
+/// The training loop's configuration from the request.
+TrainConfig train_config(const plastic_model& m, const TrainRequest& r, const RunOptions& run,
+                         const MetricInfo& metric, bool validated, bool log_steps,
+                         const Communicator& comm) {
   TrainConfig cfg;
   cfg.epochs = r.epochs;
   cfg.seed = run.seed;
@@ -269,10 +247,10 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
   if (r.weight_decay >= 0) cfg.optimizer.weight_decay = r.weight_decay;
   cfg.schedule = schedule_config(r.schedule, r.epochs);
   cfg.clip_norm = r.clip_norm;
-  cfg.monitor = !valid ? Monitor::TrainLoss : selection(r, metric).value();
+  cfg.monitor = !validated ? Monitor::TrainLoss : selection(r, metric).value();
   cfg.metric_mode = metric.mode;
   cfg.metric_name = metric.name;
-  cfg.early_stopping_patience = effective_patience(r, valid != nullptr);
+  cfg.early_stopping_patience = effective_patience(r, validated);
   cfg.run_dir = r.out;
   cfg.resume = r.resume;
   cfg.plot = r.plot;
@@ -288,58 +266,130 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
   cfg.run_config = {{"data", run.data},         {"batch", run.batch}, {"dtype", run.dtype},
                     {"optimizer", r.optimizer}, {"lr", r.lr},         {"schedule", r.schedule},
                     {"seed", run.seed},         {"oi", run.oi}};
-  auto outcome = train<T>(table.value(), std::span<T>(theta), hooks, cfg);
-  if (!outcome) {
-    fmt::print(stderr, "{}: training stopped: {}\n", program_name(), outcome.error().describe());
-    return kInputError;
-  }
-  if (comm.root())
-    for (const std::string& w : outcome.value().warnings)
-      fmt::print(stderr, "{}: warning: {}\n", program_name(), w);
-  if (outcome.value().interrupted) {
+  return cfg;
+}
+
+/// An interrupted or paused run's exit: the code a script tells it by, or
+/// nothing when the run finished.
+std::optional<int> unfinished_exit(const TrainOutcome& outcome, const TrainRequest& r) {
+  if (outcome.interrupted) {
     fmt::print("interrupted: checkpoint saved in {}; continue with --resume\n", r.out);
     // As a shell reports a process killed by the signal, so a script can
     // tell an interrupted run from a finished one.
     return InterruptGuard::exit_code() != 0 ? InterruptGuard::exit_code() : 130;
   }
-  if (outcome.value().paused) {
+  if (outcome.paused) {
     // Asked for, so a success; the run is unfinished (no summary.json).
     fmt::print("paused after epoch {} of {}: checkpoint in {}; continue with --resume\n",
-               outcome.value().epochs_completed, r.epochs, r.out);
+               outcome.epochs_completed, r.epochs, r.out);
     return kOk;
   }
+  return std::nullopt;
+}
 
+/// Evaluates the kept parameters on the validation and test splits, prints
+/// them and writes OUT/summary.json.
+template <class T>
+Status<AppError> write_summary(const plastic_model& m, const TrainRequest& r, const ModelData& md,
+                               std::span<const T> theta, const TrainOutcome& outcome,
+                               Communicator& comm) {
   nlohmann::ordered_json summary;
   summary["model"] = m.name;
-  summary["model_hash"] = cfg.model_hash;
-  summary["epochs"] = outcome.value().epochs_completed;
-  summary["best_epoch"] = outcome.value().best_epoch;
-  summary["skipped_steps"] = outcome.value().skipped_steps;
+  summary["model_hash"] = model_hash(m);
+  summary["epochs"] = outcome.epochs_completed;
+  summary["best_epoch"] = outcome.best_epoch;
+  summary["skipped_steps"] = outcome.skipped_steps;
   BatchOptions eval_options;
   eval_options.threads = r.run.threads;
   eval_options.comm = &comm;
   for (const char* name : {"validation", "test"}) {
     const PreparedData* prepared = md.split(name).prepared;
     if (!prepared) continue;
-    auto ev =
-        evaluate<T>(m, *prepared, all_samples(*prepared), std::span<const T>(theta), eval_options);
-    if (!ev) {
-      fmt::print(stderr, "{}: evaluating on the {} split: {}\n", program_name(), name,
-                 ev.status().describe());
-      return kInputError;
-    }
+    auto ev = evaluate<T>(m, *prepared, all_samples(*prepared), theta, eval_options);
+    if (!ev)
+      return AppError{kInputError,
+                      fmt::format("evaluating on the {} split: {}", name, ev.status().describe())};
     const Evaluation& e = ev.value();
     print_evaluation(name, e);
     summary[name] = {{"loss", e.loss}, {e.metric_name, e.metric}, {"samples", e.samples}};
   }
-  if (Status<TrainError> s = comm.root()
-                                 ? write_file_atomic(std::filesystem::path(r.out) / "summary.json",
-                                                     summary.dump(2) + "\n")
-                                 : Status<TrainError>{};
+  if (!comm.root()) return {};
+  if (Status<TrainError> s =
+          write_file_atomic(std::filesystem::path(r.out) / "summary.json", summary.dump(2) + "\n");
+      !s)
+    return AppError{kInputError, s.describe()};
+  return {};
+}
+
+template <class T> int train_typed(const plastic_model& m, const TrainRequest& given) {
+  TrainRequest r = given; // --resume fills in the run's options
+  // Under mpirun every rank runs this function on the same data; rank 0
+  // alone owns the run folder (lock, records, checkpoints, logs) and
+  // prints, the others only read it to --resume (runtime/distributed).
+  Communicator& comm = world();
+  const MetricInfo metric = task_metric(m.task);
+  if (auto s = selection(r, metric); !s) return fail(s.error());
+  if (!r.resume && r.run.data.empty())
+    return fail(AppError{kUsageError, "--data is required: the data to train on"});
+  auto folder = claim_run_folder(comm, r); // held until the run ends
+  if (!folder) return fail(folder.error());
+  if (r.resume)
+    if (Status<AppError> s = check_resumable(m, r); !s) return fail(s.error());
+  if (r.run.data.empty())
+    return fail(AppError{kUsageError, "--data is required: the data to train on"});
+
+  RunOptions run = r.run;
+  auto data = open_run_data(m, r, run);
+  if (!data) return fail(data.error());
+  const ModelData& md = data.value();
+  // Under mpirun: every rank the same model, data and options, before the
+  // first collective that depends on them (rank_agreement.h).
+  if (Status<AppError> s =
+          check_ranks_agree(comm, train_binding(model_identity(m, r.run.model, r.run.dtype),
+                                                data_digest(md.splits), r));
       !s) {
-    fmt::print(stderr, "{}: {}\n", program_name(), s.describe());
-    return kInputError;
+    if (comm.root()) fmt::print(stderr, "{}: {}\n", program_name(), s.error().message);
+    return s.error().exit_code;
   }
+
+  auto plan = plan_and_record(m, r, md, comm);
+  if (!plan) return fail(plan.error());
+
+  auto theta = initial_parameters<T>(m, r, run.seed, comm);
+  if (!theta) return fail(theta.error());
+  auto table = ParamTable::from_abi(m.params, m.n_param_entries, m.n_params);
+  if (!table)
+    return fail(AppError{kInternalError,
+                         fmt::format("internal error (a bug): {}", table.error().describe())});
+
+  // A resumed run that logged its steps goes on logging them.
+  const bool log_steps =
+      r.log_steps ||
+      (r.resume && std::filesystem::exists(std::filesystem::path(r.out) / "steps.jsonl"));
+  const HookOptions ho = hook_options(r, plan.value(), comm, log_steps);
+  const PreparedData* valid = md.validation ? &*md.validation : nullptr;
+  TrainHooks<T> hooks = make_train_hooks<T>(m, *md.train, valid, ho);
+  // The curriculum's prefixes, prepared once; the hooks refer to them.
+  std::vector<PreparedData> prefix_data;
+  if (!r.curriculum.empty()) {
+    auto staged = with_curriculum<T>(m, r, md, valid, ho, prefix_data, std::move(hooks));
+    if (!staged) return fail(staged.error());
+    hooks = std::move(staged).value();
+  }
+
+  const TrainConfig cfg = train_config(m, r, run, metric, valid != nullptr, log_steps, comm);
+  auto outcome = train<T>(table.value(), std::span<T>(theta.value()), hooks, cfg);
+  if (!outcome)
+    return fail(
+        AppError{kInputError, fmt::format("training stopped: {}", outcome.error().describe())});
+  if (comm.root())
+    for (const std::string& w : outcome.value().warnings)
+      fmt::print(stderr, "{}: warning: {}\n", program_name(), w);
+  if (std::optional<int> code = unfinished_exit(outcome.value(), r)) return *code;
+  if (Status<AppError> s =
+          write_summary<T>(m, r, md, std::span<const T>(theta.value()), outcome.value(), comm);
+      !s)
+    return fail(s.error());
   fmt::print("parameters {}/model.safetensors\n", r.out);
   return kOk;
 }
