@@ -154,14 +154,22 @@ std::optional<int> resolve_data_dims(BuildRequest& r, CommonOptions& common) {
 
 } // namespace
 
-int run_build(const BuildRequest& request, const CommonOptions& common) {
-  BuildRequest r = request; // --run fills in the run's element type
-  if (r.emit_obj && r.emit_lib) {
-    std::cerr << "plastic build: choose one of --emit-obj and --emit-lib\n";
-    return kUsageError;
-  }
-  // LLVM only warns about a CPU it does not know and then emits generic
-  // code: a typo would silently cost the vector width asked for.
+namespace {
+
+/// Says `message` as build's error and returns `code`.
+int refuse(int code, const std::string& message) {
+  std::cerr << "plastic build: " << message;
+  if (message.empty() || message.back() != '\n') std::cerr << "\n"; // a tool's log ends its own
+  return code;
+}
+
+/// The command line's own mistakes, found before compiling for seconds:
+/// exclusive flags, an unknown CPU (LLVM only warns and then emits generic
+/// code: a typo would silently cost the vector width asked for), no -o or
+/// its folder missing. `--target help` lists the CPUs and ends the command.
+std::optional<int> check_request(const BuildRequest& r) {
+  if (r.emit_obj && r.emit_lib)
+    return refuse(kUsageError, "choose one of --emit-obj and --emit-lib");
   if (!r.target.empty() && r.target != "native") {
     const std::vector<std::string> cpus = backend::known_cpus();
     if (r.target == "help") {
@@ -170,28 +178,109 @@ int run_build(const BuildRequest& request, const CommonOptions& common) {
         std::cout << cpu << "\n";
       return kOk;
     }
-    if (std::find(cpus.begin(), cpus.end(), r.target) == cpus.end()) {
-      std::cerr << fmt::format(
-          "plastic build: unknown target CPU '{}'; use native, x86-64-v3 (AVX2), x86-64-v4 "
-          "(AVX-512) or one of LLVM's {} CPU names: `plastic build {} --target help` lists them\n",
-          r.target, cpus.size(), r.file);
-      return kUsageError;
-    }
+    if (std::find(cpus.begin(), cpus.end(), r.target) == cpus.end())
+      return refuse(kUsageError,
+                    fmt::format("unknown target CPU '{}'; use native, x86-64-v3 (AVX2), "
+                                "x86-64-v4 (AVX-512) or one of LLVM's {} CPU names: `plastic "
+                                "build {} --target help` lists them",
+                                r.target, cpus.size(), r.file));
   }
-  if (r.out.empty()) {
-    std::cerr << "plastic build: -o is required (the model binary, or with --emit-obj and "
-                 "--emit-lib the path without extension)\n";
-    return kUsageError;
-  }
-  // Before compiling for seconds: the folder the output goes into.
+  if (r.out.empty())
+    return refuse(kUsageError, "-o is required (the model binary, or with --emit-obj and "
+                               "--emit-lib the path without extension)");
   if (const fs::path folder = fs::path(r.out).parent_path(); !folder.empty()) {
     std::error_code ec;
-    if (!fs::is_directory(folder, ec)) {
-      std::cerr << fmt::format("plastic build: -o {}: the folder {} does not exist\n", r.out,
-                               folder.string());
-      return kUsageError;
-    }
+    if (!fs::is_directory(folder, ec))
+      return refuse(kUsageError,
+                    fmt::format("-o {}: the folder {} does not exist", r.out, folder.string()));
   }
+  return std::nullopt;
+}
+
+/// What the binary says of itself (`--info`): version, source, --set
+/// values, dims, the data its dims were taken from, and the target.
+nlohmann::ordered_json model_info(const BuildRequest& r, const model::ModelFunctions& fns,
+                                  const CommonOptions& common,
+                                  const backend::CompileOptions& options) {
+  nlohmann::ordered_json info;
+  info["plastic_version"] = PLASTIC_VERSION;
+  info["source"] = {{"file", fs::path(r.file).filename().string()}, {"fnv1a64", file_hash(r.file)}};
+  nlohmann::ordered_json set_values = nlohmann::ordered_json::object(),
+                         dims = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : common.overrides)
+    set_values[name] = value;
+  for (const auto& d : fns.model->dims) // integer dims as integers, consts as reals
+    dims[d.name] = d.is_const ? nlohmann::ordered_json(d.value)
+                              : nlohmann::ordered_json(static_cast<int64_t>(d.value));
+  info["sets"] = set_values;
+  info["dims"] = dims;
+  if (!r.data.empty()) info["dims_from_data"] = r.data;
+  info["target"] = {{"cpu", r.target.empty() ? "native" : r.target},
+                    {"description", backend::describe_target(options)}};
+  return info;
+}
+
+/// --emit-lib: the object archived as libOUT.a beside OUT.h.
+int archive_library(const BuildRequest& r, const fs::path& object, const fs::path& log,
+                    const std::string& header, const std::string& what) {
+  std::string error;
+  std::vector<std::string> ar = find_tool("AR", "ar", error);
+  if (ar.empty())
+    return refuse(kInputError,
+                  fmt::format("--emit-lib needs an archiver: {}. Install one: apt-get install "
+                              "binutils",
+                              error));
+  const fs::path out(r.out);
+  const fs::path lib = out.parent_path() / ("lib" + out.filename().string() + ".a");
+  std::error_code ec;
+  fs::remove(lib, ec);
+  ar.insert(ar.end(), {"rcs", lib.string(), object.string()});
+  if (run_tool(ar, log.string()) != 0)
+    return refuse(kInputError, fmt::format("archiving {} failed:\n{}", lib.string(), slurp(log)));
+  std::cerr << fmt::format("plastic build: wrote {} and {} ({})\n", lib.string(), header, what);
+  return kOk;
+}
+
+/// The model binary: the object linked with the runtime by the system C++
+/// compiler.
+int link_model_binary(const BuildRequest& r, const fs::path& object, const fs::path& log,
+                      const std::string& what, const std::string& compile_note,
+                      std::chrono::steady_clock::time_point start) {
+  std::string error;
+  std::vector<std::string> cxx = find_tool("CXX", "c++", error);
+  if (cxx.empty())
+    return refuse(kInputError,
+                  fmt::format("a C++ compiler is needed to link the model binary: {}. Install "
+                              "one (Debian: apt-get install g++), or set CXX; `plastic build "
+                              "--emit-obj` needs none",
+                              error));
+  std::vector<std::string> items = model_link_items(error);
+  if (items.empty()) return refuse(kInternalError, error);
+  std::vector<std::string> argv = cxx;
+  argv.insert(argv.end(), {"-o", r.out, object.string()});
+  argv.insert(argv.end(), items.begin(), items.end());
+  const auto link_start = std::chrono::steady_clock::now();
+  if (run_tool(argv, log.string()) != 0) {
+    std::string line;
+    for (const std::string& a : argv)
+      line += (line.empty() ? "" : " ") + a;
+    return refuse(kInputError,
+                  fmt::format("linking {} failed:\n  {}\n{}", r.out, line, slurp(log)));
+  }
+  std::error_code ec;
+  const auto size = fs::file_size(r.out, ec);
+  std::cerr << fmt::format(
+      "plastic build: wrote {} ({}; {:.1f} MB; {:.2f} s, of which {} and {:.2f} s linking)\n",
+      r.out, what, static_cast<double>(size) / 1e6, seconds_since(start), compile_note,
+      seconds_since(link_start));
+  return kOk;
+}
+
+} // namespace
+
+int run_build(const BuildRequest& request, const CommonOptions& common) {
+  BuildRequest r = request; // --run fills in the run's element type
+  if (std::optional<int> done = check_request(r)) return *done;
   const auto start = std::chrono::steady_clock::now();
   CommonOptions bound = common;
   if (std::optional<int> refused = resolve_data_dims(r, bound)) return *refused;
@@ -202,31 +291,14 @@ int run_build(const BuildRequest& request, const CommonOptions& common) {
   backend::CompileOptions options;
   if (r.target != "native") options.cpu = r.target;
   const int lanes = r.lanes > 0 ? r.lanes : backend::target_lanes(type, options);
-
-  nlohmann::ordered_json info;
-  info["plastic_version"] = PLASTIC_VERSION;
-  info["source"] = {{"file", fs::path(r.file).filename().string()}, {"fnv1a64", file_hash(r.file)}};
-  nlohmann::ordered_json set_values = nlohmann::ordered_json::object(),
-                         dims = nlohmann::ordered_json::object();
-  for (const auto& [name, value] : common.overrides)
-    set_values[name] = value;
-  for (const auto& d : fns->model->dims) // integer dims as integers, consts as reals
-    dims[d.name] = d.is_const ? nlohmann::ordered_json(d.value)
-                              : nlohmann::ordered_json(static_cast<int64_t>(d.value));
-  info["sets"] = set_values;
-  info["dims"] = dims;
-  if (!r.data.empty()) info["dims_from_data"] = r.data;
-  info["target"] = {{"cpu", r.target.empty() ? "native" : r.target},
-                    {"description", backend::describe_target(options)}};
+  const nlohmann::ordered_json info = model_info(r, *fns, common, options);
 
   // The object: where the user asked (--emit-obj, --emit-lib's header) or in
   // a temporary folder that is gone after the link.
   TempDir tmp;
-  if (!r.emit_obj && tmp.path.empty()) {
-    std::cerr << fmt::format("plastic build: cannot create a temporary folder in {}\n",
-                             fs::temp_directory_path().string());
-    return kInputError;
-  }
+  if (!r.emit_obj && tmp.path.empty())
+    return refuse(kInputError, fmt::format("cannot create a temporary folder in {}",
+                                           fs::temp_directory_path().string()));
   const fs::path object = r.emit_obj ? fs::path(r.out + ".o") : tmp.path / "model.o";
   const std::string header = r.emit_obj || r.emit_lib ? r.out + ".h" : "";
   backend::CompileStats stats;
@@ -234,11 +306,9 @@ int run_build(const BuildRequest& request, const CommonOptions& common) {
     stats = emit_object_with(common.backend, *fns, type, object.string(), header, lanes, options,
                              {{PLASTIC_MODEL_INFO_SYMBOL, info.dump()}});
   } catch (const abi::LayoutError& e) {
-    std::cerr << fmt::format("plastic build: {}\n", e.what());
-    return kInputError;
+    return refuse(kInputError, e.what());
   } catch (const loops::CodegenError& e) {
-    std::cerr << fmt::format("plastic build: {}\n", e.what());
-    return kInputError;
+    return refuse(kInputError, e.what());
   }
   const std::string what = fmt::format("{} {} x {} lanes, target {}", fns->model->name, r.dtype,
                                        lanes, r.target.empty() ? "native" : r.target);
@@ -249,64 +319,10 @@ int run_build(const BuildRequest& request, const CommonOptions& common) {
                              r.out, what, stats.total_ms(), compiler);
     return kOk;
   }
-
-  std::string error;
   const fs::path log = tmp.path / "link.log";
-  if (r.emit_lib) {
-    std::vector<std::string> ar = find_tool("AR", "ar", error);
-    if (ar.empty()) {
-      std::cerr << fmt::format(
-          "plastic build: --emit-lib needs an archiver: {}. Install one: apt-get install "
-          "binutils\n",
-          error);
-      return kInputError;
-    }
-    const fs::path out(r.out);
-    const fs::path lib = out.parent_path() / ("lib" + out.filename().string() + ".a");
-    std::error_code ec;
-    fs::remove(lib, ec);
-    ar.insert(ar.end(), {"rcs", lib.string(), object.string()});
-    if (run_tool(ar, log.string()) != 0) {
-      std::cerr << fmt::format("plastic build: archiving {} failed:\n{}", lib.string(), slurp(log));
-      return kInputError;
-    }
-    std::cerr << fmt::format("plastic build: wrote {} and {} ({})\n", lib.string(), header, what);
-    return kOk;
-  }
-
-  std::vector<std::string> cxx = find_tool("CXX", "c++", error);
-  if (cxx.empty()) {
-    std::cerr << fmt::format(
-        "plastic build: a C++ compiler is needed to link the model binary: {}. Install one "
-        "(Debian: apt-get install g++), or set CXX; `plastic build --emit-obj` needs none\n",
-        error);
-    return kInputError;
-  }
-  std::vector<std::string> items = model_link_items(error);
-  if (items.empty()) {
-    std::cerr << fmt::format("plastic build: {}\n", error);
-    return kInternalError;
-  }
-  std::vector<std::string> argv = cxx;
-  argv.insert(argv.end(), {"-o", r.out, object.string()});
-  argv.insert(argv.end(), items.begin(), items.end());
-  const auto link_start = std::chrono::steady_clock::now();
-  if (run_tool(argv, log.string()) != 0) {
-    std::string line;
-    for (const std::string& a : argv)
-      line += (line.empty() ? "" : " ") + a;
-    std::cerr << fmt::format("plastic build: linking {} failed:\n  {}\n{}", r.out, line,
-                             slurp(log));
-    return kInputError;
-  }
-  std::error_code ec;
-  const auto size = fs::file_size(r.out, ec);
-  std::cerr << fmt::format(
-      "plastic build: wrote {} ({}; {:.1f} MB; {:.2f} s, of which {:.2f} s in {} and {:.2f} s "
-      "linking)\n",
-      r.out, what, static_cast<double>(size) / 1e6, seconds_since(start), stats.total_ms() / 1e3,
-      compiler, seconds_since(link_start));
-  return kOk;
+  if (r.emit_lib) return archive_library(r, object, log, header, what);
+  return link_model_binary(r, object, log, what,
+                           fmt::format("{:.2f} s in {}", stats.total_ms() / 1e3, compiler), start);
 }
 
 } // namespace plastic::driver

@@ -77,7 +77,8 @@ Subcommand add_emit(CLI::App& app, SharedFlags& flags) {
   CLI::App* cmd = app.add_subcommand("emit", "Print one stage of the compilation");
   cmd->add_option("file", s->file, "Model file (*.ode)")->required();
   cmd->add_flag("--ast", st.ast, "The parsed model, printed back as source");
-  cmd->add_flag("--ir", st.ir, "The model's IR functions: field, initial state, outputs, jump, loss");
+  cmd->add_flag("--ir", st.ir,
+                "The model's IR functions: field, initial state, outputs, jump, loss");
   cmd->add_flag("--grad-ir", st.grad, "Their VJPs and the continuous adjoint system");
   cmd->add_flag("--step-ir", st.step,
                 "The fused step of the model's solver (and dopri5) and its VJP");
@@ -111,7 +112,8 @@ Subcommand add_build(CLI::App& app, SharedFlags& flags) {
                 "Write the static library libOUT.a and its header OUT.h");
   CLI::Option* dtype = rt::add_dtype_option(
       *cmd, r->dtype, "the kernels (default f32, as train; with --run, the run's)");
-  cmd->add_option("--lanes", r->lanes, "Samples per SIMD tile (default: the target's widest vector)")
+  cmd->add_option("--lanes", r->lanes,
+                  "Samples per SIMD tile (default: the target's widest vector)")
       ->check(CLI::Range(1, 64));
   cmd->add_option(
       "--target", r->target,
@@ -137,7 +139,8 @@ Subcommand add_bench_kernels(CLI::App& app, SharedFlags& flags) {
     double seconds = 0.2;
   };
   auto s = std::make_shared<State>();
-  CLI::App* cmd = app.add_subcommand("bench-kernels", "Time every kernel of a model on random data");
+  CLI::App* cmd =
+      app.add_subcommand("bench-kernels", "Time every kernel of a model on random data");
   cmd->add_option("file", s->file, "Model file (*.ode)")->required();
   rt::add_dtype_option(*cmd, s->dtype, "the kernels (default f32)");
   cmd->add_option("--seconds", s->seconds, "Least time spent timing each kernel (default 0.2)");

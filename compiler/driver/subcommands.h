@@ -19,10 +19,10 @@ namespace plastic::driver {
 /// Options that several model-file subcommands share, parsed once into
 /// CommonOptions (main.cpp).
 struct SharedFlags {
-  std::vector<std::string> sets;      ///< --set name=value, not yet checked
+  std::vector<std::string> sets; ///< --set name=value, not yet checked
   int error_limit = dsl::DiagnosticEngine::kDefaultErrorLimit; ///< --error-limit
-  std::string backend = "llvm";       ///< --backend (build, bench-kernels)
-  std::optional<double> memory_limit; ///< --memory-limit (check)
+  std::string backend = "llvm";                                ///< --backend (build, bench-kernels)
+  std::optional<double> memory_limit;                          ///< --memory-limit (check)
 
   /// --error-limit on `cmd`.
   void add_error_limit(CLI::App* cmd);
