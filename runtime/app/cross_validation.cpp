@@ -132,57 +132,60 @@ nlohmann::ordered_json fold_statistics(const std::vector<json>& fold_summaries) 
   return stats;
 }
 
-int run_cross_validation(const plastic_model& m, const TrainRequest& r) {
-  const int64_t folds = r.run.folds;
+namespace {
+
+/// What --folds cannot be combined with, refused before the folder is made.
+std::optional<AppError> refused_request(const TrainRequest& r) {
   if (r.run.was_given("--valid"))
-    return fail(kUsageError, "--folds validates on folds of --data: leave out --valid");
+    return AppError{kUsageError, "--folds validates on folds of --data: leave out --valid"};
   // Every rank would write the cross-validation's own files: not yet.
   if (world().size() > 1)
-    return fail(kUsageError, "--folds under mpirun is not supported: run each fold as its own "
-                             "job (--folds K --fold I, one mpirun each)");
+    return AppError{kUsageError, "--folds under mpirun is not supported: run each fold as its "
+                                 "own job (--folds K --fold I, one mpirun each)"};
   if (r.run.was_given("--valid-fraction"))
-    return fail(kUsageError,
-                "--folds K validates on 1/K of the training data: leave out --valid-fraction");
-  // Refused before the folder is made: the data reader would refuse it too,
-  // but only in fold 1, after folds.json was written.
+    return AppError{kUsageError,
+                    "--folds K validates on 1/K of the training data: leave out --valid-fraction"};
+  // The data reader would refuse it too, but only in fold 1, after
+  // folds.json was written.
   if (r.run.data.rfind("synthetic:", 0) == 0)
-    return fail(kUsageError, fmt::format("{}: a synthetic task has fixed training and validation "
-                                         "trials: --folds needs a data set to divide",
-                                         r.run.data));
-  const fs::path out(r.out);
+    return AppError{kUsageError,
+                    fmt::format("{}: a synthetic task has fixed training and validation trials: "
+                                "--folds needs a data set to divide",
+                                r.run.data)};
+  return std::nullopt;
+}
 
-  // The cross-validation's own folder: locked while it runs, and like a run
-  // folder never mixed with an old run (run_folder.h) — except that
-  // --resume keeps what is there: each fold resumes in its own folder.
-  std::optional<RunLock> lock;
+/// The cross-validation's own folder: locked while it runs, and like a run
+/// folder never mixed with an old run (run_folder.h) — except that --resume
+/// keeps what is there: each fold resumes in its own folder.
+Result<RunLock, AppError> claim_folder(const TrainRequest& r) {
+  const fs::path out(r.out);
+  std::error_code ec;
   if (r.resume) {
     auto held = RunLock::acquire(out);
-    if (!held) return fail(kInputError, held.error().describe());
-    lock.emplace(std::move(held).value());
-    std::error_code ec;
+    if (!held) return AppError{kInputError, held.error().describe()};
     if (fs::exists(out / "train.jsonl", ec))
-      return fail(kUsageError,
-                  fmt::format("--resume --folds: {} holds a single run, not a cross-validation "
-                              "(leave out --folds to continue it)",
-                              out.string()));
-  } else {
-    std::error_code ec;
-    const bool replaces_latest =
-        !r.force && r.out == TrainRequest::kLatestRun &&
-        (fs::exists(out / "train.jsonl", ec) || fs::exists(out / kSummary, ec));
-    auto held = take_run_folder(out, /*resume=*/false, r.force || replaces_latest);
-    if (!held) return fail(held.error().exit_code, held.error().message);
-    lock.emplace(std::move(held).value());
-    if (replaces_latest)
-      fmt::print("run       replacing the previous run in {} (give --out DIR to keep runs)\n",
-                 r.out);
+      return AppError{kUsageError,
+                      fmt::format("--resume --folds: {} holds a single run, not a "
+                                  "cross-validation (leave out --folds to continue it)",
+                                  out.string())};
+    return std::move(held).value();
   }
-  nlohmann::ordered_json summary;
-  summary["folds"] = folds;
-  summary["finished"] = false;
-  if (Status<AppError> s = write_json(out / kSummary, summary); !s)
-    return fail(s.error().exit_code, s.error().message);
+  const bool replaces_latest =
+      !r.force && r.out == TrainRequest::kLatestRun &&
+      (fs::exists(out / "train.jsonl", ec) || fs::exists(out / kSummary, ec));
+  auto held = take_run_folder(out, /*resume=*/false, r.force || replaces_latest);
+  if (!held) return held.error();
+  if (replaces_latest)
+    fmt::print("run       replacing the previous run in {} (give --out DIR to keep runs)\n", r.out);
+  return held;
+}
 
+/// Trains (or, resuming, keeps) fold 1..K in OUT/fold-K; each fold's
+/// summary.json, or the exit code of the fold that stopped.
+Result<std::vector<json>, int> train_folds(const plastic_model& m, const TrainRequest& r) {
+  const fs::path out(r.out);
+  const int64_t folds = r.run.folds;
   std::vector<json> summaries;
   for (int64_t k = 1; k <= folds; ++k) {
     TrainRequest one = r;
@@ -213,8 +216,16 @@ int run_cross_validation(const plastic_model& m, const TrainRequest& r) {
     if (!fold_summary) return fail(fold_summary.error().exit_code, fold_summary.error().message);
     summaries.push_back(std::move(fold_summary).value());
   }
+  return summaries;
+}
 
-  nlohmann::ordered_json stats = fold_statistics(summaries);
+/// OUT/folds.json of a finished cross-validation: each fold's run and
+/// values, and their mean and std per split.
+nlohmann::ordered_json finished_summary(const plastic_model& m, const TrainRequest& r,
+                                        const std::vector<json>& summaries,
+                                        const nlohmann::ordered_json& stats) {
+  nlohmann::ordered_json summary;
+  summary["folds"] = r.run.folds;
   summary["finished"] = true;
   summary["model"] = m.name ? m.name : "model";
   summary["split_seed"] = r.run.data_seed();
@@ -229,11 +240,32 @@ int run_cross_validation(const plastic_model& m, const TrainRequest& r) {
     runs.push_back(std::move(one));
   }
   summary["runs"] = std::move(runs);
-  for (auto& [split, values] : stats.items())
+  for (const auto& [split, values] : stats.items())
     summary[split] = values;
-  if (Status<AppError> s = write_json(out / kSummary, summary); !s)
+  return summary;
+}
+
+} // namespace
+
+int run_cross_validation(const plastic_model& m, const TrainRequest& r) {
+  if (std::optional<AppError> refused = refused_request(r))
+    return fail(refused->exit_code, refused->message);
+  const fs::path out(r.out);
+  auto lock = claim_folder(r); // held until the last fold ends
+  if (!lock) return fail(lock.error().exit_code, lock.error().message);
+  // An unfinished cross-validation says so until its last fold ends.
+  if (Status<AppError> s =
+          write_json(out / kSummary, {{"folds", r.run.folds}, {"finished", false}});
+      !s)
     return fail(s.error().exit_code, s.error().message);
-  print_table(summaries, stats, metric_of(summaries.front()), out);
+  auto summaries = train_folds(m, r);
+  if (!summaries) return summaries.error();
+  const nlohmann::ordered_json stats = fold_statistics(summaries.value());
+  if (Status<AppError> s =
+          write_json(out / kSummary, finished_summary(m, r, summaries.value(), stats));
+      !s)
+    return fail(s.error().exit_code, s.error().message);
+  print_table(summaries.value(), stats, metric_of(summaries.value().front()), out);
   return kOk;
 }
 
