@@ -43,6 +43,35 @@ struct EpochProgress {
   std::string refused; ///< the last step the optimiser refused, why (not checkpointed)
 };
 
+/// Why epoch `epoch` trained nothing (every step skipped), and what to try.
+TrainError all_steps_skipped(int64_t epoch, const EpochProgress& p) {
+  // A solver that gave up (max_steps, a step size underflow) is said as
+  // such: its loss was never computed, so it is not a "non-finite loss".
+  if (!p.failure.empty())
+    return TrainError{
+        TrainErrorKind::InvalidArgument,
+        {},
+        fmt::format("every step of epoch {} failed in the solver (the last: {})", epoch, p.failure),
+        "if the parameters grew without bound, lower the learning rate or clip the gradient "
+        "(--clip; `set clip` in the REPL)"};
+  if (!p.refused.empty())
+    return TrainError{
+        TrainErrorKind::InvalidArgument,
+        {},
+        fmt::format("every step of epoch {} was skipped: the gradients are finite but too "
+                    "large for the optimiser (the last: {})",
+                    epoch, p.refused),
+        "clip the gradient (--clip; `set clip` in the REPL), lower the learning rate, or train "
+        "in f64 (--dtype f64)"};
+  return TrainError{
+      TrainErrorKind::InvalidArgument,
+      {},
+      fmt::format("training diverged: every step of epoch {} had a non-finite loss or gradient",
+                  epoch),
+      "lower the learning rate, clip the gradient (--clip; `set clip` in the REPL), or check "
+      "the data for NaN"};
+}
+
 template <class T> class Run {
 public:
   Run(const ParamTable& table, std::span<T> params, const TrainHooks<T>& hooks,
@@ -69,6 +98,10 @@ private:
   /// Runs (the rest of) one epoch; sets interrupted_ when a signal stopped it mid-way.
   Status<TrainError> train_epoch(int64_t epoch, Rng& rng, EpochProgress& p);
   Status<TrainError> end_epoch(int64_t epoch, const EpochProgress& p, const Rng& rng);
+  /// Steps the schedule and early stopping with the epoch's monitored value.
+  void watch(int64_t epoch, const EpochRecord& rec);
+  /// The epoch's progress line (stderr) and live table row (stdout).
+  void report_epoch(const EpochRecord& rec, const EpochProgress& p);
   Status<TrainError> save(int64_t epochs_done, const EpochProgress* partial, const Rng& rng);
   Status<TrainError> finish();
   /// Writes `params` as the run's model.safetensors, `provenance` in its metadata.
@@ -342,37 +375,51 @@ Status<TrainError> Run<T>::train_epoch(int64_t epoch, Rng& rng, EpochProgress& p
   return {};
 }
 
+template <class T> void Run<T>::watch(int64_t epoch, const EpochRecord& rec) {
+  double monitored = c_.monitor == Monitor::ValidLoss     ? rec.valid_loss
+                     : c_.monitor == Monitor::ValidMetric ? rec.valid_metric
+                                                          : rec.train_loss;
+  if (!hooks_.validate && c_.monitor != Monitor::TrainLoss) {
+    monitored = rec.train_loss;
+    if (!warned_monitor_)
+      out_.warnings.emplace_back(
+          "no validation: the schedule and early stopping watch the train loss");
+    warned_monitor_ = true;
+  }
+  schedule_->step(monitored);
+  // Selecting by a validation metric, the validation loss breaks its ties
+  // (early_stopping.h).
+  const double tie_break = c_.monitor == Monitor::ValidMetric && hooks_.validate
+                               ? rec.valid_loss
+                               : std::numeric_limits<double>::quiet_NaN();
+  stopper_->update(epoch, monitored, params_, tie_break);
+}
+
+template <class T> void Run<T>::report_epoch(const EpochRecord& rec, const EpochProgress& p) {
+  if (c_.progress) {
+    std::string line =
+        fmt::format("epoch {}/{}: train loss {:.4g}", rec.epoch, c_.epochs, rec.train_loss);
+    if (!std::isnan(rec.valid_loss)) line += fmt::format(", valid loss {:.4g}", rec.valid_loss);
+    if (!std::isnan(rec.valid_metric))
+      line += fmt::format(", {} {:.4g}", rec.metric_name, rec.valid_metric);
+    line += fmt::format(", lr {:.3g}, {:.1f} s", rec.lr, rec.seconds);
+    if (p.skipped)
+      line += fmt::format(", {} steps skipped ({})", p.skipped,
+                          p.refused.empty() ? "non-finite" : "non-finite or too large");
+    fmt::print(stderr, "{}\n", line);
+  }
+  if (c_.print_summary && c_.live_rows) {
+    if (!printed_header_) fmt::print("{}", format_epoch_header(rec.metric_name));
+    printed_header_ = true;
+    fmt::print("{}", format_epoch_row(rec, stopper_->best_epoch() == rec.epoch));
+    std::fflush(stdout);
+  }
+}
+
 template <class T>
 Status<TrainError> Run<T>::end_epoch(int64_t epoch, const EpochProgress& p, const Rng& rng) {
   out_.skipped_steps += p.skipped;
-  if (p.skipped == hooks_.batches_per_epoch) {
-    // A solver that gave up (max_steps, a step size underflow) is said as
-    // such: its loss was never computed, so it is not a "non-finite loss".
-    if (!p.failure.empty())
-      return TrainError{
-          TrainErrorKind::InvalidArgument,
-          {},
-          fmt::format("every step of epoch {} failed in the solver (the last: {})", epoch,
-                      p.failure),
-          "if the parameters grew without bound, lower the learning rate or clip the gradient "
-          "(--clip; `set clip` in the REPL)"};
-    if (!p.refused.empty())
-      return TrainError{
-          TrainErrorKind::InvalidArgument,
-          {},
-          fmt::format("every step of epoch {} was skipped: the gradients are finite but too "
-                      "large for the optimiser (the last: {})",
-                      epoch, p.refused),
-          "clip the gradient (--clip; `set clip` in the REPL), lower the learning rate, or train "
-          "in f64 (--dtype f64)"};
-    return TrainError{
-        TrainErrorKind::InvalidArgument,
-        {},
-        fmt::format("training diverged: every step of epoch {} had a non-finite loss or gradient",
-                    epoch),
-        "lower the learning rate, clip the gradient (--clip; `set clip` in the REPL), or check "
-        "the data for NaN"};
-  }
+  if (p.skipped == hooks_.batches_per_epoch) return all_steps_skipped(epoch, p);
   EpochRecord rec;
   rec.epoch = epoch;
   rec.train_loss = p.samples ? p.loss_sum / static_cast<double>(p.samples) : NAN;
@@ -396,44 +443,11 @@ Status<TrainError> Run<T>::end_epoch(int64_t epoch, const EpochProgress& p, cons
     rec.valid_loss = ev.value().loss;
     rec.valid_metric = ev.value().metric;
   }
-  double monitored = c_.monitor == Monitor::ValidLoss     ? rec.valid_loss
-                     : c_.monitor == Monitor::ValidMetric ? rec.valid_metric
-                                                          : rec.train_loss;
-  if (!hooks_.validate && c_.monitor != Monitor::TrainLoss) {
-    monitored = rec.train_loss;
-    if (!warned_monitor_)
-      out_.warnings.emplace_back(
-          "no validation: the schedule and early stopping watch the train loss");
-    warned_monitor_ = true;
-  }
-  schedule_->step(monitored);
-  // Selecting by a validation metric, the validation loss breaks its ties
-  // (early_stopping.h).
-  const double tie_break = c_.monitor == Monitor::ValidMetric && hooks_.validate
-                               ? rec.valid_loss
-                               : std::numeric_limits<double>::quiet_NaN();
-  stopper_->update(epoch, monitored, params_, tie_break);
+  watch(epoch, rec);
   if (hooks_.check_params)
     if (Status<TrainError> s = hooks_.check_params(epoch, params_); !s) return s;
-  if (c_.progress) {
-    std::string line =
-        fmt::format("epoch {}/{}: train loss {:.4g}", epoch, c_.epochs, rec.train_loss);
-    if (!std::isnan(rec.valid_loss)) line += fmt::format(", valid loss {:.4g}", rec.valid_loss);
-    if (!std::isnan(rec.valid_metric))
-      line += fmt::format(", {} {:.4g}", rec.metric_name, rec.valid_metric);
-    line += fmt::format(", lr {:.3g}, {:.1f} s", rec.lr, rec.seconds);
-    if (p.skipped)
-      line += fmt::format(", {} steps skipped ({})", p.skipped,
-                          p.refused.empty() ? "non-finite" : "non-finite or too large");
-    fmt::print(stderr, "{}\n", line);
-  }
+  report_epoch(rec, p);
   out_.history.push_back(rec);
-  if (c_.print_summary && c_.live_rows) {
-    if (!printed_header_) fmt::print("{}", format_epoch_header(rec.metric_name));
-    printed_header_ = true;
-    fmt::print("{}", format_epoch_row(rec, stopper_->best_epoch() == epoch));
-    std::fflush(stdout);
-  }
   if (log_)
     if (Status<TrainError> s = log_->append(rec); !s) return s;
   const bool last = epoch == c_.epochs || epoch == c_.pause_after || stopper_->should_stop() ||
