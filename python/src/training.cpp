@@ -92,6 +92,8 @@ std::string train(PyModel& m, const std::string& data, const py::kwargs& options
       r.schedule = value.cast<std::string>();
     else if (k == "clip")
       r.clip_norm = value.cast<double>();
+    else if (k == "input_noise")
+      r.input_noise = value.cast<double>();
     else if (k == "patience")
       r.patience = value.cast<int>();
     else if (k == "seed")
@@ -111,10 +113,11 @@ std::string train(PyModel& m, const std::string& data, const py::kwargs& options
     else if (k == "gradient")
       r.memory.gradient = value.cast<std::string>();
     else
-      throw Error(fmt::format("train: unknown option '{}' (epochs, batch, lr, optimizer, schedule, "
-                              "clip, patience, seed, valid_fraction, select, out, force, resume, "
-                              "progress, gradient)",
-                              k));
+      throw Error(fmt::format(
+          "train: unknown option '{}' (epochs, batch, lr, optimizer, schedule, "
+          "clip, input_noise, patience, seed, valid_fraction, select, out, force, resume, "
+          "progress, gradient)",
+          k));
     r.run.given.insert("--" + k);
   }
   int code = 0;

@@ -155,6 +155,10 @@ void add_train_options(CLI::App& cmd, TrainRequest& r) {
       ->check(CLI::IsMember({"constant", "plateau", "cosine"}));
   cmd.add_option("--clip", r.clip_norm, "Clip the gradient's global norm (default off)")
       ->check(non_negative_finite());
+  cmd.add_option("--input-noise", r.input_noise,
+                 "Regularise: train each epoch on the training series with N(0, SIGMA^2) "
+                 "noise on their measured values, in the units the model sees (default 0)")
+      ->check(non_negative_finite());
   cmd.add_option(
          "--patience", r.patience,
          "Stop after N epochs without a better validation value, keeping the best; 0 = never "

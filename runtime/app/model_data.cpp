@@ -107,14 +107,19 @@ Result<TrainingPool, AppError> training_pool(const RunOptions& run) {
                       s.given_validation};
 }
 
+PrepareOptions split_prepare_options(const RunOptions& run) {
+  PrepareOptions po;
+  po.require_targets = true;
+  po.threads = run.threads;
+  return po;
+}
+
 namespace {
 
 // Prepares the non-empty splits of md for m's kernels; errors name the split
 // and the data, with the exact --set that fits the model to them.
 Status<AppError> prepare_splits(const plastic_model& m, const RunOptions& run, ModelData& md) {
-  PrepareOptions po;
-  po.require_targets = true;
-  po.threads = run.threads;
+  const PrepareOptions po = split_prepare_options(run);
   const std::string fix = size_advice(m, run.model, md.splits.train);
   auto prep = [&](const Dataset& d, const char* which,
                   std::optional<PreparedData>& out) -> Status<AppError> {

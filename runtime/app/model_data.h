@@ -44,6 +44,9 @@ struct ModelData {
   std::vector<Part> parts(const std::string& split, bool split_given) const;
 };
 
+/// How open_model_data prepares each split (targets required, run.threads).
+PrepareOptions split_prepare_options(const RunOptions& run);
+
 /// Opens run.data for `model` and prepares its non-empty splits.
 Result<ModelData, AppError> open_model_data(const plastic_model& model, const RunOptions& run);
 

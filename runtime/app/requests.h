@@ -82,6 +82,9 @@ struct TrainRequest {
   double momentum = 0;               ///< sgd
   std::string schedule = "constant"; ///< constant | plateau | cosine
   double clip_norm = 0;              ///< gradient clipping by global norm; 0 = off
+  /// --input-noise: std of the Gaussian noise on the training series'
+  /// measured values, redrawn each epoch (input_noise.h); 0 = off.
+  double input_noise = 0;
   /// Early stopping after N epochs without a better validation value; 0 =
   /// never. kDefaultPatience (< 0): kAutoPatience epochs when there is
   /// validation data and no curriculum (whose early stages are not judged

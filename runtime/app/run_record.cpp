@@ -56,6 +56,7 @@ const std::vector<RecordedOption>& recorded_options() {
       option("--momentum", &TrainRequest::momentum),
       option("--schedule", &TrainRequest::schedule),
       option("--clip", &TrainRequest::clip_norm),
+      option("--input-noise", &TrainRequest::input_noise),
       option("--patience", &TrainRequest::patience),
       option("--select", &TrainRequest::select),
       option("--curriculum", &TrainRequest::curriculum),

@@ -13,6 +13,7 @@
 #include "runtime/app/binding.h"
 #include "runtime/app/cross_validation.h"
 #include "runtime/app/curriculum.h"
+#include "runtime/app/input_noise.h"
 #include "runtime/app/memory_plan.h"
 #include "runtime/app/model_data.h"
 #include "runtime/app/model_hash.h"
@@ -369,6 +370,17 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
   const HookOptions ho = hook_options(r, plan.value(), comm, log_steps);
   const PreparedData* valid = md.validation ? &*md.validation : nullptr;
   TrainHooks<T> hooks = make_train_hooks<T>(m, *md.train, valid, ho);
+  if (r.input_noise > 0) {
+    if (!r.curriculum.empty())
+      return fail(AppError{kUsageError, "--input-noise with --curriculum is not supported yet: "
+                                        "choose one"});
+    auto noisy = input_noise_hooks<T>(m, md.splits.train, split_prepare_options(run), valid, ho,
+                                      r.input_noise, run.seed);
+    if (!noisy) return fail(AppError{kInputError, noisy.error().describe()});
+    hooks = std::move(noisy).value();
+    fmt::print("noise     N(0, {}^2) on the training series' measured values, new each epoch\n",
+               r.input_noise);
+  }
   // The curriculum's prefixes, prepared once; the hooks refer to them.
   std::vector<PreparedData> prefix_data;
   if (!r.curriculum.empty()) {

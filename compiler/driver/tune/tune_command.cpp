@@ -523,7 +523,8 @@ TuneCommand::TuneCommand(CLI::App& app, const std::function<void(CLI::App*)>& ad
       ->check(rt::integer_in(1, 100))
       ->group(group);
   cmd->add_option("--space", r.space,
-                  "NAME=RANGE: search a training option (lr, weight-decay, batch, momentum, clip) "
+                  "NAME=RANGE: search a training option (lr, weight-decay, batch, momentum, clip, "
+                  "input-noise) "
                   "or a dim / const over log(a, b), (a, b) or [a, b, ...] (repeatable)")
       ->group(group);
   cmd->add_option("--min-epochs", r.min_epochs,

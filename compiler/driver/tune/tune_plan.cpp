@@ -34,6 +34,7 @@ constexpr OptionRange kOptions[] = {
     {"batch", "[16, 32, 64]", true},
     {"momentum", "", false},
     {"clip", "", false},
+    {"input-noise", "", false},
 };
 
 const OptionRange* option_range(const std::string& name) {
@@ -86,7 +87,7 @@ Result<SearchSpace, AppError> gather_space(const TuneRequest& r, const CommonOpt
     if (!option && (dim == dims.end() || !dim->from_data.empty()))
       return AppError{kUsageError,
                       fmt::format("--space {}: neither a training option (lr, weight-decay, batch, "
-                                  "momentum, clip) nor a dim or const of {}",
+                                  "momentum, clip, input-noise) nor a dim or const of {}",
                                   name, r.file)};
     if (option && r.given.count("--" + name))
       return AppError{kUsageError,
