@@ -3,6 +3,7 @@
 // (batch.cpp), and train — `plastic train`'s whole run
 // (runtime/app/train_app.h) writing a run folder whose parameters the model
 // then holds. The GIL is released while the runtime works on its own threads.
+#include <algorithm>
 #include <fmt/format.h>
 #include <pybind11/stl.h>
 
@@ -118,7 +119,11 @@ std::string train(PyModel& m, const std::string& data, const py::kwargs& options
           "clip, input_noise, patience, seed, valid_fraction, select, out, force, resume, "
           "progress, gradient)",
           k));
-    r.run.given.insert("--" + k);
+    // As the command line spells it (valid_fraction is --valid-fraction):
+    // a resumed run tells the options given from those it recorded by it.
+    std::string flag = "--" + k;
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    r.run.given.insert(flag);
   }
   int code = 0;
   {

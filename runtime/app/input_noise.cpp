@@ -36,9 +36,10 @@ Dataset with_input_noise(const Dataset& data, double sigma, uint64_t seed, int64
 }
 
 template <class T>
-Result<TrainHooks<T>, TrainError> input_noise_hooks(const plastic_model& model, const Dataset& train,
-                                const PrepareOptions& prepare_options, const PreparedData* valid,
-                                const HookOptions& options, double sigma, uint64_t seed) {
+Result<TrainHooks<T>, TrainError>
+input_noise_hooks(const plastic_model& model, const Dataset& train,
+                  const PrepareOptions& prepare_options, const PreparedData* valid,
+                  const HookOptions& options, double sigma, uint64_t seed) {
   struct Shared {
     const plastic_model& model;
     const Dataset& train;
@@ -90,11 +91,11 @@ Result<TrainHooks<T>, TrainError> input_noise_hooks(const plastic_model& model, 
   return h;
 }
 
-template Result<TrainHooks<float>, TrainError> input_noise_hooks<float>(const plastic_model&, const Dataset&,
-                                                    const PrepareOptions&, const PreparedData*,
-                                                    const HookOptions&, double, uint64_t);
-template Result<TrainHooks<double>, TrainError> input_noise_hooks<double>(const plastic_model&, const Dataset&,
-                                                      const PrepareOptions&, const PreparedData*,
-                                                      const HookOptions&, double, uint64_t);
+template Result<TrainHooks<float>, TrainError>
+input_noise_hooks<float>(const plastic_model&, const Dataset&, const PrepareOptions&,
+                         const PreparedData*, const HookOptions&, double, uint64_t);
+template Result<TrainHooks<double>, TrainError>
+input_noise_hooks<double>(const plastic_model&, const Dataset&, const PrepareOptions&,
+                          const PreparedData*, const HookOptions&, double, uint64_t);
 
 } // namespace plastic::rt

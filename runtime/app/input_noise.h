@@ -33,17 +33,16 @@ Dataset with_input_noise(const Dataset& data, double sigma, uint64_t seed, int64
 /// make_train_hooks does; fails when epoch 1's series cannot be prepared.
 /// The model, `train`, `valid` and `options` must outlive the hooks.
 template <class T>
-Result<TrainHooks<T>, TrainError> input_noise_hooks(const plastic_model& model, const Dataset& train,
-                                const PrepareOptions& prepare, const PreparedData* valid,
-                                const HookOptions& options, double sigma, uint64_t seed);
+Result<TrainHooks<T>, TrainError>
+input_noise_hooks(const plastic_model& model, const Dataset& train, const PrepareOptions& prepare,
+                  const PreparedData* valid, const HookOptions& options, double sigma,
+                  uint64_t seed);
 
-extern template Result<TrainHooks<float>, TrainError> input_noise_hooks<float>(const plastic_model&, const Dataset&,
-                                                           const PrepareOptions&,
-                                                           const PreparedData*, const HookOptions&,
-                                                           double, uint64_t);
-extern template Result<TrainHooks<double>, TrainError> input_noise_hooks<double>(const plastic_model&, const Dataset&,
-                                                             const PrepareOptions&,
-                                                             const PreparedData*,
-                                                             const HookOptions&, double, uint64_t);
+extern template Result<TrainHooks<float>, TrainError>
+input_noise_hooks<float>(const plastic_model&, const Dataset&, const PrepareOptions&,
+                         const PreparedData*, const HookOptions&, double, uint64_t);
+extern template Result<TrainHooks<double>, TrainError>
+input_noise_hooks<double>(const plastic_model&, const Dataset&, const PrepareOptions&,
+                          const PreparedData*, const HookOptions&, double, uint64_t);
 
 } // namespace plastic::rt

@@ -16,8 +16,8 @@ namespace {
 /// missing value in the first series) and an indicator.
 Dataset toy_dataset() {
   Dataset d;
-  d.channels = {{"time", ChannelKind::Time}, {"x", ChannelKind::Measured},
-                {"seen", ChannelKind::Indicator}};
+  d.channels = {
+      {"time", ChannelKind::Time}, {"x", ChannelKind::Measured}, {"seen", ChannelKind::Indicator}};
   for (int s = 0; s < 50; ++s) {
     Sample sample;
     for (int i = 0; i < 40; ++i) {
