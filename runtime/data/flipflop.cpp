@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <string>
@@ -51,14 +52,19 @@ Dataset make_flipflop(const FlipFlopOptions& o) {
 
   std::mt19937_64 rng(o.seed);
   const size_t n = static_cast<size_t>(o.bins), channels = static_cast<size_t>(o.bits);
+  const double no_target = std::numeric_limits<double>::quiet_NaN();
   for (int64_t trial = 0; trial < o.trials; ++trial) {
+    // Observations at the n + 1 bin edges (see flipflop.h): the input of
+    // bin i at its start, t_i, its target at its end, t_{i+1}.
     Sample s;
     s.id = "trial" + std::to_string(trial);
-    s.times.resize(n);
-    for (size_t i = 0; i < n; ++i)
-      s.times[i] = static_cast<double>(i) * o.bin_width;
-    s.values.assign(n * channels, 0.0);
-    s.target.assign(n * channels, 0.0);
+    s.times.resize(n + 1);
+    for (size_t j = 0; j <= n; ++j)
+      s.times[j] = static_cast<double>(j) * o.bin_width;
+    s.values.assign((n + 1) * channels, 0.0);
+    s.target.assign((n + 1) * channels, 0.0);
+    std::fill(s.target.begin(), s.target.begin() + static_cast<std::ptrdiff_t>(channels),
+              no_target);
 
     // Pulse onsets: k distinct bins (partial Fisher-Yates shuffle), sorted.
     size_t k = std::min<size_t>(n, static_cast<size_t>(poisson(rng, o.mean_pulses)));
@@ -82,7 +88,7 @@ Dataset make_flipflop(const FlipFlopOptions& o) {
         ++next;
       }
       for (size_t c = 0; c < channels; ++c)
-        s.target[i * channels + c] = held[c];
+        s.target[(i + 1) * channels + c] = held[c];
     }
     data.samples.push_back(std::move(s));
   }

@@ -70,7 +70,7 @@ TEST_CASE("train refuses N=100000 before compiling instead of bad_alloc", "[cli]
 
 TEST_CASE("train refuses a step too large for its data before recording the run", "[cli][memory]") {
   // The parameters (1.8 MB with the optimiser's moments) fit 2.5 MB; the
-  // direct tape over the flip-flop trials' 99 steps on top of them does not,
+  // direct tape over the flip-flop trials' 100 steps on top of them does not,
   // for a tile of 8 lanes (AVX2, 1 MB) as of 16 (AVX-512, 1.8 MB).
   const auto dir = fresh_test_dir("memory_test", "train_data");
   Run r = run("train " + kFlipflop +
@@ -80,7 +80,7 @@ TEST_CASE("train refuses a step too large for its data before recording the run"
   INFO(r.out << r.err);
   CHECK(r.exit_code == 1);
   CHECK(r.err.find("a training step of gnode_flipflop needs about") != std::string::npos);
-  CHECK(r.err.find("direct's tapes over 99 steps and 100 events") != std::string::npos);
+  CHECK(r.err.find("direct's tapes over 100 steps and 101 events") != std::string::npos);
   CHECK(r.err.find("more than the --memory-limit of 2.5 MB") != std::string::npos);
   CHECK(r.err.find("`--gradient auto` would choose checkpoint every") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir / "run" / "run.json"));

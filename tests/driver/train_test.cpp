@@ -79,7 +79,7 @@ TEST_CASE("train learns, writes its run folder, and eval reproduces its numbers"
   int rows = 0;
   for (std::string line; std::getline(csv, line);)
     ++rows;
-  CHECK(rows == 100 * 100); // 100 validation trials x 100 bins
+  CHECK(rows == 100 * 101); // 100 validation trials x 101 bin edges (the first without a target)
 }
 
 TEST_CASE("parameters of another model are refused", "[train]") {

@@ -19,9 +19,12 @@ TEST_CASE("flip-flop trials are well-formed and hold the latest pulse", "[flipfl
   REQUIRE(d.target_kind == TargetKind::RegressionPerStep);
   double onsets = 0;
   for (const Sample& s : d.samples) {
-    REQUIRE(s.length() == 100);
+    // The 101 bin edges: bin i's input at its start, its target at its end.
+    REQUIRE(s.length() == 101);
     CHECK(s.times[1] - s.times[0] == Approx(0.01));
     for (size_t c = 0; c < 3; ++c) {
+      CHECK(std::isnan(s.target[c]));    // no bin has ended at t_0
+      CHECK(s.values[100 * 3 + c] == 0); // nor starts at t_100
       double held = 0;
       for (size_t i = 0; i < 100; ++i) {
         double v = s.values[i * 3 + c], prev = i ? s.values[(i - 1) * 3 + c] : 0.0;
@@ -31,7 +34,8 @@ TEST_CASE("flip-flop trials are well-formed and hold the latest pulse", "[flipfl
           held = v;
           ++onsets;
         }
-        CHECK(s.target[i * 3 + c] == held);
+        // Bin i's target, at its end, holds a pulse that starts in bin i.
+        CHECK(s.target[(i + 1) * 3 + c] == held);
       }
     }
   }
