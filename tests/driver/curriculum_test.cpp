@@ -14,27 +14,13 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/driver/cli_support.h"
+#include "tests/driver/run_files.h"
 #include "tests/support/toy_ts.h"
 
 using namespace plastic::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string slurp(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::vector<double> train_losses(const fs::path& run) {
-  std::vector<double> out;
-  std::ifstream in(run / "train.jsonl");
-  for (std::string line; std::getline(in, line);)
-    out.push_back(nlohmann::json::parse(line)["train_loss"].get<double>());
-  return out;
-}
 
 std::string base(const fs::path& dir) {
   return "train " + src("tests/driver/tune/tiny_classifier.ode") + " --data " +
@@ -66,7 +52,8 @@ TEST_CASE("a curriculum trains the first epochs on prefixes and resumes in its s
   Run rest = run(base(dir) + " --resume --out " + (dir / "pieces").string());
   INFO(rest.out << rest.err);
   REQUIRE(rest.exit_code == 0);
-  CHECK(slurp(dir / "pieces/model.safetensors") == slurp(dir / "staged/model.safetensors"));
+  CHECK(file_bytes(dir / "pieces/model.safetensors") ==
+        file_bytes(dir / "staged/model.safetensors"));
   CHECK(train_losses(dir / "pieces") == train_losses(dir / "staged"));
 }
 

@@ -12,25 +12,13 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/driver/cli_support.h"
+#include "tests/driver/run_files.h"
 #include "tests/support/toy_ts.h"
 
 using namespace plastic::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string bytes_of(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-std::vector<double> train_losses(const fs::path& run) {
-  std::vector<double> out;
-  std::ifstream in(run / "train.jsonl");
-  for (std::string line; std::getline(in, line);)
-    out.push_back(nlohmann::json::parse(line)["train_loss"].get<double>());
-  return out;
-}
 
 std::string base(const fs::path& dir) {
   return "train " + src("tests/driver/tune/tiny_classifier.ode") + " --data " +
@@ -60,7 +48,8 @@ TEST_CASE("input noise trains on other series and resumes bit for bit", "[train]
   INFO(rest.out << rest.err);
   REQUIRE(rest.exit_code == 0);
   CHECK(train_losses(dir / "pieces") == train_losses(dir / "noisy"));
-  CHECK(bytes_of(dir / "pieces/model.safetensors") == bytes_of(dir / "noisy/model.safetensors"));
+  CHECK(file_bytes(dir / "pieces/model.safetensors") ==
+        file_bytes(dir / "noisy/model.safetensors"));
 }
 
 TEST_CASE("input noise with a curriculum or below zero is refused", "[train][input-noise]") {

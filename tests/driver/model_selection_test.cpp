@@ -14,25 +14,13 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/driver/cli_support.h"
+#include "tests/driver/run_files.h"
 #include "tests/support/toy_ts.h"
 
 using namespace plastic::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string slurp_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-std::vector<nlohmann::json> epochs_of(const fs::path& run) {
-  std::vector<nlohmann::json> out;
-  std::ifstream in(run / "train.jsonl");
-  for (std::string line; std::getline(in, line);)
-    out.push_back(nlohmann::json::parse(line));
-  return out;
-}
 
 std::string train_toy(const fs::path& dir, const std::string& flags) {
   return "train " + src("tests/driver/tune/tiny_classifier.ode") + " --data " +
@@ -54,20 +42,20 @@ TEST_CASE("train stops after 20 epochs without a better validation value by defa
   REQUIRE(stopped.exit_code == 0);
   // Best epoch 1; stopped once more than 20 epochs went without improvement
   // (the reference code's `epoch > best_epoch + patience`).
-  CHECK(epochs_of(dir / "default").size() == 22);
+  CHECK(epoch_rows(dir / "default").size() == 22);
   CHECK(stopped.out.find("stopped early: no better valid accuracy in the 21 epochs after epoch 1 "
                          "(--patience 20") != std::string::npos);
 
   Run every = run(train_toy(dir, kFrozen + " --patience 0 --out " + (dir / "every").string()));
   REQUIRE(every.exit_code == 0);
-  CHECK(epochs_of(dir / "every").size() == 30);
+  CHECK(epoch_rows(dir / "every").size() == 30);
   CHECK(every.out.find("stopped early") == std::string::npos);
 
   // A curriculum's early stages are not judged on the whole series.
   Run staged =
       run(train_toy(dir, kFrozen + " --curriculum 4:2 --out " + (dir / "staged").string()));
   REQUIRE(staged.exit_code == 0);
-  CHECK(epochs_of(dir / "staged").size() == 30);
+  CHECK(epoch_rows(dir / "staged").size() == 30);
 }
 
 TEST_CASE("a classifier keeps the epoch of best validation accuracy and the lowest loss among "
@@ -79,7 +67,7 @@ TEST_CASE("a classifier keeps the epoch of best validation accuracy and the lowe
   Run r = run(train_toy(dir, "--lr 0.02 --epochs 15 --patience 0 --out " + out.string()));
   INFO(r.out << r.err);
   REQUIRE(r.exit_code == 0);
-  const std::vector<nlohmann::json> epochs = epochs_of(out);
+  const std::vector<nlohmann::json> epochs = epoch_rows(out);
   REQUIRE(epochs.size() == 15);
   double best_accuracy = -1;
   double best_loss = 0;
@@ -93,10 +81,10 @@ TEST_CASE("a classifier keeps the epoch of best validation accuracy and the lowe
       expected = e.at("epoch").get<int64_t>();
     }
   }
-  const nlohmann::json summary = nlohmann::json::parse(slurp_file(out / "summary.json"));
+  const nlohmann::json summary = nlohmann::json::parse(file_bytes(out / "summary.json"));
   CHECK(summary.at("best_epoch").get<int64_t>() == expected);
   // The run records the rule, so a resumed or re-evaluated run keeps it.
-  const nlohmann::json record = nlohmann::json::parse(slurp_file(out / "run.json"));
+  const nlohmann::json record = nlohmann::json::parse(file_bytes(out / "run.json"));
   CHECK(record.dump().find(R"("--select":"auto")") != std::string::npos);
 
   const fs::path by_loss = dir / "by_loss";
@@ -105,11 +93,11 @@ TEST_CASE("a classifier keeps the epoch of best validation accuracy and the lowe
               .exit_code == 0);
   double lowest = 1e300;
   int64_t lowest_epoch = -1;
-  for (const nlohmann::json& e : epochs_of(by_loss))
+  for (const nlohmann::json& e : epoch_rows(by_loss))
     if (e.at("valid_loss").get<double>() < lowest) {
       lowest = e.at("valid_loss").get<double>();
       lowest_epoch = e.at("epoch").get<int64_t>();
     }
-  CHECK(nlohmann::json::parse(slurp_file(by_loss / "summary.json")).at("best_epoch") ==
+  CHECK(nlohmann::json::parse(file_bytes(by_loss / "summary.json")).at("best_epoch") ==
         lowest_epoch);
 }
