@@ -28,7 +28,12 @@
 # each model at its best lr of the full run (gnODE 1e-2, nODE 1e-3, mGRU
 # 1e-2), into build/runs/flipflop_gating_quick; it then fails unless every
 # model's validation loss fell below its first epoch's and the gnODE's
-# best is below both the nODE's and the mGRU's.
+# best is below the nODE's. (It also asserted the gnODE below the mGRU
+# until the trials were stamped at bin edges: before, the mGRU sat on the
+# stamps' error floor from the start; now it learns faster in the first 40
+# epochs, 0.083 against the gnODE's 0.116, and the gnODE passes it only
+# later: at 200 epochs 0.043 +- 0.001 against 0.052 +- 0.001 on every seed,
+# lr 1e-3, results/flipflop_gating_edges.jsonl.)
 #
 # TASK=fixed runs the same comparison on the original fixed-amplitude task
 # (App. F.1: pulses of +-1 only; `--data synthetic:flipflop-fixed`), with
@@ -112,8 +117,6 @@ python3 "$EXPERIMENTS_DIR/results.py" table "$results" --by model,N,lr --metric 
 if [ "$quick" = 1 ]; then
   python3 "$EXPERIMENTS_DIR/results.py" improved "$results"
   [ "${TASK:-variable}" = fixed ] && exit 0
-  for other in node mgru; do
-    python3 "$EXPERIMENTS_DIR/results.py" compare "$results" --metric best_valid_loss \
-      --better model=gnode --worse model=$other
-  done
+  python3 "$EXPERIMENTS_DIR/results.py" compare "$results" --metric best_valid_loss \
+    --better model=gnode --worse model=node
 fi
