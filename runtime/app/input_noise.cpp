@@ -49,11 +49,12 @@ input_noise_hooks(const plastic_model& model, const Dataset& train,
     double sigma;
     uint64_t seed;
     std::unique_ptr<PreparedData> data; ///< this epoch's noisy training series
+    int64_t data_epoch = 0;             ///< the epoch `data` was drawn for
     TrainHooks<T> hooks;                ///< over `data`
     std::optional<TrainError> failed;   ///< preparing this epoch's series failed
   };
   auto shared = std::make_shared<Shared>(
-      Shared{model, train, prepare_options, valid, options, sigma, seed, nullptr, {}, {}});
+      Shared{model, train, prepare_options, valid, options, sigma, seed, nullptr, 1, {}, {}});
   // Epoch 1's series, prepared now: a failure is said before training.
   auto first = prepare(model, with_input_noise(train, sigma, seed, 1), prepare_options);
   if (!first) return to_train_error(first.status());
@@ -70,6 +71,10 @@ input_noise_hooks(const plastic_model& model, const Dataset& train,
     };
   h.begin_epoch = [shared](int64_t epoch, Rng& rng) {
     Shared& s = *shared;
+    if (epoch == s.data_epoch) { // epoch 1's series were prepared with the hooks
+      if (s.hooks.begin_epoch) s.hooks.begin_epoch(epoch, rng);
+      return;
+    }
     auto noisy = prepare(s.model, with_input_noise(s.train, s.sigma, s.seed, epoch), s.prepare);
     if (!noisy) {
       s.failed = to_train_error(noisy.status());
@@ -80,6 +85,7 @@ input_noise_hooks(const plastic_model& model, const Dataset& train,
     auto data = std::make_unique<PreparedData>(std::move(noisy).value());
     s.hooks = make_train_hooks<T>(s.model, *data, s.valid, s.options); // before the old data goes
     s.data = std::move(data);
+    s.data_epoch = epoch;
     s.failed.reset();
     if (s.hooks.begin_epoch) s.hooks.begin_epoch(epoch, rng);
   };
