@@ -8,6 +8,7 @@
 
 #include "dsl/diagnostics.h"
 #include "dsl/model.h"
+#include "dsl/symbols.h"
 
 #include <map>
 #include <memory>
@@ -24,6 +25,9 @@ struct CheckOptions {
   /// such a dim needs a --set.
   std::map<std::string, int64_t> data_quantities;
   std::string data_name;
+  /// Filled with every declaration and every use of a name, for editors
+  /// (plastic lsp); null when nobody asks.
+  SymbolIndex* symbols = nullptr;
 };
 
 struct CheckResult {
@@ -35,6 +39,10 @@ struct CheckResult {
 /// methods `gradient` accepts: for completion and help in the REPL.
 std::vector<std::string> solver_names();
 std::vector<std::string> gradient_methods();
+/// The initializers `init` accepts, and the layer types a `param` may
+/// instantiate (the prelude's and `mlp`): for editors' completion.
+std::vector<std::string> initializer_names();
+std::vector<std::string> layer_type_names();
 
 /// Checks `model` against the prelude. The checked model takes ownership of
 /// both modules (its expressions point into them).

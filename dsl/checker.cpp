@@ -642,6 +642,7 @@ void Checker::warn_unused(const Module& user) {
 
 bool Checker::run(const Module& prelude, const Module& user) {
   m_.name = user.model.name;
+  index_declarations(user);
   for (const Module* mod : {&prelude, &user})
     for (const Decl& d : mod->decls) {
       if (auto* l = std::get_if<LayerDecl>(&d)) {
@@ -694,6 +695,7 @@ bool Checker::run(const Module& prelude, const Module& user) {
   check_solver(solve);
   check_gradient(gradient);
   if (!diag_.has_errors()) warn_unused(user);
+  index_checked();
 
   int64_t offset = 0;
   for (ParamInfo& p : m_.params)

@@ -17,7 +17,9 @@ class Checker {
 public:
   Checker(CheckedModel& model, const CheckOptions& options, DiagnosticEngine& diag)
       : m_(model), options_(options), diag_(diag), domain_(model, diag),
-        eval_(model, bindings_, domain_, diag, &uses_) {}
+        eval_(model, bindings_, domain_, diag, &uses_) {
+    uses_.index = options.symbols;
+  }
 
   bool run(const Module& prelude, const Module& user);
   bool usage_error() const { return usage_error_; }
@@ -50,6 +52,10 @@ private:
   bool within_size_limit(Span where, const std::string& what, double count,
                          const std::vector<ExprPtr>* dims, const Shape* shape, double& total,
                          const char* kind);
+
+  // checker_symbols.cpp: the symbol index (symbols.h), when one is asked for
+  void index_declarations(const Module& user);
+  void index_checked();
 
   // layers.cpp
   void check_param(const ParamDecl& p, LayerInstance* owner, const std::string& prefix);

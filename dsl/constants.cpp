@@ -28,12 +28,32 @@ std::optional<double> ConstantEvaluator::dim(const std::string& name, const Laye
   return std::nullopt;
 }
 
+void ConstantEvaluator::note_dim(const Expr& e, const LayerInstance* layer) {
+  if (!uses_ || !uses_->index) return;
+  if (!layer) {
+    for (const DimValue& d : model_.dims)
+      if (d.name == e.text) uses_->note(e.span, symbol_of(d));
+    return;
+  }
+  for (const Ident& arg : layer->def->args)
+    if (arg.name == e.text)
+      uses_->note(e.span, {arg.name,
+                           SymbolKind::Argument,
+                           arg.span,
+                           format_value(layer->dims.at(arg.name)),
+                           {},
+                           false});
+}
+
 std::optional<double> ConstantEvaluator::eval(const Expr& e, const LayerInstance* layer) {
   switch (e.kind) {
   case ExprKind::Number:
     return e.number;
   case ExprKind::Name: {
-    if (auto v = dim(e.text, layer)) return v;
+    if (auto v = dim(e.text, layer)) {
+      note_dim(e, layer);
+      return v;
+    }
     if (!layer && bindings_.broken.count(e.text)) return std::nullopt; // already reported
     diag_.error(e.span, fmt::format("'{}' is not a constant", e.text),
                 layer ? "only the layer's arguments and numbers can be used here"

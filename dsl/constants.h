@@ -12,6 +12,7 @@
 #include "dsl/bindings.h"
 #include "dsl/diagnostics.h"
 #include "dsl/model.h"
+#include "dsl/symbols.h"
 
 #include <optional>
 #include <set>
@@ -27,6 +28,14 @@ struct Uses {
   std::set<int> params, dims, inputs, states, outputs;
   std::set<const FnDecl*> fns;           ///< model-level fns
   std::set<const LayerInstance*> layers; ///< model-level layer instances
+  /// Where each name was used and what it resolved to, for editors; null
+  /// unless the check was asked for it (CheckOptions::symbols).
+  SymbolIndex* index = nullptr;
+
+  /// Records a use of `symbol` at `at` in the index, if there is one.
+  void note(Span at, Symbol symbol) const {
+    if (index) index->use(at, index->define(std::move(symbol)));
+  }
 };
 
 /// β(d, depth), the depth-`depth` log-signature dimension of a d-channel
@@ -53,6 +62,9 @@ public:
   std::optional<int64_t> integer(const Expr& e, const LayerInstance* layer, std::string_view what);
 
 private:
+  /// Records the use of a dim (or a layer's argument) in the symbol index.
+  void note_dim(const Expr& e, const LayerInstance* layer);
+
   const CheckedModel& model_;
   const Bindings& bindings_;
   DiagnosticEngine& diag_;

@@ -17,6 +17,7 @@
 //   Value binary(BinaryOp, const Value&, const Value&, Span);  // + - * / ^ @
 //   Value builtin(Builtin, std::vector<Value>&, const BuiltinConsts&, Span, const
 //   std::vector<Span>&); Value index(const Value&, const std::vector<IndexItem>&, Span);
+//   std::string describe(const Value&);   // for editors' hovers: "[4, 20]"
 //
 // Internal header of dsl/: the checker uses it.
 #pragma once
@@ -63,6 +64,7 @@ private:
     std::string name;
     Value value;
     mutable bool used = false;
+    int symbol = -1; ///< in the symbol index, when there is one
   };
   struct Scope {
     const Scope* parent = nullptr;
@@ -74,12 +76,12 @@ private:
 
   // ---- lookups ----------------------------------------------------------
 
-  const Value* find_local(const Scope& s, const std::string& name) {
+  const Local* find_local(const Scope& s, const std::string& name) {
     for (const Scope* p = &s; p; p = p->parent) {
       for (auto it = p->locals.rbegin(); it != p->locals.rend(); ++it)
         if (it->name == name) {
           it->used = true;
-          return &it->value;
+          return &*it;
         }
       if (p->barrier) break;
     }
@@ -96,6 +98,26 @@ private:
   /// Records a use of the declaration `key` of the kind `set` names.
   template <class Key> void use(std::set<Key> Uses::* set, Key key) {
     if (uses_) (uses_->*set).insert(key);
+  }
+
+  // ---- the symbol index (symbols.h), when the check fills one -------------
+
+  SymbolIndex* index() const { return uses_ ? uses_->index : nullptr; }
+  void note(Span at, Symbol symbol) {
+    if (uses_) uses_->note(at, std::move(symbol));
+  }
+  /// A let or a fn's argument bound to `v`: its symbol, with the shape of
+  /// its first evaluation.
+  int bind(const Ident& name, SymbolKind kind, const Value& v) {
+    if (!index()) return -1;
+    return index()->define({name.name, kind, name.span, domain_.describe(v), {}, false});
+  }
+  void note_local(Span at, const Local& l) {
+    if (index() && l.symbol >= 0) index()->use(at, l.symbol);
+  }
+  void note_top_level(Span at, const std::string& name) {
+    if (!index()) return;
+    if (int id = index()->top_level(name); id >= 0) index()->use(at, id);
   }
 
   std::vector<std::string> visible_names(const Scope& s) {
@@ -207,7 +229,7 @@ private:
     inner.locals.reserve(e.lets.size());
     for (size_t i = 0; i < e.lets.size(); ++i) {
       Value v = eval(e.child(i), inner);
-      inner.locals.push_back({e.lets[i].name, v});
+      inner.locals.push_back({e.lets[i].name, v, false, bind(e.lets[i], SymbolKind::Let, v)});
     }
     Value result = eval(*e.children.back(), inner);
     // Warn once per binding (a fn body is evaluated once per call).
@@ -222,10 +244,14 @@ private:
 
   Value eval_name(const Expr& e, const Scope& s) {
     const std::string& n = e.text;
-    if (const Value* v = find_local(s, n)) return *v;
+    if (const Local* l = find_local(s, n)) {
+      note_local(e.span, *l);
+      return l->value;
+    }
     if (s.layer) {
       if (auto it = s.layer->params.find(n); it != s.layer->params.end()) {
         use(&Uses::params, it->second);
+        note(e.span, symbol_of(model_.params[static_cast<size_t>(it->second)]));
         return domain_.leaf({Leaf::Param, it->second}, e.span);
       }
       if (auto it = s.layer->dims.find(n); it != s.layer->dims.end())
@@ -237,11 +263,13 @@ private:
     for (size_t i = 0; i < model_.params.size(); ++i)
       if (model_.params[i].name == n) {
         use(&Uses::params, static_cast<int>(i));
+        note(e.span, symbol_of(model_.params[i]));
         return domain_.leaf({Leaf::Param, static_cast<int>(i)}, e.span);
       }
     for (size_t i = 0; i < model_.dims.size(); ++i)
       if (model_.dims[i].name == n) {
         use(&Uses::dims, static_cast<int>(i));
+        note(e.span, symbol_of(model_.dims[i]));
         return domain_.number(model_.dims[i].value, e.span);
       }
     for (size_t i = 0; i < model_.states.size(); ++i)
@@ -253,6 +281,7 @@ private:
         if (s.where != Where::Loss)
           return not_a_value(e, fmt::format("output '{}' can only be used in the loss", n));
         use(&Uses::outputs, static_cast<int>(i));
+        note(e.span, symbol_of(model_.outputs[i]));
         return domain_.leaf({Leaf::Output, static_cast<int>(i)}, e.span);
       }
     if (n == "t" || n == "T" || n == "t0") {
@@ -276,6 +305,7 @@ private:
   Value state_leaf(int index, When when, const Expr& e, const Scope& s) {
     const StateInfo& st = model_.states[index];
     use(&Uses::states, index);
+    note(e.kind == ExprKind::Call ? e.child(0).span : e.span, symbol_of(st));
     if (s.where == Where::Init)
       return not_a_value(
           e, fmt::format("state '{}' has no value while initial values are computed", st.name),
@@ -292,6 +322,7 @@ private:
   Value input_leaf(int index, const Expr& e, const Scope& s) {
     const InputInfo& in = model_.inputs[index];
     use(&Uses::inputs, index);
+    note(e.span, symbol_of(in));
     switch (in.kind) {
     case InputKind::Path:
       return not_a_value(e, fmt::format("path '{}' must be read at a time", in.name),
@@ -345,17 +376,22 @@ private:
     if (s.layer) {
       if (auto it = s.layer->layers.find(n); it != s.layer->layers.end())
         return apply_layer(*it->second, e, s);
-      if (const FnDecl* f = layer_fn(s.layer, n)) return call_fn(*f, s.layer, e, s);
+      if (const FnDecl* f = layer_fn(s.layer, n)) {
+        note(callee.span, symbol_of(*f));
+        return call_fn(*f, s.layer, e, s);
+      }
       if (s.layer->params.count(n))
         return not_a_value(callee, fmt::format("'{}' is not a function", n),
                            "it is a parameter tensor");
     } else {
       if (auto it = bindings_.top_layers.find(n); it != bindings_.top_layers.end()) {
         use(&Uses::layers, it->second);
+        note_top_level(callee.span, n);
         return apply_layer(*it->second, e, s);
       }
       if (auto it = bindings_.fns.find(n); it != bindings_.fns.end()) {
         use(&Uses::fns, it->second);
+        note(callee.span, symbol_of(*it->second));
         return call_fn(*it->second, nullptr, e, s);
       }
       for (size_t i = 0; i < model_.states.size(); ++i)
@@ -385,6 +421,7 @@ private:
         const InputInfo& in = model_.inputs[i];
         if (in.name != base) continue;
         use(&Uses::inputs, static_cast<int>(i));
+        note(e.child(0).span, symbol_of(in));
         if (in.kind != InputKind::Path) {
           diag_.error(e.child(0).span, fmt::format("'{}' is not a path", in.name),
                       derivative ? "only path inputs have a derivative dx(t)"
@@ -451,7 +488,8 @@ private:
     for (size_t i = 0; i < f.params.size(); ++i) {
       Value v = eval(*e.args[i].value, s);
       if (domain_.failed(v)) return v;
-      body.locals.push_back({f.params[i].name, v});
+      body.locals.push_back(
+          {f.params[i].name, v, false, bind(f.params[i], SymbolKind::Argument, v)});
     }
     stack_.push_back(&f);
     Value result = eval(*f.body, body);

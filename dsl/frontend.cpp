@@ -36,7 +36,12 @@ std::unique_ptr<Module> parse_prelude() {
 
 CheckResult check_source(std::string name, std::string text, const CheckOptions& options,
                          DiagnosticEngine& diag) {
-  auto file = std::make_shared<SourceFile>(std::move(name), std::move(text));
+  return check_source_file(std::make_shared<SourceFile>(std::move(name), std::move(text)), options,
+                           diag);
+}
+
+CheckResult check_source_file(const SourceFilePtr& file, const CheckOptions& options,
+                              DiagnosticEngine& diag) {
   auto module = std::make_unique<Module>(parse(file, diag, false));
   if (diag.has_errors()) return {}; // shapes of a broken parse would only add noise
   std::unique_ptr<Module> prelude = parse_prelude();

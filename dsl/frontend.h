@@ -21,6 +21,12 @@ std::unique_ptr<Module> parse_prelude();
 CheckResult check_source(std::string name, std::string text, const CheckOptions& options,
                          DiagnosticEngine& diag);
 
+/// The same for text already held as a source file: an editor keeps the
+/// file, so the spans of the diagnostics and of the symbol index
+/// (options.symbols) can be compared with it after the check.
+CheckResult check_source_file(const SourceFilePtr& file, const CheckOptions& options,
+                              DiagnosticEngine& diag);
+
 /// Reads and checks a model file; an unreadable file is an error without a span.
 CheckResult check_file(const std::string& path, const CheckOptions& options,
                        DiagnosticEngine& diag);

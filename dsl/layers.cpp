@@ -6,6 +6,7 @@
 // definition is generated as source text in this language and parsed like
 // the prelude — the rest of the compiler sees an ordinary layer.
 #include "dsl/checker_impl.h"
+#include "dsl/frontend.h"
 #include "dsl/parser.h"
 
 namespace plastic::dsl {
@@ -410,4 +411,19 @@ const LayerDecl* Checker::synthesize_mlp(const Invocation& type, const LayerInst
 }
 
 } // namespace detail
+std::vector<std::string> initializer_names() {
+  std::vector<std::string> names;
+  for (const detail::InitSpec& spec : detail::init_specs())
+    names.emplace_back(spec.name);
+  return names;
+}
+
+std::vector<std::string> layer_type_names() {
+  std::vector<std::string> names{"mlp"};
+  const std::unique_ptr<Module> prelude = parse_prelude();
+  for (const Decl& d : prelude->decls)
+    if (const auto* layer = std::get_if<LayerDecl>(&d)) names.push_back(layer->name.name);
+  return names;
+}
+
 } // namespace plastic::dsl

@@ -31,6 +31,16 @@ static bool is_decl_keyword(std::string_view w) {
   return false;
 }
 
+std::vector<std::string_view> keywords() {
+  std::vector<std::string_view> all(kDeclKeywords.begin(), kDeclKeywords.end());
+  all.emplace_back("let");
+  return all;
+}
+
+bool is_declaration_keyword(std::string_view word) {
+  return is_decl_keyword(word);
+}
+
 bool is_keyword(std::string_view word) {
   return word == "let" || is_decl_keyword(word);
 }

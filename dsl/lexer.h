@@ -19,4 +19,10 @@ namespace plastic::dsl {
 /// Lexical errors are reported to `diag` and produce Invalid tokens.
 std::vector<Token> lex(const SourceFile& file, DiagnosticEngine& diag);
 
+/// The language's keywords: `let` and those that begin a declaration (for
+/// editors' completion and highlighting).
+std::vector<std::string_view> keywords();
+/// Whether `word` begins a declaration (`param`, `flow`, …).
+bool is_declaration_keyword(std::string_view word);
+
 } // namespace plastic::dsl

@@ -304,4 +304,18 @@ ShapeValue ShapeDomain::index_shape(const Value& base, const std::vector<IndexIt
   return tensor(out, base.per_observation);
 }
 
+std::string ShapeDomain::describe(const Value& v) const {
+  switch (v.kind) {
+  case ShapeValue::Tensor:
+    return format_shape(v.shape) + (v.per_observation ? " per observation" : "");
+  case ShapeValue::Label:
+    return fmt::format("label[{}]", v.classes);
+  case ShapeValue::Loss:
+    return "loss";
+  case ShapeValue::Error:
+    break;
+  }
+  return "";
+}
+
 } // namespace plastic::dsl

@@ -37,6 +37,8 @@ public:
   Value builtin(Builtin id, std::vector<Value>& args, const BuiltinConsts& c, Span span,
                 const std::vector<Span>& arg_spans);
   Value index(const Value& base, const std::vector<IndexItem>& items, Span span);
+  /// What a value is, for an editor's hover: "[4, 20]", "label[10]", "loss".
+  std::string describe(const Value& v) const;
 
   /// Records every value computed from now on as a node of `out`, in the
   /// order computed (null: stop recording).

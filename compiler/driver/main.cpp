@@ -69,6 +69,8 @@ static int run(int argc, char** argv) {
   TuneCommand tune(app, [&flags](CLI::App* cmd) { flags.add_set(cmd); });
   for (Subcommand& c : add_inspect_commands(app, flags))
     commands.push_back(std::move(c));
+  for (Subcommand& c : add_tool_commands(app))
+    commands.push_back(std::move(c));
 
   try {
     app.parse(argc, argv);

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "compiler/driver/backend_choice.h"
+#include "compiler/driver/lsp/server.h"
 #include "compiler/driver/repl/repl.h"
 #include "runtime/app/cli_options.h"
 #include "runtime/app/option_checks.h"
@@ -259,7 +260,19 @@ Subcommand add_repl(CLI::App& app, SharedFlags& flags) {
   return {cmd, [r](const CommonOptions& common) { return run_repl(*r, common); }};
 }
 
+Subcommand add_lsp(CLI::App& app) {
+  CLI::App* cmd = app.add_subcommand(
+      "lsp",
+      "A Language Server Protocol server on stdin and stdout, for editors (docs/editors.md)");
+  return {cmd,
+          [](const CommonOptions&) { return lsp::run_server(std::cin, std::cout, std::cerr); }};
+}
+
 } // namespace
+
+std::vector<Subcommand> add_tool_commands(CLI::App& app) {
+  return {add_lsp(app)};
+}
 
 std::vector<Subcommand> add_compile_commands(CLI::App& app, SharedFlags& flags) {
   return {add_check(app, flags), add_emit(app, flags), add_build(app, flags),

@@ -42,5 +42,8 @@ std::vector<Subcommand> add_compile_commands(CLI::App& app, SharedFlags& flags);
 /// gradcheck, analyze stability|fixed-points|flow, repl: questions about a
 /// model and the interactive session.
 std::vector<Subcommand> add_inspect_commands(CLI::App& app, SharedFlags& flags);
+/// lsp (the language server for editors) and completion (shell completion
+/// scripts): tools around the other commands.
+std::vector<Subcommand> add_tool_commands(CLI::App& app);
 
 } // namespace plastic::driver
