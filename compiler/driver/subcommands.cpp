@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "compiler/driver/backend_choice.h"
+#include "compiler/driver/cli_reference.h"
 #include "compiler/driver/lsp/server.h"
 #include "compiler/driver/repl/repl.h"
 #include "runtime/app/cli_options.h"
@@ -268,10 +269,40 @@ Subcommand add_lsp(CLI::App& app) {
           [](const CommonOptions&) { return lsp::run_server(std::cin, std::cout, std::cerr); }};
 }
 
+Subcommand add_completion(CLI::App& app) {
+  auto shell = std::make_shared<std::string>();
+  CLI::App* cmd = app.add_subcommand(
+      "completion", "Print a shell completion script: source <(plastic completion bash)");
+  cmd->add_option("shell", *shell, "bash or zsh")
+      ->required()
+      ->check(CLI::IsMember({"bash", "zsh"}));
+  return {cmd, [&app, shell](const CommonOptions&) {
+            std::cout << (*shell == "zsh" ? zsh_completion(app) : bash_completion(app));
+            return kOk;
+          }};
+}
+
+Subcommand add_man(CLI::App& app) {
+  auto folder = std::make_shared<std::string>();
+  CLI::App* cmd = app.add_subcommand(
+      "man", "Write the man pages (plastic.1, plastic-train.1, ...) generated from --help");
+  cmd->add_option("--out", *folder, "The folder to write them into (it must exist)")->required();
+  return {cmd, [&app, folder](const CommonOptions&) {
+            try {
+              const int pages = write_man_pages(app, *folder, PLASTIC_VERSION);
+              std::cout << "plastic man: " << pages << " pages in " << *folder << "\n";
+              return kOk;
+            } catch (const std::runtime_error& e) {
+              std::cerr << "plastic man: " << e.what() << "\n";
+              return kInputError;
+            }
+          }};
+}
+
 } // namespace
 
 std::vector<Subcommand> add_tool_commands(CLI::App& app) {
-  return {add_lsp(app)};
+  return {add_lsp(app), add_completion(app), add_man(app)};
 }
 
 std::vector<Subcommand> add_compile_commands(CLI::App& app, SharedFlags& flags) {
