@@ -23,7 +23,7 @@ ModelCli::ModelCli(CLI::App& app, const std::string& bench_name,
   train_cmd_->footer(
       "\nTraining on several machines: mpirun -np 4 --hostfile hosts <this command> ... (or srun "
       "under Slurm), --threads for the cores of each rank; --batch is the global batch, and f64 "
-      "results are bitwise those of one process (README: Training on several machines).");
+      "results are bitwise those of one process (docs/mpi.md).");
   eval_cmd_ = add("eval", "Evaluate trained parameters on a data split");
   add_eval_options(*eval_cmd_, eval_);
   predict_cmd_ = add("predict", "Write the model's outputs on a data split as CSV");

@@ -1,0 +1,2 @@
+" Plastic model files.
+autocmd BufRead,BufNewFile *.ode setfiletype plastic
