@@ -17,10 +17,18 @@
 #
 # --write DIR (one --seq-len) writes the windows for `plastic train`:
 # DIR/train, DIR/validation and DIR/test, one .npy per window in ODE-LSTM's
-# order, each [seq_len, 36] float64: the 17 observations x, the elapsed raw
-# steps t (ODE-LSTM's time input), their running sum (the observation
-# times), and the 17 targets y (the next raw observation). DIR/preparation.json
-# records the sizes and the seeds. Train on them with
+# order, each [seq_len + 1, 36] float64: per row j the 17 observations x_j,
+# the elapsed raw steps (ODE-LSTM's time input), the bin j (the time: one
+# bin per kept step, tau = dt = 1 as paper 003 App. H.3 has it), and the 17
+# targets. The targets are stamped at bin edges: row j holds y_{j-1}, the
+# raw observation after x_{j-1}, and row 0 none (NaN). A forward-Euler step
+# from bin j-1 to j reads x_{j-1} only, so the state at bin j has read
+# x_0..x_{j-1} and predicts the step after x_{j-1}, as ODE-LSTM's cell does
+# after reading it; stamped at bin j-1 instead, the state would not yet
+# have read x_{j-1} and every prediction would be two raw steps ahead. Row
+# seq_len's x is the next window step, read by no step (no leak). The
+# window's 64 scored targets are ODE-LSTM's. DIR/preparation.json records
+# the sizes and the seeds. Train on them with
 #     plastic train MODEL --data DIR --time dim_18 --target dim_19,...,dim_35
 # (the command is printed in full).
 #     python3 examples/experiments/walker2d_odelstm_split.py [--seq-len 64 84 ...] [--write DIR]
@@ -79,12 +87,15 @@ def perturbed(files, rng):
 
 
 def windows(rollouts, seq_len):
-    """Overlapping windows (stride seq_len // 4) as [seq_len, 36] arrays, in ODE-LSTM's order."""
+    """Overlapping windows (stride seq_len // 4) as [seq_len + 1, 36] arrays in ODE-LSTM's
+    order: x_j, elapsed_j, bin j, and y_{j-1} (targets at bin edges; row 0 NaN)."""
+    bins = np.arange(seq_len + 1, dtype=np.float64)[:, None]
     for x, t, y in rollouts:
-        clock = np.cumsum(t)  # the observation times: raw steps since the rollout began
         for start in range(0, y.shape[0] - seq_len, seq_len // 4):
-            w = slice(start, start + seq_len)
-            yield np.concatenate([x[w], t[w, None], clock[w, None], y[w]], axis=1).astype(np.float64)
+            inputs = slice(start, start + seq_len + 1)  # start + seq_len < len(x): range's bound
+            targets = np.full((seq_len + 1, y.shape[1]), np.nan)
+            targets[1:] = y[start:start + seq_len]
+            yield np.concatenate([x[inputs], t[inputs, None], bins, targets], axis=1).astype(np.float64)
 
 
 def prepared(files, seq_len):
@@ -109,7 +120,9 @@ def write(files, seq_len, out):
               "rollouts": len(files), "seq_len": seq_len, "stride": seq_len // 4,
               "split_seed": 125487, "perturbation_seed": 891374,
               "windows": {"train": sizes["train"], "validation": sizes["valid"], "test": sizes["test"]},
-              "columns": "dim_0..16 x, dim_17 elapsed steps, dim_18 time, dim_19..35 y"}
+              "columns": "dim_0..16 x_j, dim_17 elapsed raw steps, dim_18 bin j (the time), "
+                         "dim_19..35 y_{j-1} (row 0 NaN)",
+              "targets": "bin-edges"}
     with open(os.path.join(out, "preparation.json"), "w") as f:
         json.dump(record, f, indent=2)
     return sizes
