@@ -85,6 +85,27 @@ walker2d_rollouts() {
 # physionet_stays: PhysioNet 2019's training set B part, extracted once into
 # $BUILD/data/physionet2019 (never into the source tree); skips when the
 # archive is absent. Sets $extract_to and $data (the folder of .psv stays).
+# ODE-LSTM's Walker2d windows (walker2d_odelstm_split.py: split by rollout
+# file, targets at bin edges), written once into $BUILD/data: sets
+# `windows` (the folder), `columns` (the flags that read it) and `sizes`
+# (train_samples=… valid_samples=… test_samples=…, for result rows).
+# Windows of an older form (targets not at bin edges) are written again.
+walker2d_odelstm_windows() {
+  [ -f "$DATA/walker2d/rollouts_float32.tar.xz" ] ||
+    skip "Walker2d rollouts not found in $DATA/walker2d (set PLASTIC_DATA to the real-data folder)"
+  windows=$BUILD/data/walker2d_odelstm64
+  if ! grep -q '"targets": "bin-edges"' "$windows/preparation.json" 2>/dev/null; then
+    rm -rf "$windows"
+    PLASTIC_DATA=$DATA /usr/bin/python3 "$EXPERIMENTS_DIR/walker2d_odelstm_split.py" --seq-len 64 \
+      --write "$windows"
+  fi
+  mapfile -t sizes < <(python3 -c 'import json, sys
+w = json.load(open(sys.argv[1]))["windows"]
+for key, part in (("train", "train"), ("valid", "validation"), ("test", "test")):
+    print("%s_samples=%d" % (key, w[part]))' "$windows/preparation.json")
+  columns=(--time dim_18 --target "$(seq -s, -f 'dim_%g' 19 35)")
+}
+
 physionet_stays() {
   local archive=$DATA/physionet2019/training_setB_partial.tar.xz
   [ -f "$archive" ] || skip "PhysioNet 2019 archive not found at $archive (set PLASTIC_DATA to the real-data folder)"

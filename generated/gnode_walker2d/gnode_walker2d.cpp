@@ -330,7 +330,7 @@ extern "C" void gnode_walker2d_init_state(const void* /*ctx*/, const void* theta
   T acc3_v[L] = {};
   // gnode_walker2d.init: 5 nodes
   // %33 = contract f64[32] -> v0
-  // gnode_walker2d.ode:37: state h : [N] = h0(x(t0))
+  // gnode_walker2d.ode:39: state h : [N] = h0(x(t0))
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -357,7 +357,7 @@ extern "C" void gnode_walker2d_init_state(const void* /*ctx*/, const void* theta
     }
   }
   // %34 = add f64[32] -> h
-  // gnode_walker2d.ode:37: state h : [N] = h0(x(t0))
+  // gnode_walker2d.ode:39: state h : [N] = h0(x(t0))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -387,7 +387,7 @@ extern "C" void gnode_walker2d_init_state_vjp(const void* /*ctx*/, const void* t
   T acc3_v[L] = {};
   // gnode_walker2d.init.vjp: 5 nodes
   // %136 = contract f64[32,17] -> d.h0.weight
-  // gnode_walker2d.ode:37: state h : [N] = h0(x(t0))
+  // gnode_walker2d.ode:39: state h : [N] = h0(x(t0))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 17; ++i1) {
       {
@@ -413,7 +413,7 @@ extern "C" void gnode_walker2d_init_state_vjp(const void* /*ctx*/, const void* t
   }
   if (u0_bar) {
     // %137 = contract f64[17] -> d.x@t0
-    // gnode_walker2d.ode:37: state h : [N] = h0(x(t0))
+    // gnode_walker2d.ode:39: state h : [N] = h0(x(t0))
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -484,7 +484,7 @@ extern "C" void gnode_walker2d_field(const void* /*ctx*/, double /*t*/, const vo
   T acc3_v[L] = {};
   // gnode_walker2d.field: 25 nodes
   // %2 = concat f64[49] -> v0
-  // gnode_walker2d.ode:40: let hx = concat(h, x(t))
+  // gnode_walker2d.ode:42: let hx = concat(h, x(t))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -498,7 +498,7 @@ extern "C" void gnode_walker2d_field(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %9 = contract f64[100] -> v1
-  // gnode_walker2d.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -599,7 +599,7 @@ extern "C" void gnode_walker2d_field(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %4 = contract f64[32] -> v2
-  // gnode_walker2d.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -626,7 +626,7 @@ extern "C" void gnode_walker2d_field(const void* /*ctx*/, double /*t*/, const vo
     }
   }
   // %24 = mul f64[32] -> h
-  // gnode_walker2d.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -686,7 +686,7 @@ extern "C" void gnode_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, cons
   T acc3_v[L] = {};
   // gnode_walker2d.field.vjp: 50 nodes
   // %2 = concat f64[49] -> v0
-  // gnode_walker2d.ode:40: let hx = concat(h, x(t))
+  // gnode_walker2d.ode:42: let hx = concat(h, x(t))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -700,7 +700,7 @@ extern "C" void gnode_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %9 = contract f64[100] -> v1
-  // gnode_walker2d.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -727,7 +727,7 @@ extern "C" void gnode_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %11 = add f64[100] -> v2
-  // gnode_walker2d.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -827,7 +827,7 @@ extern "C" void gnode_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %4 = contract f64[32] -> v5
-  // gnode_walker2d.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -854,7 +854,7 @@ extern "C" void gnode_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %7 = sigmoid f64[32] -> v7
-  // gnode_walker2d.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -862,7 +862,7 @@ extern "C" void gnode_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %54 = mul f64[32] -> v5
-  // gnode_walker2d.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -871,7 +871,7 @@ extern "C" void gnode_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %56 = contract f64[49] -> v8
-  // gnode_walker2d.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -912,7 +912,7 @@ extern "C" void gnode_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, cons
     v8[48 * L + l] = acc0_v[l];
   }
   // %50 = mul f64[32] -> v9
-  // gnode_walker2d.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1003,7 +1003,7 @@ extern "C" void gnode_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %70 = contract f64[49] -> v2
-  // gnode_walker2d.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1044,7 +1044,7 @@ extern "C" void gnode_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, cons
     v2[48 * L + l] = acc0_v[l];
   }
   // %71 = add f64[49] -> v4
-  // gnode_walker2d.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 49; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1052,7 +1052,7 @@ extern "C" void gnode_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %74 = sub f64[32] -> d.h
-  // gnode_walker2d.ode:40: let hx = concat(h, x(t))
+  // gnode_walker2d.ode:42: let hx = concat(h, x(t))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1060,7 +1060,7 @@ extern "C" void gnode_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %69 = contract f64[100,49] -> d.F.layer0.weight
-  // gnode_walker2d.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 49; ++i1) {
       {
@@ -1104,7 +1104,7 @@ extern "C" void gnode_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // %55 = contract f64[32,49] -> d.Wz
-  // gnode_walker2d.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 49; ++i1) {
       {
@@ -1157,7 +1157,7 @@ extern "C" void gnode_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, cons
     }
   }
   // output d.bz = %54
-  // gnode_walker2d.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     {
       T sum[L];
@@ -1170,7 +1170,7 @@ extern "C" void gnode_walker2d_field_vjp(const void* /*ctx*/, double /*t*/, cons
   }
   if (u_bar) {
     // %73 = slice f64[17] -> d.x
-    // gnode_walker2d.ode:40: let hx = concat(h, x(t))
+    // gnode_walker2d.ode:42: let hx = concat(h, x(t))
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1247,7 +1247,7 @@ extern "C" void gnode_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, 
   }
   // gnode_walker2d.field.adjoint: 59 nodes
   // %2 = concat f64[49] -> v0
-  // gnode_walker2d.ode:40: let hx = concat(h, x(t))
+  // gnode_walker2d.ode:42: let hx = concat(h, x(t))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1261,7 +1261,7 @@ extern "C" void gnode_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %9 = contract f64[100] -> v1
-  // gnode_walker2d.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1288,7 +1288,7 @@ extern "C" void gnode_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %11 = add f64[100] -> v2
-  // gnode_walker2d.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1388,7 +1388,7 @@ extern "C" void gnode_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %23 = sub f64[32] -> v5
-  // gnode_walker2d.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1396,7 +1396,7 @@ extern "C" void gnode_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %4 = contract f64[32] -> v7
-  // gnode_walker2d.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1423,7 +1423,7 @@ extern "C" void gnode_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %7 = sigmoid f64[32] -> v8
-  // gnode_walker2d.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1431,7 +1431,7 @@ extern "C" void gnode_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %24 = mul f64[32] -> h
-  // gnode_walker2d.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1439,7 +1439,7 @@ extern "C" void gnode_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %96 = mul f64[32] -> v7
-  // gnode_walker2d.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1448,7 +1448,7 @@ extern "C" void gnode_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %98 = contract f64[49] -> v9
-  // gnode_walker2d.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1489,7 +1489,7 @@ extern "C" void gnode_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, 
     v9[48 * L + l] = acc0_v[l];
   }
   // %94 = mul f64[32] -> v5
-  // gnode_walker2d.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1580,7 +1580,7 @@ extern "C" void gnode_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %108 = contract f64[49] -> v2
-  // gnode_walker2d.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1726,7 +1726,7 @@ extern "C" void gnode_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, 
   // gnode_walker2d.field.vjp: 44 nodes
   if (u_bar) {
     // %2 = concat f64[49] -> v0
-    // gnode_walker2d.ode:40: let hx = concat(h, x(t))
+    // gnode_walker2d.ode:42: let hx = concat(h, x(t))
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1740,7 +1740,7 @@ extern "C" void gnode_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %9 = contract f64[100] -> v1
-    // gnode_walker2d.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+    // gnode_walker2d.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1770,7 +1770,7 @@ extern "C" void gnode_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %11 = add f64[100] -> v2
-    // gnode_walker2d.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+    // gnode_walker2d.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1876,7 +1876,7 @@ extern "C" void gnode_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %4 = contract f64[32] -> v4
-    // gnode_walker2d.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+    // gnode_walker2d.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1903,7 +1903,7 @@ extern "C" void gnode_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %7 = sigmoid f64[32] -> v0
-    // gnode_walker2d.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+    // gnode_walker2d.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1911,7 +1911,7 @@ extern "C" void gnode_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %54 = mul f64[32] -> v4
-    // gnode_walker2d.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+    // gnode_walker2d.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1920,7 +1920,7 @@ extern "C" void gnode_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %56 = contract f64[49] -> v5
-    // gnode_walker2d.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+    // gnode_walker2d.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2050,7 +2050,7 @@ extern "C" void gnode_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, 
       }
     }
     // %70 = contract f64[49] -> v0
-    // gnode_walker2d.ode:41: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+    // gnode_walker2d.ode:43: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2094,7 +2094,7 @@ extern "C" void gnode_walker2d_adjoint_field(const void* /*ctx*/, double /*t*/, 
       v0_2[48 * L + l] = acc0_v_2[l];
     }
     // %73 = slice f64[17] -> d.x
-    // gnode_walker2d.ode:40: let hx = concat(h, x(t))
+    // gnode_walker2d.ode:42: let hx = concat(h, x(t))
     for (int64_t i0 = 0; i0 < 17; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -3346,7 +3346,7 @@ extern "C" void gnode_walker2d_output(const void* /*ctx*/, double /*t*/, const v
   T acc3_v[L] = {};
   // gnode_walker2d.observation_outputs: 5 nodes
   // %42 = contract f64[17] -> v0
-  // gnode_walker2d.ode:43: output pred = out(h) per observation
+  // gnode_walker2d.ode:45: output pred = out(h) per observation
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3387,7 +3387,7 @@ extern "C" void gnode_walker2d_output(const void* /*ctx*/, double /*t*/, const v
     v0[16 * L + l] = acc0_v[l];
   }
   // %43 = add f64[17] -> pred
-  // gnode_walker2d.ode:43: output pred = out(h) per observation
+  // gnode_walker2d.ode:45: output pred = out(h) per observation
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3418,7 +3418,7 @@ extern "C" void gnode_walker2d_output_vjp(const void* /*ctx*/, double /*t*/, con
   T acc3_v[L] = {};
   // gnode_walker2d.observation_outputs.vjp: 5 nodes
   // %145 = contract f64[32] -> d.h
-  // gnode_walker2d.ode:43: output pred = out(h) per observation
+  // gnode_walker2d.ode:45: output pred = out(h) per observation
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3445,7 +3445,7 @@ extern "C" void gnode_walker2d_output_vjp(const void* /*ctx*/, double /*t*/, con
     }
   }
   // %144 = contract f64[17,32] -> d.out.weight
-  // gnode_walker2d.ode:43: output pred = out(h) per observation
+  // gnode_walker2d.ode:45: output pred = out(h) per observation
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
@@ -3483,7 +3483,7 @@ extern "C" void gnode_walker2d_loss(const void* /*ctx*/, const void* y_ptr, cons
   T acc_v[L] = {};
   // gnode_walker2d.loss: 7 nodes
   // %39 = reduce_sum f64[] -> v0
-  // gnode_walker2d.ode:44: loss mse(pred, y)
+  // gnode_walker2d.ode:46: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -3499,7 +3499,7 @@ extern "C" void gnode_walker2d_loss(const void* /*ctx*/, const void* y_ptr, cons
     v0[l] = acc_v[l];
   }
   // %41 = mul f64[] -> loss
-  // gnode_walker2d.ode:44: loss mse(pred, y)
+  // gnode_walker2d.ode:46: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     loss[l] = v0[l] * 0.05882353f;

@@ -330,7 +330,7 @@ extern "C" void gnode_walker2d_odelstm_init_state(const void* /*ctx*/, const voi
   T acc3_v[L] = {};
   // gnode_walker2d_odelstm.init: 5 nodes
   // %33 = contract f64[32] -> v0
-  // gnode_walker2d_odelstm.ode:32: state h : [N] = h0(x(t0))                                 # App.
+  // gnode_walker2d_odelstm.ode:35: state h : [N] = h0(x(t0))                                 # App.
   // H.3: affine in the first input
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
@@ -358,7 +358,7 @@ extern "C" void gnode_walker2d_odelstm_init_state(const void* /*ctx*/, const voi
     }
   }
   // %34 = add f64[32] -> h
-  // gnode_walker2d_odelstm.ode:32: state h : [N] = h0(x(t0))                                 # App.
+  // gnode_walker2d_odelstm.ode:35: state h : [N] = h0(x(t0))                                 # App.
   // H.3: affine in the first input
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
@@ -389,7 +389,7 @@ extern "C" void gnode_walker2d_odelstm_init_state_vjp(const void* /*ctx*/, const
   T acc3_v[L] = {};
   // gnode_walker2d_odelstm.init.vjp: 5 nodes
   // %136 = contract f64[32,18] -> d.h0.weight
-  // gnode_walker2d_odelstm.ode:32: state h : [N] = h0(x(t0))                                 # App.
+  // gnode_walker2d_odelstm.ode:35: state h : [N] = h0(x(t0))                                 # App.
   // H.3: affine in the first input
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 18; ++i1) {
@@ -416,7 +416,7 @@ extern "C" void gnode_walker2d_odelstm_init_state_vjp(const void* /*ctx*/, const
   }
   if (u0_bar) {
     // %137 = contract f64[18] -> d.x@t0
-    // gnode_walker2d_odelstm.ode:32: state h : [N] = h0(x(t0))                                 #
+    // gnode_walker2d_odelstm.ode:35: state h : [N] = h0(x(t0))                                 #
     // App. H.3: affine in the first input
     for (int64_t i0 = 0; i0 < 4; ++i0) {
       PLASTIC_SIMD
@@ -491,7 +491,7 @@ extern "C" void gnode_walker2d_odelstm_field(const void* /*ctx*/, double /*t*/, 
   T acc3_v[L] = {};
   // gnode_walker2d_odelstm.field: 25 nodes
   // %2 = concat f64[50] -> v0
-  // gnode_walker2d_odelstm.ode:35: let hx = concat(h, x(t))
+  // gnode_walker2d_odelstm.ode:38: let hx = concat(h, x(t))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -505,7 +505,7 @@ extern "C" void gnode_walker2d_odelstm_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %4 = contract f64[32] -> v1
-  // gnode_walker2d_odelstm.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d_odelstm.ode:39: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -532,7 +532,7 @@ extern "C" void gnode_walker2d_odelstm_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %9 = contract f64[100] -> v2
-  // gnode_walker2d_odelstm.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d_odelstm.ode:39: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -633,7 +633,7 @@ extern "C" void gnode_walker2d_odelstm_field(const void* /*ctx*/, double /*t*/, 
     }
   }
   // %24 = mul f64[32] -> h
-  // gnode_walker2d_odelstm.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d_odelstm.ode:39: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -695,7 +695,7 @@ extern "C" void gnode_walker2d_odelstm_field_vjp(const void* /*ctx*/, double /*t
   T acc3_v[L] = {};
   // gnode_walker2d_odelstm.field.vjp: 50 nodes
   // %2 = concat f64[50] -> v0
-  // gnode_walker2d_odelstm.ode:35: let hx = concat(h, x(t))
+  // gnode_walker2d_odelstm.ode:38: let hx = concat(h, x(t))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -709,7 +709,7 @@ extern "C" void gnode_walker2d_odelstm_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %9 = contract f64[100] -> v1
-  // gnode_walker2d_odelstm.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d_odelstm.ode:39: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -736,7 +736,7 @@ extern "C" void gnode_walker2d_odelstm_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %11 = add f64[100] -> v2
-  // gnode_walker2d_odelstm.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d_odelstm.ode:39: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -836,7 +836,7 @@ extern "C" void gnode_walker2d_odelstm_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %4 = contract f64[32] -> v5
-  // gnode_walker2d_odelstm.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d_odelstm.ode:39: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -863,7 +863,7 @@ extern "C" void gnode_walker2d_odelstm_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %7 = sigmoid f64[32] -> v7
-  // gnode_walker2d_odelstm.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d_odelstm.ode:39: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -871,7 +871,7 @@ extern "C" void gnode_walker2d_odelstm_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %51 = mul f64[32] -> v5
-  // gnode_walker2d_odelstm.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d_odelstm.ode:39: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -962,7 +962,7 @@ extern "C" void gnode_walker2d_odelstm_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %65 = contract f64[50] -> v2
-  // gnode_walker2d_odelstm.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d_odelstm.ode:39: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1005,7 +1005,7 @@ extern "C" void gnode_walker2d_odelstm_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %68 = mul f64[32] -> v4
-  // gnode_walker2d_odelstm.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d_odelstm.ode:39: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1014,7 +1014,7 @@ extern "C" void gnode_walker2d_odelstm_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %70 = contract f64[50] -> v11
-  // gnode_walker2d_odelstm.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d_odelstm.ode:39: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1057,7 +1057,7 @@ extern "C" void gnode_walker2d_odelstm_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %71 = add f64[50] -> v12
-  // gnode_walker2d_odelstm.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d_odelstm.ode:39: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 50; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1065,7 +1065,7 @@ extern "C" void gnode_walker2d_odelstm_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %74 = sub f64[32] -> d.h
-  // gnode_walker2d_odelstm.ode:35: let hx = concat(h, x(t))
+  // gnode_walker2d_odelstm.ode:38: let hx = concat(h, x(t))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1073,7 +1073,7 @@ extern "C" void gnode_walker2d_odelstm_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %64 = contract f64[100,50] -> d.F.layer0.weight
-  // gnode_walker2d_odelstm.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d_odelstm.ode:39: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     for (int64_t i1 = 0; i1 < 50; ++i1) {
       {
@@ -1117,7 +1117,7 @@ extern "C" void gnode_walker2d_odelstm_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // %69 = contract f64[32,50] -> d.Wz
-  // gnode_walker2d_odelstm.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d_odelstm.ode:39: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     for (int64_t i1 = 0; i1 < 50; ++i1) {
       {
@@ -1170,7 +1170,7 @@ extern "C" void gnode_walker2d_odelstm_field_vjp(const void* /*ctx*/, double /*t
     }
   }
   // output d.bz = %68
-  // gnode_walker2d_odelstm.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d_odelstm.ode:39: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     {
       T sum[L];
@@ -1183,7 +1183,7 @@ extern "C" void gnode_walker2d_odelstm_field_vjp(const void* /*ctx*/, double /*t
   }
   if (u_bar) {
     // %73 = slice f64[18] -> d.x
-    // gnode_walker2d_odelstm.ode:35: let hx = concat(h, x(t))
+    // gnode_walker2d_odelstm.ode:38: let hx = concat(h, x(t))
     for (int64_t i0 = 0; i0 < 18; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1261,7 +1261,7 @@ extern "C" void gnode_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double
   }
   // gnode_walker2d_odelstm.field.adjoint: 59 nodes
   // %2 = concat f64[50] -> v0
-  // gnode_walker2d_odelstm.ode:35: let hx = concat(h, x(t))
+  // gnode_walker2d_odelstm.ode:38: let hx = concat(h, x(t))
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1275,7 +1275,7 @@ extern "C" void gnode_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %4 = contract f64[32] -> v1
-  // gnode_walker2d_odelstm.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d_odelstm.ode:39: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1302,7 +1302,7 @@ extern "C" void gnode_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %7 = sigmoid f64[32] -> v2
-  // gnode_walker2d_odelstm.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d_odelstm.ode:39: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1310,7 +1310,7 @@ extern "C" void gnode_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %9 = contract f64[100] -> v3
-  // gnode_walker2d_odelstm.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d_odelstm.ode:39: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 25; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1337,7 +1337,7 @@ extern "C" void gnode_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %11 = add f64[100] -> v4
-  // gnode_walker2d_odelstm.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d_odelstm.ode:39: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 100; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1437,7 +1437,7 @@ extern "C" void gnode_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %23 = sub f64[32] -> v1
-  // gnode_walker2d_odelstm.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d_odelstm.ode:39: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1445,7 +1445,7 @@ extern "C" void gnode_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %24 = mul f64[32] -> h
-  // gnode_walker2d_odelstm.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d_odelstm.ode:39: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1453,7 +1453,7 @@ extern "C" void gnode_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %108 = mul f64[32] -> v8
-  // gnode_walker2d_odelstm.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d_odelstm.ode:39: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1462,7 +1462,7 @@ extern "C" void gnode_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %110 = contract f64[50] -> v9
-  // gnode_walker2d_odelstm.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d_odelstm.ode:39: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1505,7 +1505,7 @@ extern "C" void gnode_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %97 = mul f64[32] -> v1
-  // gnode_walker2d_odelstm.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d_odelstm.ode:39: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 32; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1596,7 +1596,7 @@ extern "C" void gnode_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double
     }
   }
   // %107 = contract f64[50] -> v4
-  // gnode_walker2d_odelstm.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+  // gnode_walker2d_odelstm.ode:39: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
   for (int64_t i0 = 0; i0 < 12; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -1744,7 +1744,7 @@ extern "C" void gnode_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double
   // gnode_walker2d_odelstm.field.vjp: 44 nodes
   if (u_bar) {
     // %2 = concat f64[50] -> v0
-    // gnode_walker2d_odelstm.ode:35: let hx = concat(h, x(t))
+    // gnode_walker2d_odelstm.ode:38: let hx = concat(h, x(t))
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1758,7 +1758,7 @@ extern "C" void gnode_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %9 = contract f64[100] -> v1
-    // gnode_walker2d_odelstm.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+    // gnode_walker2d_odelstm.ode:39: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 25; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1788,7 +1788,7 @@ extern "C" void gnode_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %11 = add f64[100] -> v2
-    // gnode_walker2d_odelstm.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+    // gnode_walker2d_odelstm.ode:39: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 100; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1894,7 +1894,7 @@ extern "C" void gnode_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %4 = contract f64[32] -> v4
-    // gnode_walker2d_odelstm.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+    // gnode_walker2d_odelstm.ode:39: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 8; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -1921,7 +1921,7 @@ extern "C" void gnode_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %7 = sigmoid f64[32] -> v0
-    // gnode_walker2d_odelstm.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+    // gnode_walker2d_odelstm.ode:39: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2018,7 +2018,7 @@ extern "C" void gnode_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %65 = contract f64[50] -> v1
-    // gnode_walker2d_odelstm.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+    // gnode_walker2d_odelstm.ode:39: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2064,7 +2064,7 @@ extern "C" void gnode_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %68 = mul f64[32] -> v4
-    // gnode_walker2d_odelstm.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+    // gnode_walker2d_odelstm.ode:39: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 32; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2073,7 +2073,7 @@ extern "C" void gnode_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %70 = contract f64[50] -> v0
-    // gnode_walker2d_odelstm.ode:36: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
+    // gnode_walker2d_odelstm.ode:39: sigmoid(Wz @ hx + bz) * (F(hx) - h) / tau              # Eq. 1
     for (int64_t i0 = 0; i0 < 12; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -2116,7 +2116,7 @@ extern "C" void gnode_walker2d_odelstm_adjoint_field(const void* /*ctx*/, double
       }
     }
     // %73 = slice f64[18] -> d.x
-    // gnode_walker2d_odelstm.ode:35: let hx = concat(h, x(t))
+    // gnode_walker2d_odelstm.ode:38: let hx = concat(h, x(t))
     for (int64_t i0 = 0; i0 < 18; ++i0) {
       PLASTIC_SIMD
       for (int64_t l = 0; l < L; ++l) {
@@ -3377,7 +3377,7 @@ extern "C" void gnode_walker2d_odelstm_output(const void* /*ctx*/, double /*t*/,
   T acc3_v[L] = {};
   // gnode_walker2d_odelstm.observation_outputs: 5 nodes
   // %42 = contract f64[17] -> v0
-  // gnode_walker2d_odelstm.ode:38: output pred = out(h) per observation
+  // gnode_walker2d_odelstm.ode:41: output pred = out(h) per observation
   for (int64_t i0 = 0; i0 < 4; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3418,7 +3418,7 @@ extern "C" void gnode_walker2d_odelstm_output(const void* /*ctx*/, double /*t*/,
     v0[16 * L + l] = acc0_v[l];
   }
   // %43 = add f64[17] -> pred
-  // gnode_walker2d_odelstm.ode:38: output pred = out(h) per observation
+  // gnode_walker2d_odelstm.ode:41: output pred = out(h) per observation
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3450,7 +3450,7 @@ extern "C" void gnode_walker2d_odelstm_output_vjp(const void* /*ctx*/, double /*
   T acc3_v[L] = {};
   // gnode_walker2d_odelstm.observation_outputs.vjp: 5 nodes
   // %146 = contract f64[32] -> d.h
-  // gnode_walker2d_odelstm.ode:38: output pred = out(h) per observation
+  // gnode_walker2d_odelstm.ode:41: output pred = out(h) per observation
   for (int64_t i0 = 0; i0 < 8; ++i0) {
     PLASTIC_SIMD
     for (int64_t l = 0; l < L; ++l) {
@@ -3477,7 +3477,7 @@ extern "C" void gnode_walker2d_odelstm_output_vjp(const void* /*ctx*/, double /*
     }
   }
   // %145 = contract f64[17,32] -> d.out.weight
-  // gnode_walker2d_odelstm.ode:38: output pred = out(h) per observation
+  // gnode_walker2d_odelstm.ode:41: output pred = out(h) per observation
   for (int64_t i0 = 0; i0 < 17; ++i0) {
     for (int64_t i1 = 0; i1 < 32; ++i1) {
       {
@@ -3515,7 +3515,7 @@ extern "C" void gnode_walker2d_odelstm_loss(const void* /*ctx*/, const void* y_p
   T acc_v[L] = {};
   // gnode_walker2d_odelstm.loss: 7 nodes
   // %39 = reduce_sum f64[] -> v0
-  // gnode_walker2d_odelstm.ode:39: loss mse(pred, y)
+  // gnode_walker2d_odelstm.ode:42: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -3531,7 +3531,7 @@ extern "C" void gnode_walker2d_odelstm_loss(const void* /*ctx*/, const void* y_p
     v0[l] = acc_v[l];
   }
   // %41 = mul f64[] -> loss
-  // gnode_walker2d_odelstm.ode:39: loss mse(pred, y)
+  // gnode_walker2d_odelstm.ode:42: loss mse(pred, y)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     loss[l] = v0[l] * 0.05882353f;
