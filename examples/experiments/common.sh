@@ -86,18 +86,24 @@ walker2d_rollouts() {
 # $BUILD/data/physionet2019 (never into the source tree); skips when the
 # archive is absent. Sets $extract_to and $data (the folder of .psv stays).
 # ODE-LSTM's Walker2d windows (walker2d_odelstm_split.py: split by rollout
-# file, targets at bin edges), written once into $BUILD/data: sets
-# `windows` (the folder), `columns` (the flags that read it) and `sizes`
-# (train_samples=… valid_samples=… test_samples=…, for result rows).
-# Windows of an older form (targets not at bin edges) are written again.
+# file), written once into $BUILD/data: with no argument (or `edges`) the
+# targets at bin edges, for models that read x only in their flow; with
+# `rows` the targets on their inputs' rows and the raw-step clock as the
+# time, for models that read x_j in a jump. Sets `windows` (the folder),
+# `columns` (the flags that read it) and `sizes` (train_samples=…
+# valid_samples=… test_samples=…, for result rows). Windows of an older
+# form are written again.
 walker2d_odelstm_windows() {
+  local form=${1:-edges} tag=bin-edges
+  [ "$form" = rows ] && tag=rows
   [ -f "$DATA/walker2d/rollouts_float32.tar.xz" ] ||
     skip "Walker2d rollouts not found in $DATA/walker2d (set PLASTIC_DATA to the real-data folder)"
   windows=$BUILD/data/walker2d_odelstm64
-  if ! grep -q '"targets": "bin-edges"' "$windows/preparation.json" 2>/dev/null; then
+  [ "$form" = rows ] && windows=$BUILD/data/walker2d_odelstm64_rows
+  if ! grep -q "\"targets\": \"$tag\"" "$windows/preparation.json" 2>/dev/null; then
     rm -rf "$windows"
     PLASTIC_DATA=$DATA /usr/bin/python3 "$EXPERIMENTS_DIR/walker2d_odelstm_split.py" --seq-len 64 \
-      --write "$windows"
+      --targets "$form" --write "$windows"
   fi
   mapfile -t sizes < <(python3 -c 'import json, sys
 w = json.load(open(sys.argv[1]))["windows"]

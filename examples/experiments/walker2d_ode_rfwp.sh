@@ -13,19 +13,20 @@
 # recurrent state of D = 128 for both; the RFWP with 16 heads of 8 and a
 # feed-forward block of 512; DIM=D scales them), their own solver (dopri5,
 # rtol/atol 1e-5/1e-6) and gradient (continuous adjoint, as the paper
-# trains all its C.3 models). Data as walker2d_gating.sh:
-# ../shared/data/walker2d/rollouts_float32.tar.xz extracted into
-# $BUILD/data/walker2d, `--target next --window 84`, 1950 training, 418
-# validation and 418 test windows, the same for every run (--split-seed 0);
-# channels normalised with training statistics, targets not. AdamW, weight
+# trains all its C.3 models). Data: ODE-LSTM's windows as
+# walker2d_gating.sh has them (split by rollout file, 9684 / 1272 / 1937
+# windows of 64 kept steps), in the form for models that read x_j in a jump
+# before they predict: the target y_j (the raw step after x_j) on x_j's
+# row, the raw-step clock as the time (the ODE between observations runs
+# over the elapsed raw steps), `--channels` the 17 observations; channels
+# normalised with training statistics, targets not. (Until 2026-11-29:
+# `--target next --window 84`, split by window, so test rollouts leaked
+# into training.) AdamW, weight
 # decay 1e-2, lr LR (default 3e-3), cosine schedule, batch 64, EPOCHS
-# (default 10: ~55 s and ~30 s an epoch at THREADS=1, so 3 seeds of both
-# fit in ~45 min) epochs, seeds 0..SEEDS-1 (default 3); the epoch of lowest
+# (default 10) epochs, seeds 0..SEEDS-1 (default 3); the epoch of lowest
 # validation MSE is kept and its test MSE reported. The persistence
 # baseline (predict x_n for x_{n+1}) is measured on the same validation
-# and test windows, read from `plastic predict`'s CSVs of the first ODE-RNN
-# run (persistence.py, which also checks that the CSVs' model MSE is the
-# run's).
+# and test windows, read from the window files.
 #
 # Writes one JSON line per run (and one for persistence) to $RESULTS
 # (default examples/experiments/results/walker2d_ode_rfwp.jsonl), prints
@@ -33,7 +34,7 @@
 # validation MSE per epoch against persistence ($RESULTS without .jsonl +
 # .png). --report redoes persistence, the tables and the plot from the run
 # folders and the runs' lines in $RESULTS, without training. --quick: 1
-# seed, 3 epochs at D = 64 (~65 s of CPU; at D = 32 the ODE-RNN was only
+# seed, 3 epochs at D = 64 (~7 min of CPU; at D = 32 the ODE-RNN was only
 # 3 % below persistence after 3 epochs, too close to assert), into
 # build/runs/walker2d_ode_rfwp_quick; it then fails unless every run's
 # validation loss fell below its first epoch's and every run's test MSE is
@@ -50,8 +51,9 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-walker2d_rollouts
 need_plastic
+walker2d_odelstm_windows rows
+observations=$(seq -s, -f 'dim_%g' 0 16)
 
 lr=${LR:-3e-3}
 if [ "$quick" = 1 ]; then
@@ -69,7 +71,7 @@ mkdir -p "$out_root" "$(dirname "$results")"
 # RNN's h both have D entries (App. C.3 uses 128 for both); the RFWP's
 # heads keep d_head = 8 and a feed-forward block of 4 D, as 16 x 8 and 512
 # do at D = 128.
-sizes() {
+model_sizes() {
   case $1 in
     ode_rfwp) echo "--set heads=$((dim / 8)) --set d_head=8 --set d_ff=$((4 * dim))" ;;
     ode_rnn) echo "--set d_hidden=$dim" ;;
@@ -92,34 +94,29 @@ else
       start=$SECONDS
       status=ok
       # shellcheck disable=SC2046 # sizes gives several words on purpose
-      "$PLASTIC" train "$ROOT/examples/$model.ode" $(sizes $model) --data "$rollouts" \
-        --target next --window 84 --split-seed 0 --epochs "$epochs" --optimizer adamw \
+      "$PLASTIC" train "$ROOT/examples/$model.ode" $(model_sizes $model) --data "$windows" \
+        "${columns[@]}" --channels "$observations" --epochs "$epochs" --optimizer adamw \
         --weight-decay 1e-2 --lr "$lr" --schedule cosine --batch 64 --dtype f32 \
         --threads "$THREADS" --seed "$seed" --no-progress --force --out "$run" >"$run.log" 2>&1 ||
         status=failed
       python3 "$EXPERIMENTS_DIR/results.py" record "$run" name="$model" model="$model" D="$dim" \
-        lr="$lr" seed="$seed" seconds=$((SECONDS - start)) status="$status" >>"$results"
+        lr="$lr" seed="$seed" seconds=$((SECONDS - start)) status="$status" \
+        split=rollout-odelstm targets=rows "${sizes[@]}" >>"$results"
       tail -1 "$results"
     done
   done
   echo "wall time $((SECONDS - start_all)) s for all runs (THREADS=$THREADS)"
 fi
 
-# Persistence on the validation and the test windows, read from the first
-# ODE-RNN run's predictions (every run has the same split), written beside
-# the run folders, not into one (train --force refuses such a folder).
-first=$out_root/ode_rnn/seed0
-predictions=$out_root/persistence
-mkdir -p "$predictions"
+# Persistence (x_j for the step after it) on the validation and the test
+# windows, over the same rows and channels as the models' MSE.
 declare -A persistence
 for split in validation test; do
-  # shellcheck disable=SC2046
-  "$PLASTIC" predict "$ROOT/examples/ode_rnn.ode" $(sizes ode_rnn) --data "$rollouts" \
-    --parameters "$first" --split $split --split-seed 0 --threads "$THREADS" \
-    --output "$predictions/$split.csv" >"$predictions/$split.log" 2>&1
-  line=$(python3 "$EXPERIMENTS_DIR/persistence.py" "$predictions/$split.csv" "$rollouts" "$first")
-  echo "persistence (and ode_rnn seed 0 from its predictions): $line"
-  persistence[$split]=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["persistence_mse"])' "$line")
+  persistence[$split]=$(/usr/bin/python3 -c 'import glob, sys
+import numpy as np
+w = np.stack([np.load(f) for f in sorted(glob.glob(sys.argv[1] + "/*.npy"))])
+print(float(np.mean((w[:, :, 0:17] - w[:, :, 19:36]) ** 2)))' "$windows/$split")
+  echo "persistence, $split: ${persistence[$split]}"
 done
 # Its validation MSE stands in the runs' best_valid_loss column.
 echo "{\"name\": \"persistence\", \"model\": \"persistence\", \"D\": 0, \"seed\": 0, \"seconds\": 0, \

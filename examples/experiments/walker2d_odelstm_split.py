@@ -27,8 +27,12 @@
 # after reading it; stamped at bin j-1 instead, the state would not yet
 # have read x_{j-1} and every prediction would be two raw steps ahead. Row
 # seq_len's x is the next window step, read by no step (no leak). The
-# window's 64 scored targets are ODE-LSTM's. DIR/preparation.json records
-# the sizes and the seeds. Train on them with
+# window's 64 scored targets are ODE-LSTM's. --targets rows writes the
+# form for models that read x_j in a jump before they predict (ODE-RNN,
+# ODE-RFWP: their state at t_j has read x_j): [seq_len, 36], row j holding
+# x_j, the elapsed steps, the raw-step clock (the observation times, which
+# the ODE between jumps integrates over) and y_j. DIR/preparation.json
+# records the form, the sizes and the seeds. Train on them with
 #     plastic train MODEL --data DIR --time dim_18 --target dim_19,...,dim_35
 # (the command is printed in full).
 #     python3 examples/experiments/walker2d_odelstm_split.py [--seq-len 64 84 ...] [--write DIR]
@@ -98,19 +102,29 @@ def windows(rollouts, seq_len):
             yield np.concatenate([x[inputs], t[inputs, None], bins, targets], axis=1).astype(np.float64)
 
 
-def prepared(files, seq_len):
+def row_windows(rollouts, seq_len):
+    """Overlapping windows as [seq_len, 36] arrays: x_j, elapsed_j, the raw-step clock, y_j."""
+    for x, t, y in rollouts:
+        clock = np.cumsum(t)  # the observation times: raw steps since the rollout began
+        for start in range(0, y.shape[0] - seq_len, seq_len // 4):
+            w = slice(start, start + seq_len)
+            yield np.concatenate([x[w], t[w, None], clock[w, None], y[w]], axis=1).astype(np.float64)
+
+
+def prepared(files, seq_len, targets="edges"):
     """The three parts' windows; one RandomState(891374) perturbs train, valid, test in turn."""
     parts = odelstm_parts(files)
     rng = np.random.RandomState(891374)
-    return {name: list(windows(perturbed(parts[name], rng), seq_len)) for name in ("train", "valid", "test")}
+    cut = windows if targets == "edges" else row_windows
+    return {name: list(cut(perturbed(parts[name], rng), seq_len)) for name in ("train", "valid", "test")}
 
 
 def split_sizes(files, seq_len):
     return {name: len(w) for name, w in prepared(files, seq_len).items()}
 
 
-def write(files, seq_len, out):
-    parts = prepared(files, seq_len)
+def write(files, seq_len, out, targets):
+    parts = prepared(files, seq_len, targets)
     for name, folder in (("train", "train"), ("valid", "validation"), ("test", "test")):
         os.makedirs(os.path.join(out, folder), exist_ok=True)
         for i, w in enumerate(parts[name]):
@@ -120,9 +134,11 @@ def write(files, seq_len, out):
               "rollouts": len(files), "seq_len": seq_len, "stride": seq_len // 4,
               "split_seed": 125487, "perturbation_seed": 891374,
               "windows": {"train": sizes["train"], "validation": sizes["valid"], "test": sizes["test"]},
-              "columns": "dim_0..16 x_j, dim_17 elapsed raw steps, dim_18 bin j (the time), "
-                         "dim_19..35 y_{j-1} (row 0 NaN)",
-              "targets": "bin-edges"}
+              "columns": ("dim_0..16 x_j, dim_17 elapsed raw steps, dim_18 bin j (the time), "
+                          "dim_19..35 y_{j-1} (row 0 NaN)") if targets == "edges" else
+                         ("dim_0..16 x_j, dim_17 elapsed raw steps, dim_18 raw-step clock "
+                          "(the time), dim_19..35 y_j"),
+              "targets": "bin-edges" if targets == "edges" else "rows"}
     with open(os.path.join(out, "preparation.json"), "w") as f:
         json.dump(record, f, indent=2)
     return sizes
@@ -132,6 +148,9 @@ def main():
     ap = argparse.ArgumentParser(description="ODE-LSTM's Walker2d split sizes per window length")
     ap.add_argument("--seq-len", type=int, nargs="+", default=[64, 84])
     ap.add_argument("--write", metavar="DIR", help="write the windows of one --seq-len for plastic")
+    ap.add_argument("--targets", choices=["edges", "rows"], default="edges",
+                    help="edges: y_{j-1} at bin j (models that read x only in the flow); "
+                         "rows: y_j at x_j's time (models that read x_j in a jump)")
     args = ap.parse_args()
     if args.write and len(args.seq_len) != 1:
         ap.error("--write takes one --seq-len")
@@ -141,7 +160,7 @@ def main():
     with tmp:
         print(f"{len(files)} rollouts; paper 003: 9684 / 1272 / 1937")
         if args.write:
-            s = write(files, args.seq_len[0], args.write)
+            s = write(files, args.seq_len[0], args.write, args.targets)
             targets = ",".join(f"dim_{k}" for k in range(19, 36))
             print(f"wrote {s['train']} / {s['valid']} / {s['test']} windows of {args.seq_len[0]} to {args.write}")
             print(f"plastic train MODEL --data {args.write} --time dim_18 --target {targets}")
