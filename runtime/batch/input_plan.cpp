@@ -48,60 +48,87 @@ Result<Interpolation, SolveFailure> slot_interpolation(const plastic_input_slot&
   }
 }
 
-Result<InputPlan, SolveFailure> plan_inputs(const plastic_model& m, const Dataset& data) {
-  InputPlan plan;
-  const int64_t channels = static_cast<int64_t>(data.num_channels());
-  const int64_t statics = static_cast<int64_t>(data.num_statics());
+namespace {
 
-  // One path source at most: a Dataset holds one series per sample.
-  int path_source = -1;
-  std::string path_name;
+/// The one path input the model reads (source -1 when it reads none).
+struct PathInput {
+  int source = -1;
+  std::string name;
+};
+
+/// Finds the model's path input; a Dataset holds one series per sample, so
+/// a second path source is refused.
+Result<PathInput, SolveFailure> find_path_input(const plastic_model& m) {
+  PathInput path;
   for (int32_t i = 0; i < m.n_input_slots; ++i) {
     const plastic_input_slot& s = m.input_slots[i];
     if (!is_path_kind(s.kind)) continue;
-    if (path_source >= 0 && s.source != path_source)
+    if (path.source >= 0 && s.source != path.source)
       return invalid_argument(
           fmt::format("the model reads two path inputs ({} and {}); more than one path input "
                       "is not supported yet",
-                      path_name, slot_name(s)),
+                      path.name, slot_name(s)),
           "merge them into one path input with all channels");
-    path_source = s.source;
-    path_name = slot_name(s);
+    path.source = s.source;
+    path.name = slot_name(s);
   }
+  return path;
+}
 
-  // Static inputs: distinct sources in source order, as consecutive blocks of the statics.
-  std::map<int32_t, int64_t> static_width; // source -> channels
+/// The width of each static source; its slots must agree on it.
+Result<std::map<int32_t, int64_t>, SolveFailure> static_widths(const plastic_model& m) {
+  std::map<int32_t, int64_t> width; // source -> channels
   for (int32_t i = 0; i < m.n_input_slots; ++i) {
     const plastic_input_slot& s = m.input_slots[i];
     if (s.kind != PLASTIC_INPUT_STATIC) continue;
-    auto [it, fresh] = static_width.emplace(s.source, s.channels);
+    auto [it, fresh] = width.emplace(s.source, s.channels);
     if (!fresh && it->second != s.channels)
       return invalid_model(fmt::format("static input {} appears with {} and {} channels",
                                        slot_name(s), it->second, s.channels));
   }
-  std::map<int32_t, int64_t> static_first;
-  for (auto [source, width] : static_width) {
-    static_first[source] = plan.statics;
-    plan.statics += width;
-  }
-  if (plan.statics > 0 && statics == 0)
+  return width;
+}
+
+/// Checks the `wanted` static features of the model against the data's `statics`.
+std::optional<SolveFailure> check_statics(const plastic_model& m, int64_t wanted, int64_t statics) {
+  if (wanted > 0 && statics == 0)
     return invalid_argument(
         fmt::format("the model has a static input ({} features) but the data has no static "
                     "features",
-                    plan.statics),
+                    wanted),
         "give the data static features (e.g. a statics file) or remove the static input");
-  if (plan.statics != statics && plan.statics > 0) {
+  if (wanted != statics && wanted > 0) {
     std::string names;
     for (int32_t i = 0; i < m.n_input_slots; ++i)
       if (m.input_slots[i].kind == PLASTIC_INPUT_STATIC)
         names += (names.empty() ? "" : ", ") + slot_name(m.input_slots[i]);
     return invalid_argument(fmt::format("model input {} is static[{}] but the data has {} static "
                                         "features",
-                                        names, plan.statics, statics),
+                                        names, wanted, statics),
                             "set the input's size to the data's static features");
   }
+  return std::nullopt;
+}
 
-  // Log-signature drivers first, so PATH_VALUE slots can refer to them.
+/// Lays the static inputs out as consecutive blocks of the data's statics,
+/// distinct sources in source order; gives each source's first feature.
+Result<std::map<int32_t, int64_t>, SolveFailure> plan_statics(const plastic_model& m,
+                                                              int64_t statics, InputPlan& plan) {
+  auto width = static_widths(m);
+  if (!width) return width.error();
+  std::map<int32_t, int64_t> static_first;
+  for (auto [source, w] : width.value()) {
+    static_first[source] = plan.statics;
+    plan.statics += w;
+  }
+  if (auto e = check_statics(m, plan.statics, statics)) return *e;
+  return static_first;
+}
+
+/// Checks each log-signature driver against the data and adds it to
+/// plan.logsigs; done first, so PATH_VALUE slots can refer to them.
+std::optional<SolveFailure> plan_logsig_drivers(const plastic_model& m, int64_t channels,
+                                                InputPlan& plan) {
   for (int32_t i = 0; i < m.n_input_slots; ++i) {
     const plastic_input_slot& s = m.input_slots[i];
     if (s.kind != PLASTIC_INPUT_LOGSIG_DRIVER) continue;
@@ -121,65 +148,93 @@ Result<InputPlan, SolveFailure> plan_inputs(const plastic_model& m, const Datase
           slot_name(s), s.channels, channels, s.logsig_depth, beta));
     index_of(plan.logsigs, LogSigBuild{s.logsig_depth, s.logsig_step, beta});
   }
+  return std::nullopt;
+}
 
-  for (int32_t i = 0; i < m.n_input_slots; ++i) {
-    const plastic_input_slot& s = m.input_slots[i];
-    SlotPlan p;
-    p.name = slot_name(s);
-    p.offset = s.offset;
-    p.channels = s.channels;
-    switch (s.kind) {
-    case PLASTIC_INPUT_STATIC:
-      p.feed = SlotFeed::Static;
-      p.static_first = static_first[s.source];
-      break;
-    case PLASTIC_INPUT_LOGSIG_DRIVER:
-      p.feed = SlotFeed::LogSigDriver;
-      p.source = index_of(plan.logsigs, LogSigBuild{s.logsig_depth, s.logsig_step, s.channels});
-      break;
-    case PLASTIC_INPUT_PATH_VALUE:
-    case PLASTIC_INPUT_PATH_DERIV: {
-      const bool deriv = s.kind == PLASTIC_INPUT_PATH_DERIV;
-      if (s.channels != channels) {
-        // x(t) of a logsig input may be the path in log-signature space.
-        auto ls = std::find_if(plan.logsigs.begin(), plan.logsigs.end(),
-                               [&](const LogSigBuild& b) { return b.channels == s.channels; });
-        if (deriv || ls == plan.logsigs.end())
-          return invalid_argument(
-              fmt::format("model input {} is path[{}] but the data has {} channels", p.name,
-                          s.channels, channels),
-              "set the input's size to the data's channels");
-        p.feed = SlotFeed::LogSigValue;
-        p.source = static_cast<int>(ls - plan.logsigs.begin());
-        break;
-      }
-      Result<Interpolation, SolveFailure> scheme = slot_interpolation(s);
-      if (!scheme) return scheme.error();
-      p.feed = SlotFeed::DataPath;
-      p.derivative = deriv;
-      p.source = index_of(plan.paths, scheme.value());
-      // Steps must not straddle a kink of what the kernels read. Not so for
-      // the value of a log-signature input: the log-ODE method (paper 002,
-      // Eqs. 9-10) sees the path inside a window only through the window's
-      // log-signature and steps window by window, whose boundaries are
-      // knots already; forcing a step at every sample would multiply the
-      // work by the window length.
-      const bool logsig_value = s.logsig_step > 0;
-      if (!logsig_value && (scheme.value() == Interpolation::linear ||
-                            (deriv && scheme.value() == Interpolation::hermite)))
-        plan.kinks_at_data_times = true;
-      break;
-    }
-    default:
-      return invalid_model(fmt::format("model input {} has unknown kind {}", p.name, s.kind));
-    }
-    plan.slots.push_back(std::move(p));
+/// Feeds a PATH_VALUE or PATH_DERIV slot: the data path, or the path in
+/// log-signature space of a driver with as many channels.
+std::optional<SolveFailure> plan_path_slot(const plastic_input_slot& s, int64_t channels,
+                                           InputPlan& plan, SlotPlan& p) {
+  const bool deriv = s.kind == PLASTIC_INPUT_PATH_DERIV;
+  if (s.channels != channels) {
+    // x(t) of a logsig input may be the path in log-signature space.
+    auto ls = std::find_if(plan.logsigs.begin(), plan.logsigs.end(),
+                           [&](const LogSigBuild& b) { return b.channels == s.channels; });
+    if (deriv || ls == plan.logsigs.end())
+      return invalid_argument(fmt::format("model input {} is path[{}] but the data has {} channels",
+                                          p.name, s.channels, channels),
+                              "set the input's size to the data's channels");
+    p.feed = SlotFeed::LogSigValue;
+    p.source = static_cast<int>(ls - plan.logsigs.begin());
+    return std::nullopt;
   }
-  plan.data_channels = path_source >= 0 ? channels : 0;
-  if (path_source >= 0 && channels == 0)
+  Result<Interpolation, SolveFailure> scheme = slot_interpolation(s);
+  if (!scheme) return scheme.error();
+  p.feed = SlotFeed::DataPath;
+  p.derivative = deriv;
+  p.source = index_of(plan.paths, scheme.value());
+  // Steps must not straddle a kink of what the kernels read. Not so for
+  // the value of a log-signature input: the log-ODE method (paper 002,
+  // Eqs. 9-10) sees the path inside a window only through the window's
+  // log-signature and steps window by window, whose boundaries are
+  // knots already; forcing a step at every sample would multiply the
+  // work by the window length.
+  const bool logsig_value = s.logsig_step > 0;
+  if (!logsig_value && (scheme.value() == Interpolation::linear ||
+                        (deriv && scheme.value() == Interpolation::hermite)))
+    plan.kinks_at_data_times = true;
+  return std::nullopt;
+}
+
+/// Where one slot's values come from; `static_first` is plan_statics' layout.
+Result<SlotPlan, SolveFailure> plan_slot(const plastic_input_slot& s, int64_t channels,
+                                         const std::map<int32_t, int64_t>& static_first,
+                                         InputPlan& plan) {
+  SlotPlan p;
+  p.name = slot_name(s);
+  p.offset = s.offset;
+  p.channels = s.channels;
+  switch (s.kind) {
+  case PLASTIC_INPUT_STATIC:
+    p.feed = SlotFeed::Static;
+    p.static_first = static_first.at(s.source); // every static source has a block
+    break;
+  case PLASTIC_INPUT_LOGSIG_DRIVER:
+    p.feed = SlotFeed::LogSigDriver;
+    p.source = index_of(plan.logsigs, LogSigBuild{s.logsig_depth, s.logsig_step, s.channels});
+    break;
+  case PLASTIC_INPUT_PATH_VALUE:
+  case PLASTIC_INPUT_PATH_DERIV:
+    if (auto e = plan_path_slot(s, channels, plan, p)) return *e;
+    break;
+  default:
+    return invalid_model(fmt::format("model input {} has unknown kind {}", p.name, s.kind));
+  }
+  return p;
+}
+
+} // namespace
+
+Result<InputPlan, SolveFailure> plan_inputs(const plastic_model& m, const Dataset& data) {
+  InputPlan plan;
+  const int64_t channels = static_cast<int64_t>(data.num_channels());
+  const int64_t statics = static_cast<int64_t>(data.num_statics());
+  auto path = find_path_input(m);
+  if (!path) return path.error();
+  auto static_first = plan_statics(m, statics, plan);
+  if (!static_first) return static_first.error();
+  if (auto e = plan_logsig_drivers(m, channels, plan)) return *e;
+  for (int32_t i = 0; i < m.n_input_slots; ++i) {
+    auto p = plan_slot(m.input_slots[i], channels, static_first.value(), plan);
+    if (!p) return p.error();
+    plan.slots.push_back(std::move(p).value());
+  }
+  const bool reads_path = path.value().source >= 0;
+  plan.data_channels = reads_path ? channels : 0;
+  if (reads_path && channels == 0)
     return invalid_argument(fmt::format("model input {} is a path but the data has no time-series "
                                         "channels",
-                                        path_name));
+                                        path.value().name));
   return plan;
 }
 

@@ -160,6 +160,101 @@ template <class T> T load(const char* p) {
   return v;
 }
 
+/// An error at byte `at` of `file`.
+DataError byte_error(const std::string& file, std::size_t at, std::string message) {
+  return binary_error(file, static_cast<int64_t>(at), std::move(message));
+}
+
+/// Where the header dict lies in the file.
+struct Preamble {
+  std::size_t header_at = 0, header_len = 0;
+};
+
+/// Reads the magic string, the format version and the header length.
+Result<Preamble, DataError> read_preamble(std::string_view bytes, const std::string& file) {
+  if (bytes.size() < kMagic.size() || bytes.substr(0, kMagic.size()) != kMagic)
+    return byte_error(file, 0, "expected the .npy magic string \\x93NUMPY (not a NumPy .npy file)");
+  if (bytes.size() < 10)
+    return byte_error(file, bytes.size(),
+                      "expected the format version and header length, found end of file");
+  const int major = static_cast<unsigned char>(bytes[6]);
+  const int minor = static_cast<unsigned char>(bytes[7]);
+  if (major < 1 || major > 3 || minor != 0)
+    return byte_error(
+        file, 6,
+        fmt::format("unsupported .npy format version {}.{} (supported: 1.0, 2.0, 3.0)", major,
+                    minor));
+  // Version 1.0 stores the header length in 2 bytes, 2.0 and 3.0 in 4.
+  const int len_bytes = major == 1 ? 2 : 4;
+  const std::size_t header_at = 8 + static_cast<std::size_t>(len_bytes);
+  if (bytes.size() < header_at)
+    return byte_error(file, bytes.size(), "expected the header length, found end of file");
+  const auto header_len = static_cast<std::size_t>(little_endian(bytes.data() + 8, len_bytes));
+  if (bytes.size() - header_at < header_len)
+    return byte_error(file, bytes.size(),
+                      fmt::format("expected a header of {} bytes, found end of file", header_len));
+  return Preamble{header_at, header_len};
+}
+
+/// The dtype `descr` names; `at` is its offset in the file, for a refusal.
+Result<NpyDtype, DataError> dtype_of(const std::string& descr, std::size_t at,
+                                     const std::string& file) {
+  if (descr == "<f4") return NpyDtype::F32;
+  if (descr == "<f8") return NpyDtype::F64;
+  if (descr == "<i4") return NpyDtype::I32;
+  if (descr == "<i8") return NpyDtype::I64;
+  return byte_error(file, at,
+                    fmt::format("unsupported dtype '{}'{} (supported: '<f4', '<f8', '<i4', '<i8')",
+                                descr, !descr.empty() && descr[0] == '>' ? ", big-endian" : ""));
+}
+
+/// Elements of `shape`, or nullopt when their bytes (`item` each) overflow.
+std::optional<std::size_t> element_count(const std::vector<std::size_t>& shape, std::size_t item) {
+  std::size_t count = 1;
+  for (std::size_t d : shape) {
+    if (d != 0 && count > std::numeric_limits<std::size_t>::max() / item / d) return std::nullopt;
+    count *= d;
+  }
+  return count;
+}
+
+/// Checks that exactly `size` bytes of data follow the header (from `data_at`).
+std::optional<DataError> check_data_size(std::string_view bytes, std::size_t data_at,
+                                         std::size_t size, const Header& h,
+                                         const std::string& file) {
+  const std::size_t have = bytes.size() - data_at;
+  if (have < size)
+    return byte_error(
+        file, bytes.size(),
+        fmt::format("expected {} bytes of {} data for shape ({}), found {} (truncated file)", size,
+                    h.descr, fmt::join(h.shape, ", "), have));
+  if (have > size)
+    return byte_error(file, data_at + size,
+                      fmt::format("expected the file to end after {} bytes of data, found {} more",
+                                  size, have - size));
+  return std::nullopt;
+}
+
+/// Decodes `out.data.size()` elements of `out.dtype`, `item` bytes each, from `p`.
+void decode(const char* p, std::size_t item, NpyArray& out) {
+  for (std::size_t i = 0; i < out.data.size(); ++i, p += item) {
+    switch (out.dtype) {
+    case NpyDtype::F32:
+      out.data[i] = load<float>(p);
+      break;
+    case NpyDtype::F64:
+      out.data[i] = load<double>(p);
+      break;
+    case NpyDtype::I32:
+      out.data[i] = load<int32_t>(p);
+      break;
+    case NpyDtype::I64:
+      out.data[i] = static_cast<double>(load<int64_t>(p));
+      break;
+    }
+  }
+}
+
 } // namespace
 
 const char* npy_descr(NpyDtype dtype) {
@@ -178,83 +273,28 @@ const char* npy_descr(NpyDtype dtype) {
 
 Result<NpyArray, DataError> parse_npy(std::string_view bytes, const std::string& file_name) {
   try {
-    const auto err = [&](std::size_t at, std::string message) {
-      return binary_error(file_name, static_cast<int64_t>(at), std::move(message));
-    };
-    if (bytes.size() < kMagic.size() || bytes.substr(0, kMagic.size()) != kMagic)
-      return err(0, "expected the .npy magic string \\x93NUMPY (not a NumPy .npy file)");
-    if (bytes.size() < 10)
-      return err(bytes.size(), "expected the format version and header length, found end of file");
-    const int major = static_cast<unsigned char>(bytes[6]);
-    const int minor = static_cast<unsigned char>(bytes[7]);
-    if (major < 1 || major > 3 || minor != 0)
-      return err(6, fmt::format("unsupported .npy format version {}.{} (supported: 1.0, 2.0, 3.0)",
-                                major, minor));
-    const int len_bytes = major == 1 ? 2 : 4;
-    const std::size_t header_at = 8 + static_cast<std::size_t>(len_bytes);
-    if (bytes.size() < header_at)
-      return err(bytes.size(), "expected the header length, found end of file");
-    const auto header_len = static_cast<std::size_t>(little_endian(bytes.data() + 8, len_bytes));
-    if (bytes.size() - header_at < header_len)
-      return err(bytes.size(),
-                 fmt::format("expected a header of {} bytes, found end of file", header_len));
-
+    auto preamble = read_preamble(bytes, file_name);
+    if (!preamble) return preamble.error();
+    const auto [header_at, header_len] = preamble.value();
     Header h;
     HeaderParser parser(bytes.substr(header_at, header_len), header_at, file_name);
     if (auto e = parser.run(h)) return *e;
     NpyArray out;
-    if (h.descr == "<f4")
-      out.dtype = NpyDtype::F32;
-    else if (h.descr == "<f8")
-      out.dtype = NpyDtype::F64;
-    else if (h.descr == "<i4")
-      out.dtype = NpyDtype::I32;
-    else if (h.descr == "<i8")
-      out.dtype = NpyDtype::I64;
-    else
-      return err(parser.descr_offset(),
-                 fmt::format("unsupported dtype '{}'{} (supported: '<f4', '<f8', '<i4', '<i8')",
-                             h.descr, !h.descr.empty() && h.descr[0] == '>' ? ", big-endian" : ""));
+    auto dtype = dtype_of(h.descr, parser.descr_offset(), file_name);
+    if (!dtype) return dtype.error();
+    out.dtype = dtype.value();
     if (h.fortran_order)
-      return err(parser.order_offset(), "unsupported Fortran-order (column-major) array; save it "
-                                        "C-ordered (numpy.ascontiguousarray)");
+      return byte_error(file_name, parser.order_offset(),
+                        "unsupported Fortran-order (column-major) array; save it C-ordered "
+                        "(numpy.ascontiguousarray)");
     const std::size_t item = out.dtype == NpyDtype::F32 || out.dtype == NpyDtype::I32 ? 4 : 8;
-    std::size_t count = 1;
-    for (std::size_t d : h.shape) {
-      if (d != 0 && count > std::numeric_limits<std::size_t>::max() / item / d)
-        return err(header_at, "the shape's element count overflows");
-      count *= d;
-    }
+    const std::optional<std::size_t> count = element_count(h.shape, item);
+    if (!count) return byte_error(file_name, header_at, "the shape's element count overflows");
     const std::size_t data_at = header_at + header_len;
-    const std::size_t have = bytes.size() - data_at;
-    if (have < count * item)
-      return err(
-          bytes.size(),
-          fmt::format("expected {} bytes of {} data for shape ({}), found {} (truncated file)",
-                      count * item, h.descr, fmt::join(h.shape, ", "), have));
-    if (have > count * item)
-      return err(data_at + count * item,
-                 fmt::format("expected the file to end after {} bytes of data, found {} more",
-                             count * item, have - count * item));
+    if (auto e = check_data_size(bytes, data_at, *count * item, h, file_name)) return *e;
     out.shape = std::move(h.shape);
-    out.data.resize(count);
-    const char* p = bytes.data() + data_at;
-    for (std::size_t i = 0; i < count; ++i, p += item) {
-      switch (out.dtype) {
-      case NpyDtype::F32:
-        out.data[i] = load<float>(p);
-        break;
-      case NpyDtype::F64:
-        out.data[i] = load<double>(p);
-        break;
-      case NpyDtype::I32:
-        out.data[i] = load<int32_t>(p);
-        break;
-      case NpyDtype::I64:
-        out.data[i] = static_cast<double>(load<int64_t>(p));
-        break;
-      }
-    }
+    out.data.resize(*count);
+    decode(bytes.data() + data_at, item, out);
     return out;
   } catch (const std::exception& e) { // only allocation failure can get here
     return file_error(file_name, fmt::format("internal error while reading: {}", e.what()));

@@ -244,110 +244,152 @@ Result<DataSplits, DataError> read_npy_parts(const fs::path& dir, const std::str
   return s;
 }
 
+/// The number of bits of synthetic:TASK:BITS, or 0 (refused) when `text` is no number.
+int flipflop_bits(const std::string& text) {
+  try {
+    return std::stoi(text);
+  } catch (...) {
+    return 0;
+  }
+}
+
+/// The fixed parts of a flip-flop task: trials 0-499 train, 500-599 validate, no test.
+DataSplits flipflop_splits(const Dataset& all) {
+  DataSplits s;
+  std::vector<size_t> train(500), valid(100);
+  for (size_t i = 0; i < 500; ++i)
+    train[i] = i;
+  for (size_t i = 0; i < 100; ++i)
+    valid[i] = 500 + i;
+  s.train = subset(all, train);
+  s.validation = subset(all, valid);
+  s.test.channels = all.channels;
+  s.test.target_kind = all.target_kind;
+  s.test.targets = all.targets;
+  s.description =
+      fmt::format("{}: 500 training and 100 validation trials (paper 003 App. F)", all.name);
+  return s;
+}
+
+/// A generated task: synthetic:flipflop[:BITS] or synthetic:flipflop-fixed[:BITS].
+Result<DataSplits, DataError> read_synthetic(const std::string& spec, const DataOptions& o) {
+  if (o.folds >= 2 && !o.whole)
+    return file_error(spec, "a synthetic task has fixed training and validation trials: "
+                            "--folds needs a data set to divide");
+  std::string what = spec.substr(10);
+  // flipflop: variable amplitude (App. F.2); flipflop-fixed: pulses of
+  // +-1 (App. F.1), the task of 2^n stable fixed points (Sec. 6.1).
+  const std::string task = what.substr(0, what.find(':'));
+  if (task != "flipflop" && task != "flipflop-fixed")
+    return file_error(spec, "unknown synthetic task; known: synthetic:flipflop[:BITS], "
+                            "synthetic:flipflop-fixed[:BITS]");
+  FlipFlopOptions ff;
+  ff.seed = o.seed;
+  ff.variable_amplitude = task == "flipflop";
+  if (what.size() > task.size()) {
+    ff.bits = flipflop_bits(what.substr(task.size() + 1));
+    if (ff.bits < 1 || ff.bits > 64) return file_error(spec, "the number of bits must be 1..64");
+  }
+  return flipflop_splits(make_flipflop(ff));
+}
+
+/// A UEA folder's *_TRAIN.ts and *_TEST.ts: the test file as given.
+Result<DataSplits, DataError> read_uea_pair(const fs::path& train_ts, const fs::path& test_ts,
+                                            const DataOptions& o) {
+  auto train = read_ts(train_ts);
+  if (!train) return train.error();
+  auto test = read_ts(test_ts);
+  if (!test) return test.error();
+  DataSplits s = split_given_test(std::move(train.value()), std::move(test.value()), o);
+  s.description = fmt::format("{} + {}: the given test file, {}", train_ts.filename().string(),
+                              test_ts.filename().string(), given_test(o));
+  return s;
+}
+
+/// A folder of PhysioNet 2019 stays (.psv), split three ways by label.
+Result<DataSplits, DataError> read_physionet_folder(const fs::path& dir, const std::string& spec,
+                                                    const DataOptions& o) {
+  auto data = read_physionet2019(dir, PhysioNetOptions::kidger2020(o.observational_intensity));
+  if (!data) return data.error();
+  DataSplits s = split_three(std::move(data.value()), o);
+  s.description = fmt::format("PhysioNet 2019 stays in {} ({}), {}", spec,
+                              o.observational_intensity ? "OI" : "no-OI", three_way(o, true));
+  return s;
+}
+
+/// A folder of .npy series (or windows cut from them), split three ways.
+Result<DataSplits, DataError> read_npy_folder(const fs::path& dir, const std::string& spec,
+                                              const DataOptions& o) {
+  auto data = read_npy_shaped(dir, spec, o);
+  if (!data) return data.error();
+  DataSplits s = split_three(std::move(data.value()), o);
+  s.description =
+      fmt::format("{} .npy {} in {}, {}{}", s.train.size() + s.validation.size() + s.test.size(),
+                  s.description.empty() ? "series" : "windows", spec, three_way(o), s.description);
+  return s;
+}
+
+/// A data folder, by what it holds: a UEA pair, PhysioNet stays, given
+/// train/ and test/ .npy parts, or .npy series, in that order.
+Result<DataSplits, DataError> read_folder(const fs::path& dir, const std::string& spec,
+                                          const DataOptions& o, bool columns) {
+  auto train_ts = files_ending(dir, "_TRAIN.ts"), test_ts = files_ending(dir, "_TEST.ts");
+  if (train_ts.size() == 1 && test_ts.size() == 1) {
+    if (columns) return column_options_refused(spec);
+    return read_uea_pair(train_ts[0], test_ts[0], o);
+  }
+  if (!files_ending(dir, ".psv").empty()) {
+    if (columns) return column_options_refused(spec);
+    return read_physionet_folder(dir, spec, o);
+  }
+  if (!files_ending(dir / "train", ".npy").empty() && !files_ending(dir / "test", ".npy").empty())
+    return read_npy_parts(dir, spec, o);
+  if (!files_ending(dir, ".npy").empty()) return read_npy_folder(dir, spec, o);
+  return file_error(spec, "a data folder needs *_TRAIN.ts and *_TEST.ts (UEA), *.psv (PhysioNet "
+                          "2019) or *.npy files" +
+                              skipped_data_entries(dir));
+}
+
+/// A UEA/UCR .ts file, split three ways by label.
+Result<DataSplits, DataError> read_ts_file(const fs::path& file, const std::string& spec,
+                                           const DataOptions& o) {
+  auto data = read_ts(file);
+  if (!data) return data.error();
+  DataSplits s = split_three(std::move(data.value()), o);
+  s.description = fmt::format("{}, {}", spec, three_way(o, true));
+  return s;
+}
+
+/// A .csv file read under the column options, shaped, then split three ways.
+Result<DataSplits, DataError> read_csv_file(const fs::path& file, const std::string& spec,
+                                            const DataOptions& o) {
+  auto data = read_csv(file, o.csv);
+  if (!data) return data.error();
+  if (auto st = shape_series(data.value(), o.shaping, spec); !st) return st.error();
+  DataSplits s = split_three(std::move(data.value()), o);
+  s.description = fmt::format("{}, {}{}", spec, three_way(o), s.description);
+  return s;
+}
+
+/// The splits `spec` names: a synthetic task, a data folder or a data file.
 Result<DataSplits, DataError> read_spec(const std::string& spec, const DataOptions& o) {
   const bool columns = has_column_options(o);
   if (spec.rfind("synthetic:", 0) == 0) {
     if (columns) return column_options_refused(spec);
-    if (o.folds >= 2 && !o.whole)
-      return file_error(spec, "a synthetic task has fixed training and validation trials: "
-                              "--folds needs a data set to divide");
-    std::string what = spec.substr(10);
-    FlipFlopOptions ff;
-    ff.seed = o.seed;
-    // flipflop: variable amplitude (App. F.2); flipflop-fixed: pulses of
-    // +-1 (App. F.1), the task of 2^n stable fixed points (Sec. 6.1).
-    const std::string task = what.substr(0, what.find(':'));
-    if (task == "flipflop" || task == "flipflop-fixed") {
-      ff.variable_amplitude = task == "flipflop";
-      if (what.size() > task.size()) {
-        try {
-          ff.bits = std::stoi(what.substr(task.size() + 1));
-        } catch (...) {
-          ff.bits = 0;
-        }
-        if (ff.bits < 1 || ff.bits > 64)
-          return file_error(spec, "the number of bits must be 1..64");
-      }
-      Dataset all = make_flipflop(ff);
-      DataSplits s;
-      std::vector<size_t> train(500), valid(100);
-      for (size_t i = 0; i < 500; ++i)
-        train[i] = i;
-      for (size_t i = 0; i < 100; ++i)
-        valid[i] = 500 + i;
-      s.train = subset(all, train);
-      s.validation = subset(all, valid);
-      s.test.channels = all.channels;
-      s.test.target_kind = all.target_kind;
-      s.test.targets = all.targets;
-      s.description =
-          fmt::format("{}: 500 training and 100 validation trials (paper 003 App. F)", all.name);
-      return s;
-    }
-    return file_error(spec, "unknown synthetic task; known: synthetic:flipflop[:BITS], "
-                            "synthetic:flipflop-fixed[:BITS]");
+    return read_synthetic(spec, o);
   }
-
   fs::path p(spec);
   std::error_code ec;
   if (!fs::exists(p, ec))
     return file_error(spec, ec ? ec.message() // e.g. a symlink loop
                                : std::string("no such file or directory"));
-  if (fs::is_directory(p, ec)) {
-    auto train_ts = files_ending(p, "_TRAIN.ts"), test_ts = files_ending(p, "_TEST.ts");
-    if (train_ts.size() == 1 && test_ts.size() == 1) {
-      if (columns) return column_options_refused(spec);
-      auto train = read_ts(train_ts[0]);
-      if (!train) return train.error();
-      auto test = read_ts(test_ts[0]);
-      if (!test) return test.error();
-      DataSplits s = split_given_test(std::move(train.value()), std::move(test.value()), o);
-      s.description =
-          fmt::format("{} + {}: the given test file, {}", train_ts[0].filename().string(),
-                      test_ts[0].filename().string(), given_test(o));
-      return s;
-    }
-    if (!files_ending(p, ".psv").empty()) {
-      if (columns) return column_options_refused(spec);
-      auto data = read_physionet2019(p, PhysioNetOptions::kidger2020(o.observational_intensity));
-      if (!data) return data.error();
-      DataSplits s = split_three(std::move(data.value()), o);
-      s.description = fmt::format("PhysioNet 2019 stays in {} ({}), {}", spec,
-                                  o.observational_intensity ? "OI" : "no-OI", three_way(o, true));
-      return s;
-    }
-    if (!files_ending(p / "train", ".npy").empty() && !files_ending(p / "test", ".npy").empty())
-      return read_npy_parts(p, spec, o);
-    if (!files_ending(p, ".npy").empty()) {
-      auto data = read_npy_shaped(p, spec, o);
-      if (!data) return data.error();
-      DataSplits s = split_three(std::move(data.value()), o);
-      s.description = fmt::format(
-          "{} .npy {} in {}, {}{}", s.train.size() + s.validation.size() + s.test.size(),
-          s.description.empty() ? "series" : "windows", spec, three_way(o), s.description);
-      return s;
-    }
-    return file_error(spec, "a data folder needs *_TRAIN.ts and *_TEST.ts (UEA), *.psv (PhysioNet "
-                            "2019) or *.npy files" +
-                                skipped_data_entries(p));
-  }
+  if (fs::is_directory(p, ec)) return read_folder(p, spec, o, columns);
   std::string ext = p.extension().string();
   if (ext == ".ts") {
     if (columns) return column_options_refused(spec);
-    auto data = read_ts(p);
-    if (!data) return data.error();
-    DataSplits s = split_three(std::move(data.value()), o);
-    s.description = fmt::format("{}, {}", spec, three_way(o, true));
-    return s;
+    return read_ts_file(p, spec, o);
   }
-  if (ext == ".csv") {
-    auto data = read_csv(p, o.csv);
-    if (!data) return data.error();
-    if (auto st = shape_series(data.value(), o.shaping, spec); !st) return st.error();
-    DataSplits s = split_three(std::move(data.value()), o);
-    s.description = fmt::format("{}, {}{}", spec, three_way(o), s.description);
-    return s;
-  }
+  if (ext == ".csv") return read_csv_file(p, spec, o);
   return file_error(spec,
                     "unknown data format; expected a .ts, .csv file, a folder of .ts/.psv/.npy "
                     "files, or synthetic:flipflop");
