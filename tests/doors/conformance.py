@@ -7,7 +7,7 @@ RUN_DIR`, `data`, `predict all to FILE`) and `mpirun -np 2 plastic
 predict`. Each binds the model to its data through the run's record (its
 --set values, dtype, the dims it took from its data, the channels, classes
 and statistics of its training split), so each must give bit for bit the
-same outputs, in f64, for the same series — and a series given alone in a
+same outputs, in f64 and in f32, for the same series — and a series given alone in a
 file must get the outputs it gets inside its file. Two exceptions, each a
 tolerance stated where it is used: the C++ backend rounds otherwise (its
 fused multiply-adds fall elsewhere), and an adaptive solver chooses one
@@ -19,9 +19,11 @@ row, not a test. Usage: conformance.py PLASTIC_EXE [--only MODEL]
 (PYTHONPATH must reach the `plastic` package; doors whose tools are absent,
 mpirun or the Python module, are reported as skipped, never as passed)."""
 import csv
+import itertools
 import math
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -175,28 +177,43 @@ class Doors:
 # Clang compiles the generated C++ into other instructions than LLVM makes of
 # the loop IR directly, and with fused multiply-adds allowed (both backends'
 # `contract`, for speed) where a*b + c is fused differs, by an ulp or a few.
-EXACT, ROUNDING = 0.0, 1e-13  # the largest relative difference allowed
+# In f32 "a few ulps" is a few 1e-7, and a model of a dozen layers can
+# carry such a difference on to the outputs a hundredfold.
+EXACT = 0.0  # the largest relative difference allowed
+ROUNDING = {"f64": 1e-13, "f32": 1e-5}
 # An adaptive solver's step size is chosen per tile (runtime/solvers/
 # integrator.h: every lane takes the step its hardest neighbour needs), so a
 # series' outputs depend, within the solver's tolerance, on the series that
 # share its tile: given alone, or through kernels rounded otherwise (the C++
-# backend, whose ulps move the accepted steps), it may differ by up to rtol.
+# backend, whose ulps move the accepted steps: in f32 the error estimates
+# that accept a step are themselves rounded at 1e-7), it may differ by the
+# solver's global error, rtol per step at most.
 ADAPTIVE = "rtol"
 TEST_LENGTH = 24  # observations per test series
+# Both element types: every door compiles the run's recorded dtype.
+DTYPES = ("f64", "f32")
 DOORS = [("plastic predict (LLVM JIT)", Doors.llvm, EXACT),
-         ("plastic predict --backend cpp", Doors.cpp, ROUNDING),  # ADAPTIVE: rtol
+         ("plastic predict --backend cpp", Doors.cpp, "rounding"),  # ADAPTIVE: rtol
          ("model binary (build --run)", Doors.binary, EXACT),
          ("Python (embedding API)", Doors.python, EXACT),
          ("REPL --script (load RUN_DIR)", Doors.repl, EXACT),
          ("mpirun -np 2 plastic predict", Doors.mpi, EXACT)]
 
 
-def agree(got, reference, tolerance):
+def as_f32(x):
+    """x rounded to the nearest f32: CSV cells and NumPy's f32 outputs, read as
+    Python floats, are compared as the f32 values they stand for."""
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+def agree(got, reference, tolerance, dtype="f64"):
     """Whether every output is the reference's (bit for bit when tolerance is
     0), and the largest absolute difference."""
     if got.keys() != reference.keys() or any(len(got[k]) != len(reference[k]) for k in got):
         return False, math.inf
     pairs = [(a, b) for k in got for a, b in zip(got[k], reference[k])]
+    if dtype == "f32":
+        pairs = [(as_f32(a), as_f32(b)) for a, b in pairs]
     diff = max((abs(a - b) for a, b in pairs), default=0.0)
     ok = all(a == b if tolerance == 0 else abs(a - b) <= tolerance * max(abs(a), abs(b), 1e-300)
              for a, b in pairs)
@@ -221,15 +238,16 @@ def main():
         f.write("\n".join(lines[:first] + [lines[first + alone_index]]) + "\n")
 
     table, failed = [], False
-    for name, (path, sets, rtol) in MODELS.items():
-        if only and only != name:
+    for (model_name, (path, sets, rtol)), dtype in itertools.product(MODELS.items(), DTYPES):
+        if only and only != model_name:
             continue
+        name = f"{model_name} {dtype}"
         work = os.path.join(work_root, name.replace(" ", "_"))
         os.makedirs(work)
         run_dir = os.path.join(work, "run")
         run(EXE, "train", path if os.path.isabs(path) else os.path.join(SRC, path),
             *sets_of(sets), "--data", data, "--epochs", "1", "--batch", "16", "--threads", "2",
-            "--dtype", "f64", "--no-progress", "--out", run_dir,
+            "--dtype", dtype, "--no-progress", "--out", run_dir,
             env=dict(os.environ, PLASTIC_LANES=str(LANES)))
         doors = Doors(work, os.path.join(SRC, path), sets, run_dir, test_file)
         reference = None
@@ -245,9 +263,9 @@ def main():
                 continue
             if reference is None:
                 reference = got
-            if rtol and tolerance != EXACT:
-                tolerance = rtol
-            same, diff = agree(got, reference, tolerance)
+            if tolerance == "rounding":  # adaptive: as a series alone, below
+                tolerance = rtol * TEST_LENGTH if rtol else ROUNDING[dtype]
+            same, diff = agree(got, reference, tolerance, dtype)
             verdict = ("same" if diff == 0 else "within tol") if same else "DIFFERENT"
             table.append((name, door, verdict, f"{len(got)} series, max |diff| {diff:.3g}"
                           + ("" if tolerance == 0 else f" (allowed: {tolerance:g} relative)")))
@@ -259,7 +277,7 @@ def main():
         # about linearly, rtol per step, over the series' observations.
         tolerance = rtol * TEST_LENGTH if rtol else EXACT
         same, diff = agree({alone_index: next(iter(alone.values()), [])},
-                           {alone_index: reference[alone_index]}, tolerance)
+                           {alone_index: reference[alone_index]}, tolerance, dtype)
         verdict = ("same" if diff == 0 else "within rtol") if same else "DIFFERENT"
         table.append((name, "one series alone (predict)", verdict,
                       f"series {alone_index} of the file, given alone, max |diff| {diff:.3g}"
@@ -267,9 +285,9 @@ def main():
         failed = failed or not same
 
     width = max(len(r[1]) for r in table)
-    print(f"{'model':<10} {'door':<{width}} {'result':<9} detail")
+    print(f"{'model':<14} {'door':<{width}} {'result':<10} detail")
     for model, door, result, detail in table:
-        print(f"{model:<10} {door:<{width}} {result:<9} {detail}")
+        print(f"{model:<14} {door:<{width}} {result:<10} {detail}")
     shutil.rmtree(work_root, ignore_errors=True)
     return 1 if failed else 0
 
