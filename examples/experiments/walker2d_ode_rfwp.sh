@@ -28,7 +28,8 @@
 # baseline (predict x_n for x_{n+1}) is measured on the same validation
 # and test windows, read from the window files.
 #
-# Writes one JSON line per run (and one for persistence) to $RESULTS
+# Resumable: rerun it and finished runs are kept, an interrupted one
+# continues. Writes one JSON line per run (and one for persistence) to $RESULTS
 # (default examples/experiments/results/walker2d_ode_rfwp.jsonl), prints
 # test and best validation MSE mean +- std per model and plots every run's
 # validation MSE per epoch against persistence ($RESULTS without .jsonl +
@@ -83,22 +84,29 @@ if [ "$report" = 1 ]; then
   runs=$(grep -v '"persistence"' "$results")
   echo "$runs" >"$results"
 else
-  : >"$results"
+  # A stopped table continues: finished runs are kept (with their rows),
+  # an interrupted one resumes; a table with no finished run starts afresh.
+  compgen -G "$out_root/ode_*/seed*/summary.json" >/dev/null || : >"$results"
   start_all=$SECONDS
   for model in ode_rfwp ode_rnn; do
     for ((seed = 0; seed < seeds; seed++)); do
       run=$out_root/$model/seed$seed
-      # A fresh folder: --force refuses one holding files it did not write,
-      # and a failed run must not leave an earlier run's train.jsonl behind.
-      rm -rf "$run" && mkdir -p "$run"
+      [ -f "$run/summary.json" ] && { echo "$model seed $seed: finished earlier"; continue; }
+      again=(--resume)
+      if [ ! -f "$run/run.json" ]; then
+        # A fresh folder: --force refuses one holding files it did not
+        # write, and a failed run must not leave an earlier train.jsonl.
+        rm -rf "$run" && mkdir -p "$run"
+        again=(--force)
+      fi
       start=$SECONDS
       status=ok
       # shellcheck disable=SC2046 # sizes gives several words on purpose
       "$PLASTIC" train "$ROOT/examples/$model.ode" $(model_sizes $model) --data "$windows" \
         "${columns[@]}" --channels "$observations" --epochs "$epochs" --optimizer adamw \
         --weight-decay 1e-2 --lr "$lr" --schedule cosine --batch 64 --dtype f32 \
-        --threads "$THREADS" --seed "$seed" --no-progress --force --out "$run" >"$run.log" 2>&1 ||
-        status=failed
+        --threads "$THREADS" --seed "$seed" --no-progress "${again[@]}" --out "$run" \
+        >>"$run.log" 2>&1 || status=failed
       python3 "$EXPERIMENTS_DIR/results.py" record "$run" name="$model" model="$model" D="$dim" \
         lr="$lr" seed="$seed" seconds=$((SECONDS - start)) status="$status" \
         split=rollout-odelstm targets=rows "${sizes[@]}" >>"$results"
