@@ -159,116 +159,122 @@ Module Parser::parse_module(SourceFilePtr source, bool library) {
   return m;
 }
 
-// decl := dim_decl | const_decl | input_decl | param_decl | state_decl | fn_decl
-//       | layer_decl | flow_decl | jump_decl | output_decl | loss_decl | solve_decl
-//       | gradient_decl
-void Parser::parse_decl(Module& m, bool library) {
-  const Token& t = peek();
-  if (t.kind != TokenKind::Keyword) {
-    std::string hint =
-        "a declaration starts with dim, const, input, param, state, fn, layer, flow, "
-        "jump, output, loss, solve or gradient";
-    if (t.kind == TokenKind::Ident && peek(1).kind == TokenKind::Prime)
-      hint = fmt::format("did you mean `flow {}' = ...`?", t.text());
-    fail(t.span, fmt::format("expected a declaration, found {}", found(t)), hint);
+// Reports a line that does not start with a declaration's keyword.
+void Parser::fail_not_a_declaration(const Token& t) {
+  std::string hint = "a declaration starts with dim, const, input, param, state, fn, layer, flow, "
+                     "jump, output, loss, solve or gradient";
+  if (t.kind == TokenKind::Ident && peek(1).kind == TokenKind::Prime)
+    hint = fmt::format("did you mean `flow {}' = ...`?", t.text());
+  fail(t.span, fmt::format("expected a declaration, found {}", found(t)), hint);
+}
+
+// flow_decl := 'flow' IDENT "'" '=' block NL
+FlowDecl Parser::parse_flow() {
+  advance();
+  FlowDecl f;
+  f.state = expect_ident("after 'flow'");
+  expect(TokenKind::Prime, fmt::format("after '{}' (a flow is written `flow {}' = ...`)",
+                                       f.state.name, f.state.name));
+  expect(TokenKind::Equal, "after the state's derivative");
+  f.body = parse_block();
+  expect_end_of_line("after the flow");
+  return f;
+}
+
+// jump_decl := 'jump' IDENT '=' block NL
+JumpDecl Parser::parse_jump() {
+  advance();
+  JumpDecl j;
+  j.state = expect_ident("after 'jump'");
+  expect(TokenKind::Equal, "after the jumping state");
+  j.body = parse_block();
+  expect_end_of_line("after the jump");
+  return j;
+}
+
+// output_decl := 'output' IDENT '=' block ['per' 'observation'] NL
+OutputDecl Parser::parse_output() {
+  advance();
+  OutputDecl o;
+  o.name = expect_ident("after 'output'");
+  expect(TokenKind::Equal, "after the output's name");
+  o.body = parse_block();
+  if (at_word("per")) {
+    advance();
+    expect_word("observation", "after 'per'");
+    o.per_observation = true;
   }
+  expect_end_of_line("after the output");
+  return o;
+}
+
+// loss_decl := 'loss' block NL
+LossDecl Parser::parse_loss() {
+  LossDecl l;
+  l.keyword = advance().span;
+  l.body = parse_block();
+  expect_end_of_line("after the loss");
+  return l;
+}
+
+// solve_decl := 'solve' IDENT option* NL
+SolveDecl Parser::parse_solve() {
+  advance();
+  SolveDecl s;
+  s.method = expect_ident("naming the solver (e.g. rk4, dopri5)");
+  s.options = parse_options();
+  return s;
+}
+
+// gradient_decl := 'gradient' IDENT [NUMBER] option* NL   (option: IDENT expr [IDENT unit])
+GradientDecl Parser::parse_gradient() {
+  advance();
+  GradientDecl g;
+  g.method = expect_ident("naming the gradient method (direct, checkpoint N, adjoint or auto)");
+  if (at(TokenKind::Number)) g.count = parse_primary();
+  g.options = parse_options();
+  return g;
+}
+
+// A declaration only a model holds (a library of layers has none), started
+// by the keyword `t`; any other keyword is reported as out of place.
+Decl Parser::parse_model_decl(const Token& t) {
   std::string_view w = t.text();
-  if (w == "dim" || w == "const") return parse_dims(m, w == "const");
-  if (w == "fn") {
-    m.decls.emplace_back(parse_fn(false));
-    return;
-  }
-  if (w == "layer") {
-    m.decls.emplace_back(parse_layer());
-    return;
-  }
-  if (w == "param") {
-    m.decls.emplace_back(parse_param());
-    return;
-  }
-  if (library) fail(t.span, fmt::format("'{}' is not allowed in a library of layers", w));
-  if (w == "input") {
-    m.decls.emplace_back(parse_input());
-    return;
-  }
-  if (w == "state") {
-    m.decls.emplace_back(parse_state());
-    return;
-  }
-  if (w == "flow") {
-    // flow_decl := 'flow' IDENT "'" '=' block NL
-    advance();
-    FlowDecl f;
-    f.state = expect_ident("after 'flow'");
-    expect(TokenKind::Prime, fmt::format("after '{}' (a flow is written `flow {}' = ...`)",
-                                         f.state.name, f.state.name));
-    expect(TokenKind::Equal, "after the state's derivative");
-    f.body = parse_block();
-    expect_end_of_line("after the flow");
-    m.decls.emplace_back(std::move(f));
-    return;
-  }
-  if (w == "jump") {
-    // jump_decl := 'jump' IDENT '=' block NL
-    advance();
-    JumpDecl j;
-    j.state = expect_ident("after 'jump'");
-    expect(TokenKind::Equal, "after the jumping state");
-    j.body = parse_block();
-    expect_end_of_line("after the jump");
-    m.decls.emplace_back(std::move(j));
-    return;
-  }
-  if (w == "output") {
-    // output_decl := 'output' IDENT '=' block ['per' 'observation'] NL
-    advance();
-    OutputDecl o;
-    o.name = expect_ident("after 'output'");
-    expect(TokenKind::Equal, "after the output's name");
-    o.body = parse_block();
-    if (at_word("per")) {
-      advance();
-      expect_word("observation", "after 'per'");
-      o.per_observation = true;
-    }
-    expect_end_of_line("after the output");
-    m.decls.emplace_back(std::move(o));
-    return;
-  }
-  if (w == "loss") {
-    // loss_decl := 'loss' block NL
-    LossDecl l;
-    l.keyword = advance().span;
-    l.body = parse_block();
-    expect_end_of_line("after the loss");
-    m.decls.emplace_back(std::move(l));
-    return;
-  }
-  if (w == "solve") {
-    // solve_decl := 'solve' IDENT option* NL
-    advance();
-    SolveDecl s;
-    s.method = expect_ident("naming the solver (e.g. rk4, dopri5)");
-    s.options = parse_options();
-    m.decls.emplace_back(std::move(s));
-    return;
-  }
-  if (w == "gradient") {
-    // gradient_decl := 'gradient' IDENT [NUMBER] option* NL   (option: IDENT expr [IDENT unit])
-    advance();
-    GradientDecl g;
-    g.method = expect_ident("naming the gradient method (direct, checkpoint N, adjoint or auto)");
-    if (at(TokenKind::Number)) g.count = parse_primary();
-    g.options = parse_options();
-    m.decls.emplace_back(std::move(g));
-    return;
-  }
+  if (w == "input") return parse_input();
+  if (w == "state") return parse_state();
+  if (w == "flow") return parse_flow();
+  if (w == "jump") return parse_jump();
+  if (w == "output") return parse_output();
+  if (w == "loss") return parse_loss();
+  if (w == "solve") return parse_solve();
+  if (w == "gradient") return parse_gradient();
   if (w == "model")
     fail(t.span, "a file holds one model", "split the second model into its own file");
   fail(t.span, fmt::format("'{}' cannot start a declaration here", w),
        w == "end"     ? "'end' closes a layer"
        : w == "apply" ? "'apply' belongs inside a layer"
                       : "");
+}
+
+// decl := dim_decl | const_decl | input_decl | param_decl | state_decl | fn_decl
+//       | layer_decl | flow_decl | jump_decl | output_decl | loss_decl | solve_decl
+//       | gradient_decl
+void Parser::parse_decl(Module& m, bool library) {
+  const Token& t = peek();
+  if (t.kind != TokenKind::Keyword) fail_not_a_declaration(t);
+  std::string_view w = t.text();
+  if (w == "dim" || w == "const") return parse_dims(m, w == "const");
+  // What layers are built from is allowed in a library of layers too.
+  if (w == "fn")
+    m.decls.emplace_back(parse_fn(false));
+  else if (w == "layer")
+    m.decls.emplace_back(parse_layer());
+  else if (w == "param")
+    m.decls.emplace_back(parse_param());
+  else if (library)
+    fail(t.span, fmt::format("'{}' is not allowed in a library of layers", w));
+  else
+    m.decls.emplace_back(parse_model_decl(t));
 }
 
 // option := IDENT expr

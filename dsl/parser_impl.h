@@ -63,6 +63,14 @@ private:
 
   // declarations (parser.cpp)
   void parse_decl(Module& m, bool library);
+  [[noreturn]] void fail_not_a_declaration(const Token& t);
+  Decl parse_model_decl(const Token& t);
+  FlowDecl parse_flow();
+  JumpDecl parse_jump();
+  OutputDecl parse_output();
+  LossDecl parse_loss();
+  SolveDecl parse_solve();
+  GradientDecl parse_gradient();
   void parse_dims(Module& m, bool is_const);
   TuneDecl parse_tune();
   InputDecl parse_input();

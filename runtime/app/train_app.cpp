@@ -47,7 +47,7 @@ namespace {
 /// the task (a classifier reports accuracy, not MSE).
 Result<Monitor, AppError> selection(const TrainRequest& r, const MetricInfo& metric) {
   if (r.select == "auto")
-    return metric.name == "accuracy" ? Monitor::ValidMetric : Monitor::ValidLoss;
+    return std::string_view(metric.name) == "accuracy" ? Monitor::ValidMetric : Monitor::ValidLoss;
   if (r.select == "loss") return Monitor::ValidLoss;
   if (r.select == metric.name) return Monitor::ValidMetric;
   return AppError{kUsageError,
@@ -322,6 +322,55 @@ Status<AppError> write_summary(const plastic_model& m, const TrainRequest& r, co
   return {};
 }
 
+/// Whether the loop logs every step (steps.jsonl): asked for, or a resumed
+/// run that logged its steps goes on logging them.
+bool logs_steps(const TrainRequest& r) {
+  return r.log_steps ||
+         (r.resume && std::filesystem::exists(std::filesystem::path(r.out) / "steps.jsonl"));
+}
+
+/// The hooks the loop trains through: on the training series, on its noisy
+/// copies with --input-noise, behind the curriculum's prefixes with
+/// --curriculum (prepared into `prefix_data`). `ho` and `prefix_data` must
+/// outlive the hooks returned.
+template <class T>
+Result<TrainHooks<T>, AppError>
+training_hooks(const plastic_model& m, const TrainRequest& r, const RunOptions& run,
+               const ModelData& md, const HookOptions& ho, std::vector<PreparedData>& prefix_data) {
+  const PreparedData* valid = md.validation ? &*md.validation : nullptr;
+  TrainHooks<T> hooks = make_train_hooks<T>(m, *md.train, valid, ho);
+  if (r.input_noise > 0) {
+    if (!r.curriculum.empty())
+      return AppError{kUsageError, "--input-noise with --curriculum is not supported yet: "
+                                   "choose one"};
+    auto noisy = input_noise_hooks<T>(m, md.splits.train, split_prepare_options(run), valid, ho,
+                                      r.input_noise, run.seed);
+    if (!noisy) return AppError{kInputError, noisy.error().describe()};
+    hooks = std::move(noisy).value();
+    fmt::print("noise     N(0, {}^2) on the training series' measured values, new each epoch\n",
+               r.input_noise);
+  }
+  if (!r.curriculum.empty())
+    return with_curriculum<T>(m, r, md, valid, ho, prefix_data, std::move(hooks));
+  return hooks;
+}
+
+/// What follows the loop: its warnings, then an interrupted or paused
+/// run's exit, or the summary and where the parameters are. Returns the
+/// exit code.
+template <class T>
+int finish_run(const plastic_model& m, const TrainRequest& r, const ModelData& md,
+               std::span<const T> theta, const TrainOutcome& outcome, Communicator& comm) {
+  if (comm.root())
+    for (const std::string& w : outcome.warnings)
+      fmt::print(stderr, "{}: warning: {}\n", program_name(), w);
+  if (std::optional<int> code = unfinished_exit(outcome, r)) return *code;
+  if (Status<AppError> s = write_summary<T>(m, r, md, theta, outcome, comm); !s)
+    return fail(s.error());
+  fmt::print("parameters {}/model.safetensors\n", r.out);
+  return kOk;
+}
+
 template <class T> int train_typed(const plastic_model& m, const TrainRequest& given) {
   TrainRequest r = given; // --resume fills in the run's options
   // Under mpirun every rank runs this function on the same data; rank 0
@@ -363,47 +412,20 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
     return fail(AppError{kInternalError,
                          fmt::format("internal error (a bug): {}", table.error().describe())});
 
-  // A resumed run that logged its steps goes on logging them.
-  const bool log_steps =
-      r.log_steps ||
-      (r.resume && std::filesystem::exists(std::filesystem::path(r.out) / "steps.jsonl"));
+  const bool log_steps = logs_steps(r);
   const HookOptions ho = hook_options(r, plan.value(), comm, log_steps);
-  const PreparedData* valid = md.validation ? &*md.validation : nullptr;
-  TrainHooks<T> hooks = make_train_hooks<T>(m, *md.train, valid, ho);
-  if (r.input_noise > 0) {
-    if (!r.curriculum.empty())
-      return fail(AppError{kUsageError, "--input-noise with --curriculum is not supported yet: "
-                                        "choose one"});
-    auto noisy = input_noise_hooks<T>(m, md.splits.train, split_prepare_options(run), valid, ho,
-                                      r.input_noise, run.seed);
-    if (!noisy) return fail(AppError{kInputError, noisy.error().describe()});
-    hooks = std::move(noisy).value();
-    fmt::print("noise     N(0, {}^2) on the training series' measured values, new each epoch\n",
-               r.input_noise);
-  }
   // The curriculum's prefixes, prepared once; the hooks refer to them.
   std::vector<PreparedData> prefix_data;
-  if (!r.curriculum.empty()) {
-    auto staged = with_curriculum<T>(m, r, md, valid, ho, prefix_data, std::move(hooks));
-    if (!staged) return fail(staged.error());
-    hooks = std::move(staged).value();
-  }
+  auto hooks = training_hooks<T>(m, r, run, md, ho, prefix_data);
+  if (!hooks) return fail(hooks.error());
 
-  const TrainConfig cfg = train_config(m, r, run, metric, valid != nullptr, log_steps, comm);
-  auto outcome = train<T>(table.value(), std::span<T>(theta.value()), hooks, cfg);
+  const bool validated = md.validation.has_value();
+  const TrainConfig cfg = train_config(m, r, run, metric, validated, log_steps, comm);
+  auto outcome = train<T>(table.value(), std::span<T>(theta.value()), hooks.value(), cfg);
   if (!outcome)
     return fail(
         AppError{kInputError, fmt::format("training stopped: {}", outcome.error().describe())});
-  if (comm.root())
-    for (const std::string& w : outcome.value().warnings)
-      fmt::print(stderr, "{}: warning: {}\n", program_name(), w);
-  if (std::optional<int> code = unfinished_exit(outcome.value(), r)) return *code;
-  if (Status<AppError> s =
-          write_summary<T>(m, r, md, std::span<const T>(theta.value()), outcome.value(), comm);
-      !s)
-    return fail(s.error());
-  fmt::print("parameters {}/model.safetensors\n", r.out);
-  return kOk;
+  return finish_run<T>(m, r, md, std::span<const T>(theta.value()), outcome.value(), comm);
 }
 
 } // namespace

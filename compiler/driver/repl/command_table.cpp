@@ -536,60 +536,81 @@ int execute(ReplState& st, const std::string& typed) {
   }
 }
 
-std::vector<std::string> complete(const ReplState& st, const std::string& line, size_t word_start) {
-  const auto before = words(line.substr(0, word_start));
+namespace {
+
+// Adds the names an expression can use: the model's dims, parameters, states
+// and inputs (none before a model is loaded).
+void add_model_names(const ReplState& st, std::vector<std::string>& out) {
+  if (!st.session.has_model()) return;
+  const dsl::CheckedModel& m = *st.session.current().fns.model;
+  for (const auto& d : m.dims)
+    out.push_back(d.name);
+  for (const auto& p : st.session.params().tensors())
+    out.push_back(p.name);
+  for (const auto& s : m.states)
+    out.push_back(s.name);
+  for (const auto& i : m.inputs)
+    out.push_back(i.name);
+}
+
+// Adds the files and folders that the path being typed, `prefix`, can go on
+// to, shown as the user wrote the folder (no `./` unless typed).
+void add_files(const std::string& prefix, std::vector<std::string>& out) {
+  namespace fs = std::filesystem;
+  fs::path dir = prefix.find('/') == std::string::npos
+                     ? fs::path(".")
+                     : fs::path(prefix.substr(0, prefix.rfind('/') + 1));
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    std::string shown = (dir == "." && prefix.rfind("./", 0) != 0)
+                            ? e.path().filename().string()
+                            : (dir / e.path().filename()).string();
+    if (e.is_directory(ec)) shown += "/";
+    out.push_back(shown);
+  }
+}
+
+// What a line's first word can be: a command, a statement's keyword, a
+// solver (`rk4 step 0.5`) or a name starting an expression.
+std::vector<std::string> first_words(const ReplState& st) {
   std::vector<std::string> out;
-  auto names = [&] {
-    if (!st.session.has_model()) return;
-    const dsl::CheckedModel& m = *st.session.current().fns.model;
-    for (const auto& d : m.dims)
-      out.push_back(d.name);
-    for (const auto& p : st.session.params().tensors())
-      out.push_back(p.name);
-    for (const auto& s : m.states)
-      out.push_back(s.name);
-    for (const auto& i : m.inputs)
-      out.push_back(i.name);
-  };
-  auto files = [&](const std::string& prefix) {
-    namespace fs = std::filesystem;
-    fs::path dir = prefix.find('/') == std::string::npos
-                       ? fs::path(".")
-                       : fs::path(prefix.substr(0, prefix.rfind('/') + 1));
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(dir, ec)) {
-      std::string shown = (dir == "." && prefix.rfind("./", 0) != 0)
-                              ? e.path().filename().string()
-                              : (dir / e.path().filename()).string();
-      if (e.is_directory(ec)) shown += "/";
-      out.push_back(shown);
-    }
-  };
-  if (before.empty()) {
-    for (const Command& c : kCommands)
-      out.emplace_back(c.name);
-    for (const std::string& k : statement_keywords())
-      out.push_back(k);
-    for (const std::string& s : dsl::solver_names())
-      out.push_back(s);
-    names();
-    return out;
-  }
-  const Command* c = find_command(before[0]);
-  if (!c) {
-    if (before[0] == "solve" && before.size() == 1) return dsl::solver_names();
-    if (before[0] == "gradient" && before.size() == 1) return dsl::gradient_methods();
-    names();
-    return out;
-  }
-  if (before.size() > 1 && c->complete != ArgKind::Name && c->complete != ArgKind::File) {
-    if (before[0] == "set" && before[1] == "optimizer") return {"adam", "adamw", "sgd"};
-    if (before[0] == "set" && before[1] == "split") return {"train", "validation", "test"};
-    return out;
-  }
-  switch (c->complete) {
+  for (const Command& c : kCommands)
+    out.emplace_back(c.name);
+  for (const std::string& k : statement_keywords())
+    out.push_back(k);
+  for (const std::string& s : dsl::solver_names())
+    out.push_back(s);
+  add_model_names(st, out);
+  return out;
+}
+
+// What follows a first word that is no command: a solver after `solve`, a
+// gradient method after `gradient`, else a name of the model.
+std::vector<std::string> statement_words(const ReplState& st,
+                                         const std::vector<std::string>& before) {
+  if (before[0] == "solve" && before.size() == 1) return dsl::solver_names();
+  if (before[0] == "gradient" && before.size() == 1) return dsl::gradient_methods();
+  std::vector<std::string> out;
+  add_model_names(st, out);
+  return out;
+}
+
+// A command's later arguments (past the first, when that is no name or
+// file): only `set optimizer` and `set split` have a known set of values.
+std::vector<std::string> later_arguments(const std::vector<std::string>& before) {
+  if (before[0] == "set" && before[1] == "optimizer") return {"adam", "adamw", "sgd"};
+  if (before[0] == "set" && before[1] == "split") return {"train", "validation", "test"};
+  return {};
+}
+
+// What a command's argument of kind `kind` can be; the word being typed
+// starts at `word_start` in `line`.
+std::vector<std::string> command_arguments(const ReplState& st, ArgKind kind,
+                                           const std::string& line, size_t word_start) {
+  std::vector<std::string> out;
+  switch (kind) {
   case ArgKind::File:
-    files(line.substr(word_start));
+    add_files(line.substr(word_start), out);
     break;
   case ArgKind::Command:
     for (const Command& k : kCommands)
@@ -598,7 +619,6 @@ std::vector<std::string> complete(const ReplState& st, const std::string& line, 
   case ArgKind::Stage:
     for (const char* s : kEmitStages)
       out.emplace_back(s);
-    out.emplace_back("cpp");
     break;
   case ArgKind::Split:
     out = {"train", "validation", "test"};
@@ -608,7 +628,7 @@ std::vector<std::string> complete(const ReplState& st, const std::string& line, 
       out.emplace_back(s.name);
     break;
   case ArgKind::Name:
-    names();
+    add_model_names(st, out);
     break;
   case ArgKind::Solver:
     out = dsl::solver_names();
@@ -620,6 +640,18 @@ std::vector<std::string> complete(const ReplState& st, const std::string& line, 
     break;
   }
   return out;
+}
+
+} // namespace
+
+std::vector<std::string> complete(const ReplState& st, const std::string& line, size_t word_start) {
+  const auto before = words(line.substr(0, word_start));
+  if (before.empty()) return first_words(st);
+  const Command* c = find_command(before[0]);
+  if (!c) return statement_words(st, before);
+  if (before.size() > 1 && c->complete != ArgKind::Name && c->complete != ArgKind::File)
+    return later_arguments(before);
+  return command_arguments(st, c->complete, line, word_start);
 }
 
 } // namespace plastic::driver::repl
