@@ -78,7 +78,7 @@ std::string roff(const std::string& text) {
     size_t end = out.find('\n', start);
     std::string line =
         out.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    if (!line.empty() && (line[0] == '.' || line[0] == '\'')) line = "\\&" + line;
+    if (!line.empty() && (line[0] == '.' || line[0] == '\'')) escaped += "\\&";
     escaped += line;
     if (end == std::string::npos) break;
     escaped += "\n";

@@ -63,8 +63,8 @@ std::string builtin_signature(const dsl::BuiltinSpec& spec) {
                       : spec.kinds[i] == 'i' ? "axis"
                       : spec.kinds[i] == 'l' ? "[dims]"
                                              : "\"spec\"";
-    if (i >= spec.required) arg = "[" + arg + "]";
-    args += (args.empty() ? "" : ", ") + arg;
+    if (!args.empty()) args += ", ";
+    args += i >= spec.required ? "[" + arg + "]" : arg;
   }
   if (spec.variadic) args += ", ...";
   for (const dsl::BuiltinOption& o : spec.options)
