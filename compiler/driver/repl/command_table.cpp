@@ -574,6 +574,7 @@ void add_files(const std::string& prefix, std::vector<std::string>& out) {
 // solver (`rk4 step 0.5`) or a name starting an expression.
 std::vector<std::string> first_words(const ReplState& st) {
   std::vector<std::string> out;
+  out.reserve(kCommands.size());
   for (const Command& c : kCommands)
     out.emplace_back(c.name);
   for (const std::string& k : statement_keywords())
