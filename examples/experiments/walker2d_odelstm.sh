@@ -29,24 +29,8 @@ while [ $# -gt 0 ]; do
     *) echo "usage: $0 [--quick]" >&2; exit 2 ;;
   esac
 done
-[ -f "$DATA/walker2d/rollouts_float32.tar.xz" ] ||
-  skip "Walker2d rollouts not found in $DATA/walker2d (set PLASTIC_DATA to the real-data folder)"
 need_plastic
-
-windows=$BUILD/data/walker2d_odelstm64
-# Windows written before the targets moved to bin edges are written again.
-if ! grep -q '"targets": "bin-edges"' "$windows/preparation.json" 2>/dev/null; then
-  rm -rf "$windows"
-  PLASTIC_DATA=$DATA /usr/bin/python3 "$EXPERIMENTS_DIR/walker2d_odelstm_split.py" --seq-len 64 \
-    --write "$windows"
-fi
-# The split's sizes, for every result row.
-mapfile -t sizes < <(python3 -c 'import json, sys
-w = json.load(open(sys.argv[1]))["windows"]
-for key, part in (("train", "train"), ("valid", "validation"), ("test", "test")):
-    print("%s_samples=%d" % (key, w[part]))' "$windows/preparation.json")
-targets=$(seq -s, -f 'dim_%g' 19 35)
-columns=(--time dim_18 --target "$targets")
+walker2d_odelstm_windows
 
 if [ "$quick" = 1 ]; then
   epochs=12 curriculum=14:4,28:4 seeds=${SEEDS:-1}
