@@ -52,6 +52,18 @@ int lanes_for(const CommonOptions& common, loops::ElemType type, int64_t batch) 
   if (common.lanes > 0 && !std::getenv("PLASTIC_LANES")) return common.lanes;
   return tile_lanes(type, batch);
 }
+
+// The compile line's note on where the machine code came from.
+std::string compile_origin(Backend backend, const backend::CompileStats& stats) {
+  const std::string what = backend == Backend::Cpp ? "C++ backend" : "";
+  std::string cache;
+  if (stats.cached > 0 && stats.cached == stats.kernels)
+    cache = "kernels from the cache";
+  else if (stats.cached > 0)
+    cache = fmt::format("{} of {} kernels from the cache", stats.cached, stats.kernels);
+  if (what.empty() && cache.empty()) return "";
+  return fmt::format(" ({}{}{})", what, what.empty() || cache.empty() ? "" : ", ", cache);
+}
 } // namespace
 
 // The gradient kernels of a model's own `gradient` line.
@@ -142,12 +154,7 @@ int run_compiled(const std::string& file, const std::string& dtype, const Common
     std::cerr << fmt::format(
         "model     {} ({}), {} parameters, state {}, {} x {} lanes, compiled in {:.2f} s{}\n",
         m.name, file, m.n_params, m.n_state, dtype, m.lanes, seconds,
-        common.backend == Backend::Cpp      ? " (C++ backend)"
-        : compiled.llvm_stats().cached == 0 ? ""
-        : compiled.llvm_stats().cached == compiled.llvm_stats().kernels
-            ? " (kernels from the cache)"
-            : fmt::format(" ({} of {} kernels from the cache)", compiled.llvm_stats().cached,
-                          compiled.llvm_stats().kernels));
+        compile_origin(common.backend, compiled.llvm_stats()));
   // A NaN met while running is traced back to the model's source line.
   rt::NonFiniteExplainerScope explain(analysis::make_nonfinite_explainer(*fns, common.color));
   // `plastic train` prints one line of the stability report at initialisation.

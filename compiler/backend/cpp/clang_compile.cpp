@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <clang/Basic/DiagnosticOptions.h>
+#include <clang/Basic/Version.h>
 #include <clang/CodeGen/CodeGenAction.h>
 #include <clang/Frontend/CompilerInstance.h>
 #include <clang/Frontend/CompilerInvocation.h>
@@ -23,11 +24,6 @@
 #include "compiler/loops/error.h"
 
 namespace plastic::backend::cpp::detail {
-
-ClangModule::ClangModule() = default;
-ClangModule::~ClangModule() = default;
-ClangModule::ClangModule(ClangModule&&) noexcept = default;
-ClangModule& ClangModule::operator=(ClangModule&&) noexcept = default;
 
 namespace {
 
@@ -118,6 +114,16 @@ void run(clang::FrontendAction& action, const std::string& source, const std::st
 }
 
 } // namespace
+
+std::string compiler_identity(const CompileOptions& options) {
+  std::string out = clang::getClangFullVersion();
+  for (const std::string& arg : command_line("source.cpp", target_spec(options), options, {}))
+    out += " " + arg;
+  out += "\n";
+  out += kAbiHeader;
+  out += kAbiKernelsDef;
+  return out;
+}
 
 ClangModule compile_to_module(const std::string& source, const std::string& file_name,
                               const CompileOptions& options) {

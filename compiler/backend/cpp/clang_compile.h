@@ -18,6 +18,7 @@
 #include <memory>
 #include <string>
 
+#include "compiler/backend/llvm/jit.h"
 #include "compiler/backend/llvm/options.h"
 
 namespace llvm {
@@ -27,15 +28,18 @@ class Module;
 
 namespace plastic::backend::cpp::detail {
 
+using ::plastic::backend::ModuleInContext;
+
 /// A module Clang made, with the context that owns its types.
-struct ClangModule {
-  std::unique_ptr<llvm::LLVMContext> context;
-  std::unique_ptr<llvm::Module> module;
-  ClangModule();
-  ~ClangModule();
-  ClangModule(ClangModule&&) noexcept;
-  ClangModule& operator=(ClangModule&&) noexcept;
-};
+using ClangModule = ModuleInContext;
+
+/// What, besides the source, decides what Clang makes of it: Clang's
+/// version, the command line for the target of `options`, and the text of
+/// the headers served from memory. The kernel cache's key for the C++
+/// backend (the system's C++ headers, of which the source takes only
+/// <bit>, <cmath>, <cstdint> and <type_traits> inline declarations, are not
+/// hashed: they change with Clang's package, hence its version).
+std::string compiler_identity(const CompileOptions& options);
 
 /// `source` (named `file_name` in diagnostics) compiled to optimised LLVM IR
 /// for the target of `options`. Throws loops::CodegenError with Clang's

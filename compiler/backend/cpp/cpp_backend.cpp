@@ -60,16 +60,18 @@ CompiledModel compile_model(const model::ModelFunctions& fns, loops::ElemType ty
   const std::string source = emit_cpp(layout, kernels, emit);
   stats.lower_ms = ms_since(t0);
 
-  t0 = std::chrono::steady_clock::now();
-  detail::ClangModule m = detail::compile_to_module(source, layout.name + ".cpp", options);
-  stats.optimize_ms = ms_since(t0);
   std::vector<std::string> symbols;
   for (const loops::Function& f : kernels.module.functions) {
     symbols.push_back(f.name);
     if (options.packed_entries) symbols.push_back(f.name + "__packed");
   }
-  JitModule module =
-      shared_jit(options).add(std::move(m.module), std::move(m.context), symbols, stats);
+  stats.kernels = static_cast<int>(kernels.module.functions.size());
+  ForeignSource foreign;
+  foreign.name = layout.name + ".cpp";
+  foreign.text = source;
+  foreign.tool = detail::compiler_identity(options);
+  foreign.make = [&] { return detail::compile_to_module(source, foreign.name, options); };
+  JitModule module = shared_jit(options).add(foreign, symbols, stats);
   return CompiledModel::assemble(std::move(layout), std::move(kernels), std::move(module),
                                  assemble_ms);
 }

@@ -39,10 +39,14 @@ GeneratedCpp generate(const model::ModelFunctions& fns, loops::ElemType type, in
                       const std::string& source_name = {}, const std::string& source_text = {});
 
 /// backend::compile_model through C++: emits the kernels as C++, compiles
-/// them with Clang (-O3 for the target of `options`) and loads the module
-/// into the shared JIT. llvm_stats(): lower_ms is emitting the C++,
-/// optimize_ms Clang (front end and O3), codegen_ms machine code. Packed
-/// entries are emitted when options.packed_entries.
+/// them with Clang (-O3 for the target of `options`) to one object and
+/// loads it into the shared JIT. The object goes to the on-disk kernel cache
+/// beside the LLVM backend's, keyed by the source, Clang's version and
+/// command line, the target and the options: a second compilation of the
+/// same model skips Clang. llvm_stats(): lower_ms is emitting the C++,
+/// optimize_ms Clang (front end and O3), codegen_ms machine code; cached
+/// equals kernels when the object came from the cache. Packed entries are
+/// emitted when options.packed_entries.
 CompiledModel compile_model(const model::ModelFunctions& fns, loops::ElemType type, int lanes = 0,
                             const CompileOptions& options = {});
 

@@ -18,6 +18,7 @@
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Triple.h>
 
@@ -41,6 +42,11 @@ std::string message(llvm::Error err) {
 }
 
 } // namespace
+
+ModuleInContext::ModuleInContext() = default;
+ModuleInContext::~ModuleInContext() = default;
+ModuleInContext::ModuleInContext(ModuleInContext&&) noexcept = default;
+ModuleInContext& ModuleInContext::operator=(ModuleInContext&&) noexcept = default;
 
 struct Jit::Engine {
   CompileOptions options;
@@ -137,21 +143,38 @@ JitModule Jit::add(const Module& module, bool background) {
   return out;
 }
 
-JitModule Jit::add(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context,
-                   const std::vector<std::string>& symbols, CompileStats stats) {
+JitModule Jit::add(const ForeignSource& source, const std::vector<std::string>& symbols,
+                   CompileStats stats) {
   Engine& e = *engine_;
+  const auto start = std::chrono::steady_clock::now();
+  const std::string key = detail::ObjectCache::key(
+      source.text, detail::ObjectCache::context(e.spec, e.options) + " tool=" + source.tool);
+  std::unique_ptr<llvm::MemoryBuffer> object = e.cache.enabled() ? e.cache.load(key) : nullptr;
+  if (object) {
+    stats.cached = stats.kernels;
+  } else {
+    auto t0 = std::chrono::steady_clock::now();
+    ModuleInContext made = source.make();
+    stats.optimize_ms += ms_since(t0);
+    t0 = std::chrono::steady_clock::now();
+    const std::unique_ptr<llvm::TargetMachine> tm =
+        detail::make_target_machine(e.spec, e.options.opt_level);
+    std::string code = detail::machine_code(*made.module, *tm, llvm::CodeGenFileType::ObjectFile);
+    stats.codegen_ms += ms_since(t0);
+    e.cache.store(key, code);
+    object = llvm::MemoryBuffer::getMemBufferCopy(code, source.name + ".o");
+  }
   std::lock_guard<std::mutex> lock(e.mutex);
   JitModule out;
   out.stats_ = stats;
-  const std::string name = module->getName().str();
-  auto t0 = std::chrono::steady_clock::now();
-  open_dylib(out, name);
-  llvm::orc::ThreadSafeContext tsctx(std::move(context));
-  if (llvm::Error err = e.jit->addIRModule(*out.state_->dylib,
-                                           llvm::orc::ThreadSafeModule(std::move(module), tsctx)))
-    fail_load(out, fmt::format("JIT: cannot add module '{}': {}", name, message(std::move(err))));
-  link(out, name, symbols);
+  const auto t0 = std::chrono::steady_clock::now();
+  open_dylib(out, source.name);
+  if (llvm::Error err = e.jit->addObjectFile(*out.state_->dylib, std::move(object)))
+    fail_load(out, fmt::format("JIT: cannot add the object of module '{}': {}", source.name,
+                               message(std::move(err))));
+  link(out, source.name, symbols);
   out.stats_.codegen_ms += ms_since(t0);
+  out.stats_.wall_ms = ms_since(start);
   return out;
 }
 

@@ -24,6 +24,7 @@
 // JitModules keep their Jit's engine alive, so they may outlive the Jit.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -44,6 +45,28 @@ namespace plastic::backend {
 
 class JitModule;
 
+/// An LLVM module with the context that owns its types.
+struct ModuleInContext {
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> module;
+  ModuleInContext();
+  ~ModuleInContext();
+  ModuleInContext(ModuleInContext&&) noexcept;
+  ModuleInContext& operator=(ModuleInContext&&) noexcept;
+};
+
+/// What a front end outside LLVM's loop lowering compiles to (the C++
+/// backend's Clang): `text` is everything its output depends on besides the
+/// target and the options (the source and what it includes), `tool` names
+/// the front end and its version, `make` runs it and returns a module
+/// already optimised for the Jit's target.
+struct ForeignSource {
+  std::string name;
+  std::string text;
+  std::string tool;
+  std::function<ModuleInContext()> make;
+};
+
 class Jit {
 public:
   /// Creates the JIT for the target of `options` (the host by default).
@@ -61,11 +84,14 @@ public:
   /// REPL's gradient kernels), so it does not slow what the user waits for.
   JitModule add_in_background(const loops::Module& module);
 
-  /// Loads an LLVM module made elsewhere (the C++ backend's Clang), already
-  /// optimised for this Jit's target, and compiles `symbols` eagerly. `stats`
-  /// is what making the module cost; codegen time is added to it.
-  JitModule add(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context,
-                const std::vector<std::string>& symbols, CompileStats stats);
+  /// Loads the object of `source` from the on-disk kernel cache, keyed like
+  /// the LLVM backend's (its text and tool with the target and options), or
+  /// runs source.make(), generates machine code for this Jit's target and
+  /// stores it there; then links `symbols` eagerly. `stats` is what making
+  /// the source cost; make()'s time is added as optimize_ms (Clang's front
+  /// end and O3 are one call), machine code as codegen_ms, a hit as cached.
+  JitModule add(const ForeignSource& source, const std::vector<std::string>& symbols,
+                CompileStats stats);
 
   const CompileOptions& options() const;
 

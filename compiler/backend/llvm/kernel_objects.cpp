@@ -46,16 +46,6 @@ int worker_count(size_t kernels) {
   return std::max(1, std::min(n, static_cast<int>(kernels)));
 }
 
-// Everything besides the IR text that shapes the machine code. The IR
-// carries the triple, data layout and per-function target attributes too;
-// listing them again costs nothing and keeps the key honest if that changes.
-std::string key_context(const TargetSpec& spec, const CompileOptions& options) {
-  return fmt::format("triple={} cpu={} features={} O{} unroll={} contract={} math={} packed={}",
-                     spec.triple, spec.cpu, spec.features, options.opt_level,
-                     options.unroll_loops ? 1 : 0, options.contract ? 1 : 0,
-                     static_cast<int>(options.math), options.packed_entries ? 1 : 0);
-}
-
 struct PhaseTimes {
   double lower_ms = 0, optimize_ms = 0, codegen_ms = 0;
 };
@@ -123,7 +113,7 @@ std::vector<KernelObject> compile_kernel_objects(const Module& module, const Tar
   std::mutex mutex; // guards `failure` and `times`
   std::exception_ptr failure;
   PhaseTimes total;
-  const std::string context = key_context(spec, options);
+  const std::string context = ObjectCache::context(spec, options);
 
   auto work = [&] {
     // Linux keeps a nice value per thread; lowering one's own priority needs

@@ -69,6 +69,16 @@ ObjectCache ObjectCache::from_environment() {
 ObjectCache::ObjectCache(fs::path dir, uint64_t limit_bytes)
     : dir_(std::move(dir)), limit_bytes_(limit_bytes) {}
 
+// The IR carries the triple, data layout and per-function target
+// attributes too; listing them again costs nothing and keeps the key honest
+// for text that does not (the C++ backend's source).
+std::string ObjectCache::context(const TargetSpec& spec, const CompileOptions& options) {
+  return fmt::format("triple={} cpu={} features={} O{} unroll={} contract={} math={} packed={}",
+                     spec.triple, spec.cpu, spec.features, options.opt_level,
+                     options.unroll_loops ? 1 : 0, options.contract ? 1 : 0,
+                     static_cast<int>(options.math), options.packed_entries ? 1 : 0);
+}
+
 std::string ObjectCache::key(std::string_view ir_text, std::string_view context) {
   std::string all = fmt::format("{}\n{}\n{}\n", kFormat, LLVM_VERSION_STRING, context);
   all.append(ir_text);

@@ -23,6 +23,8 @@
 #include <string>
 #include <string_view>
 
+#include "compiler/backend/llvm/options.h"
+
 namespace llvm {
 class MemoryBuffer;
 } // namespace llvm
@@ -38,6 +40,10 @@ public:
 
   bool enabled() const { return !dir_.empty(); }
   const std::filesystem::path& dir() const { return dir_; }
+
+  /// Everything besides the compiled text that shapes the machine code: the
+  /// target and the options, as text for key().
+  static std::string context(const TargetSpec& spec, const CompileOptions& options);
 
   /// The key of one kernel: 128 bits of xxh3 over `ir_text` and `context`
   /// (target and options), as 32 hex digits.
