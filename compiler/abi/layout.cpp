@@ -139,18 +139,18 @@ void fill_init(const dsl::InitInfo& init, double step, plastic_param& out) {
   out.init_group = init.group;
 }
 
-ModelLayout compute_layout(const model::ModelFunctions& fns) {
-  const dsl::CheckedModel& m = *fns.model;
-  ModelLayout L;
-  L.name = m.name;
+namespace {
 
+void add_states(const dsl::CheckedModel& m, ModelLayout& L) {
   for (const dsl::StateInfo& s : m.states) {
     L.states.push_back({s.name, s.offset, numel(s.shape)});
     L.n_state = std::max(L.n_state, s.offset + numel(s.shape));
   }
+}
 
-  // Parameters: dsl order and offsets; init_index counts the members of a
-  // group in declaration order (the layers of one mlp, weight before bias).
+// Parameters: dsl order and offsets; init_index counts the members of a
+// group in declaration order (the layers of one mlp, weight before bias).
+void add_params(const dsl::CheckedModel& m, ModelLayout& L) {
   std::map<int, int> group_count;
   for (const dsl::ParamInfo& p : m.params) {
     ParamEntry e;
@@ -168,9 +168,11 @@ ModelLayout compute_layout(const model::ModelFunctions& fns) {
     L.n_params = std::max(L.n_params, p.offset + e.c.size);
     L.params.push_back(std::move(e));
   }
+}
 
-  // The span of theta the field reads: the offsets, min to max, of the
-  // parameters its outputs depend on (its inputs list every parameter).
+// The span of theta the field reads: the offsets, min to max, of the
+// parameters its outputs depend on (its inputs list every parameter).
+void find_field_theta_span(const model::ModelFunctions& fns, ModelLayout& L) {
   L.field_theta_begin = L.n_params;
   L.field_theta_end = 0;
   if (const ir::Function* field = fns.find(model::FnKind::Field)) {
@@ -185,11 +187,18 @@ ModelLayout compute_layout(const model::ModelFunctions& fns) {
     }
   }
   if (L.field_theta_end <= L.field_theta_begin) L.field_theta_begin = L.field_theta_end = 0;
+}
 
-  // Which samples the model reads anywhere (every primal function but the
-  // loss: its inputs are targets).
-  std::vector<bool> reads_value(m.inputs.size()), reads_deriv(m.inputs.size()),
-      reads_static(m.inputs.size());
+// Which parts of each declared input the model reads anywhere.
+struct InputReads {
+  std::vector<bool> value, deriv, statics;
+};
+
+// Every primal function but the loss (its inputs are targets).
+InputReads find_input_reads(const model::ModelFunctions& fns) {
+  const dsl::CheckedModel& m = *fns.model;
+  InputReads r{std::vector<bool>(m.inputs.size()), std::vector<bool>(m.inputs.size()),
+               std::vector<bool>(m.inputs.size())};
   for (const model::NamedFunction& nf : fns.primal) {
     if (nf.role.kind == model::FnKind::Loss) continue;
     for (const ir::Node* leaf : nf.fn.inputs()) {
@@ -199,52 +208,62 @@ ModelLayout compute_layout(const model::ModelFunctions& fns) {
       if (leaf->op() != ir::Op::Input) continue;
       size_t i = static_cast<size_t>(leaf->slot());
       const dsl::InputInfo& in = m.inputs.at(i);
-      if (in.kind == dsl::InputKind::Static) reads_static[i] = true;
+      if (in.kind == dsl::InputKind::Static) r.statics[i] = true;
       if (in.kind != dsl::InputKind::Path) continue;
       std::optional<bool> d = path_leaf_is_deriv(leaf->name(), in.name);
       if (!d)
         throw LayoutError(
             fmt::format("unexpected path leaf '{}' of input {}", leaf->name(), in.name));
-      (*d ? reads_deriv : reads_value)[i] = true;
+      (*d ? r.deriv : r.value)[i] = true;
     }
   }
-  auto add_slot = [&](size_t i, plastic_input_kind kind, int64_t channels) {
-    const dsl::InputInfo& in = m.inputs[i];
-    InputSlot s;
-    s.name = in.name;
-    s.c.kind = kind;
-    s.c.source = static_cast<int32_t>(i);
-    s.c.offset = L.n_input;
-    s.c.channels = channels;
-    s.c.path_channels =
-        static_cast<int32_t>(in.kind == dsl::InputKind::Path ? numel(in.shape) : channels);
-    if (in.kind == dsl::InputKind::Path) {
-      s.c.interpolation = interpolation_code(in.interp);
-      s.c.path_options = (in.with_time ? PLASTIC_PATH_WITH_TIME : 0) |
-                         (in.unit_increments ? PLASTIC_PATH_UNIT_INCREMENTS : 0);
-      if (in.interp == dsl::Interpolation::LogSig) {
-        s.c.logsig_depth = static_cast<int32_t>(in.logsig_depth);
-        s.c.logsig_step = static_cast<int32_t>(in.logsig_step);
-      }
+  return r;
+}
+
+// One slot of the input block: `channels` values of input `i` read as `kind`.
+void add_input_slot(const dsl::InputInfo& in, size_t i, plastic_input_kind kind, int64_t channels,
+                    ModelLayout& L) {
+  InputSlot s;
+  s.name = in.name;
+  s.c.kind = kind;
+  s.c.source = static_cast<int32_t>(i);
+  s.c.offset = L.n_input;
+  s.c.channels = channels;
+  s.c.path_channels =
+      static_cast<int32_t>(in.kind == dsl::InputKind::Path ? numel(in.shape) : channels);
+  if (in.kind == dsl::InputKind::Path) {
+    s.c.interpolation = interpolation_code(in.interp);
+    s.c.path_options = (in.with_time ? PLASTIC_PATH_WITH_TIME : 0) |
+                       (in.unit_increments ? PLASTIC_PATH_UNIT_INCREMENTS : 0);
+    if (in.interp == dsl::Interpolation::LogSig) {
+      s.c.logsig_depth = static_cast<int32_t>(in.logsig_depth);
+      s.c.logsig_step = static_cast<int32_t>(in.logsig_step);
     }
-    L.n_input += channels;
-    L.inputs.push_back(std::move(s));
-  };
+  }
+  L.n_input += channels;
+  L.inputs.push_back(std::move(s));
+}
+
+void add_inputs(const model::ModelFunctions& fns, ModelLayout& L) {
+  const dsl::CheckedModel& m = *fns.model;
+  const InputReads reads = find_input_reads(fns);
   for (size_t i = 0; i < m.inputs.size(); ++i) {
     const dsl::InputInfo& in = m.inputs[i];
-    if (reads_value[i]) add_slot(i, PLASTIC_INPUT_PATH_VALUE, numel(in.shape));
-    if (reads_deriv[i])
-      add_slot(i,
-               in.interp == dsl::Interpolation::LogSig ? PLASTIC_INPUT_LOGSIG_DRIVER
-                                                       : PLASTIC_INPUT_PATH_DERIV,
-               in.drive_size);
-    if (reads_static[i]) {
-      add_slot(i, PLASTIC_INPUT_STATIC, numel(in.shape));
+    if (reads.value[i]) add_input_slot(in, i, PLASTIC_INPUT_PATH_VALUE, numel(in.shape), L);
+    if (reads.deriv[i])
+      add_input_slot(in, i,
+                     in.interp == dsl::Interpolation::LogSig ? PLASTIC_INPUT_LOGSIG_DRIVER
+                                                             : PLASTIC_INPUT_PATH_DERIV,
+                     in.drive_size, L);
+    if (reads.statics[i]) {
+      add_input_slot(in, i, PLASTIC_INPUT_STATIC, numel(in.shape), L);
       L.n_static += numel(in.shape);
     }
   }
+}
 
-  // Outputs in declaration order; the readout follows the per-observation flag.
+// Outputs in declaration order; the readout follows the per-observation flag.
+void add_outputs(const dsl::CheckedModel& m, ModelLayout& L) {
   bool per_obs = false, final = false;
   for (const dsl::OutputInfo& o : m.outputs) {
     L.outputs.push_back({o.name, L.n_outputs, numel(o.shape)});
@@ -255,11 +274,13 @@ ModelLayout compute_layout(const model::ModelFunctions& fns) {
     throw LayoutError(
         fmt::format("{} mixes final and per-observation outputs; the ABI has one readout", m.name));
   L.readout = per_obs ? PLASTIC_READOUT_EACH_OBSERVATION : PLASTIC_READOUT_FINAL;
+}
 
-  // Targets: the loss's Input leaves, in declaration order.
+// Targets: the loss's Input leaves, in declaration order.
+void add_targets(const model::ModelFunctions& fns, ModelLayout& L) {
+  const dsl::CheckedModel& m = *fns.model;
   const ir::Function* loss = fns.find(model::FnKind::Loss);
-  for (size_t i = 0; i < m.inputs.size(); ++i) {
-    const dsl::InputInfo& in = m.inputs[i];
+  for (const dsl::InputInfo& in : m.inputs) {
     if (in.kind != dsl::InputKind::Label && in.kind != dsl::InputKind::Target) continue;
     if (!loss || !loss->input(in.name)) continue;
     int64_t size = in.kind == dsl::InputKind::Label ? in.classes : numel(in.shape);
@@ -267,7 +288,9 @@ ModelLayout compute_layout(const model::ModelFunctions& fns) {
     L.n_targets += size;
   }
   L.task = task_of(m.loss_value);
+}
 
+void set_solver(const dsl::CheckedModel& m, ModelLayout& L) {
   L.solver_method = m.solver.method;
   L.solver.step = m.solver.step;
   L.solver.rtol = m.solver.adaptive ? m.solver.rtol : 0;
@@ -275,6 +298,9 @@ ModelLayout compute_layout(const model::ModelFunctions& fns) {
   L.solver.dt_min = m.solver.dt_min;
   L.solver.dt_max = m.solver.dt_max;
   L.solver.max_steps = m.solver.max_steps;
+}
+
+void set_gradient(const dsl::CheckedModel& m, ModelLayout& L) {
   switch (m.gradient.method) {
   case dsl::GradientMethod::Direct:
     L.gradient.kind = PLASTIC_GRAD_DIRECT;
@@ -295,6 +321,22 @@ ModelLayout compute_layout(const model::ModelFunctions& fns) {
     L.gradient.adjoint_rtol = m.gradient.rtol;
     L.gradient.adjoint_atol = m.gradient.atol;
   }
+}
+
+} // namespace
+
+ModelLayout compute_layout(const model::ModelFunctions& fns) {
+  const dsl::CheckedModel& m = *fns.model;
+  ModelLayout L;
+  L.name = m.name;
+  add_states(m, L);
+  add_params(m, L);
+  find_field_theta_span(fns, L);
+  add_inputs(fns, L);
+  add_outputs(m, L);
+  add_targets(fns, L);
+  set_solver(m, L);
+  set_gradient(m, L);
   // The fused kernels implement the model's own method when it has a tableau.
   if (fns.step(rt::find_tableau(m.solver.method))) L.step_method = m.solver.method;
   // Per-observation outputs read the state after that time's jumps (GRAMMAR.md

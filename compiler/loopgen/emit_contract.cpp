@@ -21,25 +21,44 @@ namespace plastic::loopgen::detail {
 using loops::Expr;
 using loops::Index;
 
-void Emitter::emit_contract(const ir::Node* n, const Sink& sink) {
-  ir::EinsumSpec spec = ir::EinsumSpec::parse(n->attrs().str);
-  size_t nl = static_cast<size_t>(spec.label_bound());
-  std::vector<int64_t> size(nl, 1);
+namespace {
+
+// The labels of a contraction: every label's extent, and the summed ones
+// (used by an operand, absent from the output) in label order.
+struct ContractLabels {
+  std::vector<int64_t> size;
+  std::vector<int> summed;
+  ir::Shape sum_shape;
+};
+
+ContractLabels contract_labels(const ir::Node* n, const ir::EinsumSpec& spec) {
+  ContractLabels c;
+  const size_t nl = static_cast<size_t>(spec.label_bound());
+  c.size.assign(nl, 1);
   for (size_t k = 0; k < n->num_operands(); ++k)
     for (size_t a = 0; a < spec.inputs[k].size(); ++a)
-      size[static_cast<size_t>(spec.inputs[k][a])] = n->operand(k)->shape()[a];
-  std::vector<int> summed;
+      c.size[static_cast<size_t>(spec.inputs[k][a])] = n->operand(k)->shape()[a];
   for (size_t l = 0; l < nl; ++l) {
     bool used = false;
     for (const auto& in : spec.inputs)
       used = used || std::find(in.begin(), in.end(), static_cast<int>(l)) != in.end();
     if (used &&
         std::find(spec.output.begin(), spec.output.end(), static_cast<int>(l)) == spec.output.end())
-      summed.push_back(static_cast<int>(l));
+      c.summed.push_back(static_cast<int>(l));
   }
-  ir::Shape sum_shape;
-  for (int l : summed)
-    sum_shape.push_back(size[static_cast<size_t>(l)]);
+  for (int l : c.summed)
+    c.sum_shape.push_back(c.size[static_cast<size_t>(l)]);
+  return c;
+}
+
+} // namespace
+
+void Emitter::emit_contract(const ir::Node* n, const Sink& sink) {
+  ir::EinsumSpec spec = ir::EinsumSpec::parse(n->attrs().str);
+  const size_t nl = static_cast<size_t>(spec.label_bound());
+  const ContractLabels labels = contract_labels(n, spec);
+  const std::vector<int>& summed = labels.summed;
+  const ir::Shape& sum_shape = labels.sum_shape;
 
   std::vector<Index> label(nl);
   auto operand = [&](size_t k) {
@@ -78,9 +97,8 @@ void Emitter::emit_contract(const ir::Node* n, const Sink& sink) {
   // instead of once per element, and the independent fma chains hide the
   // fma latency that a single accumulator per element exposes. Each
   // element's own sum still runs over the summed labels in label order.
+  // for_contract_blocks picks the blocks; sum_block sums one.
   const size_t rank = n->shape().size();
-  const int64_t extent = rank ? n->shape()[rank - 1] : 1;
-  const int64_t width = extent >= kContractBlock ? kContractBlock : 1;
   auto sum_block = [&](std::vector<Index> out, int64_t lanes_in_block) {
     std::vector<loops::Var> acc;
     for (int64_t r = 0; r < lanes_in_block; ++r) {
@@ -105,25 +123,33 @@ void Emitter::emit_contract(const ir::Node* n, const Sink& sink) {
       sink(flat_of(Pos::at_axes(out), n->shape()), b.read(acc[static_cast<size_t>(r)]));
     }
   };
-  std::vector<std::pair<int64_t, int64_t>> outer;
-  for (size_t a = 0; a + 1 < rank; ++a)
-    outer.emplace_back(0, n->shape()[a]);
   if (rank == 0) { // a full contraction: one sum
     sum_block({}, 1);
     return;
   }
+  for_contract_blocks(n->shape(), sum_block);
+}
+
+void Emitter::for_contract_blocks(const ir::Shape& shape,
+                                  const std::function<void(std::vector<Index>, int64_t)>& block) {
+  const size_t rank = shape.size();
+  const int64_t extent = shape[rank - 1];
+  const int64_t width = extent >= kContractBlock ? kContractBlock : 1;
+  std::vector<std::pair<int64_t, int64_t>> outer;
+  for (size_t a = 0; a + 1 < rank; ++a)
+    outer.emplace_back(0, shape[a]);
   const int64_t blocks = extent / width, blocked = blocks * width;
   for_box(outer, [&](std::vector<Index> out) {
     out.emplace_back(0);
     // Full blocks of `width` elements, then the remainder one at a time.
     for_box({{0, blocks}}, [&](std::vector<Index> j) {
       out[rank - 1] = j[0] * width;
-      sum_block(out, width);
+      block(out, width);
     });
     if (blocked < extent)
       for_box({{blocked, extent}}, [&](std::vector<Index> tail) {
         out[rank - 1] = tail[0];
-        sum_block(out, 1);
+        block(out, 1);
       });
   });
 }

@@ -97,6 +97,11 @@ public:
   loops::Expr eval_elementwise(const ir::Node* n, const Pos& pos);
   loops::Expr eval_view(const ir::Node* n, const Pos& pos);
   void emit_contract(const ir::Node* n, const Sink& sink);
+  /// The loops of a summing contraction's output `shape` in register
+  /// blocks (emit_contract.cpp): `block(out, r)` sums the r elements of the
+  /// last axis from out's index on.
+  void for_contract_blocks(const ir::Shape& shape,
+                           const std::function<void(std::vector<loops::Index>, int64_t)>& block);
   /// A contraction without summed labels at one position (fused).
   loops::Expr eval_product(const ir::Node* n, const Pos& pos);
   void emit_reduce(const ir::Node* n, const Sink& sink);

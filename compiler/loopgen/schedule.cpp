@@ -165,8 +165,18 @@ void Schedule::decide(const ir::Function& fn, const ScheduleInput& in) {
   order_ = ir::topo_order(roots);
   for (const ir::Node* n : order_)
     info_[n].region = kUnset;
+  const auto operand_uses = count_uses(fn, in);
+  const auto out_regions = assign_regions(fn, in);
+  decide_base(in, operand_uses, out_regions);
+  apply_consumer_rules();
+  cut_deep_chains();
+  if (in.outputs_may_alias) demote_unsafe_direct(fn, in);
+}
 
-  // Uses and lane classes.
+// Uses (as operands and as outputs, below) and lane classes; returns the
+// uses as an operand alone.
+std::unordered_map<const ir::Node*, int> Schedule::count_uses(const ir::Function& fn,
+                                                              const ScheduleInput& in) {
   std::unordered_map<const ir::Node*, int> operand_uses;
   for (const ir::Node* n : order_) {
     NodeSchedule& s = info_[n];
@@ -184,6 +194,13 @@ void Schedule::decide(const ir::Function& fn, const ScheduleInput& in) {
       ++operand_uses[o];
     }
   }
+  return operand_uses;
+}
+
+// Each node's region: the one region of the outputs it feeds, else the top
+// region; returns the regions of each node stored as an output.
+std::unordered_map<const ir::Node*, std::vector<int>>
+Schedule::assign_regions(const ir::Function& fn, const ScheduleInput& in) {
   auto merge = [](int& region, int r) {
     if (region == kUnset)
       region = r;
@@ -201,12 +218,19 @@ void Schedule::decide(const ir::Function& fn, const ScheduleInput& in) {
   for (auto it = order_.rbegin(); it != order_.rend(); ++it)
     for (const ir::Node* o : (*it)->operands())
       merge(info_[o].region, info_[*it].region);
+  return out_regions;
+}
 
-  // Base decisions, operands first so that cheap_after sees them.
+// Base decisions, operands first so that cheap_after sees them.
+void Schedule::decide_base(
+    const ScheduleInput& in, const std::unordered_map<const ir::Node*, int>& operand_uses,
+    const std::unordered_map<const ir::Node*, std::vector<int>>& out_regions) {
   for (const ir::Node* n : order_) {
     NodeSchedule& s = info_[n];
     auto outs = out_regions.find(n);
-    bool output_only = operand_uses[n] == 0 && outs != out_regions.end();
+    auto uses = operand_uses.find(n);
+    bool output_only =
+        (uses == operand_uses.end() || uses->second == 0) && outs != out_regions.end();
     if (output_only &&
         std::all_of(outs->second.begin(), outs->second.end(),
                     [&](int r) { return r == outs->second.front(); }) &&
@@ -222,8 +246,10 @@ void Schedule::decide(const ir::Function& fn, const ScheduleInput& in) {
     if (ir::op_category(n->op()) == OpCategory::Compare || n->is_leaf() || n->is_splat()) continue;
     s.materialise = always_materialised(n) || (s.uses > 1 && !cheap_after(n));
   }
+}
 
-  // Consumer rules, consumers first.
+// Consumer rules, consumers first.
+void Schedule::apply_consumer_rules() {
   for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
     const ir::Node* c = *it;
     for (size_t k = 0; k < c->num_operands(); ++k) {
@@ -238,8 +264,10 @@ void Schedule::decide(const ir::Function& fn, const ScheduleInput& in) {
         so.materialise = true;
     }
   }
+}
 
-  // Cut deep fused chains.
+// Cut fused chains deeper than kMaxFusedDepth.
+void Schedule::cut_deep_chains() {
   std::unordered_map<const ir::Node*, int> depth;
   for (const ir::Node* n : order_) {
     if (addressable(n) || n->is_constant()) {
@@ -264,18 +292,19 @@ void Schedule::decide(const ir::Function& fn, const ScheduleInput& in) {
     }
     depth[n] = d;
   }
+}
 
-  // Under aliasing a direct output's loop runs after every other node; it
-  // may still not read an aliased input anywhere but at the element it
-  // stores, else it goes through scratch like the other outputs.
-  if (in.outputs_may_alias)
-    for (const ir::Node* n : order_) {
-      NodeSchedule& s = info_[n];
-      if (s.direct && !stores_safely(fn, in, n)) {
-        s.direct = false;
-        s.materialise = true;
-      }
+// Under aliasing a direct output's loop runs after every other node; it
+// may still not read an aliased input anywhere but at the element it
+// stores, else it goes through scratch like the other outputs.
+void Schedule::demote_unsafe_direct(const ir::Function& fn, const ScheduleInput& in) {
+  for (const ir::Node* n : order_) {
+    NodeSchedule& s = info_[n];
+    if (s.direct && !stores_safely(fn, in, n)) {
+      s.direct = false;
+      s.materialise = true;
     }
+  }
 }
 
 bool Schedule::stores_safely(const ir::Function& fn, const ScheduleInput& in,

@@ -103,6 +103,17 @@ public:
 private:
   bool cheap_after(const ir::Node* n) const;
   void decide(const ir::Function& fn, const ScheduleInput& in);
+  // The phases of decide(), in order.
+  std::unordered_map<const ir::Node*, int> count_uses(const ir::Function& fn,
+                                                      const ScheduleInput& in);
+  std::unordered_map<const ir::Node*, std::vector<int>> assign_regions(const ir::Function& fn,
+                                                                       const ScheduleInput& in);
+  void decide_base(const ScheduleInput& in,
+                   const std::unordered_map<const ir::Node*, int>& operand_uses,
+                   const std::unordered_map<const ir::Node*, std::vector<int>>& out_regions);
+  void apply_consumer_rules();
+  void cut_deep_chains();
+  void demote_unsafe_direct(const ir::Function& fn, const ScheduleInput& in);
   bool stores_safely(const ir::Function& fn, const ScheduleInput& in, const ir::Node* n) const;
   void plan(const ir::Function& fn, const ScheduleInput& in);
   void mark_reads(const ir::Node* root, bool include_root, int64_t step);

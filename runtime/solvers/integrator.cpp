@@ -217,6 +217,48 @@ template <class T> void Integrator<T>::initial_step_size(double t, const T* z, d
   h_next_ = std::isfinite(h) && h > 0 ? std::min(h, options_.dt_max) : h0;
 }
 
+template <class T> SolveFailure Integrator<T>::max_steps_failure(double t, double h) const {
+  SolveFailure f = located(FailureKind::MaxStepsExceeded, worst_lane_, t, h);
+  f.message =
+      fmt::format("{} steps attempted (max_steps) and the solve only reached t={} of [{}, {}]",
+                  attempts_, t, timeline_.t0, timeline_.t_final);
+  f.advice =
+      fmt::format("raise max_steps, loosen rtol/atol (now {:g}/{:g}), or use a fixed-step method; "
+                  "a field that needs this many steps may be stiff here",
+                  options_.rtol, options_.atol);
+  return f;
+}
+
+// The controller's step fell below dt_min or under round-off: after
+// non-finite attempts the field is at fault, else stiffness or a blow-up.
+template <class T>
+SolveFailure Integrator<T>::step_underflow_failure(double t, double h, bool last_nonfinite,
+                                                   int64_t rejected) const {
+  if (last_nonfinite) {
+    // Shrinking the step did not help: the field itself gives inf/NaN here.
+    SolveFailure f = located(FailureKind::NonFiniteState, worst_lane_, t, h);
+    f.message = fmt::format(
+        "every attempted step down to h={:.3g} produced non-finite values ({} rejected)", h,
+        rejected);
+    f.advice = "the field is inf or NaN just after this time for this sample: check its inputs "
+               "(missing "
+               "values must not reach the field as NaN) and the parameters for divergence";
+    return f;
+  }
+  SolveFailure f = located(FailureKind::StepSizeUnderflow, worst_lane_, t, h);
+  f.message = fmt::format("the step size fell to h={:.3g} (dt_min={:g}) after {} rejected attempts",
+                          h, options_.dt_min, rejected);
+  f.advice = fmt::format("the field is stiff or the solution blows up near t={:.6g}. If the "
+                         "solution should stay bounded, "
+                         "check this sample's inputs and the parameters (a large learning rate "
+                         "can make the learned "
+                         "field stiff); otherwise a fixed-step solver with a small step, or a "
+                         "looser atol/rtol, gets "
+                         "past this point at the cost of accuracy",
+                         t);
+  return f;
+}
+
 template <class T>
 Status<SolveFailure> Integrator<T>::adaptive_step(Cursor& c, const T* z, T* out, Item& item) {
   const double target = timeline_.events[c.event].t;
@@ -233,48 +275,14 @@ Status<SolveFailure> Integrator<T>::adaptive_step(Cursor& c, const T* z, T* out,
     double h = std::min(h_next_, options_.dt_max);
     const bool clipped = h >= target - c.t;
     if (clipped) h = target - c.t;
-    if (attempts_ >= options_.step_limit()) {
-      SolveFailure f = located(FailureKind::MaxStepsExceeded, worst_lane_, c.t, h);
-      f.message =
-          fmt::format("{} steps attempted (max_steps) and the solve only reached t={} of [{}, {}]",
-                      attempts_, c.t, timeline_.t0, timeline_.t_final);
-      f.advice = fmt::format(
-          "raise max_steps, loosen rtol/atol (now {:g}/{:g}), or use a fixed-step method; "
-          "a field that needs this many steps may be stiff here",
-          options_.rtol, options_.atol);
-      return f;
-    }
+    if (attempts_ >= options_.step_limit()) return max_steps_failure(c.t, h);
     const bool round_off =
         !(std::abs(h) > 8 * std::numeric_limits<double>::epsilon() * std::abs(c.t)) ||
         c.t + h == c.t;
     // A step cut to land on an event may be tiny: it ends exactly on the event, so only
     // steps the controller chose can underflow.
-    if (!clipped && (h < options_.dt_min || round_off)) {
-      if (last_nonfinite) {
-        // Shrinking the step did not help: the field itself gives inf/NaN here.
-        SolveFailure f = located(FailureKind::NonFiniteState, worst_lane_, c.t, h);
-        f.message = fmt::format(
-            "every attempted step down to h={:.3g} produced non-finite values ({} rejected)", h,
-            rejected_here);
-        f.advice = "the field is inf or NaN just after this time for this sample: check its inputs "
-                   "(missing "
-                   "values must not reach the field as NaN) and the parameters for divergence";
-        return f;
-      }
-      SolveFailure f = located(FailureKind::StepSizeUnderflow, worst_lane_, c.t, h);
-      f.message =
-          fmt::format("the step size fell to h={:.3g} (dt_min={:g}) after {} rejected attempts", h,
-                      options_.dt_min, rejected_here);
-      f.advice = fmt::format("the field is stiff or the solution blows up near t={:.6g}. If the "
-                             "solution should stay bounded, "
-                             "check this sample's inputs and the parameters (a large learning rate "
-                             "can make the learned "
-                             "field stiff); otherwise a fixed-step solver with a small step, or a "
-                             "looser atol/rtol, gets "
-                             "past this point at the cost of accuracy",
-                             c.t);
-      return f;
-    }
+    if (!clipped && (h < options_.dt_min || round_off))
+      return step_underflow_failure(c.t, h, last_nonfinite, rejected_here);
     ++attempts_;
     const double t1 = step_end(c.t, h, target);
     // A rejected attempt leaves z as it was, so a separate `out` takes the

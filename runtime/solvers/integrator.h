@@ -91,6 +91,9 @@ private:
   Status<SolveFailure> do_event(Cursor& c, T* z, Item& item);
   Status<SolveFailure> fixed_step(Cursor& c, const T* z, T* out, Item& item);
   Status<SolveFailure> adaptive_step(Cursor& c, const T* z, T* out, Item& item);
+  SolveFailure max_steps_failure(double t, double h) const;
+  SolveFailure step_underflow_failure(double t, double h, bool last_nonfinite,
+                                      int64_t rejected) const;
   void initial_step_size(double t, const T* z, double target);
   void read_output(size_t obs_index, double t, double lo, const T* z);
   SolveFailure located(FailureKind kind, int lane, double t, double h) const;
