@@ -199,6 +199,10 @@ void add_eval_options(CLI::App& cmd, EvalRequest& r) {
       ->check(non_empty());
   cmd.add_option("--split", r.split, "train | validation | test | all (default test)")
       ->check(CLI::IsMember({"train", "validation", "test", "all"}));
+  cmd.add_flag("--series-alone", r.series_alone,
+               "Solve each series in a tile of its own: an adaptive solver's steps then depend "
+               "on that series alone, so it gets the same outputs in any file (up to the "
+               "model's lanes times the work)");
 }
 
 void add_predict_options(CLI::App& cmd, PredictRequest& r) {

@@ -115,6 +115,9 @@ struct EvalRequest {
   RunOptions run;
   std::string parameters;     ///< a model.safetensors or a run folder holding one
   std::string split = "test"; ///< train | validation | test | all
+  /// --series-alone: each series solved in a tile of its own
+  /// (BatchOptions::series_per_tile = 1).
+  bool series_alone = false;
 };
 
 struct PredictRequest {

@@ -53,7 +53,9 @@ Status<SolveFailure> predict_into(const plastic_model& model, const PreparedData
 
   const ModelView<T> view(model);
   const int L = view.lanes;
-  const TileShard shard(options.comm, tile_count(count, L));
+  const int per_tile =
+      options.series_per_tile > 0 ? std::min(options.series_per_tile, L) : L; // series per tile
+  const TileShard shard(options.comm, tile_count(count, per_tile));
   const size_t mine = shard.range.size(); // tiles of this rank: range.first + i
   const int workers = resolve_threads(options.threads, mine);
   std::vector<std::unique_ptr<TileWorkspace<T>>> spaces(static_cast<size_t>(workers));
@@ -63,8 +65,8 @@ Status<SolveFailure> predict_into(const plastic_model& model, const PreparedData
     auto& space = spaces[static_cast<size_t>(w)];
     if (!space) space = std::make_unique<TileWorkspace<T>>(model);
     TileWorkspace<T>& ws = *space;
-    const size_t first = k * static_cast<size_t>(L);
-    const auto chunk = samples.subspan(first, std::min<size_t>(L, count - first));
+    const size_t first = k * static_cast<size_t>(per_tile);
+    const auto chunk = samples.subspan(first, std::min<size_t>(per_tile, count - first));
     OpenTile<T> tile;
     if (Status<SolveFailure> st = tile.open(model, view, data, chunk, theta, ws); !st) {
       status[i] = std::move(st);

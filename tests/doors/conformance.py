@@ -12,7 +12,9 @@ file must get the outputs it gets inside its file. Two exceptions, each a
 tolerance stated where it is used: the C++ backend rounds otherwise (its
 fused multiply-adds fall elsewhere), and an adaptive solver chooses one
 step size per tile, so a series' outputs depend, within the solver's
-tolerance, on the series that share its tile.
+tolerance, on the series that share its tile — unless each series is
+solved in a tile of its own (`--series-alone`), which makes a series
+alone and inside its file bit for bit the same for every model.
 
 The table has one row per (model, door): adding a door or a model adds a
 row, not a test. Usage: conformance.py PLASTIC_EXE [--only MODEL]
@@ -282,6 +284,18 @@ def main():
         table.append((name, "one series alone (predict)", verdict,
                       f"series {alone_index} of the file, given alone, max |diff| {diff:.3g}"
                       + ("" if tolerance == 0 else f" (adaptive steps per tile: {tolerance:g})")))
+        failed = failed or not same
+        # Each series in a tile of its own: its steps are its own, so alone
+        # and inside its file it is solved by the same arithmetic.
+        whole = Doors(work, os.path.join(SRC, path), sets, run_dir,
+                      test_file).predict_cli("file_alone", "--series-alone")
+        single = Doors(work, os.path.join(SRC, path), sets, run_dir,
+                       alone_file).predict_cli("single_alone", "--series-alone")
+        same, diff = agree({alone_index: next(iter(single.values()), [])},
+                           {alone_index: whole[alone_index]}, EXACT, dtype)
+        table.append((name, "one series alone (predict --series-alone)",
+                      "same" if same else "DIFFERENT",
+                      f"series {alone_index}, alone and inside its file, max |diff| {diff:.3g}"))
         failed = failed or not same
 
     width = max(len(r[1]) for r in table)
