@@ -222,7 +222,15 @@ ModelClass register_model(py::module_& m) {
           [](PyModel& s, uint64_t seed) {
             if (auto r = s.model->initialise(seed); !r) raise(r.error());
           },
-          py::arg("seed") = 0)
+          py::arg("seed") = 0, "draws every parameter from its init (the model's seed 0 default)")
+      // The embedding API's name, which its messages use ("call
+      // load_parameters() or initialise() first").
+      .def(
+          "initialise",
+          [](PyModel& s, uint64_t seed) {
+            if (auto r = s.model->initialise(seed); !r) raise(r.error());
+          },
+          py::arg("seed") = 0, "the same as init()")
       .def("load_parameters",
            [](PyModel& s, const std::string& where) {
              if (auto r = s.model->load_parameters(where); !r) raise(r.error());

@@ -49,7 +49,7 @@ struct PyModel {
 
   const plastic_model& table() const { return model->table(); }
   bool f64() const { return table().dtype == PLASTIC_F64; }
-  embed::Options options() const { return {threads, gradient}; }
+  embed::Options options() const { return {threads, gradient, false}; }
 };
 
 using ModelClass = py::class_<PyModel, std::shared_ptr<PyModel>>;

@@ -15,15 +15,17 @@ namespace plastic::python {
 namespace {
 
 py::array_t<double> predict(PyModel& m, const py::object& x, const py::object& t,
-                            const py::object& statics) {
+                            const py::object& statics, bool series_alone) {
   Result<std::vector<embed::Prediction>, embed::Error> out = embed::Error{};
+  embed::Options options = m.options();
+  options.series_alone = series_alone;
   if (const PyBatch* b = as_batch(m, x)) {
     py::gil_scoped_release release;
-    out = m.model->predict(b->batch, m.options());
+    out = m.model->predict(b->batch, options);
   } else {
     const std::vector<embed::Series> series = to_series(m, x, t, statics, py::none());
     py::gil_scoped_release release;
-    out = m.model->predict(series, m.options());
+    out = m.model->predict(series, options);
   }
   if (!out) raise(out.error());
   return to_array(out.value(), m.table().n_outputs);
@@ -140,9 +142,11 @@ std::string train(PyModel& m, const std::string& data, const py::kwargs& options
 
 void register_training(ModelClass& model) {
   model.def("predict", &predict, py::arg("x"), py::arg("t") = py::none(),
-            py::arg("static") = py::none(),
+            py::arg("static") = py::none(), py::arg("series_alone") = false,
             "outputs [batch, rows, n_outputs] for x [batch, time, channels] (NaN = missing) or a "
-            "PreparedBatch");
+            "PreparedBatch; series_alone=True solves each series in a tile of its own, so an "
+            "adaptive solver gives it the same outputs in any batch (`plastic predict "
+            "--series-alone`)");
   model.def("loss_and_grad", &loss_and_grad, py::arg("batch"),
             "(mean loss, name -> gradient) of the model's own loss on a labelled batch: a dict "
             "{'x', 'y', 't', 'static'} or a PreparedBatch");

@@ -92,6 +92,9 @@ struct Options {
   /// The gradient method of loss_and_gradient, output_vjp and train_step:
   /// "" = the model's `gradient` line; direct | checkpoint | adjoint.
   std::string gradient;
+  /// predict and evaluate: each series solved in a tile of its own, so an
+  /// adaptive solver's steps depend on that series alone (`--series-alone`).
+  bool series_alone = false;
 };
 
 /// The mean loss of a batch and its gradient (as `plastic train`'s step takes it).
