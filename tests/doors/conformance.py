@@ -150,16 +150,16 @@ class Doors:
             "--output", out)
         return outputs_of_csv(out)
 
-    def repl(self):
-        script = os.path.join(self.work, "session.repl")
-        out = os.path.join(self.work, "repl.csv")
+    def repl(self, name="repl", alone=False):
+        script = os.path.join(self.work, f"{name}.repl")
+        out = os.path.join(self.work, f"{name}.csv")
         with open(script, "w") as f:
             f.write(f"load {self.run_dir}\nset threads 1\ndata {self.test_file}\n"
-                    f"predict all to {out}\n")
+                    f"predict all to {out}{' alone' if alone else ''}\n")
         run(EXE, "repl", "--script", script)
         return outputs_of_csv(out)
 
-    def python(self):
+    def python(self, series_alone=False):
         try:
             import numpy as np
             import plastic
@@ -169,7 +169,7 @@ class Doors:
         # parameters and the statistics that prepare new series.
         model = plastic.compile(run=self.run_dir, threads=1)
         assert model.lanes == LANES, f"compile(run=...) took {model.lanes} lanes, the run {LANES}"
-        y = model.predict(np.array(read_toy_ts(self.test_file)))
+        y = model.predict(np.array(read_toy_ts(self.test_file)), series_alone=series_alone)
         return {b: [float(v) for v in y[b].reshape(-1) if not math.isnan(v)]
                 for b in range(y.shape[0])}
 
@@ -286,17 +286,25 @@ def main():
                       + ("" if tolerance == 0 else f" (adaptive steps per tile: {tolerance:g})")))
         failed = failed or not same
         # Each series in a tile of its own: its steps are its own, so alone
-        # and inside its file it is solved by the same arithmetic.
+        # and inside its file, through each door that offers it, it is
+        # solved by the same arithmetic.
         whole = Doors(work, os.path.join(SRC, path), sets, run_dir,
                       test_file).predict_cli("file_alone", "--series-alone")
-        single = Doors(work, os.path.join(SRC, path), sets, run_dir,
-                       alone_file).predict_cli("single_alone", "--series-alone")
-        same, diff = agree({alone_index: next(iter(single.values()), [])},
-                           {alone_index: whole[alone_index]}, EXACT, dtype)
-        table.append((name, "one series alone (predict --series-alone)",
-                      "same" if same else "DIFFERENT",
-                      f"series {alone_index}, alone and inside its file, max |diff| {diff:.3g}"))
-        failed = failed or not same
+        single = Doors(work, os.path.join(SRC, path), sets, run_dir, alone_file)
+        for door, predict in (("predict --series-alone", lambda d: d.predict_cli(
+                                  "single_alone", "--series-alone")),
+                              ("REPL predict ... alone", lambda d: d.repl("repl_alone", True)),
+                              ("Python series_alone=True", lambda d: d.python(True))):
+            got = predict(single)
+            if got is None:
+                table.append((name, f"one series alone ({door})", "skipped",
+                              "its tool is not available here"))
+                continue
+            same, diff = agree({alone_index: next(iter(got.values()), [])},
+                               {alone_index: whole[alone_index]}, EXACT, dtype)
+            table.append((name, f"one series alone ({door})", "same" if same else "DIFFERENT",
+                          f"series {alone_index}, alone and inside its file, max |diff| {diff:.3g}"))
+            failed = failed or not same
 
     width = max(len(r[1]) for r in table)
     print(f"{'model':<14} {'door':<{width}} {'result':<10} detail")

@@ -240,11 +240,12 @@ bool predict_sample(Session& s, const std::string& split, int64_t index) {
 namespace {
 
 template <class T>
-bool write_predictions(Session& s, const std::vector<rt::ModelData::Part>& parts,
+bool write_predictions(Session& s, const std::vector<rt::ModelData::Part>& parts, bool alone,
                        std::ostream& out) {
   const std::vector<T> theta = as<T>(s.theta());
   rt::BatchOptions options;
   options.threads = s.settings.threads;
+  options.series_per_tile = alone ? 1 : 0;
   bool header = false;
   for (const rt::ModelData::Part& part : parts) {
     if (!part.split.prepared) continue;
@@ -265,7 +266,7 @@ bool write_predictions(Session& s, const std::vector<rt::ModelData::Part>& parts
 
 } // namespace
 
-bool predict_to_csv(Session& s, const std::string& split, const std::string& file) {
+bool predict_to_csv(Session& s, const std::string& split, const std::string& file, bool alone) {
   rt::ModelData* md = s.data();
   if (!md) return false;
   const bool known =
@@ -286,8 +287,9 @@ bool predict_to_csv(Session& s, const std::string& split, const std::string& fil
   // for bit.
   if (!s.trainable_table()) return false;
   std::ostringstream text;
-  const bool done = s.table().dtype == PLASTIC_F64 ? write_predictions<double>(s, parts, text)
-                                                   : write_predictions<float>(s, parts, text);
+  const bool done = s.table().dtype == PLASTIC_F64
+                        ? write_predictions<double>(s, parts, alone, text)
+                        : write_predictions<float>(s, parts, alone, text);
   if (!done) return false;
   if (Status<rt::TrainError> w = rt::write_file_atomic(file, std::move(text).str()); !w) {
     std::cerr << fmt::format("plastic: {}\n", w.describe());

@@ -27,8 +27,10 @@ bool predict_sample(Session& s, const std::string& split, int64_t index);
 
 /// Every sample of a split ("all": every non-empty one; "data" for new
 /// series given to an opened run) written to `file` as `plastic predict`
-/// writes it (the same columns and digits), atomically.
-bool predict_to_csv(Session& s, const std::string& split, const std::string& file);
+/// writes it (the same columns and digits), atomically; `alone` solves each
+/// sample in a tile of its own (`plastic predict --series-alone`).
+bool predict_to_csv(Session& s, const std::string& split, const std::string& file,
+                    bool alone = false);
 
 /// Name, shape, size, L2 norm and largest magnitude of every parameter.
 void print_parameters(const Session& s);

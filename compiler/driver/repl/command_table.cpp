@@ -295,11 +295,14 @@ int cmd_results(ReplState& st, const std::string&) {
 int cmd_predict(ReplState& st, const std::string& args) {
   if (!need_model(st)) return kInputError;
   auto w = words(args);
-  // predict SPLIT to FILE.csv: every sample, as `plastic predict` writes them.
-  if (w.size() == 3 && w[1] == "to") return ok(predict_to_csv(st.session, w[0], w[2]));
+  // predict SPLIT to FILE.csv [alone]: every sample, as `plastic predict`
+  // writes them (alone: each in a tile of its own, as --series-alone).
+  if ((w.size() == 3 || (w.size() == 4 && w[3] == "alone")) && w[1] == "to")
+    return ok(predict_to_csv(st.session, w[0], w[2], w.size() == 4));
   int64_t sample = st.sample;
   if (!w.empty() && !parse_count(w[0], sample))
-    return usage("predict", "expected predict [SAMPLE] [SPLIT], or predict SPLIT to FILE.csv");
+    return usage("predict",
+                 "expected predict [SAMPLE] [SPLIT], or predict SPLIT to FILE.csv [alone]");
   return ok(predict_sample(st.session, w.size() > 1 ? w[1] : st.split, sample));
 }
 
@@ -410,9 +413,9 @@ const std::vector<Command> kCommands = {
      ArgKind::Split, cmd_eval},
     {"results", "", "the table of evaluations kept with `eval ... as LABEL`", ArgKind::None,
      cmd_results},
-    {"predict", "[SAMPLE] [SPLIT] | SPLIT to FILE.csv",
+    {"predict", "[SAMPLE] [SPLIT] | SPLIT to FILE.csv [alone]",
      "the outputs of one sample beside its targets; or every sample of a split (all: every "
-     "one) written as `plastic predict` writes them",
+     "one) written as `plastic predict` writes them (alone: as with --series-alone)",
      ArgKind::None, cmd_predict},
     {"trajectory", "[SAMPLE] [plot FILE.png]",
      "the states of one sample at its observations (interpreter), optionally plotted",
