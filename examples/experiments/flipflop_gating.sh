@@ -46,7 +46,9 @@
 # configuration per model: lr 1e-3 for the gnODE and the nODE, 1e-2 for
 # the mGRU; weight decay 1e-1, batch 100); WD and BATCH default to the
 # 1e-2 and 50 above, and SCHEDULE (default cosine) names the learning-rate
-# schedule (App. F.1 states none: SCHEDULE=constant).
+# schedule (App. F.1 states none: SCHEDULE=constant). MODELS (default
+# "gnode node mgru") picks the models; CLIP (default none) clips each
+# gradient's norm (`--clip`).
 source "$(dirname "$0")/common.sh"
 
 quick=0
@@ -87,7 +89,7 @@ mkdir -p "$out_root" "$(dirname "$results")"
 : >"$results"
 
 start_all=$SECONDS
-for model in gnode node mgru; do
+for model in ${MODELS:-gnode node mgru}; do
   model_lrs=$lrs
   if [ "$lrs" = best ]; then model_lrs=${best_lr[$model]}; fi
   if [ "$lrs" = paper ]; then model_lrs=${paper_lr[$model]}; fi
@@ -101,9 +103,10 @@ for model in gnode node mgru; do
         --data "$data" --split-seed 0 --epochs "$epochs" --patience 0 --optimizer adamw \
         --weight-decay "$wd" --lr "$lr" --schedule "${SCHEDULE:-cosine}" --batch "$batch" --dtype f32 \
         --threads "$THREADS" --seed "$seed" --no-progress --force --out "$run" \
-        >"$run.log" 2>&1 || status=failed
+        ${CLIP:+--clip "$CLIP"} >"$run.log" 2>&1 || status=failed
       python3 "$EXPERIMENTS_DIR/results.py" record "$run" model="$model" \
         task="${TASK:-variable}" N="$n" lr="$lr" wd="$wd" batch="$batch" seed="$seed" \
+        epochs_asked="$epochs" schedule="${SCHEDULE:-cosine}" clip="${CLIP:-none}" \
         seconds=$((SECONDS - start)) status="$status" >>"$results"
       tail -1 "$results"
     done
