@@ -138,6 +138,10 @@ std::shared_ptr<PyModel> load(const std::string& shared_object) {
   return out;
 }
 
+void initialise(PyModel& m, uint64_t seed) {
+  if (auto r = m.model->initialise(seed); !r) raise(r.error());
+}
+
 py::list parameter_table(const PyModel& m) {
   py::list out;
   const plastic_model& t = m.table();
@@ -217,20 +221,11 @@ ModelClass register_model(py::module_& m) {
           "parameters",
           [](const py::object& self) { return parameter_views(self.cast<PyModel&>(), self); },
           "name -> array sharing the model's parameter buffer (writes change the model)")
-      .def(
-          "init",
-          [](PyModel& s, uint64_t seed) {
-            if (auto r = s.model->initialise(seed); !r) raise(r.error());
-          },
-          py::arg("seed") = 0, "draws every parameter from its init (the model's seed 0 default)")
+      .def("init", &initialise, py::arg("seed") = 0,
+           "draws every parameter from its init (the model's seed 0 default)")
       // The embedding API's name, which its messages use ("call
       // load_parameters() or initialise() first").
-      .def(
-          "initialise",
-          [](PyModel& s, uint64_t seed) {
-            if (auto r = s.model->initialise(seed); !r) raise(r.error());
-          },
-          py::arg("seed") = 0, "the same as init()")
+      .def("initialise", &initialise, py::arg("seed") = 0, "the same as init()")
       .def("load_parameters",
            [](PyModel& s, const std::string& where) {
              if (auto r = s.model->load_parameters(where); !r) raise(r.error());
