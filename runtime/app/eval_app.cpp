@@ -187,7 +187,7 @@ int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* 
   BatchOptions options;
   options.threads = r.run.threads;
   options.comm = &world(); // under mpirun: each rank evaluates a share of the tiles
-  options.series_per_tile = r.series_alone ? 1 : 0;
+  options.series_alone = r.series_alone;
   const std::span<const T> params(theta);
   return csv ? predict_parts<T>(m, parts.value(), params, options, *csv)
              : evaluate_parts<T>(m, parts.value(), params, options);

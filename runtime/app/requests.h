@@ -116,7 +116,7 @@ struct EvalRequest {
   std::string parameters;     ///< a model.safetensors or a run folder holding one
   std::string split = "test"; ///< train | validation | test | all
   /// --series-alone: each series solved in a tile of its own
-  /// (BatchOptions::series_per_tile = 1).
+  /// (BatchOptions::series_alone).
   bool series_alone = false;
 };
 

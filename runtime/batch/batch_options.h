@@ -26,12 +26,12 @@ struct BatchOptions {
   /// reduced in tile order, so they are bitwise those of one process. Every
   /// rank must call with the same samples and parameters. Null: this process alone.
   Communicator* comm = nullptr;
-  /// Series packed into one tile by predict() and evaluate(): 0 = the
-  /// model's lanes; 1 = each series alone (padding in the other lanes), so
-  /// an adaptive solver's steps and a tile's union of knots depend on that
-  /// series alone and it predicts the same in any file, at up to lanes
-  /// times the work. Training keeps full tiles.
-  int series_per_tile = 0;
+  /// predict() and evaluate() put each series in a tile of its own
+  /// (padding in the other lanes), so an adaptive solver's steps and a
+  /// tile's union of knots depend on that series alone and it predicts the
+  /// same in any file, at up to lanes times the work. Training keeps full
+  /// tiles.
+  bool series_alone = false;
 };
 
 /// The solver options to use: the override, else the table's solve line.

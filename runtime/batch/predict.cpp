@@ -53,8 +53,7 @@ Status<SolveFailure> predict_into(const plastic_model& model, const PreparedData
 
   const ModelView<T> view(model);
   const int L = view.lanes;
-  const int per_tile =
-      options.series_per_tile > 0 ? std::min(options.series_per_tile, L) : L; // series per tile
+  const int per_tile = options.series_alone ? 1 : L; // series per tile
   const TileShard shard(options.comm, tile_count(count, per_tile));
   const size_t mine = shard.range.size(); // tiles of this rank: range.first + i
   const int workers = resolve_threads(options.threads, mine);

@@ -193,7 +193,7 @@ predict_typed(const Model::Impl& impl, const std::vector<T>& theta, const rt::Pr
               std::span<const int64_t> samples, const Options& o) {
   rt::BatchOptions bo;
   bo.threads = o.threads;
-  bo.series_per_tile = o.series_alone ? 1 : 0;
+  bo.series_alone = o.series_alone;
   auto pred = rt::predict<T>(*impl.table, data, samples, std::span<const T>(theta), bo);
   if (!pred) return Error{rt::kInputError, pred.status().describe()};
   return to_predictions(data, pred.value());
@@ -207,7 +207,7 @@ Result<Metrics, Error> evaluate_typed(const Model::Impl& impl, const std::vector
   if (!data) return data.error();
   rt::BatchOptions bo;
   bo.threads = o.threads;
-  bo.series_per_tile = o.series_alone ? 1 : 0;
+  bo.series_alone = o.series_alone;
   auto ev = rt::evaluate<T>(m, data.value(), rt::all_samples(data.value()),
                             std::span<const T>(theta), bo);
   if (!ev) return Error{rt::kInputError, ev.status().describe()};

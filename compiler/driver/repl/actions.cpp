@@ -245,7 +245,7 @@ bool write_predictions(Session& s, const std::vector<rt::ModelData::Part>& parts
   const std::vector<T> theta = as<T>(s.theta());
   rt::BatchOptions options;
   options.threads = s.settings.threads;
-  options.series_per_tile = alone ? 1 : 0;
+  options.series_alone = alone;
   bool header = false;
   for (const rt::ModelData::Part& part : parts) {
     if (!part.split.prepared) continue;
