@@ -13,6 +13,8 @@
 #include "runtime/app/model_data.h"
 #include "runtime/app/parameters.h"
 #include "runtime/app/prediction_csv.h"
+#include "runtime/app/rank_agreement.h"
+#include "runtime/app/run_record.h"
 #include "runtime/batch/nonfinite_explainer.h"
 #include "runtime/batch/predict.h"
 #include "runtime/distributed/communicator.h"
@@ -173,6 +175,19 @@ chosen_parts(const ModelData& data, const EvalRequest& r, const RunOptions& run)
   return out;
 }
 
+// Under mpirun: every rank evaluates the same parameters on the same data
+// and parts, or none does (rank_agreement.h) — ranks given another --split
+// or copy of the data would wait for ever in a collective or mix numbers.
+template <class T>
+Status<AppError> ranks_agree(const plastic_model& m, const EvalRequest& r, const RunOptions& run,
+                             const ModelData& data, const std::vector<T>& theta,
+                             const char* command) {
+  return check_ranks_agree(world(),
+                           eval_binding(command, model_identity(m, run.model, run.dtype),
+                                        data_digest(data.splits),
+                                        parameters_digest(std::as_bytes(std::span(theta))), r));
+}
+
 template <class T>
 int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* csv) {
   RunOptions run = r.run;
@@ -184,6 +199,11 @@ int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* 
   if (!data) return fail(data.error());
   auto parts = chosen_parts(data.value(), r, run);
   if (!parts) return fail(parts.error());
+  if (Status<AppError> s = ranks_agree<T>(m, r, run, data.value(), theta, csv ? "predict" : "eval");
+      !s) {
+    if (world().root()) fail(s.error()); // every rank has it; one says it
+    return s.error().exit_code;
+  }
   BatchOptions options;
   options.threads = r.run.threads;
   options.comm = &world(); // under mpirun: each rank evaluates a share of the tiles

@@ -70,6 +70,24 @@ json train_binding(const std::string& model_identity, const std::string& data,
   return j;
 }
 
+std::string parameters_digest(std::span<const std::byte> bytes) {
+  return fmt::format("{:016x} ({} bytes)", fnv(1469598103934665603ull, bytes.data(), bytes.size()),
+                     bytes.size());
+}
+
+json eval_binding(const std::string& command, const std::string& model_identity,
+                  const std::string& data, const std::string& parameters,
+                  const EvalRequest& request) {
+  json j;
+  j["the command"] = command;
+  j["the model"] = model_identity;
+  j["the data as prepared"] = data;
+  j["the parameters' digest"] = parameters;
+  j["--split"] = request.split;
+  j["--series-alone"] = request.series_alone;
+  return j;
+}
+
 Status<AppError> check_ranks_agree(Communicator& comm, const json& mine) {
   if (comm.size() == 1) return {};
   std::string root_text = mine.dump();

@@ -13,6 +13,9 @@
 // 0) naming the first option that differs and both values.
 #pragma once
 
+#include <cstddef>
+#include <span>
+
 #include <nlohmann/json.hpp>
 
 #include "runtime/app/app_error.h"
@@ -32,6 +35,17 @@ std::string data_digest(const DataSplits& splits);
 /// --threads or --out, which may differ per machine).
 nlohmann::ordered_json train_binding(const std::string& model_identity, const std::string& data,
                                      const TrainRequest& request);
+
+/// A digest of a parameter vector's bytes (f32 or f64 as stored).
+std::string parameters_digest(std::span<const std::byte> bytes);
+
+/// What a rank of `eval` or `predict` (`command`) must share with rank 0:
+/// the model's identity, the data's digest as prepared (new series carry
+/// the run's statistics in it), the parameters' digest, --split and
+/// --series-alone; every rank then evaluates a share of the same tiles.
+nlohmann::ordered_json eval_binding(const std::string& command, const std::string& model_identity,
+                                    const std::string& data, const std::string& parameters,
+                                    const EvalRequest& request);
 
 /// Compares `mine` with rank 0's on every rank (a no-op for one process).
 /// On a difference every rank returns the same usage error (for rank 0 to

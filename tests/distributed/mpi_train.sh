@@ -18,7 +18,9 @@
 #                  finish with the parameters of an uninterrupted run
 #   disagree       ranks started with another --batch, --epochs or data are
 #                  refused before the first step with one message; agreeing
-#                  ranks record their count in run.json
+#                  ranks record their count in run.json; eval and predict
+#                  ranks given other parameters, data, --split, --series-alone
+#                  or command are refused alike
 #   tune NP        `mpirun -np NP plastic tune`: the ranks share each rung's
 #                  trials and reach tune.jsonl's rows and the best run's
 #                  parameters of a search in one process, bitwise (gnODE on
@@ -70,15 +72,14 @@ if [ "$case_name" = disagree ]; then
   # with one message naming what differs; no hang, no heap corruption.
   flipflop=("$root/examples/gnode_flipflop.ode" --set N=8 --set H=8)
   base=(--data synthetic:flipflop --dtype f64 --seed 3 --threads 1 --no-progress)
-  refused() { # WHAT EXPECTED_TEXT RANK0_ARGS... -- RANK1_ARGS...
+  refused() { # WHAT EXPECTED_TEXT RANK0_COMMAND... -- RANK1_COMMAND...
     local what=$1 text=$2; shift 2
     local first=() second=()
     while [ "$1" != -- ]; do first+=("$1"); shift; done; shift
     second=("$@")
     set +e
-    timeout 120 "${mpirun[@]}" -np 1 "$plastic" train "${flipflop[@]}" "${first[@]}" \
-      --out "$work/$what" : -np 1 "$plastic" train "${flipflop[@]}" "${second[@]}" \
-      --out "$work/$what" >"$work/$what.log" 2>&1
+    timeout 120 "${mpirun[@]}" -np 1 "$plastic" "${first[@]}" : -np 1 "$plastic" "${second[@]}" \
+      >"$work/$what.log" 2>&1
     local code=$?
     set -e
     cat "$work/$what.log"
@@ -87,20 +88,47 @@ if [ "$case_name" = disagree ]; then
       fail "$what: no message names the difference ('$text')"
     [ "$(grep -c 'disagree' "$work/$what.log")" -eq 1 ] || fail "$what: said more than once"
     [ ! -e "$work/$what/model.safetensors" ] || fail "$what: the refused job wrote parameters"
+    [ ! -e "$work/$what.csv" ] || fail "$what: the refused job wrote predictions"
     echo "PASS: $what refused: $(grep -o 'disagree: .*' "$work/$what.log" | head -c 120)"
   }
+  train=(train "${flipflop[@]}")
   refused batch "--batch is 16 on rank 1 and 32 on rank 0" \
-    "${base[@]}" --batch 32 --epochs 2 -- "${base[@]}" --batch 16 --epochs 2
+    "${train[@]}" "${base[@]}" --batch 32 --epochs 2 --out "$work/batch" -- \
+    "${train[@]}" "${base[@]}" --batch 16 --epochs 2 --out "$work/batch"
   refused epochs "--epochs is 3 on rank 1 and 2 on rank 0" \
-    "${base[@]}" --batch 32 --epochs 2 -- "${base[@]}" --batch 32 --epochs 3
+    "${train[@]}" "${base[@]}" --batch 32 --epochs 2 --out "$work/epochs" -- \
+    "${train[@]}" "${base[@]}" --batch 32 --epochs 3 --out "$work/epochs"
   refused data "the data as read is" \
-    "${base[@]}" --epochs 2 -- --data synthetic:flipflop-fixed "${base[@]:2}" --epochs 2
+    "${train[@]}" "${base[@]}" --epochs 2 --out "$work/data" -- \
+    "${train[@]}" --data synthetic:flipflop-fixed "${base[@]:2}" --epochs 2 --out "$work/data"
   # Agreeing ranks train, and the run records how many there were.
   "${mpirun[@]}" -np 2 "$plastic" train "${flipflop[@]}" "${base[@]}" \
     --epochs 1 --out "$work/agreed" >"$work/agreed.log" 2>&1 ||
     { cat "$work/agreed.log"; fail "agreeing ranks failed"; }
   grep -q '"ranks": 2' "$work/agreed/run.json" || fail "run.json does not record 2 ranks"
   echo "PASS: agreeing ranks train; run.json records 2 ranks"
+  # eval and predict: every rank the same parameters, data, --split and
+  # --series-alone, or no rank evaluates. (The second run differs from the
+  # first in its --lr only: the same synthetic data, other parameters.)
+  "$plastic" train "${flipflop[@]}" "${base[@]}" --lr 3e-2 --epochs 1 --out "$work/other" \
+    >"$work/other.log" 2>&1 || { cat "$work/other.log"; fail "the second run failed"; }
+  evaluate=(eval "${flipflop[@]}" --threads 1 --parameters "$work/agreed" --split validation)
+  refused eval_split "--split is train on rank 1 and validation on rank 0" \
+    "${evaluate[@]}" -- "${evaluate[@]:0:$((${#evaluate[@]} - 1))}" train
+  refused eval_parameters "the parameters' digest is" \
+    "${evaluate[@]}" -- eval "${flipflop[@]}" --threads 1 --parameters "$work/other" \
+    --split validation
+  refused eval_data "the data as prepared is" \
+    "${evaluate[@]}" -- "${evaluate[@]}" --seed 5 # other synthetic trials
+  predict=(predict "${flipflop[@]}" --threads 1 --parameters "$work/agreed" --split validation)
+  refused predict_alone "--series-alone is true on rank 1 and false on rank 0" \
+    "${predict[@]}" --output "$work/predict_alone.csv" -- \
+    "${predict[@]}" --output "$work/predict_alone.csv" --series-alone
+  refused eval_predict "the command is predict on rank 1 and eval on rank 0" \
+    "${evaluate[@]}" -- "${predict[@]}" --output "$work/eval_predict.csv"
+  "${mpirun[@]}" -np 2 "$plastic" "${predict[@]}" --series-alone --output "$work/agreed.csv" \
+    >"$work/predicted.log" 2>&1 || { cat "$work/predicted.log"; fail "agreeing ranks' predict failed"; }
+  echo "PASS: agreeing ranks predict ($(($(wc -l <"$work/agreed.csv") - 1)) rows)"
   exit 0
 fi
 
