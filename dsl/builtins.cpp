@@ -18,6 +18,7 @@ static const std::vector<BuiltinSpec>& table() {
       if (s.id == Builtin::Softmax || s.id == Builtin::LogSumExp || s.id == Builtin::Concat)
         s.options = {{"axis", -1, true}};
       if (s.id == Builtin::LayerNorm) s.options = {{"eps", 1e-5, false}};
+      if (s.id == Builtin::BceWithLogits) s.options = {{"pos_weight", 1, false}};
       if (s.id == Builtin::Sum || s.id == Builtin::Mean || s.id == Builtin::Max)
         s.options = {{"axis", 0, true}};
       std::string_view sig = s.signature;

@@ -65,8 +65,11 @@ bool is_elementwise_unary(Builtin id);
 struct BuiltinConsts {
   std::optional<int64_t> axis; ///< sum/mean/max's optional axis; softmax etc.: `axis` option
   double eps = 1e-5;           ///< layernorm
-  std::vector<int64_t> shape;  ///< reshape
-  std::string spec;            ///< einsum
+  /// bce_with_logits: the weight of the positive class's term (PyTorch's
+  /// BCEWithLogitsLoss(pos_weight=)), > 0; 1 leaves the plain loss.
+  double pos_weight = 1;
+  std::vector<int64_t> shape; ///< reshape
+  std::string spec;           ///< einsum
 };
 
 } // namespace plastic::dsl

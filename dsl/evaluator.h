@@ -532,8 +532,14 @@ private:
         auto v = const_eval(*a.value, s);
         if (!v)
           ok = false;
-        else
-          consts.eps = *v;
+        else if (opt->name == "pos_weight" && !(*v > 0 && std::isfinite(*v))) {
+          diag_.error(a.value->span,
+                      fmt::format("pos_weight must be a finite number > 0, not {}", *v),
+                      "it weights the positive class's term: 1 is the plain loss, the ratio "
+                      "of negatives to positives balances the classes");
+          ok = false;
+        } else
+          (opt->name == "pos_weight" ? consts.pos_weight : consts.eps) = *v;
       }
     }
     for (const BuiltinOption& o : spec.options)

@@ -210,7 +210,7 @@ ExprToIr::Value ExprToIr::binary(dsl::BinaryOp op, Value a, Value b) {
   throw plastic::InternalError(fmt::format("no lowering for operator '{}'", dsl::to_string(op)));
 }
 
-ExprToIr::Value ExprToIr::loss(dsl::Builtin id, Value prediction, Value target) {
+ExprToIr::Value ExprToIr::loss(dsl::Builtin id, Value prediction, Value target, double pos_weight) {
   switch (id) {
   case dsl::Builtin::CrossEntropy:
     // Labels arrive one-hot: logsumexp(z) - <z, onehot>, stable for any logits.
@@ -218,6 +218,11 @@ ExprToIr::Value ExprToIr::loss(dsl::Builtin id, Value prediction, Value target) 
   case dsl::Builtin::BceWithLogits: {
     // softplus(x) - x*y, averaged over the elements (PyTorch's mean reduction).
     const ir::Node* terms = ir::sub(ir::softplus(prediction), ir::mul(prediction, target));
+    // With pos_weight p, PyTorch's p*y*softplus(-x) + (1-y)*softplus(x): the
+    // same plus (p-1)*y*softplus(-x), since softplus(-x) = softplus(x) - x.
+    if (pos_weight != 1)
+      terms = ir::add(
+          terms, ir::scale(ir::mul(ir::softplus(ir::neg(prediction)), target), pos_weight - 1));
     return terms->shape().empty() ? terms : ir::mean(terms, all_axes(terms));
   }
   case dsl::Builtin::Mse: {
@@ -297,7 +302,7 @@ ExprToIr::Value ExprToIr::builtin(dsl::Builtin id, std::vector<Value>& args,
   case Builtin::CrossEntropy:
   case Builtin::BceWithLogits:
   case Builtin::Mse:
-    return loss(id, x, args[1]);
+    return loss(id, x, args[1], c.pos_weight);
   }
   throw plastic::InternalError("unhandled builtin in lowering");
 }

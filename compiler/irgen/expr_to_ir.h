@@ -37,7 +37,7 @@ private:
   Value binary(dsl::BinaryOp op, Value a, Value b);
   Value builtin(dsl::Builtin id, std::vector<Value>& args, const dsl::BuiltinConsts& c);
   Value index(Value base, const std::vector<dsl::IndexItem>& items);
-  Value loss(dsl::Builtin id, Value prediction, Value target);
+  Value loss(dsl::Builtin id, Value prediction, Value target, double pos_weight);
   ir::Context& ctx_;
   LeafMap leaves_;
 };

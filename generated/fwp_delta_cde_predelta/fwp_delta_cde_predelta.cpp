@@ -10483,7 +10483,7 @@ extern "C" void fwp_delta_cde_predelta_loss(const void* /*ctx*/, const void* y_p
   T acc_v[L] = {};
   // fwp_delta_cde_predelta.loss: 6 nodes
   // %42 = reduce_sum f64[] -> loss
-  // fwp_delta_cde_predelta.ode:46: loss bce_with_logits(logit, y)
+  // fwp_delta_cde_predelta.ode:50: loss bce_with_logits(logit, y, pos_weight = pos_weight)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -10505,7 +10505,7 @@ extern "C" void fwp_delta_cde_predelta_loss_vjp(const void* /*ctx*/, const void*
   T* y_bar_logit = y_bar;
   // fwp_delta_cde_predelta.loss.vjp: 8 nodes
   // %449 = sub f64[1] -> d.logit
-  // fwp_delta_cde_predelta.ode:46: loss bce_with_logits(logit, y)
+  // fwp_delta_cde_predelta.ode:50: loss bce_with_logits(logit, y, pos_weight = pos_weight)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);

@@ -10255,7 +10255,7 @@ extern "C" void fwp_delta_node_sepsis_loss(const void* /*ctx*/, const void* y_pt
   T acc_v[L] = {};
   // fwp_delta_node_sepsis.loss: 6 nodes
   // %40 = reduce_sum f64[] -> loss
-  // fwp_delta_node_sepsis.ode:50: loss bce_with_logits(logit, y)
+  // fwp_delta_node_sepsis.ode:54: loss bce_with_logits(logit, y, pos_weight = pos_weight)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -10277,7 +10277,7 @@ extern "C" void fwp_delta_node_sepsis_loss_vjp(const void* /*ctx*/, const void* 
   T* y_bar_logit = y_bar;
   // fwp_delta_node_sepsis.loss.vjp: 8 nodes
   // %557 = sub f64[1] -> d.logit
-  // fwp_delta_node_sepsis.ode:50: loss bce_with_logits(logit, y)
+  // fwp_delta_node_sepsis.ode:54: loss bce_with_logits(logit, y, pos_weight = pos_weight)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);

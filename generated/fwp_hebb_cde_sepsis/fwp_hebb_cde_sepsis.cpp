@@ -7703,7 +7703,7 @@ extern "C" void fwp_hebb_cde_sepsis_loss(const void* /*ctx*/, const void* y_ptr,
   T acc_v[L] = {};
   // fwp_hebb_cde_sepsis.loss: 6 nodes
   // %40 = reduce_sum f64[] -> loss
-  // fwp_hebb_cde_sepsis.ode:49: loss bce_with_logits(logit, y)
+  // fwp_hebb_cde_sepsis.ode:53: loss bce_with_logits(logit, y, pos_weight = pos_weight)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -7725,7 +7725,7 @@ extern "C" void fwp_hebb_cde_sepsis_loss_vjp(const void* /*ctx*/, const void* y_
   T* y_bar_logit = y_bar;
   // fwp_hebb_cde_sepsis.loss.vjp: 8 nodes
   // %504 = sub f64[1] -> d.logit
-  // fwp_hebb_cde_sepsis.ode:49: loss bce_with_logits(logit, y)
+  // fwp_hebb_cde_sepsis.ode:53: loss bce_with_logits(logit, y, pos_weight = pos_weight)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);

@@ -8558,7 +8558,7 @@ extern "C" void fwp_hebb_node_loss(const void* /*ctx*/, const void* y_ptr, const
   T acc_v[L] = {};
   // fwp_hebb_node.loss: 6 nodes
   // %38 = reduce_sum f64[] -> loss
-  // fwp_hebb_node.ode:51: loss bce_with_logits(logit, y)
+  // fwp_hebb_node.ode:55: loss bce_with_logits(logit, y, pos_weight = pos_weight)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -8580,7 +8580,7 @@ extern "C" void fwp_hebb_node_loss_vjp(const void* /*ctx*/, const void* y_ptr,
   T* y_bar_logit = y_bar;
   // fwp_hebb_node.loss.vjp: 8 nodes
   // %512 = sub f64[1] -> d.logit
-  // fwp_hebb_node.ode:51: loss bce_with_logits(logit, y)
+  // fwp_hebb_node.ode:55: loss bce_with_logits(logit, y, pos_weight = pos_weight)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);

@@ -10659,7 +10659,7 @@ extern "C" void fwp_oja_cde_loss(const void* /*ctx*/, const void* y_ptr, const v
   T acc_v[L] = {};
   // fwp_oja_cde.loss: 6 nodes
   // %42 = reduce_sum f64[] -> loss
-  // fwp_oja_cde.ode:59: loss bce_with_logits(logit, y)
+  // fwp_oja_cde.ode:63: loss bce_with_logits(logit, y, pos_weight = pos_weight)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -10680,7 +10680,7 @@ extern "C" void fwp_oja_cde_loss_vjp(const void* /*ctx*/, const void* y_ptr, con
   T* y_bar_logit = y_bar;
   // fwp_oja_cde.loss.vjp: 8 nodes
   // %553 = sub f64[1] -> d.logit
-  // fwp_oja_cde.ode:59: loss bce_with_logits(logit, y)
+  // fwp_oja_cde.ode:63: loss bce_with_logits(logit, y, pos_weight = pos_weight)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);

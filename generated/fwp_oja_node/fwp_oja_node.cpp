@@ -11138,7 +11138,7 @@ extern "C" void fwp_oja_node_loss(const void* /*ctx*/, const void* y_ptr, const 
   T acc_v[L] = {};
   // fwp_oja_node.loss: 6 nodes
   // %41 = reduce_sum f64[] -> loss
-  // fwp_oja_node.ode:58: loss bce_with_logits(logit, y)
+  // fwp_oja_node.ode:62: loss bce_with_logits(logit, y, pos_weight = pos_weight)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -11160,7 +11160,7 @@ extern "C" void fwp_oja_node_loss_vjp(const void* /*ctx*/, const void* y_ptr,
   T* y_bar_logit = y_bar;
   // fwp_oja_node.loss.vjp: 8 nodes
   // %576 = sub f64[1] -> d.logit
-  // fwp_oja_node.ode:58: loss bce_with_logits(logit, y)
+  // fwp_oja_node.ode:62: loss bce_with_logits(logit, y, pos_weight = pos_weight)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);

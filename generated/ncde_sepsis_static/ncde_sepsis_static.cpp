@@ -6177,7 +6177,7 @@ extern "C" void ncde_sepsis_static_loss(const void* /*ctx*/, const void* y_ptr,
   T acc_v[L] = {};
   // ncde_sepsis_static.loss: 6 nodes
   // %37 = reduce_sum f64[] -> loss
-  // ncde_sepsis_static.ode:43: loss bce_with_logits(logit, y)
+  // ncde_sepsis_static.ode:47: loss bce_with_logits(logit, y, pos_weight = pos_weight)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     acc_v[l] = 0.0f;
@@ -6199,7 +6199,7 @@ extern "C" void ncde_sepsis_static_loss_vjp(const void* /*ctx*/, const void* y_p
   T* y_bar_logit = y_bar;
   // ncde_sepsis_static.loss.vjp: 8 nodes
   // %136 = sub f64[1] -> d.logit
-  // ncde_sepsis_static.ode:43: loss bce_with_logits(logit, y)
+  // ncde_sepsis_static.ode:47: loss bce_with_logits(logit, y, pos_weight = pos_weight)
   PLASTIC_SIMD
   for (int64_t l = 0; l < L; ++l) {
     y_bar_logit[l] += (sigmoid(y_logit[l]) * loss_bar[l]) - (target_y[l] * loss_bar[l]);
