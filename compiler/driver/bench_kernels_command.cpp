@@ -19,6 +19,18 @@
 
 namespace plastic::driver {
 
+namespace {
+
+// A kernel's own compile time, or "cached", or "-" where the backend does
+// not time kernels one by one (the C++ backend compiles one translation unit).
+std::string compile_time(const backend::CompileStats& stats, const std::string& kernel) {
+  for (const backend::KernelCompileTime& k : stats.per_kernel)
+    if (k.kernel == kernel) return k.cached ? std::string("cached") : fmt::format("{:.0f}", k.ms);
+  return "-";
+}
+
+} // namespace
+
 int run_bench_kernels(const std::string& file, const std::string& dtype, double min_seconds,
                       const CommonOptions& common) {
   int code = kOk;
@@ -38,8 +50,8 @@ int run_bench_kernels(const std::string& file, const std::string& dtype, double 
       m.name, loops::elem_type_name(type), m.lanes, m.n_state, m.n_params,
       common.backend == Backend::Cpp ? "C++" : "LLVM", compile_ms, cm.assemble_ms(),
       describe(cm.llvm_stats()));
-  std::cout << fmt::format("{:<16} {:>14} {:>14} {:>10}\n", "kernel", "flop/sample", "ns/sample",
-                           "GFLOP/s");
+  std::cout << fmt::format("{:<16} {:>14} {:>14} {:>10} {:>12}\n", "kernel", "flop/sample",
+                           "ns/sample", "GFLOP/s", "compile ms");
   std::mt19937_64 rng(1);
   const double step = m.solver.step > 0 ? m.solver.step : 0.1;
   for (int i = 0; i < abi::kKernelCount; ++i) {
@@ -62,8 +74,9 @@ int run_bench_kernels(const std::string& file, const std::string& dtype, double 
       reps *= 2;
     }
     const double per_call = seconds / static_cast<double>(reps);
-    std::cout << fmt::format("{:<16} {:>14.0f} {:>14.1f} {:>10.2f}\n", abi::kernel_name(id),
-                             flops / m.lanes, per_call * 1e9 / m.lanes, flops / per_call * 1e-9);
+    std::cout << fmt::format("{:<16} {:>14.0f} {:>14.1f} {:>10.2f} {:>12}\n", abi::kernel_name(id),
+                             flops / m.lanes, per_call * 1e9 / m.lanes, flops / per_call * 1e-9,
+                             compile_time(cm.llvm_stats(), f->name));
   }
   return kOk;
 }

@@ -60,7 +60,8 @@ KernelObject compile_one(const Function& fn, const std::string& module_name, con
   if (options.packed_entries) out.symbols.push_back(fn.name + "__packed");
 
   llvm::LLVMContext ctx;
-  auto t0 = std::chrono::steady_clock::now();
+  const auto start = std::chrono::steady_clock::now();
+  auto t0 = start;
   Module one{module_name + "." + fn.name, {fn}};
   std::unique_ptr<llvm::Module> mod = lower_module(one, ctx, spec, tm.createDataLayout(), options);
   std::string key;
@@ -77,6 +78,7 @@ KernelObject compile_one(const Function& fn, const std::string& module_name, con
     if (std::unique_ptr<llvm::MemoryBuffer> hit = cache.load(key)) {
       out.object = std::move(hit);
       out.from_cache = true;
+      out.ms = ms_since(start);
       return out;
     }
   }
@@ -89,6 +91,7 @@ KernelObject compile_one(const Function& fn, const std::string& module_name, con
   times.codegen_ms += ms_since(t0);
   cache.store(key, object);
   out.object = llvm::MemoryBuffer::getMemBufferCopy(object, fn.name + ".o");
+  out.ms = ms_since(start);
   return out;
 }
 
@@ -156,6 +159,9 @@ std::vector<KernelObject> compile_kernel_objects(const Module& module, const Tar
   stats.kernels = static_cast<int>(n);
   stats.cached = static_cast<int>(std::count_if(
       objects.begin(), objects.end(), [](const KernelObject& o) { return o.from_cache; }));
+  stats.per_kernel.clear();
+  for (const KernelObject& o : objects)
+    stats.per_kernel.push_back({o.kernel, o.ms, o.from_cache});
   return objects;
 }
 

@@ -33,6 +33,7 @@ struct KernelObject {
   std::vector<std::string> symbols;           ///< what the object defines for callers
   std::unique_ptr<llvm::MemoryBuffer> object; ///< ELF (or the target's) relocatable object
   bool from_cache = false;
+  double ms = 0; ///< what compiling it took (lowering included)
 };
 
 /// Compiles every function of `module` for `spec` with `options`. Throws

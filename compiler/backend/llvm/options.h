@@ -43,6 +43,13 @@ struct CompileOptions {
   bool packed_entries = false;
 };
 
+/// What one kernel's compilation cost (optimise + codegen, or 0 from the cache).
+struct KernelCompileTime {
+  std::string kernel; ///< the loop function's name
+  double ms = 0;      ///< lowering, the O-level pipeline and codegen of this kernel
+  bool cached = false;
+};
+
 /// Where compile time went (milliseconds). When kernels compile on several
 /// threads the three phases are summed over threads (the work done) and
 /// wall_ms is the time it took; single-threaded paths leave wall_ms at 0.
@@ -54,6 +61,8 @@ struct CompileStats {
   int threads = 1;        ///< compile threads used
   int kernels = 0;        ///< kernels (objects) compiled or taken from the cache
   int cached = 0;         ///< of which taken from the on-disk object cache
+  /// Kernel by kernel, in the module's order (the LLVM backend's kernels only).
+  std::vector<KernelCompileTime> per_kernel;
   double total_ms() const { return lower_ms + optimize_ms + codegen_ms; }
 };
 
