@@ -3,6 +3,7 @@
 
 #include "compiler/analysis/nonfinite_locator.h"
 #include "compiler/analysis/stability.h"
+#include "compiler/backend/background_model.h"
 #include "compiler/backend/compiled_model.h"
 #include "compiler/backend/llvm/options.h"
 #include "compiler/driver/backend_choice.h"
@@ -11,12 +12,14 @@
 #include "compiler/loops/elem_type.h"
 #include "compiler/loops/error.h"
 #include "dsl/ast_printer.h"
+#include "runtime/app/kernels_ready.h"
 #include "runtime/distributed/communicator.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
@@ -85,7 +88,6 @@ int run_compiled(const std::string& file, const std::string& dtype, const Common
                                          const rt::ModelSource& source)>& body,
                  int64_t batch, int threads) {
   int code = kOk;
-  auto start = std::chrono::steady_clock::now();
   auto fns = load_model(file, common, code);
   if (!fns) return code;
   if (common.training_step) {
@@ -136,25 +138,43 @@ int run_compiled(const std::string& file, const std::string& dtype, const Common
       if (in->kind == dsl::InputKind::Label) source.classes_dim = in->sizes[0]->text;
     }
   }
-  backend::CompiledModel compiled;
+  // The kernels compile on other threads while the command reads and
+  // prepares its data; it waits for them before its first kernel call
+  // (runtime/app/kernels_ready.h), and this line then says what they cost.
+  const loops::ElemType type = loops::elem_type(dtype);
+  const int lanes = lanes_for(common, type, batch);
+  const abi::GradientUse use =
+      common.backend == Backend::Cpp
+          ? abi::GradientUse::All // the C++ backend compiles every kernel
+          : common.gradients.value_or(gradient_use(fns->model->gradient.method));
+  std::optional<backend::BackgroundModel> compiling;
   try {
-    const loops::ElemType type = loops::elem_type(dtype);
-    compiled = compile_with(common.backend, *fns, type, lanes_for(common, type, batch), {},
-                            common.gradients.value_or(gradient_use(fns->model->gradient.method)));
+    compiling.emplace(*fns, type, lanes, use,
+                      [&] { return compile_with(common.backend, *fns, type, lanes, {}, use); });
   } catch (const abi::LayoutError& e) {
     std::cerr << fmt::format("plastic: {}: {}\n", file, e.what());
     return kInputError;
-  } catch (const loops::CodegenError& e) {
-    std::cerr << fmt::format("plastic: {}: {}\n", file, e.what());
-    return kInputError;
   }
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const plastic_model& m = compiled.table();
+  const plastic_model& m = compiling->table();
   if (rt::world().root()) // under mpirun: once per job, not once per rank
-    std::cerr << fmt::format(
-        "model     {} ({}), {} parameters, state {}, {} x {} lanes, compiled in {:.2f} s{}\n",
-        m.name, file, m.n_params, m.n_state, dtype, m.lanes, seconds,
-        compile_origin(common.backend, compiled.llvm_stats()));
+    std::cerr << fmt::format("model     {} ({}), {} parameters, state {}, {} x {} lanes\n", m.name,
+                             file, m.n_params, m.n_state, dtype, m.lanes);
+  rt::KernelsReadyScope ready([&, reported = false]() mutable -> Status<rt::AppError> {
+    try {
+      const backend::CompiledModel& compiled = compiling->wait();
+      if (!reported && rt::world().root())
+        std::cerr << fmt::format("kernels   compiled in {:.2f} s beside the data{}\n",
+                                 compiling->seconds(),
+                                 compile_origin(common.backend, compiled.llvm_stats()));
+      reported = true;
+      return {};
+    } catch (const loops::CodegenError& e) {
+      return rt::AppError{kInputError, fmt::format("{}: {}", file, e.what())};
+    } catch (const std::exception& e) {
+      return rt::AppError{kInternalError,
+                          fmt::format("internal error (a bug): compiling {}: {}", file, e.what())};
+    }
+  });
   // A NaN met while running is traced back to the model's source line.
   rt::NonFiniteExplainerScope explain(analysis::make_nonfinite_explainer(*fns, common.color));
   // `plastic train` prints one line of the stability report at initialisation.

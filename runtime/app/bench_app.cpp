@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "runtime/app/kernels_ready.h"
 #include "runtime/app/memory_plan.h"
 #include "runtime/app/synthetic_data.h"
 #include "runtime/batch/batch_gradient.h"
@@ -144,6 +145,10 @@ template <class T> int bench_typed(const plastic_model& m, const BenchRequest& r
   OptimizerConfig oc;
   auto adam = make_optimizer<T>(oc, m.n_params);
   const std::vector<int64_t> samples = whole_batch(r.batch);
+  if (Status<AppError> s = kernels_ready(); !s) {
+    fmt::print(stderr, "{}: {}\n", program_name(), s.error().message);
+    return s.error().exit_code;
+  }
 
   auto one_step = [&]() -> BatchLoss {
     std::fill(grad.begin(), grad.end(), T(0));

@@ -1,3 +1,4 @@
+
 // The `eval` and `predict` commands (see eval_app.h).
 #include "runtime/app/eval_app.h"
 #include "runtime/app/program_name.h"
@@ -10,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "runtime/app/binding.h"
+#include "runtime/app/kernels_ready.h"
 #include "runtime/app/model_data.h"
 #include "runtime/app/parameters.h"
 #include "runtime/app/prediction_csv.h"
@@ -204,6 +206,7 @@ int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* 
     if (world().root()) fail(s.error()); // every rank has it; one says it
     return s.error().exit_code;
   }
+  if (Status<AppError> s = kernels_ready(); !s) return fail(s.error());
   BatchOptions options;
   options.threads = r.run.threads;
   options.comm = &world(); // under mpirun: each rank evaluates a share of the tiles

@@ -14,6 +14,7 @@
 #include "runtime/app/cross_validation.h"
 #include "runtime/app/curriculum.h"
 #include "runtime/app/input_noise.h"
+#include "runtime/app/kernels_ready.h"
 #include "runtime/app/memory_plan.h"
 #include "runtime/app/model_data.h"
 #include "runtime/app/model_hash.h"
@@ -421,6 +422,7 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
 
   const bool validated = md.validation.has_value();
   const TrainConfig cfg = train_config(m, r, run, metric, validated, log_steps, comm);
+  if (Status<AppError> s = kernels_ready(); !s) return fail(s.error());
   auto outcome = train<T>(table.value(), std::span<T>(theta.value()), hooks.value(), cfg);
   if (!outcome)
     return fail(

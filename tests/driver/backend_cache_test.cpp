@@ -66,4 +66,9 @@ TEST_CASE("the LLVM and C++ backends keep apart entries in one cache", "[cli][ca
   // The C++ object serves no LLVM kernel: each of those compiled anew.
   CHECK_THAT(jit.err, !Catch::Contains("from the cache"));
   CHECK(objects_in(dir / "cache") > 1);
+  // The model's line when its compilation starts, the kernels' when the
+  // command has its data and waits for them.
+  const size_t model = jit.err.find("model     "), kernels = jit.err.find("kernels   compiled in");
+  REQUIRE(kernels != std::string::npos);
+  CHECK(model < kernels);
 }
