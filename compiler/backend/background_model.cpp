@@ -78,7 +78,7 @@ private:
 template <class Fn> struct Waiting;
 template <class... Args> struct Waiting<void (*)(const void*, Args...)> {
   using Fn = void (*)(const void*, Args...);
-  template <Fn plastic_kernels::*Slot> static void call(const void* ctx, Args... args) {
+  template <Fn plastic_kernels::* Slot> static void call(const void* ctx, Args... args) {
     const auto& arrival = *static_cast<const Arrival*>(ctx);
     (arrival.wait().*Slot)(arrival.real_ctx(), args...);
   }
@@ -134,8 +134,7 @@ BackgroundModel::BackgroundModel(const model::ModelFunctions& fns, loops::ElemTy
       s.failure = std::current_exception();
       s.arrival.fail("an unknown exception");
     }
-    s.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   });
 }
 

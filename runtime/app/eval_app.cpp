@@ -202,10 +202,8 @@ int eval_typed(const plastic_model& m, const EvalRequest& r, const std::string* 
   auto parts = chosen_parts(data.value(), r, run);
   if (!parts) return fail(parts.error());
   if (Status<AppError> s = ranks_agree<T>(m, r, run, data.value(), theta, csv ? "predict" : "eval");
-      !s) {
-    if (world().root()) fail(s.error()); // every rank has it; one says it
-    return s.error().exit_code;
-  }
+      !s)
+    return refuse_disagreement(world(), s.error());
   if (Status<AppError> s = kernels_ready(); !s) return fail(s.error());
   BatchOptions options;
   options.threads = r.run.threads;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "runtime/app/program_name.h"
 #include "runtime/app/run_record.h"
 
 namespace plastic::rt {
@@ -112,6 +113,11 @@ Status<AppError> check_ranks_agree(Communicator& comm, const json& mine) {
                   fmt::format("the {} ranks of this job disagree: {}. Every rank must run the "
                               "same command on the same data",
                               comm.size(), difference)};
+}
+
+int refuse_disagreement(const Communicator& comm, const AppError& disagreement) {
+  if (comm.root()) fmt::print(stderr, "{}: {}\n", program_name(), disagreement.message);
+  return disagreement.exit_code;
 }
 
 } // namespace plastic::rt

@@ -52,4 +52,8 @@ nlohmann::ordered_json eval_binding(const std::string& command, const std::strin
 /// print: the job then ends with its exit code).
 Status<AppError> check_ranks_agree(Communicator& comm, const nlohmann::ordered_json& mine);
 
+/// Ends a command whose ranks disagree: rank 0 says why, once for the job,
+/// and every rank returns the error's exit code.
+int refuse_disagreement(const Communicator& comm, const AppError& disagreement);
+
 } // namespace plastic::rt

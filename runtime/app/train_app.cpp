@@ -398,10 +398,8 @@ template <class T> int train_typed(const plastic_model& m, const TrainRequest& g
   if (Status<AppError> s =
           check_ranks_agree(comm, train_binding(model_identity(m, r.run.model, r.run.dtype),
                                                 data_digest(md.splits), r));
-      !s) {
-    if (comm.root()) fmt::print(stderr, "{}: {}\n", program_name(), s.error().message);
-    return s.error().exit_code;
-  }
+      !s)
+    return refuse_disagreement(comm, s.error());
 
   auto plan = plan_and_record(m, r, md, comm);
   if (!plan) return fail(plan.error());

@@ -61,8 +61,8 @@ TEST_CASE("a model compiling in the background trains at once with the compiled 
     INFO(file);
     model::ModelFunctions fns = test::load_example(file);
     auto compile = [&] {
-      return backend::compile_model(fns, loops::ElemType::F64, 0, {},
-                                    backend::GradientKernels::Now, use);
+      return backend::compile_model(fns, loops::ElemType::F64, 0, {}, backend::GradientKernels::Now,
+                                    use);
     };
     CompiledModel reference = compile();
     // Late on purpose (the kernel cache may make compiling instant): the
