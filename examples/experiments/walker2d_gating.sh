@@ -25,7 +25,8 @@
 # and split by window: test rollouts leaked into training, and each
 # prediction was two raw steps ahead.)
 #
-# Writes one JSON line per run to $RESULTS (default
+# Resumable: rerun it and finished runs are kept, an interrupted one
+# continues (--quick always starts afresh). Writes one JSON line per run to $RESULTS (default
 # examples/experiments/results/walker2d_gating.jsonl) and prints test and
 # best validation MSE mean +- std per model. --quick: 1 seed, 8 epochs,
 # into build/runs/walker2d_gating_quick; it then fails unless every run's
@@ -66,7 +67,12 @@ else
   results=${RESULTS:-$EXPERIMENTS_DIR/results/$name.jsonl}
 fi
 mkdir -p "$out_root" "$(dirname "$results")"
-: >"$results"
+# A stopped table continues: finished runs are kept (with their rows), an
+# interrupted one resumes; a table with no finished run (and --quick)
+# starts afresh.
+if [ "$quick" = 1 ] || ! compgen -G "$out_root/*/seed*/summary.json" >/dev/null; then
+  : >"$results"
+fi
 
 start_all=$SECONDS
 for model in gnode_walker2d gnode_walker2d_nc node_walker2d mgru_walker2d; do
@@ -78,14 +84,24 @@ for model in gnode_walker2d gnode_walker2d_nc node_walker2d mgru_walker2d; do
   esac
   for ((seed = 0; seed < seeds; seed++)); do
     run=$out_root/$model/seed$seed
-    mkdir -p "$run"
+    if [ "$quick" = 0 ] && [ -f "$run/summary.json" ]; then
+      echo "$model seed $seed: finished earlier"
+      continue
+    fi
+    again=(--resume)
+    if [ "$quick" = 1 ] || [ ! -f "$run/run.json" ]; then
+      # A fresh folder: --force refuses one holding files it did not write,
+      # and a failed run must not leave an earlier run's train.jsonl behind.
+      rm -rf "$run" && mkdir -p "$run" && : >"$run.log"
+      again=(--force)
+    fi
     start=$SECONDS
     status=ok
     "$PLASTIC" train "$ROOT/examples/$model.ode" --set "N=$n" --data "$windows" "${columns[@]}" \
       --channels "$observations" --epochs "$epochs" --patience 0 --optimizer adamw \
       --weight-decay 1e-2 --lr 1e-2 --schedule cosine --batch 64 --dtype f32 \
-      --threads "$THREADS" --seed "$seed" --no-progress --force --out "$run" \
-      >"$run.log" 2>&1 || status=failed
+      --threads "$THREADS" --seed "$seed" --no-progress "${again[@]}" --out "$run" \
+      >>"$run.log" 2>&1 || status=failed
     python3 "$EXPERIMENTS_DIR/results.py" record "$run" name="$model" model="$family" \
       init="$init" N="$n" seed="$seed" seconds=$((SECONDS - start)) status="$status" \
       split=rollout-odelstm targets=bin-edges "${sizes[@]}" >>"$results"
