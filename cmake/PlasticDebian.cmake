@@ -61,7 +61,12 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT) # plastic_0.1.0_amd64.deb
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER "The Plastic authors <plastic@invalid>")
 set(CPACK_DEBIAN_PACKAGE_SECTION science)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "g++ | clang-19, libclang-common-19-dev")
+# libllvm19 is named too: the Python module keeps LLVM's RUNPATH
+# (/usr/lib/llvm-19/lib), where libLLVM.so.19.1 is llvm-19-dev's symlink,
+# which dpkg-shlibdeps cannot map to a package ("no dependency information
+# found"); the Depends it computed lacked libllvm19 in 2 of 5 runs of the
+# package's test on 2026-11-29 (the driver itself resolves to libllvm19).
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "g++ | clang-19, libclang-common-19-dev, libllvm19")
 if(PLASTIC_PYTHON) # the module is built for this Python's ABI only
   math(EXPR _next_minor "${Python3_VERSION_MINOR} + 1")
   string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS
