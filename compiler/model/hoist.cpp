@@ -73,6 +73,7 @@ std::optional<HoistedField> hoist_state_independent(const ir::Function& field) {
   for (const ir::Node* in : field.inputs())
     if (in->op() != ir::Op::State) outer_inputs.push_back(in);
   std::vector<ir::Output> values;
+  values.reserve(hoisted.size());
   for (size_t i = 0; i < hoisted.size(); ++i)
     values.push_back({"v" + std::to_string(i), hoisted[i]});
 
