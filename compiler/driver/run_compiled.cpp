@@ -16,7 +16,6 @@
 #include "runtime/distributed/communicator.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <optional>

@@ -1,4 +1,3 @@
-
 // The `eval` and `predict` commands (see eval_app.h).
 #include "runtime/app/eval_app.h"
 #include "runtime/app/program_name.h"
