@@ -68,6 +68,14 @@ struct ModelKernels {
     int i = index[static_cast<size_t>(id)];
     return i < 0 ? nullptr : &module.functions[static_cast<size_t>(i)];
   }
+  /// The element type and tile width the kernels were built for; with no
+  /// kernel, f64 and the default width of `fallback`.
+  loops::ElemType type() const {
+    return module.functions.empty() ? loops::ElemType::F64 : module.functions[0].type;
+  }
+  int lanes(loops::ElemType fallback) const {
+    return module.functions.empty() ? loops::default_lanes(fallback) : module.functions[0].lanes;
+  }
 };
 
 /// Whether a run with `use` calls kernel `id`.

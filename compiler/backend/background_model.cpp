@@ -116,10 +116,8 @@ BackgroundModel::BackgroundModel(const model::ModelFunctions& fns, loops::ElemTy
   // The same loop IR the compilation builds decides which slots are set.
   const abi::ModelKernels kernels =
       abi::build_kernels(fns, s.layout, type, lanes, jit_prefix(s.layout.name), use);
-  const std::vector<loops::Function>& functions = kernels.module.functions;
-  const int table_lanes = functions.empty() ? loops::default_lanes(type) : functions[0].lanes;
   abi::fill_table(
-      s.layout, kernels, type, table_lanes,
+      s.layout, kernels, type, kernels.lanes(type),
       [&](abi::KernelId id) { return kernels.get(id) ? waiting_entry(id) : nullptr; }, s.table);
   s.table.model.ctx = &s.arrival;
   s.compiling = std::async(std::launch::async, [&s, compile = std::move(compile)] {

@@ -104,11 +104,9 @@ CompiledModel CompiledModel::assemble(ModelLayout layout, ModelKernels kernels, 
   s.kernels = std::move(kernels);
   s.module = std::move(module);
   s.assemble_ms = assemble_ms;
-  const std::vector<loops::Function>& fns = s.kernels.module.functions;
-  const loops::ElemType type = fns.empty() ? loops::ElemType::F64 : fns[0].type;
-  const int lanes = fns.empty() ? loops::default_lanes(type) : fns[0].lanes;
+  const loops::ElemType type = s.kernels.type();
   fill_table(
-      s.layout, s.kernels, type, lanes,
+      s.layout, s.kernels, type, s.kernels.lanes(type),
       [&](KernelId id) { return s.module.find(s.kernels.get(id)->name); }, s.table);
   return cm;
 }

@@ -202,9 +202,8 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 std::string emit_cpp(const ModelLayout& layout, const ModelKernels& kernels,
                      const CppEmitOptions& options) {
-  const std::vector<loops::Function>& fns = kernels.module.functions;
-  const ElemType type = fns.empty() ? ElemType::F64 : fns[0].type;
-  const int lanes = fns.empty() ? loops::default_lanes(type) : fns[0].lanes;
+  const ElemType type = kernels.type();
+  const int lanes = kernels.lanes(type);
   const char* ctype = type == ElemType::F32 ? "float" : "double";
 
   std::string s = fmt::format(

@@ -43,7 +43,8 @@ struct CompileOptions {
   bool packed_entries = false;
 };
 
-/// What one kernel's compilation cost (optimise + codegen, or 0 from the cache).
+/// What one kernel's compilation cost: its lowering, optimisation and
+/// codegen; from the cache, its lowering (the key hashes the IR) and loading.
 struct KernelCompileTime {
   std::string kernel; ///< the loop function's name
   double ms = 0;      ///< lowering, the O-level pipeline and codegen of this kernel
