@@ -61,6 +61,7 @@ std::shared_ptr<PyBatch> prepare(const std::shared_ptr<PyModel>& m, const py::ob
 }
 
 std::shared_ptr<PyForward> forward(const std::shared_ptr<PyModel>& m, const py::object& x) {
+  m->ready();
   const PyBatch* b = as_batch(*m, x);
   if (!b) throw Error("Model.forward takes a PreparedBatch (Model.prepare)");
   Result<embed::Forward, embed::Error> f = embed::Error{};

@@ -116,15 +116,18 @@ std::shared_ptr<PyModel> compile(const std::string& path_or_source,
   model::ModelFunctions fns = build_functions(path_or_source, sets, bound, *type, out->source);
   for (const auto& d : fns.model->dims)
     out->dims[d.name] = static_cast<double>(d.value);
+  // The kernels compile on other threads while Python goes on (reading its
+  // data, as the command line does); the first kernel call waits for them.
+  const int width = lanes < 0 ? backend::target_lanes(*type) : lanes;
   try {
-    out->compiled = std::make_shared<backend::CompiledModel>(
-        backend::compile_model(fns, *type, lanes < 0 ? backend::target_lanes(*type) : lanes));
+    auto functions = std::make_shared<model::ModelFunctions>(std::move(fns));
+    out->compiling = std::make_shared<backend::BackgroundModel>(
+        *functions, *type, width, abi::GradientUse::All,
+        [functions, t = *type, width] { return backend::compile_model(*functions, t, width); });
   } catch (const abi::LayoutError& e) {
     throw Error(fmt::format("{}: {}", out->source.file, e.what()));
-  } catch (const loops::CodegenError& e) {
-    throw Error(fmt::format("{}: {}", out->source.file, e.what()));
   }
-  auto opened = embed::Model::open(&out->compiled->table());
+  auto opened = embed::Model::open(&out->compiling->table());
   if (!opened) raise(opened.error());
   out->model.emplace(std::move(opened.value()));
   return out;
@@ -156,6 +159,16 @@ py::list parameter_table(const PyModel& m) {
 }
 
 } // namespace
+
+void PyModel::ready() {
+  if (!compiling) return;
+  py::gil_scoped_release release; // the compilation needs no Python
+  try {
+    compiling->wait();
+  } catch (const loops::CodegenError& e) {
+    throw Error(fmt::format("{}: {}", source.file, e.what()));
+  }
+}
 
 py::dict parameter_views(PyModel& model, const py::object& owner) {
   py::dict out;

@@ -19,7 +19,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
-#include "compiler/backend/compiled_model.h"
+#include "compiler/backend/background_model.h"
 #include "runtime/app/requests.h"
 #include "runtime/embed/plastic.h"
 
@@ -38,9 +38,10 @@ struct Error : std::runtime_error {
 
 /// A compiled model with its parameters, as Python sees it.
 struct PyModel {
-  /// The JIT's machine code (null for a model loaded from a shared object);
-  /// the table `model` drives points into it, so it lives as long.
-  std::shared_ptr<backend::CompiledModel> compiled;
+  /// The JIT's compilation, running on other threads from the moment
+  /// compile() returns (null for a model loaded from a shared object); the
+  /// table `model` drives is its table, so it lives as long.
+  std::shared_ptr<backend::BackgroundModel> compiling;
   std::optional<embed::Model> model;
   rt::ModelSource source; ///< the model as written (empty when loaded)
   std::map<std::string, double> dims;
@@ -48,6 +49,9 @@ struct PyModel {
   std::string gradient; ///< "" = the model's; direct | checkpoint | adjoint
 
   const plastic_model& table() const { return model->table(); }
+  /// Waits for the compilation; its failure (the model or the target) is an
+  /// Error. Every method that calls a kernel calls this first.
+  void ready();
   bool f64() const { return table().dtype == PLASTIC_F64; }
   embed::Options options() const { return {threads, gradient, false}; }
 };

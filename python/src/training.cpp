@@ -16,6 +16,7 @@ namespace {
 
 py::array_t<double> predict(PyModel& m, const py::object& x, const py::object& t,
                             const py::object& statics, bool series_alone) {
+  m.ready();
   Result<std::vector<embed::Prediction>, embed::Error> out = embed::Error{};
   embed::Options options = m.options();
   options.series_alone = series_alone;
@@ -32,6 +33,7 @@ py::array_t<double> predict(PyModel& m, const py::object& x, const py::object& t
 }
 
 py::tuple loss_and_grad(PyModel& m, const py::object& given) {
+  m.ready();
   Result<embed::Gradient, embed::Error> g = embed::Error{};
   if (const PyBatch* b = as_batch(m, given)) {
     py::gil_scoped_release release;
@@ -55,6 +57,7 @@ py::tuple loss_and_grad(PyModel& m, const py::object& given) {
 
 py::array_t<double> output_vjp(PyModel& m, const py::object& x, const py::object& t,
                                const py::object& statics, const py::object& y_bar) {
+  m.ready();
   Result<std::vector<double>, embed::Error> g = embed::Error{};
   if (const PyBatch* b = as_batch(m, x)) {
     const std::vector<double> rows = rows_of(y_bar, b->batch.row_counts(), m.table().n_outputs);
@@ -72,6 +75,7 @@ py::array_t<double> output_vjp(PyModel& m, const py::object& x, const py::object
 
 // `plastic train FILE --data SPEC ...` on this model; options by their long names.
 std::string train(PyModel& m, const std::string& data, const py::kwargs& options) {
+  m.ready();
   rt::TrainRequest r;
   r.run.data = data;
   r.run.dtype = m.f64() ? "f64" : "f32";
